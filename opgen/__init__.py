@@ -1,0 +1,3 @@
+"""opgen: TensorFlow-style REGISTER_OP declarations -> Python op-wrapper modules."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,182 @@
+"""The `opgen` command line: argument parsing and wiring of the layers, nothing else.
+
+Every user mistake surfaces as an OpgenError, printed as `path:line:col: error: ...` with
+exit status 2; nothing is written when a command fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+from opgen import __version__
+from opgen.config import Config, load_config
+from opgen.errors import OpgenError
+
+Handler = Callable[[argparse.Namespace, Config], int]
+
+
+def _add_spec_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("sources", nargs="*", help="C++ files, directories, globs or OpList files "
+                   "(default: [tool.opgen] sources)")
+    p.add_argument("-D", dest="defines", action="append", default=None, metavar="NAME[=V]",
+                   help="preprocessor define")
+    p.add_argument("-I", dest="include_dirs", action="append", default=None, metavar="DIR",
+                   help="directory searched by #include \"...\"")
+    p.add_argument("--allow", metavar="FILE", help="selective registration: file of op names to keep")
+    p.add_argument("--include-internal", action="store_true", help="keep ops whose name starts with _")
+
+
+def _gather(args: argparse.Namespace, config: Config):
+    from opgen.spec.gather import gather
+
+    sources = args.sources or [str(config.path(s)) for s in config.sources]
+    return gather(
+        sources,
+        defines=args.defines if args.defines is not None else list(config.defines),
+        include_dirs=args.include_dirs if args.include_dirs is not None else
+        [str(config.path(d)) for d in config.include_dirs],
+        allow_file=args.allow or (str(config.path(config.allow)) if config.allow else None),
+        include_internal=args.include_internal,
+        helpers=config.helpers,
+    )
+
+
+def _cmd_oplist(args: argparse.Namespace, config: Config) -> int:
+    from opgen.fsutil import atomic_write
+    from opgen.spec.oplist_io import dump_op_list
+
+    if args.from_library:
+        from opgen.runtime.backend import op_list_from_library
+
+        op_list = op_list_from_library(args.from_library)
+    else:
+        op_list = _gather(args, config).op_list
+    if args.api:
+        from opgen.overrides import describe_api_model, load_overrides
+
+        overrides_dir = args.overrides or (config.path(config.overrides) if config.overrides else None)
+        model = load_overrides(overrides_dir, op_list, merge=config.merge_overrides)
+        data = describe_api_model(model).encode()
+    else:
+        data = dump_op_list(op_list, args.format)
+    if args.output:
+        atomic_write(Path(args.output), data)
+    else:
+        sys.stdout.buffer.write(data)
+    return 0
+
+
+def _cmd_specs(args: argparse.Namespace, config: Config) -> int:
+    from opgen.fsutil import atomic_write
+    from opgen.spec.emit_cc import op_list_to_cc
+    from opgen.spec.oplist_io import load_op_list_file
+
+    op_list = load_op_list_file(args.oplist)
+    atomic_write(Path(args.output), op_list_to_cc(op_list).encode())
+    return 0
+
+
+def _cmd_build(args: argparse.Namespace, config: Config) -> int:
+    from opgen.render.build import run_build
+
+    return run_build(args, config)
+
+
+def _cmd_overrides_check(args: argparse.Namespace, config: Config) -> int:
+    from opgen.overrides import load_overrides
+
+    op_list = _gather(args, config).op_list
+    overrides_dir = args.overrides or (config.path(config.overrides) if config.overrides else None)
+    load_overrides(overrides_dir, op_list, merge=config.merge_overrides)
+    print(f"overrides OK: {overrides_dir}")
+    return 0
+
+
+def _cmd_api(args: argparse.Namespace, config: Config) -> int:
+    from opgen.apidiff import run_api
+
+    return run_api(args, config)
+
+
+def _cmd_diff(args: argparse.Namespace, config: Config) -> int:
+    from opgen.apidiff import run_diff
+
+    return run_diff(args, config)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="opgen", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"opgen {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("oplist", help="gather REGISTER_OP specs into an OpList")
+    _add_spec_options(p)
+    p.add_argument("--format", choices=["pbtxt", "pb", "json"], default="pbtxt")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    p.add_argument("--overrides", metavar="DIR", help="override directory (with --api)")
+    p.add_argument("--api", action="store_true", help="print the per-op Python API model after overrides")
+    p.add_argument("--from-library", metavar="SO", help="read a compiled op library's OpList through TensorFlow")
+    p.set_defaults(handler=_cmd_oplist)
+
+    p = sub.add_parser("specs", help="write REGISTER_OP C++ (with Doc) for an OpList file")
+    p.add_argument("oplist", help="OpList file (.pbtxt or .pb)")
+    p.add_argument("-o", "--output", required=True, metavar="FILE.cc")
+    p.set_defaults(handler=_cmd_specs)
+
+    p = sub.add_parser("build", help="render gen_*_ops.py modules")
+    _add_spec_options(p)
+    p.add_argument("--overrides", metavar="DIR")
+    p.add_argument("--templates", metavar="DIR")
+    p.add_argument("--out", metavar="DIR")
+    p.add_argument("--check", action="store_true", help="exit 1 with a diff when anything is stale")
+    p.add_argument("--dry-run", action="store_true", help="say what would change, write nothing")
+    p.add_argument("--list-outputs", action="store_true", help="print the output paths and exit")
+    p.add_argument("--depfile", metavar="FILE", help="write a make-style depfile")
+    p.add_argument("--jobs", "-j", type=int, metavar="N", help="formatter worker processes")
+    p.add_argument("--formatter", choices=["black", "ruff"], help="formatter (same bytes either way)")
+    p.set_defaults(handler=_cmd_build)
+
+    p = sub.add_parser("overrides", help="override files")
+    osub = p.add_subparsers(dest="overrides_command", required=True)
+    q = osub.add_parser("check", help="validate override files against the OpList")
+    _add_spec_options(q)
+    q.add_argument("--overrides", metavar="DIR")
+    q.set_defaults(handler=_cmd_overrides_check)
+
+    p = sub.add_parser("api", help="write the API snapshot of the generated modules")
+    _add_spec_options(p)
+    p.add_argument("--overrides", metavar="DIR")
+    p.add_argument("--format", choices=["md", "json"], default="md")
+    p.add_argument("-o", "--output", metavar="FILE")
+    p.set_defaults(handler=_cmd_api)
+
+    p = sub.add_parser("diff", help="compare two APIs and classify the changes")
+    p.add_argument("old", nargs="?", help="spec tree, OpList file, API snapshot (or a git revision with --git)")
+    p.add_argument("new", nargs="?", help="same kinds as OLD (default: the work tree)")
+    p.add_argument("--git", metavar="REV", help="read OLD from this git revision")
+    p.add_argument("--format", choices=["text", "md", "json", "github"], default="text")
+    p.add_argument("--allow-breaking", action="store_true", help="exit 0 even on breaking changes")
+    p.set_defaults(handler=_cmd_diff)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        config = load_config()
+        return args.handler(args, config)
+    except OpgenError as e:
+        print(e.format(), file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("opgen: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""`[tool.opgen]` settings from the nearest pyproject.toml; CLI options override them."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from opgen.errors import Location, OpgenError
+
+_KNOWN_KEYS = {
+    "sources",  # list of C++ files/dirs/globs or OpList files
+    "overrides",  # directory of OpGenOverride / ApiDef files
+    "templates",  # Jinja template directory (default: the templates shipped with opgen)
+    "out",  # output directory of generated modules
+    "modules",  # table: op-name glob -> module name
+    "helpers",  # table: C++ helper function name -> the string it returns
+    "defines",  # list of NAME or NAME=VALUE, like -D
+    "include_dirs",  # list of directories, like -I
+    "allow",  # file of allowed op names (selective registration)
+    "jobs",  # parallel formatter workers
+    "formatter",  # "black" or "ruff"
+    "merge_overrides",  # allow several override files to touch one op
+    "api",  # path of the committed API snapshot
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path  # directory holding pyproject.toml (or cwd when there is none)
+    sources: tuple[str, ...] = ("op_specs",)
+    overrides: str | None = "overrides"
+    templates: str | None = None
+    out: str = "generated"
+    modules: dict[str, str] = field(default_factory=dict)
+    helpers: dict[str, str] = field(default_factory=dict)
+    defines: tuple[str, ...] = ()
+    include_dirs: tuple[str, ...] = ()
+    allow: str | None = None
+    jobs: int = 0
+    formatter: str = "black"
+    merge_overrides: bool = False
+    api: str | None = None
+
+    def path(self, value: str) -> Path:
+        """A configured path, resolved against the pyproject.toml directory."""
+        p = Path(value)
+        return p if p.is_absolute() else self.root / p
+
+
+def find_pyproject(start: Path) -> Path | None:
+    for directory in [start, *start.parents]:
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(start: Path | None = None) -> Config:
+    start = (start or Path.cwd()).resolve()
+    pyproject = find_pyproject(start)
+    if pyproject is None:
+        return Config(root=start)
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise OpgenError(f"cannot parse pyproject.toml: {e}", Location(str(pyproject))) from None
+    table = data.get("tool", {}).get("opgen", {})
+    unknown = sorted(set(table) - _KNOWN_KEYS)
+    if unknown:
+        raise OpgenError(
+            f"unknown [tool.opgen] key(s): {', '.join(unknown)}",
+            Location(str(pyproject)),
+            hint=f"known keys: {', '.join(sorted(_KNOWN_KEYS))}",
+        )
+    kwargs: dict[str, object] = {}
+    for key, value in table.items():
+        if key in ("sources", "defines", "include_dirs"):
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise OpgenError(f"[tool.opgen] {key} must be a list of strings", Location(str(pyproject)))
+            value = tuple(value)
+        elif key in ("modules", "helpers"):
+            if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+                raise OpgenError(f"[tool.opgen.{key}] must map names to strings", Location(str(pyproject)))
+        elif key == "jobs":
+            if not isinstance(value, int) or value < 0:
+                raise OpgenError("[tool.opgen] jobs must be a non-negative integer", Location(str(pyproject)))
+        elif key == "merge_overrides":
+            if not isinstance(value, bool):
+                raise OpgenError("[tool.opgen] merge_overrides must be true or false", Location(str(pyproject)))
+        elif not isinstance(value, str):
+            raise OpgenError(f"[tool.opgen] {key} must be a string", Location(str(pyproject)))
+        kwargs[key] = value
+    return Config(root=pyproject.parent, **kwargs)  # type: ignore[arg-type]

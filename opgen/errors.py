@@ -1,0 +1,54 @@
+"""Errors that carry a source location and print as `path:line:col: error: message`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A 1-based line and column in a file; `path` is as the user named it (relative stays relative)."""
+
+    path: str
+    line: int = 0
+    col: int = 0
+
+    def __str__(self) -> str:
+        if self.line <= 0:
+            return self.path
+        if self.col <= 0:
+            return f"{self.path}:{self.line}"
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+class OpgenError(Exception):
+    """A user-facing error: bad input, not a bug. The CLI prints `format()` and exits 2."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, location: Location | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+        self.hint = hint
+
+    def format(self) -> str:
+        head = f"{self.location}: error: " if self.location else "error: "
+        text = head + self.message
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+class OpgenErrors(OpgenError):
+    """Several located errors reported together (e.g. every bad op of a source tree)."""
+
+    def __init__(self, errors: list[OpgenError]):
+        self.errors = list(errors)
+        super().__init__("\n".join(e.format() for e in self.errors))
+
+    def format(self) -> str:
+        return "\n".join(e.format() for e in self.errors)

@@ -1,0 +1,60 @@
+"""What the C++ front end hands to the OpDefBuilder: REGISTER_OP chains as typed calls.
+
+The scanner (lexing, preprocessing, macro expansion, helper-call resolution) produces
+`Registration`s; `opgen.spec.builder` turns each into an OpDef exactly as TF's
+`OpDefBuilder::Finalize` would. Every piece keeps the location it came from, so errors
+point at the offending call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from opgen.errors import Location
+from opgen.proto import op_def_pb2
+
+
+@dataclass(frozen=True)
+class CallArg:
+    """One argument of a builder call after macro expansion.
+
+    kind "string": adjacent literals concatenated and unescaped (or a resolved helper call),
+    `value` is the resulting text; "int": an integer literal, `value` is the int;
+    "expr": anything else (a lambda, a function name, `true`), `value` is its source text.
+    """
+
+    kind: Literal["string", "int", "expr"]
+    value: str | int
+    loc: Location
+
+
+@dataclass(frozen=True)
+class BuilderCall:
+    method: str  # "Input", "Attr", "SetShapeFn", ...
+    args: tuple[CallArg, ...]
+    loc: Location  # where the method name stands
+
+
+@dataclass(frozen=True)
+class Registration:
+    op_name: str
+    loc: Location  # where REGISTER_OP stands
+    calls: tuple[BuilderCall, ...]
+    system: bool = False  # REGISTER_SYSTEM_OP: bypasses selective registration
+
+
+@dataclass(frozen=True)
+class OpSource:
+    """Where an op of the gathered OpList came from."""
+
+    location: Location  # REGISTER_OP, or the op's entry in an OpList file
+    shape_fn: str | None = None  # the shape function's name when SetShapeFn was given a name
+
+
+@dataclass
+class GatherResult:
+    """The OpList (sorted by name, as `OpRegistry::Export`) and each op's origin."""
+
+    op_list: op_def_pb2.OpList
+    sources: dict[str, OpSource] = field(default_factory=dict)

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Regenerates opgen/proto/*_pb2.py from opgen/proto/*.proto.
+# Uses protoc 31.1 (grpcio-tools 1.75.0): gencode 6.31.1 is the oldest runtime in our
+# protobuf range (>=6.31.1,<8), and gencode must not be newer than the runtime loading it.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+tools_venv="${XDG_CACHE_HOME:-$HOME/.cache}/opgen/grpcio-tools-1.75.0"
+if [ ! -x "$tools_venv/bin/python" ]; then
+  python3 -m venv "$tools_venv"
+  "$tools_venv/bin/pip" install -q "grpcio-tools==1.75.0"
+fi
+cd "$repo"
+rm -f opgen/proto/*_pb2.py opgen/proto/*_pb2.pyi
+"$tools_venv/bin/python" -m grpc_tools.protoc -I . --python_out=. --pyi_out=. opgen/proto/*.proto
+echo "regenerated: $(ls opgen/proto/*_pb2.py | wc -l) modules"
