@@ -1,0 +1,213 @@
+"""Docstring text of a wrapper, laid out as TF's python_op_gen does (tf_semantics F10).
+
+The text is what `inspect.cleandoc(fn.__doc__)` returns for TF's wrapper: the summary on
+the first line, `Args:`/`Returns:` at column 0, entries at 2, continuation lines at 4.
+Type phrases always name OpDef inputs (through AvoidPythonReserved), as TF's do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from opgen.proto import api_def_pb2, op_def_pb2
+from opgen.proto.datatypes import is_ref
+from opgen.render.literals import attr_value_doc, dtype_name
+from opgen.render.naming import avoid_reserved
+
+RIGHT_MARGIN = 74  # AppendWithinWidth's width for entries
+
+
+@dataclass(frozen=True)
+class DocContext:
+    """What type phrases need: the op, and for each inferred attr the first input setting it."""
+
+    op_def: op_def_pb2.OpDef
+    inferred_from: dict[str, str]  # attr name -> OpDef name of the first input inferring it
+    attrs: dict[str, op_def_pb2.OpDef.AttrDef]
+
+
+def _indent(initial: int, rest: int, text: str) -> str:
+    """TF's Indent(): strip trailing whitespace, indent the first line and non-empty others."""
+    lines = text.rstrip().split("\n")
+    out = [" " * initial + lines[0]]
+    out.extend(" " * rest + line if line else "" for line in lines[1:])
+    return "\n".join(out)
+
+
+def _append_within_width(dest: str, text: str, width: int = RIGHT_MARGIN) -> str:
+    first_line = text.split("\n", 1)[0]
+    if len(dest) + len(first_line) + 1 > width:
+        return dest + "\n" + text
+    return dest + " " + text
+
+
+def _type_list(types) -> str:
+    return ", ".join(f"`{_mutable(t)}`" for t in types)
+
+
+def _mutable(dtype: int) -> str:
+    """A dtype name in a type phrase; ref types read `mutable <name>`."""
+    name = dtype_name(dtype)
+    if is_ref(dtype):
+        return "mutable " + name[: -len("_ref")]
+    return name
+
+
+def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bool) -> str:
+    """The type sentence(s) of an input or output (F10 "Type phrases")."""
+    must_be = "Has one of the following types:" if is_output else "Must be one of the following types:"
+    same_as = "Has the same type as" if is_output else "Must have the same type as"
+
+    def source(attr: str) -> str | None:
+        return ctx.inferred_from.get(attr)
+
+    def from_this(attr: str) -> bool:
+        return not is_output and source(attr) == arg.name
+
+    def ref_word() -> str:
+        return "mutable " if arg.is_ref else ""
+
+    if arg.number_attr:
+        n = arg.number_attr
+        if from_this(n):
+            minimum = ctx.attrs[n].minimum if ctx.attrs[n].has_minimum else 0
+            prefix = f"A list of at least {minimum}" if minimum > 0 else "A list of"
+        elif source(n) is not None:
+            prefix = f"A list with the same length as `{avoid_reserved(source(n))}` of"
+        else:
+            prefix = f"A list of `{avoid_reserved(n)}`"
+        if arg.type_attr:
+            t = arg.type_attr
+            allowed = ctx.attrs[t].allowed_values.list.type if t in ctx.attrs else []
+            if from_this(t):
+                if allowed:
+                    return f"{prefix} `Tensor` objects with the same type in: {_type_list(allowed)}."
+                return f"{prefix} `Tensor` objects with the same type."
+            if source(t) is not None:
+                return f"{prefix} `Tensor` objects with the same type as `{avoid_reserved(source(t))}`."
+            return f"{prefix} `Tensor` objects with type `{t}`."
+        return f"{prefix} `Tensor` objects with type `{_mutable(arg.type)}`."
+    if arg.type_list_attr:
+        t = arg.type_list_attr
+        allowed = ctx.attrs[t].allowed_values.list.type if t in ctx.attrs else []
+        if from_this(t):
+            if allowed:
+                return f"A list of `Tensor` objects with types from: {_type_list(allowed)}."
+            return "A list of `Tensor` objects."
+        if source(t) is not None:
+            return f"A list of `Tensor` objects. {same_as} `{avoid_reserved(source(t))}`."
+        return f"A list of `Tensor` objects of type `{t}`."
+    if arg.type_attr:
+        t = arg.type_attr
+        allowed = ctx.attrs[t].allowed_values.list.type if t in ctx.attrs else []
+        if from_this(t):
+            if allowed:
+                return f"A {ref_word()}`Tensor`. {must_be} {_type_list(allowed)}."
+            return f"A {ref_word()}`Tensor`."
+        if source(t) is not None:
+            return f"A {ref_word()}`Tensor`. {same_as} `{avoid_reserved(source(t))}`."
+        return f"A {ref_word()}`Tensor` of type `{t}`."
+    return f"A `Tensor` of type {'mutable ' if is_ref(arg.type) else ''}`{_mutable_plain(arg.type)}`."
+
+
+def _mutable_plain(dtype: int) -> str:
+    name = dtype_name(dtype)
+    return name[: -len("_ref")] if is_ref(dtype) else name
+
+
+_ATTR_WORDS = {
+    "string": "`string`",
+    "list(string)": "list of `strings`",
+    "int": "`int`",
+    "list(int)": "list of `ints`",
+    "float": "`float`",
+    "list(float)": "list of `floats`",
+    "bool": "`bool`",
+    "list(bool)": "list of `bools`",
+    "type": "`tf.DType`",
+    "list(type)": "list of `tf.DTypes`",
+    "shape": "`tf.TensorShape` or list of `ints`",
+    "list(shape)": "list of shapes (each a `tf.TensorShape` or list of `ints`)",
+    "tensor": "`tf.TensorProto`",
+    "list(tensor)": "list of `tf.TensorProto` objects",
+    "func": "function decorated with @Defun",
+    "list(func)": "list of functions decorated with @Defun",
+}
+
+
+def attr_type_phrase(attr: op_def_pb2.OpDef.AttrDef, default) -> str:
+    """`A`/`An` + type words + allowed values + minimum + `.` + default sentence (F10 "Attr line")."""
+    words = _ATTR_WORDS.get(attr.type, f"`{attr.type}`")
+    if default is not None:
+        words = "optional " + words
+    article = "An" if words.startswith(("o", "`i", "`o")) else "A"
+    phrase = f"{article} {words}"
+    if attr.HasField("allowed_values"):
+        allowed = attr_value_doc(attr.allowed_values)
+        if allowed.startswith("[") and allowed.endswith("]"):
+            allowed = allowed[1:-1]
+        phrase += f" from: `{allowed}`"
+    if attr.has_minimum:
+        if attr.type == "int":
+            phrase += f" that is `>= {attr.minimum}`"
+        elif attr.type.startswith("list(") and attr.minimum > 0:
+            phrase += f" that has length `>= {attr.minimum}`"
+    phrase += "."
+    if default is not None:
+        phrase += f" Defaults to `{attr_value_doc(default)}`."
+    return phrase
+
+
+def arg_entry(name: str, type_phrase: str, description: str) -> str:
+    """One Args entry before indentation: `name: <type phrase> <desc>` or `name:  <desc>` for `=desc`."""
+    if description.startswith("="):
+        return _append_within_width(f"{name}: ", description[1:].lstrip(" "))
+    line = f"{name}: {type_phrase}"
+    return _append_within_width(line, description) if description else line
+
+
+def returns_block(ctx: DocContext, api_def: api_def_pb2.ApiDef) -> str:
+    """The Returns section's body (indented as TF's, minus the base 2 spaces)."""
+    outputs = list(ctx.op_def.output_arg)
+    descriptions = {a.name: a.description for a in api_def.out_arg}
+    if not outputs:
+        return "  The created Operation."
+    if len(outputs) == 1:
+        arg = outputs[0]
+        desc = descriptions.get(arg.name, arg.description)
+        if desc.startswith("="):
+            return _indent(2, 2, desc[1:].lstrip(" "))
+        text = arg_type_phrase(ctx, arg, is_output=True)
+        if desc:
+            text = _append_within_width(text, desc)
+        return _indent(2, 2, text)
+    names = [a.name or f"output{i}" for i, a in enumerate(outputs)]
+    parts = [_indent(2, 2, f"A tuple of `Tensor` objects ({', '.join(names)}).")]
+    parts.append("")
+    for name, arg in zip(names, outputs):
+        desc = descriptions.get(arg.name, arg.description)
+        if desc.startswith("="):
+            entry = f"{name}: {desc[1:].lstrip(' ')}"
+        else:
+            entry = f"{name}: {arg_type_phrase(ctx, arg, is_output=True)}"
+            if desc:
+                entry = _append_within_width(entry, desc)
+        parts.append(_indent(2, 4, entry))
+    return "\n".join(parts)
+
+
+def docstring_text(summary: str, description: str, arg_entries: list[str], returns: str) -> str:
+    """The whole docstring (F10) with `Args:` at column 0; `arg_entries` are unindented entries."""
+    if not summary:
+        head = "TODO: add doc."
+    elif description:
+        head = summary + "\n\n" + _indent(0, 0, description)
+    else:
+        head = summary
+    args = "\n".join(_indent(2, 4, e) for e in arg_entries)
+    return f"{head}\n\nArgs:\n{args}\n\nReturns:\n{returns}"
+
+
+def indent_entry(entry: str) -> str:
+    """An Args entry as it appears in the docstring (first line 2 spaces, others 4)."""
+    return _indent(2, 4, entry)

@@ -1,0 +1,256 @@
+"""Python literals for generated code: every name, string, default and docstring goes through here.
+
+Each function returns source text that evaluates to exactly the value it was given, in the
+spelling black (and ruff, which agrees on these forms) leaves unchanged, so no op name,
+doc text or default value can break or inject code. The Jinja environment exposes them
+as filters (`opgen.render.emit.FILTERS`).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+from opgen.proto import attr_value_pb2, tensor_pb2
+from opgen.proto.datatypes import BY_ENUM, base, is_ref
+
+_SIMPLE_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_char(c: str) -> str:
+    if c in _SIMPLE_ESCAPES:
+        return _SIMPLE_ESCAPES[c]
+    if c == " " or c.isprintable():
+        return c
+    code = ord(c)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def py_str(value: str) -> str:
+    """A one-line str literal; double quotes unless single quotes need fewer escapes (black's rule)."""
+    body = "".join(_escape_char(c) for c in value)
+    if '"' in body and body.count('"') > body.count("'"):
+        return "'" + body.replace("'", "\\'") + "'"
+    return '"' + body.replace('"', '\\"') + '"'
+
+
+def py_str_list(values: list[str] | tuple[str, ...]) -> str:
+    return "[" + ", ".join(py_str(v) for v in values) + "]"
+
+
+def c_escape(data: bytes) -> str:
+    """absl::CEscape: `\\n \\r \\t \\" \\' \\\\` and every other non-printable byte as 3-digit octal."""
+    out = []
+    for byte in data:
+        c = chr(byte)
+        if c == "\n":
+            out.append("\\n")
+        elif c == "\r":
+            out.append("\\r")
+        elif c == "\t":
+            out.append("\\t")
+        elif c in "\"'\\":
+            out.append("\\" + c)
+        elif 0x20 <= byte < 0x7F:
+            out.append(c)
+        else:
+            out.append(f"\\{byte:03o}")
+    return "".join(out)
+
+
+def bytes_default(data: bytes) -> str:
+    """A string attr value as TF renders it (F8): `"` + CEscape(bytes) + `"`.
+
+    Python reads the octal escapes as one character per byte, so the value is
+    `data.decode("latin-1")`, as in TF's own modules.
+    """
+    return py_str(data.decode("latin-1"))
+
+
+def float_literal(value: float) -> str:
+    """TF's float rendering (F8): 6 significant digits of the float32 value, `float('nan')` etc."""
+    if math.isnan(value):
+        return "float('nan')"
+    if math.isinf(value):
+        return "float('inf')" if value > 0 else "float('-inf')"
+    f32 = struct.unpack("<f", struct.pack("<f", value))[0]
+    return format(f32, ".6g")
+
+
+def dtype_name(enum: int) -> str:
+    """The generator's DataType name (P2): `float32`, `half`, `float32_ref`."""
+    names = BY_ENUM.get(base(enum))
+    if names is None:
+        return "INVALID"
+    return names.generator + ("_ref" if is_ref(enum) else "")
+
+
+def annotation_class(enum: int) -> str:
+    """`_atypes.<X>` class name of a (ref or plain) DataType."""
+    return BY_ENUM[base(enum)].annotation
+
+
+def shape_literal(shape) -> str:
+    if shape.unknown_rank:
+        return "None"
+    dims = []
+    for d in shape.dim:
+        dims.append(f"({py_str(d.name)}, {d.size})" if d.name else str(d.size))
+    return "[" + ", ".join(dims) + "]"
+
+
+def tensor_text(tensor: tensor_pb2.TensorProto) -> str:
+    """The one-line text proto TF prints for a tensor value (with TF's trailing space)."""
+    from google.protobuf import text_format
+
+    text = text_format.MessageToString(tensor, as_one_line=True)
+    return text + " " if text else ""
+
+
+def _scalar(value: attr_value_pb2.AttrValue, field: str, dtype_prefix: str) -> str:
+    if field == "s":
+        return bytes_default(value.s)
+    if field == "i":
+        return str(value.i)
+    if field == "f":
+        return float_literal(value.f)
+    if field == "b":
+        return "True" if value.b else "False"
+    if field == "type":
+        return dtype_prefix + dtype_name(value.type)
+    if field == "shape":
+        return shape_literal(value.shape)
+    if field == "func":
+        return py_str(value.func.name)
+    if field == "placeholder":
+        return py_str(value.placeholder)
+    raise ValueError(field)
+
+
+_LIST_FIELDS = ("s", "i", "f", "b", "type", "shape", "tensor", "func")
+
+
+def _list_items(value: attr_value_pb2.AttrValue) -> tuple[str, list]:
+    for field in _LIST_FIELDS:
+        items = list(getattr(value.list, field))
+        if items:
+            return field, items
+    return "", []
+
+
+def _list_item(field: str, item, dtype_prefix: str) -> str:
+    if field == "s":
+        return bytes_default(item)
+    if field == "i":
+        return str(item)
+    if field == "f":
+        return float_literal(item)
+    if field == "b":
+        return "True" if item else "False"
+    if field == "type":
+        return dtype_prefix + dtype_name(item)
+    if field == "shape":
+        return shape_literal(item)
+    if field == "func":
+        return py_str(item.name)
+    raise ValueError(field)
+
+
+def attr_value_doc(value: attr_value_pb2.AttrValue) -> str:
+    """An attr value as TF's docstrings print it (F8, `tf.` dtypes, tensors as text proto)."""
+    kind = value.WhichOneof("value")
+    if kind == "list":
+        field, items = _list_items(value)
+        if field == "tensor":
+            return "[" + ", ".join(tensor_text(t).rstrip(" ") for t in items) + "]"
+        return "[" + ", ".join(_list_item(field, x, "tf.") for x in items) + "]"
+    if kind == "tensor":
+        return tensor_text(value.tensor).rstrip(" ")
+    if kind is None:
+        return ""
+    return _scalar(value, kind, "tf.")
+
+
+def attr_default(value: attr_value_pb2.AttrValue, param: str) -> str:
+    """A signature default (F8): `_dtypes.` dtypes; tensors via `_execute.make_tensor`.
+
+    Tensor text protos are ordinary escaped str literals (TF pastes them into unescaped
+    triple quotes, which mangles backslashes); for every other tensor the value is TF's.
+    """
+    kind = value.WhichOneof("value")
+    if kind == "list":
+        field, items = _list_items(value)
+        if field == "tensor":
+            texts = ", ".join(py_str(tensor_text(t)) for t in items)
+            return (
+                f"[_execute.make_tensor(_pb, {py_str(param)}) for _pb in ({texts},)]"
+            )
+        return "[" + ", ".join(_list_item(field, x, "_dtypes.") for x in items) + "]"
+    if kind == "tensor":
+        return f"_execute.make_tensor({py_str(tensor_text(value.tensor))}, {py_str(param)})"
+    if kind is None:
+        return "None"
+    return _scalar(value, kind, "_dtypes.")
+
+
+def docstring_literal(text: str, indent: str) -> str:
+    """A docstring literal whose value is `docstring_value(text, indent)`.
+
+    Raw (`r\"\"\"...\"\"\"`, as TF writes them) when backslashes are the only thing that would
+    need escaping; otherwise an escaped literal (see `docstring_body`).
+    """
+    body = docstring_body(text, indent)
+    if "\\" not in body.replace("\\\\", ""):
+        return 'r"""' + docstring_value(text, indent) + '"""'
+    return '"""' + body + '"""'
+
+
+def docstring_body(text: str, indent: str) -> str:
+    """Source between the triple quotes of a docstring whose value is `text` re-indented.
+
+    Lines after the first get `indent` prepended (empty lines stay empty), which is what
+    black normalises a docstring to. Everything black would otherwise rewrite (leading or
+    trailing whitespace of a line, tabs, quotes, backslashes, control characters) is
+    escaped, so the literal is a black fixed point and `__doc__` is exactly
+    `text` with `indent` added, plus the closing line's indent.
+    """
+    lines = text.split("\n")
+    out = []
+    for i, line in enumerate(lines):
+        chars = [_escape_doc_char(c) for c in line]
+        if line.startswith(" ") and (i == 0 or not line.strip(" ")):
+            chars[0] = _hex(" ")
+        if line.endswith(" "):
+            chars[-1] = _hex(" ")
+        body = "".join(chars)
+        if i == 0:
+            out.append(body)
+        else:
+            out.append(indent + body if body else "")
+    return "\n".join(out) + "\n" + indent
+
+
+def _hex(c: str) -> str:
+    return f"\\x{ord(c):02x}"
+
+
+def _escape_doc_char(c: str) -> str:
+    if c == "\\":
+        return "\\\\"
+    if c == '"':
+        return '\\"'
+    if c == "\t":
+        return "\\t"
+    if c == " " or c.isprintable():
+        return c
+    return _escape_char(c)
+
+
+def docstring_value(text: str, indent: str) -> str:
+    """The `__doc__` a function gets from `docstring_body(text, indent)`."""
+    lines = text.split("\n")
+    return "\n".join([lines[0]] + [indent + line if line else "" for line in lines[1:]]) + "\n" + indent

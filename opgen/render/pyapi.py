@@ -1,0 +1,353 @@
+"""THE mapping OpDef + ApiDef -> the Python API of one generated wrapper (tf_semantics F3-F12).
+
+Templates, API snapshots and `opgen diff` all read these frozen dataclasses; nothing else
+decides names, parameter order, defaults, annotations, TypeVars, outputs or docstrings.
+Rendered pieces (`default`, `annotation`, ...) are Python source produced by
+`opgen.render.literals`, safe to paste into code.
+
+Entry points: `function_api(op_def, api_def) -> FunctionApi | SkippedOp` and
+`module_api(name, op_defs, api_model) -> ModuleApi`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from opgen.apidef import ApiModel
+from opgen.errors import OpgenError
+from opgen.proto import api_def_pb2, op_def_pb2
+from opgen.render import docstrings
+from opgen.render.literals import annotation_class, attr_default, py_str
+from opgen.render.naming import avoid_reserved, function_name, lower_case_op_name
+
+# All annotation classes, sorted as strings: the constraints of a TypeVar whose attr allows any type.
+from opgen.proto.datatypes import BY_ENUM
+
+_ALL_ANNOTATIONS = tuple(sorted({f"_atypes.{n.annotation}" for n in BY_ENUM.values()} | {"_atypes.Float16"}))
+
+_CONVERTERS = {
+    "string": "make_str",
+    "int": "make_int",
+    "float": "make_float",
+    "bool": "make_bool",
+    "type": "make_type",
+    "shape": "make_shape",
+    "tensor": "make_tensor",
+}
+_SUPPORTED_ATTR_TYPES = frozenset(_CONVERTERS) | {"func"} | {f"list({t})" for t in (*_CONVERTERS, "func")}
+_SCALAR_ANNOTATIONS = {"bool": "bool", "int": "int", "float": "float", "string": "str"}
+
+
+@dataclass(frozen=True)
+class TypeVarDef:
+    name: str  # TV_<Op>_<attr>
+    constraints: tuple[str, ...]  # quoted-string constraints, e.g. ("_atypes.Float32", ...)
+    bound: str | None  # `_atypes.X` when exactly one type is allowed
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str  # Python parameter name (ApiDef rename, AvoidPythonReserved)
+    keyword: str  # `_apply_op_helper` keyword: OpDef name through AvoidPythonReserved
+    kind: str  # "input" | "attr"
+    annotation: str | None  # annotation source, None = unannotated
+    default: str | None  # default value source; None = required
+    doc: str  # the Args entry, unindented (`x: A `Tensor`. ...`)
+    attr_type: str | None = None  # attrs: "int", "list(type)", ...
+    converter: str | None = None  # attrs: `_execute` function converting the value (None for func)
+    is_list: bool = False  # attrs: a list(...) attr; inputs: a list input
+
+
+@dataclass(frozen=True)
+class ListLength:
+    """An int attr inferred from list inputs: `_attr_<N> = len(first)`, others must match."""
+
+    attr: str
+    inputs: tuple[str, ...]  # parameter names, arg_order
+    first_op_def_name: str  # OpDef name of the first input, for the mismatch message
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str  # OpDef output name (docstrings)
+    field: str  # namedtuple field (ApiDef rename, AvoidPythonReserved)
+    is_list: bool
+    size: str | None  # list size expression (`_attr_N`, `num_split`, `len(x)`), lists only
+
+
+@dataclass(frozen=True)
+class FunctionApi:
+    op_name: str  # graph op name, passed to `_apply_op_helper`
+    name: str  # the wrapper's Python name
+    op_name_for_messages: str  # `name` without one leading `_` (F3.5)
+    visible: bool  # in `__all__` (ApiDef VISIBLE); hidden ones are `_`-prefixed unless F3 says otherwise
+    aliases: tuple[str, ...]  # further module-level names bound to this function (extra endpoints)
+    params: tuple[Param, ...]  # in signature order, without the trailing `name=None`
+    typevars: tuple[TypeVarDef, ...]
+    return_annotation: str | None
+    outputs: tuple[Output, ...]
+    namedtuple: str | None  # `_<Op>Output` class name when there are several outputs
+    namedtuple_typename: str | None  # the namedtuple's type name (`<Op>`)
+    list_lengths: tuple[ListLength, ...]
+    is_stateful: bool
+    docstring: str  # cleandoc'ed text (Args/Returns at column 0)
+
+    @property
+    def inputs(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.kind == "input")
+
+    @property
+    def attrs(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.kind == "attr")
+
+    def signature_text(self) -> str:
+        """`name(x, y, keep_dims=False, name=None)`: the signature without annotations."""
+        parts = [p.name if p.default is None else f"{p.name}={p.default}" for p in self.params]
+        return f"{self.name}({', '.join([*parts, 'name=None'])})"
+
+
+@dataclass(frozen=True)
+class SkippedOp:
+    op_name: str
+    reason: str  # "skip" (ApiDef SKIP), "reserved" (visible op named like a keyword), "unsupported attr type"
+
+
+@dataclass(frozen=True)
+class ModuleApi:
+    name: str  # module name, e.g. gen_math_ops
+    functions: tuple[FunctionApi, ...]  # in OpList order
+    skipped: tuple[SkippedOp, ...]
+
+    @property
+    def exports(self) -> tuple[str, ...]:
+        """`__all__`: visible functions and their aliases, in order."""
+        names: list[str] = []
+        for f in self.functions:
+            if f.visible:
+                names.append(f.name)
+                names.extend(f.aliases)
+        return tuple(names)
+
+
+def _endpoint_base(name: str) -> str:
+    """The Python name an endpoint gives: its last dotted part, snake-cased (F4)."""
+    return lower_case_op_name(name.rsplit(".", 1)[-1])
+
+
+def _check_identifier(name: str, what: str, op_name: str) -> str:
+    if not name.isidentifier():
+        raise OpgenError(
+            f"op {op_name}: {what} {name!r} is not a valid Python identifier",
+            hint="rename it with an override (rename_to / *_rename)",
+        )
+    return name
+
+
+def _typevar(op_name: str, attr: op_def_pb2.OpDef.AttrDef) -> TypeVarDef:
+    name = avoid_reserved(f"TV_{op_name}_{attr.name}")
+    allowed = list(attr.allowed_values.list.type)
+    if len(allowed) == 1:
+        return TypeVarDef(name, (), f"_atypes.{annotation_class(allowed[0])}")
+    if not allowed:
+        return TypeVarDef(name, _ALL_ANNOTATIONS, None)
+    return TypeVarDef(name, tuple(sorted({f"_atypes.{annotation_class(t)}" for t in allowed})), None)
+
+
+def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> FunctionApi | SkippedOp:
+    """The Python API of one op under its (merged) ApiDef."""
+    if api_def.visibility == api_def_pb2.ApiDef.SKIP:
+        return SkippedOp(op_def.name, "skip")
+    for attr in op_def.attr:
+        if attr.type not in _SUPPORTED_ATTR_TYPES:
+            return SkippedOp(op_def.name, f"unsupported attr type {attr.type!r}")
+    hidden = api_def.visibility == api_def_pb2.ApiDef.HIDDEN
+    endpoints = [e.name for e in api_def.endpoint] or [op_def.name]
+    name = function_name(_endpoint_base(endpoints[0]), hidden=hidden, hidden_by_api_def=True)
+    if name is None:
+        return SkippedOp(op_def.name, "reserved")
+    _check_identifier(name, "function name", op_def.name)
+    aliases: list[str] = []
+    for endpoint in endpoints[1:]:
+        alias = avoid_reserved(_endpoint_base(endpoint))
+        if hidden and not alias.startswith("_"):
+            alias = "_" + alias
+        if alias != name and alias not in aliases:
+            aliases.append(_check_identifier(alias, "alias", op_def.name))
+
+    attrs = {a.name: a for a in op_def.attr}
+    in_args = {a.name: a for a in op_def.input_arg}
+    api_in = {a.name: a for a in api_def.in_arg}
+    api_out = {a.name: a for a in api_def.out_arg}
+    api_attr = {a.name: a for a in api_def.attr}
+    arg_order = list(api_def.arg_order) or [a.name for a in op_def.input_arg]
+    if sorted(arg_order) != sorted(in_args):
+        raise OpgenError(f"op {op_def.name}: arg_order {arg_order} is not a permutation of its inputs")
+
+    # F6: attrs inferred from inputs, and the first input (arg_order) each is inferred from.
+    inferred_from: dict[str, str] = {}
+    for input_name in arg_order:
+        arg = in_args[input_name]
+        for ref in (arg.type_attr, arg.type_list_attr, arg.number_attr):
+            if ref and ref not in inferred_from:
+                inferred_from[ref] = input_name
+    ctx = docstrings.DocContext(op_def, inferred_from, attrs)
+
+    def input_param_name(opdef_name: str) -> str:
+        api = api_in.get(opdef_name)
+        return avoid_reserved(api.rename_to if api and api.rename_to else opdef_name)
+
+    def attr_param_name(opdef_name: str) -> str:
+        api = api_attr.get(opdef_name)
+        return avoid_reserved(api.rename_to if api and api.rename_to else opdef_name)
+
+    typevars = {a.name: _typevar(op_def.name, a) for a in op_def.attr if a.type == "type"}
+
+    def tensor_annotation(arg: op_def_pb2.OpDef.ArgDef) -> str | None:
+        if arg.type_list_attr:
+            return None
+        inner = typevars[arg.type_attr].name if arg.type_attr else f"_atypes.{annotation_class(arg.type)}"
+        return f"Annotated[List[Any], {inner}]" if arg.number_attr else f"Annotated[Any, {inner}]"
+
+    params: list[Param] = []
+    for input_name in arg_order:
+        arg = in_args[input_name]
+        pname = _check_identifier(input_param_name(input_name), "input name", op_def.name)
+        desc = api_in[input_name].description if input_name in api_in else arg.description
+        doc = docstrings.arg_entry(pname, docstrings.arg_type_phrase(ctx, arg, is_output=False), desc)
+        params.append(
+            Param(
+                name=pname,
+                keyword=avoid_reserved(input_name),
+                kind="input",
+                annotation=tensor_annotation(arg),
+                default=None,
+                doc=doc,
+                is_list=bool(arg.number_attr or arg.type_list_attr),
+            )
+        )
+
+    required: list[Param] = []
+    defaulted: list[Param] = []
+    for attr in op_def.attr:
+        if attr.name in inferred_from:
+            continue
+        api = api_attr.get(attr.name)
+        default_value = api.default_value if api is not None and api.HasField("default_value") else (
+            attr.default_value if api is None and attr.HasField("default_value") else None
+        )
+        pname = _check_identifier(attr_param_name(attr.name), "attr name", op_def.name)
+        desc = api.description if api is not None else attr.description
+        is_list = attr.type.startswith("list(")
+        scalar = attr.type[5:-1] if is_list else attr.type
+        annotation = typevars[attr.name].name if attr.type == "type" else _SCALAR_ANNOTATIONS.get(attr.type)
+        param = Param(
+            name=pname,
+            keyword=avoid_reserved(attr.name),
+            kind="attr",
+            annotation=annotation,
+            default=attr_default(default_value, attr.name) if default_value is not None else None,
+            doc=docstrings.arg_entry(pname, docstrings.attr_type_phrase(attr, default_value), desc),
+            attr_type=attr.type,
+            converter=_CONVERTERS.get(scalar),
+            is_list=is_list,
+        )
+        (required if default_value is None else defaulted).append(param)
+    params.extend(required)
+    params.extend(defaulted)
+    _check_unique([p.name for p in params] + ["name"], "parameter", op_def.name)
+
+    # F12.3: int attrs inferred from list inputs (OpDef attr order), their inputs in arg_order.
+    list_lengths: list[ListLength] = []
+    for attr in op_def.attr:
+        if attr.type != "int" or attr.name not in inferred_from:
+            continue
+        users = [n for n in arg_order if in_args[n].number_attr == attr.name]
+        if users:
+            list_lengths.append(
+                ListLength(attr.name, tuple(input_param_name(n) for n in users), users[0])
+            )
+
+    outputs: list[Output] = []
+    for i, arg in enumerate(op_def.output_arg):
+        api = api_out.get(arg.name)
+        field = avoid_reserved(api.rename_to if api and api.rename_to else (arg.name or f"output{i}"))
+        size: str | None = None
+        if arg.number_attr:
+            n = arg.number_attr
+            size = f"_attr_{n}" if n in inferred_from else attr_param_name(n)
+        elif arg.type_list_attr:
+            t = arg.type_list_attr
+            size = f"len({input_param_name(inferred_from[t])})" if t in inferred_from else f"len({attr_param_name(t)})"
+        outputs.append(Output(arg.name, field, bool(arg.number_attr or arg.type_list_attr), size))
+    if len(outputs) > 1:
+        _check_unique([o.field for o in outputs], "output field", op_def.name)
+        for o in outputs:
+            if o.field.startswith("_"):
+                raise OpgenError(
+                    f"op {op_def.name}: output field {o.field!r} cannot start with '_' (namedtuple field)",
+                    hint="rename the output with an override (output_rename / out_arg rename_to)",
+                )
+            _check_identifier(o.field, "output field", op_def.name)
+
+    return_annotation = None
+    if len(outputs) == 1 and not outputs[0].is_list:
+        out = op_def.output_arg[0]
+        inner = typevars[out.type_attr].name if out.type_attr else f"_atypes.{annotation_class(out.type)}"
+        return_annotation = f"Annotated[Any, {inner}]"
+
+    entries = [p.doc for p in params] + ["name: A name for the operation (optional)."]
+    doc = docstrings.docstring_text(
+        api_def.summary, api_def.description, entries, docstrings.returns_block(ctx, api_def)
+    )
+    op_alias = avoid_reserved(op_def.name)
+    return FunctionApi(
+        op_name=op_def.name,
+        name=name,
+        op_name_for_messages=name[1:] if name.startswith("_") else name,
+        visible=api_def.visibility in (api_def_pb2.ApiDef.VISIBLE, api_def_pb2.ApiDef.DEFAULT_VISIBILITY),
+        aliases=tuple(aliases),
+        params=tuple(params),
+        typevars=tuple(typevars[a.name] for a in op_def.attr if a.name in typevars),
+        return_annotation=return_annotation,
+        outputs=tuple(outputs),
+        namedtuple=f"_{op_alias}Output" if len(outputs) > 1 else None,
+        namedtuple_typename=op_alias if len(outputs) > 1 else None,
+        list_lengths=tuple(list_lengths),
+        is_stateful=op_def.is_stateful,
+        docstring=doc,
+    )
+
+
+def _check_unique(names: list[str], what: str, op_name: str) -> None:
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise OpgenError(
+                f"op {op_name}: two {what}s are both named {n!r} in Python",
+                hint="rename one of them with an override",
+            )
+        seen.add(n)
+
+
+def module_api(name: str, op_defs, api_model: ApiModel) -> ModuleApi:
+    """The API of one generated module: its ops' functions in the given order."""
+    functions: list[FunctionApi] = []
+    skipped: list[SkippedOp] = []
+    for op_def in op_defs:
+        result = function_api(op_def, api_model.get(op_def))
+        (skipped if isinstance(result, SkippedOp) else functions).append(result)  # type: ignore[arg-type]
+    return ModuleApi(name, tuple(functions), tuple(skipped))
+
+
+__all__ = [
+    "FunctionApi",
+    "ListLength",
+    "ModuleApi",
+    "Output",
+    "Param",
+    "SkippedOp",
+    "TypeVarDef",
+    "function_api",
+    "module_api",
+    "py_str",
+]

@@ -1,0 +1,97 @@
+"""Naming rules (tf_semantics F3-F5) and literal rendering (F8)."""
+
+from __future__ import annotations
+
+import keyword
+
+import pytest
+
+from opgen.proto import attr_value_pb2, tensor_pb2
+from opgen.render import literals
+from opgen.render.naming import PY_RESERVED, avoid_reserved, function_name, lower_case_op_name
+
+F4_TABLE = [
+    ("MatMul", "mat_mul"), ("BatchMatMulV2", "batch_mat_mul_v2"),
+    ("Conv2DBackpropInput", "conv2d_backprop_input"), ("RGBToHSV", "rgb_to_hsv"),
+    ("HSVToRGB", "hsv_to_rgb"), ("Conv3D", "conv3d"), ("FFT2D", "fft2d"), ("IFFT3D", "ifft3d"),
+    ("DepthwiseConv2dNative", "depthwise_conv2d_native"), ("L2Loss", "l2_loss"), ("LRN", "lrn"),
+    ("TPUReplicate", "tpu_replicate"), ("CTCLoss", "ctc_loss"), ("CudnnRNNV3", "cudnn_rnnv3"),
+    ("TensorArrayV3", "tensor_array_v3"), ("BiasAddV1", "bias_add_v1"), ("ABc", "a_bc"),
+    ("AbC", "ab_c"), ("Xla2Foo", "xla2_foo"), ("Abc1Def", "abc1_def"), ("A1B", "a1b"),
+    ("A1b", "a1b"), ("UTF8Decode", "utf8_decode"), ("Ab_Cd", "ab__cd"), ("ABC_DEF", "abc_def"),
+    ("NS>OpName", "ns_op_name"), ("Ab>Cd>Ef", "ab_cd_ef"), ("_Internal", "__internal"),
+    ("QuantizedConv2DWithBiasAndReluAndRequantize", "quantized_conv2d_with_bias_and_relu_and_requantize"),
+    ("math.Foo", "math._foo"), ("math.acosh", "math.acosh"),
+]
+
+
+@pytest.mark.parametrize("op,expected", F4_TABLE)
+def test_lower_case_op_name(op, expected):
+    assert lower_case_op_name(op) == expected
+
+
+def test_reserved_covers_python3_keywords():
+    assert set(keyword.kwlist) <= PY_RESERVED
+    assert avoid_reserved("async") == "async_" and avoid_reserved("lambda") == "lambda_"
+    assert avoid_reserved("input") == "input" and avoid_reserved("a>b") == "a_b"
+
+
+@pytest.mark.parametrize(
+    "base,hidden,expected",
+    [("add", True, "add"), ("abs", True, "_abs"), ("print", True, "_print"), ("if", True, "_if"),
+     ("if", False, None), ("max", False, "max"), ("mat_mul", False, "mat_mul")],
+)
+def test_function_name(base, hidden, expected):
+    assert function_name(base, hidden=hidden, hidden_by_api_def=True) == expected
+
+
+def _attr(**kw):
+    return attr_value_pb2.AttrValue(**kw)
+
+
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        (_attr(f=0.1), "0.1"), (_attr(f=1e-7), "1e-07"), (_attr(f=100.0), "100"),
+        (_attr(f=-0.0), "-0"), (_attr(f=3.4e38), "3.4e+38"), (_attr(f=1234567.0), "1.23457e+06"),
+        (_attr(f=float("nan")), "float('nan')"), (_attr(f=float("-inf")), "float('-inf')"),
+        (_attr(i=-9223372036854775808), "-9223372036854775808"), (_attr(b=True), "True"),
+        (_attr(type=1), "_dtypes.float32"), (_attr(type=19), "_dtypes.half"),
+        (_attr(type=2), "_dtypes.float64"),
+        (_attr(list=attr_value_pb2.AttrValue.ListValue()), "[]"),
+        (_attr(list=attr_value_pb2.AttrValue.ListValue(i=[1, 2])), "[1, 2]"),
+        (_attr(list=attr_value_pb2.AttrValue.ListValue(f=[0.5, 10])), "[0.5, 10]"),
+    ],
+)
+def test_attr_default(value, expected):
+    assert literals.attr_default(value, "a") == expected
+
+
+def test_string_default_is_c_escaped_bytes():
+    value = _attr(s="café\t'q'\"\\".encode())
+    rendered = literals.attr_default(value, "a")
+    assert eval(rendered).encode("latin-1") == value.s
+
+
+def test_shape_default():
+    from opgen.proto import tensor_shape_pb2
+
+    shape = tensor_shape_pb2.TensorShapeProto(dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=-1),
+                                                   tensor_shape_pb2.TensorShapeProto.Dim(size=3)])
+    assert literals.attr_default(_attr(shape=shape), "s") == "[-1, 3]"
+    unknown = tensor_shape_pb2.TensorShapeProto(unknown_rank=True)
+    assert literals.attr_default(_attr(shape=unknown), "s") == "None"
+
+
+def test_tensor_default_text():
+    t = tensor_pb2.TensorProto(dtype=3, int_val=[7])
+    t.tensor_shape.SetInParent()
+    assert literals.attr_default(_attr(tensor=t), "t") == (
+        '_execute.make_tensor("dtype: DT_INT32 tensor_shape { } int_val: 7 ", "t")'
+    )
+
+
+@pytest.mark.parametrize("text", ["x", 'a"""b', "back\\slash", "\\", "tab\there", " lead", "trail ",
+                                  "{{ jinja }}", "\u2028\x85\x00", "é ü"])
+def test_py_str_round_trips(text):
+    assert eval(literals.py_str(text)) == text
