@@ -46,7 +46,6 @@ def _gather(args: argparse.Namespace, config: Config):
 
 def _cmd_oplist(args: argparse.Namespace, config: Config) -> int:
     from opgen.fsutil import atomic_write
-    from opgen.spec.oplist_io import dump_op_list
 
     if args.from_library:
         from opgen.runtime.backend import op_list_from_library
@@ -59,8 +58,10 @@ def _cmd_oplist(args: argparse.Namespace, config: Config) -> int:
 
         overrides_dir = args.overrides or (config.path(config.overrides) if config.overrides else None)
         model = load_overrides(overrides_dir, op_list, merge=config.merge_overrides)
-        data = describe_api_model(model).encode()
+        data = describe_api_model(model, op_list).encode()
     else:
+        from opgen.spec.oplist_io import dump_op_list
+
         data = dump_op_list(op_list, args.format)
     if args.output:
         atomic_write(Path(args.output), data)

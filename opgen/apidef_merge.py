@@ -1,0 +1,216 @@
+"""Merging one ApiDef update into the per-op ApiDef (TF's ApiDefMap::LoadApiDef, I5), with
+every condition TF ignores or only warns about turned into a located error, and UpdateDocs (I6).
+
+Both override formats reach this module as ApiDef updates (OpGenOverride entries are
+translated by `opgen.overrides` per I9), so there is one merge path.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from opgen.errors import Location, OpgenError
+from opgen.naming import is_reserved
+from opgen.proto import api_def_pb2, datatypes, op_def_pb2
+
+ApiDef = api_def_pb2.ApiDef
+
+# A Python parameter / namedtuple field an override may introduce (like an OpDef arg name).
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+# An ApiDef endpoint: dotted identifiers (`math.abs`), each lowercased into a function name.
+_ENDPOINT = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*\Z")
+
+
+@dataclass
+class Update:
+    """One override entry as an ApiDef update, with the file location of each of its parts."""
+
+    api: ApiDef
+    entry_loc: Location  # where the entry (`op {`) starts
+    # (ApiDef field, index in that repeated field or 0) -> where the user wrote it
+    locs: dict[tuple[str, int], Location] = field(default_factory=dict)
+
+    def loc(self, field_name: str, index: int = 0) -> Location:
+        return self.locs.get((field_name, index), self.entry_loc)
+
+
+@dataclass
+class MergeState:
+    """Where the current value of each renamed/re-pointed part of an op was last set."""
+
+    endpoint_loc: Location | None = None
+    rename_locs: dict[tuple[str, str], Location] = field(default_factory=dict)  # (kind, name)
+
+
+def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
+    """Checks of one entry on its own: skip with other fields, duplicates, names, defaults."""
+    api = update.api
+    errors: list[OpgenError] = []
+
+    def err(message: str, loc: Location, hint: str | None = None) -> None:
+        errors.append(OpgenError(f"{api.graph_op_name}: {message}", loc, hint))
+
+    if api.visibility == ApiDef.SKIP:
+        others = [f.name for f, _ in api.ListFields() if f.name not in ("graph_op_name", "visibility")]
+        if others:
+            err(f"a skipped op generates no function, so {', '.join(others)} would be ignored",
+                update.loc("visibility"), hint="remove the other fields, or the skip")
+    for index, endpoint in enumerate(api.endpoint):
+        if not _ENDPOINT.match(endpoint.name):
+            err(f"API name {endpoint.name!r} is not a (dotted) Python identifier", update.loc("endpoint", index))
+    for kind, args in (("in_arg", api.in_arg), ("out_arg", api.out_arg), ("attr", api.attr)):
+        seen: set[str] = set()
+        for index, arg in enumerate(args):
+            if arg.name in seen:
+                err(f"{_KIND_WORDS[kind]} {arg.name!r} is overridden twice in one entry", update.loc(kind, index))
+            seen.add(arg.name)
+            if arg.rename_to:
+                message = bad_identifier(arg.rename_to)
+                if message:
+                    err(f"cannot rename {_KIND_WORDS[kind]} {arg.name!r} to {arg.rename_to!r}: {message}",
+                        update.loc(kind, index))
+    attr_defs = {a.name: a for a in op_def.attr}
+    for index, attr in enumerate(api.attr):
+        if attr.HasField("default_value") and attr.name in attr_defs:
+            problem = attr_value_error(attr.default_value, attr_defs[attr.name])
+            if problem:
+                err(f"bad default for attr {attr.name!r}: {problem}", update.loc("attr", index))
+    return sorted(errors, key=lambda e: e.location or update.entry_loc)
+
+
+_KIND_WORDS = {"in_arg": "input", "out_arg": "output", "attr": "attr"}
+
+
+def bad_identifier(name: str) -> str | None:
+    """Why `name` cannot be a parameter, namedtuple field or function name; None if it can."""
+    if is_reserved(name):
+        return "collides with a Python keyword or reserved name"
+    if not _IDENTIFIER.match(name):
+        return "not a Python identifier starting with a letter"
+    return None
+
+
+def merge(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: MergeState) -> list[OpgenError]:
+    """Apply `update` to `api` in place exactly as TF's LoadApiDef merges (I5)."""
+    new = update.api
+    errors: list[OpgenError] = []
+    op = api.graph_op_name
+    if new.visibility != ApiDef.DEFAULT_VISIBILITY:
+        api.visibility = new.visibility
+    if new.endpoint:
+        del api.endpoint[:]
+        api.endpoint.extend(new.endpoint)
+        state.endpoint_loc = update.loc("endpoint")
+    for kind, current, updates in (("in_arg", api.in_arg, new.in_arg), ("out_arg", api.out_arg, new.out_arg)):
+        by_name = {a.name: a for a in current}
+        for index, arg in enumerate(updates):
+            target = by_name.get(arg.name)
+            if target is None:
+                errors.append(_unknown(op, _KIND_WORDS[kind], arg.name, [a.name for a in current],
+                                       update.loc(kind, index)))
+                continue
+            if arg.rename_to:
+                target.rename_to = arg.rename_to
+                state.rename_locs[(kind, arg.name)] = update.loc(kind, index)
+            if arg.description:
+                target.description = arg.description
+    if new.arg_order:
+        if sorted(new.arg_order) != sorted(api.arg_order):
+            errors.append(OpgenError(
+                f"{op}: arg_order [{', '.join(new.arg_order)}] is not a permutation of the inputs "
+                f"[{', '.join(api.arg_order)}]", update.loc("arg_order"),
+                hint="list every input exactly once"))
+        else:
+            del api.arg_order[:]
+            api.arg_order.extend(new.arg_order)
+    attrs = {a.name: a for a in api.attr}
+    for index, attr in enumerate(new.attr):
+        target = attrs.get(attr.name)
+        if target is None:
+            errors.append(_unknown(op, "attr", attr.name, list(attrs), update.loc("attr", index)))
+            continue
+        if attr.rename_to:
+            target.rename_to = attr.rename_to
+            state.rename_locs[("attr", attr.name)] = update.loc("attr", index)
+        if attr.HasField("default_value"):
+            target.default_value.CopyFrom(attr.default_value)
+        if attr.description:
+            target.description = attr.description
+    if new.summary:
+        api.summary = new.summary
+    if new.description:
+        api.description = new.description
+    if new.description_prefix:
+        api.description = new.description_prefix + "\n" + api.description
+    if new.description_suffix:
+        api.description = api.description + "\n" + new.description_suffix
+    return errors
+
+
+def _unknown(op: str, kind: str, name: str, known: list[str], loc: Location) -> OpgenError:
+    return OpgenError(f"op {op} has no {kind} named {name!r}", loc,
+                      hint=f"its {kind}s: {', '.join(known) if known else '(none)'}")
+
+
+def update_docs(api: ApiDef) -> None:
+    """TF's UpdateDocs (I6): rewrite backquoted renamed names in every doc string, in order."""
+    if api.endpoint and api.endpoint[0].name != api.graph_op_name:
+        _rename_in_docs(api, api.graph_op_name, api.endpoint[0].name)
+    for args in (api.in_arg, api.out_arg, api.attr):
+        for arg in args:
+            if arg.rename_to and arg.name != arg.rename_to:
+                _rename_in_docs(api, arg.name, arg.rename_to)
+
+
+def _rename_in_docs(api: ApiDef, old: str, new: str) -> None:
+    old_q, new_q = f"`{old}`", f"`{new}`"
+    for args in (api.in_arg, api.out_arg, api.attr):
+        for arg in args:
+            arg.description = arg.description.replace(old_q, new_q)
+    api.summary = api.summary.replace(old_q, new_q)
+    api.description = api.description.replace(old_q, new_q)
+
+
+# --- attr default values (TF's ValidateAttrValue for a default against its AttrDef) ---
+
+_SCALAR_FIELD = {"string": "s", "int": "i", "float": "f", "bool": "b", "type": "type", "shape": "shape",
+                 "tensor": "tensor", "func": "func"}
+
+
+def attr_value_error(value, attr_def: op_def_pb2.OpDef.AttrDef) -> str | None:
+    """Why `value` cannot be a value of `attr_def` (type, allowed_values, minimum); None if it can."""
+    attr_type = attr_def.type
+    is_list = attr_type.startswith("list(")
+    elem_type = attr_type[5:-1] if is_list else attr_type
+    want = _SCALAR_FIELD.get(elem_type)
+    if want is None:
+        return f"attr type {attr_type!r} cannot have a default"
+    got = value.WhichOneof("value")
+    if is_list:
+        if got != "list":
+            return f"an attr of type {attr_type} needs `list {{ {want}: ... }}`, not {f'`{got}`' if got else 'no value'}"
+        for other in _SCALAR_FIELD.values():
+            if other != want and len(getattr(value.list, other)):
+                return f"an attr of type {attr_type} needs `list {{ {want}: ... }}`, not `list {{ {other}: ... }}`"
+        elements = list(getattr(value.list, want))
+        if attr_def.has_minimum and len(elements) < attr_def.minimum:
+            return f"list has {len(elements)} elements, fewer than the minimum {attr_def.minimum}"
+    else:
+        if got != want:
+            return f"an attr of type {attr_type} needs `{want}: ...`, not {f'`{got}`' if got else 'no value'}"
+        elements = [getattr(value, want)]
+        if elem_type == "int" and attr_def.has_minimum and elements[0] < attr_def.minimum:
+            return f"value {elements[0]} is less than the minimum {attr_def.minimum}"
+    if elem_type == "type":
+        for t in elements:
+            if t not in datatypes.BY_ENUM:
+                return f"invalid DataType {t}"
+    if attr_def.HasField("allowed_values") and elem_type in ("type", "string"):
+        allowed = list(getattr(attr_def.allowed_values.list, want))
+        for element in elements:
+            if element not in allowed:
+                show = datatypes.python_name if elem_type == "type" else (lambda b: repr(b.decode()))
+                return (f"{show(element)} is not one of the allowed values "
+                        f"{', '.join(show(a) for a in allowed)}")
+    return None

@@ -1,0 +1,116 @@
+"""Python names for ops, arguments and attrs, as TF's python_op_gen derives them (tf_semantics F3-F5).
+
+Pure helpers shared by override validation (`opgen.overrides`, which rejects renames that
+collide) and rendering, so both agree on every name; started as `opgen/render/naming.py`
+and moved here because `overrides` may not import `render`.
+
+One deliberate difference: `async`, `await` and `nonlocal` (Python 3 keywords TF's list
+forgot) are reserved too, so no op or argument name can produce a syntax error.
+"""
+
+from __future__ import annotations
+
+import keyword
+
+# TF's PY_RESERVED list (Python-2 keywords and capitalised builtins), plus the three
+# Python-3 keywords TF forgot (F5).
+PY_RESERVED: frozenset[str] = frozenset(
+    """
+    and as assert break class continue def del elif else except exec finally for from
+    global if import in is lambda not or pass print raise return try while with yield
+    ArithmeticError AssertionError AttributeError BaseException BufferError BytesWarning
+    DeprecationWarning EOFError Ellipsis EnvironmentError Exception False
+    FloatingPointError FutureWarning GeneratorExit IOError ImportError ImportWarning
+    IndentationError IndexError KeyError KeyboardInterrupt LookupError MemoryError
+    NameError None NotImplemented NotImplementedError OSError OverflowError
+    PendingDeprecationWarning ReferenceError RuntimeError RuntimeWarning StandardError
+    StopIteration SyntaxError SyntaxWarning SystemError SystemExit TabError True TypeError
+    UnboundLocalError UnicodeDecodeError UnicodeEncodeError UnicodeError
+    UnicodeTranslateError UnicodeWarning UserWarning ValueError Warning ZeroDivisionError
+    __debug__ __doc__ __import__ __name__ __package__
+    async await nonlocal
+    """.split()
+)
+assert set(keyword.kwlist) <= PY_RESERVED, "a Python keyword is missing from PY_RESERVED"
+
+# Lowercase builtins that ApiDef-hidden ops still prefix with `_` (F5 UNDERSCORE_SET).
+UNDERSCORE_SET: frozenset[str] = frozenset(
+    """
+    abs all any apply bin bool buffer bytearray bytes callable chr classmethod cmp coerce
+    compile complex copyright credits delattr dict dir divmod enumerate eval execfile exit
+    file filter float format frozenset getattr globals hasattr hash help hex id input int
+    intern isinstance issubclass iter len license list locals long map max memoryview min
+    next object oct open ord pow print property quit range raw_input reduce reload repr
+    reversed set setattr slice sorted staticmethod str sum super tuple type unichr unicode
+    vars xrange zip fused_batch_norm histogram_fixed_width stack
+    batch_norm_with_global_normalization clip_by_value
+    """.split()
+)
+
+# Names the generated module itself binds at top level; a function or alias named like one
+# would shadow it (checked by the emitter).
+MODULE_GLOBALS: frozenset[str] = frozenset(
+    {"collections", "Annotated", "Any", "List", "TypeVar", "_atypes", "_dtypes", "_execute",
+     "_op_def_library", "_registry", "__all__"}
+)
+
+
+def _is_upper(c: str) -> bool:
+    return "A" <= c <= "Z"
+
+
+def _is_lower(c: str) -> bool:
+    return "a" <= c <= "z"
+
+
+def lower_case_op_name(name: str) -> str:
+    """TF's GenerateLowerCaseOpName (F4): `MatMul` -> `mat_mul`, `NS>Op` -> `ns_op`."""
+    out: list[str] = []
+    n = len(name)
+    for i, c in enumerate(name):
+        if c == ">":
+            out.append("_")
+            continue
+        if (
+            _is_upper(c)
+            and i > 0
+            and (_is_lower(name[i - 1]) or (i + 1 < n and _is_lower(name[i + 1])))
+            and name[i - 1] != ">"
+        ):
+            out.append("_")
+        out.append(c.lower() if _is_upper(c) else c)
+    return "".join(out)
+
+
+def is_reserved(name: str) -> bool:
+    return name in PY_RESERVED
+
+
+def avoid_reserved(name: str) -> str:
+    """TF's AvoidPythonReserved: `>` -> `_`, then a trailing `_` for reserved names."""
+    name = name.replace(">", "_")
+    return name + "_" if name in PY_RESERVED else name
+
+
+def function_name(base: str, *, hidden: bool, hidden_by_api_def: bool) -> str | None:
+    """The wrapper's name (F3) from `base` = lower_case_op_name(endpoint); None = not generated.
+
+    A visible op whose name is reserved is silently skipped, exactly as TF does.
+    """
+    reserved = base in PY_RESERVED
+    if hidden:
+        if not hidden_by_api_def or reserved or base in UNDERSCORE_SET:
+            return "_" + base
+        return base
+    if reserved:
+        return None
+    return base
+
+
+def endpoint_base_name(endpoint: str) -> str:
+    """`base` for `function_name` from an ApiDef endpoint: its last dotted component, lowercased.
+
+    TF keeps dotted endpoints (`math.abs`) for `tf_export`; a module-level function can only
+    take the last component.
+    """
+    return lower_case_op_name(endpoint.rsplit(".", 1)[-1])

@@ -1,0 +1,328 @@
+"""Override files compiled into the per-op API model (`opgen.apidef.ApiModel`), validated.
+
+Layout of an override directory (`[tool.opgen] overrides`, `--overrides DIR`):
+* every `*.pbtxt` file is read (other files are ignored); each holds either opgen
+  `OpGenOverrides` or TF `ApiDefs` (told apart by parsing, see `opgen.apidef_files`), and
+  may use TF's `<<END` multi-line strings;
+* each directory is one layer; layers load in order: DIR itself, then its subdirectories
+  in name order, depth first (TF's `base_api/` then `python_api/`); files of a layer load in
+  name order. Later layers merge over earlier ones exactly as TF merges ApiDef directories;
+* within one layer an op may be overridden by one entry only, unless
+  `merge_overrides = true`, then entries merge in load order.
+OpGenOverride entries are translated to ApiDef updates (tf_semantics I9) and merged like
+ApiDefs (I5), then TF's UpdateDocs rewrites backquoted renamed names (I6).
+
+Everything TF ignores or warns about is an error here, reported as `file:line:col`:
+unknown ops/args/attrs, parse errors, an entry changing nothing, `skip` (or visibility SKIP)
+with any other field, two entries for one op in a layer, renames and aliases that are not
+identifiers or collide with a keyword, another parameter, another output field or another
+function of the library (the whole OpList is one namespace), bad attr defaults, arg_order
+not a permutation. All errors of all files are reported together.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from google.protobuf import text_format
+
+from opgen.apidef import (
+    ApiModel,
+    default_api_def,
+    python_aliases,
+    python_function_name,
+    python_params,
+)
+from opgen.apidef_files import Node, OverrideFile, read_override_file
+from opgen.apidef_merge import (
+    MergeState,
+    Update,
+    bad_identifier,
+    check_update,
+    merge,
+    update_docs,
+)
+from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.naming import MODULE_GLOBALS, endpoint_base_name
+from opgen.proto import (
+    api_def_pb2,
+    attr_value_pb2,
+    datatypes,
+    op_def_pb2,
+    op_gen_overrides_pb2,
+)
+
+ApiDef = api_def_pb2.ApiDef
+
+
+def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, merge: bool = False) -> ApiModel:
+    """The ApiModel of `op_list` after the override files under `directory` (a dir or one file)."""
+    op_defs = {op.name: op for op in op_list.op}
+    model = ApiModel({name: default_api_def(op) for name, op in op_defs.items()})
+    if directory is None:
+        return model
+    errors: list[OpgenError] = []
+    states = {name: MergeState() for name in op_defs}
+    for layer in _layers(Path(directory), str(directory)):
+        first_entry: dict[str, Location] = {}
+        for path, display in layer:
+            try:
+                file = read_override_file(path, display)
+            except OpgenError as e:
+                errors.append(e)
+                continue
+            for index, update in _updates(file, model.api_defs, errors):
+                op = update.api.graph_op_name
+                if op not in op_defs:
+                    close = difflib.get_close_matches(op, op_defs, n=3)
+                    errors.append(OpgenError(f"unknown op {op!r}", update.loc("graph_op_name"),
+                                             hint=f"did you mean {', '.join(close)}?" if close else
+                                             "the op must be in the gathered OpList"))
+                    continue
+                if op in first_entry and not merge:
+                    errors.append(OpgenError(
+                        f"op {op} is already overridden at {first_entry[op]}", update.entry_loc,
+                        hint="keep one entry per op and layer, or set `merge_overrides = true` in "
+                        "[tool.opgen] to merge them in load order"))
+                    continue
+                first_entry.setdefault(op, update.entry_loc)
+                entry_errors = check_update(update, op_defs[op])
+                if not entry_errors:
+                    entry_errors = _merge_entry(model, update, op_defs[op], states[op])
+                errors.extend(entry_errors)
+    if not errors:
+        for api in model.api_defs.values():
+            update_docs(api)
+        errors.extend(_check_names(model, op_defs, states))
+    if errors:
+        raise errors[0] if len(errors) == 1 else OpgenErrors(errors)
+    return model
+
+
+def _merge_entry(model: ApiModel, update: Update, op_def: op_def_pb2.OpDef, state: MergeState) -> list[OpgenError]:
+    api = model.api_defs[op_def.name]
+    errors = merge(api, update, op_def, state)
+    locs = sorted({loc for (name, _), loc in update.locs.items() if name != "graph_op_name"})
+    model.provenance.setdefault(op_def.name, []).extend(locs)
+    return errors
+
+
+def _layers(root: Path, display: str) -> list[list[tuple[Path, str]]]:
+    if not root.exists():
+        raise OpgenError("override directory does not exist", Location(display),
+                         hint="create it, or point --overrides / [tool.opgen] overrides elsewhere")
+    if root.is_file():
+        return [[(root, display)]]
+    layers: list[list[tuple[Path, str]]] = []
+
+    def walk(directory: Path, shown: str) -> None:
+        entries = sorted(directory.iterdir(), key=lambda p: p.name)
+        layers.append([(p, f"{shown}/{p.name}") for p in entries if p.is_file() and p.suffix == ".pbtxt"])
+        for sub in entries:
+            if sub.is_dir() and not sub.name.startswith("."):
+                walk(sub, f"{shown}/{sub.name}")
+
+    walk(root, display.rstrip("/") or ".")
+    return layers
+
+
+def _updates(file: OverrideFile, api_defs: dict[str, ApiDef], errors: list[OpgenError]):
+    """(entry index, Update) for each entry of `file`; entries that change nothing are errors."""
+    for index, entry in enumerate(file.message.op):
+        node = file.root.nth("op", index)
+        update: Update | None
+        if file.format == "apidef":
+            update = _apidef_update(entry, node)
+        else:
+            update = _opgen_update(entry, node, api_defs, errors)
+        if update is None:
+            continue
+        changes = [f.name for f, _ in update.api.ListFields() if f.name != "graph_op_name"]
+        if not update.api.graph_op_name:
+            key = "graph_op_name" if file.format == "apidef" else "name"
+            errors.append(OpgenError(f"override entry has no `{key}`", node.loc,
+                                     hint=f"start the entry with `{key}: \"OpName\"`"))
+        elif not changes:
+            errors.append(OpgenError(f"override entry for {update.api.graph_op_name} changes nothing",
+                                     node.loc, hint="remove the entry or add the fields it should change"))
+        else:
+            yield index, update
+
+
+def _apidef_update(entry: ApiDef, node: Node) -> Update:
+    update = Update(ApiDef(), node.loc)
+    update.api.CopyFrom(entry)
+    for child in node.children:
+        occurrence = sum(1 for (name, _) in update.locs if name == child.name)
+        update.locs[(child.name, occurrence)] = child.loc
+    return update
+
+
+def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_defs: dict[str, ApiDef],
+                  errors: list[OpgenError]) -> Update | None:
+    """An OpGenOverride as an ApiDef update (I9), keeping the location of each part."""
+    update = Update(ApiDef(graph_op_name=entry.name), node.loc, {("graph_op_name", 0): node.first("name").loc})
+    api = update.api
+    if entry.skip:
+        others = [f.name for f, _ in entry.ListFields() if f.name not in ("name", "skip")]
+        if others:
+            errors.append(OpgenError(
+                f"{entry.name}: a skipped op generates no function, so {', '.join(others)} would be ignored",
+                node.first("skip").loc, hint="remove the other fields, or `skip: true`"))
+            return None
+        api.visibility = ApiDef.SKIP
+        update.locs[("visibility", 0)] = node.first("skip").loc
+    if entry.hide:
+        api.visibility = ApiDef.HIDDEN
+        update.locs[("visibility", 0)] = node.first("hide").loc
+    if entry.rename_to or entry.alias:
+        current = api_defs.get(entry.name)
+        main = entry.rename_to or (current.endpoint[0].name if current is not None else entry.name)
+        api.endpoint.add(name=main)
+        update.locs[("endpoint", 0)] = node.first("rename_to" if entry.rename_to else "alias").loc
+        for i, alias in enumerate(entry.alias):
+            api.endpoint.add(name=alias)
+            update.locs[("endpoint", i + 1)] = node.nth("alias", i).loc
+    attrs: dict[str, ApiDef.Attr] = {}
+    for i, default in enumerate(entry.attr_default):
+        loc = node.nth("attr_default", i).loc
+        attr = _entry_for(attrs, api.attr, default.name, update, "attr", loc)
+        if attr.HasField("default_value"):
+            errors.append(OpgenError(f"{entry.name}: attr_default for {default.name!r} given twice", loc))
+        if not default.HasField("value"):
+            errors.append(OpgenError(f"{entry.name}: attr_default for {default.name!r} has no `value`", loc))
+            continue
+        attr.default_value.CopyFrom(default.value)
+    for field_name, kind, repeated, by_name in (("attr_rename", "attr", api.attr, attrs),
+                                                ("input_rename", "in_arg", api.in_arg, {}),
+                                                ("output_rename", "out_arg", api.out_arg, {})):
+        for i, rename in enumerate(getattr(entry, field_name)):
+            loc = node.nth(field_name, i).loc
+            target = _entry_for(by_name, repeated, getattr(rename, "from"), update, kind, loc)
+            if target.rename_to:
+                errors.append(OpgenError(f"{entry.name}: {field_name} renames {target.name!r} twice", loc))
+            if not rename.to:
+                errors.append(OpgenError(f"{entry.name}: {field_name} of {target.name!r} has an empty `to`", loc))
+            target.rename_to = rename.to
+    return update
+
+
+def _entry_for(by_name: dict, repeated, name: str, update: Update, kind: str, loc: Location):
+    """The update's arg/attr entry for `name`, created (and located) on first use."""
+    if name not in by_name:
+        update.locs[(kind, len(repeated))] = loc
+        by_name[name] = repeated.add(name=name)
+    return by_name[name]
+
+
+def _check_names(model: ApiModel, op_defs: dict[str, op_def_pb2.OpDef],
+                 states: dict[str, MergeState]) -> list[OpgenError]:
+    """Collisions the merged model would render: functions, parameters, namedtuple fields."""
+    errors: list[OpgenError] = []
+    functions: dict[str, str] = {}  # Python name -> op
+    for op in sorted(op_defs, key=lambda n: (states[n].endpoint_loc is not None, n)):
+        api, state = model.api_defs[op], states[op]
+        if api.visibility == ApiDef.SKIP:
+            continue
+        main = python_function_name(api)
+        if main is None:
+            if state.endpoint_loc is not None:
+                errors.append(OpgenError(
+                    f"{op}: API name {api.endpoint[0].name!r} gives function name "
+                    f"{endpoint_base_name(api.endpoint[0].name)!r}, a Python keyword or reserved name",
+                    state.endpoint_loc, hint="choose another name, or hide the op"))
+            continue
+        names = [main] + [endpoint_base_name(e.name) for e in api.endpoint[1:]]
+        for name in names:
+            problem = "the module's own imports" if name in MODULE_GLOBALS else None
+            if name in functions:
+                problem = f"the function of op {functions[name]}" if functions[name] != op else \
+                    "another name of the same function"
+            elif name != main and bad_identifier(name):
+                problem = "a Python keyword or reserved name"
+            if problem and state.endpoint_loc is not None:
+                errors.append(OpgenError(f"{op}: function name {name!r} collides with {problem}",
+                                         state.endpoint_loc, hint="choose another rename_to/alias or endpoint"))
+            functions.setdefault(name, op)
+        errors.extend(_check_params(op, op_defs[op], api, state))
+    return errors
+
+
+def _check_params(op: str, op_def: op_def_pb2.OpDef, api: ApiDef, state: MergeState) -> list[OpgenError]:
+    errors: list[OpgenError] = []
+    seen: dict[str, str] = {"name": "the `name` parameter"}
+    for param in python_params(op_def, api):
+        kind = "in_arg" if param.kind == "input" else "attr"
+        what = f"{'input' if kind == 'in_arg' else 'attr'} {param.graph_name!r}"
+        loc = state.rename_locs.get((kind, param.graph_name))
+        if param.name in seen and loc is not None:
+            errors.append(OpgenError(f"{op}: renaming {what} to {param.name!r} collides with {seen[param.name]}",
+                                     loc, hint="parameter names must be unique"))
+        seen.setdefault(param.name, what)
+    fields: dict[str, str] = {}
+    for out in api.out_arg:
+        name = out.rename_to or out.name
+        loc = state.rename_locs.get(("out_arg", out.name))
+        if name in fields and loc is not None:
+            errors.append(OpgenError(f"{op}: renaming output {out.name!r} to {name!r} collides with output "
+                                     f"{fields[name]!r}", loc, hint="output (namedtuple field) names must be unique"))
+        fields.setdefault(name, out.name)
+    return errors
+
+
+# --- `opgen oplist --api`: the model, readably ---
+
+
+def describe_api_model(model: ApiModel, op_list: op_def_pb2.OpList | None = None) -> str:
+    """Per op: the Python signature it renders to, aliases, the override lines that shaped
+    it, then its ApiDef (after merging and UpdateDocs) as text proto."""
+    op_defs = {op.name: op for op in op_list.op} if op_list is not None else {}
+    blocks = []
+    for name in sorted(model.api_defs):
+        api = model.api_defs[name]
+        lines = [f"== {name}"]
+        fn = python_function_name(api)
+        visibility = ApiDef.Visibility.Name(api.visibility)
+        if fn is None:
+            lines.append(f"python: (no function) [{visibility}]")
+        elif name in op_defs:
+            params = [p.name + ("" if p.default is None else "=" + attr_value_text(p.default))
+                      for p in python_params(op_defs[name], api)]
+            lines.append(f"python: def {fn}({', '.join(params + ['name=None'])}) [{visibility}]")
+        else:
+            lines.append(f"python: def {fn}(...) [{visibility}]")
+        aliases = python_aliases(api)
+        if aliases:
+            lines.append("aliases: " + ", ".join(a + (" (deprecated)" if d else "") for a, d in aliases))
+        if model.provenance.get(name):
+            lines.append("changed by: " + ", ".join(str(loc) for loc in model.provenance[name]))
+        lines.append(text_format.MessageToString(api, as_utf8=True, indent=2).rstrip("\n"))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n" if blocks else ""
+
+
+def attr_value_text(value: attr_value_pb2.AttrValue) -> str:
+    """A short Python-like spelling of an attr value (for the signature line only)."""
+    kind = value.WhichOneof("value")
+    if kind == "list":
+        for field_name in ("s", "i", "f", "b", "type", "shape", "tensor", "func"):
+            items = getattr(value.list, field_name)
+            if len(items):
+                return "[" + ", ".join(_scalar_text(field_name, v) for v in items) + "]"
+        return "[]"
+    return _scalar_text(kind, getattr(value, kind)) if kind else "?"
+
+
+def _scalar_text(kind: str, v) -> str:
+    if kind == "s":
+        return repr(v.decode("utf-8", "backslashreplace"))
+    if kind == "b":
+        return "True" if v else "False"
+    if kind == "type":
+        return f"_dtypes.{datatypes.BY_ENUM[v].generator}" if v in datatypes.BY_ENUM else f"<DataType {v}>"
+    if kind == "shape":
+        return "None" if v.unknown_rank else "[" + ", ".join(str(d.size) for d in v.dim) + "]"
+    if kind in ("tensor", "func"):
+        return f"<{kind}>"
+    return repr(v)

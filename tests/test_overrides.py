@@ -1,0 +1,111 @@
+"""Golden cases for override files: tests/golden/overrides/<case>/.
+
+Each case folder holds `overrides/` (the override directory, loaded with the case folder
+as working directory so locations read `overrides/x.pbtxt:3:5`), optionally `ops.pbtxt`
+(the OpList; default: the shared `_ops.pbtxt`) and `options.toml` (`merge_overrides`), and
+exactly one of `expected.txt` (the `opgen oplist --api` description) or
+`expected_error.txt` (the error text). `OPGEN_UPDATE_GOLDEN=1` rewrites the expectations.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import tomllib
+from google.protobuf import text_format
+
+from opgen.errors import OpgenError
+from opgen.overrides import describe_api_model, load_overrides
+from opgen.proto import op_def_pb2
+
+GOLDEN = Path(__file__).parent / "golden" / "overrides"
+CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
+UPDATE = os.environ.get("OPGEN_UPDATE_GOLDEN") == "1"
+
+# Every OpGenOverride field, every ApiDef field and every error of issue 5 has a case.
+REQUIRED_CASES = {
+    "field_skip", "field_hide", "field_rename_to", "field_alias", "field_attr_default",
+    "field_attr_rename", "field_input_rename", "field_output_rename",
+    "apidef_visibility", "apidef_endpoints", "apidef_in_arg", "apidef_out_arg", "apidef_arg_order",
+    "apidef_attr", "apidef_summary_description", "apidef_description_prefix_suffix",
+    "apidef_multiline", "apidef_layers", "mixed_formats", "merge_enabled", "update_docs_chained",
+    "error_parse_opgen", "error_parse_apidef_multiline", "error_unknown_op", "error_unknown_attr",
+    "error_unknown_input", "error_unknown_output", "error_two_files_same_op",
+    "error_rename_collides_param", "error_rename_keyword", "error_rename_collides_function",
+    "error_alias_collides_function", "error_output_rename_collides",
+    "error_attr_default_wrong_type", "error_attr_default_not_allowed",
+    "error_attr_default_below_minimum", "error_attr_default_list_too_short",
+    "error_arg_order_not_permutation", "error_skip_with_other_fields", "error_apidef_skip_with_fields",
+}
+
+
+def load_case(case: str, monkeypatch) -> tuple[op_def_pb2.OpList, bool]:
+    folder = GOLDEN / case
+    monkeypatch.chdir(folder)
+    ops_file = folder / "ops.pbtxt" if (folder / "ops.pbtxt").exists() else GOLDEN / "_ops.pbtxt"
+    op_list = text_format.Parse(ops_file.read_text(), op_def_pb2.OpList())
+    options = tomllib.loads((folder / "options.toml").read_text()) if (folder / "options.toml").exists() else {}
+    return op_list, bool(options.get("merge_overrides", False))
+
+
+def check_golden(path: Path, actual: str) -> None:
+    if UPDATE:
+        path.write_text(actual)
+    assert path.exists(), f"{path} missing (run with OPGEN_UPDATE_GOLDEN=1)"
+    assert actual == path.read_text()
+
+
+def test_every_field_and_error_has_a_case():
+    assert REQUIRED_CASES <= set(CASES), sorted(REQUIRED_CASES - set(CASES))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden(case, monkeypatch):
+    op_list, merge = load_case(case, monkeypatch)
+    folder = GOLDEN / case
+    expect_error = case.startswith("error_")
+    try:
+        model = load_overrides("overrides", op_list, merge=merge)
+    except OpgenError as e:
+        assert expect_error, f"unexpected error:\n{e.format()}"
+        check_golden(folder / "expected_error.txt", e.format() + "\n")
+        return
+    assert not expect_error, "an error case loaded without error"
+    check_golden(folder / "expected.txt", describe_api_model(model, op_list))
+
+
+def test_no_directory_gives_the_default_model():
+    op_list = text_format.Parse((GOLDEN / "_ops.pbtxt").read_text(), op_def_pb2.OpList())
+    model = load_overrides(None, op_list)
+    assert model.provenance == {}
+    assert [e.name for e in model.api_defs["Add"].endpoint] == ["Add"]
+
+
+def test_missing_directory_is_an_error(tmp_path):
+    with pytest.raises(OpgenError, match="does not exist"):
+        load_overrides(tmp_path / "nope", op_def_pb2.OpList())
+
+
+def test_cli_check_and_api(tmp_path, monkeypatch, capsys):
+    """`opgen overrides check` and `opgen oplist --api` on an OpList file with a bad then a good override."""
+    from opgen import cli
+
+    monkeypatch.chdir(tmp_path)
+    ops = tmp_path / "ops.pbtxt"
+    ops.write_text((GOLDEN / "_ops.pbtxt").read_text())
+    (tmp_path / "ov").mkdir()
+    (tmp_path / "ov" / "a.pbtxt").write_text('op {\n  name: "Add"\n  input_rename { from: "q" to: "w" }\n}\n')
+    monkeypatch.setattr(cli, "_gather", lambda args, config: _Gathered(ops))
+    assert cli.main(["overrides", "check", "--overrides", "ov"]) == 2
+    assert capsys.readouterr().err.startswith("ov/a.pbtxt:3:3: error: op Add has no input named 'q'")
+    (tmp_path / "ov" / "a.pbtxt").write_text('op {\n  name: "Add"\n  input_rename { from: "x" to: "w" }\n}\n')
+    assert cli.main(["overrides", "check", "--overrides", "ov"]) == 0
+    assert cli.main(["oplist", "--api", "--overrides", "ov"]) == 0
+    assert "python: def add(w, y, name=None) [VISIBLE]" in capsys.readouterr().out
+
+
+class _Gathered:
+    def __init__(self, path: Path):
+        self.op_list = text_format.Parse(path.read_text(), op_def_pb2.OpList())
