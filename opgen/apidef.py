@@ -109,15 +109,27 @@ def python_function_name(api: api_def_pb2.ApiDef) -> str | None:
 
 
 def python_aliases(api: api_def_pb2.ApiDef) -> list[tuple[str, bool]]:
-    """Further module-level names of the function, from endpoints 2..n: (name, deprecated)."""
+    """Further module-level names of the function, from endpoints 2..n: (name, deprecated).
+
+    Same rule as `opgen.render.pyapi`: reserved names get `_` appended, a hidden op's
+    aliases are `_`-prefixed like the op.
+    """
     main = python_function_name(api)
     if main is None:
         return []
     seen = {main}
     aliases = []
     for endpoint in api.endpoint[1:]:
-        name = endpoint_base_name(endpoint.name)
+        name = python_alias_name(api, endpoint.name)
         if name not in seen:
             seen.add(name)
             aliases.append((name, endpoint.deprecated))
     return aliases
+
+
+def python_alias_name(api: api_def_pb2.ApiDef, endpoint: str) -> str:
+    """The module-level name an extra endpoint gives the function of `api`."""
+    name = avoid_reserved(endpoint_base_name(endpoint))
+    if api.visibility == api_def_pb2.ApiDef.HIDDEN and not name.startswith("_"):
+        name = "_" + name
+    return name

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from opgen.errors import Location, OpgenError
 from opgen.naming import is_reserved
-from opgen.proto import api_def_pb2, datatypes, op_def_pb2
+from opgen.proto import api_def_pb2, op_def_pb2
+from opgen.spec.validate import validate_attr_value
 
 ApiDef = api_def_pb2.ApiDef
 
@@ -73,9 +74,10 @@ def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
     attr_defs = {a.name: a for a in op_def.attr}
     for index, attr in enumerate(api.attr):
         if attr.HasField("default_value") and attr.name in attr_defs:
-            problem = attr_value_error(attr.default_value, attr_defs[attr.name])
+            problem = validate_attr_value(attr.default_value, attr_defs[attr.name])
             if problem:
-                err(f"bad default for attr {attr.name!r}: {problem}", update.loc("attr", index))
+                problem = problem.replace("\n\t for attr", " for attr")
+                err(f"bad attr default: {problem}", update.loc("attr", index))
     return sorted(errors, key=lambda e: e.location or update.entry_loc)
 
 
@@ -170,47 +172,3 @@ def _rename_in_docs(api: ApiDef, old: str, new: str) -> None:
             arg.description = arg.description.replace(old_q, new_q)
     api.summary = api.summary.replace(old_q, new_q)
     api.description = api.description.replace(old_q, new_q)
-
-
-# --- attr default values (TF's ValidateAttrValue for a default against its AttrDef) ---
-
-_SCALAR_FIELD = {"string": "s", "int": "i", "float": "f", "bool": "b", "type": "type", "shape": "shape",
-                 "tensor": "tensor", "func": "func"}
-
-
-def attr_value_error(value, attr_def: op_def_pb2.OpDef.AttrDef) -> str | None:
-    """Why `value` cannot be a value of `attr_def` (type, allowed_values, minimum); None if it can."""
-    attr_type = attr_def.type
-    is_list = attr_type.startswith("list(")
-    elem_type = attr_type[5:-1] if is_list else attr_type
-    want = _SCALAR_FIELD.get(elem_type)
-    if want is None:
-        return f"attr type {attr_type!r} cannot have a default"
-    got = value.WhichOneof("value")
-    if is_list:
-        if got != "list":
-            return f"an attr of type {attr_type} needs `list {{ {want}: ... }}`, not {f'`{got}`' if got else 'no value'}"
-        for other in _SCALAR_FIELD.values():
-            if other != want and len(getattr(value.list, other)):
-                return f"an attr of type {attr_type} needs `list {{ {want}: ... }}`, not `list {{ {other}: ... }}`"
-        elements = list(getattr(value.list, want))
-        if attr_def.has_minimum and len(elements) < attr_def.minimum:
-            return f"list has {len(elements)} elements, fewer than the minimum {attr_def.minimum}"
-    else:
-        if got != want:
-            return f"an attr of type {attr_type} needs `{want}: ...`, not {f'`{got}`' if got else 'no value'}"
-        elements = [getattr(value, want)]
-        if elem_type == "int" and attr_def.has_minimum and elements[0] < attr_def.minimum:
-            return f"value {elements[0]} is less than the minimum {attr_def.minimum}"
-    if elem_type == "type":
-        for t in elements:
-            if t not in datatypes.BY_ENUM:
-                return f"invalid DataType {t}"
-    if attr_def.HasField("allowed_values") and elem_type in ("type", "string"):
-        allowed = list(getattr(attr_def.allowed_values.list, want))
-        for element in elements:
-            if element not in allowed:
-                show = datatypes.python_name if elem_type == "type" else (lambda b: repr(b.decode()))
-                return (f"{show(element)} is not one of the allowed values "
-                        f"{', '.join(show(a) for a in allowed)}")
-    return None

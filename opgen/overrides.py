@@ -30,6 +30,7 @@ from google.protobuf import text_format
 from opgen.apidef import (
     ApiModel,
     default_api_def,
+    python_alias_name,
     python_aliases,
     python_function_name,
     python_params,
@@ -233,14 +234,16 @@ def _check_names(model: ApiModel, op_defs: dict[str, op_def_pb2.OpDef],
                     f"{endpoint_base_name(api.endpoint[0].name)!r}, a Python keyword or reserved name",
                     state.endpoint_loc, hint="choose another name, or hide the op"))
             continue
-        names = [main] + [endpoint_base_name(e.name) for e in api.endpoint[1:]]
-        for name in names:
+        names = [(main, None)] + [(python_alias_name(api, e.name), endpoint_base_name(e.name))
+                                  for e in api.endpoint[1:]]
+        for name, alias_base in names:
             problem = "the module's own imports" if name in MODULE_GLOBALS else None
             if name in functions:
                 problem = f"the function of op {functions[name]}" if functions[name] != op else \
                     "another name of the same function"
-            elif name != main and bad_identifier(name):
+            elif alias_base is not None and bad_identifier(alias_base):
                 problem = "a Python keyword or reserved name"
+                name = alias_base
             if problem and state.endpoint_loc is not None:
                 errors.append(OpgenError(f"{op}: function name {name!r} collides with {problem}",
                                          state.endpoint_loc, hint="choose another rename_to/alias or endpoint"))
