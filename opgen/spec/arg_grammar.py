@@ -1,0 +1,109 @@
+"""`.Input(spec)` / `.Output(spec)` / `.ControlOutput(name)`: TF 2.21's arg grammar (tf_semantics.md B).
+
+Mirrors C++ `FinalizeInputOrOutput` / `FinalizeControlOutput`: the ArgDef is appended
+first and filled while parsing; attrs are looked up in the OpDef as built so far (all
+Attr specs are processed before any arg, so `.Attr`/`.Input` call order does not matter).
+"""
+
+from __future__ import annotations
+
+import re
+
+from opgen.proto import op_def_pb2
+from opgen.proto.datatypes import data_type_from_string
+
+_WS = "[ \t\n\v\f\r]*"
+_RE_NAME = re.compile(rf"([a-z][a-z0-9_]*){_WS}:{_WS}")
+_RE_REF_OPEN = re.compile(rf"Ref{_WS}\({_WS}")
+_RE_NAME_OR_TYPE = re.compile(rf"([A-Za-z][A-Za-z0-9_]*){_WS}")
+_RE_TIMES = re.compile(rf"\*{_WS}([A-Za-z][A-Za-z0-9_]*){_WS}")
+_RE_REF_CLOSE = re.compile(rf"\){_WS}")
+_RE_CONTROL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+DT_RESOURCE = 20
+
+
+def find_attr(name: str, op_def: op_def_pb2.OpDef) -> op_def_pb2.OpDef.AttrDef | None:
+    """C++ `FindAttr`: the first attr called `name`."""
+    for attr in op_def.attr:
+        if attr.name == name:
+            return attr
+    return None
+
+
+def finalize_arg(spec: str, is_output: bool, op_def: op_def_pb2.OpDef) -> str | None:
+    """Parse one Input/Output spec into a new ArgDef of `op_def`; TF's error message or None."""
+    arg = op_def.output_arg.add() if is_output else op_def.input_arg.add()
+    head = _parse(spec, arg, op_def)
+    if head is None:
+        return None
+    return f'{head} from {"Output" if is_output else "Input"}("{spec}") for Op {op_def.name}'
+
+
+def _parse(spec: str, arg: op_def_pb2.OpDef.ArgDef, op_def: op_def_pb2.OpDef) -> str | None:
+    m = _RE_NAME.match(spec)
+    if m is None:
+        return "Trouble parsing 'name:'"
+    arg.name = m.group(1)
+    rest = spec[m.end():]
+
+    m = _RE_REF_OPEN.match(rest)
+    if m is not None:
+        arg.is_ref = True
+        rest = rest[m.end():]
+
+    m = _RE_NAME_OR_TYPE.match(rest)
+    if m is None:
+        return f"Trouble parsing either a type or an attr name at '{rest}'"
+    type_or_attr = m.group(1)
+    rest = rest[m.end():]
+    m = _RE_TIMES.match(rest)
+    if m is not None:
+        arg.number_attr = type_or_attr
+        type_or_attr = m.group(1)
+        rest = rest[m.end():]
+    dt = data_type_from_string(type_or_attr)
+    if dt is not None:
+        arg.type = dt
+    else:
+        attr = find_attr(type_or_attr, op_def)
+        if attr is None:
+            return f"Reference to unknown attr '{type_or_attr}'"
+        if attr.type == "type":
+            arg.type_attr = type_or_attr
+        elif attr.type == "list(type)":
+            arg.type_list_attr = type_or_attr
+        else:
+            return f"Reference to attr '{type_or_attr}' with type {attr.type} that isn't type or list(type)"
+
+    if arg.is_ref:
+        m = _RE_REF_CLOSE.match(rest)
+        if m is None:
+            return f"Did not find closing ')' for 'Ref(', instead found: '{rest}'"
+        rest = rest[m.end():]
+    if rest:
+        return f"Extra '{rest}' unparsed at the end"
+
+    # Implicit minimum 1 for the attrs giving an arg's length or type list (B3).
+    if arg.number_attr:
+        attr = find_attr(arg.number_attr, op_def)
+        if attr is not None and not attr.has_minimum:
+            attr.has_minimum = True
+            attr.minimum = 1
+    elif arg.type_list_attr:
+        attr = find_attr(arg.type_list_attr, op_def)
+        if attr is not None and attr.type == "list(type)" and not attr.has_minimum:
+            attr.has_minimum = True
+            attr.minimum = 1
+    # A fixed resource arg marks the op stateful (B4).
+    if arg.type == DT_RESOURCE:
+        op_def.is_stateful = True
+    return None
+
+
+def finalize_control_output(name: str, op_def: op_def_pb2.OpDef) -> str | None:
+    """`ControlOutput(name)`: trailing garbage is ignored; a bad name still appends ""."""
+    m = _RE_CONTROL_NAME.match(name)
+    op_def.control_output.append(m.group() if m else "")
+    if m is None:
+        return f"Trouble parsing 'name:' from ControlOutput(\"{name}\") for Op {op_def.name}"
+    return None

@@ -1,0 +1,203 @@
+"""A REGISTER_OP chain -> OpDef, exactly as TF 2.21's OpDefBuilder (tf_semantics.md D).
+
+`build_op_def(reg)` replays the builder calls: flags, Deprecated, Doc and SetShapeFn act
+(and record D1 errors) in call order; then Finalize processes all Attr specs, all Input
+specs, all Output specs, control outputs, the Doc and the type constructor (D2); then
+ValidateOpDef runs (D3), as at registration. Every TF error becomes an OpgenError at the
+call that caused it, with TF's message text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.proto import op_def_pb2
+from opgen.spec.arg_grammar import finalize_arg, finalize_control_output
+from opgen.spec.attr_grammar import finalize_attr
+from opgen.spec.doc import finalize_doc
+from opgen.spec.full_type import TypeConstructor, TypeConstructorError, parse_type_constructor
+from opgen.spec.model import BuilderCall, CallArg, Registration
+from opgen.spec.validate import validate_op_def
+
+# A shape function given by name: `shape_inference::UnchangedShape`, `::ns::Fn`.
+_RE_FUNCTION_NAME = re.compile(r"(?:::)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*\Z")
+_FLAGS = {
+    "SetIsCommutative": "is_commutative",
+    "SetIsAggregate": "is_aggregate",
+    "SetIsStateful": "is_stateful",
+    "SetDoNotOptimize": "is_stateful",  # the REGISTER_OP wrapper's alias (D5)
+    "SetAllowsUninitializedInput": "allows_uninitialized_input",
+    "SetIsDistributedCommunication": "is_distributed_communication",
+}
+# method -> the argument kinds it takes ("string", "int", "any")
+SIGNATURES: dict[str, tuple[str, ...]] = {
+    "Attr": ("string",),
+    "Input": ("string",),
+    "Output": ("string",),
+    "ControlOutput": ("string",),
+    "Doc": ("string",),
+    "Deprecated": ("int", "string"),
+    "SetShapeFn": ("any",),
+    "SetTypeConstructor": ("any",),
+    "SetForwardTypeFn": ("any",),
+    **{flag: () for flag in _FLAGS},
+}
+KNOWN_METHODS = tuple(SIGNATURES)
+
+
+class _Builder:
+    """The state OpDefBuilder keeps between calls and Finalize."""
+
+    def __init__(self, reg: Registration):
+        self.reg = reg
+        self.op_def = op_def_pb2.OpDef(name=reg.op_name)
+        self.errors: list[OpgenError] = []  # D1 errors, in call order
+        self.attrs: list[BuilderCall] = []
+        self.inputs: list[BuilderCall] = []
+        self.outputs: list[BuilderCall] = []
+        self.control_outputs: list[BuilderCall] = []
+        self.doc: tuple[str, Location] | None = None
+        self.shape_fn_set = False
+        self.shape_fn: str | None = None
+        self.type_ctor: tuple[TypeConstructor, BuilderCall] | None = None
+
+    def error(self, message: str, loc: Location, hint: str | None = None) -> None:
+        self.errors.append(OpgenError(message, loc, hint))
+
+    def call(self, call: BuilderCall) -> None:
+        if not self._check_signature(call):
+            return
+        method, name = call.method, self.op_def.name
+        if method == "Attr":
+            self.attrs.append(call)
+        elif method == "Input":
+            self.inputs.append(call)
+        elif method == "Output":
+            self.outputs.append(call)
+        elif method == "ControlOutput":
+            self.control_outputs.append(call)
+        elif method in _FLAGS:
+            setattr(self.op_def, _FLAGS[method], True)
+        elif method == "Doc":
+            if self.doc is not None and self.doc[0]:
+                self.error(f"Extra call to Doc() for Op {name}", call.loc)
+            else:
+                self.doc = (str(call.args[0].value), call.args[0].loc)
+        elif method == "Deprecated":
+            if self.op_def.HasField("deprecation"):
+                self.error(f"Deprecated called twice for Op {name}", call.loc)
+            else:
+                version = int(call.args[0].value)
+                if not -(2**31) <= version < 2**31:
+                    self.error(f"Deprecated version {version} does not fit in an int", call.args[0].loc)
+                    return
+                self.op_def.deprecation.version = version
+                self.op_def.deprecation.explanation = str(call.args[1].value)
+        elif method == "SetShapeFn":
+            self._set_shape_fn(call)
+        elif method == "SetTypeConstructor":
+            arg = call.args[0]
+            try:
+                self.type_ctor = (parse_type_constructor(str(arg.value)), call)
+            except TypeConstructorError as e:
+                self.error(str(e), arg.loc)
+        # SetForwardTypeFn: type inference functions never reach the OpDef.
+
+    def _set_shape_fn(self, call: BuilderCall) -> None:
+        arg = call.args[0]
+        text = str(arg.value).strip()
+        if text == "nullptr":  # an empty std::function: as if never set
+            return
+        if self.shape_fn_set:
+            self.error(f"SetShapeFn called twice for Op {self.op_def.name}", call.loc)
+            return
+        self.shape_fn_set = True
+        if arg.kind == "expr" and _RE_FUNCTION_NAME.match(text):
+            self.shape_fn = re.sub(r"\s+", "", text)
+
+    def _check_signature(self, call: BuilderCall) -> bool:
+        sig = SIGNATURES.get(call.method)
+        if sig is None:
+            self.error(f"unknown REGISTER_OP builder method '{call.method}' for Op {self.op_def.name}",
+                       call.loc, "known methods: " + ", ".join(KNOWN_METHODS))
+            return False
+        kinds = tuple(a.kind for a in call.args)
+        if len(kinds) == len(sig) and all(want in ("any", got) for want, got in zip(sig, kinds)):
+            return True
+        wanted = ", ".join({"string": "a string", "int": "an integer", "any": "an expression"}[k] for k in sig)
+        self.error(f"{call.method}() takes {wanted or 'no arguments'}, got "
+                   f"{len(kinds)} argument(s) ({', '.join(kinds) or 'none'}) for Op {self.op_def.name}",
+                   call.loc)
+        return False
+
+    def finalize(self) -> None:
+        """Finalize (D2): errors accumulate in TF's order; the type constructor's is final."""
+        op_def = self.op_def
+        steps: list[tuple[list[BuilderCall], Callable[[str], str | None]]] = [
+            (self.attrs, lambda spec: finalize_attr(spec, op_def)),
+            (self.inputs, lambda spec: finalize_arg(spec, False, op_def)),
+            (self.outputs, lambda spec: finalize_arg(spec, True, op_def)),
+            (self.control_outputs, lambda spec: finalize_control_output(spec, op_def)),
+        ]
+        for calls, finalize in steps:
+            for call in calls:
+                message = finalize(str(call.args[0].value))
+                if message:
+                    self.error(message, call.args[0].loc)
+        doc_text, doc_loc = self.doc if self.doc else ("", self.reg.loc)
+        message = finalize_doc(doc_text, op_def)
+        if message:
+            self.error(message, doc_loc)
+        if self.type_ctor is not None:
+            ctor, call = self.type_ctor
+            message = ctor.apply(op_def)
+            if message:  # TF returns the constructor's error alone
+                self.errors = [OpgenError(message, call.loc)]
+
+    def validate(self) -> None:
+        problem = validate_op_def(self.op_def)
+        if problem is None:
+            return
+        calls = {"attr": self.attrs, "input": self.inputs, "output": self.outputs}.get(problem.part)
+        loc = calls[problem.index].args[0].loc if calls and problem.index < len(calls) else self.reg.loc
+        self.error(problem.message, loc)
+
+
+def build_op_def(reg: Registration) -> tuple[op_def_pb2.OpDef, str | None]:
+    """Finalize + ValidateOpDef of one REGISTER_OP chain.
+
+    Returns the OpDef and the shape function's name (when SetShapeFn was given a plain,
+    possibly qualified, name). Raises OpgenErrors with one located error per TF error.
+    """
+    builder = _Builder(reg)
+    for call in reg.calls:
+        builder.call(call)
+    builder.finalize()
+    if not builder.errors:
+        builder.validate()
+    if builder.errors:
+        raise OpgenErrors(builder.errors)
+    return builder.op_def, builder.shape_fn
+
+
+def registration(op_name: str, calls: list[tuple[str, tuple[str | int, ...]]], path: str = "<spec>",
+                 ) -> Registration:
+    """A Registration from (method, args) pairs, for tests and `opgen specs` round trips.
+
+    String args become kind "string"; ints "int"; args of SetShapeFn, SetTypeConstructor
+    and SetForwardTypeFn become kind "expr". Each call gets its own line for locations.
+    """
+    built = []
+    for line, (method, args) in enumerate(calls, start=2):
+        loc = Location(path, line, 3)
+        call_args = []
+        for k, value in enumerate(args):
+            if method in ("SetShapeFn", "SetTypeConstructor", "SetForwardTypeFn"):
+                kind = "expr"
+            else:
+                kind = "int" if isinstance(value, int) else "string"
+            call_args.append(CallArg(kind, value, Location(path, line, 4 + len(method) + k)))  # type: ignore[arg-type]
+        built.append(BuilderCall(method, tuple(call_args), loc))
+    return Registration(op_name, Location(path, 1, 1), tuple(built))
