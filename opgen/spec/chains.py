@@ -1,0 +1,246 @@
+"""REGISTER_OP chains in a preprocessed token list -> `Registration`s.
+
+A chain is `REGISTER_OP("Name")` (or `REGISTER_SYSTEM_OP`) followed by `.Method(args)`
+calls up to `;`. Arguments become CallArgs: adjacent string literals concatenated and
+unescaped ("string"), integer literals ("int"), helper calls resolved through the helper
+table ("string"), anything else its source text ("expr": lambdas, function names).
+Errors are collected per chain; scanning resumes after the broken chain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from opgen.errors import OpgenError
+from opgen.spec.cpp_lexer import (
+    END,
+    HIDE,
+    KIND,
+    POS,
+    SRC,
+    TEXT,
+    Token,
+    decode_escapes,
+    parse_int_literal,
+    token_error,
+    token_location,
+)
+from opgen.spec.model import BuilderCall, CallArg, Registration
+
+REGISTER_MACROS = {"REGISTER_OP": False, "REGISTER_SYSTEM_OP": True}
+# Builder methods whose arguments are std::strings (Deprecated: its second argument).
+_STRING_METHODS = {"Attr", "Input", "Output", "Doc", "ControlOutput"}
+_CLOSER = {"(": ")", "[": "]", "{": "}"}
+_LITERAL_KINDS = ("str", "raw")
+
+
+def extract_registrations(tokens: list[Token], helpers: Mapping[str, str]) -> tuple[list[Registration], list[OpgenError]]:
+    """Every REGISTER_OP chain of a translation unit, in source order, and the errors of
+    the chains that could not be read."""
+    regs: list[Registration] = []
+    errors: list[OpgenError] = []
+    n = len(tokens)
+    resume = 0
+    for start in [i for i, t in enumerate(tokens) if t[TEXT] in REGISTER_MACROS and t[KIND] == "id"]:
+        if start < resume or start + 1 >= n or tokens[start + 1][TEXT] != "(":
+            continue
+        try:
+            reg, resume = _ChainReader(tokens, helpers).read(start)
+            regs.append(reg)
+        except OpgenError as e:
+            errors.append(e)
+            resume = _next_statement(tokens, start + 1)
+    return regs, errors
+
+
+def _next_statement(tokens: list[Token], i: int) -> int:
+    """Index after the next `;` or before the next REGISTER_OP (error recovery)."""
+    while i < len(tokens):
+        t = tokens[i]
+        if t[TEXT] == ";":
+            return i + 1
+        if t[TEXT] in REGISTER_MACROS:
+            return i
+        i += 1
+    return i
+
+
+class _ChainReader:
+    def __init__(self, tokens: list[Token], helpers: Mapping[str, str]):
+        self.tokens = tokens
+        self.helpers = helpers
+
+    def read(self, start: int) -> tuple[Registration, int]:
+        toks = self.tokens
+        reg_tok = toks[start]
+        macro = reg_tok[TEXT]
+        args, i = self._paren_args(start + 1, macro)
+        if len(args) != 1 or not args[0] or any(t[KIND] not in _LITERAL_KINDS for t in args[0]):
+            at = args[0][0] if args and args[0] else toks[start + 1]
+            raise token_error(at, f"{macro} expects the op name as a string literal, e.g. {macro}(\"MyOp\")")
+        name = self._string(args[0], macro)
+        calls: list[BuilderCall] = []
+        while True:
+            if i >= len(toks):
+                raise token_error(reg_tok, f"expected ';' after the {macro}(\"{name}\") chain, found end of file")
+            t = toks[i]
+            if t[TEXT] == ";" and t[KIND] == "op":
+                return Registration(name, token_location(reg_tok), tuple(calls), REGISTER_MACROS[macro]), i + 1
+            if t[TEXT] != "." or t[KIND] != "op":
+                raise token_error(t, f"expected '.' or ';' in the {macro}(\"{name}\") chain, found '{t[TEXT]}'")
+            if i + 1 >= len(toks) or toks[i + 1][KIND] != "id":
+                raise token_error(t, f"expected a builder method name after '.' in the {macro}(\"{name}\") chain")
+            method_tok = toks[i + 1]
+            method = method_tok[TEXT]
+            if method_tok[HIDE] is not None and method in method_tok[HIDE]:
+                raise token_error(method_tok, f"macro \"{method}\" expands to itself; a recursive macro is not "
+                                  "expanded again, so it cannot supply builder calls")
+            if i + 2 >= len(toks) or toks[i + 2][TEXT] != "(":
+                raise token_error(method_tok, f"expected '(' after builder method '{method}'")
+            arg_toks, i = self._paren_args(i + 2, method)
+            call_args = tuple([self._arg(method, k, a) for k, a in enumerate(arg_toks)])
+            calls.append(BuilderCall(method, call_args, method_tok[SRC].location(method_tok[POS])))
+
+    def _paren_args(self, i: int, what: str) -> tuple[list[list[Token]], int]:
+        """Split the balanced `( ... )` at `i` into top-level comma-separated arguments;
+        returns them and the index after `)`."""
+        toks = self.tokens
+        if i + 2 < len(toks) and toks[i + 2][TEXT] == ")" and toks[i + 1][KIND] != "op":
+            return [[toks[i + 1]]], i + 3  # `(x)`: one token, the common case
+        open_tok = toks[i]
+        stack: list[Token] = []
+        args: list[list[Token]] = [[]]
+        j = i + 1
+        n = len(toks)
+        while j < n:
+            t = toks[j]
+            j += 1
+            if t[KIND] == "op":
+                text = t[TEXT]
+                if text in _CLOSER:
+                    stack.append(t)
+                elif text in (")", "]", "}"):
+                    if not stack:
+                        if text == ")":
+                            return self._check_args(args, what, open_tok), j
+                        raise token_error(t, f"unbalanced '{text}' in the arguments of {what}()")
+                    top = stack.pop()
+                    if _CLOSER[top[TEXT]] != text:
+                        loc = token_location(top)
+                        raise token_error(t, f"expected '{_CLOSER[top[TEXT]]}' to close '{top[TEXT]}' "
+                                          f"from line {loc.line}:{loc.col}, found '{text}'")
+                elif text == "," and not stack:
+                    args.append([])
+                    continue
+                elif text == ";" and not stack:
+                    raise token_error(open_tok, f"missing ')' to close '(' of {what}() before ';'")
+            args[-1].append(t)
+        if stack:
+            top = stack[-1]
+            raise token_error(top, f"'{top[TEXT]}' is never closed (in the arguments of {what}())")
+        raise token_error(open_tok, f"missing ')' to close '(' of {what}() before end of file")
+
+    @staticmethod
+    def _check_args(args: list[list[Token]], what: str, open_tok: Token) -> list[list[Token]]:
+        if args == [[]]:
+            return []
+        for k, a in enumerate(args):
+            if not a:
+                raise token_error(open_tok, f"empty argument {k + 1} in {what}()")
+        return args
+
+    def _arg(self, method: str, index: int, toks: list[Token]) -> CallArg:
+        first = toks[0]
+        loc = first[SRC].location(first[POS])
+        if len(toks) == 1:
+            kind, text = first[KIND], first[TEXT]
+            if kind == "str" and text[0] == '"' and "\\" not in text:
+                return CallArg("string", text[1:-1], loc)  # the common case, decoded by hand
+        if all(t[KIND] in _LITERAL_KINDS for t in toks):
+            return CallArg("string", self._string(toks, method), loc)
+        if len(toks) <= 2 and toks[-1][KIND] == "num" and (len(toks) == 1 or toks[0][TEXT] == "-"):
+            value = parse_int_literal(toks[-1][TEXT])
+            if value is not None:
+                return CallArg("int", -value if len(toks) == 2 else value, loc)
+        if method in _STRING_METHODS or (method == "Deprecated" and index == 1):
+            resolved = self._helper_string(method, toks)
+            if resolved is not None:
+                return CallArg("string", resolved, loc)
+        return CallArg("expr", _source_text(toks), loc)
+
+    def _helper_string(self, method: str, toks: list[Token]) -> str | None:
+        """`Helper()`, `ns::Helper()`, `kName` or `+`-joined mixes with literals -> the
+        string, via the helper table; None when the argument is not of that shape."""
+        parts: list[list[Token]] = [[]]
+        for t in toks:
+            if t[TEXT] == "+" and t[KIND] == "op":
+                parts.append([])
+            else:
+                parts[-1].append(t)
+        pieces: list[str] = []
+        for part in parts:
+            if part and all(t[KIND] in _LITERAL_KINDS for t in part):
+                pieces.append(self._string(part, method))
+                continue
+            name_tok = _helper_name(part)
+            if name_tok is None:
+                return None
+            value = self.helpers.get(name_tok[TEXT])
+            if value is None:
+                call = "()" if part[-1][TEXT] == ")" else ""
+                raise token_error(part[0], f"cannot resolve '{_source_text(part)}' in {method}(): it is not a string "
+                                  "literal, a macro or a known helper; define the string it returns under "
+                                  f"[tool.opgen.helpers] in pyproject.toml ({name_tok[TEXT]} = \"...\")"
+                                  + ("" if call else " or make it a macro"))
+            pieces.append(value)
+        return "".join(pieces)
+
+    def _string(self, toks: list[Token], method: str) -> str:
+        data = bytearray()
+        for t in toks:
+            text = t[TEXT]
+            quote = text.index('"')
+            prefix = text[:quote]
+            if prefix not in ("", "u8", "R", "u8R"):
+                raise token_error(t, f"{prefix}-prefixed string literal is not a narrow std::string; "
+                                  f"use a plain \"...\" literal in {method}()")
+            if t[KIND] == "raw":
+                src = t[SRC]
+                if t[HIDE] is None:
+                    text = src.original_slice(t[POS], t[END])
+                paren = text.index("(", quote)
+                data += text[paren + 1 : len(text) - (paren - quote) - 1].encode("utf-8")
+            else:
+                data += decode_escapes(text[quote + 1 : -1], t)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise token_error(toks[0], f"string literal in {method}() is not valid UTF-8 after escapes") from None
+
+
+def _helper_name(part: list[Token]) -> Token | None:
+    """The name token of `[::]a::b::Name` or `[::]a::b::Name()`, else None."""
+    if part and part[-1][TEXT] == ")":
+        if len(part) < 3 or part[-2][TEXT] != "(":
+            return None
+        part = part[:-2]
+    if not part:
+        return None
+    if part[0][TEXT] == "::":
+        part = part[1:]
+    if len(part) % 2 == 0:
+        return None
+    for k, t in enumerate(part):
+        if (k % 2 == 0 and t[KIND] != "id") or (k % 2 == 1 and t[TEXT] != "::"):
+            return None
+    return part[-1]
+
+
+def _source_text(toks: list[Token]) -> str:
+    """The argument as written when it comes straight from one file, else its tokens
+    joined by single spaces (after macro expansion there is no source text)."""
+    first = toks[0]
+    src = first[SRC]
+    if all(t[HIDE] is None and t[SRC] is src for t in toks):
+        return src.text[first[POS] : toks[-1][END]]
+    return " ".join(t[TEXT] for t in toks)

@@ -1,0 +1,222 @@
+"""C++ lexing for the spec scanner: one compiled regex that jumps from token to token.
+
+A token is a plain tuple (fast to build and unpack on the hot path):
+
+    (kind, text, src, pos, end, bol, hide)
+
+kind  "id", "num", "str", "raw", "chr", "op" (punctuator, `text` says which) or
+      "bad" (an unterminated "..." / '...' literal: an error only where it is used, since
+      g++ tolerates them inside `#if 0`);
+src   the SourceFile the token stands in (for a macro expansion: where the macro is used);
+pos   offsets into `src.text`; `end` is exclusive;
+bol   True when the token is the first on its line (comments count as whitespace):
+      this is how `#` starts a directive;
+hide  None for a token read from a file, else the frozenset of macro names it was
+      expanded from (the C preprocessor's "hide set", which stops recursion).
+
+Comments and whitespace never become tokens, so `REGISTER_OP` inside a comment or a
+string literal is never seen as a registration. Line continuations (backslash-newline)
+are spliced out before lexing; `SourceFile.location` maps offsets back to the line and
+column of the original file.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from typing import Final
+
+from opgen.errors import Location, OpgenError
+
+Token = tuple[str, str, "SourceFile", int, int, bool, "frozenset[str] | None"]
+
+# Field indexes of a Token (Final, so type checkers know each field's type).
+KIND: Final = 0
+TEXT: Final = 1
+SRC: Final = 2
+POS: Final = 3
+END: Final = 4
+BOL: Final = 5
+HIDE: Final = 6
+
+_SPLICE = re.compile(r"\\\r?\n")
+_NEWLINE = re.compile(r"\n")
+
+_PUNCT = (
+    r"->\*?|\.\.\.|::|<=>|<<=?|>>=?|[-+*/%^&|=!<>]=|&&|\|\||\+\+|--|##|\.\*"
+    r"|[-+*/%^&|~!=<>?:;,.()\[\]{}#]"
+)
+_PREFIX = r"(?:u8|[uUL])?"
+
+_TOKEN = re.compile(
+    r"(?P<ws>(?:[ \t\n\r\f\v]+|//[^\n]*|/\*.*?\*/)*)"
+    r"(?:"
+    rf"(?P<raw>{_PREFIX}R\"(?P<delim>[^()\\ \t\n\r\f\v\"]{{0,16}})\(.*?\)(?P=delim)\")"
+    rf"|(?P<str>{_PREFIX}\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\")"
+    rf"|(?P<chr>{_PREFIX}'[^'\\\n]*(?:\\.[^'\\\n]*)*')"
+    r"|(?P<id>[^\W\d]\w*)"
+    r"|(?P<num>\.?\d(?:[eEpP][+-]|[\w.'])*)"
+    rf"|(?P<op>{_PUNCT})"
+    r"|(?P<badcomment>/\*)"
+    rf"|(?P<badraw>{_PREFIX}R\")"
+    rf"|(?P<bad>{_PREFIX}[\"'][^\n]*)"
+    r"|(?P<other>\S)"
+    r"|(?P<eof>\Z)"
+    r")",
+    re.DOTALL,
+)
+_BLOCK_OR_LINE_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+class SourceFile:
+    """The text of one file with line continuations spliced out, and the way back to
+    1-based line:column positions of the original file."""
+
+    __slots__ = ("_cuts", "_line_starts", "_original_text", "_removed", "path", "text")
+
+    def __init__(self, path: str, original: str):
+        self.path = path
+        self._line_starts: list[int] | None = None
+        self._cuts: list[int] = []  # spliced-text offsets where a continuation was removed
+        self._removed: list[int] = []  # characters removed up to and including that cut
+        if "\\" in original and _SPLICE.search(original):
+            pieces: list[str] = []
+            last = 0
+            removed = 0
+            for m in _SPLICE.finditer(original):
+                pieces.append(original[last : m.start()])
+                self._cuts.append(m.start() - removed)
+                removed += m.end() - m.start()
+                self._removed.append(removed)
+                last = m.end()
+            pieces.append(original[last:])
+            self.text = "".join(pieces)
+        else:
+            self.text = original
+        self._original_text = original
+
+    def original_offset(self, pos: int) -> int:
+        if not self._cuts:
+            return pos
+        i = bisect.bisect_right(self._cuts, pos)
+        return pos + (self._removed[i - 1] if i else 0)
+
+    def original_slice(self, pos: int, end: int) -> str:
+        """The original text of `text[pos:end]`, line continuations included (C++ keeps
+        them inside raw strings)."""
+        return self._original_text[self.original_offset(pos) : self.original_offset(end - 1) + 1]
+
+    def location(self, pos: int) -> Location:
+        starts = self._line_starts
+        if starts is None:
+            starts = self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(self._original_text)]
+        if self._cuts:
+            pos = self.original_offset(pos)
+        line = bisect.bisect_right(starts, pos)
+        return Location(self.path, line, pos - starts[line - 1] + 1)
+
+    def error(self, pos: int, message: str) -> OpgenError:
+        return OpgenError(message, self.location(pos))
+
+    def __repr__(self) -> str:
+        return f"SourceFile({self.path!r})"
+
+
+def token_location(tok: Token) -> Location:
+    return tok[SRC].location(tok[POS])
+
+
+def token_error(tok: Token, message: str) -> OpgenError:
+    return tok[SRC].error(tok[POS], message)
+
+
+def tokenize(src: SourceFile, start: int = 0, end: int | None = None) -> list[Token]:
+    """Every token of `src.text[start:end]`; raises a located OpgenError for an
+    unterminated comment or raw string (they swallow the rest of the file)."""
+    text = src.text if end is None else src.text[:end]
+    tokens: list[Token] = []
+    append = tokens.append
+    bol = start == 0 or text[start - 1] == "\n"
+    for m in _TOKEN.finditer(text, start):
+        kind: str = m.lastgroup  # type: ignore[assignment]  # every alternative is a named group
+        ws = m.group("ws")
+        if ws and "\n" in ws:
+            bol = True if "/*" not in ws else "\n" in _BLOCK_OR_LINE_COMMENT.sub(_comment_as_space, ws)
+        if kind == "eof":
+            break
+        tstart = m.start(kind)
+        tend = m.end()
+        if kind == "badcomment":
+            raise src.error(tstart, "unterminated comment: '/*' without a matching '*/'")
+        if kind == "badraw":
+            delim = re.match(r"[^()\\ \t\n\r\f\v\"]{0,16}", text[tend:]).group()  # type: ignore[union-attr]
+            if text[tend + len(delim) : tend + len(delim) + 1] != "(":
+                raise src.error(tstart, "invalid raw string delimiter: expected R\"delim( with at most "
+                                "16 characters and no spaces, parentheses or backslashes")
+            raise src.error(tstart, f"unterminated raw string literal: no ){delim}\" after R\"{delim}(")
+        if kind == "other" and m.group(kind) == "\\":
+            raise src.error(tstart, "stray '\\' in program")
+        append((kind, text[tstart:tend], src, tstart, tend, bol, None))
+        bol = False
+    return tokens
+
+
+def _comment_as_space(m: re.Match[str]) -> str:
+    return "" if m.group().startswith("//") else " "
+
+
+def relex(text: str, like: Token) -> list[Token]:
+    """Tokens of `text` (a `##` paste or a stringized argument), located where `like` is."""
+    tmp = SourceFile(like[SRC].path, text)
+    return [(k, t, like[SRC], like[POS], like[END], False, like[HIDE]) for k, t, *_ in tokenize(tmp)]
+
+
+_ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]+)|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|(.))", re.DOTALL)
+_SIMPLE_ESCAPES = {
+    "n": b"\n", "t": b"\t", "r": b"\r", "a": b"\a", "b": b"\b", "f": b"\f", "v": b"\v",
+    "\\": b"\\", "'": b"'", '"': b'"', "?": b"?",
+}
+
+
+def decode_escapes(body: str, tok: Token) -> bytes:
+    """The bytes of a narrow literal's body (between the quotes), escapes resolved."""
+    if "\\" not in body:
+        return body.encode("utf-8")
+    out = bytearray()
+    last = 0
+    for m in _ESCAPE.finditer(body):
+        out += body[last : m.start()].encode("utf-8")
+        last = m.end()
+        octal, hexa, u4, u8, simple = m.groups()
+        if octal is not None or hexa is not None:
+            value = int(octal, 8) if octal is not None else int(hexa, 16)
+            if value > 0xFF:
+                raise token_error(tok, f"escape sequence {m.group()} out of range")
+            out.append(value)
+        elif u4 is not None or u8 is not None:
+            code = int(u4 or u8, 16)
+            if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+                raise token_error(tok, f"\\{m.group()[1:]} is not a valid universal character")
+            out += chr(code).encode("utf-8")
+        elif simple in _SIMPLE_ESCAPES:
+            out += _SIMPLE_ESCAPES[simple]
+        else:
+            raise token_error(tok, f"unknown escape sequence '\\{simple}'")
+    out += body[last:].encode("utf-8")
+    return bytes(out)
+
+
+_INT_LITERAL = re.compile(
+    r"(0[xX][0-9a-fA-F']+|0[bB][01']+|0[0-7']*|[1-9][0-9']*)(?:[uU](?:ll|LL|[lLzZ])?|(?:ll|LL|[lLzZ])[uU]?)?\Z"
+)
+
+
+def parse_int_literal(text: str) -> int | None:
+    """The value of a C++ integer literal (digit separators, suffixes), else None."""
+    m = _INT_LITERAL.match(text)
+    if not m:
+        return None
+    digits = m.group(1).replace("'", "")
+    if digits[:2] in ("0x", "0X", "0b", "0B"):
+        return int(digits, 0)
+    return int(digits, 8) if len(digits) > 1 else int(digits)

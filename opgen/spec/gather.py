@@ -1,0 +1,182 @@
+"""Sources (C++ files, directories, globs, OpList files) -> one OpList, as TF's registry
+would hold it after registering every op of those sources.
+
+Directories contribute their `*.cc`/`*.cpp`/`*.cxx` translation units (recursively);
+headers are read only through `#include` unless named explicitly; OpList files are read
+when named (or globbed). Files are processed in sorted path order, so the result and the
+errors do not depend on the order the sources were given in. Every error of every file
+and op is collected and raised together as one OpgenErrors.
+"""
+
+from __future__ import annotations
+
+import gc
+import glob
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.spec.chains import extract_registrations
+from opgen.spec.helpers import helper_table
+from opgen.spec.model import GatherResult, OpSource, Registration
+from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
+from opgen.spec.preprocessor import Preprocessor
+
+TRANSLATION_UNIT_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".cu")
+_GLOB_CHARS = set("*?[")
+
+
+@dataclass(frozen=True)
+class SourceFiles:
+    cpp: list[str]  # translation units, sorted
+    oplists: list[str]  # OpList files, sorted
+
+
+def expand_sources(sources: Iterable[str]) -> SourceFiles:
+    """Resolve files, directories and globs; every error names the source at fault."""
+    cpp: set[str] = set()
+    oplists: set[str] = set()
+    errors: list[OpgenError] = []
+
+    def add(path: str, explicit: bool) -> None:
+        if path.lower().endswith(OPLIST_SUFFIXES):
+            oplists.add(path)
+        elif explicit or path.endswith(TRANSLATION_UNIT_SUFFIXES):
+            cpp.add(path)
+
+    for source in sources:
+        if _GLOB_CHARS & set(source):
+            matches = sorted(glob.glob(source, recursive=True))
+            if not matches:
+                errors.append(OpgenError("glob matches no files", Location(source)))
+            for m in matches:
+                if os.path.isdir(m):
+                    _add_directory(m, add)
+                else:
+                    add(_clean(m), True)
+        elif os.path.isdir(source):
+            _add_directory(source, add)
+        elif os.path.isfile(source):
+            add(_clean(source), True)
+        else:
+            errors.append(OpgenError("no such file or directory", Location(source)))
+    if errors:
+        raise OpgenErrors(errors)
+    return SourceFiles(_unique_sorted(cpp), _unique_sorted(oplists))
+
+
+def _add_directory(directory: str, add) -> None:
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for f in files:
+            if f.endswith(TRANSLATION_UNIT_SUFFIXES):
+                add(_clean(os.path.join(root, f)), False)
+
+
+def _clean(path: str) -> str:
+    return os.path.normpath(path)
+
+
+def _unique_sorted(paths: set[str]) -> list[str]:
+    """One entry per real file (a file named twice, e.g. directly and via its
+    directory, is read once), sorted by path."""
+    by_real: dict[str, str] = {}
+    for p in sorted(paths):
+        by_real.setdefault(os.path.realpath(p), p)
+    return sorted(by_real.values())
+
+
+def read_allow_file(path: str) -> set[str]:
+    """Op names, one per line; blank lines and `#` comments are ignored."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
+        raise OpgenError(f"cannot read allow file: {reason}", Location(path)) from None
+    names: set[str] = set()
+    for line in text.splitlines():
+        name = line.split("#", 1)[0].strip()
+        if name:
+            names.add(name)
+    return names
+
+
+def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> tuple[list[Registration], list[OpgenError]]:
+    """Registrations of one translation unit and its errors (a lexing or preprocessing
+    error stops the file; chain errors are collected per chain)."""
+    # Scanning allocates hundreds of thousands of acyclic tuples; the cyclic GC would
+    # only traverse them again and again (a third of the scan time on a large file).
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        tokens = pp.run(path)
+        return extract_registrations(tokens, helpers)
+    except OpgenError as e:
+        return [], [e]
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def gather(
+    sources: Iterable[str],
+    *,
+    defines: Iterable[str] = (),
+    include_dirs: Iterable[str] = (),
+    allow_file: str | None = None,
+    include_internal: bool = False,
+    helpers: Mapping[str, str] | None = None,
+) -> GatherResult:
+    """The OpList (sorted by name, `_` ops only with include_internal) of every op the
+    sources register; raises OpgenErrors with every error found."""
+    errors: list[OpgenError] = []
+    files = expand_sources(sources)
+    pp = Preprocessor(defines, include_dirs)
+    allowed = read_allow_file(allow_file) if allow_file else None
+    table = helper_table(helpers)
+
+    from opgen.registry import OpRegistry
+
+    registry = OpRegistry()
+    sources_by_op: dict[str, OpSource] = {}
+
+    def register(op_def, source: OpSource) -> None:
+        try:
+            registry.register(op_def, source)
+        except OpgenError as e:
+            errors.extend(e.errors if isinstance(e, OpgenErrors) else [e])
+            return
+        sources_by_op.setdefault(op_def.name, source)
+
+    for path in files.cpp:
+        regs, file_errors = scan_cpp_file(path, pp, table)
+        errors.extend(file_errors)
+        regs = [r for r in regs if allowed is None or r.system or r.op_name in allowed]
+        if not regs:
+            continue
+        from opgen.spec.builder import build_op_def
+
+        for reg in regs:
+            try:
+                op_def, shape_fn = build_op_def(reg)
+            except OpgenError as e:
+                errors.extend(e.errors if isinstance(e, OpgenErrors) else [e])
+                continue
+            register(op_def, OpSource(reg.loc, shape_fn))
+
+    for path in files.oplists:
+        try:
+            op_list, lines = load_op_list_with_lines(path)
+        except OpgenError as e:
+            errors.append(e)
+            continue
+        for op_def, line in zip(op_list.op, lines):
+            if allowed is None or op_def.name in allowed:
+                register(op_def, OpSource(Location(path, line, 1 if line else 0)))
+
+    if errors:
+        raise OpgenErrors(errors)
+    op_list = registry.export(include_internal)
+    return GatherResult(op_list, {op.name: sources_by_op[op.name] for op in op_list.op if op.name in sources_by_op})

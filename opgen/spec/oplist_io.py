@@ -1,0 +1,102 @@
+"""OpList files: text (`.pbtxt`), binary (`.pb`) and JSON, read with located errors and
+written deterministically."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from google.protobuf import json_format, text_format
+from google.protobuf.message import DecodeError
+
+from opgen.errors import Location, OpgenError
+from opgen.proto import op_def_pb2
+
+FORMATS = ("pbtxt", "pb", "json")
+BINARY_SUFFIXES = (".pb", ".binarypb")
+TEXT_SUFFIXES = (".pbtxt", ".pbtext", ".textproto", ".txtpb")
+JSON_SUFFIXES = (".json",)
+OPLIST_SUFFIXES = BINARY_SUFFIXES + TEXT_SUFFIXES + JSON_SUFFIXES
+
+
+def dump_op_list(op_list: op_def_pb2.OpList, fmt: str) -> bytes:
+    """`pbtxt` (text format, UTF-8), `pb` (deterministic wire format) or `json`
+    (proto field names, 2-space indent); text outputs end with a newline."""
+    if fmt == "pbtxt":
+        return text_format.MessageToString(op_list, as_utf8=True).encode("utf-8")
+    if fmt == "pb":
+        return op_list.SerializeToString(deterministic=True)
+    if fmt == "json":
+        text = json_format.MessageToJson(op_list, preserving_proto_field_name=True, indent=2, sort_keys=True)
+        return (text + "\n").encode("utf-8")
+    raise ValueError(f"unknown OpList format {fmt!r} (expected one of {', '.join(FORMATS)})")
+
+
+def load_op_list_file(path: str | Path) -> op_def_pb2.OpList:
+    """Read an OpList file; the format follows the suffix (`.pb` binary, `.json`,
+    anything else text format)."""
+    return load_op_list_with_lines(path)[0]
+
+
+def load_op_list_with_lines(path: str | Path) -> tuple[op_def_pb2.OpList, list[int]]:
+    """The OpList and, for a text file, the 1-based line of each `op` entry (0 otherwise)."""
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise OpgenError(f"cannot read OpList file: {e.strerror}", Location(name)) from None
+    op_list = op_def_pb2.OpList()
+    suffix = Path(name).suffix.lower()
+    if suffix in BINARY_SUFFIXES:
+        try:
+            op_list.ParseFromString(data)
+        except DecodeError as e:
+            raise OpgenError(f"not a binary OpList: {e}", Location(name)) from None
+        return op_list, [0] * len(op_list.op)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise OpgenError("OpList file is not UTF-8 text (binary OpLists need the .pb suffix)",
+                         Location(name, line, e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1)) from None
+    if suffix in JSON_SUFFIXES:
+        try:
+            json_format.Parse(text, op_list)
+        except json_format.ParseError as e:
+            raise OpgenError(f"not a JSON OpList: {_one_line(str(e))}", Location(name)) from None
+        return op_list, [0] * len(op_list.op)
+    try:
+        text_format.Parse(text, op_list)
+    except text_format.ParseError as e:
+        line, col = e.GetLine() or 0, e.GetColumn() or 0
+        message = re.sub(r"^\d+:\d+ : ", "", str(e))
+        raise OpgenError(f"cannot parse text OpList: {_one_line(message)}", Location(name, line, col)) from None
+    lines = _op_entry_lines(text)
+    if len(lines) != len(op_list.op):  # `op: [...]` list syntax: no per-entry lines
+        lines = [0] * len(op_list.op)
+    return op_list, lines
+
+
+_PBTXT_TOKEN = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|#[^\n]*|[{}<>\[\]\n]|\bop\b")
+
+
+def _op_entry_lines(text: str) -> list[int]:
+    """Lines of the top-level `op` fields of a text-format OpList, in order."""
+    lines: list[int] = []
+    depth = 0
+    line = 1
+    for m in _PBTXT_TOKEN.finditer(text):
+        tok = m.group()
+        if tok == "\n":
+            line += 1
+        elif tok in ("{", "<", "["):
+            depth += 1
+        elif tok in ("}", ">", "]"):
+            depth -= 1
+        elif tok == "op" and depth == 0:
+            lines.append(line)
+    return lines
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
