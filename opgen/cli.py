@@ -99,7 +99,7 @@ def _cmd_overrides_check(args: argparse.Namespace, config: Config) -> int:
 def _cmd_api(args: argparse.Namespace, config: Config) -> int:
     from opgen.apidiff import run_api
 
-    return run_api(args, config)
+    return run_api(args, config, _gather(args, config))
 
 
 def _cmd_diff(args: argparse.Namespace, config: Config) -> int:

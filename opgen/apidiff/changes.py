@@ -1,0 +1,280 @@
+"""Compare two snapshots: every added, removed or changed op and function, classified.
+
+Each `Change` has a category (graph, python, docs), a stable rule id, whether it breaks
+existing users, a message, and the location to annotate (the REGISTER_OP line for graph
+and docs changes, the override line that shaped the Python API when there is one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from opgen.apidiff.graph_compat import DEFAULTS_RULES, attr_values_equal, compatible_message, graph_issues
+from opgen.apidiff.snapshot import Function, OpEntry, Snapshot
+from opgen.apidiff.snapshot_format import FLAGS, describe_arg, describe_attr
+from opgen.attr_text import summarize_attr_value
+from opgen.errors import Location
+from opgen.proto import op_def_pb2
+
+Category = Literal["graph", "python", "docs"]
+CATEGORIES: tuple[Category, ...] = ("graph", "python", "docs")
+
+
+@dataclass(frozen=True)
+class Change:
+    op: str
+    category: Category
+    rule: str  # stable id, e.g. "attr_removed", "param_renamed", "summary_changed"
+    breaking: bool
+    message: str  # one line for people
+    location: Location | None = None
+    tf_message: str | None = None  # graph rules: TF's full error text (OpDefCompatible / ...DefaultsUnchanged)
+
+
+@dataclass(frozen=True)
+class OpStatus:
+    op: str
+    status: Literal["added", "removed", "changed"]
+
+
+@dataclass
+class DiffResult:
+    changes: list[Change]
+    ops: list[OpStatus]  # every op that differs, sorted by name
+
+    @property
+    def breaking(self) -> list[Change]:
+        return [c for c in self.changes if c.breaking]
+
+
+def _graph_location(entry: OpEntry) -> Location | None:
+    return entry.location
+
+
+def _python_location(entry: OpEntry) -> Location | None:
+    return entry.api_locations[0] if entry.api_locations else entry.location
+
+
+# ---- graph ------------------------------------------------------------------------------
+
+def _compatible_graph_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> list[tuple[str, str]]:
+    """Graph changes TF accepts, as (rule, message); reported so reviewers see them."""
+    out: list[tuple[str, str]] = []
+    old_attrs = {a.name: a for a in old.attr}
+    new_attrs = {a.name: a for a in new.attr}
+    for attr in new.attr:
+        before = old_attrs.get(attr.name)
+        if before is None:
+            out.append(("attr_added", f"Attr '{attr.name}' added with default: `{describe_attr(attr)}`"))
+            continue
+        if before.type != attr.type:
+            continue
+        if before.HasField("allowed_values") and not attr.HasField("allowed_values"):
+            out.append(("allowed_values_unrestricted", f"Attr '{attr.name}' no longer restricts its values"))
+        elif (attr.HasField("allowed_values") and
+              not attr_values_equal(before.allowed_values, attr.allowed_values) and
+              set(before.allowed_values.list.type) <= set(attr.allowed_values.list.type) and
+              set(before.allowed_values.list.s) <= set(attr.allowed_values.list.s)):
+            out.append(("allowed_values_widened",
+                        f"Attr '{attr.name}' allows more values; from {summarize_attr_value(before.allowed_values)} "
+                        f"to {summarize_attr_value(attr.allowed_values)}"))
+        if before.has_minimum and (not attr.has_minimum or attr.minimum < before.minimum):
+            new_min = str(attr.minimum) if attr.has_minimum else "no minimum"
+            out.append(("minimum_lowered", f"Attr '{attr.name}' has a lower minimum; from {before.minimum} to {new_min}"))
+        if not before.HasField("default_value") and attr.HasField("default_value"):
+            out.append(("default_added",
+                        f"Attr '{attr.name}' has a default now: {summarize_attr_value(attr.default_value)}"))
+    old_in = [describe_arg(a) for a in old.input_arg]
+    new_in = [describe_arg(a) for a in new.input_arg]
+    if old_in != new_in:
+        only_names = [a.split(": ", 1)[1] for a in old_in] == [a.split(": ", 1)[1] for a in new_in]
+        out.append(("inputs_renamed" if only_names else "inputs_changed_compatibly",
+                    f"Inputs {'renamed' if only_names else 'changed compatibly'}: "
+                    f"{', '.join(old_in) or 'none'} -> {', '.join(new_in) or 'none'}"))
+    old_out = [describe_arg(a) for a in old.output_arg]
+    new_out = [describe_arg(a) for a in new.output_arg]
+    if old_out != new_out:
+        out.append(("outputs_changed_compatibly",
+                    f"Outputs changed compatibly: {', '.join(old_out) or 'none'} -> {', '.join(new_out) or 'none'}"))
+    for flag in FLAGS:
+        if getattr(old, flag) != getattr(new, flag):
+            out.append(("flag_changed", f"{flag} changed from {str(getattr(old, flag)).lower()} to "
+                                        f"{str(getattr(new, flag)).lower()}"))
+    if sorted(old.control_output) != sorted(new.control_output):
+        out.append(("control_outputs_changed", f"Control outputs changed: {', '.join(old.control_output) or 'none'} "
+                                               f"-> {', '.join(new.control_output) or 'none'}"))
+    if old.deprecation != new.deprecation:
+        if new.HasField("deprecation"):
+            out.append(("op_deprecated", f"Op is deprecated from GraphDef version {new.deprecation.version}: "
+                                         f"{new.deprecation.explanation}"))
+        else:
+            out.append(("op_undeprecated", "Op is no longer deprecated"))
+    if [a.name for a in old.attr] != [a.name for a in new.attr] and set(old_attrs) <= set(new_attrs):
+        if [n for n in (a.name for a in new.attr) if n in old_attrs] != [a.name for a in old.attr]:
+            out.append(("attrs_reordered", "Attrs reordered (Python parameter order may follow)"))
+    return out
+
+
+def _graph_changes(old: OpEntry, new: OpEntry) -> list[Change]:
+    loc = _graph_location(new)
+    changes = []
+    issues = graph_issues(old.op_def, new.op_def)
+    # a retyped or removed attr's default "change" only restates that issue
+    restated = {i.subject for i in issues if i.rule in ("attr_type_changed", "attr_removed")}
+    for issue in issues:
+        if issue.rule in DEFAULTS_RULES and issue.subject in restated:
+            continue
+        changes.append(Change(new.name, "graph", issue.rule, True, issue.reason, loc,
+                              compatible_message(issue, old.op_def, new.op_def)))
+    if any(issue.rule not in DEFAULTS_RULES for issue in issues):
+        return changes  # compatible-change details would only restate the incompatibility
+    changes += [Change(new.name, "graph", rule, False, message, loc)
+                for rule, message in _compatible_graph_changes(old.op_def, new.op_def)]
+    return changes
+
+
+# ---- python -----------------------------------------------------------------------------
+
+def _qualified(fn: Function) -> str:
+    return f"{fn.module}.{fn.name}"
+
+
+def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
+    a, b = old.function, new.function
+    loc = _python_location(new)
+    out: list[Change] = []
+
+    def add(rule: str, breaking: bool, message: str) -> None:
+        out.append(Change(new.name, "python", rule, breaking, message, loc))
+
+    if a is None and b is None:
+        return out
+    if a is None:
+        assert b is not None
+        add("function_added", False, f"{_qualified(b)} added: {b.signature}")
+        return out
+    if b is None:
+        add("function_removed", a.visible, f"{_qualified(a)} removed ({new.skip_reason or 'no Python function'})")
+        return out
+    public = a.visible  # hidden functions are private: their changes never break users
+    if a.visible and not b.visible:
+        add("function_hidden", True, f"{_qualified(a)} is no longer exported (hidden, defined as {b.name})")
+    elif b.visible and not a.visible:
+        add("function_exposed", False, f"{_qualified(b)} is exported now (was hidden as {a.name})")
+    elif (a.module, a.name) != (b.module, b.name):
+        kept = b.module == a.module and a.name in b.aliases
+        rule = "function_moved" if a.name == b.name else "function_renamed"
+        add(rule, public and not kept, f"{_qualified(a)} -> {_qualified(b)}" + (" (old name kept as alias)" if kept else ""))
+    for alias in a.aliases:
+        if alias not in b.aliases and alias != b.name:
+            add("alias_removed", public, f"alias {a.module}.{alias} of {_qualified(a)} removed")
+    for alias in b.aliases:
+        if alias not in a.aliases:
+            add("alias_added", False, f"alias {b.module}.{alias} added for {_qualified(b)}")
+    out += [Change(new.name, "python", rule, public and breaking, message, loc)
+            for rule, breaking, message in _param_changes(a, b)]
+    if len(a.outputs) != len(b.outputs):
+        add("output_arity_changed", public,
+            f"{_qualified(b)} returns {_result_text(b)} instead of {_result_text(a)}")
+    elif a.outputs != b.outputs and len(a.outputs) > 1:
+        add("output_fields_changed", public,
+            f"{_qualified(b)} result fields ({', '.join(a.outputs)}) -> ({', '.join(b.outputs)})")
+    return out
+
+
+def _result_text(fn: Function) -> str:
+    if not fn.outputs:
+        return "the Operation"
+    if len(fn.outputs) == 1:
+        return "1 output"
+    return f"{len(fn.outputs)} outputs"
+
+
+def _param_changes(a: Function, b: Function) -> list[tuple[str, bool, str]]:
+    """Parameters pair up by Python name, else by what they bind (a renamed parameter)."""
+    out: list[tuple[str, bool, str]] = []
+    fn = _qualified(b)
+    new_by_name = {p.name: (i, p) for i, p in enumerate(b.params)}
+    new_by_binding = {p.binds: (i, p) for i, p in enumerate(b.params)}
+    old_names = {p.name for p in a.params}
+    matched: set[str] = set()
+    for i, p in enumerate(a.params):
+        found = new_by_name.get(p.name)
+        if found is None and p.binds in new_by_binding and new_by_binding[p.binds][1].name not in old_names:
+            found = new_by_binding[p.binds]
+        if found is None:
+            out.append(("param_removed", True, f"{fn}: parameter '{p.name}' removed"))
+            continue
+        j, q = found
+        matched.add(q.name)
+        if p.name != q.name:
+            out.append(("param_renamed", True, f"{fn}: parameter '{p.name}' renamed to '{q.name}'"))
+        if i != j:
+            out.append(("param_moved", True, f"{fn}: parameter '{q.name}' moved from position {i + 1} to {j + 1}"))
+        if p.default is not None and q.default is None:
+            out.append(("param_default_removed", True, f"{fn}: parameter '{q.name}' is required now "
+                                                       f"(default was {p.default})"))
+        elif p.default is None and q.default is not None:
+            out.append(("param_default_added", False, f"{fn}: parameter '{q.name}' has a default now: {q.default}"))
+        elif p.default != q.default:
+            out.append(("param_default_changed", True, f"{fn}: parameter '{q.name}' default {p.default} -> {q.default}"))
+    for q in b.params:
+        if q.name in matched:
+            continue
+        if q.default is None:
+            out.append(("required_param_added", True, f"{fn}: required parameter '{q.name}' added"))
+        else:
+            out.append(("param_added", False, f"{fn}: parameter '{q.name}={q.default}' added"))
+    return out
+
+
+# ---- docs -------------------------------------------------------------------------------
+
+def _doc_label(key: str) -> str:
+    """`summary`, `description`, or `doc of input 'x'` for a docs key like `input x`."""
+    kind, _, name = key.partition(" ")
+    return f"doc of {kind} '{name}'" if name else kind
+
+
+def _docs_changes(old: OpEntry, new: OpEntry) -> list[Change]:
+    a, b = dict(old.docs), dict(new.docs)
+    out = []
+    for key in sorted(set(a) | set(b)):
+        if a.get(key, "") != b.get(key, ""):
+            what = "added" if key not in a else "removed" if key not in b else "changed"
+            out.append(Change(new.name, "docs", f"doc_{what}", False, f"{_doc_label(key)} {what}",
+                              _python_location(new)))
+    return out
+
+
+# ---- whole snapshots --------------------------------------------------------------------
+
+def diff_snapshots(old: Snapshot, new: Snapshot) -> DiffResult:
+    changes: list[Change] = []
+    ops: list[OpStatus] = []
+    for name in sorted(set(old.ops) | set(new.ops)):
+        before, after = old.ops.get(name), new.ops.get(name)
+        if after is None:
+            assert before is not None
+            ops.append(OpStatus(name, "removed"))
+            changes.append(Change(name, "graph", "op_removed", True, f"Op {name} removed",
+                                  _graph_location(before)))
+            if before.function is not None:
+                changes.append(Change(name, "python", "function_removed", before.function.visible,
+                                      f"{_qualified(before.function)} removed with its op",
+                                      _python_location(before)))
+            continue
+        if before is None:
+            ops.append(OpStatus(name, "added"))
+            changes.append(Change(name, "graph", "op_added", False, f"Op {name} added", _graph_location(after)))
+            if after.function is not None:
+                changes.append(Change(name, "python", "function_added", False,
+                                      f"{_qualified(after.function)} added: {after.function.signature}",
+                                      _python_location(after)))
+            continue
+        op_changes = _graph_changes(before, after) + _python_changes(before, after) + _docs_changes(before, after)
+        if op_changes:
+            ops.append(OpStatus(name, "changed"))
+            changes += op_changes
+    return DiffResult(changes, ops)

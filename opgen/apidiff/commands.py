@@ -1,0 +1,87 @@
+"""`opgen api` and `opgen diff`, and the snapshot file `opgen build` writes and checks."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from opgen.apidef import ApiModel
+from opgen.apidiff.changes import diff_snapshots
+from opgen.apidiff.inputs import git_revision_snapshot, load_side, project_snapshot
+from opgen.apidiff.report import FORMATTERS, format_text
+from opgen.apidiff.snapshot import Snapshot
+from opgen.apidiff.snapshot_build import build_snapshot
+from opgen.apidiff.snapshot_format import to_json, to_markdown
+from opgen.config import Config
+from opgen.errors import OpgenError
+from opgen.fsutil import atomic_write
+from opgen.spec.model import GatherResult
+
+
+def render_snapshot(snapshot: Snapshot, fmt: str) -> str:
+    return to_json(snapshot) if fmt == "json" else to_markdown(snapshot)
+
+
+def _format_for(path: Path) -> str:
+    return "json" if path.suffix == ".json" else "md"
+
+
+def snapshot_outputs(config: Config, gathered: GatherResult, api_model: ApiModel) -> dict[Path, bytes]:
+    """The committed API snapshot (`[tool.opgen] api`) as build writes and checks it; {} when unset."""
+    if not config.api:
+        return {}
+    path = config.path(config.api)
+    text = render_snapshot(build_snapshot(gathered, api_model, config), _format_for(path))
+    return {path: text.encode("utf-8")}
+
+
+def run_api(args: argparse.Namespace, config: Config, gathered: GatherResult) -> int:
+    """Print (or write with -o) the API snapshot of the gathered sources after their overrides."""
+    from opgen.overrides import load_overrides
+
+    overrides = args.overrides or (config.path(config.overrides) if config.overrides else None)
+    if overrides is not None and not Path(overrides).exists() and not args.overrides:
+        overrides = None  # the configured default directory is optional
+    model = load_overrides(overrides, gathered.op_list, merge=config.merge_overrides)
+    snapshot = build_snapshot(gathered, model, config)
+    text = render_snapshot(snapshot, args.format)
+    if args.output:
+        atomic_write(Path(args.output), text.encode("utf-8"))
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _sides(args: argparse.Namespace, config: Config) -> tuple[Snapshot, Snapshot]:
+    if args.git:
+        if args.old and args.new:
+            raise OpgenError("with --git REV give at most one path (the NEW side)",
+                             hint="opgen diff --git REV [NEW]")
+        new_spec = args.old or args.new
+        old = git_revision_snapshot(args.git, config)
+        new = load_side(new_spec, config) if new_spec else project_snapshot(config)
+        return old, new
+    if not args.old:
+        raise OpgenError("nothing to compare: give OLD [NEW] or --git REV",
+                         hint="opgen diff old_specs/ new_specs/  |  opgen diff --git HEAD~1")
+    old = load_side(args.old, config)
+    new = load_side(args.new, config) if args.new else project_snapshot(config)
+    return old, new
+
+
+def _use_color(stream) -> bool:
+    return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+def run_diff(args: argparse.Namespace, config: Config) -> int:
+    """Report the differences NEW - OLD; exit 1 on a breaking change unless --allow-breaking."""
+    old, new = _sides(args, config)
+    result = diff_snapshots(old, new)
+    if args.format == "text":
+        text = format_text(result, color=_use_color(sys.stdout))
+    else:
+        text = FORMATTERS[args.format](result)
+    sys.stdout.write(text)
+    return 1 if result.breaking and not args.allow_breaking else 0

@@ -1,0 +1,119 @@
+"""Render a DiffResult as text (colored on a terminal), Markdown, JSON or GitHub annotations."""
+
+from __future__ import annotations
+
+import json
+
+from opgen.apidiff.changes import CATEGORIES, Change, DiffResult
+
+_TITLES = {"graph": "graph compatibility", "python": "Python API", "docs": "docs"}
+
+
+def _counts(result: DiffResult) -> str:
+    breaking = len(result.breaking)
+    docs = sum(1 for c in result.changes if c.category == "docs")
+    compatible = len(result.changes) - breaking - docs
+    by_status = {s: sum(1 for o in result.ops if o.status == s) for s in ("added", "removed", "changed")}
+    ops = ", ".join(f"{n} {s}" for s, n in by_status.items() if n) or "none"
+    return f"{breaking} breaking, {compatible} compatible, {docs} docs-only change(s); ops: {ops}"
+
+
+def _verdict(c: Change) -> str:
+    return "BREAKING" if c.breaking else "docs" if c.category == "docs" else "ok"
+
+
+def _by_op(result: DiffResult) -> list[tuple[str, str, list[Change]]]:
+    status = {o.op: o.status for o in result.ops}
+    grouped: dict[str, list[Change]] = {}
+    for c in result.changes:
+        grouped.setdefault(c.op, []).append(c)
+    return [(op, status[op], grouped.get(op, [])) for op in sorted(status)]
+
+
+def format_text(result: DiffResult, color: bool = False) -> str:
+    def paint(code: str, text: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if color else text
+
+    lines = [paint("1", "opgen diff: " + _counts(result))]
+    for op, status, changes in _by_op(result):
+        lines.append("")
+        lines.append(paint("1", f"{op}") + f" ({status})")
+        for c in changes:
+            verdict = _verdict(c)
+            tag = paint("31;1" if c.breaking else "2" if c.category == "docs" else "32", f"{verdict:<8}")
+            where = f"  [{c.location}]" if c.location else ""
+            lines.append(f"  {tag} {c.category:<6} {c.rule}: {c.message}{paint('2', where)}")
+    return "\n".join(lines) + "\n"
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def format_markdown(result: DiffResult) -> str:
+    lines = ["## opgen API diff", "", _counts(result), ""]
+    if not result.changes:
+        lines.append("No API changes.")
+        return "\n".join(lines) + "\n"
+    if result.breaking:
+        lines += [f":x: **{len(result.breaking)} breaking change(s)**", ""]
+    else:
+        lines += [":white_check_mark: no breaking changes", ""]
+    for category in CATEGORIES:
+        changes = [c for c in result.changes if c.category == category]
+        if not changes:
+            continue
+        lines += [f"### {_TITLES[category]}", "", "| op | change | rule | details | where |",
+                  "|---|---|---|---|---|"]
+        for c in changes:
+            verdict = "**breaking**" if c.breaking else "docs" if c.category == "docs" else "compatible"
+            where = f"`{c.location}`" if c.location else ""
+            lines.append(f"| `{c.op}` | {verdict} | `{c.rule}` | {_md_escape(c.message)} | {where} |")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def format_json(result: DiffResult) -> str:
+    data = {
+        "breaking": len(result.breaking),
+        "ops": [{"op": o.op, "status": o.status} for o in result.ops],
+        "changes": [
+            {
+                "op": c.op,
+                "category": c.category,
+                "rule": c.rule,
+                "breaking": c.breaking,
+                "message": c.message,
+                **({"location": str(c.location)} if c.location else {}),
+                **({"tf_message": c.tf_message} if c.tf_message else {}),
+            }
+            for c in result.changes
+        ],
+    }
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+def _gh_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_property(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def format_github(result: DiffResult) -> str:
+    """GitHub workflow commands: `::error` for breaking changes, `::notice` for the rest."""
+    lines = []
+    for c in result.changes:
+        level = "error" if c.breaking else "notice"
+        props = []
+        if c.location:
+            props.append(f"file={_gh_property(c.location.path)}")
+            if c.location.line:
+                props.append(f"line={c.location.line}")
+        props.append(f"title={_gh_property(f'opgen {c.category} {c.rule} ({c.op})')}")
+        lines.append(f"::{level} {','.join(props)}::{_gh_data(c.message)}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+FORMATTERS = {"text": format_text, "md": format_markdown, "json": format_json, "github": format_github}

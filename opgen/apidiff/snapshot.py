@@ -1,0 +1,77 @@
+"""The API snapshot: per op, its graph-level facts and the Python function generated for it.
+
+A `Snapshot` is what `opgen api` prints and what `opgen diff` compares. It is a thin
+projection of the spec front end (OpDefs, REGISTER_OP locations), the override model
+(ApiDefs, override-file lines) and `opgen.render.pyapi` (the one mapping of an op to its
+Python function), and it round-trips through JSON so committed snapshots can be diffed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from opgen.errors import Location
+from opgen.proto import op_def_pb2
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a generated function."""
+
+    name: str  # Python name (after renames and reserved-word escaping)
+    binds: str  # what it feeds: "input x", "attr T", or "name" for the trailing name=None
+    default: str | None = None  # Python source of the default; None when required
+
+
+@dataclass(frozen=True)
+class Function:
+    """The Python function generated for one op (a projection of `opgen.render.pyapi.FunctionApi`)."""
+
+    module: str  # "gen_math_ops"
+    name: str  # "add", or "_add" when hidden
+    visible: bool  # exported (in __all__) rather than hidden
+    signature: str  # `add(x, y, name=None)`, without annotations
+    aliases: tuple[str, ...] = ()  # further names bound to the same function
+    params: tuple[Param, ...] = ()  # without the trailing name=None
+    outputs: tuple[str, ...] = ()  # result fields in order (namedtuple fields when > 1)
+    output_type: str | None = None  # namedtuple type name when the op has several outputs
+
+    def returns(self) -> str:
+        if self.output_type:
+            return f"{self.output_type}({', '.join(self.outputs)})"
+        return self.outputs[0] if self.outputs else "Operation"
+
+
+@dataclass(frozen=True)
+class OpEntry:
+    """One op of the library."""
+
+    op_def: op_def_pb2.OpDef  # graph facts: the OpDef with docs removed
+    function: Function | None  # None when the op gets no Python function (skipped)
+    docs: tuple[tuple[str, str], ...] = ()  # ("summary", text), ("input x", text), ... as the docstring shows
+    location: Location | None = None  # REGISTER_OP (or the op's entry in an OpList file)
+    api_locations: tuple[Location, ...] = ()  # override-file lines that shaped its Python API
+    skip_reason: str = ""  # why function is None
+
+    @property
+    def name(self) -> str:
+        return self.op_def.name
+
+
+@dataclass
+class Snapshot:
+    ops: dict[str, OpEntry] = field(default_factory=dict)  # by op name
+
+    def sorted_ops(self) -> list[OpEntry]:
+        return [self.ops[name] for name in sorted(self.ops)]
+
+
+def strip_docs(op_def: op_def_pb2.OpDef) -> op_def_pb2.OpDef:
+    """The OpDef without summaries and descriptions (TF's RemoveNonDeprecationDescriptionsFromOpDef)."""
+    stripped = op_def_pb2.OpDef()
+    stripped.CopyFrom(op_def)
+    stripped.ClearField("summary")
+    stripped.ClearField("description")
+    for arg in (*stripped.input_arg, *stripped.output_arg, *stripped.attr):
+        arg.ClearField("description")
+    return stripped

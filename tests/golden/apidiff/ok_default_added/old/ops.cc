@@ -1,0 +1,9 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+REGISTER_OP("Fill")
+    .Output("output: float")
+    .Attr("value: float");
+
+}  // namespace tensorflow

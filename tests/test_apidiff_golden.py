@@ -1,0 +1,70 @@
+"""`opgen diff` on the scenario corpus tests/golden/apidiff/<scenario>/{old,new}: every
+output format against its golden file (OPGEN_UPDATE_GOLDEN=1 rewrites them).
+
+Scenario names state the expected verdict, checked independently of the goldens:
+`break_<category>_<rule>[__<variant>]` must report `<rule>` as a breaking change of that category,
+`ok_*` must report nothing breaking, `docs_*` only docs changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from opgen.apidiff import run_diff
+from opgen.config import Config
+
+CORPUS = Path(__file__).parent / "golden" / "apidiff"
+SCENARIOS = sorted(p.name for p in CORPUS.iterdir() if (p / "old").is_dir())
+FORMATS = {"text": "txt", "md": "md", "json": "json", "github": "github"}
+UPDATE = os.environ.get("OPGEN_UPDATE_GOLDEN") == "1"
+
+
+def _diff(scenario: str, fmt: str, monkeypatch) -> tuple[int, str]:
+    folder = CORPUS / scenario
+    monkeypatch.chdir(folder)
+    args = argparse.Namespace(old="old", new="new", git=None, format=fmt, allow_breaking=False)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = run_diff(args, Config(root=folder))
+    return code, out.getvalue()
+
+
+def test_corpus_size():
+    assert len(SCENARIOS) >= 40
+    assert sum(s.startswith("ok_") for s in SCENARIOS) >= 10
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_scenario(scenario, monkeypatch):
+    outputs = {fmt: _diff(scenario, fmt, monkeypatch) for fmt in FORMATS}
+    report = json.loads(outputs["json"][1])
+    breaking = [(c["category"], c["rule"]) for c in report["changes"] if c["breaking"]]
+    for code, _ in outputs.values():
+        assert code == (1 if breaking else 0)
+    if scenario.startswith("break_"):
+        _, category, rule = scenario.split("__")[0].split("_", 2)
+        assert (category, rule) in breaking, breaking
+    elif scenario.startswith("ok_"):
+        assert not breaking
+    elif scenario.startswith("docs_"):
+        assert report["changes"] and all(c["category"] == "docs" for c in report["changes"])
+    for fmt, ext in FORMATS.items():
+        golden = CORPUS / scenario / f"expected.{ext}"
+        if UPDATE:
+            golden.write_text(outputs[fmt][1], encoding="utf-8")
+        assert outputs[fmt][1] == golden.read_text(encoding="utf-8"), f"{scenario}: {fmt} output differs"
+
+
+def test_allow_breaking_exits_zero(monkeypatch):
+    folder = CORPUS / "break_graph_attr_removed"
+    monkeypatch.chdir(folder)
+    args = argparse.Namespace(old="old", new="new", git=None, format="text", allow_breaking=True)
+    with redirect_stdout(io.StringIO()):
+        assert run_diff(args, Config(root=folder)) == 0
