@@ -1,0 +1,14 @@
+"""Annotation classes for generated wrappers' TypeVars (`_atypes.Float32`, ...), like TF's.
+
+One empty class per DataType annotation name (tf_semantics P2), plus `Float16` which TF's
+unconstrained TypeVar list also names (P3). They exist for type checkers only.
+"""
+
+from __future__ import annotations
+
+from opgen.proto import datatypes as _names
+
+__all__ = sorted({n.annotation for n in _names.BY_ENUM.values()} | {"Float16"})
+
+for _name in __all__:
+    globals()[_name] = type(_name, (), {"__module__": __name__, "__doc__": f"The `{_name}` element type."})

@@ -1,0 +1,302 @@
+"""Python values and numpy arrays -> Const ops, with TensorFlow's dtype inference (G12).
+
+Python scalars and nested lists are handled without numpy, reproducing what TF's
+`make_tensor_proto` does through numpy: int64 results narrowed to int32 when every value
+fits, float64 narrowed to float32, `[]` is float32 of shape (0,), content-typed tensors with
+more than one element use `tensor_content`, others the typed `*_val` fields. numpy is used
+only when the value itself is a numpy object (so it is already imported).
+"""
+
+from __future__ import annotations
+
+import numbers
+import struct
+import sys
+from typing import Any
+
+from opgen.proto import attr_value_pb2, tensor_pb2
+
+from . import dtypes as _dtypes
+from .graph import Graph, Tensor, get_default_graph
+from .tensor_shape import Dimension, TensorShape
+
+# DataTypes TF serialises into tensor_content when a tensor has more than one element.
+_CONTENT_TYPES = {19, 1, 2, 3, 4, 5, 6, 9, 11, 12, 15, 16, 13, 22, 23, 24, 25, 26, 27, 28, 33, 14}
+_STRUCT_FORMAT = {1: "f", 2: "d", 3: "i", 4: "B", 5: "h", 6: "b", 9: "q", 17: "H", 22: "I", 23: "Q", 19: "e"}
+_INT_RANGES = {
+    3: (-(2**31), 2**31 - 1),
+    4: (0, 255),
+    5: (-(2**15), 2**15 - 1),
+    6: (-128, 127),
+    9: (-(2**63), 2**63 - 1),
+    17: (0, 2**16 - 1),
+    22: (0, 2**32 - 1),
+    23: (0, 2**64 - 1),
+}
+_NUMPY_NAME = {3: "int32", 4: "uint8", 5: "int16", 6: "int8", 9: "int64", 17: "uint16", 22: "uint32", 23: "uint64"}
+_INT_VAL = {3, 4, 5, 6, 17, 11, 12, 13, 15, 16, 29, 30, 31, 32}
+
+
+def _numpy() -> Any:
+    return sys.modules.get("numpy")
+
+
+def _is_numpy_value(value: Any) -> bool:
+    np = _numpy()
+    return np is not None and isinstance(value, (np.ndarray, np.generic))
+
+
+def _dense_dims(value: Any) -> list[int]:
+    if not isinstance(value, (list, tuple)):
+        return []
+    if not value:
+        return [0]
+    return [len(value)] + _dense_dims(value[0])
+
+
+def _flatten(value: Any, dims: list[int], depth: int, out: list[Any], original: Any) -> None:
+    if depth == len(dims):
+        if isinstance(value, (list, tuple)):
+            raise _ragged(original, dims)
+        out.append(value)
+        return
+    if not isinstance(value, (list, tuple)) or len(value) != dims[depth]:
+        raise _ragged(original, dims)
+    for item in value:
+        _flatten(item, dims, depth + 1, out, original)
+
+
+def _ragged(value: Any, dims: list[int]) -> ValueError:
+    return ValueError(
+        "setting an array element with a sequence. The requested array has an inhomogeneous shape "
+        f"after {len(dims)} dimensions. Expected values {value} to be a dense tensor with shape {dims}."
+    )
+
+
+def _kind(v: Any) -> str:
+    """numpy's kind letter for a Python scalar (b, i, f, c, U, S, O)."""
+    if isinstance(v, bool):
+        return "b"
+    if isinstance(v, (int, Dimension)):
+        return "i"
+    if isinstance(v, float):
+        return "f"
+    if isinstance(v, complex):
+        return "c"
+    if isinstance(v, str):
+        return "U"
+    if isinstance(v, bytes):
+        return "S"
+    np = _numpy()
+    if np is not None and isinstance(v, np.generic):
+        return {"u": "i"}.get(v.dtype.kind, v.dtype.kind)
+    return "O"
+
+
+def _infer_dtype(flat: list[Any]) -> int:
+    """The DataType TF infers for flattened Python values (numpy promotion + TF narrowing)."""
+    kinds = {_kind(v) for v in flat}
+    if not flat:
+        return 1
+    if "O" in kinds or (kinds & {"U", "S"} and kinds - {"U", "S"}):
+        if kinds <= {"U", "S", "i", "f", "b", "c"} and "O" not in kinds:
+            return 7  # numpy makes a unicode array of mixed scalars
+        raise TypeError(f"Failed to convert elements of {flat} to Tensor. Consider casting elements to a supported type.")
+    if kinds & {"U", "S"}:
+        return 7
+    if "c" in kinds:
+        return 18
+    if "f" in kinds:
+        return 1
+    if "i" in kinds:
+        ints = [int(v) for v in flat]
+        lo, hi = min(ints), max(ints)
+        if -(2**31) <= lo and hi < 2**31:
+            return 3
+        if -(2**63) <= lo and hi < 2**63:
+            return 9
+        if lo >= 0 and hi < 2**64:
+            return 23
+        raise TypeError(f"Failed to convert elements of {flat} to Tensor. Consider casting elements to a supported type.")
+    return 10
+
+
+def _check_compatible(flat: list[Any], dtype: _dtypes.DType) -> None:
+    """TF's `_AssertCompatible`: each element must suit the requested dtype."""
+    base = dtype._base_enum
+    if base == 10:
+        ok = lambda v: isinstance(v, bool) or _kind(v) == "b"  # noqa: E731
+    elif base == 7:
+        ok = lambda v: isinstance(v, (str, bytes))  # noqa: E731
+    elif dtype.is_complex:
+        ok = lambda v: isinstance(v, numbers.Complex)  # noqa: E731
+    elif dtype.is_floating:
+        ok = lambda v: isinstance(v, numbers.Real) or _kind(v) in "bif"  # noqa: E731
+    elif dtype.is_integer or dtype.is_quantized:
+        ok = lambda v: isinstance(v, (numbers.Integral, Dimension)) or _kind(v) in "bi"  # noqa: E731
+    else:
+        ok = lambda v: not isinstance(v, Tensor)  # noqa: E731
+    for v in flat:
+        if not ok(v) or isinstance(v, Tensor):
+            raise TypeError(f"Expected {dtype.name}, but got {v} of type '{type(v).__name__}'.")
+
+
+def _bfloat16_bits(x: float) -> int:
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    if (bits & 0x7F800000) == 0x7F800000 and bits & 0x7FFFFF:
+        return 0x7FC0
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def _cast(flat: list[Any], enum: int) -> list[Any]:
+    if enum == 7:
+        return [v.encode() if isinstance(v, str) else v if isinstance(v, bytes) else str(v).encode() for v in flat]
+    if enum == 10:
+        return [bool(v) for v in flat]
+    if enum in (8, 18):
+        return [complex(v) for v in flat]
+    if enum in _INT_RANGES:
+        out = [int(v) for v in flat]
+        lo, hi = _INT_RANGES[enum]
+        for v in out:
+            if v < lo or v > hi:
+                raise OverflowError(f"Python integer {v} out of bounds for {_NUMPY_NAME[enum]}")
+        return out
+    if enum in _INT_VAL:
+        return [int(v) for v in flat]
+    return [float(v) for v in flat]
+
+
+def _python_tensor_proto(values: Any, dtype: _dtypes.DType | None) -> tensor_pb2.TensorProto:
+    if values is None:
+        raise ValueError("None values not supported.")
+    dims = _dense_dims(values)
+    flat: list[Any] = []
+    _flatten(values, dims, 0, flat, values)
+    if dtype is None:
+        if any(isinstance(v, Tensor) for v in flat):
+            raise TypeError("Expected any non-tensor type, but got a tensor instead.")
+        enum = _infer_dtype(flat)
+    else:
+        _check_compatible(flat, dtype)
+        enum = dtype._base_enum
+        if not dtype.is_numpy_compatible:
+            inferred = _dtypes.as_dtype(_infer_dtype(flat))
+            raise TypeError(f"`dtype` {dtype} is not compatible with {values} of dtype {inferred.name}.")
+    return _encode(_cast(flat, enum), enum, dims)
+
+
+def _encode(flat: list[Any], enum: int, dims: list[int]) -> tensor_pb2.TensorProto:
+    proto = tensor_pb2.TensorProto(dtype=enum)
+    shape = proto.tensor_shape
+    shape.SetInParent()
+    for d in dims:
+        shape.dim.add(size=d)
+    n = len(flat)
+    if n > 1 and enum in _CONTENT_TYPES:
+        if enum == 14:
+            proto.tensor_content = struct.pack(f"<{n}H", *[_bfloat16_bits(v) for v in flat])
+        else:
+            proto.tensor_content = struct.pack(f"<{n}{_STRUCT_FORMAT[enum]}", *flat)
+        return proto
+    if enum == 7:
+        proto.string_val.extend(flat)
+    elif enum == 1:
+        proto.float_val.extend(flat)
+    elif enum == 2:
+        proto.double_val.extend(flat)
+    elif enum == 9:
+        proto.int64_val.extend(flat)
+    elif enum == 22:
+        proto.uint32_val.extend(flat)
+    elif enum == 23:
+        proto.uint64_val.extend(flat)
+    elif enum == 10:
+        proto.bool_val.extend(flat)
+    elif enum == 8:
+        proto.scomplex_val.extend([p for c in flat for p in (c.real, c.imag)])
+    elif enum == 18:
+        proto.dcomplex_val.extend([p for c in flat for p in (c.real, c.imag)])
+    elif enum == 19:
+        proto.half_val.extend([struct.unpack("<H", struct.pack("<e", v))[0] for v in flat])
+    elif enum == 14:
+        proto.half_val.extend([_bfloat16_bits(v) for v in flat])
+    elif enum in _INT_VAL:
+        proto.int_val.extend(flat)
+    else:
+        raise TypeError(f"Element type not supported in TensorProto: {_dtypes.as_dtype(enum).name}.")
+    return proto
+
+
+def _numpy_tensor_proto(values: Any, dtype: _dtypes.DType | None) -> tensor_pb2.TensorProto:
+    np = _numpy()
+    if dtype is not None and dtype.is_numpy_compatible and not dtype.is_quantized:
+        array = np.asarray(values).astype(dtype.as_numpy_dtype)
+    else:
+        array = np.asarray(values)
+    found = _dtypes.as_dtype(array.dtype)
+    if dtype is not None and dtype.base_dtype != found.base_dtype and not dtype.is_quantized:
+        raise TypeError(f"`dtype` {dtype} is not compatible with {values} of dtype {array.dtype}.")
+    enum = dtype._base_enum if dtype is not None and dtype.is_quantized else found.as_datatype_enum
+    dims = list(array.shape)
+    if array.size > 1 and enum in _CONTENT_TYPES:
+        proto = tensor_pb2.TensorProto(dtype=enum, tensor_content=array.astype(array.dtype.newbyteorder("<")).tobytes())
+        proto.tensor_shape.SetInParent()
+        for d in dims:
+            proto.tensor_shape.dim.add(size=d)
+        return proto
+    flat = array.ravel().tolist()
+    if enum in (14, 24, 25, 26, 27, 28, 33):
+        flat = [float(v) for v in flat]
+    return _encode(_cast(flat, enum) if enum != 7 else [v if isinstance(v, bytes) else str(v).encode() for v in flat], enum, dims)
+
+
+def make_tensor_proto(values: Any, dtype: Any = None) -> tensor_pb2.TensorProto:
+    """A TensorProto for a Python value or numpy array, as TF's `make_tensor_proto` builds it."""
+    if isinstance(values, tensor_pb2.TensorProto):
+        return values
+    dtype = _dtypes.as_dtype(dtype) if dtype is not None else None
+    if _is_numpy_value(values):
+        return _numpy_tensor_proto(values, dtype)
+    return _python_tensor_proto(values, dtype)
+
+
+def constant(value: Any, dtype: Any = None, name: str = "Const", graph: Graph | None = None) -> Tensor:
+    """A Const op holding `value` in the default graph (named like TF: uniquified `name`)."""
+    return _const_from_proto(make_tensor_proto(value, dtype), name, graph)
+
+
+def convert_to_tensor(
+    value: Any, dtype: Any = None, name: str | None = None, as_ref: bool = False, preferred_dtype: Any = None
+) -> Tensor:
+    """TF's `convert_to_tensor` for graph Tensors and constants (preferred dtype tried first)."""
+    if isinstance(value, Tensor):
+        if dtype is not None:
+            dtype = _dtypes.as_dtype(dtype)
+            if not dtype.is_compatible_with(value._dtype):
+                raise ValueError(
+                    f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype {value._dtype.name}: {value!r}"
+                )
+        return value
+    if hasattr(value, "_as_graph_tensor"):
+        return value._as_graph_tensor(dtype)
+    if dtype is None and preferred_dtype is not None:
+        try:
+            proto = make_tensor_proto(value, preferred_dtype)
+        except (TypeError, ValueError):
+            pass
+        else:
+            return _const_from_proto(proto, name)
+    return _const_from_proto(make_tensor_proto(value, dtype), name)
+
+
+def _const_from_proto(proto: tensor_pb2.TensorProto, name: str | None, graph: Graph | None = None) -> Tensor:
+    g = graph or get_default_graph()
+    attrs = {
+        "value": attr_value_pb2.AttrValue(tensor=proto),
+        "dtype": attr_value_pb2.AttrValue(type=proto.dtype),
+    }
+    op = g._create_op("Const", [], name or "Const", attrs, [_dtypes._BY_ENUM[proto.dtype]], None)
+    out = op._outputs[0]
+    out._shape = TensorShape([d.size for d in proto.tensor_shape.dim])
+    return out

@@ -1,0 +1,383 @@
+"""`_apply_op_helper`: TensorFlow's graph-mode op construction (tf_semantics.md G) on the
+embedded graph, or through TensorFlow itself when the TF backend is active.
+
+Step order, conversions, inference and every error type/message follow TF 2.21's Python
+path (the C++ fast path is off by default in 2.21).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opgen.proto import attr_value_pb2, op_def_pb2
+
+from . import backend as _backend
+from . import dtypes as _dtypes
+from . import registry as _registry
+from . import shape_inference as _shape_inference
+from .attr_values import value_to_attr_value
+from .constant_op import convert_to_tensor
+from .graph import Graph, Tensor, get_default_graph
+
+_DT_INVALID = 0
+
+
+def _is_list_value(v: Any) -> bool:
+    return isinstance(v, (list, tuple))
+
+
+class _OpInfo:
+    """Per-OpDef facts computed once: type-attr defaults and allowed lists, attr defs by name."""
+
+    __slots__ = ("default_types", "allowed_types", "attr_defs")
+
+    def __init__(self, op_def: op_def_pb2.OpDef) -> None:
+        self.default_types: dict[str, _dtypes.DType] = {}
+        self.allowed_types: dict[str, list[int]] = {}
+        self.attr_defs = {a.name: a for a in op_def.attr}
+        for attr in op_def.attr:
+            if attr.type != "type":
+                continue
+            if attr.HasField("default_value"):
+                self.default_types[attr.name] = _dtypes.as_dtype(attr.default_value.type)
+            if attr.HasField("allowed_values"):
+                self.allowed_types[attr.name] = list(attr.allowed_values.list.type)
+
+
+_infos: dict[int, _OpInfo] = {}
+
+
+def _info(op_def: op_def_pb2.OpDef) -> _OpInfo:
+    info = _infos.get(id(op_def))
+    if info is None:
+        info = _infos[id(op_def)] = _OpInfo(op_def)
+    return info
+
+
+def _satisfies_type_constraint(dtype: Any, attr_def: op_def_pb2.OpDef.AttrDef, param_name: str) -> None:
+    if attr_def.HasField("allowed_values"):
+        allowed = attr_def.allowed_values.list.type
+        enum = dtype if isinstance(dtype, int) else dtype.as_datatype_enum
+        if enum not in allowed:
+            names = ", ".join(_dtypes.as_dtype(x).name for x in allowed)
+            raise TypeError(
+                f"Value passed to parameter '{param_name}' has DataType "
+                f"{_dtypes.as_dtype(enum).name} not in list of allowed values: {names}"
+            )
+
+
+def _graph_from_inputs(keywords: dict[str, Any]) -> Graph:
+    for value in keywords.values():
+        if isinstance(value, Tensor):
+            return value._op._graph
+        if _is_list_value(value):
+            for item in value:
+                if isinstance(item, Tensor):
+                    return item._op._graph
+    return get_default_graph()
+
+
+def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any):
+    """Adds an `op_type_name` node; returns (output_structure, is_stateful, op, outputs)."""
+    if _backend.active(keywords):
+        return _backend.apply_op_helper(op_type_name, name, **keywords)
+    op_def = _registry.get(op_type_name)
+    if op_def is None:
+        raise RuntimeError(f"Unrecognized Op name {op_type_name}")
+    g = _graph_from_inputs(keywords)
+    deprecation_version = op_def.deprecation.version
+    if deprecation_version and g.producer >= deprecation_version:
+        raise NotImplementedError(
+            f"Op {op_type_name} is not available in GraphDef version {g.producer}. "
+            f"It has been removed in version {deprecation_version}. "
+            f"{op_def.deprecation.explanation}."
+        )
+    info = _info(op_def)
+    name = name if name else op_type_name
+    with g.as_default(), g.name_scope(name) as scope:
+        attrs: dict[str, Any] = {}
+        inputs: list[Tensor] = []
+        _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, inputs)
+        _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs)
+        attr_protos = _extract_attr_protos(op_type_name, op_def, attrs)
+        output_structure, output_dtypes = _output_structure(op_def, attr_protos)
+        if keywords:
+            raise TypeError(f"{op_type_name} got unexpected keyword arguments: {', '.join(sorted(keywords))}.")
+        infer = _shape_inference.shape_fn_for(op_type_name)
+        # TF pairs input args with the *flattened* inputs here (a quirk kept on purpose).
+        ref_inputs = [val for arg, val in zip(op_def.input_arg, inputs) if arg.is_ref]
+        if ref_inputs:
+            op = _create_colocated(g, ref_inputs, op_type_name, inputs, scope, attr_protos, output_dtypes, op_def, infer)
+        else:
+            op = g._create_op(op_type_name, inputs, scope, attr_protos, output_dtypes, op_def, infer)
+    return output_structure, op_def.is_stateful, op, op._outputs
+
+
+def _create_colocated(g, ref_inputs, *args):
+    if not ref_inputs:
+        return g._create_op(*args)
+    with g.colocate_with(ref_inputs[0]):
+        return _create_colocated(g, ref_inputs[1:], *args)
+
+
+def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, inputs) -> None:
+    inferred_from: dict[str, str] = {}
+    default_types = info.default_types
+    for input_arg in op_def.input_arg:
+        input_name = input_arg.name
+        if input_name in keywords:
+            values = keywords.pop(input_name)
+        elif input_name + "_" in keywords:
+            input_name += "_"
+            values = keywords.pop(input_name)
+        else:
+            raise TypeError(f"No argument for input {input_name} found in {op_def}")
+        is_ref = input_arg.is_ref
+        if input_arg.number_attr or input_arg.type_list_attr:
+            if not _is_list_value(values):
+                raise TypeError(f"Expected list for '{input_name}' argument to '{op_type_name}' Op, not {values}.")
+            dtype = None
+            default_dtype = None
+            if input_arg.type != _DT_INVALID:
+                dtype = input_arg.type
+            elif input_arg.number_attr:
+                if input_arg.type_attr in attrs:
+                    dtype = attrs[input_arg.type_attr]
+                else:
+                    for t in values:
+                        if isinstance(t, Tensor):
+                            dtype = t._dtype
+                            break
+                if dtype is None and input_arg.type_attr in default_types:
+                    default_dtype = default_types[input_arg.type_attr]
+            try:
+                if not is_ref and dtype:
+                    dtype = _dtypes.as_dtype(dtype).base_dtype
+                converted = [
+                    convert_to_tensor(v, dtype=dtype if dtype else None, name=f"{input_arg.name}_{i}", as_ref=is_ref,
+                                      preferred_dtype=default_dtype)
+                    for i, v in enumerate(values)
+                ]
+                if input_arg.number_attr and len({v._dtype._base_enum for v in converted}) > 1:
+                    raise TypeError(f"Not all types matched for {input_arg.name} for {op_type_name}.")
+            except (TypeError, ValueError):
+                observed_types = []
+                for value in values:
+                    try:
+                        observed_types.append(convert_to_tensor(value, as_ref=is_ref)._dtype.base_dtype.name)
+                    except (TypeError, ValueError):
+                        observed_types.append("<NOT CONVERTIBLE TO TENSOR>")
+                prefix = "Tensors in list passed to '%s' of '%s' Op have types [%s]" % (
+                    input_name, op_type_name, ", ".join(observed_types))
+                if input_arg.number_attr:
+                    if input_arg.type != _DT_INVALID:
+                        raise TypeError(f"{prefix} that do not match expected type {dtype.name}.") from None
+                    if input_arg.type_attr in attrs:
+                        raise TypeError(f"{prefix} that do not match type {dtype.name} inferred from earlier arguments.") from None
+                    raise TypeError(f"{prefix} that don't all match.") from None
+                raise TypeError(f"{prefix} that are invalid. Tensors: {values}") from None
+            values = converted
+            types = [x._dtype for x in converted]
+            inputs.extend(converted)
+        else:
+            dtype = None
+            default_dtype = None
+            allowed_list = None
+            if input_arg.type != _DT_INVALID:
+                dtype = input_arg.type
+            elif input_arg.type_attr in attrs:
+                dtype = attrs[input_arg.type_attr]
+            elif input_arg.type_attr in default_types:
+                default_dtype = default_types[input_arg.type_attr]
+                allowed_list = info.allowed_types.get(input_arg.type_attr)
+            try:
+                if dtype is None and allowed_list:
+                    inferred = None
+                    try:
+                        inferred = convert_to_tensor(values, name=input_arg.name, as_ref=is_ref)
+                    except TypeError:
+                        pass
+                    if inferred is not None and inferred._dtype.as_datatype_enum in allowed_list:
+                        values = inferred
+                    else:
+                        values = convert_to_tensor(values, name=input_arg.name, as_ref=is_ref, preferred_dtype=default_dtype)
+                else:
+                    values = convert_to_tensor(values, name=input_arg.name, dtype=dtype, as_ref=is_ref,
+                                               preferred_dtype=default_dtype)
+            except TypeError as err:
+                if dtype is None:
+                    raise
+                raise TypeError(
+                    f"Expected {_dtypes.as_dtype(dtype).name} passed to parameter '{input_arg.name}' of op "
+                    f"'{op_type_name}', got {values!r} of type '{type(values).__name__}' instead. Error: {err}"
+                ) from None
+            except ValueError:
+                try:
+                    observed = convert_to_tensor(values, as_ref=is_ref)._dtype.name
+                except ValueError as err:
+                    raise ValueError(f"Tried to convert '{input_name}' to a tensor and failed. Error: {err}") from None
+                prefix = "Input '%s' of '%s' Op has type %s that does not match" % (input_name, op_type_name, observed)
+                if input_arg.type != _DT_INVALID:
+                    raise TypeError(f"{prefix} expected type of {_dtypes.as_dtype(input_arg.type).name}.") from None
+                k = input_arg.type_attr
+                if k in default_types and k not in attrs:
+                    attrs[k] = default_types[k]
+                    inferred_from.setdefault(k, "Default in OpDef")
+                raise TypeError(
+                    f"{prefix} type {_dtypes.as_dtype(attrs[k]).name} of argument '{inferred_from[k]}'."
+                ) from None
+            types = [values._dtype]
+            inputs.append(values)
+        base_types = [x.base_dtype for x in types]
+
+        if input_arg.number_attr:
+            n_attr = input_arg.number_attr
+            if n_attr in attrs:
+                if len(values) != attrs[n_attr]:
+                    raise ValueError(
+                        f"List argument '{input_name}' to '{op_type_name}' Op with length {len(values)} must match "
+                        f"length {attrs[n_attr]} of argument '{inferred_from[n_attr]}'."
+                    )
+            else:
+                attrs[n_attr] = len(values)
+                inferred_from[n_attr] = input_name
+                num_attr = info.attr_defs[n_attr]
+                if num_attr.has_minimum and len(values) < num_attr.minimum:
+                    raise ValueError(
+                        f"List argument '{input_name}' to '{op_type_name}' Op with length {len(values)} shorter "
+                        f"than minimum length {num_attr.minimum}."
+                    )
+            if input_arg.type == _DT_INVALID and input_arg.type_attr not in attrs:
+                if not base_types:
+                    if input_arg.type_attr not in default_types:
+                        raise TypeError(
+                            "Don't know how to infer type variable from empty input list passed to input "
+                            f"'{input_name}' of '{op_type_name}' Op."
+                        )
+                else:
+                    attrs[input_arg.type_attr] = base_types[0]
+                    inferred_from[input_arg.type_attr] = input_name
+                    _satisfies_type_constraint(base_types[0], info.attr_defs[input_arg.type_attr], input_name)
+        elif input_arg.type_attr:
+            attr_value = base_types[0]
+            t_attr = input_arg.type_attr
+            if t_attr in attrs:
+                if attrs[t_attr] != attr_value:
+                    raise TypeError(
+                        f"Input '{input_name}' of '{op_type_name}' Op has type {attr_value.name} that does not "
+                        f"match type {_dtypes.as_dtype(attrs[t_attr]).name} of argument '{inferred_from[t_attr]}'."
+                    )
+            else:
+                _satisfies_type_constraint(attr_value, info.attr_defs[t_attr], input_name)
+                attrs[t_attr] = attr_value
+                inferred_from[t_attr] = input_name
+        elif input_arg.type_list_attr:
+            tl_attr = input_arg.type_list_attr
+            if tl_attr in attrs:
+                if attrs[tl_attr] != base_types:
+                    actual = ", ".join(x.name for x in base_types)
+                    expected = ", ".join(_dtypes.as_dtype(x).name for x in attrs[tl_attr])
+                    raise TypeError(
+                        f"Input '{input_name}' of '{op_type_name}' Op has type list of {actual} that does not "
+                        f"match type list {expected} of argument '{inferred_from[tl_attr]}'."
+                    )
+            else:
+                for base_type in base_types:
+                    _satisfies_type_constraint(base_type, info.attr_defs[tl_attr], input_name)
+                attrs[tl_attr] = base_types
+                inferred_from[tl_attr] = input_name
+
+        if is_ref:
+            if not all(x._is_ref_dtype for x in types):
+                raise TypeError(
+                    f"'{op_type_name}' Op requires that input '{input_name}' be a mutable tensor (e.g.: a tf.Variable)"
+                )
+
+
+def _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs) -> None:
+    for attr in op_def.attr:
+        key = attr.name
+        if key in attrs:
+            if key in keywords:
+                raise TypeError(f"Should not specify value for inferred attr '{key}' for {op_type_name}.")
+            continue
+        if key in keywords:
+            attrs[key] = keywords.pop(key)
+        elif key + "_" in keywords:
+            attrs[key] = keywords.pop(key + "_")
+        elif key in info.default_types:
+            attrs[key] = info.default_types[key]
+        else:
+            raise TypeError(f"No argument found for attr {key} for {op_type_name}")
+
+
+def _extract_attr_protos(op_type_name, op_def, attrs) -> dict[str, attr_value_pb2.AttrValue]:
+    protos: dict[str, attr_value_pb2.AttrValue] = {}
+    for attr_def in op_def.attr:
+        key = attr_def.name
+        value = attrs[key]
+        if value is None and attr_def.HasField("default_value"):
+            protos[key] = attr_value_pb2.AttrValue()
+            protos[key].CopyFrom(attr_def.default_value)
+            continue
+        attr_type = attr_def.type
+        if attr_type == "type" and type(value) is _dtypes.DType:
+            protos[key] = attr_value_pb2.AttrValue(type=value._base_enum)
+            _satisfies_type_constraint(value._base_enum, attr_def, key)
+            continue
+        attr_value = value_to_attr_value(value, attr_type, key)
+        if attr_type.startswith("list("):
+            if attr_def.has_minimum and len(value) < attr_def.minimum:
+                raise ValueError(
+                    f"Attr '{key}' of '{op_type_name}' Op passed list of length {len(value)} less than minimum "
+                    f"{attr_def.minimum}."
+                )
+        if attr_def.HasField("allowed_values"):
+            if attr_type == "string":
+                _satisfies_allowed_strings(attr_value.s, attr_def, key, op_type_name)
+            elif attr_type == "list(string)":
+                for s in attr_value.list.s:
+                    _satisfies_allowed_strings(s, attr_def, key, op_type_name)
+        if attr_def.has_minimum and attr_type == "int" and attr_value.i < attr_def.minimum:
+            raise ValueError(
+                f"Attr '{key}' of '{op_type_name}' Op passed {attr_value.i} less than minimum {attr_def.minimum}."
+            )
+        if attr_type == "type":
+            _satisfies_type_constraint(attr_value.type, attr_def, key)
+        elif attr_type == "list(type)":
+            for t in attr_value.list.type:
+                _satisfies_type_constraint(t, attr_def, key)
+        protos[key] = attr_value
+    return protos
+
+
+def _satisfies_allowed_strings(value: bytes, attr_def, arg_name: str, op_type_name: str) -> None:
+    if value not in attr_def.allowed_values.list.s:
+        allowed = '", "'.join(s.decode("utf-8", "replace") for s in attr_def.allowed_values.list.s)
+        raise ValueError(
+            f"Attr '{arg_name}' of '{op_type_name}' Op passed string '{value.decode('utf-8', 'replace')}' "
+            f'not in: "{allowed}".'
+        )
+
+
+def _output_structure(op_def, attr_protos) -> tuple[list[int | None], list[_dtypes.DType]]:
+    structure: list[int | None] = []
+    out_dtypes: list[_dtypes.DType] = []
+    by_enum = _dtypes._BY_ENUM
+    for arg in op_def.output_arg:
+        ref = 100 if arg.is_ref else 0
+        if arg.type_list_attr:
+            types = attr_protos[arg.type_list_attr].list.type
+            structure.append(len(types))
+            out_dtypes.extend(by_enum[t + ref] for t in types)
+            continue
+        enum = arg.type if arg.type != _DT_INVALID else attr_protos[arg.type_attr].type
+        dtype = by_enum[enum + ref] if enum else by_enum[1]
+        if arg.number_attr:
+            n = attr_protos[arg.number_attr].i
+            structure.append(n)
+            out_dtypes.extend([dtype] * n)
+        else:
+            structure.append(None)
+            out_dtypes.append(dtype)
+    return structure, out_dtypes

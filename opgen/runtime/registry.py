@@ -1,0 +1,146 @@
+"""The OpDefs generated modules register on import, looked up by op name.
+
+`register_op_list` keeps the serialized bytes and parses lazily, so importing a large
+generated module costs one dict update per op name (the OpList is parsed on first lookup).
+"""
+
+from __future__ import annotations
+
+import threading
+from opgen.proto import op_def_pb2
+
+
+class OpRegistrationError(ValueError):
+    """Two modules registered different OpDefs under one op name."""
+
+
+class _Entry:
+    __slots__ = ("name", "module", "blob", "op_def", "shape_fn")
+
+    def __init__(self, name: str, module: str, blob: "_Blob", shape_fn: str | None) -> None:
+        self.name = name
+        self.module = module
+        self.blob = blob
+        self.op_def: op_def_pb2.OpDef | None = None
+        self.shape_fn = shape_fn
+
+
+class _Blob:
+    """One module's serialized OpList, parsed on first use."""
+
+    __slots__ = ("data", "parsed")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.parsed: dict[str, op_def_pb2.OpDef] | None = None
+
+    def ops(self) -> dict[str, op_def_pb2.OpDef]:
+        if self.parsed is None:
+            op_list = op_def_pb2.OpList.FromString(self.data)
+            self.parsed = {op.name: op for op in op_list.op}
+        return self.parsed
+
+
+_lock = threading.Lock()
+_entries: dict[str, _Entry] = {}
+_modules: dict[str, _Blob] = {}
+
+
+def _op_names(data: bytes) -> list[str]:
+    """The op names of a serialized OpList without building messages (field 1 of each OpDef)."""
+    names = []
+    pos, end = 0, len(data)
+    while pos < end:
+        key, pos = _varint(data, pos)
+        length, pos = _varint(data, pos)
+        if key != (1 << 3 | 2):  # OpList.op, length-delimited
+            raise ValueError("malformed OpList")
+        sub_end = pos + length
+        sub = pos
+        name = None
+        while sub < sub_end:
+            k, sub = _varint(data, sub)
+            wire = k & 7
+            if wire == 2:
+                ln, sub = _varint(data, sub)
+                if k >> 3 == 1:
+                    name = data[sub : sub + ln].decode()
+                    break
+                sub += ln
+            elif wire == 0:
+                _, sub = _varint(data, sub)
+            elif wire == 5:
+                sub += 4
+            elif wire == 1:
+                sub += 8
+            else:
+                raise ValueError("malformed OpList")
+        names.append(name or "")
+        pos = sub_end
+    return names
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result, pos
+        shift += 7
+
+
+def register_op_list(module_name: str, serialized_op_list: bytes, shape_fns: dict[str, str] | None = None) -> None:
+    """Registers a module's OpDefs. Identical re-registration is fine; a conflict raises."""
+    blob = _Blob(serialized_op_list)
+    shape_fns = shape_fns or {}
+    with _lock:
+        _modules[module_name] = blob
+        for name in _op_names(serialized_op_list):
+            old = _entries.get(name)
+            if old is not None and old.module != module_name:
+                mine = blob.ops()[name]
+                theirs = _resolve(old)
+                if mine.SerializeToString(deterministic=True) != theirs.SerializeToString(deterministic=True):
+                    raise OpRegistrationError(
+                        f"Op {name} registered by module '{module_name}' conflicts with the OpDef "
+                        f"already registered by module '{old.module}'"
+                    )
+                continue
+            _entries[name] = _Entry(name, module_name, blob, shape_fns.get(name))
+
+
+def register_op_def(module_name: str, op_def: op_def_pb2.OpDef, shape_fn: str | None = None) -> None:
+    """Registers one OpDef (tests, and OpLists read from compiled libraries)."""
+    op_list = op_def_pb2.OpList(op=[op_def])
+    register_op_list(module_name, op_list.SerializeToString(), {op_def.name: shape_fn} if shape_fn else None)
+
+
+def _resolve(entry: _Entry) -> op_def_pb2.OpDef:
+    if entry.op_def is None:
+        entry.op_def = entry.blob.ops()[entry.name]
+    return entry.op_def
+
+
+def get(op_type_name: str) -> op_def_pb2.OpDef | None:
+    """The registered OpDef, or None (TF's `op_def_registry.get`)."""
+    entry = _entries.get(op_type_name)
+    if entry is None:
+        return None
+    return _resolve(entry)
+
+
+def shape_fn_name(op_type_name: str) -> str | None:
+    """The SetShapeFn name a generated module declared for the op, if any."""
+    entry = _entries.get(op_type_name)
+    return entry.shape_fn if entry is not None else None
+
+
+def module_of(op_type_name: str) -> str | None:
+    entry = _entries.get(op_type_name)
+    return entry.module if entry is not None else None
+
+
+def registered_ops() -> list[str]:
+    return sorted(_entries)

@@ -1,0 +1,249 @@
+"""Built-in shape functions: Python equivalents of TF's most used C++ ones.
+
+`NAMED` holds functions TF registers by name (`SetShapeFn(shape_inference::X)`), looked up
+by the name a generated module declares. `BY_OP` covers core TF ops whose C++ shape
+function is a lambda (AddN, Split, Pack, Placeholder, Const, Shape) so graphs of those ops
+get static shapes too.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from .shape_inference import InferenceContext, ShapeError, ShapeHandle
+
+ShapeFn = Callable[[InferenceContext], None]
+
+
+def unchanged_shape(c: InferenceContext) -> None:
+    c.set_output(0, c.input(0))
+
+
+def scalar_shape(c: InferenceContext) -> None:
+    c.set_output(0, c.scalar())
+
+
+def no_outputs(c: InferenceContext) -> None:
+    return None
+
+
+def unknown_shape(c: InferenceContext) -> None:
+    for i in range(c.num_outputs):
+        c.set_output(i, c.unknown_shape())
+
+
+def mat_mul_shape(c: InferenceContext) -> None:
+    a = c.with_rank(c.input(0), 2)
+    b = c.with_rank(c.input(1), 2)
+    transpose_a = c.get_attr("transpose_a")
+    transpose_b = c.get_attr("transpose_b")
+    rows = c.dim(a, 1 if transpose_a else 0)
+    cols = c.dim(b, 0 if transpose_b else 1)
+    c.merge_dim(c.dim(a, 0 if transpose_a else 1), c.dim(b, 1 if transpose_b else 0))
+    c.set_output(0, c.matrix(rows, cols))
+
+
+def broadcast_binary_op_shape(c: InferenceContext) -> None:
+    x, y = c.input(0), c.input(1)
+    if x.dims is None or y.dims is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    rank = max(len(x.dims), len(y.dims))
+    pad_x = (1,) * (rank - len(x.dims)) + x.dims
+    pad_y = (1,) * (rank - len(y.dims)) + y.dims
+    dims = []
+    for dx, dy in zip(pad_x, pad_y):
+        if dx is not None and dx > 1:
+            if dy is not None and dy > 1 and dx != dy:
+                raise ShapeError(f"Dimensions must be equal, but are {dx} and {dy}")
+            dims.append(dx)
+        elif dy is not None and dy > 1:
+            dims.append(dy)
+        elif dx == 1:
+            dims.append(dy)
+        elif dy == 1:
+            dims.append(dx)
+        else:
+            dims.append(c.merge_dim(dx, dy))
+    c.set_output(0, c.make_shape(dims))
+
+
+def reduction_shape(c: InferenceContext) -> None:
+    shape = c.input(0)
+    c.with_rank_at_most(c.input(1), 1)
+    keep_dims = c.get_attr("keep_dims")
+    indices = c.input_tensor(1)
+    if indices is None or shape.dims is None:
+        if keep_dims and shape.dims is not None:
+            c.set_output(0, c.unknown_shape_of_rank(len(shape.dims)))
+        else:
+            c.set_output(0, c.unknown_shape())
+        return
+    rank = len(shape.dims)
+    reduced = set()
+    for index in indices[0]:
+        if index < -rank or index >= rank:
+            raise ShapeError(f"Invalid reduction dimension {index} for input with {rank} dimensions.")
+        reduced.add(index + rank if index < 0 else index)
+    dims = []
+    for i, d in enumerate(shape.dims):
+        if i in reduced:
+            if keep_dims:
+                dims.append(1)
+        else:
+            dims.append(d)
+    c.set_output(0, c.make_shape(dims))
+
+
+def _concat(c: InferenceContext, start: int, end: int, dim_index: int) -> None:
+    c.with_rank(c.input(dim_index), 0)
+    axis = c.input_tensor(dim_index)
+    if axis is None:
+        rank = None
+        for i in range(start, end):
+            if rank is None:
+                rank = c.rank(c.input(i))
+            if rank is not None:
+                c.with_rank(c.input(i), rank)
+        if rank is None:
+            c.set_output(0, c.unknown_shape())
+            return
+        if rank == 0:
+            raise ShapeError("Can't concatenate scalars (use tf.stack instead)")
+        c.set_output(0, c.unknown_shape_of_rank(rank))
+        return
+    concat_dim = int(axis[0][0])
+    min_rank = -concat_dim if concat_dim < 0 else concat_dim + 1
+
+    def split(shape: ShapeHandle):
+        shape = c.with_rank_at_least(shape, min_rank)
+        before = c.subshape(shape, 0, concat_dim)
+        middle = c.dim(shape, concat_dim)
+        after = c.scalar() if concat_dim == -1 else c.subshape(shape, concat_dim + 1)
+        return before, middle, after
+
+    out_before, out_middle, out_after = split(c.input(end - 1))
+    for i in range(end - 2, start - 1, -1):
+        before, middle, after = split(c.input(i))
+        out_before = c.merge(before, out_before)
+        out_middle = c.add(out_middle, middle)
+        out_after = c.merge(after, out_after)
+    c.set_output(0, c.concatenate(c.concatenate(out_before, c.vector(out_middle)), out_after))
+
+
+def concat_v2_shape(c: InferenceContext) -> None:
+    _concat(c, 0, c.num_inputs - 1, c.num_inputs - 1)
+
+
+def concat_shape(c: InferenceContext) -> None:
+    _concat(c, 1, c.num_inputs, 0)
+
+
+def add_n_shape(c: InferenceContext) -> None:
+    current = c.input(c.num_inputs - 1)
+    for i in range(c.num_inputs - 2, -1, -1):
+        try:
+            current = c.merge(c.input(i), current)
+        except ShapeError as e:
+            raise ShapeError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
+    c.set_output(0, current)
+
+
+def split_shape(c: InferenceContext) -> None:
+    shape = c.input(1)
+    num_split = c.get_attr("num_split")
+    axis = c.input_tensor(0)
+    rank = c.rank(shape)
+    split_dim = None
+    if axis is not None:
+        split_dim = int(axis[0][0])
+        if split_dim < 0:
+            split_dim = split_dim + rank if rank is not None else None
+    if split_dim is None:
+        out = c.unknown_shape_of_rank(rank) if rank is not None else c.unknown_shape()
+    else:
+        shape = c.with_rank_at_least(shape, split_dim + 1)
+        try:
+            size = c.divide(c.dim(shape, split_dim), num_split, True)
+        except ShapeError as e:
+            raise ShapeError(f"{e}\n\tNumber of ways to split should evenly divide the split dimension") from None
+        out = c.replace_dim(shape, split_dim, size)
+    for i in range(c.num_outputs):
+        c.set_output(i, out)
+
+
+def pack_shape(c: InferenceContext) -> None:
+    axis = c.get_attr("axis")
+    current = c.input(0)
+    for i in range(1, c.num_inputs):
+        current = c.merge(current, c.input(i))
+    if current.dims is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    rank = len(current.dims)
+    if axis < -(rank + 1) or axis > rank:
+        raise ShapeError(f"Invalid axis: {axis}; must be in [{-(rank + 1)},{rank + 1})")
+    if axis < 0:
+        axis += rank + 1
+    dims = list(current.dims)
+    dims.insert(axis, c.num_inputs)
+    c.set_output(0, c.make_shape(dims))
+
+
+def placeholder_shape(c: InferenceContext) -> None:
+    shape = c.get_attr("shape")
+    if shape.unknown_rank:
+        c.set_output(0, c.unknown_shape())
+    else:
+        c.set_output(0, c.make_shape([d.size if d.size >= 0 else None for d in shape.dim]))
+
+
+def const_shape(c: InferenceContext) -> None:
+    c.set_output(0, c.make_shape([d.size for d in c.get_attr("value").tensor_shape.dim]))
+
+
+def shape_shape(c: InferenceContext) -> None:
+    for i in range(c.num_outputs):
+        c.set_output(i, c.vector(c.rank(c.input(i))))
+
+
+NAMED: dict[str, ShapeFn] = {
+    "UnchangedShape": unchanged_shape,
+    "ScalarShape": scalar_shape,
+    "NoOutputs": no_outputs,
+    "UnknownShape": unknown_shape,
+    "MatMulShape": mat_mul_shape,
+    "BroadcastBinaryOpShapeFn": broadcast_binary_op_shape,
+    "BroadcastBinaryOpOutputShapeFn": broadcast_binary_op_shape,
+    "ReductionShape": reduction_shape,
+    "ConcatV2Shape": concat_v2_shape,
+    "ConcatShape": concat_shape,
+}
+
+BY_OP: dict[str, ShapeFn] = {
+    "AddN": add_n_shape,
+    "Split": split_shape,
+    "Pack": pack_shape,
+    "Placeholder": placeholder_shape,
+    "Const": const_shape,
+    "Shape": shape_shape,
+    "ShapeN": shape_shape,
+}
+
+
+def by_name(name: str) -> ShapeFn:
+    """The built-in called `name` (`shape_inference::` qualifiers allowed); KeyError if none."""
+    key = name.rsplit("::", 1)[-1]
+    try:
+        return NAMED[key]
+    except KeyError:
+        raise KeyError(f"no built-in shape function named {name!r}; known: {', '.join(sorted(NAMED))}") from None
+
+
+def lookup(op_type: str, declared_name: str | None) -> ShapeFn | None:
+    """The function for an op: its declared SetShapeFn name if built in, else a per-op built-in."""
+    if declared_name:
+        fn = NAMED.get(declared_name.rsplit("::", 1)[-1])
+        if fn is not None:
+            return fn
+    return BY_OP.get(op_type)
