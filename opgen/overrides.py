@@ -1,7 +1,8 @@
 """Override files compiled into the per-op API model (`opgen.apidef.ApiModel`), validated.
 
 Layout of an override directory (`[tool.opgen] overrides`, `--overrides DIR`):
-* every `*.pbtxt` file is read (other files are ignored); each holds either opgen
+* every `*.pbtxt` file is read (`*.md` and dotfiles are skipped, anything else is an
+  error, so a misnamed file cannot be silently ignored); each holds either opgen
   `OpGenOverrides` or TF `ApiDefs` (told apart by parsing, see `opgen.apidef_files`), and
   may use TF's `<<END` multi-line strings;
 * each directory is one layer; layers load in order: DIR itself, then its subdirectories
@@ -118,10 +119,17 @@ def _layers(root: Path, display: str) -> list[list[tuple[Path, str]]]:
     layers: list[list[tuple[Path, str]]] = []
 
     def walk(directory: Path, shown: str) -> None:
-        entries = sorted(directory.iterdir(), key=lambda p: p.name)
-        layers.append([(p, f"{shown}/{p.name}") for p in entries if p.is_file() and p.suffix == ".pbtxt"])
+        entries = [p for p in sorted(directory.iterdir(), key=lambda p: p.name) if not p.name.startswith(".")]
+        layer = []
+        for p in entries:
+            if p.is_file() and p.suffix == ".pbtxt":
+                layer.append((p, f"{shown}/{p.name}"))
+            elif p.is_file() and p.suffix != ".md":
+                raise OpgenError("not an override file", Location(f"{shown}/{p.name}"),
+                                 hint="override files end in .pbtxt (documentation in .md files is allowed)")
+        layers.append(layer)
         for sub in entries:
-            if sub.is_dir() and not sub.name.startswith("."):
+            if sub.is_dir():
                 walk(sub, f"{shown}/{sub.name}")
 
     walk(root, display.rstrip("/") or ".")

@@ -109,3 +109,37 @@ def test_cli_check_and_api(tmp_path, monkeypatch, capsys):
 class _Gathered:
     def __init__(self, path: Path):
         self.op_list = text_format.Parse(path.read_text(), op_def_pb2.OpList())
+
+
+def test_locations_follow_text_format_syntax(tmp_path):
+    """List syntax, `<...>` messages, comments, `;` separators and concatenated strings."""
+    from opgen.apidef_files import read_override_file
+
+    path = tmp_path / "a.pbtxt"
+    path.write_text(
+        '# comment: with a colon\n'
+        'op <\n'
+        '  name: "Add" "" ;\n'
+        '  alias: ["P1",\n'
+        '          "P2"]\n'
+        '  input_rename: { from: "x" to: "a" }\n'
+        '>\n'
+    )
+    file = read_override_file(path, "a.pbtxt")
+    entry = file.root.nth("op", 0)
+    assert file.format == "opgen"
+    assert [str(n.loc) for n in entry.all("alias")] == ["a.pbtxt:4:11", "a.pbtxt:5:11"]
+    assert str(entry.first("input_rename").loc) == "a.pbtxt:6:3"
+    assert str(entry.first("input_rename").first("to").loc) == "a.pbtxt:6:29"
+
+
+def test_multiline_lines_map_back_to_the_file(tmp_path):
+    from opgen.apidef_files import read_override_file
+
+    path = tmp_path / "api_def_Add.pbtxt"
+    path.write_text('op {\n  graph_op_name: "Add"\n  summary: <<END\none\ntwo\nEND\n  description: <<X\nd\nX\n}\n')
+    file = read_override_file(path, "f")
+    entry = file.root.nth("op", 0)
+    assert file.format == "apidef"
+    assert file.message.op[0].summary == "one\ntwo"
+    assert [str(entry.first(f).loc) for f in ("summary", "description")] == ["f:3:3", "f:7:3"]
