@@ -188,7 +188,7 @@ class _ChainReader:
             value = self.helpers.get(name_tok[TEXT])
             if value is None:
                 call = "()" if part[-1][TEXT] == ")" else ""
-                raise token_error(part[0], f"cannot resolve '{_source_text(part)}' in {method}(): it is not a string "
+                raise token_error(part[0], f"cannot resolve '{''.join(t[TEXT] for t in part)}' in {method}(): it is not a string "
                                   "literal, a macro or a known helper; define the string it returns under "
                                   f"[tool.opgen.helpers] in pyproject.toml ({name_tok[TEXT]} = \"...\")"
                                   + ("" if call else " or make it a macro"))

@@ -21,6 +21,7 @@ from typing import ClassVar
 from opgen.errors import Location, OpgenError
 from opgen.spec.cpp_lexer import (
     BOL,
+    END,
     HIDE,
     KIND,
     POS,
@@ -126,8 +127,11 @@ class Preprocessor:
             with open(path, encoding="utf-8") as f:
                 return f.read()
         except UnicodeDecodeError as e:
-            raise OpgenError(f"cannot read {path}: not UTF-8 ({e.reason} at byte {e.start})",
-                             _at(at, path)) from None
+            with open(path, "rb") as f:
+                data = f.read()
+            line = data.count(b"\n", 0, e.start) + 1
+            col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+            raise OpgenError(f"source file is not UTF-8 text ({e.reason})", Location(path, line, col)) from None
         except OSError as e:
             raise OpgenError(f"cannot read {path}: {e.strerror}", _at(at, path)) from None
 
@@ -226,7 +230,8 @@ class Preprocessor:
             if rest and rest[0][TEXT] == "once":
                 self._once.add(os.path.realpath(hash_tok[SRC].path))
         elif name == "error":
-            raise token_error(hash_tok, "#error " + " ".join(t[TEXT] for t in rest))
+            text = hash_tok[SRC].text[rest[0][POS] : rest[-1][END]] if rest else ""
+            raise token_error(hash_tok, f"#error {text}".rstrip())
         elif name not in ("warning", "line", "ident", "sccs", "include_next", "import"):
             raise token_error(name_tok, f"invalid preprocessing directive #{name}")
         return True
@@ -310,6 +315,9 @@ class Preprocessor:
                 i += 1
             params = tuple(plist)
             body = body[i:]
+        for t in body:
+            if t[KIND] == "bad":
+                raise token_error(t, _bad_literal_message(t))
         if body and body[0][TEXT] == "##":
             raise token_error(body[0], "'##' cannot appear at either end of a macro expansion")
         if body and body[-1][TEXT] == "##":
@@ -323,13 +331,15 @@ class Preprocessor:
     def _include(self, name_tok: Token, rest: list[Token], out: list[Token], depth: int) -> None:
         if not rest:
             raise token_error(name_tok, "#include expects \"FILENAME\" or <FILENAME>")
-        first = rest[0]
+        if rest[0][KIND] == "id":  # a computed include: `#include MACRO`
+            rest = self.expand_list(rest)
+        first = rest[0] if rest else name_tok
         if first[KIND] == "str" and first[TEXT].startswith('"'):
             target, system = first[TEXT][1:-1], False
         elif first[TEXT] == "<":
             target, system = "".join(t[TEXT] for t in rest[1:] if t[TEXT] != ">"), True
         else:
-            return  # a computed include: only TensorFlow's own headers do that
+            raise token_error(first, "#include expects \"FILENAME\" or <FILENAME>")
         here = os.path.dirname(name_tok[SRC].path)
         dirs = self.include_dirs if system else [here, *self.include_dirs]
         for d in dirs:

@@ -1,0 +1,6 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+
+}  // namespace tensorflow

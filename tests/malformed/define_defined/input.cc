@@ -1,0 +1,7 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+#define defined 1
+
+}  // namespace tensorflow

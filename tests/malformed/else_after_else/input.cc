@@ -1,0 +1,10 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+#ifdef FOO
+#else
+#else
+#endif
+
+}  // namespace tensorflow

@@ -1,0 +1,1 @@
+#define UNARY() Input("x: float).Output("y: float")

@@ -1,0 +1,8 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+#if
+#endif
+
+}  // namespace tensorflow

@@ -1,0 +1,7 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+#include op_macros.h
+
+}  // namespace tensorflow

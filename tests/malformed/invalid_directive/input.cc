@@ -1,0 +1,7 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+#defne UNARY() Input("x: float")
+
+}  // namespace tensorflow

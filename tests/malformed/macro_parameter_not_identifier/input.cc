@@ -1,0 +1,7 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+#define BINARY(a, 2) Input(#a)
+
+}  // namespace tensorflow

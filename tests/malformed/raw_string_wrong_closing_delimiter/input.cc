@@ -1,0 +1,10 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+REGISTER_OP("Foo")
+    .Doc(R"doc(
+Summary.
+)dox");
+
+}  // namespace tensorflow

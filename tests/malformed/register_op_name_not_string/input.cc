@@ -1,0 +1,8 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+constexpr char kName[] = "Foo";
+REGISTER_OP(kName).Input("x: float");
+
+}  // namespace tensorflow

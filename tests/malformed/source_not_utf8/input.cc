@@ -1,0 +1,1 @@
+REGISTER_OP("Foo").Doc("café");

@@ -1,0 +1,2 @@
+#ifndef OPS_H_
+#define OPS_H_

@@ -1,0 +1,7 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+REGISTER_OP("Foo").Input(L"x: float");
+
+}  // namespace tensorflow

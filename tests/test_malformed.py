@@ -1,0 +1,51 @@
+"""Malformed inputs: `opgen oplist` exits 2 with exactly the expected located error lines,
+no traceback, and writes nothing.
+
+Corpus format (tests/malformed/<case>/):
+  input.cc       the source (any other files the case needs sit next to it: headers,
+                 OpList files, ...);
+  args.txt       optional: the `opgen oplist` arguments, one per line (default: input.cc);
+  expected.txt   the exact stderr: one `path:line:col: error: message` line per error,
+                 paths relative to the case folder (the test runs there).
+Regenerate an expected.txt only after checking the new message by hand:
+  OPGEN_UPDATE_GOLDEN=1 pytest tests/test_malformed.py
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from opgen.cli import main
+
+CORPUS = Path(__file__).parent / "malformed"
+CASES = sorted(p.name for p in CORPUS.iterdir() if (p / "expected.txt").exists())
+
+
+def test_corpus_is_large_enough():
+    assert len(CASES) >= 90
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_malformed(case, tmp_path, monkeypatch, capsys):
+    folder = CORPUS / case
+    args_file = folder / "args.txt"
+    args = args_file.read_text().split("\n")[:-1] if args_file.exists() else ["input.cc"]
+    out = tmp_path / "out.pbtxt"
+    monkeypatch.chdir(folder)
+
+    rc = main(["oplist", *args, "-o", str(out)])
+
+    captured = capsys.readouterr()
+    if os.environ.get("OPGEN_UPDATE_GOLDEN") == "1":
+        (folder / "expected.txt").write_text(captured.err)
+    expected = (folder / "expected.txt").read_text()
+    assert rc == 2
+    assert captured.err == expected
+    assert "Traceback" not in captured.err
+    assert captured.out == ""
+    assert not out.exists()
+    for line in captured.err.splitlines():
+        assert ": error: " in line, line
