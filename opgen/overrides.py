@@ -66,7 +66,7 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
         return model
     errors: list[OpgenError] = []
     states = {name: MergeState() for name in op_defs}
-    for layer in _layers(Path(directory), str(directory)):
+    for layer in override_layers(Path(directory), str(directory)):
         first_entry: dict[str, Location] = {}
         for path, display in layer:
             try:
@@ -110,7 +110,9 @@ def _merge_entry(model: ApiModel, update: Update, op_def: op_def_pb2.OpDef, stat
     return errors
 
 
-def _layers(root: Path, display: str) -> list[list[tuple[Path, str]]]:
+def override_layers(root: Path, display: str) -> list[list[tuple[Path, str]]]:
+    """The override files under `root` (a directory or one file) as layers in load order:
+    (path, path as shown in messages) per file."""
     if not root.exists():
         raise OpgenError("override directory does not exist", Location(display),
                          hint="create it, or point --overrides / [tool.opgen] overrides elsewhere")
