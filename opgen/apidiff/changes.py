@@ -10,7 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from opgen.apidiff.graph_compat import DEFAULTS_RULES, attr_values_equal, compatible_message, graph_issues
+from opgen.apidiff.graph_compat import (
+    DEFAULTS_RULES,
+    attr_values_equal,
+    compatible_message,
+    graph_issues,
+)
 from opgen.apidiff.snapshot import Function, OpEntry, Snapshot
 from opgen.apidiff.snapshot_format import FLAGS, describe_arg, describe_attr
 from opgen.attr_text import summarize_attr_value
@@ -62,7 +67,6 @@ def _compatible_graph_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> l
     """Graph changes TF accepts, as (rule, message); reported so reviewers see them."""
     out: list[tuple[str, str]] = []
     old_attrs = {a.name: a for a in old.attr}
-    new_attrs = {a.name: a for a in new.attr}
     for attr in new.attr:
         before = old_attrs.get(attr.name)
         if before is None:
@@ -70,49 +74,49 @@ def _compatible_graph_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> l
             continue
         if before.type != attr.type:
             continue
+        was, now = before.allowed_values, attr.allowed_values
         if before.HasField("allowed_values") and not attr.HasField("allowed_values"):
             out.append(("allowed_values_unrestricted", f"Attr '{attr.name}' no longer restricts its values"))
-        elif (attr.HasField("allowed_values") and
-              not attr_values_equal(before.allowed_values, attr.allowed_values) and
-              set(before.allowed_values.list.type) <= set(attr.allowed_values.list.type) and
-              set(before.allowed_values.list.s) <= set(attr.allowed_values.list.s)):
-            out.append(("allowed_values_widened",
-                        f"Attr '{attr.name}' allows more values; from {summarize_attr_value(before.allowed_values)} "
-                        f"to {summarize_attr_value(attr.allowed_values)}"))
+        elif (attr.HasField("allowed_values") and not attr_values_equal(was, now)
+              and set(was.list.type) <= set(now.list.type) and set(was.list.s) <= set(now.list.s)):
+            values = f"from {summarize_attr_value(was)} to {summarize_attr_value(now)}"
+            out.append(("allowed_values_widened", f"Attr '{attr.name}' allows more values; {values}"))
         if before.has_minimum and (not attr.has_minimum or attr.minimum < before.minimum):
             new_min = str(attr.minimum) if attr.has_minimum else "no minimum"
             out.append(("minimum_lowered", f"Attr '{attr.name}' has a lower minimum; from {before.minimum} to {new_min}"))
         if not before.HasField("default_value") and attr.HasField("default_value"):
-            out.append(("default_added",
-                        f"Attr '{attr.name}' has a default now: {summarize_attr_value(attr.default_value)}"))
+            default = summarize_attr_value(attr.default_value)
+            out.append(("default_added", f"Attr '{attr.name}' has a default now: {default}"))
+
+    def listed(items) -> str:
+        return ", ".join(items) or "none"
+
     old_in = [describe_arg(a) for a in old.input_arg]
     new_in = [describe_arg(a) for a in new.input_arg]
     if old_in != new_in:
         only_names = [a.split(": ", 1)[1] for a in old_in] == [a.split(": ", 1)[1] for a in new_in]
-        out.append(("inputs_renamed" if only_names else "inputs_changed_compatibly",
-                    f"Inputs {'renamed' if only_names else 'changed compatibly'}: "
-                    f"{', '.join(old_in) or 'none'} -> {', '.join(new_in) or 'none'}"))
+        rule, what = ("inputs_renamed", "renamed") if only_names else ("inputs_changed_compatibly", "changed compatibly")
+        out.append((rule, f"Inputs {what}: {listed(old_in)} -> {listed(new_in)}"))
     old_out = [describe_arg(a) for a in old.output_arg]
     new_out = [describe_arg(a) for a in new.output_arg]
     if old_out != new_out:
-        out.append(("outputs_changed_compatibly",
-                    f"Outputs changed compatibly: {', '.join(old_out) or 'none'} -> {', '.join(new_out) or 'none'}"))
+        out.append(("outputs_changed_compatibly", f"Outputs changed compatibly: {listed(old_out)} -> {listed(new_out)}"))
     for flag in FLAGS:
-        if getattr(old, flag) != getattr(new, flag):
-            out.append(("flag_changed", f"{flag} changed from {str(getattr(old, flag)).lower()} to "
-                                        f"{str(getattr(new, flag)).lower()}"))
+        was_set, is_set = getattr(old, flag), getattr(new, flag)
+        if was_set != is_set:
+            out.append(("flag_changed", f"{flag} changed from {str(was_set).lower()} to {str(is_set).lower()}"))
     if sorted(old.control_output) != sorted(new.control_output):
-        out.append(("control_outputs_changed", f"Control outputs changed: {', '.join(old.control_output) or 'none'} "
-                                               f"-> {', '.join(new.control_output) or 'none'}"))
+        change = f"{listed(old.control_output)} -> {listed(new.control_output)}"
+        out.append(("control_outputs_changed", f"Control outputs changed: {change}"))
     if old.deprecation != new.deprecation:
         if new.HasField("deprecation"):
-            out.append(("op_deprecated", f"Op is deprecated from GraphDef version {new.deprecation.version}: "
-                                         f"{new.deprecation.explanation}"))
+            version, why = new.deprecation.version, new.deprecation.explanation
+            out.append(("op_deprecated", f"Op is deprecated from GraphDef version {version}: {why}"))
         else:
             out.append(("op_undeprecated", "Op is no longer deprecated"))
-    if [a.name for a in old.attr] != [a.name for a in new.attr] and set(old_attrs) <= set(new_attrs):
-        if [n for n in (a.name for a in new.attr) if n in old_attrs] != [a.name for a in old.attr]:
-            out.append(("attrs_reordered", "Attrs reordered (Python parameter order may follow)"))
+    kept_order = [a.name for a in new.attr if a.name in old_attrs]
+    if set(old_attrs) <= set(kept_order) and kept_order != [a.name for a in old.attr]:
+        out.append(("attrs_reordered", "Attrs reordered (Python parameter order may follow)"))
     return out
 
 
@@ -213,8 +217,8 @@ def _param_changes(a: Function, b: Function) -> list[tuple[str, bool, str]]:
         if i != j:
             out.append(("param_moved", True, f"{fn}: parameter '{q.name}' moved from position {i + 1} to {j + 1}"))
         if p.default is not None and q.default is None:
-            out.append(("param_default_removed", True, f"{fn}: parameter '{q.name}' is required now "
-                                                       f"(default was {p.default})"))
+            message = f"{fn}: parameter '{q.name}' is required now (default was {p.default})"
+            out.append(("param_default_removed", True, message))
         elif p.default is None and q.default is not None:
             out.append(("param_default_added", False, f"{fn}: parameter '{q.name}' has a default now: {q.default}"))
         elif p.default != q.default:

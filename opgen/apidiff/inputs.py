@@ -16,6 +16,7 @@ from opgen.apidiff.snapshot_format import FORMAT_TAG, from_json
 from opgen.config import Config, load_config
 from opgen.errors import OpgenError
 
+
 def gather_config(config: Config, sources: list[str] | None = None):
     """Gather the specs a configuration names (or `sources`, with its defines and helpers)."""
     from opgen.spec.gather import gather

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from pathlib import Path, PurePosixPath
 
 from opgen.apidef import ApiModel
 from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot, strip_docs
 from opgen.config import Config
-from opgen.errors import Location
+from opgen.errors import Location, OpgenError
 from opgen.proto import api_def_pb2
 from opgen.render.pyapi import FunctionApi, SkippedOp, function_api
 from opgen.spec.model import GatherResult
@@ -20,14 +19,13 @@ _SKIP_REASONS = {
 }
 
 
-def module_name(op_name: str, location: Location | None, config: Config) -> str:
-    """The generated module of an op: the first `[tool.opgen.modules]` glob it matches,
-    else `gen_<source file stem>` (op_specs/math_ops.cc -> gen_math_ops)."""
-    for pattern, module in config.modules.items():
-        if fnmatch.fnmatchcase(op_name, pattern):
-            return module
-    stem = Path(location.path).stem if location else "ops"
-    return f"gen_{stem}"
+def module_names(gathered: GatherResult, config: Config) -> dict[str, str]:
+    """Op name -> generated module, grouped exactly as `opgen build` groups them."""
+    from opgen.render.build import group_ops
+
+    groups = group_ops(gathered.op_list, gathered.sources, dict(config.modules),
+                       Location(str(config.root / "pyproject.toml")))
+    return {op.name: module for module, ops in groups.items() for op in ops}
 
 
 def _project(fn: FunctionApi, module: str) -> Function:
@@ -41,6 +39,16 @@ def _project(fn: FunctionApi, module: str) -> Function:
         outputs=tuple(o.field for o in fn.outputs),
         output_type=fn.namedtuple_typename,
     )
+
+
+def _function_api(op_def, api: api_def_pb2.ApiDef, location: Location | None) -> FunctionApi | SkippedOp:
+    """pyapi's mapping; its errors point at the op's REGISTER_OP when they carry no location."""
+    try:
+        return function_api(op_def, api)
+    except OpgenError as e:
+        if e.location is None:
+            e.location = location
+        raise
 
 
 def _docs(api: api_def_pb2.ApiDef) -> tuple[tuple[str, str], ...]:
@@ -74,17 +82,18 @@ class _Relocator:
 def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, display_prefix: str = "") -> Snapshot:
     relocate = _Relocator(config.root, display_prefix)
     snapshot = Snapshot()
+    modules = module_names(gathered, config)
     for op_def in gathered.op_list.op:
         source = gathered.sources.get(op_def.name)
         location = relocate(source.location if source else None)
         api = model.get(op_def)
-        result = function_api(op_def, api)
+        result = _function_api(op_def, api, source.location if source else None)
         function = None
         skip_reason = ""
         if isinstance(result, SkippedOp):
             skip_reason = _SKIP_REASONS.get(result.reason, f"no function: {result.reason}")
         else:
-            function = _project(result, module_name(op_def.name, source.location if source else None, config))
+            function = _project(result, modules[op_def.name])
         snapshot.ops[op_def.name] = OpEntry(
             op_def=strip_docs(op_def),
             function=function,
