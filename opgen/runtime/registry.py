@@ -107,6 +107,8 @@ def register_op_list(module_name: str, serialized_op_list: bytes, shape_fns: dic
                         f"Op {name} registered by module '{module_name}' conflicts with the OpDef "
                         f"already registered by module '{old.module}'"
                     )
+                if old.shape_fn is None:
+                    old.shape_fn = shape_fns.get(name)
                 continue
             _entries[name] = _Entry(name, module_name, blob, shape_fns.get(name))
 

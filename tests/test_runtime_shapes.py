@@ -1,0 +1,152 @@
+"""Shape inference: opgen's built-in shape functions give TF's static shapes.
+
+Each case builds Placeholders of given (partial) shapes and optional Const inputs, then
+one op, on both sides; the output shapes (TensorShape, incl. unknown dims/rank) must be
+equal, and where TF's shape function rejects the inputs ours must raise ValueError too.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+pytestmark = pytest.mark.oracle
+
+U = "unknown"  # unknown rank
+
+SHAPE_FNS = {
+    "Abs": "UnchangedShape", "Neg": "UnchangedShape", "Relu": "UnchangedShape", "Tanh": "UnchangedShape",
+    "Identity": "UnchangedShape", "Sqrt": "UnchangedShape",
+    "AddV2": "BroadcastBinaryOpShapeFn", "Mul": "BroadcastBinaryOpShapeFn", "Maximum": "BroadcastBinaryOpShapeFn",
+    "Sub": "BroadcastBinaryOpShapeFn", "Less": "BroadcastBinaryOpShapeFn",
+    "MatMul": "MatMulShape", "Sum": "ReductionShape", "Max": "ReductionShape", "Mean": "ReductionShape",
+    "ConcatV2": "ConcatV2Shape", "Concat": "ConcatShape", "NoOp": "NoOutputs",
+}
+
+SHAPES = [U, [], [3], [None], [2, 3], [None, 3], [2, None], [1, 3], [2, 1], [4, 2, 3], [None, None]]
+
+
+@pytest.fixture(scope="module")
+def env(tf):
+    from oracle.tf_registry import tf_op_list_bytes
+
+    from opgen.runtime import registry
+
+    registry.register_op_list("tensorflow_registry_shapes", tf_op_list_bytes(), SHAPE_FNS)
+    return tf
+
+
+def _build(is_tf, op, inputs, attrs):
+    """inputs: list of ("ph", shape) | ("const", value, dtype) | ("list", [...]); returns shapes or error type."""
+    if is_tf:
+        import tensorflow as tf
+        from tensorflow.python.framework import op_def_library as lib
+
+        graph = tf.Graph()
+    else:
+        from opgen.runtime import Graph
+        from opgen.runtime import op_def_library as lib
+
+        graph = Graph()
+
+    def make(spec):
+        if spec[0] in ("ph", "iph"):
+            shape = None if spec[1] == U else spec[1]
+            dtype = "float32" if spec[0] == "ph" else "int32"
+            return lib._apply_op_helper("Placeholder", dtype=dtype, shape=shape)[3][0]
+        if spec[0] == "const":
+            return spec[1]
+        return [make(s) for s in spec[1]]
+
+    with graph.as_default():
+        kwargs = {name: make(s) for name, s in inputs.items()}
+        try:
+            outs = lib._apply_op_helper(op, **kwargs, **attrs)[3]
+        except ValueError:
+            return "ValueError"
+    return [None if o.shape.rank is None else tuple(o.shape.as_list()) for o in outs]
+
+
+def _cases():
+    cases = []
+    for op in ("Abs", "Neg", "Relu", "Tanh", "Identity", "Sqrt"):
+        for s in SHAPES:
+            cases.append((op, {{"Identity": "input", "Relu": "features"}.get(op, "x"): ("ph", s)}, {}))
+    for op in ("AddV2", "Mul", "Maximum", "Sub", "Less"):
+        for a, b in itertools.product(SHAPES, SHAPES[:8]):
+            cases.append((op, {"x": ("ph", a), "y": ("ph", b)}, {}))
+    mm = [U, [2, 3], [3, 2], [None, 3], [3, None], [None, None], [3], [2, 3, 4]]
+    for a, b in itertools.product(mm, mm):
+        for ta, tb in ((False, False), (True, False), (False, True)):
+            cases.append(("MatMul", {"a": ("ph", a), "b": ("ph", b)},
+                          {"transpose_a": ta, "transpose_b": tb, "grad_a": None, "grad_b": None}))
+    for op in ("Sum", "Max", "Mean"):
+        for s in (U, [2, 3], [None, 3], [4, 2, 3]):
+            for axes in ([0], [1], [-1], [0, 1], [], 0, [5]):
+                for keep in (False, True):
+                    cases.append((op, {"input": ("ph", s), "reduction_indices": ("const", axes)}, {"keep_dims": keep}))
+            cases.append((op, {"input": ("ph", s), "reduction_indices": ("iph", [1])}, {"keep_dims": True}))
+            cases.append((op, {"input": ("ph", s), "reduction_indices": ("iph", [1])}, {"keep_dims": False}))
+    concat_inputs = [[[2, 3], [4, 3]], [[2, 3], [None, 3]], [[2, 3], U], [U, U], [[2, 3], [2, 4]], [[2, 3], [2, 3, 1]],
+                     [[2, None], [None, 5], [1, 5]], [[], []]]
+    for values in concat_inputs:
+        for axis in (0, 1, -1, -2, ("iph", [])):
+            axis_spec = axis if isinstance(axis, tuple) else ("const", axis)
+            cases.append(("ConcatV2", {"values": ("list", [("ph", s) for s in values]), "axis": axis_spec}, {}))
+            cases.append(("Concat", {"concat_dim": axis_spec, "values": ("list", [("ph", s) for s in values])}, {}))
+    for values in ([[2, 3], [2, 3]], [[2, 3], [None, 3]], [U, [2, 3]], [[2, 3], [3, 3]], [U, U], [[2], [2], [None]]):
+        cases.append(("AddN", {"inputs": ("list", [("ph", s) for s in values])}, {}))
+        for axis in (0, 1, -1, 2):
+            cases.append(("Pack", {"values": ("list", [("ph", s) for s in values])}, {"axis": axis}))
+    for s in (U, [4, 6], [None, 6], [4, None], [3, 5]):
+        for axis in (0, 1, -1, ("iph", [])):
+            for n in (1, 2):
+                axis_spec = axis if isinstance(axis, tuple) else ("const", axis)
+                cases.append(("Split", {"split_dim": axis_spec, "value": ("ph", s)}, {"num_split": n}))
+    for s in (U, [2, 3], [None]):
+        cases.append(("Shape", {"input": ("ph", s)}, {"out_type": None}))
+    return cases
+
+
+def test_static_shapes_equal_tensorflow(env):
+    failures = []
+    cases = _cases()
+    for op, inputs, attrs in cases:
+        theirs = _build(True, op, inputs, attrs)
+        ours = _build(False, op, inputs, attrs)
+        if ours != theirs:
+            failures.append(f"{op} {inputs} {attrs}: ours {ours} TF {theirs}")
+    print(f"{len(cases)} shape cases")
+    assert not failures, "\n".join(failures[:30]) + f"\n({len(failures)} failures)"
+    assert len(cases) >= 200
+
+
+def test_unknown_shape_function_gives_unknown_shapes(env):
+    from opgen.runtime import Graph
+    from opgen.runtime import op_def_library as lib
+
+    with Graph().as_default():
+        x = lib._apply_op_helper("Placeholder", dtype="float32", shape=[2, 3])[3][0]
+        (y,) = lib._apply_op_helper("Softplus", features=x)[3]
+    assert x.shape.as_list() == [2, 3]
+    assert y.shape.rank is None
+
+
+def test_user_registered_shape_fn(env):
+    from opgen.runtime import Graph, register_shape_fn
+    from opgen.runtime import op_def_library as lib
+
+    def softsign_shape(c):
+        c.set_output(0, c.make_shape([c.dim(c.input(0), 0), 7]))
+
+    register_shape_fn("Softsign", softsign_shape)
+    with Graph().as_default():
+        x = lib._apply_op_helper("Placeholder", dtype="float32", shape=[2, 3])[3][0]
+        (y,) = lib._apply_op_helper("Softsign", features=x)[3]
+    assert y.shape.as_list() == [2, 7]
+    register_shape_fn("Softsign", "UnchangedShape")
+    with Graph().as_default():
+        x = lib._apply_op_helper("Placeholder", dtype="float32", shape=[2, 3])[3][0]
+        (y,) = lib._apply_op_helper("Softsign", features=x)[3]
+    assert y.shape.as_list() == [2, 3]
