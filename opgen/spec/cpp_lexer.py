@@ -219,4 +219,4 @@ def parse_int_literal(text: str) -> int | None:
     digits = m.group(1).replace("'", "")
     if digits[:2] in ("0x", "0X", "0b", "0B"):
         return int(digits, 0)
-    return int(digits, 8) if len(digits) > 1 else int(digits)
+    return int(digits, 8) if digits[0] == "0" else int(digits)
