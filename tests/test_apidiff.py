@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -196,3 +197,20 @@ def test_bad_input_is_an_error(project, capsys, argv, message):
     code, out, err = _main(argv, capsys)
     assert (code, out) == (2, "")
     assert err.startswith(message), err
+
+
+def test_snapshot_outputs_is_what_opgen_api_prints(project, capsys):
+    from opgen.apidiff import snapshot_outputs
+    from opgen.apidiff.inputs import gather_config
+    from opgen.config import load_config
+    from opgen.errors import OpgenError
+    from opgen.overrides import load_overrides
+
+    config = load_config(project)
+    gathered = gather_config(config)
+    model = load_overrides(project / "overrides", gathered.op_list)
+    files = snapshot_outputs(config, gathered, model, project / "elsewhere")
+    assert files == {"API.md": _main(["api"], capsys)[1].encode()}
+    assert snapshot_outputs(replace(config, api=None), gathered, model, project / "generated") == {}
+    with pytest.raises(OpgenError, match="is not inside out"):
+        snapshot_outputs(replace(config, api="API.md"), gathered, model, project / "generated")

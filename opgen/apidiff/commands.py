@@ -15,7 +15,7 @@ from opgen.apidiff.snapshot import Snapshot
 from opgen.apidiff.snapshot_build import build_snapshot
 from opgen.apidiff.snapshot_format import to_json, to_markdown
 from opgen.config import Config
-from opgen.errors import OpgenError
+from opgen.errors import Location, OpgenError
 from opgen.fsutil import atomic_write
 from opgen.spec.model import GatherResult
 
@@ -28,13 +28,24 @@ def _format_for(path: Path) -> str:
     return "json" if path.suffix == ".json" else "md"
 
 
-def snapshot_outputs(config: Config, gathered: GatherResult, api_model: ApiModel) -> dict[Path, bytes]:
-    """The committed API snapshot (`[tool.opgen] api`) as build writes and checks it; {} when unset."""
+def snapshot_outputs(config: Config, gathered: GatherResult, api_model: ApiModel, out: Path) -> dict[str, bytes]:
+    """The committed API snapshot as one more output of `opgen build`: {path relative to `out`: bytes}.
+
+    Its place is `[tool.opgen] api` (Markdown, or JSON for a `.json` name), which must lie
+    inside `[tool.opgen] out`; it goes to the same place under `out` (`--out` may move the tree).
+    Empty when `api` is unset.
+    """
     if not config.api:
         return {}
-    path = config.path(config.api)
-    text = render_snapshot(build_snapshot(gathered, api_model, config), _format_for(path))
-    return {path: text.encode("utf-8")}
+    where = Location(str(config.root / "pyproject.toml"))
+    try:
+        rel = config.path(config.api).resolve().relative_to(config.path(config.out).resolve())
+    except ValueError:
+        raise OpgenError(f"[tool.opgen] api = {config.api!r} is not inside out = {config.out!r}", where,
+                         hint="keep the API snapshot next to the generated modules, e.g. api = \"generated/API.md\"",
+                         ) from None
+    text = render_snapshot(build_snapshot(gathered, api_model, config), _format_for(rel))
+    return {rel.as_posix(): text.encode("utf-8")}
 
 
 def run_api(args: argparse.Namespace, config: Config, gathered: GatherResult) -> int:
