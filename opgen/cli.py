@@ -76,14 +76,15 @@ def _cmd_specs(args: argparse.Namespace, config: Config) -> int:
     from opgen.spec.oplist_io import load_op_list_file
 
     op_list = load_op_list_file(args.oplist)
-    atomic_write(Path(args.output), op_list_to_cc(op_list).encode())
+    cc = op_list_to_cc(op_list, skip_inexpressible=args.skip_inexpressible)
+    atomic_write(Path(args.output), cc.encode())
     return 0
 
 
 def _cmd_build(args: argparse.Namespace, config: Config) -> int:
     from opgen.render.build import run_build
 
-    return run_build(args, config)
+    return run_build(args, config, gather=lambda: _gather(args, config))
 
 
 def _cmd_overrides_check(args: argparse.Namespace, config: Config) -> int:
@@ -125,6 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("specs", help="write REGISTER_OP C++ (with Doc) for an OpList file")
     p.add_argument("oplist", help="OpList file (.pbtxt or .pb)")
     p.add_argument("-o", "--output", required=True, metavar="FILE.cc")
+    p.add_argument("--skip-inexpressible", action="store_true",
+                   help="write a comment for OpDefs REGISTER_OP cannot express instead of failing")
     p.set_defaults(handler=_cmd_specs)
 
     p = sub.add_parser("build", help="render gen_*_ops.py modules")

@@ -9,6 +9,7 @@ call that caused it, with TF's message text.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 
@@ -45,6 +46,14 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     **{flag: () for flag in _FLAGS},
 }
 KNOWN_METHODS = tuple(SIGNATURES)
+_ANY_KINDS = ("string", "int", "expr")
+# method -> every argument-kind tuple it accepts (a set lookup per call)
+_ACCEPTED: dict[str, frozenset[tuple[str, ...]]] = {
+    method: frozenset(
+        tuple(kinds) for kinds in itertools.product(
+            *[_ANY_KINDS if k == "any" else (k,) for k in sig]))
+    for method, sig in SIGNATURES.items()
+}
 
 
 class _Builder:
@@ -118,14 +127,15 @@ class _Builder:
             self.shape_fn = re.sub(r"\s+", "", text)
 
     def _check_signature(self, call: BuilderCall) -> bool:
+        accepted = _ACCEPTED.get(call.method)
+        if accepted is not None and tuple([a.kind for a in call.args]) in accepted:
+            return True
         sig = SIGNATURES.get(call.method)
         if sig is None:
             self.error(f"unknown REGISTER_OP builder method '{call.method}' for Op {self.op_def.name}",
                        call.loc, "known methods: " + ", ".join(KNOWN_METHODS))
             return False
         kinds = tuple(a.kind for a in call.args)
-        if len(kinds) == len(sig) and all(want in ("any", got) for want, got in zip(sig, kinds)):
-            return True
         wanted = ", ".join({"string": "a string", "int": "an integer", "any": "an expression"}[k] for k in sig)
         self.error(f"{call.method}() takes {wanted or 'no arguments'}, got "
                    f"{len(kinds)} argument(s) ({', '.join(kinds) or 'none'}) for Op {self.op_def.name}",

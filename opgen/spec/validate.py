@@ -20,6 +20,8 @@ _VALID_OP_NAME = re.compile(r"[A-Z][A-Za-z0-9_]*(?:>[A-Z][A-Za-z0-9_]*)*\Z")
 _ATTR_TYPES = ("string", "int", "float", "bool", "type", "shape", "tensor", "func")
 _VALID_DATATYPES = frozenset(types_pb2.DataType.DESCRIPTOR.values_by_number)
 # AttrValueHasType's field order: (list field / oneof case, type word).
+_SCALAR_FIELD = {"string": "s", "int": "i", "float": "f", "bool": "b", "shape": "shape",
+                 "tensor": "tensor", "func": "func"}
 _VALUE_FIELDS = (("s", "string"), ("i", "int"), ("f", "float"), ("b", "bool"), ("type", "type"),
                  ("shape", "shape"), ("tensor", "tensor"), ("func", "func"))
 
@@ -40,8 +42,10 @@ def short_debug_string(op_def: op_def_pb2.OpDef) -> str:
 
 def attr_value_has_type(value: attr_value_pb2.AttrValue, attr_type: str) -> str | None:
     """C++ `AttrValueHasType`: None when `value` fits `attr_type`, else TF's message."""
-    num_set = 0
     kind = value.WhichOneof("value")
+    if kind is not None and _SCALAR_FIELD.get(attr_type) == kind:  # common case: matching scalar
+        return None
+    num_set = 0
     has_list = kind == "list"
     for field, word in _VALUE_FIELDS:
         if has_list:
