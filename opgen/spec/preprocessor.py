@@ -564,10 +564,9 @@ class _IfExpr:
     def _apply(self, op: str, a: int, b: int, tok: Token) -> int:
         if op in ("/", "%") and b == 0:
             raise token_error(tok, "division by zero in #if")
-        if op == "/":
-            return int(a / b)
-        if op == "%":
-            return a - b * int(a / b)
+        if op in ("/", "%"):  # C truncates toward zero
+            quotient = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+            return quotient if op == "/" else a - b * quotient
         return {
             "*": lambda: a * b, "+": lambda: a + b, "-": lambda: a - b, "<<": lambda: a << b,
             ">>": lambda: a >> b, "<": lambda: int(a < b), ">": lambda: int(a > b),
