@@ -66,7 +66,7 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
         return model
     errors: list[OpgenError] = []
     states = {name: MergeState() for name in op_defs}
-    for layer in override_layers(Path(directory), str(directory)):
+    for layer in override_layers(Path(directory), _display(Path(directory))):
         first_entry: dict[str, Location] = {}
         for path, display in layer:
             try:
@@ -108,6 +108,16 @@ def _merge_entry(model: ApiModel, update: Update, op_def: op_def_pb2.OpDef, stat
     locs = sorted({loc for (name, _), loc in update.locs.items() if name != "graph_op_name"})
     model.provenance.setdefault(op_def.name, []).extend(locs)
     return errors
+
+
+def _display(path: Path) -> str:
+    """How messages name `path`: relative to the working directory when it lies below it."""
+    if path.is_absolute():
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            pass
+    return str(path)
 
 
 def override_layers(root: Path, display: str) -> list[list[tuple[Path, str]]]:

@@ -1,0 +1,132 @@
+"""The example library's `overrides/` uses every override field, and each one shows in the
+modules `opgen build` generates from `op_specs/` (built afresh into a temporary directory,
+so this checks the pipeline, not a stale checkout; `opgen build --check` keeps the
+committed `generated/` equal to it)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from google.protobuf.message import Message
+
+from opgen.apidef_files import read_override_file
+from opgen.overrides import override_layers
+
+REPO = Path(__file__).resolve().parent.parent
+
+OPGEN_FIELDS = {"name", "skip", "hide", "rename_to", "alias", "attr_default", "attr_rename", "input_rename",
+                "output_rename"}
+APIDEF_FIELDS = {"graph_op_name", "visibility", "endpoint", "endpoint.deprecated", "in_arg.rename_to",
+                 "in_arg.description", "out_arg.rename_to", "out_arg.description", "arg_order", "attr.rename_to",
+                 "attr.default_value", "attr.description", "summary", "description", "description_prefix",
+                 "description_suffix"}
+
+
+def _fields(message: Message, prefix: str = "") -> set[str]:
+    used = set()
+    for field, value in message.ListFields():
+        used.add(prefix + field.name)
+        if field.message_type is not None and field.name in ("in_arg", "out_arg", "attr", "endpoint"):
+            for item in value:
+                used |= _fields(item, prefix + field.name + ".")
+    return used
+
+
+def test_example_overrides_use_every_field():
+    used = {"opgen": set(), "apidef": set()}
+    multiline = False
+    for layer in override_layers(REPO / "overrides", "overrides"):
+        for path, shown in layer:
+            file = read_override_file(path, shown)
+            multiline |= "<<END" in path.read_text()
+            for entry in file.message.op:
+                used[file.format] |= _fields(entry)
+    assert OPGEN_FIELDS <= used["opgen"], OPGEN_FIELDS - used["opgen"]
+    assert APIDEF_FIELDS <= used["apidef"], APIDEF_FIELDS - used["apidef"]
+    assert multiline
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> dict[str, str]:
+    """Function name / module-level name -> its source, over all generated modules."""
+    import os
+
+    from opgen import cli
+
+    out = tmp_path_factory.mktemp("generated")
+    cwd = os.getcwd()
+    os.chdir(REPO)
+    try:
+        assert cli.main(["build", "--out", str(out)]) == 0
+    finally:
+        os.chdir(cwd)
+    return {p.name: p.read_text() for p in sorted(out.glob("gen_*.py"))}
+
+
+def _module_names(sources: dict[str, str]):
+    functions: dict[str, ast.FunctionDef] = {}
+    aliases: dict[str, str] = {}
+    exported: set[str] = set()
+    namedtuples: dict[str, list[str]] = {}
+    for source in sources.values():
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.FunctionDef):
+                functions[node.name] = node
+            elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+                target = node.targets[0].id
+                if target == "__all__":
+                    exported |= set(ast.literal_eval(node.value))
+                elif isinstance(node.value, ast.Name):
+                    aliases[target] = node.value.id
+                elif ast.unparse(node.value).startswith("collections.namedtuple("):
+                    namedtuples[node.value.args[0].value] = ast.literal_eval(node.value.args[1])
+    return functions, aliases, exported, namedtuples
+
+
+def _signature(fn: ast.FunctionDef) -> str:
+    args = fn.args.args
+    defaults = [None] * (len(args) - len(fn.args.defaults)) + list(fn.args.defaults)
+    return ", ".join(a.arg + ("" if d is None else "=" + ast.unparse(d)) for a, d in zip(args, defaults))
+
+
+def test_every_field_shows_in_generated_modules(generated):
+    functions, aliases, exported, namedtuples = _module_names(generated)
+    doc = {name: ast.get_docstring(fn, clean=False) or "" for name, fn in functions.items()}
+    # skip: no function and no name (the op itself stays registered for graphs)
+    assert "placeholder_v2" not in set(functions) | set(aliases) | exported
+    assert "placeholder" in functions
+    # hide (OpGenOverride) and visibility HIDDEN (ApiDef): hidden naming rule, not exported
+    assert {"_sum", "_if", "_while"} <= set(functions) and not {"_sum", "_if", "_while"} & exported
+    # rename_to: new Python name, graph op name unchanged
+    assert "add_two" in functions and "add_v2" not in functions
+    assert "_apply_op_helper('AddV2'" in ast.unparse(functions["add_two"])
+    # alias and extra endpoints (one deprecated): module-level names bound to the function
+    assert aliases["multiply"] == "mul" and aliases["concat_v2"] == "concat" and aliases["mean"] == "reduce_mean"
+    assert {"multiply", "concat_v2", "mean", "reduce_mean", "concat"} <= exported
+    # attr_default: signature default only
+    assert "output_type=_dtypes.int32" in _signature(functions["arg_max"])
+    # input_rename, attr_rename, in_arg rename_to: Python names; helper keywords stay OpDef names
+    assert _signature(functions["_sum"]).startswith("input, axis, keepdims=False")
+    assert "reduction_indices=axis" in ast.unparse(functions["_sum"]) and "keep_dims=keepdims" in ast.unparse(
+        functions["_sum"])
+    assert _signature(functions["expand_dims"]).startswith("input, axis")
+    assert _signature(functions["reduce_mean"]).startswith("input, axis")
+    # output_rename and out_arg rename_to: namedtuple fields
+    assert namedtuples["Unique"] == ["values", "indices"] and namedtuples["TopK"] == ["values", "positions"]
+    # arg_order
+    assert _signature(functions["split"]).startswith("value, split_dim, num_split")
+    # ApiDef attr rename_to / default_value / description
+    assert _signature(functions["squeeze"]) == "input, axis=[], name=None"
+    assert "Size-1 dimensions to remove; all of them when empty." in doc["squeeze"]
+    # in_arg / out_arg descriptions, summary, multi-line description
+    assert doc["sqrt"].startswith("Square root of each element of `x`.")
+    assert "Non-negative real or any complex values." in doc["sqrt"]
+    assert "For negative real inputs the result is NaN.\n\n" in doc["sqrt"]
+    assert "The principal square root of `x`." in doc["sqrt"]
+    assert "its position in `values`." in doc["unique"]  # out_arg description, UpdateDocs'd
+    assert "Where the kept entries were, along the last axis." in doc["top_k"]
+    # description_prefix / description_suffix
+    assert "For complex numbers use `ComplexAbs`." in doc["abs"] and "See also `Neg`." in doc["abs"]
+    assert "The dimensions to reduce over." in doc["reduce_mean"]
