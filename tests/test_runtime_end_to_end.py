@@ -1,0 +1,200 @@
+"""End to end: graphs of example-library ops (op_specs/) built by the embedded runtime,
+exported, imported into TensorFlow and run, equal TF's own results for the same calls;
+the same calls on the TF backend give TF's results in graph and eager mode.
+
+The embedded side runs in a subprocess that registers only the example library's OpList
+(gathered by `opgen oplist op_specs`), so it cannot collide with TF's registry that other
+runtime tests register in this process.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.oracle
+
+REPO = Path(__file__).resolve().parent.parent
+
+IMG = [[[[1.0], [2.0], [3.0]], [[4.0], [5.0], [6.0]], [[7.0], [8.0], [9.0]]]]
+KERNEL = [[[[1.0]], [[0.5]]], [[[-1.0]], [[2.0]]]]
+# op -> keyword arguments (inputs as Python values, dtypes as names); unspecified defaulted attrs get None.
+CALLS: dict[str, dict] = {
+    "Abs": {"x": [-1.5, 2.0]},
+    "Add": {"x": [1, 2], "y": [3, 4]},
+    "AddN": {"inputs": [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]},
+    "AddV2": {"x": [[1.0, 2.0]], "y": [0.5]},
+    "ArgMax": {"input": [[1.0, 5.0, 2.0]], "dimension": 1},
+    "BiasAdd": {"value": [[1.0, 2.0]], "bias": [0.5, -0.5]},
+    "Cast": {"x": [1.7, -2.2], "DstT": "int32"},
+    "ConcatV2": {"values": [[[1, 2]], [[3, 4]]], "axis": 0},
+    "Conv2D": {"input": IMG, "filter": KERNEL, "strides": [1, 1, 1, 1], "padding": "VALID"},
+    "DepthwiseConv2dNative": {"input": IMG, "filter": KERNEL, "strides": [1, 1, 1, 1], "padding": "SAME"},
+    "Equal": {"x": [1, 2], "y": [1, 3]},
+    "ExpandDims": {"input": [1, 2], "dim": 0},
+    "Fill": {"dims": [2, 3], "value": 1.5},
+    "Identity": {"input": [1, 2]},
+    "IdentityN": {"input": [[1], [2.0]]},
+    "MatMul": {"a": [[1.0, 2.0]], "b": [[3.0], [4.0]]},
+    "Max": {"input": [[1.0, 5.0], [3.0, 2.0]], "reduction_indices": [1]},
+    "MaxPool": {"input": IMG, "ksize": [1, 2, 2, 1], "strides": [1, 1, 1, 1], "padding": "VALID"},
+    "Maximum": {"x": [1.0, 5.0], "y": [3.0, 2.0]},
+    "Mean": {"input": [[1.0, 5.0], [3.0, 2.0]], "reduction_indices": 0, "keep_dims": True},
+    "MirrorPad": {"input": [[1, 2], [3, 4]], "paddings": [[1, 1], [1, 1]], "mode": "REFLECT"},
+    "Mul": {"x": [2, 3], "y": 4},
+    "Neg": {"x": [1.0, -2.0]},
+    "Pack": {"values": [[1, 2], [3, 4]], "axis": 1},
+    "Range": {"start": 0, "limit": 5, "delta": 2},
+    "RealDiv": {"x": [1.0, 3.0], "y": [2.0, 4.0]},
+    "Relu": {"features": [-1.0, 2.0]},
+    "Reshape": {"tensor": [1, 2, 3, 4], "shape": [2, 2]},
+    "Select": {"condition": [True, False], "t": [1, 2], "e": [3, 4]},
+    "Shape": {"input": [[1, 2, 3]]},
+    "Softmax": {"logits": [[1.0, 2.0, 3.0]]},
+    "Split": {"split_dim": 0, "value": [1, 2, 3, 4], "num_split": 2},
+    "SplitV": {"value": [1, 2, 3, 4, 5], "size_splits": [2, 3], "split_dim": 0, "num_split": 2},
+    "Sqrt": {"x": [4.0, 9.0]},
+    "Square": {"x": [3, 4]},
+    "Squeeze": {"input": [[1, 2]], "squeeze_dims": [0]},
+    "Sub": {"x": [5, 6], "y": [1, 2]},
+    "Sum": {"input": [[1, 2], [3, 4]], "reduction_indices": [0, 1]},
+    "Tile": {"input": [[1, 2]], "multiples": [2, 1]},
+    "Transpose": {"x": [[1, 2, 3]], "perm": [1, 0]},
+    "Unique": {"x": [1, 1, 2, 5, 2]},
+    "ZerosLike": {"x": [1.0, 2.0]},
+}
+
+_BUILD_SCRIPT = r"""
+import base64, json, sys
+from google.protobuf import text_format
+from opgen.proto import op_def_pb2
+from opgen.runtime import Graph, registry
+from opgen.runtime import op_def_library as lib
+sys.path.insert(0, sys.argv[2])
+from test_runtime_end_to_end import CALLS, complete
+op_list = text_format.Parse(open(sys.argv[1]).read(), op_def_pb2.OpList())
+registry.register_op_list("op_specs", op_list.SerializeToString())
+ops = {op.name: op for op in op_list.op}
+out = {}
+for name, kwargs in CALLS.items():
+    g = Graph()
+    with g.as_default():
+        _, _, op, outputs = lib._apply_op_helper(name, **complete(ops[name], kwargs))
+    out[name] = [base64.b64encode(g.as_graph_def().SerializeToString()).decode(), [t.name for t in outputs]]
+print(json.dumps(out))
+"""
+
+
+def complete(op_def, kwargs: dict) -> dict:
+    """kwargs plus None for every defaulted, non-inferred attr not given (as generated wrappers pass)."""
+    inferred = {x for a in op_def.input_arg for x in (a.type_attr, a.number_attr, a.type_list_attr) if x}
+    result = dict(kwargs)
+    for attr in op_def.attr:
+        if attr.name not in inferred and attr.name not in result and attr.type != "type" and attr.HasField("default_value"):
+            result[attr.name] = None
+    return result
+
+
+@pytest.fixture(scope="module")
+def example_graphs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("e2e")
+    oplist = tmp / "ops.pbtxt"
+    subprocess.run([sys.executable, "-m", "opgen", "oplist", "op_specs", "-o", str(oplist)], cwd=REPO, check=True)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    run = subprocess.run([sys.executable, "-c", _BUILD_SCRIPT, str(oplist), str(REPO / "tests")],
+                         cwd=REPO, env=env, check=True, capture_output=True, text=True)
+    from google.protobuf import text_format
+
+    from opgen.proto import op_def_pb2
+
+    ops = {op.name: op for op in text_format.Parse(oplist.read_text(), op_def_pb2.OpList()).op}
+    return json.loads(run.stdout), ops
+
+
+def _run_tf_graph(tf, build):
+    graph = tf.Graph()
+    with graph.as_default():
+        fetches = build()
+    with tf.compat.v1.Session(graph=graph) as sess:
+        return sess.run(fetches)
+
+
+def _assert_same(a, b, what):
+    import numpy as np
+
+    assert len(a) == len(b), what
+    for x, y in zip(a, b):
+        # exact, up to 1-ulp float differences between TF's eager kernels and grappler-folded graphs
+        np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-6, atol=0, err_msg=what)
+        assert np.asarray(x).dtype == np.asarray(y).dtype, what
+
+
+def test_embedded_graphs_run_in_tensorflow(tf, example_graphs):
+    from tensorflow.core.framework import graph_pb2 as tf_graph_pb2
+    from tensorflow.python.framework import op_def_library as tf_lib
+
+    built, ops = example_graphs
+    assert len(built) >= 30
+    for name, (graph_b64, fetch_names) in built.items():
+        graph_def = tf_graph_pb2.GraphDef.FromString(base64.b64decode(graph_b64))
+        assert graph_def.versions.producer == 2474
+
+        def imported():
+            tf.graph_util.import_graph_def(graph_def, name="")
+            return fetch_names
+
+        def native():
+            return list(tf_lib._apply_op_helper(name, **complete(ops[name], CALLS[name]))[3])
+
+        _assert_same(_run_tf_graph(tf, imported), _run_tf_graph(tf, native), name)
+
+
+def test_tensorflow_backend_graph_and_eager(tf, example_graphs):
+    from tensorflow.python.framework import op_def_library as tf_lib
+
+    from opgen.runtime import op_def_library as lib
+    from opgen.runtime import set_backend
+
+    _, ops = example_graphs
+    set_backend("tensorflow")
+    try:
+        for name, kwargs in CALLS.items():
+            call = complete(ops[name], kwargs)
+            expected = _run_tf_graph(tf, lambda: list(tf_lib._apply_op_helper(name, **call)[3]))
+            graph_mode = _run_tf_graph(tf, lambda: list(lib._apply_op_helper(name, **call)[3]))
+            _assert_same(graph_mode, expected, f"{name} graph mode")
+            eager = [t.numpy() for t in lib._apply_op_helper(name, **call)[3]]
+            _assert_same(eager, expected, f"{name} eager mode")
+    finally:
+        set_backend(None)
+
+
+def test_automatic_backend_inside_tf_graph(tf):
+    from opgen.runtime import Tensor
+    from opgen.runtime import op_def_library as lib
+
+    with tf.Graph().as_default():
+        out = lib._apply_op_helper("AddV2", x=1.0, y=2.0)[3][0]
+    assert isinstance(out, tf.Tensor) and not isinstance(out, Tensor)
+    out = lib._apply_op_helper("AddV2", x=tf.constant(1.0), y=2.0)[3][0]  # eager TF tensor input
+    assert float(out.numpy()) == 3.0
+
+
+def test_backend_missing_op_is_a_clear_error(tf):
+    from opgen.runtime import registry, set_backend
+    from opgen.runtime import op_def_library as lib
+    from opgen.proto import op_def_pb2
+
+    registry.register_op_def("custom_module", op_def_pb2.OpDef(name="OpgenNotInTf"))
+    set_backend("tensorflow")
+    try:
+        with pytest.raises(RuntimeError, match=r"tf.load_op_library"):
+            lib._apply_op_helper("OpgenNotInTf")
+    finally:
+        set_backend(None)
