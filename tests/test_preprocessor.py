@@ -1,0 +1,239 @@
+"""The preprocessor: unit tests, and differential tests against real g++.
+
+Differential method: `g++ -E` preprocesses a macro-heavy source (no TensorFlow headers, so
+REGISTER_OP stays a plain identifier); scanning g++'s output (which has no directives or
+macros left) must give the same chains as scanning the original source with our
+preprocessor. Compared: op names, methods, argument kinds and values (expressions as
+token lists); locations are ours only.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from opgen.errors import OpgenError
+from opgen.spec.chains import extract_registrations
+from opgen.spec.cpp_lexer import SourceFile, tokenize
+from opgen.spec.preprocessor import Preprocessor, parse_define_option
+
+CORPUS = Path(__file__).parent / "scanner_corpus"
+needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
+
+
+def texts(path: Path, defines=(), include_dirs=()) -> list[str]:
+    return [t[1] for t in Preprocessor(defines, include_dirs).run(str(path))]
+
+
+def write(tmp_path: Path, text: str, name: str = "t.cc") -> Path:
+    p = tmp_path / name
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+    return p
+
+
+def test_object_and_function_macros(tmp_path):
+    p = write(tmp_path, "#define A 1 + B\n#define B 2\n#define F(x, y) x * y\nA; F(A, (3, 4));\n")
+    assert texts(p) == ["1", "+", "2", ";", "1", "+", "2", "*", "(", "3", ",", "4", ")", ";"]
+
+
+def test_function_macro_name_without_parens_is_not_invoked(tmp_path):
+    p = write(tmp_path, "#define F(x) x\nint F; F (1);\n")
+    assert texts(p) == ["int", "F", ";", "1", ";"]
+
+
+def test_stringize_and_paste(tmp_path):
+    p = write(tmp_path, '#define S(x) #x\n#define C(a, b) a ## b\n#define XS(x) S(x)\nS( a  "b\\n"  c ); C(x, 1); XS(C(y, z));\n')
+    assert texts(p) == ['"a \\"b\\\\n\\" c"', ";", "x1", ";", '"yz"', ";"]
+
+
+def test_variadic(tmp_path):
+    p = write(tmp_path, "#define V(a, ...) a: __VA_ARGS__\n#define G(x...) x\nV(1, 2, 3) V(4) G(5, 6)\n")
+    assert texts(p) == ["1", ":", "2", ",", "3", "4", ":", "5", ",", "6"]
+
+
+def test_self_reference_is_not_expanded_again(tmp_path):
+    p = write(tmp_path, "#define foo foo + 1\n#define f(x) x f(x)\nfoo; f(2);\n")
+    assert texts(p) == ["foo", "+", "1", ";", "2", "f", "(", "2", ")", ";"]
+
+
+def test_undef_and_redefine(tmp_path):
+    p = write(tmp_path, "#define A 1\nA\n#undef A\nA\n#define A 2\nA\n")
+    assert texts(p) == ["1", "A", "2"]
+
+
+@pytest.mark.parametrize("expr,value", [
+    ("1 + 2 * 3 == 7", True), ("(1 + 2) * 3 == 9", True), ("-7 / 2 == -3 && -7 % 2 == -1", True),
+    ("1 ? 0 : 1", False), ("0 || 2 && 3", True), ("!defined(NOPE) && defined X", True),
+    ("X == 5 && Y == 1", True), ("UNDEFINED_NAME == 0", True), ("true && !false", True),
+    ("(1 << 4) - (32 >> 1) | 2 ^ 3 & 1", True), ("0x10 == 020 && 'a' == 97", True),
+])
+def test_if_expressions(tmp_path, expr, value):
+    p = write(tmp_path, f"#if {expr}\nyes\n#else\nno\n#endif\n")
+    assert texts(p, ["X=5", "Y"]) == (["yes"] if value else ["no"])
+
+
+def test_elif_chain_takes_first_true_branch_only(tmp_path):
+    p = write(tmp_path, "#if 0\na\n#elif 1\nb\n#elif 1\nc\n#else\nd\n#endif\n#ifdef X\ne\n#elifndef X\nf\n#endif\n")
+    assert texts(p) == ["b", "f"]
+
+
+def test_skipped_groups_ignore_unknown_directives_and_bad_literals(tmp_path):
+    p = write(tmp_path, "#if 0\n#frobnicate\ndon't\n#error no\n#if garbage (\n#endif\n#endif\nok\n")
+    assert texts(p) == ["ok"]
+
+
+def test_include_search_order_and_guards(tmp_path):
+    write(tmp_path, "#define WHERE local\n", "src/m.h")
+    write(tmp_path, "#define WHERE idir\n#define ONLY_IDIR 1\n", "inc/m.h")
+    write(tmp_path, "#pragma once\n#define ONCE_COUNT ONCE_COUNT + 1\nonce\n", "inc/once.h")
+    p = write(tmp_path, '#include "m.h"\n#include "once.h"\n#include "once.h"\n#include <vector>\n'
+              '#include "tensorflow/core/framework/op.h"\nWHERE\n', "src/t.cc")
+    assert texts(p, include_dirs=[str(tmp_path / "inc")]) == ["once", "local"]
+
+
+def test_define_options():
+    assert parse_define_option("A") == ("A", "1")
+    assert parse_define_option("A=") == ("A", "")
+    assert parse_define_option("A=x=y") == ("A", "x=y")
+    with pytest.raises(OpgenError, match="macro names must be identifiers"):
+        parse_define_option("1A")
+
+
+def test_macro_locations_point_at_use_site(tmp_path):
+    p = write(tmp_path, '#define UNARY() Input("x: T")\n\nREGISTER_OP("A")\n   .UNARY();\n')
+    regs, errors = extract_registrations(Preprocessor().run(str(p)), {})
+    assert not errors
+    call = regs[0].calls[0]
+    assert (call.loc.line, call.loc.col, call.args[0].loc.line, call.args[0].loc.col) == (4, 5, 4, 5)
+
+
+def test_pcpp_pitfall_hash_lines_in_raw_docs(tmp_path):
+    p = write(tmp_path, 'REGISTER_OP("A").Doc(R"doc(\n#include "nope.h"\n# Heading\n#endif\n)doc");\n')
+    regs, errors = extract_registrations(Preprocessor().run(str(p)), {})
+    assert not errors
+    assert regs[0].calls[0].args[0].value == '\n#include "nope.h"\n# Heading\n#endif\n'
+
+
+# ------------------------------------------------------------------ g++ differential
+
+
+def _normalize(regs):
+    out = []
+    for r in regs:
+        calls = []
+        for c in r.calls:
+            args = [(a.kind, _tokens(a.value) if a.kind == "expr" else a.value) for a in c.args]
+            calls.append((c.method, args))
+        out.append((r.op_name, r.system, calls))
+    return out
+
+
+def _tokens(expr: str) -> list[str]:
+    """An expression's tokens: g++ drops comments and respaces, we keep the source text."""
+    return [t[1] for t in tokenize(SourceFile("expr", expr))]
+
+
+def _gxx_scan(path: Path, defines, include_dirs, tmp_dir: Path):
+    cmd = ["g++", "-E", "-P", "-x", "c++", "-std=c++17", *[f"-D{d}" for d in defines],
+           *[f"-I{d}" for d in include_dirs], str(path)]
+    result = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    out = tmp_dir / "gxx_output.cc"
+    out.write_text(result.stdout)
+    regs, errors = extract_registrations(Preprocessor().run(str(out)), {"UserHelper": "h: int = 1"})
+    assert not errors
+    return _normalize(regs)
+
+
+def _our_scan(path: Path, defines, include_dirs):
+    regs, errors = extract_registrations(Preprocessor(defines, include_dirs).run(str(path)),
+                                         {"UserHelper": "h: int = 1"})
+    assert not errors
+    return _normalize(regs)
+
+
+def _without_external_includes(text: str) -> str:
+    return re.sub(r'^\s*#\s*include\s*(<[^>]*>|"tensorflow/[^"]*")', "", text, flags=re.M)
+
+
+@needs_gxx
+@pytest.mark.parametrize("case", ["macros", "conditionals", "continuations", "raw_strings", "includes",
+                                  "comments_and_strings", "basic"])
+def test_corpus_matches_gxx(case, tmp_path):
+    for f in [*CORPUS.glob("*.cc"), *CORPUS.glob("include/*.h")]:
+        write(tmp_path, _without_external_includes(f.read_text()), str(f.relative_to(CORPUS)))
+    src = tmp_path / f"{case}.cc"
+    first = src.read_text().split("\n", 1)[0]
+    defines = first.split(":", 1)[1].split() if first.startswith("// defines:") else []
+    include_dirs = [str(tmp_path / "include")]
+    ours = _our_scan(src, defines, include_dirs)
+    assert ours
+    assert ours == _gxx_scan(src, defines, include_dirs, tmp_path)
+
+
+_WORDS = st.from_regex(r"[a-z][a-z0-9_]{0,5}", fullmatch=True)
+
+
+@st.composite
+def macro_sources(draw):
+    """Random macro libraries (each macro may use the earlier ones) and chains using them."""
+    lines = ["#define STR(x) #x", "#define XSTR(x) STR(x)", "#define CAT(a, b) a##b"]
+    uses: list[str] = []  # chain fragments (after the dot) that expand to builder calls
+    values: list[str] = ["1", "2", "3"]  # object-like integer macros for #if
+    for i in range(draw(st.integers(1, 7))):
+        kind = draw(st.sampled_from(["call0", "object", "stringize", "passthrough", "paste", "nested",
+                                     "variadic", "string_macro", "int_macro"]))
+        name = f"M{i}"
+        word = draw(_WORDS)
+        if kind == "call0":
+            lines.append(f'#define {name}() Input("{word}: float").Output("o{i}: float")')
+            uses.append(f"{name}()")
+        elif kind == "object":
+            lines.append(f'#define {name} Attr("{word}: int = {i}")')
+            uses.append(name)
+        elif kind == "stringize":
+            lines.append(f'#define {name}(a, b) Input(#a ": " #b)')
+            uses.append(f"{name}({word}, float)")
+        elif kind == "passthrough":
+            lines.append(f"#define {name}(call) call")
+            uses.append(f'{name}(Doc("{word}  (x, y)"))')
+        elif kind == "paste":
+            lines.append(f'#define {name}(a, b) Input(XSTR(CAT(a, b)) ": int32")')
+            uses.append(f"{name}({word}, _{i})")
+        elif kind == "nested" and uses:
+            inner = draw(st.sampled_from(uses))
+            lines.append(f'#define {name}() {inner}.Output("n{i}: int32")')
+            uses.append(f"{name}()")
+        elif kind == "variadic":
+            lines.append(f"#define {name}(...) Doc(#__VA_ARGS__)")
+            uses.append(f"{name}({word},   {word}  x,y)")
+        elif kind == "string_macro":
+            lines.append(f'#define {name} "{word}: " "string"')
+            uses.append(f"Attr({name})")
+        elif kind == "int_macro":
+            lines.append(f"#define {name} ({i} + {draw(st.integers(0, 9))})")
+            values.append(name)
+    body = []
+    for k in range(draw(st.integers(1, 4))):
+        chain = draw(st.lists(st.sampled_from(uses), max_size=4)) if uses else []
+        a, b = draw(st.sampled_from(values)), draw(st.sampled_from(values))
+        op = draw(st.sampled_from(["+", "-", "*", "==", "!=", "<", ">=", "&&", "||", "&", "|", "^", "<<", "%", "/"]))
+        guard = f"({a}) {op} (({b}) + 20)"
+        call = ("." + ".".join(chain)) if chain else ""
+        body += [f"#if {guard}", f'REGISTER_OP("Op{k}"){call};', "#else", f'REGISTER_OP("Else{k}"){call};', "#endif"]
+    return "\n".join(lines + body) + "\n"
+
+
+@needs_gxx
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(macro_sources())
+def test_random_macros_match_gxx(tmp_path_factory, source):
+    tmp = tmp_path_factory.mktemp("gxx")
+    src = write(tmp, source)
+    assert _our_scan(src, (), ()) == _gxx_scan(src, (), (), tmp)
