@@ -302,3 +302,20 @@ def _break(r: random.Random, calls: list[tuple[str, tuple]], names: list[str]) -
     else:
         calls.append(("Input", ("zz_missing: NoSuchAttr",)))
     return calls
+
+
+def to_cc(spec: Spec) -> str:
+    """The spec as REGISTER_OP C++ source (strings as escaped C++ literals)."""
+    from opgen.spec.emit_cc import cc_string
+
+    name, calls = spec
+    parts = [f"REGISTER_OP({cc_string(name)})"]
+    for method, args in calls:
+        if method == "SetTypeConstructor":
+            texts = to_registration((name, [(method, args)])).calls[0].args[0].value
+            parts.append(f".{method}({texts})")
+        elif method == "SetShapeFn":
+            parts.append(f".{method}({args[0]})")
+        else:
+            parts.append(f".{method}(" + ", ".join(str(a) if isinstance(a, int) else cc_string(a) for a in args) + ")")
+    return "\n    ".join(parts) + ";\n"

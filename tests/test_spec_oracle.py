@@ -161,3 +161,30 @@ def test_generated_corpus_matches_tf(oracle):
 @given(rnd=st.randoms(use_true_random=False), broken=st.booleans())
 def test_hypothesis_specs_match_tf(oracle, rnd, broken):
     check([random_spec(rnd, broken)], oracle)
+
+
+def test_cpp_source_path_matches_tf(oracle, tmp_path):
+    """A subset through the whole front end: C++ text -> gather -> OpDef / located errors."""
+    from opgen.errors import OpgenError
+    from opgen.spec.gather import gather
+    from spec_corpus import to_cc
+
+    r = random.Random(7)
+    specs = HAND_WRITTEN[:60] + [random_spec(r, broken=i % 3 == 0) for i in range(120)]
+    results = oracle.finalize_many([(name, to_oracle_calls((name, calls))) for name, calls in specs])
+    mismatches = []
+    for i, (spec, tf_result) in enumerate(zip(specs, results)):
+        path = tmp_path / f"spec{i}.cc"
+        path.write_text(to_cc(spec))
+        try:
+            got = gather([str(path)], include_internal=True).op_list.op
+            op_def, error = (got[0] if got else None), None
+        except OpgenError as e:
+            errors = getattr(e, "errors", [e])
+            assert all(str(err.location).startswith(str(path) + ":") for err in errors), e.format()
+            op_def, error = None, "\n".join(err.message for err in errors)
+        if tf_result.ok and op_def != tf_result.op_def:
+            mismatches.append(f"{spec!r}: TF ok, us {error!r}")
+        if not tf_result.ok and (error is None or comparable(error) != comparable(tf_result.error)):
+            mismatches.append(f"{spec!r}:\n  TF {tf_result.error!r}\n  us {error!r}")
+    assert not mismatches, "\n".join(mismatches[:5])
