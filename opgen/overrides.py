@@ -259,7 +259,9 @@ def _check_names(model: ApiModel, op_defs: dict[str, op_def_pb2.OpDef],
         for name, alias_base in names:
             problem = "the module's own imports" if name in MODULE_GLOBALS else None
             if name in functions:
-                problem = f"the function of op {functions[name]}" if functions[name] != op else \
+                other = functions[name]
+                named_at = f" (named at {states[other].endpoint_loc})" if states[other].endpoint_loc else ""
+                problem = f"the function of op {other}{named_at}" if other != op else \
                     "another name of the same function"
             elif alias_base is not None and bad_identifier(alias_base):
                 problem = "a Python keyword or reserved name"
