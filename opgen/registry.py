@@ -2,7 +2,7 @@
 
 * `OpRegistry.register(op_def, source)`: insert by name; the **first** registration wins
   and a duplicate fails with TF's ALREADY_EXISTS text `Op with name <Op>`, located at the
-  duplicate (hint: the first). Finalize and ValidateOpDef are the caller's job
+  duplicate (`sources[name]` keeps the first). Finalize and ValidateOpDef are the caller's job
   (`opgen.spec.builder.build_op_def` does both), keeping imports flowing spec -> registry.
 * Deferred registration: `defer(factory, source)` queues a factory (a callable building
   the OpDef, e.g. `lambda: build_op_def(reg)[0]`); `process_registrations()` runs the
@@ -65,10 +65,8 @@ class OpRegistry:
 
     def register(self, op_def: op_def_pb2.OpDef, source: OpSource) -> None:
         """Register one OpDef now; OpgenError (located at `source`) for a duplicate name."""
-        first = self.sources.get(op_def.name)
         if op_def.name in self._ops:
-            hint = f"first registered at {first.location}" if first else None
-            raise OpgenError(f"Op with name {op_def.name}", source.location, hint)
+            raise OpgenError(f"Op with name {op_def.name}", source.location)
         self._ops[op_def.name] = op_def
         self.sources[op_def.name] = source
 

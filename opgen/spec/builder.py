@@ -72,8 +72,8 @@ class _Builder:
         self.shape_fn: str | None = None
         self.type_ctor: tuple[TypeConstructor, BuilderCall] | None = None
 
-    def error(self, message: str, loc: Location, hint: str | None = None) -> None:
-        self.errors.append(OpgenError(message, loc, hint))
+    def error(self, message: str, loc: Location) -> None:
+        self.errors.append(OpgenError(message, loc))
 
     def call(self, call: BuilderCall) -> None:
         if not self._check_signature(call):
@@ -111,7 +111,7 @@ class _Builder:
             try:
                 self.type_ctor = (parse_type_constructor(str(arg.value)), call)
             except TypeConstructorError as e:
-                self.error(str(e), arg.loc)
+                self.error(f"{e} for Op {name}", arg.loc)
         # SetForwardTypeFn: type inference functions never reach the OpDef.
 
     def _set_shape_fn(self, call: BuilderCall) -> None:
@@ -132,14 +132,14 @@ class _Builder:
             return True
         sig = SIGNATURES.get(call.method)
         if sig is None:
-            self.error(f"unknown REGISTER_OP builder method '{call.method}' for Op {self.op_def.name}",
-                       call.loc, "known methods: " + ", ".join(KNOWN_METHODS))
+            self.error(f"unknown REGISTER_OP builder method '{call.method}' for Op {self.op_def.name} "
+                       f"(known: {', '.join(KNOWN_METHODS)})", call.loc)
             return False
         kinds = tuple(a.kind for a in call.args)
-        wanted = ", ".join({"string": "a string", "int": "an integer", "any": "an expression"}[k] for k in sig)
-        self.error(f"{call.method}() takes {wanted or 'no arguments'}, got "
-                   f"{len(kinds)} argument(s) ({', '.join(kinds) or 'none'}) for Op {self.op_def.name}",
-                   call.loc)
+        names = {"string": "a string", "int": "an integer", "any": "an expression", "expr": "an expression"}
+        wanted = " and ".join(names[k] for k in sig) or "no arguments"
+        got = ", ".join(names[k] for k in kinds) or "nothing"
+        self.error(f"{call.method}() takes {wanted}, got {got} for Op {self.op_def.name}", call.loc)
         return False
 
     def finalize(self) -> None:

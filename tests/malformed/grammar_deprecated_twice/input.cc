@@ -1,0 +1,9 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+REGISTER_OP("Foo")
+    .Deprecated(3, "Use Bar")
+    .Deprecated(4, "Use Baz");
+
+}  // namespace tensorflow

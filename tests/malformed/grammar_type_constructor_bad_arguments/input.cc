@@ -1,0 +1,9 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+REGISTER_OP("Foo")
+    .Output("y: variant")
+    .SetTypeConstructor(full_type::Unary(TFT_ARRAY));
+
+}  // namespace tensorflow

@@ -1,0 +1,8 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+REGISTER_OP("my_op")
+    .Input("x: float");
+
+}  // namespace tensorflow
