@@ -183,6 +183,11 @@ def test_diff_git_errors(project, capsys):
     _git(project, "commit", "-q", "-m", "v1")
     code, _, err = _main(["diff", "--git", "no-such-rev"], capsys)
     assert code == 2 and err.startswith("error: unknown git revision 'no-such-rev'")
+    # errors inside the revision name the revision, not the temporary extraction
+    _git(project, "rm", "-q", "-r", "specs")
+    _git(project, "commit", "-q", "-m", "no specs")
+    code, _, err = _main(["diff", "--git", "HEAD", "old.json"], capsys)
+    assert (code, err) == (2, "HEAD:specs: error: no such file or directory\n")
 
 
 @pytest.mark.parametrize("argv, message", [

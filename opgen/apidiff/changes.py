@@ -243,6 +243,12 @@ def _doc_label(key: str) -> str:
 
 def _docs_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     a, b = dict(old.docs), dict(new.docs)
+    # a doc that only follows a renamed argument (same kind, same text) is not a docs change
+    for key in sorted(set(a) - set(b)):
+        moved = next((k for k in sorted(set(b) - set(a)) if k.split(" ")[0] == key.split(" ")[0] and b[k] == a[key]),
+                     None)
+        if moved is not None:
+            del a[key], b[moved]
     out = []
     for key in sorted(set(a) | set(b)):
         if a.get(key, "") != b.get(key, ""):

@@ -4,17 +4,18 @@ API snapshots, or a git revision (read with `git archive`, never touching the wo
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import subprocess
 import tarfile
 import tempfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from opgen.apidiff.snapshot import Snapshot
 from opgen.apidiff.snapshot_build import build_snapshot
 from opgen.apidiff.snapshot_format import FORMAT_TAG, from_json
 from opgen.config import Config, load_config
-from opgen.errors import OpgenError
+from opgen.errors import Location, OpgenError, OpgenErrors
 
 
 def gather_config(config: Config, sources: list[str] | None = None):
@@ -103,6 +104,49 @@ def _git(args: list[str], cwd: Path, what: str) -> bytes:
     return proc.stdout
 
 
+def _git_exists(top: Path, rev: str, path: str) -> bool:
+    proc = subprocess.run(["git", "cat-file", "-e", f"{rev}:{path}"], cwd=top, capture_output=True, check=False)
+    return proc.returncode == 0
+
+
+def _extract(top: Path, commit: str, paths: list[str], dest: Path) -> None:
+    """`git archive` the given repository paths of `commit` into `dest` (never the work tree)."""
+    data = _git(["archive", "--format=tar", commit, "--", *paths], top, f"cannot read revision {commit}")
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(dest, filter="data")
+
+
+def _read_paths(config: Config) -> list[str] | None:
+    """The top-level entries of a project that gathering and overrides read; None = all of it.
+
+    Only these are extracted from a revision, so diffing against a big repository's history
+    stays fast. Headers must lie under a source or include directory, as for `opgen build`.
+    """
+    entries = {"pyproject.toml"}
+    for value in (*config.sources, *config.include_dirs, config.overrides, config.allow):
+        if not value:
+            continue
+        parts = PurePosixPath(value.replace(os.sep, "/")).parts
+        if not parts or PurePosixPath(value).is_absolute() or ".." in parts or set(parts[0]) & set("*?["):
+            return None
+        entries.add(parts[0])
+    return sorted(entries)
+
+
+def _at_revision(error: OpgenError, project: Path, rev: str) -> OpgenError:
+    """Rewrite locations inside the extracted tree as `REV:path` (what the user can look up)."""
+    if isinstance(error, OpgenErrors):
+        return OpgenErrors([_at_revision(e, project, rev) for e in error.errors])
+    loc = error.location
+    if loc is not None:
+        try:
+            rel = Path(loc.path).resolve().relative_to(project).as_posix()
+            loc = Location(f"{rev}:{rel}", loc.line, loc.col)
+        except ValueError:
+            pass
+    return OpgenError(error.message if error.location else f"at git revision {rev}: {error.message}", loc, error.hint)
+
+
 def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
     """The project as committed at `rev`: `git archive` into a temporary directory.
 
@@ -110,21 +154,29 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
     files were in the work tree (relative to the project root).
     """
     top = Path(_git(["rev-parse", "--show-toplevel"], config.root, f"{config.root} is not in a git work tree")
-               .decode().strip())
-    prefix = os.path.relpath(config.root.resolve(), top.resolve())
-    commit = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top, f"unknown git revision {rev!r}")
+               .decode().strip()).resolve()
+    prefix = PurePosixPath(os.path.relpath(config.root.resolve(), top)).as_posix()
+    commit = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top,
+                  f"unknown git revision {rev!r}").decode().strip()
+
+    def repo_path(rel: str) -> str:
+        return rel if prefix == "." else f"{prefix}/{rel}"
+
     with tempfile.TemporaryDirectory(prefix="opgen-diff-") as tmp:
-        archive = Path(tmp) / "rev.tar"
-        archive.write_bytes(_git(["archive", "--format=tar", commit.decode().strip()], top,
-                                 f"cannot read revision {rev!r}"))
-        tree = Path(tmp) / "tree"
-        with tarfile.open(archive) as tar:
-            tar.extractall(tree, filter="data")
+        tree = Path(tmp)
         project = (tree / prefix).resolve()
-        if not project.is_dir():
-            raise OpgenError(f"{prefix} does not exist at revision {rev!r}")
-        if (project / "pyproject.toml").is_file():
+        project.mkdir(parents=True, exist_ok=True)
+        if _git_exists(top, commit, repo_path("pyproject.toml")):
+            _extract(top, commit, [repo_path("pyproject.toml")], tree)
             rev_config = load_config(project)
         else:
             rev_config = dataclasses.replace(config, root=project)
-        return project_snapshot(rev_config)
+        wanted = _read_paths(rev_config)
+        paths = [repo_path(p) for p in wanted if _git_exists(top, commit, repo_path(p))] if wanted else [
+            prefix if prefix != "." else "."]
+        if paths:
+            _extract(top, commit, paths, tree)
+        try:
+            return project_snapshot(rev_config)
+        except OpgenError as e:
+            raise _at_revision(e, project, rev) from None

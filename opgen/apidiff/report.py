@@ -31,18 +31,26 @@ def _by_op(result: DiffResult) -> list[tuple[str, str, list[Change]]]:
 
 
 def format_text(result: DiffResult, color: bool = False) -> str:
+    """Per op its graph and Python changes, then the docs changes apart."""
+
     def paint(code: str, text: str) -> str:
         return f"\033[{code}m{text}\033[0m" if color else text
 
+    def line(c: Change) -> str:
+        tag = paint("31;1" if c.breaking else "2" if c.category == "docs" else "32", f"{_verdict(c):<8}")
+        where = paint("2", f"  [{c.location}]") if c.location else ""
+        return f"  {tag} {c.category:<6} {c.rule}: {c.message}{where}"
+
     lines = [paint("1", "opgen diff: " + _counts(result))]
+    docs: list[Change] = []
     for op, status, changes in _by_op(result):
-        lines.append("")
-        lines.append(paint("1", f"{op}") + f" ({status})")
-        for c in changes:
-            verdict = _verdict(c)
-            tag = paint("31;1" if c.breaking else "2" if c.category == "docs" else "32", f"{verdict:<8}")
-            where = f"  [{c.location}]" if c.location else ""
-            lines.append(f"  {tag} {c.category:<6} {c.rule}: {c.message}{paint('2', where)}")
+        api = [c for c in changes if c.category != "docs"]
+        docs += [c for c in changes if c.category == "docs"]
+        if api or status != "changed":
+            lines += ["", paint("1", op) + f" ({status})", *map(line, api)]
+    if docs:
+        lines += ["", paint("1", "Docs-only changes:")]
+        lines += [line(c).replace(f" docs   {c.rule}:", f" {c.op}: {c.rule}:", 1) for c in docs]
     return "\n".join(lines) + "\n"
 
 
