@@ -9,8 +9,9 @@ shipped module is the oracle; `OPGEN_UPDATE_GOLDEN=1` rewrites the files). The t
 * the committed ApiDef files are exactly the derived differences (nothing stale, nothing missing);
 * they load through `opgen.overrides.load_overrides` without error (so TF's own API
   passes every collision/validity check);
-* with the resulting ApiModel, opgen's Python API model (`opgen.render.pyapi`) gives every
-  op of the modules the shipped function name, parameter names and order, defaults and
+* with the resulting ApiModel, opgen's Python API model (`opgen.render.pyapi`) and the
+  module `opgen build` renders give every op of the modules the shipped function name,
+  visibility, parameter names and order, defaults, `_apply_op_helper` keywords and
   namedtuple fields;
 * without them, TF's raw generator and the shipped module differ (the files are needed).
 """
@@ -49,33 +50,39 @@ class PyFunction:
     fields: tuple[str, ...]  # namedtuple fields (several outputs only)
 
 
-def parse_module(source: str) -> dict[str, PyFunction]:
-    """Op name -> its wrapper, read from a generated module's source (graph-mode parts only)."""
+def parse_module(source: str, *, tf_style: bool = True) -> dict[str, PyFunction]:
+    """Op name -> its wrapper, read from a generated module's source (graph-mode parts only).
+
+    The op of a wrapper is the first argument of its `_apply_op_helper` call. Hidden means
+    no `tf_export` decorator in TF's modules (`tf_style`), not in `__all__` in opgen's.
+    """
     tree = ast.parse(source)
-    raw_ops: dict[str, str] = {}  # function name -> op, from `Op = tf_export("raw_ops.Op")(...(fn))`
     fields: dict[str, tuple[str, ...]] = {}  # namedtuple type name -> fields
-    functions: dict[str, ast.FunctionDef] = {}
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            functions[node.name] = node
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            call = node.value
-            text = ast.unparse(call)
-            if text.startswith("tf_export('raw_ops."):
-                raw_ops[call.args[0].args[0].id] = call.func.args[0].value.split(".", 1)[1]
-            elif text.startswith("collections.namedtuple("):
-                fields[call.args[0].value] = tuple(e.value for e in call.args[1].elts)
+    exported: set[str] = set()
     result = {}
-    for fn_name, op in raw_ops.items():
-        fn = functions[fn_name]
-        hidden = not any(ast.unparse(d).startswith("tf_export(") for d in fn.decorator_list)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id == "__all__":
+                exported = set(ast.literal_eval(node.value))
+            elif ast.unparse(node.value).startswith("collections.namedtuple("):
+                fields[node.value.args[0].value] = tuple(ast.literal_eval(node.value.args[1]))
+    for fn in tree.body:
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        helper = next((n for n in ast.walk(fn) if isinstance(n, ast.Call)
+                       and ast.unparse(n.func).endswith("_apply_op_helper")), None)
+        if helper is None:
+            continue
+        op = helper.args[0].value
+        if tf_style:
+            hidden = not any(ast.unparse(d).startswith("tf_export(") for d in fn.decorator_list)
+        else:
+            hidden = fn.name not in exported
         args = fn.args.args
         defaults = [None] * (len(args) - len(fn.args.defaults)) + [ast.dump(d) for d in fn.args.defaults]
         params = tuple((a.arg, d) for a, d in zip(args, defaults) if a.arg != "name")
-        helper = next(n for n in ast.walk(fn) if isinstance(n, ast.Call)
-                      and ast.unparse(n.func).endswith("_apply_op_helper"))
-        keywords = tuple((k.arg, k.value.id) for k in helper.keywords if k.arg != "name")
-        result[op] = PyFunction(op, fn_name, hidden, params, keywords, fields.get(avoid_reserved(op), ()))
+        keywords = tuple(sorted((k.arg, k.value.id) for k in helper.keywords if k.arg != "name"))
+        result[op] = PyFunction(op, fn.name, hidden, params, keywords, fields.get(avoid_reserved(op), ()))
     return result
 
 
@@ -219,9 +226,24 @@ def test_our_api_model_reproduces_shipped_signatures(module):
                           tuple(sorted((p.keyword, p.name) for p in api.params)),
                           tuple(o.field for o in api.outputs) if len(api.outputs) > 1 else ())
         theirs = want[op_def.name]
-        theirs = PyFunction(theirs.op, theirs.name, theirs.hidden, theirs.params, tuple(sorted(theirs.keywords)),
-                            theirs.fields)
         if ours != theirs:
             mismatches.append(f"{op_def.name}: ours {ours} != shipped {theirs}")
     assert len(model.provenance) == len(derived_api_defs(module).op)
+    assert not mismatches, "\n".join(mismatches)
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_our_rendered_module_matches_shipped_signatures(module, tmp_path, monkeypatch):
+    """`opgen build` on the module's OpList with the ApiDef file: every rendered wrapper has
+    the shipped name, visibility, parameters, defaults, helper keywords and namedtuple fields."""
+    from opgen import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / f"{module[len('gen_'):]}.pbtxt").write_text(text_format.MessageToString(module_op_list(module)))
+    assert cli.main(["build", f"{module[len('gen_'):]}.pbtxt", "--overrides", str(api_def_file(module)),
+                     "--out", "out"]) == 0
+    ours = parse_module((tmp_path / "out" / f"{module}.py").read_text(), tf_style=False)
+    want = shipped(module)
+    assert set(ours) == set(want)
+    mismatches = [f"{op}: ours {ours[op]} != shipped {want[op]}" for op in sorted(want) if ours[op] != want[op]]
     assert not mismatches, "\n".join(mismatches)
