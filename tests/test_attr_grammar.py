@@ -1,0 +1,150 @@
+"""Attr spec grammar (tf_semantics.md A) and attr-value text (ParseAttrValue, CEscape,
+SummarizeAttrValue): expected values are TF 2.21's, as verified by the oracle tests."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from opgen.attr_text import (
+    ParseError,
+    c_escape,
+    c_unescape,
+    parse_attr_value,
+    summarize_attr_value,
+    summarize_op_def,
+)
+from opgen.proto import attr_value_pb2, op_def_pb2
+from opgen.spec.attr_grammar import NUMBER_TYPES, QUANTIZED_TYPES, REAL_NUMBER_TYPES, finalize_attr
+
+
+def attr(spec: str):
+    op = op_def_pb2.OpDef(name="Op")
+    error = finalize_attr(spec, op)
+    return op.attr[0], error
+
+
+def test_type_set_keeps_order_and_duplicates():
+    a, err = attr("T: {int32, int32, numbertype}")
+    assert err is None and a.type == "type"
+    assert list(a.allowed_values.list.type) == [3, 3, *NUMBER_TYPES]
+
+
+def test_compound_types_in_enum_order():
+    assert len(NUMBER_TYPES) == 19 and len(REAL_NUMBER_TYPES) == 12 and QUANTIZED_TYPES == (11, 12, 13, 15, 16)
+    a, _ = attr("T: realnumbertype")
+    assert tuple(a.allowed_values.list.type) == REAL_NUMBER_TYPES
+    a, _ = attr("T: {realnumerictype}")  # only accepted inside braces
+    assert tuple(a.allowed_values.list.type) == REAL_NUMBER_TYPES
+    a, _ = attr("Y: {numbertype, string}")
+    assert len(a.allowed_values.list.type) == 20
+
+
+def test_string_set_and_list_types():
+    a, err = attr("s: {'a', \"b\\n\", 'c',}")
+    assert err is None and a.type == "string" and list(a.allowed_values.list.s) == [b"a", b"b\n", b"c"]
+    a, _ = attr("l: list({'a', 'b'})")
+    assert a.type == "list(string)"
+    a, _ = attr("l: list(numbertype) >= 2")
+    assert a.type == "list(type)" and a.has_minimum and a.minimum == 2
+
+
+def test_minimum_and_default_forms():
+    a, err = attr("n: int >= -3 = 1")
+    assert err is None and (a.minimum, a.default_value.i) == (-3, 1)
+    a, err = attr("n: int>=1=5")
+    assert err is None and (a.minimum, a.default_value.i) == (1, 5)
+    a, err = attr("x : int")
+    assert err is None and a.name == "x"
+    a, err = attr("x: list (int) = []")
+    assert err is None and a.default_value.HasField("list") and not a.default_value.list.i
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("x: int32", "Extra '32' unparsed at the end"),
+    ("x: integer", "Extra 'eger' unparsed at the end"),
+    ("x: {Float}", "Trouble parsing type string at 'Float}'"),
+    ("x: {int32 float}", "Expected , or } after types in list, not: 'float}'"),
+    ("x int", "Trouble parsing '<name>:'"),
+    (" x: int", "Trouble parsing '<name>:'"),
+    ("T: realnumerictype", "Trouble parsing type string at 'realnumerictype'"),
+    ("T: realnumberictype", "Expected to see a compound type, saw: realnumberictype"),
+    ("T: {float8_e4m3fn}", "Unrecognized type string 'float8'"),
+    ("x: any", "Trouble parsing type string at ''"),
+    ("x: anything", "Trouble parsing type string at 'thing'"),
+    ("x: float >= 2", "Extra '>= 2' unparsed at the end"),
+    ("x: int >= +1", "Could not parse integer lower limit after '>=', found ' +1' instead"),
+    ("x: int = 5 >= 1", "Could not parse default value '5 >= 1'"),
+    ("T: type = int32", "Could not parse default value 'int32'"),
+    ("x: list(int", "Expected ) to close 'list(', not: ''"),
+    ("x: {'a\\q'}", 'Trouble unescaping "a\\q", got error: Unknown escape sequence: \\q'),
+])
+def test_errors(spec, message):
+    _, err = attr(spec)
+    assert err == f'{message} from Attr("{spec}") for Op Op'
+
+
+@pytest.mark.parametrize("attr_type,text,expected", [
+    ("int", "3", "i: 3"), ("int", "1 2", "i: 1"), ("int", "+5", "i: 5"), ("int", "1 # c", "i: 1"),
+    ("float", ".5", "f: 0.5"), ("float", "Infinity", "f: inf"), ("bool", "True", "b: true"),
+    ("type", "DT_HALF", "type: DT_HALF"), ("type", "3", "type: DT_INT32"), ("type", "999", "type: 999"),
+    ("string", "'x' y", 's: "x"'), ("list(int)", "[1] i: [2]", "list { i: 1 i: 2 }"),
+    ("shape", "{}", "shape { }"), ("shape", "{ dim { size: 1 } dim_x }", "shape { dim { size: 1 } }"),
+    ("float", "1e50", "f: inf"), ("float", "1e-50", "f: 0.0"), ("func", '{ name: "f" attr { key: "T" value { type: DT_FLOAT } } }',
+                                    'func { name: "f" attr { key: "T" value { type: DT_FLOAT } } }'),
+])
+def test_parse_attr_value_accepts(attr_type, text, expected):
+    from google.protobuf import text_format
+
+    value = parse_attr_value(attr_type, text)
+    assert value is not None
+    assert text_format.MessageToString(value, as_one_line=True) == expected
+
+
+@pytest.mark.parametrize("attr_type,text", [
+    ("int", "1,"), ("int", "0x10"), ("int", "00"), ("int", "1.0"), ("int", ""), ("float", "1f"),
+    ("bool", "t"), ("bool", "FALSE"), ("string", "abc"), ("string", '"a" "b"'), ("type", "int32"),
+    ("list(int)", "7"), ("list(int)", "[1,]"), ("list(type)", "[DT_INT32 , DT_HALF]"),
+    ("shape", "[2,3]"), ("int", "1 s: 'x'"), ("string", '"a" "b"'),
+    ("int", "007"), ("float", "1e"), ("float", "+-1"), ("type", "2147483648"), ("list(int)", "[1, 2] # c"),
+    ("func", '{ name: "f" attr { key: "a" } }'), ("int", "9223372036854775808"),
+])
+def test_parse_attr_value_rejects(attr_type, text):
+    assert parse_attr_value(attr_type, text) is None
+
+
+def test_float_defaults_are_float32():
+    value = parse_attr_value("float", "0.1")
+    assert value is not None and value.f == pytest.approx(0.1, rel=1e-7)
+    assert math.isnan(parse_attr_value("float", "nan").f)  # type: ignore[union-attr]
+
+
+def test_c_escape_round_trip_and_errors():
+    data = bytes(range(256))
+    assert c_unescape(c_escape(data).encode()) == data
+    assert c_escape(b'a\n"\'\\\x01') == 'a\\n\\"\\\'\\\\\\001'
+    assert c_unescape(b"\\x41\\101\\u00e9") == b"AA\xc3\xa9"
+    with pytest.raises(ParseError, match=r"Unknown escape sequence: \\q"):
+        c_unescape(b"\\q")
+    with pytest.raises(ParseError, match="exceeds 0xff"):
+        c_unescape(b"\\777")
+
+
+def test_summaries():
+    assert summarize_attr_value(attr_value_pb2.AttrValue(f=1234567.0)) == "1.23457e+06"
+    shape = attr_value_pb2.AttrValue()
+    shape.shape.dim.add(size=-1)
+    shape.shape.dim.add(size=3)
+    assert summarize_attr_value(shape) == "[?,3]"
+    lst = attr_value_pb2.AttrValue()
+    lst.list.type.extend([1, 19])
+    assert summarize_attr_value(lst) == "[DT_FLOAT, DT_HALF]"
+    assert summarize_attr_value(attr_value_pb2.AttrValue(s=b"x" * 100)) == '"xxxxxxxxxx...xxxxxxxxxx"'
+    op = op_def_pb2.OpDef(name="Foo", is_stateful=True)
+    op.input_arg.add(name="a", type_attr="T", number_attr="N", is_ref=True)
+    op.output_arg.add(name="y", type=1)
+    t = op.attr.add(name="T", type="type")
+    t.default_value.type = 1
+    assert summarize_op_def(op) == ("Op<name=Foo; signature=a:Ref(N*T) -> y:float; "
+                                    "attr=T:type,default=DT_FLOAT; is_stateful=true>")
