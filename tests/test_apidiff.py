@@ -120,7 +120,7 @@ def test_diff_oplist_files(tmp_path, monkeypatch, capsys):
             f'op {{ name: "Neg" input_arg {{ name: "x" type: {dtype} }} output_arg {{ name: "y" type: DT_FLOAT }} }}\n')
     code, out, _ = _main(["diff", "old/math.pbtxt", "new/math.pbtxt", "--format", "github"], capsys)
     assert code == 1
-    assert out == ("::error file=new/math.pbtxt,line=1,title=opgen graph input_signature_changed (Neg)::"
+    assert out == ("::error file=new/math.pbtxt,line=1,col=1,title=opgen graph input_signature_changed (Neg)::"
                    "Input signature mismatch 'float' vs. 'double'\n")
 
 

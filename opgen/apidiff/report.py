@@ -119,6 +119,8 @@ def format_github(result: DiffResult) -> str:
             props.append(f"file={_gh_property(c.location.path)}")
             if c.location.line:
                 props.append(f"line={c.location.line}")
+            if c.location.col:
+                props.append(f"col={c.location.col}")
         props.append(f"title={_gh_property(f'opgen {c.category} {c.rule} ({c.op})')}")
         lines.append(f"::{level} {','.join(props)}::{_gh_data(c.message)}")
     return "\n".join(lines) + ("\n" if lines else "")
