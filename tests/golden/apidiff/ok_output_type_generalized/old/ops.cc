@@ -1,0 +1,8 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+REGISTER_OP("Zeros")
+    .Output("z: float");
+
+}  // namespace tensorflow
