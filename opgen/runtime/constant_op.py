@@ -150,21 +150,43 @@ def _bfloat16_bits(x: float) -> int:
 
 def _cast(flat: list[Any], enum: int) -> list[Any]:
     if enum == 7:
-        return [v.encode() if isinstance(v, str) else v if isinstance(v, bytes) else str(v).encode() for v in flat]
+        if not all(isinstance(v, (str, bytes)) for v in flat):
+            raise TypeError(
+                f"Failed to convert elements of {flat} to Tensor. Consider casting elements to a supported type. "
+                "See https://www.tensorflow.org/api_docs/python/tf/dtypes for supported TF dtypes."
+            )
+        return [_as_bytes(v) for v in flat]
     if enum == 10:
         return [bool(v) for v in flat]
     if enum in (8, 18):
         return [complex(v) for v in flat]
     if enum in _INT_RANGES:
+        # TF casts through numpy's `astype`, which wraps out-of-range integers modulo 2**bits.
         out = [int(v) for v in flat]
         lo, hi = _INT_RANGES[enum]
-        for v in out:
+        span = hi - lo + 1
+        for i, v in enumerate(out):
+            if v < -(2**63) or v >= 2**64:
+                raise OverflowError(f"Python int too large to convert to C long: {v}")
             if v < lo or v > hi:
-                raise OverflowError(f"Python integer {v} out of bounds for {_NUMPY_NAME[enum]}")
+                out[i] = (v - lo) % span + lo
         return out
     if enum in _INT_VAL:
         return [int(v) for v in flat]
-    return [float(v) for v in flat]
+    limit = _FLOAT_OVERFLOW.get(enum)
+    if limit is None:
+        return [float(v) for v in flat]
+    return [_saturate(float(v), limit) for v in flat]
+
+
+# Values at or beyond these round to +-inf when numpy casts to float32 / float16.
+_FLOAT_OVERFLOW = {1: 3.4028235677973366e38, 19: 65520.0}
+
+
+def _saturate(x: float, limit: float) -> float:
+    if abs(x) >= limit and x == x:
+        return float("inf") if x > 0 else float("-inf")
+    return x
 
 
 def _python_tensor_proto(values: Any, dtype: _dtypes.DType | None) -> tensor_pb2.TensorProto:
@@ -248,7 +270,17 @@ def _numpy_tensor_proto(values: Any, dtype: _dtypes.DType | None) -> tensor_pb2.
     flat = array.ravel().tolist()
     if enum in (14, 24, 25, 26, 27, 28, 33):
         flat = [float(v) for v in flat]
-    return _encode(_cast(flat, enum) if enum != 7 else [v if isinstance(v, bytes) else str(v).encode() for v in flat], enum, dims)
+    if enum == 7:
+        return _encode([_as_bytes(v) for v in flat], enum, dims)
+    return _encode(_cast(flat, enum), enum, dims)
+
+
+def _as_bytes(v: Any) -> bytes:
+    if isinstance(v, bytes):
+        return v
+    if isinstance(v, str):
+        return v.encode("utf-8")
+    raise TypeError(f"Expected binary or unicode string, got {v!r}")
 
 
 def make_tensor_proto(values: Any, dtype: Any = None) -> tensor_pb2.TensorProto:
