@@ -22,7 +22,7 @@ import ast
 import functools
 import importlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -235,7 +235,7 @@ def test_our_api_model_reproduces_shipped_signatures(module):
 @pytest.mark.parametrize("module", MODULES)
 def test_our_rendered_module_matches_shipped_signatures(module, tmp_path, monkeypatch):
     """`opgen build` on the module's OpList with the ApiDef file: every rendered wrapper has
-    the shipped name, visibility, parameters, defaults, helper keywords and namedtuple fields."""
+    the shipped name, visibility, parameters, defaults, helper keyword names and namedtuple fields."""
     from opgen import cli
 
     monkeypatch.chdir(tmp_path)
@@ -245,5 +245,12 @@ def test_our_rendered_module_matches_shipped_signatures(module, tmp_path, monkey
     ours = parse_module((tmp_path / "out" / f"{module}.py").read_text(), tf_style=False)
     want = shipped(module)
     assert set(ours) == set(want)
-    mismatches = [f"{op}: ours {ours[op]} != shipped {want[op]}" for op in sorted(want) if ours[op] != want[op]]
+
+    def comparable(f: PyFunction) -> PyFunction:
+        # Helper keyword *names* only: how a converted attr value reaches the call (a local
+        # of the renderer's choosing) is no API; keyword -> parameter is checked on pyapi above.
+        return replace(f, keywords=tuple(sorted((k, "") for k, _ in f.keywords)))
+
+    mismatches = [f"{op}: ours {ours[op]} != shipped {want[op]}" for op in sorted(want)
+                  if comparable(ours[op]) != comparable(want[op])]
     assert not mismatches, "\n".join(mismatches)
