@@ -5,6 +5,12 @@ Overrides (OpGenOverride files and TF ApiDef files) compile into this model
 one code path for both override formats. Mapping of OpGenOverride fields (tf_semantics I9):
 skip -> visibility SKIP, hide -> HIDDEN, rename_to -> endpoint[0].name, alias -> further
 endpoints, attr_default -> attr.default_value, *_rename -> arg/attr rename_to.
+
+The Python function is named after the FIRST ENDPOINT (its last dotted component, F4
+snake case, F3 hidden/reserved rules), further endpoints become module-level aliases.
+TF itself always names the function after the op and uses endpoints only for
+`tf_export`; the two agree whenever endpoint[0] is the op name (the default, and every
+ApiDef file in tests/data/tf_python_api).
 """
 
 from __future__ import annotations
