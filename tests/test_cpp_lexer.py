@@ -112,7 +112,7 @@ def _plain_literal(draw, value: str) -> str:
         elif ch == "\t":
             out.append(draw(st.sampled_from(["\\t", "\\011", "\t"])))
         elif ch.isascii() and ch.isalpha() and draw(st.booleans()):
-            out.append("\\%03o" % ord(ch))  # three octal digits never swallow what follows
+            out.append(f"\\{ord(ch):03o}")  # three octal digits never swallow what follows
         else:
             out.append(ch)
     body = "".join(out)

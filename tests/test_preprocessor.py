@@ -159,7 +159,7 @@ def _our_scan(path: Path, defines, include_dirs):
 
 
 def _without_external_includes(text: str) -> str:
-    return re.sub(r'^\s*#\s*include\s*(<[^>]*>|"tensorflow/[^"]*")', "", text, flags=re.M)
+    return re.sub(r'^\s*#\s*include\s*(<[^>]*>|"tensorflow/[^"]*")', "", text, flags=re.MULTILINE)
 
 
 @needs_gxx

@@ -9,6 +9,7 @@ Errors are collected per chain; scanning resumes after the broken chain.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 
 from opgen.errors import OpgenError
@@ -32,6 +33,7 @@ REGISTER_MACROS = {"REGISTER_OP": False, "REGISTER_SYSTEM_OP": True}
 _STRING_METHODS = {"Attr", "Input", "Output", "Doc", "ControlOutput"}
 _CLOSER = {"(": ")", "[": "]", "{": "}"}
 _LITERAL_KINDS = ("str", "raw")
+_OPERATOR_CHARS = set("+-*/%<>=&|!^.#")
 
 
 def extract_registrations(tokens: list[Token], helpers: Mapping[str, str]) -> tuple[list[Registration], list[OpgenError]]:
@@ -238,9 +240,18 @@ def _helper_name(part: list[Token]) -> Token | None:
 
 def _source_text(toks: list[Token]) -> str:
     """The argument as written when it comes straight from one file, else its tokens
-    joined by single spaces (after macro expansion there is no source text)."""
+    joined (after macro expansion there is no source text), with a space only where
+    two tokens would otherwise run together."""
     first = toks[0]
     src = first[SRC]
     if all(t[HIDE] is None and t[SRC] is src for t in toks):
         return src.text[first[POS] : toks[-1][END]]
-    return " ".join(t[TEXT] for t in toks)
+    parts = [first[TEXT]]
+    for prev, t in itertools.pairwise(toks):
+        a, b = prev[TEXT][-1], t[TEXT][0]
+        if (a.isalnum() or a == "_") and (b.isalnum() or b == "_" or b in "\"'") or (
+            a in _OPERATOR_CHARS and b in _OPERATOR_CHARS
+        ):
+            parts.append(" ")
+        parts.append(t[TEXT])
+    return "".join(parts)

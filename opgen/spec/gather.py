@@ -120,6 +120,10 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> tu
             gc.enable()
 
 
+def _line_col(loc: Location | None) -> tuple[int, int]:
+    return (loc.line, loc.col) if loc else (0, 0)
+
+
 def gather(
     sources: Iterable[str],
     *,
@@ -152,18 +156,22 @@ def gather(
 
     for path in files.cpp:
         regs, file_errors = scan_cpp_file(path, pp, table)
-        errors.extend(file_errors)
         regs = [r for r in regs if allowed is None or r.system or r.op_name in allowed]
-        if not regs:
-            continue
-        from opgen.spec.builder import build_op_def
+        built = []
+        # A file's errors in source order: each broken chain's error where it stands,
+        # each op's builder errors (in TF's order) where its REGISTER_OP stands.
+        located: list[tuple[tuple[int, int], list[OpgenError]]] = [(_line_col(e.location), [e]) for e in file_errors]
+        if regs:
+            from opgen.spec.builder import build_op_def
 
-        for reg in regs:
-            try:
-                op_def, shape_fn = build_op_def(reg)
-            except OpgenError as e:
-                errors.extend(e.errors if isinstance(e, OpgenErrors) else [e])
-                continue
+            for reg in regs:
+                try:
+                    built.append((build_op_def(reg), reg))
+                except OpgenError as e:
+                    located.append((_line_col(reg.loc), e.errors if isinstance(e, OpgenErrors) else [e]))
+        for _, errs in sorted(located, key=lambda item: item[0]):
+            errors.extend(errs)
+        for (op_def, shape_fn), reg in built:
             register(op_def, OpSource(reg.loc, shape_fn))
 
     for path in files.oplists:
