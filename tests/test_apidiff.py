@@ -219,3 +219,30 @@ def test_snapshot_outputs_is_what_opgen_api_prints(project, capsys):
     assert snapshot_outputs(replace(config, api=None), gathered, model, project / "generated") == {}
     with pytest.raises(OpgenError, match="is not inside out"):
         snapshot_outputs(replace(config, api="API.md"), gathered, model, project / "generated")
+
+
+def test_diff_git_revision_of_a_project_in_a_subdirectory(tmp_path, monkeypatch, capsys):
+    repo = tmp_path / "repo"
+    project = repo / "lib" / "ops"
+    (project / "specs").mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs"]\n')
+    (project / "specs" / "ops.cc").write_text(SPEC_V1)
+    (repo / "big").mkdir()
+    (repo / "big" / "unrelated.txt").write_text("not extracted\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "v1")
+    spec = project / "specs" / "ops.cc"
+    spec.write_text(spec.read_text().replace("T: {float, int32}", "T: {float}"))
+    monkeypatch.chdir(project)
+    message = ",line=2,col=1,title=opgen graph allowed_values_narrowed (Scale)::Attr 'T' has a stricter set of "
+    code, out, err = _main(["diff", "--git", "HEAD", "--format", "github"], capsys)
+    assert (code, err) == (1, "")
+    assert out.startswith("::error file=specs/ops.cc" + message)
+    # on GitHub the paths are relative to the checkout, and from a subdirectory relative to the cwd
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(repo))
+    assert _main(["diff", "--git", "HEAD", "--format", "github"], capsys)[1].startswith(
+        "::error file=lib/ops/specs/ops.cc" + message)
+    monkeypatch.delenv("GITHUB_WORKSPACE")
+    monkeypatch.chdir(project / "specs")
+    assert _main(["diff", "--git", "HEAD", "--format", "github"], capsys)[1].startswith("::error file=ops.cc" + message)

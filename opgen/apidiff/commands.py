@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
 
 from opgen.apidef import ApiModel
-from opgen.apidiff.changes import diff_snapshots
+from opgen.apidiff.changes import DiffResult, diff_snapshots
 from opgen.apidiff.inputs import git_revision_snapshot, load_side, project_snapshot
 from opgen.apidiff.report import FORMATTERS, format_text
 from opgen.apidiff.snapshot import Snapshot
@@ -86,10 +87,31 @@ def _use_color(stream) -> bool:
     return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
 
+def _workspace_relative(result: DiffResult, workspace: Path) -> DiffResult:
+    """Annotation paths relative to the GitHub workspace (the repository checkout)."""
+
+    def move(loc: Location | None) -> Location | None:
+        if loc is None:
+            return None
+        try:
+            rel = (Path.cwd() / loc.path).resolve().relative_to(workspace.resolve())
+        except ValueError:
+            return loc
+        return Location(rel.as_posix(), loc.line, loc.col)
+
+    return DiffResult([dataclasses.replace(c, location=move(c.location)) for c in result.changes], result.ops)
+
+
 def run_diff(args: argparse.Namespace, config: Config) -> int:
-    """Report the differences NEW - OLD; exit 1 on a breaking change unless --allow-breaking."""
+    """Report the differences NEW - OLD; exit 1 on a breaking change unless --allow-breaking.
+
+    Locations are relative to the cwd; `--format github` makes them relative to
+    $GITHUB_WORKSPACE when that is set, as GitHub resolves annotation paths there.
+    """
     old, new = _sides(args, config)
     result = diff_snapshots(old, new)
+    if args.format == "github" and os.environ.get("GITHUB_WORKSPACE"):
+        result = _workspace_relative(result, Path(os.environ["GITHUB_WORKSPACE"]))
     if args.format == "text":
         text = format_text(result, color=_use_color(sys.stdout))
     else:

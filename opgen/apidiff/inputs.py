@@ -32,8 +32,11 @@ def gather_config(config: Config, sources: list[str] | None = None):
     )
 
 
-def project_snapshot(config: Config) -> Snapshot:
-    """The snapshot of a configured project: its sources, through its override directory."""
+def project_snapshot(config: Config, shown_root: Path | None = None) -> Snapshot:
+    """The snapshot of a configured project: its sources, through its override directory.
+
+    Locations are relative to the cwd, as if the project were at `shown_root` (default: its root).
+    """
     from opgen.overrides import load_overrides
 
     gathered = gather_config(config)
@@ -41,7 +44,7 @@ def project_snapshot(config: Config) -> Snapshot:
     if overrides is not None and not overrides.exists():
         overrides = None
     model = load_overrides(overrides, gathered.op_list, merge=config.merge_overrides)
-    return build_snapshot(gathered, model, config)
+    return build_snapshot(gathered, model, config, shown_root=shown_root or config.root)
 
 
 def _is_snapshot_file(path: Path) -> bool:
@@ -51,11 +54,8 @@ def _is_snapshot_file(path: Path) -> bool:
     return FORMAT_TAG in head
 
 
-def _spec_tree_snapshot(tree: Path, config: Config, display: str) -> Snapshot:
-    """A bare directory of specs: its C++ and OpList files, overrides from `tree/overrides`.
-
-    Locations read `<display>/<file>`: the directory as the user named it.
-    """
+def _spec_tree_snapshot(tree: Path, config: Config) -> Snapshot:
+    """A bare directory of specs: its C++ and OpList files, overrides from `tree/overrides`."""
     from opgen.overrides import load_overrides
 
     overrides_dir = tree / "overrides"
@@ -68,7 +68,7 @@ def _spec_tree_snapshot(tree: Path, config: Config, display: str) -> Snapshot:
     gathered = gather_config(tree_config, [str(p) for p in files])
     model = load_overrides(overrides_dir if overrides_dir.is_dir() else None, gathered.op_list,
                            merge=config.merge_overrides)
-    return build_snapshot(gathered, model, tree_config, display_prefix=display)
+    return build_snapshot(gathered, model, tree_config, shown_root=tree)
 
 
 def load_side(spec: str, config: Config) -> Snapshot:
@@ -81,7 +81,7 @@ def load_side(spec: str, config: Config) -> Snapshot:
     if path.is_dir():
         if (path / "pyproject.toml").is_file():
             return project_snapshot(load_config(path))
-        return _spec_tree_snapshot(path, config, spec.rstrip("/"))
+        return _spec_tree_snapshot(path, config)
     if _is_snapshot_file(path):
         return from_json(path.read_text(encoding="utf-8"), spec)
     # a C++ source or an OpList file: gather reads both
@@ -89,8 +89,7 @@ def load_side(spec: str, config: Config) -> Snapshot:
     from opgen.overrides import load_overrides
 
     gathered = gather_config(single, [str(path)])
-    return build_snapshot(gathered, load_overrides(None, gathered.op_list), single,
-                          display_prefix=str(path.parent) if str(path.parent) != "." else "")
+    return build_snapshot(gathered, load_overrides(None, gathered.op_list), single, shown_root=path.parent)
 
 
 def _git(args: list[str], cwd: Path, what: str) -> bytes:
@@ -177,6 +176,6 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
         if paths:
             _extract(top, commit, paths, tree)
         try:
-            return project_snapshot(rev_config)
+            return project_snapshot(rev_config, shown_root=config.root)
         except OpgenError as e:
             raise _at_revision(e, project, rev) from None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from opgen.apidef import ApiModel
 from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot, strip_docs
@@ -60,11 +60,12 @@ def _docs(api: api_def_pb2.ApiDef) -> tuple[tuple[str, str], ...]:
 
 
 class _Relocator:
-    """Rewrites locations relative to the project root, behind an optional display prefix."""
+    """Rewrites locations relative to the project root, or, with `shown_root`, relative to
+    the cwd as if the project lived at `shown_root`."""
 
-    def __init__(self, root: Path, prefix: str):
+    def __init__(self, root: Path, shown_root: Path | None):
         self.root = root.resolve()
-        self.prefix = prefix
+        self.shown_root = shown_root.resolve() if shown_root is not None else None
 
     def __call__(self, loc: Location | None) -> Location | None:
         if loc is None:
@@ -72,15 +73,18 @@ class _Relocator:
         path = Path(loc.path)
         absolute = (path if path.is_absolute() else Path.cwd() / path).resolve()
         try:
-            rel = PurePosixPath(absolute.relative_to(self.root).as_posix())
+            rel = absolute.relative_to(self.root)
         except ValueError:
             return loc
-        shown = PurePosixPath(self.prefix) / rel if self.prefix else rel
-        return Location(str(shown).replace(os.sep, "/"), loc.line, loc.col)
+        if self.shown_root is not None:
+            rel = Path(os.path.relpath(self.shown_root / rel, Path.cwd().resolve()))
+        return Location(rel.as_posix(), loc.line, loc.col)
 
 
-def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, display_prefix: str = "") -> Snapshot:
-    relocate = _Relocator(config.root, display_prefix)
+def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, shown_root: Path | None = None) -> Snapshot:
+    """Locations are relative to the project root, or to the cwd when `shown_root` is given
+    (the directory the files are shown in: the project, or the work tree a git revision mirrors)."""
+    relocate = _Relocator(config.root, shown_root)
     snapshot = Snapshot()
     modules = module_names(gathered, config)
     for op_def in gathered.op_list.op:
