@@ -209,7 +209,7 @@ def _atof(text: str) -> float:
 class _ProtoText:
     """The parser TF's `tools/proto_text` generates for every proto, driven by descriptors."""
 
-    __slots__ = ("s", "n")
+    __slots__ = ("n", "s")
 
     def __init__(self, s: str):
         self.s = s
@@ -258,9 +258,9 @@ class _ProtoText:
                         raise _Fail
                     i += 1
                 continue
-            if field.containing_oneof is not None and not map_entry:
-                if msg.WhichOneof(field.containing_oneof.name) is not None:
-                    raise _Fail
+            oneof = field.containing_oneof
+            if oneof is not None and not map_entry and msg.WhichOneof(oneof.name) is not None:
+                raise _Fail
             if not map_entry:
                 if ident in seen:
                     raise _Fail
@@ -502,7 +502,7 @@ def format_float(x: float) -> str:
         return "nan"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return "%.6g" % x
+    return f"{x:.6g}"
 
 
 def _summarize_string(data: bytes) -> str:
@@ -602,8 +602,8 @@ def _summarize_args(args: Any) -> str:
 
 def summarize_op_def(op_def: op_def_pb2.OpDef) -> str:
     """C++ `SummarizeOpDef`: `Op<name=X; signature=a:T -> y:T; attr=T:type; is_stateful=true>`."""
-    out = [f"Op<name={op_def.name}; signature={_summarize_args(op_def.input_arg)} -> "
-           f"{_summarize_args(op_def.output_arg)}"]
+    signature = f"{_summarize_args(op_def.input_arg)} -> {_summarize_args(op_def.output_arg)}"
+    out = [f"Op<name={op_def.name}; signature={signature}"]
     for attr in op_def.attr:
         text = f"; attr={attr.name}:{attr.type}"
         if attr.HasField("default_value"):

@@ -50,7 +50,7 @@ def to_oracle_calls(spec: Spec):
     return [SpecCall(method, tuple(args)) for method, args in spec[1]]
 
 
-_OPDEF_TAIL = re.compile(r"; in OpDef: .*", re.S)
+_OPDEF_TAIL = re.compile(r"; in OpDef: .*", re.DOTALL)
 
 
 def comparable(message: str) -> str:

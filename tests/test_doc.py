@@ -27,7 +27,7 @@ def test_verified_example():
 
 
 def test_name_line_pitfalls():
-    op, err = doc_op("Sum.\n\nNote: a remark")
+    _, err = doc_op("Sum.\n\nNote: a remark")
     assert err == "No matching input/output/attr for name 'Note' from Doc() for Op Op"
     assert is_name_line("Returns: x") and not is_name_line("Desc with word: colon")
     assert not is_name_line("  x: indented")

@@ -17,8 +17,8 @@ from spec_corpus import (
     BROKEN_ATTRS,
     BROKEN_VALIDATION_ATTRS,
     Spec,
-    random_spec,
     comparable,
+    random_spec,
     to_oracle_calls,
     to_registration,
 )
@@ -65,7 +65,7 @@ def check(specs: list[Spec], oracle) -> tuple[int, int]:
     return valid, invalid
 
 
-def A(*specs: str) -> list[tuple[str, tuple]]:  # noqa: N802
+def A(*specs: str) -> list[tuple[str, tuple]]:
     return [("Attr", (s,)) for s in specs]
 
 
@@ -113,9 +113,9 @@ HAND_WRITTEN: list[Spec] = [
     ("Ctl", [("ControlOutput", ("a",)), ("ControlOutput", ("b-garbage",))]),
     ("Ns>Inner", []), ("_Internal", []), ("_", []), ("A_34", []), ("A>B>C", []),
     ("DocFull", [("Input", ("x: float",)), ("Output", ("y: float",)), *A("T: type"),
-                 ("Doc", ("\n\nSummary line.   \n\n\nDescription para 1.\n  indented line\n\nPara 2.\n\n\n"
-                          "x: The input.\n  continued more\n    deeper\n\n  after blank\n"
-                          "y:= Output without type.\nT : spaced colon name\n",))]),
+                 ("Doc", (("\n\nSummary line.   \n\n\nDescription para 1.\n  indented line\n\nPara 2.\n\n\n"
+                           "x: The input.\n  continued more\n    deeper\n\n  after blank\n"
+                           "y:= Output without type.\nT : spaced colon name\n"),))]),
     ("DocEdge", [("Input", ("n: float",)), ("Doc", ("x: summary looks like entry\nn: \nEND",))]),
     ("DocTabs", [("Input", ("n: float",)), ("Doc", ("S\n\nn: a\n\tb\n  c",))]),
     ("DocOverwrite", [("Input", ("n: float",)), ("Doc", ("S\nn: one\nn: two",))]),
@@ -173,9 +173,10 @@ def test_hypothesis_specs_match_tf(oracle, rnd, broken):
 
 def test_cpp_source_path_matches_tf(oracle, tmp_path):
     """A subset through the whole front end: C++ text -> gather -> OpDef / located errors."""
+    from spec_corpus import to_cc
+
     from opgen.errors import OpgenError
     from opgen.spec.gather import gather
-    from spec_corpus import to_cc
 
     r = random.Random(7)
     specs = HAND_WRITTEN[:60] + [random_spec(r, broken=i % 3 == 0) for i in range(120)]

@@ -22,24 +22,31 @@ _RE_CONTROL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 DT_RESOURCE = 20
 
 
-def find_attr(name: str, op_def: op_def_pb2.OpDef) -> op_def_pb2.OpDef.AttrDef | None:
-    """C++ `FindAttr`: the first attr called `name`."""
+AttrIndex = dict[str, op_def_pb2.OpDef.AttrDef]
+
+
+def attr_index(op_def: op_def_pb2.OpDef) -> AttrIndex:
+    """Name -> first attr of that name (what FindAttr finds), built once per op."""
+    index: AttrIndex = {}
     for attr in op_def.attr:
-        if attr.name == name:
-            return attr
-    return None
+        index.setdefault(attr.name, attr)
+    return index
 
 
-def finalize_arg(spec: str, is_output: bool, op_def: op_def_pb2.OpDef) -> str | None:
-    """Parse one Input/Output spec into a new ArgDef of `op_def`; TF's error message or None."""
+def finalize_arg(spec: str, is_output: bool, op_def: op_def_pb2.OpDef, attrs: AttrIndex | None = None) -> str | None:
+    """Parse one Input/Output spec into a new ArgDef of `op_def`; TF's error message or None.
+
+    `attrs` (from `attr_index`, valid once all Attr specs are processed) saves the
+    per-arg attr search.
+    """
     arg = op_def.output_arg.add() if is_output else op_def.input_arg.add()
-    head = _parse(spec, arg, op_def)
+    head = _parse(spec, arg, op_def, attr_index(op_def) if attrs is None else attrs)
     if head is None:
         return None
     return f'{head} from {"Output" if is_output else "Input"}("{spec}") for Op {op_def.name}'
 
 
-def _parse(spec: str, arg: op_def_pb2.OpDef.ArgDef, op_def: op_def_pb2.OpDef) -> str | None:
+def _parse(spec: str, arg: op_def_pb2.OpDef.ArgDef, op_def: op_def_pb2.OpDef, attrs: AttrIndex) -> str | None:
     m = _RE_NAME.match(spec)
     if m is None:
         return "Trouble parsing 'name:'"
@@ -63,9 +70,9 @@ def _parse(spec: str, arg: op_def_pb2.OpDef.ArgDef, op_def: op_def_pb2.OpDef) ->
         rest = rest[m.end():]
     dt = data_type_from_string(type_or_attr)
     if dt is not None:
-        arg.type = dt
+        arg.type = dt  # type: ignore[assignment]  # DataType is an int enum
     else:
-        attr = find_attr(type_or_attr, op_def)
+        attr = attrs.get(type_or_attr)
         if attr is None:
             return f"Reference to unknown attr '{type_or_attr}'"
         if attr.type == "type":
@@ -85,12 +92,12 @@ def _parse(spec: str, arg: op_def_pb2.OpDef.ArgDef, op_def: op_def_pb2.OpDef) ->
 
     # Implicit minimum 1 for the attrs giving an arg's length or type list (B3).
     if arg.number_attr:
-        attr = find_attr(arg.number_attr, op_def)
+        attr = attrs.get(arg.number_attr)
         if attr is not None and not attr.has_minimum:
             attr.has_minimum = True
             attr.minimum = 1
     elif arg.type_list_attr:
-        attr = find_attr(arg.type_list_attr, op_def)
+        attr = attrs.get(arg.type_list_attr)
         if attr is not None and attr.type == "list(type)" and not attr.has_minimum:
             attr.has_minimum = True
             attr.minimum = 1

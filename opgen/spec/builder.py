@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
 
 from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.proto import op_def_pb2
-from opgen.spec.arg_grammar import finalize_arg, finalize_control_output
+from opgen.spec.arg_grammar import attr_index, finalize_arg, finalize_control_output
 from opgen.spec.attr_grammar import finalize_attr
 from opgen.spec.doc import finalize_doc
-from opgen.spec.full_type import TypeConstructor, TypeConstructorError, parse_type_constructor
+from opgen.spec.full_type import (
+    TypeConstructor,
+    TypeConstructorError,
+    parse_type_constructor,
+)
 from opgen.spec.model import BuilderCall, CallArg, Registration
 from opgen.spec.validate import validate_op_def
 
@@ -145,17 +148,14 @@ class _Builder:
     def finalize(self) -> None:
         """Finalize (D2): errors accumulate in TF's order; the type constructor's is final."""
         op_def = self.op_def
-        steps: list[tuple[list[BuilderCall], Callable[[str], str | None]]] = [
-            (self.attrs, lambda spec: finalize_attr(spec, op_def)),
-            (self.inputs, lambda spec: finalize_arg(spec, False, op_def)),
-            (self.outputs, lambda spec: finalize_arg(spec, True, op_def)),
-            (self.control_outputs, lambda spec: finalize_control_output(spec, op_def)),
-        ]
-        for calls, finalize in steps:
+        for call in self.attrs:
+            self._record(finalize_attr(str(call.args[0].value), op_def), call)
+        attrs = attr_index(op_def)
+        for is_output, calls in ((False, self.inputs), (True, self.outputs)):
             for call in calls:
-                message = finalize(str(call.args[0].value))
-                if message:
-                    self.error(message, call.args[0].loc)
+                self._record(finalize_arg(str(call.args[0].value), is_output, op_def, attrs), call)
+        for call in self.control_outputs:
+            self._record(finalize_control_output(str(call.args[0].value), op_def), call)
         doc_text, doc_loc = self.doc if self.doc else ("", self.reg.loc)
         message = finalize_doc(doc_text, op_def)
         if message:
@@ -165,6 +165,10 @@ class _Builder:
             message = ctor.apply(op_def)
             if message:  # TF returns the constructor's error alone
                 self.errors = [OpgenError(message, call.loc)]
+
+    def _record(self, message: str | None, call: BuilderCall) -> None:
+        if message:
+            self.error(message, call.args[0].loc)
 
     def validate(self) -> None:
         problem = validate_op_def(self.op_def)

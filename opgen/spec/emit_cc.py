@@ -62,7 +62,7 @@ def _float_text(x: float, single: bool) -> str:
         return "inf" if x > 0 else "-inf"
     if single:
         for digits in range(6, 10):  # shortest text that reads back as the same float32
-            text = "%.*g" % (digits, x)
+            text = f"{x:.{digits}g}"
             if to_float32(float(text)) == x:
                 return text
     return repr(x)

@@ -144,10 +144,6 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", errors="backslashreplace")
 
 
-def _find_attr(name: str, op_def: op_def_pb2.OpDef) -> op_def_pb2.OpDef.AttrDef | None:
-    return next((a for a in op_def.attr if a.name == name), None)
-
-
 def validate_op_def(op_def: op_def_pb2.OpDef) -> OpDefProblem | None:
     """C++ `ValidateOpDef`: the first problem (TF's message and where), or None."""
 
@@ -159,10 +155,12 @@ def validate_op_def(op_def: op_def_pb2.OpDef) -> OpDefProblem | None:
         return fail(f"Invalid name: {name} (Did you use CamelCase?)", "op")
 
     names: set[str] = set()
+    attrs: dict[str, op_def_pb2.OpDef.AttrDef] = {}  # FindAttr: the first attr of each name
     for i, attr in enumerate(op_def.attr):
         if attr.name in names:
             return fail(f"Duplicate name: {attr.name}", "attr", i)
         names.add(attr.name)
+        attrs[attr.name] = attr
         if data_type_from_string(attr.name) is not None:
             return fail(f"Attr can't have name {attr.name} that matches a data type", "attr", i)
         rest = attr.type
@@ -200,13 +198,13 @@ def validate_op_def(op_def: op_def_pb2.OpDef) -> OpDefProblem | None:
 
     for part, args in (("input", op_def.input_arg), ("output", op_def.output_arg)):
         for i, arg in enumerate(args):
-            problem_text = _validate_arg(arg, op_def, part == "output", names)
+            problem_text = _validate_arg(arg, attrs, part == "output", names)
             if problem_text:
                 return fail(problem_text, part, i)  # type: ignore[arg-type]
     return None
 
 
-def _validate_arg(arg: op_def_pb2.OpDef.ArgDef, op_def: op_def_pb2.OpDef, output: bool,
+def _validate_arg(arg: op_def_pb2.OpDef.ArgDef, attrs: dict[str, op_def_pb2.OpDef.AttrDef], output: bool,
                   names: set[str]) -> str | None:
     suffix = f" for {'output' if output else 'input'} '{arg.name}'"
     if arg.name in names:
@@ -215,7 +213,7 @@ def _validate_arg(arg: op_def_pb2.OpDef.ArgDef, op_def: op_def_pb2.OpDef, output
     if not (arg.type or arg.type_attr or arg.type_list_attr):
         return f"Missing type{suffix}"
     if arg.number_attr:
-        attr = _find_attr(arg.number_attr, op_def)
+        attr = attrs.get(arg.number_attr)
         if attr is None:
             return f"No attr with name '{arg.number_attr}'{suffix}"
         if attr.type != "int":
@@ -231,13 +229,13 @@ def _validate_arg(arg: op_def_pb2.OpDef.ArgDef, op_def: op_def_pb2.OpDef, output
     elif (1 if arg.type else 0) + (1 if arg.type_attr else 0) + (1 if arg.type_list_attr else 0) != 1:
         return f"Exactly one of type, type_attr, type_list_attr must be set{suffix}"
     if arg.type_attr:
-        attr = _find_attr(arg.type_attr, op_def)
+        attr = attrs.get(arg.type_attr)
         if attr is None:
             return f"No attr with name '{arg.type_attr}'{suffix}"
         if attr.type != "type":
             return f"Attr '{attr.name}' used as type_attr{suffix} has type {attr.type} != type"
     elif arg.type_list_attr:
-        attr = _find_attr(arg.type_list_attr, op_def)
+        attr = attrs.get(arg.type_list_attr)
         if attr is None:
             return f"No attr with name '{arg.type_list_attr}'{suffix}"
         if attr.type != "list(type)":
