@@ -56,8 +56,7 @@ def _cmd_oplist(args: argparse.Namespace, config: Config) -> int:
     if args.api:
         from opgen.overrides import describe_api_model, load_overrides
 
-        overrides_dir = args.overrides or (config.path(config.overrides) if config.overrides else None)
-        model = load_overrides(overrides_dir, op_list, merge=config.merge_overrides)
+        model = load_overrides(_overrides_dir(args, config), op_list, merge=config.merge_overrides)
         data = describe_api_model(model, op_list).encode()
     else:
         from opgen.spec.oplist_io import dump_op_list
@@ -87,13 +86,24 @@ def _cmd_build(args: argparse.Namespace, config: Config) -> int:
     return run_build(args, config, gather=lambda: _gather(args, config))
 
 
+def _overrides_dir(args: argparse.Namespace, config: Config) -> str | Path | None:
+    """`--overrides` (must exist), else the configured directory when it exists."""
+    if args.overrides:
+        return args.overrides
+    configured = config.path(config.overrides) if config.overrides else None
+    return configured if configured is not None and configured.exists() else None
+
+
 def _cmd_overrides_check(args: argparse.Namespace, config: Config) -> int:
     from opgen.overrides import load_overrides
 
     op_list = _gather(args, config).op_list
-    overrides_dir = args.overrides or (config.path(config.overrides) if config.overrides else None)
-    load_overrides(overrides_dir, op_list, merge=config.merge_overrides)
-    print(f"overrides OK: {overrides_dir}")
+    overrides_dir = _overrides_dir(args, config)
+    model = load_overrides(overrides_dir, op_list, merge=config.merge_overrides)
+    if overrides_dir is None:
+        print("overrides OK: no override directory")
+    else:
+        print(f"overrides OK: {len(model.provenance)} of {len(op_list.op)} ops overridden by {overrides_dir}")
     return 0
 
 
