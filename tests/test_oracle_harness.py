@@ -345,3 +345,21 @@ def test_library_route_load_error_carries_tfs_message(tmp_path):
         str(info.value)
         == "Extra '32' unparsed at the end from Attr(\"x: int32\") for Op Bad"
     )
+
+
+def test_libraries_sharing_a_source_both_report_its_ops(tmp_path):
+    shared = tmp_path / "shared.cc"
+    shared.write_text(
+        '#include "tensorflow/core/framework/op.h"\n'
+        'namespace tensorflow { REGISTER_OP("Identity").Input("input: T")'
+        '.Output("output: T").Attr("T: type"); }\n'
+    )
+    other = tmp_path / "other.cc"
+    other.write_text(
+        '#include "tensorflow/core/framework/op.h"\nREGISTER_OP("NoOp");\n'
+    )
+    alone = library_op_list([shared])
+    together = library_op_list([shared, other])
+    assert [op.name for op in alone.op] == ["Identity"]
+    assert [op.name for op in together.op] == ["Identity", "NoOp"]
+    assert together.op[0] == alone.op[0] == registry_op("Identity")
