@@ -57,6 +57,10 @@ def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
         if others:
             err(f"a skipped op generates no function, so {', '.join(others)} would be ignored",
                 update.loc("visibility"), hint="remove the other fields, or the skip")
+    for unmerged in ("deprecation_message", "deprecation_version"):
+        if getattr(api, unmerged):
+            err(f"{unmerged} is never merged into the API (TF ignores it too)", update.loc(unmerged),
+                hint="deprecate a name with `endpoint { name: ... deprecated: true }`")
     for index, endpoint in enumerate(api.endpoint):
         if not _ENDPOINT.match(endpoint.name):
             err(f"API name {endpoint.name!r} is not a (dotted) Python identifier", update.loc("endpoint", index))
