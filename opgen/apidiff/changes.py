@@ -3,6 +3,24 @@
 Each `Change` has a category (graph, python, docs), a stable rule id, whether it breaks
 existing users, a message, and the location to annotate (the REGISTER_OP line for graph
 and docs changes, the override line that shaped the Python API when there is one).
+
+Rules (B = breaking):
+* graph, TF's OpDefCompatible / OpDefAttrDefaultsUnchanged (graph_compat, messages are TF's):
+  op_removed B, attr_removed B, attr_type_changed B, allowed_values_narrowed B,
+  minimum_raised B, attr_added_without_default B, input_signature_changed B,
+  input_became_ref B, output_signature_changed B, output_lost_ref B, default_removed B,
+  default_changed B; accepted by TF and reported: op_added, attr_added,
+  allowed_values_widened, allowed_values_unrestricted, minimum_lowered, default_added,
+  inputs_renamed, inputs_changed_compatibly, outputs_changed_compatibly, flag_changed,
+  control_outputs_changed, op_deprecated, op_undeprecated, attrs_reordered.
+* python (breaking only for exported functions; hidden ones are private):
+  function_removed B, function_renamed B, function_moved B (other module), function_hidden B,
+  alias_removed B, param_removed B, param_renamed B, param_moved B, required_param_added B,
+  param_default_changed B, param_default_removed B, output_arity_changed B,
+  output_fields_changed B (namedtuple fields); function_added, function_exposed,
+  alias_added, param_added (with default), param_default_added.
+* docs (never breaking): doc_added, doc_removed, doc_changed (summary, description, or an
+  argument's doc as the docstring shows it after overrides).
 """
 
 from __future__ import annotations
