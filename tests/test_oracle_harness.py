@@ -363,3 +363,11 @@ def test_libraries_sharing_a_source_both_report_its_ops(tmp_path):
     assert [op.name for op in alone.op] == ["Identity"]
     assert [op.name for op in together.op] == ["Identity", "NoOp"]
     assert together.op[0] == alone.op[0] == registry_op("Identity")
+
+
+def test_protocol_error_is_reported_and_the_oracle_restarts():
+    oracle = get_oracle()
+    with pytest.raises(OracleError, match="protocol_error: unknown command 'bogus'"):
+        oracle._request([b"bogus"])
+    assert get_oracle() is not oracle
+    assert get_oracle().finalize("NoOp", []).op_def == registry_op("NoOp")

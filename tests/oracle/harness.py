@@ -36,10 +36,22 @@ HARNESS_CXXFLAGS = ("-O1", "-w")
 # functions never reach the OpDef, but a second SetShapeFn call is still an error.
 BUILDER_METHODS = frozenset(
     {
-        "Attr", "Input", "Output", "ControlOutput", "Doc",
-        "SetIsCommutative", "SetIsAggregate", "SetIsStateful", "SetAllowsUninitializedInput",
-        "SetIsDistributedCommunication", "SetDoNotOptimize", "AllowAttrTypeAny",
-        "Deprecated", "SetShapeFn", "SetForwardTypeFn", "SetTypeConstructor",
+        "Attr",
+        "Input",
+        "Output",
+        "ControlOutput",
+        "Doc",
+        "SetIsCommutative",
+        "SetIsAggregate",
+        "SetIsStateful",
+        "SetAllowsUninitializedInput",
+        "SetIsDistributedCommunication",
+        "SetDoNotOptimize",
+        "AllowAttrTypeAny",
+        "Deprecated",
+        "SetShapeFn",
+        "SetForwardTypeFn",
+        "SetTypeConstructor",
     }
 )
 # TF 2.21's full_type:: helpers (tensorflow/core/framework/full_type_util.h) with their
@@ -93,11 +105,15 @@ def _encode_call(call: SpecCall) -> list[bytes]:
     if call.method == "SetTypeConstructor" and (
         not call.args or call.args[0] not in TYPE_CONSTRUCTORS
     ):
-            raise OracleError(f"unknown full_type:: helper in {call!r}; known: {sorted(TYPE_CONSTRUCTORS)}")
+        raise OracleError(
+            f"unknown full_type:: helper in {call!r}; known: {sorted(TYPE_CONSTRUCTORS)}"
+        )
     args = []
     for arg in call.args:
         if isinstance(arg, bool) or not isinstance(arg, (str, bytes, int)):
-            raise OracleError(f"SpecCall argument must be str or int, got {arg!r} in {call!r}")
+            raise OracleError(
+                f"SpecCall argument must be str or int, got {arg!r} in {call!r}"
+            )
         args.append(arg if isinstance(arg, bytes) else str(arg).encode())
     return [call.method.encode(), str(len(args)).encode(), *args]
 
@@ -124,11 +140,18 @@ class Oracle:
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
         self._proc = subprocess.Popen(
-            [str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env
+            [str(binary)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=env,
         )
         self._lock = threading.Lock()
         if self._request([b"ping"]) != [b"ok"]:
             raise OracleError("harness did not answer ping")
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
 
     def close(self) -> None:
         if self._proc.poll() is None:
@@ -156,6 +179,7 @@ class Oracle:
             except (BrokenPipeError, EOFError) as e:
                 raise OracleError(f"oracle harness died: {self._stderr_tail()}") from e
         if len(reply) == 1 and reply[0].startswith(b"protocol_error: "):
+            self._proc.wait(timeout=10)  # the harness exits after a protocol error
             raise OracleError(reply[0].decode())
         return reply
 
@@ -174,7 +198,9 @@ class Oracle:
     def finalize(self, name: str, calls: Sequence[SpecCall]) -> OracleResult:
         return self.finalize_many([(name, calls)])[0]
 
-    def finalize_many(self, specs: Sequence[tuple[str, Sequence[SpecCall]]]) -> list[OracleResult]:
+    def finalize_many(
+        self, specs: Sequence[tuple[str, Sequence[SpecCall]]]
+    ) -> list[OracleResult]:
         results: list[OracleResult] = []
         for start in range(0, len(specs), self.BATCH):
             chunk = specs[start : start + self.BATCH]
@@ -185,7 +211,11 @@ class Oracle:
             for i in range(0, len(reply), 2):
                 stage, payload = reply[i].decode(), reply[i + 1]
                 if stage == "ok":
-                    results.append(OracleResult(True, op_def_pb2.OpDef.FromString(payload), None, "ok"))
+                    results.append(
+                        OracleResult(
+                            True, op_def_pb2.OpDef.FromString(payload), None, "ok"
+                        )
+                    )
                 elif stage in ("finalize", "validate"):
                     results.append(OracleResult(False, None, payload.decode(), stage))
                 else:
@@ -198,21 +228,31 @@ class Oracle:
         """ValidateOpDef: None when OK, else TF's message."""
         return _status(self._request([b"validate", op_def.SerializeToString()])[0])
 
-    def compat(self, old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> tuple[str | None, str | None]:
+    def compat(
+        self, old: op_def_pb2.OpDef, new: op_def_pb2.OpDef
+    ) -> tuple[str | None, str | None]:
         """(OpDefCompatible, OpDefAttrDefaultsUnchanged) of one pair, each None when OK."""
-        reply = self._request([b"compat", old.SerializeToString(), new.SerializeToString()])
+        reply = self._request(
+            [b"compat", old.SerializeToString(), new.SerializeToString()]
+        )
         return _status(reply[0]), _status(reply[1])
 
-    def compatible(self, old_op_def: op_def_pb2.OpDef, new_op_def: op_def_pb2.OpDef) -> str | None:
+    def compatible(
+        self, old_op_def: op_def_pb2.OpDef, new_op_def: op_def_pb2.OpDef
+    ) -> str | None:
         return self.compat(old_op_def, new_op_def)[0]
 
-    def attr_defaults_unchanged(self, old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> str | None:
+    def attr_defaults_unchanged(
+        self, old: op_def_pb2.OpDef, new: op_def_pb2.OpDef
+    ) -> str | None:
         return self.compat(old, new)[1]
 
     # --- OpRegistry ----------------------------------------------------------------------
 
     def register(
-        self, specs: Sequence[tuple[str, Sequence[SpecCall]]], include_internal: bool = True
+        self,
+        specs: Sequence[tuple[str, Sequence[SpecCall]]],
+        include_internal: bool = True,
     ) -> RegisterResult:
         """Register every spec, in order, into a fresh private OpRegistry and Export it.
 
@@ -220,7 +260,11 @@ class Oracle:
         `Op with name X` for a duplicate; the first registration wins). Unlike TF's
         ProcessRegistrations, processing continues after a failure.
         """
-        fields = [b"register", b"1" if include_internal else b"0", str(len(specs)).encode()]
+        fields = [
+            b"register",
+            b"1" if include_internal else b"0",
+            str(len(specs)).encode(),
+        ]
         for name, calls in specs:
             fields += _encode_spec(name, calls)
         reply = self._request(fields)
@@ -238,7 +282,17 @@ def harness_binary() -> Path:
 
     def build(out: Path) -> None:
         compile_flags, link_flags = tf_flags()
-        run_gxx([*HARNESS_CXXFLAGS, *compile_flags, str(HARNESS_SOURCE), "-o", "op_oracle", *link_flags], out)
+        run_gxx(
+            [
+                *HARNESS_CXXFLAGS,
+                *compile_flags,
+                str(HARNESS_SOURCE),
+                "-o",
+                "op_oracle",
+                *link_flags,
+            ],
+            out,
+        )
 
     return cached_build("harness", key, build) / "op_oracle"
 
@@ -249,10 +303,12 @@ _oracle_lock = threading.Lock()
 
 
 def get_oracle() -> Oracle:
-    """The process-wide harness (started on first use; restarted after a fork)."""
+    """The process-wide harness (started on first use)."""
     global _oracle, _oracle_pid
     with _oracle_lock:
-        if _oracle is None or _oracle_pid != os.getpid():
+        # Restart after a fork (the pipes belong to the parent) or if the process died
+        # (a protocol error makes the harness exit after reporting it).
+        if _oracle is None or _oracle_pid != os.getpid() or not _oracle.alive():
             _oracle = Oracle(harness_binary())
             _oracle_pid = os.getpid()
             atexit.register(_oracle.close)
