@@ -148,7 +148,9 @@ def test_registry_conflicts_name_both_modules():
     registry.register_op_list("tests.other", op_def_pb2.OpList(op=TEST_OPS[:1]).SerializeToString())  # identical: fine
     changed = op_def_pb2.OpDef()
     changed.CopyFrom(TEST_OPS[0])
-    changed.summary = "different"
+    changed.summary = "docs never conflict"
+    registry.register_op_list("tests.fourth", op_def_pb2.OpList(op=[changed]).SerializeToString())
+    changed.attr[0].name = "dtype2"
     with pytest.raises(ValueError, match=r"RtPlaceholder .*'tests.third'.*'tests.runtime_core'"):
         registry.register_op_list("tests.third", op_def_pb2.OpList(op=[changed]).SerializeToString())
     with pytest.raises(RuntimeError, match="^Unrecognized Op name NoSuchOpAtAll$"):

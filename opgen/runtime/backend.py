@@ -90,6 +90,7 @@ def apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any)
             f"Op {op_type_name} is not registered in TensorFlow. Load the op library that defines it "
             f"first: tf.load_op_library('/path/to/lib.so')"
         )
+    keywords = {k: _to_tensorflow(v) for k, v in keywords.items()}
     if not tf.executing_eagerly():
         return op_def_library._apply_op_helper(op_type_name, name=name, **keywords)
     facts: dict[str, Any] = {}
@@ -102,6 +103,31 @@ def apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any)
     result = tf.function(build, autograph=False)()
     outputs = result if isinstance(result, list) else []
     return facts["structure"], facts["stateful"], None, outputs
+
+
+_TF_MESSAGES = {
+    "TensorProto": "tensorflow.core.framework.tensor_pb2",
+    "TensorShapeProto": "tensorflow.core.framework.tensor_shape_pb2",
+    "NameAttrList": "tensorflow.core.framework.attr_value_pb2",
+}
+
+
+def _to_tensorflow(value: Any) -> Any:
+    """opgen's proto messages and DTypes as TF's (wrappers' `make_tensor` etc. build opgen's)."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_tensorflow(v) for v in value)
+    cls = type(value)
+    if cls.__module__.startswith("opgen."):
+        if cls.__name__ in _TF_MESSAGES:
+            import importlib
+
+            tf_cls = getattr(importlib.import_module(_TF_MESSAGES[cls.__name__]), cls.__name__)
+            return tf_cls.FromString(value.SerializeToString())
+        if cls.__name__ == "DType":
+            return value.as_datatype_enum
+        if cls.__name__ in ("Tensor", "Operation"):
+            raise TypeError(f"{value!r} belongs to opgen's embedded graph and cannot be used with the TensorFlow backend")
+    return value
 
 
 def op_list_from_library(path: str) -> op_def_pb2.OpList:

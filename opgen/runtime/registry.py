@@ -100,9 +100,7 @@ def register_op_list(module_name: str, serialized_op_list: bytes, shape_fns: dic
         for name in _op_names(serialized_op_list):
             old = _entries.get(name)
             if old is not None and old.module != module_name:
-                mine = blob.ops()[name]
-                theirs = _resolve(old)
-                if mine.SerializeToString(deterministic=True) != theirs.SerializeToString(deterministic=True):
+                if _signature(blob.ops()[name]) != _signature(_resolve(old)):
                     raise OpRegistrationError(
                         f"Op {name} registered by module '{module_name}' conflicts with the OpDef "
                         f"already registered by module '{old.module}'"
@@ -111,6 +109,19 @@ def register_op_list(module_name: str, serialized_op_list: bytes, shape_fns: dic
                     old.shape_fn = shape_fns.get(name)
                 continue
             _entries[name] = _Entry(name, module_name, blob, shape_fns.get(name))
+
+
+def _signature(op_def: op_def_pb2.OpDef) -> bytes:
+    """The OpDef without documentation: docs alone never make two registrations conflict."""
+    stripped = op_def_pb2.OpDef()
+    stripped.CopyFrom(op_def)
+    stripped.ClearField("summary")
+    stripped.ClearField("description")
+    for arg in list(stripped.input_arg) + list(stripped.output_arg):
+        arg.ClearField("description")
+    for attr in stripped.attr:
+        attr.ClearField("description")
+    return stripped.SerializeToString(deterministic=True)
 
 
 def register_op_def(module_name: str, op_def: op_def_pb2.OpDef, shape_fn: str | None = None) -> None:
