@@ -19,11 +19,13 @@ from opgen.proto.datatypes import cpp_name, data_type_from_string, is_ref
 _VALID_OP_NAME = re.compile(r"[A-Z][A-Za-z0-9_]*(?:>[A-Z][A-Za-z0-9_]*)*\Z")
 _ATTR_TYPES = ("string", "int", "float", "bool", "type", "shape", "tensor", "func")
 _VALID_DATATYPES = frozenset(types_pb2.DataType.DESCRIPTOR.values_by_number)
+_PLAIN_DATATYPES = frozenset(dt for dt in _VALID_DATATYPES if 0 < dt < 100)  # valid, not ref
 # AttrValueHasType's field order: (list field / oneof case, type word).
-_SCALAR_FIELD = {"string": "s", "int": "i", "float": "f", "bool": "b", "shape": "shape",
-                 "tensor": "tensor", "func": "func"}
 _VALUE_FIELDS = (("s", "string"), ("i", "int"), ("f", "float"), ("b", "bool"), ("type", "type"),
                  ("shape", "shape"), ("tensor", "tensor"), ("func", "func"))
+_WORD = dict(_VALUE_FIELDS)
+# Scalar attr types whose only check is the oneof case (type also checks the enum).
+_SCALAR_FIELD = {word: field for field, word in _VALUE_FIELDS if word != "type"}
 
 
 @dataclass(frozen=True)
@@ -47,16 +49,18 @@ def attr_value_has_type(value: attr_value_pb2.AttrValue, attr_type: str) -> str 
         return None
     num_set = 0
     has_list = kind == "list"
-    for field, word in _VALUE_FIELDS:
-        if has_list:
-            if len(getattr(value.list, field)) > 0:
-                if attr_type != f"list({word})":
-                    return f"AttrValue had value with type 'list({word})' when '{attr_type}' expected"
-                num_set += 1
-        elif kind == field:
-            if attr_type != word:
-                return f"AttrValue had value with type '{word}' when '{attr_type}' expected"
+    if has_list:
+        # ListFields yields the non-empty fields in field-number order, TF's checking order.
+        for field, _ in value.list.ListFields():
+            word = _WORD[field.name]
+            if attr_type != f"list({word})":
+                return f"AttrValue had value with type 'list({word})' when '{attr_type}' expected"
             num_set += 1
+    elif kind in _WORD:
+        word = _WORD[kind]
+        if attr_type != word:
+            return f"AttrValue had value with type '{word}' when '{attr_type}' expected"
+        num_set = 1
     if kind == "placeholder":
         return "AttrValue had value with unexpected type 'placeholder'"
     is_list_type = attr_type.startswith("list(")
@@ -68,7 +72,7 @@ def attr_value_has_type(value: attr_value_pb2.AttrValue, attr_type: str) -> str 
         return f"AttrValue missing value with expected type '{attr_type}'"
     if attr_type == "type":
         return _check_datatype(value.type, "AttrValue has invalid DataType")
-    if attr_type == "list(type)":
+    if attr_type == "list(type)" and not _PLAIN_DATATYPES.issuperset(value.list.type):
         for dt in value.list.type:
             problem = _check_datatype(dt, "AttrValue contains invalid DataType")
             if problem:
