@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from opgen.apidef import inferred_attrs
 from opgen.errors import Location, OpgenError
 from opgen.naming import is_reserved
 from opgen.proto import api_def_pb2, op_def_pb2
@@ -76,7 +77,14 @@ def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
                     err(f"cannot rename {_KIND_WORDS[kind]} {arg.name!r} to {arg.rename_to!r}: {message}",
                         update.loc(kind, index))
     attr_defs = {a.name: a for a in op_def.attr}
+    inferred = inferred_attrs(op_def)
     for index, attr in enumerate(api.attr):
+        if attr.name in inferred and (attr.rename_to or attr.HasField("default_value")):
+            source = next(a.name for a in op_def.input_arg if attr.name in (a.type_attr, a.type_list_attr, a.number_attr))
+            err(f"attr {attr.name!r} is inferred from input {source!r} and is no parameter, so its "
+                f"{'rename' if attr.rename_to else 'default'} would have no effect", update.loc("attr", index),
+                hint="remove it")
+            continue
         if attr.HasField("default_value") and attr.name in attr_defs:
             problem = validate_attr_value(attr.default_value, attr_defs[attr.name])
             if problem:

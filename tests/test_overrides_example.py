@@ -81,7 +81,7 @@ def _module_names(sources: dict[str, str]):
                 elif isinstance(node.value, ast.Name):
                     aliases[target] = node.value.id
                 elif ast.unparse(node.value).startswith("collections.namedtuple("):
-                    namedtuples[node.value.args[0].value] = ast.literal_eval(node.value.args[1])
+                    namedtuples[target] = ast.literal_eval(node.value.args[1])
     return functions, aliases, exported, namedtuples
 
 
@@ -109,12 +109,15 @@ def test_every_field_shows_in_generated_modules(generated):
     assert "output_type=_dtypes.int32" in _signature(functions["arg_max"])
     # input_rename, attr_rename, in_arg rename_to: Python names; helper keywords stay OpDef names
     assert _signature(functions["_sum"]).startswith("input, axis, keepdims=False")
-    assert "reduction_indices=axis" in ast.unparse(functions["_sum"]) and "keep_dims=keepdims" in ast.unparse(
-        functions["_sum"])
+    helper = next(n for n in ast.walk(functions["_sum"]) if isinstance(n, ast.Call)
+                  and ast.unparse(n.func).endswith("_apply_op_helper"))
+    assert [k.arg for k in helper.keywords] == ["input", "reduction_indices", "keep_dims", "name"]
+    assert ast.unparse(helper.keywords[1].value) == "axis"
     assert _signature(functions["expand_dims"]).startswith("input, axis")
     assert _signature(functions["reduce_mean"]).startswith("input, axis")
     # output_rename and out_arg rename_to: namedtuple fields
-    assert namedtuples["Unique"] == ["values", "indices"] and namedtuples["TopK"] == ["values", "positions"]
+    assert namedtuples["_UniqueOutput"] == ["values", "indices"]
+    assert namedtuples["_TopKOutput"] == ["values", "positions"]
     # arg_order
     assert _signature(functions["split"]).startswith("value, split_dim, num_split")
     # ApiDef attr rename_to / default_value / description

@@ -57,7 +57,7 @@ def parse_module(source: str, *, tf_style: bool = True) -> dict[str, PyFunction]
     no `tf_export` decorator in TF's modules (`tf_style`), not in `__all__` in opgen's.
     """
     tree = ast.parse(source)
-    fields: dict[str, tuple[str, ...]] = {}  # namedtuple type name -> fields
+    fields: dict[str, tuple[str, ...]] = {}  # `_<Op>Output` -> namedtuple fields
     exported: set[str] = set()
     result = {}
     for node in tree.body:
@@ -65,7 +65,7 @@ def parse_module(source: str, *, tf_style: bool = True) -> dict[str, PyFunction]
             if node.targets[0].id == "__all__":
                 exported = set(ast.literal_eval(node.value))
             elif ast.unparse(node.value).startswith("collections.namedtuple("):
-                fields[node.value.args[0].value] = tuple(ast.literal_eval(node.value.args[1]))
+                fields[node.targets[0].id] = tuple(ast.literal_eval(node.value.args[1]))
     for fn in tree.body:
         if not isinstance(fn, ast.FunctionDef):
             continue
@@ -82,7 +82,7 @@ def parse_module(source: str, *, tf_style: bool = True) -> dict[str, PyFunction]
         defaults = [None] * (len(args) - len(fn.args.defaults)) + [ast.dump(d) for d in fn.args.defaults]
         params = tuple((a.arg, d) for a, d in zip(args, defaults) if a.arg != "name")
         keywords = tuple(sorted((k.arg, k.value.id) for k in helper.keywords if k.arg != "name"))
-        result[op] = PyFunction(op, fn.name, hidden, params, keywords, fields.get(avoid_reserved(op), ()))
+        result[op] = PyFunction(op, fn.name, hidden, params, keywords, fields.get(f"_{avoid_reserved(op)}Output", ()))
     return result
 
 
