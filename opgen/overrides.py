@@ -17,8 +17,11 @@ Everything TF ignores or warns about is an error here, reported as `file:line:co
 unknown ops/args/attrs, parse errors, an entry changing nothing, `skip` (or visibility SKIP)
 with any other field, two entries for one op in a layer, renames and aliases that are not
 identifiers or collide with a keyword, another parameter, another output field or another
-function of the library (the whole OpList is one namespace), bad attr defaults, arg_order
-not a permutation. All errors of all files are reported together.
+function of the library (the whole OpList is one namespace), bad attr defaults
+(`opgen.spec.validate.validate_attr_value`), a rename or default of an inferred attr (no
+parameter, so no effect), ApiDef fields TF never merges (`deprecation_message`,
+`deprecation_version`), arg_order not a permutation. All errors of all files are
+reported together.
 """
 
 from __future__ import annotations
