@@ -38,8 +38,9 @@ def gather_library(**kw):
 def test_library_ops_sorted_by_name():
     result = gather_library()
     assert names(result.op_list) == [
-        "MyAdd", "MyAddN", "MyAssign", "MyAssignVariable", "MyConv2D", "MyExperimental", "MyIdentityN", "MyNeg",
-        "MyReadVariable", "MyShapeAttrs", "MySquare",
+        "MyAdd", "MyAddN", "MyAssign", "MyAssignVariable", "MyConv2D", "MyExperimental", "MyHelperFormats",
+        "MyHelperMirrorPad", "MyHelperPadding", "MyHelperPaddingExplicit", "MyIdentityN", "MyNeg", "MyReadVariable",
+        "MyShapeAttrs", "MySquare",
     ]
     neg = result.sources["MyNeg"]
     assert (Path(neg.location.path).name, neg.location.line, neg.location.col) == ("math_ops.cc", 11, 1)
@@ -163,7 +164,8 @@ def test_cli_oplist_formats_and_default_sources(tmp_path, monkeypatch, capsys):
 @pytest.mark.oracle
 def test_macro_library_matches_tensorflow():
     """The whole library compiled by g++ against TF 2.21 and loaded with TF_LoadLibrary
-    gives exactly our OpDefs (docs included)."""
+    gives exactly our OpDefs (docs included); ops/helper_ops.cc checks every built-in
+    helper string against TF's own function."""
     from oracle.tf_library import library_op_list
 
     ours = gather_library(include_internal=True).op_list

@@ -22,6 +22,8 @@ from opgen.spec.cpp_lexer import (
     TEXT,
     Token,
     decode_escapes,
+    decode_simple_escapes,
+    needs_bytes,
     parse_int_literal,
     token_error,
     token_location,
@@ -198,7 +200,7 @@ class _ChainReader:
         return "".join(pieces)
 
     def _string(self, toks: list[Token], method: str) -> str:
-        data = bytearray()
+        bodies: list[tuple[str, bool, Token]] = []  # (body, has escapes to resolve, token)
         for t in toks:
             text = t[TEXT]
             quote = text.index('"')
@@ -207,13 +209,17 @@ class _ChainReader:
                 raise token_error(t, f"{prefix}-prefixed string literal is not a narrow std::string; "
                                   f"use a plain \"...\" literal in {method}()")
             if t[KIND] == "raw":
-                src = t[SRC]
                 if t[HIDE] is None:
-                    text = src.original_slice(t[POS], t[END])
+                    text = t[SRC].original_slice(t[POS], t[END])
                 paren = text.index("(", quote)
-                data += text[paren + 1 : len(text) - (paren - quote) - 1].encode("utf-8")
+                bodies.append((text[paren + 1 : len(text) - (paren - quote) - 1], False, t))
             else:
-                data += decode_escapes(text[quote + 1 : -1], t)
+                bodies.append((text[quote + 1 : -1], True, t))
+        if not any(escaped and needs_bytes(body) for body, escaped, _ in bodies):
+            return "".join(decode_simple_escapes(body, t) if escaped else body for body, escaped, t in bodies)
+        data = bytearray()
+        for body, escaped, t in bodies:
+            data += decode_escapes(body, t) if escaped else body.encode("utf-8")
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:

@@ -178,6 +178,27 @@ _SIMPLE_ESCAPES = {
 }
 
 
+_BYTE_ESCAPE = re.compile(r"\\[0-7xuU]")
+_SIMPLE_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_SIMPLE_ESCAPE_TEXT = {k: v.decode() for k, v in _SIMPLE_ESCAPES.items()}
+
+
+def needs_bytes(body: str) -> bool:
+    """Whether a literal body has numeric escapes (which may build UTF-8 sequences byte by
+    byte, even across adjacent literals), so it must be decoded as bytes."""
+    return "\\" in body and _BYTE_ESCAPE.search(body) is not None
+
+
+def decode_simple_escapes(body: str, tok: Token) -> str:
+    """The text of a literal body without numeric escapes (see needs_bytes)."""
+    if "\\" not in body:
+        return body
+    try:
+        return _SIMPLE_ESCAPE.sub(lambda m: _SIMPLE_ESCAPE_TEXT[m.group(1)], body)
+    except KeyError:
+        return decode_escapes(body, tok).decode("utf-8")  # raises the located error
+
+
 def decode_escapes(body: str, tok: Token) -> bytes:
     """The bytes of a narrow literal's body (between the quotes), escapes resolved."""
     if "\\" not in body:

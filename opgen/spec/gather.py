@@ -106,18 +106,11 @@ def read_allow_file(path: str) -> set[str]:
 def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> tuple[list[Registration], list[OpgenError]]:
     """Registrations of one translation unit and its errors (a lexing or preprocessing
     error stops the file; chain errors are collected per chain)."""
-    # Scanning allocates hundreds of thousands of acyclic tuples; the cyclic GC would
-    # only traverse them again and again (a third of the scan time on a large file).
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
     try:
         tokens = pp.run(path)
         return extract_registrations(tokens, helpers)
     except OpgenError as e:
         return [], [e]
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def _line_col(loc: Location | None) -> tuple[int, int]:
@@ -135,6 +128,26 @@ def gather(
 ) -> GatherResult:
     """The OpList (sorted by name, `_` ops only with include_internal) of every op the
     sources register; raises OpgenErrors with every error found."""
+    # Gathering allocates hundreds of thousands of acyclic tuples and small objects; the
+    # cyclic GC would only traverse them again and again (a third of the time on a
+    # large file), so it is paused and the garbage is left to reference counting.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _gather(sources, defines, include_dirs, allow_file, include_internal, helpers)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _gather(
+    sources: Iterable[str],
+    defines: Iterable[str],
+    include_dirs: Iterable[str],
+    allow_file: str | None,
+    include_internal: bool,
+    helpers: Mapping[str, str] | None,
+) -> GatherResult:
     errors: list[OpgenError] = []
     files = expand_sources(sources)
     pp = Preprocessor(defines, include_dirs)
