@@ -40,6 +40,10 @@ REQUIRED_CASES = {
     "error_attr_default_wrong_type", "error_attr_default_not_allowed",
     "error_attr_default_below_minimum", "error_attr_default_list_too_short",
     "error_arg_order_not_permutation", "error_skip_with_other_fields", "error_apidef_skip_with_fields",
+    "error_attr_default_inferred_attr", "error_apidef_unmerged_field", "error_apidef_unknown_op",
+    "error_entry_changes_nothing", "error_entry_without_name", "error_multiline_no_end_tag",
+    "error_not_an_override_file", "error_rename_collides_module_global", "error_two_entries_same_file",
+    "error_two_renames_collide", "error_visible_rename_to_keyword", "error_several_files",
 }
 
 
