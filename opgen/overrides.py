@@ -313,7 +313,8 @@ def describe_api_model(model: ApiModel, op_list: op_def_pb2.OpList | None = None
         fn = python_function_name(api)
         visibility = ApiDef.Visibility.Name(api.visibility)
         if fn is None:
-            lines.append(f"python: (no function) [{visibility}]")
+            why = "skipped" if api.visibility == ApiDef.SKIP else "a visible op named like a Python keyword"
+            lines.append(f"python: (no function: {why}) [{visibility}]")
         elif name in op_defs:
             params = [p.name + ("" if p.default is None else "=" + attr_value_text(p.default))
                       for p in python_params(op_defs[name], api)]
