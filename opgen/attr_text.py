@@ -8,7 +8,8 @@
   `SimpleAtof` (no hex, no `1f`), a space before `,` ends a list of enums.
 * `c_escape` / `c_unescape`: absl `CEscape` / `CUnescape` (octal escapes, absl's error texts).
 * `summarize_attr_value` / `summarize_op_def`: C++ `SummarizeAttrValue` / `SummarizeOpDef`
-  (tf_semantics.md D7), the one-line forms used in compatibility messages.
+  (tf_semantics.md D7, checked against TF 2.21's OpDefCompatible messages), the one-line
+  forms used in compatibility messages; `format_float` is TF's float-to-text.
 
 Everything here is pure Python over opgen's own protos; renderers and apidiff reuse it.
 """
@@ -23,6 +24,7 @@ from typing import Any
 from google.protobuf import message_factory
 from google.protobuf.descriptor import FieldDescriptor
 
+from opgen.fingerprint import fingerprint64
 from opgen.proto import attr_value_pb2, op_def_pb2, tensor_shape_pb2
 from opgen.proto.datatypes import cpp_name, enum_name
 
@@ -497,12 +499,24 @@ def _fast_scalar(field: str, text: str) -> attr_value_pb2.AttrValue | None:
 
 
 def format_float(x: float) -> str:
-    """absl::StrCat(float): `%g` with 6 significant digits; `inf`, `-inf`, `nan`."""
+    """TF's `strings::StrCat(float)` (FloatToBuffer): `%.6g`, or `%.9g` when that does not
+    read back as the same float32: `0.1`, `1e-05`, `1234567`, `inf`, `nan`."""
     if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return f"{x:.6g}"
+        return "-nan" if math.copysign(1.0, x) < 0 else "nan"
+    text = f"{x:.6g}"
+    if to_float32(float(text)) != to_float32(x):
+        text = f"{x:.9g}"
+    return text
+
+
+def format_double(x: float) -> str:
+    """TF's `strings::StrCat(double)` (DoubleToBuffer): `%.15g`, else `%.17g`."""
+    if math.isnan(x):
+        return "-nan" if math.copysign(1.0, x) < 0 else "nan"
+    text = f"{x:.15g}"
+    if float(text) != x:
+        text = f"{x:.17g}"
+    return text
 
 
 def _summarize_string(data: bytes) -> str:
@@ -519,12 +533,67 @@ def summarize_shape(shape: tensor_shape_pb2.TensorShapeProto) -> str:
     return "[" + ",".join("?" if d.size < 0 else str(d.size) for d in shape.dim) + "]"
 
 
+_TENSOR_VALUES = {  # dtype -> (TensorProto field, element printer)
+    1: ("float_val", format_float), 2: ("double_val", format_double), 3: ("int_val", str),
+    4: ("int_val", str), 5: ("int_val", str), 6: ("int_val", str), 9: ("int64_val", str),
+    10: ("bool_val", lambda b: "1" if b else "0"), 17: ("int_val", str), 22: ("uint32_val", str),
+    23: ("uint64_val", str), 7: ("string_val", c_escape),
+}
+_MAX_TENSOR_ENTRIES = 3
+
+
 def _summarize_tensor(tensor: Any) -> str:
-    # Tensor::DebugString needs a real Tensor; give the proto's short form, like TF does
-    # for protos it cannot convert.
+    """Tensor::DebugString (3 values) for tensors given by *_val fields; otherwise the
+    proto's short text, as TF prints tensors it cannot rebuild."""
     from google.protobuf import text_format
 
-    return "<Invalid TensorProto: " + text_format.MessageToString(tensor, as_one_line=True) + ">"
+    dims = [d.size for d in tensor.tensor_shape.dim]
+    known = _TENSOR_VALUES.get(tensor.dtype)
+    count = math.prod(dims)
+    values = list(getattr(tensor, known[0])) if known else []
+    if (known is None or tensor.tensor_content or tensor.tensor_shape.unknown_rank
+            or any(d < 0 for d in dims) or len(values) > count):
+        return "<Invalid TensorProto: " + text_format.MessageToString(tensor, as_one_line=True) + ">"
+    if values and len(values) < count:  # TF repeats the last value to fill the shape
+        values += [values[-1]] * (count - len(values))
+    elif not values:
+        values = [b"" if tensor.dtype == 7 else 0] * count
+    printer = known[1]
+    limit = min(count, _MAX_TENSOR_ENTRIES)
+    if not dims:
+        text = " ".join(printer(v) for v in values[:limit])
+    else:
+        out: list[str] = []
+        _print_dim(0, dims, limit, [printer(v) for v in values[:limit]], [0], out)
+        text = "".join(out)
+    if count > limit:
+        text += "..."
+    shape = "[" + ",".join(str(d) for d in dims) + "]"
+    return f"Tensor<type: {cpp_name(tensor.dtype)} shape: {shape} values: {text}>"
+
+
+def _print_dim(dim: int, dims: list[int], limit: int, items: list[str], index: list[int], out: list[str]) -> None:
+    """TF's PrintOneDim: nested `[a b][c...]` with at most `limit` elements."""
+    if index[0] >= limit:
+        return
+    if dim == len(dims) - 1:
+        for i in range(dims[dim]):
+            if index[0] >= limit:
+                if dim != 0:
+                    out.append("...")
+                return
+            if i > 0:
+                out.append(" ")
+            out.append(items[index[0]])
+            index[0] += 1
+        return
+    for _ in range(dims[dim]):
+        opened = index[0] < limit
+        if opened:
+            out.append("[")
+        _print_dim(dim + 1, dims, limit, items, index, out)
+        if index[0] < limit or opened:
+            out.append("]")
 
 
 def _summarize_func(func: attr_value_pb2.NameAttrList) -> str:
@@ -533,7 +602,7 @@ def _summarize_func(func: attr_value_pb2.NameAttrList) -> str:
 
 
 def summarize_attr_value(value: attr_value_pb2.AttrValue) -> str:
-    """C++ `SummarizeAttrValue` (long lists are elided as first 5, `...`, last 5)."""
+    """C++ `SummarizeAttrValue` (lists of 30+ items: first 5, `...`, last 5, `{attr_hash=N}`)."""
     kind = value.WhichOneof("value")
     if kind == "s":
         return _summarize_string(value.s)
@@ -574,9 +643,9 @@ def summarize_attr_value(value: attr_value_pb2.AttrValue) -> str:
             pieces = [_summarize_func(f) for f in lv.func]
         else:
             pieces = []
-        if len(pieces) >= 15:
-            # TF puts a Fingerprint64 of the elided middle here; we print an ellipsis.
-            pieces = pieces[:5] + ["..."] + pieces[-5:]
+        if len(pieces) >= 30:  # TF elides the middle and appends a FarmHash of the whole list
+            fingerprint = fingerprint64(",".join(pieces).encode())
+            return "[" + ", ".join([*pieces[:5], "...", *pieces[-5:]]) + f"]{{attr_hash={fingerprint}}}"
         return "[" + ", ".join(pieces) + "]"
     return "<Unknown AttrValue type>"
 

@@ -137,7 +137,8 @@ def test_c_escape_round_trip_and_errors():
 
 
 def test_summaries():
-    assert summarize_attr_value(attr_value_pb2.AttrValue(f=1234567.0)) == "1.23457e+06"
+    assert summarize_attr_value(attr_value_pb2.AttrValue(f=1234567.0)) == "1234567"
+    assert summarize_attr_value(attr_value_pb2.AttrValue(f=0.1)) == "0.1"
     shape = attr_value_pb2.AttrValue()
     shape.shape.dim.add(size=-1)
     shape.shape.dim.add(size=3)

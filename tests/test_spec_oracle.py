@@ -197,3 +197,53 @@ def test_cpp_source_path_matches_tf(oracle, tmp_path):
         if not tf_result.ok and (error is None or comparable(error) != comparable(tf_result.error)):
             mismatches.append(f"{spec!r}:\n  TF {tf_result.error!r}\n  us {error!r}")
     assert not mismatches, "\n".join(mismatches[:5])
+
+
+SUMMARY_ATTRS = [
+    "l: list(int) = [" + ", ".join(str(i) for i in range(60)) + "]",
+    "f: list(float) = [0.1, 1e-5, 1e20, 3, inf, -inf, nan, 1.5e-40, 123456789]",
+    "t: tensor = { dtype: DT_INT32 tensor_shape { dim { size: 3 } } int_val: 1 int_val: 2 int_val: 3 }",
+    "t2: tensor = { dtype: DT_STRING tensor_shape { dim { size: 2 } } string_val: \"a\" string_val: \"b\" }",
+    "t3: tensor = { dtype: DT_FLOAT tensor_shape { dim { size: 2 } dim { size: 2 } } float_val: 1.5 }",
+    "t4: tensor = { dtype: DT_INT32 tensor_shape { dim { size: 3 } } int_val: 1 int_val: 2 }",
+    "t5: tensor = { dtype: DT_BOOL tensor_shape { } bool_val: true }",
+    "t6: tensor = { dtype: DT_FLOAT tensor_shape { dim { size: 5 } } float_val: 1 float_val: 2 }",
+    "t7: tensor = { dtype: DT_INT64 tensor_shape { dim { size: 2 } dim { size: 1 } dim { size: 2 } } int64_val: 4 }",
+    "sh: shape = { unknown_rank: true }", "ls: list(shape) = [{}, { dim { size: 2 } dim { size: -1 } }]",
+    "s: string = \"" + "x" * 100 + "\"", "s2: string = \"tab\\there\\001\"", "ty: list(type) = [DT_INT32, DT_HALF]",
+    "fs: list(func) = [{ name: \"g\" }]", "T: numbertype = DT_FLOAT", "f1: float = 1234567", "f2: float = 0.1",
+    "fn: func = { name: \"f\" attr { key: \"b\" value { i: 1 } } attr { key: \"a\" value { s: \"x\" } } }",
+    "lt: list(type) = [" + ", ".join(["DT_INT32"] * 31) + "]", "n: int >= 2 = 3", "b: bool = false",
+    "st: {'a', 'b'} = 'a'",
+]
+
+
+def test_summarize_op_def_matches_tf(oracle):
+    """SummarizeOpDef (floats, shapes, tensors, funcs, long lists with attr_hash) as
+    TF prints it inside OpDefCompatible's message."""
+    from oracle.harness import SpecCall
+
+    from opgen.attr_text import summarize_op_def
+
+    calls = [SpecCall("Attr", (s,)) for s in SUMMARY_ATTRS]
+    calls += [SpecCall("Input", ("x: T",)), SpecCall("Input", ("ns: n * int32",)),
+              SpecCall("Output", ("y: Ref(float)",)), SpecCall("Output", ("z: ty",)),
+              SpecCall("SetIsCommutative", ()), SpecCall("SetIsStateful", ())]
+    result = oracle.finalize("Foo", calls)
+    assert result.ok, result.error
+    old = result.op_def
+    new = oracle.finalize("Foo", [SpecCall("Attr", ("zz: int",))]).op_def
+    message = oracle.compatible(old, new)
+    assert message == (f"Incompatible Op change: Attr 'l' removed; old: {summarize_op_def(old)}; "
+                       f"new: {summarize_op_def(new)}")
+
+
+def test_fingerprint64_matches_tf(tf):
+    import struct
+
+    from opgen.fingerprint import fingerprint64
+
+    r = random.Random(3)
+    data = [bytes(r.randrange(256) for _ in range(n)) for n in [*range(140), 200, 255, 256, 1000]]
+    got = tf.fingerprint(tf.constant(data)).numpy()
+    assert [struct.unpack("<Q", row.tobytes())[0] for row in got] == [fingerprint64(d) for d in data]
