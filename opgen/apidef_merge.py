@@ -105,7 +105,7 @@ def bad_identifier(name: str) -> str | None:
     return None
 
 
-def merge(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: MergeState) -> list[OpgenError]:
+def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: MergeState) -> list[OpgenError]:
     """Apply `update` to `api` in place exactly as TF's LoadApiDef merges (I5)."""
     new = update.api
     errors: list[OpgenError] = []

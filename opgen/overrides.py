@@ -45,7 +45,7 @@ from opgen.apidef_merge import (
     Update,
     bad_identifier,
     check_update,
-    merge,
+    merge_update,
     update_docs,
 )
 from opgen.errors import Location, OpgenError, OpgenErrors
@@ -77,7 +77,7 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
             except OpgenError as e:
                 errors.append(e)
                 continue
-            for index, update in _updates(file, model.api_defs, errors):
+            for update in _updates(file, model.api_defs, errors):
                 op = update.api.graph_op_name
                 if op not in op_defs:
                     close = difflib.get_close_matches(op, op_defs, n=3)
@@ -107,7 +107,7 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
 
 def _merge_entry(model: ApiModel, update: Update, op_def: op_def_pb2.OpDef, state: MergeState) -> list[OpgenError]:
     api = model.api_defs[op_def.name]
-    errors = merge(api, update, op_def, state)
+    errors = merge_update(api, update, op_def, state)
     locs = sorted({loc for (name, _), loc in update.locs.items() if name != "graph_op_name"})
     model.provenance.setdefault(op_def.name, []).extend(locs)
     return errors
@@ -152,7 +152,7 @@ def override_layers(root: Path, display: str) -> list[list[tuple[Path, str]]]:
 
 
 def _updates(file: OverrideFile, api_defs: dict[str, ApiDef], errors: list[OpgenError]):
-    """(entry index, Update) for each entry of `file`; entries that change nothing are errors."""
+    """An Update for each entry of `file`; entries that change nothing are errors."""
     for index, entry in enumerate(file.message.op):
         node = file.root.nth("op", index)
         update: Update | None
@@ -171,7 +171,7 @@ def _updates(file: OverrideFile, api_defs: dict[str, ApiDef], errors: list[Opgen
             errors.append(OpgenError(f"override entry for {update.api.graph_op_name} changes nothing",
                                      node.loc, hint="remove the entry or add the fields it should change"))
         else:
-            yield index, update
+            yield update
 
 
 def _apidef_update(entry: ApiDef, node: Node) -> Update:
