@@ -9,6 +9,7 @@ as filters (`opgen.render.emit.FILTERS`).
 from __future__ import annotations
 
 import math
+import re
 import struct
 
 from opgen.proto import attr_value_pb2, tensor_pb2
@@ -30,12 +31,41 @@ def _escape_char(c: str) -> str:
     return f"\\U{code:08x}"
 
 
+_PLAIN = re.compile(r"[ !#-\[\]-~]*\Z")  # printable ASCII except `"` and backslash
+
+
 def py_str(value: str) -> str:
     """A one-line str literal; double quotes unless single quotes need fewer escapes (black's rule)."""
+    if _PLAIN.match(value):
+        return '"' + value + '"'
     body = "".join(_escape_char(c) for c in value)
     if '"' in body and body.count('"') > body.count("'"):
         return "'" + body.replace("'", "\\'") + "'"
     return '"' + body.replace('"', '\\"') + '"'
+
+
+def py_fstring(parts: list[tuple[str, str]]) -> str:
+    """An f-string from ("text", s) and ("expr", code) parts; text is escaped like `py_str`
+    (braces doubled), expressions must be simple code without quotes or braces."""
+    body = []
+    for kind, value in parts:
+        if kind == "text":
+            body.append("".join(_escape_char(c) for c in value).replace("{", "{{").replace("}", "}}").replace('"', '\\"'))
+        else:
+            if any(c in value for c in "{}\"'\\"):
+                raise ValueError(f"unsafe f-string expression {value!r}")
+            body.append("{" + value + "}")
+    return 'f"' + "".join(body) + '"'
+
+
+def isort_key(name: str) -> tuple:
+    """The order ruff's RUF022 wants in `__all__`: CONSTANTS, then Classes, then the rest,
+    each in natural order (digit runs compare as numbers and before any other character)."""
+    category = 0 if len(name) > 1 and name.isupper() else 1 if name[:1].isupper() else 2
+    tokens: list[tuple[int, int]] = []
+    for run in re.findall(r"\d+|\D", name):
+        tokens.append((0, int(run)) if run.isdigit() else (1, ord(run)))
+    return (category, tokens)
 
 
 def py_str_list(values: list[str] | tuple[str, ...]) -> str:
@@ -121,7 +151,7 @@ def _scalar(value: attr_value_pb2.AttrValue, field: str, dtype_prefix: str) -> s
     if field == "b":
         return "True" if value.b else "False"
     if field == "type":
-        return dtype_prefix + dtype_name(value.type)
+        return _dtype_ref(dtype_prefix, value.type)
     if field == "shape":
         return shape_literal(value.shape)
     if field == "func":
@@ -132,6 +162,15 @@ def _scalar(value: attr_value_pb2.AttrValue, field: str, dtype_prefix: str) -> s
 
 
 _LIST_FIELDS = ("s", "i", "f", "b", "type", "shape", "tensor", "func")
+
+
+def _dtype_ref(prefix: str, enum: int) -> str:
+    """`_dtypes.float32` / `tf.float32`. DT_BOOL renders `_dtypes.bool_` in code (the same
+    object; a module attribute named `bool` would shadow the builtin for type checkers)."""
+    name = dtype_name(enum)
+    if prefix == "_dtypes." and name == "bool":
+        name = "bool_"
+    return prefix + name
 
 
 def _list_items(value: attr_value_pb2.AttrValue) -> tuple[str, list]:
@@ -152,7 +191,7 @@ def _list_item(field: str, item, dtype_prefix: str) -> str:
     if field == "b":
         return "True" if item else "False"
     if field == "type":
-        return dtype_prefix + dtype_name(item)
+        return _dtype_ref(dtype_prefix, item)
     if field == "shape":
         return shape_literal(item)
     if field == "func":
@@ -221,6 +260,9 @@ def docstring_body(text: str, indent: str) -> str:
     lines = text.split("\n")
     out = []
     for i, line in enumerate(lines):
+        if _PLAIN.match(line) and not line.startswith(" ") and not line.endswith(" "):
+            out.append(line if i == 0 or not line else indent + line)
+            continue
         chars = [_escape_doc_char(c) for c in line]
         if line.startswith(" ") and (i == 0 or not line.strip(" ")):
             chars[0] = _hex(" ")

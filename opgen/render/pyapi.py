@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.apidef import ApiModel
+from opgen.apidef import ApiModel, python_aliases, python_function_name, python_params
 from opgen.errors import OpgenError
+from opgen.naming import avoid_reserved
 from opgen.proto import api_def_pb2, op_def_pb2
-from opgen.render import docstrings
-from opgen.render.literals import annotation_class, attr_default, py_str
-from opgen.render.naming import avoid_reserved, function_name, lower_case_op_name
 
 # All annotation classes, sorted as strings: the constraints of a TypeVar whose attr allows any type.
 from opgen.proto.datatypes import BY_ENUM
+from opgen.render import docstrings
+from opgen.render.literals import annotation_class, attr_default, py_str
 
 _ALL_ANNOTATIONS = tuple(sorted({f"_atypes.{n.annotation}" for n in BY_ENUM.values()} | {"_atypes.Float16"}))
 
@@ -56,6 +56,7 @@ class Param:
     attr_type: str | None = None  # attrs: "int", "list(type)", ...
     converter: str | None = None  # attrs: `_execute` function converting the value (None for func)
     is_list: bool = False  # attrs: a list(...) attr; inputs: a list input
+    local: str | None = None  # attrs: the body's local holding the converted value (`_attr_<name>`)
 
 
 @dataclass(frozen=True)
@@ -129,11 +130,6 @@ class ModuleApi:
         return tuple(names)
 
 
-def _endpoint_base(name: str) -> str:
-    """The Python name an endpoint gives: its last dotted part, snake-cased (F4)."""
-    return lower_case_op_name(name.rsplit(".", 1)[-1])
-
-
 def _check_identifier(name: str, what: str, op_name: str) -> str:
     if not name.isidentifier():
         raise OpgenError(
@@ -160,19 +156,11 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
     for attr in op_def.attr:
         if attr.type not in _SUPPORTED_ATTR_TYPES:
             return SkippedOp(op_def.name, f"unsupported attr type {attr.type!r}")
-    hidden = api_def.visibility == api_def_pb2.ApiDef.HIDDEN
-    endpoints = [e.name for e in api_def.endpoint] or [op_def.name]
-    name = function_name(_endpoint_base(endpoints[0]), hidden=hidden, hidden_by_api_def=True)
+    name = python_function_name(api_def)
     if name is None:
         return SkippedOp(op_def.name, "reserved")
     _check_identifier(name, "function name", op_def.name)
-    aliases: list[str] = []
-    for endpoint in endpoints[1:]:
-        alias = avoid_reserved(_endpoint_base(endpoint))
-        if hidden and not alias.startswith("_"):
-            alias = "_" + alias
-        if alias != name and alias not in aliases:
-            aliases.append(_check_identifier(alias, "alias", op_def.name))
+    aliases = [_check_identifier(alias, "alias", op_def.name) for alias, _ in python_aliases(api_def)]
 
     attrs = {a.name: a for a in op_def.attr}
     in_args = {a.name: a for a in op_def.input_arg}
@@ -206,54 +194,46 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
         if arg.type_list_attr:
             return None
         inner = typevars[arg.type_attr].name if arg.type_attr else f"_atypes.{annotation_class(arg.type)}"
-        return f"Annotated[List[Any], {inner}]" if arg.number_attr else f"Annotated[Any, {inner}]"
+        return f"Annotated[list[Any], {inner}]" if arg.number_attr else f"Annotated[Any, {inner}]"
 
     params: list[Param] = []
-    for input_name in arg_order:
-        arg = in_args[input_name]
-        pname = _check_identifier(input_param_name(input_name), "input name", op_def.name)
-        desc = api_in[input_name].description if input_name in api_in else arg.description
-        doc = docstrings.arg_entry(pname, docstrings.arg_type_phrase(ctx, arg, is_output=False), desc)
-        params.append(
-            Param(
-                name=pname,
-                keyword=avoid_reserved(input_name),
-                kind="input",
-                annotation=tensor_annotation(arg),
-                default=None,
-                doc=doc,
-                is_list=bool(arg.number_attr or arg.type_list_attr),
+    for py in python_params(op_def, api_def):
+        pname = _check_identifier(py.name, f"{py.kind} name", op_def.name)
+        if py.kind == "input":
+            arg = in_args[py.graph_name]
+            desc = api_in[py.graph_name].description if py.graph_name in api_in else arg.description
+            doc = docstrings.arg_entry(pname, docstrings.arg_type_phrase(ctx, arg, is_output=False), desc)
+            params.append(
+                Param(
+                    name=pname,
+                    keyword=avoid_reserved(py.graph_name),
+                    kind="input",
+                    annotation=tensor_annotation(arg),
+                    default=None,
+                    doc=doc,
+                    is_list=bool(arg.number_attr or arg.type_list_attr),
+                )
             )
-        )
-
-    required: list[Param] = []
-    defaulted: list[Param] = []
-    for attr in op_def.attr:
-        if attr.name in inferred_from:
             continue
+        attr = attrs[py.graph_name]
         api = api_attr.get(attr.name)
-        default_value = api.default_value if api is not None and api.HasField("default_value") else (
-            attr.default_value if api is None and attr.HasField("default_value") else None
-        )
-        pname = _check_identifier(attr_param_name(attr.name), "attr name", op_def.name)
         desc = api.description if api is not None else attr.description
         is_list = attr.type.startswith("list(")
         scalar = attr.type[5:-1] if is_list else attr.type
-        annotation = typevars[attr.name].name if attr.type == "type" else _SCALAR_ANNOTATIONS.get(attr.type)
-        param = Param(
-            name=pname,
-            keyword=avoid_reserved(attr.name),
-            kind="attr",
-            annotation=annotation,
-            default=attr_default(default_value, attr.name) if default_value is not None else None,
-            doc=docstrings.arg_entry(pname, docstrings.attr_type_phrase(attr, default_value), desc),
-            attr_type=attr.type,
-            converter=_CONVERTERS.get(scalar),
-            is_list=is_list,
+        params.append(
+            Param(
+                name=pname,
+                keyword=avoid_reserved(attr.name),
+                kind="attr",
+                annotation=_attr_annotation(attr, typevars, py.default is not None),
+                default=attr_default(py.default, pname) if py.default is not None else None,
+                doc=docstrings.arg_entry(pname, docstrings.attr_type_phrase(attr, py.default), desc),
+                attr_type=attr.type,
+                converter=_CONVERTERS.get(scalar),
+                is_list=is_list,
+                local=f"_attr_{pname}",
+            )
         )
-        (required if default_value is None else defaulted).append(param)
-    params.extend(required)
-    params.extend(defaulted)
     _check_unique([p.name for p in params] + ["name"], "parameter", op_def.name)
 
     # F12.3: int attrs inferred from list inputs (OpDef attr order), their inputs in arg_order.
@@ -266,6 +246,12 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
             list_lengths.append(
                 ListLength(attr.name, tuple(input_param_name(n) for n in users), users[0])
             )
+
+    _check_unique(
+        [p.local for p in params if p.local] + [f"_attr_{ll.attr}" for ll in list_lengths],
+        "body local (`_attr_<name>`)",
+        op_def.name,
+    )
 
     outputs: list[Output] = []
     for i, arg in enumerate(op_def.output_arg):
@@ -303,7 +289,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
     return FunctionApi(
         op_name=op_def.name,
         name=name,
-        op_name_for_messages=name[1:] if name.startswith("_") else name,
+        op_name_for_messages=name.removeprefix("_"),
         visible=api_def.visibility in (api_def_pb2.ApiDef.VISIBLE, api_def_pb2.ApiDef.DEFAULT_VISIBILITY),
         aliases=tuple(aliases),
         params=tuple(params),
@@ -316,6 +302,14 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
         is_stateful=op_def.is_stateful,
         docstring=doc,
     )
+
+
+def _attr_annotation(attr: op_def_pb2.OpDef.AttrDef, typevars: dict[str, TypeVarDef], has_default: bool) -> str | None:
+    """F9 attr annotations. A `type` attr with a default is left unannotated (TF writes
+    `T:TV_Op_T=_dtypes.float32`, which no type checker accepts: a DType is not the TypeVar)."""
+    if attr.type == "type":
+        return None if has_default else typevars[attr.name].name
+    return _SCALAR_ANNOTATIONS.get(attr.type)
 
 
 def _check_unique(names: list[str], what: str, op_name: str) -> None:

@@ -240,3 +240,8 @@ def as_dtype(type_value: Any) -> DType:
 def all_dtypes() -> list[DType]:
     """Every DType, non-ref ones first, in enum order."""
     return [_BY_ENUM[k] for k in sorted(_BY_ENUM)]
+
+
+def datatype_enums() -> list[int]:
+    """Every DataType enum value, refs included."""
+    return sorted(_BY_ENUM)

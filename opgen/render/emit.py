@@ -1,0 +1,235 @@
+"""Jinja rendering of generated modules: one chunk per op, then the header.
+
+Bodies are rendered before the header so the header imports exactly the names they use.
+Every literal goes through a filter from `opgen.render.literals`; the environment uses
+StrictUndefined, so a template typo is an error, never an empty string.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+
+from opgen import __version__
+from opgen.errors import Location, OpgenError
+from opgen.naming import MODULE_GLOBALS
+from opgen.render import literals
+from opgen.render.pyapi import FunctionApi, ModuleApi
+
+LINE_LENGTH = 88  # black's default
+TEMPLATE_NAMES = ("module_header.py.j2", "function.py.j2")
+
+
+def _byte_escape(byte: int) -> str:
+    c = chr(byte)
+    if c in '\\"':
+        return "\\" + c
+    if 0x20 <= byte < 0x7F:
+        return c
+    return {"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(c, f"\\x{byte:02x}")
+
+
+_BYTE_ESCAPES = {b: _byte_escape(b) for b in range(256)}
+
+
+def py_bytes(data: bytes) -> str:
+    """A one-line bytes literal (double quotes, every non-printable byte as `\\xNN`)."""
+    return 'b"' + data.decode("latin-1").translate(_BYTE_ESCAPES) + '"'
+
+
+def py_str_dict(mapping: dict[str, str]) -> str:
+    if not mapping:
+        return "{}"
+    return "{" + ", ".join(f"{literals.py_str(k)}: {literals.py_str(v)}" for k, v in sorted(mapping.items())) + "}"
+
+
+def wrap_call(prefix: str, args: list[str], suffix: str, indent: str) -> str:
+    """`prefix` + args + `suffix` laid out as black lays out a call or def of atoms.
+
+    One line when it fits; else the arguments on one indented line; else one argument
+    per line with a magic trailing comma. `indent` is the statement's indentation (the
+    first line's is supplied by the template).
+    """
+    one_line = prefix + ", ".join(args) + suffix
+    if len(indent) + len(one_line) <= LINE_LENGTH:
+        return one_line
+    inner = indent + "    "
+    joined = ", ".join(args)
+    if args and len(inner) + len(joined) <= LINE_LENGTH:
+        return f"{prefix}\n{inner}{joined}\n{indent}{suffix}"
+    lines = [prefix] + [f"{inner}{a}," for a in args] + [indent + suffix]
+    return "\n".join(lines)
+
+
+def signature_params(f: FunctionApi) -> list[str]:
+    parts = []
+    for p in f.params:
+        if p.annotation:
+            parts.append(f"{p.name}: {p.annotation}" + (f" = {p.default}" if p.default is not None else ""))
+        else:
+            parts.append(p.name + (f"={p.default}" if p.default is not None else ""))
+    parts.append("name=None")
+    return parts
+
+
+def helper_keywords(f: FunctionApi) -> list[str]:
+    return [f"{p.keyword}={p.local or p.name}" for p in f.params] + ["name=name"]
+
+
+def list_type_error(param: str, op_name: str, value: str) -> str:
+    """The TypeError message of F12.3/4 as an f-string naming `param` and `op_name`."""
+    return literals.py_fstring(
+        [("text", f"Expected list for '{param}' argument to '{op_name}' Op, not "), ("expr", value + "!r"), ("text", ".")]
+    )
+
+
+def list_length_error(param: str, op_name: str, first: str, attr_local: str) -> str:
+    return literals.py_fstring(
+        [
+            ("text", f"List argument '{param}' to '{op_name}' Op with length "),
+            ("expr", f"len({param})"),
+            ("text", " must match length "),
+            ("expr", attr_local),
+            ("text", f" of argument '{first}'."),
+        ]
+    )
+
+
+FILTERS = {
+    "py_str": literals.py_str,
+    "py_str_list": literals.py_str_list,
+    "py_bytes": py_bytes,
+    "py_str_dict": py_str_dict,
+    "docstring": lambda text, indent: literals.docstring_literal(text, indent),
+    "wrap_call": wrap_call,
+    "signature_params": signature_params,
+    "helper_keywords": helper_keywords,
+    "list_type_error": list_type_error,
+    "list_length_error": list_length_error,
+}
+
+
+def shipped_templates_dir() -> Path:
+    """The templates shipped inside the opgen package (`opgen/_templates`, mapped from templates/)."""
+    return Path(str(resources.files("opgen") / "_templates"))
+
+
+@dataclass(frozen=True)
+class Templates:
+    env: jinja2.Environment
+    digest: str  # sha256 over the template names and contents: a cache input
+
+    @classmethod
+    def load(cls, directory: Path | None) -> Templates:
+        directory = directory or shipped_templates_dir()
+        h = hashlib.sha256()
+        for name in TEMPLATE_NAMES:
+            path = directory / name
+            if not path.is_file():
+                raise OpgenError(
+                    f"template {name} not found",
+                    Location(str(path)),
+                    hint="--templates must name a directory holding " + ", ".join(TEMPLATE_NAMES),
+                )
+            h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+        env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(directory)),
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+            autoescape=False,
+        )
+        env.filters.update(FILTERS)
+        return cls(env, h.hexdigest())
+
+    def render(self, name: str, **context) -> str:
+        try:
+            return self.env.get_template(name).render(**context)
+        except jinja2.TemplateError as e:
+            lineno = getattr(e, "lineno", 0) or 0
+            raise OpgenError(f"template error: {e}", Location(name, lineno)) from None
+
+
+def check_collisions(module: ModuleApi, location: str) -> None:
+    """Two top-level names of one module may not collide (TF's F16.3 bug is an error here)."""
+    owners: dict[str, str] = {g: "the module itself" for g in MODULE_GLOBALS}
+    for f in module.functions:
+        names = [f.name, *f.aliases, *(t.name for t in f.typevars)]
+        if f.namedtuple:
+            names.append(f.namedtuple)
+        for n in names:
+            if n in owners and owners[n] != f"op {f.op_name}":
+                raise OpgenError(
+                    f"module {module.name}: name {n!r} of op {f.op_name} is already used by {owners[n]}",
+                    Location(location),
+                    hint="rename one of the ops with an override (rename_to), or put them in different modules",
+                )
+            owners[n] = f"op {f.op_name}"
+
+
+def render_function(templates: Templates, f: FunctionApi) -> str:
+    return templates.render("function.py.j2", f=f)
+
+
+def module_uses(module: ModuleApi) -> dict[str, object]:
+    """What the header must import, from the model (never by scanning text)."""
+    typing: set[str] = set()
+    runtime = {"registry"}
+    collections = False
+    for f in module.functions:
+        runtime.add("op_def_library")
+        if f.namedtuple:
+            collections = True
+        if f.typevars:
+            typing.add("TypeVar")
+            runtime.add("atypes")
+        annotations = [p.annotation for p in f.params if p.annotation] + (
+            [f.return_annotation] if f.return_annotation else []
+        )
+        for a in annotations:
+            if a.startswith("Annotated["):
+                typing.update(("Annotated", "Any"))
+            if "_atypes." in a:
+                runtime.add("atypes")
+        for p in f.attrs:
+            if p.converter or (p.default is not None and p.default.startswith("_execute.")) or (
+                p.default is not None and "_execute.make_tensor(" in p.default
+            ):
+                runtime.add("execute")
+            if p.default is not None and p.attr_type in ("type", "list(type)"):
+                runtime.add("dtypes")
+    defaults = [p.default for f in module.functions for p in f.attrs if p.default is not None]
+    noqa = []
+    if any(d.startswith("[") for d in defaults):
+        noqa.append("B006")  # list defaults (`explicit_paddings=[]`) are TF's API; never mutated
+    if any(d.startswith("_execute.make_tensor(") for d in defaults):
+        noqa.append("B008")  # tensor defaults are built by a call, exactly like TF's
+    order = ["atypes", "dtypes", "execute", "op_def_library", "registry"]
+    return {
+        "noqa": noqa,
+        "collections": collections,
+        "typing": sorted(typing),
+        "runtime": [r for r in order if r in runtime],
+    }
+
+
+def render_header(
+    templates: Templates, module: ModuleApi, sources: list[str], op_list_bytes: bytes, shape_fns: dict[str, str]
+) -> str:
+    header_doc = (
+        f"Python wrappers around the ops of {module.name.removeprefix('gen_').removesuffix('_ops') or module.name}.\n\n"
+        f"Generated by opgen {__version__} from {', '.join(sources)}. Do not edit."
+    )
+    return templates.render(
+        "module_header.py.j2",
+        header_doc=header_doc,
+        uses=module_uses(module),
+        exports=sorted(module.exports, key=literals.isort_key),
+        op_list_bytes=op_list_bytes,
+        shape_fns=shape_fns,
+    )
