@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import re
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from google.protobuf import message_factory
@@ -533,7 +534,7 @@ def summarize_shape(shape: tensor_shape_pb2.TensorShapeProto) -> str:
     return "[" + ",".join("?" if d.size < 0 else str(d.size) for d in shape.dim) + "]"
 
 
-_TENSOR_VALUES = {  # dtype -> (TensorProto field, element printer)
+_TENSOR_VALUES: dict[int, tuple[str, Callable[[Any], str]]] = {  # dtype -> (field, element printer)
     1: ("float_val", format_float), 2: ("double_val", format_double), 3: ("int_val", str),
     4: ("int_val", str), 5: ("int_val", str), 6: ("int_val", str), 9: ("int64_val", str),
     10: ("bool_val", lambda b: "1" if b else "0"), 17: ("int_val", str), 22: ("uint32_val", str),
