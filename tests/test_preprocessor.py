@@ -237,3 +237,11 @@ def test_random_macros_match_gxx(tmp_path_factory, source):
     tmp = tmp_path_factory.mktemp("gxx")
     src = write(tmp, source)
     assert _our_scan(src, (), ()) == _gxx_scan(src, (), (), tmp)
+
+
+def test_has_include_bom_and_stray_backslash_in_dead_code(tmp_path):
+    write(tmp_path, "", "x.h")
+    p = tmp_path / "t.cc"
+    p.write_bytes(b'\xef\xbb\xbf#if __has_include("x.h") && !__has_include("nope.h") && __has_include(<vector>)\n'
+                  b"yes\n#endif\n#if 0\nC:\\path\n#endif\n")
+    assert texts(p) == ["yes"]

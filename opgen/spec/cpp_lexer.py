@@ -5,8 +5,8 @@ A token is a plain tuple (fast to build and unpack on the hot path):
     (kind, text, src, pos, end, bol, hide)
 
 kind  "id", "num", "str", "raw", "chr", "op" (punctuator, `text` says which) or
-      "bad" (an unterminated "..." / '...' literal: an error only where it is used, since
-      g++ tolerates them inside `#if 0`);
+      "bad" (an unterminated "..." / '...' literal or a stray backslash: an error only
+      where it is used, since g++ tolerates them inside `#if 0`);
 src   the SourceFile the token stands in (for a macro expansion: where the macro is used);
 pos   offsets into `src.text`; `end` is exclusive;
 bol   True when the token is the first on its line (comments count as whitespace):
@@ -155,7 +155,7 @@ def tokenize(src: SourceFile, start: int = 0, end: int | None = None) -> list[To
                                 "16 characters and no spaces, parentheses or backslashes")
             raise src.error(tstart, f"unterminated raw string literal: no ){delim}\" after R\"{delim}(")
         if kind == "other" and m.group(kind) == "\\":
-            raise src.error(tstart, "stray '\\' in program")
+            kind = "bad"  # a stray backslash: an error only in active code, as in g++
         append((kind, text[tstart:tend], src, tstart, tend, bol, None))
         bol = False
     return tokens

@@ -124,7 +124,7 @@ class Preprocessor:
 
     def _read(self, path: str, at: Token | None) -> str:
         try:
-            with open(path, encoding="utf-8") as f:
+            with open(path, encoding="utf-8-sig") as f:
                 return f.read()
         except UnicodeDecodeError as e:
             with open(path, "rb") as f:
@@ -252,6 +252,10 @@ class Preprocessor:
         i = 0
         while i < len(toks):
             t = toks[i]
+            if t[TEXT] == "__has_include" and t[KIND] == "id":
+                value, i = self._has_include(toks, i)
+                resolved.append(("num", value) + t[2:])
+                continue
             if t[TEXT] == "defined" and t[KIND] == "id":
                 j = i + 1
                 paren = j < len(toks) and toks[j][TEXT] == "("
@@ -271,6 +275,26 @@ class Preprocessor:
             i += 1
         expanded = self.expand_list(resolved)
         return [("num", "1" if t[TEXT] == "true" else "0") + t[2:] if t[KIND] == "id" else t for t in expanded]
+
+    def _has_include(self, toks: list[Token], i: int) -> tuple[str, int]:
+        """`__has_include("x.h")` / `__has_include(<x>)` at `i` -> ("1" or "0", index after).
+        System and TensorFlow headers count as present: g++ would find them."""
+        t = toks[i]
+        j = i + 1
+        if j >= len(toks) or toks[j][TEXT] != "(":
+            raise token_error(t, "missing '(' after \"__has_include\"")
+        close = next((k for k in range(j + 1, len(toks)) if toks[k][TEXT] == ")"), None)
+        if close is None or close == j + 1:
+            raise token_error(t, "missing '(\"FILENAME\")' or '(<FILENAME>)' after \"__has_include\"")
+        inner = toks[j + 1 : close]
+        if inner[0][KIND] == "str":
+            target = inner[0][TEXT][1:-1]
+            here = os.path.dirname(t[SRC].path)
+            found = target.startswith(_EXTERNAL_INCLUDE_PREFIXES) or any(
+                os.path.isfile(os.path.join(d, target)) for d in [here, *self.include_dirs])
+        else:
+            found = True
+        return ("1" if found else "0"), close + 1
 
     def _define(self, name_tok: Token, rest: list[Token]) -> None:
         if not rest or rest[0][KIND] != "id":
@@ -498,6 +522,8 @@ def _stringize(arg: list[Token]) -> str:
 
 
 def _bad_literal_message(tok: Token) -> str:
+    if tok[TEXT] == "\\":
+        return "stray '\\' in program"
     quote = "'" if "'" in tok[TEXT][:3] else '"'
     what = "character" if quote == "'" else "string"
     return f"unterminated {what} literal: missing terminating {quote} character"
