@@ -247,3 +247,27 @@ def test_fingerprint64_matches_tf(tf):
     data = [bytes(r.randrange(256) for _ in range(n)) for n in [*range(140), 200, 255, 256, 1000]]
     got = tf.fingerprint(tf.constant(data)).numpy()
     assert [struct.unpack("<Q", row.tobytes())[0] for row in got] == [fingerprint64(d) for d in data]
+
+
+def test_emitted_cc_reproduces_tf_op_defs_with_docs(oracle, tmp_path):
+    """TF's OpDefs (docs included) for generated specs -> REGISTER_OP C++ -> gather: identical."""
+    from opgen.spec.emit_cc import Inexpressible, cc_for_op_def
+    from opgen.spec.gather import gather
+
+    r = random.Random(11)
+    specs = [random_spec(r) for _ in range(400)]
+    results = oracle.finalize_many([(name, to_oracle_calls((name, calls))) for name, calls in specs])
+    op_defs = list({res.op_def.name: res.op_def for res in results if res.ok}.values())
+    chunks, expected, skipped = [], [], []
+    for op_def in op_defs:
+        try:
+            chunks.append(cc_for_op_def(op_def))
+            expected.append(op_def)
+        except Inexpressible as e:
+            skipped.append(f"{op_def.name}: {e}")
+    assert len(expected) >= 250 and len(skipped) <= len(op_defs) // 10, skipped
+    by_name = {op.name: op for op in expected}
+    path = tmp_path / "emitted.cc"
+    path.write_text("".join(chunks))
+    got = {op.name: op for op in gather([str(path)], include_internal=True).op_list.op}
+    assert [name for name, op in by_name.items() if got.get(name) != op] == []
