@@ -62,13 +62,24 @@ def active(keywords: dict[str, Any]) -> bool:
         return False
     if not tf.executing_eagerly():
         return True
-    tensor_type = tf.Tensor
     for value in keywords.values():
-        if isinstance(value, tensor_type) or tf.is_tensor(value):
-            return True
-        if isinstance(value, (list, tuple)) and any(tf.is_tensor(v) for v in value):
+        if type(value) in _PLAIN:
+            continue
+        if type(value) in (list, tuple):
+            if any(type(v) not in _PLAIN and tf.is_tensor(v) for v in value):
+                return True
+        elif tf.is_tensor(value):
             return True
     return False
+
+
+def _plain_types() -> set[type]:
+    from .graph import Operation, Tensor
+
+    return {Tensor, Operation, int, float, bool, str, bytes, type(None)}
+
+
+_PLAIN = _plain_types()
 
 
 def _tensorflow() -> Any:

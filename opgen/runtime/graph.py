@@ -25,6 +25,7 @@ VALID_OP_NAME_REGEX = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 VALID_SCOPE_NAME_REGEX = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
 
 _UNKNOWN_SHAPE = TensorShape(None)
+_VALID_NAMES: set[str] = set()  # names already known to pass both scope-name regexes
 
 
 class Tensor:
@@ -328,7 +329,15 @@ class Graph:
     # names
     @contextlib.contextmanager
     def name_scope(self, name: str | None) -> Iterator[str]:
-        if name:
+        old_stack, returned = self._enter_name_scope(name)
+        try:
+            yield returned
+        finally:
+            self._name_stack = old_stack
+
+    def _enter_name_scope(self, name: str | None) -> tuple[str, str]:
+        """TF's `Graph.name_scope` entry: validates, sets the stack; returns (old stack, scope)."""
+        if name and name not in _VALID_NAMES:
             if isinstance(name, bytes):
                 name = name.decode()
             if self._name_stack:
@@ -342,6 +351,8 @@ class Graph:
                     f"'{name}' is not a valid root scope name. A root scope name has "
                     f"to match the following pattern: {VALID_OP_NAME_REGEX.pattern}"
                 )
+            elif len(_VALID_NAMES) < 4096:
+                _VALID_NAMES.add(name)  # valid at the root, hence also inside any scope
         old_stack = self._name_stack
         if not name:
             new_stack = returned = ""
@@ -352,10 +363,7 @@ class Graph:
             new_stack = self.unique_name(name)
             returned = new_stack + "/"
         self._name_stack = new_stack
-        try:
-            yield returned
-        finally:
-            self._name_stack = old_stack
+        return old_stack, returned
 
     def get_name_scope(self) -> str:
         return self._name_stack

@@ -17,7 +17,7 @@ from . import registry as _registry
 from . import shape_inference as _shape_inference
 from .attr_values import value_to_attr_value
 from .constant_op import convert_to_tensor
-from .graph import Graph, Tensor, get_default_graph
+from .graph import Graph, Tensor, _default_stack, get_default_graph
 
 _DT_INVALID = 0
 
@@ -27,14 +27,19 @@ def _is_list_value(v: Any) -> bool:
 
 
 class _OpInfo:
-    """Per-OpDef facts computed once: type-attr defaults and allowed lists, attr defs by name."""
+    """Per-OpDef facts computed once, as plain Python values (protobuf field access is slow)."""
 
-    __slots__ = ("default_types", "allowed_types", "attr_defs")
+    __slots__ = ("op_def", "default_types", "allowed_types", "attr_defs", "inputs", "attrs", "minimums", "allowed",
+                 "outputs", "deprecation", "is_stateful", "has_ref_input")
 
     def __init__(self, op_def: op_def_pb2.OpDef) -> None:
+        self.op_def = op_def
         self.default_types: dict[str, _dtypes.DType] = {}
         self.allowed_types: dict[str, list[int]] = {}
         self.attr_defs = {a.name: a for a in op_def.attr}
+        self.minimums = {a.name: a.minimum for a in op_def.attr if a.has_minimum}
+        self.allowed = {a.name: frozenset(a.allowed_values.list.type) for a in op_def.attr
+                        if a.type in ("type", "list(type)") and a.HasField("allowed_values")}
         for attr in op_def.attr:
             if attr.type != "type":
                 continue
@@ -42,15 +47,24 @@ class _OpInfo:
                 self.default_types[attr.name] = _dtypes.as_dtype(attr.default_value.type)
             if attr.HasField("allowed_values"):
                 self.allowed_types[attr.name] = list(attr.allowed_values.list.type)
+        self.inputs = [(a.name, a.type, a.type_attr, a.number_attr, a.type_list_attr, a.is_ref) for a in op_def.input_arg]
+        self.attrs = [(a.name, a.type, a.default_value if a.HasField("default_value") else None, a) for a in op_def.attr]
+        self.outputs = [(a.type, a.type_attr, a.number_attr, a.type_list_attr, a.is_ref) for a in op_def.output_arg]
+        self.deprecation = (op_def.deprecation.version, op_def.deprecation.explanation)
+        self.is_stateful = op_def.is_stateful
+        self.has_ref_input = any(a.is_ref for a in op_def.input_arg)
 
 
-_infos: dict[int, _OpInfo] = {}
+_infos: dict[str, _OpInfo] = {}
 
 
-def _info(op_def: op_def_pb2.OpDef) -> _OpInfo:
-    info = _infos.get(id(op_def))
+def _info(op_type_name: str) -> _OpInfo | None:
+    info = _infos.get(op_type_name)
     if info is None:
-        info = _infos[id(op_def)] = _OpInfo(op_def)
+        op_def = _registry.get(op_type_name)
+        if op_def is None:
+            return None
+        info = _infos[op_type_name] = _OpInfo(op_def)
     return info
 
 
@@ -81,36 +95,160 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
     """Adds an `op_type_name` node; returns (output_structure, is_stateful, op, outputs)."""
     if _backend.active(keywords):
         return _backend.apply_op_helper(op_type_name, name, **keywords)
-    op_def = _registry.get(op_type_name)
-    if op_def is None:
+    info = _info(op_type_name)
+    if info is None:
         raise RuntimeError(f"Unrecognized Op name {op_type_name}")
+    op_def = info.op_def
     g = _graph_from_inputs(keywords)
-    deprecation_version = op_def.deprecation.version
+    deprecation_version = info.deprecation[0]
     if deprecation_version and g.producer >= deprecation_version:
         raise NotImplementedError(
             f"Op {op_type_name} is not available in GraphDef version {g.producer}. "
             f"It has been removed in version {deprecation_version}. "
-            f"{op_def.deprecation.explanation}."
+            f"{info.deprecation[1]}."
         )
-    info = _info(op_def)
     name = name if name else op_type_name
-    with g.as_default(), g.name_scope(name) as scope:
-        attrs: dict[str, Any] = {}
-        inputs: list[Tensor] = []
-        _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, inputs)
-        _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs)
-        attr_protos = _extract_attr_protos(op_type_name, op_def, attrs)
-        output_structure, output_dtypes = _output_structure(op_def, attr_protos)
-        if keywords:
+    stack = _default_stack()
+    stack.append(g)
+    old_scope, scope = g._enter_name_scope(name)
+    try:
+        fast = None if info.has_ref_input else _fast_attrs(op_type_name, info, keywords)
+        if fast is not None:
+            inputs, attr_protos = fast
+        else:
+            attrs: dict[str, Any] = {}
+            inputs = []
+            _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, inputs)
+            _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs)
+            attr_protos = _extract_attr_protos(op_type_name, info, attrs)
+        output_structure, output_dtypes = _output_structure(info, attr_protos)
+        if fast is None and keywords:
             raise TypeError(f"{op_type_name} got unexpected keyword arguments: {', '.join(sorted(keywords))}.")
         infer = _shape_inference.shape_fn_for(op_type_name)
         # TF pairs input args with the *flattened* inputs here (a quirk kept on purpose).
-        ref_inputs = [val for arg, val in zip(op_def.input_arg, inputs) if arg.is_ref]
+        ref_inputs = [val for arg, val in zip(info.inputs, inputs) if arg[5]] if info.has_ref_input else None
         if ref_inputs:
             op = _create_colocated(g, ref_inputs, op_type_name, inputs, scope, attr_protos, output_dtypes, op_def, infer)
         else:
             op = g._create_op(op_type_name, inputs, scope, attr_protos, output_dtypes, op_def, infer)
-    return output_structure, op_def.is_stateful, op, op._outputs
+    finally:
+        g._name_stack = old_scope
+        stack.pop()
+    return output_structure, info.is_stateful, op, op._outputs
+
+
+_TYPE_ATTRS = {enum: attr_value_pb2.AttrValue(type=enum) for enum in _dtypes.datatype_enums()}
+_INT_ATTRS = {i: attr_value_pb2.AttrValue(i=i) for i in range(64)}
+
+
+def _fast_attrs(op_type_name: str, info: _OpInfo, keywords: dict[str, Any]):
+    """(inputs, attr protos) when every input is already a Tensor of acceptable type and all
+    attrs are present (TF's fast-path condition); None to take the general path, which then
+    raises TF's exact errors. Consumes `keywords` only on success; creates nothing."""
+    inferred: dict[str, Any] = {}
+    inputs: list[Tensor] = []
+    used = 0
+    allowed = info.allowed
+    for name, fixed, type_attr, number_attr, type_list_attr, _ in info.inputs:
+        if name in keywords:
+            value = keywords[name]
+        elif name + "_" in keywords:
+            value = keywords[name + "_"]
+        else:
+            return None
+        used += 1
+        if number_attr or type_list_attr:
+            if type(value) is not list and type(value) is not tuple:
+                return None
+            for t in value:
+                if type(t) is not Tensor:
+                    return None
+            bases = [t._dtype._base_enum for t in value]
+            if number_attr:
+                if not bases:
+                    return None
+                n = len(bases)
+                if number_attr in inferred:
+                    if inferred[number_attr] != n:
+                        return None
+                elif n < info.minimums.get(number_attr, 0):
+                    return None
+                inferred[number_attr] = n
+                base = bases[0]
+                if any(b != base for b in bases):
+                    return None
+                if fixed:
+                    if base != fixed:
+                        return None
+                elif type_attr in inferred:
+                    if inferred[type_attr] != base:
+                        return None
+                else:
+                    if type_attr in allowed and base not in allowed[type_attr]:
+                        return None
+                    inferred[type_attr] = base
+            else:
+                if type_list_attr in inferred:
+                    if inferred[type_list_attr] != bases:
+                        return None
+                else:
+                    if type_list_attr in allowed and any(b not in allowed[type_list_attr] for b in bases):
+                        return None
+                    if len(bases) < info.minimums.get(type_list_attr, 0):
+                        return None
+                    inferred[type_list_attr] = bases
+            inputs.extend(value)
+        else:
+            if type(value) is not Tensor:
+                return None
+            base = value._dtype._base_enum
+            if fixed:
+                if base != fixed:
+                    return None
+            elif type_attr in inferred:
+                if inferred[type_attr] != base:
+                    return None
+            else:
+                if type_attr in allowed and base not in allowed[type_attr]:
+                    return None
+                inferred[type_attr] = base
+            inputs.append(value)
+    explicit: dict[str, Any] = {}
+    for name, _, _, _ in info.attrs:
+        if name in inferred:
+            if name in keywords:
+                return None
+            continue
+        if name in keywords:
+            explicit[name] = keywords[name]
+        elif name + "_" in keywords:
+            explicit[name] = keywords[name + "_"]
+        elif name in info.default_types:
+            explicit[name] = info.default_types[name]
+            used -= 1
+        else:
+            return None
+        used += 1
+    if used != len(keywords):
+        return None
+    protos: dict[str, attr_value_pb2.AttrValue] = {}
+    for name, attr_type, default, attr_def in info.attrs:
+        if name in inferred:
+            value = inferred[name]
+            if attr_type == "type":
+                protos[name] = _TYPE_ATTRS[value]
+            elif attr_type == "int":
+                protos[name] = _INT_ATTRS[value] if value in _INT_ATTRS else attr_value_pb2.AttrValue(i=value)
+            else:
+                protos[name] = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(type=value))
+            continue
+        value = explicit[name]
+        if value is None and default is not None:
+            protos[name] = default
+        else:
+            protos[name] = _attr_proto(op_type_name, attr_def, attr_type, name, value)
+    keywords.clear()
+    return inputs, protos
 
 
 def _create_colocated(g, ref_inputs, *args):
@@ -311,44 +449,54 @@ def _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs) -> Non
             raise TypeError(f"No argument found for attr {key} for {op_type_name}")
 
 
-def _extract_attr_protos(op_type_name, op_def, attrs) -> dict[str, attr_value_pb2.AttrValue]:
+def _extract_attr_protos(op_type_name, info, attrs) -> dict[str, attr_value_pb2.AttrValue]:
     protos: dict[str, attr_value_pb2.AttrValue] = {}
-    for attr_def in op_def.attr:
-        key = attr_def.name
+    for key, attr_type, default, attr_def in info.attrs:
         value = attrs[key]
-        if value is None and attr_def.HasField("default_value"):
-            protos[key] = attr_value_pb2.AttrValue()
-            protos[key].CopyFrom(attr_def.default_value)
-            continue
-        attr_type = attr_def.type
-        if attr_type == "type" and type(value) is _dtypes.DType:
-            protos[key] = attr_value_pb2.AttrValue(type=value._base_enum)
-            _satisfies_type_constraint(value._base_enum, attr_def, key)
-            continue
-        attr_value = value_to_attr_value(value, attr_type, key)
-        if attr_type.startswith("list("):
-            if attr_def.has_minimum and len(value) < attr_def.minimum:
-                raise ValueError(
-                    f"Attr '{key}' of '{op_type_name}' Op passed list of length {len(value)} less than minimum "
-                    f"{attr_def.minimum}."
-                )
-        if attr_def.HasField("allowed_values"):
-            if attr_type == "string":
-                _satisfies_allowed_strings(attr_value.s, attr_def, key, op_type_name)
-            elif attr_type == "list(string)":
-                for s in attr_value.list.s:
-                    _satisfies_allowed_strings(s, attr_def, key, op_type_name)
-        if attr_def.has_minimum and attr_type == "int" and attr_value.i < attr_def.minimum:
-            raise ValueError(
-                f"Attr '{key}' of '{op_type_name}' Op passed {attr_value.i} less than minimum {attr_def.minimum}."
-            )
-        if attr_type == "type":
-            _satisfies_type_constraint(attr_value.type, attr_def, key)
-        elif attr_type == "list(type)":
-            for t in attr_value.list.type:
-                _satisfies_type_constraint(t, attr_def, key)
-        protos[key] = attr_value
+        if value is None and default is not None:
+            protos[key] = default
+        else:
+            protos[key] = _attr_proto(op_type_name, attr_def, attr_type, key, value)
     return protos
+
+
+def _attr_proto(op_type_name, attr_def, attr_type, key, value) -> attr_value_pb2.AttrValue:
+    """One attr's AttrValue with TF's checks (list minimum, allowed strings, int minimum, allowed types)."""
+    if attr_type == "type":
+        if type(value) is _dtypes.DType:
+            enum = value._base_enum
+        elif type(value) is int and value in _TYPE_ATTRS:
+            enum = _dtypes._BY_ENUM[value]._base_enum
+        else:
+            enum = value_to_attr_value(value, attr_type, key).type
+        _satisfies_type_constraint(enum, attr_def, key)
+        return _TYPE_ATTRS[enum]
+    if attr_type == "bool" and type(value) is bool:
+        return _BOOL_ATTRS[value]
+    attr_value = value_to_attr_value(value, attr_type, key)
+    if attr_type.startswith("list("):
+        if attr_def.has_minimum and len(value) < attr_def.minimum:
+            raise ValueError(
+                f"Attr '{key}' of '{op_type_name}' Op passed list of length {len(value)} less than minimum "
+                f"{attr_def.minimum}."
+            )
+    if attr_def.HasField("allowed_values"):
+        if attr_type == "string":
+            _satisfies_allowed_strings(attr_value.s, attr_def, key, op_type_name)
+        elif attr_type == "list(string)":
+            for s in attr_value.list.s:
+                _satisfies_allowed_strings(s, attr_def, key, op_type_name)
+    if attr_def.has_minimum and attr_type == "int" and attr_value.i < attr_def.minimum:
+        raise ValueError(
+            f"Attr '{key}' of '{op_type_name}' Op passed {attr_value.i} less than minimum {attr_def.minimum}."
+        )
+    if attr_type == "list(type)":
+        for t in attr_value.list.type:
+            _satisfies_type_constraint(t, attr_def, key)
+    return attr_value
+
+
+_BOOL_ATTRS = {False: attr_value_pb2.AttrValue(b=False), True: attr_value_pb2.AttrValue(b=True)}
 
 
 def _satisfies_allowed_strings(value: bytes, attr_def, arg_name: str, op_type_name: str) -> None:
@@ -360,21 +508,21 @@ def _satisfies_allowed_strings(value: bytes, attr_def, arg_name: str, op_type_na
         )
 
 
-def _output_structure(op_def, attr_protos) -> tuple[list[int | None], list[_dtypes.DType]]:
+def _output_structure(info: _OpInfo, attr_protos) -> tuple[list[int | None], list[_dtypes.DType]]:
     structure: list[int | None] = []
     out_dtypes: list[_dtypes.DType] = []
     by_enum = _dtypes._BY_ENUM
-    for arg in op_def.output_arg:
-        ref = 100 if arg.is_ref else 0
-        if arg.type_list_attr:
-            types = attr_protos[arg.type_list_attr].list.type
+    for fixed, type_attr, number_attr, type_list_attr, is_ref in info.outputs:
+        ref = 100 if is_ref else 0
+        if type_list_attr:
+            types = attr_protos[type_list_attr].list.type
             structure.append(len(types))
             out_dtypes.extend(by_enum[t + ref] for t in types)
             continue
-        enum = arg.type if arg.type != _DT_INVALID else attr_protos[arg.type_attr].type
+        enum = fixed or attr_protos[type_attr].type
         dtype = by_enum[enum + ref] if enum else by_enum[1]
-        if arg.number_attr:
-            n = attr_protos[arg.number_attr].i
+        if number_attr:
+            n = attr_protos[number_attr].i
             structure.append(n)
             out_dtypes.extend([dtype] * n)
         else:

@@ -44,6 +44,7 @@ class _Blob:
 _lock = threading.Lock()
 _entries: dict[str, _Entry] = {}
 _modules: dict[str, _Blob] = {}
+generation = 0  # bumped by every registration (invalidates caches keyed by op name)
 
 
 def _op_names(data: bytes) -> list[str]:
@@ -93,9 +94,11 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
 
 def register_op_list(module_name: str, serialized_op_list: bytes, shape_fns: dict[str, str] | None = None) -> None:
     """Registers a module's OpDefs. Identical re-registration is fine; a conflict raises."""
+    global generation
     blob = _Blob(serialized_op_list)
     shape_fns = shape_fns or {}
     with _lock:
+        generation += 1
         _modules[module_name] = blob
         for name in _op_names(serialized_op_list):
             old = _entries.get(name)

@@ -236,19 +236,27 @@ def register_shape_fn(op_type: str, fn: ShapeFn | str) -> None:
 
         fn = shape_fns.by_name(fn)
     _user_fns[op_type] = fn
+    _callbacks.pop(op_type, None)
+
+
+_callbacks: dict[str, tuple[int, Callable[[Operation], None]]] = {}
 
 
 def shape_fn_for(op_type: str) -> Callable[[Operation], None]:
     """The inference callback the graph runs for a new `op_type` node (before adding it)."""
-    from . import registry, shape_fns
+    from . import registry
+
+    cached = _callbacks.get(op_type)
+    if cached is not None and cached[0] == registry.generation:
+        return cached[1]
+    from . import shape_fns
 
     fn = _user_fns.get(op_type)
     if fn is None:
-        name = registry.shape_fn_name(op_type)
-        fn = shape_fns.lookup(op_type, name)
-    if fn is None:
-        return _no_inference
-    return lambda op: run(op, fn)
+        fn = shape_fns.lookup(op_type, registry.shape_fn_name(op_type))
+    callback = _no_inference if fn is None else (lambda op: run(op, fn))
+    _callbacks[op_type] = (registry.generation, callback)
+    return callback
 
 
 def _no_inference(op: Operation) -> None:

@@ -1,0 +1,159 @@
+"""Runtime benchmark: op creation through opgen-generated wrappers, embedded runtime vs
+TensorFlow graph mode (TF's own generated wrappers in a tf.Graph), measured in one run;
+and import time of a generated 155-op module (TF's gen_math_ops op set) vs executing TF's
+gen_math_ops.
+
+    python bench/runtime_bench.py [--repeat N]
+
+Targets: embedded >= 20x faster per op; import <= 0.2x of TF's module execution.
+Generated modules are built with `opgen build` from TF's own OpList and cached under
+${XDG_CACHE_HOME:-~/.cache}/opgen/bench/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+
+ARRAY_OPS = ["ConcatV2", "Split", "Identity", "Placeholder"]
+
+
+def _build_modules() -> Path:
+    """gen_math_ops.py (TF's 155 gen_math_ops ops) and gen_array_ops.py, rendered by opgen."""
+    from oracle.tf_registry import tf_op_list
+    from tensorflow.python.ops import gen_math_ops
+
+    from opgen.proto import op_def_pb2
+
+    ops = tf_op_list().op
+    math = op_def_pb2.OpList(op=[op for op in ops if hasattr(gen_math_ops, op.name)])
+    array = op_def_pb2.OpList(op=[op for op in ops if op.name in ARRAY_OPS])
+    render = b"".join(p.read_bytes() for p in sorted((REPO / "opgen" / "render").glob("*.py")))
+    key = hashlib.sha256(math.SerializeToString() + array.SerializeToString() + render).hexdigest()[:20]
+    out = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "opgen" / "bench" / key
+    if not (out / "gen" / "gen_math_ops.py").exists():
+        (out / "overrides").mkdir(parents=True, exist_ok=True)
+        (out / "math_ops.pb").write_bytes(math.SerializeToString())
+        (out / "array_ops.pb").write_bytes(array.SerializeToString())
+        subprocess.run([sys.executable, "-m", "opgen", "build", "math_ops.pb", "array_ops.pb", "--overrides", "overrides",
+                        "--out", "gen"], cwd=out, check=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    return out / "gen"
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _per_op_us(make_graph, setup, call, n: int, repeat: int) -> float:
+    """Best-of-`repeat` microseconds per call, each run in a fresh graph."""
+    best = float("inf")
+    for _ in range(repeat):
+        graph = make_graph()
+        with graph.as_default():
+            args = setup()
+            start = time.perf_counter()
+            for _ in range(n):
+                call(*args)
+            best = min(best, (time.perf_counter() - start) / n * 1e6)
+    return best
+
+
+def bench_op_creation(gen_dir: Path, repeat: int) -> list[tuple[str, float, float]]:
+    import tensorflow as tf
+    from tensorflow.python.ops import gen_array_ops as tf_array
+    from tensorflow.python.ops import gen_math_ops as tf_math
+
+    from opgen.runtime import Graph
+
+    math = _load(gen_dir / "gen_math_ops.py", "opgen_bench.gen_math_ops")
+    array = _load(gen_dir / "gen_array_ops.py", "opgen_bench.gen_array_ops")
+
+    def placeholders(module, shape):
+        return lambda: tuple(module.placeholder(dtype="float32", shape=shape) for _ in range(8))
+
+    ours_ph = placeholders(array, [4, 4])
+    tf_ph = lambda: tuple(tf_array.placeholder(dtype=tf.float32, shape=[4, 4]) for _ in range(8))  # noqa: E731
+    cases = [
+        ("Add", lambda p: math.add(p[0], p[1]), lambda p: tf_math.add(p[0], p[1])),
+        ("MatMul", lambda p: math.mat_mul(p[0], p[1]), lambda p: tf_math.mat_mul(p[0], p[1])),
+        ("AddN(8)", lambda p: math.add_n(list(p)), lambda p: tf_math.add_n(list(p))),
+        ("ConcatV2(4)", lambda p: array.concat_v2(list(p[:4]), 0), lambda p: tf_array.concat_v2(list(p[:4]), 0)),
+        ("Sum", lambda p: math.sum(p[0], [0], keep_dims=False), lambda p: tf_math._sum(p[0], [0], keep_dims=False)),
+        ("Split(4)", lambda p: array.split(0, p[0], 4), lambda p: tf_array.split(0, p[0], 4)),
+        ("Identity", lambda p: array.identity(p[0]), lambda p: tf_array.identity(p[0])),
+    ]
+    results = []
+    for label, ours, theirs in cases:
+        ours_us = _per_op_us(Graph, lambda: (ours_ph(),), ours, 2000, repeat)
+        tf_us = _per_op_us(tf.Graph, lambda: (tf_ph(),), theirs, 300, repeat)
+        results.append((label, ours_us, tf_us))
+    return results
+
+
+_IMPORT_SCRIPT = """
+import importlib.util, sys, time
+sys.path.insert(0, {tests!r})
+{pre}
+spec = importlib.util.spec_from_file_location({name!r}, {path!r})
+module = importlib.util.module_from_spec(spec)
+start = time.perf_counter()
+spec.loader.exec_module(module)
+print((time.perf_counter() - start) * 1000)
+"""
+
+
+def _import_ms(path: Path, pre: str, name: str, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        code = _IMPORT_SCRIPT.format(tests=str(REPO / "tests"), pre=pre, name=name, path=str(path))
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             env=dict(os.environ, PYTHONPATH=str(REPO)))
+        times.append(float(out.stdout.strip().splitlines()[-1]))
+    return statistics.median(times)
+
+
+def bench_import(gen_dir: Path, repeat: int) -> tuple[float, float, float]:
+    from tensorflow.python.ops import gen_math_ops as tf_math
+
+    ours = _import_ms(gen_dir / "gen_math_ops.py", "import opgen.runtime.op_def_library, opgen.runtime.execute",
+                      "opgen_bench.gen_math_ops", repeat)
+    ours_cold = _import_ms(gen_dir / "gen_math_ops.py", "", "opgen_bench.gen_math_ops", repeat)
+    theirs = _import_ms(Path(tf_math.__file__), "import tensorflow", "tf_gen_math_ops_again", repeat)
+    return ours, ours_cold, theirs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    gen_dir = _build_modules()
+    print(f"op creation through generated wrappers (µs per op, best of {args.repeat}; TF = TF's own wrappers in a tf.Graph)")
+    print(f"{'op':<12} {'embedded':>10} {'tensorflow':>11} {'speed-up':>9}")
+    ratios = []
+    for label, ours, theirs in bench_op_creation(gen_dir, args.repeat):
+        ratios.append(theirs / ours)
+        print(f"{label:<12} {ours:>10.1f} {theirs:>11.1f} {theirs / ours:>8.1f}x")
+    print(f"geometric mean speed-up: {statistics.geometric_mean(ratios):.1f}x (target >= 20x)")
+    ours, ours_cold, theirs = bench_import(gen_dir, args.repeat)
+    print(f"import of generated 155-op gen_math_ops: {ours:.1f} ms (runtime already imported), {ours_cold:.1f} ms "
+          f"(cold, incl. opgen.runtime); executing TF's gen_math_ops: {theirs:.1f} ms")
+    print(f"import ratio: {ours / theirs:.3f}x warm, {ours_cold / theirs:.3f}x cold (target <= 0.2x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
