@@ -5,6 +5,9 @@ gathering the file reproduces every OpDef exactly: attrs (types, `{...}` sets, `
 defaults in proto-text syntax), inputs/outputs (`N * T`, type lists, `Ref(...)`), flags,
 Deprecated, control outputs, full types (`SetTypeConstructor(full_type::...)`) and docs.
 
+Control outputs are written as `.ControlOutput(name)`, which opgen reads but TF's
+REGISTER_OP wrapper lacks (such ops get a comment saying so).
+
 Some OpDefs cannot be written as REGISTER_OP (e.g. float8 types in an allowed list: set
 members cannot contain `_`; a summary spanning lines). `cc_for_op_def` raises
 `Inexpressible` naming the reason; `op_list_to_cc` collects them all.
@@ -39,7 +42,8 @@ _RE_SET_MEMBER = re.compile(r"[a-z0-9]+\Z")
 _RE_ARG_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 _RE_ATTR_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 DT_RESOURCE = 20
-HEADER = '#include "tensorflow/core/framework/op.h"\n\nnamespace tensorflow {\n'
+HEADER = ('#include "tensorflow/core/framework/full_type_util.h"\n'
+          '#include "tensorflow/core/framework/op.h"\n\nnamespace tensorflow {\n')
 FOOTER = "\n}  // namespace tensorflow\n"
 
 
@@ -344,11 +348,16 @@ def _cc_arg(method: str, value: str | int) -> str:
     return cc_string(value)
 
 
+_CONTROL_OUTPUT_NOTE = ("// opgen reads .ControlOutput(); TF's REGISTER_OP wrapper lacks it (only the\n"
+                        "// private OpDefBuilder has it), so this op does not compile as TF C++.\n")
+
+
 def cc_for_op_def(op_def: op_def_pb2.OpDef) -> str:
     """One REGISTER_OP chain reproducing `op_def`; raises Inexpressible."""
-    chain = "".join(f"\n    .{method}({', '.join(_cc_arg(method, v) for v in args)})"
-                    for method, args in op_def_calls(op_def))
-    return f"REGISTER_OP({cc_string(op_def.name)}){chain};\n"
+    calls = op_def_calls(op_def)
+    chain = "".join(f"\n    .{method}({', '.join(_cc_arg(method, v) for v in args)})" for method, args in calls)
+    note = _CONTROL_OUTPUT_NOTE if op_def.control_output else ""
+    return f"{note}REGISTER_OP({cc_string(op_def.name)}){chain};\n"
 
 
 def op_list_to_cc(op_list: op_def_pb2.OpList, skip_inexpressible: bool = False) -> str:
