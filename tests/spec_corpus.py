@@ -216,6 +216,8 @@ BROKEN_ATTRS = [
     "x: tensorflow", "x: boolean", "1x: int", "x: list(type) = [DT_INT32 , DT_HALF]",
     "x: int = 99999999999999999999", "x: int >= 99999999999999999999", "x: {'a'} >= 1",
     "x: {\"a\"", "x: {int32", "x: int = 1,",
+    "x: {'\\xg'}", "x: {'\\x'}", "x: {'\\x100'}", "x: {'\\777'}", "x: {'\\u12'}", "x: {'\\u12g4'}",
+    "x: {'\\ud800'}", "x: {'\\U00110000'}", "x: {'\\'}", "x: {'a\\'",
 ]
 BROKEN_VALIDATION_ATTRS = [
     "float: int", "half: string", "int4_ref: int", "x: type = DT_FLOAT_REF", "x: type = DT_INVALID",

@@ -73,3 +73,22 @@ def test_specs_keeps_docs_and_full_types(tmp_path):
     assert ("SetTypeConstructor", ("full_type::UnaryGeneric(TFT_DATASET)",)) in calls
     assert build_op_def(registration(op.name, calls))[0] == op
     assert "R\"doc(" in op_list_to_cc(op_list)
+
+
+def test_specs_reports_inexpressible_op_defs(tmp_path, capsys):
+    ok = op_def_pb2.OpDef(name="Fine")
+    bad = op_def_pb2.OpDef(name="Float8Only")
+    attr = bad.attr.add(name="T", type="type")
+    attr.allowed_values.list.type.append(24)  # float8_e5m2: no {...} spelling exists
+    source = tmp_path / "ops.pbtxt"
+    from google.protobuf import text_format
+
+    source.write_text(text_format.MessageToString(op_def_pb2.OpList(op=[ok, bad])))
+    out = tmp_path / "ops.cc"
+    assert main(["specs", str(source), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: op Float8Only cannot be written as REGISTER_OP: attr 'T' allows DT_FLOAT8_E5M2")
+    assert not out.exists()
+    assert main(["specs", str(source), "-o", str(out), "--skip-inexpressible"]) == 0
+    text = out.read_text()
+    assert 'REGISTER_OP("Fine");' in text and "// opgen: cannot express Float8Only" in text
