@@ -186,9 +186,11 @@ def macro_sources(draw):
     lines = ["#define STR(x) #x", "#define XSTR(x) STR(x)", "#define CAT(a, b) a##b"]
     uses: list[str] = []  # chain fragments (after the dot) that expand to builder calls
     values: list[str] = ["1", "2", "3"]  # object-like integer macros for #if
+    registrations = ['REGISTER_OP("Op{k}"){chain};']  # templates of registration statements
     for i in range(draw(st.integers(1, 7))):
         kind = draw(st.sampled_from(["call0", "object", "stringize", "passthrough", "paste", "nested",
-                                     "variadic", "string_macro", "int_macro"]))
+                                     "variadic", "string_macro", "int_macro", "stringize_literal",
+                                     "paren_arg", "empty_arg", "whole_registration"]))
         name = f"M{i}"
         word = draw(_WORDS)
         if kind == "call0":
@@ -216,6 +218,18 @@ def macro_sources(draw):
         elif kind == "string_macro":
             lines.append(f'#define {name} "{word}: " "string"')
             uses.append(f"Attr({name})")
+        elif kind == "stringize_literal":
+            lines.append(f"#define {name}(x) Doc(#x)")
+            uses.append(f'{name}("{word} \\"q\\" \\\\ \\n" \'c\')')
+        elif kind == "paren_arg":
+            lines.append(f"#define {name}(x, y) Doc(#x #y)")
+            uses.append(f"{name}((a, {word}), [b]  /* c */ (c,d))")
+        elif kind == "empty_arg":
+            lines.append(f'#define {name}(a, b) Input(#a "{word}: " #b)')
+            uses.append(f"{name}(, float)")
+        elif kind == "whole_registration":
+            lines.append(f'#define {name}(n) REGISTER_OP(#n).Input("w: float")')
+            registrations.append(f"{name}(Whole{i}){{chain}};")
         elif kind == "int_macro":
             lines.append(f"#define {name} ({i} + {draw(st.integers(0, 9))})")
             values.append(name)
@@ -226,7 +240,8 @@ def macro_sources(draw):
         op = draw(st.sampled_from(["+", "-", "*", "==", "!=", "<", ">=", "&&", "||", "&", "|", "^", "<<", "%", "/"]))
         guard = f"({a}) {op} (({b}) + 20)"
         call = ("." + ".".join(chain)) if chain else ""
-        body += [f"#if {guard}", f'REGISTER_OP("Op{k}"){call};', "#else", f'REGISTER_OP("Else{k}"){call};', "#endif"]
+        reg = draw(st.sampled_from(registrations)).format(k=k, chain=call)
+        body += [f"#if {guard}", reg, "#else", f'REGISTER_OP("Else{k}"){call};', "#endif"]
     return "\n".join(lines + body) + "\n"
 
 

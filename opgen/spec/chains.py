@@ -18,6 +18,7 @@ from opgen.spec.cpp_lexer import (
     HIDE,
     KIND,
     POS,
+    SPACE,
     SRC,
     TEXT,
     Token,
@@ -246,8 +247,8 @@ def _helper_name(part: list[Token]) -> Token | None:
 
 def _source_text(toks: list[Token]) -> str:
     """The argument as written when it comes straight from one file, else its tokens
-    joined (after macro expansion there is no source text), with a space only where
-    two tokens would otherwise run together."""
+    joined (after macro expansion there is no source text), with a space where one
+    was written or where two tokens would otherwise run together."""
     first = toks[0]
     src = first[SRC]
     if all(t[HIDE] is None and t[SRC] is src for t in toks):
@@ -255,7 +256,7 @@ def _source_text(toks: list[Token]) -> str:
     parts = [first[TEXT]]
     for prev, t in itertools.pairwise(toks):
         a, b = prev[TEXT][-1], t[TEXT][0]
-        if (a.isalnum() or a == "_") and (b.isalnum() or b == "_" or b in "\"'") or (
+        if t[SPACE] or (a.isalnum() or a == "_") and (b.isalnum() or b == "_" or b in "\"'") or (
             a in _OPERATOR_CHARS and b in _OPERATOR_CHARS
         ):
             parts.append(" ")

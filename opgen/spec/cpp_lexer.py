@@ -2,7 +2,7 @@
 
 A token is a plain tuple (fast to build and unpack on the hot path):
 
-    (kind, text, src, pos, end, bol, hide)
+    (kind, text, src, pos, end, bol, hide, space)
 
 kind  "id", "num", "str", "raw", "chr", "op" (punctuator, `text` says which) or
       "bad" (an unterminated "..." / '...' literal or a stray backslash: an error only
@@ -12,7 +12,9 @@ pos   offsets into `src.text`; `end` is exclusive;
 bol   True when the token is the first on its line (comments count as whitespace):
       this is how `#` starts a directive;
 hide  None for a token read from a file, else the frozenset of macro names it was
-      expanded from (the C preprocessor's "hide set", which stops recursion).
+      expanded from (the C preprocessor's "hide set", which stops recursion);
+space True when whitespace or a comment precedes the token where it was written (in a
+      macro body: in the #define), which is what `#` stringizing keeps.
 
 Comments and whitespace never become tokens, so `REGISTER_OP` inside a comment or a
 string literal is never seen as a registration. Line continuations (backslash-newline)
@@ -28,7 +30,7 @@ from typing import Final
 
 from opgen.errors import Location, OpgenError
 
-Token = tuple[str, str, "SourceFile", int, int, bool, "frozenset[str] | None"]
+Token = tuple[str, str, "SourceFile", int, int, bool, "frozenset[str] | None", bool]
 
 # Field indexes of a Token (Final, so type checkers know each field's type).
 KIND: Final = 0
@@ -38,6 +40,7 @@ POS: Final = 3
 END: Final = 4
 BOL: Final = 5
 HIDE: Final = 6
+SPACE: Final = 7
 
 _SPLICE = re.compile(r"\\\r?\n")
 _NEWLINE = re.compile(r"\n")
@@ -156,7 +159,7 @@ def tokenize(src: SourceFile, start: int = 0, end: int | None = None) -> list[To
             raise src.error(tstart, f"unterminated raw string literal: no ){delim}\" after R\"{delim}(")
         if kind == "other" and m.group(kind) == "\\":
             kind = "bad"  # a stray backslash: an error only in active code, as in g++
-        append((kind, text[tstart:tend], src, tstart, tend, bol, None))
+        append((kind, text[tstart:tend], src, tstart, tend, bol, None, tstart != m.start()))
         bol = False
     return tokens
 
@@ -168,7 +171,7 @@ def _comment_as_space(m: re.Match[str]) -> str:
 def relex(text: str, like: Token) -> list[Token]:
     """Tokens of `text` (a `##` paste or a stringized argument), located where `like` is."""
     tmp = SourceFile(like[SRC].path, text)
-    return [(k, t, like[SRC], like[POS], like[END], False, like[HIDE]) for k, t, *_ in tokenize(tmp)]
+    return [(t[KIND], t[TEXT], like[SRC], like[POS], like[END], False, like[HIDE], t[SPACE]) for t in tokenize(tmp)]
 
 
 _ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]+)|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|(.))", re.DOTALL)

@@ -16,7 +16,6 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import ClassVar
 
 from opgen.errors import Location, OpgenError
 from opgen.spec.cpp_lexer import (
@@ -25,16 +24,16 @@ from opgen.spec.cpp_lexer import (
     HIDE,
     KIND,
     POS,
+    SPACE,
     SRC,
     TEXT,
     SourceFile,
     Token,
-    decode_escapes,
-    parse_int_literal,
     relex,
     token_error,
     tokenize,
 )
+from opgen.spec.pp_expr import evaluate_if_expression
 
 MAX_INCLUDE_DEPTH = 200
 
@@ -114,8 +113,8 @@ class Preprocessor:
         self.files_read = []
         cmdline = SourceFile("<command-line>", "")
         for name, value in [*_PREDEFINED.items(), *self._cmdline]:
-            body = tuple(relex(value, ("id", name, cmdline, 0, 0, False, None)))
-            self.macros[name] = Macro(name, None, False, tuple(t[:6] + (None,) for t in body))
+            body = relex(value, ("id", name, cmdline, 0, 0, False, None, False))
+            self.macros[name] = Macro(name, None, False, tuple(body))
         out: list[Token] = []
         self._file(path, text, out, 0)
         return out
@@ -243,7 +242,7 @@ class Preprocessor:
             return (rest[0][TEXT] in self.macros) == (name in ("ifdef", "def"))
         if not rest:
             raise token_error(name_tok, f"#{name_tok[TEXT]} with no expression")
-        return _IfExpr(self._resolve_defined(rest), name_tok).evaluate() != 0
+        return evaluate_if_expression(self._resolve_defined(rest), name_tok) != 0
 
     def _resolve_defined(self, toks: list[Token]) -> list[Token]:
         """Replace `defined X` / `defined(X)` by 1 or 0, then macro-expand, then turn the
@@ -406,7 +405,7 @@ class Preprocessor:
         site = name_tok[2:5]
         result: list[Token]
         if macro.params is None:
-            result = [(t[0], t[1], *site, False, hide) for t in macro.body]
+            result = [(t[0], t[1], *site, False, hide, t[SPACE]) for t in macro.body]
             result = self._paste(result, hide)
         else:
             nxt = stream.peek()
@@ -462,21 +461,23 @@ class Preprocessor:
             text = t[TEXT]
             if text == "#" and t[KIND] == "op" and i + 1 < len(body) and body[i + 1][TEXT] in params:
                 arg = args[params[body[i + 1][TEXT]]]
-                result.append(("str", _stringize(arg), *site, False, hide))
+                result.append(("str", _stringize(arg), *site, False, hide, t[SPACE]))
                 i += 2
                 continue
             if t[KIND] == "id" and text in params:
                 idx = params[text]
                 pasted = (i > 0 and body[i - 1][TEXT] == "##") or (i + 1 < len(body) and body[i + 1][TEXT] == "##")
                 if pasted:
-                    arg = args[idx] or [("placemarker", "", *site, False, hide)]
+                    arg = args[idx] or [("placemarker", "", *site, False, hide, t[SPACE])]
                 else:
                     if idx not in expanded:
                         expanded[idx] = self.expand_list(args[idx])
                     arg = expanded[idx]
-                result.extend((a[0], a[1], a[2], a[3], a[4], False, (a[HIDE] or frozenset()) | hide) for a in arg)
+                # The argument's first token takes the parameter's spacing, as in g++.
+                result.extend((a[0], a[1], a[2], a[3], a[4], False, (a[HIDE] or frozenset()) | hide,
+                               t[SPACE] if k == 0 else a[SPACE]) for k, a in enumerate(arg))
             else:
-                result.append((t[0], text, *site, False, hide))
+                result.append((t[0], text, *site, False, hide, t[SPACE]))
             i += 1
         return [t for t in self._paste(result, hide) if t[KIND] != "placemarker"]
 
@@ -499,7 +500,7 @@ class Preprocessor:
                     if len(pasted) != 1:
                         raise token_error(left, f"pasting \"{left[TEXT]}\" and \"{right[TEXT]}\" "
                                           "does not give a valid preprocessing token")
-                    out.append(pasted[0][:6] + (hide,))
+                    out.append((*pasted[0][:6], hide, left[SPACE]))
                 i += 2
                 continue
             out.append(t)
@@ -511,7 +512,7 @@ def _stringize(arg: list[Token]) -> str:
     parts: list[str] = []
     prev: Token | None = None
     for t in arg:
-        if prev is not None and (t[SRC] is not prev[SRC] or t[POS] > prev[4] or t[HIDE] is not None):
+        if prev is not None and t[SPACE]:
             parts.append(" ")
         text = t[TEXT]
         if t[KIND] in ("str", "raw", "chr", "bad"):
@@ -538,92 +539,3 @@ def _directive_name(hash_tok: Token, toks: list[Token]) -> str:
 
 def _at(tok: Token | None, path: str) -> Location:
     return tok[SRC].location(tok[POS]) if tok is not None else Location(path)
-
-
-class _IfExpr:
-    """Integer constant expression of #if/#elif, evaluated by precedence climbing."""
-
-    _BINARY: ClassVar[dict[str, int]] = {
-        "*": 10, "/": 10, "%": 10, "+": 9, "-": 9, "<<": 8, ">>": 8, "<": 7, ">": 7, "<=": 7,
-        ">=": 7, "==": 6, "!=": 6, "&": 5, "^": 4, "|": 3, "&&": 2, "||": 1,
-    }
-
-    def __init__(self, toks: list[Token], where: Token):
-        self.toks = toks
-        self.i = 0
-        self.where = where
-
-    def evaluate(self) -> int:
-        value = self._expr(0)
-        if self.i < len(self.toks):
-            t = self.toks[self.i]
-            raise token_error(t, f"missing binary operator before token \"{t[TEXT]}\" in #{self.where[TEXT]}")
-        return value
-
-    def _peek(self) -> str | None:
-        return self.toks[self.i][TEXT] if self.i < len(self.toks) else None
-
-    def _expr(self, min_prec: int) -> int:
-        left = self._unary()
-        while True:
-            op = self._peek()
-            if op == "?" and min_prec == 0:
-                self.i += 1
-                then = self._expr(0)
-                if self._peek() != ":":
-                    raise token_error(self._tok(), "'?' without following ':' in #if expression")
-                self.i += 1
-                other = self._expr(0)
-                left = then if left else other
-                continue
-            prec = self._BINARY.get(op or "")
-            if prec is None or prec < min_prec:
-                return left
-            op_tok = self.toks[self.i]
-            self.i += 1
-            right = self._expr(prec + 1)
-            left = self._apply(op or "", left, right, op_tok)
-
-    def _tok(self) -> Token:
-        return self.toks[self.i] if self.i < len(self.toks) else self.where
-
-    def _apply(self, op: str, a: int, b: int, tok: Token) -> int:
-        if op in ("/", "%") and b == 0:
-            raise token_error(tok, "division by zero in #if")
-        if op in ("/", "%"):  # C truncates toward zero
-            quotient = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
-            return quotient if op == "/" else a - b * quotient
-        return {
-            "*": lambda: a * b, "+": lambda: a + b, "-": lambda: a - b, "<<": lambda: a << b,
-            ">>": lambda: a >> b, "<": lambda: int(a < b), ">": lambda: int(a > b),
-            "<=": lambda: int(a <= b), ">=": lambda: int(a >= b), "==": lambda: int(a == b),
-            "!=": lambda: int(a != b), "&": lambda: a & b, "^": lambda: a ^ b, "|": lambda: a | b,
-            "&&": lambda: int(bool(a) and bool(b)), "||": lambda: int(bool(a) or bool(b)),
-        }[op]()
-
-    def _unary(self) -> int:
-        if self.i >= len(self.toks):
-            raise token_error(self.where, f"#{self.where[TEXT]} with no expression" if not self.toks
-                              else f"operator expected an operand at end of #{self.where[TEXT]}")
-        t = self.toks[self.i]
-        self.i += 1
-        text = t[TEXT]
-        if text in ("-", "+", "!", "~"):
-            v = self._unary()
-            return {"-": -v, "+": v, "!": int(not v), "~": ~v}[text]
-        if text == "(":
-            v = self._expr(0)
-            if self._peek() != ")":
-                raise token_error(self._tok(), f"missing ')' in #{self.where[TEXT]} expression")
-            self.i += 1
-            return v
-        if t[KIND] == "num":
-            value = parse_int_literal(text)
-            if value is None:
-                raise token_error(t, f"invalid integer \"{text}\" in #{self.where[TEXT]}")
-            return value
-        if t[KIND] == "chr":
-            decoded = decode_escapes(text[text.index("'") + 1 : -1], t)
-            return decoded[0] if decoded else 0
-        raise token_error(t, f"token \"{text}\" is not valid in preprocessor expressions")
-
