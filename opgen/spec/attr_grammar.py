@@ -24,7 +24,9 @@ _RE_QUOTED = {
 _RE_NUMBER = re.compile(rf"{_WS}(-?[0-9]+){_WS}")
 SPACE = " \t\n\v\f\r"
 
-_BASE_TYPES = ("string", "int", "float", "bool", "type", "shape", "tensor", "func")
+# The base type words, tried in TF's order as plain prefixes (no word boundary: `int32`
+# is `int` followed by `32`).
+_RE_BASE = re.compile("string|int|float|bool|type|shape|tensor|func")
 # DataType enum numbers of TF's compound type names, in ascending enum order (A4).
 NUMBER_TYPES = (1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23)
 REAL_NUMBER_TYPES = (1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23)
@@ -66,12 +68,11 @@ def _parse(spec: str, attr: op_def_pb2.OpDef.AttrDef) -> None:
     if m is not None:
         rest = rest[m.end():]
 
-    base = None
-    for word in _BASE_TYPES:
-        if rest.startswith(word):
-            base, rest = word, rest[len(word):]
-            break
-    if base is None:
+    m = _RE_BASE.match(rest)
+    base = m.group() if m else None
+    if m is not None:
+        rest = rest[m.end():]
+    else:
         if rest.startswith("any"):  # consumed even though AllowAttrTypeAny is never set
             rest = rest[3:]
             raise _Stop(f"Trouble parsing type string at '{rest}'")

@@ -18,6 +18,7 @@ from opgen.proto.datatypes import cpp_name, data_type_from_string, is_ref
 
 _VALID_OP_NAME = re.compile(r"[A-Z][A-Za-z0-9_]*(?:>[A-Z][A-Za-z0-9_]*)*\Z")
 _ATTR_TYPES = ("string", "int", "float", "bool", "type", "shape", "tensor", "func")
+_VALID_ATTR_TYPES = frozenset([*_ATTR_TYPES, *(f"list({t})" for t in _ATTR_TYPES)])
 _VALID_DATATYPES = frozenset(types_pb2.DataType.DESCRIPTOR.values_by_number)
 _PLAIN_DATATYPES = frozenset(dt for dt in _VALID_DATATYPES if 0 < dt < 100)  # valid, not ref
 # AttrValueHasType's field order: (list field / oneof case, type word).
@@ -167,20 +168,9 @@ def validate_op_def(op_def: op_def_pb2.OpDef) -> OpDefProblem | None:
         attrs[attr.name] = attr
         if data_type_from_string(attr.name) is not None:
             return fail(f"Attr can't have name {attr.name} that matches a data type", "attr", i)
-        rest = attr.type
-        is_list = rest.startswith("list(")
-        if is_list:
-            rest = rest[5:]
-        word = next((w for w in _ATTR_TYPES if rest.startswith(w)), None)
-        if word is None:
-            return fail(f"Unrecognized type '{rest}' in attr '{attr.name}'", "attr", i)
-        rest = rest[len(word):]
-        if is_list:
-            if not rest.startswith(")"):
-                return fail(f"'list(' is missing ')' in attr {attr.name}'s type {attr.type}", "attr", i)
-            rest = rest[1:]
-        if rest:
-            return fail(f"Extra '{rest}' at the end of attr {attr.name}'s type {attr.type}", "attr", i)
+        if attr.type not in _VALID_ATTR_TYPES:
+            return fail(_attr_type_problem(attr), "attr", i)
+        is_list = attr.type.startswith("list(")
         if attr.has_minimum:
             if not (attr.type == "int" or is_list):
                 return fail(f"Attr '{attr.name}' has minimum for unsupported type {attr.type}", "attr", i)
@@ -206,6 +196,23 @@ def validate_op_def(op_def: op_def_pb2.OpDef) -> OpDefProblem | None:
             if problem_text:
                 return fail(problem_text, part, i)  # type: ignore[arg-type]
     return None
+
+
+def _attr_type_problem(attr: op_def_pb2.OpDef.AttrDef) -> str:
+    """Why `attr.type` is not one of `_VALID_ATTR_TYPES`, in TF's words."""
+    rest = attr.type
+    is_list = rest.startswith("list(")
+    if is_list:
+        rest = rest[5:]
+    word = next((w for w in _ATTR_TYPES if rest.startswith(w)), None)
+    if word is None:
+        return f"Unrecognized type '{rest}' in attr '{attr.name}'"
+    rest = rest[len(word):]
+    if is_list:
+        if not rest.startswith(")"):
+            return f"'list(' is missing ')' in attr {attr.name}'s type {attr.type}"
+        rest = rest[1:]
+    return f"Extra '{rest}' at the end of attr {attr.name}'s type {attr.type}"
 
 
 def _validate_arg(arg: op_def_pb2.OpDef.ArgDef, attrs: dict[str, op_def_pb2.OpDef.AttrDef], output: bool,
