@@ -295,7 +295,7 @@ def make_tensor_proto(values: Any, dtype: Any = None) -> tensor_pb2.TensorProto:
 
 def constant(value: Any, dtype: Any = None, name: str = "Const", graph: Graph | None = None) -> Tensor:
     """A Const op holding `value` in the default graph (named like TF: uniquified `name`)."""
-    return _const_from_proto(make_tensor_proto(value, dtype), name, graph)
+    return _const_op(_const_parts(make_tensor_proto(value, dtype)), name, graph)
 
 
 def convert_to_tensor(
@@ -312,23 +312,77 @@ def convert_to_tensor(
         return value
     if hasattr(value, "_as_graph_tensor"):
         return value._as_graph_tensor(dtype)
+    key = _cache_key(value, dtype, preferred_dtype)
+    if key is not None:
+        cached = _const_cache.get(key)
+        if cached is None:
+            cached = _convert_uncached(value, dtype, preferred_dtype)
+            if len(_const_cache) >= 4096:
+                _const_cache.clear()
+            _const_cache[key] = cached
+        return _const_op(cached, name)
+    return _const_op(_convert_uncached(value, dtype, preferred_dtype), name)
+
+
+# Const attrs for small Python scalars/flat lists, keyed by exact value and requested dtypes:
+# repeated constants (axes, scalars) skip TensorProto construction. The AttrValues are shared
+# and never mutated.
+_const_cache: dict[tuple, tuple] = {}
+_SCALAR_TYPES = (int, float, bool, str, bytes)
+
+
+def _scalar_key(v: Any) -> Any:
+    t = type(v)
+    if t is float:
+        return (t, v.hex())
+    if t in _SCALAR_TYPES:
+        return (t, v)
+    raise TypeError
+
+
+def _dtype_key(dtype: Any) -> Any:
+    if dtype is None:
+        return None
+    return _dtypes.as_dtype(dtype).as_datatype_enum
+
+
+def _cache_key(value: Any, dtype: Any, preferred_dtype: Any) -> tuple | None:
+    try:
+        if type(value) in (list, tuple):
+            if len(value) > 8:
+                return None
+            value_key = (list, tuple(_scalar_key(v) for v in value))
+        else:
+            value_key = _scalar_key(value)
+        return value_key, _dtype_key(dtype), _dtype_key(preferred_dtype)
+    except TypeError:
+        return None
+
+
+def _convert_uncached(value: Any, dtype: Any, preferred_dtype: Any) -> tuple:
+    """(attrs, DType, TensorShape) of the Const that `convert_to_tensor` creates for `value`."""
     if dtype is None and preferred_dtype is not None:
         try:
             proto = make_tensor_proto(value, preferred_dtype)
         except (TypeError, ValueError):
             pass
         else:
-            return _const_from_proto(proto, name)
-    return _const_from_proto(make_tensor_proto(value, dtype), name)
+            return _const_parts(proto)
+    return _const_parts(make_tensor_proto(value, dtype))
 
 
-def _const_from_proto(proto: tensor_pb2.TensorProto, name: str | None, graph: Graph | None = None) -> Tensor:
-    g = graph or get_default_graph()
+def _const_parts(proto: tensor_pb2.TensorProto) -> tuple:
     attrs = {
         "value": attr_value_pb2.AttrValue(tensor=proto),
         "dtype": attr_value_pb2.AttrValue(type=proto.dtype),
     }
-    op = g._create_op("Const", [], name or "Const", attrs, [_dtypes._BY_ENUM[proto.dtype]], None)
+    return attrs, _dtypes._BY_ENUM[proto.dtype], TensorShape([d.size for d in proto.tensor_shape.dim])
+
+
+def _const_op(parts: tuple, name: str | None, graph: Graph | None = None) -> Tensor:
+    attrs, dtype, shape = parts
+    g = graph or get_default_graph()
+    op = g._create_op("Const", [], name or "Const", dict(attrs), [dtype], None)
     out = op._outputs[0]
-    out._shape = TensorShape([d.size for d in proto.tensor_shape.dim])
+    out._shape = shape
     return out

@@ -29,17 +29,18 @@ def _is_list_value(v: Any) -> bool:
 class _OpInfo:
     """Per-OpDef facts computed once, as plain Python values (protobuf field access is slow)."""
 
-    __slots__ = ("op_def", "default_types", "allowed_types", "attr_defs", "inputs", "attrs", "minimums", "allowed",
+    __slots__ = ("op_def", "default_types", "allowed_types", "inputs", "attrs", "minimums", "allowed", "allowed_order",
                  "outputs", "deprecation", "is_stateful", "has_ref_input")
 
     def __init__(self, op_def: op_def_pb2.OpDef) -> None:
         self.op_def = op_def
         self.default_types: dict[str, _dtypes.DType] = {}
         self.allowed_types: dict[str, list[int]] = {}
-        self.attr_defs = {a.name: a for a in op_def.attr}
         self.minimums = {a.name: a.minimum for a in op_def.attr if a.has_minimum}
         self.allowed = {a.name: frozenset(a.allowed_values.list.type) for a in op_def.attr
                         if a.type in ("type", "list(type)") and a.HasField("allowed_values")}
+        self.allowed_order = {a.name: list(a.allowed_values.list.type) for a in op_def.attr
+                              if a.type in ("type", "list(type)") and a.HasField("allowed_values")}
         for attr in op_def.attr:
             if attr.type != "type":
                 continue
@@ -78,6 +79,17 @@ def _satisfies_type_constraint(dtype: Any, attr_def: op_def_pb2.OpDef.AttrDef, p
                 f"Value passed to parameter '{param_name}' has DataType "
                 f"{_dtypes.as_dtype(enum).name} not in list of allowed values: {names}"
             )
+
+
+def _check_allowed_type(info: "_OpInfo", enum: int, attr_name: str, param_name: str) -> None:
+    """TF's `_SatisfiesTypeConstraint` from precomputed allowed lists."""
+    allowed = info.allowed.get(attr_name)
+    if allowed is not None and enum not in allowed:
+        names = ", ".join(_dtypes.as_dtype(x).name for x in info.allowed_order[attr_name])
+        raise TypeError(
+            f"Value passed to parameter '{param_name}' has DataType "
+            f"{_dtypes.as_dtype(enum).name} not in list of allowed values: {names}"
+        )
 
 
 def _graph_from_inputs(keywords: dict[str, Any]) -> Graph:
@@ -261,8 +273,8 @@ def _create_colocated(g, ref_inputs, *args):
 def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, inputs) -> None:
     inferred_from: dict[str, str] = {}
     default_types = info.default_types
-    for input_arg in op_def.input_arg:
-        input_name = input_arg.name
+    for arg_name, fixed_type, type_attr, number_attr, type_list_attr, is_ref in info.inputs:
+        input_name = arg_name
         if input_name in keywords:
             values = keywords.pop(input_name)
         elif input_name + "_" in keywords:
@@ -270,34 +282,33 @@ def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, input
             values = keywords.pop(input_name)
         else:
             raise TypeError(f"No argument for input {input_name} found in {op_def}")
-        is_ref = input_arg.is_ref
-        if input_arg.number_attr or input_arg.type_list_attr:
+        if number_attr or type_list_attr:
             if not _is_list_value(values):
                 raise TypeError(f"Expected list for '{input_name}' argument to '{op_type_name}' Op, not {values}.")
             dtype = None
             default_dtype = None
-            if input_arg.type != _DT_INVALID:
-                dtype = input_arg.type
-            elif input_arg.number_attr:
-                if input_arg.type_attr in attrs:
-                    dtype = attrs[input_arg.type_attr]
+            if fixed_type != _DT_INVALID:
+                dtype = fixed_type
+            elif number_attr:
+                if type_attr in attrs:
+                    dtype = attrs[type_attr]
                 else:
                     for t in values:
                         if isinstance(t, Tensor):
                             dtype = t._dtype
                             break
-                if dtype is None and input_arg.type_attr in default_types:
-                    default_dtype = default_types[input_arg.type_attr]
+                if dtype is None and type_attr in default_types:
+                    default_dtype = default_types[type_attr]
             try:
                 if not is_ref and dtype:
                     dtype = _dtypes.as_dtype(dtype).base_dtype
                 converted = [
-                    convert_to_tensor(v, dtype=dtype if dtype else None, name=f"{input_arg.name}_{i}", as_ref=is_ref,
+                    convert_to_tensor(v, dtype=dtype if dtype else None, name=f"{arg_name}_{i}", as_ref=is_ref,
                                       preferred_dtype=default_dtype)
                     for i, v in enumerate(values)
                 ]
-                if input_arg.number_attr and len({v._dtype._base_enum for v in converted}) > 1:
-                    raise TypeError(f"Not all types matched for {input_arg.name} for {op_type_name}.")
+                if number_attr and len({v._dtype._base_enum for v in converted}) > 1:
+                    raise TypeError(f"Not all types matched for {arg_name} for {op_type_name}.")
             except (TypeError, ValueError):
                 observed_types = []
                 for value in values:
@@ -307,10 +318,10 @@ def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, input
                         observed_types.append("<NOT CONVERTIBLE TO TENSOR>")
                 prefix = "Tensors in list passed to '%s' of '%s' Op have types [%s]" % (
                     input_name, op_type_name, ", ".join(observed_types))
-                if input_arg.number_attr:
-                    if input_arg.type != _DT_INVALID:
+                if number_attr:
+                    if fixed_type != _DT_INVALID:
                         raise TypeError(f"{prefix} that do not match expected type {dtype.name}.") from None
-                    if input_arg.type_attr in attrs:
+                    if type_attr in attrs:
                         raise TypeError(f"{prefix} that do not match type {dtype.name} inferred from earlier arguments.") from None
                     raise TypeError(f"{prefix} that don't all match.") from None
                 raise TypeError(f"{prefix} that are invalid. Tensors: {values}") from None
@@ -321,32 +332,32 @@ def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, input
             dtype = None
             default_dtype = None
             allowed_list = None
-            if input_arg.type != _DT_INVALID:
-                dtype = input_arg.type
-            elif input_arg.type_attr in attrs:
-                dtype = attrs[input_arg.type_attr]
-            elif input_arg.type_attr in default_types:
-                default_dtype = default_types[input_arg.type_attr]
-                allowed_list = info.allowed_types.get(input_arg.type_attr)
+            if fixed_type != _DT_INVALID:
+                dtype = fixed_type
+            elif type_attr in attrs:
+                dtype = attrs[type_attr]
+            elif type_attr in default_types:
+                default_dtype = default_types[type_attr]
+                allowed_list = info.allowed_types.get(type_attr)
             try:
                 if dtype is None and allowed_list:
                     inferred = None
                     try:
-                        inferred = convert_to_tensor(values, name=input_arg.name, as_ref=is_ref)
+                        inferred = convert_to_tensor(values, name=arg_name, as_ref=is_ref)
                     except TypeError:
                         pass
                     if inferred is not None and inferred._dtype.as_datatype_enum in allowed_list:
                         values = inferred
                     else:
-                        values = convert_to_tensor(values, name=input_arg.name, as_ref=is_ref, preferred_dtype=default_dtype)
+                        values = convert_to_tensor(values, name=arg_name, as_ref=is_ref, preferred_dtype=default_dtype)
                 else:
-                    values = convert_to_tensor(values, name=input_arg.name, dtype=dtype, as_ref=is_ref,
+                    values = convert_to_tensor(values, name=arg_name, dtype=dtype, as_ref=is_ref,
                                                preferred_dtype=default_dtype)
             except TypeError as err:
                 if dtype is None:
                     raise
                 raise TypeError(
-                    f"Expected {_dtypes.as_dtype(dtype).name} passed to parameter '{input_arg.name}' of op "
+                    f"Expected {_dtypes.as_dtype(dtype).name} passed to parameter '{arg_name}' of op "
                     f"'{op_type_name}', got {values!r} of type '{type(values).__name__}' instead. Error: {err}"
                 ) from None
             except ValueError:
@@ -355,9 +366,9 @@ def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, input
                 except ValueError as err:
                     raise ValueError(f"Tried to convert '{input_name}' to a tensor and failed. Error: {err}") from None
                 prefix = "Input '%s' of '%s' Op has type %s that does not match" % (input_name, op_type_name, observed)
-                if input_arg.type != _DT_INVALID:
-                    raise TypeError(f"{prefix} expected type of {_dtypes.as_dtype(input_arg.type).name}.") from None
-                k = input_arg.type_attr
+                if fixed_type != _DT_INVALID:
+                    raise TypeError(f"{prefix} expected type of {_dtypes.as_dtype(fixed_type).name}.") from None
+                k = type_attr
                 if k in default_types and k not in attrs:
                     attrs[k] = default_types[k]
                     inferred_from.setdefault(k, "Default in OpDef")
@@ -368,8 +379,8 @@ def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, input
             inputs.append(values)
         base_types = [x.base_dtype for x in types]
 
-        if input_arg.number_attr:
-            n_attr = input_arg.number_attr
+        if number_attr:
+            n_attr = number_attr
             if n_attr in attrs:
                 if len(values) != attrs[n_attr]:
                     raise ValueError(
@@ -379,26 +390,26 @@ def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, input
             else:
                 attrs[n_attr] = len(values)
                 inferred_from[n_attr] = input_name
-                num_attr = info.attr_defs[n_attr]
-                if num_attr.has_minimum and len(values) < num_attr.minimum:
+                minimum = info.minimums.get(n_attr)
+                if minimum is not None and len(values) < minimum:
                     raise ValueError(
                         f"List argument '{input_name}' to '{op_type_name}' Op with length {len(values)} shorter "
-                        f"than minimum length {num_attr.minimum}."
+                        f"than minimum length {minimum}."
                     )
-            if input_arg.type == _DT_INVALID and input_arg.type_attr not in attrs:
+            if fixed_type == _DT_INVALID and type_attr not in attrs:
                 if not base_types:
-                    if input_arg.type_attr not in default_types:
+                    if type_attr not in default_types:
                         raise TypeError(
                             "Don't know how to infer type variable from empty input list passed to input "
                             f"'{input_name}' of '{op_type_name}' Op."
                         )
                 else:
-                    attrs[input_arg.type_attr] = base_types[0]
-                    inferred_from[input_arg.type_attr] = input_name
-                    _satisfies_type_constraint(base_types[0], info.attr_defs[input_arg.type_attr], input_name)
-        elif input_arg.type_attr:
+                    attrs[type_attr] = base_types[0]
+                    inferred_from[type_attr] = input_name
+                    _check_allowed_type(info, base_types[0]._base_enum, type_attr, input_name)
+        elif type_attr:
             attr_value = base_types[0]
-            t_attr = input_arg.type_attr
+            t_attr = type_attr
             if t_attr in attrs:
                 if attrs[t_attr] != attr_value:
                     raise TypeError(
@@ -406,11 +417,11 @@ def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, input
                         f"match type {_dtypes.as_dtype(attrs[t_attr]).name} of argument '{inferred_from[t_attr]}'."
                     )
             else:
-                _satisfies_type_constraint(attr_value, info.attr_defs[t_attr], input_name)
+                _check_allowed_type(info, attr_value._base_enum, t_attr, input_name)
                 attrs[t_attr] = attr_value
                 inferred_from[t_attr] = input_name
-        elif input_arg.type_list_attr:
-            tl_attr = input_arg.type_list_attr
+        elif type_list_attr:
+            tl_attr = type_list_attr
             if tl_attr in attrs:
                 if attrs[tl_attr] != base_types:
                     actual = ", ".join(x.name for x in base_types)
@@ -421,7 +432,7 @@ def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, input
                     )
             else:
                 for base_type in base_types:
-                    _satisfies_type_constraint(base_type, info.attr_defs[tl_attr], input_name)
+                    _check_allowed_type(info, base_type._base_enum, tl_attr, input_name)
                 attrs[tl_attr] = base_types
                 inferred_from[tl_attr] = input_name
 

@@ -146,8 +146,8 @@ class InferenceContext:
         raise ShapeError(f"Dimensions must be equal, but are {a} and {b}")
 
     def merge(self, a: ShapeHandle, b: ShapeHandle) -> ShapeHandle:
-        if a.dims is None:
-            return b
+        if a.dims is None or a.dims == b.dims:
+            return b if a.dims is None else a
         if b.dims is None:
             return a
         if len(a.dims) != len(b.dims):
@@ -271,7 +271,8 @@ def run(op: Operation, fn: ShapeFn) -> None:
         shapes = ", ".join(debug_string(s) for s in ctx._inputs)
         raise ValueError(f"{e} for '{{{{node {op._name}}}}} = {summarize_node(op)}' with input shapes: {shapes}.") from None
     for tensor, shape in zip(op._outputs, ctx._outputs):
-        tensor._shape = TensorShape(shape.dims) if shape.dims is not None else tensor._shape
+        if shape.dims is not None:
+            tensor._shape = TensorShape._from_dims(shape.dims)
 
 
 def summarize_node(op: Operation) -> str:

@@ -116,6 +116,13 @@ class TensorShape:
                         ) from e
                 self._dims = tuple(values)
 
+    @classmethod
+    def _from_dims(cls, dims: tuple[int | None, ...]) -> TensorShape:
+        """A shape from already-validated dims (shape inference results)."""
+        shape = cls.__new__(cls)
+        shape._dims = dims
+        return shape
+
     @property
     def rank(self) -> int | None:
         return None if self._dims is None else len(self._dims)
