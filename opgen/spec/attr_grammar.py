@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 
-from opgen.attr_text import ParseError, c_unescape, parse_attr_value
+from opgen.attr_text import parse_attr_value
 from opgen.proto import op_def_pb2
 from opgen.proto.datatypes import data_type_from_string
+from opgen.proto_text import SPACE, ParseError, c_unescape
 
 _WS = "[ \t\n\v\f\r]*"
 _RE_NAME = re.compile(rf"([A-Za-z][A-Za-z0-9_]*){_WS}:{_WS}")
@@ -22,7 +23,6 @@ _RE_QUOTED = {
     "'": re.compile(rf"'((?:[^'\\]|\\[\s\S])*)'{_WS}"),
 }
 _RE_NUMBER = re.compile(rf"{_WS}(-?[0-9]+){_WS}")
-SPACE = " \t\n\v\f\r"
 
 # The base type words, tried in TF's order as plain prefixes (no word boundary: `int32`
 # is `int` followed by `32`).
@@ -69,9 +69,8 @@ def _parse(spec: str, attr: op_def_pb2.OpDef.AttrDef) -> None:
         rest = rest[m.end():]
 
     m = _RE_BASE.match(rest)
-    base = m.group() if m else None
     if m is not None:
-        rest = rest[m.end():]
+        base, rest = m.group(), rest[m.end():]
     else:
         if rest.startswith("any"):  # consumed even though AllowAttrTypeAny is never set
             rest = rest[3:]

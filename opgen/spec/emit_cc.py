@@ -21,12 +21,12 @@ from typing import Any
 
 from google.protobuf.descriptor import FieldDescriptor
 
-from opgen.attr_text import c_escape, to_float32
 from opgen.errors import OpgenError, OpgenErrors
 from opgen.proto import attr_value_pb2, op_def_pb2
 from opgen.proto.datatypes import BY_ENUM, cpp_name, enum_name, is_ref
+from opgen.proto_text import SPACE, c_escape, to_float32
 from opgen.spec.attr_grammar import COMPOUND_TYPES
-from opgen.spec.doc import SPACE, is_name_line
+from opgen.spec.doc import is_name_line
 from opgen.spec.full_type import match_type_constructor
 
 _FLAG_METHODS = (
