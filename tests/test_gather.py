@@ -48,6 +48,13 @@ def test_library_ops_sorted_by_name():
     assert result.sources["MyAdd"].shape_fn is None  # a lambda
 
 
+def test_inputs_list_every_file_read(tmp_path):
+    write(tmp_path, {"a.cc": '#include "m.h"\n#include "tensorflow/core/framework/op.h"\nREGISTER_OP("A");',
+                     "m.h": "#define M 1\n", "ops.pbtxt": 'op { name: "B" }', "allow.txt": "A\nB\n"})
+    result = gather([str(tmp_path / "a.cc"), str(tmp_path / "ops.pbtxt")], allow_file=str(tmp_path / "allow.txt"))
+    assert [Path(p).name for p in result.inputs] == ["a.cc", "allow.txt", "m.h", "ops.pbtxt"]
+
+
 def test_include_internal_and_defines():
     result = gather_library(include_internal=True)
     assert "_MyInternal" in names(result.op_list)

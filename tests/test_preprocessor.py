@@ -98,7 +98,13 @@ def test_include_search_order_and_guards(tmp_path):
     assert texts(p, include_dirs=[str(tmp_path / "inc")]) == ["once", "local"]
 
 
+def test_function_like_define_option(tmp_path):
+    p = write(tmp_path, "SQ(3) A\n")
+    assert texts(p, ["SQ(x)=((x) * (x))", "A="]) == ["(", "(", "3", ")", "*", "(", "3", ")", ")"]
+
+
 def test_define_options():
+    assert parse_define_option("F(a, b)=a") == ("F(a, b)", "a")
     assert parse_define_option("A") == ("A", "1")
     assert parse_define_option("A=") == ("A", "")
     assert parse_define_option("A=x=y") == ("A", "x=y")

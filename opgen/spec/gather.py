@@ -167,8 +167,10 @@ def _gather(
             return
         sources_by_op.setdefault(op_def.name, source)
 
+    inputs = {*files.oplists, *([allow_file] if allow_file else [])}
     for path in files.cpp:
         regs, file_errors = scan_cpp_file(path, pp, table)
+        inputs.update(pp.files_read)
         regs = [r for r in regs if allowed is None or r.system or r.op_name in allowed]
         built = []
         # A file's errors in source order: each broken chain's error where it stands,
@@ -200,4 +202,5 @@ def _gather(
     if errors:
         raise OpgenErrors(errors)
     op_list = registry.export(include_internal)
-    return GatherResult(op_list, {op.name: sources_by_op[op.name] for op in op_list.op if op.name in sources_by_op})
+    return GatherResult(op_list, {op.name: sources_by_op[op.name] for op in op_list.op if op.name in sources_by_op},
+                        sorted(inputs))

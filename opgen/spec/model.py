@@ -58,3 +58,6 @@ class GatherResult:
 
     op_list: op_def_pb2.OpList
     sources: dict[str, OpSource] = field(default_factory=dict)
+    # Every file read (translation units, included headers, OpList files, the allow
+    # file), sorted: what a build depends on.
+    inputs: list[str] = field(default_factory=list)

@@ -44,7 +44,7 @@ _EXTERNAL_INCLUDE_PREFIXES = (
     "google/protobuf/", "external/",
 )
 _PREDEFINED = {"__cplusplus": "201703L"}
-_NAME = re.compile(r"[^\W\d]\w*\Z")
+_DEFINE_OPTION_NAME = re.compile(r"([^\W\d]\w*)(\([^()]*\))?\Z")
 
 
 @dataclass(frozen=True)
@@ -56,9 +56,11 @@ class Macro:
 
 
 def parse_define_option(option: str) -> tuple[str, str]:
-    """`-D NAME[=VALUE]` -> (name, value); VALUE defaults to 1 as in g++."""
+    """`-D NAME[=VALUE]` or `-D NAME(PARAMS)[=BODY]` -> (name with its parameter list,
+    value); VALUE defaults to 1 as in g++."""
     name, eq, value = option.partition("=")
-    if not _NAME.match(name) or name == "defined":
+    m = _DEFINE_OPTION_NAME.match(name)
+    if not m or m.group(1) == "defined":
         raise OpgenError(f"-D {option!r}: macro names must be identifiers (use -D NAME or -D NAME=VALUE)",
                          Location("<command-line>"))
     return name, (value if eq else "1")
@@ -105,16 +107,16 @@ class Preprocessor:
     def __init__(self, defines: Iterable[str] = (), include_dirs: Iterable[str] = ()):
         self.include_dirs = [str(d) for d in include_dirs]
         self._cmdline = [parse_define_option(d) for d in defines]
-        self.files_read: list[str] = []  # every file the last run() read (for depfiles)
+        self.files_read: list[str] = []  # every file the last run() read, headers included
 
     def run(self, path: str, text: str | None = None) -> list[Token]:
         self.macros: dict[str, Macro] = {}
         self._once: set[str] = set()
         self.files_read = []
-        cmdline = SourceFile("<command-line>", "")
         for name, value in [*_PREDEFINED.items(), *self._cmdline]:
-            body = relex(value, ("id", name, cmdline, 0, 0, False, None, False))
-            self.macros[name] = Macro(name, None, False, tuple(body))
+            define = SourceFile("<command-line>", f"{name} {value}")  # as `#define NAME VALUE`
+            toks = tokenize(define)
+            self._define(toks[0], toks)
         out: list[Token] = []
         self._file(path, text, out, 0)
         return out
