@@ -485,7 +485,10 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
     result = render_tree(gathered, api_model, opts, progress=_progress_bar())
     if sys.stderr.isatty():
         sys.stderr.write("\r\x1b[K")
-    changes = compute_changes(opts.out, result.files)
+    from opgen.apidiff import snapshot_outputs  # the committed API snapshot ([tool.opgen] api), checked too
+
+    api_snapshot = snapshot_outputs(config, gathered, api_model, opts.out)
+    changes = compute_changes(opts.out, {**result.files, **api_snapshot})
     if args.depfile:
         targets = " ".join(_make_escape(_shown(opts.out / rel)) for rel in sorted(result.files))
         deps = " ".join(_make_escape(_shown(p)) for p in _depfile_inputs(gathered, api_model, opts, overrides_dir))
