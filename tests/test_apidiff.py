@@ -246,3 +246,14 @@ def test_diff_git_revision_of_a_project_in_a_subdirectory(tmp_path, monkeypatch,
     monkeypatch.delenv("GITHUB_WORKSPACE")
     monkeypatch.chdir(project / "specs")
     assert _main(["diff", "--git", "HEAD", "--format", "github"], capsys)[1].startswith("::error file=ops.cc" + message)
+
+
+def test_build_writes_and_checks_the_api_snapshot(project, capsys):
+    assert _main(["build"], capsys)[0] == 0
+    snapshot = project / "generated" / "API.md"
+    assert snapshot.read_text() == _main(["api"], capsys)[1]
+    assert _main(["build", "--check"], capsys)[0] == 0
+    spec = project / "specs" / "ops.cc"
+    spec.write_text(spec.read_text().replace("factor: float = 1.0", "factor: float = 2.0"))
+    code, out, _ = _main(["build", "--check"], capsys)
+    assert code == 1 and "-  - `factor: float, default=1`\n+  - `factor: float, default=2`" in out
