@@ -133,35 +133,51 @@ def token_error(tok: Token, message: str) -> OpgenError:
     return tok[SRC].error(tok[POS], message)
 
 
-def tokenize(src: SourceFile, start: int = 0, end: int | None = None) -> list[Token]:
-    """Every token of `src.text[start:end]`; raises a located OpgenError for an
-    unterminated comment or raw string (they swallow the rest of the file)."""
-    text = src.text if end is None else src.text[:end]
+def tokenize(src: SourceFile) -> list[Token]:
+    """Every token of `src`; raises a located OpgenError for an unterminated comment or
+    raw string (they swallow the rest of the file)."""
+    text = src.text
     tokens: list[Token] = []
     append = tokens.append
-    bol = start == 0 or text[start - 1] == "\n"
-    for m in _TOKEN.finditer(text, start):
+    find = text.find
+    bol = True
+    for m in _TOKEN.finditer(text):
         kind: str = m.lastgroup  # type: ignore[assignment]  # every alternative is a named group
-        ws = m.group("ws")
-        if ws and "\n" in ws:
-            bol = True if "/*" not in ws else "\n" in _BLOCK_OR_LINE_COMMENT.sub(_comment_as_space, ws)
-        if kind == "eof":
-            break
         tstart = m.start(kind)
+        mstart = m.start()
+        space = tstart != mstart  # whitespace or comments before the token
+        if space and not bol and find("\n", mstart, tstart) >= 0:
+            ws = text[mstart:tstart]
+            bol = "/*" not in ws or "\n" in _BLOCK_OR_LINE_COMMENT.sub(_comment_as_space, ws)
+        if kind in _SPECIAL_KINDS:
+            if kind == "eof":
+                break
+            kind = _special_token(src, kind, m, tstart)
         tend = m.end()
-        if kind == "badcomment":
-            raise src.error(tstart, "unterminated comment: '/*' without a matching '*/'")
-        if kind == "badraw":
-            delim = re.match(r"[^()\\ \t\n\r\f\v\"]{0,16}", text[tend:]).group()  # type: ignore[union-attr]
-            if text[tend + len(delim) : tend + len(delim) + 1] != "(":
-                raise src.error(tstart, "invalid raw string delimiter: expected R\"delim( with at most "
-                                "16 characters and no spaces, parentheses or backslashes")
-            raise src.error(tstart, f"unterminated raw string literal: no ){delim}\" after R\"{delim}(")
-        if kind == "other" and m.group(kind) == "\\":
-            kind = "bad"  # a stray backslash: an error only in active code, as in g++
-        append((kind, text[tstart:tend], src, tstart, tend, bol, None, tstart != m.start()))
+        append((kind, text[tstart:tend], src, tstart, tend, bol, None, space))
         bol = False
     return tokens
+
+
+_SPECIAL_KINDS = frozenset({"eof", "badcomment", "badraw", "other"})
+
+
+def _special_token(src: SourceFile, kind: str, m: re.Match[str], tstart: int) -> str:
+    """Raise the error of an unterminated comment or raw string; the kind of a stray
+    character: "bad" for a backslash (an error only in active code, as in g++)."""
+    text = src.text
+    if kind == "other":
+        return "bad" if m.group(kind) == "\\" else "other"
+    if kind == "badcomment":
+        raise src.error(tstart, "unterminated comment: '/*' without a matching '*/'")
+    if kind == "badraw":
+        tend = m.end()
+        delim = re.match(r"[^()\\ \t\n\r\f\v\"]{0,16}", text[tend:]).group()  # type: ignore[union-attr]
+        if text[tend + len(delim) : tend + len(delim) + 1] != "(":
+            raise src.error(tstart, "invalid raw string delimiter: expected R\"delim( with at most "
+                            "16 characters and no spaces, parentheses or backslashes")
+        raise src.error(tstart, f"unterminated raw string literal: no ){delim}\" after R\"{delim}(")
+    raise AssertionError(kind)
 
 
 def _comment_as_space(m: re.Match[str]) -> str:
