@@ -157,12 +157,30 @@ def test_hand_written_edge_cases_match_tf(oracle):
     assert valid >= 30 and invalid >= 80, (valid, invalid)
 
 
+# Grammar branches the generated corpus must reach (regexes over the repr of the calls).
+FEATURES = {
+    "type set": r"'\w+\s*:\s*\{\s*[a-z]", "compound": r"numbertype|quantizedtype|realnumbertype",
+    "string set": r"\{\s*[\"']", "list(": r"list\s*\(", ">= N": r">=", "int default": r"int.*= -?\d",
+    "float default": r"float = ", "bool default": r"bool = ", "string default": r"string = ",
+    "DT_ default": r"= DT_", "shape default": r"shape = \{", "tensor default": r"tensor = \{",
+    "func default": r"func = ", "list default": r"= \[", "N * T": r"\*", "type list": r"list\s*\(\s*type",
+    "Ref": r"Ref", "resource": r"resource", "Doc continuation": r"continued", "Doc =": r":= ",
+    "flags": r"SetIs", "Deprecated": r"Deprecated", "type constructor": r"SetTypeConstructor",
+    "ControlOutput": r"ControlOutput", "SetShapeFn": r"SetShapeFn",
+}
+
+
 def test_generated_corpus_matches_tf(oracle):
     """900 random specs (a third broken on purpose) through both builders."""
+    import re
+
     r = random.Random(20260402)
     specs = [random_spec(r, broken=i % 3 == 0) for i in range(900)]
     valid, invalid = check(specs, oracle)
     assert valid >= 300 and invalid >= 100, (valid, invalid)
+    texts = [repr(calls) for i, (_, calls) in enumerate(specs) if i % 3 != 0]
+    reached = {name: sum(bool(re.search(rx, t)) for t in texts) for name, rx in FEATURES.items()}
+    assert min(reached.values()) >= 5, reached
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
