@@ -36,3 +36,12 @@ REGISTER_OP("Literals").Output("y: float");
 #if __cplusplus >= 201703L
 REGISTER_OP("Cxx17").Output("y: float");
 #endif
+
+REGISTER_OP("MidChain")
+    .Input("x: T")
+#ifdef WITH_GPU
+    .Attr("T: {half, float}")
+#else
+    .Attr("T: {float}")
+#endif
+    .Output("y: T");
