@@ -257,3 +257,16 @@ def test_build_writes_and_checks_the_api_snapshot(project, capsys):
     spec.write_text(spec.read_text().replace("factor: float = 1.0", "factor: float = 2.0"))
     code, out, _ = _main(["build", "--check"], capsys)
     assert code == 1 and "-  - `factor: float, default=1`\n+  - `factor: float, default=2`" in out
+
+
+def test_diff_git_revision_with_glob_sources(project, capsys):
+    """Sources given as globs: the whole project is extracted from the revision."""
+    (project / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs/*.cc"]\noverrides = "overrides"\n')
+    _git(project, "init", "-q")
+    _git(project, "add", ".")
+    _git(project, "commit", "-q", "-m", "v1")
+    spec = project / "specs" / "ops.cc"
+    spec.write_text(spec.read_text().replace('REGISTER_OP("Divide")', 'REGISTER_OP("DivideV2")'))
+    code, out, _ = _main(["diff", "--git", "HEAD", "--format", "json"], capsys)
+    assert code == 1
+    assert [(o["op"], o["status"]) for o in json.loads(out)["ops"]] == [("Divide", "removed"), ("DivideV2", "added")]

@@ -57,11 +57,10 @@ def _is_snapshot_file(path: Path) -> bool:
 def _spec_tree_snapshot(tree: Path, config: Config) -> Snapshot:
     """A bare directory of specs: its C++ and OpList files, overrides from `tree/overrides`."""
     from opgen.overrides import load_overrides
-
-    overrides_dir = tree / "overrides"
     from opgen.spec.gather import TRANSLATION_UNIT_SUFFIXES
     from opgen.spec.oplist_io import OPLIST_SUFFIXES
 
+    overrides_dir = tree / "overrides"
     files = sorted(p for p in tree.rglob("*") if p.is_file() and overrides_dir not in p.parents
                    and p.name.lower().endswith((*TRANSLATION_UNIT_SUFFIXES, *OPLIST_SUFFIXES)))
     tree_config = dataclasses.replace(config, root=tree, overrides=None, out=str(tree))
@@ -85,9 +84,9 @@ def load_side(spec: str, config: Config) -> Snapshot:
     if _is_snapshot_file(path):
         return from_json(path.read_text(encoding="utf-8"), spec)
     # a C++ source or an OpList file: gather reads both
-    single = dataclasses.replace(config, root=path.parent)
     from opgen.overrides import load_overrides
 
+    single = dataclasses.replace(config, root=path.parent)
     gathered = gather_config(single, [str(path)])
     return build_snapshot(gathered, load_overrides(None, gathered.op_list), single, shown_root=path.parent)
 
@@ -149,8 +148,8 @@ def _at_revision(error: OpgenError, project: Path, rev: str) -> OpgenError:
 def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
     """The project as committed at `rev`: `git archive` into a temporary directory.
 
-    The work tree, index and HEAD are never touched. Locations are reported as if the
-    files were in the work tree (relative to the project root).
+    The work tree, index and HEAD are never touched. Locations are shown as if the files
+    were in the work tree (relative to the cwd); errors inside the revision read `REV:path`.
     """
     top = Path(_git(["rev-parse", "--show-toplevel"], config.root, f"{config.root} is not in a git work tree")
                .decode().strip()).resolve()
@@ -165,17 +164,19 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
         tree = Path(tmp)
         project = (tree / prefix).resolve()
         project.mkdir(parents=True, exist_ok=True)
-        if _git_exists(top, commit, repo_path("pyproject.toml")):
-            _extract(top, commit, [repo_path("pyproject.toml")], tree)
-            rev_config = load_config(project)
-        else:
-            rev_config = dataclasses.replace(config, root=project)
-        wanted = _read_paths(rev_config)
-        paths = [repo_path(p) for p in wanted if _git_exists(top, commit, repo_path(p))] if wanted else [
-            prefix if prefix != "." else "."]
-        if paths:
-            _extract(top, commit, paths, tree)
         try:
+            if _git_exists(top, commit, repo_path("pyproject.toml")):
+                _extract(top, commit, [repo_path("pyproject.toml")], tree)
+                rev_config = load_config(project)
+            else:
+                rev_config = dataclasses.replace(config, root=project)
+            wanted = _read_paths(rev_config)
+            if wanted is None:
+                paths = [prefix]
+            else:
+                paths = [repo_path(p) for p in wanted if _git_exists(top, commit, repo_path(p))]
+            if paths:
+                _extract(top, commit, paths, tree)
             return project_snapshot(rev_config, shown_root=config.root)
         except OpgenError as e:
             raise _at_revision(e, project, rev) from None
