@@ -79,6 +79,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
         if arg.type_attr:
             t = arg.type_attr
             allowed = ctx.attrs[t].allowed_values.list.type if t in ctx.attrs else []
+            prefix += " mutable" if arg.is_ref else ""
             if from_this(t):
                 if allowed:
                     return f"{prefix} `Tensor` objects with the same type in: {_type_list(allowed)}."
@@ -86,7 +87,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
             if source(t) is not None:
                 return f"{prefix} `Tensor` objects with the same type as `{avoid_reserved(source(t))}`."
             return f"{prefix} `Tensor` objects with type `{t}`."
-        return f"{prefix} `Tensor` objects with type `{_mutable(arg.type)}`."
+        return f"{prefix} `Tensor` objects with type {_fixed(arg)}."
     if arg.type_list_attr:
         t = arg.type_list_attr
         allowed = ctx.attrs[t].allowed_values.list.type if t in ctx.attrs else []
@@ -107,12 +108,15 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
         if source(t) is not None:
             return f"A {ref_word()}`Tensor`. {same_as} `{avoid_reserved(source(t))}`."
         return f"A {ref_word()}`Tensor` of type `{t}`."
-    return f"A `Tensor` of type {'mutable ' if is_ref(arg.type) else ''}`{_mutable_plain(arg.type)}`."
+    return f"A `Tensor` of type {_fixed(arg)}."
 
 
-def _mutable_plain(dtype: int) -> str:
-    name = dtype_name(dtype)
-    return name[: -len("_ref")] if is_ref(dtype) else name
+def _fixed(arg: op_def_pb2.OpDef.ArgDef) -> str:
+    """A fixed dtype in a type phrase: `` `float32` ``, or ``mutable `float32` `` for a ref arg."""
+    name = dtype_name(arg.type)
+    if is_ref(arg.type):
+        name = name[: -len("_ref")]
+    return ("mutable " if arg.is_ref or is_ref(arg.type) else "") + f"`{name}`"
 
 
 _ATTR_WORDS = {
@@ -158,9 +162,10 @@ def attr_type_phrase(attr: op_def_pb2.OpDef.AttrDef, default) -> str:
     return phrase
 
 
-def arg_entry(name: str, type_phrase: str, description: str) -> str:
-    """One Args entry before indentation: `name: <type phrase> <desc>` or `name:  <desc>` for `=desc`."""
-    if description.startswith("="):
+def arg_entry(name: str, type_phrase: str, description: str, *, is_input: bool) -> str:
+    """One Args entry before indentation: `name: <type phrase> <desc>`; an input's `=desc`
+    replaces the type phrase (`name:  desc`), an attr's is appended like any other."""
+    if is_input and description.startswith("="):
         return _append_within_width(f"{name}: ", description[1:].lstrip(" "))
     line = f"{name}: {type_phrase}"
     return _append_within_width(line, description) if description else line
@@ -189,23 +194,27 @@ def returns_block(ctx: DocContext, api_def: api_def_pb2.ApiDef) -> str:
         if desc.startswith("="):
             entry = f"{name}: {desc[1:].lstrip(' ')}"
         else:
+            # TF joins a tuple member's description with one space, whatever its width.
             entry = f"{name}: {arg_type_phrase(ctx, arg, is_output=True)}"
             if desc:
-                entry = _append_within_width(entry, desc)
+                entry += " " + desc
         parts.append(_indent(2, 4, entry))
     return "\n".join(parts)
 
 
 def docstring_text(summary: str, description: str, arg_entries: list[str], returns: str) -> str:
     """The whole docstring (F10) with `Args:` at column 0; `arg_entries` are unindented entries."""
+    # TF: summary, blank line, Indent(description) (one line per line, nothing for an
+    # all-whitespace description), blank line, Args. Ops without a summary get TODO.
     if not summary:
-        head = "TODO: add doc."
+        head = "TODO: add doc.\n"
     elif description:
-        head = summary + "\n\n" + _indent(0, 0, description)
+        stripped = description.rstrip()
+        head = summary + "\n\n" + (_indent(0, 0, stripped) + "\n" if stripped else "")
     else:
-        head = summary
+        head = summary + "\n"
     args = "\n".join(_indent(2, 4, e) for e in arg_entries)
-    return f"{head}\n\nArgs:\n{args}\n\nReturns:\n{returns}"
+    return f"{head}\nArgs:\n{args}\n\nReturns:\n{returns}"
 
 
 def indent_entry(entry: str) -> str:

@@ -202,7 +202,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
         if py.kind == "input":
             arg = in_args[py.graph_name]
             desc = api_in[py.graph_name].description if py.graph_name in api_in else arg.description
-            doc = docstrings.arg_entry(pname, docstrings.arg_type_phrase(ctx, arg, is_output=False), desc)
+            doc = docstrings.arg_entry(pname, docstrings.arg_type_phrase(ctx, arg, is_output=False), desc, is_input=True)
             params.append(
                 Param(
                     name=pname,
@@ -227,7 +227,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
                 kind="attr",
                 annotation=_attr_annotation(attr, typevars, py.default is not None),
                 default=attr_default(py.default, pname) if py.default is not None else None,
-                doc=docstrings.arg_entry(pname, docstrings.attr_type_phrase(attr, py.default), desc),
+                doc=docstrings.arg_entry(pname, docstrings.attr_type_phrase(attr, py.default), desc, is_input=False),
                 attr_type=attr.type,
                 converter=_CONVERTERS.get(scalar),
                 is_list=is_list,
