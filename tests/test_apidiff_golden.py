@@ -68,3 +68,17 @@ def test_allow_breaking_exits_zero(monkeypatch):
     args = argparse.Namespace(old="old", new="new", git=None, format="text", allow_breaking=True)
     with redirect_stdout(io.StringIO()):
         assert run_diff(args, Config(root=folder)) == 0
+
+
+def test_every_side_equals_itself(monkeypatch):
+    """No change is reported between a snapshot and itself, or its JSON round trip."""
+    from opgen.apidiff.changes import diff_snapshots
+    from opgen.apidiff.inputs import load_side
+    from opgen.apidiff.snapshot_format import from_json, to_json
+
+    for scenario in SCENARIOS:
+        monkeypatch.chdir(CORPUS / scenario)
+        for side in ("old", "new"):
+            snapshot = load_side(side, Config(root=CORPUS / scenario))
+            assert diff_snapshots(snapshot, snapshot).changes == []
+            assert diff_snapshots(snapshot, from_json(to_json(snapshot), "x.json")).changes == [], (scenario, side)
