@@ -37,20 +37,27 @@ _STRING_METHODS = {"Attr", "Input", "Output", "Doc", "ControlOutput"}
 _CLOSER = {"(": ")", "[": "]", "{": "}"}
 _LITERAL_KINDS = ("str", "raw")
 _OPERATOR_CHARS = set("+-*/%<>=&|!^.#")
+_SCAN_TEXTS = {*REGISTER_MACROS, "="}
+_CONST_KEYWORDS = {"const", "constexpr"}
 
 
 def extract_registrations(tokens: list[Token], helpers: Mapping[str, str]) -> tuple[list[Registration], list[OpgenError]]:
     """Every REGISTER_OP chain of a translation unit, in source order, and the errors of
-    the chains that could not be read."""
+    the chains that could not be read. String constants defined before a chain
+    (`constexpr char kAttrs[] = "...";`) resolve like helpers inside it."""
     regs: list[Registration] = []
     errors: list[OpgenError] = []
+    reader = _ChainReader(tokens, helpers)
     n = len(tokens)
     resume = 0
-    for start in [i for i, t in enumerate(tokens) if t[TEXT] in REGISTER_MACROS and t[KIND] == "id"]:
+    for start in [i for i, t in enumerate(tokens) if t[TEXT] in _SCAN_TEXTS]:
+        if tokens[start][TEXT] == "=":
+            reader.note_constant(start, errors)
+            continue
         if start < resume or start + 1 >= n or tokens[start + 1][TEXT] != "(":
             continue
         try:
-            reg, resume = _ChainReader(tokens, helpers).read(start)
+            reg, resume = reader.read(start)
             regs.append(reg)
         except OpgenError as e:
             errors.append(e)
@@ -74,6 +81,30 @@ class _ChainReader:
     def __init__(self, tokens: list[Token], helpers: Mapping[str, str]):
         self.tokens = tokens
         self.helpers = helpers
+        self.constants: dict[str, str] = {}  # string constants of this file, by name
+
+    def note_constant(self, eq: int, errors: list[OpgenError]) -> None:
+        """Record `[static] const[expr] <type> NAME[[]] = "lit" "lit";` whose `=` is at `eq`."""
+        toks = self.tokens
+        j = eq + 1
+        while j < len(toks) and toks[j][KIND] in _LITERAL_KINDS:
+            j += 1
+        if j == eq + 1 or j >= len(toks) or toks[j][TEXT] != ";":
+            return
+        k = eq - 1
+        if k >= 1 and toks[k][TEXT] == "]" and toks[k - 1][TEXT] == "[":
+            k -= 2
+        if k < 0 or toks[k][KIND] != "id":
+            return
+        back = k - 1
+        while back >= 0 and back >= k - 8 and toks[back][TEXT] not in (";", "{", "}"):
+            if toks[back][TEXT] in _CONST_KEYWORDS:
+                try:
+                    self.constants[toks[k][TEXT]] = self._string(toks[eq + 1 : j], toks[k][TEXT])
+                except OpgenError as e:
+                    errors.append(e)
+                return
+            back -= 1
 
     def read(self, start: int) -> tuple[Registration, int]:
         toks = self.tokens
@@ -190,13 +221,15 @@ class _ChainReader:
             name_tok = _helper_name(part)
             if name_tok is None:
                 return None
-            value = self.helpers.get(name_tok[TEXT])
+            is_call = part[-1][TEXT] == ")"
+            value = None if is_call else self.constants.get(name_tok[TEXT])
             if value is None:
-                call = "()" if part[-1][TEXT] == ")" else ""
-                raise token_error(part[0], f"cannot resolve '{''.join(t[TEXT] for t in part)}' in {method}(): it is not a string "
-                                  "literal, a macro or a known helper; define the string it returns under "
-                                  f"[tool.opgen.helpers] in pyproject.toml ({name_tok[TEXT]} = \"...\")"
-                                  + ("" if call else " or make it a macro"))
+                value = self.helpers.get(name_tok[TEXT])
+            if value is None:
+                what = "a known helper" if is_call else "a string constant defined above, a macro or a known helper"
+                raise token_error(part[0], f"cannot resolve '{''.join(t[TEXT] for t in part)}' in {method}(): it is "
+                                  f"not {what}; define its string under [tool.opgen.helpers] in pyproject.toml "
+                                  f"({name_tok[TEXT]} = \"...\")")
             pieces.append(value)
         return "".join(pieces)
 

@@ -4,6 +4,14 @@
 #include "tensorflow/core/util/tensor_format.h"
 
 namespace tensorflow {
+namespace {
+// File-local string constants, as TF's own op files use them.
+constexpr auto kModeAttr =
+    "mode: {'a', 'b'} = 'a'";
+constexpr char kDirectionAttr[] = "direction: {'uni', 'bi'} = "
+                                  "'uni'";
+static const char* const kShadowed = "s: int = 1";
+}  // namespace
 
 REGISTER_OP("Conv")
     .Attr(GetPaddingAttrString())
@@ -17,6 +25,9 @@ REGISTER_OP("Conv")
     .Attr(GetMirrorPadModeAttrString())
     .Attr("prefix_" + GetPaddingAttrString() + " ")
     .Attr(kUserConstant)
-    .Attr(UserHelper());
+    .Attr(UserHelper())
+    .Attr(kModeAttr)
+    .Attr(kDirectionAttr)
+    .Attr(kShadowed);
 
 }  // namespace tensorflow
