@@ -8,6 +8,7 @@ Attr specs are processed before any arg, so `.Attr`/`.Input` call order does not
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from opgen.proto import op_def_pb2
 from opgen.proto.datatypes import data_type_from_string
@@ -46,49 +47,84 @@ def finalize_arg(spec: str, is_output: bool, op_def: op_def_pb2.OpDef, attrs: At
     return f'{head} from {"Output" if is_output else "Input"}("{spec}") for Op {op_def.name}'
 
 
-def _parse(spec: str, arg: op_def_pb2.OpDef.ArgDef, op_def: op_def_pb2.OpDef, attrs: AttrIndex) -> str | None:
+@dataclass(frozen=True)
+class _Syntax:
+    """What an arg spec says before attrs are consulted (cached per spec text)."""
+
+    error: str | None  # a parse error before the type/attr token (nothing else is known)
+    name: str = ""
+    is_ref: bool = False
+    number_attr: str = ""
+    token: str = ""  # the DataType name or attr name
+    late_error: str | None = None  # Ref close / leftovers, reported once the token resolved
+
+
+_CACHE: dict[str, _Syntax] = {}
+_CACHE_LIMIT = 50_000
+
+
+def _syntax(spec: str) -> _Syntax:
     m = _RE_NAME.match(spec)
     if m is None:
-        return "Trouble parsing 'name:'"
-    arg.name = m.group(1)
+        return _Syntax("Trouble parsing 'name:'")
+    name = m.group(1)
     rest = spec[m.end():]
-
     m = _RE_REF_OPEN.match(rest)
+    is_ref = m is not None
     if m is not None:
-        arg.is_ref = True
         rest = rest[m.end():]
-
     m = _RE_NAME_OR_TYPE.match(rest)
     if m is None:
-        return f"Trouble parsing either a type or an attr name at '{rest}'"
-    type_or_attr = m.group(1)
+        return _Syntax(f"Trouble parsing either a type or an attr name at '{rest}'", name, is_ref)
+    token = m.group(1)
     rest = rest[m.end():]
+    number_attr = ""
     m = _RE_TIMES.match(rest)
     if m is not None:
-        arg.number_attr = type_or_attr
-        type_or_attr = m.group(1)
+        number_attr, token = token, m.group(1)
         rest = rest[m.end():]
-    dt = data_type_from_string(type_or_attr)
+    late = None
+    if is_ref:
+        m = _RE_REF_CLOSE.match(rest)
+        if m is None:
+            late = f"Did not find closing ')' for 'Ref(', instead found: '{rest}'"
+        else:
+            rest = rest[m.end():]
+    if late is None and rest:
+        late = f"Extra '{rest}' unparsed at the end"
+    return _Syntax(None, name, is_ref, number_attr, token, late)
+
+
+def _parse(spec: str, arg: op_def_pb2.OpDef.ArgDef, op_def: op_def_pb2.OpDef, attrs: AttrIndex) -> str | None:
+    syntax = _CACHE.get(spec)
+    if syntax is None:
+        syntax = _syntax(spec)
+        if len(_CACHE) < _CACHE_LIMIT:
+            _CACHE[spec] = syntax
+    if syntax.name:
+        arg.name = syntax.name
+    if syntax.is_ref:
+        arg.is_ref = True
+    if syntax.error is not None:
+        return syntax.error
+    if syntax.number_attr:
+        arg.number_attr = syntax.number_attr
+    token = syntax.token
+    dt = data_type_from_string(token)
     if dt is not None:
         arg.type = dt  # type: ignore[assignment]  # DataType is an int enum
     else:
-        attr = attrs.get(type_or_attr)
+        attr = attrs.get(token)
         if attr is None:
-            return f"Reference to unknown attr '{type_or_attr}'"
+            return f"Reference to unknown attr '{token}'"
         if attr.type == "type":
-            arg.type_attr = type_or_attr
+            arg.type_attr = token
         elif attr.type == "list(type)":
-            arg.type_list_attr = type_or_attr
+            arg.type_list_attr = token
         else:
-            return f"Reference to attr '{type_or_attr}' with type {attr.type} that isn't type or list(type)"
-
-    if arg.is_ref:
-        m = _RE_REF_CLOSE.match(rest)
-        if m is None:
-            return f"Did not find closing ')' for 'Ref(', instead found: '{rest}'"
-        rest = rest[m.end():]
-    if rest:
-        return f"Extra '{rest}' unparsed at the end"
+            return f"Reference to attr '{token}' with type {attr.type} that isn't type or list(type)"
+    if syntax.late_error is not None:
+        return syntax.late_error
 
     # Implicit minimum 1 for the attrs giving an arg's length or type list (B3).
     if arg.number_attr:
@@ -102,7 +138,7 @@ def _parse(spec: str, arg: op_def_pb2.OpDef.ArgDef, op_def: op_def_pb2.OpDef, at
             attr.has_minimum = True
             attr.minimum = 1
     # A fixed resource arg marks the op stateful (B4).
-    if arg.type == DT_RESOURCE:
+    if dt == DT_RESOURCE:
         op_def.is_stateful = True
     return None
 

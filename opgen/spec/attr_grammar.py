@@ -46,13 +46,29 @@ class _Stop(Exception):
     """A VERIFY failed: processing of this spec stops with this message head."""
 
 
+# spec -> (the AttrDef it parses to, error head or None). The result depends on the spec
+# text alone, and real op libraries repeat specs ("T: type") a lot.
+_CACHE: dict[str, tuple[op_def_pb2.OpDef.AttrDef, str | None]] = {}
+_CACHE_LIMIT = 50_000
+
+
 def finalize_attr(spec: str, op_def: op_def_pb2.OpDef) -> str | None:
     """Parse one Attr spec into a new AttrDef of `op_def`; TF's error message or None."""
-    attr = op_def.attr.add()
-    try:
-        _parse(spec, attr)
-    except _Stop as stop:
-        return f'{stop.args[0]} from Attr("{spec}") for Op {op_def.name}'
+    cached = _CACHE.get(spec)
+    if cached is None:
+        parsed = op_def_pb2.OpDef.AttrDef()
+        head = None
+        try:
+            _parse(spec, parsed)
+        except _Stop as stop:
+            head = stop.args[0]
+        if len(_CACHE) < _CACHE_LIMIT:
+            _CACHE[spec] = (parsed, head)
+        cached = (parsed, head)
+    template, head = cached
+    op_def.attr.add().CopyFrom(template)
+    if head is not None:
+        return f'{head} from Attr("{spec}") for Op {op_def.name}'
     return None
 
 
