@@ -106,6 +106,12 @@ def _handwritten():
         ("StringJoin sep bytes int", lambda ph: ("StringJoin", None, {"inputs": ["a"], "separator": 3}, None)),
         ("LRN float attr str", lambda ph: ("LRN", None, {"input": P(ph), "depth_radius": None, "bias": "x",
                                                         "alpha": None, "beta": None}, None)),
+        ("AddV2 tensor then bad python", lambda ph: ("AddV2", None, {"x": P(ph, "int32"), "y": 1.5}, None)),
+        ("AddV2 python then tensor", lambda ph: ("AddV2", None, {"x": 1.5, "y": P(ph, "int32")}, None)),
+        ("ConcatV2 axis str", lambda ph: ("ConcatV2", None, {"values": [P(ph), P(ph)], "axis": "a"}, None)),
+        ("Sum axis float", lambda ph: ("Sum", None, {"input": P(ph), "reduction_indices": 0.5, "keep_dims": None}, None)),
+        ("Sum axis None", lambda ph: ("Sum", None, {"input": P(ph), "reduction_indices": None, "keep_dims": None}, None)),
+        ("Split dim too big", lambda ph: ("Split", None, {"split_dim": 2**40, "value": P(ph), "num_split": 2}, None)),
         ("ZipDataset mismatch", lambda ph: ("ShapeN", None, {"input": [P(ph), P(ph, "int32")], "out_type": None}, None)),
     ]
 

@@ -312,16 +312,21 @@ def convert_to_tensor(
         return value
     if hasattr(value, "_as_graph_tensor"):
         return value._as_graph_tensor(dtype)
+    return _const_op(_const_parts_for(value, dtype, preferred_dtype), name)
+
+
+def _const_parts_for(value: Any, dtype: Any, preferred_dtype: Any) -> tuple:
+    """(attrs, DType, TensorShape) of the Const for a Python value; creates nothing."""
     key = _cache_key(value, dtype, preferred_dtype)
-    if key is not None:
-        cached = _const_cache.get(key)
-        if cached is None:
-            cached = _convert_uncached(value, dtype, preferred_dtype)
-            if len(_const_cache) >= 4096:
-                _const_cache.clear()
-            _const_cache[key] = cached
-        return _const_op(cached, name)
-    return _const_op(_convert_uncached(value, dtype, preferred_dtype), name)
+    if key is None:
+        return _convert_uncached(value, dtype, preferred_dtype)
+    cached = _const_cache.get(key)
+    if cached is None:
+        cached = _convert_uncached(value, dtype, preferred_dtype)
+        if len(_const_cache) >= 4096:
+            _const_cache.clear()
+        _const_cache[key] = cached
+    return cached
 
 
 # Const attrs for small Python scalars/flat lists, keyed by exact value and requested dtypes:

@@ -16,7 +16,7 @@ from . import dtypes as _dtypes
 from . import registry as _registry
 from . import shape_inference as _shape_inference
 from .attr_values import value_to_attr_value
-from .constant_op import convert_to_tensor
+from .constant_op import _cache_key, _const_op, _const_parts_for, convert_to_tensor
 from .graph import Graph, Tensor, _default_stack, get_default_graph
 
 _DT_INVALID = 0
@@ -158,7 +158,8 @@ def _fast_attrs(op_type_name: str, info: _OpInfo, keywords: dict[str, Any]):
     attrs are present (TF's fast-path condition); None to take the general path, which then
     raises TF's exact errors. Consumes `keywords` only on success; creates nothing."""
     inferred: dict[str, Any] = {}
-    inputs: list[Tensor] = []
+    inputs: list[Any] = []
+    pending: list[tuple[int, tuple, str]] = []  # Python-value inputs: (position, Const parts, arg name)
     used = 0
     allowed = info.allowed
     for name, fixed, type_attr, number_attr, type_list_attr, _ in info.inputs:
@@ -212,8 +213,14 @@ def _fast_attrs(op_type_name: str, info: _OpInfo, keywords: dict[str, Any]):
             inputs.extend(value)
         else:
             if type(value) is not Tensor:
-                return None
-            base = value._dtype._base_enum
+                parts = _planned_constant(info, value, fixed, type_attr, inferred)
+                if parts is None:
+                    return None
+                pending.append((len(inputs), parts, name))
+                value = parts  # placeholder, replaced by the Const's output below
+                base = parts[1]._base_enum
+            else:
+                base = value._dtype._base_enum
             if fixed:
                 if base != fixed:
                     return None
@@ -243,6 +250,8 @@ def _fast_attrs(op_type_name: str, info: _OpInfo, keywords: dict[str, Any]):
         used += 1
     if used != len(keywords):
         return None
+    for position, parts, arg_name in pending:  # in input order, as the general path creates them
+        inputs[position] = _const_op(parts, arg_name)
     protos: dict[str, attr_value_pb2.AttrValue] = {}
     for name, attr_type, default, attr_def in info.attrs:
         if name in inferred:
@@ -268,6 +277,27 @@ def _create_colocated(g, ref_inputs, *args):
         return g._create_op(*args)
     with g.colocate_with(ref_inputs[0]):
         return _create_colocated(g, ref_inputs[1:], *args)
+
+
+def _planned_constant(info: _OpInfo, value: Any, fixed: int, type_attr: str, inferred: dict[str, Any]):
+    """The Const the general path would create for a Python-value input, when it creates
+    exactly one and it succeeds; None otherwise (the general path then does it, errors and all)."""
+    if _cache_key(value, None, None) is None:
+        return None
+    try:
+        if fixed:
+            return _const_parts_for(value, fixed, None)
+        if type_attr in inferred:
+            return _const_parts_for(value, inferred[type_attr], None)
+        default = info.default_types.get(type_attr)
+        if default is None:
+            return _const_parts_for(value, None, None)
+        if type_attr in info.allowed:
+            parts = _const_parts_for(value, None, None)
+            return parts if parts[1]._base_enum in info.allowed[type_attr] else None
+        return _const_parts_for(value, None, default)
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, inputs) -> None:
