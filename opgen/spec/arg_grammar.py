@@ -63,6 +63,10 @@ _CACHE: dict[str, _Syntax] = {}
 _CACHE_LIMIT = 50_000
 
 
+def clear_cache() -> None:
+    _CACHE.clear()
+
+
 def _syntax(spec: str) -> _Syntax:
     m = _RE_NAME.match(spec)
     if m is None:

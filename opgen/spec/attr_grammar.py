@@ -52,6 +52,10 @@ _CACHE: dict[str, tuple[op_def_pb2.OpDef.AttrDef, str | None]] = {}
 _CACHE_LIMIT = 50_000
 
 
+def clear_cache() -> None:
+    _CACHE.clear()
+
+
 def finalize_attr(spec: str, op_def: op_def_pb2.OpDef) -> str | None:
     """Parse one Attr spec into a new AttrDef of `op_def`; TF's error message or None."""
     cached = _CACHE.get(spec)

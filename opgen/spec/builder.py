@@ -14,6 +14,7 @@ import re
 
 from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.proto import op_def_pb2
+from opgen.spec import arg_grammar, attr_grammar
 from opgen.spec.arg_grammar import attr_index, finalize_arg, finalize_control_output
 from opgen.spec.attr_grammar import finalize_attr
 from opgen.spec.doc import finalize_doc
@@ -194,6 +195,12 @@ def build_op_def(reg: Registration) -> tuple[op_def_pb2.OpDef, str | None]:
     if builder.errors:
         raise OpgenErrors(builder.errors)
     return builder.op_def, builder.shape_fn
+
+
+def clear_spec_caches() -> None:
+    """Forget the parsed Attr/Input/Output specs (kept per spec text); for cold-start timing."""
+    attr_grammar.clear_cache()
+    arg_grammar.clear_cache()
 
 
 def registration(op_name: str, calls: list[tuple[str, tuple[str | int, ...]]], path: str = "<spec>",
