@@ -266,3 +266,11 @@ def test_has_include_bom_and_stray_backslash_in_dead_code(tmp_path):
     p.write_bytes(b'\xef\xbb\xbf#if __has_include("x.h") && !__has_include("nope.h") && __has_include(<vector>)\n'
                   b"yes\n#endif\n#if 0\nC:\\path\n#endif\n")
     assert texts(p) == ["yes"]
+
+
+def test_tensorflow_framework_headers_are_never_read(tmp_path):
+    write(tmp_path, "#error TF's own headers are not preprocessed\n", "inc/tensorflow/core/framework/op.h")
+    write(tmp_path, "#define FROM_TF_CHECKOUT ok\n", "inc/tensorflow/my_ops/macros.h")
+    p = write(tmp_path, '#include "tensorflow/core/framework/op.h"\n#include "tensorflow/my_ops/macros.h"\n'
+              '#include "tensorflow/not/found.h"\nFROM_TF_CHECKOUT\n')
+    assert texts(p, include_dirs=[str(tmp_path / "inc")]) == ["ok"]

@@ -38,11 +38,16 @@ from opgen.spec.pp_expr import evaluate_if_expression
 MAX_INCLUDE_DEPTH = 200
 
 # Headers of TensorFlow and its dependencies: an op library includes them for the C++
-# declarations; they define no macro a REGISTER_OP chain needs, so they are skipped.
-_EXTERNAL_INCLUDE_PREFIXES = (
-    "tensorflow/", "tsl/", "xla/", "absl/", "third_party/", "Eigen/", "unsupported/",
-    "google/protobuf/", "external/",
+# declarations; they define no macro a REGISTER_OP chain needs. TF's framework headers
+# are never read, even when an include directory (say TF's own) holds them; other
+# `tensorflow/...` headers are read when found (op libraries inside a TF checkout) and
+# skipped otherwise.
+_NEVER_READ_PREFIXES = (
+    "tensorflow/core/framework/", "tensorflow/core/platform/", "tensorflow/core/lib/",
+    "tensorflow/core/util/", "tensorflow/core/public/", "tsl/", "xla/", "absl/", "third_party/",
+    "Eigen/", "unsupported/", "google/protobuf/", "external/",
 )
+_EXTERNAL_INCLUDE_PREFIXES = ("tensorflow/", *_NEVER_READ_PREFIXES)
 _PREDEFINED = {"__cplusplus": "201703L"}
 _DEFINE_OPTION_NAME = re.compile(r"([^\W\d]\w*)(\([^()]*\))?\Z")
 
@@ -93,7 +98,8 @@ class _Stream:
 
 @dataclass
 class _Cond:
-    tok: Token  # the #if for "unterminated" errors
+    tok: Token  # the `#` of the #if, for "unterminated" errors
+    name: str  # "if", "ifdef" or "ifndef"
     active: bool  # this group's tokens are kept
     taken: bool  # some branch of this #if chain was taken
     seen_else: bool
@@ -109,7 +115,7 @@ class Preprocessor:
         self._cmdline = [parse_define_option(d) for d in defines]
         self.files_read: list[str] = []  # every file the last run() read, headers included
 
-    def run(self, path: str, text: str | None = None) -> list[Token]:
+    def run(self, path: str) -> list[Token]:
         self.macros: dict[str, Macro] = {}
         self._once: set[str] = set()
         self.files_read = []
@@ -118,7 +124,7 @@ class Preprocessor:
             toks = tokenize(define)
             self._define(toks[0], toks)
         out: list[Token] = []
-        self._file(path, text, out, 0)
+        self._file(path, self._read(path, None), out, 0)
         return out
 
     # ---------------------------------------------------------------- files
@@ -136,9 +142,7 @@ class Preprocessor:
         except OSError as e:
             raise OpgenError(f"cannot read {path}: {e.strerror}", _at(at, path)) from None
 
-    def _file(self, path: str, text: str | None, out: list[Token], depth: int) -> None:
-        if text is None:
-            text = self._read(path, None)
+    def _file(self, path: str, text: str, out: list[Token], depth: int) -> None:
         self.files_read.append(path)
         src = SourceFile(path, text)
         stream = _Stream(tokenize(src))
@@ -169,8 +173,7 @@ class Preprocessor:
                 raise token_error(tok, _bad_literal_message(tok))
             append(tok)
         if conds:
-            c = conds[-1]
-            raise token_error(c.tok, f"unterminated #{_directive_name(c.tok, stream.toks)}: no matching #endif")
+            raise token_error(conds[-1].tok, f"unterminated #{conds[-1].name}: no matching #endif")
 
     # ---------------------------------------------------------------- directives
 
@@ -193,10 +196,10 @@ class Preprocessor:
         rest = line[1:]
         if name in ("if", "ifdef", "ifndef"):
             if not active:
-                conds.append(_Cond(hash_tok, False, True, False, False))
+                conds.append(_Cond(hash_tok, name, False, True, False, False))
                 return False
             value = self._condition(name, name_tok, rest)
-            conds.append(_Cond(hash_tok, value, value, False, True))
+            conds.append(_Cond(hash_tok, name, value, value, False, True))
             return value
         if name in ("elif", "elifdef", "elifndef", "else"):
             if not conds:
@@ -365,6 +368,8 @@ class Preprocessor:
             target, system = "".join(t[TEXT] for t in rest[1:] if t[TEXT] != ">"), True
         else:
             raise token_error(first, "#include expects \"FILENAME\" or <FILENAME>")
+        if target.startswith(_NEVER_READ_PREFIXES):
+            return
         here = os.path.dirname(name_tok[SRC].path)
         dirs = self.include_dirs if system else [here, *self.include_dirs]
         for d in dirs:
@@ -530,13 +535,6 @@ def _bad_literal_message(tok: Token) -> str:
     quote = "'" if "'" in tok[TEXT][:3] else '"'
     what = "character" if quote == "'" else "string"
     return f"unterminated {what} literal: missing terminating {quote} character"
-
-
-def _directive_name(hash_tok: Token, toks: list[Token]) -> str:
-    for i, t in enumerate(toks):
-        if t is hash_tok and i + 1 < len(toks):
-            return toks[i + 1][TEXT]
-    return "if"
 
 
 def _at(tok: Token | None, path: str) -> Location:
