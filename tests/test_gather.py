@@ -111,6 +111,15 @@ def test_all_errors_of_all_files_are_collected(tmp_path):
     assert lines == ["a.cc:1:24", "a.cc:2:23", "b.cc:1:1", "c.cc:1:44"]
 
 
+def test_missing_sources_are_reported_with_the_other_errors(tmp_path):
+    write(tmp_path, {"a.cc": 'REGISTER_OP("A").Input("x: floaty");'})
+    with pytest.raises(OpgenErrors) as e:
+        gather([str(tmp_path / "nope.cc"), str(tmp_path / "a.cc"), str(tmp_path / "*.pbtxt")])
+    assert [line.split(": error: ")[1][:24] for line in e.value.format().splitlines()] == [
+        "no such file or director", "glob matches no files", "Reference to unknown att",
+    ]
+
+
 def test_selective_registration(tmp_path):
     write(tmp_path, {
         "ops.cc": 'REGISTER_OP("Keep");\nREGISTER_OP("Drop");\nREGISTER_SYSTEM_OP("System");\n'

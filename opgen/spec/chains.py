@@ -2,8 +2,9 @@
 
 A chain is `REGISTER_OP("Name")` (or `REGISTER_SYSTEM_OP`) followed by `.Method(args)`
 calls up to `;`. Arguments become CallArgs: adjacent string literals concatenated and
-unescaped ("string"), integer literals ("int"), helper calls resolved through the helper
-table ("string"), anything else its source text ("expr": lambdas, function names).
+unescaped ("string"), integer literals ("int"), helper calls and string constants of the
+file resolved to their strings ("string"), anything else its source text ("expr":
+lambdas, function names).
 Errors are collected per chain; scanning resumes after the broken chain.
 """
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.registry import OpRegistry
+from opgen.spec.builder import build_op_def
 from opgen.spec.chains import extract_registrations
 from opgen.spec.helpers import helper_table
 from opgen.spec.model import GatherResult, OpSource, Registration
@@ -32,10 +34,11 @@ _GLOB_CHARS = set("*?[")
 class SourceFiles:
     cpp: list[str]  # translation units, sorted
     oplists: list[str]  # OpList files, sorted
+    errors: list[OpgenError]  # sources that name nothing
 
 
 def expand_sources(sources: Iterable[str]) -> SourceFiles:
-    """Resolve files, directories and globs; every error names the source at fault."""
+    """Resolve files, directories and globs; each error names the source at fault."""
     cpp: set[str] = set()
     oplists: set[str] = set()
     errors: list[OpgenError] = []
@@ -62,9 +65,7 @@ def expand_sources(sources: Iterable[str]) -> SourceFiles:
             add(_clean(source), True)
         else:
             errors.append(OpgenError("no such file or directory", Location(source)))
-    if errors:
-        raise OpgenErrors(errors)
-    return SourceFiles(_unique_sorted(cpp), _unique_sorted(oplists))
+    return SourceFiles(_unique_sorted(cpp), _unique_sorted(oplists), errors)
 
 
 def _add_directory(directory: str, add) -> None:
@@ -148,13 +149,11 @@ def _gather(
     include_internal: bool,
     helpers: Mapping[str, str] | None,
 ) -> GatherResult:
-    errors: list[OpgenError] = []
     files = expand_sources(sources)
+    errors: list[OpgenError] = list(files.errors)
     pp = Preprocessor(defines, include_dirs)
     allowed = read_allow_file(allow_file) if allow_file else None
     table = helper_table(helpers)
-
-    from opgen.registry import OpRegistry
 
     registry = OpRegistry()
     sources_by_op: dict[str, OpSource] = {}
@@ -176,14 +175,11 @@ def _gather(
         # A file's errors in source order: each broken chain's error where it stands,
         # each op's builder errors (in TF's order) where its REGISTER_OP stands.
         located: list[tuple[tuple[int, int], list[OpgenError]]] = [(_line_col(e.location), [e]) for e in file_errors]
-        if regs:
-            from opgen.spec.builder import build_op_def
-
-            for reg in regs:
-                try:
-                    built.append((build_op_def(reg), reg))
-                except OpgenError as e:
-                    located.append((_line_col(reg.loc), e.errors if isinstance(e, OpgenErrors) else [e]))
+        for reg in regs:
+            try:
+                built.append((build_op_def(reg), reg))
+            except OpgenError as e:
+                located.append((_line_col(reg.loc), e.errors if isinstance(e, OpgenErrors) else [e]))
         for _, errs in sorted(located, key=lambda item: item[0]):
             errors.extend(errs)
         for (op_def, shape_fn), reg in built:
