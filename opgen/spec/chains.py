@@ -36,6 +36,8 @@ REGISTER_MACROS = {"REGISTER_OP": False, "REGISTER_SYSTEM_OP": True}
 # Builder methods whose arguments are std::strings (Deprecated: its second argument).
 _STRING_METHODS = {"Attr", "Input", "Output", "Doc", "ControlOutput"}
 _CLOSER = {"(": ")", "[": "]", "{": "}"}
+_OPENER = {v: k for k, v in _CLOSER.items()}
+_BRACKETS = {*_CLOSER, *_OPENER}
 _LITERAL_KINDS = ("str", "raw")
 _OPERATOR_CHARS = set("+-*/%<>=&|!^.#")
 _SCAN_TEXTS = {*REGISTER_MACROS, "="}
@@ -64,6 +66,27 @@ def extract_registrations(tokens: list[Token], helpers: Mapping[str, str]) -> tu
             errors.append(e)
             resume = _next_statement(tokens, start + 1)
     return regs, errors
+
+
+def check_brackets(tokens: list[Token]) -> OpgenError | None:
+    """The first unbalanced `()[]{}` of a preprocessed translation unit (g++ would reject
+    the file), as a located error; None when all are balanced."""
+    stack: list[Token] = []
+    for t in [t for t in tokens if t[TEXT] in _BRACKETS]:
+        text = t[TEXT]
+        if text in _CLOSER:
+            stack.append(t)
+        elif not stack:
+            return token_error(t, f"unbalanced '{text}': no matching '{_OPENER[text]}' before it")
+        else:
+            top = stack.pop()
+            if _CLOSER[top[TEXT]] != text:
+                loc = token_location(top)
+                return token_error(t, f"expected '{_CLOSER[top[TEXT]]}' to close '{top[TEXT]}' from line "
+                                   f"{loc.line}:{loc.col}, found '{text}'")
+    if stack:
+        return token_error(stack[-1], f"'{stack[-1][TEXT]}' is never closed")
+    return None
 
 
 def _next_statement(tokens: list[Token], i: int) -> int:

@@ -20,7 +20,7 @@ from pathlib import Path
 from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.registry import OpRegistry
 from opgen.spec.builder import build_op_def
-from opgen.spec.chains import extract_registrations
+from opgen.spec.chains import check_brackets, extract_registrations
 from opgen.spec.helpers import helper_table
 from opgen.spec.model import GatherResult, OpSource, Registration
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
@@ -106,12 +106,18 @@ def read_allow_file(path: str) -> set[str]:
 
 def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> tuple[list[Registration], list[OpgenError]]:
     """Registrations of one translation unit and its errors (a lexing or preprocessing
-    error stops the file; chain errors are collected per chain)."""
+    error stops the file; chain errors are collected per chain; brackets anywhere in
+    the file must balance)."""
     try:
         tokens = pp.run(path)
-        return extract_registrations(tokens, helpers)
     except OpgenError as e:
         return [], [e]
+    regs, errors = extract_registrations(tokens, helpers)
+    if not errors:  # chain errors say more about a bracket in a chain than this would
+        unbalanced = check_brackets(tokens)
+        if unbalanced is not None:
+            errors.append(unbalanced)
+    return regs, errors
 
 
 def _line_col(loc: Location | None) -> tuple[int, int]:

@@ -1,0 +1,5 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+REGISTER_OP("Foo").Input("x: float");
