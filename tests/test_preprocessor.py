@@ -274,3 +274,9 @@ def test_tensorflow_framework_headers_are_never_read(tmp_path):
     p = write(tmp_path, '#include "tensorflow/core/framework/op.h"\n#include "tensorflow/my_ops/macros.h"\n'
               '#include "tensorflow/not/found.h"\nFROM_TF_CHECKOUT\n')
     assert texts(p, include_dirs=[str(tmp_path / "inc")]) == ["ok"]
+
+
+def test_directives_between_macro_arguments(tmp_path):
+    p = write(tmp_path, "#define ID(x, y) x y\nID(\n#ifdef GPU\n  gpu,\n#else\n  cpu,\n#endif\n  end)\n")
+    assert texts(p) == ["cpu", "end"]
+    assert texts(p, ["GPU"]) == ["gpu", "end"]

@@ -73,14 +73,17 @@ def parse_define_option(option: str) -> tuple[str, str]:
 
 class _Stream:
     """Tokens still to read: macro expansions pushed back (`pending`, a stack) in front
-    of the rest of the file."""
+    of the rest of the file. A file's stream also carries its conditional state, so
+    directives between the arguments of a macro invocation work as in g++."""
 
-    __slots__ = ("i", "pending", "toks")
+    __slots__ = ("active", "conds", "i", "pending", "toks")
 
     def __init__(self, toks: list[Token]):
         self.toks = toks
         self.i = 0
         self.pending: list[Token] = []
+        self.conds: list[_Cond] | None = None  # None: not a file (a macro argument, an #if line)
+        self.active = True
 
     def next(self) -> Token | None:
         if self.pending:
@@ -147,7 +150,7 @@ class Preprocessor:
         src = SourceFile(path, text)
         stream = _Stream(tokenize(src))
         conds: list[_Cond] = []
-        active = True
+        stream.conds = conds
         macros = self.macros
         append = out.append
         while True:
@@ -157,9 +160,9 @@ class Preprocessor:
                 tok = stream.toks[stream.i]
                 stream.i += 1
                 if tok[BOL] and tok[TEXT] == "#" and tok[KIND] == "op":
-                    active = self._directive(tok, stream, conds, active, out, depth)
+                    stream.active = self._directive(tok, stream, conds, stream.active, out, depth)
                     continue
-                if not active:
+                if not stream.active:
                     continue
             else:
                 break
@@ -178,9 +181,9 @@ class Preprocessor:
     # ---------------------------------------------------------------- directives
 
     def _directive(self, hash_tok: Token, stream: _Stream, conds: list[_Cond], active: bool,
-                   out: list[Token], depth: int) -> bool:
+                   out: list[Token] | None, depth: int) -> bool:
         """Consume one directive line (`hash_tok` is its `#`); returns whether the
-        following tokens are active."""
+        following tokens are active. `out` is None between macro arguments."""
         toks = stream.toks
         start = stream.i
         n = len(toks)
@@ -229,6 +232,8 @@ class Preprocessor:
                 raise token_error(rest[0] if rest else name_tok, "macro names must be identifiers")
             self.macros.pop(rest[0][TEXT], None)
         elif name == "include":
+            if out is None:
+                raise token_error(name_tok, "#include inside the arguments of a macro invocation")
             self._include(name_tok, rest, out, depth)
         elif name == "pragma":
             if rest and rest[0][TEXT] == "once":
@@ -433,6 +438,12 @@ class Preprocessor:
             if t is None:
                 raise token_error(name_tok, f"unterminated argument list invoking macro \"{macro.name}\"")
             text = t[TEXT]
+            if stream.conds is not None and t[HIDE] is None:  # a token of the file itself
+                if t[BOL] and text == "#" and t[KIND] == "op":
+                    stream.active = self._directive(t, stream, stream.conds, stream.active, None, 0)
+                    continue
+                if not stream.active:
+                    continue
             if t[KIND] == "op":
                 if text == "(":
                     depth += 1

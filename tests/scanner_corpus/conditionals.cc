@@ -45,3 +45,12 @@ REGISTER_OP("MidChain")
     .Attr("T: {float}")
 #endif
     .Output("y: T");
+
+#define ATTRS(a, b) Attr(a).Attr(b)
+REGISTER_OP("ArgDirectives").Output("y: float").ATTRS(
+#ifdef WITH_GPU
+    "g: int = 1",
+#else
+    "c: int = 1",
+#endif
+    "both: int = 2");
