@@ -323,7 +323,6 @@ class Graph:
         self._device_stack: list[tuple | None] = []
         self._device_string = ""
         self._colocation_stack: list[Operation] = []
-        self._lock = threading.Lock()
         self.producer = GRAPH_DEF_VERSION
 
     # names
@@ -473,9 +472,11 @@ class Graph:
             name = name[:-1]
         else:
             name = self.unique_name(name)
-        if name in self._ops_by_name:
+        ops_by_name = self._ops_by_name
+        if name in ops_by_name:
             raise ValueError(f"Duplicate node name in graph: '{name}'")
-        control_inputs = self._control_inputs_for([t._op for t in inputs]) if self._control_stack else []
+        control_stack = self._control_stack
+        control_inputs = self._control_inputs_for([t._op for t in inputs]) if control_stack else []
         device = self._device_string
         if self._colocation_stack:
             groups: set[bytes] = set()
@@ -484,14 +485,17 @@ class Graph:
             attrs["_class"] = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(s=sorted(groups)))
             device = next((c._device for c in reversed(self._colocation_stack) if c._device), device)
         op = Operation(self, name, op_type, inputs, control_inputs, attrs, device, op_def)
-        op._outputs = [Tensor(op, i, dt) for i, dt in enumerate(output_dtypes)]
+        if len(output_dtypes) == 1:
+            op._outputs = [Tensor(op, 0, output_dtypes[0])]
+        else:
+            op._outputs = [Tensor(op, i, dt) for i, dt in enumerate(output_dtypes)]
         if infer is not None:
             infer(op)
-        for controller in self._control_stack:
+        for controller in control_stack:
             controller.seen.add(id(op))
-        with self._lock:
-            self._ops.append(op)
-            self._ops_by_name[name] = op
+        # list.append and dict assignment are atomic under the GIL: no lock needed
+        self._ops.append(op)
+        ops_by_name[name] = op
         return op
 
     def get_operations(self) -> list[Operation]:

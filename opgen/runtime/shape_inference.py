@@ -10,8 +10,10 @@ Errors surface as ValueError (TF's C++ shape errors do too), formatted like TF's
 
 from __future__ import annotations
 
+import struct
 from typing import Any, Callable, Sequence
 
+from . import registry as _registry
 from .graph import Operation, attr_value_to_python
 from .tensor_shape import TensorShape
 
@@ -205,23 +207,32 @@ class InferenceContext:
         return a // divisor
 
 
-def tensor_proto_values(proto: Any) -> tuple[list[Any], list[int]]:
-    """The flat values and dims of a TensorProto (int/float/bool/string types)."""
-    import struct
+_STRUCT_FORMATS = {1: "f", 2: "d", 3: "i", 9: "q", 4: "B", 5: "h", 6: "b", 17: "H", 22: "I", 23: "Q"}
+_VALUE_FIELDS = {1: "float_val", 2: "double_val", 9: "int64_val", 10: "bool_val", 7: "string_val",
+                 22: "uint32_val", 23: "uint64_val"}
+_decoded: dict[int, tuple[Any, tuple[list[Any], list[int]]]] = {}
 
+
+def tensor_proto_values(proto: Any) -> tuple[list[Any], list[int]]:
+    """The flat values and dims of a TensorProto (int/float/bool/string types), memoised."""
+    hit = _decoded.get(id(proto))
+    if hit is not None and hit[0] is proto:
+        return hit[1]
     dims = [d.size for d in proto.tensor_shape.dim]
     n = 1
     for d in dims:
         n *= d
     dtype = proto.dtype
-    fmt = {1: "f", 2: "d", 3: "i", 9: "q", 4: "B", 5: "h", 6: "b", 17: "H", 22: "I", 23: "Q"}.get(dtype)
-    if proto.tensor_content and fmt:
-        return list(struct.unpack(f"<{n}{fmt}", proto.tensor_content)), dims
-    field = {1: proto.float_val, 2: proto.double_val, 9: proto.int64_val, 10: proto.bool_val, 7: proto.string_val,
-             22: proto.uint32_val, 23: proto.uint64_val}.get(dtype, proto.int_val)
-    values = list(field)
-    if len(values) < n and values:
-        values += [values[-1]] * (n - len(values))
+    fmt = _STRUCT_FORMATS.get(dtype)
+    if fmt and proto.tensor_content:
+        values = list(struct.unpack(f"<{n}{fmt}", proto.tensor_content))
+    else:
+        values = list(getattr(proto, _VALUE_FIELDS.get(dtype, "int_val")))
+        if len(values) < n and values:
+            values += [values[-1]] * (n - len(values))
+    if len(_decoded) >= 4096:
+        _decoded.clear()
+    _decoded[id(proto)] = (proto, (values, dims))  # keeps proto alive, so its id stays unique
     return values, dims
 
 
@@ -239,28 +250,22 @@ def register_shape_fn(op_type: str, fn: ShapeFn | str) -> None:
     _callbacks.pop(op_type, None)
 
 
-_callbacks: dict[str, tuple[int, Callable[[Operation], None]]] = {}
+_callbacks: dict[str, tuple[int, Callable[[Operation], None] | None]] = {}
 
 
-def shape_fn_for(op_type: str) -> Callable[[Operation], None]:
-    """The inference callback the graph runs for a new `op_type` node (before adding it)."""
-    from . import registry
-
+def shape_fn_for(op_type: str) -> Callable[[Operation], None] | None:
+    """The inference callback the graph runs for a new `op_type` node (before adding it), if any."""
     cached = _callbacks.get(op_type)
-    if cached is not None and cached[0] == registry.generation:
+    if cached is not None and cached[0] == _registry.generation:
         return cached[1]
     from . import shape_fns
 
     fn = _user_fns.get(op_type)
     if fn is None:
-        fn = shape_fns.lookup(op_type, registry.shape_fn_name(op_type))
-    callback = _no_inference if fn is None else (lambda op: run(op, fn))
-    _callbacks[op_type] = (registry.generation, callback)
+        fn = shape_fns.lookup(op_type, _registry.shape_fn_name(op_type))
+    callback = None if fn is None else (lambda op: run(op, fn))
+    _callbacks[op_type] = (_registry.generation, callback)
     return callback
-
-
-def _no_inference(op: Operation) -> None:
-    return None
 
 
 def run(op: Operation, fn: ShapeFn) -> None:
