@@ -2,8 +2,8 @@
 
 A chain is `REGISTER_OP("Name")` (or `REGISTER_SYSTEM_OP`) followed by `.Method(args)`
 calls up to `;`. Arguments become CallArgs: adjacent string literals concatenated and
-unescaped ("string"), integer literals ("int"), helper calls and string constants of the
-file resolved to their strings ("string"), anything else its source text ("expr":
+unescaped ("string"), integer literals ("int"), helper calls and string constants or
+literal-returning functions of the file resolved to their strings ("string"), anything else its source text ("expr":
 lambdas, function names).
 Errors are collected per chain; scanning resumes after the broken chain.
 """
@@ -40,14 +40,15 @@ _OPENER = {v: k for k, v in _CLOSER.items()}
 _BRACKETS = {*_CLOSER, *_OPENER}
 _LITERAL_KINDS = ("str", "raw")
 _OPERATOR_CHARS = set("+-*/%<>=&|!^.#")
-_SCAN_TEXTS = {*REGISTER_MACROS, "="}
+_SCAN_TEXTS = {*REGISTER_MACROS, "=", "return"}
 _CONST_KEYWORDS = {"const", "constexpr"}
 
 
 def extract_registrations(tokens: list[Token], helpers: Mapping[str, str]) -> tuple[list[Registration], list[OpgenError]]:
     """Every REGISTER_OP chain of a translation unit, in source order, and the errors of
-    the chains that could not be read. String constants defined before a chain
-    (`constexpr char kAttrs[] = "...";`) resolve like helpers inside it."""
+    the chains that could not be read. String constants and functions returning a
+    literal defined before a chain (`constexpr char kAttrs[] = "...";`,
+    `std::string Attrs() { return "..."; }`) resolve like helpers inside it."""
     regs: list[Registration] = []
     errors: list[OpgenError] = []
     reader = _ChainReader(tokens, helpers)
@@ -56,6 +57,9 @@ def extract_registrations(tokens: list[Token], helpers: Mapping[str, str]) -> tu
     for start in [i for i, t in enumerate(tokens) if t[TEXT] in _SCAN_TEXTS]:
         if tokens[start][TEXT] == "=":
             reader.note_constant(start, errors)
+            continue
+        if tokens[start][TEXT] == "return":
+            reader.note_function(start, errors)
             continue
         if start < resume or start + 1 >= n or tokens[start + 1][TEXT] != "(":
             continue
@@ -106,6 +110,7 @@ class _ChainReader:
         self.tokens = tokens
         self.helpers = helpers
         self.constants: dict[str, str] = {}  # string constants of this file, by name
+        self.functions: dict[str, str] = {}  # `std::string F() { return "..."; }` of this file
 
     def note_constant(self, eq: int, errors: list[OpgenError]) -> None:
         """Record `[static] const[expr] <type> NAME[[]] = "lit" "lit";` whose `=` is at `eq`."""
@@ -129,6 +134,20 @@ class _ChainReader:
                     errors.append(e)
                 return
             back -= 1
+
+    def note_function(self, ret: int, errors: list[OpgenError]) -> None:
+        """Record `<type> NAME() { return "lit" "lit"; }` whose `return` is at `ret`."""
+        toks = self.tokens
+        j = ret + 1
+        while j < len(toks) and toks[j][KIND] in _LITERAL_KINDS:
+            j += 1
+        if (j == ret + 1 or j + 1 >= len(toks) or toks[j][TEXT] != ";" or toks[j + 1][TEXT] != "}" or ret < 4
+                or [t[TEXT] for t in toks[ret - 3 : ret]] != ["(", ")", "{"] or toks[ret - 4][KIND] != "id"):
+            return
+        try:
+            self.functions[toks[ret - 4][TEXT]] = self._string(toks[ret + 1 : j], toks[ret - 4][TEXT])
+        except OpgenError as e:
+            errors.append(e)
 
     def read(self, start: int) -> tuple[Registration, int]:
         toks = self.tokens
@@ -246,13 +265,14 @@ class _ChainReader:
             if name_tok is None:
                 return None
             is_call = part[-1][TEXT] == ")"
-            value = None if is_call else self.constants.get(name_tok[TEXT])
+            value = (self.functions if is_call else self.constants).get(name_tok[TEXT])
             if value is None:
                 value = self.helpers.get(name_tok[TEXT])
             if value is None:
-                what = "a known helper" if is_call else "a string constant defined above, a macro or a known helper"
-                raise token_error(part[0], f"cannot resolve '{''.join(t[TEXT] for t in part)}' in {method}(): it is "
-                                  f"not {what}; define its string under [tool.opgen.helpers] in pyproject.toml "
+                what = ("a built-in helper nor a function above returning a string literal" if is_call
+                        else "a macro, a string constant above nor a helper")
+                raise token_error(part[0], f"cannot resolve '{''.join(t[TEXT] for t in part)}' in {method}(): not "
+                                  f"{what}; define its string under [tool.opgen.helpers] in pyproject.toml "
                                   f"({name_tok[TEXT]} = \"...\")")
             pieces.append(value)
         return "".join(pieces)

@@ -13,6 +13,8 @@ constexpr char kDirectionAttr[] = "direction: {'uni', 'bi'} = "
 static const char* const kShadowed = "s: int = 1";
 }  // namespace
 
+std::string LocalHelper() { return "local: {'x', 'y'} = " "'x'"; }
+
 REGISTER_OP("Conv")
     .Attr(GetPaddingAttrString())
     .Attr(GetPaddingAttrStringWithExplicit())
@@ -28,6 +30,7 @@ REGISTER_OP("Conv")
     .Attr(UserHelper())
     .Attr(kModeAttr)
     .Attr(kDirectionAttr)
-    .Attr(kShadowed);
+    .Attr(kShadowed)
+    .Attr(LocalHelper());
 
 }  // namespace tensorflow
