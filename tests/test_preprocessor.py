@@ -280,3 +280,37 @@ def test_directives_between_macro_arguments(tmp_path):
     p = write(tmp_path, "#define ID(x, y) x y\nID(\n#ifdef GPU\n  gpu,\n#else\n  cpu,\n#endif\n  end)\n")
     assert texts(p) == ["cpu", "end"]
     assert texts(p, ["GPU"]) == ["gpu", "end"]
+
+
+@st.composite
+def if_expressions(draw, depth=3):
+    """Random #if expressions (bounded, so no 64-bit overflow, no division by zero)."""
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        return draw(st.sampled_from(["0", "1", "7", "0x1F", "010", "'A'", "NUM", "(NUM + 1)", "UNDEFINED",
+                                     "defined(NUM)", "defined UNDEFINED", "true", "false"]))
+    kind = draw(st.sampled_from(["unary", "binary", "binary", "ternary"]))
+    a = draw(if_expressions(depth - 1))
+    if kind == "unary":
+        return f"{draw(st.sampled_from(['-', '!', '~', '+']))}({a})"
+    b = draw(if_expressions(depth - 1))
+    if kind == "ternary":
+        return f"({a}) ? ({b}) : ({draw(if_expressions(depth - 1))})"
+    op = draw(st.sampled_from(["+", "-", "*", "/", "%", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "|", "^",
+                               "&&", "||"]))
+    if op in ("/", "%"):
+        b = f"(({b}) | 1)"
+    elif op in ("<<", ">>"):
+        b = f"(({b}) & 7)"
+    return f"({a}) {op} {b}"
+
+
+@needs_gxx
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(if_expressions(), min_size=1, max_size=12))
+def test_random_if_expressions_match_gxx(tmp_path_factory, exprs):
+    tmp = tmp_path_factory.mktemp("ifexpr")
+    body = "".join(f"#if {e}\nT{k}\n#else\nF{k}\n#endif\n" for k, e in enumerate(exprs))
+    src = write(tmp, "#define NUM 5\n" + body)
+    gxx = subprocess.run(["g++", "-E", "-P", "-x", "c++", "-std=c++17", str(src)], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert texts(src) == gxx
