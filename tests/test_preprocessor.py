@@ -314,3 +314,11 @@ def test_random_if_expressions_match_gxx(tmp_path_factory, exprs):
     gxx = subprocess.run(["g++", "-E", "-P", "-x", "c++", "-std=c++17", str(src)], capture_output=True, text=True,
                          check=True).stdout.split()
     assert texts(src) == gxx
+
+
+def test_crlf_line_endings(tmp_path):
+    p = tmp_path / "t.cc"
+    p.write_bytes(b'#define UNARY() \\\r\n  Input("x: float")\r\nREGISTER_OP("A")\r\n  .UNARY();\r\n')
+    regs, errors = extract_registrations(Preprocessor().run(str(p)), {})
+    assert not errors
+    assert [(c.method, c.args[0].value, c.loc.line, c.loc.col) for c in regs[0].calls] == [("Input", "x: float", 4, 4)]
