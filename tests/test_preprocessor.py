@@ -322,3 +322,12 @@ def test_crlf_line_endings(tmp_path):
     regs, errors = extract_registrations(Preprocessor().run(str(p)), {})
     assert not errors
     assert [(c.method, c.args[0].value, c.loc.line, c.loc.col) for c in regs[0].calls] == [("Input", "x: float", 4, 4)]
+
+
+@needs_gxx
+def test_hide_sets_follow_prossers_rule(tmp_path):
+    """The C standard's own example: the `)` of an invocation decides what stays hidden."""
+    p = write(tmp_path, "#define f(a) a*g\n#define g(a) f(a)\nf(2)(9);\n#define h(x) x\n#define q h(q\nq));\n")
+    gxx = subprocess.run(["g++", "-E", "-P", "-x", "c++", str(p)], capture_output=True, text=True, check=True)
+    assert texts(p) == ["2", "*", "9", "*", "g", ";", "q", ")", ";"]
+    assert "".join(texts(p)) == "".join(gxx.stdout.split())

@@ -413,10 +413,10 @@ class Preprocessor:
     def _expand(self, name_tok: Token, macro: Macro, stream: _Stream) -> bool:
         """Push the expansion of `macro` (invoked by `name_tok`) back onto `stream`;
         False when a function-like macro's name is not followed by `(`."""
-        hide: frozenset[str] = (name_tok[HIDE] or frozenset()) | {macro.name}
         site = name_tok[2:5]
         result: list[Token]
         if macro.params is None:
+            hide: frozenset[str] = (name_tok[HIDE] or frozenset()) | {macro.name}
             result = [(t[0], t[1], *site, False, hide, t[SPACE]) for t in macro.body]
             result = self._paste(result, hide)
         else:
@@ -424,12 +424,15 @@ class Preprocessor:
             if nxt is None or nxt[TEXT] != "(":
                 return False
             stream.next()
-            args = self._collect_args(name_tok, macro, stream)
+            args, rparen = self._collect_args(name_tok, macro, stream)
+            # Prosser's rule: names hidden at both the macro name and its `)` stay hidden.
+            hide = (name_tok[HIDE] or frozenset()) & (rparen[HIDE] or frozenset()) | {macro.name}
             result = self._substitute(name_tok, macro, args, site, hide)
         stream.pending.extend(reversed(result))
         return True
 
-    def _collect_args(self, name_tok: Token, macro: Macro, stream: _Stream) -> list[list[Token]]:
+    def _collect_args(self, name_tok: Token, macro: Macro, stream: _Stream) -> tuple[list[list[Token]], Token]:
+        """The arguments of an invocation (after its `(`) and the closing `)`."""
         args: list[list[Token]] = [[]]
         depth = 0
         nparams = len(macro.params or ())
@@ -449,6 +452,7 @@ class Preprocessor:
                     depth += 1
                 elif text == ")":
                     if depth == 0:
+                        rparen = t
                         break
                     depth -= 1
                 elif text == "," and depth == 0 and not (macro.variadic and len(args) == nparams):
@@ -458,14 +462,14 @@ class Preprocessor:
                 raise token_error(t, _bad_literal_message(t))
             args[-1].append(t)
         if nparams == 0 and args == [[]]:
-            return []
+            return [], rparen
         if len(args) < nparams:
             if macro.variadic and len(args) == nparams - 1:
-                return [*args, []]
+                return [*args, []], rparen
             raise token_error(name_tok, f"macro \"{macro.name}\" requires {nparams} arguments, but only {len(args)} given")
         if len(args) > nparams:
             raise token_error(name_tok, f"macro \"{macro.name}\" passed {len(args)} arguments, but takes just {nparams}")
-        return args
+        return args, rparen
 
     def _substitute(self, name_tok: Token, macro: Macro, args: list[list[Token]], site: tuple,
                     hide: frozenset[str]) -> list[Token]:
