@@ -39,15 +39,39 @@ def _build_modules() -> Path:
     ops = tf_op_list().op
     math = op_def_pb2.OpList(op=[op for op in ops if hasattr(gen_math_ops, op.name)])
     array = op_def_pb2.OpList(op=[op for op in ops if op.name in ARRAY_OPS])
-    render = b"".join(p.read_bytes() for p in sorted((REPO / "opgen" / "render").glob("*.py")))
-    key = hashlib.sha256(math.SerializeToString() + array.SerializeToString() + render).hexdigest()[:20]
-    out = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "opgen" / "bench" / key
+    render = b"".join(
+        p.read_bytes() for p in sorted((REPO / "opgen" / "render").glob("*.py"))
+    )
+    key = hashlib.sha256(
+        math.SerializeToString() + array.SerializeToString() + render
+    ).hexdigest()[:20]
+    out = (
+        Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+        / "opgen"
+        / "bench"
+        / key
+    )
     if not (out / "gen" / "gen_math_ops.py").exists():
         (out / "overrides").mkdir(parents=True, exist_ok=True)
         (out / "math_ops.pb").write_bytes(math.SerializeToString())
         (out / "array_ops.pb").write_bytes(array.SerializeToString())
-        subprocess.run([sys.executable, "-m", "opgen", "build", "math_ops.pb", "array_ops.pb", "--overrides", "overrides",
-                        "--out", "gen"], cwd=out, check=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "opgen",
+                "build",
+                "math_ops.pb",
+                "array_ops.pb",
+                "--overrides",
+                "overrides",
+                "--out",
+                "gen",
+            ],
+            cwd=out,
+            check=True,
+            env=dict(os.environ, PYTHONPATH=str(REPO)),
+        )
     return out / "gen"
 
 
@@ -89,23 +113,46 @@ def bench_op_creation(gen_dir: Path, repeat: int) -> list[tuple[str, float, floa
     array = _load(gen_dir / "gen_array_ops.py", "opgen_bench.gen_array_ops")
 
     def placeholders(module, shape):
-        return lambda: tuple(module.placeholder(dtype="float32", shape=shape) for _ in range(8))
+        return lambda: tuple(
+            module.placeholder(dtype="float32", shape=shape) for _ in range(8)
+        )
 
     ours_ph = placeholders(array, [4, 4])
-    tf_ph = lambda: tuple(tf_array.placeholder(dtype=tf.float32, shape=[4, 4]) for _ in range(8))  # noqa: E731
+    tf_ph = lambda: tuple(
+        tf_array.placeholder(dtype=tf.float32, shape=[4, 4]) for _ in range(8)
+    )
     cases = [
         ("Add", lambda p: math.add(p[0], p[1]), lambda p: tf_math.add(p[0], p[1])),
-        ("MatMul", lambda p: math.mat_mul(p[0], p[1]), lambda p: tf_math.mat_mul(p[0], p[1])),
+        (
+            "MatMul",
+            lambda p: math.mat_mul(p[0], p[1]),
+            lambda p: tf_math.mat_mul(p[0], p[1]),
+        ),
         ("AddN(8)", lambda p: math.add_n(list(p)), lambda p: tf_math.add_n(list(p))),
-        ("ConcatV2(4)", lambda p: array.concat_v2(list(p[:4]), 0), lambda p: tf_array.concat_v2(list(p[:4]), 0)),
-        ("Sum", lambda p: math.sum(p[0], [0], keep_dims=False), lambda p: tf_math._sum(p[0], [0], keep_dims=False)),
-        ("Split(4)", lambda p: array.split(0, p[0], 4), lambda p: tf_array.split(0, p[0], 4)),
+        (
+            "ConcatV2(4)",
+            lambda p: array.concat_v2(list(p[:4]), 0),
+            lambda p: tf_array.concat_v2(list(p[:4]), 0),
+        ),
+        (
+            "Sum",
+            lambda p: math.sum(p[0], [0], keep_dims=False),
+            lambda p: tf_math._sum(p[0], [0], keep_dims=False),
+        ),
+        (
+            "Split(4)",
+            lambda p: array.split(0, p[0], 4),
+            lambda p: tf_array.split(0, p[0], 4),
+        ),
         ("Identity", lambda p: array.identity(p[0]), lambda p: tf_array.identity(p[0])),
     ]
     results = []
     for label, ours, theirs in cases:
-        ours_us, tf_us = _compare((Graph, lambda: (ours_ph(),), ours, 400), (tf.Graph, lambda: (tf_ph(),), theirs, 60),
-                                  repeat)
+        ours_us, tf_us = _compare(
+            (Graph, lambda: (ours_ph(),), ours, 400),
+            (tf.Graph, lambda: (tf_ph(),), theirs, 60),
+            repeat,
+        )
         results.append((label, ours_us, tf_us))
     return results
 
@@ -125,9 +172,16 @@ print((time.perf_counter() - start) * 1000)
 def _import_ms(path: Path, pre: str, name: str, repeat: int) -> float:
     times = []
     for _ in range(repeat):
-        code = _IMPORT_SCRIPT.format(tests=str(REPO / "tests"), pre=pre, name=name, path=str(path))
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                             env=dict(os.environ, PYTHONPATH=str(REPO)))
+        code = _IMPORT_SCRIPT.format(
+            tests=str(REPO / "tests"), pre=pre, name=name, path=str(path)
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=dict(os.environ, PYTHONPATH=str(REPO)),
+        )
         times.append(float(out.stdout.strip().splitlines()[-1]))
     return min(times)
 
@@ -135,10 +189,18 @@ def _import_ms(path: Path, pre: str, name: str, repeat: int) -> float:
 def bench_import(gen_dir: Path, repeat: int) -> tuple[float, float, float]:
     from tensorflow.python.ops import gen_math_ops as tf_math
 
-    ours = _import_ms(gen_dir / "gen_math_ops.py", "import typing, opgen.runtime.op_def_library, opgen.runtime.execute",
-                      "opgen_bench.gen_math_ops", repeat)
-    ours_cold = _import_ms(gen_dir / "gen_math_ops.py", "", "opgen_bench.gen_math_ops", repeat)
-    theirs = _import_ms(Path(tf_math.__file__), "import tensorflow", "tf_gen_math_ops_again", repeat)
+    ours = _import_ms(
+        gen_dir / "gen_math_ops.py",
+        "import typing, opgen.runtime.op_def_library, opgen.runtime.execute",
+        "opgen_bench.gen_math_ops",
+        repeat,
+    )
+    ours_cold = _import_ms(
+        gen_dir / "gen_math_ops.py", "", "opgen_bench.gen_math_ops", repeat
+    )
+    theirs = _import_ms(
+        Path(tf_math.__file__), "import tensorflow", "tf_gen_math_ops_again", repeat
+    )
     return ours, ours_cold, theirs
 
 
@@ -153,26 +215,45 @@ def _class_constraint_variant(path: Path) -> Path:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=15, help="interleaved rounds per op / imports per module")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=15,
+        help="interleaved rounds per op / imports per module",
+    )
     args = parser.parse_args()
     gen_dir = _build_modules()
-    print(f"op creation through generated wrappers (µs per op, best of {args.repeat} interleaved rounds; "
-          "TF = TF's own generated wrappers in a tf.Graph)")
+    print(
+        f"op creation through generated wrappers (µs per op, best of {args.repeat} interleaved rounds; "
+        "TF = TF's own generated wrappers in a tf.Graph)"
+    )
     print(f"{'op':<12} {'embedded':>10} {'tensorflow':>11} {'speed-up':>9}")
     ratios = []
     for label, ours, theirs in bench_op_creation(gen_dir, args.repeat):
         ratios.append(theirs / ours)
         print(f"{label:<12} {ours:>10.1f} {theirs:>11.1f} {theirs / ours:>8.1f}x")
-    print(f"geometric mean speed-up: {statistics.geometric_mean(ratios):.1f}x (target >= 20x)")
+    print(
+        f"geometric mean speed-up: {statistics.geometric_mean(ratios):.1f}x (target >= 20x)"
+    )
     ours, ours_cold, theirs = bench_import(gen_dir, args.repeat)
-    print(f"import of generated 155-op gen_math_ops: {ours:.1f} ms (runtime already imported), {ours_cold:.1f} ms "
-          f"(cold, incl. opgen.runtime); executing TF's gen_math_ops: {theirs:.1f} ms")
-    print(f"import ratio: {ours / theirs:.3f}x warm, {ours_cold / theirs:.3f}x cold (target <= 0.2x)")
+    print(
+        f"import of generated 155-op gen_math_ops: {ours:.1f} ms (runtime already imported), {ours_cold:.1f} ms "
+        f"(cold, incl. opgen.runtime); executing TF's gen_math_ops: {theirs:.1f} ms"
+    )
+    print(
+        f"import ratio: {ours / theirs:.3f}x warm, {ours_cold / theirs:.3f}x cold (target <= 0.2x)"
+    )
     variant = _class_constraint_variant(gen_dir / "gen_math_ops.py")
-    ours_variant = _import_ms(variant, "import typing, opgen.runtime.op_def_library, opgen.runtime.execute",
-                              "opgen_bench.gen_math_ops_variant", args.repeat)
-    print(f"same module with class objects instead of strings in TypeVar constraints: {ours_variant:.1f} ms "
-          f"({ours_variant / theirs:.3f}x); typing compiles every string constraint as a ForwardRef")
+    ours_variant = _import_ms(
+        variant,
+        "import typing, opgen.runtime.op_def_library, opgen.runtime.execute",
+        "opgen_bench.gen_math_ops_variant",
+        args.repeat,
+    )
+    print(
+        f"same module with class objects instead of strings in TypeVar constraints: {ours_variant:.1f} ms "
+        f"({ours_variant / theirs:.3f}x); typing compiles every string constraint as a ForwardRef"
+    )
     return 0
 
 

@@ -27,27 +27,45 @@ def _op(text: str) -> op_def_pb2.OpDef:
 
 
 TEST_OPS = [
-    _op('name: "RtPlaceholder" output_arg { name: "output" type_attr: "dtype" } '
-        'attr { name: "dtype" type: "type" } attr { name: "shape" type: "shape" default_value { shape { unknown_rank: true } } }'),
-    _op('name: "RtAdd" input_arg { name: "x" type_attr: "T" } input_arg { name: "y" type_attr: "T" } '
-        'output_arg { name: "z" type_attr: "T" } attr { name: "T" type: "type" allowed_values { list { type: DT_FLOAT type: DT_INT32 } } }'),
-    _op('name: "RtAddN" input_arg { name: "inputs" type_attr: "T" number_attr: "N" } output_arg { name: "sum" type_attr: "T" } '
-        'attr { name: "N" type: "int" has_minimum: true minimum: 1 } attr { name: "T" type: "type" }'),
-    _op('name: "RtOld" output_arg { name: "y" type: DT_FLOAT } deprecation { version: 7 explanation: "Use RtNew" }'),
+    _op(
+        'name: "RtPlaceholder" output_arg { name: "output" type_attr: "dtype" } '
+        'attr { name: "dtype" type: "type" } attr { name: "shape" type: "shape" default_value { shape { unknown_rank: true } } }'
+    ),
+    _op(
+        'name: "RtAdd" input_arg { name: "x" type_attr: "T" } input_arg { name: "y" type_attr: "T" } '
+        'output_arg { name: "z" type_attr: "T" } attr { name: "T" type: "type" allowed_values { list { type: DT_FLOAT type: DT_INT32 } } }'
+    ),
+    _op(
+        'name: "RtAddN" input_arg { name: "inputs" type_attr: "T" number_attr: "N" } output_arg { name: "sum" type_attr: "T" } '
+        'attr { name: "N" type: "int" has_minimum: true minimum: 1 } attr { name: "T" type: "type" }'
+    ),
+    _op(
+        'name: "RtOld" output_arg { name: "y" type: DT_FLOAT } deprecation { version: 7 explanation: "Use RtNew" }'
+    ),
 ]
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _registered():
-    registry.register_op_list("tests.runtime_core", op_def_pb2.OpList(op=TEST_OPS).SerializeToString(),
-                              {"RtAdd": "BroadcastBinaryOpShapeFn", "RtAddN": None})
+    registry.register_op_list(
+        "tests.runtime_core",
+        op_def_pb2.OpList(op=TEST_OPS).SerializeToString(),
+        {"RtAdd": "BroadcastBinaryOpShapeFn", "RtAddN": None},
+    )
 
 
 def test_import_pulls_in_neither_tensorflow_nor_numpy():
-    code = ("import sys, opgen.runtime, opgen.runtime.op_def_library, opgen.runtime.execute, opgen.runtime.atypes;"
-            "print('tensorflow' in sys.modules, 'numpy' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env=dict(os.environ, PYTHONPATH=str(REPO)))
+    code = (
+        "import sys, opgen.runtime, opgen.runtime.op_def_library, opgen.runtime.execute, opgen.runtime.atypes;"
+        "print('tensorflow' in sys.modules, 'numpy' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
     assert out.stdout.split() == ["False", "False"]
 
 
@@ -59,11 +77,21 @@ def test_dtypes_every_datatype_and_ref():
         assert dt.name == names.python and dt.as_datatype_enum == enum
         assert getattr(dtypes, names.generator) is dt
         ref = dtypes.as_dtype(enum + 100)
-        assert ref.name == names.python + "_ref" and ref.base_dtype is dt and ref._is_ref_dtype
+        assert (
+            ref.name == names.python + "_ref"
+            and ref.base_dtype is dt
+            and ref._is_ref_dtype
+        )
         assert dtypes.as_dtype(names.python) is dt
     assert dtypes.as_dtype("half") is dtypes.float16 is dtypes.half
-    assert dtypes.as_dtype("float") is dtypes.float32 and dtypes.as_dtype(float) is dtypes.float32
-    assert dtypes.as_dtype(bool) is dtypes.as_dtype("bool") and dtypes.as_dtype(object) is dtypes.string
+    assert (
+        dtypes.as_dtype("float") is dtypes.float32
+        and dtypes.as_dtype(float) is dtypes.float32
+    )
+    assert (
+        dtypes.as_dtype(bool) is dtypes.as_dtype("bool")
+        and dtypes.as_dtype(object) is dtypes.string
+    )
     for bad in (int, str, "DT_FLOAT", 0, "float33"):
         with pytest.raises(TypeError):
             dtypes.as_dtype(bad)
@@ -82,9 +110,17 @@ def test_dtypes_from_numpy():
 
 def test_tensor_shape_semantics():
     s = TensorShape([None, 3])
-    assert str(s) == "(None, 3)" and str(TensorShape(None)) == "<unknown>" and str(TensorShape([2])) == "(2,)"
+    assert (
+        str(s) == "(None, 3)"
+        and str(TensorShape(None)) == "<unknown>"
+        and str(TensorShape([2])) == "(2,)"
+    )
     assert s.merge_with([2, None]).as_list() == [2, 3]
-    assert s.is_compatible_with([5, 3]) and not s.is_compatible_with([5, 4]) and not s.is_compatible_with([1])
+    assert (
+        s.is_compatible_with([5, 3])
+        and not s.is_compatible_with([5, 4])
+        and not s.is_compatible_with([1])
+    )
     assert TensorShape(None).merge_with(s) == s
     assert TensorShape(3).as_list() == [3]
     with pytest.raises(ValueError):
@@ -99,27 +135,47 @@ def test_tensor_shape_semantics():
 
 def test_execute_make_helpers():
     assert _execute.make_int(1.7, "a") == 1 and _execute.make_str("x", "a") == b"x"
-    assert _execute.make_type("float32", "T") == 1 and _execute.make_type(dtypes.float32_ref, "T") == 1
-    assert _execute.make_shape([None, 2], "s") == [None, 2] and _execute.make_shape(None, "s") is None
-    assert _execute.make_tensor('dtype: DT_FLOAT float_val: 1', "t").float_val == [1.0]
+    assert (
+        _execute.make_type("float32", "T") == 1
+        and _execute.make_type(dtypes.float32_ref, "T") == 1
+    )
+    assert (
+        _execute.make_shape([None, 2], "s") == [None, 2]
+        and _execute.make_shape(None, "s") is None
+    )
+    assert _execute.make_tensor("dtype: DT_FLOAT float_val: 1", "t").float_val == [1.0]
     with pytest.raises(TypeError, match="Expected bool for argument 'b' not 1."):
         _execute.make_bool(1, "b")
-    with pytest.raises(ValueError, match="Error converting s to a TensorShape: Dimension -2 must be >= 0."):
+    with pytest.raises(
+        ValueError,
+        match="Error converting s to a TensorShape: Dimension -2 must be >= 0.",
+    ):
         _execute.make_shape([-2], "s")
 
 
 def test_unique_names_scopes_and_case_insensitivity():
     g = Graph()
     with g.as_default():
-        names = [lib._apply_op_helper("RtPlaceholder", dtype="float32", shape=None)[2].name for _ in range(3)]
+        names = [
+            lib._apply_op_helper("RtPlaceholder", dtype="float32", shape=None)[2].name
+            for _ in range(3)
+        ]
         assert names == ["RtPlaceholder", "RtPlaceholder_1", "RtPlaceholder_2"]
-        assert lib._apply_op_helper("RtPlaceholder", name="rtplaceholder_1", dtype="float32", shape=None)[2].name == "rtplaceholder_1_1"
+        assert (
+            lib._apply_op_helper(
+                "RtPlaceholder", name="rtplaceholder_1", dtype="float32", shape=None
+            )[2].name
+            == "rtplaceholder_1_1"
+        )
         with g.name_scope("outer"):
             op = lib._apply_op_helper("RtAdd", x=1.0, y=2.0)[2]
         assert op.name == "outer/RtAdd"
         assert [t.name for t in op.inputs] == ["outer/RtAdd/x:0", "outer/RtAdd/y:0"]
         with g.name_scope("outer/"):
-            assert lib._apply_op_helper("RtAdd", name="fixed/", x=1.0, y=2.0)[2].name == "fixed"
+            assert (
+                lib._apply_op_helper("RtAdd", name="fixed/", x=1.0, y=2.0)[2].name
+                == "fixed"
+            )
         with pytest.raises(ValueError, match="Duplicate node name in graph: 'fixed'"):
             lib._apply_op_helper("RtAdd", name="fixed/", x=1.0, y=2.0)
         with pytest.raises(ValueError, match="is not a valid root scope name"):
@@ -135,7 +191,10 @@ def test_control_dependencies_and_devices():
             c = lib._apply_op_helper("RtAdd", x=2.0, y=1.0)[2]
             with g.control_dependencies(None):
                 d = lib._apply_op_helper("RtAdd", x=2.0, y=1.0)[2]
-    assert b.node_def.input == ["RtPlaceholder", "RtAdd/y"]  # a data input already dominates
+    assert b.node_def.input == [
+        "RtPlaceholder",
+        "RtAdd/y",
+    ]  # a data input already dominates
     # the Consts made inside the block carry the control input, and then dominate the op (TF's pruning)
     assert c.node_def.input == ["RtAdd_1/x", "RtAdd_1/y"]
     assert c.inputs[0].op.node_def.input == ["^RtPlaceholder"]
@@ -145,40 +204,75 @@ def test_control_dependencies_and_devices():
 
 
 def test_registry_conflicts_name_both_modules():
-    registry.register_op_list("tests.other", op_def_pb2.OpList(op=TEST_OPS[:1]).SerializeToString())  # identical: fine
+    registry.register_op_list(
+        "tests.other", op_def_pb2.OpList(op=TEST_OPS[:1]).SerializeToString()
+    )  # identical: fine
     changed = op_def_pb2.OpDef()
     changed.CopyFrom(TEST_OPS[0])
     changed.summary = "docs never conflict"
-    registry.register_op_list("tests.fourth", op_def_pb2.OpList(op=[changed]).SerializeToString())
+    registry.register_op_list(
+        "tests.fourth", op_def_pb2.OpList(op=[changed]).SerializeToString()
+    )
     changed.attr[0].name = "dtype2"
-    with pytest.raises(ValueError, match=r"RtPlaceholder .*'tests.third'.*'tests.runtime_core'"):
-        registry.register_op_list("tests.third", op_def_pb2.OpList(op=[changed]).SerializeToString())
+    with pytest.raises(
+        ValueError, match=r"RtPlaceholder .*'tests.third'.*'tests.runtime_core'"
+    ):
+        registry.register_op_list(
+            "tests.third", op_def_pb2.OpList(op=[changed]).SerializeToString()
+        )
     with pytest.raises(RuntimeError, match="^Unrecognized Op name NoSuchOpAtAll$"):
         lib._apply_op_helper("NoSuchOpAtAll")
 
 
 def test_deprecated_op_raises_not_implemented():
-    with Graph().as_default():
-        with pytest.raises(NotImplementedError, match=r"^Op RtOld is not available in GraphDef version 2474. "
-                                                      r"It has been removed in version 7. Use RtNew.$"):
-            lib._apply_op_helper("RtOld")
+    with (
+        Graph().as_default(),
+        pytest.raises(
+            NotImplementedError,
+            match=r"^Op RtOld is not available in GraphDef version 2474. "
+            r"It has been removed in version 7. Use RtNew.$",
+        ),
+    ):
+        lib._apply_op_helper("RtOld")
 
 
 def test_number_attr_shape_and_outputs():
     with Graph().as_default() as g:
-        structure, stateful, op, outputs = lib._apply_op_helper("RtAddN", inputs=[1, 2, 3])
-        assert structure == [None] and not stateful and op.get_attr("N") == 3 and op.get_attr("T") == dtypes.int32
+        structure, stateful, op, outputs = lib._apply_op_helper(
+            "RtAddN", inputs=[1, 2, 3]
+        )
+        assert (
+            structure == [None]
+            and not stateful
+            and op.get_attr("N") == 3
+            and op.get_attr("T") == dtypes.int32
+        )
         assert outputs[0].dtype is dtypes.int32 and outputs[0].name == "RtAddN:0"
         add = lib._apply_op_helper("RtAdd", x=[[1.0, 2.0]], y=[3.0])[3][0]
         assert add.shape.as_list() == [1, 2]
     graph_def = g.as_graph_def()
-    assert graph_def.versions.producer == 2474 and [n.name for n in graph_def.node][:3] == ["RtAddN/inputs_0", "RtAddN/inputs_1", "RtAddN/inputs_2"]
+    assert graph_def.versions.producer == 2474 and [n.name for n in graph_def.node][
+        :3
+    ] == ["RtAddN/inputs_0", "RtAddN/inputs_1", "RtAddN/inputs_2"]
 
 
-@pytest.mark.parametrize("value,dtype,expected", [
-    (1, None, 3), (2**40, None, 9), (2**63, None, 23), (1.5, None, 1), (True, None, 10), ("a", None, 7),
-    (1j, None, 18), ([], None, 1), ([1, 2.0], None, 1), ([True, 1], None, 3), (1, "float32", 1), (True, "int32", 3),
-])
+@pytest.mark.parametrize(
+    "value,dtype,expected",
+    [
+        (1, None, 3),
+        (2**40, None, 9),
+        (2**63, None, 23),
+        (1.5, None, 1),
+        (True, None, 10),
+        ("a", None, 7),
+        (1j, None, 18),
+        ([], None, 1),
+        ([1, 2.0], None, 1),
+        ([True, 1], None, 3),
+        (1, "float32", 1),
+        (True, "int32", 3),
+    ],
+)
 def test_python_value_dtype_inference(value, dtype, expected):
     assert make_tensor_proto(value, dtype).dtype == expected
 
@@ -190,15 +284,52 @@ def test_tensor_protos_equal_tensorflow(tf):
 
     from opgen.proto import tensor_pb2
 
-    values = [1, -7, 2**40, 2**63, 1.5, True, "a", b"xy", 1j, [], [1, 2.0], [True, 1], [[1, 2], [3, 4]], [[1.5]], [1, 2**40],
-              ["a", "bc"], [True, False], [[[]]], np.array([1, 2]), np.float64(2.5), np.array([[1.5, 2]], np.float32),
-              np.array(["a", "b"]), np.array(True), np.int8(3)]
+    values = [
+        1,
+        -7,
+        2**40,
+        2**63,
+        1.5,
+        True,
+        "a",
+        b"xy",
+        1j,
+        [],
+        [1, 2.0],
+        [True, 1],
+        [[1, 2], [3, 4]],
+        [[1.5]],
+        [1, 2**40],
+        ["a", "bc"],
+        [True, False],
+        [[[]]],
+        np.array([1, 2]),
+        np.float64(2.5),
+        np.array([[1.5, 2]], np.float32),
+        np.array(["a", "b"]),
+        np.array(True),
+        np.int8(3),
+    ]
     for v in values:
-        for dtype in (None, "float32", "int64", "float16", "bfloat16", "float64", "int8", "uint8", "complex64", "bool", "string"):
+        for dtype in (
+            None,
+            "float32",
+            "int64",
+            "float16",
+            "bfloat16",
+            "float64",
+            "int8",
+            "uint8",
+            "complex64",
+            "bool",
+            "string",
+        ):
             if dtype == "bfloat16" and v is values[3]:
                 continue  # ml_dtypes cannot cast a uint64 array (TypeError); we convert it: accepted deviation
             try:
-                theirs = tensor_util.make_tensor_proto(v, dtype=dtype).SerializeToString(deterministic=True)
+                theirs = tensor_util.make_tensor_proto(
+                    v, dtype=dtype
+                ).SerializeToString(deterministic=True)
             except Exception as e:  # noqa: BLE001
                 with pytest.raises(type(e)):
                     make_tensor_proto(v, dtype)

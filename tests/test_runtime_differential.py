@@ -14,16 +14,38 @@ NodeDef.experimental_type (TF's full-type inference) and experimental_debug_info
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
-from opgen.proto import attr_value_pb2, graph_pb2, node_def_pb2, tensor_pb2
+from opgen.proto import graph_pb2, node_def_pb2, tensor_pb2
 
 pytestmark = pytest.mark.oracle
 
 BOOKKEEPING_ATTRS = ("_has_manual_control_dependencies",)
-PREFERRED = [1, 3, 9, 2, 10, 7, 19, 4, 6, 5, 14, 8, 18, 17, 22, 23, 11, 12, 13, 15, 16, 20, 21]
+PREFERRED = [
+    1,
+    3,
+    9,
+    2,
+    10,
+    7,
+    19,
+    4,
+    6,
+    5,
+    14,
+    8,
+    18,
+    17,
+    22,
+    23,
+    11,
+    12,
+    13,
+    15,
+    16,
+    20,
+    21,
+]
 SAFE_PYTHON = {1: 1.5, 2: 2.5, 3: 3, 9: 4, 10: True, 7: "s"}
 # TF's C++ shape functions of these ops crash the process (segfault) on scalar constant inputs.
 CRASH_TF_WITH_CONSTANTS = {"FakeQuantWithMinMaxVarsPerChannelGradient"}
@@ -40,7 +62,9 @@ def env(tf):
 
 
 def _pick_type(attr) -> int:
-    allowed = list(attr.allowed_values.list.type) if attr.HasField("allowed_values") else []
+    allowed = (
+        list(attr.allowed_values.list.type) if attr.HasField("allowed_values") else []
+    )
     for t in PREFERRED:
         if not allowed or t in allowed:
             return t
@@ -65,7 +89,12 @@ def _attr_value(attr):
     if t == "shape":
         return [2, None]
     if t == "tensor":
-        return ("tensor", tensor_pb2.TensorProto(dtype=1, tensor_shape={}, float_val=[1.0]).SerializeToString())
+        return (
+            "tensor",
+            tensor_pb2.TensorProto(
+                dtype=1, tensor_shape={}, float_val=[1.0]
+            ).SerializeToString(),
+        )
     if t == "func":
         return "some_function"
     if t == "list(int)":
@@ -81,7 +110,14 @@ def _attr_value(attr):
     if t == "list(shape)":
         return [[2]] * max(m, 1)
     if t == "list(tensor)":
-        return [("tensor", tensor_pb2.TensorProto(dtype=3, tensor_shape={}, int_val=[1]).SerializeToString())] * max(m, 1)
+        return [
+            (
+                "tensor",
+                tensor_pb2.TensorProto(
+                    dtype=3, tensor_shape={}, int_val=[1]
+                ).SerializeToString(),
+            )
+        ] * max(m, 1)
     if t == "list(func)":
         return []
     raise AssertionError(t)
@@ -98,13 +134,19 @@ def _default_python(attr):
                 if field == "s":
                     return [x.decode() for x in items]
                 if field == "shape":
-                    return [[d.size if d.size >= 0 else None for d in s.dim] for s in items]
+                    return [
+                        [d.size if d.size >= 0 else None for d in s.dim] for s in items
+                    ]
                 return items
         return []
     if which == "s":
         return v.s.decode()
     if which == "shape":
-        return None if v.shape.unknown_rank else [d.size if d.size >= 0 else None for d in v.shape.dim]
+        return (
+            None
+            if v.shape.unknown_rank
+            else [d.size if d.size >= 0 else None for d in v.shape.dim]
+        )
     if which in ("i", "f", "b", "type"):
         return getattr(v, which)
     return None
@@ -115,7 +157,9 @@ def _cases_for(op):
     attrs = {a.name: a for a in op.attr}
     inferred = set()
     for arg in op.input_arg:
-        inferred.update(x for x in (arg.type_attr, arg.number_attr, arg.type_list_attr) if x)
+        inferred.update(
+            x for x in (arg.type_attr, arg.number_attr, arg.type_list_attr) if x
+        )
     type_choice = {}
     number_choice = {}
     list_choice = {}
@@ -132,22 +176,49 @@ def _cases_for(op):
     inputs = []
     for arg in op.input_arg:
         if arg.type_list_attr:
-            inputs.append((arg.name, "list", list_choice[arg.type_list_attr], arg.is_ref))
+            inputs.append(
+                (arg.name, "list", list_choice[arg.type_list_attr], arg.is_ref)
+            )
         else:
             dt = arg.type or type_choice[arg.type_attr]
             if arg.number_attr:
-                inputs.append((arg.name, "list", [dt] * number_choice[arg.number_attr], arg.is_ref))
+                inputs.append(
+                    (
+                        arg.name,
+                        "list",
+                        [dt] * number_choice[arg.number_attr],
+                        arg.is_ref,
+                    )
+                )
             else:
                 inputs.append((arg.name, "single", dt, arg.is_ref))
-    explicit = {a.name: _attr_value(a) for a in op.attr if a.name not in inferred and not a.HasField("default_value")}
-    defaulted = [a for a in op.attr if a.name not in inferred and a.HasField("default_value")]
-    base = dict(inputs=inputs, attrs={**explicit, **{a.name: None for a in defaulted if a.type != "type"}})
+    explicit = {
+        a.name: _attr_value(a)
+        for a in op.attr
+        if a.name not in inferred and not a.HasField("default_value")
+    }
+    defaulted = [
+        a for a in op.attr if a.name not in inferred and a.HasField("default_value")
+    ]
+    base = {
+        "inputs": inputs,
+        "attrs": {**explicit, **{a.name: None for a in defaulted if a.type != "type"}},
+    }
     yield "basic", base
     if defaulted:
-        yield "explicit-defaults", dict(base, attrs={**explicit, **{a.name: _default_python(a) for a in defaulted}})
+        yield (
+            "explicit-defaults",
+            dict(
+                base,
+                attrs={**explicit, **{a.name: _default_python(a) for a in defaulted}},
+            ),
+        )
     yield "named-in-scope", dict(base, name="my_op", scope="outer")
     yield "control-device", dict(base, control=True, device="/cpu:0")
-    python_able = [kind == "single" and not ref and dt in SAFE_PYTHON for _, kind, dt, ref in inputs]
+    python_able = [
+        kind == "single" and not ref and dt in SAFE_PYTHON
+        for _, kind, dt, ref in inputs
+    ]
     if any(python_able):
         yield "python-values", dict(base, python=True)
     if sum(python_able) >= 2 and op.name not in CRASH_TF_WITH_CONSTANTS:
@@ -174,7 +245,9 @@ def _build(rt, spec, op_name, is_tf):
 
     def placeholder(dt, ref):
         if ref:
-            return lib._apply_op_helper("VariableV2", shape=[2], dtype=dt, container=None, shared_name=None)[3][0]
+            return lib._apply_op_helper(
+                "VariableV2", shape=[2], dtype=dt, container=None, shared_name=None
+            )[3][0]
         return lib._apply_op_helper("Placeholder", dtype=dt, shape=None)[3][0]
 
     def value(v):
@@ -191,17 +264,30 @@ def _build(rt, spec, op_name, is_tf):
             python_ok = kind != "list" and not ref and dt in SAFE_PYTHON
             if kind == "list":
                 kwargs[name] = [placeholder(d, ref) for d in dt]
-            elif python_ok and (spec.get("python") or (spec.get("python_after_first") and seen_tensor)):
+            elif python_ok and (
+                spec.get("python") or (spec.get("python_after_first") and seen_tensor)
+            ):
                 kwargs[name] = SAFE_PYTHON[dt]
             else:
                 kwargs[name] = placeholder(dt, ref)
                 seen_tensor = seen_tensor or python_ok
         attrs = {k: value(v) for k, v in spec["attrs"].items()}
         if spec.get("type_names"):
-            attrs = {k: (dtypes.as_dtype(v).name if isinstance(v, int) and not isinstance(v, bool) and k[:1].isupper() else v)
-                     for k, v in attrs.items()}
+            attrs = {
+                k: (
+                    dtypes.as_dtype(v).name
+                    if isinstance(v, int)
+                    and not isinstance(v, bool)
+                    and k[:1].isupper()
+                    else v
+                )
+                for k, v in attrs.items()
+            }
         kwargs.update(attrs)
-        with _maybe(spec.get("scope"), graph.name_scope), _maybe(spec.get("device"), graph.device):
+        with (
+            _maybe(spec.get("scope"), graph.name_scope),
+            _maybe(spec.get("device"), graph.device),
+        ):
             deps = [placeholder(1, False)] if spec.get("control") else None
             with _maybe(deps, graph.control_dependencies):
                 lib._apply_op_helper(op_name, name=spec.get("name"), **kwargs)
@@ -249,7 +335,10 @@ def _run_case(op_name, spec):
         if tf_error is None:
             return "mismatch", f"we raised {type(e).__name__}: {e}"
         if type(e) is not type(tf_error):
-            return "mismatch", f"types differ: ours {type(e).__name__}: {e} / TF {type(tf_error).__name__}: {tf_error}"
+            return (
+                "mismatch",
+                f"types differ: ours {type(e).__name__}: {e} / TF {type(tf_error).__name__}: {tf_error}",
+            )
         return "tf-error-same", ""
     if tf_error is not None:
         return "tf-only-error", f"{type(tf_error).__name__}: {str(tf_error)[:200]}"
@@ -261,16 +350,33 @@ def _run_case(op_name, spec):
 def _selected_ops(ops, limit):
     names = [n for n in sorted(ops) if not n.startswith("_")]
     # every op with a ref input, a list(type)/func/tensor/shape attr, then an even spread of the rest
-    special = [n for n in names if any(a.is_ref for a in ops[n].input_arg)
-               or any(a.type in ("list(type)", "func", "tensor", "shape", "list(shape)", "list(float)", "list(string)",
-                                 "list(bool)", "list(tensor)") for a in ops[n].attr)]
+    special = [
+        n
+        for n in names
+        if any(a.is_ref for a in ops[n].input_arg)
+        or any(
+            a.type
+            in (
+                "list(type)",
+                "func",
+                "tensor",
+                "shape",
+                "list(shape)",
+                "list(float)",
+                "list(string)",
+                "list(bool)",
+                "list(tensor)",
+            )
+            for a in ops[n].attr
+        )
+    ]
     rest = [n for n in names if n not in set(special)]
     step = max(1, len(rest) // max(1, limit - len(special[: limit // 2])))
     return special[: limit // 2] + rest[::step]
 
 
 def test_node_defs_equal_tensorflow(env):
-    tf, ops = env
+    _, ops = env
     counts = {"same": 0, "tf-error-same": 0, "tf-only-error": 0, "mismatch": 0}
     same_ops = set()
     attr_types_seen = set()
@@ -285,8 +391,24 @@ def test_node_defs_equal_tensorflow(env):
             elif status == "mismatch":
                 mismatches.append(f"{op_name} [{desc}]: {detail}")
     print(counts, len(same_ops), sorted(attr_types_seen))
-    assert not mismatches, "\n\n".join(mismatches[:5]) + f"\n... {len(mismatches)} mismatches"
+    assert not mismatches, (
+        "\n\n".join(mismatches[:5]) + f"\n... {len(mismatches)} mismatches"
+    )
     assert counts["same"] >= 1000
     assert len(same_ops) >= 300
-    assert {"string", "int", "float", "bool", "type", "shape", "tensor", "func", "list(int)", "list(float)",
-            "list(string)", "list(type)", "list(shape)", "list(bool)"} <= attr_types_seen
+    assert {
+        "string",
+        "int",
+        "float",
+        "bool",
+        "type",
+        "shape",
+        "tensor",
+        "func",
+        "list(int)",
+        "list(float)",
+        "list(string)",
+        "list(type)",
+        "list(shape)",
+        "list(bool)",
+    } <= attr_types_seen

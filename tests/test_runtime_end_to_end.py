@@ -34,8 +34,18 @@ CALLS: dict[str, dict] = {
     "BiasAdd": {"value": [[1.0, 2.0]], "bias": [0.5, -0.5]},
     "Cast": {"x": [1.7, -2.2], "DstT": "int32"},
     "ConcatV2": {"values": [[[1, 2]], [[3, 4]]], "axis": 0},
-    "Conv2D": {"input": IMG, "filter": KERNEL, "strides": [1, 1, 1, 1], "padding": "VALID"},
-    "DepthwiseConv2dNative": {"input": IMG, "filter": KERNEL, "strides": [1, 1, 1, 1], "padding": "SAME"},
+    "Conv2D": {
+        "input": IMG,
+        "filter": KERNEL,
+        "strides": [1, 1, 1, 1],
+        "padding": "VALID",
+    },
+    "DepthwiseConv2dNative": {
+        "input": IMG,
+        "filter": KERNEL,
+        "strides": [1, 1, 1, 1],
+        "padding": "SAME",
+    },
     "Equal": {"x": [1, 2], "y": [1, 3]},
     "ExpandDims": {"input": [1, 2], "dim": 0},
     "Fill": {"dims": [2, 3], "value": 1.5},
@@ -43,10 +53,23 @@ CALLS: dict[str, dict] = {
     "IdentityN": {"input": [[1], [2.0]]},
     "MatMul": {"a": [[1.0, 2.0]], "b": [[3.0], [4.0]]},
     "Max": {"input": [[1.0, 5.0], [3.0, 2.0]], "reduction_indices": [1]},
-    "MaxPool": {"input": IMG, "ksize": [1, 2, 2, 1], "strides": [1, 1, 1, 1], "padding": "VALID"},
+    "MaxPool": {
+        "input": IMG,
+        "ksize": [1, 2, 2, 1],
+        "strides": [1, 1, 1, 1],
+        "padding": "VALID",
+    },
     "Maximum": {"x": [1.0, 5.0], "y": [3.0, 2.0]},
-    "Mean": {"input": [[1.0, 5.0], [3.0, 2.0]], "reduction_indices": 0, "keep_dims": True},
-    "MirrorPad": {"input": [[1, 2], [3, 4]], "paddings": [[1, 1], [1, 1]], "mode": "REFLECT"},
+    "Mean": {
+        "input": [[1.0, 5.0], [3.0, 2.0]],
+        "reduction_indices": 0,
+        "keep_dims": True,
+    },
+    "MirrorPad": {
+        "input": [[1, 2], [3, 4]],
+        "paddings": [[1, 1], [1, 1]],
+        "mode": "REFLECT",
+    },
     "Mul": {"x": [2, 3], "y": 4},
     "Neg": {"x": [1.0, -2.0]},
     "Pack": {"values": [[1, 2], [3, 4]], "axis": 1},
@@ -58,7 +81,12 @@ CALLS: dict[str, dict] = {
     "Shape": {"input": [[1, 2, 3]]},
     "Softmax": {"logits": [[1.0, 2.0, 3.0]]},
     "Split": {"split_dim": 0, "value": [1, 2, 3, 4], "num_split": 2},
-    "SplitV": {"value": [1, 2, 3, 4, 5], "size_splits": [2, 3], "split_dim": 0, "num_split": 2},
+    "SplitV": {
+        "value": [1, 2, 3, 4, 5],
+        "size_splits": [2, 3],
+        "split_dim": 0,
+        "num_split": 2,
+    },
     "Sqrt": {"x": [4.0, 9.0]},
     "Square": {"x": [3, 4]},
     "Squeeze": {"input": [[1, 2]], "squeeze_dims": [0]},
@@ -93,10 +121,20 @@ print(json.dumps(out))
 
 def complete(op_def, kwargs: dict) -> dict:
     """kwargs plus None for every defaulted, non-inferred attr not given (as generated wrappers pass)."""
-    inferred = {x for a in op_def.input_arg for x in (a.type_attr, a.number_attr, a.type_list_attr) if x}
+    inferred = {
+        x
+        for a in op_def.input_arg
+        for x in (a.type_attr, a.number_attr, a.type_list_attr)
+        if x
+    }
     result = dict(kwargs)
     for attr in op_def.attr:
-        if attr.name not in inferred and attr.name not in result and attr.type != "type" and attr.HasField("default_value"):
+        if (
+            attr.name not in inferred
+            and attr.name not in result
+            and attr.type != "type"
+            and attr.HasField("default_value")
+        ):
             result[attr.name] = None
     return result
 
@@ -105,22 +143,35 @@ def complete(op_def, kwargs: dict) -> dict:
 def example_graphs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("e2e")
     oplist = tmp / "ops.pbtxt"
-    subprocess.run([sys.executable, "-m", "opgen", "oplist", "op_specs", "-o", str(oplist)], cwd=REPO, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "opgen", "oplist", "op_specs", "-o", str(oplist)],
+        cwd=REPO,
+        check=True,
+    )
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    run = subprocess.run([sys.executable, "-c", _BUILD_SCRIPT, str(oplist), str(REPO / "tests")],
-                         cwd=REPO, env=env, check=True, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-c", _BUILD_SCRIPT, str(oplist), str(REPO / "tests")],
+        cwd=REPO,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     from google.protobuf import text_format
 
     from opgen.proto import op_def_pb2
 
-    ops = {op.name: op for op in text_format.Parse(oplist.read_text(), op_def_pb2.OpList()).op}
+    ops = {
+        op.name: op
+        for op in text_format.Parse(oplist.read_text(), op_def_pb2.OpList()).op
+    }
     return json.loads(run.stdout), ops
 
 
-def _run_tf_graph(tf, build):
+def _run_tf_graph(tf, build, *args):
     graph = tf.Graph()
     with graph.as_default():
-        fetches = build()
+        fetches = build(*args)
     with tf.compat.v1.Session(graph=graph) as sess:
         return sess.run(fetches)
 
@@ -131,7 +182,9 @@ def _assert_same(a, b, what):
     assert len(a) == len(b), what
     for x, y in zip(a, b):
         # exact, up to 1-ulp float differences between TF's eager kernels and grappler-folded graphs
-        np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-6, atol=0, err_msg=what)
+        np.testing.assert_allclose(
+            np.asarray(x), np.asarray(y), rtol=1e-6, atol=0, err_msg=what
+        )
         assert np.asarray(x).dtype == np.asarray(y).dtype, what
 
 
@@ -145,14 +198,20 @@ def test_embedded_graphs_run_in_tensorflow(tf, example_graphs):
         graph_def = tf_graph_pb2.GraphDef.FromString(base64.b64decode(graph_b64))
         assert graph_def.versions.producer == 2474
 
-        def imported():
+        def imported(graph_def, fetch_names):
             tf.graph_util.import_graph_def(graph_def, name="")
             return fetch_names
 
-        def native():
-            return list(tf_lib._apply_op_helper(name, **complete(ops[name], CALLS[name]))[3])
+        def native(name):
+            return list(
+                tf_lib._apply_op_helper(name, **complete(ops[name], CALLS[name]))[3]
+            )
 
-        _assert_same(_run_tf_graph(tf, imported), _run_tf_graph(tf, native), name)
+        _assert_same(
+            _run_tf_graph(tf, imported, graph_def, fetch_names),
+            _run_tf_graph(tf, native, name),
+            name,
+        )
 
 
 def test_tensorflow_backend_graph_and_eager(tf, example_graphs):
@@ -166,8 +225,12 @@ def test_tensorflow_backend_graph_and_eager(tf, example_graphs):
     try:
         for name, kwargs in CALLS.items():
             call = complete(ops[name], kwargs)
-            expected = _run_tf_graph(tf, lambda: list(tf_lib._apply_op_helper(name, **call)[3]))
-            graph_mode = _run_tf_graph(tf, lambda: list(lib._apply_op_helper(name, **call)[3]))
+
+            def build(helper, name, call):
+                return list(helper(name, **call)[3])
+
+            expected = _run_tf_graph(tf, build, tf_lib._apply_op_helper, name, call)
+            graph_mode = _run_tf_graph(tf, build, lib._apply_op_helper, name, call)
             _assert_same(graph_mode, expected, f"{name} graph mode")
             eager = [t.numpy() for t in lib._apply_op_helper(name, **call)[3]]
             _assert_same(eager, expected, f"{name} eager mode")
@@ -182,14 +245,16 @@ def test_automatic_backend_inside_tf_graph(tf):
     with tf.Graph().as_default():
         out = lib._apply_op_helper("AddV2", x=1.0, y=2.0)[3][0]
     assert isinstance(out, tf.Tensor) and not isinstance(out, Tensor)
-    out = lib._apply_op_helper("AddV2", x=tf.constant(1.0), y=2.0)[3][0]  # eager TF tensor input
+    out = lib._apply_op_helper("AddV2", x=tf.constant(1.0), y=2.0)[3][
+        0
+    ]  # eager TF tensor input
     assert float(out.numpy()) == 3.0
 
 
 def test_backend_missing_op_is_a_clear_error(tf):
-    from opgen.runtime import registry, set_backend
-    from opgen.runtime import op_def_library as lib
     from opgen.proto import op_def_pb2
+    from opgen.runtime import op_def_library as lib
+    from opgen.runtime import registry, set_backend
 
     registry.register_op_def("custom_module", op_def_pb2.OpDef(name="OpgenNotInTf"))
     set_backend("tensorflow")

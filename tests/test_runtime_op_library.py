@@ -61,15 +61,35 @@ def library(tf):
     if shutil.which("g++") is None:
         pytest.skip("g++ not available")
     flags = tf.sysconfig.get_compile_flags() + tf.sysconfig.get_link_flags()
-    key = hashlib.sha256((SOURCE + " ".join(flags) + tf.__version__).encode()).hexdigest()[:20]
-    out = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "opgen" / "op-libraries" / key
+    key = hashlib.sha256(
+        (SOURCE + " ".join(flags) + tf.__version__).encode()
+    ).hexdigest()[:20]
+    out = (
+        Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+        / "opgen"
+        / "op-libraries"
+        / key
+    )
     so = out / "opgen_times_two.so"
     if not so.exists():
         out.mkdir(parents=True, exist_ok=True)
         (out / "times_two.cc").write_text(SOURCE)
         tmp = out / "opgen_times_two.so.tmp"
-        subprocess.run(["g++", "-std=c++17", "-shared", "-fPIC", "-O1", str(out / "times_two.cc"), "-o", str(tmp), *flags],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [
+                "g++",
+                "-std=c++17",
+                "-shared",
+                "-fPIC",
+                "-O1",
+                str(out / "times_two.cc"),
+                "-o",
+                str(tmp),
+                *flags,
+            ],
+            check=True,
+            capture_output=True,
+        )
         tmp.replace(so)
     return so
 
@@ -80,16 +100,42 @@ def test_oplist_from_library_cli(library, tmp_path):
     from opgen.proto import op_def_pb2
 
     target = tmp_path / "ops.pbtxt"
-    subprocess.run([sys.executable, "-m", "opgen", "oplist", "--from-library", str(library), "-o", str(target)],
-                   check=True, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "opgen",
+            "oplist",
+            "--from-library",
+            str(library),
+            "-o",
+            str(target),
+        ],
+        check=True,
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
     op_list = text_format.Parse(target.read_text(), op_def_pb2.OpList())
     assert [op.name for op in op_list.op] == ["OpgenTimesTwo"]
     assert [a.name for a in op_list.op[0].attr] == ["T", "offset"]
 
 
 def test_oplist_from_missing_library_is_a_clear_error(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "opgen", "oplist", "--from-library", str(tmp_path / "nope.so")],
-                         capture_output=True, text=True, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "opgen",
+            "oplist",
+            "--from-library",
+            str(tmp_path / "nope.so"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
     assert run.returncode == 2
     assert "error: op library" in run.stderr and "does not exist" in run.stderr
 
@@ -99,8 +145,11 @@ def test_custom_op_embedded_and_tensorflow_backend(library, tf):
     from opgen.runtime import op_def_library as lib
     from opgen.runtime.backend import op_list_from_library
 
-    registry.register_op_list("tests.custom_ops", op_list_from_library(str(library)).SerializeToString(),
-                              {"OpgenTimesTwo": "UnchangedShape"})
+    registry.register_op_list(
+        "tests.custom_ops",
+        op_list_from_library(str(library)).SerializeToString(),
+        {"OpgenTimesTwo": "UnchangedShape"},
+    )
     g = Graph()
     with g.as_default():
         (y,) = lib._apply_op_helper("OpgenTimesTwo", x=[1.0, 2.0, 3.0], offset=1)[3]

@@ -16,15 +16,39 @@ pytestmark = pytest.mark.oracle
 U = "unknown"  # unknown rank
 
 SHAPE_FNS = {
-    "Abs": "UnchangedShape", "Neg": "UnchangedShape", "Relu": "UnchangedShape", "Tanh": "UnchangedShape",
-    "Identity": "UnchangedShape", "Sqrt": "UnchangedShape",
-    "AddV2": "BroadcastBinaryOpShapeFn", "Mul": "BroadcastBinaryOpShapeFn", "Maximum": "BroadcastBinaryOpShapeFn",
-    "Sub": "BroadcastBinaryOpShapeFn", "Less": "BroadcastBinaryOpShapeFn",
-    "MatMul": "MatMulShape", "Sum": "ReductionShape", "Max": "ReductionShape", "Mean": "ReductionShape",
-    "ConcatV2": "ConcatV2Shape", "Concat": "ConcatShape", "NoOp": "NoOutputs",
+    "Abs": "UnchangedShape",
+    "Neg": "UnchangedShape",
+    "Relu": "UnchangedShape",
+    "Tanh": "UnchangedShape",
+    "Identity": "UnchangedShape",
+    "Sqrt": "UnchangedShape",
+    "AddV2": "BroadcastBinaryOpShapeFn",
+    "Mul": "BroadcastBinaryOpShapeFn",
+    "Maximum": "BroadcastBinaryOpShapeFn",
+    "Sub": "BroadcastBinaryOpShapeFn",
+    "Less": "BroadcastBinaryOpShapeFn",
+    "MatMul": "MatMulShape",
+    "Sum": "ReductionShape",
+    "Max": "ReductionShape",
+    "Mean": "ReductionShape",
+    "ConcatV2": "ConcatV2Shape",
+    "Concat": "ConcatShape",
+    "NoOp": "NoOutputs",
 }
 
-SHAPES = [U, [], [3], [None], [2, 3], [None, 3], [2, None], [1, 3], [2, 1], [4, 2, 3], [None, None]]
+SHAPES = [
+    U,
+    [],
+    [3],
+    [None],
+    [2, 3],
+    [None, 3],
+    [2, None],
+    [1, 3],
+    [2, 1],
+    [4, 2, 3],
+    [None, None],
+]
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +57,9 @@ def env(tf):
 
     from opgen.runtime import registry
 
-    registry.register_op_list("tensorflow_registry_shapes", tf_op_list_bytes(), SHAPE_FNS)
+    registry.register_op_list(
+        "tensorflow_registry_shapes", tf_op_list_bytes(), SHAPE_FNS
+    )
     return tf
 
 
@@ -72,38 +98,117 @@ def _cases():
     cases = []
     for op in ("Abs", "Neg", "Relu", "Tanh", "Identity", "Sqrt"):
         for s in SHAPES:
-            cases.append((op, {{"Identity": "input", "Relu": "features"}.get(op, "x"): ("ph", s)}, {}))
+            cases.append(
+                (
+                    op,
+                    {{"Identity": "input", "Relu": "features"}.get(op, "x"): ("ph", s)},
+                    {},
+                )
+            )
     for op in ("AddV2", "Mul", "Maximum", "Sub", "Less"):
         for a, b in itertools.product(SHAPES, SHAPES[:8]):
             cases.append((op, {"x": ("ph", a), "y": ("ph", b)}, {}))
     mm = [U, [2, 3], [3, 2], [None, 3], [3, None], [None, None], [3], [2, 3, 4]]
     for a, b in itertools.product(mm, mm):
         for ta, tb in ((False, False), (True, False), (False, True)):
-            cases.append(("MatMul", {"a": ("ph", a), "b": ("ph", b)},
-                          {"transpose_a": ta, "transpose_b": tb, "grad_a": None, "grad_b": None}))
+            cases.append(
+                (
+                    "MatMul",
+                    {"a": ("ph", a), "b": ("ph", b)},
+                    {
+                        "transpose_a": ta,
+                        "transpose_b": tb,
+                        "grad_a": None,
+                        "grad_b": None,
+                    },
+                )
+            )
     for op in ("Sum", "Max", "Mean"):
         for s in (U, [2, 3], [None, 3], [4, 2, 3]):
             for axes in ([0], [1], [-1], [0, 1], [], 0, [5]):
                 for keep in (False, True):
-                    cases.append((op, {"input": ("ph", s), "reduction_indices": ("const", axes)}, {"keep_dims": keep}))
-            cases.append((op, {"input": ("ph", s), "reduction_indices": ("iph", [1])}, {"keep_dims": True}))
-            cases.append((op, {"input": ("ph", s), "reduction_indices": ("iph", [1])}, {"keep_dims": False}))
-    concat_inputs = [[[2, 3], [4, 3]], [[2, 3], [None, 3]], [[2, 3], U], [U, U], [[2, 3], [2, 4]], [[2, 3], [2, 3, 1]],
-                     [[2, None], [None, 5], [1, 5]], [[], []]]
+                    cases.append(
+                        (
+                            op,
+                            {"input": ("ph", s), "reduction_indices": ("const", axes)},
+                            {"keep_dims": keep},
+                        )
+                    )
+            cases.append(
+                (
+                    op,
+                    {"input": ("ph", s), "reduction_indices": ("iph", [1])},
+                    {"keep_dims": True},
+                )
+            )
+            cases.append(
+                (
+                    op,
+                    {"input": ("ph", s), "reduction_indices": ("iph", [1])},
+                    {"keep_dims": False},
+                )
+            )
+    concat_inputs = [
+        [[2, 3], [4, 3]],
+        [[2, 3], [None, 3]],
+        [[2, 3], U],
+        [U, U],
+        [[2, 3], [2, 4]],
+        [[2, 3], [2, 3, 1]],
+        [[2, None], [None, 5], [1, 5]],
+        [[], []],
+    ]
     for values in concat_inputs:
         for axis in (0, 1, -1, -2, ("iph", [])):
             axis_spec = axis if isinstance(axis, tuple) else ("const", axis)
-            cases.append(("ConcatV2", {"values": ("list", [("ph", s) for s in values]), "axis": axis_spec}, {}))
-            cases.append(("Concat", {"concat_dim": axis_spec, "values": ("list", [("ph", s) for s in values])}, {}))
-    for values in ([[2, 3], [2, 3]], [[2, 3], [None, 3]], [U, [2, 3]], [[2, 3], [3, 3]], [U, U], [[2], [2], [None]]):
+            cases.append(
+                (
+                    "ConcatV2",
+                    {
+                        "values": ("list", [("ph", s) for s in values]),
+                        "axis": axis_spec,
+                    },
+                    {},
+                )
+            )
+            cases.append(
+                (
+                    "Concat",
+                    {
+                        "concat_dim": axis_spec,
+                        "values": ("list", [("ph", s) for s in values]),
+                    },
+                    {},
+                )
+            )
+    for values in (
+        [[2, 3], [2, 3]],
+        [[2, 3], [None, 3]],
+        [U, [2, 3]],
+        [[2, 3], [3, 3]],
+        [U, U],
+        [[2], [2], [None]],
+    ):
         cases.append(("AddN", {"inputs": ("list", [("ph", s) for s in values])}, {}))
         for axis in (0, 1, -1, 2):
-            cases.append(("Pack", {"values": ("list", [("ph", s) for s in values])}, {"axis": axis}))
+            cases.append(
+                (
+                    "Pack",
+                    {"values": ("list", [("ph", s) for s in values])},
+                    {"axis": axis},
+                )
+            )
     for s in (U, [4, 6], [None, 6], [4, None], [3, 5]):
         for axis in (0, 1, -1, ("iph", [])):
             for n in (1, 2):
                 axis_spec = axis if isinstance(axis, tuple) else ("const", axis)
-                cases.append(("Split", {"split_dim": axis_spec, "value": ("ph", s)}, {"num_split": n}))
+                cases.append(
+                    (
+                        "Split",
+                        {"split_dim": axis_spec, "value": ("ph", s)},
+                        {"num_split": n},
+                    )
+                )
     for s in (U, [2, 3], [None]):
         cases.append(("Shape", {"input": ("ph", s)}, {"out_type": None}))
     return cases

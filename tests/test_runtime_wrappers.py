@@ -20,10 +20,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_runtime_differential import _cases_for, _maybe, _normalise, _selected_ops
 
 from opgen.proto import op_def_pb2, tensor_pb2
-
-from test_runtime_differential import _cases_for, _maybe, _normalise, _selected_ops
 
 pytestmark = pytest.mark.oracle
 
@@ -31,7 +30,11 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def _cache_root() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "opgen" / "runtime-wrappers"
+    return (
+        Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+        / "opgen"
+        / "runtime-wrappers"
+    )
 
 
 def _render_inputs() -> bytes:
@@ -48,21 +51,49 @@ def generated(tf):
     from oracle.tf_registry import tf_op_list
 
     ops = {op.name: op for op in tf_op_list().op}
-    selected = set(_selected_ops(ops, 420)) | {"Placeholder", "VariableV2"}  # the cases build inputs with them
-    data = op_def_pb2.OpList(op=[op for op in tf_op_list().op if op.name in selected]).SerializeToString()
+    selected = set(_selected_ops(ops, 420)) | {
+        "Placeholder",
+        "VariableV2",
+    }  # the cases build inputs with them
+    data = op_def_pb2.OpList(
+        op=[op for op in tf_op_list().op if op.name in selected]
+    ).SerializeToString()
     key = hashlib.sha256(data + _render_inputs()).hexdigest()[:20]
     out = _cache_root() / key
     module_path = out / "gen" / "gen_tf_ops.py"
     if not module_path.exists():
         (out / "overrides").mkdir(parents=True, exist_ok=True)
         (out / "tf_ops.pb").write_bytes(data)
-        subprocess.run([sys.executable, "-m", "opgen", "build", "tf_ops.pb", "--overrides", "overrides", "--out", "gen"],
-                       cwd=out, check=True, capture_output=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
-    spec = importlib.util.spec_from_file_location("opgen_wrappers_under_test.gen_tf_ops", module_path)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "opgen",
+                "build",
+                "tf_ops.pb",
+                "--overrides",
+                "overrides",
+                "--out",
+                "gen",
+            ],
+            cwd=out,
+            check=True,
+            capture_output=True,
+            env=dict(os.environ, PYTHONPATH=str(REPO)),
+        )
+    spec = importlib.util.spec_from_file_location(
+        "opgen_wrappers_under_test.gen_tf_ops", module_path
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    source_map = json.loads((out / "gen" / "opgen_sourcemap.json").read_text())["modules"]["gen_tf_ops.py"]
-    functions = {entry["op"]: getattr(module, fn) for fn, entry in source_map.items() if hasattr(module, fn)}
+    source_map = json.loads((out / "gen" / "opgen_sourcemap.json").read_text())[
+        "modules"
+    ]["gen_tf_ops.py"]
+    functions = {
+        entry["op"]: getattr(module, fn)
+        for fn, entry in source_map.items()
+        if hasattr(module, fn)
+    }
     return ops, functions
 
 
@@ -84,7 +115,9 @@ def _build(function, spec, is_tf):
 
     def placeholder(dt, ref):
         if ref:
-            return lib._apply_op_helper("VariableV2", shape=[2], dtype=dt, container=None, shared_name=None)[3][0]
+            return lib._apply_op_helper(
+                "VariableV2", shape=[2], dtype=dt, container=None, shared_name=None
+            )[3][0]
         return lib._apply_op_helper("Placeholder", dtype=dt, shape=None)[3][0]
 
     def value(v):
@@ -99,13 +132,25 @@ def _build(function, spec, is_tf):
     with graph.as_default():
         kwargs = {}
         for name, kind, dt, ref in spec["inputs"]:
-            kwargs[keyword(name)] = [placeholder(d, ref) for d in dt] if kind == "list" else placeholder(dt, ref)
+            kwargs[keyword(name)] = (
+                [placeholder(d, ref) for d in dt]
+                if kind == "list"
+                else placeholder(dt, ref)
+            )
         for name, v in spec["attrs"].items():
             v = value(v)
-            if spec.get("type_names") and isinstance(v, int) and not isinstance(v, bool) and name[:1].isupper():
+            if (
+                spec.get("type_names")
+                and isinstance(v, int)
+                and not isinstance(v, bool)
+                and name[:1].isupper()
+            ):
                 v = dtypes.as_dtype(v).name
             kwargs[keyword(name)] = v
-        with _maybe(spec.get("scope"), graph.name_scope), _maybe(spec.get("device"), graph.device):
+        with (
+            _maybe(spec.get("scope"), graph.name_scope),
+            _maybe(spec.get("device"), graph.device),
+        ):
             deps = [placeholder(1, False)] if spec.get("control") else None
             with _maybe(deps, graph.control_dependencies):
                 function(name=spec.get("name"), **kwargs)
@@ -129,19 +174,29 @@ def test_wrapper_node_defs_equal_tensorflow(generated):
                 ours = _build(function, spec, False)
             except Exception as e:  # noqa: BLE001
                 if theirs is not None:
-                    mismatches.append(f"{op_name} [{desc}]: we raised {type(e).__name__}: {e}")
+                    mismatches.append(
+                        f"{op_name} [{desc}]: we raised {type(e).__name__}: {e}"
+                    )
                 elif type(e) is not type(tf_error):
-                    mismatches.append(f"{op_name} [{desc}]: ours {type(e).__name__} TF {type(tf_error).__name__}")
+                    mismatches.append(
+                        f"{op_name} [{desc}]: ours {type(e).__name__} TF {type(tf_error).__name__}"
+                    )
                 else:
                     both_failed += 1
                 continue
             if theirs is None:
                 continue  # TF's C++ shape function rejected the placeholder inputs (see differential test)
             if _normalise(ours) != _normalise(theirs):
-                mismatches.append(f"{op_name} [{desc}]: GraphDefs differ\nours={ours}\ntheirs={theirs}")
+                mismatches.append(
+                    f"{op_name} [{desc}]: GraphDefs differ\nours={ours}\ntheirs={theirs}"
+                )
             else:
                 same += 1
                 used_ops.add(op_name)
-    print(f"{same} wrapper calls equal over {len(used_ops)} ops; {both_failed} failed alike")
-    assert not mismatches, "\n\n".join(mismatches[:5]) + f"\n({len(mismatches)} mismatches)"
+    print(
+        f"{same} wrapper calls equal over {len(used_ops)} ops; {both_failed} failed alike"
+    )
+    assert not mismatches, (
+        "\n\n".join(mismatches[:5]) + f"\n({len(mismatches)} mismatches)"
+    )
     assert same >= 1000 and len(used_ops) >= 300

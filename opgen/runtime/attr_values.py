@@ -10,6 +10,7 @@ from opgen.proto import attr_value_pb2, tensor_pb2, tensor_shape_pb2
 from . import dtypes as _dtypes
 from . import tensor_shape as _tensor_shape
 
+
 def make_float(v: Any, arg_name: str) -> float:
     if not isinstance(v, numbers.Real):
         raise TypeError(f"Expected float for argument '{arg_name}' not {v!r}.")
@@ -43,7 +44,9 @@ def make_type(v: Any, arg_name: str) -> int:
     try:
         return _dtypes.as_dtype(v)._base_enum
     except TypeError:
-        raise TypeError(f"Expected DataType for argument '{arg_name}' not {v!r}.") from None
+        raise TypeError(
+            f"Expected DataType for argument '{arg_name}' not {v!r}."
+        ) from None
 
 
 def make_shape_proto(v: Any, arg_name: str) -> tensor_shape_pb2.TensorShapeProto:
@@ -51,31 +54,43 @@ def make_shape_proto(v: Any, arg_name: str) -> tensor_shape_pb2.TensorShapeProto
         if any(d.name for d in v.dim):
             import logging
 
-            logging.getLogger(__name__).warning("Warning: TensorShapeProto with a named dimension: %s", v)
+            logging.getLogger(__name__).warning(
+                "Warning: TensorShapeProto with a named dimension: %s", v
+            )
         return v
     try:
         return _tensor_shape.as_shape(v).as_proto()
     except (TypeError, ValueError) as e:
-        raise TypeError(f"Error converting {v!r} (arg name = {arg_name}) to a TensorShape: {e}") from None
+        raise TypeError(
+            f"Error converting {v!r} (arg name = {arg_name}) to a TensorShape: {e}"
+        ) from None
 
 
 def make_tensor_proto_attr(v: Any, arg_name: str) -> tensor_pb2.TensorProto:
     if isinstance(v, tensor_pb2.TensorProto):
         return v
-    raise TypeError(f"Don't know how to convert {v!r} to a TensorProto for argument '{arg_name}'")
+    raise TypeError(
+        f"Don't know how to convert {v!r} to a TensorProto for argument '{arg_name}'"
+    )
 
 
 def make_func(v: Any, arg_name: str) -> attr_value_pb2.NameAttrList:
     if isinstance(v, attr_value_pb2.NameAttrList):
         return v
     if isinstance(v, (str, bytes)):
-        return attr_value_pb2.NameAttrList(name=v.decode() if isinstance(v, bytes) else v)
+        return attr_value_pb2.NameAttrList(
+            name=v.decode() if isinstance(v, bytes) else v
+        )
     if hasattr(v, "add_to_graph"):
         from .graph import get_default_graph
 
         v.add_to_graph(get_default_graph())
-        return getattr(v, "_as_name_attr_list", None) or attr_value_pb2.NameAttrList(name=v.name)
-    raise TypeError(f"Don't know how to convert {v!r} to a func for argument {arg_name}")
+        return getattr(v, "_as_name_attr_list", None) or attr_value_pb2.NameAttrList(
+            name=v.name
+        )
+    raise TypeError(
+        f"Don't know how to convert {v!r} to a func for argument {arg_name}"
+    )
 
 
 _SCALAR = {
@@ -97,10 +112,14 @@ _LIST = {
 }
 
 
-def value_to_attr_value(value: Any, attr_type: str, arg_name: str) -> attr_value_pb2.AttrValue:
+def value_to_attr_value(
+    value: Any, attr_type: str, arg_name: str
+) -> attr_value_pb2.AttrValue:
     """Encodes `value` as an AttrValue of `attr_type` (TF's `value_to_attr_value`)."""
     if attr_type.startswith("list(") and not isinstance(value, (list, tuple)):
-        raise TypeError(f"Expected list for attr {arg_name}, obtained {type(value).__name__} instead.")
+        raise TypeError(
+            f"Expected list for attr {arg_name}, obtained {type(value).__name__} instead."
+        )
     scalar = _SCALAR.get(attr_type)
     if scalar is not None:
         field, convert = scalar

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from opgen.proto import datatypes as _names
 
-__all__ = sorted({n.annotation for n in _names.BY_ENUM.values()} | {"Float16"})
+_NAMES = sorted({n.annotation for n in _names.BY_ENUM.values()} | {"Float16"})
+__all__ = list(_NAMES)
 
-for _name in __all__:
-    globals()[_name] = type(_name, (), {"__module__": __name__, "__doc__": f"The `{_name}` element type."})
+for _name in _NAMES:
+    globals()[_name] = type(
+        _name, (), {"__module__": __name__, "__doc__": f"The `{_name}` element type."}
+    )

@@ -43,7 +43,9 @@ def set_backend(name: str | None) -> None:
     """Selects "tensorflow" or "embedded" for every later op creation; None means automatic."""
     global _selected
     if name is not None and name not in BACKENDS:
-        raise ValueError(f"unknown backend {name!r}; expected one of {', '.join(BACKENDS)} or None")
+        raise ValueError(
+            f"unknown backend {name!r}; expected one of {', '.join(BACKENDS)} or None"
+        )
     if name == "tensorflow":
         _tensorflow()
     _selected = name
@@ -87,7 +89,9 @@ def _tensorflow() -> Any:
     try:
         import tensorflow as tf
     except ImportError as e:
-        raise RuntimeError("the tensorflow backend needs TensorFlow installed (pip install tensorflow-cpu)") from e
+        raise RuntimeError(
+            "the tensorflow backend needs TensorFlow installed (pip install tensorflow-cpu)"
+        ) from e
     return tf
 
 
@@ -107,7 +111,9 @@ def apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any)
     facts: dict[str, Any] = {}
 
     def build():
-        structure, stateful, op, outputs = op_def_library._apply_op_helper(op_type_name, name=name, **keywords)
+        structure, stateful, op, outputs = op_def_library._apply_op_helper(
+            op_type_name, name=name, **keywords
+        )
         facts["structure"], facts["stateful"] = structure, stateful
         return list(outputs) if outputs else op
 
@@ -132,12 +138,16 @@ def _to_tensorflow(value: Any) -> Any:
         if cls.__name__ in _TF_MESSAGES:
             import importlib
 
-            tf_cls = getattr(importlib.import_module(_TF_MESSAGES[cls.__name__]), cls.__name__)
+            tf_cls = getattr(
+                importlib.import_module(_TF_MESSAGES[cls.__name__]), cls.__name__
+            )
             return tf_cls.FromString(value.SerializeToString())
         if cls.__name__ == "DType":
             return value.as_datatype_enum
         if cls.__name__ in ("Tensor", "Operation"):
-            raise TypeError(f"{value!r} belongs to opgen's embedded graph and cannot be used with the TensorFlow backend")
+            raise TypeError(
+                f"{value!r} belongs to opgen's embedded graph and cannot be used with the TensorFlow backend"
+            )
     return value
 
 
@@ -146,14 +156,18 @@ def op_list_from_library(path: str) -> op_def_pb2.OpList:
     from opgen.errors import OpgenError
 
     if not os.path.isfile(path):
-        raise OpgenError(f"op library {path} does not exist", hint="pass the path of a compiled .so")
+        raise OpgenError(
+            f"op library {path} does not exist", hint="pass the path of a compiled .so"
+        )
     _tensorflow()
     from tensorflow.python.client import pywrap_tf_session as c_api
 
     try:
         handle = c_api.TF_LoadLibrary(path)
-    except Exception as e:  # TF raises its own NotFoundError/InvalidArgumentError types
-        raise OpgenError(f"cannot load op library {path}: {getattr(e, 'message', e)}") from None
+    except Exception as e:  # noqa: BLE001 - TF raises its own NotFoundError/InvalidArgumentError types
+        raise OpgenError(
+            f"cannot load op library {path}: {getattr(e, 'message', e)}"
+        ) from None
     try:
         data = c_api.TF_GetOpList(handle)
     finally:

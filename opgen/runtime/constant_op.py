@@ -9,6 +9,7 @@ only when the value itself is a numpy object (so it is already imported).
 
 from __future__ import annotations
 
+import math
 import numbers
 import struct
 import sys
@@ -21,8 +22,43 @@ from .graph import Graph, Tensor, get_default_graph
 from .tensor_shape import Dimension, TensorShape
 
 # DataTypes TF serialises into tensor_content when a tensor has more than one element.
-_CONTENT_TYPES = {19, 1, 2, 3, 4, 5, 6, 9, 11, 12, 15, 16, 13, 22, 23, 24, 25, 26, 27, 28, 33, 14}
-_STRUCT_FORMAT = {1: "f", 2: "d", 3: "i", 4: "B", 5: "h", 6: "b", 9: "q", 17: "H", 22: "I", 23: "Q", 19: "e"}
+_CONTENT_TYPES = {
+    19,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    9,
+    11,
+    12,
+    15,
+    16,
+    13,
+    22,
+    23,
+    24,
+    25,
+    26,
+    27,
+    28,
+    33,
+    14,
+}
+_STRUCT_FORMAT = {
+    1: "f",
+    2: "d",
+    3: "i",
+    4: "B",
+    5: "h",
+    6: "b",
+    9: "q",
+    17: "H",
+    22: "I",
+    23: "Q",
+    19: "e",
+}
 _INT_RANGES = {
     3: (-(2**31), 2**31 - 1),
     4: (0, 255),
@@ -33,7 +69,16 @@ _INT_RANGES = {
     22: (0, 2**32 - 1),
     23: (0, 2**64 - 1),
 }
-_NUMPY_NAME = {3: "int32", 4: "uint8", 5: "int16", 6: "int8", 9: "int64", 17: "uint16", 22: "uint32", 23: "uint64"}
+_NUMPY_NAME = {
+    3: "int32",
+    4: "uint8",
+    5: "int16",
+    6: "int8",
+    9: "int64",
+    17: "uint16",
+    22: "uint32",
+    23: "uint64",
+}
 _INT_VAL = {3, 4, 5, 6, 17, 11, 12, 13, 15, 16, 29, 30, 31, 32}
 
 
@@ -54,7 +99,9 @@ def _dense_dims(value: Any) -> list[int]:
     return [len(value)] + _dense_dims(value[0])
 
 
-def _flatten(value: Any, dims: list[int], depth: int, out: list[Any], original: Any) -> None:
+def _flatten(
+    value: Any, dims: list[int], depth: int, out: list[Any], original: Any
+) -> None:
     if depth == len(dims):
         if isinstance(value, (list, tuple)):
             raise _ragged(original, dims)
@@ -101,7 +148,9 @@ def _infer_dtype(flat: list[Any]) -> int:
     if "O" in kinds or (kinds & {"U", "S"} and kinds - {"U", "S"}):
         if kinds <= {"U", "S", "i", "f", "b", "c"} and "O" not in kinds:
             return 7  # numpy makes a unicode array of mixed scalars
-        raise TypeError(f"Failed to convert elements of {flat} to Tensor. Consider casting elements to a supported type.")
+        raise TypeError(
+            f"Failed to convert elements of {flat} to Tensor. Consider casting elements to a supported type."
+        )
     if kinds & {"U", "S"}:
         return 7
     if "c" in kinds:
@@ -117,7 +166,9 @@ def _infer_dtype(flat: list[Any]) -> int:
             return 9
         if lo >= 0 and hi < 2**64:
             return 23
-        raise TypeError(f"Failed to convert elements of {flat} to Tensor. Consider casting elements to a supported type.")
+        raise TypeError(
+            f"Failed to convert elements of {flat} to Tensor. Consider casting elements to a supported type."
+        )
     return 10
 
 
@@ -125,20 +176,22 @@ def _check_compatible(flat: list[Any], dtype: _dtypes.DType) -> None:
     """TF's `_AssertCompatible`: each element must suit the requested dtype."""
     base = dtype._base_enum
     if base == 10:
-        ok = lambda v: isinstance(v, bool) or _kind(v) == "b"  # noqa: E731
+        ok = lambda v: isinstance(v, bool) or _kind(v) == "b"
     elif base == 7:
-        ok = lambda v: isinstance(v, (str, bytes))  # noqa: E731
+        ok = lambda v: isinstance(v, (str, bytes))
     elif dtype.is_complex:
-        ok = lambda v: isinstance(v, numbers.Complex)  # noqa: E731
+        ok = lambda v: isinstance(v, numbers.Complex)
     elif dtype.is_floating:
-        ok = lambda v: isinstance(v, numbers.Real) or _kind(v) in "bif"  # noqa: E731
+        ok = lambda v: isinstance(v, numbers.Real) or _kind(v) in "bif"
     elif dtype.is_integer or dtype.is_quantized:
-        ok = lambda v: isinstance(v, (numbers.Integral, Dimension)) or _kind(v) in "bi"  # noqa: E731
+        ok = lambda v: isinstance(v, (numbers.Integral, Dimension)) or _kind(v) in "bi"
     else:
-        ok = lambda v: not isinstance(v, Tensor)  # noqa: E731
+        ok = lambda v: not isinstance(v, Tensor)
     for v in flat:
         if not ok(v) or isinstance(v, Tensor):
-            raise TypeError(f"Expected {dtype.name}, but got {v} of type '{type(v).__name__}'.")
+            raise TypeError(
+                f"Expected {dtype.name}, but got {v} of type '{type(v).__name__}'."
+            )
 
 
 def _bfloat16_bits(x: float) -> int:
@@ -184,12 +237,14 @@ _FLOAT_OVERFLOW = {1: 3.4028235677973366e38, 19: 65520.0}
 
 
 def _saturate(x: float, limit: float) -> float:
-    if abs(x) >= limit and x == x:
+    if abs(x) >= limit and not math.isnan(x):
         return float("inf") if x > 0 else float("-inf")
     return x
 
 
-def _python_tensor_proto(values: Any, dtype: _dtypes.DType | None) -> tensor_pb2.TensorProto:
+def _python_tensor_proto(
+    values: Any, dtype: _dtypes.DType | None
+) -> tensor_pb2.TensorProto:
     if values is None:
         raise ValueError("None values not supported.")
     dims = _dense_dims(values)
@@ -204,7 +259,9 @@ def _python_tensor_proto(values: Any, dtype: _dtypes.DType | None) -> tensor_pb2
         enum = dtype._base_enum
         if not dtype.is_numpy_compatible:
             inferred = _dtypes.as_dtype(_infer_dtype(flat))
-            raise TypeError(f"`dtype` {dtype} is not compatible with {values} of dtype {inferred.name}.")
+            raise TypeError(
+                f"`dtype` {dtype} is not compatible with {values} of dtype {inferred.name}."
+            )
     return _encode(_cast(flat, enum), enum, dims)
 
 
@@ -217,7 +274,9 @@ def _encode(flat: list[Any], enum: int, dims: list[int]) -> tensor_pb2.TensorPro
     n = len(flat)
     if n > 1 and enum in _CONTENT_TYPES:
         if enum == 14:
-            proto.tensor_content = struct.pack(f"<{n}H", *[_bfloat16_bits(v) for v in flat])
+            proto.tensor_content = struct.pack(
+                f"<{n}H", *[_bfloat16_bits(v) for v in flat]
+            )
         else:
             proto.tensor_content = struct.pack(f"<{n}{_STRUCT_FORMAT[enum]}", *flat)
         return proto
@@ -240,29 +299,48 @@ def _encode(flat: list[Any], enum: int, dims: list[int]) -> tensor_pb2.TensorPro
     elif enum == 18:
         proto.dcomplex_val.extend([p for c in flat for p in (c.real, c.imag)])
     elif enum == 19:
-        proto.half_val.extend([struct.unpack("<H", struct.pack("<e", v))[0] for v in flat])
+        proto.half_val.extend(
+            [struct.unpack("<H", struct.pack("<e", v))[0] for v in flat]
+        )
     elif enum == 14:
         proto.half_val.extend([_bfloat16_bits(v) for v in flat])
     elif enum in _INT_VAL:
         proto.int_val.extend(flat)
     else:
-        raise TypeError(f"Element type not supported in TensorProto: {_dtypes.as_dtype(enum).name}.")
+        raise TypeError(
+            f"Element type not supported in TensorProto: {_dtypes.as_dtype(enum).name}."
+        )
     return proto
 
 
-def _numpy_tensor_proto(values: Any, dtype: _dtypes.DType | None) -> tensor_pb2.TensorProto:
+def _numpy_tensor_proto(
+    values: Any, dtype: _dtypes.DType | None
+) -> tensor_pb2.TensorProto:
     np = _numpy()
     if dtype is not None and dtype.is_numpy_compatible and not dtype.is_quantized:
         array = np.asarray(values).astype(dtype.as_numpy_dtype)
     else:
         array = np.asarray(values)
     found = _dtypes.as_dtype(array.dtype)
-    if dtype is not None and dtype.base_dtype != found.base_dtype and not dtype.is_quantized:
-        raise TypeError(f"`dtype` {dtype} is not compatible with {values} of dtype {array.dtype}.")
-    enum = dtype._base_enum if dtype is not None and dtype.is_quantized else found.as_datatype_enum
+    if (
+        dtype is not None
+        and dtype.base_dtype != found.base_dtype
+        and not dtype.is_quantized
+    ):
+        raise TypeError(
+            f"`dtype` {dtype} is not compatible with {values} of dtype {array.dtype}."
+        )
+    enum = (
+        dtype._base_enum
+        if dtype is not None and dtype.is_quantized
+        else found.as_datatype_enum
+    )
     dims = list(array.shape)
     if array.size > 1 and enum in _CONTENT_TYPES:
-        proto = tensor_pb2.TensorProto(dtype=enum, tensor_content=array.astype(array.dtype.newbyteorder("<")).tobytes())
+        proto = tensor_pb2.TensorProto(
+            dtype=enum,
+            tensor_content=array.astype(array.dtype.newbyteorder("<")).tobytes(),
+        )
         proto.tensor_shape.SetInParent()
         for d in dims:
             proto.tensor_shape.dim.add(size=d)
@@ -293,13 +371,19 @@ def make_tensor_proto(values: Any, dtype: Any = None) -> tensor_pb2.TensorProto:
     return _python_tensor_proto(values, dtype)
 
 
-def constant(value: Any, dtype: Any = None, name: str = "Const", graph: Graph | None = None) -> Tensor:
+def constant(
+    value: Any, dtype: Any = None, name: str = "Const", graph: Graph | None = None
+) -> Tensor:
     """A Const op holding `value` in the default graph (named like TF: uniquified `name`)."""
     return _const_op(_const_parts(make_tensor_proto(value, dtype)), name, graph)
 
 
 def convert_to_tensor(
-    value: Any, dtype: Any = None, name: str | None = None, as_ref: bool = False, preferred_dtype: Any = None
+    value: Any,
+    dtype: Any = None,
+    name: str | None = None,
+    as_ref: bool = False,
+    preferred_dtype: Any = None,
 ) -> Tensor:
     """TF's `convert_to_tensor` for graph Tensors and constants (preferred dtype tried first)."""
     if isinstance(value, Tensor):
@@ -381,7 +465,11 @@ def _const_parts(proto: tensor_pb2.TensorProto) -> tuple:
         "value": attr_value_pb2.AttrValue(tensor=proto),
         "dtype": attr_value_pb2.AttrValue(type=proto.dtype),
     }
-    return attrs, _dtypes._BY_ENUM[proto.dtype], TensorShape([d.size for d in proto.tensor_shape.dim])
+    return (
+        attrs,
+        _dtypes._BY_ENUM[proto.dtype],
+        TensorShape([d.size for d in proto.tensor_shape.dim]),
+    )
 
 
 def _const_op(parts: tuple, name: str | None, graph: Graph | None = None) -> Tensor:

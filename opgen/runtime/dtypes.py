@@ -26,7 +26,7 @@ _NUMPY_NAMES = {"string": "object"}
 class DType:
     """A TensorFlow element type; `float32_ref` is a distinct (reference) DType."""
 
-    __slots__ = ("_type_enum", "name", "_base_enum")
+    __slots__ = ("_base_enum", "_type_enum", "name")
 
     def __init__(self, type_enum: int) -> None:
         self._type_enum = type_enum
@@ -144,11 +144,19 @@ for _enum in _names.BY_ENUM:
 _BY_STRING: dict[str, DType] = {}
 for _dt in _BY_ENUM.values():
     _BY_STRING[_dt.name] = _dt
-for _alias, _target in (("half", "float16"), ("float", "float32"), ("double", "float64")):
+for _alias, _target in (
+    ("half", "float16"),
+    ("float", "float32"),
+    ("double", "float64"),
+):
     _BY_STRING[_alias] = _BY_STRING[_target]
     _BY_STRING[_alias + "_ref"] = _BY_STRING[_target + "_ref"]
 
-_BY_PYTHON_TYPE: dict[type, DType] = {builtins.float: _BY_ENUM[1], builtins.bool: _BY_ENUM[10], builtins.object: _BY_ENUM[7]}
+_BY_PYTHON_TYPE: dict[type, DType] = {
+    builtins.float: _BY_ENUM[1],
+    builtins.bool: _BY_ENUM[10],
+    builtins.object: _BY_ENUM[7],
+}
 
 # Module attributes (they shadow the builtins `bool`/`float` here: use `builtins.`): generator names (`half`), Python names (`float16`), aliases, `_ref` forms.
 for _key, _dt in _BY_STRING.items():
@@ -227,14 +235,20 @@ def as_dtype(type_value: Any) -> DType:
                     return found
     except (KeyError, TypeError):
         pass
-    if np is not None and hasattr(type_value, "dtype") and not hasattr(type_value, "op"):
+    if (
+        np is not None
+        and hasattr(type_value, "dtype")
+        and not hasattr(type_value, "op")
+    ):
         try:
             found = _from_numpy_dtype(np.dtype(type_value.dtype))
             if found is not None:
                 return found
         except TypeError:
             pass
-    raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.")
+    raise TypeError(
+        f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType."
+    )
 
 
 def all_dtypes() -> list[DType]:

@@ -13,7 +13,15 @@ from opgen.proto import tensor_pb2
 from . import tensor_shape as _tensor_shape
 from .attr_values import make_bool, make_float, make_int, make_str, make_type
 
-__all__ = ["make_bool", "make_float", "make_int", "make_shape", "make_str", "make_tensor", "make_type"]
+__all__ = [
+    "make_bool",
+    "make_float",
+    "make_int",
+    "make_shape",
+    "make_str",
+    "make_tensor",
+    "make_type",
+]
 
 
 def make_shape(v: Any, arg_name: str) -> list[int | None] | None:
@@ -22,7 +30,9 @@ def make_shape(v: Any, arg_name: str) -> list[int | None] | None:
     except TypeError as e:
         raise TypeError(f"Error converting {arg_name} to a TensorShape: {e}.") from None
     except ValueError as e:
-        raise ValueError(f"Error converting {arg_name} to a TensorShape: {e}.") from None
+        raise ValueError(
+            f"Error converting {arg_name} to a TensorShape: {e}."
+        ) from None
     return None if shape.rank is None else shape.as_list()
 
 
@@ -35,4 +45,6 @@ def make_tensor(v: Any, arg_name: str) -> tensor_pb2.TensorProto:
         proto = tensor_pb2.TensorProto()
         text_format.Merge(v, proto)
         return proto
-    raise TypeError(f"Don't know how to convert {v!r} to a TensorProto for argument '{arg_name}'.")
+    raise TypeError(
+        f"Don't know how to convert {v!r} to a TensorProto for argument '{arg_name}'."
+    )

@@ -11,7 +11,8 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from opgen.proto import attr_value_pb2, graph_pb2, node_def_pb2, versions_pb2
 
@@ -31,7 +32,7 @@ _VALID_NAMES: set[str] = set()  # names already known to pass both scope-name re
 class Tensor:
     """One output of an Operation."""
 
-    __slots__ = ("_op", "_value_index", "_dtype", "_shape")
+    __slots__ = ("_dtype", "_op", "_shape", "_value_index")
 
     def __init__(self, op: Operation, value_index: int, dtype: _dtypes.DType) -> None:
         self._op = op
@@ -103,7 +104,18 @@ class Tensor:
 class Operation:
     """A node of the graph: type, name, inputs, attrs (AttrValue protos) and outputs."""
 
-    __slots__ = ("_graph", "_name", "_type", "_inputs", "_control_inputs", "_attrs", "_device", "_outputs", "_op_def", "_node_def")
+    __slots__ = (
+        "_attrs",
+        "_control_inputs",
+        "_device",
+        "_graph",
+        "_inputs",
+        "_name",
+        "_node_def",
+        "_op_def",
+        "_outputs",
+        "_type",
+    )
 
     def __init__(
         self,
@@ -181,7 +193,9 @@ class Operation:
     @property
     def node_def(self) -> node_def_pb2.NodeDef:
         if self._node_def is None:
-            node = node_def_pb2.NodeDef(name=self._name, op=self._type, device=self._device)
+            node = node_def_pb2.NodeDef(
+                name=self._name, op=self._type, device=self._device
+            )
             node.input.extend([t._as_node_def_input() for t in self._inputs])
             node.input.extend(["^" + c._name for c in self._control_inputs])
             for key, value in self._attrs.items():
@@ -238,18 +252,24 @@ def parse_device(spec: str) -> tuple:
             task = y[1]
         elif ly in (1, 2) and y[0].upper() in _VALID_DEVICE_TYPES:
             if device_type is not None:
-                raise ValueError(f"Multiple device types are not allowed while parsing the device spec: {spec}.")
+                raise ValueError(
+                    f"Multiple device types are not allowed while parsing the device spec: {spec}."
+                )
             device_type = y[0].upper()
             if ly == 2 and y[1] != "*":
                 device_index = int(y[1])
         elif ly == 3 and y[0] == "device":
             if device_type is not None:
-                raise ValueError(f"Multiple device types are not allowed while parsing the device spec: {spec}.")
+                raise ValueError(
+                    f"Multiple device types are not allowed while parsing the device spec: {spec}."
+                )
             device_type = y[1]
             if y[2] != "*":
                 device_index = int(y[2])
         elif ly and y[0] != "":
-            raise ValueError(f"Unknown attribute '{y[0]}' is encountered while parsing the device spec: '{spec}'.")
+            raise ValueError(
+                f"Unknown attribute '{y[0]}' is encountered while parsing the device spec: '{spec}'."
+            )
     result = (job, replica, task, device_type, device_index)
     _device_cache[spec] = result
     return result
@@ -265,7 +285,9 @@ def device_to_string(components: tuple) -> str:
     if task is not None:
         out.append("/task:" + str(task))
     if device_type is not None:
-        out.append("/device:%s:%s" % (device_type, "*" if device_index is None else device_index))
+        out.append(
+            f"/device:{device_type}:{'*' if device_index is None else device_index}"
+        )
     return "".join(out)
 
 
@@ -287,7 +309,7 @@ def _merge_devices(outer: tuple, inner: tuple) -> tuple:
 
 
 class _ControlDependencies:
-    __slots__ = ("graph", "control_inputs", "new_stack", "seen", "old_stack")
+    __slots__ = ("control_inputs", "graph", "new_stack", "old_stack", "seen")
 
     def __init__(self, graph: Graph, control_inputs: list[Operation] | None) -> None:
         self.graph = graph
@@ -302,7 +324,7 @@ class _ControlDependencies:
             self.graph._control_stack = []
         self.graph._control_stack.append(self)
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.graph._control_stack.remove(self)
         if self.new_stack:
             self.graph._control_stack = self.old_stack  # type: ignore[assignment]
@@ -378,11 +400,11 @@ class Graph:
         if i > 0:
             base_key = key
             while key in used:
-                key = "%s_%d" % (base_key, i)
+                key = f"{base_key}_{i}"
                 i += 1
             if mark_as_used:
                 used[key] = 1
-            name = "%s_%d" % (name, i - 1)
+            name = f"{name}_{i - 1}"
         return name
 
     # default graph
@@ -405,7 +427,7 @@ class Graph:
             if isinstance(c, Tensor):
                 c = c._op
             elif not isinstance(c, Operation):
-                raise TypeError("Control input must be Operation or Tensor: %s" % c)
+                raise TypeError(f"Control input must be Operation or Tensor: {c}")
             if id(c) not in current:
                 ops.append(c)
                 current.add(id(c))
@@ -417,14 +439,18 @@ class Graph:
         for controller in self._control_stack:
             if any(i in controller.seen for i in input_ids):
                 continue
-            result.extend(c for c in controller.control_inputs if id(c) not in input_ids)
+            result.extend(
+                c for c in controller.control_inputs if id(c) not in input_ids
+            )
         return result
 
     # devices
     @contextlib.contextmanager
     def device(self, device_name: str | None) -> Iterator[None]:
         old = self._device_string
-        self._device_stack.append(None if device_name is None else parse_device(device_name))
+        self._device_stack.append(
+            None if device_name is None else parse_device(device_name)
+        )
         self._device_string = self._compute_device()
         try:
             yield
@@ -476,15 +502,24 @@ class Graph:
         if name in ops_by_name:
             raise ValueError(f"Duplicate node name in graph: '{name}'")
         control_stack = self._control_stack
-        control_inputs = self._control_inputs_for([t._op for t in inputs]) if control_stack else []
+        control_inputs = (
+            self._control_inputs_for([t._op for t in inputs]) if control_stack else []
+        )
         device = self._device_string
         if self._colocation_stack:
             groups: set[bytes] = set()
             for colocated in self._colocation_stack:
                 groups.update(colocated.colocation_groups())
-            attrs["_class"] = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(s=sorted(groups)))
-            device = next((c._device for c in reversed(self._colocation_stack) if c._device), device)
-        op = Operation(self, name, op_type, inputs, control_inputs, attrs, device, op_def)
+            attrs["_class"] = attr_value_pb2.AttrValue(
+                list=attr_value_pb2.AttrValue.ListValue(s=sorted(groups))
+            )
+            device = next(
+                (c._device for c in reversed(self._colocation_stack) if c._device),
+                device,
+            )
+        op = Operation(
+            self, name, op_type, inputs, control_inputs, attrs, device, op_def
+        )
         if len(output_dtypes) == 1:
             op._outputs = [Tensor(op, 0, output_dtypes[0])]
         else:
@@ -505,7 +540,9 @@ class Graph:
         try:
             return self._ops_by_name[name]
         except KeyError:
-            raise KeyError(f"The name '{name}' refers to an Operation not in the graph.") from None
+            raise KeyError(
+                f"The name '{name}' refers to an Operation not in the graph."
+            ) from None
 
     def get_tensor_by_name(self, name: str) -> Tensor:
         op_name, _, index = name.rpartition(":")
@@ -513,14 +550,18 @@ class Graph:
 
     def as_graph_def(self) -> graph_pb2.GraphDef:
         graph_def = graph_pb2.GraphDef(
-            versions=versions_pb2.VersionDef(producer=self.producer, min_consumer=GRAPH_DEF_VERSION_MIN_CONSUMER)
+            versions=versions_pb2.VersionDef(
+                producer=self.producer, min_consumer=GRAPH_DEF_VERSION_MIN_CONSUMER
+            )
         )
         graph_def.node.extend([op.node_def for op in self._ops])
         return graph_def
 
     @property
     def graph_def_versions(self) -> versions_pb2.VersionDef:
-        return versions_pb2.VersionDef(producer=self.producer, min_consumer=GRAPH_DEF_VERSION_MIN_CONSUMER)
+        return versions_pb2.VersionDef(
+            producer=self.producer, min_consumer=GRAPH_DEF_VERSION_MIN_CONSUMER
+        )
 
 
 # --- the default graph -------------------------------------------------------------------

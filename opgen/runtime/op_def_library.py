@@ -29,28 +29,62 @@ def _is_list_value(v: Any) -> bool:
 class _OpInfo:
     """Per-OpDef facts computed once, as plain Python values (protobuf field access is slow)."""
 
-    __slots__ = ("op_def", "default_types", "allowed_types", "inputs", "attrs", "minimums", "allowed", "allowed_order",
-                 "outputs", "deprecation", "is_stateful", "has_ref_input")
+    __slots__ = (
+        "allowed",
+        "allowed_order",
+        "allowed_types",
+        "attrs",
+        "default_types",
+        "deprecation",
+        "has_ref_input",
+        "inputs",
+        "is_stateful",
+        "minimums",
+        "op_def",
+        "outputs",
+    )
 
     def __init__(self, op_def: op_def_pb2.OpDef) -> None:
         self.op_def = op_def
         self.default_types: dict[str, _dtypes.DType] = {}
         self.allowed_types: dict[str, list[int]] = {}
         self.minimums = {a.name: a.minimum for a in op_def.attr if a.has_minimum}
-        self.allowed = {a.name: frozenset(a.allowed_values.list.type) for a in op_def.attr
-                        if a.type in ("type", "list(type)") and a.HasField("allowed_values")}
-        self.allowed_order = {a.name: list(a.allowed_values.list.type) for a in op_def.attr
-                              if a.type in ("type", "list(type)") and a.HasField("allowed_values")}
+        self.allowed = {
+            a.name: frozenset(a.allowed_values.list.type)
+            for a in op_def.attr
+            if a.type in ("type", "list(type)") and a.HasField("allowed_values")
+        }
+        self.allowed_order = {
+            a.name: list(a.allowed_values.list.type)
+            for a in op_def.attr
+            if a.type in ("type", "list(type)") and a.HasField("allowed_values")
+        }
         for attr in op_def.attr:
             if attr.type != "type":
                 continue
             if attr.HasField("default_value"):
-                self.default_types[attr.name] = _dtypes.as_dtype(attr.default_value.type)
+                self.default_types[attr.name] = _dtypes.as_dtype(
+                    attr.default_value.type
+                )
             if attr.HasField("allowed_values"):
                 self.allowed_types[attr.name] = list(attr.allowed_values.list.type)
-        self.inputs = [(a.name, a.type, a.type_attr, a.number_attr, a.type_list_attr, a.is_ref) for a in op_def.input_arg]
-        self.attrs = [(a.name, a.type, a.default_value if a.HasField("default_value") else None, a) for a in op_def.attr]
-        self.outputs = [(a.type, a.type_attr, a.number_attr, a.type_list_attr, a.is_ref) for a in op_def.output_arg]
+        self.inputs = [
+            (a.name, a.type, a.type_attr, a.number_attr, a.type_list_attr, a.is_ref)
+            for a in op_def.input_arg
+        ]
+        self.attrs = [
+            (
+                a.name,
+                a.type,
+                a.default_value if a.HasField("default_value") else None,
+                a,
+            )
+            for a in op_def.attr
+        ]
+        self.outputs = [
+            (a.type, a.type_attr, a.number_attr, a.type_list_attr, a.is_ref)
+            for a in op_def.output_arg
+        ]
         self.deprecation = (op_def.deprecation.version, op_def.deprecation.explanation)
         self.is_stateful = op_def.is_stateful
         self.has_ref_input = any(a.is_ref for a in op_def.input_arg)
@@ -69,7 +103,9 @@ def _info(op_type_name: str) -> _OpInfo | None:
     return info
 
 
-def _satisfies_type_constraint(dtype: Any, attr_def: op_def_pb2.OpDef.AttrDef, param_name: str) -> None:
+def _satisfies_type_constraint(
+    dtype: Any, attr_def: op_def_pb2.OpDef.AttrDef, param_name: str
+) -> None:
     if attr_def.HasField("allowed_values"):
         allowed = attr_def.allowed_values.list.type
         enum = dtype if isinstance(dtype, int) else dtype.as_datatype_enum
@@ -81,11 +117,15 @@ def _satisfies_type_constraint(dtype: Any, attr_def: op_def_pb2.OpDef.AttrDef, p
             )
 
 
-def _check_allowed_type(info: "_OpInfo", enum: int, attr_name: str, param_name: str) -> None:
+def _check_allowed_type(
+    info: _OpInfo, enum: int, attr_name: str, param_name: str
+) -> None:
     """TF's `_SatisfiesTypeConstraint` from precomputed allowed lists."""
     allowed = info.allowed.get(attr_name)
     if allowed is not None and enum not in allowed:
-        names = ", ".join(_dtypes.as_dtype(x).name for x in info.allowed_order[attr_name])
+        names = ", ".join(
+            _dtypes.as_dtype(x).name for x in info.allowed_order[attr_name]
+        )
         raise TypeError(
             f"Value passed to parameter '{param_name}' has DataType "
             f"{_dtypes.as_dtype(enum).name} not in list of allowed values: {names}"
@@ -130,26 +170,48 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
         else:
             attrs: dict[str, Any] = {}
             inputs = []
-            _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, inputs)
+            _extract_inputs_and_attrs(
+                op_type_name, op_def, info, keywords, attrs, inputs
+            )
             _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs)
             attr_protos = _extract_attr_protos(op_type_name, info, attrs)
         output_structure, output_dtypes = _output_structure(info, attr_protos)
         if fast is None and keywords:
-            raise TypeError(f"{op_type_name} got unexpected keyword arguments: {', '.join(sorted(keywords))}.")
+            raise TypeError(
+                f"{op_type_name} got unexpected keyword arguments: {', '.join(sorted(keywords))}."
+            )
         infer = _shape_inference.shape_fn_for(op_type_name)
         # TF pairs input args with the *flattened* inputs here (a quirk kept on purpose).
-        ref_inputs = [val for arg, val in zip(info.inputs, inputs) if arg[5]] if info.has_ref_input else None
+        ref_inputs = (
+            [val for arg, val in zip(info.inputs, inputs) if arg[5]]
+            if info.has_ref_input
+            else None
+        )
         if ref_inputs:
-            op = _create_colocated(g, ref_inputs, op_type_name, inputs, scope, attr_protos, output_dtypes, op_def, infer)
+            op = _create_colocated(
+                g,
+                ref_inputs,
+                op_type_name,
+                inputs,
+                scope,
+                attr_protos,
+                output_dtypes,
+                op_def,
+                infer,
+            )
         else:
-            op = g._create_op(op_type_name, inputs, scope, attr_protos, output_dtypes, op_def, infer)
+            op = g._create_op(
+                op_type_name, inputs, scope, attr_protos, output_dtypes, op_def, infer
+            )
     finally:
         g._name_stack = old_scope
         stack.pop()
     return output_structure, info.is_stateful, op, op._outputs
 
 
-_TYPE_ATTRS = {enum: attr_value_pb2.AttrValue(type=enum) for enum in _dtypes.datatype_enums()}
+_TYPE_ATTRS = {
+    enum: attr_value_pb2.AttrValue(type=enum) for enum in _dtypes.datatype_enums()
+}
 _INT_ATTRS = {i: attr_value_pb2.AttrValue(i=i) for i in range(64)}
 
 
@@ -159,7 +221,9 @@ def _fast_attrs(op_type_name: str, info: _OpInfo, keywords: dict[str, Any]):
     raises TF's exact errors. Consumes `keywords` only on success; creates nothing."""
     inferred: dict[str, Any] = {}
     inputs: list[Any] = []
-    pending: list[tuple[int, tuple, str]] = []  # Python-value inputs: (position, Const parts, arg name)
+    pending: list[
+        tuple[int, tuple, str]
+    ] = []  # Python-value inputs: (position, Const parts, arg name)
     used = 0
     allowed = info.allowed
     for name, fixed, type_attr, number_attr, type_list_attr, _ in info.inputs:
@@ -205,7 +269,9 @@ def _fast_attrs(op_type_name: str, info: _OpInfo, keywords: dict[str, Any]):
                     if inferred[type_list_attr] != bases:
                         return None
                 else:
-                    if type_list_attr in allowed and any(b not in allowed[type_list_attr] for b in bases):
+                    if type_list_attr in allowed and any(
+                        b not in allowed[type_list_attr] for b in bases
+                    ):
                         return None
                     if len(bases) < info.minimums.get(type_list_attr, 0):
                         return None
@@ -250,7 +316,11 @@ def _fast_attrs(op_type_name: str, info: _OpInfo, keywords: dict[str, Any]):
         used += 1
     if used != len(keywords):
         return None
-    for position, parts, arg_name in pending:  # in input order, as the general path creates them
+    for (
+        position,
+        parts,
+        arg_name,
+    ) in pending:  # in input order, as the general path creates them
         inputs[position] = _const_op(parts, arg_name)
     protos: dict[str, attr_value_pb2.AttrValue] = {}
     for name, attr_type, default, attr_def in info.attrs:
@@ -259,9 +329,15 @@ def _fast_attrs(op_type_name: str, info: _OpInfo, keywords: dict[str, Any]):
             if attr_type == "type":
                 protos[name] = _TYPE_ATTRS[value]
             elif attr_type == "int":
-                protos[name] = _INT_ATTRS[value] if value in _INT_ATTRS else attr_value_pb2.AttrValue(i=value)
+                protos[name] = (
+                    _INT_ATTRS[value]
+                    if value in _INT_ATTRS
+                    else attr_value_pb2.AttrValue(i=value)
+                )
             else:
-                protos[name] = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(type=value))
+                protos[name] = attr_value_pb2.AttrValue(
+                    list=attr_value_pb2.AttrValue.ListValue(type=value)
+                )
             continue
         value = explicit[name]
         if value is None and default is not None:
@@ -279,7 +355,9 @@ def _create_colocated(g, ref_inputs, *args):
         return _create_colocated(g, ref_inputs[1:], *args)
 
 
-def _planned_constant(info: _OpInfo, value: Any, fixed: int, type_attr: str, inferred: dict[str, Any]):
+def _planned_constant(
+    info: _OpInfo, value: Any, fixed: int, type_attr: str, inferred: dict[str, Any]
+):
     """The Const the general path would create for a Python-value input, when it creates
     exactly one and it succeeds; None otherwise (the general path then does it, errors and all)."""
     if _cache_key(value, None, None) is None:
@@ -300,10 +378,19 @@ def _planned_constant(info: _OpInfo, value: Any, fixed: int, type_attr: str, inf
         return None
 
 
-def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, inputs) -> None:
+def _extract_inputs_and_attrs(
+    op_type_name, op_def, info, keywords, attrs, inputs
+) -> None:
     inferred_from: dict[str, str] = {}
     default_types = info.default_types
-    for arg_name, fixed_type, type_attr, number_attr, type_list_attr, is_ref in info.inputs:
+    for (
+        arg_name,
+        fixed_type,
+        type_attr,
+        number_attr,
+        type_list_attr,
+        is_ref,
+    ) in info.inputs:
         input_name = arg_name
         if input_name in keywords:
             values = keywords.pop(input_name)
@@ -314,7 +401,9 @@ def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, input
             raise TypeError(f"No argument for input {input_name} found in {op_def}")
         if number_attr or type_list_attr:
             if not _is_list_value(values):
-                raise TypeError(f"Expected list for '{input_name}' argument to '{op_type_name}' Op, not {values}.")
+                raise TypeError(
+                    f"Expected list for '{input_name}' argument to '{op_type_name}' Op, not {values}."
+                )
             dtype = None
             default_dtype = None
             if fixed_type != _DT_INVALID:
@@ -333,28 +422,45 @@ def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, input
                 if not is_ref and dtype:
                     dtype = _dtypes.as_dtype(dtype).base_dtype
                 converted = [
-                    convert_to_tensor(v, dtype=dtype if dtype else None, name=f"{arg_name}_{i}", as_ref=is_ref,
-                                      preferred_dtype=default_dtype)
+                    convert_to_tensor(
+                        v,
+                        dtype=dtype if dtype else None,
+                        name=f"{arg_name}_{i}",
+                        as_ref=is_ref,
+                        preferred_dtype=default_dtype,
+                    )
                     for i, v in enumerate(values)
                 ]
                 if number_attr and len({v._dtype._base_enum for v in converted}) > 1:
-                    raise TypeError(f"Not all types matched for {arg_name} for {op_type_name}.")
+                    raise TypeError(
+                        f"Not all types matched for {arg_name} for {op_type_name}."
+                    )
             except (TypeError, ValueError):
                 observed_types = []
                 for value in values:
                     try:
-                        observed_types.append(convert_to_tensor(value, as_ref=is_ref)._dtype.base_dtype.name)
+                        observed_types.append(
+                            convert_to_tensor(
+                                value, as_ref=is_ref
+                            )._dtype.base_dtype.name
+                        )
                     except (TypeError, ValueError):
                         observed_types.append("<NOT CONVERTIBLE TO TENSOR>")
-                prefix = "Tensors in list passed to '%s' of '%s' Op have types [%s]" % (
-                    input_name, op_type_name, ", ".join(observed_types))
+                observed = ", ".join(observed_types)
+                prefix = f"Tensors in list passed to '{input_name}' of '{op_type_name}' Op have types [{observed}]"
                 if number_attr:
                     if fixed_type != _DT_INVALID:
-                        raise TypeError(f"{prefix} that do not match expected type {dtype.name}.") from None
+                        raise TypeError(
+                            f"{prefix} that do not match expected type {dtype.name}."
+                        ) from None
                     if type_attr in attrs:
-                        raise TypeError(f"{prefix} that do not match type {dtype.name} inferred from earlier arguments.") from None
+                        raise TypeError(
+                            f"{prefix} that do not match type {dtype.name} inferred from earlier arguments."
+                        ) from None
                     raise TypeError(f"{prefix} that don't all match.") from None
-                raise TypeError(f"{prefix} that are invalid. Tensors: {values}") from None
+                raise TypeError(
+                    f"{prefix} that are invalid. Tensors: {values}"
+                ) from None
             values = converted
             types = [x._dtype for x in converted]
             inputs.extend(converted)
@@ -373,16 +479,31 @@ def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, input
                 if dtype is None and allowed_list:
                     inferred = None
                     try:
-                        inferred = convert_to_tensor(values, name=arg_name, as_ref=is_ref)
+                        inferred = convert_to_tensor(
+                            values, name=arg_name, as_ref=is_ref
+                        )
                     except TypeError:
                         pass
-                    if inferred is not None and inferred._dtype.as_datatype_enum in allowed_list:
+                    if (
+                        inferred is not None
+                        and inferred._dtype.as_datatype_enum in allowed_list
+                    ):
                         values = inferred
                     else:
-                        values = convert_to_tensor(values, name=arg_name, as_ref=is_ref, preferred_dtype=default_dtype)
+                        values = convert_to_tensor(
+                            values,
+                            name=arg_name,
+                            as_ref=is_ref,
+                            preferred_dtype=default_dtype,
+                        )
                 else:
-                    values = convert_to_tensor(values, name=arg_name, dtype=dtype, as_ref=is_ref,
-                                               preferred_dtype=default_dtype)
+                    values = convert_to_tensor(
+                        values,
+                        name=arg_name,
+                        dtype=dtype,
+                        as_ref=is_ref,
+                        preferred_dtype=default_dtype,
+                    )
             except TypeError as err:
                 if dtype is None:
                     raise
@@ -394,10 +515,14 @@ def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, input
                 try:
                     observed = convert_to_tensor(values, as_ref=is_ref)._dtype.name
                 except ValueError as err:
-                    raise ValueError(f"Tried to convert '{input_name}' to a tensor and failed. Error: {err}") from None
-                prefix = "Input '%s' of '%s' Op has type %s that does not match" % (input_name, op_type_name, observed)
+                    raise ValueError(
+                        f"Tried to convert '{input_name}' to a tensor and failed. Error: {err}"
+                    ) from None
+                prefix = f"Input '{input_name}' of '{op_type_name}' Op has type {observed} that does not match"
                 if fixed_type != _DT_INVALID:
-                    raise TypeError(f"{prefix} expected type of {_dtypes.as_dtype(fixed_type).name}.") from None
+                    raise TypeError(
+                        f"{prefix} expected type of {_dtypes.as_dtype(fixed_type).name}."
+                    ) from None
                 k = type_attr
                 if k in default_types and k not in attrs:
                     attrs[k] = default_types[k]
@@ -436,7 +561,9 @@ def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, input
                 else:
                     attrs[type_attr] = base_types[0]
                     inferred_from[type_attr] = input_name
-                    _check_allowed_type(info, base_types[0]._base_enum, type_attr, input_name)
+                    _check_allowed_type(
+                        info, base_types[0]._base_enum, type_attr, input_name
+                    )
         elif type_attr:
             attr_value = base_types[0]
             t_attr = type_attr
@@ -455,7 +582,9 @@ def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, input
             if tl_attr in attrs:
                 if attrs[tl_attr] != base_types:
                     actual = ", ".join(x.name for x in base_types)
-                    expected = ", ".join(_dtypes.as_dtype(x).name for x in attrs[tl_attr])
+                    expected = ", ".join(
+                        _dtypes.as_dtype(x).name for x in attrs[tl_attr]
+                    )
                     raise TypeError(
                         f"Input '{input_name}' of '{op_type_name}' Op has type list of {actual} that does not "
                         f"match type list {expected} of argument '{inferred_from[tl_attr]}'."
@@ -466,11 +595,10 @@ def _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, input
                 attrs[tl_attr] = base_types
                 inferred_from[tl_attr] = input_name
 
-        if is_ref:
-            if not all(x._is_ref_dtype for x in types):
-                raise TypeError(
-                    f"'{op_type_name}' Op requires that input '{input_name}' be a mutable tensor (e.g.: a tf.Variable)"
-                )
+        if is_ref and not all(x._is_ref_dtype for x in types):
+            raise TypeError(
+                f"'{op_type_name}' Op requires that input '{input_name}' be a mutable tensor (e.g.: a tf.Variable)"
+            )
 
 
 def _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs) -> None:
@@ -478,7 +606,9 @@ def _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs) -> Non
         key = attr.name
         if key in attrs:
             if key in keywords:
-                raise TypeError(f"Should not specify value for inferred attr '{key}' for {op_type_name}.")
+                raise TypeError(
+                    f"Should not specify value for inferred attr '{key}' for {op_type_name}."
+                )
             continue
         if key in keywords:
             attrs[key] = keywords.pop(key)
@@ -490,7 +620,9 @@ def _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs) -> Non
             raise TypeError(f"No argument found for attr {key} for {op_type_name}")
 
 
-def _extract_attr_protos(op_type_name, info, attrs) -> dict[str, attr_value_pb2.AttrValue]:
+def _extract_attr_protos(
+    op_type_name, info, attrs
+) -> dict[str, attr_value_pb2.AttrValue]:
     protos: dict[str, attr_value_pb2.AttrValue] = {}
     for key, attr_type, default, attr_def in info.attrs:
         value = attrs[key]
@@ -501,7 +633,9 @@ def _extract_attr_protos(op_type_name, info, attrs) -> dict[str, attr_value_pb2.
     return protos
 
 
-def _attr_proto(op_type_name, attr_def, attr_type, key, value) -> attr_value_pb2.AttrValue:
+def _attr_proto(
+    op_type_name, attr_def, attr_type, key, value
+) -> attr_value_pb2.AttrValue:
     """One attr's AttrValue with TF's checks (list minimum, allowed strings, int minimum, allowed types)."""
     if attr_type == "type":
         if type(value) is _dtypes.DType:
@@ -515,12 +649,15 @@ def _attr_proto(op_type_name, attr_def, attr_type, key, value) -> attr_value_pb2
     if attr_type == "bool" and type(value) is bool:
         return _BOOL_ATTRS[value]
     attr_value = value_to_attr_value(value, attr_type, key)
-    if attr_type.startswith("list("):
-        if attr_def.has_minimum and len(value) < attr_def.minimum:
-            raise ValueError(
-                f"Attr '{key}' of '{op_type_name}' Op passed list of length {len(value)} less than minimum "
-                f"{attr_def.minimum}."
-            )
+    if (
+        attr_type.startswith("list(")
+        and attr_def.has_minimum
+        and len(value) < attr_def.minimum
+    ):
+        raise ValueError(
+            f"Attr '{key}' of '{op_type_name}' Op passed list of length {len(value)} less than minimum "
+            f"{attr_def.minimum}."
+        )
     if attr_def.HasField("allowed_values"):
         if attr_type == "string":
             _satisfies_allowed_strings(attr_value.s, attr_def, key, op_type_name)
@@ -537,19 +674,28 @@ def _attr_proto(op_type_name, attr_def, attr_type, key, value) -> attr_value_pb2
     return attr_value
 
 
-_BOOL_ATTRS = {False: attr_value_pb2.AttrValue(b=False), True: attr_value_pb2.AttrValue(b=True)}
+_BOOL_ATTRS = {
+    False: attr_value_pb2.AttrValue(b=False),
+    True: attr_value_pb2.AttrValue(b=True),
+}
 
 
-def _satisfies_allowed_strings(value: bytes, attr_def, arg_name: str, op_type_name: str) -> None:
+def _satisfies_allowed_strings(
+    value: bytes, attr_def, arg_name: str, op_type_name: str
+) -> None:
     if value not in attr_def.allowed_values.list.s:
-        allowed = '", "'.join(s.decode("utf-8", "replace") for s in attr_def.allowed_values.list.s)
+        allowed = '", "'.join(
+            s.decode("utf-8", "replace") for s in attr_def.allowed_values.list.s
+        )
         raise ValueError(
             f"Attr '{arg_name}' of '{op_type_name}' Op passed string '{value.decode('utf-8', 'replace')}' "
             f'not in: "{allowed}".'
         )
 
 
-def _output_structure(info: _OpInfo, attr_protos) -> tuple[list[int | None], list[_dtypes.DType]]:
+def _output_structure(
+    info: _OpInfo, attr_protos
+) -> tuple[list[int | None], list[_dtypes.DType]]:
     structure: list[int | None] = []
     out_dtypes: list[_dtypes.DType] = []
     by_enum = _dtypes._BY_ENUM

@@ -7,6 +7,7 @@ generated module costs one dict update per op name (the OpList is parsed on firs
 from __future__ import annotations
 
 import threading
+
 from opgen.proto import op_def_pb2
 
 
@@ -15,9 +16,11 @@ class OpRegistrationError(ValueError):
 
 
 class _Entry:
-    __slots__ = ("name", "module", "blob", "op_def", "shape_fn")
+    __slots__ = ("blob", "module", "name", "op_def", "shape_fn")
 
-    def __init__(self, name: str, module: str, blob: "_Blob", shape_fn: str | None) -> None:
+    def __init__(
+        self, name: str, module: str, blob: _Blob, shape_fn: str | None
+    ) -> None:
         self.name = name
         self.module = module
         self.blob = blob
@@ -92,7 +95,9 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
         shift += 7
 
 
-def register_op_list(module_name: str, serialized_op_list: bytes, shape_fns: dict[str, str] | None = None) -> None:
+def register_op_list(
+    module_name: str, serialized_op_list: bytes, shape_fns: dict[str, str] | None = None
+) -> None:
     """Registers a module's OpDefs. Identical re-registration is fine; a conflict raises."""
     global generation
     blob = _Blob(serialized_op_list)
@@ -127,10 +132,16 @@ def _signature(op_def: op_def_pb2.OpDef) -> bytes:
     return stripped.SerializeToString(deterministic=True)
 
 
-def register_op_def(module_name: str, op_def: op_def_pb2.OpDef, shape_fn: str | None = None) -> None:
+def register_op_def(
+    module_name: str, op_def: op_def_pb2.OpDef, shape_fn: str | None = None
+) -> None:
     """Registers one OpDef (tests, and OpLists read from compiled libraries)."""
     op_list = op_def_pb2.OpList(op=[op_def])
-    register_op_list(module_name, op_list.SerializeToString(), {op_def.name: shape_fn} if shape_fn else None)
+    register_op_list(
+        module_name,
+        op_list.SerializeToString(),
+        {op_def.name: shape_fn} if shape_fn else None,
+    )
 
 
 def _resolve(entry: _Entry) -> op_def_pb2.OpDef:

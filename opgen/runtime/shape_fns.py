@@ -8,7 +8,7 @@ get static shapes too.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .shape_inference import InferenceContext, ShapeError, ShapeHandle
 
@@ -57,9 +57,7 @@ def broadcast_binary_op_shape(c: InferenceContext) -> None:
             if dy is not None and dy > 1 and dx != dy:
                 raise ShapeError(f"Dimensions must be equal, but are {dx} and {dy}")
             dims.append(dx)
-        elif dy is not None and dy > 1:
-            dims.append(dy)
-        elif dx == 1:
+        elif dy is not None and dy > 1 or dx == 1:
             dims.append(dy)
         elif dy == 1:
             dims.append(dx)
@@ -83,7 +81,9 @@ def reduction_shape(c: InferenceContext) -> None:
     reduced = set()
     for index in indices[0]:
         if index < -rank or index >= rank:
-            raise ShapeError(f"Invalid reduction dimension {index} for input with {rank} dimensions.")
+            raise ShapeError(
+                f"Invalid reduction dimension {index} for input with {rank} dimensions."
+            )
         reduced.add(index + rank if index < 0 else index)
     dims = []
     for i, d in enumerate(shape.dims):
@@ -128,7 +128,9 @@ def _concat(c: InferenceContext, start: int, end: int, dim_index: int) -> None:
         out_before = c.merge(before, out_before)
         out_middle = c.add(out_middle, middle)
         out_after = c.merge(after, out_after)
-    c.set_output(0, c.concatenate(c.concatenate(out_before, c.vector(out_middle)), out_after))
+    c.set_output(
+        0, c.concatenate(c.concatenate(out_before, c.vector(out_middle)), out_after)
+    )
 
 
 def concat_v2_shape(c: InferenceContext) -> None:
@@ -145,7 +147,9 @@ def add_n_shape(c: InferenceContext) -> None:
         try:
             current = c.merge(c.input(i), current)
         except ShapeError as e:
-            raise ShapeError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
+            raise ShapeError(
+                f"{e}\n\tFrom merging shape {i} with other shapes."
+            ) from None
     c.set_output(0, current)
 
 
@@ -166,7 +170,9 @@ def split_shape(c: InferenceContext) -> None:
         try:
             size = c.divide(c.dim(shape, split_dim), num_split, True)
         except ShapeError as e:
-            raise ShapeError(f"{e}\n\tNumber of ways to split should evenly divide the split dimension") from None
+            raise ShapeError(
+                f"{e}\n\tNumber of ways to split should evenly divide the split dimension"
+            ) from None
         out = c.replace_dim(shape, split_dim, size)
     for i in range(c.num_outputs):
         c.set_output(i, out)
@@ -195,11 +201,15 @@ def placeholder_shape(c: InferenceContext) -> None:
     if shape.unknown_rank:
         c.set_output(0, c.unknown_shape())
     else:
-        c.set_output(0, c.make_shape([d.size if d.size >= 0 else None for d in shape.dim]))
+        c.set_output(
+            0, c.make_shape([d.size if d.size >= 0 else None for d in shape.dim])
+        )
 
 
 def const_shape(c: InferenceContext) -> None:
-    c.set_output(0, c.make_shape([d.size for d in c.get_attr("value").tensor_shape.dim]))
+    c.set_output(
+        0, c.make_shape([d.size for d in c.get_attr("value").tensor_shape.dim])
+    )
 
 
 def shape_shape(c: InferenceContext) -> None:
@@ -237,7 +247,9 @@ def by_name(name: str) -> ShapeFn:
     try:
         return NAMED[key]
     except KeyError:
-        raise KeyError(f"no built-in shape function named {name!r}; known: {', '.join(sorted(NAMED))}") from None
+        raise KeyError(
+            f"no built-in shape function named {name!r}; known: {', '.join(sorted(NAMED))}"
+        ) from None
 
 
 def lookup(op_type: str, declared_name: str | None) -> ShapeFn | None:

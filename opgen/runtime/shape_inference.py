@@ -11,7 +11,8 @@ Errors surface as ValueError (TF's C++ shape errors do too), formatted like TF's
 from __future__ import annotations
 
 import struct
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from . import registry as _registry
 from .graph import Operation, attr_value_to_python
@@ -131,12 +132,16 @@ class InferenceContext:
 
     def with_rank_at_least(self, shape: ShapeHandle, rank: int) -> ShapeHandle:
         if shape.dims is not None and len(shape.dims) < rank:
-            raise ShapeError(f"Shape must be at least rank {rank} but is rank {len(shape.dims)}")
+            raise ShapeError(
+                f"Shape must be at least rank {rank} but is rank {len(shape.dims)}"
+            )
         return shape
 
     def with_rank_at_most(self, shape: ShapeHandle, rank: int) -> ShapeHandle:
         if shape.dims is not None and len(shape.dims) > rank:
-            raise ShapeError(f"Shape must be at most rank {rank} but is rank {len(shape.dims)}")
+            raise ShapeError(
+                f"Shape must be at most rank {rank} but is rank {len(shape.dims)}"
+            )
         return shape
 
     @staticmethod
@@ -153,7 +158,9 @@ class InferenceContext:
         if b.dims is None:
             return a
         if len(a.dims) != len(b.dims):
-            raise ShapeError(f"Shapes must be equal rank, but are {len(a.dims)} and {len(b.dims)}")
+            raise ShapeError(
+                f"Shapes must be equal rank, but are {len(a.dims)} and {len(b.dims)}"
+            )
         dims = []
         for x, y in zip(a.dims, b.dims):
             if x is not None and y is not None and x != y:
@@ -164,7 +171,9 @@ class InferenceContext:
             dims.append(x if x is not None else y)
         return ShapeHandle(dims)
 
-    def subshape(self, shape: ShapeHandle, start: int, end: int | None = None) -> ShapeHandle:
+    def subshape(
+        self, shape: ShapeHandle, start: int, end: int | None = None
+    ) -> ShapeHandle:
         if shape.dims is None:
             return UNKNOWN
         rank = len(shape.dims)
@@ -175,7 +184,9 @@ class InferenceContext:
         if end < 0:
             end += rank
         if start > rank or end > rank or start < 0 or end < start:
-            raise ShapeError(f"Subshape [{start}:{end}] out of range for shape {debug_string(shape)}")
+            raise ShapeError(
+                f"Subshape [{start}:{end}] out of range for shape {debug_string(shape)}"
+            )
         return ShapeHandle(shape.dims[start:end])
 
     def concatenate(self, a: ShapeHandle, b: ShapeHandle) -> ShapeHandle:
@@ -183,7 +194,9 @@ class InferenceContext:
             return UNKNOWN
         return ShapeHandle(a.dims + b.dims)
 
-    def replace_dim(self, shape: ShapeHandle, i: int, dim: DimensionHandle) -> ShapeHandle:
+    def replace_dim(
+        self, shape: ShapeHandle, i: int, dim: DimensionHandle
+    ) -> ShapeHandle:
         if shape.dims is None:
             return UNKNOWN
         dims = list(shape.dims)
@@ -195,7 +208,9 @@ class InferenceContext:
         return None if a is None or b is None else a + b
 
     @staticmethod
-    def divide(a: DimensionHandle, divisor: int, evenly_divisible: bool) -> DimensionHandle:
+    def divide(
+        a: DimensionHandle, divisor: int, evenly_divisible: bool
+    ) -> DimensionHandle:
         if divisor == 1:
             return a
         if a is None:
@@ -203,13 +218,33 @@ class InferenceContext:
         if divisor <= 0:
             raise ShapeError(f"Divisor must be positive but is {divisor}")
         if evenly_divisible and a % divisor != 0:
-            raise ShapeError(f"Dimension size must be evenly divisible by {divisor} but is {a}")
+            raise ShapeError(
+                f"Dimension size must be evenly divisible by {divisor} but is {a}"
+            )
         return a // divisor
 
 
-_STRUCT_FORMATS = {1: "f", 2: "d", 3: "i", 9: "q", 4: "B", 5: "h", 6: "b", 17: "H", 22: "I", 23: "Q"}
-_VALUE_FIELDS = {1: "float_val", 2: "double_val", 9: "int64_val", 10: "bool_val", 7: "string_val",
-                 22: "uint32_val", 23: "uint64_val"}
+_STRUCT_FORMATS = {
+    1: "f",
+    2: "d",
+    3: "i",
+    9: "q",
+    4: "B",
+    5: "h",
+    6: "b",
+    17: "H",
+    22: "I",
+    23: "Q",
+}
+_VALUE_FIELDS = {
+    1: "float_val",
+    2: "double_val",
+    9: "int64_val",
+    10: "bool_val",
+    7: "string_val",
+    22: "uint32_val",
+    23: "uint64_val",
+}
 _decoded: dict[int, tuple[Any, tuple[list[Any], list[int]]]] = {}
 
 
@@ -232,7 +267,10 @@ def tensor_proto_values(proto: Any) -> tuple[list[Any], list[int]]:
             values += [values[-1]] * (n - len(values))
     if len(_decoded) >= 4096:
         _decoded.clear()
-    _decoded[id(proto)] = (proto, (values, dims))  # keeps proto alive, so its id stays unique
+    _decoded[id(proto)] = (
+        proto,
+        (values, dims),
+    )  # keeps proto alive, so its id stays unique
     return values, dims
 
 
@@ -274,7 +312,9 @@ def run(op: Operation, fn: ShapeFn) -> None:
         fn(ctx)
     except ShapeError as e:
         shapes = ", ".join(debug_string(s) for s in ctx._inputs)
-        raise ValueError(f"{e} for '{{{{node {op._name}}}}} = {summarize_node(op)}' with input shapes: {shapes}.") from None
+        raise ValueError(
+            f"{e} for '{{{{node {op._name}}}}} = {summarize_node(op)}' with input shapes: {shapes}."
+        ) from None
     for tensor, shape in zip(op._outputs, ctx._outputs):
         if shape.dims is not None:
             tensor._shape = TensorShape._from_dims(shape.dims)
@@ -282,7 +322,11 @@ def run(op: Operation, fn: ShapeFn) -> None:
 
 def summarize_node(op: Operation) -> str:
     """`Op[attr=v, ...](in1, in2)` like TF's SummarizeNodeDef (attrs sorted, user attrs only)."""
-    attrs = ", ".join(f"{k}={_summarize_attr(v)}" for k, v in sorted(op._attrs.items()) if not k.startswith("_"))
+    attrs = ", ".join(
+        f"{k}={_summarize_attr(v)}"
+        for k, v in sorted(op._attrs.items())
+        if not k.startswith("_")
+    )
     inputs = ", ".join(t._as_node_def_input() for t in op._inputs)
     return f"{op._type}[{attrs}]({inputs})"
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterator
+from typing import Any
 
 from opgen.proto import tensor_shape_pb2
 
@@ -15,7 +16,7 @@ class Dimension:
     def __init__(self, value: Any) -> None:
         if isinstance(value, int):
             if value < 0:
-                raise ValueError("Dimension %d must be >= 0" % value)
+                raise ValueError(f"Dimension {value} must be >= 0")
             self._value: int | None = value
         elif value is None:
             self._value = None
@@ -27,10 +28,10 @@ class Dimension:
             except AttributeError:
                 raise TypeError(
                     "Dimension value must be integer or None or have "
-                    "an __index__ method, got value '{0!r}' with type '{1!r}'".format(value, type(value))
+                    f"an __index__ method, got value '{value!r}' with type '{type(value)!r}'"
                 ) from None
             if self._value < 0:
-                raise ValueError("Dimension %d must be >= 0" % self._value)
+                raise ValueError(f"Dimension {self._value} must be >= 0")
 
     @property
     def value(self) -> int | None:
@@ -38,7 +39,9 @@ class Dimension:
 
     def is_compatible_with(self, other: Any) -> bool:
         other = as_dimension(other)
-        return self._value is None or other._value is None or self._value == other._value
+        return (
+            self._value is None or other._value is None or self._value == other._value
+        )
 
     def merge_with(self, other: Any) -> Dimension:
         other = as_dimension(other)
@@ -65,7 +68,7 @@ class Dimension:
         return self._value  # type: ignore[return-value]
 
     def __repr__(self) -> str:
-        return "Dimension(%s)" % repr(self._value)
+        return f"Dimension({self._value!r})"
 
     def __str__(self) -> str:
         return "?" if self._value is None else str(self._value)
@@ -90,11 +93,17 @@ class TensorShape:
 
     def __init__(self, dims: Any) -> None:
         if isinstance(dims, (tuple, list)):
-            self._dims: tuple[int | None, ...] | None = tuple(_dim_value(d) for d in dims)
+            self._dims: tuple[int | None, ...] | None = tuple(
+                _dim_value(d) for d in dims
+            )
         elif dims is None:
             self._dims = None
         elif isinstance(dims, tensor_shape_pb2.TensorShapeProto):
-            self._dims = None if dims.unknown_rank else tuple(d.size if d.size != -1 else None for d in dims.dim)
+            self._dims = (
+                None
+                if dims.unknown_rank
+                else tuple(d.size if d.size != -1 else None for d in dims.dim)
+            )
         elif isinstance(dims, TensorShape):
             self._dims = dims._dims
         else:
@@ -109,10 +118,10 @@ class TensorShape:
                         values.append(as_dimension(d).value)
                     except TypeError as e:
                         raise TypeError(
-                            "Failed to convert '{0!r}' to a shape: '{1!r}'"
+                            f"Failed to convert '{dims!r}' to a shape: '{d!r}'"
                             "could not be converted to a dimension. A shape should "
                             "either be single dimension (e.g. 10), or an iterable of "
-                            "dimensions (e.g. [1, 10, None]).".format(dims, d)
+                            "dimensions (e.g. [1, 10, None])."
                         ) from e
                 self._dims = tuple(values)
 
@@ -155,7 +164,9 @@ class TensorShape:
             return True
         if len(self._dims) != len(other._dims):
             return False
-        return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
+        return all(
+            a is None or b is None or a == b for a, b in zip(self._dims, other._dims)
+        )
 
     def merge_with(self, other: Any) -> TensorShape:
         other = as_shape(other)
@@ -165,7 +176,9 @@ class TensorShape:
             return self
         if not self.is_compatible_with(other):
             raise ValueError(f"Shapes {self} and {other} are not compatible")
-        return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims)])
+        return TensorShape(
+            [a if a is not None else b for a, b in zip(self._dims, other._dims)]
+        )
 
     def concatenate(self, other: Any) -> TensorShape:
         other = as_shape(other)
@@ -182,7 +195,10 @@ class TensorShape:
         if self._dims is None:
             return tensor_shape_pb2.TensorShapeProto(unknown_rank=True)
         return tensor_shape_pb2.TensorShapeProto(
-            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=-1 if d is None else d) for d in self._dims]
+            dim=[
+                tensor_shape_pb2.TensorShapeProto.Dim(size=-1 if d is None else d)
+                for d in self._dims
+            ]
         )
 
     def __len__(self) -> int:
@@ -190,7 +206,7 @@ class TensorShape:
             raise ValueError("Cannot take the length of shape with unknown rank.")
         return len(self._dims)
 
-    def __iter__(self) -> Iterable[int | None]:
+    def __iter__(self) -> Iterator[int | None]:
         if self._dims is None:
             raise ValueError("Cannot iterate over a shape with unknown rank.")
         return iter(self._dims)
@@ -213,14 +229,18 @@ class TensorShape:
         return hash(self._dims)
 
     def __repr__(self) -> str:
-        return f"TensorShape({list(self._dims)!r})" if self._dims is not None else "TensorShape(None)"
+        return (
+            f"TensorShape({list(self._dims)!r})"
+            if self._dims is not None
+            else "TensorShape(None)"
+        )
 
     def __str__(self) -> str:
         if self._dims is None:
             return "<unknown>"
         if len(self._dims) == 1:
-            return "(%s,)" % self._dims[0]
-        return "(%s)" % ", ".join(str(d) for d in self._dims)
+            return f"({self._dims[0]},)"
+        return "(" + ", ".join(str(d) for d in self._dims) + ")"
 
 
 def as_shape(shape: Any) -> TensorShape:
