@@ -192,3 +192,84 @@ def test_macro_library_matches_tensorflow():
     assert names(ours) == names(theirs_sorted)
     for mine, tf_op in zip(ours.op, theirs_sorted.op):
         assert mine == tf_op, mine.name
+
+
+_GENERATED_MACROS = r"""// Macros of the generated library (tests/test_gather.py).
+#ifndef GEN_MACROS_H_
+#define GEN_MACROS_H_
+#define GEN_STR(x) #x
+#define GEN_XSTR(x) GEN_STR(x)
+#define GEN_CAT(a, b) a##b
+#define GEN_IN(name, type) Input(GEN_XSTR(name) ": " #type)
+#define GEN_OUT(name, type) Output(GEN_XSTR(name) ": " #type)
+#define GEN_INT_ATTR(name, def) Attr(#name ": int = " #def)
+#define GEN_TYPE_ATTR(name) \
+  Attr(#name ": {float, double, int32} = DT_FLOAT")
+#define GEN_LIST_IN(name, n, t) Input(#name ": " #n " * " #t).Attr(#n ": int >= 1").Attr(#t ": type")
+#define GEN_DOC(...) Doc(#__VA_ARGS__)
+#define GEN_CALLS(...) __VA_ARGS__
+#define GEN_REGISTER(name) REGISTER_OP(GEN_XSTR(GEN_CAT(Gen, name)))
+#endif
+"""
+
+
+def _generated_op(rng, k: int) -> str:
+    """One macro-heavy REGISTER_OP chain whose OpDef is valid."""
+    calls = []
+    typed = rng.random() < 0.5
+    if typed:
+        calls.append("GEN_TYPE_ATTR(T)")
+    for j in range(rng.randint(0, 3)):
+        calls.append(f"GEN_IN(GEN_CAT(in, {j}), {rng.choice(['float', 'int32', 'string'] + (['T'] if typed else []))})")
+    for j in range(rng.randint(0, 2)):
+        calls.append(f"GEN_OUT(GEN_CAT(out, {j}), {rng.choice(['float', 'int64'] + (['T'] if typed else []))})")
+    for j in range(rng.randint(0, 2)):
+        calls.append(f"GEN_INT_ATTR(a{j}, {rng.choice(['-3', '0', '7'])})")
+    if rng.random() < 0.3:
+        calls.append("GEN_LIST_IN(items, N, TL)")
+    if rng.random() < 0.3:
+        calls.append(rng.choice(["GEN_CALLS(SetIsStateful())", "GEN_CALLS(SetIsCommutative().SetAllowsUninitializedInput())"]))
+    if rng.random() < 0.3:
+        calls.append('Attr("level: int = " GEN_XSTR(GEN_LEVEL))')
+    doc = rng.choice([
+        None, f"GEN_DOC(Generated op {k}, with a comma.)",
+        f'Doc(R"doc(\nSummary of op {k}.\n\n# A heading in the description.\n)doc")',
+        f'Doc("Summary of op {k}.\\n\\nMore \\"text\\" \\\ncontinued.")',
+    ])
+    if doc:
+        calls.append(doc)
+    rng.shuffle(calls)
+    sep = rng.choice(["\n    .", " .", "  /* c */\n    .", " \\\n    ."])
+    chain = "".join(sep + c for c in calls)
+    head = rng.choice([f"GEN_REGISTER(Op{k})", f'REGISTER_OP("GenOp{k}")'])
+    if rng.random() < 0.25:
+        return (f"#if GEN_LEVEL >= {rng.randint(1, 3)}\n{head}{chain};\n#else\n"
+                f'REGISTER_OP("GenElse{k}").Output("y: float");\n#endif\n')
+    return f"{head}{chain};\n"
+
+
+@pytest.mark.oracle
+def test_generated_macro_library_matches_tensorflow(tmp_path):
+    """Sixty generated macro-heavy ops (fixed seed, so the compiled library is cached):
+    g++ + TF_LoadLibrary and opgen give the same OpDefs."""
+    import random
+
+    from oracle.tf_library import library_op_list
+
+    rng = random.Random(20261122)
+    write(tmp_path, {"include/gen_macros.h": _GENERATED_MACROS})
+    sources = []
+    for f in range(2):
+        body = "".join(_generated_op(rng, 30 * f + k) for k in range(30))
+        name = f"gen_ops_{f}.cc"
+        write(tmp_path, {name: f'#include "tensorflow/core/framework/op.h"\n#include "gen_macros.h"\n\n{body}'})
+        sources.append(tmp_path / name)
+    defines = ["GEN_LEVEL=2"]
+    ours = gather([str(p) for p in sources], defines=defines, include_dirs=[str(tmp_path / "include")]).op_list
+    theirs = library_op_list(sources, defines=defines, include_dirs=[tmp_path / "include"])
+    theirs_sorted = op_def_pb2.OpList()
+    theirs_sorted.op.extend(sorted(theirs.op, key=lambda op: op.name.encode()))
+    assert len(ours.op) == 60
+    assert names(ours) == names(theirs_sorted)
+    for mine, tf_op in zip(ours.op, theirs_sorted.op):
+        assert mine == tf_op, mine.name
