@@ -350,7 +350,13 @@ def test_generated_wrappers_embedded_and_tensorflow_backend(
     assert not missing, f"no generated wrapper for {missing}"
     for name, kwargs in CALLS.items():
         function = example_wrappers[name]
-        expected = _run_tf_graph(tf, lambda name: list(tf_lib._apply_op_helper(name, **complete(ops[name], CALLS[name]))[3]), name)  # fmt: skip
+        call = complete(ops[name], kwargs)
+        expected = _run_tf_graph(
+            tf,
+            lambda name, call: list(tf_lib._apply_op_helper(name, **call)[3]),
+            name,
+            call,
+        )
 
         graph = Graph()
         with graph.as_default():
