@@ -34,6 +34,12 @@ SHAPE_FNS = {
     "ConcatV2": "ConcatV2Shape",
     "Concat": "ConcatShape",
     "NoOp": "NoOutputs",
+    "Conv2D": "shape_inference::Conv2DShapeWithExplicitPadding",
+    "DepthwiseConv2dNative": "shape_inference::DepthwiseConv2DNativeShapeWithExplicitPadding",
+    "MaxPool": "shape_inference::MaxPoolShapeWithExplicitPadding",
+    "BiasAdd": "shape_inference::BiasAddShape",
+    "VariableV2": "shape_inference::ExplicitShape",
+    "AssignAdd": "shape_inference::MergeBothInputsShapeFn",
 }
 
 SHAPES = [
@@ -211,6 +217,108 @@ def _cases():
                 )
     for s in (U, [2, 3], [None]):
         cases.append(("Shape", {"input": ("ph", s)}, {"out_type": None}))
+    images = [
+        U,
+        [1, 5, 5, 3],
+        [None, 5, None, 3],
+        [2, 4, 6, None],
+        [1, 5, 5, 4],
+        [1, 2, 2, 3],
+        [5, 5, 3],
+    ]
+    filters = [
+        U,
+        [2, 2, 3, 8],
+        [3, 3, None, 2],
+        [None, 2, 3, 4],
+        [2, 2, 2, 1],
+        [6, 6, 3, 1],
+    ]
+    for image, filt in itertools.product(images, filters):
+        for padding, strides, data_format, dilations in (
+            ("VALID", [1, 1, 1, 1], "NHWC", [1, 1, 1, 1]),
+            ("SAME", [1, 2, 2, 1], "NHWC", [1, 1, 1, 1]),
+            ("VALID", [1, 1, 2, 2], "NCHW", [1, 1, 1, 1]),
+            ("VALID", [1, 1, 1, 1], "NHWC", [1, 2, 2, 1]),
+        ):
+            attrs = {
+                "strides": strides,
+                "padding": padding,
+                "data_format": data_format,
+                "dilations": dilations,
+                "explicit_paddings": None,
+            }
+            cases.append(
+                (
+                    "Conv2D",
+                    {"input": ("ph", image), "filter": ("ph", filt)},
+                    dict(attrs, use_cudnn_on_gpu=None),
+                )
+            )
+            cases.append(
+                (
+                    "DepthwiseConv2dNative",
+                    {"input": ("ph", image), "filter": ("ph", filt)},
+                    attrs,
+                )
+            )
+    cases.append(
+        (
+            "Conv2D",
+            {"input": ("ph", [1, 5, 5, 3]), "filter": ("ph", [2, 2, 3, 8])},
+            {
+                "strides": [1, 1, 1, 1],
+                "padding": "EXPLICIT",
+                "explicit_paddings": [0, 0, 1, 2, 0, 1, 0, 0],
+                "data_format": None,
+                "dilations": None,
+                "use_cudnn_on_gpu": None,
+            },
+        )
+    )
+    for image in images:
+        for ksize, strides, padding, data_format in (
+            ([1, 2, 2, 1], [1, 2, 2, 1], "VALID", "NHWC"),
+            ([1, 3, 3, 1], [1, 1, 1, 1], "SAME", "NHWC"),
+            ([1, 1, 2, 2], [1, 1, 2, 2], "VALID", "NCHW"),
+            ([1, 6, 6, 1], [1, 1, 1, 1], "VALID", "NHWC"),
+        ):
+            cases.append(
+                (
+                    "MaxPool",
+                    {"input": ("ph", image)},
+                    {
+                        "ksize": ksize,
+                        "strides": strides,
+                        "padding": padding,
+                        "data_format": data_format,
+                        "explicit_paddings": None,
+                    },
+                )
+            )
+    for value in (U, [2, 3], [4, 2, 3], [2, 3, 4, 5], [2], [None, None, 3]):
+        for bias in (U, [3], [None], [4], [2, 2]):
+            for data_format in ("NHWC", "NCHW"):
+                cases.append(
+                    (
+                        "BiasAdd",
+                        {"value": ("ph", value), "bias": ("ph", bias)},
+                        {"data_format": data_format},
+                    )
+                )
+    for shape in (None, [2, 3], [None, 4]):
+        cases.append(
+            (
+                "VariableV2",
+                {},
+                {
+                    "shape": shape,
+                    "dtype": "float32",
+                    "container": None,
+                    "shared_name": None,
+                },
+            )
+        )
     return cases
 
 

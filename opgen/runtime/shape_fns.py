@@ -217,6 +217,168 @@ def shape_shape(c: InferenceContext) -> None:
         c.set_output(i, c.vector(c.rank(c.input(i))))
 
 
+def merge_both_inputs_shape(c: InferenceContext) -> None:
+    c.set_output(0, c.merge(c.input(0), c.input(1)))
+
+
+def explicit_shape(c: InferenceContext) -> None:
+    placeholder_shape(c)
+
+
+def bias_add_shape(c: InferenceContext) -> None:
+    nchw = c.get_attr("data_format") == b"NCHW"
+    shape = c.with_rank_at_least(c.input(0), 3 if nchw else 2)
+    bias = c.with_rank(c.input(1), 1)
+    if shape.dims is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    channel = 1 if nchw else len(shape.dims) - 1
+    c.set_output(
+        0, c.replace_dim(shape, channel, c.merge_dim(shape.dims[channel], bias.dims[0]))
+    )
+
+
+def _windowed_output_size(
+    size, window, dilation: int, stride: int, padding: bytes, pad_before=0, pad_after=0
+):
+    """TF's GetWindowedOutputSizeFromDimsV2 on possibly-unknown sizes."""
+    if stride <= 0:
+        raise ShapeError(f"Stride must be > 0, but got {stride}")
+    if dilation < 1:
+        raise ShapeError(f"Dilation rate must be >= 1, but got {dilation}")
+    if size is None:
+        return None
+    if padding == b"SAME":
+        return (size + stride - 1) // stride
+    if window is None:
+        return None
+    effective = (window - 1) * dilation + 1
+    padded = size + pad_before + pad_after
+    if padded - effective < 0:
+        raise ShapeError(
+            f"Negative dimension size caused by subtracting {effective} from {padded}"
+        )
+    return (padded - effective + stride) // stride
+
+
+def _spatial(c: InferenceContext, values: list[int], nchw: bool) -> tuple[int, int]:
+    return (values[2], values[3]) if nchw else (values[1], values[2])
+
+
+def _conv(c: InferenceContext, depthwise: bool) -> None:
+    nchw = c.get_attr("data_format") == b"NCHW"
+    shape = c.with_rank(c.input(0), 4)
+    filt = c.with_rank(c.input(1), 4)
+    strides = c.get_attr("strides")
+    dilations = c.get_attr("dilations")
+    if len(strides) != 4:
+        raise ShapeError(
+            f"Conv2D requires the stride attribute to contain 4 values, but got: {len(strides)}"
+        )
+    if len(dilations) != 4:
+        raise ShapeError(
+            f"Conv2D requires the dilation attribute to contain 4 values, but got: {len(dilations)}"
+        )
+    stride_rows, stride_cols = _spatial(c, strides, nchw)
+    dilation_rows, dilation_cols = _spatial(c, dilations, nchw)
+    if nchw:
+        batch, depth, rows, cols = shape.dims
+    else:
+        batch, rows, cols, depth = shape.dims
+    filter_rows, filter_cols, filter_depth, out_depth = filt.dims
+    padding = c.get_attr("padding")
+    pads = [0, 0, 0, 0]
+    if padding == b"EXPLICIT":
+        explicit = c.get_attr("explicit_paddings")
+        rows_index, cols_index = (2, 3) if nchw else (1, 2)
+        pads = [
+            explicit[2 * rows_index],
+            explicit[2 * rows_index + 1],
+            explicit[2 * cols_index],
+            explicit[2 * cols_index + 1],
+        ]
+    if depthwise:
+        depth = c.merge_dim(depth, filter_depth)
+        out_depth = None if depth is None or out_depth is None else depth * out_depth
+    elif depth is not None and filter_depth is not None:
+        if depth % filter_depth != 0:
+            raise ShapeError(
+                f"Depth of input ({depth}) is not a multiple of input depth of filter ({filter_depth})"
+            )
+        groups = depth // filter_depth
+        if out_depth is not None and out_depth % groups != 0:
+            raise ShapeError(
+                f"Depth of output ({out_depth}) is not a multiple of the number of groups ({groups})"
+            )
+    out_rows = _windowed_output_size(
+        rows, filter_rows, dilation_rows, stride_rows, padding, pads[0], pads[1]
+    )
+    out_cols = _windowed_output_size(
+        cols, filter_cols, dilation_cols, stride_cols, padding, pads[2], pads[3]
+    )
+    dims = (
+        [batch, out_depth, out_rows, out_cols]
+        if nchw
+        else [batch, out_rows, out_cols, out_depth]
+    )
+    c.set_output(0, c.make_shape(dims))
+
+
+def conv2d_shape(c: InferenceContext) -> None:
+    _conv(c, depthwise=False)
+
+
+def depthwise_conv2d_shape(c: InferenceContext) -> None:
+    _conv(c, depthwise=True)
+
+
+def max_pool_shape(c: InferenceContext) -> None:
+    nchw = c.get_attr("data_format") == b"NCHW"
+    shape = c.with_rank(c.input(0), 4)
+    ksize = c.get_attr("ksize")
+    strides = c.get_attr("strides")
+    if len(strides) != 4:
+        raise ShapeError(
+            f"MaxPool requires the stride attribute to contain 4 values, but got: {len(strides)}"
+        )
+    if len(ksize) != 4:
+        raise ShapeError(
+            f"MaxPool requires the ksize attribute to contain 4 values, but got: {len(ksize)}"
+        )
+    if nchw:
+        batch, depth, rows, cols = shape.dims
+        window_depth, stride_depth = ksize[1], strides[1]
+    else:
+        batch, rows, cols, depth = shape.dims
+        window_depth, stride_depth = ksize[3], strides[3]
+    stride_rows, stride_cols = _spatial(c, strides, nchw)
+    ksize_rows, ksize_cols = _spatial(c, ksize, nchw)
+    padding = c.get_attr("padding")
+    pads = [0, 0, 0, 0]
+    if padding == b"EXPLICIT":
+        explicit = c.get_attr("explicit_paddings")
+        rows_index, cols_index = (2, 3) if nchw else (1, 2)
+        pads = [
+            explicit[2 * rows_index],
+            explicit[2 * rows_index + 1],
+            explicit[2 * cols_index],
+            explicit[2 * cols_index + 1],
+        ]
+    out_rows = _windowed_output_size(
+        rows, ksize_rows, 1, stride_rows, padding, pads[0], pads[1]
+    )
+    out_cols = _windowed_output_size(
+        cols, ksize_cols, 1, stride_cols, padding, pads[2], pads[3]
+    )
+    out_depth = _windowed_output_size(depth, window_depth, 1, stride_depth, padding)
+    dims = (
+        [batch, out_depth, out_rows, out_cols]
+        if nchw
+        else [batch, out_rows, out_cols, out_depth]
+    )
+    c.set_output(0, c.make_shape(dims))
+
+
 NAMED: dict[str, ShapeFn] = {
     "UnchangedShape": unchanged_shape,
     "ScalarShape": scalar_shape,
@@ -228,6 +390,15 @@ NAMED: dict[str, ShapeFn] = {
     "ReductionShape": reduction_shape,
     "ConcatV2Shape": concat_v2_shape,
     "ConcatShape": concat_shape,
+    "MergeBothInputsShapeFn": merge_both_inputs_shape,
+    "ExplicitShape": explicit_shape,
+    "BiasAddShape": bias_add_shape,
+    "Conv2DShape": conv2d_shape,
+    "Conv2DShapeWithExplicitPadding": conv2d_shape,
+    "DepthwiseConv2DNativeShape": depthwise_conv2d_shape,
+    "DepthwiseConv2DNativeShapeWithExplicitPadding": depthwise_conv2d_shape,
+    "MaxPoolShape": max_pool_shape,
+    "MaxPoolShapeWithExplicitPadding": max_pool_shape,
 }
 
 BY_OP: dict[str, ShapeFn] = {
