@@ -485,7 +485,9 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
     result = render_tree(gathered, api_model, opts, progress=_progress_bar())
     if sys.stderr.isatty():
         sys.stderr.write("\r\x1b[K")
-    from opgen.apidiff import snapshot_outputs  # the committed API snapshot ([tool.opgen] api), checked too
+    from opgen.apidiff import (
+        snapshot_outputs,  # the committed API snapshot ([tool.opgen] api), checked too
+    )
 
     api_snapshot = snapshot_outputs(config, gathered, api_model, opts.out)
     changes = compute_changes(opts.out, {**result.files, **api_snapshot})

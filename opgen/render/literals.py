@@ -224,10 +224,8 @@ def attr_default(value: attr_value_pb2.AttrValue, param: str) -> str:
     if kind == "list":
         field, items = _list_items(value)
         if field == "tensor":
-            texts = ", ".join(py_str(tensor_text(t)) for t in items)
-            return (
-                f"[_execute.make_tensor(_pb, {py_str(param)}) for _pb in ({texts},)]"
-            )
+            # TF writes a comprehension over the text protos; the plain list is the same value.
+            return "[" + ", ".join(f"_execute.make_tensor({py_str(tensor_text(t))}, {py_str(param)})" for t in items) + "]"
         return "[" + ", ".join(_list_item(field, x, "_dtypes.") for x in items) + "]"
     if kind == "tensor":
         return f"_execute.make_tensor({py_str(tensor_text(value.tensor))}, {py_str(param)})"
