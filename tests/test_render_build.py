@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from opgen.cli import main
 from opgen.render import build as build_mod
 
@@ -197,3 +199,35 @@ def test_sigkill_leaves_old_or_new_tree(tmp_path, monkeypatch, capsys):
     assert sum(outcomes.values()) == 50
     capsys.readouterr()
     print("kill outcomes:", outcomes)
+
+
+def test_outputs_never_leave_out_dir(tmp_path):
+    from opgen.errors import OpgenError
+
+    for rel in ("../x.py", "/abs.py", "a/../../b.py", ".opgen-journal.json"):
+        with pytest.raises(OpgenError, match="inside --out"):
+            build_mod.compute_changes(tmp_path, {rel: b""})
+
+
+def test_committed_example_library_is_up_to_date_and_clean(tmp_path):
+    """generated/ is `opgen build` of op_specs/ + overrides/: --check passes, and every module
+    imports, is black-stable and passes ruff check and mypy."""
+    r = subprocess.run([sys.executable, "-m", "opgen", "build", "--check"], cwd=REPO, capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    modules = sorted((REPO / "generated").glob("gen_*.py"))
+    assert modules
+    import black
+
+    for m in modules:
+        text = m.read_text(encoding="utf-8")
+        assert black.format_str(text, mode=black.Mode()) == text, m.name
+    code = "import sys; sys.path.insert(0, 'generated'); " + "; ".join(f"import {m.stem}" for m in modules)
+    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", *map(str, modules)],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stdout
+    r = subprocess.run([sys.executable, "-m", "mypy", "--follow-imports=silent", "--ignore-missing-imports",
+                        "--cache-dir", str(tmp_path / "mypy"), *map(str, modules)],
+                       cwd=REPO, capture_output=True, text=True, check=False, env=dict(os.environ, MYPYPATH=str(REPO)))
+    assert r.returncode == 0, r.stdout

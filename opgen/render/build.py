@@ -283,6 +283,10 @@ class Changes:
 
 
 def compute_changes(out: Path, files: dict[str, bytes]) -> Changes:
+    for rel in files:
+        parts = Path(rel).parts
+        if not parts or Path(rel).is_absolute() or ".." in parts or parts[0].startswith(".opgen"):
+            raise OpgenError(f"refusing to write {rel!r}: every output must stay inside --out ({out})")
     write: dict[str, bytes] = {}
     unchanged = 0
     for rel, data in sorted(files.items()):
