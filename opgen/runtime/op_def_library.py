@@ -16,7 +16,7 @@ from . import dtypes as _dtypes
 from . import registry as _registry
 from . import shape_inference as _shape_inference
 from .attr_values import value_to_attr_value
-from .constant_op import _cache_key, _const_op, _const_parts_for, convert_to_tensor
+from .constant_op import _const_op, _const_parts_for, convert_to_tensor
 from .graph import Graph, Tensor, _default_stack, get_default_graph
 
 _DT_INVALID = 0
@@ -355,13 +355,18 @@ def _create_colocated(g, ref_inputs, *args):
         return _create_colocated(g, ref_inputs[1:], *args)
 
 
+_CONSTANT_TYPES = {int, float, bool, str, bytes, list, tuple}
+
+
 def _planned_constant(
     info: _OpInfo, value: Any, fixed: int, type_attr: str, inferred: dict[str, Any]
 ):
     """The Const the general path would create for a Python-value input, when it creates
     exactly one and it succeeds; None otherwise (the general path then does it, errors and all)."""
-    if _cache_key(value, None, None) is None:
-        return None
+    if type(value) not in _CONSTANT_TYPES or (
+        type(value) in (list, tuple) and len(value) > 8
+    ):
+        return None  # only small scalars/flat lists: their Const parts are cached and cheap to plan
     try:
         if fixed:
             return _const_parts_for(value, fixed, None)
