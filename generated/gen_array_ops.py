@@ -447,13 +447,13 @@ def mirror_pad(
     mode: str,
     name=None,
 ) -> Annotated[Any, TV_MirrorPad_T]:
-    """Pads a tensor with mirrored copies of its border.
+    r"""Pads a tensor with mirrored copies of its border.
 
     Args:
       input: A `Tensor`.
       paddings: A `Tensor`. Must be one of the following types: `int32`, `int64`.
         An `[n, 2]` matrix of amounts before and after each axis.
-      mode: A `string` from: `\"REFLECT\", \"SYMMETRIC\"`.
+      mode: A `string` from: `"REFLECT", "SYMMETRIC"`.
         Whether the border element itself is repeated (SYMMETRIC) or not (REFLECT).
       name: A name for the operation (optional).
 

@@ -132,16 +132,16 @@ def partitioned_call(
     executor_type: str = "",
     name=None,
 ):
-    """Calls a function, placing its pieces on several devices.
+    r"""Calls a function, placing its pieces on several devices.
 
     Args:
       args: A list of `Tensor` objects. The function's arguments.
       Tout: A list of `tf.DTypes`.
       f: A function decorated with @Defun. The function to call.
-      config: An optional `string`. Defaults to `\"\"`.
-      config_proto: An optional `string`. Defaults to `\"\"`.
+      config: An optional `string`. Defaults to `""`.
+      config_proto: An optional `string`. Defaults to `""`.
         A serialized ConfigProto for the call.
-      executor_type: An optional `string`. Defaults to `\"\"`.
+      executor_type: An optional `string`. Defaults to `""`.
         Executor to run the function with; empty means the default.
       name: A name for the operation (optional).
 
@@ -186,15 +186,15 @@ def stateful_partitioned_call(
     executor_type: str = "",
     name=None,
 ):
-    """Like PartitionedCall, for functions with side effects.
+    r"""Like PartitionedCall, for functions with side effects.
 
     Args:
       args: A list of `Tensor` objects.
       Tout: A list of `tf.DTypes`.
       f: A function decorated with @Defun.
-      config: An optional `string`. Defaults to `\"\"`.
-      config_proto: An optional `string`. Defaults to `\"\"`.
-      executor_type: An optional `string`. Defaults to `\"\"`.
+      config: An optional `string`. Defaults to `""`.
+      config_proto: An optional `string`. Defaults to `""`.
+      executor_type: An optional `string`. Defaults to `""`.
       name: A name for the operation (optional).
 
     Returns:

@@ -70,14 +70,14 @@ def bias_add(
     data_format: str = "NHWC",
     name=None,
 ) -> Annotated[Any, TV_BiasAdd_T]:
-    """Adds a per-channel bias.
+    r"""Adds a per-channel bias.
 
     Args:
       value: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`, `int16`, `int8`, `complex64`, `int64`, `qint8`, `quint8`, `qint32`, `bfloat16`, `qint16`, `quint16`, `uint16`, `complex128`, `half`, `uint32`, `uint64`.
         Any rank >= 2.
       bias: A `Tensor`. Must have the same type as `value`.
         A vector as long as the channel dimension of `value`.
-      data_format: An optional `string` from: `\"NHWC\", \"NCHW\"`. Defaults to `\"NHWC\"`.
+      data_format: An optional `string` from: `"NHWC", "NCHW"`. Defaults to `"NHWC"`.
         Which dimension holds the channels.
       name: A name for the operation (optional).
 
@@ -116,7 +116,7 @@ def conv2d(
     dilations=[1, 1, 1, 1],
     name=None,
 ) -> Annotated[Any, TV_Conv2D_T]:
-    """2-D convolution of a batch of images with a bank of filters.
+    r"""2-D convolution of a batch of images with a bank of filters.
 
     The filter is laid out as `[height, width, in_channels, out_channels]`; the
     image layout follows `data_format`.
@@ -128,7 +128,7 @@ def conv2d(
         A rank-4 filter bank.
       strides: A list of `ints`.
         Step of the sliding window per dimension of `input` (length 4).
-      padding: A `string` from: `\"SAME\", \"VALID\", \"EXPLICIT\"`.
+      padding: A `string` from: `"SAME", "VALID", "EXPLICIT"`.
         SAME pads to keep spatial sizes (for stride 1), VALID does not pad,
         EXPLICIT takes the amounts from `explicit_paddings`.
       use_cudnn_on_gpu: An optional `bool`. Defaults to `True`.
@@ -136,7 +136,7 @@ def conv2d(
       explicit_paddings: An optional list of `ints`. Defaults to `[]`.
         Pairs of (before, after) amounts per dimension, only with
         EXPLICIT padding.
-      data_format: An optional `string` from: `\"NHWC\", \"NCHW\"`. Defaults to `\"NHWC\"`.
+      data_format: An optional `string` from: `"NHWC", "NCHW"`. Defaults to `"NHWC"`.
         NHWC (channels last) or NCHW (channels first).
       dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1]`.
         Spacing between filter taps per dimension.
@@ -209,16 +209,16 @@ def depthwise_conv2d_native(
     dilations=[1, 1, 1, 1],
     name=None,
 ) -> Annotated[Any, TV_DepthwiseConv2dNative_T]:
-    """Convolves each input channel with its own set of filters.
+    r"""Convolves each input channel with its own set of filters.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `half`, `bfloat16`, `float32`, `float64`.
       filter: A `Tensor`. Must have the same type as `input`.
         `[height, width, in_channels, channel_multiplier]`.
       strides: A list of `ints`.
-      padding: A `string` from: `\"SAME\", \"VALID\", \"EXPLICIT\"`.
+      padding: A `string` from: `"SAME", "VALID", "EXPLICIT"`.
       explicit_paddings: An optional list of `ints`. Defaults to `[]`.
-      data_format: An optional `string` from: `\"NHWC\", \"NCHW\"`. Defaults to `\"NHWC\"`.
+      data_format: An optional `string` from: `"NHWC", "NCHW"`. Defaults to `"NHWC"`.
       dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1]`.
       name: A name for the operation (optional).
 
@@ -324,7 +324,7 @@ def max_pool(
     data_format: str = "NHWC",
     name=None,
 ) -> Annotated[Any, TV_MaxPool_T]:
-    """Largest value in each sliding window.
+    r"""Largest value in each sliding window.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `half`, `bfloat16`, `float32`, `float64`, `int32`, `int64`, `uint8`, `int16`, `int8`, `uint16`, `qint8`.
@@ -332,9 +332,9 @@ def max_pool(
         Window size per dimension of `input`.
       strides: A list of `ints` that has length `>= 4`.
         Window step per dimension of `input`.
-      padding: A `string` from: `\"SAME\", \"VALID\", \"EXPLICIT\"`.
+      padding: A `string` from: `"SAME", "VALID", "EXPLICIT"`.
       explicit_paddings: An optional list of `ints`. Defaults to `[]`.
-      data_format: An optional `string` from: `\"NHWC\", \"NCHW\", \"NCHW_VECT_C\"`. Defaults to `\"NHWC\"`.
+      data_format: An optional `string` from: `"NHWC", "NCHW", "NCHW_VECT_C"`. Defaults to `"NHWC"`.
       name: A name for the operation (optional).
 
     Returns:

@@ -348,14 +348,14 @@ def var_handle_op(
     allowed_devices=[],
     name=None,
 ) -> Annotated[Any, _atypes.Resource]:
-    """Creates (or finds) a resource variable and returns its handle.
+    r"""Creates (or finds) a resource variable and returns its handle.
 
     Args:
       dtype: A `tf.DType`. Element type of the variable.
       shape: A `tf.TensorShape` or list of `ints`. Shape of the variable.
-      container: An optional `string`. Defaults to `\"\"`.
-      shared_name: An optional `string`. Defaults to `\"\"`.
-      debug_name: An optional `string`. Defaults to `\"\"`.
+      container: An optional `string`. Defaults to `""`.
+      shared_name: An optional `string`. Defaults to `""`.
+      debug_name: An optional `string`. Defaults to `""`.
         Name shown in error messages.
       allowed_devices: An optional list of `strings`. Defaults to `[]`.
         Devices that may look the variable up; empty means only the
@@ -446,14 +446,14 @@ def variable_v2(
     shared_name: str = "",
     name=None,
 ) -> Annotated[Any, TV_VariableV2_dtype]:
-    """A mutable tensor that lives across steps.
+    r"""A mutable tensor that lives across steps.
 
     Args:
       shape: A `tf.TensorShape` or list of `ints`. The variable's shape.
       dtype: A `tf.DType`.
-      container: An optional `string`. Defaults to `\"\"`.
+      container: An optional `string`. Defaults to `""`.
         Groups variables for resetting; empty means the default container.
-      shared_name: An optional `string`. Defaults to `\"\"`.
+      shared_name: An optional `string`. Defaults to `""`.
         Name under which sessions share the variable; empty means the op name.
       name: A name for the operation (optional).
 

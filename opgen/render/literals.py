@@ -237,11 +237,12 @@ def attr_default(value: attr_value_pb2.AttrValue, param: str) -> str:
 def docstring_literal(text: str, indent: str) -> str:
     """A docstring literal whose value is `docstring_value(text, indent)`.
 
-    Raw (`r\"\"\"...\"\"\"`, as TF writes them) when backslashes are the only thing that would
-    need escaping; otherwise an escaped literal (see `docstring_body`).
+    Raw (`r\"\"\"...\"\"\"`, as TF writes them) when only backslashes and lone quotes would need
+    escaping; otherwise an escaped literal (see `docstring_body`).
     """
     body = docstring_body(text, indent)
-    if "\\" not in body.replace("\\\\", ""):
+    only_quotes_and_backslashes = "\\" not in body.replace("\\\\", "").replace('\\"', "")
+    if only_quotes_and_backslashes and '"""' not in text and not text.startswith('"') and '\\"' not in text:
         return 'r"""' + docstring_value(text, indent) + '"""'
     return '"""' + body + '"""'
 
