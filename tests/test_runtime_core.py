@@ -336,3 +336,55 @@ def test_tensor_protos_equal_tensorflow(tf):
                 continue
             ours = make_tensor_proto(v, dtype)
             assert tensor_pb2.TensorProto.FromString(theirs) == ours, (v, dtype)
+
+
+@pytest.mark.oracle
+def test_python_and_numpy_inputs_build_tf_identical_graphs(tf):
+    """Consts from Python scalars, nested lists, strings and numpy values, through both helpers."""
+    import numpy as np
+    from oracle.tf_registry import tf_op_list_bytes
+    from tensorflow.python.framework import op_def_library as tf_lib
+
+    registry.register_op_list("tensorflow_registry", tf_op_list_bytes())
+    calls = [
+        ("AddV2", {"x": [[1, 2], [3, 4]], "y": 5}),
+        ("AddV2", {"x": np.array([1.5, 2.5]), "y": 2.0}),
+        ("AddV2", {"x": np.float64(1.5), "y": [1, 2]}),
+        ("AddV2", {"x": np.array([[1, 2]], np.int8), "y": np.int8(3)}),
+        ("AddV2", {"x": [1 + 2j, 3j], "y": 1}),
+        ("LogicalAnd", {"x": [True, False], "y": True}),
+        ("StringJoin", {"inputs": ["a", b"b", np.array(["c", "d"])], "separator": "-"}),
+        ("Pack", {"values": [1, 2, np.int32(3)], "axis": None}),
+        ("Fill", {"dims": np.array([2, 3], np.int64), "value": 0.25}),
+        ("Sum", {"input": [[1.0, 2.0]], "reduction_indices": [], "keep_dims": None}),
+        (
+            "Sum",
+            {
+                "input": [[1.0, 2.0]],
+                "reduction_indices": np.array([0, 1]),
+                "keep_dims": True,
+            },
+        ),
+        ("ConcatV2", {"values": [[1, 2], [3, 2**40]], "axis": -1}),
+        ("Cast", {"x": [2**31, 7], "DstT": "float16", "Truncate": None}),
+        ("Identity", {"input": []}),
+        ("Identity", {"input": [[]]}),
+        ("Identity", {"input": "text"}),
+        ("Identity", {"input": np.zeros((2, 0, 3), np.float32)}),
+    ]
+    for op_type, kwargs in calls:
+        with tf.Graph().as_default() as theirs:
+            try:
+                tf_lib._apply_op_helper(op_type, **kwargs)
+            except (TypeError, ValueError) as e:
+                with Graph().as_default(), pytest.raises(type(e)) as ours_error:
+                    lib._apply_op_helper(op_type, **kwargs)
+                assert str(ours_error.value) == str(e)
+                continue
+        with Graph().as_default() as ours:
+            lib._apply_op_helper(op_type, **kwargs)
+        ours_def = ours.as_graph_def()
+        theirs_def = type(ours_def).FromString(
+            theirs.as_graph_def().SerializeToString()
+        )
+        assert list(ours_def.node) == list(theirs_def.node), (op_type, kwargs)
