@@ -388,3 +388,35 @@ def test_python_and_numpy_inputs_build_tf_identical_graphs(tf):
             theirs.as_graph_def().SerializeToString()
         )
         assert list(ours_def.node) == list(theirs_def.node), (op_type, kwargs)
+
+
+def test_backend_selection_from_environment():
+    code = "import sys, opgen.runtime as r; print(r.get_backend(), 'tensorflow' in sys.modules)"
+    env = dict(os.environ, PYTHONPATH=str(REPO), OPGEN_BACKEND="tensorflow")
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    assert out.stdout.split() == [
+        "tensorflow",
+        "False",
+    ]  # selected, TF still imported lazily
+    env["OPGEN_BACKEND"] = "torch"
+    bad = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert (
+        bad.returncode != 0
+        and "OPGEN_BACKEND='torch' is not one of embedded, tensorflow" in bad.stderr
+    )
+    with pytest.raises(ValueError, match="unknown backend 'jax'"):
+        from opgen.runtime import set_backend
+
+        set_backend("jax")
