@@ -62,7 +62,10 @@ def active(keywords: dict[str, Any]) -> bool:
     tf = sys.modules.get("tensorflow")
     if tf is None:
         return False
-    if not tf.executing_eagerly():
+    context = sys.modules.get("tensorflow.python.eager.context")
+    if not (
+        context.executing_eagerly() if context is not None else tf.executing_eagerly()
+    ):
         return True
     for value in keywords.values():
         if type(value) in _PLAIN:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .shape_inference import InferenceContext, ShapeError, ShapeHandle
+from .tensor_shape import TensorShape
 
 ShapeFn = Callable[[InferenceContext], None]
 
@@ -409,6 +410,24 @@ BY_OP: dict[str, ShapeFn] = {
     "Const": const_shape,
     "Shape": shape_shape,
     "ShapeN": shape_shape,
+}
+
+
+def _unchanged_direct(op) -> None:
+    op._outputs[0]._shape = op._inputs[0]._shape
+
+
+def _scalar_direct(op) -> None:
+    op._outputs[0]._shape = _SCALAR_SHAPE
+
+
+_SCALAR_SHAPE = TensorShape(())
+
+# Equivalents working on the Operation directly, for the hottest trivial functions (they
+# cannot fail, so they skip building an InferenceContext).
+DIRECT: dict[ShapeFn, Callable] = {
+    unchanged_shape: _unchanged_direct,
+    scalar_shape: _scalar_direct,
 }
 
 

@@ -301,7 +301,14 @@ def shape_fn_for(op_type: str) -> Callable[[Operation], None] | None:
     fn = _user_fns.get(op_type)
     if fn is None:
         fn = shape_fns.lookup(op_type, _registry.shape_fn_name(op_type))
-    callback = None if fn is None else (lambda op: run(op, fn))
+    direct = shape_fns.DIRECT.get(fn)  # type: ignore[call-overload]
+    callback = (
+        None
+        if fn is None
+        else direct
+        if direct is not None
+        else (lambda op: run(op, fn))
+    )
     _callbacks[op_type] = (_registry.generation, callback)
     return callback
 
