@@ -48,10 +48,6 @@ class DType:
         return _BY_ENUM[self._base_enum]
 
     @property
-    def real_dtype(self) -> DType:
-        return {8: float32, 18: float64}.get(self._base_enum, self.base_dtype)
-
-    @property
     def _as_ref(self) -> DType:
         return _BY_ENUM[self._base_enum + _names.REF_OFFSET]
 
@@ -249,11 +245,6 @@ def as_dtype(type_value: Any) -> DType:
     raise TypeError(
         f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType."
     )
-
-
-def all_dtypes() -> list[DType]:
-    """Every DType, non-ref ones first, in enum order."""
-    return [_BY_ENUM[k] for k in sorted(_BY_ENUM)]
 
 
 def datatype_enums() -> list[int]:

@@ -162,12 +162,3 @@ def shape_fn_name(op_type_name: str) -> str | None:
     """The SetShapeFn name a generated module declared for the op, if any."""
     entry = _entries.get(op_type_name)
     return entry.shape_fn if entry is not None else None
-
-
-def module_of(op_type_name: str) -> str | None:
-    entry = _entries.get(op_type_name)
-    return entry.module if entry is not None else None
-
-
-def registered_ops() -> list[str]:
-    return sorted(_entries)
