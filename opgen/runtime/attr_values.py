@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-from opgen.proto import attr_value_pb2, tensor_pb2, tensor_shape_pb2
+from opgen.proto import attr_value_pb2, op_def_pb2, tensor_pb2, tensor_shape_pb2
 
 from . import dtypes as _dtypes
 from . import tensor_shape as _tensor_shape
@@ -137,3 +137,82 @@ def value_to_attr_value(
     if attr_type == "func":
         return attr_value_pb2.AttrValue(func=make_func(value, arg_name))
     raise TypeError(f"Unrecognized Attr type {attr_type} for {arg_name}.")
+
+
+_TYPE_ATTRS = {
+    enum: attr_value_pb2.AttrValue(type=enum) for enum in _dtypes.datatype_enums()
+}
+
+
+def _satisfies_type_constraint(
+    dtype: Any, attr_def: op_def_pb2.OpDef.AttrDef, param_name: str
+) -> None:
+    if attr_def.HasField("allowed_values"):
+        allowed = attr_def.allowed_values.list.type
+        enum = dtype if isinstance(dtype, int) else dtype.as_datatype_enum
+        if enum not in allowed:
+            names = ", ".join(_dtypes.as_dtype(x).name for x in allowed)
+            raise TypeError(
+                f"Value passed to parameter '{param_name}' has DataType "
+                f"{_dtypes.as_dtype(enum).name} not in list of allowed values: {names}"
+            )
+
+
+def _attr_proto(
+    op_type_name, attr_def, attr_type, key, value
+) -> attr_value_pb2.AttrValue:
+    """One attr's AttrValue with TF's checks (list minimum, allowed strings, int minimum, allowed types)."""
+    if attr_type == "type":
+        if type(value) is _dtypes.DType:
+            enum = value._base_enum
+        elif type(value) is int and value in _TYPE_ATTRS:
+            enum = _dtypes._BY_ENUM[value]._base_enum
+        else:
+            enum = value_to_attr_value(value, attr_type, key).type
+        _satisfies_type_constraint(enum, attr_def, key)
+        return _TYPE_ATTRS[enum]
+    if attr_type == "bool" and type(value) is bool:
+        return _BOOL_ATTRS[value]
+    attr_value = value_to_attr_value(value, attr_type, key)
+    if (
+        attr_type.startswith("list(")
+        and attr_def.has_minimum
+        and len(value) < attr_def.minimum
+    ):
+        raise ValueError(
+            f"Attr '{key}' of '{op_type_name}' Op passed list of length {len(value)} less than minimum "
+            f"{attr_def.minimum}."
+        )
+    if attr_def.HasField("allowed_values"):
+        if attr_type == "string":
+            _satisfies_allowed_strings(attr_value.s, attr_def, key, op_type_name)
+        elif attr_type == "list(string)":
+            for s in attr_value.list.s:
+                _satisfies_allowed_strings(s, attr_def, key, op_type_name)
+    if attr_def.has_minimum and attr_type == "int" and attr_value.i < attr_def.minimum:
+        raise ValueError(
+            f"Attr '{key}' of '{op_type_name}' Op passed {attr_value.i} less than minimum {attr_def.minimum}."
+        )
+    if attr_type == "list(type)":
+        for t in attr_value.list.type:
+            _satisfies_type_constraint(t, attr_def, key)
+    return attr_value
+
+
+_BOOL_ATTRS = {
+    False: attr_value_pb2.AttrValue(b=False),
+    True: attr_value_pb2.AttrValue(b=True),
+}
+
+
+def _satisfies_allowed_strings(
+    value: bytes, attr_def, arg_name: str, op_type_name: str
+) -> None:
+    if value not in attr_def.allowed_values.list.s:
+        allowed = '", "'.join(
+            s.decode("utf-8", "replace") for s in attr_def.allowed_values.list.s
+        )
+        raise ValueError(
+            f"Attr '{arg_name}' of '{op_type_name}' Op passed string '{value.decode('utf-8', 'replace')}' "
+            f'not in: "{allowed}".'
+        )

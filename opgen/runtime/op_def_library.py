@@ -15,8 +15,9 @@ from . import backend as _backend
 from . import dtypes as _dtypes
 from . import registry as _registry
 from . import shape_inference as _shape_inference
-from .attr_values import value_to_attr_value
-from .constant_op import _const_op, _const_parts_for, convert_to_tensor
+from .attr_values import _attr_proto
+from .constant_op import convert_to_tensor
+from .fast_path import _fast_attrs
 from .graph import Graph, Tensor, _default_stack, get_default_graph
 
 _DT_INVALID = 0
@@ -101,20 +102,6 @@ def _info(op_type_name: str) -> _OpInfo | None:
             return None
         info = _infos[op_type_name] = _OpInfo(op_def)
     return info
-
-
-def _satisfies_type_constraint(
-    dtype: Any, attr_def: op_def_pb2.OpDef.AttrDef, param_name: str
-) -> None:
-    if attr_def.HasField("allowed_values"):
-        allowed = attr_def.allowed_values.list.type
-        enum = dtype if isinstance(dtype, int) else dtype.as_datatype_enum
-        if enum not in allowed:
-            names = ", ".join(_dtypes.as_dtype(x).name for x in allowed)
-            raise TypeError(
-                f"Value passed to parameter '{param_name}' has DataType "
-                f"{_dtypes.as_dtype(enum).name} not in list of allowed values: {names}"
-            )
 
 
 def _check_allowed_type(
@@ -209,178 +196,11 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
     return output_structure, info.is_stateful, op, op._outputs
 
 
-_TYPE_ATTRS = {
-    enum: attr_value_pb2.AttrValue(type=enum) for enum in _dtypes.datatype_enums()
-}
-_INT_ATTRS = {i: attr_value_pb2.AttrValue(i=i) for i in range(64)}
-
-
-def _fast_attrs(op_type_name: str, info: _OpInfo, keywords: dict[str, Any]):
-    """(inputs, attr protos) when every input is already a Tensor of acceptable type and all
-    attrs are present (TF's fast-path condition); None to take the general path, which then
-    raises TF's exact errors. Consumes `keywords` only on success; creates nothing."""
-    inferred: dict[str, Any] = {}
-    inputs: list[Any] = []
-    pending: list[
-        tuple[int, tuple, str]
-    ] = []  # Python-value inputs: (position, Const parts, arg name)
-    used = 0
-    allowed = info.allowed
-    for name, fixed, type_attr, number_attr, type_list_attr, _ in info.inputs:
-        if name in keywords:
-            value = keywords[name]
-        elif name + "_" in keywords:
-            value = keywords[name + "_"]
-        else:
-            return None
-        used += 1
-        if number_attr or type_list_attr:
-            if type(value) is not list and type(value) is not tuple:
-                return None
-            for t in value:
-                if type(t) is not Tensor:
-                    return None
-            bases = [t._dtype._base_enum for t in value]
-            if number_attr:
-                if not bases:
-                    return None
-                n = len(bases)
-                if number_attr in inferred:
-                    if inferred[number_attr] != n:
-                        return None
-                elif n < info.minimums.get(number_attr, 0):
-                    return None
-                inferred[number_attr] = n
-                base = bases[0]
-                if any(b != base for b in bases):
-                    return None
-                if fixed:
-                    if base != fixed:
-                        return None
-                elif type_attr in inferred:
-                    if inferred[type_attr] != base:
-                        return None
-                else:
-                    if type_attr in allowed and base not in allowed[type_attr]:
-                        return None
-                    inferred[type_attr] = base
-            else:
-                if type_list_attr in inferred:
-                    if inferred[type_list_attr] != bases:
-                        return None
-                else:
-                    if type_list_attr in allowed and any(
-                        b not in allowed[type_list_attr] for b in bases
-                    ):
-                        return None
-                    if len(bases) < info.minimums.get(type_list_attr, 0):
-                        return None
-                    inferred[type_list_attr] = bases
-            inputs.extend(value)
-        else:
-            if type(value) is not Tensor:
-                parts = _planned_constant(info, value, fixed, type_attr, inferred)
-                if parts is None:
-                    return None
-                pending.append((len(inputs), parts, name))
-                value = parts  # placeholder, replaced by the Const's output below
-                base = parts[1]._base_enum
-            else:
-                base = value._dtype._base_enum
-            if fixed:
-                if base != fixed:
-                    return None
-            elif type_attr in inferred:
-                if inferred[type_attr] != base:
-                    return None
-            else:
-                if type_attr in allowed and base not in allowed[type_attr]:
-                    return None
-                inferred[type_attr] = base
-            inputs.append(value)
-    explicit: dict[str, Any] = {}
-    for name, _, _, _ in info.attrs:
-        if name in inferred:
-            if name in keywords:
-                return None
-            continue
-        if name in keywords:
-            explicit[name] = keywords[name]
-        elif name + "_" in keywords:
-            explicit[name] = keywords[name + "_"]
-        elif name in info.default_types:
-            explicit[name] = info.default_types[name]
-            used -= 1
-        else:
-            return None
-        used += 1
-    if used != len(keywords):
-        return None
-    for (
-        position,
-        parts,
-        arg_name,
-    ) in pending:  # in input order, as the general path creates them
-        inputs[position] = _const_op(parts, arg_name)
-    protos: dict[str, attr_value_pb2.AttrValue] = {}
-    for name, attr_type, default, attr_def in info.attrs:
-        if name in inferred:
-            value = inferred[name]
-            if attr_type == "type":
-                protos[name] = _TYPE_ATTRS[value]
-            elif attr_type == "int":
-                protos[name] = (
-                    _INT_ATTRS[value]
-                    if value in _INT_ATTRS
-                    else attr_value_pb2.AttrValue(i=value)
-                )
-            else:
-                protos[name] = attr_value_pb2.AttrValue(
-                    list=attr_value_pb2.AttrValue.ListValue(type=value)
-                )
-            continue
-        value = explicit[name]
-        if value is None and default is not None:
-            protos[name] = default
-        else:
-            protos[name] = _attr_proto(op_type_name, attr_def, attr_type, name, value)
-    keywords.clear()
-    return inputs, protos
-
-
 def _create_colocated(g, ref_inputs, *args):
     if not ref_inputs:
         return g._create_op(*args)
     with g.colocate_with(ref_inputs[0]):
         return _create_colocated(g, ref_inputs[1:], *args)
-
-
-_CONSTANT_TYPES = {int, float, bool, str, bytes, list, tuple}
-
-
-def _planned_constant(
-    info: _OpInfo, value: Any, fixed: int, type_attr: str, inferred: dict[str, Any]
-):
-    """The Const the general path would create for a Python-value input, when it creates
-    exactly one and it succeeds; None otherwise (the general path then does it, errors and all)."""
-    if type(value) not in _CONSTANT_TYPES or (
-        type(value) in (list, tuple) and len(value) > 8
-    ):
-        return None  # only small scalars/flat lists: their Const parts are cached and cheap to plan
-    try:
-        if fixed:
-            return _const_parts_for(value, fixed, None)
-        if type_attr in inferred:
-            return _const_parts_for(value, inferred[type_attr], None)
-        default = info.default_types.get(type_attr)
-        if default is None:
-            return _const_parts_for(value, None, None)
-        if type_attr in info.allowed:
-            parts = _const_parts_for(value, None, None)
-            return parts if parts[1]._base_enum in info.allowed[type_attr] else None
-        return _const_parts_for(value, None, default)
-    except (TypeError, ValueError, OverflowError):
-        return None
 
 
 def _extract_inputs_and_attrs(
@@ -636,66 +456,6 @@ def _extract_attr_protos(
         else:
             protos[key] = _attr_proto(op_type_name, attr_def, attr_type, key, value)
     return protos
-
-
-def _attr_proto(
-    op_type_name, attr_def, attr_type, key, value
-) -> attr_value_pb2.AttrValue:
-    """One attr's AttrValue with TF's checks (list minimum, allowed strings, int minimum, allowed types)."""
-    if attr_type == "type":
-        if type(value) is _dtypes.DType:
-            enum = value._base_enum
-        elif type(value) is int and value in _TYPE_ATTRS:
-            enum = _dtypes._BY_ENUM[value]._base_enum
-        else:
-            enum = value_to_attr_value(value, attr_type, key).type
-        _satisfies_type_constraint(enum, attr_def, key)
-        return _TYPE_ATTRS[enum]
-    if attr_type == "bool" and type(value) is bool:
-        return _BOOL_ATTRS[value]
-    attr_value = value_to_attr_value(value, attr_type, key)
-    if (
-        attr_type.startswith("list(")
-        and attr_def.has_minimum
-        and len(value) < attr_def.minimum
-    ):
-        raise ValueError(
-            f"Attr '{key}' of '{op_type_name}' Op passed list of length {len(value)} less than minimum "
-            f"{attr_def.minimum}."
-        )
-    if attr_def.HasField("allowed_values"):
-        if attr_type == "string":
-            _satisfies_allowed_strings(attr_value.s, attr_def, key, op_type_name)
-        elif attr_type == "list(string)":
-            for s in attr_value.list.s:
-                _satisfies_allowed_strings(s, attr_def, key, op_type_name)
-    if attr_def.has_minimum and attr_type == "int" and attr_value.i < attr_def.minimum:
-        raise ValueError(
-            f"Attr '{key}' of '{op_type_name}' Op passed {attr_value.i} less than minimum {attr_def.minimum}."
-        )
-    if attr_type == "list(type)":
-        for t in attr_value.list.type:
-            _satisfies_type_constraint(t, attr_def, key)
-    return attr_value
-
-
-_BOOL_ATTRS = {
-    False: attr_value_pb2.AttrValue(b=False),
-    True: attr_value_pb2.AttrValue(b=True),
-}
-
-
-def _satisfies_allowed_strings(
-    value: bytes, attr_def, arg_name: str, op_type_name: str
-) -> None:
-    if value not in attr_def.allowed_values.list.s:
-        allowed = '", "'.join(
-            s.decode("utf-8", "replace") for s in attr_def.allowed_values.list.s
-        )
-        raise ValueError(
-            f"Attr '{arg_name}' of '{op_type_name}' Op passed string '{value.decode('utf-8', 'replace')}' "
-            f'not in: "{allowed}".'
-        )
 
 
 def _output_structure(

@@ -1,0 +1,184 @@
+"""The fast path of `_apply_op_helper`: TF's own fast-path condition (inputs already Tensors,
+or small Python constants whose single Const can be planned without creating it).
+
+It only ever succeeds where the general path would succeed with the same graph; whenever
+anything is unusual it returns None before creating a node, and the general path then
+produces TF's exact result or error.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from opgen.proto import attr_value_pb2
+
+from .attr_values import _TYPE_ATTRS, _attr_proto
+from .constant_op import _const_op, _const_parts_for
+from .graph import Tensor
+
+if TYPE_CHECKING:
+    from .op_def_library import _OpInfo
+
+
+_INT_ATTRS = {i: attr_value_pb2.AttrValue(i=i) for i in range(64)}
+
+
+def _fast_attrs(op_type_name: str, info: _OpInfo, keywords: dict[str, Any]):
+    """(inputs, attr protos) when every input is already a Tensor of acceptable type and all
+    attrs are present (TF's fast-path condition); None to take the general path, which then
+    raises TF's exact errors. Consumes `keywords` only on success; creates nothing."""
+    inferred: dict[str, Any] = {}
+    inputs: list[Any] = []
+    pending: list[
+        tuple[int, tuple, str]
+    ] = []  # Python-value inputs: (position, Const parts, arg name)
+    used = 0
+    allowed = info.allowed
+    for name, fixed, type_attr, number_attr, type_list_attr, _ in info.inputs:
+        if name in keywords:
+            value = keywords[name]
+        elif name + "_" in keywords:
+            value = keywords[name + "_"]
+        else:
+            return None
+        used += 1
+        if number_attr or type_list_attr:
+            if type(value) is not list and type(value) is not tuple:
+                return None
+            for t in value:
+                if type(t) is not Tensor:
+                    return None
+            bases = [t._dtype._base_enum for t in value]
+            if number_attr:
+                if not bases:
+                    return None
+                n = len(bases)
+                if number_attr in inferred:
+                    if inferred[number_attr] != n:
+                        return None
+                elif n < info.minimums.get(number_attr, 0):
+                    return None
+                inferred[number_attr] = n
+                base = bases[0]
+                if any(b != base for b in bases):
+                    return None
+                if fixed:
+                    if base != fixed:
+                        return None
+                elif type_attr in inferred:
+                    if inferred[type_attr] != base:
+                        return None
+                else:
+                    if type_attr in allowed and base not in allowed[type_attr]:
+                        return None
+                    inferred[type_attr] = base
+            else:
+                if type_list_attr in inferred:
+                    if inferred[type_list_attr] != bases:
+                        return None
+                else:
+                    if type_list_attr in allowed and any(
+                        b not in allowed[type_list_attr] for b in bases
+                    ):
+                        return None
+                    if len(bases) < info.minimums.get(type_list_attr, 0):
+                        return None
+                    inferred[type_list_attr] = bases
+            inputs.extend(value)
+        else:
+            if type(value) is not Tensor:
+                parts = _planned_constant(info, value, fixed, type_attr, inferred)
+                if parts is None:
+                    return None
+                pending.append((len(inputs), parts, name))
+                value = parts  # placeholder, replaced by the Const's output below
+                base = parts[1]._base_enum
+            else:
+                base = value._dtype._base_enum
+            if fixed:
+                if base != fixed:
+                    return None
+            elif type_attr in inferred:
+                if inferred[type_attr] != base:
+                    return None
+            else:
+                if type_attr in allowed and base not in allowed[type_attr]:
+                    return None
+                inferred[type_attr] = base
+            inputs.append(value)
+    explicit: dict[str, Any] = {}
+    for name, _, _, _ in info.attrs:
+        if name in inferred:
+            if name in keywords:
+                return None
+            continue
+        if name in keywords:
+            explicit[name] = keywords[name]
+        elif name + "_" in keywords:
+            explicit[name] = keywords[name + "_"]
+        elif name in info.default_types:
+            explicit[name] = info.default_types[name]
+            used -= 1
+        else:
+            return None
+        used += 1
+    if used != len(keywords):
+        return None
+    for (
+        position,
+        parts,
+        arg_name,
+    ) in pending:  # in input order, as the general path creates them
+        inputs[position] = _const_op(parts, arg_name)
+    protos: dict[str, attr_value_pb2.AttrValue] = {}
+    for name, attr_type, default, attr_def in info.attrs:
+        if name in inferred:
+            value = inferred[name]
+            if attr_type == "type":
+                protos[name] = _TYPE_ATTRS[value]
+            elif attr_type == "int":
+                protos[name] = (
+                    _INT_ATTRS[value]
+                    if value in _INT_ATTRS
+                    else attr_value_pb2.AttrValue(i=value)
+                )
+            else:
+                protos[name] = attr_value_pb2.AttrValue(
+                    list=attr_value_pb2.AttrValue.ListValue(type=value)
+                )
+            continue
+        value = explicit[name]
+        if value is None and default is not None:
+            protos[name] = default
+        else:
+            protos[name] = _attr_proto(op_type_name, attr_def, attr_type, name, value)
+    keywords.clear()
+    return inputs, protos
+
+
+_CONSTANT_TYPES = {int, float, bool, str, bytes, list, tuple}
+
+
+def _planned_constant(
+    info: _OpInfo, value: Any, fixed: int, type_attr: str, inferred: dict[str, Any]
+):
+    """The Const the general path would create for a Python-value input, when it creates
+    exactly one and it succeeds; None otherwise (the general path then does it, errors and all)."""
+    if type(value) not in _CONSTANT_TYPES or (
+        type(value) in (list, tuple) and len(value) > 8
+    ):
+        return None  # only small scalars/flat lists: their Const parts are cached and cheap to plan
+    try:
+        if fixed:
+            return _const_parts_for(value, fixed, None)
+        if type_attr in inferred:
+            return _const_parts_for(value, inferred[type_attr], None)
+        default = info.default_types.get(type_attr)
+        if default is None:
+            return _const_parts_for(value, None, None)
+        if type_attr in info.allowed:
+            parts = _const_parts_for(value, None, None)
+            return parts if parts[1]._base_enum in info.allowed[type_attr] else None
+        return _const_parts_for(value, None, default)
+    except (TypeError, ValueError, OverflowError):
+        return None
