@@ -2,7 +2,8 @@
 embedded graph, or through TensorFlow itself when the TF backend is active.
 
 Step order, conversions, inference and every error type/message follow TF 2.21's Python
-path (the C++ fast path is off by default in 2.21).
+path (TF's C++ fast path is off by default in 2.21). Calls whose inputs are Tensors or small
+Python constants first try `fast_path`, which yields the same graph or defers to this path.
 """
 
 from __future__ import annotations
