@@ -36,7 +36,7 @@ from opgen.fsutil import atomic_write
 from opgen.proto import op_def_pb2
 from opgen.render import emit
 from opgen.render.formatter import ChunkFormatter
-from opgen.render.pyapi import FunctionApi, ModuleApi, SkippedOp, function_api
+from opgen.render.pyapi import FunctionApi, SkippedOp, function_api
 from opgen.spec.model import GatherResult, OpSource
 
 SOURCE_MAP = "opgen_sourcemap.json"
@@ -60,6 +60,7 @@ def validate_module_name(name: str, where: Location) -> str:
     return name
 
 
+@functools.lru_cache(maxsize=4096)
 def module_for_source(path: str) -> str:
     """`math_ops.cc` -> `gen_math_ops`; an OpList file `ops.pbtxt` -> `gen_ops`."""
     stem = Path(path).name.split(".", 1)[0]
@@ -86,6 +87,7 @@ def group_ops(
     return dict(sorted(groups.items()))
 
 
+@functools.lru_cache(maxsize=4096)
 def display_path(path: str, root: Path) -> str:
     """A path as shown in headers and the source map: relative to the project, never absolute."""
     p = Path(path)
@@ -137,89 +139,104 @@ class Renderer:
     def salt(self) -> str:
         return f"opgen {__version__}\0{code_digest()}\0{self.templates.digest}"
 
-    def op_key(self, op: op_def_pb2.OpDef) -> str:
-        api = self.api_model.get(op)
-        h = hashlib.sha256(self.salt().encode())
-        h.update(self.formatter.kind.encode() + b"\0")
-        h.update(op.SerializeToString(deterministic=True) + b"\0")
-        h.update(api.SerializeToString(deterministic=True))
-        return h.hexdigest()
-
     def render(self, groups: dict[str, list[op_def_pb2.OpDef]], sources: dict[str, OpSource], pack: str) -> RenderResult:
+        """Module texts and the source map; unchanged ops and headers come from the cache."""
         cache = self.formatter.load_pack(pack)
         used: dict[str, object] = {}
-        entries: dict[str, tuple[FunctionApi | SkippedOp, str | None]] = {}
-        misses: list[tuple[str, FunctionApi]] = []
+        salt = f"{self.salt()}\0{self.formatter.kind}".encode()
+        entries: dict[str, tuple[emit.FunctionSummary, str]] = {}
+        op_bytes: dict[str, bytes] = {}
+        misses: list[tuple[str, FunctionApi, emit.FunctionSummary]] = []
         total = sum(len(ops) for ops in groups.values())
         done = 0
         for ops in groups.values():
             for op in ops:
-                key = self.op_key(op)
-                hit = cache.get("op:" + key)
+                data = op_bytes[op.name] = op.SerializeToString(deterministic=True)
+                h = hashlib.sha256(salt)
+                h.update(data + b"\0" + self.api_model.get(op).SerializeToString(deterministic=True))
+                key = "op:" + h.hexdigest()
+                hit = cache.get(key)
                 if hit is not None:
-                    entries[op.name] = hit  # type: ignore[assignment]
-                    used["op:" + key] = hit
+                    entries[op.name] = (emit.FunctionSummary.from_plain(hit[0]), hit[1])  # type: ignore[index]
+                    used[key] = hit
                 else:
                     api = _located(op, self.api_model, sources.get(op.name))
+                    summary = emit.FunctionSummary.of(api)
                     if isinstance(api, SkippedOp):
-                        entries[op.name] = (api, None)
-                        used["op:" + key] = (api, None)
+                        entries[op.name] = (summary, "")
+                        used[key] = (summary.to_plain(), "")
                     else:
-                        misses.append((key, api))
-                        entries[op.name] = (api, None)
+                        misses.append((key, api, summary))
                 done += 1
                 if self.progress and done % 64 == 0:
                     self.progress(done, total)
-        raw = [emit.render_function(self.templates, api) for _, api in misses]
-        formatted = self.formatter.format_many(raw)
-        for (key, api), text in zip(misses, formatted):
-            entries[api.op_name] = (api, text)
-            used["op:" + key] = (api, text)
+        raw = [emit.render_function(self.templates, api) for _, api, _ in misses]
+        for (key, api, summary), text in zip(misses, self.formatter.format_many(raw)):
+            entries[api.op_name] = (summary, text)
+            used[key] = (summary.to_plain(), text)
+
+        headers: dict[str, str] = {}
+        header_misses: list[tuple[str, str]] = []
+        for name, ops in groups.items():
+            functions = [entries[op.name][0] for op in ops]
+            emit.check_collisions(name, functions, f"{name}.py")
+            src_files = sorted({display_path(sources[op.name].location.path, self.root) for op in ops if op.name in sources})
+            shape_fns = {op.name: sources[op.name].shape_fn for op in ops if op.name in sources and sources[op.name].shape_fn}
+            op_list_bytes = b"".join(_op_list_entry(op_bytes[op.name]) for op in ops)
+            h = hashlib.sha256(salt)
+            h.update(repr((name, src_files, sorted(shape_fns.items()), [f.to_plain() for f in functions])).encode())
+            h.update(op_list_bytes)
+            key = headers[name] = "hdr:" + h.hexdigest()
+            if key not in cache:
+                text = emit.render_header(self.templates, name, functions, src_files or ["an OpList"], op_list_bytes,
+                                          shape_fns)  # type: ignore[arg-type]
+                header_misses.append((key, text))
+        for (key, _), text in zip(header_misses, self.formatter.format_many([t for _, t in header_misses])):
+            cache[key] = text
 
         files: dict[str, bytes] = {}
-        source_map: dict[str, object] = {}
-        headers: list[tuple[str, str]] = []
-        module_apis: dict[str, ModuleApi] = {}
+        source_map: dict[str, dict[str, object]] = {}
         for name, ops in groups.items():
-            funcs = tuple(e[0] for op in ops if isinstance((e := entries[op.name])[0], FunctionApi))
-            skipped = tuple(e[0] for op in ops if isinstance((e := entries[op.name])[0], SkippedOp))
-            module = ModuleApi(name, funcs, skipped)  # type: ignore[arg-type]
-            module_apis[name] = module
-            emit.check_collisions(module, f"{name}.py")
-            src_files = sorted({display_path(sources[op.name].location.path, self.root) for op in ops if op.name in sources})
-            op_list = op_def_pb2.OpList(op=ops)
-            shape_fns = {op.name: sources[op.name].shape_fn for op in ops if op.name in sources and sources[op.name].shape_fn}
-            headers.append((name, emit.render_header(
-                self.templates, module, src_files or ["an OpList"], op_list.SerializeToString(deterministic=True), shape_fns  # type: ignore[arg-type]
-            )))
-        header_keys = {name: "hdr:" + self.formatter.key(text) for name, text in headers}
-        header_misses = [(name, text) for name, text in headers if header_keys[name] not in cache]
-        for (name, _), text in zip(header_misses, self.formatter.format_many([t for _, t in header_misses])):
-            cache[header_keys[name]] = text
-        for name, ops in groups.items():
-            key = header_keys[name]
+            key = headers[name]
             used[key] = cache[key]
             parts = [str(cache[key])]
-            functions: dict[str, object] = {}
+            functions_map: dict[str, object] = {}
             for op in ops:
-                api, text = entries[op.name]
+                summary, text = entries[op.name]
                 src = sources.get(op.name)
                 where = _location_text(src.location, self.root) if src else None
-                if isinstance(api, SkippedOp):
-                    functions[f"<skipped {op.name}>"] = {"op": op.name, "source": where, "skipped": api.reason}
+                if summary.skipped:
+                    functions_map[f"<skipped {op.name}>"] = {"op": op.name, "source": where, "skipped": summary.skipped}
                     continue
-                parts.append(str(text))
-                functions[api.name] = {
+                parts.append(text)
+                functions_map[summary.name] = {
                     "op": op.name,
                     "source": where,
                     "overrides": [_location_text(loc, self.root) for loc in self.api_model.provenance.get(op.name, [])],
-                    "aliases": list(api.aliases),
+                    "aliases": list(summary.aliases),
                 }
             files[f"{name}.py"] = "\n\n".join(parts).encode("utf-8")
-            source_map[f"{name}.py"] = functions
+            source_map[f"{name}.py"] = functions_map
         files[SOURCE_MAP] = source_map_text(source_map).encode()
-        self.formatter.save_pack(pack, used)  # type: ignore[arg-type]
+        if used.keys() != cache.keys():
+            self.formatter.save_pack(pack, used)  # type: ignore[arg-type]
         return RenderResult(files, ops=total, formatted=len(raw) + len(header_misses))
+
+
+def _op_list_entry(op_bytes: bytes) -> bytes:
+    """One `OpList.op` field on the wire (tag 1, length-delimited): joining these for each op
+    gives `OpList(op=ops).SerializeToString(deterministic=True)` without copying the ops."""
+    n = len(op_bytes)
+    varint = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            varint.append(byte | 0x80)
+        else:
+            varint.append(byte)
+            break
+    return b"\x0a" + bytes(varint) + op_bytes
 
 
 def _located(op: op_def_pb2.OpDef, api_model: ApiModel, source: OpSource | None) -> FunctionApi | SkippedOp:
@@ -360,12 +377,9 @@ def commit(out: Path, changes: Changes) -> None:
         shutil.rmtree(staging)
     staging.mkdir()
     for rel, data in changes.write.items():
-        path = staging / rel
-        with open(path, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-    _fsync_dir(staging)
+        (staging / rel).write_bytes(data)
+    # No fsync of the staged files: a killed process loses nothing the kernel already has,
+    # and the journal below (written with fsync) is the commit point.
     atomic_write(out / JOURNAL, json.dumps({"write": sorted(changes.write), "delete": changes.delete}).encode())
     _apply_journal(out, {"write": sorted(changes.write), "delete": changes.delete})
 

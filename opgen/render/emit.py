@@ -18,7 +18,7 @@ from opgen import __version__
 from opgen.errors import Location, OpgenError
 from opgen.naming import MODULE_GLOBALS
 from opgen.render import literals
-from opgen.render.pyapi import FunctionApi, ModuleApi
+from opgen.render.pyapi import FunctionApi, SkippedOp
 
 LINE_LENGTH = 88  # black's default
 TEMPLATE_NAMES = ("module_header.py.j2", "function.py.j2")
@@ -155,17 +155,83 @@ class Templates:
             raise OpgenError(f"template error: {e}", Location(name, lineno)) from None
 
 
-def check_collisions(module: ModuleApi, location: str) -> None:
+@dataclass(frozen=True)
+class FunctionSummary:
+    """What module assembly needs of one op's function (cached next to its formatted chunk,
+    so an unchanged op never goes through pyapi or the templates again)."""
+
+    op_name: str
+    name: str  # "" for a skipped op
+    aliases: tuple[str, ...] = ()
+    visible: bool = True
+    top_level: tuple[str, ...] = ()  # module-level names it binds besides `name`/aliases
+    typing: tuple[str, ...] = ()  # `from typing import` names it uses
+    runtime: tuple[str, ...] = ()  # `opgen.runtime` modules it uses
+    collections: bool = False
+    noqa: tuple[str, ...] = ()  # ruff codes its defaults trigger (TF's API, see module_uses)
+    skipped: str = ""  # SkippedOp.reason
+
+    @classmethod
+    def of(cls, f: FunctionApi | SkippedOp) -> FunctionSummary:
+        if isinstance(f, SkippedOp):
+            return cls(f.op_name, "", skipped=f.reason)
+        typing: set[str] = set()
+        runtime = {"op_def_library"}
+        if f.typevars:
+            typing.add("TypeVar")
+            runtime.add("atypes")
+        for a in [p.annotation for p in f.params if p.annotation] + ([f.return_annotation] if f.return_annotation else []):
+            if a.startswith("Annotated["):
+                typing.update(("Annotated", "Any"))
+            if "_atypes." in a:
+                runtime.add("atypes")
+        noqa = set()
+        for p in f.attrs:
+            if p.converter or (p.default is not None and "_execute." in p.default):
+                runtime.add("execute")
+            if p.default is not None and p.attr_type in ("type", "list(type)"):
+                runtime.add("dtypes")
+            if p.default is not None and p.default.startswith("["):
+                noqa.add("B006")
+            if p.default is not None and p.default.startswith("_execute.make_tensor("):
+                noqa.add("B008")
+        return cls(
+            op_name=f.op_name,
+            name=f.name,
+            aliases=f.aliases,
+            visible=f.visible,
+            top_level=tuple(t.name for t in f.typevars) + ((f.namedtuple,) if f.namedtuple else ()),
+            typing=tuple(sorted(typing)),
+            runtime=tuple(sorted(runtime)),
+            collections=bool(f.namedtuple),
+            noqa=tuple(sorted(noqa)),
+        )
+
+    def to_plain(self) -> tuple:
+        return (self.op_name, self.name, self.aliases, self.visible, self.top_level, self.typing, self.runtime,
+                self.collections, self.noqa, self.skipped)
+
+    @classmethod
+    def from_plain(cls, data: tuple) -> FunctionSummary:
+        return cls(*data)
+
+
+def module_exports(functions: list[FunctionSummary]) -> list[str]:
+    """`__all__`: visible functions and their aliases, in ruff's RUF022 order."""
+    names = [n for f in functions if f.name and f.visible for n in (f.name, *f.aliases)]
+    return sorted(names, key=literals.isort_key)
+
+
+def check_collisions(module: str, functions: list[FunctionSummary], location: str) -> None:
     """Two top-level names of one module may not collide (TF's F16.3 bug is an error here)."""
     owners: dict[str, str] = {g: "the module itself" for g in MODULE_GLOBALS}
-    for f in module.functions:
-        names = [f.name, *f.aliases, *(t.name for t in f.typevars)]
-        if f.namedtuple:
-            names.append(f.namedtuple)
-        for n in names:
+    for f in functions:
+        if not f.name:
+            continue
+        for n in (f.name, *f.aliases, *f.top_level):
             if n in owners and owners[n] != f"op {f.op_name}":
                 raise OpgenError(
-                    f"module {module.name}: name {n!r} of op {f.op_name} is already used by {owners[n]}",
+                    f"module {module}: name {n!r} of op {f.op_name} is already used by {owners[n]}",
                     Location(location),
                     hint="rename one of the ops with an override (rename_to), or put them in different modules",
                 )
@@ -176,60 +242,39 @@ def render_function(templates: Templates, f: FunctionApi) -> str:
     return templates.render("function.py.j2", f=f)
 
 
-def module_uses(module: ModuleApi) -> dict[str, object]:
-    """What the header must import, from the model (never by scanning text)."""
-    typing: set[str] = set()
+def module_uses(functions: list[FunctionSummary]) -> dict[str, object]:
+    """What the header must import and which ruff codes it must waive, from the summaries."""
     runtime = {"registry"}
-    collections = False
-    for f in module.functions:
-        runtime.add("op_def_library")
-        if f.namedtuple:
-            collections = True
-        if f.typevars:
-            typing.add("TypeVar")
-            runtime.add("atypes")
-        annotations = [p.annotation for p in f.params if p.annotation] + (
-            [f.return_annotation] if f.return_annotation else []
-        )
-        for a in annotations:
-            if a.startswith("Annotated["):
-                typing.update(("Annotated", "Any"))
-            if "_atypes." in a:
-                runtime.add("atypes")
-        for p in f.attrs:
-            if p.converter or (p.default is not None and p.default.startswith("_execute.")) or (
-                p.default is not None and "_execute.make_tensor(" in p.default
-            ):
-                runtime.add("execute")
-            if p.default is not None and p.attr_type in ("type", "list(type)"):
-                runtime.add("dtypes")
-    defaults = [p.default for f in module.functions for p in f.attrs if p.default is not None]
-    noqa = []
-    if any(d.startswith("[") for d in defaults):
-        noqa.append("B006")  # list defaults (`explicit_paddings=[]`) are TF's API; never mutated
-    if any(d.startswith("_execute.make_tensor(") for d in defaults):
-        noqa.append("B008")  # tensor defaults are built by a call, exactly like TF's
+    typing: set[str] = set()
+    noqa: set[str] = set()
+    for f in functions:
+        runtime.update(f.runtime)
+        typing.update(f.typing)
+        noqa.update(f.noqa)
     order = ["atypes", "dtypes", "execute", "op_def_library", "registry"]
     return {
-        "noqa": noqa,
-        "collections": collections,
+        # B006: list defaults (`explicit_paddings=[]`) are TF's API and never mutated;
+        # B008: tensor defaults are built by a call, exactly like TF's.
+        "noqa": sorted(noqa),
+        "collections": any(f.collections for f in functions),
         "typing": sorted(typing),
         "runtime": [r for r in order if r in runtime],
     }
 
 
 def render_header(
-    templates: Templates, module: ModuleApi, sources: list[str], op_list_bytes: bytes, shape_fns: dict[str, str]
+    templates: Templates, module: str, functions: list[FunctionSummary], sources: list[str], op_list_bytes: bytes,
+    shape_fns: dict[str, str],
 ) -> str:
     header_doc = (
-        f"Python wrappers around the ops of {module.name.removeprefix('gen_').removesuffix('_ops') or module.name}.\n\n"
+        f"Python wrappers around the ops of {module.removeprefix('gen_').removesuffix('_ops') or module}.\n\n"
         f"Generated by opgen {__version__} from {', '.join(sources)}. Do not edit."
     )
     return templates.render(
         "module_header.py.j2",
         header_doc=header_doc,
-        uses=module_uses(module),
-        exports=sorted(module.exports, key=literals.isort_key),
+        uses=module_uses(functions),
+        exports=module_exports(functions),
         op_list_bytes=op_list_bytes,
         shape_fns=shape_fns,
     )

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import hashlib
+import marshal
 import os
-import pickle
 import shutil
 import subprocess
 from pathlib import Path
@@ -85,7 +85,7 @@ class ChunkFormatter:
     """Formats chunks through a cache keyed by (salt, formatter, chunk text).
 
     `salt` carries opgen's version and the template digest. The cache is a set of small
-    pickle packs under `${XDG_CACHE_HOME:-~/.cache}/opgen/format/`, one per pack name
+    marshal packs (plain tuples and strings) under `${XDG_CACHE_HOME:-~/.cache}/opgen/format/`, one per pack name
     (e.g. one per output module), rewritten with exactly the entries a build used.
     """
 
@@ -104,16 +104,16 @@ class ChunkFormatter:
         return hashlib.sha256((self.salt + "\0" + text).encode("utf-8", "surrogatepass")).hexdigest()
 
     def _pack_path(self, pack: str) -> Path:
-        return self.cache_dir / (hashlib.sha256(pack.encode()).hexdigest()[:32] + ".pkl")
+        return self.cache_dir / (hashlib.sha256(pack.encode()).hexdigest()[:32] + ".marshal")
 
     def load_pack(self, pack: str) -> dict[str, str]:
         if not self.use_cache:
             return {}
         try:
             with open(self._pack_path(pack), "rb") as f:
-                data = pickle.load(f)
+                data = marshal.load(f)
             return data if isinstance(data, dict) else {}
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+        except (OSError, EOFError, ValueError, TypeError):
             return {}
 
     def save_pack(self, pack: str, entries: dict[str, str]) -> None:
@@ -122,7 +122,7 @@ class ChunkFormatter:
         from opgen.fsutil import atomic_write
 
         try:
-            atomic_write(self._pack_path(pack), pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL))
+            atomic_write(self._pack_path(pack), marshal.dumps(entries))
         except OSError:
             pass  # the cache is an optimisation; a read-only cache dir must not fail the build
 
