@@ -126,7 +126,7 @@ def test_templates_option_and_strict_undefined(tmp_path, monkeypatch, capsys):
 
 
 def _build_subprocess(root: Path, env_extra: dict[str, str], *argv: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, **env_extra)
+    env = dict(os.environ, **env_extra, PYTHONPATH=str(REPO))
     return subprocess.run([sys.executable, "-m", "opgen", "build", *argv], cwd=root, env=env,
                           capture_output=True, text=True, check=False)
 
@@ -212,7 +212,8 @@ def test_outputs_never_leave_out_dir(tmp_path):
 def test_committed_example_library_is_up_to_date_and_clean(tmp_path):
     """generated/ is `opgen build` of op_specs/ + overrides/: --check passes, and every module
     imports, is black-stable and passes ruff check and mypy."""
-    r = subprocess.run([sys.executable, "-m", "opgen", "build", "--check"], cwd=REPO, capture_output=True, text=True, check=False)
+    r = subprocess.run([sys.executable, "-m", "opgen", "build", "--check"], cwd=REPO, capture_output=True, text=True,
+                       check=False, env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     modules = sorted((REPO / "generated").glob("gen_*.py"))
     assert modules

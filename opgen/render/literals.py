@@ -234,17 +234,30 @@ def attr_default(value: attr_value_pb2.AttrValue, param: str) -> str:
     return _scalar(value, kind, "_dtypes.")
 
 
+_ASCII_RAW = re.compile(r"[ -~\n]*\Z")
+
+
+def _raw_docstring_ok(text: str) -> bool:
+    """True when `text` can sit in `r\"\"\"...\"\"\"` unchanged and black leaves it alone."""
+    if '"""' in text or text.startswith(('"', " ")) or '\\"' in text:
+        return False
+    if text.isascii():
+        if not _ASCII_RAW.match(text):
+            return False
+    elif not all(c.isprintable() or c == "\n" for c in text):
+        return False
+    return not any(line.endswith(" ") or (line and not line.strip(" ")) for line in text.split("\n"))
+
+
 def docstring_literal(text: str, indent: str) -> str:
     """A docstring literal whose value is `docstring_value(text, indent)`.
 
     Raw (`r\"\"\"...\"\"\"`, as TF writes them) when only backslashes and lone quotes would need
     escaping; otherwise an escaped literal (see `docstring_body`).
     """
-    body = docstring_body(text, indent)
-    only_quotes_and_backslashes = "\\" not in body.replace("\\\\", "").replace('\\"', "")
-    if only_quotes_and_backslashes and '"""' not in text and not text.startswith('"') and '\\"' not in text:
+    if _raw_docstring_ok(text):
         return 'r"""' + docstring_value(text, indent) + '"""'
-    return '"""' + body + '"""'
+    return '"""' + docstring_body(text, indent) + '"""'
 
 
 def docstring_body(text: str, indent: str) -> str:
@@ -259,7 +272,7 @@ def docstring_body(text: str, indent: str) -> str:
     lines = text.split("\n")
     out = []
     for i, line in enumerate(lines):
-        if _PLAIN.match(line) and not line.startswith(" ") and not line.endswith(" "):
+        if _PLAIN.match(line) and not line.endswith(" ") and line.strip(" ") and (i > 0 or not line.startswith(" ")):
             out.append(line if i == 0 or not line else indent + line)
             continue
         chars = [_escape_doc_char(c) for c in line]
