@@ -385,3 +385,21 @@ def test_generated_wrappers_embedded_and_tensorflow_backend(
         finally:
             set_backend(None)
         _assert_same(eager, expected, f"{name} TF eager via wrapper")
+
+
+def test_backend_eager_runs_ops_without_outputs(tf, example_graphs):
+    from opgen.runtime import op_def_library as lib
+    from opgen.runtime import set_backend
+
+    variable = tf.Variable(1.0)
+    set_backend("tensorflow")
+    try:
+        result = lib._apply_op_helper(
+            "AssignVariableOp", resource=variable.handle, value=5.0, validate_shape=None
+        )
+    finally:
+        set_backend(None)
+    assert (
+        result[2] is None and result[3] == []
+    )  # like TF's eager wrappers: no Operation in eager mode
+    assert float(variable.numpy()) == 5.0

@@ -114,15 +114,16 @@ def apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any)
     facts: dict[str, Any] = {}
 
     def build():
-        structure, stateful, op, outputs = op_def_library._apply_op_helper(
+        structure, stateful, _, outputs = op_def_library._apply_op_helper(
             op_type_name, name=name, **keywords
         )
         facts["structure"], facts["stateful"] = structure, stateful
-        return list(outputs) if outputs else op
+        return list(
+            outputs
+        )  # ops without outputs still run (tf.function keeps stateful ops)
 
-    result = tf.function(build, autograph=False)()
-    outputs = result if isinstance(result, list) else []
-    return facts["structure"], facts["stateful"], None, outputs
+    outputs = tf.function(build, autograph=False)()
+    return facts["structure"], facts["stateful"], None, list(outputs)
 
 
 _TF_MESSAGES = {
