@@ -38,10 +38,15 @@ def _cache_root() -> Path:
 
 
 def _render_inputs() -> bytes:
+    """Everything `opgen build` output depends on besides the OpList: the generator's sources."""
     parts = []
-    for folder in (REPO / "opgen" / "render", REPO / "templates"):
+    for folder in (REPO / "opgen", REPO / "templates"):
         for path in sorted(folder.rglob("*")):
-            if path.is_file() and path.suffix in (".py", ".j2"):
+            if (
+                path.is_file()
+                and path.suffix in (".py", ".j2")
+                and "runtime" not in path.parts
+            ):
                 parts.append(path.read_bytes())
     return b"\0".join(parts)
 
