@@ -176,6 +176,7 @@ class Renderer:
             used[key] = (summary.to_plain(), text)
 
         headers: dict[str, str] = {}
+        registrations: dict[str, str] = {}
         header_misses: list[tuple[str, str]] = []
         for name, ops in groups.items():
             functions = [entries[op.name][0] for op in ops]
@@ -183,14 +184,12 @@ class Renderer:
             src_files = sorted({display_path(sources[op.name].location.path, self.root) for op in ops if op.name in sources})
             shape_fns = {op.name: sources[op.name].shape_fn for op in ops if op.name in sources and sources[op.name].shape_fn}
             op_list_bytes = b"".join(_op_list_entry(op_bytes[op.name]) for op in ops)
+            registrations[name] = emit.render_registration(self.templates, op_list_bytes, shape_fns)  # type: ignore[arg-type]
             h = hashlib.sha256(salt)
-            h.update(repr((name, src_files, sorted(shape_fns.items()), [f.to_plain() for f in functions])).encode())
-            h.update(op_list_bytes)
+            h.update(repr((name, src_files, [f.to_plain() for f in functions])).encode())
             key = headers[name] = "hdr:" + h.hexdigest()
             if key not in cache:
-                text = emit.render_header(self.templates, name, functions, src_files or ["an OpList"], op_list_bytes,
-                                          shape_fns)  # type: ignore[arg-type]
-                header_misses.append((key, text))
+                header_misses.append((key, emit.render_header(self.templates, name, functions, src_files or ["an OpList"])))
         for (key, _), text in zip(header_misses, self.formatter.format_many([t for _, t in header_misses])):
             cache[key] = text
 
@@ -199,7 +198,7 @@ class Renderer:
         for name, ops in groups.items():
             key = headers[name]
             used[key] = cache[key]
-            parts = [str(cache[key])]
+            parts = [str(cache[key]) + "\n" + registrations[name]]
             functions_map: dict[str, object] = {}
             for op in ops:
                 summary, text = entries[op.name]
