@@ -397,7 +397,9 @@ def test_node_defs_equal_tensorflow(env):
     assert counts["same"] >= 1000
     assert len(same_ops) >= 300
     ref_ops = [name for name in same_ops if any(a.is_ref for a in ops[name].input_arg)]
-    assert len(ref_ops) >= 20  # ref inputs: VariableV2 producers and the `_class` colocation attr
+    assert (
+        len(ref_ops) >= 20
+    )  # ref inputs: VariableV2 producers and the `_class` colocation attr
     assert {
         "string",
         "int",
