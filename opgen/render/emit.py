@@ -115,6 +115,18 @@ def shipped_templates_dir() -> Path:
     return Path(str(resources.files("opgen") / "_templates"))
 
 
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates under the opgen cache (Jinja keys them by source checksum)."""
+    from opgen.render.formatter import cache_root
+
+    directory = cache_root() / "jinja"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(directory))
+
+
 @dataclass(frozen=True)
 class Templates:
     env: jinja2.Environment
@@ -135,6 +147,7 @@ class Templates:
             h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
         env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(directory)),
+            bytecode_cache=_bytecode_cache(),
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
