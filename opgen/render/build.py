@@ -19,6 +19,7 @@ import functools
 import hashlib
 import json
 import keyword
+import multiprocessing
 import os
 import re
 import shutil
@@ -146,33 +147,34 @@ class Renderer:
         salt = f"{self.salt()}\0{self.formatter.kind}".encode()
         entries: dict[str, tuple[emit.FunctionSummary, str]] = {}
         op_bytes: dict[str, bytes] = {}
-        misses: list[tuple[str, FunctionApi, emit.FunctionSummary]] = []
+        misses: list[tuple[str, op_def_pb2.OpDef, bytes]] = []
         total = sum(len(ops) for ops in groups.values())
         done = 0
         for ops in groups.values():
             for op in ops:
                 data = op_bytes[op.name] = op.SerializeToString(deterministic=True)
+                api_bytes = self.api_model.get(op).SerializeToString(deterministic=True)
                 h = hashlib.sha256(salt)
-                h.update(data + b"\0" + self.api_model.get(op).SerializeToString(deterministic=True))
+                h.update(data + b"\0" + api_bytes)
                 key = "op:" + h.hexdigest()
                 hit = cache.get(key)
                 if hit is not None:
                     entries[op.name] = (emit.FunctionSummary.from_plain(hit[0]), hit[1])  # type: ignore[index]
                     used[key] = hit
                 else:
-                    api = _located(op, self.api_model, sources.get(op.name))
-                    summary = emit.FunctionSummary.of(api)
-                    if isinstance(api, SkippedOp):
-                        entries[op.name] = (summary, "")
-                        used[key] = (summary.to_plain(), "")
-                    else:
-                        misses.append((key, api, summary))
+                    misses.append((key, op, api_bytes))
                 done += 1
                 if self.progress and done % 64 == 0:
                     self.progress(done, total)
-        raw = [emit.render_function(self.templates, api) for _, api, _ in misses]
-        for (key, api, summary), text in zip(misses, self.formatter.format_many(raw)):
-            entries[api.op_name] = (summary, text)
+        rendered = self._render_ops([(op, api_bytes) for _, op, api_bytes in misses], sources)
+        to_format = [(key, summary, text) for (key, _, _), (summary, text) in zip(misses, rendered) if not summary.skipped]
+        for (key, _, _), (summary, _) in zip(misses, rendered):
+            if summary.skipped:
+                entries[summary.op_name] = (summary, "")
+                used[key] = (summary.to_plain(), "")
+        raw = [text for _, _, text in to_format]
+        for (key, summary, _), text in zip(to_format, self.formatter.format_many(raw)):
+            entries[summary.op_name] = (summary, text)
             used[key] = (summary.to_plain(), text)
 
         headers: dict[str, str] = {}
@@ -220,6 +222,58 @@ class Renderer:
         if used.keys() != cache.keys():
             self.formatter.save_pack(pack, used)  # type: ignore[arg-type]
         return RenderResult(files, ops=total, formatted=len(raw) + len(header_misses))
+
+
+    def _render_ops(
+        self, ops: list[tuple[op_def_pb2.OpDef, bytes]], sources: dict[str, OpSource]
+    ) -> list[tuple[emit.FunctionSummary, str]]:
+        """(summary, unformatted chunk) per op; across `jobs` forked workers for big batches."""
+        jobs = self.formatter.jobs
+        if jobs > 1 and len(ops) >= 256 and "fork" in multiprocessing.get_all_start_methods():
+            _WORKER_STATE["renderer"] = self
+            try:
+                n = min(jobs, len(ops))
+                batches = [[(op.SerializeToString(), api) for op, api in ops[i::n]] for i in range(n)]
+                with multiprocessing.get_context("fork").Pool(n) as pool:
+                    results = pool.map(_render_batch, batches)
+            finally:
+                _WORKER_STATE.clear()
+            out: list[tuple[emit.FunctionSummary, str]] = [None] * len(ops)  # type: ignore[list-item]
+            for i, batch in enumerate(results):
+                for j, item in enumerate(batch):
+                    if item[0] == "error":  # re-raise in the parent, with the op's location
+                        op = ops[i + j * n][0]
+                        _located(op, self.api_model, sources.get(op.name))
+                        raise OpgenError(item[1])
+                    out[i + j * n] = (emit.FunctionSummary.from_plain(item[0]), item[1])
+            return out
+        return [self._render_one(op, sources.get(op.name)) for op, _ in ops]
+
+    def _render_one(self, op: op_def_pb2.OpDef, source: OpSource | None) -> tuple[emit.FunctionSummary, str]:
+        api = _located(op, self.api_model, source)
+        summary = emit.FunctionSummary.of(api)
+        return summary, ("" if isinstance(api, SkippedOp) else emit.render_function(self.templates, api))
+
+
+# The renderer handed to forked workers (set only while a pool runs).
+_WORKER_STATE: dict[str, Renderer] = {}
+
+
+def _render_batch(items: list[tuple[bytes, bytes]]) -> list[tuple]:
+    from opgen.proto import api_def_pb2
+
+    renderer = _WORKER_STATE["renderer"]
+    out: list[tuple] = []
+    for op_data, api_data in items:
+        op = op_def_pb2.OpDef.FromString(op_data)
+        try:
+            api = function_api(op, api_def_pb2.ApiDef.FromString(api_data))
+        except OpgenError as e:
+            out.append(("error", e.format()))
+            continue
+        summary = emit.FunctionSummary.of(api)
+        out.append((summary.to_plain(), "" if isinstance(api, SkippedOp) else emit.render_function(renderer.templates, api)))
+    return out
 
 
 def _op_list_entry(op_bytes: bytes) -> bytes:
