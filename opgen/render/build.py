@@ -80,8 +80,10 @@ def group_ops(
         validate_module_name(module, rules_location)
     groups: dict[str, list[op_def_pb2.OpDef]] = {}
     for op in op_list.op:
-        module = next((m for pattern, m in rules.items() if fnmatch.fnmatchcase(op.name, pattern)), None)
-        if module is None:
+        rule = next((m for pattern, m in rules.items() if fnmatch.fnmatchcase(op.name, pattern)), None)
+        if rule is not None:
+            module = rule
+        else:
             src = sources.get(op.name)
             module = module_for_source(src.location.path) if src else "gen_ops"
         groups.setdefault(module, []).append(op)
@@ -159,7 +161,7 @@ class Renderer:
                 key = "op:" + h.hexdigest()
                 hit = cache.get(key)
                 if hit is not None:
-                    entries[op.name] = (emit.FunctionSummary.from_plain(hit[0]), hit[1])  # type: ignore[index]
+                    entries[op.name] = (emit.FunctionSummary.from_plain(hit[0]), hit[1])  # type: ignore[arg-type,index]
                     used[key] = hit
                 else:
                     misses.append((key, op, api_bytes))
@@ -438,7 +440,7 @@ def commit(out: Path, changes: Changes) -> None:
 
 
 def unified_diff(out: Path, changes: Changes) -> str:
-    chunks = []
+    chunks: list[str] = []
     for rel, data in changes.write.items():
         try:
             old = (out / rel).read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)

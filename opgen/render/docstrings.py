@@ -58,8 +58,9 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
     must_be = "Has one of the following types:" if is_output else "Must be one of the following types:"
     same_as = "Has the same type as" if is_output else "Must have the same type as"
 
-    def source(attr: str) -> str | None:
-        return ctx.inferred_from.get(attr)
+    def source(attr: str) -> str:
+        """The OpDef name of the input `attr` is inferred from ("" when not inferred)."""
+        return ctx.inferred_from.get(attr, "")
 
     def from_this(attr: str) -> bool:
         return not is_output and source(attr) == arg.name
@@ -72,7 +73,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
         if from_this(n):
             minimum = ctx.attrs[n].minimum if ctx.attrs[n].has_minimum else 0
             prefix = f"A list of at least {minimum}" if minimum > 0 else "A list of"
-        elif source(n) is not None:
+        elif source(n):
             prefix = f"A list with the same length as `{avoid_reserved(source(n))}` of"
         else:
             prefix = f"A list of `{avoid_reserved(n)}`"
@@ -84,7 +85,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
                 if allowed:
                     return f"{prefix} `Tensor` objects with the same type in: {_type_list(allowed)}."
                 return f"{prefix} `Tensor` objects with the same type."
-            if source(t) is not None:
+            if source(t):
                 return f"{prefix} `Tensor` objects with the same type as `{avoid_reserved(source(t))}`."
             return f"{prefix} `Tensor` objects with type `{t}`."
         return f"{prefix} `Tensor` objects with type {_fixed(arg)}."
@@ -95,7 +96,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
             if allowed:
                 return f"A list of `Tensor` objects with types from: {_type_list(allowed)}."
             return "A list of `Tensor` objects."
-        if source(t) is not None:
+        if source(t):
             return f"A list of `Tensor` objects. {same_as} `{avoid_reserved(source(t))}`."
         return f"A list of `Tensor` objects of type `{t}`."
     if arg.type_attr:
@@ -105,7 +106,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
             if allowed:
                 return f"A {ref_word()}`Tensor`. {must_be} {_type_list(allowed)}."
             return f"A {ref_word()}`Tensor`."
-        if source(t) is not None:
+        if source(t):
             return f"A {ref_word()}`Tensor`. {same_as} `{avoid_reserved(source(t))}`."
         return f"A {ref_word()}`Tensor` of type `{t}`."
     return f"A `Tensor` of type {_fixed(arg)}."
