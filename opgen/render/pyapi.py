@@ -260,10 +260,13 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
         size: str | None = None
         if arg.number_attr:
             n = arg.number_attr
-            size = f"_attr_{n}" if n in inferred_from else attr_param_name(n)
+            # the list-length local of an inferred N, else the converted attr's local
+            size = f"_attr_{n}" if n in inferred_from else f"_attr_{attr_param_name(n)}"
         elif arg.type_list_attr:
             t = arg.type_list_attr
-            size = f"len({input_param_name(inferred_from[t])})" if t in inferred_from else f"len({attr_param_name(t)})"
+            size = (
+                f"len({input_param_name(inferred_from[t])})" if t in inferred_from else f"len(_attr_{attr_param_name(t)})"
+            )
         outputs.append(Output(arg.name, field, bool(arg.number_attr or arg.type_list_attr), size))
     if len(outputs) > 1:
         _check_unique([o.field for o in outputs], "output field", op_def.name)

@@ -142,7 +142,7 @@ def many_outputs(x: Annotated[Any, TV_ManyOutputs_T], n: int, name=None):
         "ManyOutputs", x=x, n=_attr_n, name=name
     )
     _result = _outputs[:]
-    _result = _result[:1] + [_result[1 : 1 + n]] + _result[1 + n :]
+    _result = _result[:1] + [_result[1 : 1 + _attr_n]] + _result[1 + _attr_n :]
     _result = _result[:3] + [_result[3:]]
     _result = _ManyOutputsOutput._make(_result)
     return _result
