@@ -122,7 +122,7 @@ def random_op(rnd) -> op_def_pb2.OpDef:
     suffix = "".join(rnd.choice("AbCdXyZ019_") for _ in range(rnd.randint(0, 10)))
     if rnd.random() < 0.2:
         suffix += ">" + rnd.choice(["Ns", "A", "Foo"])
-    op.name = f"Hx{next(_counter)}" + suffix
+    op.name = f"Hx{next(_counter)}Q" + suffix  # Q ends the unique counter
     op.summary = _text(rnd)
     op.description = _text(rnd)
     used = {"name"}
@@ -269,7 +269,7 @@ def test_random_opdefs_compile_import_and_round_trip(tmp_path_factory, seed):
     rnd = random.Random(seed)
     ops = [random_op(rnd) for _ in range(OPS_PER_MODULE)]
     tmp = tmp_path_factory.mktemp("hyp")
-    formatter = ChunkFormatter("ruff", jobs=1, salt="hyp", use_cache=False)
+    formatter = ChunkFormatter("ruff", jobs=1, use_cache=False)
     mod, model, _ = _render_and_import(tmp, ops, formatter)
     _check_module(mod, model, ops)
 
@@ -280,8 +280,8 @@ def test_random_opdefs_same_bytes_through_black(tmp_path_factory, seed):
     rnd = random.Random(seed)
     ops = [random_op(rnd) for _ in range(40)]
     tmp = tmp_path_factory.mktemp("hypb")
-    _, _, ruff_bytes = _render_and_import(tmp, ops, ChunkFormatter("ruff", jobs=1, salt="hyp", use_cache=False))
-    renderer = Renderer(emit.Templates.load(None), ChunkFormatter("black", jobs=1, salt="hyp", use_cache=False),
+    _, _, ruff_bytes = _render_and_import(tmp, ops, ChunkFormatter("ruff", jobs=1, use_cache=False))
+    renderer = Renderer(emit.Templates.load(None), ChunkFormatter("black", jobs=1, use_cache=False),
                         default_api_model(op_def_pb2.OpList(op=ops)), tmp)
     black_files = renderer.render({"m": ops}, {o.name: OpSource(Location("hyp.pbtxt", 1)) for o in ops}, pack="unused")
     ruff_text = ruff_bytes.decode()

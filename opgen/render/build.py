@@ -484,7 +484,7 @@ def options_from(args, config: Config) -> BuildOptions:
 
 def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions, progress=None) -> RenderResult:
     templates = emit.Templates.load(opts.templates)
-    formatter = ChunkFormatter(opts.formatter, opts.jobs, salt=f"opgen {__version__}\0{code_digest()}\0{templates.digest}")
+    formatter = ChunkFormatter(opts.formatter, opts.jobs)
     groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
     renderer = Renderer(templates, formatter, api_model, opts.root, progress)
     pack = f"{opts.out.resolve()}\0{opts.formatter}"

@@ -216,8 +216,3 @@ def docstring_text(summary: str, description: str, arg_entries: list[str], retur
         head = summary + "\n"
     args = "\n".join(_indent(2, 4, e) for e in arg_entries)
     return f"{head}\nArgs:\n{args}\n\nReturns:\n{returns}"
-
-
-def indent_entry(entry: str) -> str:
-    """An Args entry as it appears in the docstring (first line 2 spaces, others 4)."""
-    return _indent(2, 4, entry)

@@ -72,36 +72,20 @@ def _ruff_format(sources: list[str]) -> list[str]:
     return [p if p.endswith("\n") else p + "\n" for p in parts]
 
 
-def formatter_version(kind: str) -> str:
-    if kind == "black":
-        import black
-
-        return f"black {black.__version__}"
-    out = subprocess.run([_ruff_bin(), "--version"], capture_output=True, text=True, check=False).stdout.strip()
-    return out
-
-
 class ChunkFormatter:
-    """Formats chunks through a cache keyed by (salt, formatter, chunk text).
+    """Formats chunks with black (across `jobs` processes) or ruff, and stores the build's
+    cache pack: a dict of content keys (computed by the renderer from opgen's version and
+    code, the templates, the formatter and the op) to formatted chunks, kept as marshal
+    files under `${XDG_CACHE_HOME:-~/.cache}/opgen/format/` and rewritten with exactly the
+    entries a build used."""
 
-    `salt` carries opgen's version and the template digest. The cache is a set of small
-    marshal packs (plain tuples and strings) under `${XDG_CACHE_HOME:-~/.cache}/opgen/format/`, one per pack name
-    (e.g. one per output module), rewritten with exactly the entries a build used.
-    """
-
-    def __init__(self, kind: str, jobs: int, salt: str, cache_dir: Path | None = None, use_cache: bool = True):
+    def __init__(self, kind: str, jobs: int, cache_dir: Path | None = None, use_cache: bool = True):
         if kind not in FORMATTERS:
             raise OpgenError(f"unknown formatter {kind!r}", hint="use 'black' or 'ruff'")
         self.kind = kind
         self.jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
-        self.salt = f"{salt}\0{kind}"
         self.cache_dir = (cache_dir or cache_root()) / "format"
         self.use_cache = use_cache
-        self.misses = 0
-        self.hits = 0
-
-    def key(self, text: str) -> str:
-        return hashlib.sha256((self.salt + "\0" + text).encode("utf-8", "surrogatepass")).hexdigest()
 
     def _pack_path(self, pack: str) -> Path:
         return self.cache_dir / (hashlib.sha256(pack.encode()).hexdigest()[:32] + ".marshal")
@@ -130,7 +114,6 @@ class ChunkFormatter:
         """Format `texts` (no cache): black across `jobs` processes, or one ruff run."""
         if not texts:
             return []
-        self.misses += len(texts)
         if self.kind == "ruff":
             return _ruff_format(texts)
         if self.jobs <= 1 or len(texts) < 64:
