@@ -38,7 +38,9 @@ def _run(root: Path, monkeypatch, *argv: str) -> int:
 
 
 def _tree(out: Path) -> dict[str, bytes]:
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    """The generated files (opgen's lock file aside)."""
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file() and p.name != build_mod.LOCK}
 
 
 def test_build_groups_by_source_stem_and_writes_source_map(tmp_path, monkeypatch, capsys):
@@ -192,7 +194,7 @@ def test_sigkill_leaves_old_or_new_tree(tmp_path, monkeypatch, capsys):
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         visible = {k: v for k, v in _tree(out).items() if not k.startswith(".opgen")}
-        internal = [k for k in _tree(out) if k.startswith(".opgen")] or (out / build_mod.STAGING).exists()
+        internal = (out / build_mod.JOURNAL).exists() or (out / build_mod.STAGING).exists()
         if not internal:
             assert visible in (old, new)
             outcomes["old" if visible == old else "new"] += 1
@@ -237,3 +239,23 @@ def test_committed_example_library_is_up_to_date_and_clean(tmp_path):
                         "--cache-dir", str(tmp_path / "mypy"), *map(str, modules)],
                        cwd=REPO, capture_output=True, text=True, check=False, env=dict(os.environ, MYPYPATH=str(REPO)))
     assert r.returncode == 0, r.stdout
+
+
+def test_concurrent_builds_wait_for_the_lock(tmp_path, monkeypatch):
+    import fcntl
+
+    root = _project(tmp_path)
+    assert _run(root, monkeypatch) == 0
+    arr = root / "specs" / "array_ops.cc"
+    arr.write_text(arr.read_text() + '\nREGISTER_OP("LockTest").Input("x: float").Output("y: float");\n')
+    with open(root / "gen" / build_mod.LOCK, "a+b") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        proc = subprocess.Popen([sys.executable, "-m", "opgen", "build"], cwd=root, stderr=subprocess.PIPE, text=True,
+                                env=dict(os.environ, PYTHONPATH=str(REPO)))
+        time.sleep(1.5)
+        assert proc.poll() is None  # blocked on the lock
+        assert "lock_test" not in (root / "gen" / "gen_array_ops.py").read_text()
+        fcntl.flock(held, fcntl.LOCK_UN)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "waiting for another opgen build" in err
+    assert "def lock_test(" in (root / "gen" / "gen_array_ops.py").read_text()

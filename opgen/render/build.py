@@ -13,6 +13,7 @@ next build. Both say what they did.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import fnmatch
 import functools
@@ -526,14 +527,36 @@ def _make_escape(path: str) -> str:
     return path.replace("\\", "\\\\").replace(" ", "\\ ").replace("#", "\\#").replace("$", "$$")
 
 
+LOCK = ".opgen-lock"
+
+
+@contextlib.contextmanager
+def _build_lock(out: Path):
+    """One writing build per output directory at a time (the lock file lives inside --out)."""
+    import fcntl
+
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / LOCK, "a+b") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"opgen: waiting for another opgen build of {out}", file=sys.stderr)
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = None) -> int:
     """The `opgen build` command (exit 0 ok, 1 stale with --check, 2 user error)."""
     started = time.perf_counter()
     opts = options_from(args, config)
     if gather is None:
         raise OpgenError("run_build needs the gathered specs")
-    if not args.list_outputs and not args.check and not args.dry_run:
-        message = recover(opts.out)
+    if not (args.list_outputs or args.check or args.dry_run) and opts.out.is_dir():
+        with _build_lock(opts.out):
+            message = recover(opts.out)
         if message:
             print(message, file=sys.stderr)
     gathered = gather()
@@ -583,7 +606,9 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
         for rel in changes.delete:
             print(f"would delete {_shown(opts.out / rel)}")
         return 0
-    commit(opts.out, changes)
+    with _build_lock(opts.out):  # another build may have committed meanwhile: compare again
+        changes = compute_changes(opts.out, {**result.files, **api_snapshot})
+        commit(opts.out, changes)
     elapsed = time.perf_counter() - started
     print(
         f"opgen build: {len(result.files) - 1} modules, {result.ops} ops -> {opts.out}: "
