@@ -387,10 +387,23 @@ def recover(out: Path) -> str | None:
             raise OpgenError(f"cannot complete the interrupted build recorded in {JOURNAL}: {e}", Location(str(journal)),
                              hint=f"delete {journal} and {staging} and rebuild") from None
         return f"opgen: completed an interrupted build of {out} ({len(plan['write'])} written, {len(plan['delete'])} deleted)"
-    if staging.exists():
-        shutil.rmtree(staging)
+    leftovers = _journal_temps(out)
+    if staging.exists() or leftovers:
+        shutil.rmtree(staging, ignore_errors=True)
+        for temp in leftovers:
+            temp.unlink(missing_ok=True)
         return f"opgen: discarded the staging files of an interrupted build of {out}; the previous output is intact"
     return None
+
+
+def _journal_temps(out: Path) -> list[Path]:
+    """Temporary files of a journal write that was killed before its rename."""
+    return sorted(out.glob(f".{JOURNAL}.*.tmp"))
+
+
+def interrupted(out: Path) -> bool:
+    """True when a killed build left work for `recover` (journal, staging or journal temp)."""
+    return (out / JOURNAL).exists() or (out / STAGING).exists() or bool(_journal_temps(out))
 
 
 def _apply_journal(out: Path, plan: dict) -> None:
