@@ -194,6 +194,8 @@ def _cases():
         [[2, 3], [3, 3]],
         [U, U],
         [[2], [2], [None]],
+        [[0, 3], [0, 3], [0, 3]],
+        [[2, 3], [2, 3], [2, 4]],
     ):
         cases.append(("AddN", {"inputs": ("list", [("ph", s) for s in values])}, {}))
         for axis in (0, 1, -1, 2):
@@ -205,8 +207,8 @@ def _cases():
                 )
             )
     for s in (U, [4, 6], [None, 6], [4, None], [3, 5]):
-        for axis in (0, 1, -1, ("iph", [])):
-            for n in (1, 2):
+        for axis in (0, 1, -1, 2, -3, [0], ("iph", [])):
+            for n in (1, 2, 3):
                 axis_spec = axis if isinstance(axis, tuple) else ("const", axis)
                 cases.append(
                     (

@@ -14,7 +14,7 @@ from opgen.proto import attr_value_pb2
 
 from .attr_values import _TYPE_ATTRS, _attr_proto
 from .constant_op import _const_op, _const_parts_for
-from .graph import Tensor
+from .graph import Graph, Tensor
 
 if TYPE_CHECKING:
     from .op_def_library import _OpInfo
@@ -23,15 +23,17 @@ if TYPE_CHECKING:
 _INT_ATTRS = {i: attr_value_pb2.AttrValue(i=i) for i in range(64)}
 
 
-def _fast_attrs(op_type_name: str, info: _OpInfo, keywords: dict[str, Any]):
+def _fast_attrs(
+    op_type_name: str, info: _OpInfo, keywords: dict[str, Any], graph: Graph
+):
     """(inputs, attr protos) when every input is already a Tensor of acceptable type and all
     attrs are present (TF's fast-path condition); None to take the general path, which then
     raises TF's exact errors. Consumes `keywords` only on success; creates nothing."""
     inferred: dict[str, Any] = {}
     inputs: list[Any] = []
-    pending: list[
-        tuple[int, tuple, str]
-    ] = []  # Python-value inputs: (position, Const parts, arg name)
+    pending: list[tuple[int, tuple, str]] = (
+        []
+    )  # Python-value inputs: (position, Const parts, arg name)
     used = 0
     allowed = info.allowed
     for name, fixed, type_attr, number_attr, type_list_attr, _ in info.inputs:
@@ -129,7 +131,7 @@ def _fast_attrs(op_type_name: str, info: _OpInfo, keywords: dict[str, Any]):
         parts,
         arg_name,
     ) in pending:  # in input order, as the general path creates them
-        inputs[position] = _const_op(parts, arg_name)
+        inputs[position] = _const_op(parts, arg_name, graph)
     protos: dict[str, attr_value_pb2.AttrValue] = {}
     for name, attr_type, default, attr_def in info.attrs:
         if name in inferred:
@@ -163,7 +165,8 @@ def _planned_constant(
     info: _OpInfo, value: Any, fixed: int, type_attr: str, inferred: dict[str, Any]
 ):
     """The Const the general path would create for a Python-value input, when it creates
-    exactly one and it succeeds; None otherwise (the general path then does it, errors and all)."""
+    exactly one and it succeeds; None otherwise (the general path then does it, errors and all).
+    """
     if type(value) not in _CONSTANT_TYPES or (
         type(value) in (list, tuple) and len(value) > 8
     ):

@@ -27,6 +27,9 @@ VALID_SCOPE_NAME_REGEX = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
 
 _UNKNOWN_SHAPE = TensorShape(None)
 _VALID_NAMES: set[str] = set()  # names already known to pass both scope-name regexes
+_NO_CONTROL_INPUTS: (
+    tuple
+) = ()  # shared by every op without control inputs (never mutated)
 
 
 class Tensor:
@@ -123,7 +126,7 @@ class Operation:
         name: str,
         op_type: str,
         inputs: list[Tensor],
-        control_inputs: list[Operation],
+        control_inputs: list[Operation] | tuple[()],
         attrs: dict[str, attr_value_pb2.AttrValue],
         device: str,
         op_def: Any,
@@ -498,13 +501,27 @@ class Graph:
             name = name[:-1]
         else:
             name = self.unique_name(name)
+        return self._add_op(op_type, inputs, name, attrs, output_dtypes, op_def, infer)
+
+    def _add_op(
+        self,
+        op_type: str,
+        inputs: list[Tensor],
+        name: str,
+        attrs: dict[str, attr_value_pb2.AttrValue],
+        output_dtypes: list[_dtypes.DType],
+        op_def: Any,
+        infer: Any = None,
+    ) -> Operation:
+        """`_create_op` with the final node name (already uniquified or taken verbatim)."""
         ops_by_name = self._ops_by_name
         if name in ops_by_name:
             raise ValueError(f"Duplicate node name in graph: '{name}'")
         control_stack = self._control_stack
-        control_inputs = (
-            self._control_inputs_for([t._op for t in inputs]) if control_stack else []
-        )
+        if control_stack:
+            control_inputs = self._control_inputs_for([t._op for t in inputs])
+        else:
+            control_inputs = _NO_CONTROL_INPUTS
         device = self._device_string
         if self._colocation_stack:
             groups: set[bytes] = set()

@@ -19,7 +19,7 @@ from . import shape_inference as _shape_inference
 from .attr_values import _attr_proto
 from .constant_op import convert_to_tensor
 from .fast_path import _fast_attrs
-from .graph import Graph, Tensor, _default_stack, get_default_graph
+from .graph import _VALID_NAMES, Graph, Tensor, _default_stack, get_default_graph
 
 _DT_INVALID = 0
 
@@ -135,7 +135,7 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
     """Adds an `op_type_name` node; returns (output_structure, is_stateful, op, outputs)."""
     if _backend.active(keywords):
         return _backend.apply_op_helper(op_type_name, name, **keywords)
-    info = _info(op_type_name)
+    info = _infos.get(op_type_name) or _info(op_type_name)
     if info is None:
         raise RuntimeError(f"Unrecognized Op name {op_type_name}")
     op_def = info.op_def
@@ -147,54 +147,98 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
             f"It has been removed in version {deprecation_version}. "
             f"{info.deprecation[1]}."
         )
-    name = name if name else op_type_name
-    stack = _default_stack()
-    stack.append(g)
-    old_scope, scope = g._enter_name_scope(name)
+    if not name:
+        name = op_type_name
+    old_scope = g._name_stack
+    if name in _VALID_NAMES and name[-1] != "/":
+        # TF's `with ops.name_scope(name) as scope` for an already validated plain name:
+        # the node is named `scope` minus its slash.
+        node_name = g.unique_name(name)
+        g._name_stack = node_name
+        scope = None
+    else:
+        old_scope, scope = g._enter_name_scope(name)
     try:
-        fast = None if info.has_ref_input else _fast_attrs(op_type_name, info, keywords)
+        fast = (
+            None if info.has_ref_input else _fast_attrs(op_type_name, info, keywords, g)
+        )
         if fast is not None:
             inputs, attr_protos = fast
+            output_structure, output_dtypes = _output_structure(info, attr_protos)
+            infer = _shape_inference.shape_fn_for(op_type_name)
+            if scope is None:
+                op = g._add_op(
+                    op_type_name,
+                    inputs,
+                    node_name,
+                    attr_protos,
+                    output_dtypes,
+                    op_def,
+                    infer,
+                )
+            else:
+                op = g._create_op(
+                    op_type_name,
+                    inputs,
+                    scope,
+                    attr_protos,
+                    output_dtypes,
+                    op_def,
+                    infer,
+                )
         else:
-            attrs: dict[str, Any] = {}
-            inputs = []
-            _extract_inputs_and_attrs(
-                op_type_name, op_def, info, keywords, attrs, inputs
-            )
-            _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs)
-            attr_protos = _extract_attr_protos(op_type_name, info, attrs)
-        output_structure, output_dtypes = _output_structure(info, attr_protos)
-        if fast is None and keywords:
-            raise TypeError(
-                f"{op_type_name} got unexpected keyword arguments: {', '.join(sorted(keywords))}."
-            )
-        infer = _shape_inference.shape_fn_for(op_type_name)
-        # TF pairs input args with the *flattened* inputs here (a quirk kept on purpose).
-        ref_inputs = (
-            [val for arg, val in zip(info.inputs, inputs) if arg[5]]
-            if info.has_ref_input
-            else None
-        )
-        if ref_inputs:
-            op = _create_colocated(
-                g,
-                ref_inputs,
-                op_type_name,
-                inputs,
-                scope,
-                attr_protos,
-                output_dtypes,
-                op_def,
-                infer,
-            )
-        else:
-            op = g._create_op(
-                op_type_name, inputs, scope, attr_protos, output_dtypes, op_def, infer
-            )
+            if scope is None:
+                scope = node_name + "/"
+            stack = _default_stack()
+            stack.append(g)  # Python values become Const ops in `g`
+            try:
+                op, output_structure = _apply_general(
+                    g, info, op_type_name, scope, keywords
+                )
+            finally:
+                stack.pop()
     finally:
         g._name_stack = old_scope
-        stack.pop()
     return output_structure, info.is_stateful, op, op._outputs
+
+
+def _apply_general(g, info, op_type_name, scope, keywords):
+    """The general path: every conversion, inference step and error of TF's Python path."""
+    op_def = info.op_def
+    attrs: dict[str, Any] = {}
+    inputs: list[Tensor] = []
+    _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, inputs)
+    _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs)
+    attr_protos = _extract_attr_protos(op_type_name, info, attrs)
+    output_structure, output_dtypes = _output_structure(info, attr_protos)
+    if keywords:
+        raise TypeError(
+            f"{op_type_name} got unexpected keyword arguments: {', '.join(sorted(keywords))}."
+        )
+    infer = _shape_inference.shape_fn_for(op_type_name)
+    # TF pairs input args with the *flattened* inputs here (a quirk kept on purpose).
+    ref_inputs = (
+        [val for arg, val in zip(info.inputs, inputs) if arg[5]]
+        if info.has_ref_input
+        else None
+    )
+    if ref_inputs:
+        op = _create_colocated(
+            g,
+            ref_inputs,
+            op_type_name,
+            inputs,
+            scope,
+            attr_protos,
+            output_dtypes,
+            op_def,
+            infer,
+        )
+    else:
+        op = g._create_op(
+            op_type_name, inputs, scope, attr_protos, output_dtypes, op_def, infer
+        )
+    return op, output_structure
 
 
 def _create_colocated(g, ref_inputs, *args):

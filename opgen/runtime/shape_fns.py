@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .shape_inference import InferenceContext, ShapeError, ShapeHandle
+from .shape_inference import (
+    InferenceContext,
+    ShapeError,
+    ShapeHandle,
+    tensor_proto_values,
+)
 from .tensor_shape import TensorShape
 
 ShapeFn = Callable[[InferenceContext], None]
@@ -154,16 +159,35 @@ def add_n_shape(c: InferenceContext) -> None:
     c.set_output(0, current)
 
 
+def _scalar_dim_with_negative_indexing(
+    c: InferenceContext, index: int, rank: int | None
+) -> int | None:
+    """TF's `MakeDimForScalarInputWithNegativeIndexing`: a scalar input as a dimension index."""
+    c.with_rank(c.input(index), 0)
+    value = c.input_tensor(index)
+    if value is None:
+        return None
+    dim = int(value[0][0])
+    if dim < 0:
+        if rank is None:
+            return None
+        if dim + rank < 0:
+            raise ShapeError(
+                f"Dimension size, given by scalar input {dim} must be in range [-{rank}, {rank})"
+            )
+        return dim + rank
+    if rank is not None and dim >= rank:
+        raise ShapeError(
+            f"Dimension size, given by scalar input {dim} must be in range [-{rank}, {rank})"
+        )
+    return dim
+
+
 def split_shape(c: InferenceContext) -> None:
     shape = c.input(1)
     num_split = c.get_attr("num_split")
-    axis = c.input_tensor(0)
     rank = c.rank(shape)
-    split_dim = None
-    if axis is not None:
-        split_dim = int(axis[0][0])
-        if split_dim < 0:
-            split_dim = split_dim + rank if rank is not None else None
+    split_dim = _scalar_dim_with_negative_indexing(c, 0, rank)
     if split_dim is None:
         out = c.unknown_shape_of_rank(rank) if rank is not None else c.unknown_shape()
     else:
@@ -428,6 +452,75 @@ _SCALAR_SHAPE = TensorShape(())
 DIRECT: dict[ShapeFn, Callable] = {
     unchanged_shape: _unchanged_direct,
     scalar_shape: _scalar_direct,
+}
+
+
+# Guarded equivalents: they set the outputs and return True only for the common case where
+# the result is obviously the general function's (all dims known, no error possible); for
+# anything else they return False before touching the op and the general function runs.
+
+
+def _mat_mul_guarded(op) -> bool:
+    a, b = op._inputs[0]._shape._dims, op._inputs[1]._shape._dims
+    if a is None or b is None or len(a) != 2 or len(b) != 2:
+        return False
+    attrs = op._attrs
+    transpose_a, transpose_b = attrs["transpose_a"].b, attrs["transpose_b"].b
+    inner_a = a[0] if transpose_a else a[1]
+    inner_b = b[1] if transpose_b else b[0]
+    if inner_a is None or inner_a != inner_b:
+        return False
+    op._outputs[0]._shape = TensorShape._from_dims(
+        (a[1] if transpose_a else a[0], b[0] if transpose_b else b[1])
+    )
+    return True
+
+
+def _same_shape_guarded(op) -> bool:
+    """Broadcasting or merging inputs of one fully known shape gives that shape."""
+    inputs = op._inputs
+    shape = inputs[0]._shape
+    dims = shape._dims
+    if dims is None or None in dims:
+        return False
+    for t in inputs:
+        if t._shape._dims != dims:
+            return False
+    op._outputs[0]._shape = shape
+    return True
+
+
+def _split_guarded(op) -> bool:
+    axis, value = op._inputs
+    dims = value._shape._dims
+    producer = axis._op
+    if dims is None or producer._type != "Const":
+        return False
+    values, axis_dims = tensor_proto_values(producer._attrs["value"].tensor)
+    if axis_dims or len(values) != 1:
+        return False
+    split_dim = int(values[0])
+    if split_dim < 0:
+        split_dim += len(dims)
+    if not 0 <= split_dim < len(dims):
+        return False
+    num_split = op._attrs["num_split"].i
+    size = dims[split_dim]
+    if size is None or num_split <= 0 or size % num_split:
+        return False
+    out = TensorShape._from_dims(
+        dims[:split_dim] + (size // num_split,) + dims[split_dim + 1 :]
+    )
+    for t in op._outputs:
+        t._shape = out
+    return True
+
+
+GUARDED: dict[ShapeFn, Callable] = {
+    mat_mul_shape: _mat_mul_guarded,
+    broadcast_binary_op_shape: _same_shape_guarded,
+    add_n_shape: _same_shape_guarded,
+    split_shape: _split_guarded,
 }
 
 

@@ -302,13 +302,15 @@ def shape_fn_for(op_type: str) -> Callable[[Operation], None] | None:
     if fn is None:
         fn = shape_fns.lookup(op_type, _registry.shape_fn_name(op_type))
     direct = shape_fns.DIRECT.get(fn)  # type: ignore[call-overload]
-    callback = (
-        None
-        if fn is None
-        else direct
-        if direct is not None
-        else (lambda op: run(op, fn))
-    )
+    guarded = shape_fns.GUARDED.get(fn)  # type: ignore[call-overload]
+    if fn is None:
+        callback = None
+    elif direct is not None:
+        callback = direct
+    elif guarded is not None:
+        callback = lambda op: guarded(op) or run(op, fn)  # noqa: E731
+    else:
+        callback = lambda op: run(op, fn)  # noqa: E731
     _callbacks[op_type] = (_registry.generation, callback)
     return callback
 
