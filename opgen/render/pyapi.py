@@ -41,7 +41,7 @@ _SCALAR_ANNOTATIONS = {"bool": "bool", "int": "int", "float": "float", "string":
 @dataclass(frozen=True)
 class TypeVarDef:
     name: str  # TV_<Op>_<attr>
-    constraints: tuple[str, ...]  # quoted-string constraints, e.g. ("_atypes.Float32", ...)
+    constraints: tuple[str, ...]  # constraint expressions, e.g. ("_atypes.Float32", ...)
     bound: str | None  # `_atypes.X` when exactly one type is allowed
 
 
