@@ -173,7 +173,10 @@ def _attr_proto(
         return _TYPE_ATTRS[enum]
     if attr_type == "bool" and type(value) is bool:
         return _BOOL_ATTRS[value]
-    attr_value = value_to_attr_value(value, attr_type, key)
+    if attr_type == "int" and type(value) is int and value in _INT_ATTRS:
+        attr_value = _INT_ATTRS[value]
+    else:
+        attr_value = value_to_attr_value(value, attr_type, key)
     if (
         attr_type.startswith("list(")
         and attr_def.has_minimum
@@ -199,6 +202,9 @@ def _attr_proto(
     return attr_value
 
 
+# Shared AttrValues of common values (never mutated: Operation._set_attr replaces, and
+# NodeDefs copy them).
+_INT_ATTRS = {i: attr_value_pb2.AttrValue(i=i) for i in range(64)}
 _BOOL_ATTRS = {
     False: attr_value_pb2.AttrValue(b=False),
     True: attr_value_pb2.AttrValue(b=True),

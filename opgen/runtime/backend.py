@@ -67,12 +67,15 @@ def active(keywords: dict[str, Any]) -> bool:
         context.executing_eagerly() if context is not None else tf.executing_eagerly()
     ):
         return True
+    plain = _PLAIN
     for value in keywords.values():
-        if type(value) in _PLAIN:
+        kind = type(value)
+        if kind in plain:
             continue
-        if type(value) in (list, tuple):
-            if any(type(v) not in _PLAIN and tf.is_tensor(v) for v in value):
-                return True
+        if kind is list or kind is tuple:
+            for item in value:
+                if type(item) not in plain and tf.is_tensor(item):
+                    return True
         elif tf.is_tensor(value):
             return True
     return False

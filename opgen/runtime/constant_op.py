@@ -432,6 +432,10 @@ def _scalar_key(v: Any) -> Any:
 def _dtype_key(dtype: Any) -> Any:
     if dtype is None:
         return None
+    if type(dtype) is int and dtype in _dtypes._BY_ENUM:
+        return dtype
+    if type(dtype) is _dtypes.DType:
+        return dtype._type_enum
     return _dtypes.as_dtype(dtype).as_datatype_enum
 
 

@@ -12,15 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from opgen.proto import attr_value_pb2
 
-from .attr_values import _TYPE_ATTRS, _attr_proto
+from .attr_values import _INT_ATTRS, _TYPE_ATTRS, _attr_proto
 from .constant_op import _const_op, _const_parts_for
 from .graph import Graph, Tensor
 
 if TYPE_CHECKING:
     from .op_def_library import _OpInfo
-
-
-_INT_ATTRS = {i: attr_value_pb2.AttrValue(i=i) for i in range(64)}
 
 
 def _fast_attrs(

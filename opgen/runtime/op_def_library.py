@@ -44,6 +44,7 @@ class _OpInfo:
         "minimums",
         "op_def",
         "outputs",
+        "single_output",
     )
 
     def __init__(self, op_def: op_def_pb2.OpDef) -> None:
@@ -88,6 +89,11 @@ class _OpInfo:
             for a in op_def.output_arg
         ]
         self.deprecation = (op_def.deprecation.version, op_def.deprecation.explanation)
+        self.single_output = None
+        if len(self.outputs) == 1:
+            fixed, type_attr, number_attr, type_list_attr, is_ref = self.outputs[0]
+            if not number_attr and not type_list_attr:
+                self.single_output = (fixed, type_attr, 100 if is_ref else 0)
         self.is_stateful = op_def.is_stateful
         self.has_ref_input = any(a.is_ref for a in op_def.input_arg)
 
@@ -139,7 +145,12 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
     if info is None:
         raise RuntimeError(f"Unrecognized Op name {op_type_name}")
     op_def = info.op_def
-    g = _graph_from_inputs(keywords)
+    for first in keywords.values():
+        # the graph of the first Tensor among the inputs (usually the first keyword)
+        g = first._op._graph if type(first) is Tensor else _graph_from_inputs(keywords)
+        break
+    else:
+        g = get_default_graph()
     deprecation_version = info.deprecation[0]
     if deprecation_version and g.producer >= deprecation_version:
         raise NotImplementedError(
@@ -506,6 +517,11 @@ def _extract_attr_protos(
 def _output_structure(
     info: _OpInfo, attr_protos
 ) -> tuple[list[int | None], list[_dtypes.DType]]:
+    single = info.single_output
+    if single is not None:  # one plain output: the commonest case
+        fixed, type_attr, ref = single
+        enum = fixed or attr_protos[type_attr].type
+        return [None], [_dtypes._BY_ENUM[enum + ref] if enum else _dtypes._BY_ENUM[1]]
     structure: list[int | None] = []
     out_dtypes: list[_dtypes.DType] = []
     by_enum = _dtypes._BY_ENUM

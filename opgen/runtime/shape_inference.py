@@ -308,9 +308,9 @@ def shape_fn_for(op_type: str) -> Callable[[Operation], None] | None:
     elif direct is not None:
         callback = direct
     elif guarded is not None:
-        callback = lambda op: guarded(op) or run(op, fn)  # noqa: E731
+        callback = lambda op: guarded(op) or run(op, fn)
     else:
-        callback = lambda op: run(op, fn)  # noqa: E731
+        callback = lambda op: run(op, fn)
     _callbacks[op_type] = (_registry.generation, callback)
     return callback
 
