@@ -45,7 +45,7 @@ def main() -> int:
     from oracle.tf_registry import tf_op_list, tf_op_list_bytes
     from tensorflow.python.framework import _pywrap_python_op_gen
 
-    from opgen.apidef import default_api_model
+    from opgen.apidef import ApiModel
     from opgen.errors import Location
     from opgen.render import build
     from opgen.spec.model import GatherResult, OpSource
@@ -61,7 +61,8 @@ def main() -> int:
         opts = build.BuildOptions(out=out, templates=None, formatter=formatter, jobs=args.jobs, modules={},
                                   root=REPO, config_location=Location("pyproject.toml"))
         t = time.perf_counter()
-        result = build.render_tree(gathered(ol), default_api_model(ol), opts)
+        # As `opgen build` without overrides: default ApiDefs are built on demand.
+        result = build.render_tree(gathered(ol), ApiModel({}), opts)
         build.commit(out, build.compute_changes(out, result.files))
         return time.perf_counter() - t, result.formatted
 

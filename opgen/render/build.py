@@ -28,11 +28,12 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii as _json_str  # json.dumps of a str, in C
 from pathlib import Path
 
 from opgen import __version__
-from opgen.apidef import ApiModel, default_api_model
+from opgen.apidef import ApiModel
 from opgen.config import Config
 from opgen.errors import Location, OpgenError
 from opgen.fsutil import atomic_write
@@ -139,7 +140,6 @@ class Renderer:
     api_model: ApiModel
     root: Path
     progress: Callable[[int, int], None] | None = None
-    _pack: dict[str, object] = field(default_factory=dict)
 
     def salt(self) -> str:
         return f"opgen {__version__}\0{code_digest()}\0{self.templates.digest}"
@@ -147,32 +147,38 @@ class Renderer:
     def render(self, groups: dict[str, list[op_def_pb2.OpDef]], sources: dict[str, OpSource], pack: str) -> RenderResult:
         """Module texts and the source map; unchanged ops and headers come from the cache."""
         cache = self.formatter.load_pack(pack)
-        used: dict[str, object] = {}
-        salt = f"{self.salt()}\0{self.formatter.kind}".encode()
+        used: dict[str, tuple[object, str]] = {}
+        salted = hashlib.sha256(f"{self.salt()}\0{self.formatter.kind}".encode())
+        overridden = self.api_model.api_defs
         entries: dict[str, tuple[emit.FunctionSummary, str]] = {}
         op_bytes: dict[str, bytes] = {}
-        misses: list[tuple[str, op_def_pb2.OpDef, bytes]] = []
+        misses: list[tuple[str, op_def_pb2.OpDef]] = []
+        op_keys: dict[str, str] = {}
         total = sum(len(ops) for ops in groups.values())
         done = 0
         for ops in groups.values():
             for op in ops:
                 data = op_bytes[op.name] = op.SerializeToString(deterministic=True)
-                api_bytes = self.api_model.get(op).SerializeToString(deterministic=True)
-                h = hashlib.sha256(salt)
-                h.update(data + b"\0" + api_bytes)
-                key = "op:" + h.hexdigest()
+                h = salted.copy()
+                h.update(len(data).to_bytes(8, "little"))
+                h.update(data)
+                api = overridden.get(op.name)
+                # An op without an override renders from its OpDef alone (its ApiDef is the
+                # default one), so its key needs no ApiDef built, serialized or hashed.
+                h.update(b"\1" + api.SerializeToString(deterministic=True) if api is not None else b"\0")
+                key = op_keys[op.name] = "op:" + h.hexdigest()
                 hit = cache.get(key)
                 if hit is not None:
-                    entries[op.name] = (emit.FunctionSummary.from_plain(hit[0]), hit[1])  # type: ignore[arg-type,index]
+                    entries[op.name] = (emit.FunctionSummary.from_plain(hit[0]), hit[1])  # type: ignore[arg-type]
                     used[key] = hit
                 else:
-                    misses.append((key, op, api_bytes))
+                    misses.append((key, op))
                 done += 1
                 if self.progress and done % 64 == 0:
                     self.progress(done, total)
-        rendered = self._render_ops([(op, api_bytes) for _, op, api_bytes in misses], sources)
-        to_format = [(key, summary, text) for (key, _, _), (summary, text) in zip(misses, rendered) if not summary.skipped]
-        for (key, _, _), (summary, _) in zip(misses, rendered):
+        rendered = self._render_ops([op for _, op in misses], sources)
+        to_format = [(key, summary, text) for (key, _), (summary, text) in zip(misses, rendered) if not summary.skipped]
+        for (key, _), (summary, _) in zip(misses, rendered):
             if summary.skipped:
                 entries[summary.op_name] = (summary, "")
                 used[key] = (summary.to_plain(), "")
@@ -187,57 +193,60 @@ class Renderer:
         for name, ops in groups.items():
             functions = [entries[op.name][0] for op in ops]
             emit.check_collisions(name, functions, f"{name}.py")
-            src_files = sorted({display_path(sources[op.name].location.path, self.root) for op in ops if op.name in sources})
+            src_files = sorted({display_path(p, self.root) for p in {sources[op.name].location.path for op in ops if op.name in sources}})
             shape_fns = {op.name: sources[op.name].shape_fn for op in ops if op.name in sources and sources[op.name].shape_fn}
             op_list_bytes = b"".join(_op_list_entry(op_bytes[op.name]) for op in ops)
             registrations[name] = emit.render_registration(self.templates, op_list_bytes, shape_fns)  # type: ignore[arg-type]
-            h = hashlib.sha256(salt)
-            h.update(repr((name, src_files, [f.to_plain() for f in functions])).encode())
+            h = salted.copy()
+            # The header depends on the module's name, sources and functions (whose summaries
+            # follow from their op keys).
+            h.update(repr((name, src_files)).encode() + "\0".join(op_keys[op.name] for op in ops).encode())
             key = headers[name] = "hdr:" + h.hexdigest()
-            if key not in cache:
+            hit = cache.get(key)
+            if hit is None:
                 header_misses.append((key, emit.render_header(self.templates, name, functions, src_files or ["an OpList"])))
+            else:
+                used[key] = hit
         for (key, _), text in zip(header_misses, self.formatter.format_many([t for _, t in header_misses])):
-            cache[key] = text
+            used[key] = (None, text)
 
         files: dict[str, bytes] = {}
-        source_map: dict[str, dict[str, object]] = {}
+        source_map: dict[str, list[str]] = {}
         for name, ops in groups.items():
-            key = headers[name]
-            used[key] = cache[key]
-            parts = [str(cache[key]) + "\n" + registrations[name]]
-            functions_map: dict[str, object] = {}
+            parts = [used[headers[name]][1] + "\n" + registrations[name]]
+            functions_map: list[tuple[str, str]] = []
             for op in ops:
                 summary, text = entries[op.name]
                 src = sources.get(op.name)
-                where = _location_text(src.location, self.root) if src else None
+                where = _json_str(_location_text(src.location, self.root)) if src else "null"
+                op_json = _json_str(op.name)
                 if summary.skipped:
-                    functions_map[f"<skipped {op.name}>"] = {"op": op.name, "source": where, "skipped": summary.skipped}
+                    functions_map.append((f"<skipped {op.name}>", f'{{"op": {op_json}, "skipped": {_json_str(summary.skipped)}, "source": {where}}}'))
                     continue
                 parts.append(text)
-                functions_map[summary.name] = {
-                    "op": op.name,
-                    "source": where,
-                    "overrides": [_location_text(loc, self.root) for loc in self.api_model.provenance.get(op.name, [])],
-                    "aliases": list(summary.aliases),
-                }
+                overrides = ", ".join(_json_str(_location_text(loc, self.root)) for loc in self.api_model.provenance.get(op.name, []))
+                aliases = ", ".join(_json_str(a) for a in summary.aliases)
+                functions_map.append(
+                    (summary.name, f'{{"aliases": [{aliases}], "op": {op_json}, "overrides": [{overrides}], "source": {where}}}')
+                )
             files[f"{name}.py"] = "\n\n".join(parts).encode("utf-8")
-            source_map[f"{name}.py"] = functions_map
+            functions_map.sort()
+            source_map[f"{name}.py"] = [f"{_json_str(fn)}: {entry}" for fn, entry in functions_map]
         files[SOURCE_MAP] = source_map_text(source_map).encode()
-        if used.keys() != cache.keys():
-            self.formatter.save_pack(pack, used)  # type: ignore[arg-type]
+        if used.keys() != cache.index.keys():
+            self.formatter.save_pack(pack, used, base=cache)
         return RenderResult(files, ops=total, formatted=len(raw) + len(header_misses))
 
-
-    def _render_ops(
-        self, ops: list[tuple[op_def_pb2.OpDef, bytes]], sources: dict[str, OpSource]
-    ) -> list[tuple[emit.FunctionSummary, str]]:
+    def _render_ops(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource]) -> list[tuple[emit.FunctionSummary, str]]:
         """(summary, unformatted chunk) per op; across `jobs` forked workers for big batches."""
         jobs = self.formatter.jobs
         if jobs > 1 and len(ops) >= 256 and "fork" in multiprocessing.get_all_start_methods():
             _WORKER_STATE["renderer"] = self
             try:
                 n = min(jobs, len(ops))
-                batches = [[(op.SerializeToString(), api) for op, api in ops[i::n]] for i in range(n)]
+                batches = [
+                    [(op.SerializeToString(), self.api_model.get(op).SerializeToString()) for op in ops[i::n]] for i in range(n)
+                ]
                 with multiprocessing.get_context("fork").Pool(n) as pool:
                     results = pool.map(_render_batch, batches)
             finally:
@@ -246,12 +255,12 @@ class Renderer:
             for i, batch in enumerate(results):
                 for j, item in enumerate(batch):
                     if item[0] == "error":  # re-raise in the parent, with the op's location
-                        op = ops[i + j * n][0]
+                        op = ops[i + j * n]
                         _located(op, self.api_model, sources.get(op.name))
                         raise OpgenError(item[1])
                     out[i + j * n] = (emit.FunctionSummary.from_plain(item[0]), item[1])
             return out
-        return [self._render_one(op, sources.get(op.name)) for op, _ in ops]
+        return [self._render_one(op, sources.get(op.name)) for op in ops]
 
     def _render_one(self, op: op_def_pb2.OpDef, source: OpSource | None) -> tuple[emit.FunctionSummary, str]:
         api = _located(op, self.api_model, source)
@@ -306,22 +315,24 @@ def _located(op: op_def_pb2.OpDef, api_model: ApiModel, source: OpSource | None)
         raise
 
 
-def source_map_text(modules: dict[str, dict[str, object]]) -> str:
-    """The source map as JSON with one line per function (diff-friendly, fast to write)."""
-    lines = ["{", f' "generator": {json.dumps("opgen " + __version__)},', ' "modules": {']
+def source_map_text(modules: dict[str, list[str]]) -> str:
+    """The source map as JSON with one line per function (diff-friendly, fast to write);
+    `modules` maps each module file to its `"function": {entry}` lines, sorted."""
+    lines = ["{", f' "generator": {_json_str("opgen " + __version__)},', ' "modules": {']
     for i, (module, functions) in enumerate(sorted(modules.items())):
-        lines.append(f"  {json.dumps(module)}: {{")
-        items = sorted(functions.items())
-        for j, (fn, entry) in enumerate(items):
-            comma = "," if j < len(items) - 1 else ""
-            lines.append(f"   {json.dumps(fn)}: {json.dumps(entry, sort_keys=True)}{comma}")
+        lines.append(f"  {_json_str(module)}: {{")
+        lines.extend(f"   {line}," for line in functions[:-1])
+        lines.extend(f"   {line}" for line in functions[-1:])
         lines.append("  }" + ("," if i < len(modules) - 1 else ""))
     lines.extend([" }", "}"])
     return "\n".join(lines) + "\n"
 
 
 def _location_text(loc: Location, root: Path) -> str:
-    return str(Location(display_path(loc.path, root), loc.line, loc.col))
+    path = display_path(loc.path, root)
+    if loc.line <= 0:
+        return path
+    return f"{path}:{loc.line}:{loc.col}" if loc.col > 0 else f"{path}:{loc.line}"
 
 
 # ---------------------------------------------------------------------------- output tree
@@ -592,7 +603,7 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
 
         api_model = load_overrides(overrides_dir, gathered.op_list, merge=config.merge_overrides)
     else:
-        api_model = default_api_model(gathered.op_list)
+        api_model = ApiModel({})  # every op's default ApiDef, built on demand by ApiModel.get
 
     if args.list_outputs:
         groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)

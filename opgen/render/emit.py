@@ -24,25 +24,18 @@ LINE_LENGTH = 88  # black's default
 TEMPLATE_NAMES = ("module_header.py.j2", "module_registration.py.j2", "function.py.j2")
 
 
-def _byte_escape(byte: int) -> str:
-    c = chr(byte)
-    if c == "\\":
-        return "\\\\"
-    if 0x20 <= byte < 0x7F:
-        return c
-    return {"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(c, f"\\x{byte:02x}")
-
-
-_BYTE_ESCAPES = {b: _byte_escape(b) for b in range(256)}
-
-
 def py_bytes(data: bytes) -> str:
     """A one-line bytes literal, every non-printable byte as `\\xNN`; double quotes unless
-    single quotes need fewer escapes (black's rule, so black leaves it as it is)."""
-    body = data.decode("latin-1").translate(_BYTE_ESCAPES)
-    if data.count(b"'") < data.count(b'"'):
-        return "b'" + body.replace("'", "\\'") + "'"
-    return 'b"' + body.replace('"', '\\"') + '"'
+    single quotes need fewer escapes (black's rule, so black leaves it as it is).
+
+    Python's `repr` escapes exactly so (in C: this literal holds a module's whole OpList);
+    it only picks single quotes where black wants double ones.
+    """
+    text = repr(data)
+    if text[1] == '"' or data.count(b"'") < data.count(b'"'):
+        return text
+    # repr used single quotes: every `'` is escaped as `\\'` and `"` is bare.
+    return 'b"' + text[2:-1].replace("\\'", "'").replace('"', '\\"') + '"'
 
 
 def wrap_call(prefix: str, args: list[str], suffix: str, indent: str) -> str:

@@ -10,6 +10,7 @@ whole module (checked by tests on TF's whole registry).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import hashlib
 import marshal
 import os
@@ -72,6 +73,23 @@ def _ruff_format(sources: list[str]) -> list[str]:
     return [p if p.endswith("\n") else p + "\n" for p in parts]
 
 
+class ChunkPack:
+    """A build's cached chunks: one string holding every chunk, and an index from content
+    key to (summary, start, end) (one big string loads several times faster than a dict
+    of small ones)."""
+
+    def __init__(self, text: str = "", index: dict[str, tuple[object, int, int]] | None = None):
+        self.text = text
+        self.index = index or {}
+
+    def get(self, key: str) -> tuple[object, str] | None:
+        entry = self.index.get(key)
+        if entry is None:
+            return None
+        summary, start, end = entry
+        return summary, self.text[start:end]
+
+
 class ChunkFormatter:
     """Formats chunks with black (across `jobs` processes) or ruff, and stores the build's
     cache pack: a dict of content keys (computed by the renderer from opgen's version and
@@ -90,25 +108,59 @@ class ChunkFormatter:
     def _pack_path(self, pack: str) -> Path:
         return self.cache_dir / (hashlib.sha256(pack.encode()).hexdigest()[:32] + ".marshal")
 
-    def load_pack(self, pack: str) -> dict[str, str]:
+    def load_pack(self, pack: str) -> ChunkPack:
         if not self.use_cache:
-            return {}
+            return ChunkPack()
         try:
             with open(self._pack_path(pack), "rb") as f:
-                data = marshal.load(f)
-            return data if isinstance(data, dict) else {}
+                data = marshal.loads(f.read())  # marshal.load(f) reads object by object: slower
+            text, index = data
+            if isinstance(text, str) and isinstance(index, dict):
+                return ChunkPack(text, index)
         except (OSError, EOFError, ValueError, TypeError):
-            return {}
+            pass
+        return ChunkPack()
 
-    def save_pack(self, pack: str, entries: dict[str, str]) -> None:
+    def save_pack(self, pack: str, entries: dict[str, tuple[object, str]], base: ChunkPack | None = None) -> None:
+        """Store `entries` (key -> (summary, chunk text)) as the pack, replacing the old one.
+
+        Chunks already in `base` (the loaded pack) keep their place and new ones are appended,
+        so a small change writes the old text plus a little; the text is compacted once
+        dropped chunks take as much room as live ones.
+        """
         if not self.use_cache:
             return
-        from opgen.fsutil import atomic_write
-
+        base = base or ChunkPack()
+        index: dict[str, tuple[object, int, int]] = {}
+        texts = [base.text]
+        offset = len(base.text)
+        live = 0
+        for key, (summary, text) in entries.items():
+            live += len(text)
+            old = base.index.get(key)
+            if old is not None:
+                index[key] = old
+                continue
+            texts.append(text)
+            index[key] = (summary, offset, offset + len(text))
+            offset += len(text)
+        if offset > 2 * live:
+            texts, index, offset = [], {}, 0
+            for key, (summary, text) in entries.items():
+                texts.append(text)
+                index[key] = (summary, offset, offset + len(text))
+                offset += len(text)
+        path = self._pack_path(pack)
+        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            atomic_write(self._pack_path(pack), marshal.dumps(entries))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # No fsync: a pack lost or torn by a crash fails to load and is rebuilt.
+            with open(temp, "wb") as f:
+                f.write(marshal.dumps(("".join(texts), index)))
+            os.replace(temp, path)
         except OSError:
-            pass  # the cache is an optimisation; a read-only cache dir must not fail the build
+            with contextlib.suppress(OSError):
+                temp.unlink()  # the cache is an optimisation; a read-only cache dir must not fail the build
 
     def format_many(self, texts: list[str]) -> list[str]:
         """Format `texts` (no cache): black across `jobs` processes, or one ruff run."""
