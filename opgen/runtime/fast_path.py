@@ -156,6 +156,8 @@ def _fast_attrs(
 
 
 _CONSTANT_TYPES = {int, float, bool, str, bytes, list, tuple}
+# (fixed DataType, int) -> the Const parts `_const_parts_for` gives (shared, never mutated)
+_FIXED_INT_CONSTS: dict[tuple[int, int], tuple] = {}
 
 
 def _planned_constant(
@@ -164,6 +166,16 @@ def _planned_constant(
     """The Const the general path would create for a Python-value input, when it creates
     exactly one and it succeeds; None otherwise (the general path then does it, errors and all).
     """
+    if fixed and type(value) is int:  # axes, counts: the commonest constant inputs
+        parts = _FIXED_INT_CONSTS.get((fixed, value))
+        if parts is None:
+            try:
+                parts = _const_parts_for(value, fixed, None)
+            except (TypeError, ValueError, OverflowError):
+                return None
+            if len(_FIXED_INT_CONSTS) < 1024:
+                _FIXED_INT_CONSTS[fixed, value] = parts
+        return parts
     if type(value) not in _CONSTANT_TYPES or (
         type(value) in (list, tuple) and len(value) > 8
     ):
