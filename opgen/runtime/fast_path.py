@@ -28,18 +28,16 @@ def _fast_attrs(
     raises TF's exact errors. Consumes `keywords` only on success; creates nothing."""
     inferred: dict[str, Any] = {}
     inputs: list[Any] = []
-    pending: list[tuple[int, tuple, str]] = (
-        []
-    )  # Python-value inputs: (position, Const parts, arg name)
+    # Python-value inputs, when any: (position, Const parts, arg name)
+    pending: list[tuple[int, tuple, str]] | None = None
     used = 0
     allowed = info.allowed
     for name, fixed, type_attr, number_attr, type_list_attr, _ in info.inputs:
-        if name in keywords:
-            value = keywords[name]
-        elif name + "_" in keywords:
-            value = keywords[name + "_"]
-        else:
-            return None
+        value = keywords.get(name, _MISSING)
+        if value is _MISSING:
+            value = keywords.get(name + "_", _MISSING)
+            if value is _MISSING:
+                return None
         used += 1
         if number_attr or type_list_attr:
             if type(value) is not list and type(value) is not tuple:
@@ -89,6 +87,8 @@ def _fast_attrs(
                 parts = _planned_constant(info, value, fixed, type_attr, inferred)
                 if parts is None:
                     return None
+                if pending is None:
+                    pending = []
                 pending.append((len(inputs), parts, name))
                 value = parts  # placeholder, replaced by the Const's output below
                 base = parts[1]._base_enum
@@ -101,7 +101,8 @@ def _fast_attrs(
                 if inferred[type_attr] != base:
                     return None
             else:
-                if type_attr in allowed and base not in allowed[type_attr]:
+                allowed_types = allowed.get(type_attr)
+                if allowed_types is not None and base not in allowed_types:
                     return None
                 inferred[type_attr] = base
             inputs.append(value)
@@ -111,24 +112,25 @@ def _fast_attrs(
             if name in keywords:
                 return None
             continue
-        if name in keywords:
-            explicit[name] = keywords[name]
-        elif name + "_" in keywords:
-            explicit[name] = keywords[name + "_"]
+        value = keywords.get(name, _MISSING)
+        if value is _MISSING:
+            value = keywords.get(name + "_", _MISSING)
+        if value is not _MISSING:
+            used += 1
         elif name in info.default_types:
-            explicit[name] = info.default_types[name]
-            used -= 1
+            value = info.default_types[name]
         else:
             return None
-        used += 1
+        explicit[name] = value
     if used != len(keywords):
         return None
-    for (
-        position,
-        parts,
-        arg_name,
-    ) in pending:  # in input order, as the general path creates them
-        inputs[position] = _const_op(parts, arg_name, graph)
+    if pending is not None:
+        for (
+            position,
+            parts,
+            arg_name,
+        ) in pending:  # in input order, like the general path
+            inputs[position] = _const_op(parts, arg_name, graph)
     protos: dict[str, attr_value_pb2.AttrValue] = {}
     for name, attr_type, default, attr_def in info.attrs:
         if name in inferred:
@@ -156,6 +158,7 @@ def _fast_attrs(
 
 
 _CONSTANT_TYPES = {int, float, bool, str, bytes, list, tuple}
+_MISSING = object()
 # (fixed DataType, int) -> the Const parts `_const_parts_for` gives (shared, never mutated)
 _FIXED_INT_CONSTS: dict[tuple[int, int], tuple] = {}
 
