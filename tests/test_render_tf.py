@@ -230,6 +230,14 @@ def test_tf_module_is_black_stable(tf_build):
     assert black.format_str(text, mode=black.Mode()) == text
 
 
+def test_tf_module_is_ruff_format_stable(tf_build):
+    """With the black check above: both formatters are fixed points of the shipped templates'
+    direct chunks (emitted without any formatter, `opgen.render.emit.direct_chunk`)."""
+    proc = subprocess.run([sys.executable, "-m", "ruff", "format", "--isolated", "--check", "--diff", str(tf_build)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+
+
 def test_tf_module_passes_ruff_check(tf_build):
     proc = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", str(tf_build)],
                           capture_output=True, text=True, check=False)

@@ -142,7 +142,7 @@ class Renderer:
     progress: Callable[[int, int], None] | None = None
 
     def salt(self) -> str:
-        return f"opgen {__version__}\0{code_digest()}\0{self.templates.digest}"
+        return f"opgen {__version__}\0{code_digest()}\0{self.templates.digest}\0{self.templates.shipped}"
 
     def render(self, groups: dict[str, list[op_def_pb2.OpDef]], sources: dict[str, OpSource], pack: str) -> RenderResult:
         """Module texts and the source map; unchanged ops and headers come from the cache."""
@@ -177,11 +177,12 @@ class Renderer:
                 if self.progress and done % 64 == 0:
                     self.progress(done, total)
         rendered = self._render_ops([op for _, op in misses], sources)
-        to_format = [(key, summary, text) for (key, _), (summary, text) in zip(misses, rendered) if not summary.skipped]
-        for (key, _), (summary, _) in zip(misses, rendered):
-            if summary.skipped:
-                entries[summary.op_name] = (summary, "")
-                used[key] = (summary.to_plain(), "")
+        to_format = [(key, summary, text) for (key, _), (summary, text, direct) in zip(misses, rendered)
+                     if not summary.skipped and not direct]
+        for (key, _), (summary, text, direct) in zip(misses, rendered):
+            if summary.skipped or direct:
+                entries[summary.op_name] = (summary, text)
+                used[key] = (summary.to_plain(), text)
         raw = [text for _, _, text in to_format]
         for (key, summary, _), text in zip(to_format, self.formatter.format_many(raw)):
             entries[summary.op_name] = (summary, text)
@@ -203,10 +204,14 @@ class Renderer:
             h.update(repr((name, src_files)).encode() + "\0".join(op_keys[op.name] for op in ops).encode())
             key = headers[name] = "hdr:" + h.hexdigest()
             hit = cache.get(key)
-            if hit is None:
-                header_misses.append((key, emit.render_header(self.templates, name, functions, src_files or ["an OpList"])))
-            else:
+            if hit is not None:
                 used[key] = hit
+                continue
+            text, direct = emit.render_header(self.templates, name, functions, src_files or ["an OpList"])
+            if direct:
+                used[key] = (None, text)
+            else:
+                header_misses.append((key, text))
         for (key, _), text in zip(header_misses, self.formatter.format_many([t for _, t in header_misses])):
             used[key] = (None, text)
 
@@ -237,8 +242,9 @@ class Renderer:
             self.formatter.save_pack(pack, used, base=cache)
         return RenderResult(files, ops=total, formatted=len(raw) + len(header_misses))
 
-    def _render_ops(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource]) -> list[tuple[emit.FunctionSummary, str]]:
-        """(summary, unformatted chunk) per op; across `jobs` forked workers for big batches."""
+    def _render_ops(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource]) -> list[tuple[emit.FunctionSummary, str, bool]]:
+        """(summary, chunk, final) per op (see `emit.render_function`); across `jobs` forked
+        workers for big batches."""
         jobs = self.formatter.jobs
         if jobs > 1 and len(ops) >= 256 and "fork" in multiprocessing.get_all_start_methods():
             _WORKER_STATE["renderer"] = self
@@ -251,21 +257,23 @@ class Renderer:
                     results = pool.map(_render_batch, batches)
             finally:
                 _WORKER_STATE.clear()
-            out: list[tuple[emit.FunctionSummary, str]] = [None] * len(ops)  # type: ignore[list-item]
+            out: list[tuple[emit.FunctionSummary, str, bool]] = [None] * len(ops)  # type: ignore[list-item]
             for i, batch in enumerate(results):
                 for j, item in enumerate(batch):
                     if item[0] == "error":  # re-raise in the parent, with the op's location
                         op = ops[i + j * n]
                         _located(op, self.api_model, sources.get(op.name))
                         raise OpgenError(item[1])
-                    out[i + j * n] = (emit.FunctionSummary.from_plain(item[0]), item[1])
+                    out[i + j * n] = (emit.FunctionSummary.from_plain(item[0]), item[1], item[2])
             return out
         return [self._render_one(op, sources.get(op.name)) for op in ops]
 
-    def _render_one(self, op: op_def_pb2.OpDef, source: OpSource | None) -> tuple[emit.FunctionSummary, str]:
+    def _render_one(self, op: op_def_pb2.OpDef, source: OpSource | None) -> tuple[emit.FunctionSummary, str, bool]:
         api = _located(op, self.api_model, source)
         summary = emit.FunctionSummary.of(api)
-        return summary, ("" if isinstance(api, SkippedOp) else emit.render_function(self.templates, api))
+        if isinstance(api, SkippedOp):
+            return summary, "", True
+        return (summary, *emit.render_function(self.templates, api))
 
 
 # The renderer handed to forked workers (set only while a pool runs).
@@ -285,7 +293,8 @@ def _render_batch(items: list[tuple[bytes, bytes]]) -> list[tuple]:
             out.append(("error", e.format()))
             continue
         summary = emit.FunctionSummary.of(api)
-        out.append((summary.to_plain(), "" if isinstance(api, SkippedOp) else emit.render_function(renderer.templates, api)))
+        text, direct = ("", True) if isinstance(api, SkippedOp) else emit.render_function(renderer.templates, api)
+        out.append((summary.to_plain(), text, direct))
     return out
 
 

@@ -8,6 +8,7 @@ StrictUndefined, so a template typo is an error, never an empty string.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -38,22 +39,79 @@ def py_bytes(data: bytes) -> str:
     return 'b"' + text[2:-1].replace("\\'", "'").replace('"', '\\"') + '"'
 
 
-def wrap_call(prefix: str, args: list[str], suffix: str, indent: str) -> str:
-    """`prefix` + args + `suffix` laid out as black lays out a call or def of atoms.
+@dataclass(frozen=True)
+class Bracketed:
+    """`prefix` + items joined by ", " + `suffix`: a call, def, list or subscript whose items
+    are atoms (str) or further `Bracketed` expressions, for `layout`."""
 
-    One line when it fits; else the arguments on one indented line; else one argument
-    per line with a magic trailing comma. `indent` is the statement's indentation (the
-    first line's is supplied by the template).
+    prefix: str  # up to and including the opening bracket
+    items: tuple[Bracketed | str, ...]
+    suffix: str  # the closing bracket and whatever follows it on the line
+    is_def: bool = False  # a `def`: a lone parameter split onto its own line gets a comma too
+
+    def __str__(self) -> str:
+        return self.prefix + ", ".join(map(str, self.items)) + self.suffix
+
+
+def layout(node: Bracketed | str, indent: str, trailer: str = "") -> str:
+    """`node` + `trailer` laid out as black lays out a bracketed expression of atoms.
+
+    One line when it fits; else the items on one indented line (a single item always,
+    split further if it is bracketed); else one item per line with a magic trailing comma.
+    `indent` is the line's indentation (the first line's is supplied by the caller). Lines
+    black would lay out otherwise are too long, and `direct_chunk` sends them to the formatter.
     """
-    one_line = prefix + ", ".join(args) + suffix
-    if len(indent) + len(one_line) <= LINE_LENGTH:
-        return one_line
+    flat = str(node) + trailer
+    if isinstance(node, str) or len(indent) + len(flat) <= LINE_LENGTH:
+        return flat
     inner = indent + "    "
-    joined = ", ".join(args)
-    if args and len(inner) + len(joined) <= LINE_LENGTH:
-        return f"{prefix}\n{inner}{joined}\n{indent}{suffix}"
-    lines = [prefix] + [f"{inner}{a}," for a in args] + [indent + suffix]
-    return "\n".join(lines)
+    if len(node.items) == 1:
+        body = layout(node.items[0], inner, "," if node.is_def else "")
+    else:
+        body = ", ".join(map(str, node.items))
+        if not node.items or len(inner) + len(body) > LINE_LENGTH:
+            body = f"\n{inner}".join(layout(item, inner, ",") for item in node.items)
+    return f"{node.prefix}\n{inner}{body}\n{indent}{node.suffix}{trailer}"
+
+
+def wrap_call(prefix: str, args: list[Bracketed | str], suffix: str, indent: str) -> str:
+    """`prefix` + args + `suffix` laid out by `layout` (a call, def or list statement)."""
+    return layout(Bracketed(prefix, tuple(args), suffix, is_def=prefix.startswith("def ")), indent)
+
+
+def str_list(values: list[str]) -> Bracketed:
+    """A list of str literals as a `layout` item."""
+    return Bracketed("[", tuple(literals.py_str(v) for v in values), "]")
+
+
+def assign_atom(target: str, value: str, indent: str) -> str:
+    """`target = value` for an atom `value`: one line, else black's parenthesised value."""
+    line = f"{target} = {value}"
+    if len(indent) + len(line) <= LINE_LENGTH:
+        return line
+    if len(indent) + len(target) + 4 <= LINE_LENGTH and len(indent) + 4 + len(value) <= LINE_LENGTH:
+        return f"{target} = (\n{indent}    {value}\n{indent})"
+    return line
+
+
+# A line black leaves too long: one string or f-string literal alone (maybe with a comma).
+_LONE_STRING = re.compile(r' *f?"(?:[^"\\]|\\.)*",?\Z')
+
+
+def direct_chunk(chunk: str, docstring: str) -> bool:
+    """True when the shipped templates' `chunk` is already black's (and ruff's) output.
+
+    The templates and `layout` emit black's layout; what they leave to a formatter are
+    lines longer than black allows (other than a lone string literal, which black leaves
+    as it is) and non-ASCII code (black measures width by East Asian width). `docstring`,
+    the chunk's docstring literal, is exempt: black leaves its lines as they are.
+    Tests prove black and ruff are fixed points of every direct chunk of TF's registry
+    and of the random OpDef corpus.
+    """
+    code = chunk.replace(docstring, "", 1) if docstring else chunk
+    if chunk.startswith("\n") or not code.isascii():
+        return False
+    return all(len(line) <= LINE_LENGTH or _LONE_STRING.match(line) for line in code.split("\n"))
 
 
 def signature_params(f: FunctionApi) -> list[str]:
@@ -96,6 +154,8 @@ FILTERS = {
     "py_bytes": py_bytes,
     "docstring": lambda text, indent: literals.docstring_literal(text, indent),
     "wrap_call": wrap_call,
+    "str_list": str_list,
+    "assign_atom": assign_atom,
     "signature_params": signature_params,
     "helper_keywords": helper_keywords,
     "list_type_error": list_type_error,
@@ -124,9 +184,11 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
 class Templates:
     env: jinja2.Environment
     digest: str  # sha256 over the template names and contents: a cache input
+    shipped: bool = False  # opgen's own templates, whose output needs no formatter (`direct_chunk`)
 
     @classmethod
     def load(cls, directory: Path | None) -> Templates:
+        shipped = directory is None or directory.resolve() == shipped_templates_dir().resolve()
         directory = directory or shipped_templates_dir()
         h = hashlib.sha256()
         for name in TEMPLATE_NAMES:
@@ -148,7 +210,8 @@ class Templates:
             autoescape=False,
         )
         env.filters.update(FILTERS)
-        return cls(env, h.hexdigest())
+        env.tests["identifier"] = str.isidentifier  # black spaces `:` in a slice unless its bounds are simple
+        return cls(env, h.hexdigest(), shipped)
 
     def render(self, name: str, **context) -> str:
         try:
@@ -241,8 +304,10 @@ def check_collisions(module: str, functions: list[FunctionSummary], location: st
             owners[n] = f"op {f.op_name}"
 
 
-def render_function(templates: Templates, f: FunctionApi) -> str:
-    return templates.render("function.py.j2", f=f)
+def render_function(templates: Templates, f: FunctionApi) -> tuple[str, bool]:
+    """The op's chunk, and whether it is final (else it goes through the formatter)."""
+    text = templates.render("function.py.j2", f=f)
+    return text, templates.shipped and direct_chunk(text, literals.docstring_literal(f.docstring, "    "))
 
 
 def module_uses(functions: list[FunctionSummary]) -> dict[str, object]:
@@ -267,18 +332,20 @@ def module_uses(functions: list[FunctionSummary]) -> dict[str, object]:
 
 def render_header(
     templates: Templates, module: str, functions: list[FunctionSummary], sources: list[str]
-) -> str:
-    """Docstring, imports and `__all__` (formatted and cached like an op's chunk)."""
+) -> tuple[str, bool]:
+    """Docstring, imports and `__all__` (cached like an op's chunk), and whether it is final
+    (else it goes through the formatter)."""
     header_doc = (
         f"Python wrappers around the ops of {module.removeprefix('gen_').removesuffix('_ops') or module}.\n\n"
         f"Generated by opgen {__version__} from {', '.join(sources)}. Do not edit."
     )
-    return templates.render(
+    text = templates.render(
         "module_header.py.j2",
         header_doc=header_doc,
         uses=module_uses(functions),
         exports=module_exports(functions),
     )
+    return text, templates.shipped and direct_chunk(text, literals.docstring_literal(header_doc, ""))
 
 
 def render_registration(templates: Templates, op_list_bytes: bytes, shape_fns: dict[str, str]) -> str:

@@ -124,6 +124,13 @@ def annotation_class(enum: int) -> str:
     return BY_ENUM[base(enum)].annotation
 
 
+def _float(value: float, dtype_prefix: str) -> str:
+    """`float_literal`; in code (`_dtypes.` prefix) spelled as black normalises it
+    (`float("nan")`, `1e06`), in docstrings as TF prints it (`float('nan')`, `1e+06`)."""
+    text = float_literal(value)
+    return text.replace("'", '"').replace("e+", "e") if dtype_prefix == "_dtypes." else text
+
+
 def shape_literal(shape) -> str:
     if shape.unknown_rank:
         return "None"
@@ -147,7 +154,7 @@ def _scalar(value: attr_value_pb2.AttrValue, field: str, dtype_prefix: str) -> s
     if field == "i":
         return str(value.i)
     if field == "f":
-        return float_literal(value.f)
+        return _float(value.f, dtype_prefix)
     if field == "b":
         return "True" if value.b else "False"
     if field == "type":
@@ -187,7 +194,7 @@ def _list_item(field: str, item, dtype_prefix: str) -> str:
     if field == "i":
         return str(item)
     if field == "f":
-        return float_literal(item)
+        return _float(item, dtype_prefix)
     if field == "b":
         return "True" if item else "False"
     if field == "type":
