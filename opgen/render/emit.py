@@ -48,9 +48,10 @@ class Bracketed:
     items: tuple[Bracketed | str, ...]
     suffix: str  # the closing bracket and whatever follows it on the line
     is_def: bool = False  # a `def`: a lone parameter split onto its own line gets a comma too
+    separator: str = ", "  # " " between a comprehension's element and its `for` clause
 
     def __str__(self) -> str:
-        return self.prefix + ", ".join(map(str, self.items)) + self.suffix
+        return self.prefix + self.separator.join(map(str, self.items)) + self.suffix
 
 
 def layout(node: Bracketed | str, indent: str, trailer: str = "") -> str:
@@ -64,13 +65,16 @@ def layout(node: Bracketed | str, indent: str, trailer: str = "") -> str:
     flat = str(node) + trailer
     if isinstance(node, str) or len(indent) + len(flat) <= LINE_LENGTH:
         return flat
-    inner = indent + "    "
+    inner = indent + "    " if node.prefix else indent  # a comprehension's clauses stay at `indent`
     if len(node.items) == 1:
         body = layout(node.items[0], inner, "," if node.is_def else "")
     else:
-        body = ", ".join(map(str, node.items))
+        body = node.separator.join(map(str, node.items))
         if not node.items or len(inner) + len(body) > LINE_LENGTH:
-            body = f"\n{inner}".join(layout(item, inner, ",") for item in node.items)
+            comma = "," if node.separator == ", " else ""
+            body = f"\n{inner}".join(layout(item, inner, comma) for item in node.items)
+    if not node.prefix:  # a comprehension's clauses, split by the enclosing brackets
+        return body
     return f"{node.prefix}\n{inner}{body}\n{indent}{node.suffix}{trailer}"
 
 
@@ -84,26 +88,52 @@ def str_list(values: list[str]) -> Bracketed:
     return Bracketed("[", tuple(literals.py_str(v) for v in values), "]")
 
 
-def assign_atom(target: str, value: str, indent: str) -> str:
-    """`target = value` for an atom `value`: one line, else black's parenthesised value."""
-    line = f"{target} = {value}"
+def assign_atom(targets: list[str], value: str, indent: str) -> str:
+    """`t1 = t2 = ... = value` for atoms: one line, else black's parenthesised value, else
+    (the head too long) black's parenthesised last-but-one target."""
+    line = " = ".join([*targets, value])
     if len(indent) + len(line) <= LINE_LENGTH:
         return line
-    if len(indent) + len(target) + 4 <= LINE_LENGTH and len(indent) + 4 + len(value) <= LINE_LENGTH:
-        return f"{target} = (\n{indent}    {value}\n{indent})"
+    head = " = ".join(targets)
+    if len(indent) + len(head) + 4 <= LINE_LENGTH and len(indent) + 4 + len(value) <= LINE_LENGTH:
+        return f"{head} = (\n{indent}    {value}\n{indent})"
+    if len(targets) > 1:
+        head = " = ".join(targets[:-1])
+        tail = f") = {value}"
+        if all(len(indent) + n <= LINE_LENGTH for n in (len(head) + 4, 4 + len(targets[-1]), len(tail))):
+            return f"{head} = (\n{indent}    {targets[-1]}\n{indent}{tail}"
     return line
 
 
-# A line black leaves too long: one string or f-string literal alone (maybe with a comma).
-_LONE_STRING = re.compile(r' *f?"(?:[^"\\]|\\.)*",?\Z')
+def assign_sum(target: str, terms: list[str], indent: str) -> str:
+    """`target = t1 + t2 + t3` (at least three terms): one line, else black's parenthesised
+    sum on one line, else one term per line led by its operator."""
+    line = f"{target} = {' + '.join(terms)}"
+    if len(indent) + len(line) <= LINE_LENGTH or len(terms) < 3:
+        return line
+    inner = indent + "    "
+    body = " + ".join(terms)
+    if len(inner) + len(body) > LINE_LENGTH:
+        body = f"\n{inner}+ ".join(terms)
+    return f"{target} = (\n{inner}{body}\n{indent})"
+
+
+def comprehension(element: str, clause: str) -> Bracketed:
+    """`element for ...` as a `layout` item: black splits it before the `for`."""
+    return Bracketed("", (element, clause), "", separator=" ")
+
+
+# Lines black leaves too long: one string or f-string literal alone, or one `keyword=name`
+# argument (maybe with a comma): nothing to split at.
+_LONE_STRING = re.compile(r' *(?:f?"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*=[A-Za-z_][A-Za-z0-9_.]*),?\Z')
 
 
 def direct_chunk(chunk: str, docstring: str) -> bool:
     """True when the shipped templates' `chunk` is already black's (and ruff's) output.
 
     The templates and `layout` emit black's layout; what they leave to a formatter are
-    lines longer than black allows (other than a lone string literal, which black leaves
-    as it is) and non-ASCII code (black measures width by East Asian width). `docstring`,
+    lines longer than black allows (other than a lone string literal or `keyword=name`
+    argument, or a comment, which black leaves as they are) and non-ASCII code (black measures width by East Asian width). `docstring`,
     the chunk's docstring literal, is exempt: black leaves its lines as they are.
     Tests prove black and ruff are fixed points of every direct chunk of TF's registry
     and of the random OpDef corpus.
@@ -111,7 +141,8 @@ def direct_chunk(chunk: str, docstring: str) -> bool:
     code = chunk.replace(docstring, "", 1) if docstring else chunk
     if chunk.startswith("\n") or not code.isascii():
         return False
-    return all(len(line) <= LINE_LENGTH or _LONE_STRING.match(line) for line in code.split("\n"))
+    return all(len(line) <= LINE_LENGTH or _LONE_STRING.match(line) or line.lstrip().startswith("#")
+               for line in code.split("\n"))
 
 
 def signature_params(f: FunctionApi) -> list[str]:
@@ -156,6 +187,8 @@ FILTERS = {
     "wrap_call": wrap_call,
     "str_list": str_list,
     "assign_atom": assign_atom,
+    "assign_sum": assign_sum,
+    "comprehension": comprehension,
     "signature_params": signature_params,
     "helper_keywords": helper_keywords,
     "list_type_error": list_type_error,
