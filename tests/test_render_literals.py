@@ -110,8 +110,10 @@ def test_layout_is_black_layout(width):
     statements = [
         emit.wrap_call(f"def f_{n}(", [f"a_{n}", "b: int = 1", "name=None"], ") -> Annotated[Any, TV_T]:", "") + "\n    pass",
         emit.wrap_call(f"def g_{n}(", ["name=None"], ") -> Annotated[Any, _atypes.Int32]:", "") + "\n    pass",
-        emit.wrap_call(f"_{n}Output = collections.namedtuple(", [emit.literals.py_str(f"_{n}Output"),
-                                                                 emit.str_list([f"y_{n}", "batch_mean", "z"])], ")", ""),
+        emit.assign_call(f"_{n}Output", "collections.namedtuple(", [emit.literals.py_str(f"_{n}Output"),
+                                                                   emit.str_list([f"y_{n}", "batch_mean", "z"])], ""),
+        emit.wrap_call(f"def k_{n}(", [emit._annotated_param(f"input_{n}", f"Annotated[list[Any], TV_{n}_T]", ""), "name=None"],
+                       f") -> Annotated[Any, TV_{n}_T]:", "") + "\n    pass",
         emit.assign_atom([f"_{n}.__name__", f"_{n}.__qualname__"], emit.literals.py_str(n), ""),
         "def h():\n    " + emit.assign_sum("_result", ["_result[:2]", f"[_result[2 : 2 + len({n})]]", f"_result[2 + len({n}) :]"], "    "),
         "def h():\n    " + emit.wrap_call(f"_attr_{n} = [", [emit.comprehension(f'_execute.make_type(_i, "{n}")', f"for _i in {n}")], "]", "    "),

@@ -49,6 +49,7 @@ class Bracketed:
     suffix: str  # the closing bracket and whatever follows it on the line
     is_def: bool = False  # a `def`: a lone parameter split onto its own line gets a comma too
     separator: str = ", "  # " " between a comprehension's element and its `for` clause
+    explode: bool = True  # False for a subscript: never laid out one item per line here
 
     def __str__(self) -> str:
         return self.prefix + self.separator.join(map(str, self.items)) + self.suffix
@@ -71,6 +72,8 @@ def layout(node: Bracketed | str, indent: str, trailer: str = "") -> str:
     else:
         body = node.separator.join(map(str, node.items))
         if not node.items or len(inner) + len(body) > LINE_LENGTH:
+            if not node.explode:
+                return flat  # too long: left to the formatter (`direct_chunk`)
             comma = "," if node.separator == ", " else ""
             body = f"\n{inner}".join(layout(item, inner, comma) for item in node.items)
     if not node.prefix:  # a comprehension's clauses, split by the enclosing brackets
@@ -145,11 +148,28 @@ def direct_chunk(chunk: str, docstring: str) -> bool:
                for line in code.split("\n"))
 
 
-def signature_params(f: FunctionApi) -> list[str]:
-    parts = []
+def assign_call(target: str, prefix: str, args: list[Bracketed | str], indent: str) -> str:
+    """`target = prefix + args + ")"`: `layout`, or with the call in black's parentheses
+    when `target = prefix` alone is too long."""
+    if len(indent) + len(target) + 3 + len(prefix) <= LINE_LENGTH:
+        return wrap_call(f"{target} = {prefix}", args, ")", indent)
+    inner = indent + "    "
+    return f"{target} = (\n{inner}{layout(Bracketed(prefix, tuple(args), ')'), inner)}\n{indent})"
+
+
+def _annotated_param(name: str, annotation: str, rest: str) -> Bracketed | str:
+    """`name: Annotated[X, Y]` + rest as a `layout` item (black splits inside the brackets)."""
+    first, _, second = annotation.removeprefix("Annotated[").removesuffix("]").rpartition(", ")
+    if not annotation.startswith("Annotated[") or not first or "[" in second:
+        return f"{name}: {annotation}{rest}"
+    return Bracketed(f"{name}: Annotated[", (first, second), "]" + rest, explode=False)
+
+
+def signature_params(f: FunctionApi) -> list[Bracketed | str]:
+    parts: list[Bracketed | str] = []
     for p in f.params:
         if p.annotation:
-            parts.append(f"{p.name}: {p.annotation}" + (f" = {p.default}" if p.default is not None else ""))
+            parts.append(_annotated_param(p.name, p.annotation, f" = {p.default}" if p.default is not None else ""))
         else:
             parts.append(p.name + (f"={p.default}" if p.default is not None else ""))
     parts.append("name=None")
@@ -188,6 +208,7 @@ FILTERS = {
     "str_list": str_list,
     "assign_atom": assign_atom,
     "assign_sum": assign_sum,
+    "assign_call": assign_call,
     "comprehension": comprehension,
     "signature_params": signature_params,
     "helper_keywords": helper_keywords,
