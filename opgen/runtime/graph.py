@@ -518,6 +518,7 @@ class Graph:
         if name in ops_by_name:
             raise ValueError(f"Duplicate node name in graph: '{name}'")
         control_stack = self._control_stack
+        control_inputs: list[Operation] | tuple[()]
         if control_stack:
             control_inputs = self._control_inputs_for([t._op for t in inputs])
         else:

@@ -301,18 +301,27 @@ def shape_fn_for(op_type: str) -> Callable[[Operation], None] | None:
     fn = _user_fns.get(op_type)
     if fn is None:
         fn = shape_fns.lookup(op_type, _registry.shape_fn_name(op_type))
-    direct = shape_fns.DIRECT.get(fn)  # type: ignore[call-overload]
-    guarded = shape_fns.GUARDED.get(fn)  # type: ignore[call-overload]
-    if fn is None:
-        callback = None
-    elif direct is not None:
-        callback = direct
-    elif guarded is not None:
-        callback = lambda op: guarded(op) or run(op, fn)
-    else:
-        callback = lambda op: run(op, fn)
+    callback = None if fn is None else _callback(fn)
     _callbacks[op_type] = (_registry.generation, callback)
     return callback
+
+
+def _callback(fn: ShapeFn) -> Callable[[Operation], None]:
+    """The graph's inference callback for `fn`: a direct equivalent when one exists."""
+    from . import shape_fns
+
+    direct = shape_fns.DIRECT.get(fn)
+    if direct is not None:
+        return direct
+    guarded = shape_fns.GUARDED.get(fn)
+    if guarded is not None:
+
+        def guarded_or_run(op: Operation) -> None:
+            if not guarded(op):
+                run(op, fn)
+
+        return guarded_or_run
+    return lambda op: run(op, fn)
 
 
 def run(op: Operation, fn: ShapeFn) -> None:
