@@ -40,6 +40,10 @@ TEST_OPS = [
         'attr { name: "N" type: "int" has_minimum: true minimum: 1 } attr { name: "T" type: "type" }'
     ),
     _op(
+        'name: "RtCall" input_arg { name: "x" type_attr: "T" } output_arg { name: "y" type_attr: "T" } '
+        'attr { name: "T" type: "type" } attr { name: "f" type: "func" }'
+    ),
+    _op(
         'name: "RtOld" output_arg { name: "y" type: DT_FLOAT } deprecation { version: 7 explanation: "Use RtNew" }'
     ),
 ]
@@ -222,6 +226,27 @@ def test_registry_conflicts_name_both_modules():
         )
     with pytest.raises(RuntimeError, match="^Unrecognized Op name NoSuchOpAtAll$"):
         lib._apply_op_helper("NoSuchOpAtAll")
+
+
+def test_function_attrs_are_added_to_the_inputs_graph():
+    """A function value goes to the op's graph (the inputs'), not to the outer default graph."""
+
+    class Function:
+        name = "my_function"
+
+        def __init__(self) -> None:
+            self.graphs: list[Graph] = []
+
+        def add_to_graph(self, graph: Graph) -> None:
+            self.graphs.append(graph)
+
+    function = Function()
+    with Graph().as_default() as g:
+        x = lib._apply_op_helper("RtPlaceholder", dtype="float32", shape=None)[3][0]
+    with Graph().as_default():
+        op = lib._apply_op_helper("RtCall", x=x, f=function)[2]
+    assert function.graphs == [g]
+    assert op.graph is g and op.node_def.attr["f"].func.name == "my_function"
 
 
 def test_deprecated_op_raises_not_implemented():

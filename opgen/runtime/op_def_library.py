@@ -38,6 +38,7 @@ class _OpInfo:
         "attrs",
         "default_types",
         "deprecation",
+        "general_only",
         "has_ref_input",
         "inputs",
         "is_stateful",
@@ -96,6 +97,11 @@ class _OpInfo:
                 self.single_output = (fixed, type_attr, 100 if is_ref else 0)
         self.is_stateful = op_def.is_stateful
         self.has_ref_input = any(a.is_ref for a in op_def.input_arg)
+        # Ref inputs (colocation) and func attrs (functions are added to the default graph)
+        # need the general path, which makes `g` the default graph.
+        self.general_only = self.has_ref_input or any(
+            a.type in ("func", "list(func)") for a in op_def.attr
+        )
 
 
 _infos: dict[str, _OpInfo] = {}
@@ -171,7 +177,7 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
         old_scope, scope = g._enter_name_scope(name)
     try:
         fast = (
-            None if info.has_ref_input else _fast_attrs(op_type_name, info, keywords, g)
+            None if info.general_only else _fast_attrs(op_type_name, info, keywords, g)
         )
         if fast is not None:
             inputs, attr_protos = fast
