@@ -121,6 +121,9 @@ def test_layout_is_black_layout(width):
         "def h():\n    if x:\n        " + emit.wrap_call("raise TypeError(", [f'f"Expected list for {n} {{x!r}}."'], ")", "        "),
         "def h():\n    " + emit.wrap_call("_, _, _op, _outputs = _op_def_library._apply_op_helper(",
                                           [emit.literals.py_str(n), f"x_{n}=x", "name=name"], ")", "    "),
+        "def h(t):\n    if t is None:\n        " + emit.assign_default(
+            "t", emit.literals.attr_default(attr_value_pb2.AttrValue(tensor=tensor_pb2.TensorProto(
+                dtype=3, string_val=[n.encode()])), "t"), "        "),
         emit.wrap_call("__all__ = [", [emit.literals.py_str(f"{c}_{n}") for c in "abc"], "]", ""),
     ]
     direct = [s + "\n" for s in statements if emit.direct_chunk(s + "\n", "")]
@@ -128,3 +131,28 @@ def test_layout_is_black_layout(width):
         assert len(direct) == len(statements)
     for source in direct:
         assert black.format_str(source, mode=black.Mode()) == source, source
+
+
+def test_assign_call_is_black_layout_when_direct():
+    """`emit.assign_call` across target lengths, argument lengths and indents: whenever
+    `direct_chunk` accepts its output, black leaves it unchanged."""
+    import black
+
+    from opgen.render import emit
+
+    checked = 0
+    for width in range(20, 100, 3):
+        calls = [
+            ("_execute.make_tensor(", ['"' + "a" * 20 + '"', '"t"']),
+            ("_execute.make_tensor(", ['"' + "a" * 70 + '"', '"t"']),
+            ("collections.namedtuple(", ['"' + "X" * width + '"', '["a", "b", "c"]']),
+            ("X" * (width - 10) + "._make(", ["_result"]),
+            ("collections.namedtuple(", ['"' + "X" * 40 + '"', emit.str_list(["a" * 10] * 5)]),
+        ]
+        for prefix, args in calls:
+            for indent, head in (("", ""), ("    ", "def f():\n    "), ("        ", "def f():\n    if x:\n        ")):
+                source = head + emit.assign_call("T" * max(1, width - len(indent)), prefix, args, indent) + "\n"
+                if emit.direct_chunk(source, ""):
+                    checked += 1
+                    assert black.format_str(source, mode=black.Mode()) == source, source
+    assert checked > 200

@@ -154,7 +154,11 @@ def assign_call(target: str, prefix: str, args: list[Bracketed | str], indent: s
     if len(indent) + len(target) + 3 + len(prefix) <= LINE_LENGTH:
         return wrap_call(f"{target} = {prefix}", args, ")", indent)
     inner = indent + "    "
-    return f"{target} = (\n{inner}{layout(Bracketed(prefix, tuple(args), ')'), inner)}\n{indent})"
+    text = f"{target} = (\n{inner}{layout(Bracketed(prefix, tuple(args), ')'), inner)}\n{indent})"
+    if any(len(line) > LINE_LENGTH for line in text.split("\n")):
+        # black then keeps the long head instead; left to the formatter (`direct_chunk`).
+        return f"{target} = {Bracketed(prefix, tuple(args), ')')}"
+    return text
 
 
 def _annotated_param(name: str, annotation: str, rest: str) -> Bracketed | str:
@@ -165,11 +169,31 @@ def _annotated_param(name: str, annotation: str, rest: str) -> Bracketed | str:
     return Bracketed(f"{name}: Annotated[", (first, second), "]" + rest, explode=False)
 
 
+_MAKE_TENSOR = "_execute.make_tensor("
+
+
+def _tensor_call(default: str) -> tuple[str, ...] | None:
+    """The two arguments of a `_execute.make_tensor("<text>", "<attr>")` default, else None
+    (the attr literal is an identifier's, so the last `, ` separates them)."""
+    if not (default.startswith(_MAKE_TENSOR) and default.endswith(")")):
+        return None
+    text, _, attr = default[len(_MAKE_TENSOR) : -1].rpartition(", ")
+    return (text, attr) if attr[1:-1].isidentifier() and literals.py_str(attr[1:-1]) == attr else None
+
+
+def assign_default(name: str, default: str, indent: str) -> str:
+    """`name = default`, a tensor default's call laid out like black."""
+    args = _tensor_call(default)
+    return f"{name} = {default}" if args is None else assign_call(name, _MAKE_TENSOR, list(args), indent)
+
+
 def signature_params(f: FunctionApi) -> list[Bracketed | str]:
     parts: list[Bracketed | str] = []
     for p in f.params:
         if p.annotation:
             parts.append(_annotated_param(p.name, p.annotation, f" = {p.default}" if p.default is not None else ""))
+        elif p.default is not None and (args := _tensor_call(p.default)) is not None:
+            parts.append(Bracketed(f"{p.name}={_MAKE_TENSOR}", args, ")"))
         else:
             parts.append(p.name + (f"={p.default}" if p.default is not None else ""))
     parts.append("name=None")
@@ -209,6 +233,7 @@ FILTERS = {
     "assign_atom": assign_atom,
     "assign_sum": assign_sum,
     "assign_call": assign_call,
+    "assign_default": assign_default,
     "comprehension": comprehension,
     "signature_params": signature_params,
     "helper_keywords": helper_keywords,
