@@ -153,7 +153,6 @@ class Renderer:
         entries: dict[str, tuple[emit.FunctionSummary, str]] = {}
         op_bytes: dict[str, bytes] = {}
         misses: list[tuple[str, op_def_pb2.OpDef]] = []
-        op_keys: dict[str, str] = {}
         total = sum(len(ops) for ops in groups.values())
         done = 0
         for ops in groups.values():
@@ -166,7 +165,7 @@ class Renderer:
                 # An op without an override renders from its OpDef alone (its ApiDef is the
                 # default one), so its key needs no ApiDef built, serialized or hashed.
                 h.update(b"\1" + api.SerializeToString(deterministic=True) if api is not None else b"\0")
-                key = op_keys[op.name] = "op:" + h.hexdigest()
+                key = "op:" + h.hexdigest()
                 hit = cache.get(key)
                 if hit is not None:
                     entries[op.name] = (emit.FunctionSummary.from_plain(hit[0]), hit[1])  # type: ignore[arg-type]
@@ -199,9 +198,9 @@ class Renderer:
             op_list_bytes = b"".join(_op_list_entry(op_bytes[op.name]) for op in ops)
             registrations[name] = emit.render_registration(self.templates, op_list_bytes, shape_fns)  # type: ignore[arg-type]
             h = salted.copy()
-            # The header depends on the module's name, sources and functions (whose summaries
-            # follow from their op keys).
-            h.update(repr((name, src_files)).encode() + "\0".join(op_keys[op.name] for op in ops).encode())
+            # The header depends on the module's name, sources and function summaries only
+            # (not on docs or bodies: a changed op rarely changes it).
+            h.update(repr((name, src_files, [f.to_plain() for f in functions])).encode())
             key = headers[name] = "hdr:" + h.hexdigest()
             hit = cache.get(key)
             if hit is not None:
@@ -347,13 +346,20 @@ def _location_text(loc: Location, root: Path) -> str:
 # ---------------------------------------------------------------------------- output tree
 
 
+_SOURCE_MAP_MODULE = re.compile(r'^  ("(?:[^"\\]|\\.)*"): \{$', re.MULTILINE)
+
+
 def existing_outputs(out: Path) -> set[str]:
     """Files in `out` that a previous build generated: the source map's modules and any
     top-level `.py` carrying opgen's header."""
     owned: set[str] = set()
     try:
-        data = json.loads((out / SOURCE_MAP).read_text(encoding="utf-8"))
-        owned.update(m for m in data.get("modules", {}) if _MODULE_NAME.match(m.removesuffix(".py")))
+        text = (out / SOURCE_MAP).read_text(encoding="utf-8")
+        if text.startswith('{\n "generator": '):  # written by `source_map_text`: modules at 2 spaces
+            modules = [json.loads(m) for m in _SOURCE_MAP_MODULE.findall(text)]
+        else:
+            modules = list(json.loads(text).get("modules", {}))
+        owned.update(m for m in modules if _MODULE_NAME.match(m.removesuffix(".py")))
         owned.add(SOURCE_MAP)
     except (OSError, ValueError, AttributeError):
         pass

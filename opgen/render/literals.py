@@ -62,10 +62,10 @@ def isort_key(name: str) -> tuple:
     """The order ruff's RUF022 wants in `__all__`: CONSTANTS, then Classes, then the rest,
     each in natural order (digit runs compare as numbers and before any other character)."""
     category = 0 if len(name) > 1 and name.isupper() else 1 if name[:1].isupper() else 2
-    tokens: list[tuple[int, int]] = []
-    for run in re.findall(r"\d+|\D", name):
-        tokens.append((0, int(run)) if run.isdigit() else (1, ord(run)))
-    return (category, tokens)
+    return (category, [(0, int(run)) if run.isdigit() else (1, ord(run)) for run in _RUNS.findall(name)])
+
+
+_RUNS = re.compile(r"\d+|\D")
 
 
 def py_str_list(values: list[str] | tuple[str, ...]) -> str:
