@@ -29,7 +29,9 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from json.encoder import encode_basestring_ascii as _json_str  # json.dumps of a str, in C
+from json.encoder import (
+    encode_basestring_ascii as _json_str,  # json.dumps of a str, in C
+)
 from pathlib import Path
 
 from opgen import __version__
