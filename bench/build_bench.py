@@ -47,7 +47,7 @@ def main() -> int:
 
     from opgen.apidef import ApiModel
     from opgen.errors import Location
-    from opgen.render import build
+    from opgen.render import build, tree_writer
     from opgen.spec.model import GatherResult, OpSource
 
     op_list = tf_op_list()
@@ -63,7 +63,7 @@ def main() -> int:
         t = time.perf_counter()
         # As `opgen build` without overrides: default ApiDefs are built on demand.
         result = build.render_tree(gathered(ol), ApiModel({}), opts)
-        build.commit(out, build.compute_changes(out, result.files))
+        tree_writer.commit(out, build.compute_changes(out, result.files))
         return time.perf_counter() - t, result.formatted
 
     rows = [("TF GetPythonWrappers (C++), full regeneration, best of 3", tf_time, None, "")]

@@ -17,6 +17,7 @@ import pytest
 
 from opgen.cli import main
 from opgen.render import build as build_mod
+from opgen.render import tree_writer
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -40,7 +41,7 @@ def _run(root: Path, monkeypatch, *argv: str) -> int:
 def _tree(out: Path) -> dict[str, bytes]:
     """The generated files (opgen's lock file aside)."""
     return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
-            if p.is_file() and p.name != build_mod.LOCK}
+            if p.is_file() and p.name != tree_writer.LOCK}
 
 
 def test_build_groups_by_source_stem_and_writes_source_map(tmp_path, monkeypatch, capsys):
@@ -212,11 +213,11 @@ def test_sigkill_leaves_old_or_new_tree(tmp_path, monkeypatch, capsys):
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         visible = _tree(out)
-        if not build_mod.interrupted(out):
+        if not tree_writer.interrupted(out):
             assert visible in (old, new)
             outcomes["old" if visible == old else "new"] += 1
             continue
-        message = build_mod.recover(out)
+        message = tree_writer.recover(out)
         assert message and "interrupted build" in message
         assert _tree(out) in (old, new)
         outcomes["recovered"] += 1
@@ -265,7 +266,7 @@ def test_concurrent_builds_wait_for_the_lock(tmp_path, monkeypatch):
     assert _run(root, monkeypatch) == 0
     arr = root / "specs" / "array_ops.cc"
     arr.write_text(arr.read_text() + '\nREGISTER_OP("LockTest").Input("x: float").Output("y: float");\n')
-    with open(root / "gen" / build_mod.LOCK, "a+b") as held:
+    with open(root / "gen" / tree_writer.LOCK, "a+b") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         proc = subprocess.Popen([sys.executable, "-m", "opgen", "build"], cwd=root, stderr=subprocess.PIPE, text=True,
                                 env=dict(os.environ, PYTHONPATH=str(REPO)))

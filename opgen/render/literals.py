@@ -72,26 +72,6 @@ def py_str_list(values: list[str] | tuple[str, ...]) -> str:
     return "[" + ", ".join(py_str(v) for v in values) + "]"
 
 
-def c_escape(data: bytes) -> str:
-    """absl::CEscape: `\\n \\r \\t \\" \\' \\\\` and every other non-printable byte as 3-digit octal."""
-    out = []
-    for byte in data:
-        c = chr(byte)
-        if c == "\n":
-            out.append("\\n")
-        elif c == "\r":
-            out.append("\\r")
-        elif c == "\t":
-            out.append("\\t")
-        elif c in "\"'\\":
-            out.append("\\" + c)
-        elif 0x20 <= byte < 0x7F:
-            out.append(c)
-        else:
-            out.append(f"\\{byte:03o}")
-    return "".join(out)
-
-
 def bytes_default(data: bytes) -> str:
     """A string attr value as TF renders it (F8): `"` + CEscape(bytes) + `"`.
 
