@@ -63,9 +63,19 @@ def env(tf):
 
     from opgen.runtime import registry
 
+    from opgen.runtime import register_shape_fn, shape_fns
+
     registry.register_op_list(
         "tensorflow_registry_shapes", tf_op_list_bytes(), SHAPE_FNS
     )
+    # The first module to register an op decides its declared shape function, and other
+    # test modules in this process may have registered the same TF ops first (with other or
+    # no names). Pin the functions under test, as a user would with register_shape_fn.
+    for op_type, fn_name in SHAPE_FNS.items():
+        register_shape_fn(op_type, fn_name.rsplit("::", 1)[-1])
+    for op_type, fn in shape_fns.BY_OP.items():
+        if op_type not in SHAPE_FNS:
+            register_shape_fn(op_type, fn)
     return tf
 
 
