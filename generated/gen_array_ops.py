@@ -51,7 +51,6 @@ _registry.register_op_list(
         "MirrorPad": "shape_inference::UnknownShape",
         "NoOp": "shape_inference::NoOutputs",
         "Pack": "shape_inference::UnknownShape",
-        "Placeholder": "shape_inference::UnknownShape",
         "PlaceholderV2": "shape_inference::UnknownShape",
         "Reshape": "shape_inference::UnknownShape",
         "Squeeze": "shape_inference::UnchangedShape",

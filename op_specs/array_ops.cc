@@ -185,7 +185,15 @@ REGISTER_OP("Placeholder")
     .Output("output: dtype")
     .Attr("dtype: type")
     .Attr("shape: shape = { unknown_rank: true }")
-    .UNKNOWN_SHAPE_FN
+    .SetShapeFn([](shape_inference::InferenceContext* c) {
+      // The output has exactly the declared (possibly partial) shape.
+      PartialTensorShape declared;
+      TF_RETURN_IF_ERROR(c->GetAttr("shape", &declared));
+      shape_inference::ShapeHandle out;
+      TF_RETURN_IF_ERROR(c->MakeShapeFromPartialTensorShape(declared, &out));
+      c->set_output(0, out);
+      return absl::OkStatus();
+    })
     .Doc(R"doc(
 Stands for a value that is fed when the graph runs.
 
