@@ -227,6 +227,26 @@ def _cases_for(op):
         yield "types-as-names", dict(base, type_names=True)
 
 
+def _input_makers(lib, make_proto):
+    """`placeholder(dtype, ref)` and `value(attr spec)` for one side's `_apply_op_helper`."""
+
+    def placeholder(dt, ref):
+        if ref:
+            return lib._apply_op_helper(
+                "VariableV2", shape=[2], dtype=dt, container=None, shared_name=None
+            )[3][0]
+        return lib._apply_op_helper("Placeholder", dtype=dt, shape=None)[3][0]
+
+    def value(v):
+        if isinstance(v, tuple) and v and v[0] == "tensor":
+            return make_proto(v[1])
+        if isinstance(v, list):
+            return [value(x) for x in v]
+        return v
+
+    return placeholder, value
+
+
 def _build(rt, spec, op_name, is_tf):
     """Builds one call in a fresh graph on one side; returns the GraphDef as opgen's proto."""
     if is_tf:
@@ -243,19 +263,7 @@ def _build(rt, spec, op_name, is_tf):
         graph = Graph()
         make_proto = tensor_pb2.TensorProto.FromString
 
-    def placeholder(dt, ref):
-        if ref:
-            return lib._apply_op_helper(
-                "VariableV2", shape=[2], dtype=dt, container=None, shared_name=None
-            )[3][0]
-        return lib._apply_op_helper("Placeholder", dtype=dt, shape=None)[3][0]
-
-    def value(v):
-        if isinstance(v, tuple) and v and v[0] == "tensor":
-            return make_proto(v[1])
-        if isinstance(v, list):
-            return [value(x) for x in v]
-        return v
+    placeholder, value = _input_makers(lib, make_proto)
 
     with graph.as_default():
         kwargs = {}

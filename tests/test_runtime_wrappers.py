@@ -20,7 +20,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_runtime_differential import _cases_for, _maybe, _normalise, _selected_ops
+from test_runtime_differential import (
+    _cases_for,
+    _input_makers,
+    _maybe,
+    _normalise,
+    _selected_ops,
+)
 
 from opgen.proto import op_def_pb2, tensor_pb2
 
@@ -118,19 +124,8 @@ def _build(function, spec, is_tf):
     def keyword(name):
         return name if name in params else name + "_"
 
-    def placeholder(dt, ref):
-        if ref:
-            return lib._apply_op_helper(
-                "VariableV2", shape=[2], dtype=dt, container=None, shared_name=None
-            )[3][0]
-        return lib._apply_op_helper("Placeholder", dtype=dt, shape=None)[3][0]
-
-    def value(v):
-        if isinstance(v, tuple) and v and v[0] == "tensor":
-            return tensor_pb2.TensorProto.FromString(v[1])
-        if isinstance(v, list):
-            return [value(x) for x in v]
-        return v
+    # Tensor attrs are opgen protos on both sides: the wrappers convert them for TF.
+    placeholder, value = _input_makers(lib, tensor_pb2.TensorProto.FromString)
 
     from opgen.runtime import dtypes
 
