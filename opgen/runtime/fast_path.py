@@ -59,16 +59,8 @@ def _fast_attrs(
                 base = bases[0]
                 if any(b != base for b in bases):
                     return None
-                if fixed:
-                    if base != fixed:
-                        return None
-                elif type_attr in inferred:
-                    if inferred[type_attr] != base:
-                        return None
-                else:
-                    if type_attr in allowed and base not in allowed[type_attr]:
-                        return None
-                    inferred[type_attr] = base
+                if not _check_type(base, fixed, type_attr, inferred, allowed):
+                    return None
             else:
                 if type_list_attr in inferred:
                     if inferred[type_list_attr] != bases:
@@ -94,17 +86,8 @@ def _fast_attrs(
                 base = parts[1]._base_enum
             else:
                 base = value._dtype._base_enum
-            if fixed:
-                if base != fixed:
-                    return None
-            elif type_attr in inferred:
-                if inferred[type_attr] != base:
-                    return None
-            else:
-                allowed_types = allowed.get(type_attr)
-                if allowed_types is not None and base not in allowed_types:
-                    return None
-                inferred[type_attr] = base
+            if not _check_type(base, fixed, type_attr, inferred, allowed):
+                return None
             inputs.append(value)
     explicit: dict[str, Any] = {}
     for name, _, _, _ in info.attrs:
@@ -197,3 +180,17 @@ def _planned_constant(
         return _const_parts_for(value, None, default)
     except (TypeError, ValueError, OverflowError):
         return None
+
+
+def _check_type(base, fixed, type_attr, inferred, allowed) -> bool:
+    """Whether an input of dtype `base` fits its fixed type, or its type attr as inferred so far
+    (else within the allowed values, inferring the attr): False sends the call to the general path."""
+    if fixed:
+        return base == fixed
+    if type_attr in inferred:
+        return inferred[type_attr] == base
+    allowed_types = allowed.get(type_attr)
+    if allowed_types is not None and base not in allowed_types:
+        return False
+    inferred[type_attr] = base
+    return True
