@@ -40,26 +40,6 @@ __all__ = [
     "zeros_like",
 ]
 
-_registry.register_op_list(
-    __name__,
-    b'\n\xd2\x01\n\x08ConcatV2\x125\n\x06values\x12%At least two tensors with equal rank."\x01T*\x01N\x12%\n\x04axis\x12\x17The axis to join along."\x04Tidx\x1a\x0b\n\x06output"\x01T"\x0c\n\x01N\x12\x03int(\x010\x02"\t\n\x01T\x12\x04type"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*(Joins tensors end to end along one axis.\ny\n\x05Const\x1a\x0f\n\x06output"\x05dtype"<\n\x05value\x12\x06tensor"+The tensor to produce, stored in the graph."\r\n\x05dtype\x12\x04type*\x12A constant tensor.\n\x94\x01\n\nExpandDims\x12\n\n\x05input"\x01T\x12&\n\x03dim\x12\x19Position of the new axis."\x04Tdim\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x18\n\x04Tdim\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t* Inserts a dimension of length 1.\n\xc3\x01\n\x04Fill\x12/\n\x04dims\x12\x1bThe output shape, a vector."\nindex_type\x12\x15\n\x05value\x12\tA scalar."\x01T\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x1e\n\nindex_type\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*;A tensor of the given shape where every element is `value`.\nL\n\x08Identity\x12\n\n\x05input"\x01T\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type*\x1cReturns its input unchanged.\n\xce\x01\n\tIdentityN\x12\n\n\x05input2\x01T\x1a\x0b\n\x06output2\x01T"7\n\x01T\x12\nlist(type)""The element types, one per tensor.(\x010\x01*$Returns a list of tensors unchanged.2IUseful to group several values under one op, e.g. for gradient overrides.\n\xc8\x02\n\tMirrorPad\x12\n\n\x05input"\x01T\x12P\n\x08paddings\x129An `[n, 2]` matrix of amounts before and after each axis."\tTpaddings\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x1d\n\tTpaddings\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t"s\n\x04mode\x12\x06string"KWhether the border element itself is repeated (SYMMETRIC) or not (REFLECT).:\x16\n\x14\x12\x07REFLECT\x12\tSYMMETRIC*1Pads a tensor with mirrored copies of its border.\n\x15\n\x04NoOp*\rDoes nothing.\n\xca\x01\n\x04Pack\x12\x0e\n\x06values"\x01T*\x01N\x1a\x0b\n\x06output"\x01T"\x0c\n\x01N\x12\x03int(\x010\x01"\t\n\x01T\x12\x04type"K\n\x04axis\x12\x03int\x1a\x02\x18\x00":Where the new dimension goes; negative values wrap around.*?Stacks N tensors of one shape into a tensor of rank one higher.\n\xff\x01\n\x0bPlaceholder\x1a\x0f\n\x06output"\x05dtype"-\n\x05dtype\x12\x04type"\x1eElement type of the fed value."S\n\x05shape\x12\x05shape\x1a\x04:\x02\x18\x01"=Constraint on the fed value\'s shape; unknown rank by default.*3Stands for a value that is fed when the graph runs.2&Running it without a feed is an error.\n\xad\x01\n\rPlaceholderV2\x1a\x0f\n\x06output"\x05dtype"\r\n\x05dtype\x12\x04type"\x0e\n\x05shape\x12\x05shape*4Older spelling of Placeholder with a required shape.B6\x08\x17\x122Placeholder now behaves the same as PlaceholderV2.\n\xd9\x01\n\x07Reshape\x12\x0b\n\x06tensor"\x01T\x12O\n\x05shape\x12>Target dimensions; at most one may be -1 and is then inferred."\x06Tshape\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x1a\n\x06Tshape\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*<Gives a tensor a new shape with the same number of elements.\n\xab\x01\n\x05Shape\x12\n\n\x05input"\x01T\x1a&\n\x06output"\x08out_type\x8a\x01\x11\x08\xed\x07\x12\x0c\x08\x01\x1a\x08out_type"\t\n\x01T\x12\x04type"9\n\x08out_type\x12\x04type\x1a\x020\x03"\x1bInteger type of the result.:\x06\n\x042\x02\x03\t*(The dimensions of a tensor, as a vector.\n\xaf\x02\n\x05Split\x12J\n\tsplit_dim\x12;The axis to cut, a scalar in `[-rank(value), rank(value))`.\x18\x03\x12\x1e\n\x05value\x12\x12The tensor to cut."\x01T\x1a-\n\x06output\x12\x15The pieces, in order."\x01T*\tnum_split"C\n\tnum_split\x12\x03int"-How many pieces; must divide the axis length.(\x010\x01"\t\n\x01T\x12\x04type*;Cuts a tensor into `num_split` equal pieces along one axis.\n\x87\x02\n\x06SplitV\x12\n\n\x05value"\x01T\x12P\n\x0bsize_splits\x12;Length of each piece; one entry may be -1 to take the rest."\x04Tlen\x12\r\n\tsplit_dim\x18\x03\x1a\x16\n\x06output"\x01T*\tnum_split"\x14\n\tnum_split\x12\x03int(\x010\x01"\t\n\x01T\x12\x04type"\x19\n\x04Tlen\x12\x04type\x1a\x020\t:\x07\n\x052\x03\x06\x03\t*<Cuts a tensor into pieces of the given sizes along one axis.\n\xa2\x01\n\x07Squeeze\x12\n\n\x05input"\x01T\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"T\n\x0csqueeze_dims\x12\tlist(int)\x1a\x02\n\x00"3Only drop these axes; all length-1 axes when empty.(\x01*\x1dDrops dimensions of length 1.\n\xa2\x01\n\x04Tile\x12\n\n\x05input"\x01T\x123\n\tmultiples\x12\x1aRepetition count per axis."\nTmultiples\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x1e\n\nTmultiples\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*!Repeats a tensor along each axis.\n\xa3\x01\n\tTranspose\x12\x06\n\x01x"\x01T\x12?\n\x04perm\x120Output dimension i is input dimension `perm[i]`."\x05Tperm\x1a\x06\n\x01y"\x01T"\t\n\x01T\x12\x04type"\x19\n\x05Tperm\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*\x1fReorders the dimensions of `x`.\n\xe0\x01\n\x06Unique\x12\x15\n\x01x\x12\rA 1-D tensor."\x01T\x1a\x1c\n\x01y\x12\x14The distinct values."\x01T\x1a=\n\x03idx\x12-For each element of `x`, its position in `y`."\x07out_idx"\t\n\x01T\x12\x04type"\x1b\n\x07out_idx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*:Distinct values of a vector, in order of first appearance.\nM\n\tZerosLike\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\t\n\x01T\x12\x04type*%Zeros with the shape and type of `x`.',
-    shape_fns={
-        "ConcatV2": "shape_inference::ConcatV2Shape",
-        "ExpandDims": "shape_inference::UnknownShape",
-        "Fill": "shape_inference::UnknownShape",
-        "Identity": "shape_inference::UnchangedShape",
-        "MirrorPad": "shape_inference::UnknownShape",
-        "NoOp": "shape_inference::NoOutputs",
-        "Pack": "shape_inference::UnknownShape",
-        "PlaceholderV2": "shape_inference::UnknownShape",
-        "Reshape": "shape_inference::UnknownShape",
-        "Squeeze": "shape_inference::UnchangedShape",
-        "Tile": "shape_inference::UnknownShape",
-        "Transpose": "shape_inference::UnknownShape",
-        "ZerosLike": "shape_inference::UnchangedShape",
-    },
-)
-
 
 TV_ConcatV2_T = TypeVar(
     "TV_ConcatV2_T",
@@ -118,6 +98,15 @@ def concat(
     Returns:
       A `Tensor`. Has the same type as `values`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "ConcatV2", name, values, axis)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if not isinstance(values, (list, tuple)):
         raise TypeError(
             f"Expected list for 'values' argument to 'concat' Op, not {values!r}."
@@ -184,6 +173,17 @@ def const(value, dtype: TV_Const_dtype, name=None) -> Annotated[Any, TV_Const_dt
     Returns:
       A `Tensor` of type `dtype`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "Const", name, "value", value, "dtype", dtype
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_value = _execute.make_tensor(value, "value")
     _attr_dtype = _execute.make_type(dtype, "dtype")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
@@ -250,6 +250,15 @@ def expand_dims(
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "ExpandDims", name, input, axis)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "ExpandDims", input=input, dim=axis, name=name
     )
@@ -314,6 +323,15 @@ def fill(
     Returns:
       A `Tensor`. Has the same type as `value`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Fill", name, dims, value)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Fill", dims=dims, value=value, name=name
     )
@@ -373,6 +391,15 @@ def identity(
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Identity", name, input)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Identity", input=input, name=name
     )
@@ -393,6 +420,15 @@ def identity_n(input, name=None):
     Returns:
       A list of `Tensor` objects. Has the same type as `input`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "IdentityN", name, input)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "IdentityN", input=input, name=name
     )
@@ -459,6 +495,17 @@ def mirror_pad(
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "MirrorPad", name, input, paddings, "mode", mode
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_mode = _execute.make_str(mode, "mode")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "MirrorPad", input=input, paddings=paddings, mode=_attr_mode, name=name
@@ -477,6 +524,15 @@ def no_op(name=None):
     Returns:
       The created Operation.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "NoOp", name)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("NoOp", name=name)
     return _op
 
@@ -534,6 +590,17 @@ def pack(
     Returns:
       A `Tensor`. Has the same type as `values`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "Pack", name, values, "axis", axis
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if not isinstance(values, (list, tuple)):
         raise TypeError(
             f"Expected list for 'values' argument to 'pack' Op, not {values!r}."
@@ -605,6 +672,17 @@ def placeholder(
     Returns:
       A `Tensor` of type `dtype`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "Placeholder", name, "dtype", dtype, "shape", shape
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_dtype = _execute.make_type(dtype, "dtype")
     if shape is None:
         shape = None
@@ -673,6 +751,15 @@ def reshape(
     Returns:
       A `Tensor`. Has the same type as `tensor`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Reshape", name, tensor, shape)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Reshape", tensor=tensor, shape=shape, name=name
     )
@@ -735,6 +822,17 @@ def shape(
     Returns:
       A `Tensor` of type `out_type`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "Shape", name, input, "out_type", out_type
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if out_type is None:
         out_type = _dtypes.int32
     _attr_out_type = _execute.make_type(out_type, "out_type")
@@ -805,6 +903,17 @@ def split(
       A list of `num_split` `Tensor` objects with the same type as `value`.
       The pieces, in order.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "Split", name, split_dim, value, "num_split", num_split
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_num_split = _execute.make_int(num_split, "num_split")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Split", value=value, split_dim=split_dim, num_split=_attr_num_split, name=name
@@ -873,6 +982,24 @@ def split_v(
     Returns:
       A list of `num_split` `Tensor` objects with the same type as `value`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "SplitV",
+                name,
+                value,
+                size_splits,
+                split_dim,
+                "num_split",
+                num_split,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_num_split = _execute.make_int(num_split, "num_split")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "SplitV",
@@ -939,6 +1066,17 @@ def squeeze(
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "Squeeze", name, input, "squeeze_dims", axis
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if axis is None:
         axis = []
     if not isinstance(axis, (list, tuple)):
@@ -1010,6 +1148,15 @@ def tile(
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Tile", name, input, multiples)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Tile", input=input, multiples=multiples, name=name
     )
@@ -1074,6 +1221,15 @@ def transpose(
     Returns:
       A `Tensor`. Has the same type as `x`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Transpose", name, x, perm)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Transpose", x=x, perm=perm, name=name
     )
@@ -1140,6 +1296,17 @@ def unique(x: Annotated[Any, TV_Unique_T], out_idx=_dtypes.int32, name=None):
       y: A `Tensor`. Has the same type as `x`. The distinct values.
       idx: A `Tensor` of type `out_idx`. For each element of `x`, its position in `values`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "Unique", name, x, "out_idx", out_idx
+            )
+            return _UniqueOutput._make(_result)
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if out_idx is None:
         out_idx = _dtypes.int32
     _attr_out_idx = _execute.make_type(out_idx, "out_idx")
@@ -1202,7 +1369,37 @@ def zeros_like(
     Returns:
       A `Tensor`. Has the same type as `x`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "ZerosLike", name, x)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("ZerosLike", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_registry.register_op_list(
+    __name__,
+    b'\n\xd2\x01\n\x08ConcatV2\x125\n\x06values\x12%At least two tensors with equal rank."\x01T*\x01N\x12%\n\x04axis\x12\x17The axis to join along."\x04Tidx\x1a\x0b\n\x06output"\x01T"\x0c\n\x01N\x12\x03int(\x010\x02"\t\n\x01T\x12\x04type"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*(Joins tensors end to end along one axis.\ny\n\x05Const\x1a\x0f\n\x06output"\x05dtype"<\n\x05value\x12\x06tensor"+The tensor to produce, stored in the graph."\r\n\x05dtype\x12\x04type*\x12A constant tensor.\n\x94\x01\n\nExpandDims\x12\n\n\x05input"\x01T\x12&\n\x03dim\x12\x19Position of the new axis."\x04Tdim\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x18\n\x04Tdim\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t* Inserts a dimension of length 1.\n\xc3\x01\n\x04Fill\x12/\n\x04dims\x12\x1bThe output shape, a vector."\nindex_type\x12\x15\n\x05value\x12\tA scalar."\x01T\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x1e\n\nindex_type\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*;A tensor of the given shape where every element is `value`.\nL\n\x08Identity\x12\n\n\x05input"\x01T\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type*\x1cReturns its input unchanged.\n\xce\x01\n\tIdentityN\x12\n\n\x05input2\x01T\x1a\x0b\n\x06output2\x01T"7\n\x01T\x12\nlist(type)""The element types, one per tensor.(\x010\x01*$Returns a list of tensors unchanged.2IUseful to group several values under one op, e.g. for gradient overrides.\n\xc8\x02\n\tMirrorPad\x12\n\n\x05input"\x01T\x12P\n\x08paddings\x129An `[n, 2]` matrix of amounts before and after each axis."\tTpaddings\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x1d\n\tTpaddings\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t"s\n\x04mode\x12\x06string"KWhether the border element itself is repeated (SYMMETRIC) or not (REFLECT).:\x16\n\x14\x12\x07REFLECT\x12\tSYMMETRIC*1Pads a tensor with mirrored copies of its border.\n\x15\n\x04NoOp*\rDoes nothing.\n\xca\x01\n\x04Pack\x12\x0e\n\x06values"\x01T*\x01N\x1a\x0b\n\x06output"\x01T"\x0c\n\x01N\x12\x03int(\x010\x01"\t\n\x01T\x12\x04type"K\n\x04axis\x12\x03int\x1a\x02\x18\x00":Where the new dimension goes; negative values wrap around.*?Stacks N tensors of one shape into a tensor of rank one higher.\n\xff\x01\n\x0bPlaceholder\x1a\x0f\n\x06output"\x05dtype"-\n\x05dtype\x12\x04type"\x1eElement type of the fed value."S\n\x05shape\x12\x05shape\x1a\x04:\x02\x18\x01"=Constraint on the fed value\'s shape; unknown rank by default.*3Stands for a value that is fed when the graph runs.2&Running it without a feed is an error.\n\xad\x01\n\rPlaceholderV2\x1a\x0f\n\x06output"\x05dtype"\r\n\x05dtype\x12\x04type"\x0e\n\x05shape\x12\x05shape*4Older spelling of Placeholder with a required shape.B6\x08\x17\x122Placeholder now behaves the same as PlaceholderV2.\n\xd9\x01\n\x07Reshape\x12\x0b\n\x06tensor"\x01T\x12O\n\x05shape\x12>Target dimensions; at most one may be -1 and is then inferred."\x06Tshape\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x1a\n\x06Tshape\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*<Gives a tensor a new shape with the same number of elements.\n\xab\x01\n\x05Shape\x12\n\n\x05input"\x01T\x1a&\n\x06output"\x08out_type\x8a\x01\x11\x08\xed\x07\x12\x0c\x08\x01\x1a\x08out_type"\t\n\x01T\x12\x04type"9\n\x08out_type\x12\x04type\x1a\x020\x03"\x1bInteger type of the result.:\x06\n\x042\x02\x03\t*(The dimensions of a tensor, as a vector.\n\xaf\x02\n\x05Split\x12J\n\tsplit_dim\x12;The axis to cut, a scalar in `[-rank(value), rank(value))`.\x18\x03\x12\x1e\n\x05value\x12\x12The tensor to cut."\x01T\x1a-\n\x06output\x12\x15The pieces, in order."\x01T*\tnum_split"C\n\tnum_split\x12\x03int"-How many pieces; must divide the axis length.(\x010\x01"\t\n\x01T\x12\x04type*;Cuts a tensor into `num_split` equal pieces along one axis.\n\x87\x02\n\x06SplitV\x12\n\n\x05value"\x01T\x12P\n\x0bsize_splits\x12;Length of each piece; one entry may be -1 to take the rest."\x04Tlen\x12\r\n\tsplit_dim\x18\x03\x1a\x16\n\x06output"\x01T*\tnum_split"\x14\n\tnum_split\x12\x03int(\x010\x01"\t\n\x01T\x12\x04type"\x19\n\x04Tlen\x12\x04type\x1a\x020\t:\x07\n\x052\x03\x06\x03\t*<Cuts a tensor into pieces of the given sizes along one axis.\n\xa2\x01\n\x07Squeeze\x12\n\n\x05input"\x01T\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"T\n\x0csqueeze_dims\x12\tlist(int)\x1a\x02\n\x00"3Only drop these axes; all length-1 axes when empty.(\x01*\x1dDrops dimensions of length 1.\n\xa2\x01\n\x04Tile\x12\n\n\x05input"\x01T\x123\n\tmultiples\x12\x1aRepetition count per axis."\nTmultiples\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x1e\n\nTmultiples\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*!Repeats a tensor along each axis.\n\xa3\x01\n\tTranspose\x12\x06\n\x01x"\x01T\x12?\n\x04perm\x120Output dimension i is input dimension `perm[i]`."\x05Tperm\x1a\x06\n\x01y"\x01T"\t\n\x01T\x12\x04type"\x19\n\x05Tperm\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*\x1fReorders the dimensions of `x`.\n\xe0\x01\n\x06Unique\x12\x15\n\x01x\x12\rA 1-D tensor."\x01T\x1a\x1c\n\x01y\x12\x14The distinct values."\x01T\x1a=\n\x03idx\x12-For each element of `x`, its position in `y`."\x07out_idx"\t\n\x01T\x12\x04type"\x1b\n\x07out_idx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*:Distinct values of a vector, in order of first appearance.\nM\n\tZerosLike\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\t\n\x01T\x12\x04type*%Zeros with the shape and type of `x`.',
+    shape_fns={
+        "ConcatV2": "shape_inference::ConcatV2Shape",
+        "ExpandDims": "shape_inference::UnknownShape",
+        "Fill": "shape_inference::UnknownShape",
+        "Identity": "shape_inference::UnchangedShape",
+        "MirrorPad": "shape_inference::UnknownShape",
+        "NoOp": "shape_inference::NoOutputs",
+        "Pack": "shape_inference::UnknownShape",
+        "PlaceholderV2": "shape_inference::UnknownShape",
+        "Reshape": "shape_inference::UnknownShape",
+        "Squeeze": "shape_inference::UnchangedShape",
+        "Tile": "shape_inference::UnknownShape",
+        "Transpose": "shape_inference::UnknownShape",
+        "ZerosLike": "shape_inference::UnchangedShape",
+    },
+)

@@ -17,16 +17,6 @@ from opgen.runtime import registry as _registry
 
 __all__ = ["partitioned_call", "stateful_partitioned_call"]
 
-_registry.register_op_list(
-    __name__,
-    b'\n\xd4\x03\n\x02If\x12\x1d\n\x04cond\x12\x0eThe condition."\x05Tcond\x126\n\x05input\x12(Arguments passed to the chosen function.2\x03Tin\x1a\x0e\n\x06output2\x04Tout"\r\n\x05Tcond\x12\x04type"\x13\n\x03Tin\x12\nlist(type)(\x01"\x14\n\x04Tout\x12\nlist(type)(\x01"0\n\x0bthen_branch\x12\x04func"\x1bCalled when `cond` is true."&\n\x0belse_branch\x12\x04func"\x11Called otherwise."A\n\routput_shapes\x12\x0blist(shape)\x1a\x02\n\x00"\x1fOptional shapes of the outputs.*4Calls one of two functions depending on a condition.2WA non-boolean `cond` counts as true when it is a non-zero scalar or a non-empty\ntensor.\x88\x01\x01\n\x84\x03\n\x0fPartitionedCall\x12&\n\x04args\x12\x19The function\'s arguments.2\x03Tin\x1a\x0e\n\x06output2\x04Tout"\x13\n\x03Tin\x12\nlist(type)(\x01"\x14\n\x04Tout\x12\nlist(type)(\x01" \n\x01f\x12\x04func"\x15The function to call."\x14\n\x06config\x12\x06string\x1a\x02\x12\x00"B\n\x0cconfig_proto\x12\x06string\x1a\x02\x12\x00"&A serialized ConfigProto for the call."X\n\rexecutor_type\x12\x06string\x1a\x02\x12\x00";Executor to run the function with; empty means the default.*8Calls a function, placing its pieces on several devices.\n\xf9\x01\n\x17StatefulPartitionedCall\x12\x0b\n\x04args2\x03Tin\x1a\x0e\n\x06output2\x04Tout"\x13\n\x03Tin\x12\nlist(type)(\x01"\x14\n\x04Tout\x12\nlist(type)(\x01"\t\n\x01f\x12\x04func"\x14\n\x06config\x12\x06string\x1a\x02\x12\x00"\x1a\n\x0cconfig_proto\x12\x06string\x1a\x02\x12\x00"\x1b\n\rexecutor_type\x12\x06string\x1a\x02\x12\x00*6Like PartitionedCall, for functions with side effects.\x88\x01\x01\xa8\x01\x01\n\x86\x03\n\x05While\x12\'\n\x05input\x12\x1bThe initial loop variables.2\x01T\x1a9\n\x06output\x12,The loop variables after the last iteration.2\x01T"\x11\n\x01T\x12\nlist(type)(\x01":\n\x04cond\x12\x04func",Maps the loop variables to a boolean scalar.";\n\x04body\x12\x04func"-Maps the loop variables to their next values." \n\routput_shapes\x12\x0blist(shape)\x1a\x02\n\x00"D\n\x13parallel_iterations\x12\x03int\x1a\x02\x18\n"$How many iterations may run at once.*"Repeats `body` while `cond` holds.\x88\x01\x01',
-    shape_fns={
-        "If": "ShapesFromAttr",
-        "PartitionedCall": "shape_inference::UnknownShape",
-        "StatefulPartitionedCall": "shape_inference::UnknownShape",
-    },
-)
-
 
 TV_If_Tcond = TypeVar(
     "TV_If_Tcond",
@@ -95,6 +85,29 @@ def _if(
     Returns:
       A list of `Tensor` objects of type `Tout`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "If",
+                name,
+                cond,
+                input,
+                "Tout",
+                Tout,
+                "then_branch",
+                then_branch,
+                "else_branch",
+                else_branch,
+                "output_shapes",
+                output_shapes,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if not isinstance(Tout, (list, tuple)):
         raise TypeError(f"Expected list for 'Tout' argument to 'if' Op, not {Tout!r}.")
     _attr_Tout = [_execute.make_type(_i, "Tout") for _i in Tout]
@@ -150,6 +163,30 @@ def partitioned_call(
     Returns:
       A list of `Tensor` objects of type `Tout`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "PartitionedCall",
+                name,
+                args,
+                "Tout",
+                Tout,
+                "f",
+                f,
+                "config",
+                config,
+                "config_proto",
+                config_proto,
+                "executor_type",
+                executor_type,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if not isinstance(Tout, (list, tuple)):
         raise TypeError(
             f"Expected list for 'Tout' argument to 'partitioned_call' Op, not {Tout!r}."
@@ -202,6 +239,30 @@ def stateful_partitioned_call(
     Returns:
       A list of `Tensor` objects of type `Tout`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "StatefulPartitionedCall",
+                name,
+                args,
+                "Tout",
+                Tout,
+                "f",
+                f,
+                "config",
+                config,
+                "config_proto",
+                config_proto,
+                "executor_type",
+                executor_type,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if not isinstance(Tout, (list, tuple)):
         raise TypeError(
             f"Expected list for 'Tout' argument to 'stateful_partitioned_call' Op, not {Tout!r}."
@@ -253,6 +314,28 @@ def _while(
       A list of `Tensor` objects. Has the same type as `input`.
       The loop variables after the last iteration.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "While",
+                name,
+                input,
+                "cond",
+                cond,
+                "body",
+                body,
+                "output_shapes",
+                output_shapes,
+                "parallel_iterations",
+                parallel_iterations,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_cond = cond
     _attr_body = body
     if output_shapes is None:
@@ -282,3 +365,14 @@ def _while(
     if not _result:
         return _op
     return _result
+
+
+_registry.register_op_list(
+    __name__,
+    b'\n\xd4\x03\n\x02If\x12\x1d\n\x04cond\x12\x0eThe condition."\x05Tcond\x126\n\x05input\x12(Arguments passed to the chosen function.2\x03Tin\x1a\x0e\n\x06output2\x04Tout"\r\n\x05Tcond\x12\x04type"\x13\n\x03Tin\x12\nlist(type)(\x01"\x14\n\x04Tout\x12\nlist(type)(\x01"0\n\x0bthen_branch\x12\x04func"\x1bCalled when `cond` is true."&\n\x0belse_branch\x12\x04func"\x11Called otherwise."A\n\routput_shapes\x12\x0blist(shape)\x1a\x02\n\x00"\x1fOptional shapes of the outputs.*4Calls one of two functions depending on a condition.2WA non-boolean `cond` counts as true when it is a non-zero scalar or a non-empty\ntensor.\x88\x01\x01\n\x84\x03\n\x0fPartitionedCall\x12&\n\x04args\x12\x19The function\'s arguments.2\x03Tin\x1a\x0e\n\x06output2\x04Tout"\x13\n\x03Tin\x12\nlist(type)(\x01"\x14\n\x04Tout\x12\nlist(type)(\x01" \n\x01f\x12\x04func"\x15The function to call."\x14\n\x06config\x12\x06string\x1a\x02\x12\x00"B\n\x0cconfig_proto\x12\x06string\x1a\x02\x12\x00"&A serialized ConfigProto for the call."X\n\rexecutor_type\x12\x06string\x1a\x02\x12\x00";Executor to run the function with; empty means the default.*8Calls a function, placing its pieces on several devices.\n\xf9\x01\n\x17StatefulPartitionedCall\x12\x0b\n\x04args2\x03Tin\x1a\x0e\n\x06output2\x04Tout"\x13\n\x03Tin\x12\nlist(type)(\x01"\x14\n\x04Tout\x12\nlist(type)(\x01"\t\n\x01f\x12\x04func"\x14\n\x06config\x12\x06string\x1a\x02\x12\x00"\x1a\n\x0cconfig_proto\x12\x06string\x1a\x02\x12\x00"\x1b\n\rexecutor_type\x12\x06string\x1a\x02\x12\x00*6Like PartitionedCall, for functions with side effects.\x88\x01\x01\xa8\x01\x01\n\x86\x03\n\x05While\x12\'\n\x05input\x12\x1bThe initial loop variables.2\x01T\x1a9\n\x06output\x12,The loop variables after the last iteration.2\x01T"\x11\n\x01T\x12\nlist(type)(\x01":\n\x04cond\x12\x04func",Maps the loop variables to a boolean scalar.";\n\x04body\x12\x04func"-Maps the loop variables to their next values." \n\routput_shapes\x12\x0blist(shape)\x1a\x02\n\x00"D\n\x13parallel_iterations\x12\x03int\x1a\x02\x18\n"$How many iterations may run at once.*"Repeats `body` while `cond` holds.\x88\x01\x01',
+    shape_fns={
+        "If": "ShapesFromAttr",
+        "PartitionedCall": "shape_inference::UnknownShape",
+        "StatefulPartitionedCall": "shape_inference::UnknownShape",
+    },
+)

@@ -14,15 +14,6 @@ from opgen.runtime import registry as _registry
 
 __all__ = ["empty_tensor_list", "tensor_list_reserve"]
 
-_registry.register_op_list(
-    __name__,
-    b'\n\x88\x02\n\x0fEmptyTensorList\x12I\n\relement_shape\x12,Shape every element must be compatible with."\nshape_type\x122\n\x10max_num_elements\x12\x1cCapacity limit; -1 for none.\x18\x03\x1a(\n\x06handle\x18\x15\x8a\x01\x1b\x08\xe9\x07\x12\x16\x08\xe8\x07\x12\x11\x08\x01\x1a\relement_dtype"\x15\n\relement_dtype\x12\x04type"\x1a\n\nshape_type\x12\x04type:\x06\n\x042\x02\x03\t*\x19A new, empty tensor list.\n\xcf\x01\n\x11TensorListReserve\x12\x1b\n\relement_shape"\nshape_type\x12\x10\n\x0cnum_elements\x18\x03\x1a(\n\x06handle\x18\x15\x8a\x01\x1b\x08\xe9\x07\x12\x16\x08\xe8\x07\x12\x11\x08\x01\x1a\relement_dtype"\x15\n\relement_dtype\x12\x04type"\x1a\n\nshape_type\x12\x04type:\x06\n\x042\x02\x03\t*.A tensor list with `num_elements` empty slots.',
-    shape_fns={
-        "EmptyTensorList": "shape_inference::ScalarShape",
-        "TensorListReserve": "shape_inference::ScalarShape",
-    },
-)
-
 
 TV_EmptyTensorList_element_dtype = TypeVar(
     "TV_EmptyTensorList_element_dtype",
@@ -84,6 +75,23 @@ def empty_tensor_list(
     Returns:
       A `Tensor` of type `variant`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "EmptyTensorList",
+                name,
+                element_shape,
+                max_num_elements,
+                "element_dtype",
+                element_dtype,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_element_dtype = _execute.make_type(element_dtype, "element_dtype")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "EmptyTensorList",
@@ -156,6 +164,23 @@ def tensor_list_reserve(
     Returns:
       A `Tensor` of type `variant`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "TensorListReserve",
+                name,
+                element_shape,
+                num_elements,
+                "element_dtype",
+                element_dtype,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_element_dtype = _execute.make_type(element_dtype, "element_dtype")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "TensorListReserve",
@@ -167,3 +192,13 @@ def tensor_list_reserve(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_registry.register_op_list(
+    __name__,
+    b'\n\x88\x02\n\x0fEmptyTensorList\x12I\n\relement_shape\x12,Shape every element must be compatible with."\nshape_type\x122\n\x10max_num_elements\x12\x1cCapacity limit; -1 for none.\x18\x03\x1a(\n\x06handle\x18\x15\x8a\x01\x1b\x08\xe9\x07\x12\x16\x08\xe8\x07\x12\x11\x08\x01\x1a\relement_dtype"\x15\n\relement_dtype\x12\x04type"\x1a\n\nshape_type\x12\x04type:\x06\n\x042\x02\x03\t*\x19A new, empty tensor list.\n\xcf\x01\n\x11TensorListReserve\x12\x1b\n\relement_shape"\nshape_type\x12\x10\n\x0cnum_elements\x18\x03\x1a(\n\x06handle\x18\x15\x8a\x01\x1b\x08\xe9\x07\x12\x16\x08\xe8\x07\x12\x11\x08\x01\x1a\relement_dtype"\x15\n\relement_dtype\x12\x04type"\x1a\n\nshape_type\x12\x04type:\x06\n\x042\x02\x03\t*.A tensor list with `num_elements` empty slots.',
+    shape_fns={
+        "EmptyTensorList": "shape_inference::ScalarShape",
+        "TensorListReserve": "shape_inference::ScalarShape",
+    },
+)

@@ -37,30 +37,6 @@ __all__ = [
     "sub",
 ]
 
-_registry.register_op_list(
-    __name__,
-    b'\n\x8e\x01\n\x03Abs\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x17\n\x01T\x12\x04type:\x0c\n\n2\x08\x0e\x13\x01\x02\x06\x05\x03\t*\x1fAbsolute value of each element.2=# Integer overflow: the most negative integer maps to itself.\n\xf9\x01\n\x03Add\x12\x16\n\x01x\x12\x0eFirst summand."\x01T\x12.\n\x01y\x12&Second summand, broadcast against `x`."\x01T\x1a\x10\n\x01z\x12\x08The sum."\x01T"\x1b\n\x01T\x12\x04type:\x10\n\x0e2\x0c\x0e\x13\x01\x02\x04\x06\x05\x03\t\x08\x12\x07*3Element-wise sum of two tensors, with broadcasting.2FStrings are concatenated rather than summed. Prefer AddV2 for numbers.\n\xc5\x01\n\x04AddN\x12G\n\x06inputs\x127The N tensors to add; all must have one shape and type."\x01T*\x01N\x1a\x16\n\x03sum\x12\x0cTheir total."\x01T"\x0c\n\x01N\x12\x03int(\x010\x01"#\n\x01T\x12\x04type:\x18\n\x162\x14\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17\x15*#Sums a list of same-shaped tensors.\x80\x01\x01\x90\x01\x01\n\x98\x01\n\x05AddV2\x12\x15\n\x01x\x12\rLeft operand."\x01T\x12\x16\n\x01y\x12\x0eRight operand."\x01T\x1a\x06\n\x01z"\x01T"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x04\x11\x16\x17\x06\x05\x03\t\x08\x12*3Adds `x` and `y` element by element (numbers only).\x80\x01\x01\x90\x01\x01\n\xbb\x02\n\x06ArgMax\x12\n\n\x05input"\x01T\x120\n\tdimension\x12\x1dThe axis to search, a scalar."\x04Tidx\x1a\x15\n\x06output"\x0boutput_type"!\n\x01T\x12\x04type:\x16\n\x142\x12\x01\x02\x03\x04\x05\x06\t\x0e\x11\x13\x16\x17\x0b\x0c\r\x0f\x10\n"\x19\n\x04Tidx\x12\x04type\x1a\x020\x03:\x07\n\x052\x03\x05\x03\t"J\n\x0boutput_type\x12\x04type\x1a\x020\t"\'Integer type of the returned positions.:\x08\n\x062\x04\x05\x11\x03\t*-Position of the largest value along one axis.2#Ties resolve to the smallest index.\n\xbc\x01\n\x04Cast\x12\t\n\x01x"\x04SrcT\x1a\t\n\x01y"\x04DstT"\x0c\n\x04SrcT\x12\x04type"\x0c\n\x04DstT\x12\x04type"X\n\x08Truncate\x12\x04bool\x1a\x02(\x00"BDrop excess precision instead of rounding (floating targets only).*(Converts every element of `x` to `DstT`.\n\xee\x01\n\x05Equal\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x1b\n\x01z\x12\x14True where `x == y`.\x18\n"\t\n\x01T\x12\x04type"|\n\x18incompatible_shape_error\x12\x04bool\x1a\x02(\x01"VWhen false, shapes that cannot be broadcast give a\nscalar `false` instead of an error.*,Tests two tensors for element-wise equality.\x90\x01\x01\n\xc1\x03\n\x06MatMul\x12\x14\n\x01a\x12\x0cLeft matrix."\x01T\x12\x15\n\x01b\x12\rRight matrix."\x01T\x1a\x0c\n\x07product"\x01T"2\n\x0btranspose_a\x12\x04bool\x1a\x02(\x00"\x19Use the transpose of `a`."2\n\x0btranspose_b\x12\x04bool\x1a\x02(\x00"\x19Use the transpose of `b`."\x1b\n\x01T\x12\x04type:\x10\n\x0e2\x0c\x0e\x13\x01\x02\x03\t\x04\x11\x16\x17\x08\x12"E\n\x06grad_a\x12\x04bool\x1a\x02(\x00"1Set by gradient code; does not change the result."E\n\x06grad_b\x12\x04bool\x1a\x02(\x00"1Set by gradient code; does not change the result.*%Matrix product of two rank-2 tensors.2BThe inner dimensions must agree after the optional transpositions.\n\xe1\x01\n\x03Max\x12\n\n\x05input"\x01T\x12\x19\n\x11reduction_indices"\x04Tidx\x1a\x0b\n\x06output"\x01T"\x15\n\tkeep_dims\x12\x04bool\x1a\x02(\x00"N\n\x01T\x12\x04type",Element type; complex numbers have no order.:\x15\n\x132\x11\x01\x02\x03\x04\x05\x06\t\x0e\x11\x13\x16\x17\x0b\x0c\r\x0f\x10"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*%Largest element along the given axes.\n>\n\x07Maximum\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x1b\n\x01T\x12\x04type:\x10\n\x0e2\x0c\x0e\x13\x01\x02\x06\x04\x05\x11\x03\x16\t\x17\n\xaf\x01\n\x04Mean\x12\n\n\x05input"\x01T\x12\x19\n\x11reduction_indices"\x04Tidx\x1a\x0b\n\x06output"\x01T"\x15\n\tkeep_dims\x12\x04bool\x1a\x02(\x00""\n\x01T\x12\x04type:\x17\n\x152\x13\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*\x1eAverages along the given axes.\nk\n\x03Mul\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x04\x06\x11\x05\x03\x16\x17\t\x08\x12**Multiplies two tensors element by element.\x90\x01\x01\np\n\x03Neg\x12\x06\n\x01x"\x01T\x1a%\n\x01y\x12\x1d= Same shape and type as `x`."\x01T"\x19\n\x01T\x12\x04type:\x0e\n\x0c2\n\x0e\x13\x01\x02\x06\x05\x03\t\x08\x12*\x1fFlips the sign of each element.\n\xe6\x01\n\x05Range\x12\x1b\n\x05start\x12\x0cFirst value."\x04Tidx\x12\x1f\n\x05limit\x12\x10Exclusive bound."\x04Tidx\x12%\n\x05delta\x12\x16Step; may be negative."\x04Tidx\x1a\x0e\n\x06output"\x04Tidx"!\n\x04Tidx\x12\x04type\x1a\x020\x03:\x0f\n\r2\x0b\x0e\x13\x01\x02\x06\x05\x03\t\x11\x16\x17*EEvenly spaced numbers from `start` up to, but not including, `limit`.\n\x9d\x01\n\x07RealDiv\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a0\n\x01z\x12(The quotient, same type as the operands."\x01T"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x04\x06\x11\x05\x03\x16\x17\t\x08\x12*1Divides `x` by `y` for real-valued element types.\n\xc6\x01\n\x06Select\x12K\n\tcondition\x12<Same shape as `t`, or a vector matching its first dimension.\x18\n\x12\x06\n\x01t"\x01T\x12\x06\n\x01e"\x01T\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type*GPicks elements from `t` where `condition` holds and from `e` elsewhere.\n-\n\x04Sqrt\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x15\n\x01T\x12\x04type:\n\n\x082\x06\x0e\x13\x01\x02\x08\x12\n[\n\x06Square\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x06\x05\x03\t\x04\x11\x16\x17\x08\x12*"Multiplies each element by itself.\n\x7f\n\x03Sub\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x04\x06\x11\x05\x03\t\x08\x12\x16\x17**Subtracts `y` from `x` element by element.2\x15Broadcasting applies.\n\xbe\x02\n\x03Sum\x12\x1d\n\x05input\x12\x11Tensor to reduce."\x01T\x12S\n\x11reduction_indices\x128Axes to reduce over; negative values count from the end."\x04Tidx\x1a \n\x06output\x12\x13The reduced tensor."\x01T"7\n\tkeep_dims\x12\x04bool\x1a\x02(\x00" Keep reduced axes with length 1.""\n\x01T\x12\x04type:\x17\n\x152\x13\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t**Adds up the elements along the given axes.',
-    shape_fns={
-        "Abs": "shape_inference::UnchangedShape",
-        "Add": "shape_inference::BroadcastBinaryOpShapeFn",
-        "AddV2": "shape_inference::BroadcastBinaryOpShapeFn",
-        "Cast": "shape_inference::UnchangedShape",
-        "MatMul": "shape_inference::MatMulShape",
-        "Max": "shape_inference::ReductionShape",
-        "Maximum": "shape_inference::BroadcastBinaryOpShapeFn",
-        "Mean": "shape_inference::ReductionShape",
-        "Mul": "shape_inference::BroadcastBinaryOpShapeFn",
-        "Neg": "shape_inference::UnchangedShape",
-        "Range": "shape_inference::UnknownShape",
-        "RealDiv": "shape_inference::BroadcastBinaryOpShapeFn",
-        "Select": "shape_inference::UnchangedShape",
-        "Sqrt": "shape_inference::UnchangedShape",
-        "Square": "shape_inference::UnchangedShape",
-        "Sub": "shape_inference::BroadcastBinaryOpShapeFn",
-        "Sum": "shape_inference::ReductionShape",
-    },
-)
-
 
 TV_Abs_T = TypeVar(
     "TV_Abs_T",
@@ -89,6 +65,15 @@ def abs(x: Annotated[Any, TV_Abs_T], name=None) -> Annotated[Any, TV_Abs_T]:
     Returns:
       A `Tensor`. Has the same type as `x`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Abs", name, x)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Abs", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -129,6 +114,15 @@ def add(
     Returns:
       A `Tensor`. Has the same type as `x`. The sum.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Add", name, x, y)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Add", x=x, y=y, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -173,6 +167,15 @@ def add_n(
     Returns:
       A `Tensor`. Has the same type as `inputs`. Their total.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "AddN", name, inputs)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if not isinstance(inputs, (list, tuple)):
         raise TypeError(
             f"Expected list for 'inputs' argument to 'add_n' Op, not {inputs!r}."
@@ -219,6 +222,15 @@ def add_two(
     Returns:
       A `Tensor`. Has the same type as `x`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "AddV2", name, x, y)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("AddV2", x=x, y=y, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -273,6 +285,17 @@ def arg_max(
     Returns:
       A `Tensor` of type `output_type`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "ArgMax", name, input, dimension, "output_type", output_type
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if output_type is None:
         output_type = _dtypes.int32
     _attr_output_type = _execute.make_type(output_type, "output_type")
@@ -382,6 +405,17 @@ def cast(
     Returns:
       A `Tensor` of type `DstT`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "Cast", name, x, "DstT", DstT, "Truncate", Truncate
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_DstT = _execute.make_type(DstT, "DstT")
     if Truncate is None:
         Truncate = False
@@ -452,6 +486,23 @@ def equal(
     Returns:
       A `Tensor` of type `bool`. True where `x == y`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "Equal",
+                name,
+                x,
+                y,
+                "incompatible_shape_error",
+                incompatible_shape_error,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if incompatible_shape_error is None:
         incompatible_shape_error = True
     _attr_incompatible_shape_error = _execute.make_bool(
@@ -516,6 +567,29 @@ def mat_mul(
     Returns:
       A `Tensor`. Has the same type as `a`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "MatMul",
+                name,
+                a,
+                b,
+                "transpose_a",
+                transpose_a,
+                "transpose_b",
+                transpose_b,
+                "grad_a",
+                grad_a,
+                "grad_b",
+                grad_b,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if transpose_a is None:
         transpose_a = False
     _attr_transpose_a = _execute.make_bool(transpose_a, "transpose_a")
@@ -583,6 +657,17 @@ def max(
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "Max", name, input, reduction_indices, "keep_dims", keep_dims
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if keep_dims is None:
         keep_dims = False
     _attr_keep_dims = _execute.make_bool(keep_dims, "keep_dims")
@@ -628,6 +713,15 @@ def maximum(
     Returns:
       A `Tensor`. Has the same type as `x`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Maximum", name, x, y)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Maximum", x=x, y=y, name=name
     )
@@ -679,6 +773,17 @@ def reduce_mean(
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "Mean", name, input, axis, "keep_dims", keep_dims
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if keep_dims is None:
         keep_dims = False
     _attr_keep_dims = _execute.make_bool(keep_dims, "keep_dims")
@@ -729,6 +834,15 @@ def mul(
     Returns:
       A `Tensor`. Has the same type as `x`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Mul", name, x, y)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Mul", x=x, y=y, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -763,6 +877,15 @@ def neg(x: Annotated[Any, TV_Neg_T], name=None) -> Annotated[Any, TV_Neg_T]:
     Returns:
       Same shape and type as `x`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Neg", name, x)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Neg", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -804,6 +927,17 @@ def range(
     Returns:
       A `Tensor`. Has the same type as `start`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "Range", name, start, limit, delta
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Range", start=start, limit=limit, delta=delta, name=name
     )
@@ -845,6 +979,15 @@ def real_div(
       A `Tensor`. Has the same type as `x`.
       The quotient, same type as the operands.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "RealDiv", name, x, y)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "RealDiv", x=x, y=y, name=name
     )
@@ -910,6 +1053,15 @@ def select(
     Returns:
       A `Tensor`. Has the same type as `t`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Select", name, condition, t, e)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Select", condition=condition, t=t, e=e, name=name
     )
@@ -944,6 +1096,15 @@ def sqrt(x: Annotated[Any, TV_Sqrt_T], name=None) -> Annotated[Any, TV_Sqrt_T]:
     Returns:
       A `Tensor`. Has the same type as `x`. The principal square root of `x`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Sqrt", name, x)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Sqrt", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -979,6 +1140,15 @@ def square(x: Annotated[Any, TV_Square_T], name=None) -> Annotated[Any, TV_Squar
     Returns:
       A `Tensor`. Has the same type as `x`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Square", name, x)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Square", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -1019,6 +1189,15 @@ def sub(
     Returns:
       A `Tensor`. Has the same type as `x`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Sub", name, x, y)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Sub", x=x, y=y, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -1070,6 +1249,17 @@ def _sum(
     Returns:
       A `Tensor`. Has the same type as `input`. The reduced tensor.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "Sum", name, input, axis, "keep_dims", keepdims
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if keepdims is None:
         keepdims = False
     _attr_keepdims = _execute.make_bool(keepdims, "keepdims")
@@ -1079,3 +1269,28 @@ def _sum(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_registry.register_op_list(
+    __name__,
+    b'\n\x8e\x01\n\x03Abs\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x17\n\x01T\x12\x04type:\x0c\n\n2\x08\x0e\x13\x01\x02\x06\x05\x03\t*\x1fAbsolute value of each element.2=# Integer overflow: the most negative integer maps to itself.\n\xf9\x01\n\x03Add\x12\x16\n\x01x\x12\x0eFirst summand."\x01T\x12.\n\x01y\x12&Second summand, broadcast against `x`."\x01T\x1a\x10\n\x01z\x12\x08The sum."\x01T"\x1b\n\x01T\x12\x04type:\x10\n\x0e2\x0c\x0e\x13\x01\x02\x04\x06\x05\x03\t\x08\x12\x07*3Element-wise sum of two tensors, with broadcasting.2FStrings are concatenated rather than summed. Prefer AddV2 for numbers.\n\xc5\x01\n\x04AddN\x12G\n\x06inputs\x127The N tensors to add; all must have one shape and type."\x01T*\x01N\x1a\x16\n\x03sum\x12\x0cTheir total."\x01T"\x0c\n\x01N\x12\x03int(\x010\x01"#\n\x01T\x12\x04type:\x18\n\x162\x14\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17\x15*#Sums a list of same-shaped tensors.\x80\x01\x01\x90\x01\x01\n\x98\x01\n\x05AddV2\x12\x15\n\x01x\x12\rLeft operand."\x01T\x12\x16\n\x01y\x12\x0eRight operand."\x01T\x1a\x06\n\x01z"\x01T"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x04\x11\x16\x17\x06\x05\x03\t\x08\x12*3Adds `x` and `y` element by element (numbers only).\x80\x01\x01\x90\x01\x01\n\xbb\x02\n\x06ArgMax\x12\n\n\x05input"\x01T\x120\n\tdimension\x12\x1dThe axis to search, a scalar."\x04Tidx\x1a\x15\n\x06output"\x0boutput_type"!\n\x01T\x12\x04type:\x16\n\x142\x12\x01\x02\x03\x04\x05\x06\t\x0e\x11\x13\x16\x17\x0b\x0c\r\x0f\x10\n"\x19\n\x04Tidx\x12\x04type\x1a\x020\x03:\x07\n\x052\x03\x05\x03\t"J\n\x0boutput_type\x12\x04type\x1a\x020\t"\'Integer type of the returned positions.:\x08\n\x062\x04\x05\x11\x03\t*-Position of the largest value along one axis.2#Ties resolve to the smallest index.\n\xbc\x01\n\x04Cast\x12\t\n\x01x"\x04SrcT\x1a\t\n\x01y"\x04DstT"\x0c\n\x04SrcT\x12\x04type"\x0c\n\x04DstT\x12\x04type"X\n\x08Truncate\x12\x04bool\x1a\x02(\x00"BDrop excess precision instead of rounding (floating targets only).*(Converts every element of `x` to `DstT`.\n\xee\x01\n\x05Equal\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x1b\n\x01z\x12\x14True where `x == y`.\x18\n"\t\n\x01T\x12\x04type"|\n\x18incompatible_shape_error\x12\x04bool\x1a\x02(\x01"VWhen false, shapes that cannot be broadcast give a\nscalar `false` instead of an error.*,Tests two tensors for element-wise equality.\x90\x01\x01\n\xc1\x03\n\x06MatMul\x12\x14\n\x01a\x12\x0cLeft matrix."\x01T\x12\x15\n\x01b\x12\rRight matrix."\x01T\x1a\x0c\n\x07product"\x01T"2\n\x0btranspose_a\x12\x04bool\x1a\x02(\x00"\x19Use the transpose of `a`."2\n\x0btranspose_b\x12\x04bool\x1a\x02(\x00"\x19Use the transpose of `b`."\x1b\n\x01T\x12\x04type:\x10\n\x0e2\x0c\x0e\x13\x01\x02\x03\t\x04\x11\x16\x17\x08\x12"E\n\x06grad_a\x12\x04bool\x1a\x02(\x00"1Set by gradient code; does not change the result."E\n\x06grad_b\x12\x04bool\x1a\x02(\x00"1Set by gradient code; does not change the result.*%Matrix product of two rank-2 tensors.2BThe inner dimensions must agree after the optional transpositions.\n\xe1\x01\n\x03Max\x12\n\n\x05input"\x01T\x12\x19\n\x11reduction_indices"\x04Tidx\x1a\x0b\n\x06output"\x01T"\x15\n\tkeep_dims\x12\x04bool\x1a\x02(\x00"N\n\x01T\x12\x04type",Element type; complex numbers have no order.:\x15\n\x132\x11\x01\x02\x03\x04\x05\x06\t\x0e\x11\x13\x16\x17\x0b\x0c\r\x0f\x10"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*%Largest element along the given axes.\n>\n\x07Maximum\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x1b\n\x01T\x12\x04type:\x10\n\x0e2\x0c\x0e\x13\x01\x02\x06\x04\x05\x11\x03\x16\t\x17\n\xaf\x01\n\x04Mean\x12\n\n\x05input"\x01T\x12\x19\n\x11reduction_indices"\x04Tidx\x1a\x0b\n\x06output"\x01T"\x15\n\tkeep_dims\x12\x04bool\x1a\x02(\x00""\n\x01T\x12\x04type:\x17\n\x152\x13\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*\x1eAverages along the given axes.\nk\n\x03Mul\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x04\x06\x11\x05\x03\x16\x17\t\x08\x12**Multiplies two tensors element by element.\x90\x01\x01\np\n\x03Neg\x12\x06\n\x01x"\x01T\x1a%\n\x01y\x12\x1d= Same shape and type as `x`."\x01T"\x19\n\x01T\x12\x04type:\x0e\n\x0c2\n\x0e\x13\x01\x02\x06\x05\x03\t\x08\x12*\x1fFlips the sign of each element.\n\xe6\x01\n\x05Range\x12\x1b\n\x05start\x12\x0cFirst value."\x04Tidx\x12\x1f\n\x05limit\x12\x10Exclusive bound."\x04Tidx\x12%\n\x05delta\x12\x16Step; may be negative."\x04Tidx\x1a\x0e\n\x06output"\x04Tidx"!\n\x04Tidx\x12\x04type\x1a\x020\x03:\x0f\n\r2\x0b\x0e\x13\x01\x02\x06\x05\x03\t\x11\x16\x17*EEvenly spaced numbers from `start` up to, but not including, `limit`.\n\x9d\x01\n\x07RealDiv\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a0\n\x01z\x12(The quotient, same type as the operands."\x01T"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x04\x06\x11\x05\x03\x16\x17\t\x08\x12*1Divides `x` by `y` for real-valued element types.\n\xc6\x01\n\x06Select\x12K\n\tcondition\x12<Same shape as `t`, or a vector matching its first dimension.\x18\n\x12\x06\n\x01t"\x01T\x12\x06\n\x01e"\x01T\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type*GPicks elements from `t` where `condition` holds and from `e` elsewhere.\n-\n\x04Sqrt\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x15\n\x01T\x12\x04type:\n\n\x082\x06\x0e\x13\x01\x02\x08\x12\n[\n\x06Square\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x06\x05\x03\t\x04\x11\x16\x17\x08\x12*"Multiplies each element by itself.\n\x7f\n\x03Sub\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x04\x06\x11\x05\x03\t\x08\x12\x16\x17**Subtracts `y` from `x` element by element.2\x15Broadcasting applies.\n\xbe\x02\n\x03Sum\x12\x1d\n\x05input\x12\x11Tensor to reduce."\x01T\x12S\n\x11reduction_indices\x128Axes to reduce over; negative values count from the end."\x04Tidx\x1a \n\x06output\x12\x13The reduced tensor."\x01T"7\n\tkeep_dims\x12\x04bool\x1a\x02(\x00" Keep reduced axes with length 1.""\n\x01T\x12\x04type:\x17\n\x152\x13\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t**Adds up the elements along the given axes.',
+    shape_fns={
+        "Abs": "shape_inference::UnchangedShape",
+        "Add": "shape_inference::BroadcastBinaryOpShapeFn",
+        "AddV2": "shape_inference::BroadcastBinaryOpShapeFn",
+        "Cast": "shape_inference::UnchangedShape",
+        "MatMul": "shape_inference::MatMulShape",
+        "Max": "shape_inference::ReductionShape",
+        "Maximum": "shape_inference::BroadcastBinaryOpShapeFn",
+        "Mean": "shape_inference::ReductionShape",
+        "Mul": "shape_inference::BroadcastBinaryOpShapeFn",
+        "Neg": "shape_inference::UnchangedShape",
+        "Range": "shape_inference::UnknownShape",
+        "RealDiv": "shape_inference::BroadcastBinaryOpShapeFn",
+        "Select": "shape_inference::UnchangedShape",
+        "Sqrt": "shape_inference::UnchangedShape",
+        "Square": "shape_inference::UnchangedShape",
+        "Sub": "shape_inference::BroadcastBinaryOpShapeFn",
+        "Sum": "shape_inference::ReductionShape",
+    },
+)

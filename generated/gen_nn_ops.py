@@ -27,20 +27,6 @@ __all__ = [
     "top_k",
 ]
 
-_registry.register_op_list(
-    __name__,
-    b'\n\x86\x02\n\x07BiasAdd\x12\x1a\n\x05value\x12\x0eAny rank >= 2."\x01T\x12@\n\x04bias\x125A vector as long as the channel dimension of `value`."\x01T\x1a\x0b\n\x06output"\x01T""\n\x01T\x12\x04type:\x17\n\x152\x13\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17"R\n\x0bdata_format\x12\x06string\x1a\x06\x12\x04NHWC"#Which dimension holds the channels.:\x0e\n\x0c\x12\x04NHWC\x12\x04NCHW*\x18Adds a per-channel bias.\n\x8a\x07\n\x06Conv2D\x12%\n\x05input\x12\x19A rank-4 batch of images."\x01T\x12"\n\x06filter\x12\x15A rank-4 filter bank."\x01T\x1a\x0b\n\x06output"\x01T"\x14\n\x01T\x12\x04type:\t\n\x072\x05\x13\x0e\x01\x02\x03"U\n\x07strides\x12\tlist(int)"?Step of the sliding window per dimension of `input` (length 4)."E\n\x10use_cudnn_on_gpu\x12\x04bool\x1a\x02(\x01"\'Allow the cuDNN implementation on GPUs."\xa6\x01\n\x07padding\x12\x06string"xSAME pads to keep spatial sizes (for stride 1), VALID does not pad,\nEXPLICIT takes the amounts from `explicit_paddings`.:\x19\n\x17\x12\x04SAME\x12\x05VALID\x12\x08EXPLICIT"o\n\x11explicit_paddings\x12\tlist(int)\x1a\x02\n\x00"KPairs of (before, after) amounts per dimension, only with\nEXPLICIT padding."]\n\x0bdata_format\x12\x06string\x1a\x06\x12\x04NHWC".NHWC (channels last) or NCHW (channels first).:\x0e\n\x0c\x12\x04NHWC\x12\x04NCHW"L\n\tdilations\x12\tlist(int)\x1a\x08\n\x06\x1a\x04\x01\x01\x01\x01"*Spacing between filter taps per dimension.*<2-D convolution of a batch of images with a bank of filters.2oThe filter is laid out as `[height, width, in_channels, out_channels]`; the\nimage layout follows `data_format`.\n\xfb\x02\n\x15DepthwiseConv2dNative\x12\n\n\x05input"\x01T\x12@\n\x06filter\x123`[height, width, in_channels, channel_multiplier]`."\x01T\x1a\x0b\n\x06output"\x01T"\x13\n\x01T\x12\x04type:\x08\n\x062\x04\x13\x0e\x01\x02"\x14\n\x07strides\x12\tlist(int)",\n\x07padding\x12\x06string:\x19\n\x17\x12\x04SAME\x12\x05VALID\x12\x08EXPLICIT""\n\x11explicit_paddings\x12\tlist(int)\x1a\x02\n\x00"-\n\x0bdata_format\x12\x06string\x1a\x06\x12\x04NHWC:\x0e\n\x0c\x12\x04NHWC\x12\x04NCHW" \n\tdilations\x12\tlist(int)\x1a\x08\n\x06\x1a\x04\x01\x01\x01\x01*9Convolves each input channel with its own set of filters.\n\xc1\x01\n\tLeakyRelu\x12\r\n\x08features"\x01T\x1a\x10\n\x0bactivations"\x01T"1\n\x05alpha\x12\x05float\x1a\x05%\xcd\xccL>"\x1aSlope for negative inputs."\x17\n\x01T\x12\x04type\x1a\x020\x01:\x08\n\x062\x04\x13\x0e\x01\x02*GLike Relu, but negative values are scaled by `alpha` instead of zeroed.\n\xf7\x02\n\x07MaxPool\x12\n\n\x05input"\x01T\x1a\x0b\n\x06output"\x01T"\x1e\n\x01T\x12\x04type\x1a\x020\x01:\x0f\n\r2\x0b\x13\x0e\x01\x02\x03\t\x04\x05\x06\x11\x0b"=\n\x05ksize\x12\tlist(int)"%Window size per dimension of `input`.(\x010\x04"?\n\x07strides\x12\tlist(int)"%Window step per dimension of `input`.(\x010\x04",\n\x07padding\x12\x06string:\x19\n\x17\x12\x04SAME\x12\x05VALID\x12\x08EXPLICIT""\n\x11explicit_paddings\x12\tlist(int)\x1a\x02\n\x00":\n\x0bdata_format\x12\x06string\x1a\x06\x12\x04NHWC:\x1b\n\x19\x12\x04NHWC\x12\x04NCHW\x12\x0bNCHW_VECT_C*%Largest value in each sliding window.\nf\n\x04Relu\x12\r\n\x08features"\x01T\x1a\x10\n\x0bactivations"\x01T"\x1c\n\x01T\x12\x04type:\x11\n\x0f2\r\x01\x02\x03\x04\x05\x06\t\x0e\x11\x13\x16\x17\x0b*\x1fClamps negative values to zero.\n\xbb\x01\n\x07Softmax\x12-\n\x06logits\x12 Unscaled scores, rank 1 or more."\x01T\x1a?\n\x07softmax\x121Probabilities summing to one along the last axis."\x01T"\x13\n\x01T\x12\x04type:\x08\n\x062\x04\x13\x0e\x01\x02*+Normalised exponentials over the last axis.\n\xb5\x02\n\x04TopK\x12\n\n\x05input"\x01T\x1a\x1e\n\x06values\x12\x11The kept entries."\x01T\x1a1\n\x07indices\x12$Their positions along the last axis.\x18\x03"%\n\x01k\x12\x03int"\x19How many entries to keep.(\x01"4\n\x06sorted\x12\x04bool\x1a\x02(\x01" Return them in descending order."\x1b\n\x01T\x12\x04type:\x10\n\x0e2\x0c\x01\x02\x03\x04\x05\x06\t\x0e\x11\x13\x16\x17*<The `k` largest entries of the last axis and where they are.B\x16\x08\x07\x12\x12Use TopKV2 instead',
-    shape_fns={
-        "BiasAdd": "shape_inference::BiasAddShape",
-        "Conv2D": "shape_inference::Conv2DShapeWithExplicitPadding",
-        "DepthwiseConv2dNative": "shape_inference::DepthwiseConv2DNativeShapeWithExplicitPadding",
-        "LeakyRelu": "shape_inference::UnchangedShape",
-        "MaxPool": "shape_inference::MaxPoolShapeWithExplicitPadding",
-        "Relu": "shape_inference::UnchangedShape",
-        "TopK": "shape_inference::UnknownShape",
-    },
-)
-
 
 TV_BiasAdd_T = TypeVar(
     "TV_BiasAdd_T",
@@ -86,6 +72,17 @@ def bias_add(
     Returns:
       A `Tensor`. Has the same type as `value`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "BiasAdd", name, value, bias, "data_format", data_format
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if data_format is None:
         data_format = "NHWC"
     _attr_data_format = _execute.make_str(data_format, "data_format")
@@ -147,6 +144,33 @@ def conv2d(
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "Conv2D",
+                name,
+                input,
+                filter,
+                "strides",
+                strides,
+                "use_cudnn_on_gpu",
+                use_cudnn_on_gpu,
+                "padding",
+                padding,
+                "explicit_paddings",
+                explicit_paddings,
+                "data_format",
+                data_format,
+                "dilations",
+                dilations,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if not isinstance(strides, (list, tuple)):
         raise TypeError(
             f"Expected list for 'strides' argument to 'conv2d' Op, not {strides!r}."
@@ -227,6 +251,31 @@ def depthwise_conv2d_native(
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "DepthwiseConv2dNative",
+                name,
+                input,
+                filter,
+                "strides",
+                strides,
+                "padding",
+                padding,
+                "explicit_paddings",
+                explicit_paddings,
+                "data_format",
+                data_format,
+                "dilations",
+                dilations,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if not isinstance(strides, (list, tuple)):
         raise TypeError(
             f"Expected list for 'strides' argument to 'depthwise_conv2d_native' Op, not {strides!r}."
@@ -286,6 +335,17 @@ def leaky_relu(
     Returns:
       A `Tensor`. Has the same type as `features`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "LeakyRelu", name, features, "alpha", alpha
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if alpha is None:
         alpha = 0.2
     _attr_alpha = _execute.make_float(alpha, "alpha")
@@ -338,6 +398,30 @@ def max_pool(
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "MaxPool",
+                name,
+                input,
+                "ksize",
+                ksize,
+                "strides",
+                strides,
+                "padding",
+                padding,
+                "explicit_paddings",
+                explicit_paddings,
+                "data_format",
+                data_format,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if not isinstance(ksize, (list, tuple)):
         raise TypeError(
             f"Expected list for 'ksize' argument to 'max_pool' Op, not {ksize!r}."
@@ -404,6 +488,15 @@ def relu(features: Annotated[Any, TV_Relu_T], name=None) -> Annotated[Any, TV_Re
     Returns:
       A `Tensor`. Has the same type as `features`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Relu", name, features)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Relu", features=features, name=name
     )
@@ -431,6 +524,15 @@ def softmax(
       A `Tensor`. Has the same type as `logits`.
       Probabilities summing to one along the last axis.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Softmax", name, logits)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Softmax", logits=logits, name=name
     )
@@ -476,6 +578,17 @@ def top_k(input: Annotated[Any, TV_TopK_T], k: int, sorted: bool = True, name=No
       values: A `Tensor`. Has the same type as `input`. The kept entries.
       indices: A `Tensor` of type `int32`. Where the kept entries were, along the last axis.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "TopK", name, input, "k", k, "sorted", sorted
+            )
+            return _TopKOutput._make(_result)
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_k = _execute.make_int(k, "k")
     if sorted is None:
         sorted = True
@@ -486,3 +599,18 @@ def top_k(input: Annotated[Any, TV_TopK_T], k: int, sorted: bool = True, name=No
     _result = _outputs[:]
     _result = _TopKOutput._make(_result)
     return _result
+
+
+_registry.register_op_list(
+    __name__,
+    b'\n\x86\x02\n\x07BiasAdd\x12\x1a\n\x05value\x12\x0eAny rank >= 2."\x01T\x12@\n\x04bias\x125A vector as long as the channel dimension of `value`."\x01T\x1a\x0b\n\x06output"\x01T""\n\x01T\x12\x04type:\x17\n\x152\x13\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17"R\n\x0bdata_format\x12\x06string\x1a\x06\x12\x04NHWC"#Which dimension holds the channels.:\x0e\n\x0c\x12\x04NHWC\x12\x04NCHW*\x18Adds a per-channel bias.\n\x8a\x07\n\x06Conv2D\x12%\n\x05input\x12\x19A rank-4 batch of images."\x01T\x12"\n\x06filter\x12\x15A rank-4 filter bank."\x01T\x1a\x0b\n\x06output"\x01T"\x14\n\x01T\x12\x04type:\t\n\x072\x05\x13\x0e\x01\x02\x03"U\n\x07strides\x12\tlist(int)"?Step of the sliding window per dimension of `input` (length 4)."E\n\x10use_cudnn_on_gpu\x12\x04bool\x1a\x02(\x01"\'Allow the cuDNN implementation on GPUs."\xa6\x01\n\x07padding\x12\x06string"xSAME pads to keep spatial sizes (for stride 1), VALID does not pad,\nEXPLICIT takes the amounts from `explicit_paddings`.:\x19\n\x17\x12\x04SAME\x12\x05VALID\x12\x08EXPLICIT"o\n\x11explicit_paddings\x12\tlist(int)\x1a\x02\n\x00"KPairs of (before, after) amounts per dimension, only with\nEXPLICIT padding."]\n\x0bdata_format\x12\x06string\x1a\x06\x12\x04NHWC".NHWC (channels last) or NCHW (channels first).:\x0e\n\x0c\x12\x04NHWC\x12\x04NCHW"L\n\tdilations\x12\tlist(int)\x1a\x08\n\x06\x1a\x04\x01\x01\x01\x01"*Spacing between filter taps per dimension.*<2-D convolution of a batch of images with a bank of filters.2oThe filter is laid out as `[height, width, in_channels, out_channels]`; the\nimage layout follows `data_format`.\n\xfb\x02\n\x15DepthwiseConv2dNative\x12\n\n\x05input"\x01T\x12@\n\x06filter\x123`[height, width, in_channels, channel_multiplier]`."\x01T\x1a\x0b\n\x06output"\x01T"\x13\n\x01T\x12\x04type:\x08\n\x062\x04\x13\x0e\x01\x02"\x14\n\x07strides\x12\tlist(int)",\n\x07padding\x12\x06string:\x19\n\x17\x12\x04SAME\x12\x05VALID\x12\x08EXPLICIT""\n\x11explicit_paddings\x12\tlist(int)\x1a\x02\n\x00"-\n\x0bdata_format\x12\x06string\x1a\x06\x12\x04NHWC:\x0e\n\x0c\x12\x04NHWC\x12\x04NCHW" \n\tdilations\x12\tlist(int)\x1a\x08\n\x06\x1a\x04\x01\x01\x01\x01*9Convolves each input channel with its own set of filters.\n\xc1\x01\n\tLeakyRelu\x12\r\n\x08features"\x01T\x1a\x10\n\x0bactivations"\x01T"1\n\x05alpha\x12\x05float\x1a\x05%\xcd\xccL>"\x1aSlope for negative inputs."\x17\n\x01T\x12\x04type\x1a\x020\x01:\x08\n\x062\x04\x13\x0e\x01\x02*GLike Relu, but negative values are scaled by `alpha` instead of zeroed.\n\xf7\x02\n\x07MaxPool\x12\n\n\x05input"\x01T\x1a\x0b\n\x06output"\x01T"\x1e\n\x01T\x12\x04type\x1a\x020\x01:\x0f\n\r2\x0b\x13\x0e\x01\x02\x03\t\x04\x05\x06\x11\x0b"=\n\x05ksize\x12\tlist(int)"%Window size per dimension of `input`.(\x010\x04"?\n\x07strides\x12\tlist(int)"%Window step per dimension of `input`.(\x010\x04",\n\x07padding\x12\x06string:\x19\n\x17\x12\x04SAME\x12\x05VALID\x12\x08EXPLICIT""\n\x11explicit_paddings\x12\tlist(int)\x1a\x02\n\x00":\n\x0bdata_format\x12\x06string\x1a\x06\x12\x04NHWC:\x1b\n\x19\x12\x04NHWC\x12\x04NCHW\x12\x0bNCHW_VECT_C*%Largest value in each sliding window.\nf\n\x04Relu\x12\r\n\x08features"\x01T\x1a\x10\n\x0bactivations"\x01T"\x1c\n\x01T\x12\x04type:\x11\n\x0f2\r\x01\x02\x03\x04\x05\x06\t\x0e\x11\x13\x16\x17\x0b*\x1fClamps negative values to zero.\n\xbb\x01\n\x07Softmax\x12-\n\x06logits\x12 Unscaled scores, rank 1 or more."\x01T\x1a?\n\x07softmax\x121Probabilities summing to one along the last axis."\x01T"\x13\n\x01T\x12\x04type:\x08\n\x062\x04\x13\x0e\x01\x02*+Normalised exponentials over the last axis.\n\xb5\x02\n\x04TopK\x12\n\n\x05input"\x01T\x1a\x1e\n\x06values\x12\x11The kept entries."\x01T\x1a1\n\x07indices\x12$Their positions along the last axis.\x18\x03"%\n\x01k\x12\x03int"\x19How many entries to keep.(\x01"4\n\x06sorted\x12\x04bool\x1a\x02(\x01" Return them in descending order."\x1b\n\x01T\x12\x04type:\x10\n\x0e2\x0c\x01\x02\x03\x04\x05\x06\t\x0e\x11\x13\x16\x17*<The `k` largest entries of the last axis and where they are.B\x16\x08\x07\x12\x12Use TopKV2 instead',
+    shape_fns={
+        "BiasAdd": "shape_inference::BiasAddShape",
+        "Conv2D": "shape_inference::Conv2DShapeWithExplicitPadding",
+        "DepthwiseConv2dNative": "shape_inference::DepthwiseConv2DNativeShapeWithExplicitPadding",
+        "LeakyRelu": "shape_inference::UnchangedShape",
+        "MaxPool": "shape_inference::MaxPoolShapeWithExplicitPadding",
+        "Relu": "shape_inference::UnchangedShape",
+        "TopK": "shape_inference::UnknownShape",
+    },
+)

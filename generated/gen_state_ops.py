@@ -24,17 +24,6 @@ __all__ = [
     "variable_v2",
 ]
 
-_registry.register_op_list(
-    __name__,
-    b'\n\xc8\x02\n\x06Assign\x12\x0b\n\x03ref"\x01T\x80\x01\x01\x12\n\n\x05value"\x01T\x1a8\n\noutput_ref\x12$`ref` after the write, for chaining."\x01T\x80\x01\x01"\t\n\x01T\x12\x04type"J\n\x0evalidate_shape\x12\x04bool\x1a\x02(\x01".Require `value` to match the variable\'s shape."6\n\x0buse_locking\x12\x04bool\x1a\x02(\x01"\x1dHold a lock during the write.*\'Stores `value` into the variable `ref`.20Works on variables that are not initialized yet.\x98\x01\x01\n\xa3\x01\n\tAssignAdd\x12\x0b\n\x03ref"\x01T\x80\x01\x01\x12\n\n\x05value"\x01T\x1a\x12\n\noutput_ref"\x01T\x80\x01\x01""\n\x01T\x12\x04type:\x17\n\x152\x13\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17"\x17\n\x0buse_locking\x12\x04bool\x1a\x02(\x00*,Adds `value` to the variable `ref` in place.\n\x8a\x01\n\x10AssignVariableOp\x12\x0c\n\x08resource\x18\x14\x12\x0e\n\x05value"\x05dtype"\r\n\x05dtype\x12\x04type"\x1a\n\x0evalidate_shape\x12\x04bool\x1a\x02(\x00**Replaces the value of a resource variable.\x88\x01\x01\n\x8c\x01\n\x0eReadVariableOp\x12-\n\x08resource\x12\x1fHandle returned by VarHandleOp.\x18\x14\x1a\x0e\n\x05value"\x05dtype"\r\n\x05dtype\x12\x04type*)The current value of a resource variable.\x88\x01\x01\n\x96\x03\n\x0bVarHandleOp\x1a\x0c\n\x08resource\x18\x14"\x17\n\tcontainer\x12\x06string\x1a\x02\x12\x00"\x19\n\x0bshared_name\x12\x06string\x1a\x02\x12\x00"7\n\ndebug_name\x12\x06string\x1a\x02\x12\x00"\x1dName shown in error messages.",\n\x05dtype\x12\x04type"\x1dElement type of the variable."&\n\x05shape\x12\x05shape"\x16Shape of the variable."s\n\x0fallowed_devices\x12\x0clist(string)\x1a\x02\n\x00"NDevices that may look the variable up; empty means only the\ndevice of this op.*>Creates (or finds) a resource variable and returns its handle.\x88\x01\x01\n\xe6\x02\n\nVariableV2\x1a4\n\x03ref\x12#Reference to the variable\'s buffer."\x05dtype\x80\x01\x01"%\n\x05shape\x12\x05shape"\x15The variable\'s shape."\r\n\x05dtype\x12\x04type"[\n\tcontainer\x12\x06string\x1a\x02\x12\x00"BGroups variables for resetting; empty means the default container."a\n\x0bshared_name\x12\x06string\x1a\x02\x12\x00"FName under which sessions share the variable; empty means the op name.*)A mutable tensor that lives across steps.\x88\x01\x01',
-    shape_fns={
-        "AssignAdd": "shape_inference::MergeBothInputsShapeFn",
-        "AssignVariableOp": "shape_inference::NoOutputs",
-        "ReadVariableOp": "shape_inference::UnknownShape",
-        "VariableV2": "shape_inference::ExplicitShape",
-    },
-)
-
 
 TV_Assign_T = TypeVar(
     "TV_Assign_T",
@@ -99,6 +88,10 @@ def assign(
       A mutable `Tensor`. Has the same type as `ref`.
       `ref` after the write, for chaining.
     """
+    if _execute.eager_context() is not None:
+        raise RuntimeError(
+            "assign op does not support eager execution. Arg 'output_ref' is a ref."
+        )
     if validate_shape is None:
         validate_shape = True
     _attr_validate_shape = _execute.make_bool(validate_shape, "validate_shape")
@@ -159,6 +152,10 @@ def assign_add(
     Returns:
       A mutable `Tensor`. Has the same type as `ref`.
     """
+    if _execute.eager_context() is not None:
+        raise RuntimeError(
+            "assign_add op does not support eager execution. Arg 'output_ref' is a ref."
+        )
     if use_locking is None:
         use_locking = False
     _attr_use_locking = _execute.make_bool(use_locking, "use_locking")
@@ -226,6 +223,23 @@ def assign_variable_op(
     Returns:
       The created Operation.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "AssignVariableOp",
+                name,
+                resource,
+                value,
+                "validate_shape",
+                validate_shape,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if validate_shape is None:
         validate_shape = False
     _attr_validate_shape = _execute.make_bool(validate_shape, "validate_shape")
@@ -293,6 +307,17 @@ def read_variable_op(
     Returns:
       A `Tensor` of type `dtype`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "ReadVariableOp", name, resource, "dtype", dtype
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_dtype = _execute.make_type(dtype, "dtype")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "ReadVariableOp", resource=resource, dtype=_attr_dtype, name=name
@@ -367,6 +392,31 @@ def var_handle_op(
     Returns:
       A `Tensor` of type `resource`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "VarHandleOp",
+                name,
+                "container",
+                container,
+                "shared_name",
+                shared_name,
+                "debug_name",
+                debug_name,
+                "dtype",
+                dtype,
+                "shape",
+                shape,
+                "allowed_devices",
+                allowed_devices,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_dtype = _execute.make_type(dtype, "dtype")
     _attr_shape = _execute.make_shape(shape, "shape")
     if container is None:
@@ -462,6 +512,10 @@ def variable_v2(
     Returns:
       A mutable `Tensor` of type `dtype`. Reference to the variable's buffer.
     """
+    if _execute.eager_context() is not None:
+        raise RuntimeError(
+            "variable_v2 op does not support eager execution. Arg 'ref' is a ref."
+        )
     _attr_shape = _execute.make_shape(shape, "shape")
     _attr_dtype = _execute.make_type(dtype, "dtype")
     if container is None:
@@ -481,3 +535,15 @@ def variable_v2(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_registry.register_op_list(
+    __name__,
+    b'\n\xc8\x02\n\x06Assign\x12\x0b\n\x03ref"\x01T\x80\x01\x01\x12\n\n\x05value"\x01T\x1a8\n\noutput_ref\x12$`ref` after the write, for chaining."\x01T\x80\x01\x01"\t\n\x01T\x12\x04type"J\n\x0evalidate_shape\x12\x04bool\x1a\x02(\x01".Require `value` to match the variable\'s shape."6\n\x0buse_locking\x12\x04bool\x1a\x02(\x01"\x1dHold a lock during the write.*\'Stores `value` into the variable `ref`.20Works on variables that are not initialized yet.\x98\x01\x01\n\xa3\x01\n\tAssignAdd\x12\x0b\n\x03ref"\x01T\x80\x01\x01\x12\n\n\x05value"\x01T\x1a\x12\n\noutput_ref"\x01T\x80\x01\x01""\n\x01T\x12\x04type:\x17\n\x152\x13\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17"\x17\n\x0buse_locking\x12\x04bool\x1a\x02(\x00*,Adds `value` to the variable `ref` in place.\n\x8a\x01\n\x10AssignVariableOp\x12\x0c\n\x08resource\x18\x14\x12\x0e\n\x05value"\x05dtype"\r\n\x05dtype\x12\x04type"\x1a\n\x0evalidate_shape\x12\x04bool\x1a\x02(\x00**Replaces the value of a resource variable.\x88\x01\x01\n\x8c\x01\n\x0eReadVariableOp\x12-\n\x08resource\x12\x1fHandle returned by VarHandleOp.\x18\x14\x1a\x0e\n\x05value"\x05dtype"\r\n\x05dtype\x12\x04type*)The current value of a resource variable.\x88\x01\x01\n\x96\x03\n\x0bVarHandleOp\x1a\x0c\n\x08resource\x18\x14"\x17\n\tcontainer\x12\x06string\x1a\x02\x12\x00"\x19\n\x0bshared_name\x12\x06string\x1a\x02\x12\x00"7\n\ndebug_name\x12\x06string\x1a\x02\x12\x00"\x1dName shown in error messages.",\n\x05dtype\x12\x04type"\x1dElement type of the variable."&\n\x05shape\x12\x05shape"\x16Shape of the variable."s\n\x0fallowed_devices\x12\x0clist(string)\x1a\x02\n\x00"NDevices that may look the variable up; empty means only the\ndevice of this op.*>Creates (or finds) a resource variable and returns its handle.\x88\x01\x01\n\xe6\x02\n\nVariableV2\x1a4\n\x03ref\x12#Reference to the variable\'s buffer."\x05dtype\x80\x01\x01"%\n\x05shape\x12\x05shape"\x15The variable\'s shape."\r\n\x05dtype\x12\x04type"[\n\tcontainer\x12\x06string\x1a\x02\x12\x00"BGroups variables for resetting; empty means the default container."a\n\x0bshared_name\x12\x06string\x1a\x02\x12\x00"FName under which sessions share the variable; empty means the op name.*)A mutable tensor that lives across steps.\x88\x01\x01',
+    shape_fns={
+        "AssignAdd": "shape_inference::MergeBothInputsShapeFn",
+        "AssignVariableOp": "shape_inference::NoOutputs",
+        "ReadVariableOp": "shape_inference::UnknownShape",
+        "VariableV2": "shape_inference::ExplicitShape",
+    },
+)

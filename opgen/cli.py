@@ -151,6 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--depfile", metavar="FILE", help="write a make-style depfile")
     p.add_argument("--jobs", "-j", type=int, metavar="N", help="formatter worker processes")
     p.add_argument("--formatter", choices=["black", "ruff"], help="formatter (same bytes either way)")
+    p.add_argument("--library", metavar="PATH",
+                   help="compiled op library the generated modules load with tf.load_op_library on first "
+                        "TensorFlow use: a path relative to the modules, or package:resource "
+                        "([tool.opgen] library)")
     p.set_defaults(handler=_cmd_build)
 
     p = sub.add_parser("overrides", help="override files")

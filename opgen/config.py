@@ -22,6 +22,7 @@ _KNOWN_KEYS = {
     "formatter",  # "black" or "ruff"
     "merge_overrides",  # allow several override files to touch one op
     "api",  # path of the committed API snapshot
+    "library",  # compiled op library the modules load for TensorFlow (path from the module, or pkg:resource)
 }
 
 
@@ -41,6 +42,7 @@ class Config:
     formatter: str = "black"
     merge_overrides: bool = False
     api: str | None = None
+    library: str | None = None
 
     def path(self, value: str) -> Path:
         """A configured path, resolved against the pyproject.toml directory."""
@@ -92,5 +94,17 @@ def load_config(start: Path | None = None) -> Config:
                 raise OpgenError("[tool.opgen] merge_overrides must be true or false", Location(str(pyproject)))
         elif not isinstance(value, str):
             raise OpgenError(f"[tool.opgen] {key} must be a string", Location(str(pyproject)))
+        elif key == "library":
+            check_library(value, Location(str(pyproject)))
         kwargs[key] = value
     return Config(root=pyproject.parent, **kwargs)  # type: ignore[arg-type]
+
+
+def check_library(value: str, where: Location) -> None:
+    """`library` names a file: not empty, one line, printable (it is written into the modules)."""
+    if not value or not value.isprintable():
+        raise OpgenError(
+            f"[tool.opgen] library {value!r} is not a usable path",
+            where,
+            hint='give the op library as a path relative to the generated modules ("_my_ops.so") or as "package:resource"',
+        )

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from opgen import __version__
 from opgen.apidef import ApiModel
-from opgen.config import Config
+from opgen.config import Config, check_library
 from opgen.errors import Location, OpgenError
 from opgen.fsutil import atomic_write
 from opgen.proto import op_def_pb2
@@ -134,6 +134,7 @@ class Renderer:
     api_model: ApiModel
     root: Path
     progress: Callable[[int, int], None] | None = None
+    library: str | None = None
 
     def salt(self) -> str:
         return f"opgen {__version__}\0{code_digest()}\0{self.templates.digest}\0{self.templates.shipped}"
@@ -190,7 +191,7 @@ class Renderer:
             src_files = sorted({display_path(p, self.root) for p in {sources[op.name].location.path for op in ops if op.name in sources}})
             shape_fns = {op.name: sources[op.name].shape_fn for op in ops if op.name in sources and sources[op.name].shape_fn}
             op_list_bytes = b"".join(_op_list_entry(op_bytes[op.name]) for op in ops)
-            registrations[name] = emit.render_registration(self.templates, op_list_bytes, shape_fns)  # type: ignore[arg-type]
+            registrations[name] = emit.render_registration(self.templates, op_list_bytes, shape_fns, self.library)  # type: ignore[arg-type]
             h = salted.copy()
             # The header depends on the module's name, sources and function summaries only
             # (not on docs or bodies: a changed op rarely changes it).
@@ -211,7 +212,7 @@ class Renderer:
         files: dict[str, bytes] = {}
         source_map: dict[str, list[str]] = {}
         for name, ops in groups.items():
-            parts = [used[headers[name]][1] + "\n" + registrations[name]]
+            parts = [used[headers[name]][1]]
             functions_map: list[tuple[str, str]] = []
             for op in ops:
                 summary, text = entries[op.name]
@@ -227,6 +228,8 @@ class Renderer:
                 functions_map.append(
                     (summary.name, f'{{"aliases": [{aliases}], "op": {op_json}, "overrides": [{overrides}], "source": {where}}}')
                 )
+            # Registered last: `register_op_list` also marks the module's functions for AutoGraph.
+            parts.append(registrations[name])
             files[f"{name}.py"] = "\n\n".join(parts).encode("utf-8")
             functions_map.sort()
             source_map[f"{name}.py"] = [f"{_json_str(fn)}: {entry}" for fn, entry in functions_map]
@@ -415,6 +418,7 @@ class BuildOptions:
     modules: dict[str, str]
     root: Path
     config_location: Location
+    library: str | None = None  # op library the modules load for TensorFlow ([tool.opgen] library)
 
 
 def options_from(args, config: Config) -> BuildOptions:
@@ -428,14 +432,23 @@ def options_from(args, config: Config) -> BuildOptions:
         modules=dict(config.modules),
         root=config.root,
         config_location=Location(str(config.root / "pyproject.toml")),
+        library=_library_option(args, config),
     )
+
+
+def _library_option(args, config: Config) -> str | None:
+    library = getattr(args, "library", None)
+    if library is None:
+        return config.library
+    check_library(library, Location("--library"))
+    return library
 
 
 def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions, progress=None) -> RenderResult:
     templates = emit.Templates.load(opts.templates)
     formatter = ChunkFormatter(opts.formatter, opts.jobs)
     groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
-    renderer = Renderer(templates, formatter, api_model, opts.root, progress)
+    renderer = Renderer(templates, formatter, api_model, opts.root, progress, opts.library)
     pack = f"{opts.out.resolve()}\0{opts.formatter}"
     # Rendering allocates many small acyclic objects; cyclic GC passes over a big heap
     # (e.g. with TensorFlow imported) cost more than the whole incremental build.

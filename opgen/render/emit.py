@@ -427,6 +427,10 @@ def render_header(
     return text, templates.shipped and direct_chunk(text, literals.docstring_literal(header_doc, ""))
 
 
-def render_registration(templates: Templates, op_list_bytes: bytes, shape_fns: dict[str, str]) -> str:
+def render_registration(
+    templates: Templates, op_list_bytes: bytes, shape_fns: dict[str, str], library: str | None = None
+) -> str:
     """The `register_op_list(...)` statement, already in black's layout (never formatted)."""
-    return templates.render("module_registration.py.j2", op_list_bytes=op_list_bytes, shape_fns=shape_fns)
+    return templates.render(
+        "module_registration.py.j2", op_list_bytes=op_list_bytes, shape_fns=shape_fns, library=library
+    )

@@ -92,6 +92,11 @@ class FunctionApi:
     list_lengths: tuple[ListLength, ...]
     is_stateful: bool
     docstring: str  # cleandoc'ed text (Args/Returns at column 0)
+    # TF's eager fast path: `TFE_Py_FastPathExecute` arguments after the op name and `name`
+    # (inputs in OpDef order, then `"attr", value` for each attr not inferred from inputs).
+    eager_args: tuple[str, ...] = ()
+    # Ops with ref arguments cannot run eagerly: TF's RuntimeError message.
+    eager_unsupported: str | None = None
 
     @property
     def inputs(self) -> tuple[Param, ...]:
@@ -288,6 +293,12 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
     doc = docstrings.docstring_text(
         api_def.summary, api_def.description, entries, docstrings.returns_block(ctx, api_def)
     )
+    eager_args = [input_param_name(a.name) for a in op_def.input_arg]
+    for attr in op_def.attr:
+        if attr.name not in inferred_from:
+            eager_args += [py_str(attr.name), attr_param_name(attr.name)]
+    # TF names the last ref argument, outputs after inputs.
+    refs = [a.name for a in [*op_def.input_arg, *op_def.output_arg] if a.is_ref]
     op_alias = avoid_reserved(op_def.name)
     return FunctionApi(
         op_name=op_def.name,
@@ -304,6 +315,10 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
         list_lengths=tuple(list_lengths),
         is_stateful=op_def.is_stateful,
         docstring=doc,
+        eager_args=tuple(eager_args),
+        eager_unsupported=(
+            f"{name} op does not support eager execution. Arg '{refs[-1]}' is a ref." if refs else None
+        ),
     )
 
 

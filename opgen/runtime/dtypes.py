@@ -242,6 +242,11 @@ def as_dtype(type_value: Any) -> DType:
                 return found
         except TypeError:
             pass
+    if type(type_value).__module__.startswith("tensorflow."):
+        # TensorFlow's own DType (tf.int32): its enum names the same DataType.
+        enum = getattr(type_value, "as_datatype_enum", None)
+        if enum in _BY_ENUM:
+            return _BY_ENUM[enum]
     raise TypeError(
         f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType."
     )

@@ -20,6 +20,7 @@ from .attr_values import _attr_proto
 from .constant_op import convert_to_tensor
 from .fast_path import _fast_attrs
 from .graph import _VALID_NAMES, Graph, Tensor, _default_stack, get_default_graph
+from .tf_backend import apply_op_helper as _tf_apply_op_helper
 
 _DT_INVALID = 0
 
@@ -145,8 +146,8 @@ def _graph_from_inputs(keywords: dict[str, Any]) -> Graph:
 
 def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any):
     """Adds an `op_type_name` node; returns (output_structure, is_stateful, op, outputs)."""
-    if _backend.active(keywords):
-        return _backend.apply_op_helper(op_type_name, name, **keywords)
+    if _backend.active():
+        return _tf_apply_op_helper(op_type_name, name, keywords)
     info = _infos.get(op_type_name) or _info(op_type_name)
     if info is None:
         raise RuntimeError(f"Unrecognized Op name {op_type_name}")

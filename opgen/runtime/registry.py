@@ -2,11 +2,16 @@
 
 `register_op_list` keeps the serialized bytes and parses lazily, so importing a large
 generated module costs one dict update per op name (the OpList is parsed on first lookup).
+Generated modules register last, so that the call can also mark their functions as
+AutoGraph artifacts: inside `tf.function`, AutoGraph then calls them as they are, as it
+calls TensorFlow's own generated wrappers, instead of converting them and the runtime.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
+from types import FunctionType
 
 from opgen.proto import op_def_pb2
 
@@ -47,6 +52,7 @@ class _Blob:
 _lock = threading.Lock()
 _entries: dict[str, _Entry] = {}
 _modules: dict[str, _Blob] = {}
+_libraries: dict[str, str] = {}  # module name -> its `[tool.opgen] library`
 generation = 0  # bumped by every registration (invalidates caches keyed by op name)
 
 
@@ -96,15 +102,24 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
 
 
 def register_op_list(
-    module_name: str, serialized_op_list: bytes, shape_fns: dict[str, str] | None = None
+    module_name: str,
+    serialized_op_list: bytes,
+    shape_fns: dict[str, str] | None = None,
+    library: str | None = None,
 ) -> None:
-    """Registers a module's OpDefs. Identical re-registration is fine; a conflict raises."""
+    """Registers a module's OpDefs. Identical re-registration is fine; a conflict raises.
+
+    `library` is the compiled op library the TensorFlow backend loads before running one
+    of these ops (`[tool.opgen] library`: a path relative to the module, or `pkg:resource`).
+    """
     global generation
     blob = _Blob(serialized_op_list)
     shape_fns = shape_fns or {}
     with _lock:
         generation += 1
         _modules[module_name] = blob
+        if library:
+            _libraries[module_name] = library
         for name in _op_names(serialized_op_list):
             old = _entries.get(name)
             if old is not None and old.module != module_name:
@@ -117,6 +132,17 @@ def register_op_list(
                     old.shape_fn = shape_fns.get(name)
                 continue
             _entries[name] = _Entry(name, module_name, blob, shape_fns.get(name))
+    _mark_autograph_artifacts(module_name)
+
+
+def _mark_autograph_artifacts(module_name: str) -> None:
+    """Sets AutoGraph's `autograph_info__` marker (`api.is_autograph_artifact`) on the module's functions."""
+    module = sys.modules.get(module_name)
+    if module is None:
+        return
+    for value in vars(module).values():
+        if type(value) is FunctionType and value.__module__ == module_name:
+            value.autograph_info__ = None  # type: ignore[attr-defined]
 
 
 def _signature(op_def: op_def_pb2.OpDef) -> bytes:
@@ -156,6 +182,14 @@ def get(op_type_name: str) -> op_def_pb2.OpDef | None:
     if entry is None:
         return None
     return _resolve(entry)
+
+
+def library_of(op_type_name: str) -> tuple[str, str] | None:
+    """(module name, library) when the op's module names an op library to load for TF."""
+    entry = _entries.get(op_type_name)
+    if entry is None or entry.module not in _libraries:
+        return None
+    return entry.module, _libraries[entry.module]
 
 
 def shape_fn_name(op_type_name: str) -> str | None:

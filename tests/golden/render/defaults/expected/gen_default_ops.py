@@ -18,12 +18,6 @@ from opgen.runtime import registry as _registry
 
 __all__ = ["defaults"]
 
-_registry.register_op_list(
-    __name__,
-    b'\n\xff\x04\n\x08Defaults"-\n\x01s\x12\x06string\x1a \x12\x1ecaf\xc3\xa9 \t \'q\' "dq" \\ {{ jinja }}"\x15\n\x07s_empty\x12\x06string\x1a\x02\x12\x00"\x15\n\x01i\x12\x03int\x1a\x0b\x18\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01"\x17\n\x07f_small\x12\x05float\x1a\x05%\x95\xbf\xd63"\x15\n\x05f_big\x12\x05float\x1a\x05%8\xb4\x96I"\x14\n\x04f_pi\x12\x05float\x1a\x05%\xdb\x0fI@"\x1a\n\nf_neg_zero\x12\x05float\x1a\x05%\x00\x00\x00\x80"\x19\n\tf_hundred\x12\x05float\x1a\x05%\x00\x00\xc8B"\r\n\x01b\x12\x04bool\x1a\x02(\x01"\x12\n\x06t_half\x12\x04type\x1a\x020\x13"\x13\n\x07t_float\x12\x04type\x1a\x020\x01"\x12\n\x06t_bool\x12\x04type\x1a\x020\n"\x1c\n\rshape_unknown\x12\x05shape\x1a\x04:\x02\x18\x01"+\n\rshape_partial\x12\x05shape\x1a\x13:\x11\x12\x0b\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x12\x02\x08\x03"\x19\n\x0cshape_scalar\x12\x05shape\x1a\x02:\x00"\x18\n\x03ten\x12\x06tensor\x1a\tB\x07\x08\x03\x12\x00:\x01\x07"\x18\n\x02li\x12\tlist(int)\x1a\x07\n\x05\x1a\x03\x01\x02\x03"\x18\n\x07l_empty\x12\tlist(int)\x1a\x02\n\x00"#\n\x02lf\x12\x0blist(float)\x1a\x10\n\x0e"\x0c\x00\x00\x00?\x00\x00 A\xf9\x02\x15P"\x1d\n\x02ls\x12\x0clist(string)\x1a\t\n\x07\x12\x01a\x12\x02b\n"\x18\n\x02lb\x12\nlist(bool)\x1a\x06\n\x04*\x02\x01\x00"\x18\n\x02lt\x12\nlist(type)\x1a\x06\n\x042\x02\x03\x02"!\n\x06lshape\x12\x0blist(shape)\x1a\n\n\x08:\x00:\x04\x12\x02\x08\x01',
-    shape_fns={},
-)
-
 
 TV_Defaults_t_half = TypeVar(
     "TV_Defaults_t_half",
@@ -195,6 +189,65 @@ def defaults(
     Returns:
       The created Operation.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "Defaults",
+                name,
+                "s",
+                s,
+                "s_empty",
+                s_empty,
+                "i",
+                i,
+                "f_small",
+                f_small,
+                "f_big",
+                f_big,
+                "f_pi",
+                f_pi,
+                "f_neg_zero",
+                f_neg_zero,
+                "f_hundred",
+                f_hundred,
+                "b",
+                b,
+                "t_half",
+                t_half,
+                "t_float",
+                t_float,
+                "t_bool",
+                t_bool,
+                "shape_unknown",
+                shape_unknown,
+                "shape_partial",
+                shape_partial,
+                "shape_scalar",
+                shape_scalar,
+                "ten",
+                ten,
+                "li",
+                li,
+                "l_empty",
+                l_empty,
+                "lf",
+                lf,
+                "ls",
+                ls,
+                "lb",
+                lb,
+                "lt",
+                lt,
+                "lshape",
+                lshape,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if s is None:
         s = "cafÃ© \t 'q' \"dq\" \\ {{ jinja }}"
     _attr_s = _execute.make_str(s, "s")
@@ -322,3 +375,10 @@ def defaults(
         name=name,
     )
     return _op
+
+
+_registry.register_op_list(
+    __name__,
+    b'\n\xff\x04\n\x08Defaults"-\n\x01s\x12\x06string\x1a \x12\x1ecaf\xc3\xa9 \t \'q\' "dq" \\ {{ jinja }}"\x15\n\x07s_empty\x12\x06string\x1a\x02\x12\x00"\x15\n\x01i\x12\x03int\x1a\x0b\x18\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01"\x17\n\x07f_small\x12\x05float\x1a\x05%\x95\xbf\xd63"\x15\n\x05f_big\x12\x05float\x1a\x05%8\xb4\x96I"\x14\n\x04f_pi\x12\x05float\x1a\x05%\xdb\x0fI@"\x1a\n\nf_neg_zero\x12\x05float\x1a\x05%\x00\x00\x00\x80"\x19\n\tf_hundred\x12\x05float\x1a\x05%\x00\x00\xc8B"\r\n\x01b\x12\x04bool\x1a\x02(\x01"\x12\n\x06t_half\x12\x04type\x1a\x020\x13"\x13\n\x07t_float\x12\x04type\x1a\x020\x01"\x12\n\x06t_bool\x12\x04type\x1a\x020\n"\x1c\n\rshape_unknown\x12\x05shape\x1a\x04:\x02\x18\x01"+\n\rshape_partial\x12\x05shape\x1a\x13:\x11\x12\x0b\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x12\x02\x08\x03"\x19\n\x0cshape_scalar\x12\x05shape\x1a\x02:\x00"\x18\n\x03ten\x12\x06tensor\x1a\tB\x07\x08\x03\x12\x00:\x01\x07"\x18\n\x02li\x12\tlist(int)\x1a\x07\n\x05\x1a\x03\x01\x02\x03"\x18\n\x07l_empty\x12\tlist(int)\x1a\x02\n\x00"#\n\x02lf\x12\x0blist(float)\x1a\x10\n\x0e"\x0c\x00\x00\x00?\x00\x00 A\xf9\x02\x15P"\x1d\n\x02ls\x12\x0clist(string)\x1a\t\n\x07\x12\x01a\x12\x02b\n"\x18\n\x02lb\x12\nlist(bool)\x1a\x06\n\x04*\x02\x01\x00"\x18\n\x02lt\x12\nlist(type)\x1a\x06\n\x042\x02\x03\x02"!\n\x06lshape\x12\x0blist(shape)\x1a\n\n\x08:\x00:\x04\x12\x02\x08\x01',
+    shape_fns={},
+)

@@ -18,12 +18,6 @@ from opgen.runtime import registry as _registry
 
 __all__ = ["documented", "two_outputs", "undocumented"]
 
-_registry.register_op_list(
-    __name__,
-    b'\n\x92\x05\n\nDocumented\x12h\n\x01x\x12`The first operand. It has a long description that will not fit on the line with its type phrase."\x01T\x12F\n\x01y\x12>= Same shape as `x`; the type phrase is replaced by this text."\x01T\x12\x17\n\x07indices\x12\x06Short."\x04Tidx\x1a\x18\n\x01z\x12\x10The combination."\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x02"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t"q\n\x04mode\x12\x06string\x1a\x06\x12\x04fast"HHow to combine: "fast" or "exact" (with \\backslashes\\ and """quotes""").:\x0f\n\r\x12\x04fast\x12\x05exact"\x1b\n\x05count\x12\x03int"\tHow many.(\x010\x02"#\n\x06ratios\x12\x0blist(float)\x1a\x08\n\x06"\x04\x00\x00\x00?(\x010\x01*WCombines `x` and `y` with a very long summary line that goes on and on past the margin.2dThe description has several paragraphs.\n\n  An indented block stays indented,\n  relative to the rest.\n\xb2\x01\n\nTwoOutputs\x12\x05\n\x01a\x18\x01\x1ab\n\x02lo\x12ZThe lower half, with a description long enough to run past the seventy-four column margin.\x18\x01\x1a,\n\x02hi\x12$= The upper half, described in full.\x18\x01*\x0bSplits `a`.\n\x1c\n\x0cUndocumented\x12\x05\n\x01a\x18\x01\x1a\x05\n\x01b\x18\x03',
-    shape_fns={},
-)
-
 
 TV_Documented_T = TypeVar("TV_Documented_T", _atypes.Float32, _atypes.Float64)
 TV_Documented_Tidx = TypeVar("TV_Documented_Tidx", _atypes.Int32, _atypes.Int64)
@@ -60,6 +54,28 @@ def documented(
     Returns:
       A `Tensor`. Has the same type as `x`. The combination.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "Documented",
+                name,
+                x,
+                y,
+                indices,
+                "mode",
+                mode,
+                "count",
+                count,
+                "ratios",
+                ratios,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_count = _execute.make_int(count, "count")
     if mode is None:
         mode = "fast"
@@ -103,6 +119,15 @@ def two_outputs(a: Annotated[Any, _atypes.Float32], name=None):
       lo: A `Tensor` of type `float32`. The lower half, with a description long enough to run past the seventy-four column margin.
       hi: The upper half, described in full.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "TwoOutputs", name, a)
+            return _TwoOutputsOutput._make(_result)
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("TwoOutputs", a=a, name=name)
     _result = _outputs[:]
     _result = _TwoOutputsOutput._make(_result)
@@ -121,9 +146,25 @@ def undocumented(
     Returns:
       A `Tensor` of type `int32`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Undocumented", name, a)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Undocumented", a=a, name=name
     )
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_registry.register_op_list(
+    __name__,
+    b'\n\x92\x05\n\nDocumented\x12h\n\x01x\x12`The first operand. It has a long description that will not fit on the line with its type phrase."\x01T\x12F\n\x01y\x12>= Same shape as `x`; the type phrase is replaced by this text."\x01T\x12\x17\n\x07indices\x12\x06Short."\x04Tidx\x1a\x18\n\x01z\x12\x10The combination."\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x02"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t"q\n\x04mode\x12\x06string\x1a\x06\x12\x04fast"HHow to combine: "fast" or "exact" (with \\backslashes\\ and """quotes""").:\x0f\n\r\x12\x04fast\x12\x05exact"\x1b\n\x05count\x12\x03int"\tHow many.(\x010\x02"#\n\x06ratios\x12\x0blist(float)\x1a\x08\n\x06"\x04\x00\x00\x00?(\x010\x01*WCombines `x` and `y` with a very long summary line that goes on and on past the margin.2dThe description has several paragraphs.\n\n  An indented block stays indented,\n  relative to the rest.\n\xb2\x01\n\nTwoOutputs\x12\x05\n\x01a\x18\x01\x1ab\n\x02lo\x12ZThe lower half, with a description long enough to run past the seventy-four column margin.\x18\x01\x1a,\n\x02hi\x12$= The upper half, described in full.\x18\x01*\x0bSplits `a`.\n\x1c\n\x0cUndocumented\x12\x05\n\x01a\x18\x01\x1a\x05\n\x01b\x18\x03',
+    shape_fns={},
+)

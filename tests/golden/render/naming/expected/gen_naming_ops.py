@@ -26,12 +26,6 @@ __all__ = [
     "xla2_foo",
 ]
 
-_registry.register_op_list(
-    __name__,
-    b'\n\x13\n\x03ABc\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n\x15\n\x05Ab_Cd\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n\x1b\n\x0bCTCLossLike\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n0\n\x17Conv2DBackpropInputLike\x12\t\n\x05input\x18\x01\x1a\n\n\x06output\x18\x01\n`\n\x0bKeywordArgs\x12\n\n\x06lambda\x18\x01\x12\t\n\x05async\x18\x01\x12\t\n\x05input\x18\x01\x1a\x07\n\x03out\x18\x01"\x10\n\x05await\x12\x03int\x1a\x02\x18\x01"\x14\n\x08nonlocal\x12\x04bool\x1a\x02(\x00\n\x1c\n\nL2LossLike\x12\x05\n\x01t\x18\x01\x1a\x07\n\x03out\x18\x01\n\x1a\n\nMatMulLike\x12\x05\n\x01a\x18\x01\x1a\x05\n\x01b\x18\x01\n\x15\n\x05Print\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n#\n\x0cRGBToHSVLike\x12\n\n\x06images\x18\x01\x1a\x07\n\x03out\x18\x01\n\x16\n\x06Sorted\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n\x1e\n\x0eUTF8DecodeLike\x12\x05\n\x01x\x18\x07\x1a\x05\n\x01y\x18\x07\n\x17\n\x07Xla2Foo\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01',
-    shape_fns={},
-)
-
 
 def a_bc(
     x: Annotated[Any, _atypes.Float32], name=None
@@ -45,6 +39,15 @@ def a_bc(
     Returns:
       A `Tensor` of type `float32`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "ABc", name, x)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("ABc", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -63,6 +66,15 @@ def ab__cd(
     Returns:
       A `Tensor` of type `float32`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Ab_Cd", name, x)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Ab_Cd", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -81,6 +93,15 @@ def ctc_loss_like(
     Returns:
       A `Tensor` of type `float32`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "CTCLossLike", name, x)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "CTCLossLike", x=x, name=name
     )
@@ -101,6 +122,17 @@ def conv2d_backprop_input_like(
     Returns:
       A `Tensor` of type `float32`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "Conv2DBackpropInputLike", name, input
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Conv2DBackpropInputLike", input=input, name=name
     )
@@ -130,6 +162,26 @@ def keyword_args(
     Returns:
       A `Tensor` of type `float32`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "KeywordArgs",
+                name,
+                lambda_,
+                async_,
+                input,
+                "await",
+                await_,
+                "nonlocal",
+                nonlocal_,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if await_ is None:
         await_ = 1
     _attr_await_ = _execute.make_int(await_, "await_")
@@ -162,6 +214,15 @@ def l2_loss_like(
     Returns:
       A `Tensor` of type `float32`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "L2LossLike", name, t)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("L2LossLike", t=t, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -180,6 +241,15 @@ def mat_mul_like(
     Returns:
       A `Tensor` of type `float32`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "MatMulLike", name, a)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("MatMulLike", a=a, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -198,6 +268,15 @@ def rgb_to_hsv_like(
     Returns:
       A `Tensor` of type `float32`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "RGBToHSVLike", name, images)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "RGBToHSVLike", images=images, name=name
     )
@@ -218,6 +297,15 @@ def sorted(
     Returns:
       A `Tensor` of type `float32`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Sorted", name, x)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Sorted", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -236,6 +324,15 @@ def utf8_decode_like(
     Returns:
       A `Tensor` of type `string`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "UTF8DecodeLike", name, x)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "UTF8DecodeLike", x=x, name=name
     )
@@ -256,7 +353,23 @@ def xla2_foo(
     Returns:
       A `Tensor` of type `float32`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Xla2Foo", name, x)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Xla2Foo", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_registry.register_op_list(
+    __name__,
+    b'\n\x13\n\x03ABc\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n\x15\n\x05Ab_Cd\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n\x1b\n\x0bCTCLossLike\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n0\n\x17Conv2DBackpropInputLike\x12\t\n\x05input\x18\x01\x1a\n\n\x06output\x18\x01\n`\n\x0bKeywordArgs\x12\n\n\x06lambda\x18\x01\x12\t\n\x05async\x18\x01\x12\t\n\x05input\x18\x01\x1a\x07\n\x03out\x18\x01"\x10\n\x05await\x12\x03int\x1a\x02\x18\x01"\x14\n\x08nonlocal\x12\x04bool\x1a\x02(\x00\n\x1c\n\nL2LossLike\x12\x05\n\x01t\x18\x01\x1a\x07\n\x03out\x18\x01\n\x1a\n\nMatMulLike\x12\x05\n\x01a\x18\x01\x1a\x05\n\x01b\x18\x01\n\x15\n\x05Print\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n#\n\x0cRGBToHSVLike\x12\n\n\x06images\x18\x01\x1a\x07\n\x03out\x18\x01\n\x16\n\x06Sorted\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n\x1e\n\x0eUTF8DecodeLike\x12\x05\n\x01x\x18\x07\x1a\x05\n\x01y\x18\x07\n\x17\n\x07Xla2Foo\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01',
+    shape_fns={},
+)

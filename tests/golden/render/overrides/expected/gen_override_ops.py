@@ -25,12 +25,6 @@ __all__ = [
     "times",
 ]
 
-_registry.register_op_list(
-    __name__,
-    b'\n(\n\x03Abs\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03\n0\n\x03Add\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03\n2\n\x05AddV2\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03\nr\n\nArgMaxLike\x12\n\n\x05input"\x01T\x12\r\n\tdimension\x18\x03\x1a\x15\n\x06output"\x0boutput_type"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03"\x1f\n\x0boutput_type\x12\x04type\x1a\x020\t:\x06\n\x042\x02\x03\t\n\x14\n\x04Gone\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n-\n\x06MinMax\x12\x05\n\x01x\x18\x01\x1a\r\n\tmin_value\x18\x01\x1a\r\n\tmax_value\x18\x01\n0\n\x03Mul\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03\n \n\tReordered\x12\x05\n\x01a\x18\x01\x12\x05\n\x01b\x18\x03\x1a\x05\n\x01c\x18\x01\n\xf2\x01\n\x07SumLike\x12!\n\x05input\x12\x15The tensor to reduce."\x01T\x120\n\x11reduction_indices\x12\x19The dimensions to reduce.\x18\x03\x1a\x0b\n\x06output"\x01T"I\n\tkeep_dims\x12\x04bool\x1a\x02(\x00"2If true, retains reduced dimensions with length 1."\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03*\'Sums `input` along `reduction_indices`.',
-    shape_fns={},
-)
-
 
 TV_Abs_T = TypeVar("TV_Abs_T", _atypes.Float32, _atypes.Int32)
 
@@ -45,6 +39,15 @@ def _abs(x: Annotated[Any, TV_Abs_T], name=None) -> Annotated[Any, TV_Abs_T]:
     Returns:
       A `Tensor`. Has the same type as `x`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Abs", name, x)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Abs", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -67,6 +70,15 @@ def add(
     Returns:
       A `Tensor`. Has the same type as `x`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Add", name, x, y)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Add", x=x, y=y, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -89,6 +101,15 @@ def add_two(
     Returns:
       A `Tensor`. Has the same type as `x`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "AddV2", name, x, y)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("AddV2", x=x, y=y, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -118,6 +139,17 @@ def arg_max_like(
     Returns:
       A `Tensor` of type `output_type`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "ArgMaxLike", name, input, dimension, "output_type", output_type
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if output_type is None:
         output_type = _dtypes.int32
     _attr_output_type = _execute.make_type(output_type, "output_type")
@@ -150,6 +182,15 @@ def min_max(x: Annotated[Any, _atypes.Float32], name=None):
       min_value: A `Tensor` of type `float32`.
       max_value: A `Tensor` of type `float32`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "MinMax", name, x)
+            return _MinMaxOutput._make(_result)
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("MinMax", x=x, name=name)
     _result = _outputs[:]
     _result = _MinMaxOutput._make(_result)
@@ -172,6 +213,15 @@ def mul(
     Returns:
       A `Tensor`. Has the same type as `x`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Mul", name, x, y)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Mul", x=x, y=y, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -197,6 +247,15 @@ def reordered(
     Returns:
       A `Tensor` of type `float32`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "Reordered", name, a, b)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Reordered", b=b, a=a, name=name
     )
@@ -227,6 +286,17 @@ def sum_like(
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "SumLike", name, input, axis, "keep_dims", keepdims
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if keepdims is None:
         keepdims = False
     _attr_keepdims = _execute.make_bool(keepdims, "keepdims")
@@ -240,3 +310,10 @@ def sum_like(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_registry.register_op_list(
+    __name__,
+    b'\n(\n\x03Abs\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03\n0\n\x03Add\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03\n2\n\x05AddV2\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03\nr\n\nArgMaxLike\x12\n\n\x05input"\x01T\x12\r\n\tdimension\x18\x03\x1a\x15\n\x06output"\x0boutput_type"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03"\x1f\n\x0boutput_type\x12\x04type\x1a\x020\t:\x06\n\x042\x02\x03\t\n\x14\n\x04Gone\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n-\n\x06MinMax\x12\x05\n\x01x\x18\x01\x1a\r\n\tmin_value\x18\x01\x1a\r\n\tmax_value\x18\x01\n0\n\x03Mul\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03\n \n\tReordered\x12\x05\n\x01a\x18\x01\x12\x05\n\x01b\x18\x03\x1a\x05\n\x01c\x18\x01\n\xf2\x01\n\x07SumLike\x12!\n\x05input\x12\x15The tensor to reduce."\x01T\x120\n\x11reduction_indices\x12\x19The dimensions to reduce.\x18\x03\x1a\x0b\n\x06output"\x01T"I\n\tkeep_dims\x12\x04bool\x1a\x02(\x00"2If true, retains reduced dimensions with length 1."\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03*\'Sums `input` along `reduction_indices`.',
+    shape_fns={},
+)

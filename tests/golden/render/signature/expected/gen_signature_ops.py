@@ -25,12 +25,6 @@ __all__ = [
     "type_lists",
 ]
 
-_registry.register_op_list(
-    __name__,
-    b'\ng\n\nListInputs\x12\x0e\n\x06values"\x01T*\x01N\x12\x0c\n\x04more"\x01T*\x01N\x12\x0c\n\x05fixed\x18\x03*\x01M\x1a\x08\n\x03sum"\x01T"\x0c\n\x01N\x12\x03int(\x010\x01"\n\n\x01M\x12\x03int(\x01"\t\n\x01T\x12\x04type\nm\n\x0bManyOutputs\x12\x06\n\x01x"\x01T\x1a\n\n\x05first"\x01T\x1a\x0e\n\x06middle"\x01T*\x01n\x1a\t\n\x05count\x18\t\x1a\x10\n\tlast_list\x18\x03*\x01n"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x13\x01"\n\n\x01n\x12\x03int(\x01\n\x15\n\tNoOutputs\x12\x05\n\x01x\x18\x01\x88\x01\x01\n\x94\x01\n\x08Ordering\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\r\n\x01z"\x08out_type"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03"\x17\n\x0cwith_default\x12\x03int\x1a\x02\x18\x03"\x12\n\x08required\x12\x06string"\x1c\n\x08out_type\x12\x04type\x1a\x020\t:\x06\n\x042\x02\x03\t"\x0b\n\x03dst\x12\x04type\n.\n\nSingleType\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x10\n\x01T\x12\x04type:\x05\n\x032\x01\x0e\n_\n\tSplitLike\x12\r\n\tsplit_dim\x18\x03\x12\n\n\x05value"\x01T\x1a\x16\n\x06output"\x01T*\tnum_split"\x14\n\tnum_split\x12\x03int(\x010\x01"\t\n\x01T\x12\x04type\n/\n\x12StatefulListOutput\x1a\n\n\x03out\x18\x01*\x01n"\n\n\x01n\x12\x03int(\x01\x88\x01\x01\nV\n\tTypeLists\x12\x0b\n\x04args2\x03Tin\x1a\x0f\n\x07results2\x04Tout"\x13\n\x03Tin\x12\nlist(type)(\x01"\x16\n\x04Tout\x12\nlist(type)(\x010\x01',
-    shape_fns={},
-)
-
 
 TV_ListInputs_T = TypeVar(
     "TV_ListInputs_T",
@@ -88,6 +82,17 @@ def list_inputs(
     Returns:
       A `Tensor`. Has the same type as `values`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "ListInputs", name, values, more, fixed
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if not isinstance(values, (list, tuple)):
         raise TypeError(
             f"Expected list for 'values' argument to 'list_inputs' Op, not {values!r}."
@@ -139,6 +144,15 @@ def many_outputs(x: Annotated[Any, TV_ManyOutputs_T], n: int, name=None):
       count: A `Tensor` of type `int64`.
       last_list: A list of `n` `Tensor` objects with type `int32`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "ManyOutputs", name, x, "n", n)
+            return _ManyOutputsOutput._make(_result)
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_n = _execute.make_int(n, "n")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "ManyOutputs", x=x, n=_attr_n, name=name
@@ -160,6 +174,15 @@ def no_outputs(x: Annotated[Any, _atypes.Float32], name=None):
     Returns:
       The created Operation.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "NoOutputs", name, x)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("NoOutputs", x=x, name=name)
     return _op
 
@@ -228,6 +251,29 @@ def ordering(
     Returns:
       A `Tensor` of type `out_type`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx,
+                "Ordering",
+                name,
+                x,
+                y,
+                "with_default",
+                with_default,
+                "required",
+                required,
+                "out_type",
+                out_type,
+                "dst",
+                dst,
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_required = _execute.make_str(required, "required")
     _attr_dst = _execute.make_type(dst, "dst")
     if with_default is None:
@@ -266,6 +312,15 @@ def single_type(
     Returns:
       A `Tensor`. Has the same type as `x`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(_ctx, "SingleType", name, x)
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _, _, _op, _outputs = _op_def_library._apply_op_helper("SingleType", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -328,6 +383,17 @@ def split_like(
     Returns:
       A list of `num_split` `Tensor` objects with the same type as `value`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "SplitLike", name, split_dim, value, "num_split", num_split
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_num_split = _execute.make_int(num_split, "num_split")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "SplitLike",
@@ -350,6 +416,17 @@ def stateful_list_output(n: int, name=None):
     Returns:
       A list of `n` `Tensor` objects with type `float32`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "StatefulListOutput", name, "n", n
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     _attr_n = _execute.make_int(n, "n")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "StatefulListOutput", n=_attr_n, name=name
@@ -371,6 +448,17 @@ def type_lists(args, Tout, name=None):
     Returns:
       A list of `Tensor` objects of type `Tout`.
     """
+    _ctx = _execute.eager_context()
+    if _ctx is not None:
+        try:
+            _result = _execute.fast_path_execute(
+                _ctx, "TypeLists", name, args, "Tout", Tout
+            )
+            return _result
+        except _execute.NotOkStatusException as _e:
+            _execute.raise_from_not_ok_status(_e, name)
+        except _execute.FallbackException:
+            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
     if not isinstance(Tout, (list, tuple)):
         raise TypeError(
             f"Expected list for 'Tout' argument to 'type_lists' Op, not {Tout!r}."
@@ -381,3 +469,10 @@ def type_lists(args, Tout, name=None):
     )
     _result = _outputs[:]
     return _result
+
+
+_registry.register_op_list(
+    __name__,
+    b'\ng\n\nListInputs\x12\x0e\n\x06values"\x01T*\x01N\x12\x0c\n\x04more"\x01T*\x01N\x12\x0c\n\x05fixed\x18\x03*\x01M\x1a\x08\n\x03sum"\x01T"\x0c\n\x01N\x12\x03int(\x010\x01"\n\n\x01M\x12\x03int(\x01"\t\n\x01T\x12\x04type\nm\n\x0bManyOutputs\x12\x06\n\x01x"\x01T\x1a\n\n\x05first"\x01T\x1a\x0e\n\x06middle"\x01T*\x01n\x1a\t\n\x05count\x18\t\x1a\x10\n\tlast_list\x18\x03*\x01n"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x13\x01"\n\n\x01n\x12\x03int(\x01\n\x15\n\tNoOutputs\x12\x05\n\x01x\x18\x01\x88\x01\x01\n\x94\x01\n\x08Ordering\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\r\n\x01z"\x08out_type"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03"\x17\n\x0cwith_default\x12\x03int\x1a\x02\x18\x03"\x12\n\x08required\x12\x06string"\x1c\n\x08out_type\x12\x04type\x1a\x020\t:\x06\n\x042\x02\x03\t"\x0b\n\x03dst\x12\x04type\n.\n\nSingleType\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x10\n\x01T\x12\x04type:\x05\n\x032\x01\x0e\n_\n\tSplitLike\x12\r\n\tsplit_dim\x18\x03\x12\n\n\x05value"\x01T\x1a\x16\n\x06output"\x01T*\tnum_split"\x14\n\tnum_split\x12\x03int(\x010\x01"\t\n\x01T\x12\x04type\n/\n\x12StatefulListOutput\x1a\n\n\x03out\x18\x01*\x01n"\n\n\x01n\x12\x03int(\x01\x88\x01\x01\nV\n\tTypeLists\x12\x0b\n\x04args2\x03Tin\x1a\x0f\n\x07results2\x04Tout"\x13\n\x03Tin\x12\nlist(type)(\x01"\x16\n\x04Tout\x12\nlist(type)(\x010\x01',
+    shape_fns={},
+)
