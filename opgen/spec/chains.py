@@ -44,6 +44,15 @@ _SCAN_TEXTS = {*REGISTER_MACROS, "=", "return"}
 _CONST_KEYWORDS = {"const", "constexpr"}
 
 
+class UndefinedNameError(OpgenError):
+    """A chain needs `name`, an identifier that is neither a macro nor a string constant or
+    helper (a header that could not be found may be what defines it)."""
+
+    def __init__(self, at: Token, name: str, message: str):
+        super().__init__(message, token_location(at))
+        self.name = name
+
+
 def extract_registrations(tokens: list[Token], helpers: Mapping[str, str]) -> tuple[list[Registration], list[OpgenError]]:
     """Every REGISTER_OP chain of a translation unit, in source order, and the errors of
     the chains that could not be read. String constants and functions returning a
@@ -154,10 +163,13 @@ class _ChainReader:
         reg_tok = toks[start]
         macro = reg_tok[TEXT]
         args, i = self._paren_args(start + 1, macro)
-        if len(args) != 1 or not args[0] or any(t[KIND] not in _LITERAL_KINDS for t in args[0]):
-            at = args[0][0] if args and args[0] else toks[start + 1]
-            raise token_error(at, f"{macro} expects the op name as a string literal, e.g. {macro}(\"MyOp\")")
-        name = self._string(args[0], macro)
+        name_toks = _without_enclosing_parens(args[0]) if len(args) == 1 else []
+        if not name_toks or any(t[KIND] not in _LITERAL_KINDS for t in name_toks):
+            at = next((t for t in name_toks if t[KIND] not in _LITERAL_KINDS), None) if name_toks else None
+            at = at or (args[0][0] if args and args[0] else toks[start + 1])
+            message = f"{macro} expects the op name as a string literal, e.g. {macro}(\"MyOp\")"
+            raise UndefinedNameError(at, at[TEXT], message) if at[KIND] == "id" else token_error(at, message)
+        name = self._string(name_toks, macro)
         calls: list[BuilderCall] = []
         while True:
             if i >= len(toks):
@@ -271,9 +283,9 @@ class _ChainReader:
             if value is None:
                 what = ("a built-in helper nor a function above returning a string literal" if is_call
                         else "a macro, a string constant above nor a helper")
-                raise token_error(part[0], f"cannot resolve '{''.join(t[TEXT] for t in part)}' in {method}(): not "
-                                  f"{what}; define its string under [tool.opgen.helpers] in pyproject.toml "
-                                  f"({name_tok[TEXT]} = \"...\")")
+                raise UndefinedNameError(part[0], name_tok[TEXT], f"cannot resolve '{''.join(t[TEXT] for t in part)}' "
+                                         f"in {method}(): not {what}; define its string under "
+                                         f"[tool.opgen.helpers] in pyproject.toml ({name_tok[TEXT]} = \"...\")")
             pieces.append(value)
         return "".join(pieces)
 
@@ -286,9 +298,7 @@ class _ChainReader:
             if prefix not in ("", "u8", "R", "u8R"):
                 raise token_error(t, f"{prefix}-prefixed string literal is not a narrow std::string; "
                                   f"use a plain \"...\" literal in {method}()")
-            if t[KIND] == "raw":
-                if t[HIDE] is None:
-                    text = t[SRC].original_slice(t[POS], t[END])
+            if t[KIND] == "raw":  # the lexer kept its line splices
                 paren = text.index("(", quote)
                 bodies.append((text[paren + 1 : len(text) - (paren - quote) - 1], False, t))
             else:
@@ -302,6 +312,20 @@ class _ChainReader:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             raise token_error(toks[0], f"string literal in {method}() is not valid UTF-8 after escapes") from None
+
+
+def _without_enclosing_parens(toks: list[Token]) -> list[Token]:
+    """`(("a" "b"))` -> `"a" "b"`: a parenthesised expression has the value of its operand,
+    so `REGISTER_OP(("Name"))` names the op like `REGISTER_OP("Name")`."""
+    while len(toks) >= 2 and toks[0][TEXT] == "(" and toks[-1][TEXT] == ")":
+        depth = 0
+        for k, t in enumerate(toks):
+            if t[KIND] == "op" and t[TEXT] in ("(", ")"):
+                depth += 1 if t[TEXT] == "(" else -1
+                if depth == 0 and k < len(toks) - 1:
+                    return toks  # `("a") ("b")`: the first `(` closes early
+        toks = toks[1:-1]
+    return toks
 
 
 def _helper_name(part: list[Token]) -> Token | None:

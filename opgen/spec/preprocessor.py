@@ -58,6 +58,7 @@ class Macro:
     params: tuple[str, ...] | None  # None: object-like
     variadic: bool
     body: tuple[Token, ...]
+    va_opt: bool = False  # the body uses C++20 `__VA_OPT__(...)`
 
 
 def parse_define_option(option: str) -> tuple[str, str]:
@@ -359,7 +360,15 @@ class Preprocessor:
             for i, t in enumerate(body):
                 if t[TEXT] == "#" and t[KIND] == "op" and (i + 1 >= len(body) or body[i + 1][TEXT] not in params):
                     raise token_error(t, "'#' is not followed by a macro parameter")
-        self.macros[name] = Macro(name, params, variadic, tuple(body))
+        va_opt = False
+        for i, t in enumerate(body):
+            if t[TEXT] == "__VA_OPT__" and t[KIND] == "id":
+                if not variadic:
+                    raise token_error(t, "__VA_OPT__ can only appear in the expansion of a variadic macro")
+                if _va_opt_end(body, i) is None:
+                    raise token_error(t, "unterminated __VA_OPT__: expected '(' and a matching ')'")
+                va_opt = True
+        self.macros[name] = Macro(name, params, variadic, tuple(body), va_opt)
 
     def _include(self, name_tok: Token, rest: list[Token], out: list[Token], depth: int) -> None:
         if not rest:
@@ -424,15 +433,16 @@ class Preprocessor:
             if nxt is None or nxt[TEXT] != "(":
                 return False
             stream.next()
-            args, rparen = self._collect_args(name_tok, macro, stream)
+            args, rparen, va_absent = self._collect_args(name_tok, macro, stream)
             # Prosser's rule: names hidden at both the macro name and its `)` stay hidden.
             hide = (name_tok[HIDE] or frozenset()) & (rparen[HIDE] or frozenset()) | {macro.name}
-            result = self._substitute(name_tok, macro, args, site, hide)
+            result = self._substitute(macro, args, va_absent, site, hide)
         stream.pending.extend(reversed(result))
         return True
 
-    def _collect_args(self, name_tok: Token, macro: Macro, stream: _Stream) -> tuple[list[list[Token]], Token]:
-        """The arguments of an invocation (after its `(`) and the closing `)`."""
+    def _collect_args(self, name_tok: Token, macro: Macro, stream: _Stream) -> tuple[list[list[Token]], Token, bool]:
+        """The arguments of an invocation (after its `(`), the closing `)`, and whether the
+        variadic argument was left out (`F(a)` for `F(a, ...)`, not `F(a,)`)."""
         args: list[list[Token]] = [[]]
         depth = 0
         nparams = len(macro.params or ())
@@ -462,25 +472,39 @@ class Preprocessor:
                 raise token_error(t, _bad_literal_message(t))
             args[-1].append(t)
         if nparams == 0 and args == [[]]:
-            return [], rparen
+            return [], rparen, False
         if len(args) < nparams:
             if macro.variadic and len(args) == nparams - 1:
-                return [*args, []], rparen
+                return [*args, []], rparen, True
             raise token_error(name_tok, f"macro \"{macro.name}\" requires {nparams} arguments, but only {len(args)} given")
         if len(args) > nparams:
             raise token_error(name_tok, f"macro \"{macro.name}\" passed {len(args)} arguments, but takes just {nparams}")
-        return args, rparen
+        return args, rparen, False
 
-    def _substitute(self, name_tok: Token, macro: Macro, args: list[list[Token]], site: tuple,
+    def _substitute(self, macro: Macro, args: list[list[Token]], va_absent: bool, site: tuple,
                     hide: frozenset[str]) -> list[Token]:
         params = {p: i for i, p in enumerate(macro.params or ())}
         body = macro.body
         result: list[Token] = []
         expanded: dict[int, list[Token]] = {}
+        if macro.va_opt:
+            va = len(args) - 1
+            expanded[va] = self.expand_list(args[va])
+            body = _replace_va_opt(body, bool(expanded[va]))
         i = 0
         while i < len(body):
             t = body[i]
             text = t[TEXT]
+            if (text == "," and macro.variadic and i + 2 < len(body) and body[i + 1][TEXT] == "##"
+                    and params.get(body[i + 2][TEXT]) == len(args) - 1):
+                # GNU `, ## __VA_ARGS__`: the comma goes when the variadic argument is left
+                # out; otherwise the argument follows it, unexpanded like any pasted one
+                # (g++ -std=c++17 keeps the comma for an empty argument, `F(a,)`).
+                if not va_absent:
+                    result.append((t[0], text, *site, False, hide, t[SPACE]))
+                    result.extend(_with_hide(args[-1], hide, body[i + 2][SPACE]))
+                i += 3
+                continue
             if text == "#" and t[KIND] == "op" and i + 1 < len(body) and body[i + 1][TEXT] in params:
                 arg = args[params[body[i + 1][TEXT]]]
                 result.append(("str", _stringize(arg), *site, False, hide, t[SPACE]))
@@ -495,9 +519,7 @@ class Preprocessor:
                     if idx not in expanded:
                         expanded[idx] = self.expand_list(args[idx])
                     arg = expanded[idx]
-                # The argument's first token takes the parameter's spacing, as in g++.
-                result.extend((a[0], a[1], a[2], a[3], a[4], False, (a[HIDE] or frozenset()) | hide,
-                               t[SPACE] if k == 0 else a[SPACE]) for k, a in enumerate(arg))
+                result.extend(_with_hide(arg, hide, t[SPACE]))
             else:
                 result.append((t[0], text, *site, False, hide, t[SPACE]))
             i += 1
@@ -528,6 +550,53 @@ class Preprocessor:
             out.append(t)
             i += 1
         return out
+
+
+def _with_hide(arg: list[Token], hide: frozenset[str], space: bool) -> list[Token]:
+    """An argument's tokens substituted for a parameter: their hide sets gain the macro's,
+    and the first token takes the parameter's spacing, as in g++."""
+    return [(a[0], a[1], a[2], a[3], a[4], False, (a[HIDE] or frozenset()) | hide, space if k == 0 else a[SPACE])
+            for k, a in enumerate(arg)]
+
+
+def _va_opt_end(body: tuple[Token, ...] | list[Token], i: int) -> int | None:
+    """Index of the `)` closing `__VA_OPT__(` whose name is at `i`; None when unbalanced."""
+    if i + 1 >= len(body) or body[i + 1][TEXT] != "(":
+        return None
+    depth = 0
+    for j in range(i + 1, len(body)):
+        text = body[j][TEXT]
+        if text == "(":
+            depth += 1
+        elif text == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def _replace_va_opt(body: tuple[Token, ...], has_va_args: bool) -> list[Token]:
+    """The body with each `__VA_OPT__(content)` replaced by its content when the variadic
+    argument expands to tokens, else by a placemarker (C++20 [cpp.subst])."""
+    out: list[Token] = []
+    i = 0
+    while i < len(body):
+        t = body[i]
+        if t[TEXT] == "__VA_OPT__" and t[KIND] == "id":
+            end = _va_opt_end(body, i)
+            assert end is not None  # checked by #define
+            if has_va_args:
+                content = list(body[i + 2 : end])
+                if content:
+                    content[0] = (*content[0][:7], t[SPACE])
+                out.extend(content)
+            else:
+                out.append(("placemarker", "", *t[2:]))
+            i = end + 1
+            continue
+        out.append(t)
+        i += 1
+    return out
 
 
 def _stringize(arg: list[Token]) -> str:
