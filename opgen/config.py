@@ -22,6 +22,7 @@ _KNOWN_KEYS = {
     "formatter",  # "black" or "ruff"
     "merge_overrides",  # allow several override files to touch one op
     "api",  # path of the committed API snapshot
+    "strict_includes",  # a #include "..." that cannot be found is an error, not a warning
 }
 
 
@@ -41,6 +42,7 @@ class Config:
     formatter: str = "black"
     merge_overrides: bool = False
     api: str | None = None
+    strict_includes: bool = False
 
     def path(self, value: str) -> Path:
         """A configured path, resolved against the pyproject.toml directory."""
@@ -87,9 +89,9 @@ def load_config(start: Path | None = None) -> Config:
         elif key == "jobs":
             if not isinstance(value, int) or value < 0:
                 raise OpgenError("[tool.opgen] jobs must be a non-negative integer", Location(str(pyproject)))
-        elif key == "merge_overrides":
+        elif key in ("merge_overrides", "strict_includes"):
             if not isinstance(value, bool):
-                raise OpgenError("[tool.opgen] merge_overrides must be true or false", Location(str(pyproject)))
+                raise OpgenError(f"[tool.opgen] {key} must be true or false", Location(str(pyproject)))
         elif not isinstance(value, str):
             raise OpgenError(f"[tool.opgen] {key} must be a string", Location(str(pyproject)))
         kwargs[key] = value

@@ -102,6 +102,34 @@ def check_brackets(tokens: list[Token]) -> OpgenError | None:
     return None
 
 
+def undefined_registration_macros(tokens: list[Token]) -> list[OpgenError]:
+    """Statements shaped like a registration through an undefined macro,
+    `MY_REGISTER_OP(...).Input(...)...;`: no C++ statement starts with a call of an
+    upper-case name chained with `.Method(`, so an unexpanded one means the macro (which
+    would register ops) is missing. Only asked of files with missing includes."""
+    errors: list[OpgenError] = []
+    n = len(tokens)
+    for i, t in enumerate(tokens):
+        text = t[TEXT]
+        if (t[KIND] != "id" or text in REGISTER_MACROS or not text.isupper() or i + 1 >= n
+                or tokens[i + 1][TEXT] != "(" or (i > 0 and tokens[i - 1][TEXT] not in (";", "{", "}"))):
+            continue
+        depth = 0
+        for j in range(i + 1, n):
+            if tokens[j][TEXT] == "(":
+                depth += 1
+            elif tokens[j][TEXT] == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif tokens[j][TEXT] == ";":
+                break
+        if j + 3 < n and tokens[j + 1][TEXT] == "." and tokens[j + 2][KIND] == "id" and tokens[j + 3][TEXT] == "(":
+            errors.append(UndefinedNameError(t, text, f"'{text}(...).{tokens[j + 2][TEXT]}(...)' looks like an op "
+                                             f"registration through the macro '{text}', which is not defined"))
+    return errors
+
+
 def _next_statement(tokens: list[Token], i: int) -> int:
     """Index after the next `;` or before the next REGISTER_OP (error recovery)."""
     while i < len(tokens):
