@@ -170,7 +170,7 @@ def _without_external_includes(text: str) -> str:
 
 @needs_gxx
 @pytest.mark.parametrize("case", ["macros", "conditionals", "continuations", "raw_strings", "includes",
-                                  "comments_and_strings", "basic"])
+                                  "comments_and_strings", "basic", "variadics"])
 def test_corpus_matches_gxx(case, tmp_path):
     for f in [*CORPUS.glob("*.cc"), *CORPUS.glob("include/*.h")]:
         write(tmp_path, _without_external_includes(f.read_text()), str(f.relative_to(CORPUS)))

@@ -527,10 +527,12 @@ class Preprocessor:
                     and params.get(body[i + 2][TEXT]) == len(args) - 1):
                 # GNU `, ## __VA_ARGS__`: the comma goes when the variadic argument is left
                 # out; otherwise the argument follows it, unexpanded like any pasted one
-                # (g++ -std=c++17 keeps the comma for an empty argument, `F(a,)`).
+                # (g++ -std=c++17 keeps the comma for an empty argument, `F(a,)`), spaced
+                # as written in the invocation.
                 if not va_absent:
                     result.append((t[0], text, *site, False, hide, t[SPACE]))
-                    result.extend(_with_hide(args[-1], hide, body[i + 2][SPACE]))
+                    if args[-1]:
+                        result.extend(_with_hide(args[-1], hide, args[-1][0][SPACE]))
                 i += 3
                 continue
             if text == "#" and t[KIND] == "op" and i + 1 < len(body) and body[i + 1][TEXT] in params:
