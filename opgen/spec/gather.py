@@ -151,17 +151,20 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> tu
 
 
 def _blame_missing_includes(error: UndefinedNameError, missing: list[MissingInclude]) -> OpgenError:
-    where = ", ".join(f"\"{m.target}\" ({m.location})" for m in missing)
-    verb = "was" if len(missing) == 1 else "were"
+    names = [f"\"{m.target}\" ({m.location})" for m in missing]
+    if len(names) == 1:
+        cause = f"{names[0]} was not found and may define '{error.name}'; add its directory"
+    else:
+        cause = (f"{', '.join(names[:-1])} and {names[-1]} were not found and one may define '{error.name}'; "
+                 "add their directories")
     return OpgenError(error.message, error.location,
-                      hint=f"likely cause: {where} {verb} not found and may define '{error.name}'; add its "
-                      "directory with -I DIR or [tool.opgen] include_dirs")
+                      hint=f"likely cause: {cause} with -I DIR or [tool.opgen] include_dirs")
 
 
 def _missing_include_message(target: str, sites: list[MissingInclude]) -> str:
     first = sites[0]
     text = f"cannot find include file \"{target}\" (searched: {', '.join(first.searched)})"
-    others = [str(m.location) for m in sites[1:]]
+    others = [str(loc) for loc in dict.fromkeys(m.location for m in sites) if loc != first.location]
     return text + (f"; also included at {', '.join(others)}" if others else "")
 
 
