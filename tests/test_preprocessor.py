@@ -98,6 +98,38 @@ def test_include_search_order_and_guards(tmp_path):
     assert texts(p, include_dirs=[str(tmp_path / "inc")]) == ["once", "local"]
 
 
+def test_include_search_walks_up_to_the_project_root(tmp_path):
+    """The including file's directory, each directory above it up to the nearest
+    pyproject.toml or .git, then -I; never above the root."""
+    write(tmp_path, "#define ABOVE_ROOT 1\n", "outer/above.h")
+    write(tmp_path, "", "outer/proj/.git")  # a worktree's .git is a file
+    write(tmp_path, "#define UTIL util\n", "outer/proj/proj/ops/util.h")
+    write(tmp_path, "#define SHARED shared\n", "outer/proj/proj/shared.h")
+    write(tmp_path, "#define SHARED idir\n#define ONLY_IDIR only_idir\n", "inc/shared.h")
+    write(tmp_path, "#define ONLY_IDIR only_idir\n", "inc/idir.h")
+    p = write(tmp_path, '#include "proj/ops/util.h"\n#include "shared.h"\n#include "idir.h"\n'
+              '#include "above.h"\n#include <proj/shared.h>\nUTIL SHARED ONLY_IDIR ABOVE_ROOT\n',
+              "outer/proj/proj/ops/deep/a.cc")
+    pp = Preprocessor((), [str(tmp_path / "inc")])
+    assert [t[1] for t in pp.run(str(p))] == ["util", "shared", "only_idir", "ABOVE_ROOT"]
+    [missing] = pp.missing_includes
+    assert (missing.target, missing.location.line, missing.location.col) == ("above.h", 4, 10)
+    ops = tmp_path / "outer/proj/proj/ops"
+    assert missing.searched == (str(ops / "deep"), str(ops), str(ops.parent), str(ops.parent.parent),
+                                str(tmp_path / "inc"))
+
+
+def test_include_search_without_a_project_marker_stops_at_the_working_directory(tmp_path, monkeypatch):
+    write(tmp_path, "#define TOP top\n", "work/top.h")
+    p = write(tmp_path, '#include "top.h"\nTOP\n', "work/src/a.cc")
+    monkeypatch.chdir(tmp_path / "work")
+    assert texts(Path("src/a.cc")) == ["top"]
+    monkeypatch.chdir(tmp_path / "work" / "src")  # the working directory is below top.h
+    pp = Preprocessor()
+    assert [t[1] for t in pp.run(str(p))] == ["TOP"]
+    assert pp.missing_includes[0].searched == (str(p.parent),)
+
+
 def test_function_like_define_option(tmp_path):
     p = write(tmp_path, "SQ(3) A\n")
     assert texts(p, ["SQ(x)=((x) * (x))", "A="]) == ["(", "(", "3", ")", "*", "(", "3", ")", ")"]
