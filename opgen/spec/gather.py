@@ -130,14 +130,14 @@ def _plural(n: int, noun: str) -> str:
 
 
 def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> tuple[list[Registration], list[OpgenError]]:
-    """Registrations of one translation unit and its errors (a lexing or preprocessing
-    error stops the file; chain errors are collected per chain; brackets anywhere in
-    the file must balance). An error about a name nothing defines, in a file with
-    missing includes, says which includes were missing."""
+    """Registrations of one translation unit and its errors (with preprocessing errors,
+    all of them and no chains are read; chain errors are collected per chain; brackets
+    anywhere in the file must balance). An error about a name nothing defines, in a file
+    with missing includes, says which includes were missing."""
     try:
         tokens = pp.run(path)
     except OpgenError as e:
-        return [], [e]
+        return [], e.errors if isinstance(e, OpgenErrors) else [e]
     regs, errors = extract_registrations(tokens, helpers)
     if not errors:  # chain errors say more about a bracket in a chain than this would
         unbalanced = check_brackets(tokens)
@@ -265,7 +265,10 @@ def _gather(
         f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
         for target, sites in missing.items()]
     if errors:
-        raise GatherErrors(errors, warnings)
+        unique: dict[str, OpgenError] = {}  # an error in a header several files include: once
+        for e in errors:
+            unique.setdefault(e.format(), e)
+        raise GatherErrors(list(unique.values()), warnings)
     op_list = registry.export(include_internal)
     return GatherResult(op_list, {op.name: sources_by_op[op.name] for op in op_list.op if op.name in sources_by_op},
                         sorted(inputs), warnings)

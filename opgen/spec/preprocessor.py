@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.spec.cpp_lexer import (
     BOL,
     END,
@@ -137,16 +137,22 @@ class Preprocessor:
         self._search_dirs: dict[str, list[str]] = {}  # including file's directory -> search path
 
     def run(self, path: str) -> list[Token]:
+        """The active tokens of the translation unit `path`. A bad directive or macro
+        invocation is skipped and reading goes on, so that every independent error is
+        found; they are raised together at the end."""
         self.macros: dict[str, Macro] = {}
         self._once: set[str] = set()
         self.files_read = []
         self.missing_includes = []
+        self._errors: list[OpgenError] = []
         for name, value in [*_PREDEFINED.items(), *self._cmdline]:
             define = SourceFile("<command-line>", f"{name} {value}")  # as `#define NAME VALUE`
             toks = tokenize(define)
             self._define(toks[0], toks)
         out: list[Token] = []
         self._file(path, self._read(path, None), out, 0)
+        if self._errors:
+            raise self._errors[0] if len(self._errors) == 1 else OpgenErrors(self._errors)
         return out
 
     # ---------------------------------------------------------------- files
@@ -179,7 +185,10 @@ class Preprocessor:
                 tok = stream.toks[stream.i]
                 stream.i += 1
                 if tok[BOL] and tok[TEXT] == "#" and tok[KIND] == "op":
-                    stream.active = self._directive(tok, stream, conds, stream.active, out, depth)
+                    try:
+                        stream.active = self._directive(tok, stream, conds, stream.active, out, depth)
+                    except OpgenError as e:  # the directive's line is consumed: go on after it
+                        self._errors.append(e)
                     continue
                 if not stream.active:
                     continue
@@ -189,13 +198,19 @@ class Preprocessor:
             if kind == "id":
                 macro = macros.get(tok[TEXT])
                 hide = tok[HIDE]
-                if macro is not None and (hide is None or macro.name not in hide) and self._expand(tok, macro, stream):
-                    continue
+                if macro is not None and (hide is None or macro.name not in hide):
+                    try:
+                        if self._expand(tok, macro, stream):
+                            continue
+                    except OpgenError as e:  # the invocation is dropped
+                        self._errors.append(e)
+                        continue
             elif kind == "bad":
-                raise token_error(tok, _bad_literal_message(tok))
+                self._errors.append(token_error(tok, _bad_literal_message(tok)))
+                continue
             append(tok)
         if conds:
-            raise token_error(conds[-1].tok, f"unterminated #{conds[-1].name}: no matching #endif")
+            self._errors.append(token_error(conds[-1].tok, f"unterminated #{conds[-1].name}: no matching #endif"))
 
     # ---------------------------------------------------------------- directives
 
@@ -220,7 +235,11 @@ class Preprocessor:
             if not active:
                 conds.append(_Cond(hash_tok, name, False, True, False, False))
                 return False
-            value = self._condition(name, name_tok, rest)
+            try:
+                value = self._condition(name, name_tok, rest)
+            except OpgenError:  # no branch of a broken #if is taken
+                conds.append(_Cond(hash_tok, name, False, True, False, True))
+                raise
             conds.append(_Cond(hash_tok, name, value, value, False, True))
             return value
         if name in ("elif", "elifdef", "elifndef", "else"):
