@@ -221,14 +221,16 @@ _WORDS = st.from_regex(r"[a-z][a-z0-9_]{0,5}", fullmatch=True)
 @st.composite
 def macro_sources(draw):
     """Random macro libraries (each macro may use the earlier ones) and chains using them."""
-    lines = ["#define STR(x) #x", "#define XSTR(x) STR(x)", "#define CAT(a, b) a##b"]
+    lines = ["#define STR(x) #x", "#define XSTR(x) STR(x)", "#define CAT(a, b) a##b", "#define STR_ALL(...) #__VA_ARGS__",
+             "#define EMPTY_MACRO"]
     uses: list[str] = []  # chain fragments (after the dot) that expand to builder calls
     values: list[str] = ["1", "2", "3"]  # object-like integer macros for #if
     registrations = ['REGISTER_OP("Op{k}"){chain};']  # templates of registration statements
     for i in range(draw(st.integers(1, 7))):
         kind = draw(st.sampled_from(["call0", "object", "stringize", "passthrough", "paste", "nested",
                                      "variadic", "string_macro", "int_macro", "stringize_literal",
-                                     "paren_arg", "empty_arg", "whole_registration"]))
+                                     "paren_arg", "empty_arg", "whole_registration", "gnu_comma", "va_opt",
+                                     "paren_name"]))
         name = f"M{i}"
         word = draw(_WORDS)
         if kind == "call0":
@@ -268,6 +270,17 @@ def macro_sources(draw):
         elif kind == "whole_registration":
             lines.append(f'#define {name}(n) REGISTER_OP(#n).Input("w: float")')
             registrations.append(f"{name}(Whole{i}){{chain}};")
+        elif kind == "gnu_comma":  # the comma goes only when the variadic argument is left out
+            lines.append(f"#define {name}(a, ...) Doc(STR_ALL(a, ## __VA_ARGS__))")
+            extra = draw(st.sampled_from(["", ",", ", x", ",const y", ", (p, q)", ", EMPTY_MACRO"]))
+            uses.append(f"{name}({word}{extra})")
+        elif kind == "va_opt":  # __VA_OPT__'s content only when the variadic argument expands to tokens
+            lines.append(f'#define {name}(a, ...) Attr(#a ": int" __VA_OPT__(" = " #__VA_ARGS__))')
+            extra = draw(st.sampled_from(["", ",", ", 3", ", EMPTY_MACRO", ", 4 EMPTY_MACRO"]))
+            uses.append(f"{name}({word}{extra})")
+        elif kind == "paren_name":
+            lines.append(f'#define {name}(n) ("Prefix" ">" #n)')
+            registrations.append(f"REGISTER_OP({name}(Paren{i}{{k}})){{chain}};")
         elif kind == "int_macro":
             lines.append(f"#define {name} ({i} + {draw(st.integers(0, 9))})")
             values.append(name)
