@@ -2,12 +2,14 @@
 comments (the lexer never looks inside them, so a doc line starting with `#` inside
 `R"doc(...)doc"` is text, not a directive).
 
-Handled: object- and function-like `#define` (with `#` stringizing, `##` pasting and
-variadic `...`/`__VA_ARGS__`), `#undef`, `#if/#ifdef/#ifndef/#elif/#elifdef/#elifndef/
-#else/#endif` with `defined` and integer expressions, `#include "x.h"` of local headers
-(`-I` directories; `<...>` system headers and TensorFlow's own headers are skipped),
-`#pragma once`, `#error`. Macros expand with hide sets as in C, so a macro never expands
-inside itself; tokens produced by an expansion are located at the macro's use site.
+Handled: object- and function-like `#define` (with `#` stringizing, `##` pasting,
+variadic `...`/`__VA_ARGS__`, GNU `, ## __VA_ARGS__` and C++20 `__VA_OPT__` as
+g++ -std=c++17 treats them), `#undef`, `#if/#ifdef/#ifndef/#elif/#elifdef/#elifndef/
+#else/#endif` with `defined` and integer expressions, `#include` of the project's headers
+(searched up to the project root, then `-I`; one that cannot be found is recorded and
+skipped; `<...>` system headers and TensorFlow's own headers are skipped), `#pragma once`,
+`#error`. Macros expand with hide sets as in C, so a macro never expands inside itself;
+tokens produced by an expansion are located at the macro's use site.
 """
 
 from __future__ import annotations
@@ -51,9 +53,7 @@ _NEVER_READ_PREFIXES = (
 _EXTERNAL_INCLUDE_PREFIXES = ("tensorflow/", *_NEVER_READ_PREFIXES)
 _PREDEFINED = {"__cplusplus": "201703L"}
 _DEFINE_OPTION_NAME = re.compile(r"([^\W\d]\w*)(\([^()]*\))?\Z")
-
-
-_PROJECT_MARKERS = ("pyproject.toml", ".git")
+_PROJECT_MARKERS = ("pyproject.toml", ".git")  # what marks a project's root directory
 
 
 @dataclass(frozen=True)
