@@ -303,6 +303,12 @@ class _ChainReader:
                 continue
             name_tok = _helper_name(part)
             if name_tok is None:
+                head = part[0] if part else None
+                if (head is not None and head[KIND] == "id" and head[TEXT].isupper() and len(part) > 2
+                        and part[1][TEXT] == "(" and part[-1][TEXT] == ")"):
+                    raise UndefinedNameError(head, head[TEXT], f"cannot resolve '{head[TEXT]}(...)' in {method}(): "
+                                             f"'{head[TEXT]}' is not a macro (a string-building macro must be "
+                                             "defined in the file or a header it includes)")
                 return None
             is_call = part[-1][TEXT] == ")"
             value = (self.functions if is_call else self.constants).get(name_tok[TEXT])

@@ -9,6 +9,8 @@ REGISTER_OP(MYLIB_OP_NAME(Find)).Output("y: float");
 
 REGISTER_OP("MylibAttrs").Attr(kMylibAttrs);
 
+REGISTER_OP("MylibInput").Input(MYLIB_INPUT("x", float));
+
 REGISTER_OP("MylibFine").Output("y: float");
 
 }  // namespace mylib
