@@ -87,3 +87,6 @@ def test_strict_includes_config_key_and_include_dirs(tmp_path, monkeypatch, caps
     assert main(["oplist", str(VISION), *include_flags, "-o", str(tmp_path / "strict.pbtxt")]) == 0
     assert capsys.readouterr().err == ""
     assert (tmp_path / "strict.pbtxt").read_bytes() == dump_op_list(gather([str(VISION)]).op_list, "pbtxt")
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nstrict_includes = "yes"\n')
+    assert main(["oplist", str(VISION)]) == 2
+    assert "[tool.opgen] strict_includes must be true or false" in capsys.readouterr().err
