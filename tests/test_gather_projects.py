@@ -25,7 +25,6 @@ VISION_SOURCES = sorted(p for p in (VISION / "vision_ops" / "cc" / "ops").iterdi
 COMPILER_INCLUDES = [VISION, PROJECTS, PROJECTS / "_build_deps"]
 
 
-
 @pytest.mark.oracle
 def test_project_gathered_without_flags_equals_compiled_library():
     compiled = library_op_list(VISION_SOURCES, include_dirs=COMPILER_INCLUDES)
