@@ -27,13 +27,15 @@ def _add_spec_options(p: argparse.ArgumentParser) -> None:
                    help="directory searched by #include \"...\"")
     p.add_argument("--allow", metavar="FILE", help="selective registration: file of op names to keep")
     p.add_argument("--include-internal", action="store_true", help="keep ops whose name starts with _")
+    p.add_argument("--strict-includes", action="store_true", default=None,
+                   help="a #include \"...\" that cannot be found is an error (default: a warning)")
 
 
 def _gather(args: argparse.Namespace, config: Config):
     from opgen.spec.gather import gather
 
     sources = args.sources or [str(config.path(s)) for s in config.sources]
-    return gather(
+    result = gather(
         sources,
         defines=args.defines if args.defines is not None else list(config.defines),
         include_dirs=args.include_dirs if args.include_dirs is not None else
@@ -41,7 +43,11 @@ def _gather(args: argparse.Namespace, config: Config):
         allow_file=args.allow or (str(config.path(config.allow)) if config.allow else None),
         include_internal=args.include_internal,
         helpers=config.helpers,
+        strict_includes=args.strict_includes or config.strict_includes,
     )
+    for warning in result.warnings:
+        print(warning, file=sys.stderr)
+    return result
 
 
 def _cmd_oplist(args: argparse.Namespace, config: Config) -> int:

@@ -23,6 +23,7 @@ _KNOWN_KEYS = {
     "merge_overrides",  # allow several override files to touch one op
     "api",  # path of the committed API snapshot
     "library",  # compiled op library the modules load for TensorFlow (path from the module, or pkg:resource)
+    "strict_includes",  # a #include "..." that cannot be found is an error, not a warning
 }
 
 
@@ -43,6 +44,7 @@ class Config:
     merge_overrides: bool = False
     api: str | None = None
     library: str | None = None
+    strict_includes: bool = False
 
     def path(self, value: str) -> Path:
         """A configured path, resolved against the pyproject.toml directory."""
@@ -89,9 +91,9 @@ def load_config(start: Path | None = None) -> Config:
         elif key == "jobs":
             if not isinstance(value, int) or value < 0:
                 raise OpgenError("[tool.opgen] jobs must be a non-negative integer", Location(str(pyproject)))
-        elif key == "merge_overrides":
+        elif key in ("merge_overrides", "strict_includes"):
             if not isinstance(value, bool):
-                raise OpgenError("[tool.opgen] merge_overrides must be true or false", Location(str(pyproject)))
+                raise OpgenError(f"[tool.opgen] {key} must be true or false", Location(str(pyproject)))
         elif not isinstance(value, str):
             raise OpgenError(f"[tool.opgen] {key} must be a string", Location(str(pyproject)))
         elif key == "library":

@@ -107,17 +107,21 @@ def test_all_errors_of_all_files_are_collected(tmp_path):
     })
     with pytest.raises(OpgenErrors) as e:
         gather([str(tmp_path)])
-    lines = [line.split(": error: ")[0].replace(str(tmp_path) + os.sep, "") for line in e.value.format().splitlines()]
-    assert lines == ["a.cc:1:24", "a.cc:2:23", "b.cc:1:1", "c.cc:1:44"]
+    *lines, summary = e.value.format().splitlines()
+    assert [line.split(": error: ")[0].replace(str(tmp_path) + os.sep, "") for line in lines] == [
+        "a.cc:1:24", "a.cc:2:23", "b.cc:1:1", "c.cc:1:44"]
+    assert summary == "4 errors in 3 files"
 
 
 def test_missing_sources_are_reported_with_the_other_errors(tmp_path):
     write(tmp_path, {"a.cc": 'REGISTER_OP("A").Input("x: floaty");'})
     with pytest.raises(OpgenErrors) as e:
         gather([str(tmp_path / "nope.cc"), str(tmp_path / "a.cc"), str(tmp_path / "*.pbtxt")])
-    assert [line.split(": error: ")[1][:24] for line in e.value.format().splitlines()] == [
+    *lines, summary = e.value.format().splitlines()
+    assert [line.split(": error: ")[1][:24] for line in lines] == [
         "no such file or director", "glob matches no files", "Reference to unknown att",
     ]
+    assert summary == "3 errors in 3 files"
 
 
 def test_selective_registration(tmp_path):

@@ -5,8 +5,10 @@ Corpus format (tests/malformed/<case>/):
   input.cc       the source (any other files the case needs sit next to it: headers,
                  OpList files, ...);
   args.txt       optional: the `opgen oplist` arguments, one per line (default: input.cc);
-  expected.txt   the exact stderr: one `path:line:col: error: message` line per error,
-                 paths relative to the case folder (the test runs there).
+  expected.txt   the exact stderr: `path:line:col: warning: message` lines (missing include
+                 files), then one `path:line:col: error: message` line per error (an
+                 indented `hint: ...` line may follow one), then the summary line
+                 (`3 errors in 2 files`); paths relative to the case folder (the test runs there).
 Regenerate an expected.txt only after checking the new message by hand:
   OPGEN_UPDATE_GOLDEN=1 pytest tests/test_malformed.py
 """
@@ -14,6 +16,7 @@ Regenerate an expected.txt only after checking the new message by hand:
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -47,5 +50,7 @@ def test_malformed(case, tmp_path, monkeypatch, capsys):
     assert "Traceback" not in captured.err
     assert captured.out == ""
     assert not out.exists()
-    for line in captured.err.splitlines():
-        assert ": error: " in line, line
+    *lines, summary = captured.err.splitlines()
+    assert re.fullmatch(r"\d+ errors?( in \d+ files?)?(, \d+ warnings?)?", summary), summary
+    for line in lines:
+        assert ": error: " in line or ": warning: " in line or line.startswith("  hint: "), line

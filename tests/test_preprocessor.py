@@ -98,6 +98,38 @@ def test_include_search_order_and_guards(tmp_path):
     assert texts(p, include_dirs=[str(tmp_path / "inc")]) == ["once", "local"]
 
 
+def test_include_search_walks_up_to_the_project_root(tmp_path):
+    """The including file's directory, each directory above it up to the nearest
+    pyproject.toml or .git, then -I; never above the root."""
+    write(tmp_path, "#define ABOVE_ROOT 1\n", "outer/above.h")
+    write(tmp_path, "", "outer/proj/.git")  # a worktree's .git is a file
+    write(tmp_path, "#define UTIL util\n", "outer/proj/proj/ops/util.h")
+    write(tmp_path, "#define SHARED shared\n", "outer/proj/proj/shared.h")
+    write(tmp_path, "#define SHARED idir\n#define ONLY_IDIR only_idir\n", "inc/shared.h")
+    write(tmp_path, "#define ONLY_IDIR only_idir\n", "inc/idir.h")
+    p = write(tmp_path, '#include "proj/ops/util.h"\n#include "shared.h"\n#include "idir.h"\n'
+              '#include "above.h"\n#include <proj/shared.h>\nUTIL SHARED ONLY_IDIR ABOVE_ROOT\n',
+              "outer/proj/proj/ops/deep/a.cc")
+    pp = Preprocessor((), [str(tmp_path / "inc")])
+    assert [t[1] for t in pp.run(str(p))] == ["util", "shared", "only_idir", "ABOVE_ROOT"]
+    [missing] = pp.missing_includes
+    assert (missing.target, missing.location.line, missing.location.col) == ("above.h", 4, 10)
+    ops = tmp_path / "outer/proj/proj/ops"
+    assert missing.searched == (str(ops / "deep"), str(ops), str(ops.parent), str(ops.parent.parent),
+                                str(tmp_path / "inc"))
+
+
+def test_include_search_without_a_project_marker_stops_at_the_working_directory(tmp_path, monkeypatch):
+    write(tmp_path, "#define TOP top\n", "work/top.h")
+    p = write(tmp_path, '#include "top.h"\nTOP\n', "work/src/a.cc")
+    monkeypatch.chdir(tmp_path / "work")
+    assert texts(Path("src/a.cc")) == ["top"]
+    monkeypatch.chdir(tmp_path / "work" / "src")  # the working directory is below top.h
+    pp = Preprocessor()
+    assert [t[1] for t in pp.run(str(p))] == ["TOP"]
+    assert pp.missing_includes[0].searched == (str(p.parent),)
+
+
 def test_function_like_define_option(tmp_path):
     p = write(tmp_path, "SQ(3) A\n")
     assert texts(p, ["SQ(x)=((x) * (x))", "A="]) == ["(", "(", "3", ")", "*", "(", "3", ")", ")"]
@@ -170,7 +202,7 @@ def _without_external_includes(text: str) -> str:
 
 @needs_gxx
 @pytest.mark.parametrize("case", ["macros", "conditionals", "continuations", "raw_strings", "includes",
-                                  "comments_and_strings", "basic"])
+                                  "comments_and_strings", "basic", "variadics"])
 def test_corpus_matches_gxx(case, tmp_path):
     for f in [*CORPUS.glob("*.cc"), *CORPUS.glob("include/*.h")]:
         write(tmp_path, _without_external_includes(f.read_text()), str(f.relative_to(CORPUS)))
@@ -189,14 +221,16 @@ _WORDS = st.from_regex(r"[a-z][a-z0-9_]{0,5}", fullmatch=True)
 @st.composite
 def macro_sources(draw):
     """Random macro libraries (each macro may use the earlier ones) and chains using them."""
-    lines = ["#define STR(x) #x", "#define XSTR(x) STR(x)", "#define CAT(a, b) a##b"]
+    lines = ["#define STR(x) #x", "#define XSTR(x) STR(x)", "#define CAT(a, b) a##b", "#define STR_ALL(...) #__VA_ARGS__",
+             "#define EMPTY_MACRO"]
     uses: list[str] = []  # chain fragments (after the dot) that expand to builder calls
     values: list[str] = ["1", "2", "3"]  # object-like integer macros for #if
     registrations = ['REGISTER_OP("Op{k}"){chain};']  # templates of registration statements
     for i in range(draw(st.integers(1, 7))):
         kind = draw(st.sampled_from(["call0", "object", "stringize", "passthrough", "paste", "nested",
                                      "variadic", "string_macro", "int_macro", "stringize_literal",
-                                     "paren_arg", "empty_arg", "whole_registration"]))
+                                     "paren_arg", "empty_arg", "whole_registration", "gnu_comma", "va_opt",
+                                     "paren_name"]))
         name = f"M{i}"
         word = draw(_WORDS)
         if kind == "call0":
@@ -236,6 +270,17 @@ def macro_sources(draw):
         elif kind == "whole_registration":
             lines.append(f'#define {name}(n) REGISTER_OP(#n).Input("w: float")')
             registrations.append(f"{name}(Whole{i}){{chain}};")
+        elif kind == "gnu_comma":  # the comma goes only when the variadic argument is left out
+            lines.append(f"#define {name}(a, ...) Doc(STR_ALL(a, ## __VA_ARGS__))")
+            extra = draw(st.sampled_from(["", ",", ", x", ",const y", ", (p, q)", ", EMPTY_MACRO"]))
+            uses.append(f"{name}({word}{extra})")
+        elif kind == "va_opt":  # __VA_OPT__'s content only when the variadic argument expands to tokens
+            lines.append(f'#define {name}(a, ...) Attr(#a ": int" __VA_OPT__(" = " #__VA_ARGS__))')
+            extra = draw(st.sampled_from(["", ",", ", 3", ", EMPTY_MACRO", ", 4 EMPTY_MACRO"]))
+            uses.append(f"{name}({word}{extra})")
+        elif kind == "paren_name":
+            lines.append(f'#define {name}(n) ("Prefix" ">" #n)')
+            registrations.append(f"REGISTER_OP({name}(Paren{i}{{k}})){{chain}};")
         elif kind == "int_macro":
             lines.append(f"#define {name} ({i} + {draw(st.integers(0, 9))})")
             values.append(name)

@@ -29,6 +29,7 @@ def gather_config(config: Config, sources: list[str] | None = None):
         allow_file=str(config.path(config.allow)) if config.allow else None,
         include_internal=False,
         helpers=config.helpers,
+        strict_includes=config.strict_includes,
     )
 
 

@@ -44,6 +44,15 @@ _SCAN_TEXTS = {*REGISTER_MACROS, "=", "return"}
 _CONST_KEYWORDS = {"const", "constexpr"}
 
 
+class UndefinedNameError(OpgenError):
+    """A chain needs `name`, an identifier that is neither a macro nor a string constant or
+    helper (a header that could not be found may be what defines it)."""
+
+    def __init__(self, at: Token, name: str, message: str):
+        super().__init__(message, token_location(at))
+        self.name = name
+
+
 def extract_registrations(tokens: list[Token], helpers: Mapping[str, str]) -> tuple[list[Registration], list[OpgenError]]:
     """Every REGISTER_OP chain of a translation unit, in source order, and the errors of
     the chains that could not be read. String constants and functions returning a
@@ -91,6 +100,34 @@ def check_brackets(tokens: list[Token]) -> OpgenError | None:
     if stack:
         return token_error(stack[-1], f"'{stack[-1][TEXT]}' is never closed")
     return None
+
+
+def undefined_registration_macros(tokens: list[Token]) -> list[OpgenError]:
+    """Statements shaped like a registration through an undefined macro,
+    `MY_REGISTER_OP(...).Input(...)...;`: no C++ statement starts with a call of an
+    upper-case name chained with `.Method(`, so an unexpanded one means the macro (which
+    would register ops) is missing. Only asked of files with missing includes."""
+    errors: list[OpgenError] = []
+    n = len(tokens)
+    for i, t in enumerate(tokens):
+        text = t[TEXT]
+        if (t[KIND] != "id" or text in REGISTER_MACROS or not text.isupper() or i + 1 >= n
+                or tokens[i + 1][TEXT] != "(" or (i > 0 and tokens[i - 1][TEXT] not in (";", "{", "}"))):
+            continue
+        depth = 0
+        for j in range(i + 1, n):
+            if tokens[j][TEXT] == "(":
+                depth += 1
+            elif tokens[j][TEXT] == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif tokens[j][TEXT] == ";":
+                break
+        if j + 3 < n and tokens[j + 1][TEXT] == "." and tokens[j + 2][KIND] == "id" and tokens[j + 3][TEXT] == "(":
+            errors.append(UndefinedNameError(t, text, f"'{text}(...).{tokens[j + 2][TEXT]}(...)' looks like an op "
+                                             f"registration through the macro '{text}', which is not defined"))
+    return errors
 
 
 def _next_statement(tokens: list[Token], i: int) -> int:
@@ -154,10 +191,13 @@ class _ChainReader:
         reg_tok = toks[start]
         macro = reg_tok[TEXT]
         args, i = self._paren_args(start + 1, macro)
-        if len(args) != 1 or not args[0] or any(t[KIND] not in _LITERAL_KINDS for t in args[0]):
-            at = args[0][0] if args and args[0] else toks[start + 1]
-            raise token_error(at, f"{macro} expects the op name as a string literal, e.g. {macro}(\"MyOp\")")
-        name = self._string(args[0], macro)
+        name_toks = _without_enclosing_parens(args[0]) if len(args) == 1 else []
+        if not name_toks or any(t[KIND] not in _LITERAL_KINDS for t in name_toks):
+            at = next((t for t in name_toks if t[KIND] not in _LITERAL_KINDS), None) if name_toks else None
+            at = at or (args[0][0] if args and args[0] else toks[start + 1])
+            message = f"{macro} expects the op name as a string literal, e.g. {macro}(\"MyOp\")"
+            raise UndefinedNameError(at, at[TEXT], message) if at[KIND] == "id" else token_error(at, message)
+        name = self._string(name_toks, macro)
         calls: list[BuilderCall] = []
         while True:
             if i >= len(toks):
@@ -263,6 +303,12 @@ class _ChainReader:
                 continue
             name_tok = _helper_name(part)
             if name_tok is None:
+                head = part[0] if part else None
+                if (head is not None and head[KIND] == "id" and head[TEXT].isupper() and len(part) > 2
+                        and part[1][TEXT] == "(" and part[-1][TEXT] == ")"):
+                    raise UndefinedNameError(head, head[TEXT], f"cannot resolve '{head[TEXT]}(...)' in {method}(): "
+                                             f"'{head[TEXT]}' is not a macro (a string-building macro must be "
+                                             "defined in the file or a header it includes)")
                 return None
             is_call = part[-1][TEXT] == ")"
             value = (self.functions if is_call else self.constants).get(name_tok[TEXT])
@@ -271,9 +317,9 @@ class _ChainReader:
             if value is None:
                 what = ("a built-in helper nor a function above returning a string literal" if is_call
                         else "a macro, a string constant above nor a helper")
-                raise token_error(part[0], f"cannot resolve '{''.join(t[TEXT] for t in part)}' in {method}(): not "
-                                  f"{what}; define its string under [tool.opgen.helpers] in pyproject.toml "
-                                  f"({name_tok[TEXT]} = \"...\")")
+                raise UndefinedNameError(part[0], name_tok[TEXT], f"cannot resolve '{''.join(t[TEXT] for t in part)}' "
+                                         f"in {method}(): not {what}; define its string under "
+                                         f"[tool.opgen.helpers] in pyproject.toml ({name_tok[TEXT]} = \"...\")")
             pieces.append(value)
         return "".join(pieces)
 
@@ -286,9 +332,7 @@ class _ChainReader:
             if prefix not in ("", "u8", "R", "u8R"):
                 raise token_error(t, f"{prefix}-prefixed string literal is not a narrow std::string; "
                                   f"use a plain \"...\" literal in {method}()")
-            if t[KIND] == "raw":
-                if t[HIDE] is None:
-                    text = t[SRC].original_slice(t[POS], t[END])
+            if t[KIND] == "raw":  # the lexer kept its line splices
                 paren = text.index("(", quote)
                 bodies.append((text[paren + 1 : len(text) - (paren - quote) - 1], False, t))
             else:
@@ -302,6 +346,20 @@ class _ChainReader:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             raise token_error(toks[0], f"string literal in {method}() is not valid UTF-8 after escapes") from None
+
+
+def _without_enclosing_parens(toks: list[Token]) -> list[Token]:
+    """`(("a" "b"))` -> `"a" "b"`: a parenthesised expression has the value of its operand,
+    so `REGISTER_OP(("Name"))` names the op like `REGISTER_OP("Name")`."""
+    while len(toks) >= 2 and toks[0][TEXT] == "(" and toks[-1][TEXT] == ")":
+        depth = 0
+        for k, t in enumerate(toks):
+            if t[KIND] == "op" and t[TEXT] in ("(", ")"):
+                depth += 1 if t[TEXT] == "(" else -1
+                if depth == 0 and k < len(toks) - 1:
+                    return toks  # `("a") ("b")`: the first `(` closes early
+        toks = toks[1:-1]
+    return toks
 
 
 def _helper_name(part: list[Token]) -> Token | None:

@@ -156,7 +156,19 @@ def tokenize(src: SourceFile) -> list[Token]:
         tend = m.end()
         append((kind, text[tstart:tend], src, tstart, tend, bol, None, space))
         bol = False
+    if src._cuts:
+        _revert_splices_in_raw_strings(src, tokens)
     return tokens
+
+
+def _revert_splices_in_raw_strings(src: SourceFile, tokens: list[Token]) -> None:
+    """Give raw string literals their original text: C++ reverts line splicing inside a
+    raw string (g++ too), so a backslash-newline in one stays, even in a `#define` body
+    spread over several lines."""
+    cuts = src._cuts
+    for k, t in enumerate(tokens):
+        if t[KIND] == "raw" and bisect.bisect_right(cuts, t[POS]) != bisect.bisect_left(cuts, t[END]):
+            tokens[k] = (t[KIND], src.original_slice(t[POS], t[END]), *t[2:])
 
 
 _SPECIAL_KINDS = frozenset({"eof", "badcomment", "badraw", "other"})

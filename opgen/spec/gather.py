@@ -1,11 +1,17 @@
 """Sources (C++ files, directories, globs, OpList files) -> one OpList, as TF's registry
 would hold it after registering every op of those sources.
 
-Directories contribute their `*.cc`/`*.cpp`/`*.cxx` translation units (recursively);
-headers are read only through `#include` unless named explicitly; OpList files are read
-when named (or globbed). Files are processed in sorted path order, so the result and the
-errors do not depend on the order the sources were given in. Every error of every file
-and op is collected and raised together as one OpgenErrors.
+Directories contribute their `*.cc`/`*.cpp`/`*.cxx`/`*.c++`/`*.cu` translation units
+(recursively); headers are read only through `#include` unless named explicitly; OpList
+files are read when named (or globbed). Files are processed in sorted path order, so the
+result and the errors do not depend on the order the sources were given in. Every error
+of every file and op is collected and raised together as one GatherErrors.
+
+An `#include "..."` that cannot be found is a warning (one per header, listing every file
+that includes it): op libraries include dependency, sibling-project and generated headers
+that define nothing their REGISTER_OP chains use. When a chain does need a name that is
+not defined, its error names the missing includes as the likely cause. strict_includes
+makes each missing header an error instead.
 """
 
 from __future__ import annotations
@@ -20,11 +26,11 @@ from pathlib import Path
 from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.registry import OpRegistry
 from opgen.spec.builder import build_op_def
-from opgen.spec.chains import check_brackets, extract_registrations
+from opgen.spec.chains import UndefinedNameError, check_brackets, extract_registrations, undefined_registration_macros
 from opgen.spec.helpers import helper_table
 from opgen.spec.model import GatherResult, OpSource, Registration
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
-from opgen.spec.preprocessor import Preprocessor
+from opgen.spec.preprocessor import MissingInclude, Preprocessor
 
 TRANSLATION_UNIT_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".cu")
 _GLOB_CHARS = set("*?[")
@@ -104,20 +110,62 @@ def read_allow_file(path: str) -> set[str]:
     return names
 
 
+class GatherErrors(OpgenErrors):
+    """Every error of a gather run, after its warnings, with a summary line at the end."""
+
+    def __init__(self, errors: list[OpgenError], warnings: list[str]):
+        super().__init__(errors)
+        self.warnings = warnings
+
+    def format(self) -> str:
+        files = {e.location.path for e in self.errors if e.location is not None}
+        summary = _plural(len(self.errors), "error") + (f" in {_plural(len(files), 'file')}" if files else "")
+        if self.warnings:
+            summary += f", {_plural(len(self.warnings), 'warning')}"
+        return "\n".join([*self.warnings, super().format(), summary])
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> tuple[list[Registration], list[OpgenError]]:
-    """Registrations of one translation unit and its errors (a lexing or preprocessing
-    error stops the file; chain errors are collected per chain; brackets anywhere in
-    the file must balance)."""
+    """Registrations of one translation unit and its errors (with preprocessing errors,
+    all of them and no chains are read; chain errors are collected per chain; brackets
+    anywhere in the file must balance). An error about a name nothing defines, in a file
+    with missing includes, says which includes were missing."""
     try:
         tokens = pp.run(path)
     except OpgenError as e:
-        return [], [e]
+        return [], e.errors if isinstance(e, OpgenErrors) else [e]
     regs, errors = extract_registrations(tokens, helpers)
     if not errors:  # chain errors say more about a bracket in a chain than this would
         unbalanced = check_brackets(tokens)
         if unbalanced is not None:
             errors.append(unbalanced)
+    if pp.missing_includes:
+        errors += undefined_registration_macros(tokens)
+        errors = [_blame_missing_includes(e, pp.missing_includes) if isinstance(e, UndefinedNameError) else e
+                  for e in errors]
     return regs, errors
+
+
+def _blame_missing_includes(error: UndefinedNameError, missing: list[MissingInclude]) -> OpgenError:
+    names = [f"\"{m.target}\" ({m.location})" for m in missing]
+    if len(names) == 1:
+        cause = f"{names[0]} was not found and may define '{error.name}'; add its directory"
+    else:
+        cause = (f"{', '.join(names[:-1])} and {names[-1]} were not found and one may define '{error.name}'; "
+                 "add their directories")
+    return OpgenError(error.message, error.location,
+                      hint=f"likely cause: {cause} with -I DIR or [tool.opgen] include_dirs")
+
+
+def _missing_include_message(target: str, sites: list[MissingInclude]) -> str:
+    first = sites[0]
+    text = f"cannot find include file \"{target}\" (searched: {', '.join(first.searched)})"
+    others = [str(loc) for loc in dict.fromkeys(m.location for m in sites) if loc != first.location]
+    return text + (f"; also included at {', '.join(others)}" if others else "")
 
 
 def _line_col(loc: Location | None) -> tuple[int, int]:
@@ -132,16 +180,21 @@ def gather(
     allow_file: str | None = None,
     include_internal: bool = False,
     helpers: Mapping[str, str] | None = None,
+    strict_includes: bool = False,
 ) -> GatherResult:
     """The OpList (sorted by name, `_` ops only with include_internal) of every op the
-    sources register; raises OpgenErrors with every error found."""
+    sources register; raises GatherErrors with every error found."""
     # Gathering allocates hundreds of thousands of acyclic tuples and small objects; the
     # cyclic GC would only traverse them again and again (a third of the time on a
     # large file), so it is paused and the garbage is left to reference counting.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _gather(sources, defines, include_dirs, allow_file, include_internal, helpers)
+        return _gather(sources, defines, include_dirs, allow_file, include_internal, helpers, strict_includes)
+    except GatherErrors:
+        raise
+    except OpgenError as e:  # a bad -D option or allow file: nothing can be gathered
+        raise GatherErrors(e.errors if isinstance(e, OpgenErrors) else [e], []) from None
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -154,6 +207,7 @@ def _gather(
     allow_file: str | None,
     include_internal: bool,
     helpers: Mapping[str, str] | None,
+    strict_includes: bool,
 ) -> GatherResult:
     files = expand_sources(sources)
     errors: list[OpgenError] = list(files.errors)
@@ -173,9 +227,15 @@ def _gather(
         sources_by_op.setdefault(op_def.name, source)
 
     inputs = {*files.oplists, *([allow_file] if allow_file else [])}
+    missing: dict[str, list[MissingInclude]] = {}  # header -> where it is included, in file order
     for path in files.cpp:
         regs, file_errors = scan_cpp_file(path, pp, table)
         inputs.update(pp.files_read)
+        for m in pp.missing_includes:
+            if strict_includes and m.target not in missing:  # each header once, where first included
+                file_errors.append(OpgenError(f"{_missing_include_message(m.target, [m])}; add its directory "
+                                              "with -I DIR or [tool.opgen] include_dirs", m.location))
+            missing.setdefault(m.target, []).append(m)
         regs = [r for r in regs if allowed is None or r.system or r.op_name in allowed]
         built = []
         # A file's errors in source order: each broken chain's error where it stands,
@@ -201,8 +261,14 @@ def _gather(
             if allowed is None or op_def.name in allowed:
                 register(op_def, OpSource(Location(path, line, 1 if line else 0)))
 
+    warnings = [] if strict_includes else [
+        f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
+        for target, sites in missing.items()]
     if errors:
-        raise OpgenErrors(errors)
+        unique: dict[str, OpgenError] = {}  # an error in a header several files include: once
+        for e in errors:
+            unique.setdefault(e.format(), e)
+        raise GatherErrors(list(unique.values()), warnings)
     op_list = registry.export(include_internal)
     return GatherResult(op_list, {op.name: sources_by_op[op.name] for op in op_list.op if op.name in sources_by_op},
-                        sorted(inputs))
+                        sorted(inputs), warnings)

@@ -61,3 +61,5 @@ class GatherResult:
     # Every file read (translation units, included headers, OpList files, the allow
     # file), sorted: what a build depends on.
     inputs: list[str] = field(default_factory=list)
+    # `path:line:col: warning: ...` lines (missing include files), for the user to see.
+    warnings: list[str] = field(default_factory=list)

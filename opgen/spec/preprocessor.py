@@ -2,12 +2,14 @@
 comments (the lexer never looks inside them, so a doc line starting with `#` inside
 `R"doc(...)doc"` is text, not a directive).
 
-Handled: object- and function-like `#define` (with `#` stringizing, `##` pasting and
-variadic `...`/`__VA_ARGS__`), `#undef`, `#if/#ifdef/#ifndef/#elif/#elifdef/#elifndef/
-#else/#endif` with `defined` and integer expressions, `#include "x.h"` of local headers
-(`-I` directories; `<...>` system headers and TensorFlow's own headers are skipped),
-`#pragma once`, `#error`. Macros expand with hide sets as in C, so a macro never expands
-inside itself; tokens produced by an expansion are located at the macro's use site.
+Handled: object- and function-like `#define` (with `#` stringizing, `##` pasting,
+variadic `...`/`__VA_ARGS__`, GNU `, ## __VA_ARGS__` and C++20 `__VA_OPT__` as
+g++ -std=c++17 treats them), `#undef`, `#if/#ifdef/#ifndef/#elif/#elifdef/#elifndef/
+#else/#endif` with `defined` and integer expressions, `#include` of the project's headers
+(searched up to the project root, then `-I`; one that cannot be found is recorded and
+skipped; `<...>` system headers and TensorFlow's own headers are skipped), `#pragma once`,
+`#error`. Macros expand with hide sets as in C, so a macro never expands inside itself;
+tokens produced by an expansion are located at the macro's use site.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.spec.cpp_lexer import (
     BOL,
     END,
@@ -31,6 +33,7 @@ from opgen.spec.cpp_lexer import (
     Token,
     relex,
     token_error,
+    token_location,
     tokenize,
 )
 from opgen.spec.pp_expr import evaluate_if_expression
@@ -50,6 +53,16 @@ _NEVER_READ_PREFIXES = (
 _EXTERNAL_INCLUDE_PREFIXES = ("tensorflow/", *_NEVER_READ_PREFIXES)
 _PREDEFINED = {"__cplusplus": "201703L"}
 _DEFINE_OPTION_NAME = re.compile(r"([^\W\d]\w*)(\([^()]*\))?\Z")
+_PROJECT_MARKERS = ("pyproject.toml", ".git")  # what marks a project's root directory
+
+
+@dataclass(frozen=True)
+class MissingInclude:
+    """A `#include "..."` that no directory of the search path holds."""
+
+    target: str  # as written between the quotes
+    location: Location  # the file name in the #include line
+    searched: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -58,6 +71,7 @@ class Macro:
     params: tuple[str, ...] | None  # None: object-like
     variadic: bool
     body: tuple[Token, ...]
+    va_opt: bool = False  # the body uses C++20 `__VA_OPT__(...)`
 
 
 def parse_define_option(option: str) -> tuple[str, str]:
@@ -117,17 +131,28 @@ class Preprocessor:
         self.include_dirs = [str(d) for d in include_dirs]
         self._cmdline = [parse_define_option(d) for d in defines]
         self.files_read: list[str] = []  # every file the last run() read, headers included
+        # `#include "..."` files the last run() could not find; they are skipped, and the
+        # caller decides whether that is an error (see gather's strict_includes).
+        self.missing_includes: list[MissingInclude] = []
+        self._search_dirs: dict[str, list[str]] = {}  # including file's directory -> search path
 
     def run(self, path: str) -> list[Token]:
+        """The active tokens of the translation unit `path`. A bad directive or macro
+        invocation is skipped and reading goes on, so that every independent error is
+        found; they are raised together at the end."""
         self.macros: dict[str, Macro] = {}
         self._once: set[str] = set()
         self.files_read = []
+        self.missing_includes = []
+        self._errors: list[OpgenError] = []
         for name, value in [*_PREDEFINED.items(), *self._cmdline]:
             define = SourceFile("<command-line>", f"{name} {value}")  # as `#define NAME VALUE`
             toks = tokenize(define)
             self._define(toks[0], toks)
         out: list[Token] = []
         self._file(path, self._read(path, None), out, 0)
+        if self._errors:
+            raise self._errors[0] if len(self._errors) == 1 else OpgenErrors(self._errors)
         return out
 
     # ---------------------------------------------------------------- files
@@ -160,7 +185,10 @@ class Preprocessor:
                 tok = stream.toks[stream.i]
                 stream.i += 1
                 if tok[BOL] and tok[TEXT] == "#" and tok[KIND] == "op":
-                    stream.active = self._directive(tok, stream, conds, stream.active, out, depth)
+                    try:
+                        stream.active = self._directive(tok, stream, conds, stream.active, out, depth)
+                    except OpgenError as e:  # the directive's line is consumed: go on after it
+                        self._errors.append(e)
                     continue
                 if not stream.active:
                     continue
@@ -170,13 +198,19 @@ class Preprocessor:
             if kind == "id":
                 macro = macros.get(tok[TEXT])
                 hide = tok[HIDE]
-                if macro is not None and (hide is None or macro.name not in hide) and self._expand(tok, macro, stream):
-                    continue
+                if macro is not None and (hide is None or macro.name not in hide):
+                    try:
+                        if self._expand(tok, macro, stream):
+                            continue
+                    except OpgenError as e:  # the invocation is dropped
+                        self._errors.append(e)
+                        continue
             elif kind == "bad":
-                raise token_error(tok, _bad_literal_message(tok))
+                self._errors.append(token_error(tok, _bad_literal_message(tok)))
+                continue
             append(tok)
         if conds:
-            raise token_error(conds[-1].tok, f"unterminated #{conds[-1].name}: no matching #endif")
+            self._errors.append(token_error(conds[-1].tok, f"unterminated #{conds[-1].name}: no matching #endif"))
 
     # ---------------------------------------------------------------- directives
 
@@ -201,7 +235,11 @@ class Preprocessor:
             if not active:
                 conds.append(_Cond(hash_tok, name, False, True, False, False))
                 return False
-            value = self._condition(name, name_tok, rest)
+            try:
+                value = self._condition(name, name_tok, rest)
+            except OpgenError:  # no branch of a broken #if is taken
+                conds.append(_Cond(hash_tok, name, False, True, False, True))
+                raise
             conds.append(_Cond(hash_tok, name, value, value, False, True))
             return value
         if name in ("elif", "elifdef", "elifndef", "else"):
@@ -298,9 +336,8 @@ class Preprocessor:
         inner = toks[j + 1 : close]
         if inner[0][KIND] == "str":
             target = inner[0][TEXT][1:-1]
-            here = os.path.dirname(t[SRC].path)
             found = target.startswith(_EXTERNAL_INCLUDE_PREFIXES) or any(
-                os.path.isfile(os.path.join(d, target)) for d in [here, *self.include_dirs])
+                os.path.isfile(os.path.join(d, target)) for d in self.search_path(t[SRC].path, False))
         else:
             found = True
         return ("1" if found else "0"), close + 1
@@ -359,7 +396,15 @@ class Preprocessor:
             for i, t in enumerate(body):
                 if t[TEXT] == "#" and t[KIND] == "op" and (i + 1 >= len(body) or body[i + 1][TEXT] not in params):
                     raise token_error(t, "'#' is not followed by a macro parameter")
-        self.macros[name] = Macro(name, params, variadic, tuple(body))
+        va_opt = False
+        for i, t in enumerate(body):
+            if t[TEXT] == "__VA_OPT__" and t[KIND] == "id":
+                if not variadic:
+                    raise token_error(t, "__VA_OPT__ can only appear in the expansion of a variadic macro")
+                if _va_opt_end(body, i) is None:
+                    raise token_error(t, "unterminated __VA_OPT__: expected '(' and a matching ')'")
+                va_opt = True
+        self.macros[name] = Macro(name, params, variadic, tuple(body), va_opt)
 
     def _include(self, name_tok: Token, rest: list[Token], out: list[Token], depth: int) -> None:
         if not rest:
@@ -375,24 +420,35 @@ class Preprocessor:
             raise token_error(first, "#include expects \"FILENAME\" or <FILENAME>")
         if target.startswith(_NEVER_READ_PREFIXES):
             return
-        here = os.path.dirname(name_tok[SRC].path)
-        dirs = self.include_dirs if system else [here, *self.include_dirs]
+        dirs = self.search_path(name_tok[SRC].path, system)
         for d in dirs:
             candidate = os.path.join(d, target) if d else target
             if os.path.isfile(candidate):
                 break
         else:
-            if system or target.startswith(_EXTERNAL_INCLUDE_PREFIXES):
-                return
-            searched = ", ".join(d or "." for d in dirs)
-            raise token_error(first, f"cannot find include file \"{target}\" (searched: {searched}); "
-                              "add its directory with -I DIR or [tool.opgen] include_dirs")
+            if not system and not target.startswith(_EXTERNAL_INCLUDE_PREFIXES):
+                # A header of a dependency, of another project or generated by a build:
+                # skipped, like the system headers (an op library rarely needs them).
+                self.missing_includes.append(
+                    MissingInclude(target, token_location(first), tuple(d or "." for d in dirs)))
+            return
         candidate = os.path.normpath(candidate) if not candidate.startswith("./") else candidate[2:]
         if os.path.realpath(candidate) in self._once:
             return
         if depth + 1 >= MAX_INCLUDE_DEPTH:
             raise token_error(name_tok, f"#include nested depth {depth + 1} exceeds maximum of {MAX_INCLUDE_DEPTH}")
         self._file(candidate, self._read(candidate, first), out, depth + 1)
+
+    def search_path(self, including: str, system: bool) -> list[str]:
+        """Where `#include "..."` looks, as projects are laid out: the including file's
+        directory and each directory above it up to the project root (see
+        `project_root`), then the -I directories; `<...>` skips the including file's
+        directory, as in g++."""
+        here = os.path.dirname(including)
+        dirs = self._search_dirs.get(here)
+        if dirs is None:
+            dirs = self._search_dirs[here] = [*_ancestors_up_to_root(here), *self.include_dirs]
+        return dirs[1:] if system else dirs
 
     # ---------------------------------------------------------------- macro expansion
 
@@ -424,15 +480,16 @@ class Preprocessor:
             if nxt is None or nxt[TEXT] != "(":
                 return False
             stream.next()
-            args, rparen = self._collect_args(name_tok, macro, stream)
+            args, rparen, va_absent = self._collect_args(name_tok, macro, stream)
             # Prosser's rule: names hidden at both the macro name and its `)` stay hidden.
             hide = (name_tok[HIDE] or frozenset()) & (rparen[HIDE] or frozenset()) | {macro.name}
-            result = self._substitute(name_tok, macro, args, site, hide)
+            result = self._substitute(macro, args, va_absent, site, hide)
         stream.pending.extend(reversed(result))
         return True
 
-    def _collect_args(self, name_tok: Token, macro: Macro, stream: _Stream) -> tuple[list[list[Token]], Token]:
-        """The arguments of an invocation (after its `(`) and the closing `)`."""
+    def _collect_args(self, name_tok: Token, macro: Macro, stream: _Stream) -> tuple[list[list[Token]], Token, bool]:
+        """The arguments of an invocation (after its `(`), the closing `)`, and whether the
+        variadic argument was left out (`F(a)` for `F(a, ...)`, not `F(a,)`)."""
         args: list[list[Token]] = [[]]
         depth = 0
         nparams = len(macro.params or ())
@@ -462,25 +519,41 @@ class Preprocessor:
                 raise token_error(t, _bad_literal_message(t))
             args[-1].append(t)
         if nparams == 0 and args == [[]]:
-            return [], rparen
+            return [], rparen, False
         if len(args) < nparams:
             if macro.variadic and len(args) == nparams - 1:
-                return [*args, []], rparen
+                return [*args, []], rparen, True
             raise token_error(name_tok, f"macro \"{macro.name}\" requires {nparams} arguments, but only {len(args)} given")
         if len(args) > nparams:
             raise token_error(name_tok, f"macro \"{macro.name}\" passed {len(args)} arguments, but takes just {nparams}")
-        return args, rparen
+        return args, rparen, False
 
-    def _substitute(self, name_tok: Token, macro: Macro, args: list[list[Token]], site: tuple,
+    def _substitute(self, macro: Macro, args: list[list[Token]], va_absent: bool, site: tuple,
                     hide: frozenset[str]) -> list[Token]:
         params = {p: i for i, p in enumerate(macro.params or ())}
         body = macro.body
         result: list[Token] = []
         expanded: dict[int, list[Token]] = {}
+        if macro.va_opt:
+            va = len(args) - 1
+            expanded[va] = self.expand_list(args[va])
+            body = _replace_va_opt(body, bool(expanded[va]))
         i = 0
         while i < len(body):
             t = body[i]
             text = t[TEXT]
+            if (text == "," and macro.variadic and i + 2 < len(body) and body[i + 1][TEXT] == "##"
+                    and params.get(body[i + 2][TEXT]) == len(args) - 1):
+                # GNU `, ## __VA_ARGS__`: the comma goes when the variadic argument is left
+                # out; otherwise the argument follows it, unexpanded like any pasted one
+                # (g++ -std=c++17 keeps the comma for an empty argument, `F(a,)`), spaced
+                # as written in the invocation.
+                if not va_absent:
+                    result.append((t[0], text, *site, False, hide, t[SPACE]))
+                    if args[-1]:
+                        result.extend(_with_hide(args[-1], hide, args[-1][0][SPACE]))
+                i += 3
+                continue
             if text == "#" and t[KIND] == "op" and i + 1 < len(body) and body[i + 1][TEXT] in params:
                 arg = args[params[body[i + 1][TEXT]]]
                 result.append(("str", _stringize(arg), *site, False, hide, t[SPACE]))
@@ -495,9 +568,7 @@ class Preprocessor:
                     if idx not in expanded:
                         expanded[idx] = self.expand_list(args[idx])
                     arg = expanded[idx]
-                # The argument's first token takes the parameter's spacing, as in g++.
-                result.extend((a[0], a[1], a[2], a[3], a[4], False, (a[HIDE] or frozenset()) | hide,
-                               t[SPACE] if k == 0 else a[SPACE]) for k, a in enumerate(arg))
+                result.extend(_with_hide(arg, hide, t[SPACE]))
             else:
                 result.append((t[0], text, *site, False, hide, t[SPACE]))
             i += 1
@@ -528,6 +599,83 @@ class Preprocessor:
             out.append(t)
             i += 1
         return out
+
+
+def _with_hide(arg: list[Token], hide: frozenset[str], space: bool) -> list[Token]:
+    """An argument's tokens substituted for a parameter: their hide sets gain the macro's,
+    and the first token takes the parameter's spacing, as in g++."""
+    return [(a[0], a[1], a[2], a[3], a[4], False, (a[HIDE] or frozenset()) | hide, space if k == 0 else a[SPACE])
+            for k, a in enumerate(arg)]
+
+
+def _va_opt_end(body: tuple[Token, ...] | list[Token], i: int) -> int | None:
+    """Index of the `)` closing `__VA_OPT__(` whose name is at `i`; None when unbalanced."""
+    if i + 1 >= len(body) or body[i + 1][TEXT] != "(":
+        return None
+    depth = 0
+    for j in range(i + 1, len(body)):
+        text = body[j][TEXT]
+        if text == "(":
+            depth += 1
+        elif text == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def _replace_va_opt(body: tuple[Token, ...], has_va_args: bool) -> list[Token]:
+    """The body with each `__VA_OPT__(content)` replaced by its content when the variadic
+    argument expands to tokens, else by a placemarker (C++20 [cpp.subst])."""
+    out: list[Token] = []
+    i = 0
+    while i < len(body):
+        t = body[i]
+        if t[TEXT] == "__VA_OPT__" and t[KIND] == "id":
+            end = _va_opt_end(body, i)
+            assert end is not None  # checked by #define
+            if has_va_args:
+                content = list(body[i + 2 : end])
+                if content:
+                    content[0] = (*content[0][:7], t[SPACE])
+                out.extend(content)
+            else:
+                out.append(("placemarker", "", *t[2:]))
+            i = end + 1
+            continue
+        out.append(t)
+        i += 1
+    return out
+
+
+def project_root(directory: str) -> str:
+    """The real path of the nearest directory at or above `directory` holding a
+    pyproject.toml or .git, else the working directory when it is above `directory`,
+    else `directory` itself."""
+    start = os.path.realpath(directory or ".")
+    d = start
+    while True:
+        if any(os.path.exists(os.path.join(d, m)) for m in _PROJECT_MARKERS):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    cwd = os.getcwd()
+    return cwd if start == cwd or start.startswith(cwd.rstrip(os.sep) + os.sep) else start
+
+
+def _ancestors_up_to_root(here: str) -> list[str]:
+    """`here` and the directories above it up to its project root, spelled relative to
+    `here` when `here` is relative ("src/ops", "src", "", "..")."""
+    root = project_root(here)
+    dirs = [here]
+    real = os.path.realpath(here or ".")
+    while real != root and os.path.dirname(real) != real:
+        real = os.path.dirname(real)
+        here = os.path.normpath(os.path.join(here or ".", ".."))
+        dirs.append("" if here == "." else here)
+    return dirs
 
 
 def _stringize(arg: list[Token]) -> str:

@@ -1,0 +1,2 @@
+// An error in a header two files include is reported once.
+#define BROKEN(x, x) x
