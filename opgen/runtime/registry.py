@@ -52,7 +52,8 @@ class _Blob:
 _lock = threading.Lock()
 _entries: dict[str, _Entry] = {}
 _modules: dict[str, _Blob] = {}
-_libraries: dict[str, str] = {}  # module name -> its `[tool.opgen] library`
+# module name -> its `[tool.opgen] library`, until the TF backend has loaded it
+pending_libraries: dict[str, str] = {}
 generation = 0  # bumped by every registration (invalidates caches keyed by op name)
 
 
@@ -119,7 +120,7 @@ def register_op_list(
         generation += 1
         _modules[module_name] = blob
         if library:
-            _libraries[module_name] = library
+            pending_libraries[module_name] = library
         for name in _op_names(serialized_op_list):
             old = _entries.get(name)
             if old is not None and old.module != module_name:
@@ -184,12 +185,9 @@ def get(op_type_name: str) -> op_def_pb2.OpDef | None:
     return _resolve(entry)
 
 
-def library_of(op_type_name: str) -> tuple[str, str] | None:
-    """(module name, library) when the op's module names an op library to load for TF."""
-    entry = _entries.get(op_type_name)
-    if entry is None or entry.module not in _libraries:
-        return None
-    return entry.module, _libraries[entry.module]
+def ops_of(module_name: str) -> list[str]:
+    """The op names a module registered."""
+    return [name for name, entry in _entries.items() if entry.module == module_name]
 
 
 def shape_fn_name(op_type_name: str) -> str | None:

@@ -7,6 +7,8 @@ from typing import Any
 
 from opgen.proto import tensor_shape_pb2
 
+from .tf_objects import from_tensorflow, is_tensorflow_object
+
 
 class Dimension:
     """One dimension: a non-negative int or None (unknown)."""
@@ -92,6 +94,8 @@ class TensorShape:
     __slots__ = ("_dims",)
 
     def __init__(self, dims: Any) -> None:
+        if is_tensorflow_object(dims):
+            dims = from_tensorflow(dims)
         if isinstance(dims, (tuple, list)):
             self._dims: tuple[int | None, ...] | None = tuple(
                 _dim_value(d) for d in dims

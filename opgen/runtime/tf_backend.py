@@ -10,7 +10,8 @@ and the graph branch run here, from an `_OpPlan` built once per op from the OpDe
 TensorFlow has registered, so they are written once instead of once per op.
 
 Custom ops: a module generated with `[tool.opgen] library = "..."` registers that path; the
-library is loaded with `tf.load_op_library` the first time one of its ops runs on TF.
+library is loaded with `tf.load_op_library` before the next op runs on TensorFlow (the
+eager fast path cannot find an op TF has not loaded, so loading cannot wait for the op).
 """
 
 from __future__ import annotations
@@ -247,9 +248,6 @@ def _plan(tf: _TF, op_type_name: str) -> _OpPlan:
         _plans_generation = _registry.generation
     op_def = tf.op_def_registry.get(op_type_name)
     if op_def is None:
-        _load_library_of(tf, op_type_name)
-        op_def = tf.op_def_registry.get(op_type_name)
-    if op_def is None:
         raise RuntimeError(
             f"Op {op_type_name} is not registered in TensorFlow. Load the op library that "
             f"defines it first (tf.load_op_library('/path/to/lib.so')), or generate its "
@@ -260,6 +258,8 @@ def _plan(tf: _TF, op_type_name: str) -> _OpPlan:
 
 
 def _plan_for(op_type_name: str) -> tuple[_TF, _OpPlan]:
+    if _registry.pending_libraries:
+        load_pending_libraries()
     tf = _tf or tensorflow()
     plan = _plans.get(op_type_name)
     if plan is None or _plans_generation != _registry.generation:
@@ -286,35 +286,32 @@ def raise_from_not_ok_status(e: Exception, name: Any) -> None:
     (_tf or tensorflow()).ops.raise_from_not_ok_status(e, name)
 
 
-def _load_library_of(tf: _TF, op_type_name: str) -> None:
-    """Loads the op library the op's generated module names (`[tool.opgen] library`)."""
-    found = _registry.library_of(op_type_name)
-    if found is None:
-        return
-    module_name, library = found
-    path = resolve_library(module_name, library)
+def load_pending_libraries() -> None:
+    """Loads the op libraries of generated modules (`[tool.opgen] library`) not loaded yet.
+
+    Called before any op runs on TensorFlow; a library that is missing or that TF cannot
+    load stays pending, so every later call raises the same OpLibraryError.
+    """
+    tf = _tf or tensorflow()
     with _library_lock:
-        if tf.op_def_registry.get(op_type_name) is not None:
-            return
-        if not os.path.isfile(path):
-            raise OpLibraryError(
-                f"op library {path} of module '{module_name}' does not exist, so op "
-                f"{op_type_name} cannot run on TensorFlow; build the library, or fix "
-                f"`library` in [tool.opgen] and regenerate"
-            )
-        try:
-            tf.tf.load_op_library(path)
-        except Exception as e:  # noqa: BLE001 - TF raises NotFoundError and friends
-            message = getattr(e, "message", None) or str(e)
-            raise OpLibraryError(
-                f"TensorFlow cannot load op library {path} of module '{module_name}' "
-                f"(needed for op {op_type_name}): {message}"
-            ) from None
-    if tf.op_def_registry.get(op_type_name) is None:
-        raise OpLibraryError(
-            f"op library {path} of module '{module_name}' was loaded but does not "
-            f"register op {op_type_name}"
-        )
+        for module_name, library in list(_registry.pending_libraries.items()):
+            path = resolve_library(module_name, library)
+            ops = ", ".join(_registry.ops_of(module_name)) or "none"
+            if not os.path.isfile(path):
+                raise OpLibraryError(
+                    f"op library {path} of module '{module_name}' does not exist, so its ops "
+                    f"({ops}) cannot run on TensorFlow; build the library, or fix `library` "
+                    f"in [tool.opgen] and regenerate"
+                )
+            try:
+                tf.tf.load_op_library(path)
+            except Exception as e:  # noqa: BLE001 - TF raises NotFoundError and friends
+                message = getattr(e, "message", None) or str(e)
+                raise OpLibraryError(
+                    f"TensorFlow cannot load op library {path} of module '{module_name}' "
+                    f"(ops {ops}): {message}"
+                ) from None
+            del _registry.pending_libraries[module_name]
 
 
 def resolve_library(module_name: str, library: str) -> str:

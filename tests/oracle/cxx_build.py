@@ -117,3 +117,13 @@ def run_gxx(args: list[str], cwd: Path) -> None:
         errors = [line for line in proc.stderr.splitlines() if "error" in line]
         detail = "\n".join(errors[:30]) or proc.stderr[-4000:]
         raise CxxBuildError(f"g++ failed (exit {proc.returncode}):\n{detail}")
+
+
+def compile_op_library(source: Path, so_name: str) -> Path:
+    """`source` (ops and kernels) compiled into a shared library for `tf.load_op_library`."""
+
+    def build(out: Path) -> None:
+        compile_flags, link_flags = tf_flags()
+        run_gxx(["-std=c++17", "-shared", "-fPIC", "-O1", str(source), "-o", so_name, *compile_flags, *link_flags], out)
+
+    return cached_build("custom-oplib", content_hash([source.read_bytes(), so_name]), build) / so_name
