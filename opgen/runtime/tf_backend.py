@@ -85,7 +85,7 @@ class _OpPlan:
         "outputs",
     )
 
-    def __init__(self, op_def: Any) -> None:
+    def __init__(self, op_def: Any, as_dtype: Any) -> None:
         self.name = op_def.name
         self.name_bytes = op_def.name.encode()
         self.input_names = tuple(a.name for a in op_def.input_arg)
@@ -100,10 +100,9 @@ class _OpPlan:
             if a.HasField("default_value")
         }
         # Attrs inferred from inputs, in OpDef order (the order TF's fallback converts in),
-        # each with its allowed types, default type and the inputs it is inferred from.
-        self.inferred: list[
-            tuple[str, str, tuple[int, ...], int | None, list[str]]
-        ] = []
+        # each with the arguments of its `args_to_matching_eager` call after the values
+        # (allowed DTypes, and the default DType if any) and the inputs it is inferred from.
+        self.inferred: list[tuple[str, str, tuple[Any, ...], list[str]]] = []
         for attr in op_def.attr:
             users = [
                 a.name
@@ -111,15 +110,13 @@ class _OpPlan:
                 if attr.name in (a.type_attr, a.number_attr, a.type_list_attr)
             ]
             if users:
-                allowed = (
-                    tuple(attr.allowed_values.list.type)
-                    if attr.HasField("allowed_values")
+                allowed = [as_dtype(t) for t in attr.allowed_values.list.type]
+                default = (
+                    (as_dtype(attr.default_value.type),)
+                    if attr.HasField("default_value")
                     else ()
                 )
-                default = (
-                    attr.default_value.type if attr.HasField("default_value") else None
-                )
-                self.inferred.append((attr.name, attr.type, allowed, default, users))
+                self.inferred.append((attr.name, attr.type, (allowed, *default), users))
         self.fixed_inputs = [
             (a.name, a.type, bool(a.number_attr))
             for a in op_def.input_arg
@@ -138,18 +135,16 @@ class _OpPlan:
         Raises TF's `_SymbolicException` when an input is a symbolic (graph) tensor.
         """
         execute = tf.execute
-        as_dtype = tf.tf.dtypes.as_dtype
-        keywords = {k: _to_tensorflow(v) for k, v in keywords.items()}
-        inputs = dict.fromkeys(self.input_names)
+        inputs: dict[str, Any] = dict.fromkeys(self.input_names)
         attr_values = {}
         for attr in self.attr_names:
             value = keywords.get(attr)
             if value is None:
                 value = self.defaults.get(attr)
-            if value is not None:
-                value = _convert_attr(execute, self.attr_types[attr], value, attr)
-            attr_values[attr] = value
-        for attr, kind, allowed, default, users in self.inferred:
+            attr_values[attr] = _convert_attr(
+                execute, self.attr_types[attr], value, attr
+            )
+        for attr, kind, matching, users in self.inferred:
             if (
                 kind == "int"
             ):  # a number attr: the lists' length (the wrapper checked they agree)
@@ -165,9 +160,8 @@ class _OpPlan:
                 for user in users:
                     value = keywords[user]
                     values.extend(value if self.input_is_list[user] else [value])
-                extra = () if default is None else (as_dtype(default),)
                 attr_values[attr], converted = execute.args_to_matching_eager(
-                    values, ctx, [as_dtype(t) for t in allowed], *extra
+                    values, ctx, *matching
                 )
                 position = 0
                 for user in users:
@@ -253,7 +247,7 @@ def _plan(tf: _TF, op_type_name: str) -> _OpPlan:
             f"defines it first (tf.load_op_library('/path/to/lib.so')), or generate its "
             f'module with `[tool.opgen] library = "..."` so that it loads the library itself'
         )
-    plan = _plans[op_type_name] = _OpPlan(op_def)
+    plan = _plans[op_type_name] = _OpPlan(op_def, tf.tf.dtypes.as_dtype)
     return plan
 
 
@@ -347,8 +341,15 @@ _MAKERS = {
 }
 
 
+# Values generated wrappers pass already converted (`make_*`), which need no second pass.
+_CONVERTED = {"type": int, "int": int, "float": float, "bool": bool, "string": bytes}
+
+
 def _convert_attr(execute: Any, attr_type: str, value: Any, attr: str) -> Any:
     """An attr value as TF's eager fallback passes it to `execute.execute` (`make_*`)."""
+    if value is None or type(value) is _CONVERTED.get(attr_type):
+        return value
+    value = _to_tensorflow(value)
     scalar = attr_type[5:-1] if attr_type.startswith("list(") else attr_type
     maker = _MAKERS.get(scalar)
     if maker is None:  # func attrs go to TFE as they are

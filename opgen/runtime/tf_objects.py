@@ -12,7 +12,7 @@ from typing import Any
 
 from opgen.proto import attr_value_pb2, tensor_pb2, tensor_shape_pb2
 
-_MESSAGES = {
+_MESSAGES: dict[str, Any] = {
     "TensorProto": tensor_pb2.TensorProto,
     "TensorShapeProto": tensor_shape_pb2.TensorShapeProto,
     "AttrValue": attr_value_pb2.AttrValue,
