@@ -1,8 +1,15 @@
-"""opgen's embedded runtime: what generated op modules import.
+"""opgen's runtime: what generated op modules import.
 
 Builds TensorFlow-compatible graphs without TensorFlow (`Graph.as_graph_def()` imports into
-TF), or drives real TensorFlow through the TF backend (see `backend`). Importing it imports
-neither tensorflow nor numpy.
+TF), or runs the wrappers on real TensorFlow exactly as TF's own generated wrappers run
+(`tf_backend`). Importing it imports neither tensorflow nor numpy.
+
+Which backend a call runs on, first match wins (`backend`):
+1. `set_backend("tensorflow" | "embedded")`, else the environment variable
+   `OPGEN_BACKEND`; `set_backend(None)` returns to the rule below;
+2. an opgen `Graph` is this thread's default graph (`with graph.as_default():`): embedded;
+3. TensorFlow is imported: TensorFlow (eager, or the `tf.Graph`/`tf.function` being built);
+4. otherwise: embedded.
 """
 
 from . import dtypes
