@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from opgen.errors import Location
-from opgen.naming import avoid_reserved, endpoint_base_name, function_name
+from opgen.naming import avoid_body_builtins, avoid_reserved, endpoint_base_name, function_name, param_name
 from opgen.proto import api_def_pb2, attr_value_pb2, op_def_pb2
 
 
@@ -86,7 +86,7 @@ def python_params(op_def: op_def_pb2.OpDef, api: api_def_pb2.ApiDef) -> list[PyP
     """F7: inputs in arg_order, then attrs without default, then attrs with default."""
     in_args = {a.name: a for a in api.in_arg}
     params = [
-        PyParam(avoid_reserved(in_args[n].rename_to or n), n, "input", None)
+        PyParam(param_name(in_args[n].rename_to or n), n, "input", None)
         for n in (api.arg_order or [a.name for a in op_def.input_arg])
     ]
     api_attrs = {a.name: a for a in api.attr}
@@ -99,9 +99,9 @@ def python_params(op_def: op_def_pb2.OpDef, api: api_def_pb2.ApiDef) -> list[PyP
         entry = api_attrs.get(attr.name)
         rename = entry.rename_to if entry is not None and entry.rename_to else attr.name
         if entry is not None and entry.HasField("default_value"):
-            defaulted.append(PyParam(avoid_reserved(rename), attr.name, "attr", entry.default_value))
+            defaulted.append(PyParam(param_name(rename), attr.name, "attr", entry.default_value))
         else:
-            required.append(PyParam(avoid_reserved(rename), attr.name, "attr", None))
+            required.append(PyParam(param_name(rename), attr.name, "attr", None))
     return params + required + defaulted
 
 
@@ -135,7 +135,7 @@ def python_aliases(api: api_def_pb2.ApiDef) -> list[tuple[str, bool]]:
 
 def python_alias_name(api: api_def_pb2.ApiDef, endpoint: str) -> str:
     """The module-level name an extra endpoint gives the function of `api`."""
-    name = avoid_reserved(endpoint_base_name(endpoint))
+    name = avoid_body_builtins(avoid_reserved(endpoint_base_name(endpoint)))
     if api.visibility == api_def_pb2.ApiDef.HIDDEN and not name.startswith("_"):
         name = "_" + name
     return name

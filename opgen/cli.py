@@ -49,8 +49,10 @@ def _cmd_oplist(args: argparse.Namespace, config: Config) -> int:
 
     if args.from_library:
         from opgen.runtime.backend import op_list_from_library
+        from opgen.spec.oplist_io import check_op_list
 
         op_list = op_list_from_library(args.from_library)
+        check_op_list(op_list, args.from_library)
     else:
         op_list = _gather(args, config).op_list
     if args.api:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from opgen.apidef import ApiModel, python_aliases, python_function_name, python_params
 from opgen.errors import OpgenError
-from opgen.naming import avoid_reserved
+from opgen.naming import avoid_reserved, identifier_problem, param_name
 from opgen.proto import api_def_pb2, op_def_pb2
 
 # All annotation classes, sorted as strings: the constraints of a TypeVar whose attr allows any type.
@@ -131,10 +131,12 @@ class ModuleApi:
 
 
 def _check_identifier(name: str, what: str, op_name: str) -> str:
-    if not name.isidentifier():
+    """`name` if `opgen.naming.identifier_problem` accepts it, else a (caller-located) error."""
+    problem = identifier_problem(name)
+    if problem:
         raise OpgenError(
-            f"op {op_name}: {what} {name!r} is not a valid Python identifier",
-            hint="rename it with an override (rename_to / *_rename)",
+            f"op {ascii(op_name)[1:-1]}: {what} {ascii(name)} {problem}",
+            hint="names reaching generated Python must be ASCII identifiers: fix the OpDef, or rename it with an override",
         )
     return name
 
@@ -156,12 +158,19 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
     for attr in op_def.attr:
         if attr.type not in _SUPPORTED_ATTR_TYPES:
             return SkippedOp(op_def.name, f"unsupported attr type {attr.type!r}")
+    # The op's name reaches code as TypeVar and namedtuple names (`TV_<Op>_<attr>`, `_<Op>Output`).
+    op_alias = _check_identifier(avoid_reserved(op_def.name), "name", op_def.name)
     name = python_function_name(api_def)
     if name is None:
         return SkippedOp(op_def.name, "reserved")
     _check_identifier(name, "function name", op_def.name)
     aliases = [_check_identifier(alias, "alias", op_def.name) for alias, _ in python_aliases(api_def)]
 
+    # Every OpDef name can reach code (keywords, TypeVars, `_attr_<N>` locals, list sizes).
+    for what, names in (("attr", op_def.attr), ("input", op_def.input_arg), ("output", op_def.output_arg)):
+        for item in names:
+            if item.name or what != "output":  # an unnamed output's field is `output<i>`
+                _check_identifier(avoid_reserved(item.name), what, op_def.name)
     attrs = {a.name: a for a in op_def.attr}
     in_args = {a.name: a for a in op_def.input_arg}
     api_in = {a.name: a for a in api_def.in_arg}
@@ -182,11 +191,11 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
 
     def input_param_name(opdef_name: str) -> str:
         api = api_in.get(opdef_name)
-        return avoid_reserved(api.rename_to if api and api.rename_to else opdef_name)
+        return param_name(api.rename_to if api and api.rename_to else opdef_name)
 
     def attr_param_name(opdef_name: str) -> str:
         api = api_attr.get(opdef_name)
-        return avoid_reserved(api.rename_to if api and api.rename_to else opdef_name)
+        return param_name(api.rename_to if api and api.rename_to else opdef_name)
 
     typevars = {a.name: _typevar(op_def.name, a) for a in op_def.attr if a.type == "type"}
 
@@ -206,7 +215,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
             params.append(
                 Param(
                     name=pname,
-                    keyword=avoid_reserved(py.graph_name),
+                    keyword=_check_identifier(avoid_reserved(py.graph_name), "input", op_def.name),
                     kind="input",
                     annotation=tensor_annotation(arg),
                     default=None,
@@ -223,7 +232,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
         params.append(
             Param(
                 name=pname,
-                keyword=avoid_reserved(attr.name),
+                keyword=_check_identifier(avoid_reserved(attr.name), "attr", op_def.name),
                 kind="attr",
                 annotation=_attr_annotation(attr, typevars, py.default is not None),
                 default=attr_default(py.default, pname) if py.default is not None else None,
@@ -288,7 +297,6 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
     doc = docstrings.docstring_text(
         api_def.summary, api_def.description, entries, docstrings.returns_block(ctx, api_def)
     )
-    op_alias = avoid_reserved(op_def.name)
     return FunctionApi(
         op_name=op_def.name,
         name=name,
