@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from opgen.errors import Location
-from opgen.naming import avoid_body_builtins, avoid_reserved, endpoint_base_name, function_name, param_name
+from opgen.naming import avoid_body_builtins, avoid_reserved, endpoint_base_name, function_name
 from opgen.proto import api_def_pb2, attr_value_pb2, op_def_pb2
 
 
@@ -86,7 +86,7 @@ def python_params(op_def: op_def_pb2.OpDef, api: api_def_pb2.ApiDef) -> list[PyP
     """F7: inputs in arg_order, then attrs without default, then attrs with default."""
     in_args = {a.name: a for a in api.in_arg}
     params = [
-        PyParam(param_name(in_args[n].rename_to or n), n, "input", None)
+        PyParam(avoid_reserved(in_args[n].rename_to or n), n, "input", None)
         for n in (api.arg_order or [a.name for a in op_def.input_arg])
     ]
     api_attrs = {a.name: a for a in api.attr}
@@ -99,9 +99,9 @@ def python_params(op_def: op_def_pb2.OpDef, api: api_def_pb2.ApiDef) -> list[PyP
         entry = api_attrs.get(attr.name)
         rename = entry.rename_to if entry is not None and entry.rename_to else attr.name
         if entry is not None and entry.HasField("default_value"):
-            defaulted.append(PyParam(param_name(rename), attr.name, "attr", entry.default_value))
+            defaulted.append(PyParam(avoid_reserved(rename), attr.name, "attr", entry.default_value))
         else:
-            required.append(PyParam(param_name(rename), attr.name, "attr", None))
+            required.append(PyParam(avoid_reserved(rename), attr.name, "attr", None))
     return params + required + defaulted
 
 

@@ -57,9 +57,10 @@ MODULE_GLOBALS: frozenset[str] = frozenset(
 )
 
 
-# Builtins a generated wrapper's body calls (`isinstance(x, (list, tuple))`, `len(x)`,
-# `float("nan")` defaults, `raise TypeError/ValueError`): a parameter named like one would
-# shadow it, so such a parameter gets a trailing `_`, like a reserved name.
+# Builtins a generated wrapper's body may call (`isinstance(x, (list, tuple))`, `len(x)`,
+# `float("nan")` defaults, `raise TypeError/ValueError`): a function named like one would
+# shadow it in every body of its module, so it gets a trailing `_` like a reserved name
+# (a parameter only when its own body calls the builtin: `opgen.render.pyapi`).
 BODY_BUILTINS: frozenset[str] = frozenset({"isinstance", "list", "tuple", "len", "float", "TypeError", "ValueError"})
 
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -96,12 +97,6 @@ def module_name_problem(name: str) -> str | None:
     if name.startswith("__") and name.endswith("__"):
         return "is a special (dunder) name"
     return None
-
-
-def param_name(name: str) -> str:
-    """A parameter's Python name: AvoidPythonReserved, then a trailing `_` for the
-    builtins the wrapper body uses (`BODY_BUILTINS`)."""
-    return avoid_body_builtins(avoid_reserved(name))
 
 
 def _is_upper(c: str) -> bool:

@@ -39,9 +39,9 @@ def _run(root: Path, monkeypatch, *argv: str) -> int:
 
 
 def _tree(out: Path) -> dict[str, bytes]:
-    """The generated files (opgen's lock file aside)."""
+    """The generated files (opgen's lock file and manifest aside)."""
     return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
-            if p.is_file() and p.name != tree_writer.LOCK}
+            if p.is_file() and p.name not in (tree_writer.LOCK, tree_writer.MANIFEST)}
 
 
 def test_build_groups_by_source_stem_and_writes_source_map(tmp_path, monkeypatch, capsys):
@@ -68,12 +68,14 @@ def test_check_dry_run_and_stale_files(tmp_path, monkeypatch, capsys):
     out = root / "gen"
     assert _run(root, monkeypatch, "--check") == 1  # nothing built yet
     capsys.readouterr()
+    old_spec = root / "specs" / "old_ops.cc"
+    old_spec.write_text('#include "tensorflow/core/framework/op.h"\nREGISTER_OP("OldOp").Output("y: float");\n')
     assert _run(root, monkeypatch) == 0
-    assert _run(root, monkeypatch, "--check") == 0
-    # edit one module and leave a generated module that no longer has ops
+    old_spec.unlink()  # gen_old_ops.py, written by opgen, is now stale
+    assert _run(root, monkeypatch, "--check") == 1
+    # edit one module; a hand-written file, even one carrying opgen's header, is never ours
     (out / "gen_math_ops.py").write_text((out / "gen_math_ops.py").read_text().replace("def add(", "def add_x("))
-    stale = (out / "gen_array_ops.py").read_text().replace("array", "old")
-    (out / "gen_old_ops.py").write_text(stale)
+    (out / "gen_fake_ops.py").write_text((out / "gen_array_ops.py").read_text())
     (out / "user_file.py").write_text("x = 1\n")  # not ours: never touched
     capsys.readouterr()
     assert _run(root, monkeypatch, "--check") == 1
@@ -87,6 +89,7 @@ def test_check_dry_run_and_stale_files(tmp_path, monkeypatch, capsys):
     assert _tree(out) == snapshot
     assert _run(root, monkeypatch) == 0
     assert not (out / "gen_old_ops.py").exists() and (out / "user_file.py").exists()
+    assert (out / "gen_fake_ops.py").exists()
     assert _run(root, monkeypatch, "--check") == 0
 
 

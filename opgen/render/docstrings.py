@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.naming import param_name
+from opgen.naming import avoid_reserved
 from opgen.proto import api_def_pb2, op_def_pb2
 from opgen.proto.datatypes import is_ref
 from opgen.render.literals import attr_value_doc, dtype_name
@@ -74,9 +74,9 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
             minimum = ctx.attrs[n].minimum if ctx.attrs[n].has_minimum else 0
             prefix = f"A list of at least {minimum}" if minimum > 0 else "A list of"
         elif source(n):
-            prefix = f"A list with the same length as `{param_name(source(n))}` of"
+            prefix = f"A list with the same length as `{avoid_reserved(source(n))}` of"
         else:
-            prefix = f"A list of `{param_name(n)}`"
+            prefix = f"A list of `{avoid_reserved(n)}`"
         if arg.type_attr:
             t = arg.type_attr
             allowed = ctx.attrs[t].allowed_values.list.type if t in ctx.attrs else []
@@ -86,7 +86,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
                     return f"{prefix} `Tensor` objects with the same type in: {_type_list(allowed)}."
                 return f"{prefix} `Tensor` objects with the same type."
             if source(t):
-                return f"{prefix} `Tensor` objects with the same type as `{param_name(source(t))}`."
+                return f"{prefix} `Tensor` objects with the same type as `{avoid_reserved(source(t))}`."
             return f"{prefix} `Tensor` objects with type `{t}`."
         return f"{prefix} `Tensor` objects with type {_fixed(arg)}."
     if arg.type_list_attr:
@@ -97,7 +97,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
                 return f"A list of `Tensor` objects with types from: {_type_list(allowed)}."
             return "A list of `Tensor` objects."
         if source(t):
-            return f"A list of `Tensor` objects. {same_as} `{param_name(source(t))}`."
+            return f"A list of `Tensor` objects. {same_as} `{avoid_reserved(source(t))}`."
         return f"A list of `Tensor` objects of type `{t}`."
     if arg.type_attr:
         t = arg.type_attr
@@ -107,7 +107,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
                 return f"A {ref_word()}`Tensor`. {must_be} {_type_list(allowed)}."
             return f"A {ref_word()}`Tensor`."
         if source(t):
-            return f"A {ref_word()}`Tensor`. {same_as} `{param_name(source(t))}`."
+            return f"A {ref_word()}`Tensor`. {same_as} `{avoid_reserved(source(t))}`."
         return f"A {ref_word()}`Tensor` of type `{t}`."
     return f"A `Tensor` of type {_fixed(arg)}."
 

@@ -367,8 +367,9 @@ def module_exports(functions: list[FunctionSummary]) -> list[str]:
     return sorted(names, key=literals.isort_key)
 
 
-def check_collisions(module: str, functions: list[FunctionSummary], location: str) -> None:
-    """Two top-level names of one module may not collide (TF's F16.3 bug is an error here)."""
+def check_collisions(module: str, functions: list[FunctionSummary], locations: dict[str, Location]) -> None:
+    """Two top-level names of one module may not collide (TF's F16.3 bug is an error here);
+    the error points at the second op's REGISTER_OP (or OpList entry) when it is known."""
     owners: dict[str, str] = {g: "the module itself" for g in MODULE_GLOBALS}
     for f in functions:
         if not f.name:
@@ -377,7 +378,7 @@ def check_collisions(module: str, functions: list[FunctionSummary], location: st
             if n in owners and owners[n] != f"op {f.op_name}":
                 raise OpgenError(
                     f"module {module}: name {n!r} of op {f.op_name} is already used by {owners[n]}",
-                    Location(location),
+                    locations.get(f.op_name, Location(f"{module}.py")),
                     hint="rename one of the ops with an override (rename_to), or put them in different modules",
                 )
             owners[n] = f"op {f.op_name}"

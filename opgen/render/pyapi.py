@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.apidef import ApiModel, python_aliases, python_function_name, python_params
+from opgen.apidef import ApiModel, inferred_attrs, python_aliases, python_function_name, python_params
 from opgen.errors import OpgenError
-from opgen.naming import avoid_reserved, identifier_problem, param_name
+from opgen.naming import avoid_reserved, identifier_problem
 from opgen.proto import api_def_pb2, op_def_pb2
 
 # All annotation classes, sorted as strings: the constraints of a TypeVar whose attr allows any type.
@@ -189,13 +189,19 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
                 inferred_from[ref] = input_name
     ctx = docstrings.DocContext(op_def, inferred_from, attrs)
 
+    # A parameter named like a builtin this body calls would shadow it: it gets a trailing `_`.
+    shadowed = _body_builtins(op_def, api_def)
+
+    def unshadowed(name: str) -> str:
+        return name + "_" if name in shadowed else name
+
     def input_param_name(opdef_name: str) -> str:
         api = api_in.get(opdef_name)
-        return param_name(api.rename_to if api and api.rename_to else opdef_name)
+        return unshadowed(avoid_reserved(api.rename_to if api and api.rename_to else opdef_name))
 
     def attr_param_name(opdef_name: str) -> str:
         api = api_attr.get(opdef_name)
-        return param_name(api.rename_to if api and api.rename_to else opdef_name)
+        return unshadowed(avoid_reserved(api.rename_to if api and api.rename_to else opdef_name))
 
     typevars = {a.name: _typevar(op_def.name, a) for a in op_def.attr if a.type == "type"}
 
@@ -207,7 +213,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
 
     params: list[Param] = []
     for py in python_params(op_def, api_def):
-        pname = _check_identifier(py.name, f"{py.kind} name", op_def.name)
+        pname = _check_identifier(unshadowed(py.name), f"{py.kind} name", op_def.name)
         if py.kind == "input":
             arg = in_args[py.graph_name]
             desc = api_in[py.graph_name].description if py.graph_name in api_in else arg.description
@@ -313,6 +319,21 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
         is_stateful=op_def.is_stateful,
         docstring=doc,
     )
+
+
+def _body_builtins(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> frozenset[str]:
+    """The builtins the wrapper body of `op_def` calls (see templates/function.py.j2)."""
+    inferred = inferred_attrs(op_def)
+    number_inputs = any(a.number_attr for a in op_def.input_arg)
+    used: set[str] = set()
+    if number_inputs or any(a.type.startswith("list(") and a.name not in inferred for a in op_def.attr):
+        used.update(("isinstance", "list", "tuple"))
+    if number_inputs or any(a.type_list_attr for a in op_def.output_arg):
+        used.add("len")
+    defaults = {a.name for a in api_def.attr if a.HasField("default_value")}
+    if any(a.type in ("float", "list(float)") and a.name in defaults for a in op_def.attr):
+        used.add("float")
+    return frozenset(used)
 
 
 def _attr_annotation(attr: op_def_pb2.OpDef.AttrDef, typevars: dict[str, TypeVarDef], has_default: bool) -> str | None:
