@@ -257,6 +257,8 @@ def parse_int_literal(text: str) -> int | None:
     if not m:
         return None
     digits = m.group(1).replace("'", "")
+    if len(digits.lstrip("0")) > 66:  # beyond 64 bits in any base (and Python's 4300-digit limit)
+        return 1 << 66
     if digits[:2] in ("0x", "0X", "0b", "0B"):
         return int(digits, 0)
     return int(digits, 8) if digits[0] == "0" else int(digits)

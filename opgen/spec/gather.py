@@ -63,6 +63,8 @@ def expand_sources(sources: Iterable[str]) -> SourceFiles:
             _add_directory(source, add)
         elif os.path.isfile(source):
             add(_clean(source), True)
+        elif os.path.exists(source):
+            errors.append(OpgenError("not a regular file or directory", Location(source)))
         else:
             errors.append(OpgenError("no such file or directory", Location(source)))
     return SourceFiles(_unique_sorted(cpp), _unique_sorted(oplists), errors)

@@ -10,6 +10,7 @@ from google.protobuf import json_format, text_format
 from google.protobuf.message import DecodeError
 
 from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.limits import MAX_TEXT_NESTING, read_input_bytes, text_nesting_problem
 from opgen.proto import op_def_pb2
 from opgen.proto.datatypes import BY_ENUM
 from opgen.spec.validate import validate_op_def
@@ -75,16 +76,13 @@ def load_op_list_with_lines(path: str | Path) -> tuple[op_def_pb2.OpList, list[i
 
 def _parse_op_list_file(path: str | Path) -> tuple[op_def_pb2.OpList, list[int]]:
     name = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise OpgenError(f"cannot read OpList file: {e.strerror}", Location(name)) from None
+    data = read_input_bytes(path, "OpList file")
     op_list = op_def_pb2.OpList()
     suffix = Path(name).suffix.lower()
     if suffix in BINARY_SUFFIXES:
         try:
             op_list.ParseFromString(data)
-        except DecodeError as e:
+        except (DecodeError, RecursionError) as e:
             raise OpgenError(f"not a binary OpList: {e}", Location(name)) from None
         return op_list, [0] * len(op_list.op)
     try:
@@ -96,9 +94,13 @@ def _parse_op_list_file(path: str | Path) -> tuple[op_def_pb2.OpList, list[int]]
     if suffix in JSON_SUFFIXES:
         try:
             json_format.Parse(text, op_list)
-        except json_format.ParseError as e:
+        except (json_format.ParseError, RecursionError, ValueError) as e:
             raise OpgenError(f"not a JSON OpList: {_one_line(str(e))}", Location(name)) from None
         return op_list, [0] * len(op_list.op)
+    deep = text_nesting_problem(text)
+    if deep is not None:
+        raise OpgenError(f"text OpList nests messages more than {MAX_TEXT_NESTING} deep (opgen's limit)",
+                         Location(name, deep))
     try:
         text_format.Parse(text, op_list)
     except text_format.ParseError as e:
