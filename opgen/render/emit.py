@@ -298,6 +298,23 @@ class Templates:
         except jinja2.TemplateError as e:
             lineno = getattr(e, "lineno", 0) or 0
             raise OpgenError(f"template error: {e}", Location(name, lineno)) from None
+        except Exception as e:  # a user's template (or its filters) raised: their error, located
+            if self.shipped:
+                raise
+            raise OpgenError(f"template {name} raised {type(e).__name__}: {e}",
+                             Location(str(Path(self.env.loader.searchpath[0]) / name),  # type: ignore[union-attr]
+                                      _template_line(e.__traceback__, name)),
+                             hint="fix the template in --templates") from None
+
+
+def _template_line(tb, name: str) -> int:
+    """The line of template `name` in a traceback Jinja rewrote (its frames carry template lines)."""
+    line = 0
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.endswith(name):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
 
 
 @dataclass(frozen=True)

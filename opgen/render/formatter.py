@@ -34,7 +34,11 @@ def _black_format(sources: list[str]) -> list[str]:
     import black
 
     mode = black.Mode()
-    return [black.format_str(s, mode=mode) for s in sources]
+    try:
+        return [black.format_str(s, mode=mode) for s in sources]
+    except black.InvalidInput as e:  # only a user's templates can produce code black cannot parse
+        raise OpgenError(f"black cannot format the generated code: {e}",
+                         hint="the --templates produce invalid Python; check them") from None
 
 
 def _ruff_bin() -> str:

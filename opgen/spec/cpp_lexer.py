@@ -61,6 +61,7 @@ _TOKEN = re.compile(
     r"|(?P<id>[^\W\d]\w*)"
     r"|(?P<num>\.?\d(?:[eEpP][+-]|[\w.'])*)"
     r"|(?P<badcomment>/\*)"
+    r"|(?P<digraph>%:%:|%:|<%|%>|<:(?!:(?![:>]))|:>)"  # C++ [lex.digraph]; `<::` is `<` `::`
     rf"|(?P<op>{_PUNCT})"
     rf"|(?P<bad>{_PREFIX}[\"'][^\n]*)"
     r"|(?P<other>\S)"
@@ -149,17 +150,22 @@ def tokenize(src: SourceFile) -> list[Token]:
         if space and not bol and find("\n", mstart, tstart) >= 0:
             ws = text[mstart:tstart]
             bol = "/*" not in ws or "\n" in _BLOCK_OR_LINE_COMMENT.sub(_comment_as_space, ws)
+        tend = m.end()
         if kind in _SPECIAL_KINDS:
             if kind == "eof":
                 break
+            if kind == "digraph":  # `%:if` is `#if`: the token is its primary spelling
+                append(("op", _DIGRAPHS[text[tstart:tend]], src, tstart, tend, bol, None, space))
+                bol = False
+                continue
             kind = _special_token(src, kind, m, tstart)
-        tend = m.end()
         append((kind, text[tstart:tend], src, tstart, tend, bol, None, space))
         bol = False
     return tokens
 
 
-_SPECIAL_KINDS = frozenset({"eof", "badcomment", "badraw", "other"})
+_SPECIAL_KINDS = frozenset({"eof", "badcomment", "badraw", "other", "digraph"})
+_DIGRAPHS = {"%:%:": "##", "%:": "#", "<%": "{", "%>": "}", "<:": "[", ":>": "]"}
 
 
 def _special_token(src: SourceFile, kind: str, m: re.Match[str], tstart: int) -> str:
