@@ -17,8 +17,8 @@ from typing import Literal
 
 from google.protobuf import text_encoding, text_format
 
-from opgen.limits import MAX_TEXT_NESTING, decode_utf8, read_input_bytes, text_nesting_problem
 from opgen.errors import Location, OpgenError
+from opgen.limits import MAX_TEXT_NESTING, decode_utf8, read_input_bytes, text_nesting_problem
 from opgen.proto import api_def_pb2, op_gen_overrides_pb2
 
 Format = Literal["opgen", "apidef"]

@@ -176,7 +176,7 @@ class Renderer:
                 entries[summary.op_name] = (summary, text)
                 used[key] = (summary.to_plain(), text)
         raw = [text for _, _, text in to_format]
-        for (key, summary, _), text in zip(to_format, self.formatter.format_many(raw)):
+        for (key, summary, _), text in zip(to_format, self._format_many(raw)):
             entries[summary.op_name] = (summary, text)
             used[key] = (summary.to_plain(), text)
 
@@ -204,7 +204,7 @@ class Renderer:
                 used[key] = (None, text)
             else:
                 header_misses.append((key, text))
-        for (key, _), text in zip(header_misses, self.formatter.format_many([t for _, t in header_misses])):
+        for (key, _), text in zip(header_misses, self._format_many([t for _, t in header_misses])):
             used[key] = (None, text)
 
         files: dict[str, bytes] = {}
@@ -233,6 +233,15 @@ class Renderer:
         if used.keys() != cache.index.keys():
             self.formatter.save_pack(pack, used, base=cache)
         return RenderResult(files, ops=total, formatted=len(raw) + len(header_misses))
+
+    def _format_many(self, texts: list[str]) -> list[str]:
+        """The formatter's output; its error (only a user's templates can cause one) points at them."""
+        try:
+            return self.formatter.format_many(texts)
+        except OpgenError as e:
+            if e.location is None:
+                e.location = Location(self.templates.directory)
+            raise
 
     def _render_ops(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource]) -> list[tuple[emit.FunctionSummary, str, bool]]:
         """(summary, chunk, final) per op (see `emit.render_function`); across `jobs` forked
@@ -500,6 +509,10 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
     )
 
     api_snapshot = snapshot_outputs(config, gathered, api_model, opts.out)
+    for rel in api_snapshot:
+        if rel.casefold() in {f.casefold() for f in result.files}:
+            raise OpgenError(f"[tool.opgen] api = {config.api!r} names a file the build generates ({rel})",
+                             opts.config_location, hint='give the API snapshot its own name, e.g. api = "generated/API.md"')
     changes = compute_changes(opts.out, {**result.files, **api_snapshot})
     if args.depfile:
         targets = " ".join(_make_escape(_shown(opts.out / rel)) for rel in sorted(result.files))

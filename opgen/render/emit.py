@@ -264,6 +264,7 @@ class Templates:
     env: jinja2.Environment
     digest: str  # sha256 over the template names and contents: a cache input
     shipped: bool = False  # opgen's own templates, whose output needs no formatter (`direct_chunk`)
+    directory: str = ""  # where they were loaded from (for errors)
 
     @classmethod
     def load(cls, directory: Path | None) -> Templates:
@@ -290,7 +291,7 @@ class Templates:
         )
         env.filters.update(FILTERS)
         env.tests["identifier"] = str.isidentifier  # black spaces `:` in a slice unless its bounds are simple
-        return cls(env, h.hexdigest(), shipped)
+        return cls(env, h.hexdigest(), shipped, str(directory))
 
     def render(self, name: str, **context) -> str:
         try:
@@ -302,8 +303,7 @@ class Templates:
             if self.shipped:
                 raise
             raise OpgenError(f"template {name} raised {type(e).__name__}: {e}",
-                             Location(str(Path(self.env.loader.searchpath[0]) / name),  # type: ignore[union-attr]
-                                      _template_line(e.__traceback__, name)),
+                             Location(str(Path(self.directory) / name), _template_line(e.__traceback__, name)),
                              hint="fix the template in --templates") from None
 
 

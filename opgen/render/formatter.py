@@ -37,7 +37,7 @@ def _black_format(sources: list[str]) -> list[str]:
     try:
         return [black.format_str(s, mode=mode) for s in sources]
     except black.InvalidInput as e:  # only a user's templates can produce code black cannot parse
-        raise OpgenError(f"black cannot format the generated code: {e}",
+        raise OpgenError(f"black cannot format the generated code: {str(e).splitlines()[0]}",
                          hint="the --templates produce invalid Python; check them") from None
 
 

@@ -58,10 +58,10 @@ def check_relative(out: Path, rel: object) -> Path:
     """`out / rel` for a plain relative output path that stays inside `out` (no `..`, no
     absolute path, no opgen-internal name, no symlinked parent leading elsewhere)."""
     if not isinstance(rel, str) or not rel or "\0" in rel or "\\" in rel:
-        raise OpgenError(f"refusing to write {rel!r}: every output must stay inside --out ({out})")
+        raise OpgenError(f"refusing to write {rel!r}: every output must stay inside --out", Location(str(out)))
     parts = PurePosixPath(rel).parts
     if PurePosixPath(rel).is_absolute() or ".." in parts or "." in rel.split("/") or parts[0].startswith(".opgen"):
-        raise OpgenError(f"refusing to write {rel!r}: every output must stay inside --out ({out})")
+        raise OpgenError(f"refusing to write {rel!r}: every output must stay inside --out", Location(str(out)))
     path = out.joinpath(*parts)
     try:
         path.parent.resolve().relative_to(out.resolve())
