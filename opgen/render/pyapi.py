@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from opgen.apidef import ApiModel, inferred_attrs, python_aliases, python_function_name, python_params
 from opgen.errors import OpgenError
-from opgen.naming import avoid_reserved, identifier_problem
+from opgen.naming import avoid_reserved, identifier_problem, is_reserved
 from opgen.proto import api_def_pb2, op_def_pb2
 
 # All annotation classes, sorted as strings: the constraints of a TypeVar whose attr allows any type.
@@ -170,7 +170,8 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
     for what, names in (("attr", op_def.attr), ("input", op_def.input_arg), ("output", op_def.output_arg)):
         for item in names:
             if item.name or what != "output":  # an unnamed output's field is `output<i>`
-                _check_identifier(avoid_reserved(item.name), what, op_def.name)
+                # as a keyword of `_apply_op_helper` (reserved names get `_`, nothing else changes)
+                _check_identifier(item.name + "_" if is_reserved(item.name) else item.name, what, op_def.name)
     attrs = {a.name: a for a in op_def.attr}
     in_args = {a.name: a for a in op_def.input_arg}
     api_in = {a.name: a for a in api_def.in_arg}
@@ -214,6 +215,12 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
     params: list[Param] = []
     for py in python_params(op_def, api_def):
         pname = _check_identifier(unshadowed(py.name), f"{py.kind} name", op_def.name)
+        if pname.startswith("_"):  # the body's own names (`_execute`, `_attr_x`, `_result`, ...)
+            raise OpgenError(
+                f"op {ascii(op_def.name)[1:-1]}: {py.kind} name {pname!r} starts with '_', which is "
+                "reserved for the wrapper's own names",
+                hint="rename it with an override (input_rename / attr_rename)",
+            )
         if py.kind == "input":
             arg = in_args[py.graph_name]
             desc = api_in[py.graph_name].description if py.graph_name in api_in else arg.description
