@@ -215,6 +215,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     a bug prints one line (its traceback only with --debug) and exits 1."""
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv  # accepted anywhere on the line
+    if sys.stdout is None:  # started with file descriptor 1 closed
+        sys.stdout = _ClosedStdout()  # type: ignore[assignment]
     args = build_parser().parse_args([a for a in argv if a != "--debug"])
     try:
         config = load_config()
@@ -239,6 +241,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         _report(f"opgen: internal error, please report ({type(e).__name__}: {e}); rerun with --debug for the traceback")
         return 1
+
+
+class _ClosedStdout:
+    """Stands in for a closed standard output: writing fails like an OS write would."""
+
+    def write(self, data) -> int:
+        raise OSError(errno.EBADF, "standard output is closed", "<stdout>")
+
+    def flush(self) -> None:
+        pass
+
+    @property
+    def buffer(self):
+        return self
 
 
 def _silence_stdout() -> None:
