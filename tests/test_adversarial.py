@@ -211,7 +211,8 @@ def _hand_made_cases() -> list[Case]:
         Case("cc-deprecated-digits", {"specs/a.cc": f'REGISTER_OP("A").Deprecated({digits}, "x").Output("y: float");\n'},
              exits=(2,)),
         Case("cc-digraph-if", {"specs/a.cc": '%:if 0\nREGISTER_OP("Hidden").Output("y: float");\n%:endif\n'
-                                             'REGISTER_OP("Shown").Output("y: float");\n'}, exits=(0,)),
+                                             'REGISTER_OP("Shown").Output("y: float");\n'}, exits=(0,),
+             post=_module_lacks("gen/gen_a.py", "def hidden(")),
         Case("cc-error-control", {"specs/a.cc": "#error \x1b[2J\x07bell\n"}, exits=(2,)),
         Case("cc-not-utf8", {"specs/a.cc": b'REGISTER_OP("A\xff").Output("y: float");\n'}, exits=(2,)),
         Case("cc-fifo", {}, setup=_make("fifo", "specs/f.cc"), exits=(2,)),
@@ -329,6 +330,13 @@ def _hand_made_cases() -> list[Case]:
              setup=_symlink("docs", "../victimdir"), exits=(2,)),
     ]
     return cases
+
+
+def _module_lacks(rel: str, text: str) -> object:
+    def post(root: Path) -> None:
+        assert text not in (root / rel).read_text(encoding="utf-8")
+        assert "def shown(" in (root / rel).read_text(encoding="utf-8")
+    return post
 
 
 def _exists(rel: str) -> object:

@@ -280,3 +280,38 @@ def test_concurrent_builds_wait_for_the_lock(tmp_path, monkeypatch):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and "waiting for another opgen build" in err
     assert "def lock_test(" in (root / "gen" / "gen_array_ops.py").read_text()
+
+
+def test_dry_run_writes_no_cache(tmp_path, monkeypatch, capsys):
+    root = _project(tmp_path)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    assert _run(root, monkeypatch, "--dry-run") == 0
+    assert not (cache / "opgen" / "format").exists() or not any((cache / "opgen" / "format").iterdir())
+    assert not (root / "gen").exists()
+    assert _run(root, monkeypatch) == 0
+    assert any((cache / "opgen" / "format").iterdir())
+
+
+def test_formatter_version_is_part_of_the_chunk_key(tmp_path, monkeypatch):
+    """After a formatter upgrade nothing formatted by the old one is reused."""
+    from opgen.render.formatter import ChunkFormatter
+
+    root = _project(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    seen: list[int] = []
+    real = build_mod.Renderer._render_ops
+
+    def counting(self, ops, sources):
+        seen.append(len(ops))
+        return real(self, ops, sources)
+
+    monkeypatch.setattr(build_mod.Renderer, "_render_ops", counting)
+    assert _run(root, monkeypatch) == 0
+    (root / "gen" / "gen_math_ops.py").unlink()
+    assert _run(root, monkeypatch) == 0
+    assert seen[-1] == 0  # warm: every chunk from the cache
+    monkeypatch.setattr(ChunkFormatter, "version", "99.0-upgraded")
+    (root / "gen" / "gen_math_ops.py").unlink()
+    assert _run(root, monkeypatch) == 0
+    assert seen[-1] == seen[0] > 0  # every op rendered again
