@@ -79,8 +79,11 @@ def _is_regular(path: Path) -> bool:
 
 
 def _read_json(path: Path) -> object:
-    with open(path, "rb") as f:  # opgen-internal names are never followed through a symlink
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode) or os.path.islink(path):
+    """A JSON file of opgen's own (journal, manifest, source map): never through a symlink,
+    never blocking on a FIFO planted in its place."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise ValueError("not a regular file")
         return json.loads(f.read(16 << 20).decode("utf-8"))
 
@@ -232,6 +235,8 @@ def _checked_journal(out: Path, data: object) -> tuple[dict[str, str], list[str]
     write, delete, manifest = data["write"], data["delete"], data["manifest"]
     if not isinstance(write, dict) or not isinstance(manifest, (dict, type(None))):
         raise ValueError("malformed journal")
+    for rel in manifest or {}:
+        check_relative(out, rel)
     staging = out / STAGING
     for rel, digest in write.items():
         target = check_relative(out, rel)
