@@ -458,3 +458,27 @@ def test_from_library_oplist_is_validated(tmp_path, monkeypatch, capsys):
     assert main(["oplist", "--from-library", "lib.so"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("lib.so: error: OpList entry 1: Invalid name: Bad\\nName"), err
+
+
+_BOMBS = {
+    # 2**31 tokens if expanded: each level doubles the one below
+    "object-like": "#define L0 a a\n" + "".join(f"#define L{i} L{i-1} L{i-1}\n" for i in range(1, 31)) + "int x = L30;\n",
+    # function-like: each level passes its argument twice
+    "function-like": "#define F0(x) x x\n" + "".join(f"#define F{i}(x) F{i-1}(F{i-1}(x))\n" for i in range(1, 31))
+                     + "int x = F30(a);\n",
+    # nested in #if: expansion happens while evaluating the condition
+    "in-#if": "#define L0 1 + 1\n" + "".join(f"#define L{i} L{i-1} + L{i-1}\n" for i in range(1, 31)) + "#if L30\n#endif\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BOMBS))
+def test_macro_bombs_stop_within_bounded_memory(tmp_path, name):
+    """A billion-laughs nest fails with opgen's located limit error under a 1 GiB address-space
+    cap (it ran out of memory at 2.8 GB before the limit existed)."""
+    (tmp_path / "bomb.cc").write_text(_BOMBS[name])
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
+            "from opgen.cli import main; sys.exit(main(['oplist', 'bomb.cc']))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False,
+                       timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert r.stderr.startswith("bomb.cc:") and "opgen's limit" in r.stderr, r.stderr
