@@ -73,12 +73,18 @@ def _op(rnd: random.Random, i: int) -> op_def_pb2.OpDef:
         attr = op.attr.add(name=name, type=kind)
         if rnd.random() < 0.6:
             v = attr.default_value
-            {"int": lambda: setattr(v, "i", rnd.choice([0, -1, 2**63 - 1])),
-             "float": lambda: setattr(v, "f", rnd.choice([0.5, float("nan"), float("-inf")])),
-             "string": lambda: setattr(v, "s", rnd.choice([b"", b"\"'\\", "é".encode()])),
-             "bool": lambda: setattr(v, "b", True),
-             "list(int)": lambda: v.list.i.extend([1, 2]),
-             "list(float)": lambda: v.list.f.extend([1.5])}[kind]()
+            if kind == "int":
+                v.i = rnd.choice([0, -1, 2**63 - 1])
+            elif kind == "float":
+                v.f = rnd.choice([0.5, float("nan"), float("-inf")])
+            elif kind == "string":
+                v.s = rnd.choice([b"", b"\"'\\", "é".encode()])
+            elif kind == "bool":
+                v.b = True
+            elif kind == "list(int)":
+                v.list.i.extend([1, 2])
+            else:
+                v.list.f.extend([1.5])
     type_attr = None
     if rnd.random() < 0.5:
         type_attr = _name(rnd, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")

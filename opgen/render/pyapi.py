@@ -135,7 +135,7 @@ def _check_identifier(name: str, what: str, op_name: str) -> str:
     problem = identifier_problem(name)
     if problem:
         raise OpgenError(
-            f"op {ascii(op_name)[1:-1]}: {what} {ascii(name)} {problem}",
+            f"op {ascii(op_name)[1:-1]}: {what} {name!a} {problem}",
             hint="names reaching generated Python must be ASCII identifiers: fix the OpDef, or rename it with an override",
         )
     return name
