@@ -457,8 +457,8 @@ def _check_out(args, config: Config, opts: BuildOptions) -> None:
     sources = args.sources or [str(config.path(s)) for s in config.sources]
     inputs = [Path(s) for s in sources if not set(s) & set("*?[")]
     inputs += [Path(d) for d in (args.include_dirs or [str(config.path(d)) for d in config.include_dirs])]
-    read_whole = [Path(args.overrides) if args.overrides else config.path(config.overrides)] if (
-        args.overrides or config.overrides) else []
+    overrides = args.overrides or config.overrides
+    read_whole = [Path(args.overrides) if args.overrides else config.path(overrides)] if overrides else []
     if opts.templates is not None:
         read_whole.append(opts.templates)
     check_out_dir(opts.out, config.root, inputs, opts.config_location, read_whole=read_whole)

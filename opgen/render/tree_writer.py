@@ -103,9 +103,10 @@ def _manifest(out: Path) -> dict[str, str] | None:
 def _legacy_owned(out: Path, source_map: str) -> dict[str, str]:
     """A tree without a manifest: the modules its source map lists that carry opgen's header."""
     try:
-        modules = _read_json(out / source_map).get("modules", {})  # type: ignore[union-attr]
-    except (OSError, ValueError, AttributeError):
+        data = _read_json(out / source_map)
+    except (OSError, ValueError):
         return {}
+    modules = data.get("modules") if isinstance(data, dict) else None
     owned: dict[str, str] = {}
     for rel in modules if isinstance(modules, dict) else ():
         if not (isinstance(rel, str) and "/" not in rel and rel.endswith(".py") and not rel.startswith(".")):
