@@ -278,6 +278,10 @@ def _hand_made_cases() -> list[Case]:
                           exits=exits, may_write=("specs/sub",)))
         cases.append(Case(f"cli-out-{out.encode().hex()}", {**good, "overrides/.keep": ""}, argv=["build", "--out", out],
                           exits=exits, may_write=("specs/sub",)))
+    # hostile source file names reach the module header and the source map
+    for i, fname in enumerate(['a"""b', "a\nb", "a\\", "é", "a'b", "a\x1bb", "a\rb", "a b", "$x", "a{{b}}"]):
+        cases.append(Case(f"filename-{i}", {f"specs/{fname}.cc": 'REGISTER_OP("Named").Output("y: float");\n'},
+                          exits=(0,)))
     # CLI paths
     cases += [
         Case("cli-out-is-file", good, argv=["build", "--out", "afile"], setup=_make("x", "afile"), exits=(2,)),
