@@ -67,6 +67,8 @@ def load_config(start: Path | None = None) -> Config:
         data = tomllib.loads(read_text_file(pyproject))
     except tomllib.TOMLDecodeError as e:
         raise OpgenError(f"cannot parse pyproject.toml: {e}", where) from None
+    except RecursionError:
+        raise OpgenError("cannot parse pyproject.toml: arrays or tables nested too deeply", where) from None
     tool = data.get("tool", {})
     table = tool.get("opgen", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):

@@ -85,7 +85,10 @@ def _read_json(path: Path) -> object:
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise ValueError("not a regular file")
-        return json.loads(f.read(16 << 20).decode("utf-8"))
+        try:
+            return json.loads(f.read(16 << 20).decode("utf-8"))
+        except RecursionError:
+            raise ValueError("JSON nested too deeply") from None
 
 
 def _manifest(out: Path) -> dict[str, str] | None:
