@@ -174,6 +174,12 @@ def _symlink(name: str, target: str) -> object:
     return setup
 
 
+def _link_out(target: str) -> object:
+    def setup(root: Path) -> None:
+        (root / _OUTPUT_ROOT).symlink_to(target)
+    return setup
+
+
 def _make(kind: str, rel: str) -> object:
     def setup(root: Path) -> None:
         path = root / rel
@@ -263,6 +269,10 @@ def _hand_made_cases() -> list[Case]:
         Case("config-api-internal", {**good, "pyproject.toml": _PYPROJECT + 'api = "gen/.opgen-journal.json"\n'},
              exits=(2,)),
         Case("config-deep-toml", {**good, "pyproject.toml": "a = " + "[" * 100000 + "]" * 100000 + "\n"}, exits=(2,)),
+        Case("tree-out-symlink-root", good, setup=_link_out("/"), exits=(2,)),
+        Case("tree-out-symlink-parent", good, setup=_link_out(".."), exits=(2,)),
+        Case("tree-out-symlink-project", good, setup=_link_out("."), exits=(2,)),
+        Case("tree-out-symlink-specs", good, setup=_link_out("specs"), exits=(2,)),
         Case("tree-deep-manifest", {**good, "gen/.opgen-manifest.json": "[" * 100000 + "]" * 100000}, exits=(0,)),
         Case("tree-deep-sourcemap", {**good, "gen/opgen_sourcemap.json": "[" * 100000 + "]" * 100000}, exits=(0,)),
         Case("tree-deep-journal", {**good, "gen/.opgen-journal.json": "[" * 100000 + "]" * 100000}, exits=(2,)),
