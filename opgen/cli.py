@@ -239,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - the boundary: a bug must not dump a traceback on users
         if debug:
             traceback.print_exc()
-        _report(f"opgen: internal error, please report ({type(e).__name__}: {e}); rerun with --debug for the traceback")
+        _report(f"opgen: internal error, please report ({e!r}); rerun with --debug for the traceback")
         return 1
 
 
