@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from opgen.errors import Location
-from opgen.naming import avoid_reserved, endpoint_base_name, function_name
+from opgen.naming import avoid_body_builtins, avoid_reserved, endpoint_base_name, function_name
 from opgen.proto import api_def_pb2, attr_value_pb2, op_def_pb2
 
 
@@ -135,7 +135,7 @@ def python_aliases(api: api_def_pb2.ApiDef) -> list[tuple[str, bool]]:
 
 def python_alias_name(api: api_def_pb2.ApiDef, endpoint: str) -> str:
     """The module-level name an extra endpoint gives the function of `api`."""
-    name = avoid_reserved(endpoint_base_name(endpoint))
+    name = avoid_body_builtins(avoid_reserved(endpoint_base_name(endpoint)))
     if api.visibility == api_def_pb2.ApiDef.HIDDEN and not name.startswith("_"):
         name = "_" + name
     return name

@@ -18,6 +18,7 @@ from typing import Literal
 from google.protobuf import text_encoding, text_format
 
 from opgen.errors import Location, OpgenError
+from opgen.limits import MAX_TEXT_NESTING, decode_utf8, read_input_bytes, text_nesting_problem
 from opgen.proto import api_def_pb2, op_gen_overrides_pb2
 
 Format = Literal["opgen", "apidef"]
@@ -101,10 +102,11 @@ def detect_format(text: str) -> Format:
 
 
 def read_override_file(path: Path, display: str) -> OverrideFile:
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise OpgenError(f"cannot read override file: {e}", Location(display)) from None
+    raw = decode_utf8(read_input_bytes(path, "override file"), display, "override file")
+    deep = text_nesting_problem(raw)
+    if deep is not None:
+        raise OpgenError(f"override file nests messages more than {MAX_TEXT_NESTING} deep (opgen's limit)",
+                         Location(display, deep))
     text, line_map = convert_multiline(raw, display)
     fmt = detect_format(text)
     message = api_def_pb2.ApiDefs() if fmt == "apidef" else op_gen_overrides_pb2.OpGenOverrides()

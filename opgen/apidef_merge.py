@@ -12,14 +12,12 @@ from dataclasses import dataclass, field
 
 from opgen.apidef import inferred_attrs
 from opgen.errors import Location, OpgenError
-from opgen.naming import is_reserved
+from opgen.naming import identifier_problem, is_reserved
 from opgen.proto import api_def_pb2, op_def_pb2
 from opgen.spec.validate import validate_attr_value
 
 ApiDef = api_def_pb2.ApiDef
 
-# A Python parameter / namedtuple field an override may introduce (like an OpDef arg name).
-_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 # An ApiDef endpoint: dotted identifiers (`math.abs`), each lowercased into a function name.
 _ENDPOINT = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*\Z")
 
@@ -100,7 +98,9 @@ def bad_identifier(name: str) -> str | None:
     """Why `name` cannot be a parameter, namedtuple field or function name; None if it can."""
     if is_reserved(name):
         return "collides with a Python keyword or reserved name"
-    if not _IDENTIFIER.match(name):
+    # opgen.naming's identifier policy, and no leading `_` (like an OpDef arg name; the
+    # wrapper's own names start with `_`)
+    if identifier_problem(name) or name.startswith("_"):
         return "not a Python identifier starting with a letter"
     return None
 

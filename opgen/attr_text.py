@@ -96,7 +96,7 @@ def parse_attr_value(attr_type: str, text: str) -> attr_value_pb2.AttrValue | No
     return out if parse_proto_text(to_parse, out) else None
 
 
-_RE_FAST_INT = re.compile(r"(-?(?:0|[1-9][0-9]*))[ \t\n\v\f\r]*\Z")
+_RE_FAST_INT = re.compile(r"(-?(?:0|[1-9][0-9]{0,19}))[ \t\n\v\f\r]*\Z")
 _RE_FAST_ENUM = re.compile(r"(DT_[A-Z0-9_]+)[ \t\n\v\f\r]*\Z")
 _RE_FAST_BOOL = re.compile(r"(true|false)[ \t\n\v\f\r]*\Z")
 _RE_FAST_STR = re.compile(r'"([^"\\#]*)"[ \t\n\v\f\r]*\Z')

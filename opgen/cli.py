@@ -7,13 +7,18 @@ exit status 2; nothing is written when a command fails.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
+import os
+import re
 import sys
+import traceback
 from pathlib import Path
 from typing import Callable, Sequence
 
 from opgen import __version__
 from opgen.config import Config, load_config
-from opgen.errors import OpgenError
+from opgen.errors import Location, OpgenError
 
 Handler = Callable[[argparse.Namespace, Config], int]
 
@@ -55,8 +60,10 @@ def _cmd_oplist(args: argparse.Namespace, config: Config) -> int:
 
     if args.from_library:
         from opgen.runtime.backend import op_list_from_library
+        from opgen.spec.oplist_io import check_op_list
 
         op_list = op_list_from_library(args.from_library)
+        check_op_list(op_list, args.from_library)
     else:
         op_list = _gather(args, config).op_list
     if args.api:
@@ -128,6 +135,7 @@ def _cmd_diff(args: argparse.Namespace, config: Config) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="opgen", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"opgen {__version__}")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an internal error")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("oplist", help="gather REGISTER_OP specs into an OpList")
@@ -187,19 +195,83 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with terminal control characters (escape sequences, carriage returns, ...)
+    spelled as `\\xNN`, so echoed input cannot drive the terminal; newlines and tabs stay."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _report(text: str) -> None:
+    with contextlib.suppress(OSError, ValueError):  # stderr closed: the exit status still tells
+        print(terminal_safe(text), file=sys.stderr)
+
+
+def os_error(e: OSError) -> OpgenError:
+    """An OS error no layer located (a write to `-o`, `--depfile`, stdout, ...): the file it
+    concerns and the system's reason."""
+    where = e.filename if isinstance(e.filename, (str, bytes)) else None
+    if isinstance(where, bytes):
+        where = where.decode("utf-8", "backslashreplace")
+    reason = e.strerror or str(e)
+    return OpgenError(f"cannot access file: {reason}" if where else f"I/O error: {reason}",
+                      Location(where) if where else None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one command. The only error boundary: user and I/O errors print located and exit 2,
+    a bug prints one line (its traceback only with --debug) and exits 1."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv  # accepted anywhere on the line
+    if sys.stdout is None:  # started with file descriptor 1 closed
+        sys.stdout = _ClosedStdout()  # type: ignore[assignment]
+    args = build_parser().parse_args([a for a in argv if a != "--debug"])
     try:
         config = load_config()
-        return args.handler(args, config)
+        status = args.handler(args, config)
+        sys.stdout.flush()
+        return status
     except OpgenError as e:
-        print(e.format(), file=sys.stderr)
+        _report(e.format())
         return e.exit_code
     except KeyboardInterrupt:
-        print("opgen: interrupted", file=sys.stderr)
+        _report("opgen: interrupted")
         return 130
-    except BrokenPipeError:
+    except OSError as e:  # stdout closed (EPIPE), disk full on -o, -o naming a directory, ...
+        if isinstance(e, BrokenPipeError) or e.errno == errno.EPIPE:
+            _silence_stdout()
+            _report("opgen: error: standard output was closed before everything was written")
+        else:
+            _report(os_error(e).format())
+        return 2
+    except Exception as e:  # noqa: BLE001 - the boundary: a bug must not dump a traceback on users
+        if debug:
+            traceback.print_exc()
+        _report(f"opgen: internal error, please report ({e!r}); rerun with --debug for the traceback")
         return 1
+
+
+class _ClosedStdout:
+    """Stands in for a closed standard output: writing fails like an OS write would."""
+
+    def write(self, data) -> int:
+        raise OSError(errno.EBADF, "standard output is closed", "<stdout>")
+
+    def flush(self) -> None:
+        pass
+
+    @property
+    def buffer(self):
+        return self
+
+
+def _silence_stdout() -> None:
+    """After EPIPE, point stdout at /dev/null so the interpreter's final flush stays quiet."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 if __name__ == "__main__":

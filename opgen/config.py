@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from opgen.errors import Location, OpgenError
+from opgen.limits import read_text_file
 
 _KNOWN_KEYS = {
     "sources",  # list of C++ files/dirs/globs or OpList files
@@ -65,11 +66,17 @@ def load_config(start: Path | None = None) -> Config:
     pyproject = find_pyproject(start)
     if pyproject is None:
         return Config(root=start)
+    where = Location(str(pyproject))
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_text_file(pyproject))
     except tomllib.TOMLDecodeError as e:
-        raise OpgenError(f"cannot parse pyproject.toml: {e}", Location(str(pyproject))) from None
-    table = data.get("tool", {}).get("opgen", {})
+        raise OpgenError(f"cannot parse pyproject.toml: {e}", where) from None
+    except RecursionError:
+        raise OpgenError("cannot parse pyproject.toml: arrays or tables nested too deeply", where) from None
+    tool = data.get("tool", {})
+    table = tool.get("opgen", {}) if isinstance(tool, dict) else {}
+    if not isinstance(table, dict):
+        raise OpgenError("[tool.opgen] must be a table", where, hint="write [tool.opgen] followed by key = value lines")
     unknown = sorted(set(table) - _KNOWN_KEYS)
     if unknown:
         raise OpgenError(
@@ -86,7 +93,8 @@ def load_config(start: Path | None = None) -> Config:
                 raise OpgenError(f"[tool.opgen] {key} must be a list of strings", Location(str(pyproject)))
             value = tuple(value)
         elif key in ("modules", "helpers"):
-            if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()) or \
+                    not all("\0" not in k for k in value):
                 raise OpgenError(f"[tool.opgen.{key}] must map names to strings", Location(str(pyproject)))
         elif key == "jobs":
             if not isinstance(value, int) or value < 0:

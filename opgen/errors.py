@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+_ECHOED_NEWLINE = re.compile(r"\r?\n(?![ \t])")
 
 
 @dataclass(frozen=True, order=True)
@@ -33,8 +36,11 @@ class OpgenError(Exception):
         self.hint = hint
 
     def format(self) -> str:
-        head = f"{self.location}: error: " if self.location else "error: "
-        text = head + self.message
+        head = f"{str(self.location).replace(chr(10), chr(92) + 'n')}: error: " if self.location else "error: "
+        # A message's own continuation lines are indented (TF's `\n\t for attr ...`); a newline
+        # echoed from input (a hostile name) is spelled `\n`, so every unindented line of
+        # opgen's output starts with a location.
+        text = head + _ECHOED_NEWLINE.sub(r"\\n", self.message)
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text

@@ -11,6 +11,8 @@ forgot) are reserved too, so no op or argument name can produce a syntax error.
 from __future__ import annotations
 
 import keyword
+import re
+import sys
 
 # TF's PY_RESERVED list (Python-2 keywords and capitalised builtins), plus the three
 # Python-3 keywords TF forgot (F5).
@@ -53,6 +55,48 @@ MODULE_GLOBALS: frozenset[str] = frozenset(
     {"collections", "Annotated", "Any", "List", "TypeVar", "_atypes", "_dtypes", "_execute",
      "_op_def_library", "_registry", "__all__"}
 )
+
+
+# Builtins a generated wrapper's body may call (`isinstance(x, (list, tuple))`, `len(x)`,
+# `float("nan")` defaults, `raise TypeError/ValueError`): a function named like one would
+# shadow it in every body of its module, so it gets a trailing `_` like a reserved name
+# (a parameter only when its own body calls the builtin: `opgen.render.pyapi`).
+BODY_BUILTINS: frozenset[str] = frozenset({"isinstance", "list", "tuple", "len", "float", "TypeError", "ValueError"})
+
+_ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+# Module names a generated module may not take: it would shadow the package the generated
+# code imports (`opgen`), a standard-library module, or a package's special file.
+_TAKEN_MODULE_NAMES: frozenset[str] = frozenset({"opgen", *sys.stdlib_module_names})
+
+
+def identifier_problem(name: str) -> str | None:
+    """Why `name` cannot appear as a name in generated Python; None if it can.
+
+    The one identifier policy for every name that reaches generated code (functions,
+    aliases, parameters, keywords, namedtuple fields and type names, TypeVars): ASCII
+    only, so names that differ in source never become equal under Python's NFKC
+    normalisation of identifiers (`ｆoo` is `foo`, `__ｄｅｂｕｇ__` is `__debug__`).
+    """
+    if not _ASCII_IDENTIFIER.match(name):
+        if name.isidentifier():
+            return "is not an ASCII identifier (Python would NFKC-normalise it)"
+        return "is not a Python identifier"
+    if keyword.iskeyword(name) or name == "__debug__":
+        return "is a Python keyword"
+    return None
+
+
+def module_name_problem(name: str) -> str | None:
+    """Why `name` cannot be a generated module's name; None if it can."""
+    problem = identifier_problem(name)
+    if problem:
+        return problem
+    if name in _TAKEN_MODULE_NAMES:
+        return "would shadow the module of that name (opgen's runtime or the standard library)"
+    if name.startswith("__") and name.endswith("__"):
+        return "is a special (dunder) name"
+    return None
 
 
 def _is_upper(c: str) -> bool:
@@ -104,7 +148,13 @@ def function_name(base: str, *, hidden: bool, hidden_by_api_def: bool) -> str | 
         return base
     if reserved:
         return None
-    return base
+    return avoid_body_builtins(base)
+
+
+def avoid_body_builtins(name: str) -> str:
+    """A trailing `_` for a module-level or parameter name that would shadow a builtin the
+    wrapper bodies use (`BODY_BUILTINS`)."""
+    return name + "_" if name in BODY_BUILTINS else name
 
 
 def endpoint_base_name(endpoint: str) -> str:

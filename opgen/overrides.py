@@ -136,10 +136,12 @@ def override_layers(root: Path, display: str) -> list[list[tuple[Path, str]]]:
     def walk(directory: Path, shown: str) -> None:
         entries = [p for p in sorted(directory.iterdir(), key=lambda p: p.name) if not p.name.startswith(".")]
         layer = []
-        for p in entries:
-            if p.is_file() and p.suffix == ".pbtxt":
+        for p in entries:  # anything but a directory is read (a FIFO is rejected when read)
+            if p.is_dir():
+                continue
+            if p.suffix == ".pbtxt":
                 layer.append((p, f"{shown}/{p.name}"))
-            elif p.is_file() and p.suffix != ".md":
+            elif p.suffix != ".md":
                 raise OpgenError("not an override file", Location(f"{shown}/{p.name}"),
                                  hint="override files end in .pbtxt (documentation in .md files is allowed)")
         layers.append(layer)

@@ -145,7 +145,7 @@ _RE_IDENT = re.compile(r"[A-Za-z0-9_]+")
 _RE_NUMERIC = re.compile(r"[A-Za-z0-9.+\-]+")
 _RE_ENUM = re.compile(r"[A-Za-z0-9\-_]+")
 _RE_BOOL = re.compile(r"[A-Za-z0-9]+")
-_RE_ATOI = re.compile(r"[+-]?[0-9]+\Z")
+_RE_ATOI = re.compile(r"[+-]?[0-9]{1,25}\Z")  # more digits: out of range for any int field
 _RE_ATOF = re.compile(r"-?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))\Z")
 _BOOLS = {"true": True, "True": True, "1": True, "false": False, "False": False, "0": False}
 

@@ -39,9 +39,9 @@ def _run(root: Path, monkeypatch, *argv: str) -> int:
 
 
 def _tree(out: Path) -> dict[str, bytes]:
-    """The generated files (opgen's lock file aside)."""
+    """The generated files (opgen's lock file and manifest aside)."""
     return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
-            if p.is_file() and p.name != tree_writer.LOCK}
+            if p.is_file() and p.name not in (tree_writer.LOCK, tree_writer.MANIFEST)}
 
 
 def test_build_groups_by_source_stem_and_writes_source_map(tmp_path, monkeypatch, capsys):
@@ -68,12 +68,14 @@ def test_check_dry_run_and_stale_files(tmp_path, monkeypatch, capsys):
     out = root / "gen"
     assert _run(root, monkeypatch, "--check") == 1  # nothing built yet
     capsys.readouterr()
+    old_spec = root / "specs" / "old_ops.cc"
+    old_spec.write_text('#include "tensorflow/core/framework/op.h"\nREGISTER_OP("OldOp").Output("y: float");\n')
     assert _run(root, monkeypatch) == 0
-    assert _run(root, monkeypatch, "--check") == 0
-    # edit one module and leave a generated module that no longer has ops
+    old_spec.unlink()  # gen_old_ops.py, written by opgen, is now stale
+    assert _run(root, monkeypatch, "--check") == 1
+    # edit one module; a hand-written file, even one carrying opgen's header, is never ours
     (out / "gen_math_ops.py").write_text((out / "gen_math_ops.py").read_text().replace("def add(", "def add_x("))
-    stale = (out / "gen_array_ops.py").read_text().replace("array", "old")
-    (out / "gen_old_ops.py").write_text(stale)
+    (out / "gen_fake_ops.py").write_text((out / "gen_array_ops.py").read_text())
     (out / "user_file.py").write_text("x = 1\n")  # not ours: never touched
     capsys.readouterr()
     assert _run(root, monkeypatch, "--check") == 1
@@ -87,6 +89,7 @@ def test_check_dry_run_and_stale_files(tmp_path, monkeypatch, capsys):
     assert _tree(out) == snapshot
     assert _run(root, monkeypatch) == 0
     assert not (out / "gen_old_ops.py").exists() and (out / "user_file.py").exists()
+    assert (out / "gen_fake_ops.py").exists()
     assert _run(root, monkeypatch, "--check") == 0
 
 
@@ -277,3 +280,38 @@ def test_concurrent_builds_wait_for_the_lock(tmp_path, monkeypatch):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and "waiting for another opgen build" in err
     assert "def lock_test(" in (root / "gen" / "gen_array_ops.py").read_text()
+
+
+def test_dry_run_writes_no_cache(tmp_path, monkeypatch, capsys):
+    root = _project(tmp_path)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    assert _run(root, monkeypatch, "--dry-run") == 0
+    assert not (cache / "opgen" / "format").exists() or not any((cache / "opgen" / "format").iterdir())
+    assert not (root / "gen").exists()
+    assert _run(root, monkeypatch) == 0
+    assert any((cache / "opgen" / "format").iterdir())
+
+
+def test_formatter_version_is_part_of_the_chunk_key(tmp_path, monkeypatch):
+    """After a formatter upgrade nothing formatted by the old one is reused."""
+    from opgen.render.formatter import ChunkFormatter
+
+    root = _project(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    seen: list[int] = []
+    real = build_mod.Renderer._render_ops
+
+    def counting(self, ops, sources):
+        seen.append(len(ops))
+        return real(self, ops, sources)
+
+    monkeypatch.setattr(build_mod.Renderer, "_render_ops", counting)
+    assert _run(root, monkeypatch) == 0
+    (root / "gen" / "gen_math_ops.py").unlink()
+    assert _run(root, monkeypatch) == 0
+    assert seen[-1] == 0  # warm: every chunk from the cache
+    monkeypatch.setattr(ChunkFormatter, "version", "99.0-upgraded")
+    (root / "gen" / "gen_math_ops.py").unlink()
+    assert _run(root, monkeypatch) == 0
+    assert seen[-1] == seen[0] > 0  # every op rendered again

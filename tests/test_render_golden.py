@@ -36,11 +36,11 @@ def test_golden_case(case, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(root)
     assert main(["build"]) == 0, capsys.readouterr().err
     produced = {p.relative_to(root / "out").as_posix(): p.read_bytes() for p in sorted((root / "out").rglob("*"))
-                if p.is_file() and p.name != ".opgen-lock"}
+                if p.is_file() and not p.name.startswith(".opgen-")}
     expected_dir = src / "expected"
     if os.environ.get("OPGEN_UPDATE_GOLDEN") == "1":
         shutil.rmtree(expected_dir, ignore_errors=True)
-        shutil.copytree(root / "out", expected_dir, ignore=shutil.ignore_patterns(".opgen-lock"))
+        shutil.copytree(root / "out", expected_dir, ignore=shutil.ignore_patterns(".opgen-*"))
     expected = {p.relative_to(expected_dir).as_posix(): p.read_bytes() for p in sorted(expected_dir.rglob("*")) if p.is_file()}
     assert sorted(produced) == sorted(expected)
     for name, data in produced.items():

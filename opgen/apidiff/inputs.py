@@ -16,6 +16,7 @@ from opgen.apidiff.snapshot_build import build_snapshot
 from opgen.apidiff.snapshot_format import FORMAT_TAG, from_json
 from opgen.config import Config, load_config
 from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.limits import read_input_bytes, read_text_file
 
 
 def gather_config(config: Config, sources: list[str] | None = None):
@@ -51,7 +52,7 @@ def project_snapshot(config: Config, shown_root: Path | None = None) -> Snapshot
 def _is_snapshot_file(path: Path) -> bool:
     if path.suffix != ".json":
         return False
-    head = path.read_text(encoding="utf-8", errors="replace")[:200]
+    head = read_input_bytes(path)[:200].decode("utf-8", "replace")
     return FORMAT_TAG in head
 
 
@@ -83,7 +84,7 @@ def load_side(spec: str, config: Config) -> Snapshot:
             return project_snapshot(load_config(path))
         return _spec_tree_snapshot(path, config)
     if _is_snapshot_file(path):
-        return from_json(path.read_text(encoding="utf-8"), spec)
+        return from_json(read_text_file(path, "API snapshot"), spec)
     # a C++ source or an OpList file: gather reads both
     from opgen.overrides import load_overrides
 

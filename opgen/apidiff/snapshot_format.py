@@ -138,6 +138,8 @@ def from_json(text: str, path: str) -> Snapshot:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise OpgenError(f"not valid JSON: {e.msg}", Location(path, e.lineno, e.colno)) from None
+    except RecursionError:
+        raise OpgenError("JSON nested too deeply to be an API snapshot", Location(path)) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT_TAG:
         raise OpgenError(f"not an opgen API snapshot (expected \"format\": \"{FORMAT_TAG}\")", Location(path),
                          hint="write one with `opgen api --format json -o FILE`")

@@ -264,6 +264,7 @@ class Templates:
     env: jinja2.Environment
     digest: str  # sha256 over the template names and contents: a cache input
     shipped: bool = False  # opgen's own templates, whose output needs no formatter (`direct_chunk`)
+    directory: str = ""  # where they were loaded from (for errors)
 
     @classmethod
     def load(cls, directory: Path | None) -> Templates:
@@ -290,7 +291,7 @@ class Templates:
         )
         env.filters.update(FILTERS)
         env.tests["identifier"] = str.isidentifier  # black spaces `:` in a slice unless its bounds are simple
-        return cls(env, h.hexdigest(), shipped)
+        return cls(env, h.hexdigest(), shipped, str(directory))
 
     def render(self, name: str, **context) -> str:
         try:
@@ -298,6 +299,22 @@ class Templates:
         except jinja2.TemplateError as e:
             lineno = getattr(e, "lineno", 0) or 0
             raise OpgenError(f"template error: {e}", Location(name, lineno)) from None
+        except Exception as e:  # a user's template (or its filters) raised: their error, located
+            if self.shipped:
+                raise
+            raise OpgenError(f"template {name} raised {type(e).__name__}: {e}",
+                             Location(str(Path(self.directory) / name), _template_line(e.__traceback__, name)),
+                             hint="fix the template in --templates") from None
+
+
+def _template_line(tb, name: str) -> int:
+    """The line of template `name` in a traceback Jinja rewrote (its frames carry template lines)."""
+    line = 0
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.endswith(name):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
 
 
 @dataclass(frozen=True)
@@ -367,8 +384,9 @@ def module_exports(functions: list[FunctionSummary]) -> list[str]:
     return sorted(names, key=literals.isort_key)
 
 
-def check_collisions(module: str, functions: list[FunctionSummary], location: str) -> None:
-    """Two top-level names of one module may not collide (TF's F16.3 bug is an error here)."""
+def check_collisions(module: str, functions: list[FunctionSummary], locations: dict[str, Location]) -> None:
+    """Two top-level names of one module may not collide (TF's F16.3 bug is an error here);
+    the error points at the second op's REGISTER_OP (or OpList entry) when it is known."""
     owners: dict[str, str] = {g: "the module itself" for g in MODULE_GLOBALS}
     for f in functions:
         if not f.name:
@@ -377,7 +395,7 @@ def check_collisions(module: str, functions: list[FunctionSummary], location: st
             if n in owners and owners[n] != f"op {f.op_name}":
                 raise OpgenError(
                     f"module {module}: name {n!r} of op {f.op_name} is already used by {owners[n]}",
-                    Location(location),
+                    locations.get(f.op_name, Location(f"{module}.py")),
                     hint="rename one of the ops with an override (rename_to), or put them in different modules",
                 )
             owners[n] = f"op {f.op_name}"

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import functools
 import hashlib
+import importlib.metadata
 import marshal
 import os
 import shutil
@@ -32,7 +34,11 @@ def _black_format(sources: list[str]) -> list[str]:
     import black
 
     mode = black.Mode()
-    return [black.format_str(s, mode=mode) for s in sources]
+    try:
+        return [black.format_str(s, mode=mode) for s in sources]
+    except black.InvalidInput as e:  # only a user's templates can produce code black cannot parse
+        raise OpgenError(f"black cannot format the generated code: {str(e).splitlines()[0]}",
+                         hint="the --templates produce invalid Python; check them") from None
 
 
 def _ruff_bin() -> str:
@@ -97,13 +103,24 @@ class ChunkFormatter:
     files under `${XDG_CACHE_HOME:-~/.cache}/opgen/format/` and rewritten with exactly the
     entries a build used."""
 
-    def __init__(self, kind: str, jobs: int, cache_dir: Path | None = None, use_cache: bool = True):
+    def __init__(self, kind: str, jobs: int, cache_dir: Path | None = None, use_cache: bool = True,
+                 write_cache: bool = True):
         if kind not in FORMATTERS:
             raise OpgenError(f"unknown formatter {kind!r}", hint="use 'black' or 'ruff'")
         self.kind = kind
         self.jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
         self.cache_dir = (cache_dir or cache_root()) / "format"
         self.use_cache = use_cache
+        self.write_cache = write_cache  # False for `--dry-run`: it writes nothing at all
+
+    @functools.cached_property
+    def version(self) -> str:
+        """The formatter's installed version: part of every cache key, so a formatter
+        upgrade re-formats the chunks that go through it."""
+        try:
+            return importlib.metadata.version(self.kind)
+        except importlib.metadata.PackageNotFoundError:
+            return "not installed"
 
     def _pack_path(self, pack: str) -> Path:
         return self.cache_dir / (hashlib.sha256(pack.encode()).hexdigest()[:32] + ".marshal")
@@ -128,7 +145,7 @@ class ChunkFormatter:
         so a small change writes the old text plus a little; the text is compacted once
         dropped chunks take as much room as live ones.
         """
-        if not self.use_cache:
+        if not (self.use_cache and self.write_cache):
             return
         base = base or ChunkPack()
         index: dict[str, tuple[object, int, int]] = {}

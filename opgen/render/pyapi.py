@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.apidef import ApiModel, python_aliases, python_function_name, python_params
+from opgen.apidef import ApiModel, inferred_attrs, python_aliases, python_function_name, python_params
 from opgen.errors import OpgenError
-from opgen.naming import avoid_reserved
+from opgen.naming import avoid_reserved, identifier_problem, is_reserved
 from opgen.proto import api_def_pb2, op_def_pb2
 
 # All annotation classes, sorted as strings: the constraints of a TypeVar whose attr allows any type.
@@ -136,10 +136,12 @@ class ModuleApi:
 
 
 def _check_identifier(name: str, what: str, op_name: str) -> str:
-    if not name.isidentifier():
+    """`name` if `opgen.naming.identifier_problem` accepts it, else a (caller-located) error."""
+    problem = identifier_problem(name)
+    if problem:
         raise OpgenError(
-            f"op {op_name}: {what} {name!r} is not a valid Python identifier",
-            hint="rename it with an override (rename_to / *_rename)",
+            f"op {ascii(op_name)[1:-1]}: {what} {name!a} {problem}",
+            hint="names reaching generated Python must be ASCII identifiers: fix the OpDef, or rename it with an override",
         )
     return name
 
@@ -161,12 +163,20 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
     for attr in op_def.attr:
         if attr.type not in _SUPPORTED_ATTR_TYPES:
             return SkippedOp(op_def.name, f"unsupported attr type {attr.type!r}")
+    # The op's name reaches code as TypeVar and namedtuple names (`TV_<Op>_<attr>`, `_<Op>Output`).
+    op_alias = _check_identifier(avoid_reserved(op_def.name), "name", op_def.name)
     name = python_function_name(api_def)
     if name is None:
         return SkippedOp(op_def.name, "reserved")
     _check_identifier(name, "function name", op_def.name)
     aliases = [_check_identifier(alias, "alias", op_def.name) for alias, _ in python_aliases(api_def)]
 
+    # Every OpDef name can reach code (keywords, TypeVars, `_attr_<N>` locals, list sizes).
+    for what, names in (("attr", op_def.attr), ("input", op_def.input_arg), ("output", op_def.output_arg)):
+        for item in names:
+            if item.name or what != "output":  # an unnamed output's field is `output<i>`
+                # as a keyword of `_apply_op_helper` (reserved names get `_`, nothing else changes)
+                _check_identifier(item.name + "_" if is_reserved(item.name) else item.name, what, op_def.name)
     attrs = {a.name: a for a in op_def.attr}
     in_args = {a.name: a for a in op_def.input_arg}
     api_in = {a.name: a for a in api_def.in_arg}
@@ -185,13 +195,19 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
                 inferred_from[ref] = input_name
     ctx = docstrings.DocContext(op_def, inferred_from, attrs)
 
+    # A parameter named like a builtin this body calls would shadow it: it gets a trailing `_`.
+    shadowed = _body_builtins(op_def, api_def)
+
+    def unshadowed(name: str) -> str:
+        return name + "_" if name in shadowed else name
+
     def input_param_name(opdef_name: str) -> str:
         api = api_in.get(opdef_name)
-        return avoid_reserved(api.rename_to if api and api.rename_to else opdef_name)
+        return unshadowed(avoid_reserved(api.rename_to if api and api.rename_to else opdef_name))
 
     def attr_param_name(opdef_name: str) -> str:
         api = api_attr.get(opdef_name)
-        return avoid_reserved(api.rename_to if api and api.rename_to else opdef_name)
+        return unshadowed(avoid_reserved(api.rename_to if api and api.rename_to else opdef_name))
 
     typevars = {a.name: _typevar(op_def.name, a) for a in op_def.attr if a.type == "type"}
 
@@ -203,7 +219,13 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
 
     params: list[Param] = []
     for py in python_params(op_def, api_def):
-        pname = _check_identifier(py.name, f"{py.kind} name", op_def.name)
+        pname = _check_identifier(unshadowed(py.name), f"{py.kind} name", op_def.name)
+        if pname.startswith("_"):  # the body's own names (`_execute`, `_attr_x`, `_result`, ...)
+            raise OpgenError(
+                f"op {ascii(op_def.name)[1:-1]}: {py.kind} name {pname!r} starts with '_', which is "
+                "reserved for the wrapper's own names",
+                hint="rename it with an override (input_rename / attr_rename)",
+            )
         if py.kind == "input":
             arg = in_args[py.graph_name]
             desc = api_in[py.graph_name].description if py.graph_name in api_in else arg.description
@@ -211,7 +233,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
             params.append(
                 Param(
                     name=pname,
-                    keyword=avoid_reserved(py.graph_name),
+                    keyword=_check_identifier(avoid_reserved(py.graph_name), "input", op_def.name),
                     kind="input",
                     annotation=tensor_annotation(arg),
                     default=None,
@@ -228,7 +250,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
         params.append(
             Param(
                 name=pname,
-                keyword=avoid_reserved(attr.name),
+                keyword=_check_identifier(avoid_reserved(attr.name), "attr", op_def.name),
                 kind="attr",
                 annotation=_attr_annotation(attr, typevars, py.default is not None),
                 default=attr_default(py.default, pname) if py.default is not None else None,
@@ -299,7 +321,6 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
             eager_args += [py_str(attr.name), attr_param_name(attr.name)]
     # TF names the last ref argument, outputs after inputs.
     refs = [a.name for a in [*op_def.input_arg, *op_def.output_arg] if a.is_ref]
-    op_alias = avoid_reserved(op_def.name)
     return FunctionApi(
         op_name=op_def.name,
         name=name,
@@ -320,6 +341,21 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
             f"{name} op does not support eager execution. Arg '{refs[-1]}' is a ref." if refs else None
         ),
     )
+
+
+def _body_builtins(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> frozenset[str]:
+    """The builtins the wrapper body of `op_def` calls (see templates/function.py.j2)."""
+    inferred = inferred_attrs(op_def)
+    number_inputs = any(a.number_attr for a in op_def.input_arg)
+    used: set[str] = set()
+    if number_inputs or any(a.type.startswith("list(") and a.name not in inferred for a in op_def.attr):
+        used.update(("isinstance", "list", "tuple"))
+    if number_inputs or any(a.type_list_attr for a in op_def.output_arg):
+        used.add("len")
+    defaults = {a.name for a in api_def.attr if a.HasField("default_value")}
+    if any(a.type in ("float", "list(float)") and a.name in defaults for a in op_def.attr):
+        used.add("float")
+    return frozenset(used)
 
 
 def _attr_annotation(attr: op_def_pb2.OpDef.AttrDef, typevars: dict[str, TypeVarDef], has_default: bool) -> str | None:

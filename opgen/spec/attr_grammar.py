@@ -22,7 +22,7 @@ _RE_QUOTED = {
     '"': re.compile(rf'"((?:[^"\\]|\\[\s\S])*)"{_WS}'),
     "'": re.compile(rf"'((?:[^'\\]|\\[\s\S])*)'{_WS}"),
 }
-_RE_NUMBER = re.compile(rf"{_WS}(-?[0-9]+){_WS}")
+_RE_NUMBER = re.compile(rf"{_WS}(-?[0-9]{{1,25}})(?![0-9]){_WS}")  # longer: out of int64 range anyway
 
 # The base type words, tried in TF's order as plain prefixes (no word boundary: `int32`
 # is `int` followed by `32`).

@@ -61,6 +61,7 @@ _TOKEN = re.compile(
     r"|(?P<id>[^\W\d]\w*)"
     r"|(?P<num>\.?\d(?:[eEpP][+-]|[\w.'])*)"
     r"|(?P<badcomment>/\*)"
+    r"|(?P<digraph>%:%:|%:|<%|%>|<:(?!:(?![:>]))|:>)"  # C++ [lex.digraph]; `<::` is `<` `::`
     rf"|(?P<op>{_PUNCT})"
     rf"|(?P<bad>{_PREFIX}[\"'][^\n]*)"
     r"|(?P<other>\S)"
@@ -149,11 +150,15 @@ def tokenize(src: SourceFile) -> list[Token]:
         if space and not bol and find("\n", mstart, tstart) >= 0:
             ws = text[mstart:tstart]
             bol = "/*" not in ws or "\n" in _BLOCK_OR_LINE_COMMENT.sub(_comment_as_space, ws)
+        tend = m.end()
         if kind in _SPECIAL_KINDS:
             if kind == "eof":
                 break
+            if kind == "digraph":  # `%:if` is `#if`: the token is its primary spelling
+                append(("op", _DIGRAPHS[text[tstart:tend]], src, tstart, tend, bol, None, space))
+                bol = False
+                continue
             kind = _special_token(src, kind, m, tstart)
-        tend = m.end()
         append((kind, text[tstart:tend], src, tstart, tend, bol, None, space))
         bol = False
     if src._cuts:
@@ -171,7 +176,8 @@ def _revert_splices_in_raw_strings(src: SourceFile, tokens: list[Token]) -> None
             tokens[k] = (t[KIND], src.original_slice(t[POS], t[END]), *t[2:])
 
 
-_SPECIAL_KINDS = frozenset({"eof", "badcomment", "badraw", "other"})
+_SPECIAL_KINDS = frozenset({"eof", "badcomment", "badraw", "other", "digraph"})
+_DIGRAPHS = {"%:%:": "##", "%:": "#", "<%": "{", "%>": "}", "<:": "[", ":>": "]"}
 
 
 def _special_token(src: SourceFile, kind: str, m: re.Match[str], tstart: int) -> str:
@@ -269,6 +275,8 @@ def parse_int_literal(text: str) -> int | None:
     if not m:
         return None
     digits = m.group(1).replace("'", "")
+    if len(digits.lstrip("0")) > 66:  # beyond 64 bits in any base (and Python's 4300-digit limit)
+        return 1 << 66
     if digits[:2] in ("0x", "0X", "0b", "0B"):
         return int(digits, 0)
     return int(digits, 8) if digits[0] == "0" else int(digits)

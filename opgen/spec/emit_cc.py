@@ -56,6 +56,20 @@ def cc_string(text: str | bytes) -> str:
     return '"' + c_escape(text) + '"'
 
 
+def cc_comment_text(text: str) -> str:
+    """`text` spelled safely inside a `//` comment: printable ASCII only, every other
+    character (newlines, controls, non-ASCII) and the backslash (a line splice before a
+    newline) as `\\xNN`/`\\uNNNN`/`\\UNNNNNNNN`, `??` split (a trigraph before C++17)."""
+    out: list[str] = []
+    for c in text:
+        if " " <= c <= "~" and c != "\\":
+            out.append(c)
+        else:
+            n = ord(c)
+            out.append(f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}")
+    return "".join(out).replace("??", "?\\x3f")
+
+
 # ----------------------------------------------------------------------------- proto text
 
 
@@ -373,7 +387,8 @@ def op_list_to_cc(op_list: op_def_pb2.OpList, skip_inexpressible: bool = False) 
             chunks.append("\n" + cc_for_op_def(op_def))
         except Inexpressible as e:
             problems.append(OpgenError(f"op {op_def.name} cannot be written as REGISTER_OP: {e}"))
-            chunks.append(f"\n// opgen: cannot express {op_def.name} as REGISTER_OP: {e}\n")
+            chunks.append(f"\n// opgen: cannot express {cc_comment_text(op_def.name)} as REGISTER_OP: "
+                          f"{cc_comment_text(str(e))}\n")
     if problems and not skip_inexpressible:
         raise OpgenErrors(problems)
     chunks.append(FOOTER)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.limits import read_text_file
 from opgen.registry import OpRegistry
 from opgen.spec.builder import build_op_def
 from opgen.spec.chains import UndefinedNameError, check_brackets, extract_registrations, undefined_registration_macros
@@ -69,6 +70,8 @@ def expand_sources(sources: Iterable[str]) -> SourceFiles:
             _add_directory(source, add)
         elif os.path.isfile(source):
             add(_clean(source), True)
+        elif os.path.exists(source):
+            errors.append(OpgenError("not a regular file or directory", Location(source)))
         else:
             errors.append(OpgenError("no such file or directory", Location(source)))
     return SourceFiles(_unique_sorted(cpp), _unique_sorted(oplists), errors)
@@ -97,11 +100,7 @@ def _unique_sorted(paths: set[str]) -> list[str]:
 
 def read_allow_file(path: str) -> set[str]:
     """Op names, one per line; blank lines and `#` comments are ignored."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        reason = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
-        raise OpgenError(f"cannot read allow file: {reason}", Location(path)) from None
+    text = read_text_file(path, "allow file")
     names: set[str] = set()
     for line in text.splitlines():
         name = line.split("#", 1)[0].strip()

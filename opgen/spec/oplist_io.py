@@ -9,8 +9,11 @@ from pathlib import Path
 from google.protobuf import json_format, text_format
 from google.protobuf.message import DecodeError
 
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.limits import MAX_TEXT_NESTING, read_input_bytes, text_nesting_problem
 from opgen.proto import op_def_pb2
+from opgen.proto.datatypes import BY_ENUM
+from opgen.spec.validate import validate_op_def
 
 FORMATS = ("pbtxt", "pb", "json")
 BINARY_SUFFIXES = (".pb", ".binarypb")
@@ -38,19 +41,48 @@ def load_op_list_file(path: str | Path) -> op_def_pb2.OpList:
     return load_op_list_with_lines(path)[0]
 
 
+def check_op_list(op_list: op_def_pb2.OpList, path: str, lines: list[int] | None = None) -> None:
+    """Every OpDef of an OpList source must be one TF could have registered: TF's
+    `ValidateOpDef` (its messages, via `opgen.spec.validate`) and known DataType enums
+    for args (which ValidateOpDef leaves to the registering builder). Raises OpgenErrors
+    located at the file (and the entry's line for text files)."""
+    errors: list[OpgenError] = []
+    for i, op_def in enumerate(op_list.op):
+        line = lines[i] if lines else 0
+        problem = validate_op_def(op_def)
+        message = problem.message if problem else _unknown_arg_type(op_def)
+        if message:
+            entry = "" if line else f"OpList entry {i + 1}: "
+            errors.append(OpgenError(entry + message, Location(path, line, 1 if line else 0)))
+    if errors:
+        raise OpgenErrors(errors)
+
+
+def _unknown_arg_type(op_def: op_def_pb2.OpDef) -> str | None:
+    for kind, args in (("input", op_def.input_arg), ("output", op_def.output_arg)):
+        for arg in args:
+            if arg.type and arg.type not in BY_ENUM:
+                return f"Invalid DataType enum {arg.type} for {kind} '{arg.name}' of op '{op_def.name}'"
+    return None
+
+
 def load_op_list_with_lines(path: str | Path) -> tuple[op_def_pb2.OpList, list[int]]:
-    """The OpList and, for a text file, the 1-based line of each `op` entry (0 otherwise)."""
+    """The OpList and, for a text file, the 1-based line of each `op` entry (0 otherwise);
+    every OpDef validated (`check_op_list`)."""
+    op_list, lines = _parse_op_list_file(path)
+    check_op_list(op_list, str(path), lines)
+    return op_list, lines
+
+
+def _parse_op_list_file(path: str | Path) -> tuple[op_def_pb2.OpList, list[int]]:
     name = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise OpgenError(f"cannot read OpList file: {e.strerror}", Location(name)) from None
+    data = read_input_bytes(path, "OpList file")
     op_list = op_def_pb2.OpList()
     suffix = Path(name).suffix.lower()
     if suffix in BINARY_SUFFIXES:
         try:
             op_list.ParseFromString(data)
-        except DecodeError as e:
+        except (DecodeError, RecursionError) as e:
             raise OpgenError(f"not a binary OpList: {e}", Location(name)) from None
         return op_list, [0] * len(op_list.op)
     try:
@@ -62,9 +94,13 @@ def load_op_list_with_lines(path: str | Path) -> tuple[op_def_pb2.OpList, list[i
     if suffix in JSON_SUFFIXES:
         try:
             json_format.Parse(text, op_list)
-        except json_format.ParseError as e:
+        except (json_format.ParseError, RecursionError, ValueError) as e:
             raise OpgenError(f"not a JSON OpList: {_one_line(str(e))}", Location(name)) from None
         return op_list, [0] * len(op_list.op)
+    deep = text_nesting_problem(text)
+    if deep is not None:
+        raise OpgenError(f"text OpList nests messages more than {MAX_TEXT_NESTING} deep (opgen's limit)",
+                         Location(name, deep))
     try:
         text_format.Parse(text, op_list)
     except text_format.ParseError as e:

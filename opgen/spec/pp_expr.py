@@ -1,13 +1,16 @@
 """The integer constant expressions of `#if`/`#elif`, evaluated as the C preprocessor
 does (after `defined` and macro expansion; identifiers left over are 0): precedence
 climbing over C's binary operators, unary `- + ! ~`, `?:`, parentheses, integer and
-character literals; division truncates toward zero. Arithmetic is unbounded (no
-intmax_t wrap-around or unsigned promotion)."""
+character literals; division truncates toward zero. Values are exact but must stay
+within 64 bits ([-2**63, 2**64), `opgen.limits`), like C's intmax_t/uintmax_t: anything
+beyond, and shift counts outside [0, 64), are located errors (no wrap-around or unsigned
+promotion); parentheses and unary operators nest at most MAX_IF_NESTING deep."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from opgen.limits import IF_MAX, IF_MIN, MAX_IF_NESTING
 from opgen.spec.cpp_lexer import (
     KIND,
     TEXT,
@@ -35,6 +38,12 @@ class _IfExpr:
         self.toks = toks
         self.i = 0
         self.where = where
+        self.depth = 0  # parentheses and unary operators being parsed (recursion depth)
+
+    def _checked(self, value: int, tok: Token) -> int:
+        if not IF_MIN <= value <= IF_MAX:
+            raise token_error(tok, f"integer overflow in #{self.where[TEXT]} expression (values must fit in 64 bits)")
+        return value
 
     def evaluate(self) -> int:
         value = self._expr(0)
@@ -73,16 +82,18 @@ class _IfExpr:
     def _apply(self, op: str, a: int, b: int, tok: Token) -> int:
         if op in ("/", "%") and b == 0:
             raise token_error(tok, "division by zero in #if")
+        if op in ("<<", ">>") and not 0 <= b < 64:
+            raise token_error(tok, f"shift count {b} in #{self.where[TEXT]} is outside [0, 64)")
         if op in ("/", "%"):  # C truncates toward zero
             quotient = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
             return quotient if op == "/" else a - b * quotient
-        return {
+        return self._checked({
             "*": lambda: a * b, "+": lambda: a + b, "-": lambda: a - b, "<<": lambda: a << b,
             ">>": lambda: a >> b, "<": lambda: int(a < b), ">": lambda: int(a > b),
             "<=": lambda: int(a <= b), ">=": lambda: int(a >= b), "==": lambda: int(a == b),
             "!=": lambda: int(a != b), "&": lambda: a & b, "^": lambda: a ^ b, "|": lambda: a | b,
             "&&": lambda: int(bool(a) and bool(b)), "||": lambda: int(bool(a) or bool(b)),
-        }[op]()
+        }[op](), tok)
 
     def _unary(self) -> int:
         if self.i >= len(self.toks):
@@ -91,20 +102,27 @@ class _IfExpr:
         t = self.toks[self.i]
         self.i += 1
         text = t[TEXT]
-        if text in ("-", "+", "!", "~"):
-            v = self._unary()
-            return {"-": -v, "+": v, "!": int(not v), "~": ~v}[text]
-        if text == "(":
-            v = self._expr(0)
-            if self._peek() != ")":
-                raise token_error(self._tok(), f"missing ')' in #{self.where[TEXT]} expression")
-            self.i += 1
-            return v
+        if text in ("-", "+", "!", "~", "("):
+            self.depth += 1
+            if self.depth > MAX_IF_NESTING:
+                raise token_error(t, f"#{self.where[TEXT]} expression nests more than {MAX_IF_NESTING} deep "
+                                  "(opgen's limit)")
+            try:
+                if text == "(":
+                    v = self._expr(0)
+                    if self._peek() != ")":
+                        raise token_error(self._tok(), f"missing ')' in #{self.where[TEXT]} expression")
+                    self.i += 1
+                    return v
+                v = self._unary()
+                return self._checked({"-": -v, "+": v, "!": int(not v), "~": ~v}[text], t)
+            finally:
+                self.depth -= 1
         if t[KIND] == "num":
             value = parse_int_literal(text)
             if value is None:
                 raise token_error(t, f"invalid integer \"{text}\" in #{self.where[TEXT]}")
-            return value
+            return self._checked(value, t)
         if t[KIND] == "chr":
             decoded = decode_escapes(text[text.index("'") + 1 : -1], t)
             return decoded[0] if decoded else 0

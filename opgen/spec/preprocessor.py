@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.limits import MAX_MACRO_EXPANSION_TOKENS, MAX_MACRO_NESTING, decode_utf8, read_input_bytes
 from opgen.spec.cpp_lexer import (
     BOL,
     END,
@@ -135,11 +136,15 @@ class Preprocessor:
         # caller decides whether that is an error (see gather's strict_includes).
         self.missing_includes: list[MissingInclude] = []
         self._search_dirs: dict[str, list[str]] = {}  # including file's directory -> search path
+        self._nesting = 0
+        self._expansion_budget = MAX_MACRO_EXPANSION_TOKENS
 
     def run(self, path: str) -> list[Token]:
         """The active tokens of the translation unit `path`. A bad directive or macro
         invocation is skipped and reading goes on, so that every independent error is
         found; they are raised together at the end."""
+        self._nesting = 0  # expand_list calls on the Python stack (macro arguments within arguments)
+        self._expansion_budget = MAX_MACRO_EXPANSION_TOKENS  # tokens all expansions of this file may produce
         self.macros: dict[str, Macro] = {}
         self._once: set[str] = set()
         self.files_read = []
@@ -159,16 +164,10 @@ class Preprocessor:
 
     def _read(self, path: str, at: Token | None) -> str:
         try:
-            with open(path, encoding="utf-8-sig") as f:
-                return f.read()
-        except UnicodeDecodeError as e:
-            with open(path, "rb") as f:
-                data = f.read()
-            line = data.count(b"\n", 0, e.start) + 1
-            col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-            raise OpgenError(f"source file is not UTF-8 text ({e.reason})", Location(path, line, col)) from None
-        except OSError as e:
-            raise OpgenError(f"cannot read {path}: {e.strerror}", _at(at, path)) from None
+            data = read_input_bytes(path, "source file")  # regular files only, size-limited
+        except OpgenError as e:
+            raise OpgenError(e.message, _at(at, path) if at is not None else e.location, e.hint) from None
+        return decode_utf8(data, path, "source file").replace("\r\n", "\n").replace("\r", "\n")
 
     def _file(self, path: str, text: str, out: list[Token], depth: int) -> None:
         self.files_read.append(path)
@@ -423,7 +422,7 @@ class Preprocessor:
         dirs = self.search_path(name_tok[SRC].path, system)
         for d in dirs:
             candidate = os.path.join(d, target) if d else target
-            if os.path.isfile(candidate):
+            if os.path.exists(candidate):  # not a regular file: an error when read, never a hang
                 break
         else:
             if not system and not target.startswith(_EXTERNAL_INCLUDE_PREFIXES):
@@ -457,13 +456,21 @@ class Preprocessor:
         stream = _Stream(toks)
         out: list[Token] = []
         macros = self.macros
-        while (tok := stream.next()) is not None:
-            if tok[KIND] == "id":
-                macro = macros.get(tok[TEXT])
-                hide = tok[HIDE]
-                if macro is not None and (hide is None or macro.name not in hide) and self._expand(tok, macro, stream):
-                    continue
-            out.append(tok)
+        self._nesting += 1
+        try:
+            while (tok := stream.next()) is not None:
+                if tok[KIND] == "id":
+                    macro = macros.get(tok[TEXT])
+                    hide = tok[HIDE]
+                    if macro is not None and (hide is None or macro.name not in hide):
+                        if self._nesting > MAX_MACRO_NESTING:
+                            raise token_error(tok, f"macro calls nested more than {MAX_MACRO_NESTING} deep "
+                                              "in arguments (opgen's limit)")
+                        if self._expand(tok, macro, stream):
+                            continue
+                out.append(tok)
+        finally:
+            self._nesting -= 1
         return out
 
     def _expand(self, name_tok: Token, macro: Macro, stream: _Stream) -> bool:
@@ -484,6 +491,10 @@ class Preprocessor:
             # Prosser's rule: names hidden at both the macro name and its `)` stay hidden.
             hide = (name_tok[HIDE] or frozenset()) & (rparen[HIDE] or frozenset()) | {macro.name}
             result = self._substitute(macro, args, va_absent, site, hide)
+        self._expansion_budget -= len(result)
+        if self._expansion_budget < 0:
+            raise token_error(name_tok, f"macro expansion of this file exceeds {MAX_MACRO_EXPANSION_TOKENS} tokens "
+                              f"(opgen's limit) while expanding \"{macro.name}\"")
         stream.pending.extend(reversed(result))
         return True
 

@@ -1,0 +1,106 @@
+"""opgen's documented resource limits (README "Limits") and the checked file reads that
+enforce the ones about files. Input beyond a limit fails with a located error instead of
+running away in time or memory (or hitting Python's own limits as a traceback).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+from opgen.errors import Location, OpgenError
+
+# Any one input file (C++ source or header, OpList, override, config, allow list).
+MAX_FILE_BYTES = 64 << 20
+# Tokens one macro invocation may expand to (all rescans included), and macro calls nested
+# inside one another's arguments or expansions. TF's largest op sources expand to a few
+# thousand tokens per macro; billion-laughs nests stop here in well under a second.
+MAX_MACRO_EXPANSION_TOKENS = 1 << 18
+MAX_MACRO_NESTING = 200
+# `#if` expressions: nesting of parentheses and unary operators; values are C's intmax_t /
+# uintmax_t (64 bits): anything outside [-2**63, 2**64) is an overflow error, as are shift
+# counts outside [0, 64).
+MAX_IF_NESTING = 256
+IF_MIN = -(1 << 63)
+IF_MAX = (1 << 64) - 1
+# Nesting of messages in a text-format OpList or override file (TF's ops nest 4 deep).
+MAX_TEXT_NESTING = 32
+
+
+def read_input_bytes(path: str | Path, what: str = "file") -> bytes:
+    """The bytes of an input file: regular files only (a FIFO or device named like a source
+    would block or never end), at most MAX_FILE_BYTES."""
+    name = str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        raise OpgenError(f"cannot read {what}: {e.strerror}", Location(name)) from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):  # checked before fdopen, which refuses a directory itself
+        os.close(fd)
+        raise OpgenError(f"cannot read {what}: not a regular file", Location(name),
+                         hint="sources, OpLists, overrides and config must be regular files")
+    with os.fdopen(fd, "rb") as f:
+        if st.st_size > MAX_FILE_BYTES:
+            raise OpgenError(f"{what} is {st.st_size} bytes, more than opgen's limit of {MAX_FILE_BYTES}",
+                             Location(name), hint="split it into several files")
+        try:
+            data = f.read(MAX_FILE_BYTES + 1)
+        except OSError as e:
+            raise OpgenError(f"cannot read {what}: {e.strerror}", Location(name)) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise OpgenError(f"{what} is more than opgen's limit of {MAX_FILE_BYTES} bytes", Location(name))
+    return data
+
+
+def decode_utf8(data: bytes, name: str, what: str = "file") -> str:
+    """`data` as UTF-8 (a leading BOM dropped); a located error at the first bad byte."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise OpgenError(f"{what} is not UTF-8 text ({e.reason})", Location(name, line, col)) from None
+
+
+def read_text_file(path: str | Path, what: str = "file") -> str:
+    """`read_input_bytes` decoded as UTF-8 with a located error."""
+    return decode_utf8(read_input_bytes(path, what), str(path), what)
+
+
+_TEXT_PROTO_TOKEN = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|#[^\n]*|[{}<>\[\]\n]")
+
+
+def text_nesting_problem(text: str) -> int | None:
+    """The 1-based line where brace/bracket nesting of a text-format proto first exceeds
+    MAX_TEXT_NESTING (strings and `#` comments skipped), else None."""
+    depth = 0
+    line = 1
+    for m in _TEXT_PROTO_TOKEN.finditer(text):
+        tok = m.group()
+        if tok == "\n":
+            line += 1
+        elif tok in ("{", "<", "["):
+            depth += 1
+            if depth > MAX_TEXT_NESTING:
+                return line
+        elif tok in ("}", ">", "]"):
+            depth -= 1
+    return None
+
+
+__all__ = [
+    "IF_MAX",
+    "IF_MIN",
+    "MAX_FILE_BYTES",
+    "MAX_IF_NESTING",
+    "MAX_MACRO_EXPANSION_TOKENS",
+    "MAX_MACRO_NESTING",
+    "MAX_TEXT_NESTING",
+    "decode_utf8",
+    "read_input_bytes",
+    "read_text_file",
+    "text_nesting_problem",
+]

@@ -1,0 +1,223 @@
+"""Write-path failures of `opgen build` and the CLI's error boundary: a full or read-only disk
+(a real tmpfs when this process may mount one, else an injected OSError), a failure after the
+commit point, closed standard output, and internal errors.
+
+Whatever fails, the previous tree stays as it was (or the interrupted build is completed by
+the next one), no staging debris is left, and the message is located with exit status 2.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from opgen import cli
+from opgen.cli import main
+from opgen.render import tree_writer
+
+REPO = Path(__file__).resolve().parent.parent
+_SMALL = 'REGISTER_OP("Small").Input("x: float").Output("y: float");\n'
+
+
+def _project(tmp_path: Path, out: Path | None = None) -> Path:
+    root = tmp_path / "proj"
+    (root / "specs").mkdir(parents=True)
+    (root / "specs" / "ops.cc").write_text(_SMALL)
+    out_value = str(out) if out is not None else "gen"
+    (root / "pyproject.toml").write_text(f'[tool.opgen]\nsources = ["specs"]\nout = "{out_value}"\noverrides = "none"\n')
+    return root
+
+
+def _grow(root: Path) -> None:
+    """Make the next build write much more (TF-like math and array ops)."""
+    for name in ("math_ops.cc", "array_ops.cc", "common_macros.h"):
+        shutil.copy(REPO / "op_specs" / name, root / "specs" / name)
+
+
+def _tree(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in out.iterdir() if p.is_file() and p.name != tree_writer.LOCK}
+
+
+def _debris(out: Path) -> list[str]:
+    return sorted(p.name for p in out.iterdir() if p.name.startswith((tree_writer.STAGING, tree_writer.JOURNAL,
+                                                                        "." + tree_writer.JOURNAL, "." + tree_writer.MANIFEST)))
+
+
+def _build(root: Path, monkeypatch, capsys, *argv: str) -> tuple[int, str]:
+    monkeypatch.chdir(root)
+    status = main(["build", *argv])
+    return status, capsys.readouterr().err
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    """A 256 KiB tmpfs (skipped when this process may not mount one)."""
+    mount = tmp_path / "tmpfs"
+    mount.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], capture_output=True, check=False)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({r.stderr.decode().strip()}); the injected-OSError tests cover this")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_disk_full_on_tmpfs_keeps_the_old_tree(tmp_path, tmpfs, monkeypatch, capsys):
+    out = tmpfs / "gen"
+    root = _project(tmp_path, out)
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    old = _tree(out)
+    filler = tmpfs / "filler"
+    with open(filler, "wb", buffering=0) as f:  # then free a few KiB: too little for the grown build
+        try:
+            while True:
+                f.write(b"\0" * 4096)
+        except OSError:
+            pass
+    os.truncate(filler, max(0, filler.stat().st_size - 8192))
+    _grow(root)
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 2, err
+    assert "no space left on device" in err and err.startswith(str(out)), err
+    assert "Traceback" not in err
+    assert _tree(out) == old and _debris(out) == []
+    filler.unlink()
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    assert "def mat_mul(" in (out / "gen_math_ops.py").read_text()
+
+
+def test_read_only_tmpfs_keeps_the_old_tree(tmp_path, tmpfs, monkeypatch, capsys):
+    out = tmpfs / "gen"
+    root = _project(tmp_path, out)
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    old = _tree(out)
+    subprocess.run(["mount", "-o", "remount,ro", str(tmpfs)], check=True)
+    _grow(root)
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and "Read-only file system" in err and "Traceback" not in err, err
+    assert _tree(out) == old and _debris(out) == []
+
+
+def _fail_nth(monkeypatch, name: str, n: int, code: int, where: str) -> None:
+    """Make the n-th call of `os.<name>` whose first path argument contains `where` fail with `code`."""
+    real = getattr(os, name)
+    calls = {"n": 0}
+
+    def fake(path, *args, **kwargs):
+        if where in str(path):
+            calls["n"] += 1
+            if calls["n"] == n:
+                raise OSError(code, os.strerror(code), str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, name, fake)
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EIO])
+def test_injected_write_failure_while_staging_keeps_the_old_tree(tmp_path, monkeypatch, capsys, code):
+    """Disk full / read-only / I/O error simulated (an OSError injected into the 2nd staged write)."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    old = _tree(out)
+    _grow(root)
+    with monkeypatch.context() as m:
+        _fail_nth(m, "open", 2, code, tree_writer.STAGING)
+        status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and "Traceback" not in err, err
+    assert err.startswith(str(out / tree_writer.STAGING)) and "the previous output is intact" in err, err
+    assert _tree(out) == old and _debris(out) == []
+
+
+def test_failure_after_the_commit_point_is_completed_by_the_next_build(tmp_path, monkeypatch, capsys):
+    root = _project(tmp_path)
+    out = root / "gen"
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    _grow(root)
+    with monkeypatch.context() as m:
+        _fail_nth(m, "replace", 2, errno.EIO, tree_writer.STAGING)
+        status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and "the next `opgen build` completes it" in err and "Traceback" not in err, err
+    assert tree_writer.interrupted(out)
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0 and "completed an interrupted build" in err, err
+    assert _debris(out) == [] and "def mat_mul(" in (out / "gen_math_ops.py").read_text()
+    assert _build(root, monkeypatch, capsys, "--check")[0] == 0
+
+
+def test_stale_file_changed_by_hand_is_kept_and_reported(tmp_path, monkeypatch, capsys):
+    root = _project(tmp_path)
+    out = root / "gen"
+    (root / "specs" / "extra.cc").write_text('REGISTER_OP("Extra").Output("y: float");\n')
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    (out / "gen_extra.py").write_text((out / "gen_extra.py").read_text() + "# my note\n")
+    (root / "specs" / "extra.cc").unlink()
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0 and "keeping gen/gen_extra.py" in err, err
+    assert (out / "gen_extra.py").exists()
+
+
+def test_planted_journal_outside_out_is_refused_and_touches_nothing(tmp_path, monkeypatch, capsys):
+    root = _project(tmp_path)
+    out = root / "gen"
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    (out / tree_writer.JOURNAL).write_text(
+        '{"generator": "opgen", "write": {}, "delete": {"../../victim.txt": "x"}, "manifest": null}')
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and "must stay inside --out" in err and f"delete {out / tree_writer.JOURNAL}" in err, err
+    assert victim.read_text() == "keep me\n"
+
+
+def test_lock_symlink_is_not_followed(tmp_path, monkeypatch, capsys):
+    root = _project(tmp_path)
+    out = root / "gen"
+    out.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    (out / tree_writer.LOCK).symlink_to(victim)
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and "is a symlink: delete it" in err, err
+    assert victim.read_text() == "keep me\n"
+
+
+def _opgen(args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-c", f"{sys.executable} -m opgen {args}"], cwd=cwd, capture_output=True,
+                          text=True, check=False, env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+def test_closed_or_broken_stdout(tmp_path):
+    root = _project(tmp_path)
+    _grow(root)
+    closed = _opgen("oplist >&-", root)
+    assert closed.returncode == 2 and "Traceback" not in closed.stderr, closed.stderr
+    assert closed.stderr.startswith("error: ") or ": error: " in closed.stderr, closed.stderr
+    broken = subprocess.run(["bash", "-c", f"set -o pipefail; {sys.executable} -m opgen oplist | true"],
+                            cwd=root, capture_output=True, text=True, check=False,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert broken.returncode == 2 and "Traceback" not in broken.stderr, broken.stderr
+    assert "standard output was closed" in broken.stderr
+
+
+def test_internal_error_is_one_line_unless_debug(tmp_path, monkeypatch, capsys):
+    root = _project(tmp_path)
+    monkeypatch.chdir(root)
+
+    def boom(args, config):
+        raise KeyError("bug")
+
+    monkeypatch.setattr(cli, "_cmd_build", boom)
+    assert main(["build"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error, please report" in err and "Traceback" not in err, err
+    assert main(["build", "--debug"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "internal error, please report" in err
