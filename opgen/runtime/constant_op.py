@@ -18,8 +18,10 @@ from typing import Any
 from opgen.proto import attr_value_pb2, tensor_pb2
 
 from . import dtypes as _dtypes
-from .graph import Graph, Tensor, get_default_graph
+from .graph import Graph, get_default_graph
+from .tensor import Tensor
 from .tensor_shape import Dimension, TensorShape
+from .tf_objects import as_own_message
 
 # DataTypes TF serialises into tensor_content when a tensor has more than one element.
 _CONTENT_TYPES = {
@@ -89,6 +91,23 @@ def _numpy() -> Any:
 def _is_numpy_value(value: Any) -> bool:
     np = _numpy()
     return np is not None and isinstance(value, (np.ndarray, np.generic))
+
+
+def _is_array_like(value: Any) -> bool:
+    """TF's `tensor_util._is_array_like` (`__array__`, `__array_interface__`, buffers), for
+    values that are not numpy objects already; only when numpy is imported (an array-like
+    object comes from a library that imported it)."""
+    if _numpy() is None or _is_numpy_value(value) or isinstance(value, Tensor):
+        return False
+    if callable(getattr(value, "__array__", None)) or isinstance(
+        getattr(value, "__array_interface__", None), dict
+    ):
+        return True
+    try:
+        memoryview(value)
+    except TypeError:
+        return False
+    return not isinstance(value, bytes)
 
 
 def _dense_dims(value: Any) -> list[int]:
@@ -365,7 +384,12 @@ def make_tensor_proto(values: Any, dtype: Any = None) -> tensor_pb2.TensorProto:
     """A TensorProto for a Python value or numpy array, as TF's `make_tensor_proto` builds it."""
     if isinstance(values, tensor_pb2.TensorProto):
         return values
+    own = as_own_message(values, tensor_pb2.TensorProto)
+    if own is not None:
+        return own
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else None
+    if _is_array_like(values):
+        values = _numpy().asarray(values)
     if _is_numpy_value(values):
         return _numpy_tensor_proto(values, dtype)
     return _python_tensor_proto(values, dtype)
@@ -376,27 +400,6 @@ def constant(
 ) -> Tensor:
     """A Const op holding `value` in the default graph (named like TF: uniquified `name`)."""
     return _const_op(_const_parts(make_tensor_proto(value, dtype)), name, graph)
-
-
-def convert_to_tensor(
-    value: Any,
-    dtype: Any = None,
-    name: str | None = None,
-    as_ref: bool = False,
-    preferred_dtype: Any = None,
-) -> Tensor:
-    """TF's `convert_to_tensor` for graph Tensors and constants (preferred dtype tried first)."""
-    if isinstance(value, Tensor):
-        if dtype is not None:
-            dtype = _dtypes.as_dtype(dtype)
-            if not dtype.is_compatible_with(value._dtype):
-                raise ValueError(
-                    f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype {value._dtype.name}: {value!r}"
-                )
-        return value
-    if hasattr(value, "_as_graph_tensor"):
-        return value._as_graph_tensor(dtype)
-    return _const_op(_const_parts_for(value, dtype, preferred_dtype), name)
 
 
 def _const_parts_for(value: Any, dtype: Any, preferred_dtype: Any) -> tuple:

@@ -14,14 +14,15 @@ from opgen.proto import attr_value_pb2
 
 from .attr_values import _INT_ATTRS, _TYPE_ATTRS, _attr_proto
 from .constant_op import _const_op, _const_parts_for
-from .graph import Graph, Tensor
+from .tensor import Tensor
 
 if TYPE_CHECKING:
-    from .op_def_library import _OpInfo
+    from .graph import Graph
+    from .op_info import OpInfo
 
 
 def _fast_attrs(
-    op_type_name: str, info: _OpInfo, keywords: dict[str, Any], graph: Graph
+    op_type_name: str, info: OpInfo, keywords: dict[str, Any], graph: Graph
 ):
     """(inputs, attr protos) when every input is already a Tensor of acceptable type and all
     attrs are present (TF's fast-path condition); None to take the general path, which then
@@ -147,7 +148,7 @@ _FIXED_INT_CONSTS: dict[tuple[int, int], tuple] = {}
 
 
 def _planned_constant(
-    info: _OpInfo, value: Any, fixed: int, type_attr: str, inferred: dict[str, Any]
+    info: OpInfo, value: Any, fixed: int, type_attr: str, inferred: dict[str, Any]
 ):
     """The Const the general path would create for a Python-value input, when it creates
     exactly one and it succeeds; None otherwise (the general path then does it, errors and all).
@@ -184,7 +185,8 @@ def _planned_constant(
 
 def _check_type(base, fixed, type_attr, inferred, allowed) -> bool:
     """Whether an input of dtype `base` fits its fixed type, or its type attr as inferred so far
-    (else within the allowed values, inferring the attr): False sends the call to the general path."""
+    (else within the allowed values, inferring the attr): False sends the call to the general path.
+    """
     if fixed:
         return base == fixed
     if type_attr in inferred:

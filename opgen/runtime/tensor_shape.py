@@ -7,6 +7,8 @@ from typing import Any
 
 from opgen.proto import tensor_shape_pb2
 
+from .tf_objects import as_own_message, is_tf_dimension, is_tf_tensor_shape
+
 
 class Dimension:
     """One dimension: a non-negative int or None (unknown)."""
@@ -22,6 +24,8 @@ class Dimension:
             self._value = None
         elif isinstance(value, Dimension):
             self._value = value._value
+        elif is_tf_dimension(value):
+            self._value = value.value
         else:
             try:
                 self._value = int(value.__index__())
@@ -106,6 +110,12 @@ class TensorShape:
             )
         elif isinstance(dims, TensorShape):
             self._dims = dims._dims
+        elif is_tf_tensor_shape(dims):
+            self._dims = None if dims.rank is None else tuple(dims.as_list())
+        elif (
+            own := as_own_message(dims, tensor_shape_pb2.TensorShapeProto)
+        ) is not None:
+            self._dims = TensorShape(own)._dims
         else:
             try:
                 dims_iter = iter(dims)

@@ -1,0 +1,219 @@
+"""Operation: a node of the embedded graph, serialised straight to NodeDef wire bytes.
+
+`as_graph_def` of a large graph is dominated by building one NodeDef message per node; each
+Operation instead encodes its NodeDef bytes once (cached until it changes), with the bytes of
+shared AttrValues (type attrs, cached Consts, OpDef defaults) encoded once per process.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from opgen.proto import attr_value_pb2, node_def_pb2
+
+from . import dtypes as _dtypes
+
+if TYPE_CHECKING:
+    from .graph import Graph
+    from .tensor import Tensor
+
+
+class Operation:
+    """A node of the graph: type, name, inputs, attrs (AttrValue protos) and outputs."""
+
+    __slots__ = (
+        "_attrs",
+        "_control_inputs",
+        "_device",
+        "_graph",
+        "_inputs",
+        "_name",
+        "_op_def",
+        "_outputs",
+        "_serialized",
+        "_type",
+    )
+
+    def __init__(
+        self,
+        graph: Graph,
+        name: str,
+        op_type: str,
+        inputs: list[Tensor],
+        control_inputs: list[Operation] | tuple[()],
+        attrs: dict[str, attr_value_pb2.AttrValue],
+        device: str,
+        op_def: Any,
+    ) -> None:
+        self._graph = graph
+        self._name = name
+        self._type = op_type
+        self._inputs = inputs
+        self._control_inputs = control_inputs
+        self._attrs = attrs
+        self._device = device
+        self._op_def = op_def
+        self._outputs: list[Tensor] = []
+        self._serialized: bytes | None = None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def type(self) -> str:
+        return self._type
+
+    @property
+    def graph(self) -> Graph:
+        return self._graph
+
+    @property
+    def inputs(self) -> list[Tensor]:
+        return list(self._inputs)
+
+    @property
+    def control_inputs(self) -> list[Operation]:
+        return list(self._control_inputs)
+
+    @property
+    def outputs(self) -> list[Tensor]:
+        return list(self._outputs)
+
+    @property
+    def device(self) -> str:
+        return self._device
+
+    @property
+    def op_def(self) -> Any:
+        return self._op_def
+
+    @property
+    def attrs(self) -> dict[str, attr_value_pb2.AttrValue]:
+        return dict(self._attrs)
+
+    def get_attr(self, name: str) -> Any:
+        """The attr as a Python value, like TF's `Operation.get_attr` (types -> DType)."""
+        value = self._attrs.get(name)
+        if value is None:
+            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
+        return attr_value_to_python(value)
+
+    def colocation_groups(self) -> list[bytes]:
+        default = [f"loc:@{self._name}".encode()]
+        cls = self._attrs.get("_class")
+        if cls is None:
+            return default
+        groups = [s for s in cls.list.s if s.startswith(b"loc:@")]
+        return groups or default
+
+    @property
+    def node_def(self) -> node_def_pb2.NodeDef:
+        return node_def_pb2.NodeDef.FromString(self._node_def_bytes())
+
+    def _node_def_bytes(self) -> bytes:
+        """This node's NodeDef, serialised (fields in NodeDef's field order)."""
+        serialized = self._serialized
+        if serialized is None:
+            name = self._name.encode()
+            op_type = self._type.encode()
+            parts = [
+                b"\n",
+                _varint(len(name)),
+                name,
+                b"\x12",
+                _varint(len(op_type)),
+                op_type,
+            ]
+            for t in self._inputs:
+                text = t._as_node_def_input().encode()
+                parts += (b"\x1a", _varint(len(text)), text)
+            for c in self._control_inputs:
+                text = b"^" + c._name.encode()
+                parts += (b"\x1a", _varint(len(text)), text)
+            if self._device:
+                device = self._device.encode()
+                parts += (b'"', _varint(len(device)), device)
+            for key, value in self._attrs.items():
+                parts.append(_cached_attr_entry(key, value))
+            serialized = self._serialized = b"".join(parts)
+        return serialized
+
+    def _set_attr(self, name: str, value: attr_value_pb2.AttrValue) -> None:
+        self._attrs[name] = value
+        self._serialized = None
+
+    def _set_device(self, device: str) -> None:
+        self._device = device
+        self._serialized = None
+
+    def __repr__(self) -> str:
+        return f"<tf.Operation '{self._name}' type={self._type}>"
+
+
+def attr_value_to_python(value: attr_value_pb2.AttrValue) -> Any:
+    which = value.WhichOneof("value")
+    if which == "list":
+        lst = value.list
+        for field in ("s", "i", "f", "b", "type", "shape", "tensor", "func"):
+            items = getattr(lst, field)
+            if items:
+                if field == "type":
+                    return [_dtypes.as_dtype(t) for t in items]
+                return list(items)
+        return []
+    if which == "type":
+        return _dtypes.as_dtype(value.type)
+    if which is None:
+        return []
+    return getattr(value, which)
+
+
+# --- wire encoding ---------------------------------------------------------------------
+
+_SMALL_VARINTS = [bytes([n]) for n in range(128)]
+
+
+def _varint(n: int) -> bytes:
+    if n < 128:
+        return _SMALL_VARINTS[n]
+    out = bytearray()
+    while n > 127:
+        out.append((n & 127) | 128)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def length_delimited(tag: bytes, payload: bytes) -> bytes:
+    """One length-delimited protobuf field: tag byte(s), length, payload."""
+    return tag + _varint(len(payload)) + payload
+
+
+# (key, id(AttrValue)) -> (the AttrValue, kept alive so its id stays unique; map entry bytes)
+_ATTR_ENTRIES: dict[tuple[str, int], tuple[attr_value_pb2.AttrValue, bytes]] = {}
+_ATTR_ENTRIES_MAX = 1 << 14
+
+
+def attr_entry(key: str, value: bytes) -> bytes:
+    """The NodeDef `attr` map entry (field 5) for `key` and a serialised AttrValue."""
+    return length_delimited(
+        b"*", length_delimited(b"\n", key.encode()) + length_delimited(b"\x12", value)
+    )
+
+
+def _cached_attr_entry(key: str, value: attr_value_pb2.AttrValue) -> bytes:
+    """`attr_entry` of an AttrValue, cached per (small) AttrValue object, since most attr
+    values are shared between nodes."""
+    cache_key = (key, id(value))
+    cached = _ATTR_ENTRIES.get(cache_key)
+    if cached is not None and cached[0] is value:
+        return cached[1]
+    payload = value.SerializeToString()
+    entry = attr_entry(key, payload)
+    if len(payload) > 256:
+        return entry  # a big tensor: not worth keeping alive
+    if len(_ATTR_ENTRIES) >= _ATTR_ENTRIES_MAX:
+        _ATTR_ENTRIES.clear()
+    _ATTR_ENTRIES[cache_key] = (value, entry)
+    return entry
