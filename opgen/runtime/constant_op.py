@@ -21,7 +21,7 @@ from . import dtypes as _dtypes
 from .graph import Graph, get_default_graph
 from .tensor import Tensor
 from .tensor_shape import Dimension, TensorShape
-from .tf_objects import as_own_message
+from .tf_objects import as_own_message, is_tf_dimension
 
 # DataTypes TF serialises into tensor_content when a tensor has more than one element.
 _CONTENT_TYPES = {
@@ -133,9 +133,30 @@ def _flatten(
 
 
 def _ragged(value: Any, dims: list[int]) -> ValueError:
+    """numpy's error for a ragged nested list (what `np.array` raises inside TF's
+    `make_tensor_proto`): the array keeps the leading dimensions where every sequence at a
+    depth has the same length and no scalar sits beside a sequence."""
+    del dims
+    lengths: dict[int, int] = {}
+    scalar_depths: set[int] = set()
+    ndim = [32]
+
+    def visit(v: Any, depth: int) -> None:
+        if isinstance(v, (list, tuple)):
+            if depth in scalar_depths or lengths.setdefault(depth, len(v)) != len(v):
+                ndim[0] = min(ndim[0], depth)
+            for item in v:
+                visit(item, depth + 1)
+        else:
+            if depth in lengths:
+                ndim[0] = min(ndim[0], depth)
+            scalar_depths.add(depth)
+
+    visit(value, 0)
+    shape = tuple(lengths[d] for d in range(ndim[0]))
     return ValueError(
         "setting an array element with a sequence. The requested array has an inhomogeneous shape "
-        f"after {len(dims)} dimensions. Expected values {value} to be a dense tensor with shape {dims}."
+        f"after {ndim[0]} dimensions. The detected shape was {shape} + inhomogeneous part."
     )
 
 
@@ -159,7 +180,15 @@ def _kind(v: Any) -> str:
     return "O"
 
 
-def _infer_dtype(flat: list[Any]) -> int:
+def _not_convertible(values: Any) -> TypeError:
+    return TypeError(
+        f"Failed to convert elements of {values} to Tensor. Consider casting elements to a "
+        "supported type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for "
+        "supported TF dtypes."
+    )
+
+
+def _infer_dtype(flat: list[Any], values: Any) -> int:
     """The DataType TF infers for flattened Python values (numpy promotion + TF narrowing)."""
     kinds = {_kind(v) for v in flat}
     if not flat:
@@ -167,9 +196,7 @@ def _infer_dtype(flat: list[Any]) -> int:
     if "O" in kinds or (kinds & {"U", "S"} and kinds - {"U", "S"}):
         if kinds <= {"U", "S", "i", "f", "b", "c"} and "O" not in kinds:
             return 7  # numpy makes a unicode array of mixed scalars
-        raise TypeError(
-            f"Failed to convert elements of {flat} to Tensor. Consider casting elements to a supported type."
-        )
+        raise _not_convertible(values)
     if kinds & {"U", "S"}:
         return 7
     if "c" in kinds:
@@ -183,11 +210,11 @@ def _infer_dtype(flat: list[Any]) -> int:
             return 3
         if -(2**63) <= lo and hi < 2**63:
             return 9
-        if lo >= 0 and hi < 2**64:
-            return 23
-        raise TypeError(
-            f"Failed to convert elements of {flat} to Tensor. Consider casting elements to a supported type."
-        )
+        if lo < -(2**63) or hi >= 2**64:
+            raise _not_convertible(values)  # numpy: an object array
+        # numpy gives each int int64 or uint64; both kinds together promote to float64
+        plain = [int(v) for v in flat if not isinstance(v, bool)]
+        return 23 if min(plain) >= 2**63 else 1
     return 10
 
 
@@ -203,7 +230,11 @@ def _check_compatible(flat: list[Any], dtype: _dtypes.DType) -> None:
     elif dtype.is_floating:
         ok = lambda v: isinstance(v, numbers.Real) or _kind(v) in "bif"
     elif dtype.is_integer or dtype.is_quantized:
-        ok = lambda v: isinstance(v, (numbers.Integral, Dimension)) or _kind(v) in "bi"
+        ok = lambda v: (
+            isinstance(v, (numbers.Integral, Dimension))
+            or is_tf_dimension(v)
+            or _kind(v) in "bi"
+        )
     else:
         ok = lambda v: not isinstance(v, Tensor)
     for v in flat:
@@ -223,10 +254,7 @@ def _bfloat16_bits(x: float) -> int:
 def _cast(flat: list[Any], enum: int) -> list[Any]:
     if enum == 7:
         if not all(isinstance(v, (str, bytes)) for v in flat):
-            raise TypeError(
-                f"Failed to convert elements of {flat} to Tensor. Consider casting elements to a supported type. "
-                "See https://www.tensorflow.org/api_docs/python/tf/dtypes for supported TF dtypes."
-            )
+            raise _not_convertible(flat)
         return [_as_bytes(v) for v in flat]
     if enum == 10:
         return [bool(v) for v in flat]
@@ -239,7 +267,7 @@ def _cast(flat: list[Any], enum: int) -> list[Any]:
         span = hi - lo + 1
         for i, v in enumerate(out):
             if v < -(2**63) or v >= 2**64:
-                raise OverflowError(f"Python int too large to convert to C long: {v}")
+                raise OverflowError("Python int too large to convert to C long")
             if v < lo or v > hi:
                 out[i] = (v - lo) % span + lo
         return out
@@ -272,12 +300,12 @@ def _python_tensor_proto(
     if dtype is None:
         if any(isinstance(v, Tensor) for v in flat):
             raise TypeError("Expected any non-tensor type, but got a tensor instead.")
-        enum = _infer_dtype(flat)
+        enum = _infer_dtype(flat, values)
     else:
         _check_compatible(flat, dtype)
         enum = dtype._base_enum
         if not dtype.is_numpy_compatible:
-            inferred = _dtypes.as_dtype(_infer_dtype(flat))
+            inferred = _dtypes.as_dtype(_infer_dtype(flat, values))
             raise TypeError(
                 f"`dtype` {dtype} is not compatible with {values} of dtype {inferred.name}."
             )

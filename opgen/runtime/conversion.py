@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from opgen.proto import attr_value_pb2
+from opgen.proto import attr_value_pb2, tensor_pb2
 
 from . import dtypes as _dtypes
 from . import registry as _registry
@@ -24,7 +24,7 @@ from .constant_op import _const_op, _const_parts_for, constant
 from .graph import get_default_graph
 from .tensor import Tensor
 from .tensor_shape import Dimension, TensorShape
-from .tf_objects import is_tf_dimension, is_tf_tensor_shape
+from .tf_objects import as_own_message, is_tf_dimension, is_tf_tensor_shape
 
 _NOT_IMPLEMENTED: Any = NotImplemented
 _FALSE = attr_value_pb2.AttrValue(b=False)
@@ -61,7 +61,59 @@ def convert_to_tensor(
             result = convert(value, dtype, name, as_ref)
         if result is not _NOT_IMPLEMENTED:
             return result
+    tensor = _constant_tensor_conversion_function(value, dtype, name, preferred_dtype)
+    if dtype is not None or preferred_dtype is not None:
+        _check_constant_dtype(value, tensor, dtype, preferred_dtype, name)
+    return tensor
+
+
+def _constant_tensor_conversion_function(
+    value: Any, dtype: Any, name: str | None, preferred_dtype: Any
+) -> Tensor:
+    """The Const for a Python/numpy value (TF's constant conversion function)."""
     return _const_op(_const_parts_for(value, dtype, preferred_dtype), name)
+
+
+def _check_constant_dtype(
+    value: Any, tensor: Tensor, dtype: Any, preferred_dtype: Any, name: str | None
+) -> None:
+    """`tensor_conversion_registry.convert`'s check of what the constant conversion returned:
+    a TensorProto keeps its own dtype whatever was asked, and no constant has a ref dtype.
+    """
+    if dtype is not None:
+        dtype = _dtypes.as_dtype(dtype)
+        if dtype.is_compatible_with(tensor._dtype):
+            return
+        requested, actual = dtype.name, tensor._dtype.name
+    else:
+        preferred = _dtypes.as_dtype(preferred_dtype).base_dtype
+        if not _is_tensor_proto(value) or preferred == tensor._dtype.base_dtype:
+            return
+        requested, actual = preferred.name, tensor._dtype.base_dtype.name
+    message = (
+        f"Conversion function {_constant_tensor_conversion_function!r} for type "
+        f"{_registered_type(value)} returned incompatible dtype: requested = {requested}, "
+        f"actual = {actual}"
+    )
+    raise RuntimeError(message if name is None else f"{name}: {message}")
+
+
+def _is_tensor_proto(value: Any) -> bool:
+    return isinstance(value, tensor_pb2.TensorProto) or (
+        as_own_message(value, tensor_pb2.TensorProto) is not None
+    )
+
+
+def _registered_type(value: Any) -> str:
+    """The type TF registers its constant conversion function under, as TF prints it."""
+    if isinstance(value, (list, tuple)):
+        return "(<class 'list'>, <class 'tuple'>)"
+    if isinstance(value, (int, float)) or type(value).__module__ == "numpy":
+        return (
+            "(<class 'int'>, <class 'float'>, <class 'numpy.generic'>, "
+            "<class 'numpy.ndarray'>)"
+        )
+    return "<class 'object'>"
 
 
 ConversionFunction = Callable[[Any, Any, Any, bool], Any]
