@@ -68,7 +68,10 @@ class Tensor:
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
     def __str__(self) -> str:
-        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
+        """TF's `Tensor.__str__`: shape only when the rank is known, device when set."""
+        shape = "" if self._shape.rank is None else f", shape={self._shape}"
+        device = f", device={self._op._device}" if self._op._device else ""
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name}{device})'
 
     def __hash__(self) -> int:
         return id(self)
