@@ -289,9 +289,11 @@ class Graph:
             self, name, op_type, inputs, control_inputs, attrs, device or "", op_def
         )
         if len(output_dtypes) == 1:
-            op._outputs = [Tensor(op, 0, output_dtypes[0])]
+            op._outputs = (Tensor(op, 0, output_dtypes[0]),)
         else:
-            op._outputs = [Tensor(op, i, dt) for i, dt in enumerate(output_dtypes)]
+            op._outputs = tuple(
+                [Tensor(op, i, dt) for i, dt in enumerate(output_dtypes)]
+            )
         if infer is not None:
             infer(op)
         with self._lock:
@@ -314,12 +316,14 @@ class Graph:
         for colocated in reversed(colocation_stack):
             groups.update(colocated.colocation_groups())
             if colocated._device and not device_set:
-                op._device = colocated._device
+                op._set_device(colocated._device)
                 device_set = True
-        op._attrs["_class"] = attr_value_pb2.AttrValue(
-            list=attr_value_pb2.AttrValue.ListValue(s=sorted(groups))
+        op._set_attr(
+            "_class",
+            attr_value_pb2.AttrValue(
+                list=attr_value_pb2.AttrValue.ListValue(s=sorted(groups))
+            ),
         )
-        op._serialized = None
 
     # lookups
     def get_operations(self) -> list[Operation]:

@@ -52,6 +52,12 @@ def _graph_from_inputs(values: Any) -> Graph:
     graph = None
     original: Any = None
     for value in values:
+        if type(value) is Tensor:  # the common case, checked without the general loop
+            if graph is None:
+                original, graph = value, value._op._graph
+            elif value._op._graph is not graph:
+                _raise_not_same_graph(value, original, graph)
+            continue
         for item in value if _is_list_value(value) else (value,):
             if isinstance(item, (Tensor, Operation)):
                 element = item
@@ -65,11 +71,15 @@ def _graph_from_inputs(values: Any) -> Graph:
             if graph is None:
                 original, graph = element, element.graph
             elif element.graph is not graph:
-                raise ValueError(
-                    f"{element} must be from the same graph as {original} "
-                    f"(graphs are {element.graph} and {graph})."
-                )
+                _raise_not_same_graph(element, original, graph)
     return graph or get_default_graph()
+
+
+def _raise_not_same_graph(element: Any, original: Any, graph: Graph) -> None:
+    raise ValueError(
+        f"{element} must be from the same graph as {original} "
+        f"(graphs are {element.graph} and {graph})."
+    )
 
 
 def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any):
@@ -141,7 +151,7 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
                 stack.pop()
     finally:
         scopes.name_stack = old_scope
-    return output_structure, info.is_stateful, op, op._outputs
+    return output_structure, info.is_stateful, op, list(op._outputs)
 
 
 def _apply_general(g, info, op_type_name, scope, keywords):

@@ -48,12 +48,14 @@ class Operation:
         self._graph = graph
         self._name = name
         self._type = op_type
-        self._inputs = inputs
+        self._inputs = tuple(
+            inputs
+        )  # tuples: one allocation, cheaper for the cyclic GC
         self._control_inputs = control_inputs
-        self._attrs = attrs
+        self._attrs = _shared_attrs(op_type, attrs)
         self._device = device
         self._op_def = op_def
-        self._outputs: list[Tensor] = []
+        self._outputs: tuple[Tensor, ...] = ()
         self._serialized: bytes | None = None
 
     @property
@@ -140,7 +142,10 @@ class Operation:
         return serialized
 
     def _set_attr(self, name: str, value: attr_value_pb2.AttrValue) -> None:
-        self._attrs[name] = value
+        self._attrs = {
+            **self._attrs,
+            name: value,
+        }  # copy on write: attr dicts are shared
         self._serialized = None
 
     def _set_device(self, device: str) -> None:
@@ -167,6 +172,25 @@ def attr_value_to_python(value: attr_value_pb2.AttrValue) -> Any:
     if which is None:
         return []
     return getattr(value, which)
+
+
+# (op type, ids of its AttrValues) -> one attrs dict shared by every op with those values:
+# ops of a type mostly carry the same shared AttrValues (type attrs, small ints, defaults),
+# and one dict per op would be one more object per op for the cyclic GC to traverse.
+_ATTR_DICTS: dict[tuple, dict[str, attr_value_pb2.AttrValue]] = {}
+
+
+def _shared_attrs(
+    op_type: str, attrs: dict[str, attr_value_pb2.AttrValue]
+) -> dict[str, attr_value_pb2.AttrValue]:
+    key = (op_type, *map(id, attrs.values()))
+    shared = _ATTR_DICTS.get(key)
+    if shared is not None and shared.keys() == attrs.keys():
+        return shared
+    if len(_ATTR_DICTS) >= 4096:
+        _ATTR_DICTS.clear()
+    _ATTR_DICTS[key] = attrs  # keeps the values alive, so their ids stay unique
+    return attrs
 
 
 # --- wire encoding ---------------------------------------------------------------------
