@@ -133,7 +133,8 @@ def value_to_attr_value(
     scalar = _SCALAR.get(attr_type)
     if scalar is not None:
         field, convert = scalar
-        return attr_value_pb2.AttrValue(**{field: convert(value, arg_name)})
+        fields: dict[str, Any] = {field: convert(value, arg_name)}
+        return attr_value_pb2.AttrValue(**fields)
     listed = _LIST.get(attr_type)
     if listed is not None:
         field, convert = listed
@@ -150,7 +151,9 @@ def value_to_attr_value(
 
 
 _TYPE_ATTRS = {
-    enum: attr_value_pb2.AttrValue(type=enum) for enum in _dtypes.datatype_enums()
+    # the stubs type enum fields as DataType; protobuf takes the int
+    enum: attr_value_pb2.AttrValue(type=enum)  # type: ignore[arg-type]
+    for enum in _dtypes.datatype_enums()
 }
 
 

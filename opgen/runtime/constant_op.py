@@ -313,7 +313,7 @@ def _python_tensor_proto(
 
 
 def _encode(flat: list[Any], enum: int, dims: list[int]) -> tensor_pb2.TensorProto:
-    proto = tensor_pb2.TensorProto(dtype=enum)
+    proto = tensor_pb2.TensorProto(dtype=enum)  # type: ignore[arg-type]  # an int enum
     shape = proto.tensor_shape
     shape.SetInParent()
     for d in dims:
@@ -385,7 +385,7 @@ def _numpy_tensor_proto(
     dims = list(array.shape)
     if array.size > 1 and enum in _CONTENT_TYPES:
         proto = tensor_pb2.TensorProto(
-            dtype=enum,
+            dtype=enum,  # type: ignore[arg-type]  # an int enum
             tensor_content=array.astype(array.dtype.newbyteorder("<")).tobytes(),
         )
         proto.tensor_shape.SetInParent()

@@ -273,11 +273,11 @@ def _extract_inputs_and_attrs(
                 if number_attr:
                     if fixed_type != _DT_INVALID:
                         raise TypeError(
-                            f"{prefix} that do not match expected type {dtype.name}."
+                            f"{prefix} that do not match expected type {_dtypes.as_dtype(dtype).name}."
                         ) from None
                     if type_attr in attrs:
                         raise TypeError(
-                            f"{prefix} that do not match type {dtype.name} inferred from earlier arguments."
+                            f"{prefix} that do not match type {_dtypes.as_dtype(dtype).name} inferred from earlier arguments."
                         ) from None
                     raise TypeError(f"{prefix} that don't all match.") from None
                 raise TypeError(
