@@ -137,9 +137,16 @@ class TensorShape:
 
     @classmethod
     def _from_dims(cls, dims: tuple[int | None, ...]) -> TensorShape:
-        """A shape from already-validated dims (shape inference results)."""
-        shape = cls.__new__(cls)
-        shape._dims = dims
+        """A shape from already-validated dims (shape inference results); TensorShapes are
+        immutable, so equal results share one object (one less object per op for the GC).
+        """
+        shape = _SHAPES.get(dims)
+        if shape is None:
+            shape = cls.__new__(cls)
+            shape._dims = dims
+            if len(_SHAPES) >= 4096:
+                _SHAPES.clear()
+            _SHAPES[dims] = shape
         return shape
 
     @property
@@ -251,6 +258,9 @@ class TensorShape:
         if len(self._dims) == 1:
             return f"({self._dims[0]},)"
         return "(" + ", ".join(str(d) for d in self._dims) + ")"
+
+
+_SHAPES: dict[tuple[int | None, ...], TensorShape] = {}
 
 
 def as_shape(shape: Any) -> TensorShape:
