@@ -289,11 +289,9 @@ class Graph:
             self, name, op_type, inputs, control_inputs, attrs, device or "", op_def
         )
         if len(output_dtypes) == 1:
-            op._outputs = (Tensor(op, 0, output_dtypes[0]),)
+            op._out = Tensor(op, 0, output_dtypes[0])
         else:
-            op._outputs = tuple(
-                [Tensor(op, i, dt) for i, dt in enumerate(output_dtypes)]
-            )
+            op._out = tuple([Tensor(op, i, dt) for i, dt in enumerate(output_dtypes)])
         if infer is not None:
             infer(op)
         with self._lock:

@@ -26,10 +26,10 @@ class Operation:
         "_control_inputs",
         "_device",
         "_graph",
-        "_inputs",
+        "_in",
         "_name",
         "_op_def",
-        "_outputs",
+        "_out",
         "_serialized",
         "_type",
     )
@@ -48,15 +48,27 @@ class Operation:
         self._graph = graph
         self._name = name
         self._type = op_type
-        self._inputs = tuple(
-            inputs
-        )  # tuples: one allocation, cheaper for the cyclic GC
+        # one Tensor is stored bare, not in a tuple: every object per op costs the cyclic
+        # GC a visit at each full collection
+        self._in: Tensor | tuple[Tensor, ...] = (
+            inputs[0] if len(inputs) == 1 else tuple(inputs)
+        )
         self._control_inputs = control_inputs
         self._attrs = _shared_attrs(op_type, attrs)
         self._device = device
         self._op_def = op_def
-        self._outputs: tuple[Tensor, ...] = ()
+        self._out: Tensor | tuple[Tensor, ...] = ()
         self._serialized: bytes | None = None
+
+    @property
+    def _inputs(self) -> tuple[Tensor, ...]:
+        inputs = self._in
+        return inputs if isinstance(inputs, tuple) else (inputs,)
+
+    @property
+    def _outputs(self) -> tuple[Tensor, ...]:
+        outputs = self._out
+        return outputs if isinstance(outputs, tuple) else (outputs,)
 
     @property
     def name(self) -> str:
