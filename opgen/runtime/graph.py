@@ -19,7 +19,7 @@ from opgen.proto import attr_value_pb2, graph_pb2, versions_pb2
 
 from . import dtypes as _dtypes
 from .devices import DeviceScope, apply_device_functions
-from .operation import Operation, attr_entry, length_delimited
+from .operation import Operation, attr_entry, length_delimited, varint
 from .scopes import ControlDependencies, ThreadScopes
 from .tensor import Tensor
 
@@ -433,7 +433,9 @@ class Graph:
                 node + _output_shapes_entry(op) if op._outputs else node
                 for node, op in zip(nodes, ops)
             ]
-        parts = [length_delimited(b"\n", node) for node in nodes]
+        parts = []
+        for node in nodes:
+            parts += (b"\n", varint(len(node)), node)
         parts.append(
             length_delimited(b'"', self.graph_def_versions.SerializeToString())
         )

@@ -130,26 +130,21 @@ class Operation:
         serialized = self._serialized
         if serialized is None:
             name = self._name.encode()
-            op_type = self._type.encode()
-            parts = [
-                b"\n",
-                _varint(len(name)),
-                name,
-                b"\x12",
-                _varint(len(op_type)),
-                op_type,
-            ]
-            for t in self._inputs:
-                text = t._as_node_def_input().encode()
-                parts += (b"\x1a", _varint(len(text)), text)
+            parts = [b"\n", varint(len(name)), name, _op_field(self._type)]
+            inputs = self._in
+            for t in inputs if type(inputs) is tuple else (inputs,):
+                index = t._value_index
+                text = (
+                    t._op._name if index == 0 else f"{t._op._name}:{index}"
+                ).encode()
+                parts += (b"\x1a", varint(len(text)), text)
             for c in self._control_inputs:
                 text = b"^" + c._name.encode()
-                parts += (b"\x1a", _varint(len(text)), text)
+                parts += (b"\x1a", varint(len(text)), text)
             if self._device:
                 device = self._device.encode()
-                parts += (b'"', _varint(len(device)), device)
-            for key, value in self._attrs.items():
-                parts.append(_cached_attr_entry(key, value))
+                parts += (b'"', varint(len(device)), device)
+            parts.append(_attrs_field(self._attrs))
             serialized = self._serialized = b"".join(parts)
         return serialized
 
@@ -210,7 +205,8 @@ def _shared_attrs(
 _SMALL_VARINTS = [bytes([n]) for n in range(128)]
 
 
-def _varint(n: int) -> bytes:
+def varint(n: int) -> bytes:
+    """`n` as a protobuf varint."""
     if n < 128:
         return _SMALL_VARINTS[n]
     out = bytearray()
@@ -223,7 +219,7 @@ def _varint(n: int) -> bytes:
 
 def length_delimited(tag: bytes, payload: bytes) -> bytes:
     """One length-delimited protobuf field: tag byte(s), length, payload."""
-    return tag + _varint(len(payload)) + payload
+    return tag + varint(len(payload)) + payload
 
 
 # (key, id(AttrValue)) -> (the AttrValue, kept alive so its id stays unique; map entry bytes)
@@ -236,6 +232,33 @@ def attr_entry(key: str, value: bytes) -> bytes:
     return length_delimited(
         b"*", length_delimited(b"\n", key.encode()) + length_delimited(b"\x12", value)
     )
+
+
+_OP_FIELDS: dict[str, bytes] = {}
+
+
+def _op_field(op_type: str) -> bytes:
+    """The NodeDef `op` field (2) of `op_type`."""
+    field = _OP_FIELDS.get(op_type)
+    if field is None:
+        field = _OP_FIELDS[op_type] = length_delimited(b"\x12", op_type.encode())
+    return field
+
+
+# id(attrs dict) -> (the dict, kept alive so its id stays unique; its `attr` map entries).
+# Attr dicts are shared between ops and never changed in place (see `_shared_attrs`).
+_ATTRS_FIELDS: dict[int, tuple[dict[str, attr_value_pb2.AttrValue], bytes]] = {}
+
+
+def _attrs_field(attrs: dict[str, attr_value_pb2.AttrValue]) -> bytes:
+    cached = _ATTRS_FIELDS.get(id(attrs))
+    if cached is not None and cached[0] is attrs:
+        return cached[1]
+    field = b"".join([_cached_attr_entry(key, value) for key, value in attrs.items()])
+    if len(_ATTRS_FIELDS) >= 4096:
+        _ATTRS_FIELDS.clear()
+    _ATTRS_FIELDS[id(attrs)] = (attrs, field)
+    return field
 
 
 def _cached_attr_entry(key: str, value: attr_value_pb2.AttrValue) -> bytes:
