@@ -433,7 +433,7 @@ class Graph:
                 node + _output_shapes_entry(op) if op._outputs else node
                 for node, op in zip(nodes, ops)
             ]
-        parts = []
+        parts: list[bytes] = []
         for node in nodes:
             parts += (b"\n", varint(len(node)), node)
         parts.append(

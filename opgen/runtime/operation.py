@@ -132,7 +132,7 @@ class Operation:
             name = self._name.encode()
             parts = [b"\n", varint(len(name)), name, _op_field(self._type)]
             inputs = self._in
-            for t in inputs if type(inputs) is tuple else (inputs,):
+            for t in inputs if isinstance(inputs, tuple) else (inputs,):
                 index = t._value_index
                 text = (
                     t._op._name if index == 0 else f"{t._op._name}:{index}"
