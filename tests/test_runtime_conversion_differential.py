@@ -68,7 +68,7 @@ class _ArrayLike:
 def _values(tf):
     """(label, factory(ph) -> value): `ph(dtype)` makes an unknown-shape Placeholder."""
     import numpy as np
-    from tensorflow.core.framework import tensor_shape_pb2
+    from tensorflow.core.framework import attr_value_pb2, tensor_shape_pb2
 
     plain = {
         "0": 0,
@@ -137,6 +137,7 @@ def _values(tf):
         ),
         "TensorProto": tf.make_tensor_proto([1, 2]),
         "TensorProto-f": tf.make_tensor_proto(1.5),
+        "AttrValue": attr_value_pb2.AttrValue(i=3),
     }
     cases = [(label, lambda ph, v=v: v) for label, v in plain.items()]
     packed = {
@@ -196,7 +197,7 @@ def _modes():
 def _attr_cases(tf):
     """Attr values given as TensorFlow objects, numpy types and strings."""
     import numpy as np
-    from tensorflow.core.framework import tensor_shape_pb2
+    from tensorflow.core.framework import attr_value_pb2, tensor_shape_pb2
 
     shapes = {
         "tf.TensorShape-unknown": tf.TensorShape(None),
@@ -207,6 +208,9 @@ def _attr_cases(tf):
         ),
         "TensorShapeProto-unknown": tensor_shape_pb2.TensorShapeProto(
             unknown_rank=True
+        ),
+        "AttrValue": attr_value_pb2.AttrValue(
+            shape=tensor_shape_pb2.TensorShapeProto(unknown_rank=True)
         ),
         "[tf.Dimension,None]": [tf.compat.v1.Dimension(4), None],
         "list": [1, 2],
@@ -224,6 +228,7 @@ def _attr_cases(tf):
         "enum": 9,
         "python-float": float,
         "tf.float32_ref": tf.float32._as_ref,
+        "AttrValue": attr_value_pb2.AttrValue(type=1),
     }
     cases = []
     for label, shape in shapes.items():
