@@ -14,12 +14,12 @@ test_runtime_differential (experimental_type and debug info ignored).
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 import pytest
+from oracle.runtime_compare import mask_message, normalised_nodes, register_tf_ops
 
-from opgen.proto import graph_pb2, node_def_pb2
+from opgen.proto import node_def_pb2
 
 pytestmark = pytest.mark.oracle
 
@@ -38,15 +38,7 @@ OPS = (
 
 @pytest.fixture(scope="module")
 def env(tf):
-    from oracle.tf_registry import tf_op_list
-
-    from opgen.proto import op_def_pb2
-    from opgen.runtime import registry
-
-    ops = [op for op in tf_op_list().op if op.name in OPS]
-    registry.register_op_list(
-        "tests.conversion_differential", op_def_pb2.OpList(op=ops).SerializeToString()
-    )
+    register_tf_ops("tests.conversion_differential", OPS)
     return tf
 
 
@@ -308,27 +300,8 @@ def _run(tf, is_tf, build):
         try:
             build(side, side.ph)
         except Exception as e:  # noqa: BLE001 - the exception is the outcome compared
-            return ("error", type(e).__name__, _mask(str(e)))
-    raw = side.graph.as_graph_def().SerializeToString()
-    return ("graph", _normalise(graph_pb2.GraphDef.FromString(raw)))
-
-
-def _mask(message):
-    message = re.sub(r"0x[0-9a-f]+", "0x?", message)
-    return message.replace("tensorflow.python.framework.ops.Graph", "Graph").replace(
-        "opgen.runtime.graph.Graph", "Graph"
-    )
-
-
-def _normalise(graph_def):
-    nodes = []
-    for node in graph_def.node:
-        n = node_def_pb2.NodeDef()
-        n.CopyFrom(node)
-        n.ClearField("experimental_type")
-        n.ClearField("experimental_debug_info")
-        nodes.append(n.SerializeToString(deterministic=True))
-    return nodes
+            return ("error", type(e).__name__, mask_message(str(e)))
+    return ("graph", normalised_nodes(side.graph))
 
 
 def _all_cases(tf):

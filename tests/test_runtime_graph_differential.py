@@ -10,12 +10,12 @@ fixed round-robin schedule, the same on both sides.
 
 from __future__ import annotations
 
-import re
 import threading
 
 import pytest
+from oracle.runtime_compare import mask_message, normalised_nodes, register_tf_ops
 
-from opgen.proto import graph_pb2, node_def_pb2
+from opgen.proto import node_def_pb2
 
 pytestmark = pytest.mark.oracle
 
@@ -24,15 +24,7 @@ OPS = ("Placeholder", "Identity", "AddV2", "Const", "NoOp")
 
 @pytest.fixture(scope="module")
 def env(tf):
-    from oracle.tf_registry import tf_op_list
-
-    from opgen.proto import op_def_pb2
-    from opgen.runtime import registry
-
-    ops = [op for op in tf_op_list().op if op.name in OPS]
-    registry.register_op_list(
-        "tests.graph_differential", op_def_pb2.OpList(op=ops).SerializeToString()
-    )
+    register_tf_ops("tests.graph_differential", OPS)
     return tf
 
 
@@ -59,37 +51,18 @@ class _Side:
         return self.op("Identity", input=x, name=name).outputs[0]
 
 
-def _mask(message):
-    message = re.sub(r"0x[0-9a-f]+", "0x?", message)
-    for path in ("tensorflow.python.framework.ops.Graph", "opgen.runtime.graph.Graph"):
-        message = message.replace(path, "Graph")
-    return message
-
-
-def _normalise(graph_def):
-    nodes = []
-    for node in graph_def.node:
-        n = node_def_pb2.NodeDef()
-        n.CopyFrom(node)
-        n.ClearField("experimental_type")
-        n.ClearField("experimental_debug_info")
-        nodes.append(n.SerializeToString(deterministic=True))
-    return nodes
-
-
 def _outcome(side, program, add_shapes=False):
     try:
         with side.graph.as_default():
             result = program(side)
     except Exception as e:  # noqa: BLE001 - the exception is the outcome compared
-        return ("error", type(e).__name__, _mask(str(e)))
-    raw = side.graph.as_graph_def(add_shapes=add_shapes).SerializeToString()
+        return ("error", type(e).__name__, mask_message(str(e)))
     extra = (
         None
         if result is None
-        else _mask(repr(result)).replace("SymbolicTensor", "Tensor")
+        else mask_message(repr(result)).replace("SymbolicTensor", "Tensor")
     )
-    return ("graph", _normalise(graph_pb2.GraphDef.FromString(raw)), extra)
+    return ("graph", normalised_nodes(side.graph, add_shapes), extra)
 
 
 def _compare(tf, cases, add_shapes=False):
@@ -449,8 +422,7 @@ def _threaded_graph(side, n, rounds):
     with side.graph.as_default():
         x = side.ph(name="x")
     _round_robin([lambda i=i: _thread_program(side, i, x, rounds) for i in range(n)])
-    raw = side.graph.as_graph_def().SerializeToString()
-    return _normalise(graph_pb2.GraphDef.FromString(raw))
+    return normalised_nodes(side.graph)
 
 
 @pytest.mark.parametrize("n", [2, 4])
