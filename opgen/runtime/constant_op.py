@@ -510,7 +510,8 @@ def _const_parts(proto: tensor_pb2.TensorProto) -> tuple:
 def _const_op(parts: tuple, name: str | None, graph: Graph | None = None) -> Tensor:
     attrs, dtype, shape = parts
     g = graph or get_default_graph()
-    op = g._create_op("Const", [], name or "Const", dict(attrs), [dtype], None)
+    # the cached attrs dict itself: ops never change an attrs dict in place
+    op = g._create_op("Const", [], name or "Const", attrs, [dtype], None)
     out = op._outputs[0]
     out._shape = shape
     return out

@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-Components = tuple[
-    str | None, str | None, str | None, str | None, int | None
-]
+Components = tuple[str | None, str | None, str | None, str | None, int | None]
 
 _VALID_DEVICE_TYPES = {"CPU", "GPU", "TPU"}
 _EMPTY: Components = (None, None, None, None, None)

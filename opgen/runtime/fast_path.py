@@ -14,6 +14,7 @@ from opgen.proto import attr_value_pb2
 
 from .attr_values import _INT_ATTRS, _TYPE_ATTRS, _attr_proto
 from .constant_op import _const_op, _const_parts_for
+from .operation import shared_attrs
 from .tensor import Tensor
 
 if TYPE_CHECKING:
@@ -115,30 +116,32 @@ def _fast_attrs(
             arg_name,
         ) in pending:  # in input order, like the general path
             inputs[position] = _const_op(parts, arg_name, graph)
-    protos: dict[str, attr_value_pb2.AttrValue] = {}
+    protos: list[attr_value_pb2.AttrValue] = []
     for name, attr_type, default, attr_def in info.attrs:
         if name in inferred:
             value = inferred[name]
             if attr_type == "type":
-                protos[name] = _TYPE_ATTRS[value]
+                protos.append(_TYPE_ATTRS[value])
             elif attr_type == "int":
-                protos[name] = (
+                protos.append(
                     _INT_ATTRS[value]
                     if value in _INT_ATTRS
                     else attr_value_pb2.AttrValue(i=value)
                 )
             else:
-                protos[name] = attr_value_pb2.AttrValue(
-                    list=attr_value_pb2.AttrValue.ListValue(type=value)
+                protos.append(
+                    attr_value_pb2.AttrValue(
+                        list=attr_value_pb2.AttrValue.ListValue(type=value)
+                    )
                 )
             continue
         value = explicit[name]
         if value is None and default is not None:
-            protos[name] = default
+            protos.append(default)
         else:
-            protos[name] = _attr_proto(op_type_name, attr_def, attr_type, name, value)
+            protos.append(_attr_proto(op_type_name, attr_def, attr_type, name, value))
     keywords.clear()
-    return inputs, protos
+    return inputs, shared_attrs(info.attr_names, protos)
 
 
 _CONSTANT_TYPES = {int, float, bool, str, bytes, list, tuple}

@@ -294,11 +294,10 @@ class Graph:
             op._out = tuple([Tensor(op, i, dt) for i, dt in enumerate(output_dtypes)])
         if infer is not None:
             infer(op)
-        with self._lock:
-            if name in self._ops_by_name:
-                raise ValueError(f"Duplicate node name in graph: '{name}'")
-            self._ops.append(op)
-            self._ops_by_name[name] = op
+        # setdefault claims the name atomically (a verbatim scope name may race)
+        if self._ops_by_name.setdefault(name, op) is not op:
+            raise ValueError(f"Duplicate node name in graph: '{name}'")
+        self._ops.append(op)
         for controller in control_stack:
             controller.seen.add(id(op))
         if device is None:

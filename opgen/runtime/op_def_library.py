@@ -20,7 +20,7 @@ from .conversion import convert_to_tensor
 from .fast_path import _fast_attrs
 from .graph import _VALID_NAMES, Graph, _default_stack, get_default_graph
 from .op_info import OpInfo, info_for, infos
-from .operation import Operation
+from .operation import Operation, shared_attrs
 from .tensor import Tensor
 
 _DT_INVALID = 0
@@ -58,7 +58,11 @@ def _graph_from_inputs(values: Any) -> Graph:
             elif value._op._graph is not graph:
                 _raise_not_same_graph(value, original, graph)
             continue
+        if type(value) in _PLAIN_VALUES:
+            continue
         for item in value if _is_list_value(value) else (value,):
+            if type(item) in _PLAIN_VALUES:
+                continue
             if isinstance(item, (Tensor, Operation)):
                 element = item
             else:
@@ -73,6 +77,10 @@ def _graph_from_inputs(values: Any) -> Graph:
             elif element.graph is not graph:
                 _raise_not_same_graph(element, original, graph)
     return graph or get_default_graph()
+
+
+# attr values that are never graph elements (skipped without looking for `_as_graph_element`)
+_PLAIN_VALUES = {bool, int, float, str, bytes, type(None), _dtypes.DType}
 
 
 def _raise_not_same_graph(element: Any, original: Any, graph: Graph) -> None:
@@ -151,7 +159,13 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
                 stack.pop()
     finally:
         scopes.name_stack = old_scope
-    return output_structure, info.is_stateful, op, list(op._outputs)
+    outputs = op._out
+    return (
+        output_structure,
+        info.is_stateful,
+        op,
+        list(outputs) if type(outputs) is tuple else [outputs],
+    )
 
 
 def _apply_general(g, info, op_type_name, scope, keywords):
@@ -445,14 +459,14 @@ def _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs) -> Non
 def _extract_attr_protos(
     op_type_name, info, attrs
 ) -> dict[str, attr_value_pb2.AttrValue]:
-    protos: dict[str, attr_value_pb2.AttrValue] = {}
+    protos: list[attr_value_pb2.AttrValue] = []
     for key, attr_type, default, attr_def in info.attrs:
         value = attrs[key]
         if value is None and default is not None:
-            protos[key] = default
+            protos.append(default)
         else:
-            protos[key] = _attr_proto(op_type_name, attr_def, attr_type, key, value)
-    return protos
+            protos.append(_attr_proto(op_type_name, attr_def, attr_type, key, value))
+    return shared_attrs(info.attr_names, protos)
 
 
 def _output_structure(

@@ -16,6 +16,7 @@ class OpInfo:
         "allowed",
         "allowed_order",
         "allowed_types",
+        "attr_names",
         "attrs",
         "default_types",
         "deprecation",
@@ -66,6 +67,7 @@ class OpInfo:
             )
             for a in op_def.attr
         ]
+        self.attr_names = tuple(a.name for a in op_def.attr)
         self.outputs = [
             (a.type, a.type_attr, a.number_attr, a.type_list_attr, a.is_ref)
             for a in op_def.output_arg

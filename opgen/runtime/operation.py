@@ -54,7 +54,7 @@ class Operation:
             inputs[0] if len(inputs) == 1 else tuple(inputs)
         )
         self._control_inputs = control_inputs
-        self._attrs = _shared_attrs(op_type, attrs)
+        self._attrs = attrs  # never changed in place: ops share attr dicts
         self._device = device
         self._op_def = op_def
         self._out: Tensor | tuple[Tensor, ...] = ()
@@ -181,23 +181,29 @@ def attr_value_to_python(value: attr_value_pb2.AttrValue) -> Any:
     return getattr(value, which)
 
 
-# (op type, ids of its AttrValues) -> one attrs dict shared by every op with those values:
-# ops of a type mostly carry the same shared AttrValues (type attrs, small ints, defaults),
-# and one dict per op would be one more object per op for the cyclic GC to traverse.
-_ATTR_DICTS: dict[tuple, dict[str, attr_value_pb2.AttrValue]] = {}
+# (attr names, ids of their AttrValues) -> one attrs dict shared by every op with those
+# values: ops of a type mostly carry the same shared AttrValues (type attrs, small ints,
+# defaults), and one dict per op would be one more object per op for the cyclic GC.
+_ATTR_DICTS: dict[
+    tuple, tuple[tuple[str, ...], dict[str, attr_value_pb2.AttrValue]]
+] = {}
 
 
-def _shared_attrs(
-    op_type: str, attrs: dict[str, attr_value_pb2.AttrValue]
+def shared_attrs(
+    names: tuple[str, ...], values: list[attr_value_pb2.AttrValue]
 ) -> dict[str, attr_value_pb2.AttrValue]:
-    key = (op_type, *map(id, attrs.values()))
-    shared = _ATTR_DICTS.get(key)
-    if shared is not None and shared.keys() == attrs.keys():
-        return shared
+    """The attrs dict `names` -> `values`, shared with earlier ops that had the same values
+    (`names` is an OpInfo's tuple: its id identifies the op type)."""
+    key = (id(names), *map(id, values))
+    cached = _ATTR_DICTS.get(key)
+    if cached is not None and cached[0] is names:
+        return cached[1]
+    shared = dict(zip(names, values))
     if len(_ATTR_DICTS) >= 4096:
         _ATTR_DICTS.clear()
-    _ATTR_DICTS[key] = attrs  # keeps the values alive, so their ids stay unique
-    return attrs
+    # the entry keeps `names` and the values alive, so their ids stay unique
+    _ATTR_DICTS[key] = (names, shared)
+    return shared
 
 
 # --- wire encoding ---------------------------------------------------------------------
@@ -246,7 +252,7 @@ def _op_field(op_type: str) -> bytes:
 
 
 # id(attrs dict) -> (the dict, kept alive so its id stays unique; its `attr` map entries).
-# Attr dicts are shared between ops and never changed in place (see `_shared_attrs`).
+# Attr dicts are shared between ops and never changed in place (see `shared_attrs`).
 _ATTRS_FIELDS: dict[int, tuple[dict[str, attr_value_pb2.AttrValue], bytes]] = {}
 
 
