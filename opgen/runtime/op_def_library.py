@@ -108,7 +108,10 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
         )
     if not name:
         name = op_type_name
-    scopes = g._scopes()
+    try:
+        scopes = g._local.scopes
+    except AttributeError:  # this thread's first op in `g`
+        scopes = g._scopes()
     old_scope = scopes.name_stack
     if name in _VALID_NAMES and name[-1] != "/":
         # TF's `with ops.name_scope(name) as scope` for an already validated plain name:
