@@ -3,9 +3,10 @@ TensorFlow graph mode (TF's own generated wrappers in a tf.Graph), measured in o
 and import time of a generated 155-op module (TF's gen_math_ops op set) vs executing TF's
 gen_math_ops.
 
-    python bench/runtime_bench.py [--repeat N]
+    python bench/runtime_bench.py [--repeat N] [--large-repeat N] [--only-large]
 
-Targets: embedded >= 20x faster per op; import <= 0.2x of TF's module execution.
+Targets: embedded >= 20x faster per op; import <= 0.2x of TF's module execution; a 100k-op
+graph built >= 20x faster than TF's and exported (`as_graph_def`) in <= 1x TF's time.
 Generated modules are built with `opgen build` from TF's own OpList and cached under
 ${XDG_CACHE_HOME:-~/.cache}/opgen/bench/.
 """
@@ -154,6 +155,64 @@ def _tf_cases() -> dict[str, tuple]:
     return {label: (tf.Graph, setup, call, 60) for label, call in calls.items()}
 
 
+LARGE_ROUNDS = 20_000  # 5 ops a round (Add, MatMul, Identity, Sum + its axis Const)
+
+
+def _large_graph(make_graph, setup, step) -> str:
+    """Builds a 100k-op graph (plus 4 Placeholders) in a fresh graph; returns "µs per op,
+    µs per op over the first 10k ops, over the last 10k, as_graph_def seconds"."""
+    graph = make_graph()
+    with graph.as_default():
+        p = setup()
+        x = p[0]
+        gc.collect()
+        start = time.perf_counter()
+        marks = [start]
+        for i in range(LARGE_ROUNDS):
+            x = step(x, p)
+            if (i + 1) % (LARGE_ROUNDS // 10) == 0:
+                marks.append(time.perf_counter())
+        built = time.perf_counter()
+        graph.as_graph_def()
+        exported = time.perf_counter()
+    ops = LARGE_ROUNDS * 5
+    window = ops / 10 / 1e6
+    result = (
+        f"{(built - start) / ops * 1e6} {(marks[1] - marks[0]) / window} "
+        f"{(marks[-1] - marks[-2]) / window} {exported - built}"
+    )
+    del graph, p, x
+    gc.collect()
+    return result
+
+
+def _large_steps(gen_dir: Path, side: str) -> tuple:
+    if side == "ours":
+        from opgen.runtime import Graph
+
+        math = _load(gen_dir / "gen_math_ops.py", "opgen_bench.gen_math_ops")
+        array = _load(gen_dir / "gen_array_ops.py", "opgen_bench.gen_array_ops")
+        make_graph, float32, sum_ = Graph, "float32", math.sum
+    else:
+        import tensorflow as tf
+        from tensorflow.python.ops import gen_array_ops as array
+        from tensorflow.python.ops import gen_math_ops as math
+
+        make_graph, float32, sum_ = tf.Graph, tf.float32, math._sum
+
+    def setup():
+        return [array.placeholder(dtype=float32, shape=[4, 4]) for _ in range(4)]
+
+    def step(x, p):
+        x = math.add(x, p[1])
+        y = math.mat_mul(x, p[2])
+        array.identity(y)
+        sum_(y, [0], keep_dims=False)
+        return x
+
+    return make_graph, setup, step
+
+
 def _worker(side: str, gen_dir: Path) -> int:
     """Times cases named on stdin ("ours Add", "tf Add"), one result line each.
 
@@ -166,7 +225,10 @@ def _worker(side: str, gen_dir: Path) -> int:
     print("ready", flush=True)
     for line in sys.stdin:
         which, label = line.split(maxsplit=1)
-        print(_time_once(*cases[which, label.strip()]), flush=True)
+        if label.strip() == "large":
+            print(_large_graph(*_large_steps(gen_dir, which)), flush=True)
+        else:
+            print(_time_once(*cases[which, label.strip()]), flush=True)
     return 0
 
 
@@ -186,9 +248,71 @@ class _Worker:
         self.process.stdin.flush()
         return float(self.process.stdout.readline())
 
+    def large(self, which: str) -> list[float]:
+        self.process.stdin.write(f"{which} large\n")
+        self.process.stdin.flush()
+        return [float(v) for v in self.process.stdout.readline().split()]
+
     def close(self) -> None:
         self.process.stdin.close()
         self.process.wait()
+
+
+def bench_large_graph(gen_dir: Path, repeat: int) -> tuple[list, list]:
+    """`repeat` interleaved rounds of the 100k-op build + export: (ours, TF) per round, each
+    [µs per op, µs per op first 10k, last 10k, as_graph_def s]; ours in a process without TF.
+    """
+    embedded = _Worker("embedded", gen_dir)
+    tensorflow = _Worker("tensorflow", gen_dir)
+    ours, theirs = [], []
+    try:
+        for _ in range(repeat):
+            ours.append(embedded.large("ours"))
+            theirs.append(tensorflow.large("tf"))
+        return ours, theirs
+    finally:
+        embedded.close()
+        tensorflow.close()
+
+
+def _report_large_graph(gen_dir: Path, repeat: int) -> None:
+    ours, theirs = bench_large_graph(gen_dir, repeat)
+
+    def stat(rows, i):
+        values = [row[i] for row in rows]
+        return min(values), statistics.median(values)
+
+    print(
+        f"100k-op graph (Add, MatMul, Identity, Sum + Const; {repeat} interleaved rounds, fresh "
+        "graph each, GC on, heap collected first): min / median"
+    )
+    labels = [
+        "µs per op",
+        "µs per op, first 10k",
+        "µs per op, last 10k",
+        "as_graph_def s",
+    ]
+    for i, label in enumerate(labels):
+        (o_min, o_med), (t_min, t_med) = stat(ours, i), stat(theirs, i)
+        print(
+            f"  {label:<22} embedded {o_min:8.3f} / {o_med:8.3f}   "
+            f"tensorflow {t_min:8.3f} / {t_med:8.3f}"
+        )
+    (o_min, o_med), (t_min, t_med) = stat(ours, 0), stat(theirs, 0)
+    print(
+        f"  creation speed-up: {t_min / o_min:.1f}x by min, {t_med / o_med:.1f}x by median "
+        "(target >= 20x)"
+    )
+    (o_min, o_med), (t_min, t_med) = stat(ours, 3), stat(theirs, 3)
+    print(
+        f"  export ratio (ours / TF): {o_min / t_min:.2f}x by min, {o_med / t_med:.2f}x by "
+        "median (target <= 1x)"
+    )
+    (f_min, f_med), (l_min, l_med) = stat(ours, 1), stat(ours, 2)
+    print(
+        f"  embedded last 10k / first 10k µs per op: {l_min / f_min:.2f}x by min, "
+        f"{l_med / f_med:.2f}x by median (flat = 1x)"
+    )
 
 
 def bench_op_creation(
@@ -348,12 +472,24 @@ def main() -> int:
         help="interleaved rounds per op / imports per module",
     )
     parser.add_argument(
+        "--large-repeat",
+        type=int,
+        default=5,
+        help="interleaved rounds of the 100k-op graph (a TF round takes ~15 s)",
+    )
+    parser.add_argument(
+        "--only-large", action="store_true", help="only the 100k-op graph row"
+    )
+    parser.add_argument(
         "--worker", nargs=2, metavar=("SIDE", "GEN_DIR"), help=argparse.SUPPRESS
     )
     args = parser.parse_args()
     if args.worker:
         return _worker(args.worker[0], Path(args.worker[1]))
     gen_dir = _build_modules()
+    _report_large_graph(gen_dir, args.large_repeat)
+    if args.only_large:
+        return 0
     print(
         f"op creation through generated wrappers (µs per op, best of {args.repeat} interleaved rounds "
         "of 400 ops (TF: 60) in a fresh graph; embedded = opgen's wrappers in a process without "

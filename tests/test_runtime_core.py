@@ -15,7 +15,7 @@ from opgen.runtime import Graph, TensorShape, dtypes, registry
 from opgen.runtime import execute as _execute
 from opgen.runtime import op_def_library as lib
 from opgen.runtime.constant_op import make_tensor_proto
-from opgen.runtime.graph import canonical_device
+from opgen.runtime.devices import canonical_device
 
 REPO = Path(__file__).resolve().parent.parent
 

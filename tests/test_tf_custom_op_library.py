@@ -80,7 +80,7 @@ from opgen.proto import graph_pb2
 g = Graph()
 with g.as_default():
     x = ops.opgen_scaled_square(2.0, scale=1.5, name="square")
-out["embedded"] = type(x).__module__
+out["embedded"] = type(x).__module__.startswith("opgen.runtime.")
 ops.opgen_scaled_square(tf.constant(1.0))  # the TF backend loads the library
 with tf.Graph().as_default() as tf_graph:
     graph_def = tf.compat.v1.GraphDef.FromString(g.as_graph_def().SerializeToString())
@@ -165,7 +165,7 @@ def test_tf_graph_and_session(project):
 
 def test_embedded_graph_imported_into_tensorflow(project):
     out = _run(project, EMBEDDED)
-    assert out == {"embedded": "opgen.runtime.graph", "value": 6.0}
+    assert out == {"embedded": True, "value": 6.0}
 
 
 def test_training_loop_converges(project):

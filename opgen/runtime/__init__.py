@@ -14,18 +14,19 @@ Which backend a call runs on, first match wins (`backend`):
 
 from . import dtypes
 from .backend import get_backend, set_backend
-from .constant_op import constant, convert_to_tensor
+from .constant_op import constant
+from .conversion import convert_to_tensor
 from .graph import (
     Graph,
-    Operation,
-    Tensor,
     control_dependencies,
     device,
     get_default_graph,
     name_scope,
     reset_default_graph,
 )
+from .operation import Operation
 from .shape_inference import InferenceContext, ShapeHandle, register_shape_fn
+from .tensor import Tensor
 from .tensor_shape import Dimension, TensorShape
 
 __all__ = [

@@ -9,6 +9,7 @@ from opgen.proto import attr_value_pb2, op_def_pb2, tensor_pb2, tensor_shape_pb2
 
 from . import dtypes as _dtypes
 from . import tensor_shape as _tensor_shape
+from .tf_objects import as_own_message
 
 
 def make_float(v: Any, arg_name: str) -> float:
@@ -50,6 +51,9 @@ def make_type(v: Any, arg_name: str) -> int:
 
 
 def make_shape_proto(v: Any, arg_name: str) -> tensor_shape_pb2.TensorShapeProto:
+    own = as_own_message(v, tensor_shape_pb2.TensorShapeProto)
+    if own is not None:
+        v = own
     if isinstance(v, tensor_shape_pb2.TensorShapeProto):
         if any(d.name for d in v.dim):
             import logging
@@ -67,6 +71,9 @@ def make_shape_proto(v: Any, arg_name: str) -> tensor_shape_pb2.TensorShapeProto
 
 
 def make_tensor_proto_attr(v: Any, arg_name: str) -> tensor_pb2.TensorProto:
+    own = as_own_message(v, tensor_pb2.TensorProto)
+    if own is not None:
+        v = own
     if isinstance(v, tensor_pb2.TensorProto):
         return v
     raise TypeError(
@@ -75,6 +82,9 @@ def make_tensor_proto_attr(v: Any, arg_name: str) -> tensor_pb2.TensorProto:
 
 
 def make_func(v: Any, arg_name: str) -> attr_value_pb2.NameAttrList:
+    own = as_own_message(v, attr_value_pb2.NameAttrList)
+    if own is not None:
+        v = own
     if isinstance(v, attr_value_pb2.NameAttrList):
         return v
     if isinstance(v, (str, bytes)):
@@ -123,7 +133,8 @@ def value_to_attr_value(
     scalar = _SCALAR.get(attr_type)
     if scalar is not None:
         field, convert = scalar
-        return attr_value_pb2.AttrValue(**{field: convert(value, arg_name)})
+        fields: dict[str, Any] = {field: convert(value, arg_name)}
+        return attr_value_pb2.AttrValue(**fields)
     listed = _LIST.get(attr_type)
     if listed is not None:
         field, convert = listed
@@ -140,7 +151,9 @@ def value_to_attr_value(
 
 
 _TYPE_ATTRS = {
-    enum: attr_value_pb2.AttrValue(type=enum) for enum in _dtypes.datatype_enums()
+    # the stubs type enum fields as DataType; protobuf takes the int
+    enum: attr_value_pb2.AttrValue(type=enum)  # type: ignore[arg-type]
+    for enum in _dtypes.datatype_enums()
 }
 
 

@@ -18,8 +18,10 @@ from typing import Any
 from opgen.proto import attr_value_pb2, tensor_pb2
 
 from . import dtypes as _dtypes
-from .graph import Graph, Tensor, get_default_graph
+from .graph import Graph, get_default_graph
+from .tensor import Tensor
 from .tensor_shape import Dimension, TensorShape
+from .tf_objects import as_own_message, is_tf_dimension
 
 # DataTypes TF serialises into tensor_content when a tensor has more than one element.
 _CONTENT_TYPES = {
@@ -91,6 +93,23 @@ def _is_numpy_value(value: Any) -> bool:
     return np is not None and isinstance(value, (np.ndarray, np.generic))
 
 
+def _is_array_like(value: Any) -> bool:
+    """TF's `tensor_util._is_array_like` (`__array__`, `__array_interface__`, buffers), for
+    values that are not numpy objects already; only when numpy is imported (an array-like
+    object comes from a library that imported it)."""
+    if _numpy() is None or _is_numpy_value(value) or isinstance(value, Tensor):
+        return False
+    if callable(getattr(value, "__array__", None)) or isinstance(
+        getattr(value, "__array_interface__", None), dict
+    ):
+        return True
+    try:
+        memoryview(value)
+    except TypeError:
+        return False
+    return not isinstance(value, bytes)
+
+
 def _dense_dims(value: Any) -> list[int]:
     if not isinstance(value, (list, tuple)):
         return []
@@ -114,9 +133,30 @@ def _flatten(
 
 
 def _ragged(value: Any, dims: list[int]) -> ValueError:
+    """numpy's error for a ragged nested list (what `np.array` raises inside TF's
+    `make_tensor_proto`): the array keeps the leading dimensions where every sequence at a
+    depth has the same length and no scalar sits beside a sequence."""
+    del dims
+    lengths: dict[int, int] = {}
+    scalar_depths: set[int] = set()
+    ndim = [32]
+
+    def visit(v: Any, depth: int) -> None:
+        if isinstance(v, (list, tuple)):
+            if depth in scalar_depths or lengths.setdefault(depth, len(v)) != len(v):
+                ndim[0] = min(ndim[0], depth)
+            for item in v:
+                visit(item, depth + 1)
+        else:
+            if depth in lengths:
+                ndim[0] = min(ndim[0], depth)
+            scalar_depths.add(depth)
+
+    visit(value, 0)
+    shape = tuple(lengths[d] for d in range(ndim[0]))
     return ValueError(
         "setting an array element with a sequence. The requested array has an inhomogeneous shape "
-        f"after {len(dims)} dimensions. Expected values {value} to be a dense tensor with shape {dims}."
+        f"after {ndim[0]} dimensions. The detected shape was {shape} + inhomogeneous part."
     )
 
 
@@ -140,7 +180,15 @@ def _kind(v: Any) -> str:
     return "O"
 
 
-def _infer_dtype(flat: list[Any]) -> int:
+def _not_convertible(values: Any) -> TypeError:
+    return TypeError(
+        f"Failed to convert elements of {values} to Tensor. Consider casting elements to a "
+        "supported type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for "
+        "supported TF dtypes."
+    )
+
+
+def _infer_dtype(flat: list[Any], values: Any) -> int:
     """The DataType TF infers for flattened Python values (numpy promotion + TF narrowing)."""
     kinds = {_kind(v) for v in flat}
     if not flat:
@@ -148,9 +196,7 @@ def _infer_dtype(flat: list[Any]) -> int:
     if "O" in kinds or (kinds & {"U", "S"} and kinds - {"U", "S"}):
         if kinds <= {"U", "S", "i", "f", "b", "c"} and "O" not in kinds:
             return 7  # numpy makes a unicode array of mixed scalars
-        raise TypeError(
-            f"Failed to convert elements of {flat} to Tensor. Consider casting elements to a supported type."
-        )
+        raise _not_convertible(values)
     if kinds & {"U", "S"}:
         return 7
     if "c" in kinds:
@@ -164,11 +210,11 @@ def _infer_dtype(flat: list[Any]) -> int:
             return 3
         if -(2**63) <= lo and hi < 2**63:
             return 9
-        if lo >= 0 and hi < 2**64:
-            return 23
-        raise TypeError(
-            f"Failed to convert elements of {flat} to Tensor. Consider casting elements to a supported type."
-        )
+        if lo < -(2**63) or hi >= 2**64:
+            raise _not_convertible(values)  # numpy: an object array
+        # numpy gives each int int64 or uint64; both kinds together promote to float64
+        plain = [int(v) for v in flat if not isinstance(v, bool)]
+        return 23 if min(plain) >= 2**63 else 1
     return 10
 
 
@@ -184,7 +230,11 @@ def _check_compatible(flat: list[Any], dtype: _dtypes.DType) -> None:
     elif dtype.is_floating:
         ok = lambda v: isinstance(v, numbers.Real) or _kind(v) in "bif"
     elif dtype.is_integer or dtype.is_quantized:
-        ok = lambda v: isinstance(v, (numbers.Integral, Dimension)) or _kind(v) in "bi"
+        ok = lambda v: (
+            isinstance(v, (numbers.Integral, Dimension))
+            or is_tf_dimension(v)
+            or _kind(v) in "bi"
+        )
     else:
         ok = lambda v: not isinstance(v, Tensor)
     for v in flat:
@@ -204,10 +254,7 @@ def _bfloat16_bits(x: float) -> int:
 def _cast(flat: list[Any], enum: int) -> list[Any]:
     if enum == 7:
         if not all(isinstance(v, (str, bytes)) for v in flat):
-            raise TypeError(
-                f"Failed to convert elements of {flat} to Tensor. Consider casting elements to a supported type. "
-                "See https://www.tensorflow.org/api_docs/python/tf/dtypes for supported TF dtypes."
-            )
+            raise _not_convertible(flat)
         return [_as_bytes(v) for v in flat]
     if enum == 10:
         return [bool(v) for v in flat]
@@ -220,7 +267,7 @@ def _cast(flat: list[Any], enum: int) -> list[Any]:
         span = hi - lo + 1
         for i, v in enumerate(out):
             if v < -(2**63) or v >= 2**64:
-                raise OverflowError(f"Python int too large to convert to C long: {v}")
+                raise OverflowError("Python int too large to convert to C long")
             if v < lo or v > hi:
                 out[i] = (v - lo) % span + lo
         return out
@@ -253,12 +300,12 @@ def _python_tensor_proto(
     if dtype is None:
         if any(isinstance(v, Tensor) for v in flat):
             raise TypeError("Expected any non-tensor type, but got a tensor instead.")
-        enum = _infer_dtype(flat)
+        enum = _infer_dtype(flat, values)
     else:
         _check_compatible(flat, dtype)
         enum = dtype._base_enum
         if not dtype.is_numpy_compatible:
-            inferred = _dtypes.as_dtype(_infer_dtype(flat))
+            inferred = _dtypes.as_dtype(_infer_dtype(flat, values))
             raise TypeError(
                 f"`dtype` {dtype} is not compatible with {values} of dtype {inferred.name}."
             )
@@ -266,7 +313,7 @@ def _python_tensor_proto(
 
 
 def _encode(flat: list[Any], enum: int, dims: list[int]) -> tensor_pb2.TensorProto:
-    proto = tensor_pb2.TensorProto(dtype=enum)
+    proto = tensor_pb2.TensorProto(dtype=enum)  # type: ignore[arg-type]  # an int enum
     shape = proto.tensor_shape
     shape.SetInParent()
     for d in dims:
@@ -338,7 +385,7 @@ def _numpy_tensor_proto(
     dims = list(array.shape)
     if array.size > 1 and enum in _CONTENT_TYPES:
         proto = tensor_pb2.TensorProto(
-            dtype=enum,
+            dtype=enum,  # type: ignore[arg-type]  # an int enum
             tensor_content=array.astype(array.dtype.newbyteorder("<")).tobytes(),
         )
         proto.tensor_shape.SetInParent()
@@ -365,7 +412,12 @@ def make_tensor_proto(values: Any, dtype: Any = None) -> tensor_pb2.TensorProto:
     """A TensorProto for a Python value or numpy array, as TF's `make_tensor_proto` builds it."""
     if isinstance(values, tensor_pb2.TensorProto):
         return values
+    own = as_own_message(values, tensor_pb2.TensorProto)
+    if own is not None:
+        return own
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else None
+    if _is_array_like(values):
+        values = _numpy().asarray(values)
     if _is_numpy_value(values):
         return _numpy_tensor_proto(values, dtype)
     return _python_tensor_proto(values, dtype)
@@ -376,27 +428,6 @@ def constant(
 ) -> Tensor:
     """A Const op holding `value` in the default graph (named like TF: uniquified `name`)."""
     return _const_op(_const_parts(make_tensor_proto(value, dtype)), name, graph)
-
-
-def convert_to_tensor(
-    value: Any,
-    dtype: Any = None,
-    name: str | None = None,
-    as_ref: bool = False,
-    preferred_dtype: Any = None,
-) -> Tensor:
-    """TF's `convert_to_tensor` for graph Tensors and constants (preferred dtype tried first)."""
-    if isinstance(value, Tensor):
-        if dtype is not None:
-            dtype = _dtypes.as_dtype(dtype)
-            if not dtype.is_compatible_with(value._dtype):
-                raise ValueError(
-                    f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype {value._dtype.name}: {value!r}"
-                )
-        return value
-    if hasattr(value, "_as_graph_tensor"):
-        return value._as_graph_tensor(dtype)
-    return _const_op(_const_parts_for(value, dtype, preferred_dtype), name)
 
 
 def _const_parts_for(value: Any, dtype: Any, preferred_dtype: Any) -> tuple:
@@ -479,7 +510,8 @@ def _const_parts(proto: tensor_pb2.TensorProto) -> tuple:
 def _const_op(parts: tuple, name: str | None, graph: Graph | None = None) -> Tensor:
     attrs, dtype, shape = parts
     g = graph or get_default_graph()
-    op = g._create_op("Const", [], name or "Const", dict(attrs), [dtype], None)
+    # the cached attrs dict itself: ops never change an attrs dict in place
+    op = g._create_op("Const", [], name or "Const", attrs, [dtype], None)
     out = op._outputs[0]
     out._shape = shape
     return out

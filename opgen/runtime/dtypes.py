@@ -14,6 +14,8 @@ from typing import Any
 
 from opgen.proto import datatypes as _names
 
+from .tf_objects import is_tf_dtype
+
 _INTEGER = {3, 4, 5, 6, 9, 17, 22, 23, 29, 30, 31, 32}
 _UNSIGNED = {4, 17, 22, 23, 30, 32}
 _FLOATING = {1, 2, 14, 19, 24, 25, 26, 27, 28, 33}
@@ -231,6 +233,8 @@ def as_dtype(type_value: Any) -> DType:
                     return found
     except (KeyError, TypeError):
         pass
+    if is_tf_dtype(type_value):
+        return _BY_ENUM[type_value.as_datatype_enum]
     if (
         np is not None
         and hasattr(type_value, "dtype")
@@ -242,11 +246,6 @@ def as_dtype(type_value: Any) -> DType:
                 return found
         except TypeError:
             pass
-    if type(type_value).__module__.startswith("tensorflow."):
-        # TensorFlow's own DType (tf.int32): its enum names the same DataType.
-        enum = getattr(type_value, "as_datatype_enum", None)
-        if enum in _BY_ENUM:
-            return _BY_ENUM[enum]
     raise TypeError(
         f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType."
     )

@@ -23,7 +23,7 @@ from . import tensor_shape as _tensor_shape
 from .attr_values import make_bool, make_float, make_int, make_str, make_type
 from .backend import eager_context
 from .tf_backend import raise_from_not_ok_status, tensorflow
-from .tf_objects import from_tensorflow
+from .tf_objects import as_own_message
 
 __all__ = [
     "eager_context",
@@ -64,7 +64,7 @@ def make_shape(v: Any, arg_name: str) -> list[int | None] | None:
 
 
 def make_tensor(v: Any, arg_name: str) -> tensor_pb2.TensorProto:
-    v = from_tensorflow(v)
+    v = as_own_message(v, tensor_pb2.TensorProto) or v  # TF's own TensorProto
     if isinstance(v, tensor_pb2.TensorProto):
         return v
     if isinstance(v, str):

@@ -14,14 +14,16 @@ from opgen.proto import attr_value_pb2
 
 from .attr_values import _INT_ATTRS, _TYPE_ATTRS, _attr_proto
 from .constant_op import _const_op, _const_parts_for
-from .graph import Graph, Tensor
+from .operation import shared_attrs
+from .tensor import Tensor
 
 if TYPE_CHECKING:
-    from .op_def_library import _OpInfo
+    from .graph import Graph
+    from .op_info import OpInfo
 
 
 def _fast_attrs(
-    op_type_name: str, info: _OpInfo, keywords: dict[str, Any], graph: Graph
+    op_type_name: str, info: OpInfo, keywords: dict[str, Any], graph: Graph
 ):
     """(inputs, attr protos) when every input is already a Tensor of acceptable type and all
     attrs are present (TF's fast-path condition); None to take the general path, which then
@@ -114,30 +116,32 @@ def _fast_attrs(
             arg_name,
         ) in pending:  # in input order, like the general path
             inputs[position] = _const_op(parts, arg_name, graph)
-    protos: dict[str, attr_value_pb2.AttrValue] = {}
+    protos: list[attr_value_pb2.AttrValue] = []
     for name, attr_type, default, attr_def in info.attrs:
         if name in inferred:
             value = inferred[name]
             if attr_type == "type":
-                protos[name] = _TYPE_ATTRS[value]
+                protos.append(_TYPE_ATTRS[value])
             elif attr_type == "int":
-                protos[name] = (
+                protos.append(
                     _INT_ATTRS[value]
                     if value in _INT_ATTRS
                     else attr_value_pb2.AttrValue(i=value)
                 )
             else:
-                protos[name] = attr_value_pb2.AttrValue(
-                    list=attr_value_pb2.AttrValue.ListValue(type=value)
+                protos.append(
+                    attr_value_pb2.AttrValue(
+                        list=attr_value_pb2.AttrValue.ListValue(type=value)
+                    )
                 )
             continue
         value = explicit[name]
         if value is None and default is not None:
-            protos[name] = default
+            protos.append(default)
         else:
-            protos[name] = _attr_proto(op_type_name, attr_def, attr_type, name, value)
+            protos.append(_attr_proto(op_type_name, attr_def, attr_type, name, value))
     keywords.clear()
-    return inputs, protos
+    return inputs, shared_attrs(info.attr_names, protos)
 
 
 _CONSTANT_TYPES = {int, float, bool, str, bytes, list, tuple}
@@ -147,7 +151,7 @@ _FIXED_INT_CONSTS: dict[tuple[int, int], tuple] = {}
 
 
 def _planned_constant(
-    info: _OpInfo, value: Any, fixed: int, type_attr: str, inferred: dict[str, Any]
+    info: OpInfo, value: Any, fixed: int, type_attr: str, inferred: dict[str, Any]
 ):
     """The Const the general path would create for a Python-value input, when it creates
     exactly one and it succeeds; None otherwise (the general path then does it, errors and all).
@@ -184,7 +188,8 @@ def _planned_constant(
 
 def _check_type(base, fixed, type_attr, inferred, allowed) -> bool:
     """Whether an input of dtype `base` fits its fixed type, or its type attr as inferred so far
-    (else within the allowed values, inferring the attr): False sends the call to the general path."""
+    (else within the allowed values, inferring the attr): False sends the call to the general path.
+    """
     if fixed:
         return base == fixed
     if type_attr in inferred:

@@ -1,9 +1,10 @@
-"""The embedded graph: Graph, Operation and Tensor with TensorFlow's graph-mode behaviour.
+"""The embedded Graph, with TensorFlow's graph-mode behaviour.
 
 Names follow `Graph.name_scope`/`unique_name` (case-insensitive uniquification, TF's scope
-regexes), control dependencies follow `_control_dependencies_for_inputs`, device scopes are
-canonicalised like `DeviceSpec` (`/cpu:0` -> `/device:CPU:0`), and `as_graph_def` emits a
-GraphDef (producer 2474, TF 2.21's) that TensorFlow imports.
+regexes), control dependencies `_control_dependencies_for_inputs`, devices and colocation
+`_create_op_helper` (see `devices`), per-thread scope stacks `switch_to_thread_local` (see
+`scopes`), lookups `_as_graph_element_locked`; `as_graph_def` emits a GraphDef (producer
+2474, TF 2.21's) that TensorFlow imports.
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from opgen.proto import attr_value_pb2, graph_pb2, node_def_pb2, versions_pb2
+from opgen.proto import attr_value_pb2, graph_pb2, versions_pb2
 
 from . import dtypes as _dtypes
-from .tensor_shape import TensorShape
+from .devices import DeviceScope, apply_device_functions
+from .operation import Operation, attr_entry, length_delimited, varint
+from .scopes import ControlDependencies, ThreadScopes
+from .tensor import Tensor
 
 GRAPH_DEF_VERSION = 2474  # TF_GRAPH_DEF_VERSION of TensorFlow 2.21
 GRAPH_DEF_VERSION_MIN_CONSUMER = 0
@@ -25,346 +29,66 @@ GRAPH_DEF_VERSION_MIN_CONSUMER = 0
 VALID_OP_NAME_REGEX = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 VALID_SCOPE_NAME_REGEX = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
 
-_UNKNOWN_SHAPE = TensorShape(None)
 _VALID_NAMES: set[str] = set()  # names already known to pass both scope-name regexes
-_NO_CONTROL_INPUTS: (
-    tuple
-) = ()  # shared by every op without control inputs (never mutated)
-
-
-class Tensor:
-    """One output of an Operation."""
-
-    __slots__ = ("_dtype", "_op", "_shape", "_value_index")
-
-    def __init__(self, op: Operation, value_index: int, dtype: _dtypes.DType) -> None:
-        self._op = op
-        self._value_index = value_index
-        self._dtype = dtype
-        self._shape = _UNKNOWN_SHAPE
-
-    @property
-    def op(self) -> Operation:
-        return self._op
-
-    @property
-    def value_index(self) -> int:
-        return self._value_index
-
-    @property
-    def dtype(self) -> _dtypes.DType:
-        return self._dtype
-
-    @property
-    def shape(self) -> TensorShape:
-        return self._shape
-
-    def get_shape(self) -> TensorShape:
-        return self._shape
-
-    def set_shape(self, shape: Any) -> None:
-        self._shape = self._shape.merge_with(shape)
-
-    @property
-    def graph(self) -> Graph:
-        return self._op._graph
-
-    @property
-    def name(self) -> str:
-        return f"{self._op._name}:{self._value_index}"
-
-    @property
-    def device(self) -> str:
-        return self._op._device
-
-    def _as_node_def_input(self) -> str:
-        if self._value_index == 0:
-            return self._op._name
-        return f"{self._op._name}:{self._value_index}"
-
-    def __repr__(self) -> str:
-        return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
-
-    def __str__(self) -> str:
-        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
-
-    def __hash__(self) -> int:
-        return id(self)
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
-
-    def __iter__(self):
-        raise TypeError("Iterating over a symbolic Tensor is not allowed.")
-
-    def __bool__(self) -> bool:
-        raise TypeError("Using a symbolic Tensor as a Python bool is not allowed.")
-
-    def __len__(self) -> int:
-        raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}).")
-
-
-class Operation:
-    """A node of the graph: type, name, inputs, attrs (AttrValue protos) and outputs."""
-
-    __slots__ = (
-        "_attrs",
-        "_control_inputs",
-        "_device",
-        "_graph",
-        "_inputs",
-        "_name",
-        "_node_def",
-        "_op_def",
-        "_outputs",
-        "_type",
-    )
-
-    def __init__(
-        self,
-        graph: Graph,
-        name: str,
-        op_type: str,
-        inputs: list[Tensor],
-        control_inputs: list[Operation] | tuple[()],
-        attrs: dict[str, attr_value_pb2.AttrValue],
-        device: str,
-        op_def: Any,
-    ) -> None:
-        self._graph = graph
-        self._name = name
-        self._type = op_type
-        self._inputs = inputs
-        self._control_inputs = control_inputs
-        self._attrs = attrs
-        self._device = device
-        self._op_def = op_def
-        self._outputs: list[Tensor] = []
-        self._node_def: node_def_pb2.NodeDef | None = None
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def type(self) -> str:
-        return self._type
-
-    @property
-    def graph(self) -> Graph:
-        return self._graph
-
-    @property
-    def inputs(self) -> list[Tensor]:
-        return list(self._inputs)
-
-    @property
-    def control_inputs(self) -> list[Operation]:
-        return list(self._control_inputs)
-
-    @property
-    def outputs(self) -> list[Tensor]:
-        return list(self._outputs)
-
-    @property
-    def device(self) -> str:
-        return self._device
-
-    @property
-    def op_def(self) -> Any:
-        return self._op_def
-
-    @property
-    def attrs(self) -> dict[str, attr_value_pb2.AttrValue]:
-        return dict(self._attrs)
-
-    def get_attr(self, name: str) -> Any:
-        """The attr as a Python value, like TF's `Operation.get_attr` (types -> DType)."""
-        value = self._attrs.get(name)
-        if value is None:
-            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
-        return attr_value_to_python(value)
-
-    def colocation_groups(self) -> list[bytes]:
-        default = [f"loc:@{self._name}".encode()]
-        cls = self._attrs.get("_class")
-        if cls is None:
-            return default
-        groups = [s for s in cls.list.s if s.startswith(b"loc:@")]
-        return groups or default
-
-    @property
-    def node_def(self) -> node_def_pb2.NodeDef:
-        if self._node_def is None:
-            node = node_def_pb2.NodeDef(
-                name=self._name, op=self._type, device=self._device
-            )
-            node.input.extend([t._as_node_def_input() for t in self._inputs])
-            node.input.extend(["^" + c._name for c in self._control_inputs])
-            for key, value in self._attrs.items():
-                node.attr[key].CopyFrom(value)
-            self._node_def = node
-        return self._node_def
-
-    def _set_attr(self, name: str, value: attr_value_pb2.AttrValue) -> None:
-        self._attrs[name] = value
-        self._node_def = None
-
-    def __repr__(self) -> str:
-        return f"<tf.Operation '{self._name}' type={self._type}>"
-
-
-def attr_value_to_python(value: attr_value_pb2.AttrValue) -> Any:
-    which = value.WhichOneof("value")
-    if which == "list":
-        lst = value.list
-        for field in ("s", "i", "f", "b", "type", "shape", "tensor", "func"):
-            items = getattr(lst, field)
-            if items:
-                if field == "type":
-                    return [_dtypes.as_dtype(t) for t in items]
-                return list(items)
-        return []
-    if which == "type":
-        return _dtypes.as_dtype(value.type)
-    if which is None:
-        return []
-    return getattr(value, which)
-
-
-# --- devices -------------------------------------------------------------------------
-
-_VALID_DEVICE_TYPES = {"CPU", "GPU", "TPU"}
-_device_cache: dict[str, tuple] = {}
-
-
-def parse_device(spec: str) -> tuple:
-    """DeviceSpec components (job, replica, task, device_type, device_index) of `spec`."""
-    cached = _device_cache.get(spec)
-    if cached is not None:
-        return cached
-    job = replica = task = device_type = device_index = None
-    for part in (spec or "").split("/"):
-        y = part.split(":")
-        ly = len(y)
-        if ly == 2 and y[0] == "job":
-            job = y[1]
-        elif ly == 2 and y[0] == "replica":
-            replica = y[1]
-        elif ly == 2 and y[0] == "task":
-            task = y[1]
-        elif ly in (1, 2) and y[0].upper() in _VALID_DEVICE_TYPES:
-            if device_type is not None:
-                raise ValueError(
-                    f"Multiple device types are not allowed while parsing the device spec: {spec}."
-                )
-            device_type = y[0].upper()
-            if ly == 2 and y[1] != "*":
-                device_index = int(y[1])
-        elif ly == 3 and y[0] == "device":
-            if device_type is not None:
-                raise ValueError(
-                    f"Multiple device types are not allowed while parsing the device spec: {spec}."
-                )
-            device_type = y[1]
-            if y[2] != "*":
-                device_index = int(y[2])
-        elif ly and y[0] != "":
-            raise ValueError(
-                f"Unknown attribute '{y[0]}' is encountered while parsing the device spec: '{spec}'."
-            )
-    result = (job, replica, task, device_type, device_index)
-    _device_cache[spec] = result
-    return result
-
-
-def device_to_string(components: tuple) -> str:
-    job, replica, task, device_type, device_index = components
-    out = []
-    if job is not None:
-        out.append("/job:" + job)
-    if replica is not None:
-        out.append("/replica:" + str(replica))
-    if task is not None:
-        out.append("/task:" + str(task))
-    if device_type is not None:
-        out.append(
-            f"/device:{device_type}:{'*' if device_index is None else device_index}"
-        )
-    return "".join(out)
-
-
-def canonical_device(spec: str) -> str:
-    return device_to_string(parse_device(spec))
-
-
-def _merge_devices(outer: tuple, inner: tuple) -> tuple:
-    merged = list(outer)
-    if inner[3] is not None and inner[3] != outer[3]:
-        merged[4] = None  # a new device type drops the outer index
-    for i, value in enumerate(inner):
-        if value is not None:
-            merged[i] = value
-    return tuple(merged)
-
-
-# --- control dependencies --------------------------------------------------------------
-
-
-class _ControlDependencies:
-    __slots__ = ("control_inputs", "graph", "new_stack", "old_stack", "seen")
-
-    def __init__(self, graph: Graph, control_inputs: list[Operation] | None) -> None:
-        self.graph = graph
-        self.new_stack = control_inputs is None
-        self.control_inputs = control_inputs or []
-        self.seen: set[int] = set()
-        self.old_stack: list[_ControlDependencies] | None = None
-
-    def __enter__(self) -> None:
-        if self.new_stack:
-            self.old_stack = self.graph._control_stack
-            self.graph._control_stack = []
-        self.graph._control_stack.append(self)
-
-    def __exit__(self, *exc: object) -> None:
-        self.graph._control_stack.remove(self)
-        if self.new_stack:
-            self.graph._control_stack = self.old_stack  # type: ignore[assignment]
-
-
-# --- graph ---------------------------------------------------------------------------
+_NO_CONTROL_INPUTS: tuple[()] = ()  # shared by every op without control inputs
+_MANUAL_CONTROL_DEPENDENCY = attr_value_pb2.AttrValue(b=True)
 
 
 class Graph:
-    """A dataflow graph of Operations, built by generated wrappers on the embedded runtime."""
+    """A dataflow graph of Operations, built by generated wrappers on the embedded runtime.
+
+    Safe to build from several threads: each thread has its own scope stacks (`scopes`);
+    name uniquification and op registration hold the graph's lock.
+    """
 
     def __init__(self) -> None:
         self._ops: list[Operation] = []
         self._ops_by_name: dict[str, Operation] = {}
         self._names_in_use: dict[str, int] = {}
-        self._name_stack = ""
-        self._control_stack: list[_ControlDependencies] = []
-        self._device_stack: list[tuple | None] = []
-        self._device_string = ""
-        self._colocation_stack: list[Operation] = []
+        self._lock = threading.Lock()
+        self._lock_acquire, self._lock_release = self._lock.acquire, self._lock.release
+        self._local = threading.local()
+        self._finalized = False
         self.producer = GRAPH_DEF_VERSION
+
+    def _scopes(self) -> ThreadScopes:
+        """This thread's scope stacks (created empty on a thread's first use)."""
+        try:
+            return self._local.scopes
+        except AttributeError:
+            scopes = self._local.scopes = ThreadScopes()
+            return scopes
+
+    # finalization
+    @property
+    def finalized(self) -> bool:
+        return self._finalized
+
+    def finalize(self) -> None:
+        """Makes the graph read-only: creating an op raises RuntimeError, as in TF."""
+        self._finalized = True
+
+    def _unsafe_unfinalize(self) -> None:
+        self._finalized = False
 
     # names
     @contextlib.contextmanager
     def name_scope(self, name: str | None) -> Iterator[str]:
-        old_stack, returned = self._enter_name_scope(name)
+        scopes = self._scopes()
+        old_stack, returned = self._enter_name_scope(name, scopes)
         try:
             yield returned
         finally:
-            self._name_stack = old_stack
+            scopes.name_stack = old_stack
 
-    def _enter_name_scope(self, name: str | None) -> tuple[str, str]:
+    def _enter_name_scope(
+        self, name: str | None, scopes: ThreadScopes
+    ) -> tuple[str, str]:
         """TF's `Graph.name_scope` entry: validates, sets the stack; returns (old stack, scope)."""
         if name and name not in _VALID_NAMES:
             if isinstance(name, bytes):
                 name = name.decode()
-            if self._name_stack:
+            if scopes.name_stack:
                 if not VALID_SCOPE_NAME_REGEX.match(name):
                     raise ValueError(
                         f"'{name}' is not a valid scope name. A scope name has to match "
@@ -377,37 +101,44 @@ class Graph:
                 )
             elif len(_VALID_NAMES) < 4096:
                 _VALID_NAMES.add(name)  # valid at the root, hence also inside any scope
-        old_stack = self._name_stack
+        old_stack = scopes.name_stack
         if not name:
             new_stack = returned = ""
         elif name[-1] == "/":
             new_stack = name[:-1]
             returned = name
         else:
-            new_stack = self.unique_name(name)
+            new_stack = self.unique_name(name, scopes=scopes)
             returned = new_stack + "/"
-        self._name_stack = new_stack
+        scopes.name_stack = new_stack
         return old_stack, returned
 
     def get_name_scope(self) -> str:
-        return self._name_stack
+        return self._scopes().name_stack
 
-    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
-        if self._name_stack:
-            name = self._name_stack + "/" + name
+    def unique_name(
+        self, name: str, mark_as_used: bool = True, scopes: ThreadScopes | None = None
+    ) -> str:
+        stack = (scopes or self._scopes()).name_stack
+        if stack:
+            name = stack + "/" + name
         key = name.lower()
         used = self._names_in_use
-        i = used.get(key, 0)
-        if mark_as_used:
-            used[key] = i + 1
-        if i > 0:
-            base_key = key
-            while key in used:
-                key = f"{base_key}_{i}"
-                i += 1
+        self._lock_acquire()  # (the bound methods: cheaper than `with` on this hot path)
+        try:
+            i = used.get(key, 0)
             if mark_as_used:
-                used[key] = 1
-            name = f"{name}_{i - 1}"
+                used[key] = i + 1
+            if i > 0:
+                base_key = key
+                while key in used:
+                    key = f"{base_key}_{i}"
+                    i += 1
+                if mark_as_used:
+                    used[key] = 1
+                name = f"{name}_{i - 1}"
+        finally:
+            self._lock_release()
         return name
 
     # default graph
@@ -421,12 +152,20 @@ class Graph:
             stack.pop()
 
     # control dependencies
-    def control_dependencies(self, control_inputs: Any) -> _ControlDependencies:
+    def control_dependencies(self, control_inputs: Any) -> ControlDependencies:
+        """TF's `Graph.control_dependencies`: names and Tensors resolve to their ops, which
+        get `_has_manual_control_dependencies`; ops already in force are not repeated.
+        """
         if control_inputs is None:
-            return _ControlDependencies(self, None)
-        current = {id(op) for c in self._control_stack for op in c.control_inputs}
+            return ControlDependencies(self, None)
+        current = {
+            id(op) for c in self._scopes().control_stack for op in c.control_inputs
+        }
         ops = []
         for c in control_inputs:
+            if hasattr(c, "_handle") and hasattr(c, "op"):
+                c = c.op
+            c = self.as_graph_element(c)
             if isinstance(c, Tensor):
                 c = c._op
             elif not isinstance(c, Operation):
@@ -434,12 +173,15 @@ class Graph:
             if id(c) not in current:
                 ops.append(c)
                 current.add(id(c))
-        return _ControlDependencies(self, ops)
+            c._set_attr("_has_manual_control_dependencies", _MANUAL_CONTROL_DEPENDENCY)
+        return ControlDependencies(self, ops)
 
-    def _control_inputs_for(self, input_ops: list[Operation]) -> list[Operation]:
+    def _control_inputs_for(
+        self, control_stack: list[ControlDependencies], input_ops: list[Operation]
+    ) -> list[Operation]:
         result: list[Operation] = []
         input_ids = {id(op) for op in input_ops}
-        for controller in self._control_stack:
+        for controller in control_stack:
             if any(i in controller.seen for i in input_ids):
                 continue
             result.extend(
@@ -449,37 +191,45 @@ class Graph:
 
     # devices
     @contextlib.contextmanager
-    def device(self, device_name: str | None) -> Iterator[None]:
-        old = self._device_string
-        self._device_stack.append(
-            None if device_name is None else parse_device(device_name)
-        )
-        self._device_string = self._compute_device()
+    def device(self, device_name_or_function: Any) -> Iterator[None]:
+        """A device scope: a spec string merged like TF's `MergeDevice`, a function of the
+        Operation, or None (ignores outer scopes)."""
+        scopes = self._scopes()
+        entry = DeviceScope(device_name_or_function)
+        scopes.set_device_stack([*scopes.device_stack, entry])
         try:
             yield
         finally:
-            self._device_stack.pop()
-            self._device_string = old
-
-    def _compute_device(self) -> str:
-        merged: tuple = (None,) * 5
-        for entry in self._device_stack:
-            merged = (None,) * 5 if entry is None else _merge_devices(merged, entry)
-        return device_to_string(merged)
+            stack = scopes.device_stack
+            if not stack or stack[-1] is not entry:
+                raise RuntimeError("Exiting device scope without proper scope nesting.")
+            scopes.set_device_stack(stack[:-1])
 
     @contextlib.contextmanager
-    def colocate_with(self, op: Operation | Tensor) -> Iterator[None]:
+    def colocate_with(
+        self, op: Operation | Tensor | None, ignore_existing: bool = False
+    ) -> Iterator[None]:
+        """TF's `Graph.colocate_with`: device scopes are set aside inside; new ops join the
+        colocation groups of the stacked ops and take the innermost one's device."""
+        if op is None and not ignore_existing:
+            raise ValueError(
+                "Trying to reset colocation (op is None) but ignore_existing is not True"
+            )
         if isinstance(op, Tensor):
             op = op._op
-        old_devices, old_string = self._device_stack, self._device_string
-        self._device_stack = [parse_device(op._device)] if op._device else []
-        self._device_string = op._device
-        self._colocation_stack.append(op)
+        scopes = self._scopes()
+        old_devices = scopes.device_stack
+        old_colocation = scopes.colocation_stack
+        scopes.set_device_stack([])
+        if ignore_existing:
+            scopes.colocation_stack = []
+        if op is not None:
+            scopes.colocation_stack = [*scopes.colocation_stack, op]
         try:
             yield
         finally:
-            self._colocation_stack.pop()
-            self._device_stack, self._device_string = old_devices, old_string
+            scopes.set_device_stack(old_devices)
+            scopes.colocation_stack = old_colocation
 
     # ops
     def _create_op(
@@ -497,6 +247,8 @@ class Graph:
         `infer(op)` (shape inference) runs before the node joins the graph, so a shape error
         leaves no node behind (its name stays used, as in TF).
         """
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
         if name and name[-1] == "/":
             name = name[:-1]
         else:
@@ -514,72 +266,198 @@ class Graph:
         infer: Any = None,
     ) -> Operation:
         """`_create_op` with the final node name (already uniquified or taken verbatim)."""
-        ops_by_name = self._ops_by_name
-        if name in ops_by_name:
-            raise ValueError(f"Duplicate node name in graph: '{name}'")
-        control_stack = self._control_stack
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+        try:
+            scopes = self._local.scopes
+        except AttributeError:
+            scopes = self._scopes()
+        for t in inputs:
+            if t._op._graph is not self:
+                raise ValueError(
+                    f"{t} must be from the same graph as {inputs[0]} "
+                    f"(graphs are {t._op._graph} and {self})."
+                    if inputs[0]._op._graph is self
+                    else f"Tensor {t} is not an element of this graph."
+                )
+        control_stack = scopes.control_stack
         control_inputs: list[Operation] | tuple[()]
         if control_stack:
-            control_inputs = self._control_inputs_for([t._op for t in inputs])
+            control_inputs = self._control_inputs_for(
+                control_stack, [t._op for t in inputs]
+            )
         else:
             control_inputs = _NO_CONTROL_INPUTS
-        device = self._device_string
-        if self._colocation_stack:
-            groups: set[bytes] = set()
-            for colocated in self._colocation_stack:
-                groups.update(colocated.colocation_groups())
-            attrs["_class"] = attr_value_pb2.AttrValue(
-                list=attr_value_pb2.AttrValue.ListValue(s=sorted(groups))
-            )
-            device = next(
-                (c._device for c in reversed(self._colocation_stack) if c._device),
-                device,
-            )
+        device = scopes.static_device
         op = Operation(
-            self, name, op_type, inputs, control_inputs, attrs, device, op_def
+            self, name, op_type, inputs, control_inputs, attrs, device or "", op_def
         )
         if len(output_dtypes) == 1:
-            op._outputs = [Tensor(op, 0, output_dtypes[0])]
+            op._out = Tensor(op, 0, output_dtypes[0])
         else:
-            op._outputs = [Tensor(op, i, dt) for i, dt in enumerate(output_dtypes)]
+            op._out = tuple([Tensor(op, i, dt) for i, dt in enumerate(output_dtypes)])
         if infer is not None:
             infer(op)
+        # setdefault claims the name atomically (a verbatim scope name may race)
+        if self._ops_by_name.setdefault(name, op) is not op:
+            raise ValueError(f"Duplicate node name in graph: '{name}'")
+        self._ops.append(op)
         for controller in control_stack:
             controller.seen.add(id(op))
-        # list.append and dict assignment are atomic under the GIL: no lock needed
-        self._ops.append(op)
-        ops_by_name[name] = op
+        if device is None:
+            apply_device_functions(scopes.device_stack, op)
+        if scopes.colocation_stack:
+            self._colocate(op, scopes.colocation_stack)
         return op
 
-    def get_operations(self) -> list[Operation]:
-        return list(self._ops)
-
-    def get_operation_by_name(self, name: str) -> Operation:
-        try:
-            return self._ops_by_name[name]
-        except KeyError:
-            raise KeyError(
-                f"The name '{name}' refers to an Operation not in the graph."
-            ) from None
-
-    def get_tensor_by_name(self, name: str) -> Tensor:
-        op_name, _, index = name.rpartition(":")
-        return self.get_operation_by_name(op_name)._outputs[int(index)]
-
-    def as_graph_def(self) -> graph_pb2.GraphDef:
-        graph_def = graph_pb2.GraphDef(
-            versions=versions_pb2.VersionDef(
-                producer=self.producer, min_consumer=GRAPH_DEF_VERSION_MIN_CONSUMER
-            )
+    @staticmethod
+    def _colocate(op: Operation, colocation_stack: list[Operation]) -> None:
+        groups: set[bytes] = set()
+        device_set = False
+        for colocated in reversed(colocation_stack):
+            groups.update(colocated.colocation_groups())
+            if colocated._device and not device_set:
+                op._set_device(colocated._device)
+                device_set = True
+        op._set_attr(
+            "_class",
+            attr_value_pb2.AttrValue(
+                list=attr_value_pb2.AttrValue.ListValue(s=sorted(groups))
+            ),
         )
-        graph_def.node.extend([op.node_def for op in self._ops])
-        return graph_def
+
+    # lookups
+    def get_operations(self) -> list[Operation]:
+        with self._lock:
+            return list(self._ops)
+
+    def as_graph_element(
+        self, obj: Any, allow_tensor: bool = True, allow_operation: bool = True
+    ) -> Any:
+        """TF's `Graph.as_graph_element`: a Tensor/Operation of this graph, or one by name."""
+        if allow_tensor and allow_operation:
+            types_str = "Tensor or Operation"
+        elif allow_tensor:
+            types_str = "Tensor"
+        elif allow_operation:
+            types_str = "Operation"
+        else:
+            raise ValueError("allow_tensor and allow_operation can't both be False.")
+        conv = getattr(obj, "_as_graph_element", None)
+        if conv is not None and callable(conv):
+            converted = conv()
+            if converted is not None:
+                obj = converted
+        if isinstance(obj, (str, bytes)):
+            name = obj.decode() if isinstance(obj, bytes) else obj
+            if ":" in name and allow_tensor:
+                try:
+                    op_name, out = name.split(":")
+                    out_n = int(out)
+                except ValueError:  # not one colon, or not an int after it
+                    raise ValueError(
+                        f"The name {name!r} looks a like a Tensor name, but is not a valid one. "
+                        'Tensor names must be of the form "<op_name>:<output_index>".'
+                    ) from None
+                op = self._ops_by_name.get(op_name)
+                if op is None:
+                    raise KeyError(
+                        f"The name {name!r} refers to a Tensor which does not exist. "
+                        f"The operation, {op_name!r}, does not exist in the graph."
+                    )
+                try:
+                    return op._outputs[out_n]
+                except IndexError:
+                    raise KeyError(
+                        f"The name {name!r} refers to a Tensor which does not exist. "
+                        f"The operation, {op_name!r}, exists but only has "
+                        f"{len(op._outputs)} outputs."
+                    ) from None
+            if ":" in name:
+                raise ValueError(
+                    f"Name {name!r} appears to refer to a Tensor, not a {types_str}."
+                )
+            if allow_operation:
+                op = self._ops_by_name.get(name)
+                if op is None:
+                    raise KeyError(
+                        f"The name {name!r} refers to an Operation not in the graph."
+                    )
+                return op
+            if name in self._ops_by_name:
+                message = (
+                    f"The name {name!r} refers to an Operation, not a {types_str}."
+                )
+            else:
+                message = (
+                    f"The name {name!r} looks like an (invalid) Operation name, "
+                    f"not a {types_str}."
+                )
+            raise ValueError(
+                message
+                + ' Tensor names must be of the form "<op_name>:<output_index>".'
+            )
+        if isinstance(obj, Tensor) and allow_tensor:
+            if obj.graph is not self:
+                raise ValueError(f"Tensor {obj} is not an element of this graph.")
+            return obj
+        if isinstance(obj, Operation) and allow_operation:
+            if obj.graph is not self:
+                raise ValueError(f"Operation {obj} is not an element of this graph.")
+            return obj
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a {types_str}.")
+
+    def get_operation_by_name(self, name: Any) -> Operation:
+        if not isinstance(name, str):
+            raise TypeError(
+                f"Operation names are strings (or similar), not {type(name).__name__}."
+            )
+        return self.as_graph_element(name, allow_tensor=False, allow_operation=True)
+
+    def get_tensor_by_name(self, name: Any) -> Tensor:
+        if not isinstance(name, str):
+            raise TypeError(
+                f"Tensor names are strings (or similar), not {type(name).__name__}."
+            )
+        return self.as_graph_element(name, allow_tensor=True, allow_operation=False)
+
+    # export
+    def as_graph_def(
+        self, from_version: int | None = None, add_shapes: bool = False
+    ) -> graph_pb2.GraphDef:
+        """The GraphDef of every op in creation order; `add_shapes` adds each node's
+        `_output_shapes` (its outputs' static shapes), as TF does. `from_version` is
+        accepted and ignored, as in TF 2.x."""
+        del from_version
+        ops = self.get_operations()
+        nodes = [op._node_def_bytes() for op in ops]
+        if add_shapes:
+            nodes = [
+                node + _output_shapes_entry(op) if op._outputs else node
+                for node, op in zip(nodes, ops)
+            ]
+        parts: list[bytes] = []
+        for node in nodes:
+            parts += (b"\n", varint(len(node)), node)
+        parts.append(
+            length_delimited(b'"', self.graph_def_versions.SerializeToString())
+        )
+        return graph_pb2.GraphDef.FromString(b"".join(parts))
 
     @property
     def graph_def_versions(self) -> versions_pb2.VersionDef:
         return versions_pb2.VersionDef(
             producer=self.producer, min_consumer=GRAPH_DEF_VERSION_MIN_CONSUMER
         )
+
+
+def _output_shapes_entry(op: Operation) -> bytes:
+    value = attr_value_pb2.AttrValue(
+        list=attr_value_pb2.AttrValue.ListValue(
+            shape=[t._shape.as_proto() for t in op._outputs]
+        )
+    )
+    return attr_entry("_output_shapes", value.SerializeToString())
 
 
 # --- the default graph -------------------------------------------------------------------
@@ -617,9 +495,9 @@ def name_scope(name: str | None) -> Any:
     return get_default_graph().name_scope(name)
 
 
-def control_dependencies(control_inputs: Any) -> _ControlDependencies:
+def control_dependencies(control_inputs: Any) -> ControlDependencies:
     return get_default_graph().control_dependencies(control_inputs)
 
 
-def device(device_name: str | None) -> Any:
-    return get_default_graph().device(device_name)
+def device(device_name_or_function: Any) -> Any:
+    return get_default_graph().device(device_name_or_function)

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from opgen.proto import attr_value_pb2, op_def_pb2
+from opgen.proto import attr_value_pb2
 
 from . import backend as _backend
 from . import dtypes as _dtypes
-from . import registry as _registry
 from . import shape_inference as _shape_inference
 from .attr_values import _attr_proto
-from .constant_op import convert_to_tensor
+from .conversion import convert_to_tensor
 from .fast_path import _fast_attrs
-from .graph import _VALID_NAMES, Graph, Tensor, _default_stack, get_default_graph
+from .graph import _VALID_NAMES, Graph, _default_stack, get_default_graph
+from .op_info import OpInfo, info_for, infos
+from .operation import Operation, shared_attrs
+from .tensor import Tensor
 from .tf_backend import apply_op_helper as _tf_apply_op_helper
 
 _DT_INVALID = 0
@@ -29,97 +31,8 @@ def _is_list_value(v: Any) -> bool:
     return isinstance(v, (list, tuple))
 
 
-class _OpInfo:
-    """Per-OpDef facts computed once, as plain Python values (protobuf field access is slow)."""
-
-    __slots__ = (
-        "allowed",
-        "allowed_order",
-        "allowed_types",
-        "attrs",
-        "default_types",
-        "deprecation",
-        "general_only",
-        "has_ref_input",
-        "inputs",
-        "is_stateful",
-        "minimums",
-        "op_def",
-        "outputs",
-        "single_output",
-    )
-
-    def __init__(self, op_def: op_def_pb2.OpDef) -> None:
-        self.op_def = op_def
-        self.default_types: dict[str, _dtypes.DType] = {}
-        self.allowed_types: dict[str, list[int]] = {}
-        self.minimums = {a.name: a.minimum for a in op_def.attr if a.has_minimum}
-        self.allowed = {
-            a.name: frozenset(a.allowed_values.list.type)
-            for a in op_def.attr
-            if a.type in ("type", "list(type)") and a.HasField("allowed_values")
-        }
-        self.allowed_order = {
-            a.name: list(a.allowed_values.list.type)
-            for a in op_def.attr
-            if a.type in ("type", "list(type)") and a.HasField("allowed_values")
-        }
-        for attr in op_def.attr:
-            if attr.type != "type":
-                continue
-            if attr.HasField("default_value"):
-                self.default_types[attr.name] = _dtypes.as_dtype(
-                    attr.default_value.type
-                )
-            if attr.HasField("allowed_values"):
-                self.allowed_types[attr.name] = list(attr.allowed_values.list.type)
-        self.inputs = [
-            (a.name, a.type, a.type_attr, a.number_attr, a.type_list_attr, a.is_ref)
-            for a in op_def.input_arg
-        ]
-        self.attrs = [
-            (
-                a.name,
-                a.type,
-                a.default_value if a.HasField("default_value") else None,
-                a,
-            )
-            for a in op_def.attr
-        ]
-        self.outputs = [
-            (a.type, a.type_attr, a.number_attr, a.type_list_attr, a.is_ref)
-            for a in op_def.output_arg
-        ]
-        self.deprecation = (op_def.deprecation.version, op_def.deprecation.explanation)
-        self.single_output = None
-        if len(self.outputs) == 1:
-            fixed, type_attr, number_attr, type_list_attr, is_ref = self.outputs[0]
-            if not number_attr and not type_list_attr:
-                self.single_output = (fixed, type_attr, 100 if is_ref else 0)
-        self.is_stateful = op_def.is_stateful
-        self.has_ref_input = any(a.is_ref for a in op_def.input_arg)
-        # Ref inputs (colocation) and func attrs (functions are added to the default graph)
-        # need the general path, which makes `g` the default graph.
-        self.general_only = self.has_ref_input or any(
-            a.type in ("func", "list(func)") for a in op_def.attr
-        )
-
-
-_infos: dict[str, _OpInfo] = {}
-
-
-def _info(op_type_name: str) -> _OpInfo | None:
-    info = _infos.get(op_type_name)
-    if info is None:
-        op_def = _registry.get(op_type_name)
-        if op_def is None:
-            return None
-        info = _infos[op_type_name] = _OpInfo(op_def)
-    return info
-
-
 def _check_allowed_type(
-    info: _OpInfo, enum: int, attr_name: str, param_name: str
+    info: OpInfo, enum: int, attr_name: str, param_name: str
 ) -> None:
     """TF's `_SatisfiesTypeConstraint` from precomputed allowed lists."""
     allowed = info.allowed.get(attr_name)
@@ -133,31 +46,60 @@ def _check_allowed_type(
         )
 
 
-def _graph_from_inputs(keywords: dict[str, Any]) -> Graph:
-    for value in keywords.values():
-        if isinstance(value, Tensor):
-            return value._op._graph
-        if _is_list_value(value):
-            for item in value:
-                if isinstance(item, Tensor):
-                    return item._op._graph
-    return get_default_graph()
+def _graph_from_inputs(values: Any) -> Graph:
+    """TF's `ops._get_graph_from_inputs(_Flatten(keywords.values()))`: the graph of the first
+    graph element among the values (lists flattened one level); all others must share it.
+    """
+    graph = None
+    original: Any = None
+    for value in values:
+        if type(value) is Tensor:  # the common case, checked without the general loop
+            if graph is None:
+                original, graph = value, value._op._graph
+            elif value._op._graph is not graph:
+                _raise_not_same_graph(value, original, graph)
+            continue
+        if type(value) in _PLAIN_VALUES:
+            continue
+        for item in value if _is_list_value(value) else (value,):
+            if type(item) in _PLAIN_VALUES:
+                continue
+            if isinstance(item, (Tensor, Operation)):
+                element = item
+            else:
+                as_element = getattr(item, "_as_graph_element", None)
+                if as_element is None or not callable(as_element):
+                    continue
+                element = as_element()
+                if element is None:
+                    continue
+            if graph is None:
+                original, graph = element, element.graph
+            elif element.graph is not graph:
+                _raise_not_same_graph(element, original, graph)
+    return graph or get_default_graph()
+
+
+# attr values that are never graph elements (skipped without looking for `_as_graph_element`)
+_PLAIN_VALUES = {bool, int, float, str, bytes, type(None), _dtypes.DType}
+
+
+def _raise_not_same_graph(element: Any, original: Any, graph: Graph) -> None:
+    raise ValueError(
+        f"{element} must be from the same graph as {original} "
+        f"(graphs are {element.graph} and {graph})."
+    )
 
 
 def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any):
     """Adds an `op_type_name` node; returns (output_structure, is_stateful, op, outputs)."""
     if _backend.active():
         return _tf_apply_op_helper(op_type_name, name, keywords)
-    info = _infos.get(op_type_name) or _info(op_type_name)
+    info = infos.get(op_type_name) or info_for(op_type_name)
     if info is None:
         raise RuntimeError(f"Unrecognized Op name {op_type_name}")
     op_def = info.op_def
-    for first in keywords.values():
-        # the graph of the first Tensor among the inputs (usually the first keyword)
-        g = first._op._graph if type(first) is Tensor else _graph_from_inputs(keywords)
-        break
-    else:
-        g = get_default_graph()
+    g = _graph_from_inputs(keywords.values())
     deprecation_version = info.deprecation[0]
     if deprecation_version and g.producer >= deprecation_version:
         raise NotImplementedError(
@@ -167,15 +109,19 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
         )
     if not name:
         name = op_type_name
-    old_scope = g._name_stack
+    try:
+        scopes = g._local.scopes
+    except AttributeError:  # this thread's first op in `g`
+        scopes = g._scopes()
+    old_scope = scopes.name_stack
     if name in _VALID_NAMES and name[-1] != "/":
         # TF's `with ops.name_scope(name) as scope` for an already validated plain name:
         # the node is named `scope` minus its slash.
-        node_name = g.unique_name(name)
-        g._name_stack = node_name
+        node_name = g.unique_name(name, scopes=scopes)
+        scopes.name_stack = node_name
         scope = None
     else:
-        old_scope, scope = g._enter_name_scope(name)
+        old_scope, scope = g._enter_name_scope(name, scopes)
     try:
         fast = (
             None if info.general_only else _fast_attrs(op_type_name, info, keywords, g)
@@ -216,8 +162,14 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
             finally:
                 stack.pop()
     finally:
-        g._name_stack = old_scope
-    return output_structure, info.is_stateful, op, op._outputs
+        scopes.name_stack = old_scope
+    outputs = op._out
+    return (
+        output_structure,
+        info.is_stateful,
+        op,
+        list(outputs) if type(outputs) is tuple else [outputs],
+    )
 
 
 def _apply_general(g, info, op_type_name, scope, keywords):
@@ -339,11 +291,11 @@ def _extract_inputs_and_attrs(
                 if number_attr:
                     if fixed_type != _DT_INVALID:
                         raise TypeError(
-                            f"{prefix} that do not match expected type {dtype.name}."
+                            f"{prefix} that do not match expected type {_dtypes.as_dtype(dtype).name}."
                         ) from None
                     if type_attr in attrs:
                         raise TypeError(
-                            f"{prefix} that do not match type {dtype.name} inferred from earlier arguments."
+                            f"{prefix} that do not match type {_dtypes.as_dtype(dtype).name} inferred from earlier arguments."
                         ) from None
                     raise TypeError(f"{prefix} that don't all match.") from None
                 raise TypeError(
@@ -511,18 +463,18 @@ def _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs) -> Non
 def _extract_attr_protos(
     op_type_name, info, attrs
 ) -> dict[str, attr_value_pb2.AttrValue]:
-    protos: dict[str, attr_value_pb2.AttrValue] = {}
+    protos: list[attr_value_pb2.AttrValue] = []
     for key, attr_type, default, attr_def in info.attrs:
         value = attrs[key]
         if value is None and default is not None:
-            protos[key] = default
+            protos.append(default)
         else:
-            protos[key] = _attr_proto(op_type_name, attr_def, attr_type, key, value)
-    return protos
+            protos.append(_attr_proto(op_type_name, attr_def, attr_type, key, value))
+    return shared_attrs(info.attr_names, protos)
 
 
 def _output_structure(
-    info: _OpInfo, attr_protos
+    info: OpInfo, attr_protos
 ) -> tuple[list[int | None], list[_dtypes.DType]]:
     single = info.single_output
     if single is not None:  # one plain output: the commonest case

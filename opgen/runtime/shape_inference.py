@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import registry as _registry
-from .graph import Operation, attr_value_to_python
+from .operation import Operation, attr_value_to_python
 from .tensor_shape import TensorShape
 
 # A DimensionHandle is an int (known) or None (unknown); a ShapeHandle a ShapeHandle.

@@ -7,7 +7,7 @@ from typing import Any
 
 from opgen.proto import tensor_shape_pb2
 
-from .tf_objects import from_tensorflow, is_tensorflow_object
+from .tf_objects import as_own_message, is_tf_dimension, is_tf_tensor_shape
 
 
 class Dimension:
@@ -24,6 +24,8 @@ class Dimension:
             self._value = None
         elif isinstance(value, Dimension):
             self._value = value._value
+        elif is_tf_dimension(value):
+            self._value = value.value
         else:
             try:
                 self._value = int(value.__index__())
@@ -94,8 +96,6 @@ class TensorShape:
     __slots__ = ("_dims",)
 
     def __init__(self, dims: Any) -> None:
-        if is_tensorflow_object(dims):
-            dims = from_tensorflow(dims)
         if isinstance(dims, (tuple, list)):
             self._dims: tuple[int | None, ...] | None = tuple(
                 _dim_value(d) for d in dims
@@ -110,6 +110,12 @@ class TensorShape:
             )
         elif isinstance(dims, TensorShape):
             self._dims = dims._dims
+        elif is_tf_tensor_shape(dims):
+            self._dims = None if dims.rank is None else tuple(dims.as_list())
+        elif (
+            own := as_own_message(dims, tensor_shape_pb2.TensorShapeProto)
+        ) is not None:
+            self._dims = TensorShape(own)._dims
         else:
             try:
                 dims_iter = iter(dims)
@@ -131,9 +137,16 @@ class TensorShape:
 
     @classmethod
     def _from_dims(cls, dims: tuple[int | None, ...]) -> TensorShape:
-        """A shape from already-validated dims (shape inference results)."""
-        shape = cls.__new__(cls)
-        shape._dims = dims
+        """A shape from already-validated dims (shape inference results); TensorShapes are
+        immutable, so equal results share one object (one less object per op for the GC).
+        """
+        shape = _SHAPES.get(dims)
+        if shape is None:
+            shape = cls.__new__(cls)
+            shape._dims = dims
+            if len(_SHAPES) >= 4096:
+                _SHAPES.clear()
+            _SHAPES[dims] = shape
         return shape
 
     @property
@@ -245,6 +258,9 @@ class TensorShape:
         if len(self._dims) == 1:
             return f"({self._dims[0]},)"
         return "(" + ", ".join(str(d) for d in self._dims) + ")"
+
+
+_SHAPES: dict[tuple[int | None, ...], TensorShape] = {}
 
 
 def as_shape(shape: Any) -> TensorShape:

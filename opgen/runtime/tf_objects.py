@@ -1,41 +1,41 @@
-"""TensorFlow's own objects as opgen's, without importing TensorFlow.
-
-TF's wrappers accept `tf.TensorShape`, `Dimension` and TF's protobuf messages wherever they
-take a shape, a dimension or a proto; opgen's conversions (`make_shape`, `make_tensor`,
-`TensorShape`) pass such values through `from_tensorflow` first. Recognised by module and
-class name, so nothing here imports TensorFlow.
+"""Recognising TensorFlow's own objects (DType, TensorShape, Dimension, protos) without
+importing TensorFlow: such an object can only exist when TensorFlow is already imported, so
+its class is identified by module and name, and protos are re-read as opgen's messages.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
-from opgen.proto import attr_value_pb2, tensor_pb2, tensor_shape_pb2
-
-_MESSAGES: dict[str, Any] = {
-    "TensorProto": tensor_pb2.TensorProto,
-    "TensorShapeProto": tensor_shape_pb2.TensorShapeProto,
-    "AttrValue": attr_value_pb2.AttrValue,
-    "NameAttrList": attr_value_pb2.NameAttrList,
-}
+Message = TypeVar("Message")
 
 
-def is_tensorflow_object(value: Any) -> bool:
-    return type(value).__module__.startswith("tensorflow.")
+def _tf_class(value: Any, module: str, name: str) -> bool:
+    cls = type(value)
+    return cls.__name__ == name and cls.__module__ == module
 
 
-def from_tensorflow(value: Any) -> Any:
-    """opgen's TensorShapeProto for a `tf.TensorShape`, an int (or None) for a `Dimension`,
-    opgen's message for one of TF's messages; anything else unchanged."""
-    if not is_tensorflow_object(value):
-        return value
-    name = type(value).__name__
-    if name == "TensorShape" and hasattr(value, "as_proto"):
-        value = value.as_proto()
-        name = type(value).__name__
-    if name == "Dimension" and hasattr(value, "value"):
-        return value.value
-    message = _MESSAGES.get(name)
-    if message is not None and hasattr(value, "SerializeToString"):
-        return message.FromString(value.SerializeToString())
-    return value
+def is_tf_dtype(value: Any) -> bool:
+    return _tf_class(value, "tensorflow.python.framework.dtypes", "DType")
+
+
+def is_tf_tensor_shape(value: Any) -> bool:
+    return _tf_class(value, "tensorflow.python.framework.tensor_shape", "TensorShape")
+
+
+def is_tf_dimension(value: Any) -> bool:
+    return _tf_class(value, "tensorflow.python.framework.tensor_shape", "Dimension")
+
+
+def as_own_message(value: Any, message_class: type[Message]) -> Message | None:
+    """`value` re-read as `message_class` (opgen's copy of a TF proto) when it is TF's own
+    message of that type (e.g. `tensorflow.TensorShapeProto`), else None."""
+    descriptor = getattr(value, "DESCRIPTOR", None)
+    own = message_class.DESCRIPTOR  # type: ignore[attr-defined]
+    if (
+        descriptor is None
+        or getattr(descriptor, "full_name", None) != "tensorflow." + own.name
+        or not hasattr(value, "SerializeToString")
+    ):
+        return None
+    return message_class.FromString(value.SerializeToString())  # type: ignore[attr-defined]
