@@ -221,18 +221,19 @@ class _OpPlan:
         if tf.execute.must_record_gradient():
             attrs: list[Any] = []
             for attr in self.attr_names:
-                kind = self.attr_types[attr]
-                if kind == "type":
-                    value = op._get_attr_type(attr)
-                elif kind == "int":
-                    value = op._get_attr_int(attr)
-                elif kind == "bool":
-                    value = op._get_attr_bool(attr)
-                else:
-                    value = op.get_attr(attr)
-                attrs += (attr, value)
+                getter = _ATTR_GETTERS.get(self.attr_types[attr], "get_attr")
+                attrs += (attr, getattr(op, getter)(attr))
             tf.execute.record_gradient(self.name, op.inputs, tuple(attrs), outputs)
         return structure, stateful, op, outputs
+
+
+# The Operation getters TF's generated graph branches use for the attrs they record
+# (`_op._get_attr_type("T")`: a DataType enum, not a DType); `get_attr` for the rest.
+_ATTR_GETTERS = {
+    "type": "_get_attr_type",
+    "int": "_get_attr_int",
+    "bool": "_get_attr_bool",
+}
 
 
 def _plan(tf: _TF, op_type_name: str) -> _OpPlan:
