@@ -106,7 +106,7 @@ def concat(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if not isinstance(values, (list, tuple)):
         raise TypeError(
             f"Expected list for 'values' argument to 'concat' Op, not {values!r}."
@@ -183,7 +183,7 @@ def const(value, dtype: TV_Const_dtype, name=None) -> Annotated[Any, TV_Const_dt
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_value = _execute.make_tensor(value, "value")
     _attr_dtype = _execute.make_type(dtype, "dtype")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
@@ -258,7 +258,7 @@ def expand_dims(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "ExpandDims", input=input, dim=axis, name=name
     )
@@ -331,7 +331,7 @@ def fill(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Fill", dims=dims, value=value, name=name
     )
@@ -399,7 +399,7 @@ def identity(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Identity", input=input, name=name
     )
@@ -428,7 +428,7 @@ def identity_n(input, name=None):
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "IdentityN", input=input, name=name
     )
@@ -505,7 +505,7 @@ def mirror_pad(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_mode = _execute.make_str(mode, "mode")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "MirrorPad", input=input, paddings=paddings, mode=_attr_mode, name=name
@@ -532,7 +532,7 @@ def no_op(name=None):
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("NoOp", name=name)
     return _op
 
@@ -600,7 +600,7 @@ def pack(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if not isinstance(values, (list, tuple)):
         raise TypeError(
             f"Expected list for 'values' argument to 'pack' Op, not {values!r}."
@@ -682,7 +682,7 @@ def placeholder(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_dtype = _execute.make_type(dtype, "dtype")
     if shape is None:
         shape = None
@@ -759,7 +759,7 @@ def reshape(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Reshape", tensor=tensor, shape=shape, name=name
     )
@@ -832,7 +832,7 @@ def shape(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if out_type is None:
         out_type = _dtypes.int32
     _attr_out_type = _execute.make_type(out_type, "out_type")
@@ -913,7 +913,7 @@ def split(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_num_split = _execute.make_int(num_split, "num_split")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Split", value=value, split_dim=split_dim, num_split=_attr_num_split, name=name
@@ -999,7 +999,7 @@ def split_v(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_num_split = _execute.make_int(num_split, "num_split")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "SplitV",
@@ -1076,7 +1076,7 @@ def squeeze(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if axis is None:
         axis = []
     if not isinstance(axis, (list, tuple)):
@@ -1156,7 +1156,7 @@ def tile(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Tile", input=input, multiples=multiples, name=name
     )
@@ -1229,7 +1229,7 @@ def transpose(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Transpose", x=x, perm=perm, name=name
     )
@@ -1306,7 +1306,7 @@ def unique(x: Annotated[Any, TV_Unique_T], out_idx=_dtypes.int32, name=None):
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if out_idx is None:
         out_idx = _dtypes.int32
     _attr_out_idx = _execute.make_type(out_idx, "out_idx")
@@ -1377,7 +1377,7 @@ def zeros_like(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("ZerosLike", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result

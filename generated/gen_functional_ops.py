@@ -107,7 +107,7 @@ def _if(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if not isinstance(Tout, (list, tuple)):
         raise TypeError(f"Expected list for 'Tout' argument to 'if' Op, not {Tout!r}.")
     _attr_Tout = [_execute.make_type(_i, "Tout") for _i in Tout]
@@ -186,7 +186,7 @@ def partitioned_call(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if not isinstance(Tout, (list, tuple)):
         raise TypeError(
             f"Expected list for 'Tout' argument to 'partitioned_call' Op, not {Tout!r}."
@@ -262,7 +262,7 @@ def stateful_partitioned_call(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if not isinstance(Tout, (list, tuple)):
         raise TypeError(
             f"Expected list for 'Tout' argument to 'stateful_partitioned_call' Op, not {Tout!r}."
@@ -335,7 +335,7 @@ def _while(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_cond = cond
     _attr_body = body
     if output_shapes is None:

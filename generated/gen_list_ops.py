@@ -91,7 +91,7 @@ def empty_tensor_list(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_element_dtype = _execute.make_type(element_dtype, "element_dtype")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "EmptyTensorList",
@@ -180,7 +180,7 @@ def tensor_list_reserve(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_element_dtype = _execute.make_type(element_dtype, "element_dtype")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "TensorListReserve",

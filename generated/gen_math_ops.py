@@ -73,7 +73,7 @@ def abs(x: Annotated[Any, TV_Abs_T], name=None) -> Annotated[Any, TV_Abs_T]:
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Abs", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -122,7 +122,7 @@ def add(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Add", x=x, y=y, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -175,7 +175,7 @@ def add_n(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if not isinstance(inputs, (list, tuple)):
         raise TypeError(
             f"Expected list for 'inputs' argument to 'add_n' Op, not {inputs!r}."
@@ -230,7 +230,7 @@ def add_two(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("AddV2", x=x, y=y, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -295,7 +295,7 @@ def arg_max(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if output_type is None:
         output_type = _dtypes.int32
     _attr_output_type = _execute.make_type(output_type, "output_type")
@@ -415,7 +415,7 @@ def cast(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_DstT = _execute.make_type(DstT, "DstT")
     if Truncate is None:
         Truncate = False
@@ -502,7 +502,7 @@ def equal(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if incompatible_shape_error is None:
         incompatible_shape_error = True
     _attr_incompatible_shape_error = _execute.make_bool(
@@ -589,7 +589,7 @@ def mat_mul(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if transpose_a is None:
         transpose_a = False
     _attr_transpose_a = _execute.make_bool(transpose_a, "transpose_a")
@@ -667,7 +667,7 @@ def max(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if keep_dims is None:
         keep_dims = False
     _attr_keep_dims = _execute.make_bool(keep_dims, "keep_dims")
@@ -721,7 +721,7 @@ def maximum(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Maximum", x=x, y=y, name=name
     )
@@ -783,7 +783,7 @@ def reduce_mean(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if keep_dims is None:
         keep_dims = False
     _attr_keep_dims = _execute.make_bool(keep_dims, "keep_dims")
@@ -842,7 +842,7 @@ def mul(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Mul", x=x, y=y, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -885,7 +885,7 @@ def neg(x: Annotated[Any, TV_Neg_T], name=None) -> Annotated[Any, TV_Neg_T]:
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Neg", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -937,7 +937,7 @@ def range(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Range", start=start, limit=limit, delta=delta, name=name
     )
@@ -987,7 +987,7 @@ def real_div(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "RealDiv", x=x, y=y, name=name
     )
@@ -1061,7 +1061,7 @@ def select(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Select", condition=condition, t=t, e=e, name=name
     )
@@ -1104,7 +1104,7 @@ def sqrt(x: Annotated[Any, TV_Sqrt_T], name=None) -> Annotated[Any, TV_Sqrt_T]:
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Sqrt", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -1148,7 +1148,7 @@ def square(x: Annotated[Any, TV_Square_T], name=None) -> Annotated[Any, TV_Squar
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Square", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -1197,7 +1197,7 @@ def sub(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Sub", x=x, y=y, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -1259,7 +1259,7 @@ def _sum(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if keepdims is None:
         keepdims = False
     _attr_keepdims = _execute.make_bool(keepdims, "keepdims")

@@ -82,7 +82,7 @@ def bias_add(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if data_format is None:
         data_format = "NHWC"
     _attr_data_format = _execute.make_str(data_format, "data_format")
@@ -170,7 +170,7 @@ def conv2d(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if not isinstance(strides, (list, tuple)):
         raise TypeError(
             f"Expected list for 'strides' argument to 'conv2d' Op, not {strides!r}."
@@ -275,7 +275,7 @@ def depthwise_conv2d_native(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if not isinstance(strides, (list, tuple)):
         raise TypeError(
             f"Expected list for 'strides' argument to 'depthwise_conv2d_native' Op, not {strides!r}."
@@ -345,7 +345,7 @@ def leaky_relu(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if alpha is None:
         alpha = 0.2
     _attr_alpha = _execute.make_float(alpha, "alpha")
@@ -421,7 +421,7 @@ def max_pool(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if not isinstance(ksize, (list, tuple)):
         raise TypeError(
             f"Expected list for 'ksize' argument to 'max_pool' Op, not {ksize!r}."
@@ -496,7 +496,7 @@ def relu(features: Annotated[Any, TV_Relu_T], name=None) -> Annotated[Any, TV_Re
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Relu", features=features, name=name
     )
@@ -532,7 +532,7 @@ def softmax(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Softmax", logits=logits, name=name
     )
@@ -588,7 +588,7 @@ def top_k(input: Annotated[Any, TV_TopK_T], k: int, sorted: bool = True, name=No
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_k = _execute.make_int(k, "k")
     if sorted is None:
         sorted = True

@@ -239,7 +239,7 @@ def assign_variable_op(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if validate_shape is None:
         validate_shape = False
     _attr_validate_shape = _execute.make_bool(validate_shape, "validate_shape")
@@ -317,7 +317,7 @@ def read_variable_op(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_dtype = _execute.make_type(dtype, "dtype")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "ReadVariableOp", resource=resource, dtype=_attr_dtype, name=name
@@ -416,7 +416,7 @@ def var_handle_op(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_dtype = _execute.make_type(dtype, "dtype")
     _attr_shape = _execute.make_shape(shape, "shape")
     if container is None:

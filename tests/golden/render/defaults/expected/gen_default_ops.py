@@ -247,7 +247,7 @@ def defaults(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if s is None:
         s = "cafÃ© \t 'q' \"dq\" \\ {{ jinja }}"
     _attr_s = _execute.make_str(s, "s")

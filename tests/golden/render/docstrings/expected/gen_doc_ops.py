@@ -75,7 +75,7 @@ def documented(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_count = _execute.make_int(count, "count")
     if mode is None:
         mode = "fast"
@@ -127,7 +127,7 @@ def two_outputs(a: Annotated[Any, _atypes.Float32], name=None):
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("TwoOutputs", a=a, name=name)
     _result = _outputs[:]
     _result = _TwoOutputsOutput._make(_result)
@@ -154,7 +154,7 @@ def undocumented(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Undocumented", a=a, name=name
     )

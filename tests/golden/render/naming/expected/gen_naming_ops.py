@@ -47,7 +47,7 @@ def a_bc(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("ABc", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -74,7 +74,7 @@ def ab__cd(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Ab_Cd", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -101,7 +101,7 @@ def ctc_loss_like(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "CTCLossLike", x=x, name=name
     )
@@ -132,7 +132,7 @@ def conv2d_backprop_input_like(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Conv2DBackpropInputLike", input=input, name=name
     )
@@ -181,7 +181,7 @@ def keyword_args(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if await_ is None:
         await_ = 1
     _attr_await_ = _execute.make_int(await_, "await_")
@@ -222,7 +222,7 @@ def l2_loss_like(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("L2LossLike", t=t, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -249,7 +249,7 @@ def mat_mul_like(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("MatMulLike", a=a, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -276,7 +276,7 @@ def rgb_to_hsv_like(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "RGBToHSVLike", images=images, name=name
     )
@@ -305,7 +305,7 @@ def sorted(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Sorted", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -332,7 +332,7 @@ def utf8_decode_like(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "UTF8DecodeLike", x=x, name=name
     )
@@ -361,7 +361,7 @@ def xla2_foo(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Xla2Foo", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result

@@ -47,7 +47,7 @@ def _abs(x: Annotated[Any, TV_Abs_T], name=None) -> Annotated[Any, TV_Abs_T]:
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Abs", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -78,7 +78,7 @@ def add(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Add", x=x, y=y, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -109,7 +109,7 @@ def add_two(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("AddV2", x=x, y=y, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -149,7 +149,7 @@ def arg_max_like(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if output_type is None:
         output_type = _dtypes.int32
     _attr_output_type = _execute.make_type(output_type, "output_type")
@@ -190,7 +190,7 @@ def min_max(x: Annotated[Any, _atypes.Float32], name=None):
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("MinMax", x=x, name=name)
     _result = _outputs[:]
     _result = _MinMaxOutput._make(_result)
@@ -221,7 +221,7 @@ def mul(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("Mul", x=x, y=y, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -255,7 +255,7 @@ def reordered(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "Reordered", b=b, a=a, name=name
     )
@@ -296,7 +296,7 @@ def sum_like(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if keepdims is None:
         keepdims = False
     _attr_keepdims = _execute.make_bool(keepdims, "keepdims")

@@ -92,7 +92,7 @@ def list_inputs(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if not isinstance(values, (list, tuple)):
         raise TypeError(
             f"Expected list for 'values' argument to 'list_inputs' Op, not {values!r}."
@@ -152,7 +152,7 @@ def many_outputs(x: Annotated[Any, TV_ManyOutputs_T], n: int, name=None):
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_n = _execute.make_int(n, "n")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "ManyOutputs", x=x, n=_attr_n, name=name
@@ -182,7 +182,7 @@ def no_outputs(x: Annotated[Any, _atypes.Float32], name=None):
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("NoOutputs", x=x, name=name)
     return _op
 
@@ -273,7 +273,7 @@ def ordering(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_required = _execute.make_str(required, "required")
     _attr_dst = _execute.make_type(dst, "dst")
     if with_default is None:
@@ -320,7 +320,7 @@ def single_type(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("SingleType", x=x, name=name)
     _result = _outputs[:]
     (_result,) = _result
@@ -393,7 +393,7 @@ def split_like(
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_num_split = _execute.make_int(num_split, "num_split")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "SplitLike",
@@ -426,7 +426,7 @@ def stateful_list_output(n: int, name=None):
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     _attr_n = _execute.make_int(n, "n")
     _, _, _op, _outputs = _op_def_library._apply_op_helper(
         "StatefulListOutput", n=_attr_n, name=name
@@ -458,7 +458,7 @@ def type_lists(args, Tout, name=None):
         except _execute.NotOkStatusException as _e:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
-            pass  # TF's eager fallback: the conversions below, then `_apply_op_helper`
+            pass
     if not isinstance(Tout, (list, tuple)):
         raise TypeError(
             f"Expected list for 'Tout' argument to 'type_lists' Op, not {Tout!r}."
