@@ -31,15 +31,23 @@ def _add_spec_options(p: argparse.ArgumentParser) -> None:
                    help="a #include \"...\" that cannot be found is an error (default: a warning)")
 
 
+def _spec_inputs(args: argparse.Namespace, config: Config) -> tuple[list[str], list[str], list[str]]:
+    """(sources, defines, include dirs): the command line's, else [tool.opgen]'s."""
+    sources = args.sources or [str(config.path(s)) for s in config.sources]
+    defines = args.defines if args.defines is not None else list(config.defines)
+    include_dirs = (args.include_dirs if args.include_dirs is not None else
+                    [str(config.path(d)) for d in config.include_dirs])
+    return sources, defines, include_dirs
+
+
 def _gather(args: argparse.Namespace, config: Config):
     from opgen.spec.gather import gather
 
-    sources = args.sources or [str(config.path(s)) for s in config.sources]
+    sources, defines, include_dirs = _spec_inputs(args, config)
     result = gather(
         sources,
-        defines=args.defines if args.defines is not None else list(config.defines),
-        include_dirs=args.include_dirs if args.include_dirs is not None else
-        [str(config.path(d)) for d in config.include_dirs],
+        defines=defines,
+        include_dirs=include_dirs,
         allow_file=args.allow or (str(config.path(config.allow)) if config.allow else None),
         include_internal=args.include_internal,
         helpers=config.helpers,
@@ -125,6 +133,13 @@ def _cmd_diff(args: argparse.Namespace, config: Config) -> int:
     return run_diff(args, config)
 
 
+def _cmd_kernels(args: argparse.Namespace, config: Config) -> int:
+    from opgen.kernels_command import run_kernels
+
+    sources, defines, include_dirs = _spec_inputs(args, config)
+    return run_kernels(args, config, sources, defines, include_dirs, op_list=_gather(args, config).op_list)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="opgen", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"opgen {__version__}")
@@ -138,6 +153,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--api", action="store_true", help="print the per-op Python API model after overrides")
     p.add_argument("--from-library", metavar="SO", help="read a compiled op library's OpList through TensorFlow")
     p.set_defaults(handler=_cmd_oplist)
+
+    p = sub.add_parser("kernels", help="gather REGISTER_KERNEL_BUILDER registrations into a KernelList")
+    _add_spec_options(p)
+    p.add_argument("--format", choices=["pbtxt", "pb", "json", "md"], default="pbtxt",
+                   help="md: per op, a table of devices x allowed types")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    p.add_argument("--check", action="store_true",
+                   help="exit 1 when the cross-check against the sources' ops reports a kernel")
+    p.set_defaults(handler=_cmd_kernels)
 
     p = sub.add_parser("specs", help="write REGISTER_OP C++ (with Doc) for an OpList file")
     p.add_argument("oplist", help="OpList file (.pbtxt or .pb)")
