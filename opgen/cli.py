@@ -31,27 +31,20 @@ def _add_spec_options(p: argparse.ArgumentParser) -> None:
                    help="a #include \"...\" that cannot be found is an error (default: a warning)")
 
 
-def _spec_inputs(args: argparse.Namespace, config: Config) -> tuple[list[str], list[str], list[str]]:
-    """(sources, defines, include dirs): the command line's, else [tool.opgen]'s."""
-    sources = args.sources or [str(config.path(s)) for s in config.sources]
-    defines = args.defines if args.defines is not None else list(config.defines)
-    include_dirs = (args.include_dirs if args.include_dirs is not None else
-                    [str(config.path(d)) for d in config.include_dirs])
-    return sources, defines, include_dirs
-
-
-def _gather(args: argparse.Namespace, config: Config):
+def _gather(args: argparse.Namespace, config: Config, strict_kernels: bool = False):
     from opgen.spec.gather import gather
 
-    sources, defines, include_dirs = _spec_inputs(args, config)
+    sources = args.sources or [str(config.path(s)) for s in config.sources]
     result = gather(
         sources,
-        defines=defines,
-        include_dirs=include_dirs,
+        defines=args.defines if args.defines is not None else list(config.defines),
+        include_dirs=args.include_dirs if args.include_dirs is not None else
+        [str(config.path(d)) for d in config.include_dirs],
         allow_file=args.allow or (str(config.path(config.allow)) if config.allow else None),
         include_internal=args.include_internal,
         helpers=config.helpers,
         strict_includes=args.strict_includes or config.strict_includes,
+        strict_kernels=strict_kernels,
     )
     for warning in result.warnings:
         print(warning, file=sys.stderr)
@@ -136,8 +129,7 @@ def _cmd_diff(args: argparse.Namespace, config: Config) -> int:
 def _cmd_kernels(args: argparse.Namespace, config: Config) -> int:
     from opgen.kernels_command import run_kernels
 
-    sources, defines, include_dirs = _spec_inputs(args, config)
-    return run_kernels(args, config, sources, defines, include_dirs, op_list=_gather(args, config).op_list)
+    return run_kernels(args, _gather(args, config, strict_kernels=True))
 
 
 def build_parser() -> argparse.ArgumentParser:

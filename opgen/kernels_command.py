@@ -8,23 +8,21 @@ import argparse
 import sys
 from pathlib import Path
 
-from opgen.config import Config
 from opgen.fsutil import atomic_write
-from opgen.proto import op_def_pb2
 from opgen.spec.kernel_summary import cross_check, kernels_markdown
-from opgen.spec.kernels import gather_kernels
+from opgen.spec.kernels import kernel_list
+from opgen.spec.model import GatherResult
 from opgen.spec.oplist_io import dump_op_list
 
 
-def run_kernels(args: argparse.Namespace, config: Config, sources: list[str], defines: list[str],
-                include_dirs: list[str], op_list: op_def_pb2.OpList) -> int:
-    result = gather_kernels(sources, defines=defines, include_dirs=include_dirs, helpers=config.helpers)
-    kernel_list = result.kernel_list()
+def run_kernels(args: argparse.Namespace, gathered: GatherResult) -> int:
+    registrations = gathered.kernels or []
+    kernels = kernel_list(registrations)
     if args.format == "md":
-        data = kernels_markdown(kernel_list, op_list).encode("utf-8")
+        data = kernels_markdown(kernels, gathered.op_list).encode("utf-8")
     else:
-        data = dump_op_list(kernel_list, args.format)
-    findings = cross_check(result.registrations, op_list)
+        data = dump_op_list(kernels, args.format)
+    findings = cross_check(registrations, gathered.op_list)
     for finding in findings:
         print(finding.format().replace(": error: ", ": warning: ", 1), file=sys.stderr)
     if args.output:

@@ -13,7 +13,7 @@ from opgen.cli import main
 from opgen.proto import kernel_def_pb2, types_pb2
 from opgen.spec.gather import GatherErrors, gather
 from opgen.spec.kernel_summary import cross_check, device_types, runs_on
-from opgen.spec.kernels import gather_kernels
+from opgen.spec.kernels import kernel_list
 
 OPS = """
 #include "tensorflow/core/framework/op.h"
@@ -50,12 +50,16 @@ def project(tmp_path):
     return tmp_path
 
 
+def _registrations(sources, **kw):
+    return gather([str(s) for s in sources], strict_kernels=True, **kw).kernels
+
+
 def _kernels(project, **kw):
-    return gather_kernels([str(project)], **kw)
+    return kernel_list(_registrations([project], **kw)).kernel
 
 
 def test_kernels_as_kernel_def_builder_builds_them(project):
-    kernels = _kernels(project, defines=["GOOGLE_CUDA=1"]).kernel_list().kernel
+    kernels = _kernels(project, defines=["GOOGLE_CUDA=1"])
     assert [(k.op, k.device_type) for k in kernels] == [("Fill", "CPU"), ("Fill", "GPU"), ("Sum", "CPU"),
                                                         ("Sum", "CPU"), ("Sum", "CPU"), ("Sum", "GPU")]
     expected = text_format.Parse("""
@@ -65,11 +69,11 @@ def test_kernels_as_kernel_def_builder_builds_them(project):
     assert kernels[1] == expected
     assert kernels[2].host_memory_arg == ["axis"]
     assert [c.allowed_values.list.type[0] for c in kernels[5].constraint] == [types_pb2.DT_FLOAT, types_pb2.DT_INT32]
-    assert not [k for k in _kernels(project).kernel_list().kernel if k.device_type == "GPU" and k.op == "Sum"]
+    assert not [k for k in _kernels(project) if k.device_type == "GPU" and k.op == "Sum"]
 
 
 def test_mobile_platform_defines_shrink_tf_call_lists(project):
-    kernels = _kernels(project, defines=["IS_MOBILE_PLATFORM"]).kernel_list().kernel
+    kernels = _kernels(project, defines=["IS_MOBILE_PLATFORM"])
     assert [k.constraint[0].allowed_values.list.type[0] for k in kernels if k.op == "Sum"] == [
         types_pb2.DT_FLOAT, types_pb2.DT_INT32]  # TF_CALL_double is empty on mobile
 
@@ -78,7 +82,7 @@ def test_device_types_and_runs_on(project):
     op_list = gather([str(project)]).op_list
     sum_op = next(op for op in op_list.op if op.name == "Sum")
     fill_op = next(op for op in op_list.op if op.name == "Fill")
-    kernels = _kernels(project, defines=["GOOGLE_CUDA=1"]).kernel_list().kernel
+    kernels = _kernels(project, defines=["GOOGLE_CUDA=1"])
     sums = device_types([k for k in kernels if k.op == "Sum"], sum_op)
     assert sums == {"CPU": {"T": ("float32", "float64", "int32"), "Tidx": ("int32",)},
                     "GPU": {"T": ("float32",), "Tidx": ("int32",)}}
@@ -105,13 +109,14 @@ def test_unevaluable_calls_are_located_errors_or_skipped_with_a_warning(tmp_path
     source.write_text('REGISTER_KERNEL_BUILDER(Name("Ok").Device(DEVICE_CPU), OkOp);\n'
                       f'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).{call}, SumOp);\n')
     with pytest.raises(GatherErrors) as info:
-        gather_kernels([str(source)])
+        _registrations([source])
     text = info.value.format()
     assert f"{source}:2:" in text and BAD[call] in text and text.endswith("1 error in 1 file")
-    lenient = gather_kernels([str(source)], lenient=True)
-    assert [k.op for k in lenient.kernel_list().kernel] == ["Ok"]
-    assert len(lenient.warnings) == 1 and ": warning: " in lenient.warnings[0]
-    assert BAD[call] in lenient.warnings[0] and lenient.warnings[0].endswith("registration skipped")
+    lenient = gather([str(source)])
+    assert [k.kernel_def.op for k in lenient.kernels] == ["Ok"]
+    assert len(lenient.warnings) == 1 and lenient.warnings[0].startswith(f"{source}:2:")
+    assert BAD[call] in lenient.warnings[0] and ": warning: " in lenient.warnings[0]
+    assert lenient.warnings[0].endswith("\n  (kernel registration skipped)")
 
 
 def test_kernel_without_device_or_builder_is_an_error(tmp_path):
@@ -119,7 +124,7 @@ def test_kernel_without_device_or_builder_is_an_error(tmp_path):
     source.write_text('REGISTER_KERNEL_BUILDER(Name("A"), AOp);\nREGISTER_KERNEL_BUILDER(KernelDefBuilder("B").'
                       'Device(DEVICE_CPU), BOp);\nREGISTER_KERNEL_BUILDER(Name("C").Device(DEVICE_CPU));\n')
     with pytest.raises(GatherErrors) as info:
-        gather_kernels([str(source)])
+        _registrations([source])
     lines = info.value.format().splitlines()
     assert lines[0].startswith(f"{source}:1:1: error: the A kernel has no Device(...)")
     assert lines[1].startswith(f"{source}:2:25: error: REGISTER_KERNEL_BUILDER's first argument must be a Name(")
@@ -133,8 +138,7 @@ def test_cross_check_reports_kernels_tensorflow_would_reject(tmp_path, project):
         'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<bool>("T"), SumOp);\n'
         'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<float>("keep"), SumOp);\n'
         'REGISTER_KERNEL_BUILDER(Name("Fill").Device(DEVICE_CPU).HostMemory("w"), FillOp);\n')
-    result = _kernels(project)
-    findings = [f.format() for f in cross_check(result.registrations, gather([str(project)]).op_list)]
+    findings = [f.format() for f in cross_check(_registrations([project]), gather([str(project)]).op_list)]
     more = project / "more.cc"
     assert findings == [
         f"{more}:5:68: error: the CPU kernel of 'Fill' puts 'w' in host memory, but 'Fill' has no input or output "
@@ -149,7 +153,7 @@ def test_cross_check_reports_kernels_tensorflow_would_reject(tmp_path, project):
         f"{more}:4:78: error: the CPU kernel of 'Sum' constrains attr 'keep' to types, but it is a 'bool' attr",
     ]
     more.unlink()
-    assert cross_check(_kernels(project, defines=["GOOGLE_CUDA=1"]).registrations, gather([str(project)]).op_list) == []
+    assert cross_check(_registrations([project], defines=["GOOGLE_CUDA=1"]), gather([str(project)]).op_list) == []
 
 
 def _run(argv, capsys):

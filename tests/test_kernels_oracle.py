@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from opgen.proto import kernel_def_pb2, types_pb2
-from opgen.spec.kernels import gather_kernels
+from opgen.spec.gather import gather
+from opgen.spec.kernels import kernel_list
 
 from oracle.cxx_build import compile_op_library
 
@@ -49,9 +50,10 @@ def _tf_kernels(defines: tuple[str, ...]) -> dict[str, list[bytes]]:
 
 
 def _opgen_kernels(defines: tuple[str, ...]) -> dict[str, list[bytes]]:
-    result = gather_kernels([str(SOURCE)], defines=defines)
+    result = gather([str(SOURCE)], defines=defines, strict_kernels=True)
+    assert [op.name for op in result.op_list.op] == sorted(OPS)
     out = collections.defaultdict(list)
-    for k in result.kernel_list().kernel:
+    for k in kernel_list(result.kernels).kernel:
         out[k.op].append(k.SerializeToString(deterministic=True))
     return {op: sorted(out[op]) for op in OPS}
 
@@ -68,7 +70,7 @@ def test_kernel_list_equals_tensorflows_registry(defines):
 
 def test_gpu_kernels_as_written():
     """The GOOGLE_CUDA kernels, written out by hand from the source."""
-    kernels = gather_kernels([str(SOURCE)], defines=["GOOGLE_CUDA=1"]).kernel_list().kernel
+    kernels = kernel_list(gather([str(SOURCE)], defines=["GOOGLE_CUDA=1"], strict_kernels=True).kernels).kernel
     gpu = [k for k in kernels if k.device_type == "GPU"]
     reduce_types = collections.Counter(c.allowed_values.list.type[0] for k in gpu if k.op == "OpgenKlReduce"
                                        for c in k.constraint if c.name == "T")
@@ -79,4 +81,4 @@ def test_gpu_kernels_as_written():
     shape = kernel_def_pb2.KernelDef(op="OpgenKlShape", device_type="GPU", host_memory_arg=["x", "shape"])
     shape.constraint.add(name="out_type").allowed_values.list.type.extend([types_pb2.DT_INT64])
     assert [k for k in gpu if k.op != "OpgenKlReduce"] == [cast, shape]
-    assert not [k for k in gather_kernels([str(SOURCE)]).kernel_list().kernel if k.device_type == "GPU"]
+    assert not [k for k in gather([str(SOURCE)]).kernels if k.kernel_def.device_type == "GPU"]

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 
 from opgen.errors import OpgenError
 from opgen.proto import datatypes, kernel_def_pb2, op_def_pb2
-from opgen.spec.kernels import KernelRegistration
+from opgen.spec.model import KernelRegistration
 
 # device -> attr -> type names (tf.DType names, in DataType order), None: any type.
 DeviceTypes = dict[str, dict[str, "tuple[str, ...] | None"]]

@@ -2,32 +2,29 @@
 
 `REGISTER_KERNEL_BUILDER(Name("Op").Device(DEVICE_CPU).TypeConstraint<float>("T")
 .HostMemory("axis").Label("l").Priority(1), Kernel<float>);` is read after the same
-preprocessing as REGISTER_OP (so inside macros too), with TF 2.21's `TF_CALL_*` macros
-predefined (register_types.py) for the `-D` defines given. Each builder call is evaluated
+preprocessing as REGISTER_OP (so inside macros too; gather.py predefines TF 2.21's
+`TF_CALL_*` macros from register_types.py for the `-D` defines given). Each builder call is evaluated
 as TF's KernelDefBuilder (kernel_def_builder.cc) would: `Device` sets device_type,
 `TypeConstraint` adds a constraint whose `allowed_values.list.type` holds its types,
 `AttrConstraint<T>` one whose list holds ints, strings or bools, `HostMemory` appends a
 host_memory_arg, `Label` sets the label (once), `Priority` the priority.
 
 A call opgen cannot evaluate (a type with no DataType, a type list in a variable, an
-unknown method) is a located error; `gather_kernels(..., lenient=True)` (for readers such as
-API snapshots and docstrings) makes every problem a located warning and skips that
-registration, like a missing include.
+unknown method) is a located error of that registration; `gather` reports it as a located
+warning and skips the registration (readers: snapshots, docstrings, builds), like a missing
+include, or as an error with `strict_kernels` (`opgen kernels`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 
-from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.errors import Location, OpgenError
 from opgen.proto import kernel_def_pb2
 from opgen.spec.chains import ChainReader
 from opgen.spec.cpp_lexer import KIND, TEXT, Token, parse_int_literal, token_error, token_location
-from opgen.spec.gather import GatherErrors, expand_sources
-from opgen.spec.helpers import helper_table
-from opgen.spec.preprocessor import Preprocessor
-from opgen.spec.register_types import DEVICE_NAMES, datatype_of_cpp_type, datatype_of_enum_name, tf_call_defines
+from opgen.spec.model import KernelRegistration
+from opgen.spec.register_types import DEVICE_NAMES, datatype_of_cpp_type, datatype_of_enum_name
 
 KERNEL_MACROS = ("REGISTER_KERNEL_BUILDER", "REGISTER_SYSTEM_KERNEL_BUILDER")
 _SCAN_TEXTS = {*KERNEL_MACROS, "=", "return"}
@@ -38,26 +35,10 @@ _ATTR_CONSTRAINT_FIELDS = {"int64_t": "i", "int64": "i", "string": "s", "std::st
                            "bool": "b"}
 
 
-@dataclass(frozen=True)
-class KernelRegistration:
-    """One REGISTER_KERNEL_BUILDER: its KernelDef, where it stands and where each of its
-    constraints and host-memory args was written (for the cross-check's messages)."""
-
-    kernel_def: kernel_def_pb2.KernelDef
-    location: Location
-    constraint_locations: tuple[Location, ...] = ()
-    host_memory_locations: tuple[Location, ...] = ()
-
-
-@dataclass
-class KernelGatherResult:
-    registrations: list[KernelRegistration]  # sorted by op name, source order within an op
-    warnings: list[str] = field(default_factory=list)
-
-    def kernel_list(self) -> kernel_def_pb2.KernelList:
-        out = kernel_def_pb2.KernelList()
-        out.kernel.extend(r.kernel_def for r in self.registrations)
-        return out
+def kernel_list(registrations: Iterable[KernelRegistration]) -> kernel_def_pb2.KernelList:
+    out = kernel_def_pb2.KernelList()
+    out.kernel.extend(r.kernel_def for r in registrations)
+    return out
 
 
 def extract_kernels(tokens: list[Token], helpers: Mapping[str, str]) -> tuple[list[KernelRegistration],
@@ -310,38 +291,3 @@ def _split_commas(toks: list[Token]) -> list[list[Token]]:
             continue
         items[-1].append(t)
     return items
-
-
-def gather_kernels(
-    sources: Iterable[str],
-    *,
-    defines: Iterable[str] = (),
-    include_dirs: Iterable[str] = (),
-    helpers: Mapping[str, str] | None = None,
-    lenient: bool = False,
-) -> KernelGatherResult:
-    """Every kernel the C++ sources register (OpList files among the sources are ignored),
-    sorted by op name and in source order within an op. Raises GatherErrors with every
-    error; with `lenient`, each error is a warning instead and its registration (or, for a
-    file that cannot be preprocessed, the file) is skipped."""
-    defines = list(defines)
-    files = expand_sources(sources)
-    errors: list[OpgenError] = list(files.errors)
-    pp = Preprocessor([*tf_call_defines(defines), *defines], include_dirs)
-    table = helper_table(helpers)
-    regs: list[KernelRegistration] = []
-    for path in files.cpp:
-        try:
-            tokens = pp.run(path)
-        except OpgenError as e:
-            errors.extend(e.errors if isinstance(e, OpgenErrors) else [e])
-            continue
-        file_regs, file_errors = extract_kernels(tokens, table)
-        regs += file_regs
-        errors += file_errors
-    unique = list({e.format(): e for e in errors}.values())  # a header several files include: once
-    if unique and not lenient:
-        raise GatherErrors(unique, [])
-    warnings = [e.format().replace(": error: ", ": warning: ", 1) + "; registration skipped" for e in unique]
-    regs.sort(key=lambda r: r.kernel_def.op)
-    return KernelGatherResult(regs, warnings)
