@@ -11,6 +11,7 @@ from opgen.config import Config
 from opgen.errors import Location, OpgenError
 from opgen.proto import api_def_pb2
 from opgen.render.pyapi import FunctionApi, SkippedOp, function_api
+from opgen.spec.kernel_summary import device_types
 from opgen.spec.model import GatherResult
 
 _SKIP_REASONS = {
@@ -87,6 +88,9 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
     relocate = _Relocator(config.root, shown_root)
     snapshot = Snapshot()
     modules = module_names(gathered, config)
+    kernels_by_op: dict[str, list] = {}
+    for reg in gathered.kernels or []:
+        kernels_by_op.setdefault(reg.kernel_def.op, []).append(reg.kernel_def)
     for op_def in gathered.op_list.op:
         source = gathered.sources.get(op_def.name)
         location = relocate(source.location if source else None)
@@ -105,5 +109,6 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
             location=location,
             api_locations=tuple(loc for loc in map(relocate, model.provenance.get(op_def.name, [])) if loc),
             skip_reason=skip_reason,
+            kernels=None if gathered.kernels is None else device_types(kernels_by_op.get(op_def.name, []), op_def),
         )
     return snapshot

@@ -4,7 +4,7 @@ of kernels against the ops the sources declare.
 
 A device's types for an attr are the union over its kernels of each kernel's constraint on
 that attr (a kernel that does not constrain it accepts every type the op allows: None when
-the op allows any). Attrs no kernel of the device constrains are left out. Labelled kernels
+the op allows any), within the types the op allows (the cross-check reports the others). Attrs no kernel of the device constrains are left out. Labelled kernels
 (selected only by a node's `_kernel` attr, op_kernel.cc FindKernelRegistration) are not part
 of what an op "runs on"; the Markdown table lists them on their own rows.
 """
@@ -63,6 +63,9 @@ def device_types(kernels: Iterable[kernel_def_pb2.KernelDef], op_def: op_def_pb2
                     anything = True
                 else:
                     union.update(attrs[attr])
+            allowed = attrs.get(attr)
+            if allowed is not None:  # a type the op does not allow never reaches a kernel
+                union &= set(allowed)
             per_attr[attr] = None if anything else _names(union)
         out[device] = dict(sorted(per_attr.items()))
     return out
