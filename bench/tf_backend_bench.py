@@ -78,16 +78,17 @@ def _cases(tf, ours, custom, tf_custom):
         ("Identity", lambda: ours.identity(x), lambda: array.identity(x)),
         (
             "custom OpgenScaledSquare",
-            lambda: custom.opgen_scaled_square(x),
-            lambda: tf_custom.opgen_scaled_square(x),
+            lambda: custom.opgen_scaled_square(x, scale=2.0),
+            lambda: tf_custom.opgen_scaled_square(x, scale=2.0),
         ),
-        # The fast path converts a Python scalar next to an EagerTensor itself; it rejects an
-        # int for a float attr, so both sides take the eager fallback.
+        # TF's fast path converts a Python scalar next to an EagerTensor itself, but rejects
+        # an int for a float attr (both generators write the default `scale=1`), so both
+        # sides take the eager fallback there.
         ("Add(x, 1.0)", lambda: ours.add(x, 1.0), lambda: math.add(x, 1.0)),
         (
-            "custom, scale=1 [fallback]",
-            lambda: custom.opgen_scaled_square(x, scale=1),
-            lambda: tf_custom.opgen_scaled_square(x, scale=1),
+            "custom, default scale=1 [fallback]",
+            lambda: custom.opgen_scaled_square(x),
+            lambda: tf_custom.opgen_scaled_square(x),
         ),
     ]
 

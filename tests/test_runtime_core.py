@@ -224,7 +224,7 @@ def test_registry_conflicts_name_both_modules():
         registry.register_op_list(
             "tests.third", op_def_pb2.OpList(op=[changed]).SerializeToString()
         )
-    with pytest.raises(RuntimeError, match="^Unrecognized Op name NoSuchOpAtAll$"):
+    with Graph().as_default(), pytest.raises(RuntimeError, match="^Unrecognized Op name NoSuchOpAtAll$"):
         lib._apply_op_helper("NoSuchOpAtAll")
 
 

@@ -106,14 +106,9 @@ def annotation_class(enum: int) -> str:
 
 def _float(value: float, dtype_prefix: str) -> str:
     """`float_literal`; in code (`_dtypes.` prefix) spelled as black normalises it
-    (`float("nan")`, `1e06`) and always a float (`1.0` where TF writes `1`: TF's eager fast
-    path rejects an int for a float attr and takes the slow path), in docstrings as TF
-    prints it (`float('nan')`, `1e+06`)."""
+    (`float("nan")`, `1e06`), in docstrings as TF prints it (`float('nan')`, `1e+06`)."""
     text = float_literal(value)
-    if dtype_prefix != "_dtypes.":
-        return text
-    text = text.replace("'", '"').replace("e+", "e")
-    return text + ".0" if text.lstrip("-").isdigit() else text
+    return text.replace("'", '"').replace("e+", "e") if dtype_prefix == "_dtypes." else text
 
 
 def shape_literal(shape) -> str:
