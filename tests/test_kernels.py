@@ -192,3 +192,28 @@ def test_opgen_kernels_cross_check_and_errors(project, capsys, monkeypatch):
     code, out, err = _run(["kernels", ".", "-o", "out.pbtxt"], capsys)
     assert code == 2 and out == "" and not Path("out.pbtxt").exists()
     assert err.startswith("odd.cc:1:72: error: cannot tell which DataType the C++ type 'X' is")
+
+
+def test_snapshot_lists_kernels_and_diff_needs_both_sides(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    (project / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops.cc", "kernels.cc"]\ndefines = ["GOOGLE_CUDA=1"]\n')
+    code, out, _ = _run(["api"], capsys)
+    assert code == 0
+    assert "- kernels: CPU (T: float32, float64, int32; Tidx: int32), GPU (T: float32; Tidx: int32)\n" in out
+    assert "- kernels: CPU\n" in out  # Fill: one unconstrained CPU kernel (the GPU one is labelled)
+    code, out, _ = _run(["api", "--format", "json", "-o", "old.json"], capsys)
+    assert code == 0
+    from opgen.apidiff.snapshot_format import from_json, to_json
+
+    text = (project / "old.json").read_text()
+    snapshot = from_json(text, "old.json")
+    assert snapshot.ops["Sum"].kernels == {"CPU": {"T": ("float32", "float64", "int32"), "Tidx": ("int32",)},
+                                           "GPU": {"T": ("float32",), "Tidx": ("int32",)}}
+    assert to_json(snapshot) == text
+    (project / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops.cc", "kernels.cc"]\n')
+    code, out, _ = _run(["diff", "old.json"], capsys)
+    assert code == 1 and "BREAKING kernel device_removed: no GPU kernel any more" in out
+    # an OpList file knows no kernels: nothing to compare, nothing reported
+    assert _run(["oplist", "ops.cc", "-o", "ops.pbtxt"], capsys)[0] == 0
+    code, out, _ = _run(["diff", "ops.pbtxt", "old.json"], capsys)
+    assert " kernel " not in out
