@@ -217,3 +217,28 @@ def test_snapshot_lists_kernels_and_diff_needs_both_sides(project, capsys, monke
     assert _run(["oplist", "ops.cc", "-o", "ops.pbtxt"], capsys)[0] == 0
     code, out, _ = _run(["diff", "ops.pbtxt", "old.json"], capsys)
     assert " kernel " not in out
+
+
+def test_docstring_kernels_option(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(project / "cache"))
+    (project / "scale.cc").write_text(
+        'REGISTER_OP("Scale").Input("x: T").Output("y: T").Attr("T: {float, double, int32}").Doc("Scales x.");\n'
+        '#define R(t) REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_CPU).TypeConstraint<t>("T"), S<t>);\n'
+        'TF_CALL_float(R) TF_CALL_double(R) TF_CALL_int32(R)\n'
+        'REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_GPU).TypeConstraint<float>("T"), S<float>);\n')
+    config = '[tool.opgen]\nsources = ["scale.cc"]\nout = "gen"\n'
+    (project / "pyproject.toml").write_text(config)
+    assert _run(["build"], capsys)[0] == 0
+    plain = (project / "gen" / "gen_scale.py").read_text()
+    assert "Runs on" not in plain
+    (project / "pyproject.toml").write_text(config + "docstring_kernels = true\n")
+    assert _run(["build"], capsys)[0] == 0
+    text = (project / "gen" / "gen_scale.py").read_text()
+    assert "Scales x.\n\n    Runs on: CPU (float32, float64, int32), GPU (float32).\n\n    Args:" in text
+    (project / "scale.cc").write_text((project / "scale.cc").read_text().replace("DEVICE_GPU", "DEVICE_TPU"))
+    assert _run(["build"], capsys)[0] == 0  # the cached chunk is not reused: the kernels changed
+    assert "Runs on: CPU (float32, float64, int32), TPU (float32)." in (project / "gen" / "gen_scale.py").read_text()
+    (project / "pyproject.toml").write_text(config + "docstring_kernels = 1\n")
+    code, _, err = _run(["build"], capsys)
+    assert code == 2 and "[tool.opgen] docstring_kernels must be true or false" in err
