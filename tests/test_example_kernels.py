@@ -13,12 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from oracle.cxx_build import compile_op_library
 
 from opgen.proto import kernel_def_pb2
 from opgen.spec.gather import gather
 from opgen.spec.kernels import kernel_list
-
-from oracle.cxx_build import compile_op_library
 
 pytestmark = pytest.mark.oracle
 

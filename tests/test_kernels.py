@@ -141,15 +141,15 @@ def test_cross_check_reports_kernels_tensorflow_would_reject(tmp_path, project):
     findings = [f.format() for f in cross_check(_registrations([project]), gather([str(project)]).op_list)]
     more = project / "more.cc"
     assert findings == [
-        f"{more}:5:68: error: the CPU kernel of 'Fill' puts 'w' in host memory, but 'Fill' has no input or output "
-        "named 'w' (TensorFlow fails when it creates the kernel)",
-        f"{more}:1:1: error: the CPU kernel of 'Nope': no REGISTER_OP in the sources declares 'Nope' (TensorFlow "
+        (f"{more}:5:68: error: the CPU kernel of 'Fill' puts 'w' in host memory, but 'Fill' has no input or output "
+        "named 'w' (TensorFlow fails when it creates the kernel)"),
+        (f"{more}:1:1: error: the CPU kernel of 'Nope': no REGISTER_OP in the sources declares 'Nope' (TensorFlow "
         "cannot use a kernel of an op it does not know)\n  hint: pass the sources (or an OpList file) that declare "
-        "the op",
-        f"{more}:2:78: error: the CPU kernel of 'Sum' constrains attr 'U', which 'Sum' does not have (its attrs: T, "
-        "Tidx, keep); TensorFlow never selects this kernel",
-        f"{more}:3:77: error: the CPU kernel of 'Sum' registers bool for attr 'T', which 'Sum' does not allow "
-        "(allowed: float32, float64, int32); no node can use it",
+        "the op"),
+        (f"{more}:2:78: error: the CPU kernel of 'Sum' constrains attr 'U', which 'Sum' does not have (its attrs: T, "
+        "Tidx, keep); TensorFlow never selects this kernel"),
+        (f"{more}:3:77: error: the CPU kernel of 'Sum' registers bool for attr 'T', which 'Sum' does not allow "
+        "(allowed: float32, float64, int32); no node can use it"),
         f"{more}:4:78: error: the CPU kernel of 'Sum' constrains attr 'keep' to types, but it is a 'bool' attr",
     ]
     more.unlink()
@@ -184,9 +184,9 @@ def test_opgen_kernels_cross_check_and_errors(project, capsys, monkeypatch):
     code, out, err = _run(["kernels", "."], capsys)
     assert code == 0 and out.count("kernel {") == 6
     assert err.splitlines() == [
-        "odd.cc:1:1: warning: the CPU kernel of 'Nope': no REGISTER_OP in the sources declares 'Nope' (TensorFlow "
-        "cannot use a kernel of an op it does not know)", "  hint: pass the sources (or an OpList file) that "
-        "declare the op", "1 kernel reported by the cross-check"]
+        ("odd.cc:1:1: warning: the CPU kernel of 'Nope': no REGISTER_OP in the sources declares 'Nope' (TensorFlow "
+        "cannot use a kernel of an op it does not know)"), ("  hint: pass the sources (or an OpList file) that "
+        "declare the op"), "1 kernel reported by the cross-check"]
     assert _run(["kernels", ".", "--check"], capsys)[0] == 1
     Path("odd.cc").write_text('REGISTER_KERNEL_BUILDER(Name("Nope").Device(DEVICE_CPU).TypeConstraint<X>("T"), N);\n')
     code, out, err = _run(["kernels", ".", "-o", "out.pbtxt"], capsys)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from oracle.cxx_build import CxxBuildError, tf_install
 
 from opgen.proto import types_pb2
 from opgen.spec.cpp_lexer import TEXT
@@ -19,8 +20,6 @@ from opgen.spec.register_types import (
     datatype_of_enum_name,
     tf_call_defines,
 )
-
-from oracle.cxx_build import CxxBuildError, tf_install
 
 PLATFORMS = [
     (),
@@ -64,7 +63,7 @@ def _expansions(tmp_path, prelude: str, defines) -> dict[str, list[str]]:
 
 @pytest.mark.oracle
 def test_every_tf_call_macro_of_the_header_is_in_the_table():
-    defined = set(re.findall(r"^#define TF_CALL_(\w+)\(m\)", _header_text(), re.M))
+    defined = set(re.findall(r"^#define TF_CALL_(\w+)\(m\)", _header_text(), re.MULTILINE))
     assert defined == set(MACROS)
 
 

@@ -22,9 +22,20 @@ from collections.abc import Iterable, Mapping
 from opgen.errors import Location, OpgenError
 from opgen.proto import kernel_def_pb2
 from opgen.spec.chains import ChainReader
-from opgen.spec.cpp_lexer import KIND, TEXT, Token, parse_int_literal, token_error, token_location
+from opgen.spec.cpp_lexer import (
+    KIND,
+    TEXT,
+    Token,
+    parse_int_literal,
+    token_error,
+    token_location,
+)
 from opgen.spec.model import KernelRegistration
-from opgen.spec.register_types import DEVICE_NAMES, datatype_of_cpp_type, datatype_of_enum_name
+from opgen.spec.register_types import (
+    DEVICE_NAMES,
+    datatype_of_cpp_type,
+    datatype_of_enum_name,
+)
 
 KERNEL_MACROS = ("REGISTER_KERNEL_BUILDER", "REGISTER_SYSTEM_KERNEL_BUILDER")
 _SCAN_TEXTS = {*KERNEL_MACROS, "=", "return"}

@@ -155,7 +155,7 @@ def datatype_of_enum_name(spelling: str) -> int | None:
     """`DT_FLOAT`, `tensorflow::DT_FLOAT`, `::tensorflow::DataType::DT_FLOAT` -> DT_FLOAT;
     None for anything else (`DT_FLOAT_REF` is not a type a kernel constrains)."""
     name = spelling.replace(" ", "").rsplit("::", 1)[-1]
-    if not name.startswith("DT_") or name.endswith("_REF") or name not in types_pb2.DataType.keys():
+    if not name.startswith("DT_") or name.endswith("_REF") or name not in types_pb2.DataType.DESCRIPTOR.values_by_name:
         return None
     value = types_pb2.DataType.Value(name)
     return value if value != types_pb2.DT_INVALID else None
