@@ -129,6 +129,7 @@ def _cmd_diff(args: argparse.Namespace, config: Config) -> int:
 def _cmd_kernels(args: argparse.Namespace, config: Config) -> int:
     from opgen.kernels_command import run_kernels
 
+    args.include_internal = True  # kernels of `_` ops are checked against their declarations too
     return run_kernels(args, _gather(args, config, strict_kernels=True))
 
 

@@ -242,3 +242,16 @@ def test_docstring_kernels_option(project, capsys, monkeypatch):
     (project / "pyproject.toml").write_text(config + "docstring_kernels = 1\n")
     code, _, err = _run(["build"], capsys)
     assert code == 2 and "[tool.opgen] docstring_kernels must be true or false" in err
+
+
+def test_selective_registration_and_internal_ops(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    Path("internal.cc").write_text(
+        'REGISTER_OP("_Hidden").Output("y: float");\n'
+        'REGISTER_KERNEL_BUILDER(Name("_Hidden").Device(DEVICE_CPU), HiddenOp);\n'
+        'REGISTER_SYSTEM_KERNEL_BUILDER(Name("Sum").Device(DEVICE_TPU), SumOp);\n')
+    Path("allow.txt").write_text("Fill\n")
+    code, out, err = _run(["kernels", "."], capsys)
+    assert code == 0 and err == "" and '  op: "_Hidden"' in out  # declared: no cross-check finding
+    kernels = [(k.kernel_def.op, k.kernel_def.device_type) for k in gather(["."], allow_file="allow.txt").kernels]
+    assert kernels == [("Fill", "CPU"), ("Fill", "GPU"), ("Sum", "TPU")]  # a system kernel stays

@@ -1,6 +1,6 @@
 """Differential test of kernel gathering against TensorFlow: tests/data/kernel_library/
 kernels.cc (templated kernels stamped by TF_CALL_* macros, GPU kernels behind
-`#if GOOGLE_CUDA`, type lists, HostMemory, Label, Priority, system kernels) compiled with
+`#if GOOGLE_CUDA`, type lists, AttrConstraint, HostMemory, Label, Priority, system kernels) compiled with
 g++ against the TF wheel, with and without -DGOOGLE_CUDA=1, loaded in a fresh interpreter;
 TF's `kernels.get_registered_kernels_for_op` for each op equals opgen's KernelList for the
 same source and defines. (The CPU-only wheel registers GPU KernelDefs too: registration
@@ -25,7 +25,7 @@ from opgen.spec.kernels import kernel_list
 pytestmark = pytest.mark.oracle
 
 SOURCE = Path(__file__).resolve().parent / "data" / "kernel_library" / "kernels.cc"
-OPS = ["OpgenKlReduce", "OpgenKlCast", "OpgenKlShape", "OpgenKlLabelled", "OpgenKlSystem"]
+OPS = ["OpgenKlReduce", "OpgenKlCast", "OpgenKlShape", "OpgenKlLabelled", "OpgenKlSystem", "OpgenKlAttrs"]
 
 DUMP = """
 import json, sys
@@ -64,7 +64,7 @@ def test_kernel_list_equals_tensorflows_registry(defines):
     assert {op: len(k) for op, k in ours.items()} == {op: len(k) for op, k in theirs.items()}
     assert ours == theirs
     total = sum(len(k) for k in theirs.values())
-    assert total == (56 if not defines else 66)
+    assert total == (59 if not defines else 69)
 
 
 def test_gpu_kernels_as_written():

@@ -251,7 +251,8 @@ def _gather(
     for path in files.cpp:
         scanned = scan_cpp_file(path, pp, table)
         regs, file_errors = scanned.ops, scanned.errors
-        kernels += scanned.kernels
+        # selective registration drops a kernel with its op (op_kernel.h: SHOULD_REGISTER_OP(op_name))
+        kernels += [k for k in scanned.kernels if allowed is None or k.system or k.kernel_def.op in allowed]
         kernel_errors += scanned.kernel_errors
         inputs.update(pp.files_read)
         for m in pp.missing_includes:

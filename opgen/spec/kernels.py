@@ -135,7 +135,7 @@ class _KernelChain:
             raise token_error(self.macro_tok, f"the {self.kernel.op} kernel has no Device(...): say where it runs, "
                               "e.g. .Device(DEVICE_CPU)")
         return KernelRegistration(self.kernel, token_location(self.macro_tok), tuple(self.constraint_locations),
-                                  tuple(self.host_memory_locations))
+                                  tuple(self.host_memory_locations), self.macro == "REGISTER_SYSTEM_KERNEL_BUILDER")
 
     # ------------------------------------------------------------ arguments
 

@@ -61,6 +61,7 @@ class KernelRegistration:
     location: Location
     constraint_locations: tuple[Location, ...] = ()
     host_memory_locations: tuple[Location, ...] = ()
+    system: bool = False  # REGISTER_SYSTEM_KERNEL_BUILDER: bypasses selective registration
 
 
 @dataclass

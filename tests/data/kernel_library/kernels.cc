@@ -31,6 +31,13 @@ REGISTER_OP("OpgenKlLabelled").Input("x: float").Output("y: float");
 
 REGISTER_OP("OpgenKlSystem").Output("y: int32");
 
+REGISTER_OP("OpgenKlAttrs")
+    .Input("x: N * float")
+    .Output("y: float")
+    .Attr("N: int >= 1")
+    .Attr("mode: {'fast', 'exact'} = 'fast'")
+    .Attr("flag: bool = false");
+
 struct CpuTag {};
 struct GpuTag {};
 
@@ -109,5 +116,17 @@ REGISTER_KERNEL_BUILDER(Name("OpgenKlLabelled").Device(DEVICE_CPU).Label("exact"
 
 REGISTER_SYSTEM_KERNEL_BUILDER(Name("OpgenKlSystem").Device(DEVICE_CPU), OpgenKlKernel<CpuTag, int32_t>);
 REGISTER_SYSTEM_KERNEL_BUILDER(Name("OpgenKlSystem").Device(DEVICE_DEFAULT), OpgenKlKernel<CpuTag, int64_t>);
+
+// AttrConstraint on int, string and bool attrs (a list or one value).
+REGISTER_KERNEL_BUILDER(Name("OpgenKlAttrs").Device(DEVICE_CPU).AttrConstraint<int64_t>("N", {2, 3}),
+                        OpgenKlKernel<CpuTag, float>);
+REGISTER_KERNEL_BUILDER(Name("OpgenKlAttrs")
+                            .Device(DEVICE_CPU)
+                            .AttrConstraint<std::string>("mode", {"exact"})
+                            .AttrConstraint("flag", true)
+                            .Label("exact"),
+                        OpgenKlKernel<CpuTag, double>);
+REGISTER_KERNEL_BUILDER(Name("OpgenKlAttrs").Device(DEVICE_CPU).AttrConstraint<int64_t>("N", 5).Label("five"),
+                        OpgenKlKernel<CpuTag, int32_t>);
 
 }  // namespace tensorflow
