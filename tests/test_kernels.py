@@ -255,3 +255,19 @@ def test_selective_registration_and_internal_ops(project, capsys, monkeypatch):
     assert code == 0 and err == "" and '  op: "_Hidden"' in out  # declared: no cross-check finding
     kernels = [(k.kernel_def.op, k.kernel_def.device_type) for k in gather(["."], allow_file="allow.txt").kernels]
     assert kernels == [("Fill", "CPU"), ("Fill", "GPU"), ("Sum", "TPU")]  # a system kernel stays
+
+
+def test_kernels_no_node_can_get_are_not_where_the_op_runs(project):
+    op_list = gather([str(project)]).op_list
+    sum_op = next(op for op in op_list.op if op.name == "Sum")
+
+    def kernel(device, **constraints):
+        k = kernel_def_pb2.KernelDef(op="Sum", device_type=device)
+        for name, types in constraints.items():
+            k.constraint.add(name=name).allowed_values.list.type.extend(types)
+        return k
+
+    kernels = [kernel("CPU", T=[types_pb2.DT_FLOAT, types_pb2.DT_BOOL]), kernel("GPU", U=[types_pb2.DT_FLOAT]),
+               kernel("TPU", T=[types_pb2.DT_BOOL]), kernel("XLA", keep=[types_pb2.DT_FLOAT])]
+    assert device_types(kernels, sum_op) == {"CPU": {"T": ("float32",)}}
+    assert list(device_types(kernels, None)) == ["CPU", "GPU", "TPU", "XLA"]  # op unknown: taken as written

@@ -4,7 +4,8 @@ of kernels against the ops the sources declare.
 
 A device's types for an attr are the union over its kernels of each kernel's constraint on
 that attr (a kernel that does not constrain it accepts every type the op allows: None when
-the op allows any), within the types the op allows (the cross-check reports the others). Attrs no kernel of the device constrains are left out. Labelled kernels
+the op allows any), within the types the op allows. Kernels no node can get (constraints on
+attrs the op lacks, no allowed type left) are left out; the cross-check reports them. Attrs no kernel of the device constrains are left out. Labelled kernels
 (selected only by a node's `_kernel` attr, op_kernel.cc FindKernelRegistration) are not part
 of what an op "runs on"; the Markdown table lists them on their own rows.
 """
@@ -38,6 +39,24 @@ def _names(types: Iterable[int]) -> tuple[str, ...]:
     return tuple(datatypes.python_name(t) for t in sorted(set(types)))
 
 
+def _usable(k: kernel_def_pb2.KernelDef, op_def: op_def_pb2.OpDef | None,
+            type_attrs: dict[str, tuple[int, ...] | None]) -> bool:
+    """Whether some node of the op can get kernel `k`: its constraints name attrs of the op,
+    type constraints name type attrs, and each leaves a type the op allows (the
+    cross-check reports the others). Unknown when the op is not declared: assumed usable."""
+    if op_def is None:
+        return True
+    names = {a.name for a in op_def.attr}
+    for c in k.constraint:
+        types = c.allowed_values.list.type
+        if c.name not in names or types and c.name not in type_attrs:
+            return False
+        allowed = type_attrs.get(c.name)
+        if types and allowed is not None and not set(types) & set(allowed):
+            return False
+    return True
+
+
 def device_types(kernels: Iterable[kernel_def_pb2.KernelDef], op_def: op_def_pb2.OpDef | None,
                  group: str = "") -> DeviceTypes:
     """Per device (CPU, GPU, then by name), per constrained type attr, the types the op's
@@ -45,7 +64,7 @@ def device_types(kernels: Iterable[kernel_def_pb2.KernelDef], op_def: op_def_pb2
     attrs = _type_attrs(op_def)
     by_device: dict[str, list[kernel_def_pb2.KernelDef]] = {}
     for k in kernels:
-        if k.label == group:
+        if k.label == group and _usable(k, op_def, attrs):
             by_device.setdefault(k.device_type, []).append(k)
     out: DeviceTypes = {}
     for device in sorted(by_device, key=device_key):
