@@ -93,6 +93,7 @@ def test_every_table_type_has_a_datatype():
         assert dt == types_pb2.DataType.Value(expected), name
     assert datatype_of_cpp_type("std::complex<float>") == types_pb2.DT_COMPLEX64
     assert datatype_of_cpp_type("tensorflow::int64") == types_pb2.DT_INT64
+    assert datatype_of_cpp_type("Eigen::QUInt8") == types_pb2.DT_QUINT8
     assert datatype_of_cpp_type("MyType") is None
     assert datatype_of_enum_name("::tensorflow::DT_HALF") == types_pb2.DT_HALF
     assert datatype_of_enum_name("DT_FLOAT_REF") is None and datatype_of_enum_name("DT_INVALID") is None

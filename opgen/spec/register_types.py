@@ -98,6 +98,8 @@ _CPP_TYPE_NAMES: dict[str, str] = {
     "bool": "DT_BOOL",
     "qint8": "DT_QINT8", "quint8": "DT_QUINT8", "qint16": "DT_QINT16", "quint16": "DT_QUINT16",
     "qint32": "DT_QINT32",
+    "Eigen::QInt8": "DT_QINT8", "Eigen::QUInt8": "DT_QUINT8", "Eigen::QInt16": "DT_QINT16",
+    "Eigen::QUInt16": "DT_QUINT16", "Eigen::QInt32": "DT_QINT32",
     "bfloat16": "DT_BFLOAT16", "Eigen::bfloat16": "DT_BFLOAT16",
     "half": "DT_HALF", "Eigen::half": "DT_HALF",
     "ResourceHandle": "DT_RESOURCE", "Variant": "DT_VARIANT",
