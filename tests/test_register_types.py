@@ -13,6 +13,7 @@ from opgen.proto import types_pb2
 from opgen.spec.cpp_lexer import TEXT
 from opgen.spec.preprocessor import Preprocessor
 from opgen.spec.register_types import (
+    DEVICE_NAMES,
     GROUP_MACROS,
     PLATFORM_DEFINES,
     TYPE_MACROS,
@@ -97,3 +98,19 @@ def test_every_table_type_has_a_datatype():
     assert datatype_of_cpp_type("MyType") is None
     assert datatype_of_enum_name("::tensorflow::DT_HALF") == types_pb2.DT_HALF
     assert datatype_of_enum_name("DT_FLOAT_REF") is None and datatype_of_enum_name("DT_INVALID") is None
+
+
+@pytest.mark.oracle
+def test_cpp_types_map_like_types_h():
+    """Every `MATCH_TYPE_AND_ENUM(TYPE, ENUM)` of the wheel's types.h (DataTypeToEnum)."""
+    header = (tf_install().include_dir / "tensorflow/core/framework/types.h").read_text()
+    pairs = re.findall(r"^MATCH_TYPE_AND_ENUM\(([\w:]+), (DT_\w+)\);", header, re.MULTILINE)
+    assert len(pairs) >= 30
+    for cpp, enum in pairs:
+        assert datatype_of_cpp_type(cpp) == types_pb2.DataType.Value(enum), cpp
+    for cpp in re.findall(r"^struct DataTypeToEnum<([\w ]+)> \{", header, re.MULTILINE):
+        assert datatype_of_cpp_type(cpp) is not None, cpp  # long, unsigned long, long long, ...
+    assert datatype_of_cpp_type("unsigned long long") == types_pb2.DT_UINT64
+    assert datatype_of_cpp_type("unsigned char") == types_pb2.DT_UINT8
+    devices = dict(re.findall(r"extern const char\* const (DEVICE_\w+);\s*// \"(\w+)\"", header))
+    assert devices == DEVICE_NAMES

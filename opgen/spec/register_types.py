@@ -79,9 +79,10 @@ GROUP_MACROS: dict[str, tuple[str, ...]] = {
     "SAVE_RESTORE_TYPES": ("REAL_NUMBER_TYPES_NO_BFLOAT16", "COMPLEX_TYPES", "QUANTIZED_TYPES", "bool", "tstring"),
 }
 
-# C++ spellings (after dropping a leading `::`, `tensorflow::` or `std::`) -> DataType, as
-# DataTypeToEnum<T> maps them (types.h MATCH_TYPE_AND_ENUM; `int`/`long` are int32_t/int64_t
-# on the LP64 platforms TF builds for).
+# C++ spellings (after dropping a leading `::`, `tensorflow::` or `std::`, and spaces) ->
+# DataType, as DataTypeToEnum<T> maps them (types.h MATCH_TYPE_AND_ENUM and its `long`,
+# `long long` specializations; the fundamental types behind the <cstdint> names are those of
+# the LP64 platforms TF builds for).
 _CPP_TYPE_NAMES: dict[str, str] = {
     "float": "DT_FLOAT", "double": "DT_DOUBLE",
     "int32": "DT_INT32", "int32_t": "DT_INT32", "int": "DT_INT32",
@@ -93,7 +94,9 @@ _CPP_TYPE_NAMES: dict[str, str] = {
     "tstring": "DT_STRING",
     "complex64": "DT_COMPLEX64", "complex<float>": "DT_COMPLEX64",
     "complex128": "DT_COMPLEX128", "complex<double>": "DT_COMPLEX128",
-    "int64": "DT_INT64", "int64_t": "DT_INT64", "long": "DT_INT64",
+    "int64": "DT_INT64", "int64_t": "DT_INT64", "long": "DT_INT64", "longlong": "DT_INT64",
+    "unsignedint": "DT_UINT32", "unsignedlong": "DT_UINT64", "unsignedlonglong": "DT_UINT64",
+    "short": "DT_INT16", "unsignedshort": "DT_UINT16", "signedchar": "DT_INT8", "unsignedchar": "DT_UINT8",
     "uint64": "DT_UINT64", "uint64_t": "DT_UINT64",
     "bool": "DT_BOOL",
     "qint8": "DT_QINT8", "quint8": "DT_QUINT8", "qint16": "DT_QINT16", "quint16": "DT_QUINT16",
