@@ -100,6 +100,9 @@ BAD = {
     "Frobnicate(1)": "unknown kernel builder method 'Frobnicate'",
     "Priority(kPriority)": "cannot evaluate 'kPriority' in Priority()",
     "HostMemory(ArgName())": "cannot resolve 'ArgName()' in HostMemory()",
+    "Priority(4294967296)": "4294967296 in Priority() does not fit in int32_t",
+    "AttrConstraint(\"n\", 1.5)": "cannot evaluate '1.5' in AttrConstraint(): expected int, string or bool literals",
+    "Label(u\"x\")": "u-prefixed string literal is not a narrow std::string",
 }
 
 

@@ -127,7 +127,7 @@ class _KernelChain:
                 self.kernel.label = self._string_arg(args, 0, method, 1)
                 label_set = True
             elif method == "Priority":
-                self.kernel.priority = self._int_arg(args, method)
+                self.kernel.priority = self._int_arg(args, method, 32)
             else:
                 raise token_error(method_tok, f"unknown kernel builder method '{method}' (KernelDefBuilder has "
                                   "Device, TypeConstraint, AttrConstraint, HostMemory, Label and Priority)")
@@ -158,12 +158,14 @@ class _KernelChain:
                               "or a string constant")
         return value
 
-    def _int_arg(self, args: list[list[Token]], method: str) -> int:
+    def _int_arg(self, args: list[list[Token]], method: str, bits: int) -> int:
         toks = args[0] if len(args) == 1 else []
         value = _int_value(toks)
         if value is None:
             at = toks[0] if toks else self.macro_tok
             raise token_error(at, f"cannot evaluate '{_text(toks)}' in {method}(): expected one integer literal")
+        if not -(1 << (bits - 1)) <= value < 1 << (bits - 1):
+            raise token_error(toks[0], f"{value} in {method}() does not fit in int{bits}_t")
         return value
 
     def _device(self, args: list[list[Token]], method_tok: Token) -> str:
@@ -237,7 +239,7 @@ class _KernelChain:
                 values.append(_text(item) == "true")
             elif _int_value(item) is not None and field_name in (None, "i"):
                 field_name = "i"
-                values.append(_int_value(item))
+                values.append(self._int_arg([item], "AttrConstraint", 64))
             else:
                 raise token_error(item[0], f"cannot evaluate '{_text(item)}' in AttrConstraint(): expected "
                                   "int, string or bool literals")
