@@ -261,9 +261,12 @@ def _kernel_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     if old.kernels is None or new.kernels is None:
         return []
     out = []
+    old_at, new_at = dict(old.kernel_locations), dict(new.kernel_locations)
 
     def add(rule: str, breaking: bool, message: str) -> None:
-        out.append(Change(new.name, "kernel", rule, breaking, message, _graph_location(new)))
+        # at the device's (first) kernel on the new side, else where it stood on the old side
+        where = new_at.get(device) or (old_at.get(device) if rule == "device_removed" else None)
+        out.append(Change(new.name, "kernel", rule, breaking, message, where or _graph_location(new)))
 
     for device in sorted(set(old.kernels) | set(new.kernels), key=device_key):
         before, after = old.kernels.get(device), new.kernels.get(device)

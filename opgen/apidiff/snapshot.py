@@ -55,6 +55,7 @@ class OpEntry:
     # device -> type attr -> types its kernels accept (None: any), as
     # opgen.spec.kernel_summary.device_types gives it; None when kernels are unknown (no C++ read)
     kernels: dict[str, dict[str, tuple[str, ...] | None]] | None = None
+    kernel_locations: tuple[tuple[str, Location], ...] = ()  # device -> its first unlabelled kernel
 
     @property
     def name(self) -> str:

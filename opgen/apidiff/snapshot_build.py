@@ -89,8 +89,11 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
     snapshot = Snapshot()
     modules = module_names(gathered, config)
     kernels_by_op: dict[str, list] = {}
+    kernel_locations: dict[str, dict[str, Location]] = {}
     for reg in gathered.kernels or []:
         kernels_by_op.setdefault(reg.kernel_def.op, []).append(reg.kernel_def)
+        if not reg.kernel_def.label:
+            kernel_locations.setdefault(reg.kernel_def.op, {}).setdefault(reg.kernel_def.device_type, reg.location)
     for op_def in gathered.op_list.op:
         source = gathered.sources.get(op_def.name)
         location = relocate(source.location if source else None)
@@ -110,5 +113,7 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
             api_locations=tuple(loc for loc in map(relocate, model.provenance.get(op_def.name, [])) if loc),
             skip_reason=skip_reason,
             kernels=None if gathered.kernels is None else device_types(kernels_by_op.get(op_def.name, []), op_def),
+            kernel_locations=tuple((device, shown) for device, at in kernel_locations.get(op_def.name, {}).items()
+                                   if (shown := relocate(at)) is not None),
         )
     return snapshot

@@ -85,6 +85,8 @@ def to_json(snapshot: Snapshot) -> str:
             item["kernels"] = {device: {attr: list(types) if types is not None else "any"
                                         for attr, types in per_attr.items()}
                                for device, per_attr in entry.kernels.items()}
+        if entry.kernel_locations:
+            item["kernel_locations"] = {device: str(loc) for device, loc in entry.kernel_locations}
         ops.append(item)
     return json.dumps({"format": FORMAT_TAG, "ops": ops}, indent=1, ensure_ascii=False) + "\n"
 
@@ -163,6 +165,7 @@ def from_json(text: str, path: str) -> Snapshot:
                 api_locations=tuple(parse_location(t) for t in item.get("api_locations", ())),
                 skip_reason=item.get("skip_reason", ""),
                 kernels=_kernels_from_json(item["kernels"]) if "kernels" in item else None,
+                kernel_locations=tuple((d, parse_location(t)) for d, t in item.get("kernel_locations", {}).items()),
             )
             snapshot.ops[entry.name] = entry
     except (KeyError, TypeError, ValueError, json_format.ParseError, text_format.ParseError) as e:
