@@ -36,7 +36,7 @@ def _add_spec_options(p: argparse.ArgumentParser) -> None:
                    help="a #include \"...\" that cannot be found is an error (default: a warning)")
 
 
-def _gather(args: argparse.Namespace, config: Config):
+def _gather(args: argparse.Namespace, config: Config, strict_kernels: bool = False):
     from opgen.spec.gather import gather
 
     sources = args.sources or [str(config.path(s)) for s in config.sources]
@@ -49,6 +49,7 @@ def _gather(args: argparse.Namespace, config: Config):
         include_internal=args.include_internal,
         helpers=config.helpers,
         strict_includes=args.strict_includes or config.strict_includes,
+        strict_kernels=strict_kernels,
     )
     for warning in result.warnings:
         print(warning, file=sys.stderr)
@@ -132,6 +133,13 @@ def _cmd_diff(args: argparse.Namespace, config: Config) -> int:
     return run_diff(args, config)
 
 
+def _cmd_kernels(args: argparse.Namespace, config: Config) -> int:
+    from opgen.kernels_command import run_kernels
+
+    args.include_internal = True  # kernels of `_` ops are checked against their declarations too
+    return run_kernels(args, _gather(args, config, strict_kernels=True))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="opgen", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"opgen {__version__}")
@@ -146,6 +154,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--api", action="store_true", help="print the per-op Python API model after overrides")
     p.add_argument("--from-library", metavar="SO", help="read a compiled op library's OpList through TensorFlow")
     p.set_defaults(handler=_cmd_oplist)
+
+    p = sub.add_parser("kernels", help="gather REGISTER_KERNEL_BUILDER registrations into a KernelList")
+    _add_spec_options(p)
+    p.add_argument("--format", choices=["pbtxt", "pb", "json", "md"], default="pbtxt",
+                   help="md: per op, a table of devices x allowed types")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    p.add_argument("--check", action="store_true",
+                   help="exit 1 when the cross-check against the sources' ops reports a kernel")
+    p.set_defaults(handler=_cmd_kernels)
 
     p = sub.add_parser("specs", help="write REGISTER_OP C++ (with Doc) for an OpList file")
     p.add_argument("oplist", help="OpList file (.pbtxt or .pb)")

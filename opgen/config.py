@@ -25,6 +25,7 @@ _KNOWN_KEYS = {
     "api",  # path of the committed API snapshot
     "library",  # compiled op library the modules load for TensorFlow (path from the module, or pkg:resource)
     "strict_includes",  # a #include "..." that cannot be found is an error, not a warning
+    "docstring_kernels",  # docstrings say which devices and types the op's kernels run on
 }
 
 
@@ -46,6 +47,7 @@ class Config:
     api: str | None = None
     library: str | None = None
     strict_includes: bool = False
+    docstring_kernels: bool = False
 
     def path(self, value: str) -> Path:
         """A configured path, resolved against the pyproject.toml directory."""
@@ -99,7 +101,7 @@ def load_config(start: Path | None = None) -> Config:
         elif key == "jobs":
             if not isinstance(value, int) or value < 0:
                 raise OpgenError("[tool.opgen] jobs must be a non-negative integer", Location(str(pyproject)))
-        elif key in ("merge_overrides", "strict_includes"):
+        elif key in ("merge_overrides", "strict_includes", "docstring_kernels"):
             if not isinstance(value, bool):
                 raise OpgenError(f"[tool.opgen] {key} must be true or false", Location(str(pyproject)))
         elif not isinstance(value, str):

@@ -17,6 +17,7 @@ from opgen.proto import (
     function_pb2,
     graph_debug_info_pb2,
     graph_pb2,
+    kernel_def_pb2,
     node_def_pb2,
     op_def_pb2,
     op_gen_overrides_pb2,
@@ -45,6 +46,7 @@ OURS_TO_TF = {
     graph_pb2: "tensorflow.core.framework.graph_pb2",
     graph_debug_info_pb2: "tensorflow.core.framework.graph_debug_info_pb2",
     api_def_pb2: "tensorflow.core.framework.api_def_pb2",
+    kernel_def_pb2: "tensorflow.core.framework.kernel_def_pb2",
 }
 
 
@@ -93,6 +95,23 @@ def test_wire_and_text_round_trip_with_tensorflow(tf):
     assert text_format.MessageToString(text_format.Parse(text, op_def_pb2.OpList())) == text
 
 
+@pytest.mark.oracle
+def test_kernel_list_round_trips_with_tensorflow(tf):
+    """TF's own registry of kernels (every KernelDef of the wheel) reads and writes back
+    byte for byte and text for text."""
+    from google.protobuf import text_format
+    from tensorflow.python.framework import kernels
+
+    tf_kernels = kernels.get_all_registered_kernels()
+    ours = kernel_def_pb2.KernelList.FromString(tf_kernels.SerializeToString())
+    assert len(ours.kernel) > 1000
+    assert any(k.host_memory_arg for k in ours.kernel) and any(k.label for k in ours.kernel)
+    assert any(k.priority for k in ours.kernel)
+    assert ours.SerializeToString(deterministic=True) == tf_kernels.SerializeToString(deterministic=True)
+    text = text_format.MessageToString(tf_kernels)
+    assert text_format.MessageToString(text_format.Parse(text, kernel_def_pb2.KernelList())) == text
+
+
 PROTOBUF_RANGE_ENDS = ["6.31.1", "7.36.2"]
 
 
@@ -108,7 +127,7 @@ def test_committed_pb2_load_at_both_ends_of_protobuf_range(version, tmp_path):
     code = (
         "import google.protobuf as p, sys;"
         f"assert p.__version__ == {version!r}, p.__version__;"
-        "import opgen.proto.graph_pb2, opgen.proto.api_def_pb2, opgen.proto.op_gen_overrides_pb2;"
+        "import opgen.proto.graph_pb2, opgen.proto.api_def_pb2, opgen.proto.op_gen_overrides_pb2, opgen.proto.kernel_def_pb2;"
         "from opgen.proto import op_def_pb2;"
         "o = op_def_pb2.OpDef(name='X'); assert op_def_pb2.OpDef.FromString(o.SerializeToString()).name == 'X'"
     )

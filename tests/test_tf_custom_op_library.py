@@ -124,6 +124,8 @@ def project(tf, tmp_path_factory):
         [sys.executable, "-m", "opgen", "build"], cwd=root, capture_output=True, text=True, env=_env(root), check=False
     )
     assert build.returncode == 0, build.stderr
+    module = (package / "gen_custom_ops.py").read_text()
+    assert "Runs on: CPU (float32, float64)." in module and module.count("Runs on: CPU") == 2
     return root
 
 

@@ -19,6 +19,9 @@ Rules (B = breaking):
   param_default_changed B, param_default_removed B, output_arity_changed B,
   output_fields_changed B (namedtuple fields); function_added, function_exposed,
   alias_added, param_added (with default), param_default_added.
+* kernel (what a device runs; compared when both sides were read from C++):
+  device_removed B (no unlabelled kernel on a device any more), types_narrowed B (a type a
+  device's kernels accepted for an attr is gone); device_added, types_widened.
 * docs (never breaking): doc_added, doc_removed, doc_changed (summary, description, or an
   argument's doc as the docstring shows it after overrides).
 """
@@ -39,9 +42,10 @@ from opgen.apidiff.snapshot_format import FLAGS, describe_arg, describe_attr
 from opgen.attr_text import summarize_attr_value
 from opgen.errors import Location
 from opgen.proto import op_def_pb2
+from opgen.spec.kernel_summary import device_key, runs_on
 
-Category = Literal["graph", "python", "docs"]
-CATEGORIES: tuple[Category, ...] = ("graph", "python", "docs")
+Category = Literal["graph", "python", "kernel", "docs"]
+CATEGORIES: tuple[Category, ...] = ("graph", "python", "kernel", "docs")
 
 
 @dataclass(frozen=True)
@@ -251,6 +255,40 @@ def _param_changes(a: Function, b: Function) -> list[tuple[str, bool, str]]:
     return out
 
 
+# ---- kernels ----------------------------------------------------------------------------
+
+def _kernel_changes(old: OpEntry, new: OpEntry) -> list[Change]:
+    if old.kernels is None or new.kernels is None:
+        return []
+    out = []
+    old_at, new_at = dict(old.kernel_locations), dict(new.kernel_locations)
+
+    def add(rule: str, breaking: bool, message: str) -> None:
+        # at the device's (first) kernel on the new side, else where it stood on the old side
+        where = new_at.get(device) or (old_at.get(device) if rule == "device_removed" else None)
+        out.append(Change(new.name, "kernel", rule, breaking, message, where or _graph_location(new)))
+
+    for device in sorted(set(old.kernels) | set(new.kernels), key=device_key):
+        before, after = old.kernels.get(device), new.kernels.get(device)
+        if after is None:
+            add("device_removed", True, f"no {device} kernel any more (it ran {runs_on({device: before})})")
+            continue
+        if before is None:
+            add("device_added", False, f"{device} kernel added: {runs_on({device: after})}")
+            continue
+        for attr in sorted(set(before) | set(after)):
+            a, b = before.get(attr), after.get(attr)  # None: any type
+            if a == b:
+                continue
+            lost = [] if b is None else ["any other type"] if a is None else [t for t in a if t not in b]
+            gained = [] if a is None else ["any type"] if b is None else [t for t in b if t not in a]
+            if lost:
+                add("types_narrowed", True, f"{device} kernels no longer accept {', '.join(lost)} for attr '{attr}'")
+            if gained:
+                add("types_widened", False, f"{device} kernels accept {', '.join(gained)} for attr '{attr}' now")
+    return out
+
+
 # ---- docs -------------------------------------------------------------------------------
 
 def _doc_label(key: str) -> str:
@@ -301,7 +339,8 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> DiffResult:
                                       f"{_qualified(after.function)} added: {after.function.signature}",
                                       _python_location(after)))
             continue
-        op_changes = _graph_changes(before, after) + _python_changes(before, after) + _docs_changes(before, after)
+        op_changes = (_graph_changes(before, after) + _python_changes(before, after) + _kernel_changes(before, after)
+                      + _docs_changes(before, after))
         if op_changes:
             ops.append(OpStatus(name, "changed"))
             changes += op_changes

@@ -6,7 +6,8 @@ import json
 
 from opgen.apidiff.changes import CATEGORIES, Change, DiffResult
 
-_TITLES = {"graph": "graph compatibility", "python": "Python API", "docs": "docs"}
+_TITLES = {"graph": "graph compatibility", "python": "Python API", "kernel": "kernels (devices and types)",
+           "docs": "docs"}
 
 
 def _counts(result: DiffResult) -> str:

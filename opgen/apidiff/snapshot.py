@@ -52,6 +52,10 @@ class OpEntry:
     location: Location | None = None  # REGISTER_OP (or the op's entry in an OpList file)
     api_locations: tuple[Location, ...] = ()  # override-file lines that shaped its Python API
     skip_reason: str = ""  # why function is None
+    # device -> type attr -> types its kernels accept (None: any), as
+    # opgen.spec.kernel_summary.device_types gives it; None when kernels are unknown (no C++ read)
+    kernels: dict[str, dict[str, tuple[str, ...] | None]] | None = None
+    kernel_locations: tuple[tuple[str, Location], ...] = ()  # device -> its first unlabelled kernel
 
     @property
     def name(self) -> str:

@@ -11,6 +11,7 @@ from opgen.config import Config
 from opgen.errors import Location, OpgenError
 from opgen.proto import api_def_pb2
 from opgen.render.pyapi import FunctionApi, SkippedOp, function_api
+from opgen.spec.kernel_summary import device_types
 from opgen.spec.model import GatherResult
 
 _SKIP_REASONS = {
@@ -87,6 +88,12 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
     relocate = _Relocator(config.root, shown_root)
     snapshot = Snapshot()
     modules = module_names(gathered, config)
+    kernels_by_op: dict[str, list] = {}
+    kernel_locations: dict[str, dict[str, Location]] = {}
+    for reg in gathered.kernels or []:
+        kernels_by_op.setdefault(reg.kernel_def.op, []).append(reg.kernel_def)
+        if not reg.kernel_def.label:
+            kernel_locations.setdefault(reg.kernel_def.op, {}).setdefault(reg.kernel_def.device_type, reg.location)
     for op_def in gathered.op_list.op:
         source = gathered.sources.get(op_def.name)
         location = relocate(source.location if source else None)
@@ -105,5 +112,8 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
             location=location,
             api_locations=tuple(loc for loc in map(relocate, model.provenance.get(op_def.name, [])) if loc),
             skip_reason=skip_reason,
+            kernels=None if gathered.kernels is None else device_types(kernels_by_op.get(op_def.name, []), op_def),
+            kernel_locations=tuple((device, shown) for device, at in kernel_locations.get(op_def.name, {}).items()
+                                   if (shown := relocate(at)) is not None),
         )
     return snapshot

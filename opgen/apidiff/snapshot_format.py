@@ -12,6 +12,7 @@ from opgen.attr_text import summarize_attr_value
 from opgen.errors import Location, OpgenError
 from opgen.proto import attr_value_pb2, op_def_pb2
 from opgen.proto.datatypes import cpp_name
+from opgen.spec.kernel_summary import runs_on
 
 FORMAT_TAG = "opgen-api-snapshot/1"
 FLAGS = ("is_commutative", "is_aggregate", "is_stateful", "allows_uninitialized_input",
@@ -80,6 +81,12 @@ def to_json(snapshot: Snapshot) -> str:
             item["skip_reason"] = entry.skip_reason
         item["graph"] = _graph_json(entry.op_def)
         item["docs"] = dict(entry.docs)
+        if entry.kernels is not None:
+            item["kernels"] = {device: {attr: list(types) if types is not None else "any"
+                                        for attr, types in per_attr.items()}
+                               for device, per_attr in entry.kernels.items()}
+        if entry.kernel_locations:
+            item["kernel_locations"] = {device: str(loc) for device, loc in entry.kernel_locations}
         ops.append(item)
     return json.dumps({"format": FORMAT_TAG, "ops": ops}, indent=1, ensure_ascii=False) + "\n"
 
@@ -132,6 +139,11 @@ def _function_from_json(item: dict) -> Function:
     )
 
 
+def _kernels_from_json(data: dict) -> dict[str, dict[str, tuple[str, ...] | None]]:
+    return {device: {attr: None if types == "any" else tuple(types) for attr, types in per_attr.items()}
+            for device, per_attr in data.items()}
+
+
 def from_json(text: str, path: str) -> Snapshot:
     """Parse a snapshot written by `to_json`; OpgenError (located at `path`) when it is not one."""
     try:
@@ -154,6 +166,8 @@ def from_json(text: str, path: str) -> Snapshot:
                 location=parse_location(item["location"]) if item.get("location") else None,
                 api_locations=tuple(parse_location(t) for t in item.get("api_locations", ())),
                 skip_reason=item.get("skip_reason", ""),
+                kernels=_kernels_from_json(item["kernels"]) if "kernels" in item else None,
+                kernel_locations=tuple((d, parse_location(t)) for d, t in item.get("kernel_locations", {}).items()),
             )
             snapshot.ops[entry.name] = entry
     except (KeyError, TypeError, ValueError, json_format.ParseError, text_format.ParseError) as e:
@@ -190,6 +204,11 @@ def describe_attr(attr: op_def_pb2.OpDef.AttrDef) -> str:
 
 def _code_list(items: list[str]) -> str:
     return ", ".join(f"`{i}`" for i in items) if items else "none"
+
+
+def _kernel_lines(entry: OpEntry) -> list[str]:
+    """`- kernels: CPU (float32, int32), GPU (float32)` when the op has kernels."""
+    return [f"- kernels: {runs_on(entry.kernels)}"] if entry.kernels else []
 
 
 def _graph_lines(op: op_def_pb2.OpDef) -> list[str]:
@@ -231,10 +250,10 @@ def to_markdown(snapshot: Snapshot, title: str = "API snapshot") -> str:
             if fn.aliases:
                 facts.append("aliases " + _code_list(list(fn.aliases)))
             out.append("- " + "; ".join(facts))
-            out += _graph_lines(entry.op_def) + [""]
+            out += _graph_lines(entry.op_def) + _kernel_lines(entry) + [""]
     if without:
         out += ["## Ops without a Python function", ""]
         for entry in without:
             out += [f"### {entry.name}", "", f"- {entry.skip_reason or 'skipped'}"]
-            out += _graph_lines(entry.op_def) + [""]
+            out += _graph_lines(entry.op_def) + _kernel_lines(entry) + [""]
     return "\n".join(out).rstrip("\n") + "\n"

@@ -514,7 +514,12 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
             print(_shown(opts.out / name))
         return 0
 
-    result = render_tree(gathered, api_model, opts, progress=_progress_bar(), write_cache=not args.dry_run)
+    render_model = api_model
+    if config.docstring_kernels:
+        from opgen.render.kernel_docs import with_kernel_docs
+
+        render_model = with_kernel_docs(api_model, gathered)
+    result = render_tree(gathered, render_model, opts, progress=_progress_bar(), write_cache=not args.dry_run)
     if sys.stderr.isatty():
         sys.stderr.write("\r\x1b[K")
     from opgen.apidiff import (

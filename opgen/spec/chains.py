@@ -60,7 +60,7 @@ def extract_registrations(tokens: list[Token], helpers: Mapping[str, str]) -> tu
     `std::string Attrs() { return "..."; }`) resolve like helpers inside it."""
     regs: list[Registration] = []
     errors: list[OpgenError] = []
-    reader = _ChainReader(tokens, helpers)
+    reader = ChainReader(tokens, helpers)
     n = len(tokens)
     resume = 0
     for start in [i for i, t in enumerate(tokens) if t[TEXT] in _SCAN_TEXTS]:
@@ -142,7 +142,11 @@ def _next_statement(tokens: list[Token], i: int) -> int:
     return i
 
 
-class _ChainReader:
+class ChainReader:
+    """Reads builder chains of one token list: balanced argument lists, string literals,
+    and helper or constant names resolved to their strings (REGISTER_OP chains here,
+    REGISTER_KERNEL_BUILDER chains in kernels.py)."""
+
     def __init__(self, tokens: list[Token], helpers: Mapping[str, str]):
         self.tokens = tokens
         self.helpers = helpers
@@ -166,7 +170,7 @@ class _ChainReader:
         while back >= 0 and back >= k - 8 and toks[back][TEXT] not in (";", "{", "}"):
             if toks[back][TEXT] in _CONST_KEYWORDS:
                 try:
-                    self.constants[toks[k][TEXT]] = self._string(toks[eq + 1 : j], toks[k][TEXT])
+                    self.constants[toks[k][TEXT]] = self.string(toks[eq + 1 : j], toks[k][TEXT])
                 except OpgenError as e:
                     errors.append(e)
                 return
@@ -182,7 +186,7 @@ class _ChainReader:
                 or [t[TEXT] for t in toks[ret - 3 : ret]] != ["(", ")", "{"] or toks[ret - 4][KIND] != "id"):
             return
         try:
-            self.functions[toks[ret - 4][TEXT]] = self._string(toks[ret + 1 : j], toks[ret - 4][TEXT])
+            self.functions[toks[ret - 4][TEXT]] = self.string(toks[ret + 1 : j], toks[ret - 4][TEXT])
         except OpgenError as e:
             errors.append(e)
 
@@ -190,14 +194,14 @@ class _ChainReader:
         toks = self.tokens
         reg_tok = toks[start]
         macro = reg_tok[TEXT]
-        args, i = self._paren_args(start + 1, macro)
+        args, i = self.paren_args(start + 1, macro)
         name_toks = _without_enclosing_parens(args[0]) if len(args) == 1 else []
         if not name_toks or any(t[KIND] not in _LITERAL_KINDS for t in name_toks):
             at = next((t for t in name_toks if t[KIND] not in _LITERAL_KINDS), None) if name_toks else None
             at = at or (args[0][0] if args and args[0] else toks[start + 1])
             message = f"{macro} expects the op name as a string literal, e.g. {macro}(\"MyOp\")"
             raise UndefinedNameError(at, at[TEXT], message) if at[KIND] == "id" else token_error(at, message)
-        name = self._string(name_toks, macro)
+        name = self.string(name_toks, macro)
         calls: list[BuilderCall] = []
         while True:
             if i >= len(toks):
@@ -216,11 +220,11 @@ class _ChainReader:
                                   "expanded again, so it cannot supply builder calls")
             if i + 2 >= len(toks) or toks[i + 2][TEXT] != "(":
                 raise token_error(method_tok, f"expected '(' after builder method '{method}'")
-            arg_toks, i = self._paren_args(i + 2, method)
+            arg_toks, i = self.paren_args(i + 2, method)
             call_args = tuple([self._arg(method, k, a) for k, a in enumerate(arg_toks)])
             calls.append(BuilderCall(method, call_args, method_tok[SRC].location(method_tok[POS])))
 
-    def _paren_args(self, i: int, what: str) -> tuple[list[list[Token]], int]:
+    def paren_args(self, i: int, what: str) -> tuple[list[list[Token]], int]:
         """Split the balanced `( ... )` at `i` into top-level comma-separated arguments;
         returns them and the index after `)`."""
         toks = self.tokens
@@ -276,18 +280,18 @@ class _ChainReader:
             if kind == "str" and text[0] == '"' and "\\" not in text:
                 return CallArg("string", text[1:-1], loc)  # the common case, decoded by hand
         if all(t[KIND] in _LITERAL_KINDS for t in toks):
-            return CallArg("string", self._string(toks, method), loc)
+            return CallArg("string", self.string(toks, method), loc)
         if len(toks) <= 2 and toks[-1][KIND] == "num" and (len(toks) == 1 or toks[0][TEXT] == "-"):
             value = parse_int_literal(toks[-1][TEXT])
             if value is not None:
                 return CallArg("int", -value if len(toks) == 2 else value, loc)
         if method in _STRING_METHODS or (method == "Deprecated" and index == 1):
-            resolved = self._helper_string(method, toks)
+            resolved = self.helper_string(method, toks)
             if resolved is not None:
                 return CallArg("string", resolved, loc)
         return CallArg("expr", _source_text(toks), loc)
 
-    def _helper_string(self, method: str, toks: list[Token]) -> str | None:
+    def helper_string(self, method: str, toks: list[Token]) -> str | None:
         """`Helper()`, `ns::Helper()`, `kName` or `+`-joined mixes with literals -> the
         string, via the helper table; None when the argument is not of that shape."""
         parts: list[list[Token]] = [[]]
@@ -299,7 +303,7 @@ class _ChainReader:
         pieces: list[str] = []
         for part in parts:
             if part and all(t[KIND] in _LITERAL_KINDS for t in part):
-                pieces.append(self._string(part, method))
+                pieces.append(self.string(part, method))
                 continue
             name_tok = _helper_name(part)
             if name_tok is None:
@@ -323,7 +327,7 @@ class _ChainReader:
             pieces.append(value)
         return "".join(pieces)
 
-    def _string(self, toks: list[Token], method: str) -> str:
+    def string(self, toks: list[Token], method: str) -> str:
         bodies: list[tuple[str, bool, Token]] = []  # (body, has escapes to resolve, token)
         for t in toks:
             text = t[TEXT]

@@ -29,9 +29,11 @@ from opgen.registry import OpRegistry
 from opgen.spec.builder import build_op_def
 from opgen.spec.chains import UndefinedNameError, check_brackets, extract_registrations, undefined_registration_macros
 from opgen.spec.helpers import helper_table
-from opgen.spec.model import GatherResult, OpSource, Registration
+from opgen.spec.kernels import extract_kernels
+from opgen.spec.model import GatherResult, KernelRegistration, OpSource, Registration
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
 from opgen.spec.preprocessor import MissingInclude, Preprocessor
+from opgen.spec.register_types import tf_call_defines
 
 TRANSLATION_UNIT_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".cu")
 _GLOB_CHARS = set("*?[")
@@ -128,7 +130,17 @@ def _plural(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> tuple[list[Registration], list[OpgenError]]:
+@dataclass
+class ScannedFile:
+    """What one translation unit registers, and its errors."""
+
+    ops: list[Registration]
+    errors: list[OpgenError]
+    kernels: list[KernelRegistration]
+    kernel_errors: list[OpgenError]  # each skips one kernel registration
+
+
+def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> ScannedFile:
     """Registrations of one translation unit and its errors (with preprocessing errors,
     all of them and no chains are read; chain errors are collected per chain; brackets
     anywhere in the file must balance). An error about a name nothing defines, in a file
@@ -136,7 +148,8 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> tu
     try:
         tokens = pp.run(path)
     except OpgenError as e:
-        return [], e.errors if isinstance(e, OpgenErrors) else [e]
+        return ScannedFile([], e.errors if isinstance(e, OpgenErrors) else [e], [], [])
+    kernels, kernel_errors = extract_kernels(tokens, helpers)
     regs, errors = extract_registrations(tokens, helpers)
     if not errors:  # chain errors say more about a bracket in a chain than this would
         unbalanced = check_brackets(tokens)
@@ -144,9 +157,9 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> tu
             errors.append(unbalanced)
     if pp.missing_includes:
         errors += undefined_registration_macros(tokens)
-        errors = [_blame_missing_includes(e, pp.missing_includes) if isinstance(e, UndefinedNameError) else e
-                  for e in errors]
-    return regs, errors
+        errors, kernel_errors = ([_blame_missing_includes(e, pp.missing_includes) if isinstance(e, UndefinedNameError)
+                                  else e for e in errs] for errs in (errors, kernel_errors))
+    return ScannedFile(regs, errors, kernels, kernel_errors)
 
 
 def _blame_missing_includes(error: UndefinedNameError, missing: list[MissingInclude]) -> OpgenError:
@@ -180,16 +193,20 @@ def gather(
     include_internal: bool = False,
     helpers: Mapping[str, str] | None = None,
     strict_includes: bool = False,
+    strict_kernels: bool = False,
 ) -> GatherResult:
     """The OpList (sorted by name, `_` ops only with include_internal) of every op the
-    sources register; raises GatherErrors with every error found."""
+    sources register, and their kernels; raises GatherErrors with every error found. A
+    kernel registration that cannot be evaluated is a warning and skipped, or an error
+    with strict_kernels. TF's `TF_CALL_*` macros are predefined for the `defines`."""
     # Gathering allocates hundreds of thousands of acyclic tuples and small objects; the
     # cyclic GC would only traverse them again and again (a third of the time on a
     # large file), so it is paused and the garbage is left to reference counting.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _gather(sources, defines, include_dirs, allow_file, include_internal, helpers, strict_includes)
+        return _gather(sources, list(defines), include_dirs, allow_file, include_internal, helpers, strict_includes,
+                       strict_kernels)
     except GatherErrors:
         raise
     except OpgenError as e:  # a bad -D option or allow file: nothing can be gathered
@@ -201,16 +218,17 @@ def gather(
 
 def _gather(
     sources: Iterable[str],
-    defines: Iterable[str],
+    defines: list[str],
     include_dirs: Iterable[str],
     allow_file: str | None,
     include_internal: bool,
     helpers: Mapping[str, str] | None,
     strict_includes: bool,
+    strict_kernels: bool,
 ) -> GatherResult:
     files = expand_sources(sources)
     errors: list[OpgenError] = list(files.errors)
-    pp = Preprocessor(defines, include_dirs)
+    pp = Preprocessor([*tf_call_defines(defines), *defines], include_dirs)
     allowed = read_allow_file(allow_file) if allow_file else None
     table = helper_table(helpers)
 
@@ -227,8 +245,14 @@ def _gather(
 
     inputs = {*files.oplists, *([allow_file] if allow_file else [])}
     missing: dict[str, list[MissingInclude]] = {}  # header -> where it is included, in file order
+    kernels: list[KernelRegistration] = []
+    kernel_errors: list[OpgenError] = []
     for path in files.cpp:
-        regs, file_errors = scan_cpp_file(path, pp, table)
+        scanned = scan_cpp_file(path, pp, table)
+        regs, file_errors = scanned.ops, scanned.errors
+        # selective registration drops a kernel with its op (op_kernel.h: SHOULD_REGISTER_OP(op_name))
+        kernels += [k for k in scanned.kernels if allowed is None or k.system or k.kernel_def.op in allowed]
+        kernel_errors += scanned.kernel_errors
         inputs.update(pp.files_read)
         for m in pp.missing_includes:
             if strict_includes and m.target not in missing:  # each header once, where first included
@@ -263,11 +287,17 @@ def _gather(
     warnings = [] if strict_includes else [
         f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
         for target, sites in missing.items()]
+    if strict_kernels:
+        errors += kernel_errors
+    else:
+        warnings += [e.format().replace(": error: ", ": warning: ", 1) + "\n  (kernel registration skipped)"
+                     for e in dict((e.format(), e) for e in kernel_errors).values()]
     if errors:
         unique: dict[str, OpgenError] = {}  # an error in a header several files include: once
         for e in errors:
             unique.setdefault(e.format(), e)
         raise GatherErrors(list(unique.values()), warnings)
     op_list = registry.export(include_internal)
+    kernels.sort(key=lambda k: k.kernel_def.op)  # stable: source order within an op
     return GatherResult(op_list, {op.name: sources_by_op[op.name] for op in op_list.op if op.name in sources_by_op},
-                        sorted(inputs), warnings)
+                        sorted(inputs), warnings, kernels if files.cpp else None)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from opgen.errors import Location
-from opgen.proto import op_def_pb2
+from opgen.proto import kernel_def_pb2, op_def_pb2
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,18 @@ class OpSource:
     shape_fn: str | None = None  # the shape function's name when SetShapeFn was given a name
 
 
+@dataclass(frozen=True)
+class KernelRegistration:
+    """One REGISTER_KERNEL_BUILDER: its KernelDef, where it stands and where each of its
+    constraints and host-memory args was written (for the cross-check's messages)."""
+
+    kernel_def: kernel_def_pb2.KernelDef
+    location: Location
+    constraint_locations: tuple[Location, ...] = ()
+    host_memory_locations: tuple[Location, ...] = ()
+    system: bool = False  # REGISTER_SYSTEM_KERNEL_BUILDER: bypasses selective registration
+
+
 @dataclass
 class GatherResult:
     """The OpList (sorted by name, as `OpRegistry::Export`) and each op's origin."""
@@ -63,3 +75,6 @@ class GatherResult:
     inputs: list[str] = field(default_factory=list)
     # `path:line:col: warning: ...` lines (missing include files), for the user to see.
     warnings: list[str] = field(default_factory=list)
+    # The kernels the C++ sources register, by op name then source order; None when no
+    # C++ source was read (kernels unknown, e.g. an OpList file alone).
+    kernels: list[KernelRegistration] | None = None

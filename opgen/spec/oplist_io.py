@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from google.protobuf import json_format, text_format
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 
 from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.limits import MAX_TEXT_NESTING, read_input_bytes, text_nesting_problem
@@ -22,9 +22,10 @@ JSON_SUFFIXES = (".json",)
 OPLIST_SUFFIXES = BINARY_SUFFIXES + TEXT_SUFFIXES + JSON_SUFFIXES
 
 
-def dump_op_list(op_list: op_def_pb2.OpList, fmt: str) -> bytes:
-    """`pbtxt` (text format, UTF-8), `pb` (deterministic wire format) or `json`
-    (proto field names, 2-space indent); text outputs end with a newline."""
+def dump_op_list(op_list: Message, fmt: str) -> bytes:
+    """An OpList (or another list message: a KernelList) as `pbtxt` (text format, UTF-8),
+    `pb` (deterministic wire format) or `json` (proto field names, 2-space indent); text
+    outputs end with a newline."""
     if fmt == "pbtxt":
         return text_format.MessageToString(op_list, as_utf8=True).encode("utf-8")
     if fmt == "pb":

@@ -119,11 +119,14 @@ def run_gxx(args: list[str], cwd: Path) -> None:
         raise CxxBuildError(f"g++ failed (exit {proc.returncode}):\n{detail}")
 
 
-def compile_op_library(source: Path, so_name: str) -> Path:
-    """`source` (ops and kernels) compiled into a shared library for `tf.load_op_library`."""
+def compile_op_library(source: Path, so_name: str, defines: tuple[str, ...] = ()) -> Path:
+    """`source` (ops and kernels) compiled into a shared library for `tf.load_op_library`,
+    with `-D` for each of `defines`."""
 
     def build(out: Path) -> None:
         compile_flags, link_flags = tf_flags()
-        run_gxx(["-std=c++17", "-shared", "-fPIC", "-O1", str(source), "-o", so_name, *compile_flags, *link_flags], out)
+        run_gxx(["-std=c++17", "-shared", "-fPIC", "-O1", *(f"-D{d}" for d in defines), str(source), "-o", so_name,
+                 *compile_flags, *link_flags], out)
 
-    return cached_build("custom-oplib", content_hash([source.read_bytes(), so_name]), build) / so_name
+    key = content_hash([source.read_bytes(), so_name, *defines])
+    return cached_build("custom-oplib", key, build) / so_name

@@ -1,0 +1,37 @@
+"""`[tool.opgen] docstring_kernels = true`: each op's docstring ends its description with
+where its kernels run, "Runs on: CPU (float32, float64, int32), GPU (float32)." (off by
+default, so that docstrings stay equal to TensorFlow's).
+
+The paragraph goes into the op's ApiDef description, so the render cache (keyed by the
+ApiDef of every op that has one) renders it again whenever the kernels change."""
+
+from __future__ import annotations
+
+import textwrap
+
+from opgen.apidef import ApiModel
+from opgen.proto import api_def_pb2
+from opgen.spec.kernel_summary import device_types, runs_on
+from opgen.spec.model import GatherResult
+
+
+def runs_on_paragraph(text: str) -> str:
+    return textwrap.fill(f"Runs on: {text}.", width=80, break_on_hyphens=False, break_long_words=False)
+
+
+def with_kernel_docs(model: ApiModel, gathered: GatherResult) -> ApiModel:
+    """`model` with the "Runs on" paragraph added to each op that has unlabelled kernels."""
+    kernels: dict[str, list] = {}
+    for reg in gathered.kernels or []:
+        kernels.setdefault(reg.kernel_def.op, []).append(reg.kernel_def)
+    api_defs = dict(model.api_defs)
+    for op_def in gathered.op_list.op:
+        types = device_types(kernels.get(op_def.name, []), op_def)
+        if not types:
+            continue
+        api = api_def_pb2.ApiDef()
+        api.CopyFrom(model.get(op_def))
+        paragraph = runs_on_paragraph(runs_on(types))
+        api.description = f"{api.description.rstrip()}\n\n{paragraph}" if api.description.strip() else paragraph
+        api_defs[op_def.name] = api
+    return ApiModel(api_defs, model.provenance)

@@ -1,0 +1,189 @@
+"""What the kernels of an op say to a reader: per device, the types each type attr may take
+(API snapshots, `opgen diff`, docstrings, `opgen kernels --format md`), and the cross-check
+of kernels against the ops the sources declare.
+
+A device's types for an attr are the union over its kernels of each kernel's constraint on
+that attr (a kernel that does not constrain it accepts every type the op allows: None when
+the op allows any), within the types the op allows. Kernels no node can get (constraints on
+attrs the op lacks, no allowed type left) are left out; the cross-check reports them. Attrs no kernel of the device constrains are left out. Labelled kernels
+(selected only by a node's `_kernel` attr, op_kernel.cc FindKernelRegistration) are not part
+of what an op "runs on"; the Markdown table lists them on their own rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from opgen.errors import OpgenError
+from opgen.proto import datatypes, kernel_def_pb2, op_def_pb2
+from opgen.spec.model import KernelRegistration
+
+# device -> attr -> type names (tf.DType names, in DataType order), None: any type.
+DeviceTypes = dict[str, dict[str, "tuple[str, ...] | None"]]
+_DEVICE_ORDER = {"CPU": 0, "GPU": 1}
+
+
+def device_key(device: str) -> tuple[int, str]:
+    """CPU, then GPU, then other devices by name."""
+    return _DEVICE_ORDER.get(device, 2), device
+
+
+def _type_attrs(op_def: op_def_pb2.OpDef | None) -> dict[str, tuple[int, ...] | None]:
+    if op_def is None:
+        return {}
+    return {a.name: (tuple(a.allowed_values.list.type) if a.HasField("allowed_values") else None)
+            for a in op_def.attr if a.type in ("type", "list(type)")}
+
+
+def _names(types: Iterable[int]) -> tuple[str, ...]:
+    return tuple(datatypes.python_name(t) for t in sorted(set(types)))
+
+
+def _usable(k: kernel_def_pb2.KernelDef, op_def: op_def_pb2.OpDef | None,
+            type_attrs: dict[str, tuple[int, ...] | None]) -> bool:
+    """Whether some node of the op can get kernel `k`: its constraints name attrs of the op,
+    type constraints name type attrs, and each leaves a type the op allows (the
+    cross-check reports the others). Unknown when the op is not declared: assumed usable."""
+    if op_def is None:
+        return True
+    names = {a.name for a in op_def.attr}
+    for c in k.constraint:
+        types = c.allowed_values.list.type
+        if c.name not in names or types and c.name not in type_attrs:
+            return False
+        allowed = type_attrs.get(c.name)
+        if types and allowed is not None and not set(types) & set(allowed):
+            return False
+    return True
+
+
+def device_types(kernels: Iterable[kernel_def_pb2.KernelDef], op_def: op_def_pb2.OpDef | None,
+                 group: str = "") -> DeviceTypes:
+    """Per device (CPU, GPU, then by name), per constrained type attr, the types the op's
+    unlabelled kernels (or those with label `group`) accept."""
+    attrs = _type_attrs(op_def)
+    by_device: dict[str, list[kernel_def_pb2.KernelDef]] = {}
+    for k in kernels:
+        if k.label == group and _usable(k, op_def, attrs):
+            by_device.setdefault(k.device_type, []).append(k)
+    out: DeviceTypes = {}
+    for device in sorted(by_device, key=device_key):
+        ks = by_device[device]
+        constrained = [c.name for k in ks for c in k.constraint if c.allowed_values.list.type]
+        per_attr: dict[str, tuple[str, ...] | None] = {}
+        for attr in dict.fromkeys(constrained):
+            union: set[int] = set()
+            anything = False
+            for k in ks:
+                own = [t for c in k.constraint if c.name == attr for t in c.allowed_values.list.type]
+                if own:
+                    union.update(own)
+                elif attrs.get(attr) is None:
+                    anything = True
+                else:
+                    union.update(attrs[attr])
+            allowed = attrs.get(attr)
+            if allowed is not None:  # a type the op does not allow never reaches a kernel
+                union &= set(allowed)
+            per_attr[attr] = None if anything else _names(union)
+        out[device] = dict(sorted(per_attr.items()))
+    return out
+
+
+def runs_on(types: DeviceTypes) -> str:
+    """`CPU (float32, float64, int32), GPU (float32)`; with several constrained attrs
+    `CPU (T: float32, float64; Tidx: int32, int64)`; `any` for an unrestricted attr."""
+    parts = []
+    for device, per_attr in types.items():
+        cells = [", ".join(names) if names is not None else "any" for names in per_attr.values()]
+        if len(per_attr) == 1:
+            parts.append(f"{device} ({cells[0]})")
+        elif per_attr:
+            parts.append(f"{device} ({'; '.join(f'{a}: {c}' for a, c in zip(per_attr, cells))})")
+        else:
+            parts.append(device)
+    return ", ".join(parts)
+
+
+def kernels_by_op(kernel_list: kernel_def_pb2.KernelList) -> dict[str, list[kernel_def_pb2.KernelDef]]:
+    out: dict[str, list[kernel_def_pb2.KernelDef]] = {}
+    for k in kernel_list.kernel:
+        out.setdefault(k.op, []).append(k)
+    return out
+
+
+def kernels_markdown(kernel_list: kernel_def_pb2.KernelList, op_list: op_def_pb2.OpList) -> str:
+    """Per op, a table of devices x the types of each constrained type attr, with the
+    host-memory args, labelled kernels on rows of their own and non-zero priorities."""
+    op_defs = {op.name: op for op in op_list.op}
+    lines = ["# Kernels", ""]
+    for op, kernels in sorted(kernels_by_op(kernel_list).items()):
+        op_def = op_defs.get(op)
+        groups = {"": device_types(kernels, op_def)}
+        for label in sorted({k.label for k in kernels if k.label}):
+            groups[label] = device_types(kernels, op_def, label)
+        attrs = sorted({a for g in groups.values() for per in g.values() for a in per})
+        lines += [f"## {op}" + ("" if op_def is not None else " (op not declared in the sources)"), "",
+                  "| Device | " + " | ".join([*attrs, "Host memory"]) + " |",
+                  "|---" * (len(attrs) + 2) + "|"]
+        for label, types in groups.items():
+            for device, per_attr in types.items():
+                ks = [k for k in kernels if k.device_type == device and k.label == label]
+                priorities = sorted({k.priority for k in ks if k.priority})
+                head = device + (f" (label `{label}`)" if label else "") + (
+                    f" (priority {', '.join(map(str, priorities))})" if priorities else "")
+                cells = [_cell(per_attr.get(a, ())) for a in attrs]
+                host = ", ".join(dict.fromkeys(h for k in ks for h in k.host_memory_arg))
+                lines.append("| " + " | ".join([head, *cells, host]) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _cell(names: tuple[str, ...] | None) -> str:
+    if names is None:
+        return "any"
+    return ", ".join(names) if names else "(any the op allows)"
+
+
+def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2.OpList) -> list[OpgenError]:
+    """Kernels TensorFlow would reject at load or at run time: for an op the sources do not
+    declare; constraining an attr the op lacks, a non-type attr with types, or a type the
+    op does not allow; host memory on an arg the op does not have. Located at the
+    registration (or the offending argument)."""
+    op_defs: Mapping[str, op_def_pb2.OpDef] = {op.name: op for op in op_list.op}
+    findings: list[OpgenError] = []
+    for reg in registrations:
+        k = reg.kernel_def
+        op_def = op_defs.get(k.op)
+        where = f"the {k.device_type} kernel of '{k.op}'"
+        if op_def is None:
+            findings.append(OpgenError(f"{where}: no REGISTER_OP in the sources declares '{k.op}' (TensorFlow "
+                                       "cannot use a kernel of an op it does not know)", reg.location,
+                                       hint="pass the sources (or an OpList file) that declare the op"))
+            continue
+        attrs = {a.name: a for a in op_def.attr}
+        for c, loc in zip(k.constraint, reg.constraint_locations or [reg.location] * len(k.constraint)):
+            attr = attrs.get(c.name)
+            if attr is None:
+                findings.append(OpgenError(f"{where} constrains attr '{c.name}', which '{k.op}' does not have "
+                                           f"(its attrs: {', '.join(attrs) or 'none'}); TensorFlow never selects "
+                                           "this kernel", loc))
+                continue
+            types = list(c.allowed_values.list.type)
+            if types and attr.type not in ("type", "list(type)"):
+                findings.append(OpgenError(f"{where} constrains attr '{c.name}' to types, but it is a "
+                                           f"'{attr.type}' attr", loc))
+            elif types and attr.HasField("allowed_values"):
+                allowed = set(attr.allowed_values.list.type)
+                outside = [t for t in types if t not in allowed]
+                if outside:
+                    findings.append(OpgenError(
+                        f"{where} registers {', '.join(_names(outside))} for attr '{c.name}', which '{k.op}' "
+                        f"does not allow (allowed: {', '.join(_names(allowed))}); no node can use it", loc))
+        args = {a.name for a in [*op_def.input_arg, *op_def.output_arg]}
+        for name, loc in zip(k.host_memory_arg, reg.host_memory_locations or [reg.location] * len(k.host_memory_arg)):
+            if name not in args:
+                findings.append(OpgenError(f"{where} puts '{name}' in host memory, but '{k.op}' has no input or "
+                                           f"output named '{name}' (TensorFlow fails when it creates the kernel)",
+                                           loc))
+    return findings

@@ -1,0 +1,276 @@
+"""Kernel registrations: REGISTER_KERNEL_BUILDER chains evaluated as KernelDefBuilder,
+located errors (or warnings with the registration skipped, for readers), the device x
+types summary, the cross-check against the declared ops and `opgen kernels`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from google.protobuf import text_format
+
+from opgen.cli import main
+from opgen.proto import kernel_def_pb2, types_pb2
+from opgen.spec.gather import GatherErrors, gather
+from opgen.spec.kernel_summary import cross_check, device_types, runs_on
+from opgen.spec.kernels import kernel_list
+
+OPS = """
+#include "tensorflow/core/framework/op.h"
+REGISTER_OP("Sum").Input("x: T").Input("axis: Tidx").Output("y: T")
+    .Attr("T: {float, double, int32}").Attr("Tidx: {int32, int64} = DT_INT32").Attr("keep: bool = false");
+REGISTER_OP("Fill").Input("v: T").Output("y: T").Attr("T: type").Attr("n: int");
+"""
+
+KERNELS = """
+#include "tensorflow/core/framework/op_kernel.h"
+#include "tensorflow/core/framework/register_types.h"
+namespace tensorflow {
+#define REGISTER(D, type)                                                                        \\
+  REGISTER_KERNEL_BUILDER(Name("Sum").Device(D).TypeConstraint<type>("T")                       \\
+                              .TypeConstraint<int32>("Tidx").HostMemory("axis"), SumOp<type>);
+#define REGISTER_CPU(type) REGISTER(DEVICE_CPU, type)
+TF_CALL_float(REGISTER_CPU) TF_CALL_double(REGISTER_CPU) TF_CALL_int32(REGISTER_CPU)
+#if GOOGLE_CUDA
+#define REGISTER_GPU(type) REGISTER(DEVICE_GPU, type)
+TF_CALL_float(REGISTER_GPU)
+#endif
+REGISTER_KERNEL_BUILDER(::tensorflow::register_kernel::Name("Fill").Device("CPU"), FillOp);
+REGISTER_KERNEL_BUILDER(Name("Fill").Device(DEVICE_GPU).TypeConstraint<std::complex<float>>("T")
+                            .AttrConstraint<int64_t>("n", {1, 2}).Label("fast").Priority(-3), FillOp);
+}
+"""
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.opgen]\n")
+    (tmp_path / "ops.cc").write_text(OPS)
+    (tmp_path / "kernels.cc").write_text(KERNELS)
+    return tmp_path
+
+
+def _registrations(sources, **kw):
+    return gather([str(s) for s in sources], strict_kernels=True, **kw).kernels
+
+
+def _kernels(project, **kw):
+    return kernel_list(_registrations([project], **kw)).kernel
+
+
+def test_kernels_as_kernel_def_builder_builds_them(project):
+    kernels = _kernels(project, defines=["GOOGLE_CUDA=1"])
+    assert [(k.op, k.device_type) for k in kernels] == [("Fill", "CPU"), ("Fill", "GPU"), ("Sum", "CPU"),
+                                                        ("Sum", "CPU"), ("Sum", "CPU"), ("Sum", "GPU")]
+    expected = text_format.Parse("""
+        op: "Fill" device_type: "GPU" label: "fast" priority: -3
+        constraint { name: "T" allowed_values { list { type: DT_COMPLEX64 } } }
+        constraint { name: "n" allowed_values { list { i: [1, 2] } } }""", kernel_def_pb2.KernelDef())
+    assert kernels[1] == expected
+    assert kernels[2].host_memory_arg == ["axis"]
+    assert [c.allowed_values.list.type[0] for c in kernels[5].constraint] == [types_pb2.DT_FLOAT, types_pb2.DT_INT32]
+    assert not [k for k in _kernels(project) if k.device_type == "GPU" and k.op == "Sum"]
+
+
+def test_mobile_platform_defines_shrink_tf_call_lists(project):
+    kernels = _kernels(project, defines=["IS_MOBILE_PLATFORM"])
+    assert [k.constraint[0].allowed_values.list.type[0] for k in kernels if k.op == "Sum"] == [
+        types_pb2.DT_FLOAT, types_pb2.DT_INT32]  # TF_CALL_double is empty on mobile
+
+
+def test_device_types_and_runs_on(project):
+    op_list = gather([str(project)]).op_list
+    sum_op = next(op for op in op_list.op if op.name == "Sum")
+    fill_op = next(op for op in op_list.op if op.name == "Fill")
+    kernels = _kernels(project, defines=["GOOGLE_CUDA=1"])
+    sums = device_types([k for k in kernels if k.op == "Sum"], sum_op)
+    assert sums == {"CPU": {"T": ("float32", "float64", "int32"), "Tidx": ("int32",)},
+                    "GPU": {"T": ("float32",), "Tidx": ("int32",)}}
+    assert runs_on(sums) == "CPU (T: float32, float64, int32; Tidx: int32), GPU (T: float32; Tidx: int32)"
+    fills = device_types([k for k in kernels if k.op == "Fill"], fill_op)
+    assert fills == {"CPU": {}}  # the GPU kernel is labelled: only nodes asking for it get it
+    assert runs_on(fills) == "CPU"
+    assert runs_on({"CPU": {"T": ("float32", "int32")}, "GPU": {"T": None}}) == "CPU (float32, int32), GPU (any)"
+
+
+BAD = {
+    "TypeConstraint<MyType>(\"T\")": "cannot tell which DataType the C++ type 'MyType' is",
+    "TypeConstraint(\"T\", kTypes)": "cannot evaluate the type list 'kTypes' in TypeConstraint()",
+    "Label(\"a\").Label(\"b\")": "Label() set a second time on the Sum kernel",
+    "Frobnicate(1)": "unknown kernel builder method 'Frobnicate'",
+    "Priority(kPriority)": "cannot evaluate 'kPriority' in Priority()",
+    "HostMemory(ArgName())": "cannot resolve 'ArgName()' in HostMemory()",
+    "Priority(4294967296)": "4294967296 in Priority() does not fit in int32_t",
+    "AttrConstraint(\"n\", 1.5)": "cannot evaluate '1.5' in AttrConstraint(): expected int, string or bool literals",
+    "Label(u\"x\")": "u-prefixed string literal is not a narrow std::string",
+}
+
+
+@pytest.mark.parametrize("call", list(BAD))
+def test_unevaluable_calls_are_located_errors_or_skipped_with_a_warning(tmp_path, call):
+    source = tmp_path / "k.cc"
+    source.write_text('REGISTER_KERNEL_BUILDER(Name("Ok").Device(DEVICE_CPU), OkOp);\n'
+                      f'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).{call}, SumOp);\n')
+    with pytest.raises(GatherErrors) as info:
+        _registrations([source])
+    text = info.value.format()
+    assert f"{source}:2:" in text and BAD[call] in text and text.endswith("1 error in 1 file")
+    lenient = gather([str(source)])
+    assert [k.kernel_def.op for k in lenient.kernels] == ["Ok"]
+    assert len(lenient.warnings) == 1 and lenient.warnings[0].startswith(f"{source}:2:")
+    assert BAD[call] in lenient.warnings[0] and ": warning: " in lenient.warnings[0]
+    assert lenient.warnings[0].endswith("\n  (kernel registration skipped)")
+
+
+def test_kernel_without_device_or_builder_is_an_error(tmp_path):
+    source = tmp_path / "k.cc"
+    source.write_text('REGISTER_KERNEL_BUILDER(Name("A"), AOp);\nREGISTER_KERNEL_BUILDER(KernelDefBuilder("B").'
+                      'Device(DEVICE_CPU), BOp);\nREGISTER_KERNEL_BUILDER(Name("C").Device(DEVICE_CPU));\n')
+    with pytest.raises(GatherErrors) as info:
+        _registrations([source])
+    lines = info.value.format().splitlines()
+    assert lines[0].startswith(f"{source}:1:1: error: the A kernel has no Device(...)")
+    assert lines[1].startswith(f"{source}:2:25: error: REGISTER_KERNEL_BUILDER's first argument must be a Name(")
+    assert lines[2].startswith(f"{source}:3:1: error: REGISTER_KERNEL_BUILDER expects a kernel builder and a kernel")
+
+
+def test_cross_check_reports_kernels_tensorflow_would_reject(tmp_path, project):
+    (project / "more.cc").write_text(
+        'REGISTER_KERNEL_BUILDER(Name("Nope").Device(DEVICE_CPU), NopeOp);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<float>("U"), SumOp);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<bool>("T"), SumOp);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<float>("keep"), SumOp);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Fill").Device(DEVICE_CPU).HostMemory("w"), FillOp);\n')
+    findings = [f.format() for f in cross_check(_registrations([project]), gather([str(project)]).op_list)]
+    more = project / "more.cc"
+    assert findings == [
+        (f"{more}:5:68: error: the CPU kernel of 'Fill' puts 'w' in host memory, but 'Fill' has no input or output "
+        "named 'w' (TensorFlow fails when it creates the kernel)"),
+        (f"{more}:1:1: error: the CPU kernel of 'Nope': no REGISTER_OP in the sources declares 'Nope' (TensorFlow "
+        "cannot use a kernel of an op it does not know)\n  hint: pass the sources (or an OpList file) that declare "
+        "the op"),
+        (f"{more}:2:78: error: the CPU kernel of 'Sum' constrains attr 'U', which 'Sum' does not have (its attrs: T, "
+        "Tidx, keep); TensorFlow never selects this kernel"),
+        (f"{more}:3:77: error: the CPU kernel of 'Sum' registers bool for attr 'T', which 'Sum' does not allow "
+        "(allowed: float32, float64, int32); no node can use it"),
+        f"{more}:4:78: error: the CPU kernel of 'Sum' constrains attr 'keep' to types, but it is a 'bool' attr",
+    ]
+    more.unlink()
+    assert cross_check(_registrations([project], defines=["GOOGLE_CUDA=1"]), gather([str(project)]).op_list) == []
+
+
+def _run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_opgen_kernels_formats(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    code, out, err = _run(["kernels", ".", "-D", "GOOGLE_CUDA=1"], capsys)
+    assert code == 0 and err == ""
+    assert len(text_format.Parse(out, kernel_def_pb2.KernelList()).kernel) == 6
+    code, out, _ = _run(["kernels", ".", "--format", "md"], capsys)
+    assert code == 0
+    assert "## Sum\n\n| Device | T | Tidx | Host memory |\n|---|---|---|---|\n" \
+           "| CPU | float32, float64, int32 | int32 | axis |\n" in out
+    assert "| GPU (label `fast`) (priority -3) | complex64 |" in out
+    code, out, _ = _run(["kernels", ".", "--format", "json"], capsys)
+    assert code == 0 and '"device_type": "CPU"' in out
+    assert _run(["kernels", ".", "--format", "pb", "-o", "k.pb"], capsys)[0] == 0
+    assert len(kernel_def_pb2.KernelList.FromString((project / "k.pb").read_bytes()).kernel) == 5
+
+
+def test_opgen_kernels_cross_check_and_errors(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    Path("odd.cc").write_text('REGISTER_KERNEL_BUILDER(Name("Nope").Device(DEVICE_CPU), NopeOp);\n')
+    code, out, err = _run(["kernels", "."], capsys)
+    assert code == 0 and out.count("kernel {") == 6
+    assert err.splitlines() == [
+        ("odd.cc:1:1: warning: the CPU kernel of 'Nope': no REGISTER_OP in the sources declares 'Nope' (TensorFlow "
+        "cannot use a kernel of an op it does not know)"), ("  hint: pass the sources (or an OpList file) that "
+        "declare the op"), "1 kernel reported by the cross-check"]
+    assert _run(["kernels", ".", "--check"], capsys)[0] == 1
+    Path("odd.cc").write_text('REGISTER_KERNEL_BUILDER(Name("Nope").Device(DEVICE_CPU).TypeConstraint<X>("T"), N);\n')
+    code, out, err = _run(["kernels", ".", "-o", "out.pbtxt"], capsys)
+    assert code == 2 and out == "" and not Path("out.pbtxt").exists()
+    assert err.startswith("odd.cc:1:72: error: cannot tell which DataType the C++ type 'X' is")
+
+
+def test_snapshot_lists_kernels_and_diff_needs_both_sides(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    (project / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops.cc", "kernels.cc"]\ndefines = ["GOOGLE_CUDA=1"]\n')
+    code, out, _ = _run(["api"], capsys)
+    assert code == 0
+    assert "- kernels: CPU (T: float32, float64, int32; Tidx: int32), GPU (T: float32; Tidx: int32)\n" in out
+    assert "- kernels: CPU\n" in out  # Fill: one unconstrained CPU kernel (the GPU one is labelled)
+    code, out, _ = _run(["api", "--format", "json", "-o", "old.json"], capsys)
+    assert code == 0
+    from opgen.apidiff.snapshot_format import from_json, to_json
+
+    text = (project / "old.json").read_text()
+    snapshot = from_json(text, "old.json")
+    assert snapshot.ops["Sum"].kernels == {"CPU": {"T": ("float32", "float64", "int32"), "Tidx": ("int32",)},
+                                           "GPU": {"T": ("float32",), "Tidx": ("int32",)}}
+    assert to_json(snapshot) == text
+    (project / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops.cc", "kernels.cc"]\n')
+    code, out, _ = _run(["diff", "old.json"], capsys)
+    assert code == 1 and "BREAKING kernel device_removed: no GPU kernel any more" in out
+    # an OpList file knows no kernels: nothing to compare, nothing reported
+    assert _run(["oplist", "ops.cc", "-o", "ops.pbtxt"], capsys)[0] == 0
+    code, out, _ = _run(["diff", "ops.pbtxt", "old.json"], capsys)
+    assert " kernel " not in out
+
+
+def test_docstring_kernels_option(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(project / "cache"))
+    (project / "scale.cc").write_text(
+        'REGISTER_OP("Scale").Input("x: T").Output("y: T").Attr("T: {float, double, int32}").Doc("Scales x.");\n'
+        '#define R(t) REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_CPU).TypeConstraint<t>("T"), S<t>);\n'
+        'TF_CALL_float(R) TF_CALL_double(R) TF_CALL_int32(R)\n'
+        'REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_GPU).TypeConstraint<float>("T"), S<float>);\n')
+    config = '[tool.opgen]\nsources = ["scale.cc"]\nout = "gen"\n'
+    (project / "pyproject.toml").write_text(config)
+    assert _run(["build"], capsys)[0] == 0
+    plain = (project / "gen" / "gen_scale.py").read_text()
+    assert "Runs on" not in plain
+    (project / "pyproject.toml").write_text(config + "docstring_kernels = true\n")
+    assert _run(["build"], capsys)[0] == 0
+    text = (project / "gen" / "gen_scale.py").read_text()
+    assert "Scales x.\n\n    Runs on: CPU (float32, float64, int32), GPU (float32).\n\n    Args:" in text
+    (project / "scale.cc").write_text((project / "scale.cc").read_text().replace("DEVICE_GPU", "DEVICE_TPU"))
+    assert _run(["build"], capsys)[0] == 0  # the cached chunk is not reused: the kernels changed
+    assert "Runs on: CPU (float32, float64, int32), TPU (float32)." in (project / "gen" / "gen_scale.py").read_text()
+    (project / "pyproject.toml").write_text(config + "docstring_kernels = 1\n")
+    code, _, err = _run(["build"], capsys)
+    assert code == 2 and "[tool.opgen] docstring_kernels must be true or false" in err
+
+
+def test_selective_registration_and_internal_ops(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    Path("internal.cc").write_text(
+        'REGISTER_OP("_Hidden").Output("y: float");\n'
+        'REGISTER_KERNEL_BUILDER(Name("_Hidden").Device(DEVICE_CPU), HiddenOp);\n'
+        'REGISTER_SYSTEM_KERNEL_BUILDER(Name("Sum").Device(DEVICE_TPU), SumOp);\n')
+    Path("allow.txt").write_text("Fill\n")
+    code, out, err = _run(["kernels", "."], capsys)
+    assert code == 0 and err == "" and '  op: "_Hidden"' in out  # declared: no cross-check finding
+    kernels = [(k.kernel_def.op, k.kernel_def.device_type) for k in gather(["."], allow_file="allow.txt").kernels]
+    assert kernels == [("Fill", "CPU"), ("Fill", "GPU"), ("Sum", "TPU")]  # a system kernel stays
+
+
+def test_kernels_no_node_can_get_are_not_where_the_op_runs(project):
+    op_list = gather([str(project)]).op_list
+    sum_op = next(op for op in op_list.op if op.name == "Sum")
+
+    def kernel(device, **constraints):
+        k = kernel_def_pb2.KernelDef(op="Sum", device_type=device)
+        for name, types in constraints.items():
+            k.constraint.add(name=name).allowed_values.list.type.extend(types)
+        return k
+
+    kernels = [kernel("CPU", T=[types_pb2.DT_FLOAT, types_pb2.DT_BOOL]), kernel("GPU", U=[types_pb2.DT_FLOAT]),
+               kernel("TPU", T=[types_pb2.DT_BOOL]), kernel("XLA", keep=[types_pb2.DT_FLOAT])]
+    assert device_types(kernels, sum_op) == {"CPU": {"T": ("float32",)}}
+    assert list(device_types(kernels, None)) == ["CPU", "GPU", "TPU", "XLA"]  # op unknown: taken as written
