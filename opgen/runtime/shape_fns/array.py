@@ -1,0 +1,733 @@
+"""Ports of the shape functions of TF's array ops (tensorflow/core/ops/array_ops.cc)."""
+
+from __future__ import annotations
+
+from ..shape_context import InferenceContext, ShapeError, ShapeHandle, debug_string
+from .common import (
+    ShapeFn,
+    concat_shape,
+    concat_v2_shape,
+    explicit_shape,
+    reduction_shape,
+    scalar_from_tensor,
+    scalar_input_dim,
+    scalar_shape,
+    unchanged_shape,
+)
+from .strided_slice import strided_slice_shape
+
+def scalar_input_as_dim(
+    c: InferenceContext, index: int, rank: int | None
+) -> int | None:
+    """TF's MakeDimForScalarInputWithNegativeIndexing: a constant scalar input as an index."""
+    value = c.input_tensor(index)
+    if value is None:
+        return None
+    dim = scalar_from_tensor(value)
+    if dim < 0:
+        if rank is None:
+            return None
+        if dim + rank < 0:
+            raise ShapeError(
+                f"Dimension size, given by scalar input {dim} must be in range [-{rank}, {rank})"
+            )
+        return dim + rank
+    if rank is not None and rank > 0 and dim >= rank:
+        raise ShapeError(
+            f"Dimension size, given by scalar input {dim} must be in range [-{rank}, {rank})"
+        )
+    return dim
+
+
+def split_shape(c: InferenceContext) -> None:
+    shape = c.input(1)
+    num_split = c.get_attr("num_split")
+    rank = c.rank(shape)
+    split_dim = scalar_input_as_dim(c, 0, rank)
+    if split_dim is None:
+        out = c.unknown_shape_of_rank(rank) if rank is not None else c.unknown_shape()
+    else:
+        shape = c.with_rank_at_least(shape, split_dim + 1)
+        try:
+            size = c.divide(c.dim(shape, split_dim), num_split, True)
+        except ShapeError as e:
+            raise ShapeError(
+                f"{e}\n\tNumber of ways to split should evenly divide the split dimension"
+            ) from None
+        out = c.replace_dim(shape, split_dim, size)
+    for i in range(c.num_outputs):
+        c.set_output(i, out)
+
+
+def pack_shape(c: InferenceContext) -> None:
+    axis = c.get_attr("axis")
+    current = c.input(0)
+    for i in range(1, c.num_inputs):
+        current = c.merge(current, c.input(i))
+    if current.dims is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    rank = len(current.dims)
+    if axis < -(rank + 1) or axis > rank:
+        raise ShapeError(f"Invalid axis: {axis}; must be in [{-(rank + 1)},{rank + 1})")
+    if axis < 0:
+        axis += rank + 1
+    dims = list(current.dims)
+    dims.insert(axis, c.num_inputs)
+    c.set_output(0, c.make_shape(dims))
+
+
+def const_shape(c: InferenceContext) -> None:
+    c.set_output(
+        0, c.make_shape([d.size for d in c.get_attr("value").tensor_shape.dim])
+    )
+
+
+def shape_shape(c: InferenceContext) -> None:
+    for i in range(c.num_outputs):
+        c.set_output(i, c.vector(c.rank(c.input(i))))
+
+
+
+
+def _reshape(c: InferenceContext) -> None:
+    """TF's SetOutputShapeForReshape."""
+    shape = c.input(0)
+    out = c.make_shape_from_shape_tensor(1)
+    if out.dims is None or shape.dims is None:
+        c.set_output(0, out)
+        return
+    out_known, out_unknown, too_many = _known_product(out)
+    in_known, in_unknown, too_many_in = _known_product(shape)
+    if not (too_many or too_many_in):
+        if in_unknown < 0 and out_unknown < 0:
+            if in_known != out_known:
+                raise ShapeError(
+                    f"Cannot reshape a tensor with {in_known} elements to shape "
+                    f"{debug_string(out)} ({out_known} elements)"
+                )
+        elif in_unknown < 0 and out_unknown >= 0 and out_known > 0:
+            inferred = c.divide(in_known, out_known, True)
+            out = c.replace_dim(out, out_unknown, inferred)
+        elif in_unknown >= 0 and out_unknown < 0 and in_known != 0:
+            inferred = c.divide(out_known, in_known, True)
+            c.merge_dim(c.dim(shape, in_unknown), inferred)
+        elif in_unknown >= 0 and out_unknown >= 0 and in_known == out_known:
+            out = c.replace_dim(out, out_unknown, c.dim(shape, in_unknown))
+    c.set_output(0, out)
+
+
+def _known_product(shape: ShapeHandle) -> tuple[int, int, bool]:
+    """(product of the known dims, index of the one unknown dim or -1, more than one unknown)."""
+    product, unknown = 1, -1
+    for i, d in enumerate(shape.known_dims()):
+        if d is None:
+            if unknown >= 0:
+                return product, unknown, True
+            unknown = i
+        else:
+            product *= d
+    return product, unknown, False
+
+
+def _expand_dims(c: InferenceContext) -> None:
+    shape = c.input(0)
+    value = c.input_tensor(1)
+    if value is not None and len(value[0]) != 1:
+        raise ShapeError("'dim' input must be a tensor with a single value")
+    if value is None or shape.dims is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    dim = int(value[0][0])
+    rank = len(shape.dims)
+    if dim < -rank - 1 or dim > rank:
+        raise ShapeError(f"dim {dim} not in the interval [{-rank - 1}, {rank}].")
+    if dim < 0:
+        dim += rank + 1
+    c.set_output(0, c.make_shape(shape.dims[:dim] + (1,) + shape.dims[dim:]))
+
+
+def _squeeze(c: InferenceContext) -> None:
+    shape = c.input(0)
+    if shape.dims is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    rank = len(shape.dims)
+    squeeze_dims = list(c.get_attr("squeeze_dims"))
+    for i, d in enumerate(squeeze_dims):
+        if d < -rank or d >= rank:
+            raise ShapeError(f"squeeze_dims[{i}] not in [{-rank},{rank}).")
+        if d < 0:
+            squeeze_dims[i] = d + rank
+    dims: list[int | None] = []
+    for i, d in enumerate(shape.dims):
+        explicit = i in squeeze_dims
+        if d is None:
+            if explicit:
+                continue
+            if not squeeze_dims:
+                c.set_output(0, c.unknown_shape())
+                return
+        elif d == 1:
+            if explicit or not squeeze_dims:
+                continue
+        elif explicit:
+            raise ShapeError(
+                f"Can not squeeze dim[{i}], expected a dimension of 1, got {d}"
+            )
+        dims.append(d)
+    c.set_output(0, c.make_shape(dims))
+
+
+def _transpose(c: InferenceContext) -> None:
+    shape = c.input(0)
+    perm_shape = c.input(1)
+    perm = c.input_tensor(1)
+    perm_elems = c.num_elements(perm_shape)
+    if shape.dims is None and perm_elems is None and perm is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    if shape.dims is not None:
+        rank = len(shape.dims)
+    elif perm_elems is not None:
+        rank = perm_elems
+    else:
+        assert perm is not None
+        rank = len(perm[0])
+    if shape.dims is None and rank < 2:
+        c.set_output(0, shape)
+        return
+    shape = c.with_rank(shape, rank)
+    perm_shape = c.with_rank(perm_shape, 1)
+    c.with_value(c.dim(perm_shape, 0), rank)
+    if perm is None:
+        c.set_output(0, c.unknown_shape_of_rank(rank))
+        return
+    dims = []
+    for i in range(rank):
+        index = int(perm[0][i])
+        if index >= rank:
+            raise ShapeError(f"perm dim {index} is out of range of input rank {rank}")
+        dims.append(c.dim(shape, index))
+    c.set_output(0, c.make_shape(dims))
+
+
+def _fill(c: InferenceContext) -> None:
+    c.with_rank(c.input(0), 1)
+    c.with_rank(c.input(1), 0)
+    value = c.input_tensor(0)
+    if value is not None and any(v < 0 for v in value[0]):
+        raise ShapeError("Fill dimensions must be >= 0")
+    c.set_output(0, c.make_shape_from_shape_tensor(0))
+
+
+def _empty(c: InferenceContext) -> None:
+    c.set_output(0, c.make_shape_from_shape_tensor(0))
+
+
+def _slice(c: InferenceContext) -> None:
+    shape = c.input(0)
+    begin_shape = c.with_rank(c.input(1), 1)
+    sizes_shape = c.with_rank(c.input(2), 1)
+    begin_shape = c.merge(begin_shape, sizes_shape)
+    ndims = c.dim(begin_shape, 0)
+    if ndims is not None:
+        shape = c.with_rank(shape, ndims)
+    begin = c.make_shape_from_shape_tensor(1)
+    sizes = c.input_tensor(2)
+    if sizes is not None:
+        begin = c.with_rank(begin, len(sizes[0]))
+        dims: list[int | None] = []
+        for i, size in enumerate(sizes[0]):
+            if size == -1:
+                dims.append(c.subtract(c.dim(shape, i), c.dim(begin, i)))
+            else:
+                if size < 0:
+                    raise ShapeError(f"Invalid value in tensor used for shape: {size}")
+                dims.append(int(size))
+        c.set_output(0, c.make_shape(dims))
+        return
+    size_shape = c.make_shape_from_shape_tensor(2)
+    if size_shape.dims is not None:
+        c.with_rank(begin, len(size_shape.dims))
+        c.set_output(0, size_shape)
+    elif shape.dims is not None:
+        c.set_output(0, c.unknown_shape_of_rank(len(shape.dims)))
+    else:
+        c.set_output(0, c.unknown_shape())
+
+
+def _tile(c: InferenceContext) -> None:
+    shape = c.input(0)
+    c.with_rank(c.input(1), 1)
+    multiples = c.make_shape_from_shape_tensor(1)
+    if shape.dims is not None:
+        multiples = c.with_rank(multiples, len(shape.dims))
+    if multiples.dims is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    shape = c.with_rank(shape, len(multiples.dims))
+    dims = [c.multiply(a, b) for a, b in zip(shape.known_dims(), multiples.dims)]
+    c.set_output(0, c.make_shape(dims))
+
+
+def _gather(c: InferenceContext) -> None:
+    params = c.with_rank_at_least(c.input(0), 1)
+    out = c.concatenate(c.input(1), c.subshape(params, 1))
+    c.set_output(0, out)
+
+
+def _gather_v2(c: InferenceContext) -> None:
+    params = c.with_rank_at_least(c.input(0), 1)
+    indices = c.input(1)
+    c.with_rank(c.input(2), 0)
+    axis_value = c.input_tensor(2)
+    batch_dims = c.get_attr("batch_dims")
+    if axis_value is None:
+        if params.dims is not None and indices.dims is not None:
+            c.set_output(
+                0,
+                c.unknown_shape_of_rank(
+                    len(params.dims) + len(indices.dims) - 1 - batch_dims
+                ),
+            )
+        else:
+            c.set_output(0, c.unknown_shape())
+        return
+    axis = int(axis_value[0][0])
+    c.with_rank_at_least(params, -axis if axis < 0 else axis + 1)
+    c.with_rank_at_least(indices, abs(batch_dims))
+    if batch_dims < 0 and indices.dims is not None:
+        batch_dims += len(indices.dims)
+    c.with_rank_at_least(params, batch_dims + 1)
+    out = c.concatenate(c.subshape(params, 0, axis), c.subshape(indices, batch_dims))
+    if axis != -1:
+        out = c.concatenate(out, c.subshape(params, axis + 1))
+    c.set_output(0, out)
+
+
+def _gather_nd(c: InferenceContext) -> None:
+    params = c.with_rank_at_least(c.input(0), 1)
+    indices = c.with_rank_at_least(c.input(1), 1)
+    r = c.dim(indices, -1)
+    if params.dims is None or r is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    if r > len(params.dims):
+        raise ShapeError(
+            "indices.shape[-1] must be <= params.rank, but saw indices shape: "
+            f"{debug_string(indices)} and params shape: {debug_string(params)}"
+        )
+    c.set_output(0, c.concatenate(c.subshape(indices, 0, -1), c.subshape(params, r)))
+
+
+def _one_hot(c: InferenceContext) -> None:
+    axis = c.get_attr("axis")
+    if axis < -1:
+        raise ShapeError("axis must be >= -1")
+    depth = scalar_input_dim(c, 1)
+    indices = c.input(0)
+    if indices.dims is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    new_rank = len(indices.dims) + 1
+    index = (axis + new_rank) % new_rank
+    c.set_output(
+        0, c.make_shape(indices.dims[:index] + (depth,) + indices.dims[index:])
+    )
+
+
+def _where(c: InferenceContext) -> None:
+    c.set_output(0, c.matrix(None, c.rank(c.input(0))))
+
+
+def _unpack(c: InferenceContext) -> None:
+    shape = c.input(0)
+    out = c.unknown_shape()
+    if shape.dims is not None:
+        rank = len(shape.dims)
+        axis = c.get_attr("axis")
+        if axis < -rank or axis >= rank:
+            raise ShapeError(f"Invalid axis: {axis}; must be in [{-rank},{rank})")
+        if axis < 0:
+            axis += rank
+        c.with_value(shape.dims[axis], c.num_outputs)
+        out = c.make_shape(shape.dims[:axis] + shape.dims[axis + 1 :])
+    for i in range(c.num_outputs):
+        c.set_output(i, out)
+
+
+def _split_v(c: InferenceContext) -> None:
+    shape = c.input(0)
+    rank = c.rank(shape)
+    split_dim = scalar_input_as_dim(c, 2, rank)
+    n = c.num_outputs
+    sizes = c.input_tensor(1)
+    if rank is None:
+        for i in range(n):
+            c.set_output(i, c.unknown_shape())
+        return
+    if rank == 0:
+        raise ShapeError("Can't split scalars")
+    if sizes is None and split_dim is not None:
+        out = c.replace_dim(shape, split_dim, None)
+        for i in range(n):
+            c.set_output(i, out)
+        return
+    if sizes is None or split_dim is None:
+        for i in range(n):
+            c.set_output(i, c.unknown_shape_of_rank(rank))
+        return
+    shape = c.with_rank_at_least(shape, split_dim + 1)
+    data = [int(v) for v in sizes[0]]
+    if len(data) != n:
+        raise ShapeError(
+            f"Length of size_splits should be equal to num_outputs, but got {len(data)} and {n}"
+        )
+    total, has_neg = 0, False
+    for size in data:
+        if size == -1:
+            if has_neg:
+                raise ShapeError("size_splits can only have one -1")
+            has_neg = True
+        else:
+            total += size
+    dim_size = c.dim(shape, split_dim)
+    for i, size in enumerate(data):
+        if size == -1 and dim_size is not None:
+            size = dim_size - total
+        if size < -1 or (size == -1 and dim_size is not None):
+            raise ShapeError(f"Split size at index {i} must be >= 0. Got: {size}")
+        c.set_output(i, c.replace_dim(shape, split_dim, None if size == -1 else size))
+    if dim_size is not None and (total > dim_size if has_neg else total != dim_size):
+        raise ShapeError(
+            f"can't split axis of size {dim_size} into pieces of size "
+            f"[{','.join(str(d) for d in data)}]"
+        )
+
+
+def _pad(c: InferenceContext) -> None:
+    paddings = c.with_rank(c.input(1), 2)
+    c.with_value(c.dim(paddings, 1), 2)
+    shape = c.input(0)
+    n = c.dim(paddings, 0)
+    if n is not None:
+        shape = c.with_rank(shape, n)
+    elif shape.dims is not None:
+        n = c.with_value(n, len(shape.dims))
+    value = c.input_tensor(1)
+    if value is None:
+        c.set_output(0, c.unknown_shape() if n is None else c.unknown_shape_of_rank(n))
+        return
+    num_dims = value[1][0]
+    shape = c.with_rank(shape, num_dims)
+    c.with_value(n, num_dims)
+    dims = []
+    for i in range(num_dims):
+        before, after = value[0][2 * i], value[0][2 * i + 1]
+        if before < 0 or after < 0:
+            raise ShapeError("Paddings must be non-negative")
+        dims.append(c.add(c.dim(shape, i), before + after))
+    c.set_output(0, c.make_shape(dims))
+
+
+def _reverse_v2(c: InferenceContext) -> None:
+    shape = c.input(0)
+    c.with_rank(c.input(1), 1)
+    if shape.dims is not None and len(shape.dims) > 8:
+        raise ShapeError("reverse does not work on tensors with more than 8 dimensions")
+    axes = c.input_tensor(1)
+    if axes is not None and shape.dims is not None:
+        rank = len(shape.dims)
+        seen = set()
+        for i, a in enumerate(axes[0]):
+            canonical = a + rank if a < 0 else a
+            if canonical < 0 or canonical >= rank:
+                raise ShapeError(f"'axis'[{i}] = {a} is out of valid range [0, {rank - 1}")
+            if canonical in seen:
+                raise ShapeError(f"axis {canonical} specified more than once.")
+            seen.add(canonical)
+    c.set_output(0, shape)
+
+
+def _broadcast_to(c: InferenceContext) -> None:
+    c.with_rank(c.input(1), 1)
+    out = c.make_shape_from_shape_tensor(1)
+    shape = c.input(0)
+    if out.dims is None or shape.dims is None:
+        c.set_output(0, out)
+        return
+    out_rank = len(out.dims)
+    shape = c.with_rank_at_most(shape, out_rank)
+    in_rank = len(shape.known_dims())
+    for i in range(in_rank):
+        in_dim = shape.known_dims()[in_rank - i - 1]
+        if in_dim is not None and in_dim > 1:
+            merged = c.merge_dim(in_dim, c.dim(out, out_rank - i - 1))
+            out = c.replace_dim(out, out_rank - i - 1, merged)
+    c.set_output(0, out)
+
+
+def _broadcast_args(c: InferenceContext) -> None:
+    x = c.with_rank(c.input(0), 1)
+    y = c.with_rank(c.input(1), 1)
+    dx, dy = c.dim(x, 0), c.dim(y, 0)
+    c.set_output(0, c.vector(None if dx is None or dy is None else max(dx, dy)))
+
+
+def _broadcast_gradient_args(c: InferenceContext) -> None:
+    c.with_rank(c.input(0), 1)
+    c.with_rank(c.input(1), 1)
+    c.set_output(0, c.vector(None))
+    c.set_output(1, c.vector(None))
+
+
+def _invert_permutation(c: InferenceContext) -> None:
+    c.set_output(0, c.with_rank(c.input(0), 1))
+
+
+def _unique(c: InferenceContext) -> None:
+    c.set_output(0, c.vector(None))
+    c.set_output(1, c.input(0))
+    if c.num_outputs > 2:
+        c.set_output(2, c.vector(None))
+    c.with_rank(c.input(0), 1)
+
+
+def _diag(c: InferenceContext) -> None:
+    shape = c.with_rank_at_least(c.input(0), 1)
+    c.set_output(0, c.concatenate(shape, shape))
+
+
+def _diag_part(c: InferenceContext) -> None:
+    shape = c.input(0)
+    if shape.dims is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    rank = len(shape.dims)
+    if rank % 2 != 0 or rank <= 0:
+        raise ShapeError(
+            f"Input must have even and non-zero rank, input rank is {rank}"
+        )
+    mid = rank // 2
+    c.set_output(
+        0, c.make_shape([c.merge_dim(shape.dims[i], shape.dims[i + mid]) for i in range(mid)])
+    )
+
+
+def _min_dim(a: int | None, b: int | None) -> int | None:
+    """TF's InferenceContext::Min."""
+    if a == 0 or b == 0:
+        return 0
+    if a is None or b is None:
+        return None
+    return min(a, b)
+
+
+def _matrix_diag(c: InferenceContext) -> None:
+    shape = c.with_rank_at_least(c.input(0), 1)
+    if shape.dims is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    c.set_output(0, c.concatenate(shape, c.vector(shape.dims[-1])))
+
+
+def _matrix_diag_part(c: InferenceContext) -> None:
+    shape = c.with_rank_at_least(c.input(0), 2)
+    if shape.dims is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    dims = shape.dims
+    c.set_output(0, c.make_shape(dims[:-2] + (_min_dim(dims[-2], dims[-1]),)))
+
+
+def _matrix_set_diag(c: InferenceContext) -> None:
+    shape = c.with_rank_at_least(c.input(0), 2)
+    diag = c.with_rank_at_least(c.input(1), 1)
+    if shape.dims is not None:
+        diag = c.with_rank(c.input(1), len(shape.dims) - 1)
+    smallest = _min_dim(c.dim(shape, -2), c.dim(shape, -1))
+    c.merge_dim(smallest, c.dim(diag, -1))
+    out = shape
+    if diag.dims is not None and not c.fully_defined(shape):
+        out = c.merge(shape, c.concatenate(c.subshape(diag, 0, -1), c.unknown_shape_of_rank(2)))
+    c.set_output(0, out)
+
+
+def _space_depth(to_depth: bool) -> ShapeFn:
+    def fn(c: InferenceContext) -> None:
+        data_format = c.get_attr("data_format")
+        rank = 5 if data_format == b"NCHW_VECT_C" else 4
+        shape = c.with_rank(c.input(0), rank)
+        block = c.get_attr("block_size")
+        if data_format == b"NHWC":
+            n, h, w, d = shape.known_dims()
+        else:
+            n, d, h, w = shape.known_dims()[:4]
+        if to_depth:
+            h = c.divide(h, block, True)
+            w = c.divide(w, block, True)
+            d = c.multiply(d, block * block)
+        else:
+            h = c.multiply(h, block)
+            w = c.multiply(w, block)
+            d = c.divide(d, block * block, True)
+        dims = [n, h, w, d] if data_format == b"NHWC" else [n, d, h, w]
+        c.set_output(0, c.make_shape(dims))
+
+    return fn
+
+
+def _ensure_shape(c: InferenceContext) -> None:
+    desired = c.make_shape_from_attr(c.get_attr("shape"))
+    c.set_output(0, c.merge(desired, c.input(0)))
+
+
+def _placeholder_with_default(c: InferenceContext) -> None:
+    out = c.make_shape_from_attr(c.get_attr("shape"))
+    c.merge(c.input(0), out)
+    c.set_output(0, out)
+
+
+def _unravel_index(c: InferenceContext) -> None:
+    indices = c.input(0)
+    dims = c.with_rank(c.input(1), 1)
+    if indices.dims is not None and len(indices.dims) == 0:
+        c.set_output(0, c.vector(c.dim(dims, 0)))
+    elif indices.dims is not None:
+        c.set_output(0, c.matrix(c.dim(dims, 0), c.num_elements(indices)))
+    else:
+        c.set_output(0, c.unknown_shape())
+
+
+def _sorted_search(c: InferenceContext) -> None:
+    c.with_rank(c.input(0), 2)
+    c.with_rank(c.input(1), 2)
+    c.set_output(0, c.input(1))
+
+
+def _list_diff(c: InferenceContext) -> None:
+    c.with_rank(c.input(0), 1)
+    c.with_rank(c.input(1), 1)
+    c.set_output(0, c.vector(None))
+    c.set_output(1, c.vector(None))
+
+
+def _reverse_sequence(c: InferenceContext) -> None:
+    shape = c.input(0)
+    seq_lens = c.with_rank(c.input(1), 1)
+    seq_dim = c.get_attr("seq_dim")
+    batch_dim = c.get_attr("batch_dim")
+    if shape.dims is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    rank = len(shape.dims)
+    if batch_dim >= rank:
+        raise ShapeError(f"batch_dim must be < input rank: {batch_dim} vs. {rank}")
+    if seq_dim >= rank:
+        raise ShapeError(f"seq_dim must be < input rank: {seq_dim} vs. {rank}")
+    batch = c.merge_dim(c.dim(shape, batch_dim), c.dim(seq_lens, 0))
+    c.set_output(0, c.replace_dim(shape, batch_dim, batch))
+
+
+def _concat_offset(c: InferenceContext) -> None:
+    for i in range(1, c.num_inputs):
+        c.set_output(i - 1, c.input(i))
+
+
+def _mirror_pad(c: InferenceContext) -> None:
+    paddings = c.with_rank(c.input(1), 2)
+    n = c.dim(paddings, 0)
+    if n is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    shape = c.with_rank(c.input(0), n)
+    c.merge(paddings, c.matrix(n, 2))
+    value = c.input_tensor(1)
+    if value is None:
+        c.set_output(0, c.unknown_shape_of_rank(n))
+        return
+    dims = []
+    for i in range(n):
+        before, after = value[0][2 * i], value[0][2 * i + 1]
+        if before < 0 or after < 0:
+            raise ShapeError("Paddings must be non-negative")
+        dims.append(c.add(c.dim(shape, i), before + after))
+    c.set_output(0, c.make_shape(dims))
+
+
+# Ops registered with shape_inference::UnchangedShape.
+UNCHANGED = (
+    "CheckNumerics", "CheckNumericsV2", "DebugGradientIdentity", "DeepCopy",
+    "FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxArgsGradient", "GuaranteeConst",
+    "Identity", "IdentityN", "InplaceAdd", "InplaceSub", "InplaceUpdate",
+    "MatrixBandPart", "OnesLike", "PreventGradient", "Snapshot", "StopGradient",
+    "TensorStridedSliceUpdate", "ZerosLike",
+)
+
+# Ops registered with shape_inference::ReductionShape.
+REDUCTION = (
+    "Any",
+)
+
+# Ops registered with shape_inference::ScalarShape.
+SCALAR = (
+    "Rank", "Size",
+)
+
+
+BY_OP: dict[str, ShapeFn] = {
+    **dict.fromkeys(UNCHANGED, unchanged_shape),
+    **dict.fromkeys(REDUCTION, reduction_shape),
+    **dict.fromkeys(SCALAR, scalar_shape),
+    "BroadcastArgs": _broadcast_args,
+    "BroadcastGradientArgs": _broadcast_gradient_args,
+    "BroadcastTo": _broadcast_to,
+    "Concat": concat_shape,
+    "ConcatOffset": _concat_offset,
+    "ConcatV2": concat_v2_shape,
+    "ConjugateTranspose": _transpose,
+    "Const": const_shape,
+    "DepthToSpace": _space_depth(to_depth=False),
+    "Diag": _diag,
+    "DiagPart": _diag_part,
+    "Empty": _empty,
+    "EnsureShape": _ensure_shape,
+    "ExpandDims": _expand_dims,
+    "Fill": _fill,
+    "Gather": _gather,
+    "GatherNd": _gather_nd,
+    "GatherV2": _gather_v2,
+    "InvertPermutation": _invert_permutation,
+    "ListDiff": _list_diff,
+    "LowerBound": _sorted_search,
+    "MatrixDiag": _matrix_diag,
+    "MatrixDiagPart": _matrix_diag_part,
+    "MatrixSetDiag": _matrix_set_diag,
+    "MirrorPad": _mirror_pad,
+    "OneHot": _one_hot,
+    "Pack": pack_shape,
+    "Pad": _pad,
+    "PadV2": _pad,
+    "Placeholder": explicit_shape,
+    "PlaceholderWithDefault": _placeholder_with_default,
+    "Reshape": _reshape,
+    "ReverseSequence": _reverse_sequence,
+    "ReverseV2": _reverse_v2,
+    "Shape": shape_shape,
+    "ShapeN": shape_shape,
+    "Slice": _slice,
+    "SpaceToDepth": _space_depth(to_depth=True),
+    "Split": split_shape,
+    "SplitV": _split_v,
+    "Squeeze": _squeeze,
+    "StridedSlice": strided_slice_shape,
+    "Tile": _tile,
+    "Transpose": _transpose,
+    "Unique": _unique,
+    "UniqueWithCounts": _unique,
+    "UnravelIndex": _unravel_index,
+    "Unpack": _unpack,
+    "UpperBound": _sorted_search,
+    "Where": _where,
+}
