@@ -122,6 +122,8 @@ def _summarize_attr(value: Any) -> str:
     if which == "s":
         return '"' + value.s.decode("utf-8", "replace") + '"'
     if which == "shape":
+        if value.shape.unknown_rank:
+            return "<unknown>"
         return debug_string(ShapeHandle(TensorShape(value.shape)._dims))
     if which == "list":
         lst = value.list

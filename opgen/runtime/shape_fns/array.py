@@ -307,7 +307,7 @@ def _gather_v2(c: InferenceContext) -> None:
 
 
 def _gather_nd(c: InferenceContext) -> None:
-    params = c.with_rank_at_least(c.input(0), 1)
+    params = c.input(0)
     indices = c.with_rank_at_least(c.input(1), 1)
     r = c.dim(indices, -1)
     if params.dims is None or r is None:
@@ -494,6 +494,83 @@ def _unique(c: InferenceContext) -> None:
     c.with_rank(c.input(0), 1)
 
 
+def _unique_with_counts(c: InferenceContext) -> None:
+    c.set_output(0, c.vector(None))
+    c.set_output(1, c.input(0))
+    c.set_output(2, c.vector(None))
+
+
+def _unique_v2(c: InferenceContext) -> None:
+    rank = c.rank(c.input(0))
+    c.set_output(0, c.unknown_shape() if rank is None else c.unknown_shape_of_rank(rank))
+    for i in range(1, c.num_outputs):
+        c.set_output(i, c.vector(None))
+
+
+def _fingerprint(c: InferenceContext) -> None:
+    c.with_rank_at_least(c.input(0), 1)
+    c.with_rank(c.input(1), 0)
+    method = c.input_tensor(1)
+    size = None
+    if method is not None:
+        name = method[0][0].decode() if isinstance(method[0][0], bytes) else str(method[0][0])
+        if name != "farmhash64":
+            raise ShapeError(f"Unsupported method: {name}")
+        size = 8
+    c.set_output(0, c.make_shape([c.dim(c.input(0), 0), size]))
+
+
+def _scatter_nd_helper(
+    c: InferenceContext, indices: ShapeHandle, updates: ShapeHandle, shape: ShapeHandle
+) -> None:
+    """TF's ScatterNdShapeHelper."""
+    if c.num_elements(shape) == 0 and (
+        (c.num_elements(indices) or 0) > 0 or (c.num_elements(updates) or 0) > 0
+    ):
+        raise ShapeError("Indices and updates specified for empty input")
+    if indices.dims is not None and updates.dims is not None and len(updates.dims) != 0:
+        outer = len(indices.dims) - 1
+        ix = c.dim(indices, -1)
+        if ix is not None:
+            prefix_indices = c.subshape(indices, 0, outer)
+            prefix_updates = c.subshape(updates, 0, outer)
+            try:
+                c.merge(prefix_indices, prefix_updates)
+            except ShapeError as e:
+                raise ShapeError(
+                    f"Dimensions [0,{outer}) of indices[shape={debug_string(indices)}] = "
+                    f"{debug_string(prefix_indices)} must match dimensions [0,{outer}) of "
+                    f"updates[shape={debug_string(updates)}] = {debug_string(prefix_updates)}: {e}"
+                ) from None
+            suffix_output = c.subshape(shape, ix)
+            suffix_updates = c.subshape(updates, outer)
+            try:
+                c.merge(suffix_output, suffix_updates)
+            except ShapeError as e:
+                raise ShapeError(
+                    f"Dimensions [{ix},{c.rank(shape)}) of input[shape={debug_string(shape)}] = "
+                    f"{debug_string(suffix_output)} must match dimensions [{outer},"
+                    f"{len(updates.dims)}) of updates[shape={debug_string(updates)}] = "
+                    f"{debug_string(suffix_updates)}: {e}"
+                ) from None
+    c.set_output(0, shape)
+
+
+def _scatter_nd(c: InferenceContext) -> None:
+    indices = c.with_rank_at_least(c.input(0), 1)
+    updates = c.with_rank_at_least(c.input(1), 1)
+    c.with_rank(c.input(2), 1)
+    shape = c.make_shape_from_shape_tensor(2)
+    _scatter_nd_helper(c, indices, updates, shape)
+
+
+def _scatter_nd_tensor(c: InferenceContext) -> None:
+    shape = c.with_rank_at_least(c.input(0), 1)
+    indices = c.with_rank_at_least(c.input(1), 1)
+    updates = c.with_rank_at_least(c.input(2), 1)
+    _scatter_nd_helper(c, indices, updates, shape)
+
+
 def _diag(c: InferenceContext) -> None:
     shape = c.with_rank_at_least(c.input(0), 1)
     c.set_output(0, c.concatenate(shape, shape))
@@ -580,7 +657,12 @@ def _space_depth(to_depth: bool) -> ShapeFn:
 
 def _ensure_shape(c: InferenceContext) -> None:
     desired = c.make_shape_from_attr(c.get_attr("shape"))
-    c.set_output(0, c.merge(desired, c.input(0)))
+    shape = c.input(0)
+    if desired.dims is not None:
+        shape = c.with_rank(shape, len(desired.dims))
+    elif shape.dims is not None:  # TF asks for rank -1 here (kUnknownRank)
+        raise ShapeError(f"Shape must be rank -1 but is rank {len(shape.dims)}")
+    c.set_output(0, c.merge(desired, shape))
 
 
 def _placeholder_with_default(c: InferenceContext) -> None:
@@ -637,9 +719,11 @@ def _concat_offset(c: InferenceContext) -> None:
 
 def _mirror_pad(c: InferenceContext) -> None:
     paddings = c.with_rank(c.input(1), 2)
+    c.with_value(c.dim(paddings, 1), 2)
     n = c.dim(paddings, 0)
     if n is None:
-        c.set_output(0, c.unknown_shape())
+        rank = c.rank(c.input(0))
+        c.set_output(0, c.unknown_shape() if rank is None else c.unknown_shape_of_rank(rank))
         return
     shape = c.with_rank(c.input(0), n)
     c.merge(paddings, c.matrix(n, 2))
@@ -725,7 +809,17 @@ BY_OP: dict[str, ShapeFn] = {
     "Tile": _tile,
     "Transpose": _transpose,
     "Unique": _unique,
-    "UniqueWithCounts": _unique,
+    "UniqueWithCounts": _unique_with_counts,
+    "UniqueV2": _unique_v2,
+    "UniqueWithCountsV2": _unique_v2,
+    "Fingerprint": _fingerprint,
+    "ScatterNd": _scatter_nd,
+    "ScatterNdNonAliasingAdd": _scatter_nd_tensor,
+    "TensorScatterAdd": _scatter_nd_tensor,
+    "TensorScatterMax": _scatter_nd_tensor,
+    "TensorScatterMin": _scatter_nd_tensor,
+    "TensorScatterSub": _scatter_nd_tensor,
+    "TensorScatterUpdate": _scatter_nd_tensor,
     "UnravelIndex": _unravel_index,
     "Unpack": _unpack,
     "UpperBound": _sorted_search,

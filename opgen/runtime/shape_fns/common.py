@@ -195,7 +195,7 @@ def explicit_shape(c: InferenceContext) -> None:
 
 
 def bias_add_shape(c: InferenceContext) -> None:
-    nchw = c.get_attr("data_format") == b"NCHW"
+    nchw = c.has_attr("data_format") and c.get_attr("data_format") == b"NCHW"
     shape = c.with_rank_at_least(c.input(0), 3 if nchw else 2)
     bias = c.with_rank(c.input(1), 1)
     if shape.dims is None:
@@ -235,7 +235,7 @@ def _spatial(c: InferenceContext, values: list[int], nchw: bool) -> tuple[int, i
 
 
 def _conv(c: InferenceContext, depthwise: bool) -> None:
-    nchw = c.get_attr("data_format") == b"NCHW"
+    nchw = c.has_attr("data_format") and c.get_attr("data_format") == b"NCHW"
     shape = c.with_rank(c.input(0), 4)
     filt = c.with_rank(c.input(1), 4)
     strides = c.get_attr("strides")
@@ -310,7 +310,7 @@ def avg_pool_shape(c: InferenceContext) -> None:
 
 
 def _pool(c: InferenceContext, name: str, pool_depth: bool) -> None:
-    nchw = c.get_attr("data_format") == b"NCHW"
+    nchw = c.has_attr("data_format") and c.get_attr("data_format") == b"NCHW"
     shape = c.with_rank(c.input(0), 4)
     ksize = c.get_attr("ksize")
     strides = c.get_attr("strides")

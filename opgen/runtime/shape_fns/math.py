@@ -11,6 +11,7 @@ from .common import (
     add_n_shape,
     broadcast_binary_op_shape,
     broadcast_shapes,
+    explicit_shape,
     mat_mul_shape,
     reduction_shape,
     scalar_from_tensor,
@@ -54,7 +55,8 @@ def _arg_op(c: InferenceContext) -> None:
     axis = dimension + rank if dimension < 0 else dimension
     if axis < 0 or axis >= rank:
         raise ShapeError(
-            f"Expected dimension in the range [{-rank}, {rank}), but got {dimension}"
+            f"Dimension ({dimension}) must be in the range [{-rank}, {rank}), where "
+            f"{rank} is the number of dimensions in the input."
         )
     c.set_output(0, c.make_shape(shape.dims[:axis] + shape.dims[axis + 1 :]))
 
@@ -236,10 +238,6 @@ def _approximate_equal(c: InferenceContext) -> None:
     unchanged_shape(c)
 
 
-def _accumulate_n(c: InferenceContext) -> None:
-    add_n_shape(c)
-
-
 def _with_scalar_ranges(main: ShapeFn, scalars: range, outputs: int = 2) -> ShapeFn:
     """Quantized ops: the float op's function, scalar min/max inputs and outputs."""
 
@@ -293,7 +291,7 @@ BY_OP: dict[str, ShapeFn] = {
     **dict.fromkeys(UNCHANGED, unchanged_shape),
     **dict.fromkeys(BROADCAST, broadcast_binary_op_shape),
     **dict.fromkeys(REDUCTION, reduction_shape),
-    "AccumulateNV2": _accumulate_n,
+    "AccumulateNV2": explicit_shape,
     "AddN": add_n_shape,
     "ApproximateEqual": _approximate_equal,
     "ArgMax": _arg_op,
@@ -310,7 +308,7 @@ BY_OP: dict[str, ShapeFn] = {
     "QuantizeDownAndShrinkRange": _with_scalar_ranges(unchanged_shape, range(1, 3)),
     "QuantizedAdd": _with_scalar_ranges(broadcast_binary_op_shape, range(2, 6)),
     "QuantizedMatMul": _with_scalar_ranges(mat_mul_shape, range(2, 6)),
-    "QuantizedMul": _with_scalar_ranges(broadcast_binary_op_shape, range(2, 6)),
+    "QuantizedMul": _with_scalar_ranges(broadcast_binary_op_shape, range(0)),
     "Range": _range,
     "RequantizationRange": _requantization_range,
     "Requantize": _with_scalar_ranges(unchanged_shape, range(1, 5)),

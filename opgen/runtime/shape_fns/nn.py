@@ -54,8 +54,41 @@ def _shape_from_tensor_rank4(index: int) -> ShapeFn:
     return fn
 
 
-def _filter_input_shape(c: InferenceContext) -> None:
-    c.set_output(0, c.with_rank(c.input(1), 4))
+def _fractional_avg_pool_grad(c: InferenceContext) -> None:
+    if c.input_tensor(0) is not None:
+        c.set_output(0, c.make_shape_from_shape_tensor(0))
+    else:
+        c.set_output(0, c.unknown_shape_of_rank(4))
+
+
+def _conv2d_backprop_input(c: InferenceContext) -> None:
+    """TF's Conv2DBackpropInputShape: input_sizes is [n, h, w, c] or just [h, w]."""
+    nchw = c.has_attr("data_format") and c.get_attr("data_format") == b"NCHW"
+    grad = c.with_rank(c.input(2), 4).known_dims()
+    filt = c.with_rank(c.input(1), 4).known_dims()
+    if nchw:
+        batch, depth = grad[0], grad[1]
+    else:
+        batch, depth = grad[0], grad[3]
+    c.merge_dim(depth, filt[3])
+    sizes = c.make_shape_from_shape_tensor(0)
+    if sizes.dims is None:
+        sizes = c.with_rank(sizes, 4)
+    dims = sizes.known_dims()
+    if len(dims) == 4:
+        c.merge_dim(dims[0], batch)
+        rows, cols = (dims[2], dims[3]) if nchw else (dims[1], dims[2])
+        in_depth = dims[1] if nchw else dims[3]
+    elif len(dims) == 2:
+        rows, cols = dims
+        in_depth = filt[2]
+    else:
+        raise ShapeError(
+            "Conv2DBackpropInput requires input_sizes to contain 4 values or 2 values, "
+            f"but got: {len(dims)}"
+        )
+    out = [batch, in_depth, rows, cols] if nchw else [batch, rows, cols, in_depth]
+    c.set_output(0, c.make_shape(out))
 
 
 def _bias_add_grad(c: InferenceContext) -> None:
@@ -100,8 +133,6 @@ def _sparse_softmax_xent(c: InferenceContext) -> None:
 def _in_top_k(c: InferenceContext) -> None:
     predictions = c.with_rank(c.input(0), 2)
     targets = c.with_rank(c.input(1), 1)
-    if c.num_inputs > 2:
-        c.with_rank(c.input(2), 0)
     batch = c.merge_dim(c.dim(predictions, 0), c.dim(targets, 0))
     c.set_output(0, c.vector(batch))
 
@@ -126,7 +157,6 @@ def _top_k(c: InferenceContext) -> None:
 
 def _nth_element(c: InferenceContext) -> None:
     shape = c.with_rank_at_least(c.input(0), 1)
-    c.with_rank(c.input(1), 0)
     n = scalar_input_dim(c, 1)
     last = c.dim(shape, -1)
     if last is not None and n is not None and last <= n:
@@ -176,6 +206,30 @@ def _fused_batch_norm_grad(c: InferenceContext) -> None:
     c.set_output(4, c.vector(0))
 
 
+def _input_rank4(index: int) -> ShapeFn:
+    def fn(c: InferenceContext) -> None:
+        c.set_output(0, c.with_rank(c.input(index), 4))
+
+    return fn
+
+
+def _max_pool_grad_grad(c: InferenceContext) -> None:
+    max_pool_shape(c)
+    c.merge(c.input(0), c.input(2))
+    c.merge(c.input(1), c.output(0))
+
+
+def _max_pool_grad_grad_with_argmax(c: InferenceContext) -> None:
+    max_pool_shape(c)
+    c.merge(c.input(0), c.input(1))
+    c.merge(c.input(2), c.output(0))
+
+
+def _max_pool_with_argmax(c: InferenceContext) -> None:
+    max_pool_shape(c)
+    c.set_output(1, c.output(0))
+
+
 def _lrn_grad(c: InferenceContext) -> None:
     s = c.with_rank(c.input(0), 4)
     s = c.merge(s, c.input(1))
@@ -211,11 +265,11 @@ BY_OP: dict[str, ShapeFn] = {
     "BiasAddGrad": _bias_add_grad,
     "Conv2D": conv2d_shape,
     "Conv2DBackpropFilter": _shape_from_tensor_rank4(1),
-    "Conv2DBackpropInput": _shape_from_tensor_rank4(0),
+    "Conv2DBackpropInput": _conv2d_backprop_input,
     "DepthwiseConv2dNative": depthwise_conv2d_shape,
     "DepthwiseConv2dNativeBackpropFilter": _shape_from_tensor_rank4(1),
     "DepthwiseConv2dNativeBackpropInput": _shape_from_tensor_rank4(0),
-    "FractionalAvgPoolGrad": _shape_from_tensor_rank4(0),
+    "FractionalAvgPoolGrad": _fractional_avg_pool_grad,
     "FractionalMaxPoolGrad": _rank4,
     "FusedBatchNorm": _fused_batch_norm,
     "FusedBatchNormV2": _fused_batch_norm,
@@ -230,6 +284,12 @@ BY_OP: dict[str, ShapeFn] = {
     "LogSoftmax": _softmax,
     "MaxPool": max_pool_shape,
     "MaxPoolGrad": _rank4,
+    "MaxPoolGradGrad": _max_pool_grad_grad,
+    "MaxPoolGradGradWithArgmax": _max_pool_grad_grad_with_argmax,
+    "MaxPoolGradWithArgmax": _rank4,
+    "MaxPoolWithArgmax": _max_pool_with_argmax,
+    "Conv2DBackpropFilterV2": _input_rank4(1),
+    "Conv2DBackpropInputV2": _input_rank4(0),
     "MaxPoolGradV2": _rank4,
     "NthElement": _nth_element,
     "QuantizedAvgPool": _quantized(avg_pool_shape, range(1, 3)),
