@@ -501,10 +501,24 @@ def _unique_with_counts(c: InferenceContext) -> None:
 
 
 def _unique_v2(c: InferenceContext) -> None:
-    rank = c.rank(c.input(0))
-    c.set_output(0, c.unknown_shape() if rank is None else c.unknown_shape_of_rank(rank))
+    shape = c.input(0)
+    idx = c.vector(None)
+    if shape.dims is None:
+        c.set_output(0, c.unknown_shape())
+    else:
+        rank = len(shape.dims)
+        c.set_output(0, c.unknown_shape_of_rank(rank))
+        axis = c.input_tensor(1)
+        if axis is not None:
+            if len(axis[1]) != 1:
+                raise ShapeError("axis expects a 1D vector.")
+            if axis[0]:
+                a = int(axis[0][0])
+                if a < -rank or a >= rank:
+                    raise ShapeError(f"axis expects to be in the range [{-rank}, {rank})")
+                idx = c.vector(shape.dims[a])
     for i in range(1, c.num_outputs):
-        c.set_output(i, c.vector(None))
+        c.set_output(i, idx)
 
 
 def _fingerprint(c: InferenceContext) -> None:

@@ -46,6 +46,12 @@ def _fused(main: ShapeFn) -> ShapeFn:
     return fn
 
 
+def _depthwise(c: InferenceContext) -> None:
+    depthwise_conv2d_shape(c)
+    for i in range(1, c.num_outputs):
+        c.set_output(i, c.unknown_shape())
+
+
 def _fake_quant_vars(c: InferenceContext) -> None:
     c.with_rank(c.input(1), 0)
     c.with_rank(c.input(2), 0)
@@ -71,8 +77,7 @@ def _fake_quant_per_channel(c: InferenceContext) -> None:
 
 
 def _fake_quant_per_channel_gradient(c: InferenceContext) -> None:
-    shape = c.with_rank_at_least(c.input(1), 1)
-    shape = c.merge(c.input(0), shape)
+    shape = c.with_rank_at_least(c.merge(c.input(0), c.input(1)), 1)
     depth = c.dim(shape, -1)
     min_ = c.with_rank(c.input(2), 1)
     max_ = c.with_rank(c.input(3), 1)
@@ -93,7 +98,7 @@ def _min_max_per_axis(c: InferenceContext, first: int) -> ShapeHandle:
     minmax = c.merge(minmax, c.with_rank(c.input(first + 1), rank))
     if axis != -1:
         shape = c.with_rank_at_least(c.input(0), axis + 1)
-        c.merge_dim(c.dim(shape, axis), c.dim(minmax, 0))
+        c.merge_dim(c.dim(minmax, 0), c.dim(shape, axis))
     return minmax
 
 
@@ -113,6 +118,12 @@ def _quantize_v2(c: InferenceContext) -> None:
 
 def _dequantize(c: InferenceContext) -> None:
     _min_max_per_axis(c, 1)
+    axis = c.get_attr("axis")
+    rank = c.rank(c.input(0))
+    if axis != -1 and axis >= (-1 if rank is None else rank):
+        raise ShapeError(
+            f"Axis must be less than input dimension({-1 if rank is None else rank}), got {axis}"
+        )
     c.set_output(0, c.input(0))
 
 
@@ -143,7 +154,7 @@ BY_OP: dict[str, ShapeFn] = {
         )
     },
     **{
-        name: _fused(depthwise_conv2d_shape)
+        name: _depthwise
         for name in (
             "QuantizedDepthwiseConv2D",
             "QuantizedDepthwiseConv2DWithBias",
