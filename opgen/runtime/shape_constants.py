@@ -269,6 +269,25 @@ _EVALUATORS: dict[str, Any] = {
 }
 
 
+# Ops passing a resource handle (and its handle data) through unchanged.
+_HANDLE_FORWARDING = {"Identity", "IdentityN", "Snapshot"}
+
+
+def handle_data(tensor: Tensor) -> tuple[Any, int] | None:
+    """(shape proto, dtype enum) of the variable a resource tensor refers to, when the graph
+    shows it: TF's handle data, set by VarHandleOp from its attrs and forwarded by Identity."""
+    op = tensor._op
+    for _ in range(64):
+        if op._type == "VarHandleOp":
+            attrs = op._attrs
+            return attrs["shape"].shape, attrs["dtype"].type
+        if op._type not in _HANDLE_FORWARDING:
+            return None
+        tensor = op._inputs[tensor._value_index if op._type == "IdentityN" else 0]
+        op = tensor._op
+    return None
+
+
 def partial_shape(tensor: Tensor, depth: int = 0) -> Optional[list[Optional[int]]]:
     """TF's ConstantPartialShape for a rank-1 shape tensor: dims (None unknown) or None."""
     op = tensor._op

@@ -120,6 +120,13 @@ class InferenceContext:
         self.requested_tensors.add(i)
         return self.tensors.get(i)
 
+    def input_handle_shape_and_dtype(self, i: int) -> tuple[ShapeHandle, int] | None:
+        """The variable shape and dtype a resource input i carries (TF's handle data), if known."""
+        found = _constants.handle_data(self.op._inputs[i])
+        if found is None:
+            return None
+        return self.make_shape_from_attr(found[0]), found[1]
+
     def input_partial_shape(self, i: int) -> ShapeHandle:
         """TF's ShapeRefiner::ConstantPartialShape of input i (a shape given as a tensor)."""
         self.requested_partial_shapes.add(i)

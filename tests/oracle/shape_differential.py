@@ -14,6 +14,7 @@ every setup. `python -m oracle.shape_differential` (from tests/) prints that rep
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import sys
@@ -397,6 +398,13 @@ def module_of_ops() -> dict[str, str]:
             if name[:1].isupper() and callable(value) and name not in result:
                 result[name] = info.name
     return result
+
+
+@functools.cache
+def registry_ops() -> set[str]:
+    from oracle.tf_registry import tf_op_list
+
+    return {op.name for op in tf_op_list().op}
 
 
 def run_differential(op_names: list[str] | None = None, ported_only: bool = False) -> list[OpReport]:

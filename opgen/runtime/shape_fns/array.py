@@ -482,6 +482,31 @@ def _broadcast_gradient_args(c: InferenceContext) -> None:
     c.set_output(1, c.vector(None))
 
 
+def _identity_n(c: InferenceContext) -> None:
+    for i in range(c.num_inputs):
+        c.set_output(i, c.input(i))
+
+
+def _dynamic_stitch(c: InferenceContext) -> None:
+    n = c.get_attr("N")
+    all_constant = True
+    max_index = -1
+    extra = c.unknown_shape()
+    for i in range(n):
+        value = c.input_tensor(i)
+        if value is None:
+            all_constant = False
+        indices = c.input(i)
+        if indices.dims is None:
+            continue
+        c.merge_prefix(c.input(i + n), indices)
+        extra = c.merge(extra, c.subshape(c.input(i + n), len(indices.dims)))
+        if value is not None and value[0]:
+            max_index = max(max_index, max(int(v) for v in value[0]))
+    out = c.vector(max_index + 1 if all_constant else None)
+    c.set_output(0, c.concatenate(out, extra))
+
+
 def _invert_permutation(c: InferenceContext) -> None:
     c.set_output(0, c.with_rank(c.input(0), 1))
 
@@ -758,7 +783,7 @@ def _mirror_pad(c: InferenceContext) -> None:
 UNCHANGED = (
     "CheckNumerics", "CheckNumericsV2", "DebugGradientIdentity", "DeepCopy",
     "FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxArgsGradient", "GuaranteeConst",
-    "Identity", "IdentityN", "InplaceAdd", "InplaceSub", "InplaceUpdate",
+    "Identity", "InplaceAdd", "InplaceSub", "InplaceUpdate",
     "MatrixBandPart", "OnesLike", "PreventGradient", "Snapshot", "StopGradient",
     "TensorStridedSliceUpdate", "ZerosLike",
 )
@@ -796,6 +821,9 @@ BY_OP: dict[str, ShapeFn] = {
     "Gather": _gather,
     "GatherNd": _gather_nd,
     "GatherV2": _gather_v2,
+    "IdentityN": _identity_n,
+    "DynamicStitch": _dynamic_stitch,
+    "ParallelDynamicStitch": _dynamic_stitch,
     "InvertPermutation": _invert_permutation,
     "ListDiff": _list_diff,
     "LowerBound": _sorted_search,

@@ -3,6 +3,8 @@ random, control flow, logging and debug ops (tensorflow/core/ops/*_ops.cc)."""
 
 from __future__ import annotations
 
+from ..shape_context import InferenceContext, ShapeError
+from .einsum import einsum_shape
 from .common import (
     ShapeFn,
     broadcast_binary_op_shape,
@@ -43,7 +45,55 @@ SCALAR = (
 )
 
 
+def _read_variable(c: InferenceContext) -> None:
+    """TF's ReadVariableShapeFn: the `_shape` annotation, else the handle's variable shape."""
+    if c.has_attr("_shape"):
+        c.set_output(0, c.make_shape_from_attr(c.get_attr("_shape")))
+        return
+    found = c.input_handle_shape_and_dtype(0)
+    if found is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    shape, dtype = found
+    wanted = c.get_attr("dtype")
+    if dtype != wanted.as_datatype_enum:
+        raise ShapeError(
+            "Trying to read variable with wrong dtype. Expected "
+            f"{_type_name(wanted.as_datatype_enum)} got {_type_name(dtype)}"
+        )
+    c.set_output(0, shape)
+
+
+def _type_name(enum: int) -> str:
+    from opgen.proto import datatypes
+
+    return datatypes.enum_name(enum)[3:].lower()
+
+
+def _stateless_v2(c: InferenceContext) -> None:
+    """TF's StatelessShapeV2 (stateless random ops with key, counter and alg inputs)."""
+    key = c.with_rank(c.input(1), 1)
+    c.with_rank(c.input(2), 1)
+    c.with_rank(c.input(3), 0)
+    c.with_value(c.dim(key, 0), 1)
+    c.set_output(0, c.make_shape_from_shape_tensor(0))
+
+
+def _get_key_counter(c: InferenceContext) -> None:
+    seed = c.with_rank(c.input(0), 1)
+    c.with_value(c.dim(seed, 0), 2)
+    c.set_output(0, c.vector(1))
+    c.set_output(1, c.vector(2))
+
+
 BY_OP: dict[str, ShapeFn] = {
+    "Einsum": einsum_shape,
+    "StatelessRandomGetKeyCounter": _get_key_counter,
+    "StatelessRandomNormalV2": _stateless_v2,
+    "StatelessRandomUniformV2": _stateless_v2,
+    "StatelessTruncatedNormalV2": _stateless_v2,
+    "StatelessRandomUniformFullIntV2": _stateless_v2,
+    "ReadVariableOp": _read_variable,
     **dict.fromkeys(UNCHANGED, unchanged_shape),
     **dict.fromkeys(BROADCAST, broadcast_binary_op_shape),
     **dict.fromkeys(REDUCTION, reduction_shape),
