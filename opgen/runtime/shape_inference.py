@@ -131,6 +131,12 @@ def _summarize_attr(value: Any) -> str:
             return "[" + ", ".join("DT_" + _enum_name(t) for t in lst.type) + "]"
         if lst.i:
             return "[" + ", ".join(str(i) for i in lst.i) + "]"
+        if lst.f:
+            return "[" + ", ".join(f"{f:g}" for f in lst.f) + "]"
+        if lst.b:
+            return "[" + ", ".join("true" if b else "false" for b in lst.b) + "]"
+        if lst.s:
+            return "[" + ", ".join('"' + x.decode("utf-8", "replace") + '"' for x in lst.s) + "]"
         return "[]"
     return "<...>"
 

@@ -482,6 +482,42 @@ def _broadcast_gradient_args(c: InferenceContext) -> None:
     c.set_output(1, c.vector(None))
 
 
+def _mirror_pad_grad(c: InferenceContext) -> None:
+    paddings = c.with_rank(c.input(1), 2)
+    n = c.dim(paddings, 0)
+    if n is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    shape = c.with_rank(c.input(0), n)
+    c.merge(paddings, c.matrix(n, 2))
+    value = c.input_tensor(1)
+    if value is None:
+        c.set_output(0, c.unknown_shape_of_rank(n))
+        return
+    dims = []
+    for i in range(n):
+        before, after = value[0][2 * i], value[0][2 * i + 1]
+        if before < 0 or after < 0:
+            raise ShapeError("Paddings must be non-negative")
+        dims.append(c.subtract(c.dim(shape, i), before + after))
+    c.set_output(0, c.make_shape(dims))
+
+
+def _reverse(c: InferenceContext) -> None:
+    dims = c.with_rank(c.input(1), 1)
+    shape = c.input(0)
+    n = c.dim(dims, 0)
+    if n is not None:
+        shape = c.with_rank(shape, n)
+    if shape.dims is not None and len(shape.dims) > 8:
+        raise ShapeError("reverse does not work on tensors with more than 8 dimensions")
+    c.set_output(0, shape)
+
+
+def _strided_slice_grad(c: InferenceContext) -> None:
+    c.set_output(0, c.make_shape_from_shape_tensor(0))
+
+
 def _identity_n(c: InferenceContext) -> None:
     for i in range(c.num_inputs):
         c.set_output(i, c.input(i))
@@ -537,13 +573,18 @@ def _unique_v2(c: InferenceContext) -> None:
         if axis is not None:
             if len(axis[1]) != 1:
                 raise ShapeError("axis expects a 1D vector.")
+            if len(axis[0]) > 1:
+                raise ShapeError(
+                    "axis does not support input tensors larger than 1 elements."
+                )
             if axis[0]:
                 a = int(axis[0][0])
                 if a < -rank or a >= rank:
                     raise ShapeError(f"axis expects to be in the range [{-rank}, {rank})")
                 idx = c.vector(shape.dims[a])
-    for i in range(1, c.num_outputs):
-        c.set_output(i, idx)
+    c.set_output(1, idx)
+    if c.num_outputs > 2:
+        c.set_output(2, c.vector(None))
 
 
 def _fingerprint(c: InferenceContext) -> None:
@@ -822,6 +863,10 @@ BY_OP: dict[str, ShapeFn] = {
     "GatherNd": _gather_nd,
     "GatherV2": _gather_v2,
     "IdentityN": _identity_n,
+    "ImmutableConst": explicit_shape,
+    "MirrorPadGrad": _mirror_pad_grad,
+    "Reverse": _reverse,
+    "StridedSliceGrad": _strided_slice_grad,
     "DynamicStitch": _dynamic_stitch,
     "ParallelDynamicStitch": _dynamic_stitch,
     "InvertPermutation": _invert_permutation,

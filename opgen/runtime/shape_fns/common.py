@@ -310,10 +310,15 @@ def avg_pool_shape(c: InferenceContext) -> None:
 
 
 def _pool(c: InferenceContext, name: str, pool_depth: bool) -> None:
+    pool_shape(c, name, pool_depth, c.get_attr("ksize"), c.get_attr("strides"))
+
+
+def pool_shape(
+    c: InferenceContext, name: str, pool_depth: bool, ksize: list[int], strides: list[int]
+) -> None:
+    """TF's MaxPoolShape/AvgPoolShape with the window given."""
     nchw = c.has_attr("data_format") and c.get_attr("data_format") == b"NCHW"
     shape = c.with_rank(c.input(0), 4)
-    ksize = c.get_attr("ksize")
-    strides = c.get_attr("strides")
     if len(strides) != 4:
         raise ShapeError(
             f"{name} requires the stride attribute to contain 4 values, but got: {len(strides)}"

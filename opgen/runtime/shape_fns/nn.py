@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from ..shape_context import InferenceContext, ShapeError
 from .common import (
     ShapeFn,
@@ -230,6 +232,48 @@ def _max_pool_with_argmax(c: InferenceContext) -> None:
     c.set_output(1, c.output(0))
 
 
+def _isotonic_regression(c: InferenceContext) -> None:
+    c.set_output(0, c.input(0))
+    c.set_output(1, c.input(0))
+
+
+def _fractional_pool(c: InferenceContext) -> None:
+    shape = c.with_rank(c.input(0), 4)
+    ratio = c.get_attr("pooling_ratio")
+    if len(ratio) != 4:
+        raise ShapeError("pooling_ratio field must specify 4 dimensions")
+    dims: list[int | None] = []
+    for i, d in enumerate(shape.known_dims()):
+        if d is None:
+            dims.append(None)
+            continue
+        size = math.floor(d / ratio[i])
+        if size < 0:
+            raise ShapeError(f"Size computed for dim {i} is negative: {size}")
+        dims.append(size)
+    for r in ratio:
+        if r < 1:
+            raise ShapeError(f"pooling_ratio cannot be smaller than 1, got: {r:g}")
+    c.set_output(0, c.make_shape(dims))
+    c.set_output(1, c.vector(dims[1]))
+    c.set_output(2, c.vector(dims[2]))
+
+
+def _max_pool_v2(c: InferenceContext) -> None:
+    """TF's MaxPoolV2Shape: ksize and strides as 4-element input tensors."""
+    c.with_rank(c.input(0), 4)
+    for i in (1, 2):
+        size = c.with_rank(c.input(i), 1)
+        c.with_value(c.dim(size, 0), 4)
+    ksize, strides = c.input_tensor(1), c.input_tensor(2)
+    if ksize is None or strides is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    from .common import pool_shape
+
+    pool_shape(c, "MaxPool", True, list(ksize[0]), list(strides[0]))
+
+
 def _lrn_grad(c: InferenceContext) -> None:
     s = c.with_rank(c.input(0), 4)
     s = c.merge(s, c.input(1))
@@ -279,6 +323,10 @@ BY_OP: dict[str, ShapeFn] = {
     "FusedBatchNormGradV3": _fused_batch_norm_grad,
     "InTopK": _in_top_k,
     "InTopKV2": _in_top_k,
+    "FractionalAvgPool": _fractional_pool,
+    "FractionalMaxPool": _fractional_pool,
+    "IsotonicRegression": _isotonic_regression,
+    "MaxPoolV2": _max_pool_v2,
     "LRN": _rank4,
     "LRNGrad": _lrn_grad,
     "LogSoftmax": _softmax,

@@ -117,13 +117,13 @@ def _quantize_v2(c: InferenceContext) -> None:
 
 
 def _dequantize(c: InferenceContext) -> None:
-    _min_max_per_axis(c, 1)
     axis = c.get_attr("axis")
     rank = c.rank(c.input(0))
-    if axis != -1 and axis >= (-1 if rank is None else rank):
+    if axis != -1 and axis > (-1 if rank is None else rank):
         raise ShapeError(
             f"Axis must be less than input dimension({-1 if rank is None else rank}), got {axis}"
         )
+    _min_max_per_axis(c, 1)
     c.set_output(0, c.input(0))
 
 
