@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..shape_context import InferenceContext, ShapeError, ShapeHandle, debug_string
+from ..shape_context import InferenceContext, ShapeError, ShapeHandle, Values, debug_string
 from .common import (
     ShapeFn,
     concat_shape,
@@ -90,7 +90,7 @@ def shape_shape(c: InferenceContext) -> None:
 
 
 
-def _reshape(c: InferenceContext) -> None:
+def reshape_shape(c: InferenceContext) -> None:
     """TF's SetOutputShapeForReshape."""
     shape = c.input(0)
     out = c.make_shape_from_shape_tensor(1)
@@ -518,6 +518,82 @@ def _strided_slice_grad(c: InferenceContext) -> None:
     c.set_output(0, c.make_shape_from_shape_tensor(0))
 
 
+def _parallel_concat(c: InferenceContext) -> None:
+    shape = c.make_shape_from_attr(c.get_attr("shape"))
+    if not c.fully_defined(shape):
+        raise ShapeError("shape attr must be fully defined.")
+    current = c.replace_dim(shape, 0, 1)
+    for i in range(c.num_inputs):
+        if not c.fully_defined(c.input(i)):
+            raise ShapeError("All input shapes must be fully defined.")
+        if c.rank(c.input(i)) == 0:
+            raise ShapeError(
+                "The rank of all input shapes must be greater than 0, but input "
+                f"{i} had rank 0."
+            )
+        if c.dim(c.input(i), 0) != 1:
+            raise ShapeError("Size of first dimension must be 1.")
+        try:
+            current = c.merge(c.input(i), current)
+        except ShapeError as e:
+            raise ShapeError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
+    c.set_output(0, shape)
+
+
+def _space_batch(
+    c: InferenceContext,
+    to_batch: bool,
+    shape: ShapeHandle,
+    block_shape_shape: ShapeHandle,
+    block_shape: Values | None,
+    paddings_shape: ShapeHandle,
+    paddings: Values | None,
+) -> None:
+    """TF's SpaceToBatchShapeHelper / BatchToSpaceShapeHelper."""
+    if block_shape_shape.rank != 1:
+        raise ShapeError("block_shape must have rank 1.")
+    n = c.dim(block_shape_shape, 0)
+    if n is None:
+        raise ShapeError("block_shape must have known size.")
+    shape = c.with_rank_at_least(shape, n + 1)
+    c.merge(paddings_shape, c.matrix(n, 2))
+    batch = c.dim(shape, 0)
+    blocks: list[int] = []
+    if block_shape is not None and (block_shape[0] or not to_batch):
+        blocks = [int(v) for v in block_shape[0]]
+        for dim in range(n):
+            if blocks[dim] < 1:
+                raise ShapeError("block_shape must be positive")
+            if batch is None:
+                continue
+            batch = c.multiply(batch, blocks[dim]) if to_batch else c.divide(batch, blocks[dim], True)
+    elif n > 0:
+        batch = None
+    dims: list[int | None] = [batch] + [None] * n
+    if paddings is not None and (paddings[0] or not to_batch):
+        values = [int(v) for v in paddings[0]]
+        for dim in range(n):
+            start, end = values[2 * dim], values[2 * dim + 1]
+            if start < 0 or end < 0:
+                raise ShapeError("paddings cannot be negative" if to_batch else "crops cannot be negative")
+            if block_shape is not None:
+                if to_batch:
+                    padded = c.add(c.dim(shape, dim + 1), start + end)
+                    dims[dim + 1] = c.divide(padded, blocks[dim], True)
+                else:
+                    grown = c.multiply(c.dim(shape, dim + 1), blocks[dim])
+                    dims[dim + 1] = c.subtract(grown, start + end)
+    c.set_output(0, c.concatenate(c.make_shape(dims), c.subshape(shape, 1 + n)))
+
+
+def _space_batch_v1(c: InferenceContext, to_batch: bool) -> None:
+    shape = c.with_rank(c.input(0), 4)
+    block = c.get_attr("block_size")
+    _space_batch(
+        c, to_batch, shape, c.vector(2), ([block, block], [2]), c.input(1), c.input_tensor(1)
+    )
+
+
 def _identity_n(c: InferenceContext) -> None:
     for i in range(c.num_inputs):
         c.set_output(i, c.input(i))
@@ -863,6 +939,15 @@ BY_OP: dict[str, ShapeFn] = {
     "GatherNd": _gather_nd,
     "GatherV2": _gather_v2,
     "IdentityN": _identity_n,
+    "SpaceToBatchND": lambda c: _space_batch(
+        c, True, c.input(0), c.input(1), c.input_tensor(1), c.input(2), c.input_tensor(2)
+    ),
+    "BatchToSpaceND": lambda c: _space_batch(
+        c, False, c.input(0), c.input(1), c.input_tensor(1), c.input(2), c.input_tensor(2)
+    ),
+    "SpaceToBatch": lambda c: _space_batch_v1(c, True),
+    "BatchToSpace": lambda c: _space_batch_v1(c, False),
+    "ParallelConcat": _parallel_concat,
     "ImmutableConst": explicit_shape,
     "MirrorPadGrad": _mirror_pad_grad,
     "Reverse": _reverse,
@@ -882,7 +967,7 @@ BY_OP: dict[str, ShapeFn] = {
     "PadV2": _pad,
     "Placeholder": explicit_shape,
     "PlaceholderWithDefault": _placeholder_with_default,
-    "Reshape": _reshape,
+    "Reshape": reshape_shape,
     "ReverseSequence": _reverse_sequence,
     "ReverseV2": _reverse_v2,
     "Shape": shape_shape,

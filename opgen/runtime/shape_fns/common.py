@@ -128,7 +128,8 @@ def reduction_shape(c: InferenceContext) -> None:
     c.set_output(0, c.make_shape(dims))
 
 
-def _concat(c: InferenceContext, start: int, end: int, dim_index: int) -> None:
+def concat_inputs_shape(c: InferenceContext, start: int, end: int, dim_index: int) -> None:
+    """TF's ConcatShapeHelper: inputs [start, end) joined along the scalar input dim_index."""
     c.with_rank(c.input(dim_index), 0)
     axis = c.input_tensor(dim_index)
     if axis is None:
@@ -167,11 +168,11 @@ def _concat(c: InferenceContext, start: int, end: int, dim_index: int) -> None:
 
 
 def concat_v2_shape(c: InferenceContext) -> None:
-    _concat(c, 0, c.num_inputs - 1, c.num_inputs - 1)
+    concat_inputs_shape(c, 0, c.num_inputs - 1, c.num_inputs - 1)
 
 
 def concat_shape(c: InferenceContext) -> None:
-    _concat(c, 1, c.num_inputs, 0)
+    concat_inputs_shape(c, 1, c.num_inputs, 0)
 
 
 def add_n_shape(c: InferenceContext) -> None:

@@ -77,7 +77,7 @@ def _fake_quant_per_channel(c: InferenceContext) -> None:
 
 
 def _fake_quant_per_channel_gradient(c: InferenceContext) -> None:
-    shape = c.with_rank_at_least(c.merge(c.input(0), c.input(1)), 1)
+    shape = c.merge(c.with_rank_at_least(c.input(0), 1), c.input(1))
     depth = c.dim(shape, -1)
     min_ = c.with_rank(c.input(2), 1)
     max_ = c.with_rank(c.input(3), 1)
@@ -127,7 +127,53 @@ def _dequantize(c: InferenceContext) -> None:
     c.set_output(0, c.input(0))
 
 
+def _quantized_reshape(c: InferenceContext) -> None:
+    from .array import reshape_shape
+
+    reshape_shape(c)
+    c.with_rank(c.input(2), 0)
+    c.with_rank(c.input(3), 0)
+    c.set_output(1, c.scalar())
+    c.set_output(2, c.scalar())
+
+
+def _quantized_concat(c: InferenceContext) -> None:
+    from .common import concat_inputs_shape
+
+    n = (c.num_inputs - 1) // 3
+    concat_inputs_shape(c, 1, 1 + n, 0)
+    for i in range(n + 1, c.num_inputs):
+        c.with_rank(c.input(i), 0)
+    c.set_output(1, c.scalar())
+    c.set_output(2, c.scalar())
+
+
+def _quantize_and_dequantize_v4_grad(c: InferenceContext) -> None:
+    axis = c.get_attr("axis")
+    minmax = c.with_rank(c.input(2), 0 if axis == -1 else 1)
+    minmax = c.merge(c.input(3), minmax)
+    if axis != -1:
+        shape = c.with_rank_at_least(c.input(0), axis + 1)
+        c.merge_dim(c.dim(minmax, 0), c.dim(shape, axis))
+    c.set_output(0, c.merge(c.input(0), c.input(1)))
+    c.set_output(1, minmax)
+    c.set_output(2, minmax)
+
+
+def _quantized_instance_norm(c: InferenceContext) -> None:
+    c.with_rank(c.input(0), 4)
+    c.with_rank(c.input(1), 0)
+    c.with_rank(c.input(2), 0)
+    c.set_output(0, c.input(0))
+    c.set_output(1, c.scalar())
+    c.set_output(2, c.scalar())
+
+
 BY_OP: dict[str, ShapeFn] = {
+    "QuantizedReshape": _quantized_reshape,
+    "QuantizedConcat": _quantized_concat,
+    "QuantizeAndDequantizeV4Grad": _quantize_and_dequantize_v4_grad,
+    "QuantizedInstanceNorm": _quantized_instance_norm,
     "Dequantize": _dequantize,
     "FakeQuantWithMinMaxVars": _fake_quant_vars,
     "FakeQuantWithMinMaxVarsGradient": _fake_quant_vars_gradient,
