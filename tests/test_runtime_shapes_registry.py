@@ -91,3 +91,13 @@ def test_example_library_squeeze_and_split_give_tf_shapes(tf):
             num_split=2,
         )
     assert [p.shape.as_list() for p in tf_parts] == [[None, None], [None, None]]
+
+
+def test_keras_train_step_op_instances_get_tf_shapes(differential):
+    """≥ 95% of the op instances of a traced Keras CNN+attention train step get TF's shapes."""
+    from oracle import keras_trace
+
+    total, good, bad = keras_trace.rebuild_and_compare(keras_trace.traced_train_step_graph())
+    print(f"{good}/{total} op instances get TF's static shapes; mismatching: {dict(bad)}")
+    assert total >= 500
+    assert good >= 0.95 * total
