@@ -37,7 +37,9 @@ def _check(differential, names):
     mismatches = [m for r in reports for m in r.mismatches]
     cases = sum(r.cases for r in reports if r.ported)
     print(f"{len(reports)} ops, {cases} compared cases, {len(mismatches)} mismatches")
-    assert not mismatches, "\n".join(mismatches[:20]) + f"\n({len(mismatches)} mismatches)"
+    assert not mismatches, (
+        "\n".join(mismatches[:20]) + f"\n({len(mismatches)} mismatches)"
+    )
     return reports
 
 
@@ -47,14 +49,17 @@ def test_module_shapes_equal_tensorflow(differential, module):
     names = sorted(
         name
         for name, m in modules.items()
-        if m == module and name in differential.registry_ops()
+        if m == module
+        and name in differential.registry_ops()
         and name not in differential.CRASH_TF
     )
     table = differential.coverage(_check(differential, names))
     print(differential.format_coverage(table))
     good, total = table[module]
     assert total >= 80
-    assert good >= 0.9 * total, f"{module}: {good}/{total} informative ops get TF's shapes"
+    assert (
+        good >= 0.9 * total
+    ), f"{module}: {good}/{total} informative ops get TF's shapes"
 
 
 def test_other_ported_ops_equal_tensorflow(differential):
@@ -74,8 +79,8 @@ def test_other_ported_ops_equal_tensorflow(differential):
 def test_example_library_squeeze_and_split_give_tf_shapes(tf):
     """op_specs declares TF's shape functions: Squeeze drops size-1 dims, Split takes a
     rank-1 placeholder as split_dim (its value is unknown) like TF."""
-    from opgen.runtime import Graph
     from generated import gen_array_ops
+    from opgen.runtime import Graph
 
     with Graph().as_default():
         x = gen_array_ops.placeholder(dtype="float32", shape=[1, 3])
@@ -97,7 +102,11 @@ def test_keras_train_step_op_instances_get_tf_shapes(differential):
     """≥ 95% of the op instances of a traced Keras CNN+attention train step get TF's shapes."""
     from oracle import keras_trace
 
-    total, good, bad = keras_trace.rebuild_and_compare(keras_trace.traced_train_step_graph())
-    print(f"{good}/{total} op instances get TF's static shapes; mismatching: {dict(bad)}")
+    total, good, bad = keras_trace.rebuild_and_compare(
+        keras_trace.traced_train_step_graph()
+    )
+    print(
+        f"{good}/{total} op instances get TF's static shapes; mismatching: {dict(bad)}"
+    )
     assert total >= 500
     assert good >= 0.95 * total

@@ -11,7 +11,7 @@ ConstantPartialShape (shape_refiner.cc): a shape tensor read as a partial shape,
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .graph import Tensor
@@ -109,7 +109,7 @@ def _size_value(tensor: Tensor, depth: int) -> Values | None:
         return None
     n = 1
     for d in dims:
-        n *= d
+        n *= d or 0
     return [n], []
 
 
@@ -275,7 +275,8 @@ _HANDLE_FORWARDING = {"Identity", "IdentityN", "Snapshot"}
 
 def handle_data(tensor: Tensor) -> tuple[Any, int] | None:
     """(shape proto, dtype enum) of the variable a resource tensor refers to, when the graph
-    shows it: TF's handle data, set by VarHandleOp from its attrs and forwarded by Identity."""
+    shows it: TF's handle data, set by VarHandleOp from its attrs and forwarded by Identity.
+    """
     op = tensor._op
     for _ in range(64):
         if op._type == "VarHandleOp":
@@ -288,7 +289,7 @@ def handle_data(tensor: Tensor) -> tuple[Any, int] | None:
     return None
 
 
-def partial_shape(tensor: Tensor, depth: int = 0) -> Optional[list[Optional[int]]]:
+def partial_shape(tensor: Tensor, depth: int = 0) -> list[int | None] | None:
     """TF's ConstantPartialShape for a rank-1 shape tensor: dims (None unknown) or None."""
     op = tensor._op
     kind = op._type
@@ -314,7 +315,7 @@ def partial_shape(tensor: Tensor, depth: int = 0) -> Optional[list[Optional[int]
             return [None] * len(inner_dims)
         return inner_dims
     if kind == "Pack":
-        result: list[Optional[int]] = []
+        result: list[int | None] = []
         for t in op._inputs:
             value = constant_value(t)
             if value is not None and not value[1]:
@@ -344,7 +345,7 @@ def partial_shape(tensor: Tensor, depth: int = 0) -> Optional[list[Optional[int]
     return None
 
 
-def _partial_strided_slice(tensor: Tensor, depth: int) -> Optional[list[Optional[int]]]:
+def _partial_strided_slice(tensor: Tensor, depth: int) -> list[int | None] | None:
     """TF's PartialStridedSliceShape: a slice of a shape tensor with simple masks."""
     op = tensor._op
     for t in op._inputs[1:]:
@@ -395,7 +396,11 @@ def summarize_value(value: Values, max_values: int = 256) -> str:
         stride = 1
         for d in dims[level + 1 :]:
             stride *= d
-        return "[" + "".join(nest(offset + k * stride, level + 1) for k in range(dims[level])) + "]"
+        return (
+            "["
+            + "".join(nest(offset + k * stride, level + 1) for k in range(dims[level]))
+            + "]"
+        )
 
     stride = len(values) // dims[0] if dims[0] else 0
     return "".join(nest(k * stride, 1) for k in range(dims[0]))

@@ -9,7 +9,7 @@ summary TF appends and raises them as ValueError, as TF graph mode does.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 from . import shape_constants as _constants
 from .graph import attr_value_to_python
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .graph import Operation
 
 # A DimensionHandle is an int (known) or None (unknown).
-DimensionHandle = Optional[int]
+DimensionHandle = int | None
 Values = _constants.Values
 
 
@@ -162,7 +162,9 @@ class InferenceContext:
             for i, s in sorted(self.partial_shapes.items())
         ]
         if partials:
-            text += " and with input tensors computed as partial shapes: " + ",".join(partials)
+            text += " and with input tensors computed as partial shapes: " + ",".join(
+                partials
+            )
         return text
 
     # constructors
@@ -216,7 +218,9 @@ class InferenceContext:
         if len(dims) != 1:
             raise ShapeError(
                 f"Input tensor must be rank 1, but was rank {len(dims)}. Saw tensor shape "
-                + "[" + ",".join(str(d) for d in dims) + "]"
+                + "["
+                + ",".join(str(d) for d in dims)
+                + "]"
             )
         out: list[DimensionHandle] = []
         for v in values:
@@ -332,8 +336,7 @@ class InferenceContext:
         start_in, end_in = start, ("9223372036854775807" if end is None else end)
         if end is None or end > rank:
             end = rank
-        if start > rank:
-            start = rank
+        start = min(start, rank)
         if start < 0:
             start += rank
             if start < 0:

@@ -136,7 +136,11 @@ def _summarize_attr(value: Any) -> str:
         if lst.b:
             return "[" + ", ".join("true" if b else "false" for b in lst.b) + "]"
         if lst.s:
-            return "[" + ", ".join('"' + x.decode("utf-8", "replace") + '"' for x in lst.s) + "]"
+            return (
+                "["
+                + ", ".join('"' + x.decode("utf-8", "replace") + '"' for x in lst.s)
+                + "]"
+            )
         return "[]"
     return "<...>"
 

@@ -58,12 +58,12 @@ def traced_train_step_graph() -> Any:
 
 def rebuild_and_compare(tf_graph: Any) -> tuple[int, int, collections.Counter[str]]:
     """(instances, instances with TF's shapes, mismatching op types) over tf_graph's ops."""
+    import tensorflow as tf
+    from tensorflow.python.ops import handle_data_util
+
     from opgen.proto import attr_value_pb2
     from opgen.runtime import Graph, dtypes, registry, shape_inference
     from opgen.runtime.tensor_shape import TensorShape
-
-    import tensorflow as tf
-    from tensorflow.python.ops import handle_data_util
 
     tf_resource = tf.resource
     graph = Graph()
@@ -92,7 +92,9 @@ def rebuild_and_compare(tf_graph: Any) -> tuple[int, int, collections.Counter[st
         if op.type == "Placeholder" and op.outputs[0].dtype == tf_resource:
             # A captured variable: a VarHandleOp carries its shape and dtype, as TF's
             # handle data on the capture does.
-            shape_and_type = handle_data_util.get_resource_handle_data(op.outputs[0]).shape_and_type[0]
+            shape_and_type = handle_data_util.get_resource_handle_data(
+                op.outputs[0]
+            ).shape_and_type[0]
             attrs = {
                 "shape": attr_value_pb2.AttrValue(),
                 "dtype": attr_value_pb2.AttrValue(type=shape_and_type.dtype),
@@ -100,26 +102,44 @@ def rebuild_and_compare(tf_graph: Any) -> tuple[int, int, collections.Counter[st
                 "shared_name": attr_value_pb2.AttrValue(s=op.name.encode()),
                 "allowed_devices": attr_value_pb2.AttrValue(list={}),
             }
-            attrs["shape"].shape.ParseFromString(shape_and_type.shape.SerializeToString())
+            attrs["shape"].shape.ParseFromString(
+                shape_and_type.shape.SerializeToString()
+            )
             ours = graph._create_op(
-                "VarHandleOp", [], op.name + "_var/", attrs, out_dtypes, registry.get("VarHandleOp"), None
+                "VarHandleOp",
+                [],
+                op.name + "_var/",
+                attrs,
+                out_dtypes,
+                registry.get("VarHandleOp"),
+                None,
             )
         if op.type == "Placeholder":  # captured values: TF's shapes as given
             for t, theirs in zip(ours._outputs, op.outputs):
-                t._shape = TensorShape(theirs.shape.as_list() if theirs.shape.rank is not None else None)
+                t._shape = TensorShape(
+                    theirs.shape.as_list() if theirs.shape.rank is not None else None
+                )
         for t, theirs in zip(ours._outputs, op.outputs):
             tensors[theirs.name] = t
         total += 1
         same = all(
-            _dims(t.shape) == _dims(theirs.shape) for t, theirs in zip(ours._outputs, op.outputs)
+            _dims(t.shape) == _dims(theirs.shape)
+            for t, theirs in zip(ours._outputs, op.outputs)
         )
         good += same
         if not same:
             bad[op.type] += 1
             if os.environ.get("KERAS_TRACE_VERBOSE"):
-                print(op.type, op.name, [_dims(t.shape) for t in op.inputs],
-                      [_dims(t.shape) for t in ours._inputs], "TF", [_dims(t.shape) for t in op.outputs],
-                      "ours", [_dims(t.shape) for t in ours._outputs])
+                print(
+                    op.type,
+                    op.name,
+                    [_dims(t.shape) for t in op.inputs],
+                    [_dims(t.shape) for t in ours._inputs],
+                    "TF",
+                    [_dims(t.shape) for t in op.outputs],
+                    "ours",
+                    [_dims(t.shape) for t in ours._outputs],
+                )
     return total, good, bad
 
 
@@ -128,13 +148,14 @@ def _dims(shape: Any) -> Any:
 
 
 def main() -> int:
-    from oracle.tf_registry import tf_op_list_bytes
-
     from opgen.runtime import registry
+    from oracle.tf_registry import tf_op_list_bytes
 
     registry.register_op_list("tensorflow_registry", tf_op_list_bytes())
     total, good, bad = rebuild_and_compare(traced_train_step_graph())
-    print(f"{good}/{total} op instances get TF's static shapes ({100.0 * good / total:.1f}%)")
+    print(
+        f"{good}/{total} op instances get TF's static shapes ({100.0 * good / total:.1f}%)"
+    )
     print("mismatching:", dict(bad.most_common()))
     return 0
 

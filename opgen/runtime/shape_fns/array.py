@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from ..shape_context import InferenceContext, ShapeError, ShapeHandle, Values, debug_string
+from ..shape_context import (
+    InferenceContext,
+    ShapeError,
+    ShapeHandle,
+    Values,
+    debug_string,
+)
 from .common import (
     ShapeFn,
     concat_shape,
@@ -15,6 +21,7 @@ from .common import (
     unchanged_shape,
 )
 from .strided_slice import strided_slice_shape
+
 
 def scalar_input_as_dim(
     c: InferenceContext, index: int, rank: int | None
@@ -86,8 +93,6 @@ def const_shape(c: InferenceContext) -> None:
 def shape_shape(c: InferenceContext) -> None:
     for i in range(c.num_outputs):
         c.set_output(i, c.vector(c.rank(c.input(i))))
-
-
 
 
 def reshape_shape(c: InferenceContext) -> None:
@@ -443,7 +448,9 @@ def _reverse_v2(c: InferenceContext) -> None:
         for i, a in enumerate(axes[0]):
             canonical = a + rank if a < 0 else a
             if canonical < 0 or canonical >= rank:
-                raise ShapeError(f"'axis'[{i}] = {a} is out of valid range [0, {rank - 1}")
+                raise ShapeError(
+                    f"'axis'[{i}] = {a} is out of valid range [0, {rank - 1}"
+                )
             if canonical in seen:
                 raise ShapeError(f"axis {canonical} specified more than once.")
             seen.add(canonical)
@@ -536,7 +543,9 @@ def _parallel_concat(c: InferenceContext) -> None:
         try:
             current = c.merge(c.input(i), current)
         except ShapeError as e:
-            raise ShapeError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
+            raise ShapeError(
+                f"{e}\n\tFrom merging shape {i} with other shapes."
+            ) from None
     c.set_output(0, shape)
 
 
@@ -566,7 +575,11 @@ def _space_batch(
                 raise ShapeError("block_shape must be positive")
             if batch is None:
                 continue
-            batch = c.multiply(batch, blocks[dim]) if to_batch else c.divide(batch, blocks[dim], True)
+            batch = (
+                c.multiply(batch, blocks[dim])
+                if to_batch
+                else c.divide(batch, blocks[dim], True)
+            )
     elif n > 0:
         batch = None
     dims: list[int | None] = [batch] + [None] * n
@@ -575,7 +588,11 @@ def _space_batch(
         for dim in range(n):
             start, end = values[2 * dim], values[2 * dim + 1]
             if start < 0 or end < 0:
-                raise ShapeError("paddings cannot be negative" if to_batch else "crops cannot be negative")
+                raise ShapeError(
+                    "paddings cannot be negative"
+                    if to_batch
+                    else "crops cannot be negative"
+                )
             if block_shape is not None:
                 if to_batch:
                     padded = c.add(c.dim(shape, dim + 1), start + end)
@@ -590,7 +607,13 @@ def _space_batch_v1(c: InferenceContext, to_batch: bool) -> None:
     shape = c.with_rank(c.input(0), 4)
     block = c.get_attr("block_size")
     _space_batch(
-        c, to_batch, shape, c.vector(2), ([block, block], [2]), c.input(1), c.input_tensor(1)
+        c,
+        to_batch,
+        shape,
+        c.vector(2),
+        ([block, block], [2]),
+        c.input(1),
+        c.input_tensor(1),
     )
 
 
@@ -656,7 +679,9 @@ def _unique_v2(c: InferenceContext) -> None:
             if axis[0]:
                 a = int(axis[0][0])
                 if a < -rank or a >= rank:
-                    raise ShapeError(f"axis expects to be in the range [{-rank}, {rank})")
+                    raise ShapeError(
+                        f"axis expects to be in the range [{-rank}, {rank})"
+                    )
                 idx = c.vector(shape.dims[a])
     c.set_output(1, idx)
     if c.num_outputs > 2:
@@ -669,7 +694,11 @@ def _fingerprint(c: InferenceContext) -> None:
     method = c.input_tensor(1)
     size = None
     if method is not None:
-        name = method[0][0].decode() if isinstance(method[0][0], bytes) else str(method[0][0])
+        name = (
+            method[0][0].decode()
+            if isinstance(method[0][0], bytes)
+            else str(method[0][0])
+        )
         if name != "farmhash64":
             raise ShapeError(f"Unsupported method: {name}")
         size = 8
@@ -744,7 +773,10 @@ def _diag_part(c: InferenceContext) -> None:
         )
     mid = rank // 2
     c.set_output(
-        0, c.make_shape([c.merge_dim(shape.dims[i], shape.dims[i + mid]) for i in range(mid)])
+        0,
+        c.make_shape(
+            [c.merge_dim(shape.dims[i], shape.dims[i + mid]) for i in range(mid)]
+        ),
     )
 
 
@@ -783,7 +815,9 @@ def _matrix_set_diag(c: InferenceContext) -> None:
     c.merge_dim(smallest, c.dim(diag, -1))
     out = shape
     if diag.dims is not None and not c.fully_defined(shape):
-        out = c.merge(shape, c.concatenate(c.subshape(diag, 0, -1), c.unknown_shape_of_rank(2)))
+        out = c.merge(
+            shape, c.concatenate(c.subshape(diag, 0, -1), c.unknown_shape_of_rank(2))
+        )
     c.set_output(0, out)
 
 
@@ -879,7 +913,9 @@ def _mirror_pad(c: InferenceContext) -> None:
     n = c.dim(paddings, 0)
     if n is None:
         rank = c.rank(c.input(0))
-        c.set_output(0, c.unknown_shape() if rank is None else c.unknown_shape_of_rank(rank))
+        c.set_output(
+            0, c.unknown_shape() if rank is None else c.unknown_shape_of_rank(rank)
+        )
         return
     shape = c.with_rank(c.input(0), n)
     c.merge(paddings, c.matrix(n, 2))
@@ -898,21 +934,33 @@ def _mirror_pad(c: InferenceContext) -> None:
 
 # Ops registered with shape_inference::UnchangedShape.
 UNCHANGED = (
-    "CheckNumerics", "CheckNumericsV2", "DebugGradientIdentity", "DeepCopy",
-    "FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxArgsGradient", "GuaranteeConst",
-    "Identity", "InplaceAdd", "InplaceSub", "InplaceUpdate",
-    "MatrixBandPart", "OnesLike", "PreventGradient", "Snapshot", "StopGradient",
-    "TensorStridedSliceUpdate", "ZerosLike",
+    "CheckNumerics",
+    "CheckNumericsV2",
+    "DebugGradientIdentity",
+    "DeepCopy",
+    "FakeQuantWithMinMaxArgs",
+    "FakeQuantWithMinMaxArgsGradient",
+    "GuaranteeConst",
+    "Identity",
+    "InplaceAdd",
+    "InplaceSub",
+    "InplaceUpdate",
+    "MatrixBandPart",
+    "OnesLike",
+    "PreventGradient",
+    "Snapshot",
+    "StopGradient",
+    "TensorStridedSliceUpdate",
+    "ZerosLike",
 )
 
 # Ops registered with shape_inference::ReductionShape.
-REDUCTION = (
-    "Any",
-)
+REDUCTION = ("Any",)
 
 # Ops registered with shape_inference::ScalarShape.
 SCALAR = (
-    "Rank", "Size",
+    "Rank",
+    "Size",
 )
 
 
@@ -940,10 +988,22 @@ BY_OP: dict[str, ShapeFn] = {
     "GatherV2": _gather_v2,
     "IdentityN": _identity_n,
     "SpaceToBatchND": lambda c: _space_batch(
-        c, True, c.input(0), c.input(1), c.input_tensor(1), c.input(2), c.input_tensor(2)
+        c,
+        True,
+        c.input(0),
+        c.input(1),
+        c.input_tensor(1),
+        c.input(2),
+        c.input_tensor(2),
     ),
     "BatchToSpaceND": lambda c: _space_batch(
-        c, False, c.input(0), c.input(1), c.input_tensor(1), c.input(2), c.input_tensor(2)
+        c,
+        False,
+        c.input(0),
+        c.input(1),
+        c.input_tensor(1),
+        c.input(2),
+        c.input_tensor(2),
     ),
     "SpaceToBatch": lambda c: _space_batch_v1(c, True),
     "BatchToSpace": lambda c: _space_batch_v1(c, False),

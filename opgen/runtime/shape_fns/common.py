@@ -77,7 +77,9 @@ def broadcast_binary_op_shape(c: InferenceContext) -> None:
     c.set_output(0, broadcast_shapes(c, c.input(0), c.input(1)))
 
 
-def broadcast_shapes(c: InferenceContext, x: ShapeHandle, y: ShapeHandle) -> ShapeHandle:
+def broadcast_shapes(
+    c: InferenceContext, x: ShapeHandle, y: ShapeHandle
+) -> ShapeHandle:
     """TF's BroadcastBinaryOpOutputShapeFnHelper (incompatible shapes are an error)."""
     if x.dims is None or y.dims is None:
         return c.unknown_shape()
@@ -118,7 +120,7 @@ def reduction_shape(c: InferenceContext) -> None:
                 f"Invalid reduction dimension {index} for input with {rank} dimensions."
             )
         reduced.add(index + rank if index < 0 else index)
-    dims = []
+    dims: list[int | None] = []
     for i, d in enumerate(shape.dims):
         if i in reduced:
             if keep_dims:
@@ -128,7 +130,9 @@ def reduction_shape(c: InferenceContext) -> None:
     c.set_output(0, c.make_shape(dims))
 
 
-def concat_inputs_shape(c: InferenceContext, start: int, end: int, dim_index: int) -> None:
+def concat_inputs_shape(
+    c: InferenceContext, start: int, end: int, dim_index: int
+) -> None:
     """TF's ConcatShapeHelper: inputs [start, end) joined along the scalar input dim_index."""
     c.with_rank(c.input(dim_index), 0)
     axis = c.input_tensor(dim_index)
@@ -204,7 +208,8 @@ def bias_add_shape(c: InferenceContext) -> None:
         return
     channel = 1 if nchw else len(shape.dims) - 1
     c.set_output(
-        0, c.replace_dim(shape, channel, c.merge_dim(shape.dims[channel], bias.dims[0]))
+        0,
+        c.replace_dim(shape, channel, c.merge_dim(shape.dims[channel], c.dim(bias, 0))),
     )
 
 
@@ -252,10 +257,10 @@ def _conv(c: InferenceContext, depthwise: bool) -> None:
     stride_rows, stride_cols = _spatial(c, strides, nchw)
     dilation_rows, dilation_cols = _spatial(c, dilations, nchw)
     if nchw:
-        batch, depth, rows, cols = shape.dims
+        batch, depth, rows, cols = shape.known_dims()
     else:
-        batch, rows, cols, depth = shape.dims
-    filter_rows, filter_cols, filter_depth, out_depth = filt.dims
+        batch, rows, cols, depth = shape.known_dims()
+    filter_rows, filter_cols, filter_depth, out_depth = filt.known_dims()
     padding = c.get_attr("padding")
     pads = [0, 0, 0, 0]
     if padding == b"EXPLICIT":
@@ -315,7 +320,11 @@ def _pool(c: InferenceContext, name: str, pool_depth: bool) -> None:
 
 
 def pool_shape(
-    c: InferenceContext, name: str, pool_depth: bool, ksize: list[int], strides: list[int]
+    c: InferenceContext,
+    name: str,
+    pool_depth: bool,
+    ksize: list[int],
+    strides: list[int],
 ) -> None:
     """TF's MaxPoolShape/AvgPoolShape with the window given."""
     nchw = c.has_attr("data_format") and c.get_attr("data_format") == b"NCHW"
@@ -329,10 +338,10 @@ def pool_shape(
             f"{name} requires the ksize attribute to contain 4 values, but got: {len(ksize)}"
         )
     if nchw:
-        batch, depth, rows, cols = shape.dims
+        batch, depth, rows, cols = shape.known_dims()
         window_depth, stride_depth = ksize[1], strides[1]
     else:
-        batch, rows, cols, depth = shape.dims
+        batch, rows, cols, depth = shape.known_dims()
         window_depth, stride_depth = ksize[3], strides[3]
     stride_rows, stride_cols = _spatial(c, strides, nchw)
     ksize_rows, ksize_cols = _spatial(c, ksize, nchw)

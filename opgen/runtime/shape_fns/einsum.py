@@ -58,7 +58,9 @@ def einsum_shape(c: InferenceContext) -> None:
         while index < len(labels):
             label = labels[index]
             before = index
-            after = index + len(shape.dims) - len(labels) if shape.dims is not None else -1
+            after = (
+                index + len(shape.dims) - len(labels) if shape.dims is not None else -1
+            )
             if label == ".":
                 if shape.dims is None:
                     input_bcast = c.unknown_shape()

@@ -42,8 +42,6 @@ DIRECT: dict[ShapeFn, Callable[[Op], None]] = {
 }
 
 
-
-
 def _mat_mul_guarded(op: Op) -> bool:
     a, b = op._inputs[0]._shape._dims, op._inputs[1]._shape._dims
     if a is None or b is None or len(a) != 2 or len(b) != 2:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..shape_context import InferenceContext, ShapeError, ShapeHandle
+from ..shape_context import InferenceContext, ShapeError
 from .common import (
     ShapeFn,
     add_n_shape,
@@ -18,6 +18,7 @@ from .common import (
     scalar_input_dim,
     unchanged_shape,
 )
+
 
 def _batch_mat_mul(broadcast: bool) -> ShapeFn:
     def fn(c: InferenceContext) -> None:
@@ -147,7 +148,8 @@ def _unsorted_segment_reduction(c: InferenceContext) -> None:
     data, ids = c.merge_prefix(data, ids)
     num_segments = scalar_input_dim(c, 2)
     c.set_output(
-        0, c.concatenate(c.vector(num_segments), c.subshape(data, len(ids.known_dims())))
+        0,
+        c.concatenate(c.vector(num_segments), c.subshape(data, len(ids.known_dims()))),
     )
 
 
@@ -258,32 +260,116 @@ def _requantization_range(c: InferenceContext) -> None:
     c.set_output(1, c.scalar())
 
 
-
 # Ops registered with shape_inference::UnchangedShape.
 UNCHANGED = (
-    "Abs", "Acos", "Acosh", "Angle", "Asin", "Asinh", "Atan", "Atanh", "Bucketize",
-    "Cast", "Ceil", "ClipByValue", "ComplexAbs", "Conj", "Cos", "Cosh", "Cumprod",
-    "Cumsum", "CumulativeLogsumexp", "Digamma", "Erf", "Erfc", "Erfinv", "Exp",
-    "Expm1", "Floor", "Imag", "Inv", "InvGrad", "IsFinite", "IsInf", "IsNan",
-    "Lgamma", "Log", "Log1p", "LogicalNot", "Ndtri", "Neg", "Real", "Reciprocal",
-    "ReciprocalGrad", "Rint", "Round", "Rsqrt", "RsqrtGrad", "Sigmoid",
-    "SigmoidGrad", "Sign", "Sin", "Sinh", "Sqrt", "SqrtGrad", "Square", "Tan",
-    "Tanh", "TanhGrad",
+    "Abs",
+    "Acos",
+    "Acosh",
+    "Angle",
+    "Asin",
+    "Asinh",
+    "Atan",
+    "Atanh",
+    "Bucketize",
+    "Cast",
+    "Ceil",
+    "ClipByValue",
+    "ComplexAbs",
+    "Conj",
+    "Cos",
+    "Cosh",
+    "Cumprod",
+    "Cumsum",
+    "CumulativeLogsumexp",
+    "Digamma",
+    "Erf",
+    "Erfc",
+    "Erfinv",
+    "Exp",
+    "Expm1",
+    "Floor",
+    "Imag",
+    "Inv",
+    "InvGrad",
+    "IsFinite",
+    "IsInf",
+    "IsNan",
+    "Lgamma",
+    "Log",
+    "Log1p",
+    "LogicalNot",
+    "Ndtri",
+    "Neg",
+    "Real",
+    "Reciprocal",
+    "ReciprocalGrad",
+    "Rint",
+    "Round",
+    "Rsqrt",
+    "RsqrtGrad",
+    "Sigmoid",
+    "SigmoidGrad",
+    "Sign",
+    "Sin",
+    "Sinh",
+    "Sqrt",
+    "SqrtGrad",
+    "Square",
+    "Tan",
+    "Tanh",
+    "TanhGrad",
 )
 
 # Ops registered with shape_inference::BroadcastBinaryOpShapeFn.
 BROADCAST = (
-    "Add", "AddV2", "Atan2", "Complex", "Div", "DivNoNan", "Equal", "FloorDiv",
-    "FloorMod", "Greater", "GreaterEqual", "Igamma", "IgammaGradA", "Igammac",
-    "Less", "LessEqual", "LogicalAnd", "LogicalOr", "Maximum", "Minimum", "Mod",
-    "Mul", "MulNoNan", "NextAfter", "NotEqual", "Polygamma", "Pow", "RealDiv",
-    "SelectV2", "SquaredDifference", "Sub", "TruncateDiv", "TruncateMod", "Xdivy",
-    "Xlog1py", "Xlogy", "Zeta",
+    "Add",
+    "AddV2",
+    "Atan2",
+    "Complex",
+    "Div",
+    "DivNoNan",
+    "Equal",
+    "FloorDiv",
+    "FloorMod",
+    "Greater",
+    "GreaterEqual",
+    "Igamma",
+    "IgammaGradA",
+    "Igammac",
+    "Less",
+    "LessEqual",
+    "LogicalAnd",
+    "LogicalOr",
+    "Maximum",
+    "Minimum",
+    "Mod",
+    "Mul",
+    "MulNoNan",
+    "NextAfter",
+    "NotEqual",
+    "Polygamma",
+    "Pow",
+    "RealDiv",
+    "SelectV2",
+    "SquaredDifference",
+    "Sub",
+    "TruncateDiv",
+    "TruncateMod",
+    "Xdivy",
+    "Xlog1py",
+    "Xlogy",
+    "Zeta",
 )
 
 # Ops registered with shape_inference::ReductionShape.
 REDUCTION = (
-    "All", "EuclideanNorm", "Max", "Mean", "Min", "Prod", "Sum",
+    "All",
+    "EuclideanNorm",
+    "Max",
+    "Mean",
+    "Min",
+    "Prod",
+    "Sum",
 )
 
 

@@ -22,21 +22,31 @@ from .common import (
 
 # Ops registered with shape_inference::UnchangedShape.
 UNCHANGED = (
-    "DataFormatDimMap", "DataFormatVecPermute", "Dilation2DBackpropInput", "Elu",
-    "LeakyRelu", "Relu", "Relu6", "Selu", "Softplus", "Softsign",
+    "DataFormatDimMap",
+    "DataFormatVecPermute",
+    "Dilation2DBackpropInput",
+    "Elu",
+    "LeakyRelu",
+    "Relu",
+    "Relu6",
+    "Selu",
+    "Softplus",
+    "Softsign",
 )
 
 # Ops registered with shape_inference::MergeBothInputsShapeFn.
 MERGE_BOTH_INPUTS = (
-    "EluGrad", "LeakyReluGrad", "Relu6Grad", "ReluGrad", "SeluGrad", "SoftplusGrad",
+    "EluGrad",
+    "LeakyReluGrad",
+    "Relu6Grad",
+    "ReluGrad",
+    "SeluGrad",
+    "SoftplusGrad",
     "SoftsignGrad",
 )
 
 # Ops registered with shape_inference::ScalarShape.
-SCALAR = (
-    "L2Loss",
-)
-
+SCALAR = ("L2Loss",)
 
 
 def _rank4(c: InferenceContext) -> None:
@@ -149,9 +159,7 @@ def _top_k(c: InferenceContext) -> None:
             raise ShapeError(f"Need k >= 0, got {k}")
     last = c.dim(shape, -1)
     if last is not None and k is not None and last < k:
-        raise ShapeError(
-            f"input must have last dimension >= k = {k} but is {last}"
-        )
+        raise ShapeError(f"input must have last dimension >= k = {k} but is {last}")
     out = c.concatenate(c.subshape(shape, 0, -1), c.vector(k))
     c.set_output(0, out)
     c.set_output(1, out)
@@ -178,7 +186,11 @@ def _fused_batch_norm(c: InferenceContext) -> None:
     rank = _batch_norm_rank(c)
     x = c.with_rank(c.input(0), rank)
     training = c.get_attr("is_training")
-    factor = c.get_attr("exponential_avg_factor") if c.has_attr("exponential_avg_factor") else 1.0
+    factor = (
+        c.get_attr("exponential_avg_factor")
+        if c.has_attr("exponential_avg_factor")
+        else 1.0
+    )
     inputs = 3 if training and factor == 1.0 else 5
     index = _feature_dim(c.get_attr("data_format"), rank)
     channel = c.dim(x, index)
@@ -281,7 +293,9 @@ def _lrn_grad(c: InferenceContext) -> None:
     c.set_output(0, s)
 
 
-def _quantized(main: ShapeFn | None, scalars: range, rank_at_most_1: range = range(0)) -> ShapeFn:
+def _quantized(
+    main: ShapeFn | None, scalars: range, rank_at_most_1: range = range(0)
+) -> ShapeFn:
     """Quantized ops: the float op's function, scalar min/max inputs, scalar min/max outputs."""
 
     def fn(c: InferenceContext) -> None:

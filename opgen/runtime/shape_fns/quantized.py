@@ -1,5 +1,6 @@
 """Ports of the shape functions of TF's quantized and fake-quant ops (array_ops.cc,
-nn_ops.cc, math_ops.cc): the float op's function plus TF's checks of the min/max inputs."""
+nn_ops.cc, math_ops.cc): the float op's function plus TF's checks of the min/max inputs.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """StridedSlice's shape function: TF's ValidateStridedSliceOp (tensorflow/core/util/
-strided_slice_op.cc) on a partially known input shape, as array_ops.cc's StridedSlice uses it."""
+strided_slice_op.cc) on a partially known input shape, as array_ops.cc's StridedSlice uses it.
+"""
 
 from __future__ import annotations
 
@@ -42,6 +43,21 @@ def strided_slice_shape(c: InferenceContext) -> None:
     c.set_output(0, c.make_shape([None if d < 0 else d for d in final]))
 
 
+def _canonical(
+    x: int,
+    which: int,
+    stride: int,
+    dim: int,
+    masks: tuple[int, int],
+    valid: tuple[int, int],
+) -> int:
+    """TF's `canonical` lambda: a begin (which=0) or end (1) index clamped into range."""
+    if masks[which]:
+        return valid[which] if stride > 0 else valid[(which + 1) & 1]
+    forward = dim + x if x < 0 else x
+    return valid[0] if forward < valid[0] else min(forward, valid[1])
+
+
 def validate_strided_slice(
     begin_t: Values | None,
     end_t: Values | None,
@@ -57,7 +73,9 @@ def validate_strided_slice(
     n = len(strides_t[0])
 
     def wrong(t: Values | None) -> bool:
-        return t is not None and not (len(t[1]) == 1 and len(t[0]) == n and len(t[0]) < 32)
+        return t is not None and not (
+            len(t[1]) == 1 and len(t[0]) == n and len(t[0]) < 32
+        )
 
     if wrong(begin_t) or wrong(end_t) or len(strides_t[1]) != 1:
         if begin_t is not None and end_t is not None:
@@ -142,12 +160,6 @@ def validate_strided_slice(
         masks = (begin_mask & (1 << i), end_mask & (1 << i))
         valid = (0 if stride > 0 else -1, dim if stride > 0 else dim - 1)
 
-        def canonical(x: int, which: int) -> int:
-            if masks[which]:
-                return valid[which] if stride > 0 else valid[(which + 1) & 1]
-            forward = dim + x if x < 0 else x
-            return valid[0] if forward < valid[0] else valid[1] if forward > valid[1] else forward
-
         if shrink and stride <= 0:
             raise ShapeError("only stride 1 allowed on non-range indexing.")
         both_masked = bool(masks[0]) and bool(masks[1])
@@ -161,8 +173,8 @@ def validate_strided_slice(
                         f"slice index {begin[i]} of dimension {i} out of bounds."
                     )
             else:
-                begin[i] = canonical(begin[i], 0)
-                end[i] = canonical(end[i], 1)
+                begin[i] = _canonical(begin[i], 0, stride, dim, masks, valid)
+                end[i] = _canonical(end[i], 1, stride, dim, masks, valid)
         interval: int | None = None
         if begin_valid and end_valid:
             interval = end[i] - begin[i]
