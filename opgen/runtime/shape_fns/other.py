@@ -3,11 +3,12 @@ random, control flow, logging and debug ops (tensorflow/core/ops/*_ops.cc)."""
 
 from __future__ import annotations
 
-from ..shape_context import InferenceContext, ShapeError
+from ..shape_context import InferenceContext, ShapeError, debug_string
 from .common import (
     ShapeFn,
     broadcast_binary_op_shape,
     reduction_shape,
+    scalar_input_dim,
     scalar_shape,
     unchanged_shape,
 )
@@ -132,7 +133,66 @@ def _get_key_counter(c: InferenceContext) -> None:
     c.set_output(1, c.vector(2))
 
 
+def _random_shape(c: InferenceContext) -> None:
+    """TF's RandomShape (random_ops.cc): the output shape is the shape tensor input 0."""
+    c.set_output(0, c.make_shape_from_shape_tensor(0))
+
+
+def _random_uniform_int(c: InferenceContext) -> None:
+    for i, name in ((1, "minval"), (2, "maxval")):
+        rank = c.rank(c.input(i))
+        if rank is not None and rank != 0:
+            raise ShapeError(
+                f"{name} must be a scalar; got a tensor of shape {debug_string(c.input(i))}"
+            )
+    _random_shape(c)
+
+
+def _stateless(c: InferenceContext) -> None:
+    """TF's StatelessShape (stateless_random_ops.cc): a 2-element seed, then the shape."""
+    seed = c.with_rank(c.input(1), 1)
+    c.with_value(c.dim(seed, 0), 2)
+    _random_shape(c)
+
+
+def _multinomial(c: InferenceContext) -> None:
+    logits = c.with_rank(c.input(0), 2)
+    c.with_rank(c.input(1), 0)
+    c.set_output(0, c.matrix(c.dim(logits, 0), scalar_input_dim(c, 1)))
+
+
+def _resize(c: InferenceContext) -> None:
+    """TF's ResizeShapeFn (image_ops.cc) with SetOutputToSizedImage."""
+    images = c.with_rank(c.input(0), 4)
+    size = c.with_rank(c.input(1), 1)
+    c.with_value(c.dim(size, 0), 2)
+    value = c.input_tensor(1)
+    height = width = None
+    if value is not None:
+        # MakeDim(-1) is an unknown dimension
+        height, width = (None if v == -1 else int(v) for v in value[0][:2])
+    c.set_output(0, c.make_shape([c.dim(images, 0), height, width, c.dim(images, 3)]))
+
+
+def _original_image(c: InferenceContext) -> None:
+    c.set_output(0, c.input(1))
+
+
 BY_OP: dict[str, ShapeFn] = {
+    "Multinomial": _multinomial,
+    "RandomStandardNormal": _random_shape,
+    "RandomUniform": _random_shape,
+    "RandomUniformInt": _random_uniform_int,
+    "TruncatedNormal": _random_shape,
+    "StatelessRandomNormal": _stateless,
+    "StatelessRandomUniform": _stateless,
+    "StatelessTruncatedNormal": _stateless,
+    "ResizeArea": _resize,
+    "ResizeBicubic": _resize,
+    "ResizeBilinear": _resize,
+    "ResizeNearestNeighbor": _resize,
+    "ResizeBicubicGrad": _original_image,
+    "ResizeBilinearGrad": _original_image,
     "Einsum": einsum_shape,
     "StatelessRandomGetKeyCounter": _get_key_counter,
     "StatelessRandomNormalV2": _stateless_v2,
