@@ -24,33 +24,10 @@ from typing import Any
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
+from test_runtime_differential import PREFERRED, _attr_value
+
 U = "unknown"  # unknown rank
 INT_TYPES = (3, 9)
-FLOAT_PREFERRED = [
-    1,
-    3,
-    9,
-    2,
-    10,
-    7,
-    19,
-    4,
-    6,
-    5,
-    14,
-    8,
-    18,
-    17,
-    22,
-    23,
-    11,
-    12,
-    13,
-    15,
-    16,
-    20,
-    21,
-]
 SAME_SHAPES: list[Any] = [
     U,
     [],
@@ -238,7 +215,7 @@ def _pick_type(attr: Any, prefer_int: bool) -> int:
     allowed = (
         list(attr.allowed_values.list.type) if attr.HasField("allowed_values") else []
     )
-    order = [3, 9] + FLOAT_PREFERRED if prefer_int else FLOAT_PREFERRED
+    order = [3, 9] + PREFERRED if prefer_int else PREFERRED
     for t in order:
         if not allowed or t in allowed:
             return t
@@ -259,32 +236,7 @@ def _is_int_arg(arg: Any, attrs: dict[str, Any]) -> bool:
 
 def _required_value(attr: Any) -> Any:
     hints = ATTR_HINTS.get(attr.name)
-    if hints:
-        return hints[0]
-    t = attr.type
-    m = attr.minimum if attr.has_minimum else 0
-    allowed = attr.allowed_values.list if attr.HasField("allowed_values") else None
-    if t == "string":
-        return allowed.s[0].decode() if allowed and allowed.s else ""
-    if t == "int":
-        return max(m, 2)
-    if t == "float":
-        return 0.5
-    if t == "bool":
-        return False
-    if t == "shape":
-        return [2, 3]
-    if t == "list(int)":
-        return [1] * max(m, 1)
-    if t == "list(float)":
-        return [0.5] * max(m, 1)
-    if t == "list(string)":
-        return ["a"] * max(m, 1)
-    if t == "list(bool)":
-        return [True] * max(m, 1)
-    if t == "list(shape)":
-        return [[2]] * max(m, 1)
-    return "skip"
+    return hints[0] if hints else _attr_value(attr)
 
 
 def setups(op: Any) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
@@ -311,10 +263,7 @@ def setups(op: Any) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
         if a.type == "type":
             required[a.name] = _pick_type(a, False)
             continue
-        value = _required_value(a)
-        if value == "skip":
-            return
-        required[a.name] = value
+        required[a.name] = _required_value(a)
     int_args = {arg.name for arg in op.input_arg if _is_int_arg(arg, attrs)}
     dtypes: dict[str, int] = {}
     for arg in op.input_arg:
@@ -510,6 +459,7 @@ def run_differential(
 ) -> list[OpReport]:
     """Runs the differential; needs TF imported and TF's registry registered in opgen."""
     from opgen.runtime import shape_fns
+
     from oracle.tf_registry import tf_op_list
 
     modules = module_of_ops()
@@ -581,6 +531,7 @@ def main(argv: list[str]) -> int:
     import time
 
     from opgen.runtime import registry
+
     from oracle.tf_registry import tf_op_list_bytes
 
     registry.register_op_list("tensorflow_registry", tf_op_list_bytes())

@@ -14,6 +14,7 @@ from .common import (
     concat_shape,
     concat_v2_shape,
     explicit_shape,
+    merge_from_input,
     reduction_shape,
     scalar_from_tensor,
     scalar_input_dim,
@@ -482,7 +483,8 @@ def _broadcast_args(c: InferenceContext) -> None:
     c.set_output(0, c.vector(None if dx is None or dy is None else max(dx, dy)))
 
 
-def _broadcast_gradient_args(c: InferenceContext) -> None:
+def _two_vectors(c: InferenceContext) -> None:
+    """Two vector inputs, two vector outputs of unknown length."""
     c.with_rank(c.input(0), 1)
     c.with_rank(c.input(1), 1)
     c.set_output(0, c.vector(None))
@@ -490,24 +492,7 @@ def _broadcast_gradient_args(c: InferenceContext) -> None:
 
 
 def _mirror_pad_grad(c: InferenceContext) -> None:
-    paddings = c.with_rank(c.input(1), 2)
-    n = c.dim(paddings, 0)
-    if n is None:
-        c.set_output(0, c.unknown_shape())
-        return
-    shape = c.with_rank(c.input(0), n)
-    c.merge(paddings, c.matrix(n, 2))
-    value = c.input_tensor(1)
-    if value is None:
-        c.set_output(0, c.unknown_shape_of_rank(n))
-        return
-    dims = []
-    for i in range(n):
-        before, after = value[0][2 * i], value[0][2 * i + 1]
-        if before < 0 or after < 0:
-            raise ShapeError("Paddings must be non-negative")
-        dims.append(c.subtract(c.dim(shape, i), before + after))
-    c.set_output(0, c.make_shape(dims))
+    _mirror_pad_like(c, grad=True)
 
 
 def _reverse(c: InferenceContext) -> None:
@@ -540,12 +525,7 @@ def _parallel_concat(c: InferenceContext) -> None:
             )
         if c.dim(c.input(i), 0) != 1:
             raise ShapeError("Size of first dimension must be 1.")
-        try:
-            current = c.merge(c.input(i), current)
-        except ShapeError as e:
-            raise ShapeError(
-                f"{e}\n\tFrom merging shape {i} with other shapes."
-            ) from None
+        current = merge_from_input(c, i, current)
     c.set_output(0, shape)
 
 
@@ -878,13 +858,6 @@ def _sorted_search(c: InferenceContext) -> None:
     c.set_output(0, c.input(1))
 
 
-def _list_diff(c: InferenceContext) -> None:
-    c.with_rank(c.input(0), 1)
-    c.with_rank(c.input(1), 1)
-    c.set_output(0, c.vector(None))
-    c.set_output(1, c.vector(None))
-
-
 def _reverse_sequence(c: InferenceContext) -> None:
     shape = c.input(0)
     seq_lens = c.with_rank(c.input(1), 1)
@@ -908,11 +881,17 @@ def _concat_offset(c: InferenceContext) -> None:
 
 
 def _mirror_pad(c: InferenceContext) -> None:
+    _mirror_pad_like(c, grad=False)
+
+
+def _mirror_pad_like(c: InferenceContext, grad: bool) -> None:
+    """MirrorPad (dims grow by the paddings) and MirrorPadGrad (dims shrink by them)."""
     paddings = c.with_rank(c.input(1), 2)
-    c.with_value(c.dim(paddings, 1), 2)
+    if not grad:
+        c.with_value(c.dim(paddings, 1), 2)
     n = c.dim(paddings, 0)
     if n is None:
-        rank = c.rank(c.input(0))
+        rank = None if grad else c.rank(c.input(0))
         c.set_output(
             0, c.unknown_shape() if rank is None else c.unknown_shape_of_rank(rank)
         )
@@ -928,7 +907,10 @@ def _mirror_pad(c: InferenceContext) -> None:
         before, after = value[0][2 * i], value[0][2 * i + 1]
         if before < 0 or after < 0:
             raise ShapeError("Paddings must be non-negative")
-        dims.append(c.add(c.dim(shape, i), before + after))
+        if grad:
+            dims.append(c.subtract(c.dim(shape, i), before + after))
+        else:
+            dims.append(c.add(c.dim(shape, i), before + after))
     c.set_output(0, c.make_shape(dims))
 
 
@@ -969,7 +951,7 @@ BY_OP: dict[str, ShapeFn] = {
     **dict.fromkeys(REDUCTION, reduction_shape),
     **dict.fromkeys(SCALAR, scalar_shape),
     "BroadcastArgs": _broadcast_args,
-    "BroadcastGradientArgs": _broadcast_gradient_args,
+    "BroadcastGradientArgs": _two_vectors,
     "BroadcastTo": _broadcast_to,
     "Concat": concat_shape,
     "ConcatOffset": _concat_offset,
@@ -1015,7 +997,7 @@ BY_OP: dict[str, ShapeFn] = {
     "DynamicStitch": _dynamic_stitch,
     "ParallelDynamicStitch": _dynamic_stitch,
     "InvertPermutation": _invert_permutation,
-    "ListDiff": _list_diff,
+    "ListDiff": _two_vectors,
     "LowerBound": _sorted_search,
     "MatrixDiag": _matrix_diag,
     "MatrixDiagPart": _matrix_diag_part,

@@ -182,13 +182,16 @@ def concat_shape(c: InferenceContext) -> None:
 def add_n_shape(c: InferenceContext) -> None:
     current = c.input(c.num_inputs - 1)
     for i in range(c.num_inputs - 2, -1, -1):
-        try:
-            current = c.merge(c.input(i), current)
-        except ShapeError as e:
-            raise ShapeError(
-                f"{e}\n\tFrom merging shape {i} with other shapes."
-            ) from None
+        current = merge_from_input(c, i, current)
     c.set_output(0, current)
+
+
+def merge_from_input(c: InferenceContext, i: int, current: ShapeHandle) -> ShapeHandle:
+    """Input i merged into `current`, with the context TF adds to a failed merge."""
+    try:
+        return c.merge(c.input(i), current)
+    except ShapeError as e:
+        raise ShapeError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
 
 
 def merge_both_inputs_shape(c: InferenceContext) -> None:
@@ -236,6 +239,20 @@ def _windowed_output_size(
     return (padded - effective + stride) // stride
 
 
+def _explicit_pads(c: InferenceContext, padding: bytes, nchw: bool) -> list[int]:
+    """(rows before, rows after, cols before, cols after) of EXPLICIT padding, else zeros."""
+    if padding != b"EXPLICIT":
+        return [0, 0, 0, 0]
+    explicit = c.get_attr("explicit_paddings")
+    rows, cols = (2, 3) if nchw else (1, 2)
+    return [
+        explicit[2 * rows],
+        explicit[2 * rows + 1],
+        explicit[2 * cols],
+        explicit[2 * cols + 1],
+    ]
+
+
 def _spatial(c: InferenceContext, values: list[int], nchw: bool) -> tuple[int, int]:
     return (values[2], values[3]) if nchw else (values[1], values[2])
 
@@ -262,16 +279,7 @@ def _conv(c: InferenceContext, depthwise: bool) -> None:
         batch, rows, cols, depth = shape.known_dims()
     filter_rows, filter_cols, filter_depth, out_depth = filt.known_dims()
     padding = c.get_attr("padding")
-    pads = [0, 0, 0, 0]
-    if padding == b"EXPLICIT":
-        explicit = c.get_attr("explicit_paddings")
-        rows_index, cols_index = (2, 3) if nchw else (1, 2)
-        pads = [
-            explicit[2 * rows_index],
-            explicit[2 * rows_index + 1],
-            explicit[2 * cols_index],
-            explicit[2 * cols_index + 1],
-        ]
+    pads = _explicit_pads(c, padding, nchw)
     if depthwise:
         depth = c.merge_dim(depth, filter_depth)
         out_depth = None if depth is None or out_depth is None else depth * out_depth
@@ -346,16 +354,7 @@ def pool_shape(
     stride_rows, stride_cols = _spatial(c, strides, nchw)
     ksize_rows, ksize_cols = _spatial(c, ksize, nchw)
     padding = c.get_attr("padding")
-    pads = [0, 0, 0, 0]
-    if padding == b"EXPLICIT":
-        explicit = c.get_attr("explicit_paddings")
-        rows_index, cols_index = (2, 3) if nchw else (1, 2)
-        pads = [
-            explicit[2 * rows_index],
-            explicit[2 * rows_index + 1],
-            explicit[2 * cols_index],
-            explicit[2 * cols_index + 1],
-        ]
+    pads = _explicit_pads(c, padding, nchw)
     out_rows = _windowed_output_size(
         rows, ksize_rows, 1, stride_rows, padding, pads[0], pads[1]
     )
