@@ -3,14 +3,15 @@
 `NAMED` holds the common functions TF registers by name (`SetShapeFn(shape_inference::X)`),
 looked up by the name a generated module declares. `BY_OP` maps TF op names to ports of the
 shape function TF registers for that op (per-op lambdas and named functions alike), one
-module per TF op file (`math`, `array`, `nn`, `quantized`, `other`); it serves every op whose module
+module per TF op file (`math`, `array` with `array_index` and `array_layout`, `nn`,
+`quantized`, `other`); it serves every op whose module
 declares no (known) shape function, so modules built from TF's registry or `--from-library`
 get TF's static shapes and shape errors.
 """
 
 from __future__ import annotations
 
-from . import array, math, nn, other, quantized
+from . import array, array_index, array_layout, math, nn, other, quantized
 from .common import NAMED, ShapeFn
 from .fast import DIRECT, GUARDED
 
@@ -19,6 +20,8 @@ __all__ = ["BY_OP", "DIRECT", "GUARDED", "NAMED", "ShapeFn", "by_name", "lookup"
 BY_OP: dict[str, ShapeFn] = {
     **math.BY_OP,
     **array.BY_OP,
+    **array_index.BY_OP,
+    **array_layout.BY_OP,
     **nn.BY_OP,
     **quantized.BY_OP,
     **other.BY_OP,
