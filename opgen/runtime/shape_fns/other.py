@@ -3,10 +3,11 @@ random, control flow, logging and debug ops (tensorflow/core/ops/*_ops.cc)."""
 
 from __future__ import annotations
 
-from ..shape_context import InferenceContext, ShapeError, debug_string
+from ..shape_context import InferenceContext, ShapeError, ShapeHandle, debug_string
 from .common import (
     ShapeFn,
     broadcast_binary_op_shape,
+    explicit_shape,
     reduction_shape,
     scalar_input_dim,
     scalar_shape,
@@ -178,7 +179,88 @@ def _original_image(c: InferenceContext) -> None:
     c.set_output(0, c.input(1))
 
 
+def _switch(c: InferenceContext) -> None:
+    c.with_rank(c.input(1), 0)
+    c.set_output(0, c.input(0))
+    c.set_output(1, c.input(0))
+
+
+def _merge(c: InferenceContext) -> None:
+    """TF's MergeShape (control_flow_ops.cc): dims the inputs disagree on become unknown."""
+    out = c.input(0)
+    if out.dims is not None:
+        rank = len(out.dims)
+        for i in range(1, c.num_inputs):
+            shape = c.input(i)
+            if shape.dims is None or len(shape.dims) != rank:
+                out = c.unknown_shape()
+                break
+            for d in range(rank):
+                if shape.dims[d] != c.dim(out, d):
+                    out = c.replace_dim(out, d, None)
+    c.set_output(0, out)
+    c.set_output(1, c.scalar())
+
+
+def _enter(c: InferenceContext) -> None:
+    """Only a constant Enter passes its input's shape on (TF's Enter shape function)."""
+    c.set_output(0, c.input(0) if c.get_attr("is_constant") else c.unknown_shape())
+
+
+def _loop_cond(c: InferenceContext) -> None:
+    c.set_output(0, c.with_rank(c.input(0), 0))
+
+
+def _batch_square_matrix(c: InferenceContext, shape: ShapeHandle) -> ShapeHandle:
+    """TF's MakeBatchSquareMatrix (linalg_ops.cc)."""
+    shape = c.with_rank_at_least(shape, 2)
+    d = c.merge_dim(c.dim(shape, -2), c.dim(shape, -1))
+    return c.concatenate(c.subshape(shape, 0, -2), c.matrix(d, d))
+
+
+def _batch_unchanged_square(c: InferenceContext) -> None:
+    c.set_output(0, _batch_square_matrix(c, c.input(0)))
+
+
+def _determinant(c: InferenceContext) -> None:
+    shape = c.with_rank_at_least(c.input(0), 2)
+    c.merge_dim(c.dim(shape, -1), c.dim(shape, -2))
+    batch = c.subshape(shape, 0, -2)
+    for i in range(c.num_outputs):
+        c.set_output(i, batch)
+
+
+def _matrix_solve(c: InferenceContext) -> None:
+    """TF's MatrixSolveShapeFn with a square left-hand side."""
+    lhs = _batch_square_matrix(c, c.input(0))
+    rhs = c.with_rank_at_least(c.input(1), 2)
+    batch = c.merge(c.subshape(lhs, 0, -2), c.subshape(rhs, 0, -2))
+    m = c.merge_dim(c.dim(lhs, -2), c.dim(rhs, -2))
+    n = c.merge_dim(m, c.dim(lhs, -1))
+    out = c.concatenate(c.concatenate(batch, c.vector(n)), c.vector(c.dim(rhs, -1)))
+    c.set_output(0, out)
+
+
 BY_OP: dict[str, ShapeFn] = {
+    "Enter": _enter,
+    "RefEnter": _enter,
+    "LoopCond": _loop_cond,
+    "Merge": _merge,
+    "RefMerge": _merge,
+    "Switch": _switch,
+    "RefSwitch": _switch,
+    "Cholesky": _batch_unchanged_square,
+    "MatrixInverse": _batch_unchanged_square,
+    "MatrixLogarithm": _batch_unchanged_square,
+    "MatrixSquareRoot": _batch_unchanged_square,
+    "MatrixDeterminant": _determinant,
+    "LogMatrixDeterminant": _determinant,
+    "MatrixSolve": _matrix_solve,
+    "TemporaryVariable": explicit_shape,
+    "Variable": explicit_shape,
+    "VariableV2": explicit_shape,
+    "VarHandleOp": scalar_shape,
+    "VarIsInitializedOp": scalar_shape,
     "Multinomial": _multinomial,
     "RandomStandardNormal": _random_shape,
     "RandomUniform": _random_shape,
