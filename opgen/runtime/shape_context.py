@@ -67,8 +67,11 @@ class ShapeError(ValueError):
 class InferenceContext:
     """What a shape function sees of one op: input shapes, constant inputs, attrs; outputs to set."""
 
-    def __init__(self, op: Operation) -> None:
+    def __init__(self, op: Operation, eager: bool = False) -> None:
         self.op = op
+        # eager: input values and partial shapes are evaluated when first asked for, so a
+        # function succeeding needs one pass (its result is that of TF's last pass)
+        self.eager = eager
         self._inputs = [ShapeHandle(t._shape._dims) for t in op._inputs]
         self._outputs: list[ShapeHandle] = [UNKNOWN] * len(op._outputs)
         # TF's ShapeRefiner runs a shape function in passes: input values and partial
@@ -117,6 +120,10 @@ class InferenceContext:
 
     def input_tensor(self, i: int) -> Values | None:
         """(flat values, dims) when input i's value is known statically (TF's input_tensor)."""
+        if self.eager and i not in self.requested_tensors:
+            value = _constants.constant_value(self.op._inputs[i])
+            if value is not None:
+                self.tensors[i] = value
         self.requested_tensors.add(i)
         return self.tensors.get(i)
 
@@ -129,6 +136,10 @@ class InferenceContext:
 
     def input_partial_shape(self, i: int) -> ShapeHandle:
         """TF's ShapeRefiner::ConstantPartialShape of input i (a shape given as a tensor)."""
+        if self.eager and i not in self.requested_partial_shapes:
+            shape = ShapeHandle(_constants.partial_shape(self.op._inputs[i]))
+            if shape.dims is not None:
+                self.partial_shapes[i] = shape
         self.requested_partial_shapes.add(i)
         return self.partial_shapes.get(i, UNKNOWN)
 

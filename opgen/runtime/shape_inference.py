@@ -81,6 +81,20 @@ def _callback(fn: ShapeFn) -> Callable[[Operation], None]:
 
 
 def run(op: Operation, fn: ShapeFn) -> None:
+    ctx = InferenceContext(op, eager=True)
+    try:
+        fn(ctx)
+    except ShapeError:
+        # TF's ShapeRefiner runs the function in passes, input values a pass asked for
+        # becoming available to the next, and an error in any pass is final: replay that
+        # for TF's error and the inputs its message lists.
+        ctx = _run_in_passes(op, fn)
+    for tensor, shape in zip(op._outputs, ctx._outputs):
+        if shape.dims is not None:
+            tensor._shape = TensorShape._from_dims(shape.dims)
+
+
+def _run_in_passes(op: Operation, fn: ShapeFn) -> InferenceContext:
     ctx = InferenceContext(op)
     try:
         fn(ctx)
@@ -93,9 +107,7 @@ def run(op: Operation, fn: ShapeFn) -> None:
             f"{e} for '{{{{node {op._name}}}}} = {summarize_node(op)}' with input shapes: "
             f"{shapes}{ctx.error_context()}."
         ) from None
-    for tensor, shape in zip(op._outputs, ctx._outputs):
-        if shape.dims is not None:
-            tensor._shape = TensorShape._from_dims(shape.dims)
+    return ctx
 
 
 def summarize_node(op: Operation) -> str:
