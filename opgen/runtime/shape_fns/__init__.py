@@ -4,14 +4,14 @@
 looked up by the name a generated module declares. `BY_OP` maps TF op names to ports of the
 shape function TF registers for that op (per-op lambdas and named functions alike), one
 module per TF op file (`math`, `array` with `array_index` and `array_layout`, `nn`,
-`quantized`, `other`); it serves every op whose module
+`quantized`, `image`, `other`); it serves every op whose module
 declares no (known) shape function, so modules built from TF's registry or `--from-library`
 get TF's static shapes and shape errors.
 """
 
 from __future__ import annotations
 
-from . import array, array_index, array_layout, math, nn, other, quantized
+from . import array, array_index, array_layout, image, math, nn, other, quantized
 from .common import NAMED, ShapeFn
 from .fast import DIRECT, GUARDED
 
@@ -24,6 +24,7 @@ BY_OP: dict[str, ShapeFn] = {
     **array_layout.BY_OP,
     **nn.BY_OP,
     **quantized.BY_OP,
+    **image.BY_OP,
     **other.BY_OP,
 }
 

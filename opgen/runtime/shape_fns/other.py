@@ -162,23 +162,6 @@ def _multinomial(c: InferenceContext) -> None:
     c.set_output(0, c.matrix(c.dim(logits, 0), scalar_input_dim(c, 1)))
 
 
-def _resize(c: InferenceContext) -> None:
-    """TF's ResizeShapeFn (image_ops.cc) with SetOutputToSizedImage."""
-    images = c.with_rank(c.input(0), 4)
-    size = c.with_rank(c.input(1), 1)
-    c.with_value(c.dim(size, 0), 2)
-    value = c.input_tensor(1)
-    height = width = None
-    if value is not None:
-        # MakeDim(-1) is an unknown dimension
-        height, width = (None if v == -1 else int(v) for v in value[0][:2])
-    c.set_output(0, c.make_shape([c.dim(images, 0), height, width, c.dim(images, 3)]))
-
-
-def _original_image(c: InferenceContext) -> None:
-    c.set_output(0, c.input(1))
-
-
 def _switch(c: InferenceContext) -> None:
     c.with_rank(c.input(1), 0)
     c.set_output(0, c.input(0))
@@ -269,12 +252,6 @@ BY_OP: dict[str, ShapeFn] = {
     "StatelessRandomNormal": _stateless,
     "StatelessRandomUniform": _stateless,
     "StatelessTruncatedNormal": _stateless,
-    "ResizeArea": _resize,
-    "ResizeBicubic": _resize,
-    "ResizeBilinear": _resize,
-    "ResizeNearestNeighbor": _resize,
-    "ResizeBicubicGrad": _original_image,
-    "ResizeBilinearGrad": _original_image,
     "Einsum": einsum_shape,
     "StatelessRandomGetKeyCounter": _get_key_counter,
     "StatelessRandomNormalV2": _stateless_v2,
