@@ -224,7 +224,26 @@ def _matrix_solve(c: InferenceContext) -> None:
     c.set_output(0, out)
 
 
+def _scalar_inputs_after_first(c: InferenceContext) -> None:
+    """String ops taking scalar patterns after the input: the input's shape."""
+    for i in range(1, c.num_inputs):
+        c.with_rank(c.input(i), 0)
+    c.set_output(0, c.input(0))
+
+
+def _string_split(c: InferenceContext) -> None:
+    c.with_rank(c.input(0), 1)
+    c.with_rank(c.input(1), 0)
+    c.set_output(0, c.matrix(None, 2))
+    c.set_output(1, c.vector(None))
+    c.set_output(2, c.vector(2))
+
+
 BY_OP: dict[str, ShapeFn] = {
+    "RegexFullMatch": _scalar_inputs_after_first,
+    "RegexReplace": _scalar_inputs_after_first,
+    "StringSplit": _string_split,
+    "StringSplitV2": _string_split,
     "Enter": _enter,
     "RefEnter": _enter,
     "LoopCond": _loop_cond,
