@@ -180,6 +180,16 @@ def _sparse_segment_grad(c: InferenceContext) -> None:
     c.set_output(0, c.concatenate(c.vector(dim0), c.subshape(shape, 1)))
 
 
+def _sparse_segment_grad_v2(c: InferenceContext) -> None:
+    """The gradient rows of the unique indices (their number unknown), and those indices."""
+    shape = c.with_rank_at_least(c.input(0), 1)
+    indices = c.with_rank(c.input(1), 1)
+    c.merge(c.input(2), indices)
+    c.with_rank(c.input(3), 0)
+    c.set_output(0, c.concatenate(c.vector(None), c.subshape(shape, 1)))
+    c.set_output(1, c.vector(None))
+
+
 def _cross(c: InferenceContext) -> None:
     a = c.with_rank_at_least(c.input(0), 1)
     b = c.with_rank_at_least(c.input(1), 1)
@@ -433,5 +443,13 @@ BY_OP: dict[str, ShapeFn] = {
     **dict.fromkeys(
         ("SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad", "SparseSegmentSumGrad"),
         _sparse_segment_grad,
+    ),
+    **dict.fromkeys(
+        (
+            "SparseSegmentMeanGradV2",
+            "SparseSegmentSqrtNGradV2",
+            "SparseSegmentSumGradV2",
+        ),
+        _sparse_segment_grad_v2,
     ),
 }
