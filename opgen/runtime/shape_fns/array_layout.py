@@ -309,7 +309,84 @@ def _space_depth(to_depth: bool) -> ShapeFn:
     return fn
 
 
+def _diag_index(value: Values) -> tuple[int, int]:
+    """TF's ReadDiagIndex: k as one diagonal or a (lower, upper) band."""
+    values, dims = value
+    if dims and len(values) not in (1, 2):
+        raise ShapeError(
+            "diag_index must be a vector with one or two elements. It has "
+            f"{len(values)} elements."
+        )
+    if len(values) == 2:
+        return int(values[0]), int(values[1])
+    return int(values[0]), int(values[0])
+
+
+def _matrix_diag_part_v2(c: InferenceContext) -> None:
+    """MatrixDiagPartV2/V3: the diagonals k of the innermost matrices."""
+    shape = c.with_rank_at_least(c.input(0), 2)
+    c.with_rank_at_most(c.input(1), 1)
+    c.with_rank(c.input(2), 0)
+    k = c.input_tensor(1)
+    if shape.dims is None or k is None:
+        c.set_output(0, c.unknown_shape())
+        return
+    lower, upper = _diag_index(k)
+    if lower > upper:
+        raise ShapeError("lower_diag_index is greater than upper_diag_index")
+    rows, cols = shape.dims[-2], shape.dims[-1]
+    max_len: int | None = None
+    if rows is not None and cols is not None:
+        if lower != 0 and (-rows >= lower or lower >= cols):
+            raise ShapeError("lower_diag_index is out of bound.")
+        if upper != 0 and (-rows >= upper or upper >= cols):
+            raise ShapeError("upper_diag_index is out of bound.")
+        max_len = min(rows + min(upper, 0), cols - max(lower, 0))
+    dims = list(shape.dims[:-2])
+    if lower < upper:
+        dims.append(upper - lower + 1)
+    dims.append(max_len)
+    c.set_output(0, c.make_shape(dims))
+
+
+def _matrix_set_diag_v2(c: InferenceContext) -> None:
+    """MatrixSetDiagV2/V3: the input's shape, checked against the diagonals and k."""
+    shape = c.with_rank_at_least(c.input(0), 2)
+    diag = c.with_rank_at_least(c.input(1), 1)
+    k_shape = c.with_rank_at_most(c.input(2), 1)
+    lower = upper = 0
+    known = False
+    k = c.input_tensor(2)
+    if k is not None and c.fully_defined(k_shape):
+        known = True
+        lower, upper = _diag_index(k)
+        if lower > upper:
+            raise ShapeError("lower_diag_index is greater than upper_diag_index")
+    if shape.dims is not None:
+        rank = len(shape.dims)
+        if known:
+            diag = c.with_rank(c.input(1), rank - 1 if lower == upper else rank)
+        else:
+            diag = c.with_rank_at_least(c.input(1), rank - 1)
+            diag = c.with_rank_at_most(c.input(1), rank)
+        rows, cols = shape.dims[-2], shape.dims[-1]
+        if rows is not None and cols is not None:
+            if lower != 0 and (-rows >= lower or lower >= cols):
+                raise ShapeError("lower_diag_index is out of bound.")
+            if upper != 0 and (-rows >= upper or upper >= cols):
+                raise ShapeError("upper_diag_index is out of bound.")
+    out = shape
+    if diag.dims is not None and not c.fully_defined(shape):
+        prefix = c.subshape(diag, 0, -1)  # TF drops one dim here even for a band of k
+        out = c.merge(shape, c.concatenate(prefix, c.unknown_shape_of_rank(2)))
+    c.set_output(0, out)
+
+
 BY_OP: dict[str, ShapeFn] = {
+    "MatrixSetDiagV2": _matrix_set_diag_v2,
+    "MatrixSetDiagV3": _matrix_set_diag_v2,
+    "MatrixDiagPartV2": _matrix_diag_part_v2,
+    "MatrixDiagPartV3": _matrix_diag_part_v2,
     "DepthToSpace": _space_depth(to_depth=False),
     "Diag": _diag,
     "DiagPart": _diag_part,
