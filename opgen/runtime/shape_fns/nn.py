@@ -274,16 +274,23 @@ def _fractional_pool(c: InferenceContext) -> None:
 def _max_pool_v2(c: InferenceContext) -> None:
     """TF's MaxPoolV2Shape: ksize and strides as 4-element input tensors."""
     c.with_rank(c.input(0), 4)
-    for i in (1, 2):
+    last = c.num_inputs - 1  # ksize and strides are the last two inputs
+    for i in (last - 1, last):
         size = c.with_rank(c.input(i), 1)
         c.with_value(c.dim(size, 0), 4)
-    ksize, strides = c.input_tensor(1), c.input_tensor(2)
+    ksize, strides = c.input_tensor(last - 1), c.input_tensor(last)
     if ksize is None or strides is None:
         c.set_output(0, c.unknown_shape())
         return
     from .common import pool_shape
 
     pool_shape(c, "MaxPool", True, list(ksize[0]), list(strides[0]))
+
+
+def _max_pool_grad_grad_v2(c: InferenceContext) -> None:
+    _max_pool_v2(c)
+    c.merge(c.input(0), c.input(2))
+    c.merge(c.input(1), c.output(0))
 
 
 def _lrn_grad(c: InferenceContext) -> None:
@@ -341,6 +348,7 @@ BY_OP: dict[str, ShapeFn] = {
     "FractionalMaxPool": _fractional_pool,
     "IsotonicRegression": _isotonic_regression,
     "MaxPoolV2": _max_pool_v2,
+    "MaxPoolGradGradV2": _max_pool_grad_grad_v2,
     "LRN": _rank4,
     "LRNGrad": _lrn_grad,
     "LogSoftmax": _softmax,

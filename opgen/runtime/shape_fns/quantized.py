@@ -170,7 +170,20 @@ def _quantized_instance_norm(c: InferenceContext) -> None:
     c.set_output(2, c.scalar())
 
 
+def _quantized_batch_norm(c: InferenceContext) -> None:
+    """QuantizedBatchNormWithGlobalNormalization: mean, variance, beta, gamma per channel."""
+    shape = c.with_rank(c.input(0), 4)
+    depth = c.dim(shape, 3)
+    for i in range(1, 5):
+        vec = c.with_rank(c.input(i * 3), 1)
+        depth = c.merge_dim(depth, c.dim(vec, 0))
+    c.set_output(0, c.replace_dim(shape, 3, depth))
+    c.set_output(1, c.scalar())
+    c.set_output(2, c.scalar())
+
+
 BY_OP: dict[str, ShapeFn] = {
+    "QuantizedBatchNormWithGlobalNormalization": _quantized_batch_norm,
     "QuantizedReshape": _quantized_reshape,
     "QuantizedConcat": _quantized_concat,
     "QuantizeAndDequantizeV4Grad": _quantize_and_dequantize_v4_grad,
