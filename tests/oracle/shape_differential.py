@@ -455,11 +455,10 @@ def registry_ops() -> set[str]:
 
 
 def run_differential(
-    op_names: list[str] | None = None, ported_only: bool = False
+    op_names: list[str] | None = None,
 ) -> list[OpReport]:
     """Runs the differential; needs TF imported and TF's registry registered in opgen."""
     from opgen.runtime import shape_fns
-
     from oracle.tf_registry import tf_op_list
 
     modules = module_of_ops()
@@ -474,8 +473,6 @@ def run_differential(
     for name in names:
         op = ops[name]
         ported = shape_fns.lookup(name, None) is not None
-        if ported_only and not ported:
-            continue
         report = OpReport(name, modules.get(name, "-"), ported)
         if os.environ.get("SHAPE_DIFF_TRACE"):
             print(name, file=sys.stderr, flush=True)
@@ -531,7 +528,6 @@ def main(argv: list[str]) -> int:
     import time
 
     from opgen.runtime import registry
-
     from oracle.tf_registry import tf_op_list_bytes
 
     registry.register_op_list("tensorflow_registry", tf_op_list_bytes())
