@@ -18,6 +18,7 @@ from .common import (
     ShapeFn,
     add_n_shape,
     broadcast_binary_op_shape,
+    concat_v2_shape,
     mat_mul_shape,
     scalar_shape,
     unchanged_shape,
@@ -98,7 +99,38 @@ def _split_guarded(op: Op) -> bool:
     return True
 
 
+def _concat_v2_guarded(op: Op) -> bool:
+    """Fully known inputs of one rank joined along a Const axis where the others agree."""
+    inputs = op._inputs
+    producer = inputs[-1]._op
+    if producer._type != "Const":
+        return False
+    values, axis_dims = tensor_proto_values(producer._attrs["value"].tensor)
+    first = inputs[0]._shape._dims
+    if axis_dims or len(values) != 1 or not first or None in first:
+        return False
+    rank = len(first)
+    axis = int(values[0])
+    if axis < 0:
+        axis += rank
+    if not 0 <= axis < rank:
+        return False
+    total = 0
+    for t in inputs[:-1]:
+        dims = t._shape._dims
+        if dims is None or len(dims) != rank or None in dims:
+            return False
+        if dims[:axis] != first[:axis] or dims[axis + 1 :] != first[axis + 1 :]:
+            return False
+        total += dims[axis]
+    op._outputs[0]._shape = TensorShape._from_dims(
+        first[:axis] + (total,) + first[axis + 1 :]
+    )
+    return True
+
+
 GUARDED: dict[ShapeFn, Callable[[Op], bool]] = {
+    concat_v2_shape: _concat_v2_guarded,
     mat_mul_shape: _mat_mul_guarded,
     broadcast_binary_op_shape: _same_shape_guarded,
     add_n_shape: _same_shape_guarded,
