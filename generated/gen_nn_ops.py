@@ -611,6 +611,5 @@ _registry.register_op_list(
         "LeakyRelu": "shape_inference::UnchangedShape",
         "MaxPool": "shape_inference::MaxPoolShapeWithExplicitPadding",
         "Relu": "shape_inference::UnchangedShape",
-        "TopK": "shape_inference::UnknownShape",
     },
 )

@@ -106,7 +106,7 @@ REGISTER_OP("Reshape")
     .Output("output: T")
     .Attr("T: type")
     .Attr("Tshape: {int32, int64} = DT_INT32")
-    .UNKNOWN_SHAPE_FN
+    .PER_OP_SHAPE_FN
     .Doc(R"doc(
 Gives a tensor a new shape with the same number of elements.
 
@@ -140,7 +140,7 @@ REGISTER_OP("Pack")
     .Attr("N: int >= 1")
     .Attr("T: type")
     .Attr("axis: int = 0")
-    .UNKNOWN_SHAPE_FN
+    .PER_OP_SHAPE_FN
     .Doc(R"doc(
 Stacks N tensors of one shape into a tensor of rank one higher.
 
@@ -154,7 +154,7 @@ REGISTER_OP("Fill")
     .Output("output: T")
     .Attr("T: type")
     .Attr("index_type: {int32, int64} = DT_INT32")
-    .UNKNOWN_SHAPE_FN
+    .PER_OP_SHAPE_FN
     .Doc(R"doc(
 A tensor of the given shape where every element is `value`.
 
@@ -207,7 +207,7 @@ REGISTER_OP("PlaceholderV2")
     .Output("output: dtype")
     .Attr("dtype: type")
     .Attr("shape: shape")
-    .UNKNOWN_SHAPE_FN
+    .SetShapeFn(shape_inference::ExplicitShape)
     .Deprecated(23, "Placeholder now behaves the same as PlaceholderV2.")
     .Doc("Older spelling of Placeholder with a required shape.");
 
@@ -217,7 +217,7 @@ REGISTER_OP("Transpose")
     .Output("y: T")
     .Attr("T: type")
     .Attr(INDEX_TYPE_ATTR("Tperm"))
-    .UNKNOWN_SHAPE_FN
+    .PER_OP_SHAPE_FN
     .Doc(R"doc(
 Reorders the dimensions of `x`.
 
@@ -230,7 +230,7 @@ REGISTER_OP("ExpandDims")
     .Output("output: T")
     .Attr("T: type")
     .Attr(INDEX_TYPE_ATTR("Tdim"))
-    .UNKNOWN_SHAPE_FN
+    .PER_OP_SHAPE_FN
     .Doc(R"doc(
 Inserts a dimension of length 1.
 
@@ -238,8 +238,11 @@ dim: Position of the new axis.
 )doc");
 
 REGISTER_OP("Squeeze")
-    .PASS_THROUGH_OP()
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: type")
     .Attr("squeeze_dims: list(int) >= 0 = []")
+    .PER_OP_SHAPE_FN
     .Doc(R"doc(
 Drops dimensions of length 1.
 
@@ -268,7 +271,7 @@ REGISTER_OP("Tile")
     .Output("output: T")
     .Attr("T: type")
     .Attr("Tmultiples: {int32, int64} = DT_INT32")
-    .UNKNOWN_SHAPE_FN
+    .PER_OP_SHAPE_FN
     .Doc(R"doc(
 Repeats a tensor along each axis.
 
@@ -282,7 +285,7 @@ REGISTER_OP("MirrorPad")
     .Attr("T: type")
     .Attr("Tpaddings: {int32, int64} = DT_INT32")
     .Attr(GetMirrorPadModeAttrString())
-    .UNKNOWN_SHAPE_FN
+    .PER_OP_SHAPE_FN
     .Doc(R"doc(
 Pads a tensor with mirrored copies of its border.
 

@@ -50,4 +50,12 @@
 // Object-like macro expanding to a whole chain tail.
 #define UNKNOWN_SHAPE_FN SetShapeFn(shape_inference::UnknownShape)
 
+// Ops whose TensorFlow shape function is a per-op lambda. The example library does not
+// repeat TF's logic in C++ (its lambda leaves shapes unknown); like TF, it names no common
+// function, so opgen's runtime applies its port of TF's function for the op's name.
+#define PER_OP_SHAPE_FN                                                  \
+  SetShapeFn([](::tensorflow::shape_inference::InferenceContext* c) { \
+    return ::tensorflow::shape_inference::UnknownShape(c);             \
+  })
+
 #endif  // OPGEN_OP_SPECS_COMMON_MACROS_H_

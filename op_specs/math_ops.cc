@@ -244,7 +244,7 @@ REGISTER_OP("Range")
         "Tidx: "
         "{bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32, "
         "uint64} = DT_INT32")
-    .UNKNOWN_SHAPE_FN
+    .PER_OP_SHAPE_FN
     .Doc(R"doc(
 Evenly spaced numbers from `start` up to, but not including, `limit`.
 
@@ -259,7 +259,7 @@ REGISTER_OP("Select")
     .Input("e: T")
     .Output("output: T")
     .Attr("T: type")
-    .SetShapeFn(shape_inference::UnchangedShape)
+    .PER_OP_SHAPE_FN
     .Doc(R"doc(
 Picks elements from `t` where `condition` holds and from `e` elsewhere.
 

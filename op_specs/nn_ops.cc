@@ -140,7 +140,7 @@ REGISTER_OP("TopK")
     .Attr("sorted: bool = true")
     .Attr("T: realnumbertype")
     .Deprecated(7, "Use TopKV2 instead")
-    .UNKNOWN_SHAPE_FN
+    .PER_OP_SHAPE_FN
     .Doc(R"doc(
 The `k` largest entries of the last axis and where they are.
 

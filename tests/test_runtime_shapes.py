@@ -353,7 +353,8 @@ def test_unknown_shape_function_gives_unknown_shapes(env):
 
     with Graph().as_default():
         x = lib._apply_op_helper("Placeholder", dtype="float32", shape=[2, 3])[3][0]
-        (y,) = lib._apply_op_helper("Softplus", features=x)[3]
+        # Bitcast's shape function has no port (yet)
+        (y,) = lib._apply_op_helper("Bitcast", input=x, type="int32")[3]
     assert x.shape.as_list() == [2, 3]
     assert y.shape.rank is None
 

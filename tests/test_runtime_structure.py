@@ -15,10 +15,6 @@ import pytest
 
 RUNTIME = Path(__file__).resolve().parent.parent / "opgen" / "runtime"
 MODULES = sorted(p.stem for p in RUNTIME.glob("*.py"))
-# Owned elsewhere while issue 13 is split: the shape-function modules (their cycle is broken
-# by the shape-function work) and the TF backend (the lead's).
-SHAPE_PAIR = frozenset({"shape_fns", "shape_inference"})
-NOT_MYPY_CHECKED_YET = {"shape_fns", "shape_inference", "backend", "execute"}
 
 
 def _is_type_checking(node: ast.If) -> bool:
@@ -112,20 +108,11 @@ def test_import_graph_is_read():
 
 
 def test_no_import_cycles_in_the_runtime():
-    assert [c for c in _cycles() if c != SHAPE_PAIR] == []
-
-
-@pytest.mark.xfail(
-    reason="shape_fns <-> shape_inference import each other; the shape-function work of "
-    "issue 13 (13b) owns both modules and breaks this cycle",
-    strict=False,
-)
-def test_no_import_cycles_at_all():
     assert _cycles() == []
 
 
 def test_runtime_is_mypy_clean(tmp_path):
-    files = [str(RUNTIME / f"{m}.py") for m in MODULES if m not in NOT_MYPY_CHECKED_YET]
+    files = [str(RUNTIME / f"{m}.py") for m in MODULES] + [str(RUNTIME / "shape_fns")]
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--follow-imports=silent", "--ignore-missing-imports",
          "--check-untyped-defs", "--cache-dir", str(tmp_path / "mypy"), *files],

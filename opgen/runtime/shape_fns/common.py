@@ -1,28 +1,52 @@
-"""Built-in shape functions: Python equivalents of TF's most used C++ ones.
+"""Ports of TF's common shape functions (tensorflow/core/framework/common_shape_fns.cc).
 
-`NAMED` holds functions TF registers by name (`SetShapeFn(shape_inference::X)`), looked up
-by the name a generated module declares. `BY_OP` covers core TF ops whose C++ shape
-function is a lambda (AddN, Split, Pack, Placeholder, Const, Shape) so graphs of those ops
-get static shapes too.
+`NAMED` maps the names TF registers them under (`SetShapeFn(shape_inference::X)`) to the
+ports, looked up by the name a generated module declares.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from .shape_inference import (
-    InferenceContext,
-    ShapeError,
-    ShapeHandle,
-    tensor_proto_values,
-)
-from .tensor_shape import TensorShape
+from ..shape_context import InferenceContext, ShapeError, ShapeHandle, Values
 
 ShapeFn = Callable[[InferenceContext], None]
 
 
+def scalar_from_tensor(value: Values) -> int:
+    """TF's InferenceContext::GetScalarFromTensor."""
+    if value[1]:
+        raise ShapeError(f"Input must be scalar but has rank {len(value[1])}")
+    return int(value[0][0])
+
+
 def unchanged_shape(c: InferenceContext) -> None:
     c.set_output(0, c.input(0))
+
+
+def unchanged_shape_with_rank(c: InferenceContext, rank: int) -> None:
+    c.set_output(0, c.with_rank(c.input(0), rank))
+
+
+def unchanged_shape_with_rank_at_least(c: InferenceContext, rank: int) -> None:
+    c.set_output(0, c.with_rank_at_least(c.input(0), rank))
+
+
+def unchanged_shape_with_rank_at_most(c: InferenceContext, rank: int) -> None:
+    c.set_output(0, c.with_rank_at_most(c.input(0), rank))
+
+
+def scalar_input_dim(c: InferenceContext, index: int) -> int | None:
+    """TF's MakeDimForScalarInput: a constant scalar input as a non-negative dimension."""
+    value = c.input_tensor(index)
+    if value is None:
+        return None
+    dim = scalar_from_tensor(value)
+    if dim < 0:
+        raise ShapeError(
+            f"Dimension size, given by scalar input {index}, must be non-negative but is {dim}"
+        )
+    return dim
 
 
 def scalar_shape(c: InferenceContext) -> None:
@@ -50,14 +74,19 @@ def mat_mul_shape(c: InferenceContext) -> None:
 
 
 def broadcast_binary_op_shape(c: InferenceContext) -> None:
-    x, y = c.input(0), c.input(1)
+    c.set_output(0, broadcast_shapes(c, c.input(0), c.input(1)))
+
+
+def broadcast_shapes(
+    c: InferenceContext, x: ShapeHandle, y: ShapeHandle
+) -> ShapeHandle:
+    """TF's BroadcastBinaryOpOutputShapeFnHelper (incompatible shapes are an error)."""
     if x.dims is None or y.dims is None:
-        c.set_output(0, c.unknown_shape())
-        return
+        return c.unknown_shape()
     rank = max(len(x.dims), len(y.dims))
     pad_x = (1,) * (rank - len(x.dims)) + x.dims
     pad_y = (1,) * (rank - len(y.dims)) + y.dims
-    dims = []
+    dims: list[int | None] = []
     for dx, dy in zip(pad_x, pad_y):
         if dx is not None and dx > 1:
             if dy is not None and dy > 1 and dx != dy:
@@ -69,7 +98,7 @@ def broadcast_binary_op_shape(c: InferenceContext) -> None:
             dims.append(dx)
         else:
             dims.append(c.merge_dim(dx, dy))
-    c.set_output(0, c.make_shape(dims))
+    return c.make_shape(dims)
 
 
 def reduction_shape(c: InferenceContext) -> None:
@@ -91,7 +120,7 @@ def reduction_shape(c: InferenceContext) -> None:
                 f"Invalid reduction dimension {index} for input with {rank} dimensions."
             )
         reduced.add(index + rank if index < 0 else index)
-    dims = []
+    dims: list[int | None] = []
     for i, d in enumerate(shape.dims):
         if i in reduced:
             if keep_dims:
@@ -101,7 +130,10 @@ def reduction_shape(c: InferenceContext) -> None:
     c.set_output(0, c.make_shape(dims))
 
 
-def _concat(c: InferenceContext, start: int, end: int, dim_index: int) -> None:
+def concat_inputs_shape(
+    c: InferenceContext, start: int, end: int, dim_index: int
+) -> None:
+    """TF's ConcatShapeHelper: inputs [start, end) joined along the scalar input dim_index."""
     c.with_rank(c.input(dim_index), 0)
     axis = c.input_tensor(dim_index)
     if axis is None:
@@ -140,106 +172,26 @@ def _concat(c: InferenceContext, start: int, end: int, dim_index: int) -> None:
 
 
 def concat_v2_shape(c: InferenceContext) -> None:
-    _concat(c, 0, c.num_inputs - 1, c.num_inputs - 1)
+    concat_inputs_shape(c, 0, c.num_inputs - 1, c.num_inputs - 1)
 
 
 def concat_shape(c: InferenceContext) -> None:
-    _concat(c, 1, c.num_inputs, 0)
+    concat_inputs_shape(c, 1, c.num_inputs, 0)
 
 
 def add_n_shape(c: InferenceContext) -> None:
     current = c.input(c.num_inputs - 1)
     for i in range(c.num_inputs - 2, -1, -1):
-        try:
-            current = c.merge(c.input(i), current)
-        except ShapeError as e:
-            raise ShapeError(
-                f"{e}\n\tFrom merging shape {i} with other shapes."
-            ) from None
+        current = merge_from_input(c, i, current)
     c.set_output(0, current)
 
 
-def _scalar_dim_with_negative_indexing(
-    c: InferenceContext, index: int, rank: int | None
-) -> int | None:
-    """TF's `MakeDimForScalarInputWithNegativeIndexing`: a scalar input as a dimension index."""
-    c.with_rank(c.input(index), 0)
-    value = c.input_tensor(index)
-    if value is None:
-        return None
-    dim = int(value[0][0])
-    if dim < 0:
-        if rank is None:
-            return None
-        if dim + rank < 0:
-            raise ShapeError(
-                f"Dimension size, given by scalar input {dim} must be in range [-{rank}, {rank})"
-            )
-        return dim + rank
-    if rank is not None and dim >= rank:
-        raise ShapeError(
-            f"Dimension size, given by scalar input {dim} must be in range [-{rank}, {rank})"
-        )
-    return dim
-
-
-def split_shape(c: InferenceContext) -> None:
-    shape = c.input(1)
-    num_split = c.get_attr("num_split")
-    rank = c.rank(shape)
-    split_dim = _scalar_dim_with_negative_indexing(c, 0, rank)
-    if split_dim is None:
-        out = c.unknown_shape_of_rank(rank) if rank is not None else c.unknown_shape()
-    else:
-        shape = c.with_rank_at_least(shape, split_dim + 1)
-        try:
-            size = c.divide(c.dim(shape, split_dim), num_split, True)
-        except ShapeError as e:
-            raise ShapeError(
-                f"{e}\n\tNumber of ways to split should evenly divide the split dimension"
-            ) from None
-        out = c.replace_dim(shape, split_dim, size)
-    for i in range(c.num_outputs):
-        c.set_output(i, out)
-
-
-def pack_shape(c: InferenceContext) -> None:
-    axis = c.get_attr("axis")
-    current = c.input(0)
-    for i in range(1, c.num_inputs):
-        current = c.merge(current, c.input(i))
-    if current.dims is None:
-        c.set_output(0, c.unknown_shape())
-        return
-    rank = len(current.dims)
-    if axis < -(rank + 1) or axis > rank:
-        raise ShapeError(f"Invalid axis: {axis}; must be in [{-(rank + 1)},{rank + 1})")
-    if axis < 0:
-        axis += rank + 1
-    dims = list(current.dims)
-    dims.insert(axis, c.num_inputs)
-    c.set_output(0, c.make_shape(dims))
-
-
-def placeholder_shape(c: InferenceContext) -> None:
-    shape = c.get_attr("shape")
-    if shape.unknown_rank:
-        c.set_output(0, c.unknown_shape())
-    else:
-        c.set_output(
-            0, c.make_shape([d.size if d.size >= 0 else None for d in shape.dim])
-        )
-
-
-def const_shape(c: InferenceContext) -> None:
-    c.set_output(
-        0, c.make_shape([d.size for d in c.get_attr("value").tensor_shape.dim])
-    )
-
-
-def shape_shape(c: InferenceContext) -> None:
-    for i in range(c.num_outputs):
-        c.set_output(i, c.vector(c.rank(c.input(i))))
+def merge_from_input(c: InferenceContext, i: int, current: ShapeHandle) -> ShapeHandle:
+    """Input i merged into `current`, with the context TF adds to a failed merge."""
+    try:
+        return c.merge(c.input(i), current)
+    except ShapeError as e:
+        raise ShapeError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
 
 
 def merge_both_inputs_shape(c: InferenceContext) -> None:
@@ -247,11 +199,11 @@ def merge_both_inputs_shape(c: InferenceContext) -> None:
 
 
 def explicit_shape(c: InferenceContext) -> None:
-    placeholder_shape(c)
+    c.set_output(0, c.make_shape_from_attr(c.get_attr("shape")))
 
 
 def bias_add_shape(c: InferenceContext) -> None:
-    nchw = c.get_attr("data_format") == b"NCHW"
+    nchw = c.has_attr("data_format") and c.get_attr("data_format") == b"NCHW"
     shape = c.with_rank_at_least(c.input(0), 3 if nchw else 2)
     bias = c.with_rank(c.input(1), 1)
     if shape.dims is None:
@@ -259,7 +211,8 @@ def bias_add_shape(c: InferenceContext) -> None:
         return
     channel = 1 if nchw else len(shape.dims) - 1
     c.set_output(
-        0, c.replace_dim(shape, channel, c.merge_dim(shape.dims[channel], bias.dims[0]))
+        0,
+        c.replace_dim(shape, channel, c.merge_dim(shape.dims[channel], c.dim(bias, 0))),
     )
 
 
@@ -286,12 +239,26 @@ def _windowed_output_size(
     return (padded - effective + stride) // stride
 
 
+def _explicit_pads(c: InferenceContext, padding: bytes, nchw: bool) -> list[int]:
+    """(rows before, rows after, cols before, cols after) of EXPLICIT padding, else zeros."""
+    if padding != b"EXPLICIT":
+        return [0, 0, 0, 0]
+    explicit = c.get_attr("explicit_paddings")
+    rows, cols = (2, 3) if nchw else (1, 2)
+    return [
+        explicit[2 * rows],
+        explicit[2 * rows + 1],
+        explicit[2 * cols],
+        explicit[2 * cols + 1],
+    ]
+
+
 def _spatial(c: InferenceContext, values: list[int], nchw: bool) -> tuple[int, int]:
     return (values[2], values[3]) if nchw else (values[1], values[2])
 
 
 def _conv(c: InferenceContext, depthwise: bool) -> None:
-    nchw = c.get_attr("data_format") == b"NCHW"
+    nchw = c.has_attr("data_format") and c.get_attr("data_format") == b"NCHW"
     shape = c.with_rank(c.input(0), 4)
     filt = c.with_rank(c.input(1), 4)
     strides = c.get_attr("strides")
@@ -307,21 +274,12 @@ def _conv(c: InferenceContext, depthwise: bool) -> None:
     stride_rows, stride_cols = _spatial(c, strides, nchw)
     dilation_rows, dilation_cols = _spatial(c, dilations, nchw)
     if nchw:
-        batch, depth, rows, cols = shape.dims
+        batch, depth, rows, cols = shape.known_dims()
     else:
-        batch, rows, cols, depth = shape.dims
-    filter_rows, filter_cols, filter_depth, out_depth = filt.dims
+        batch, rows, cols, depth = shape.known_dims()
+    filter_rows, filter_cols, filter_depth, out_depth = filt.known_dims()
     padding = c.get_attr("padding")
-    pads = [0, 0, 0, 0]
-    if padding == b"EXPLICIT":
-        explicit = c.get_attr("explicit_paddings")
-        rows_index, cols_index = (2, 3) if nchw else (1, 2)
-        pads = [
-            explicit[2 * rows_index],
-            explicit[2 * rows_index + 1],
-            explicit[2 * cols_index],
-            explicit[2 * cols_index + 1],
-        ]
+    pads = _explicit_pads(c, padding, nchw)
     if depthwise:
         depth = c.merge_dim(depth, filter_depth)
         out_depth = None if depth is None or out_depth is None else depth * out_depth
@@ -358,44 +316,56 @@ def depthwise_conv2d_shape(c: InferenceContext) -> None:
 
 
 def max_pool_shape(c: InferenceContext) -> None:
-    nchw = c.get_attr("data_format") == b"NCHW"
+    _pool(c, "MaxPool", pool_depth=True)
+
+
+def avg_pool_shape(c: InferenceContext) -> None:
+    _pool(c, "AvgPool", pool_depth=False)
+
+
+def _pool(c: InferenceContext, name: str, pool_depth: bool) -> None:
+    pool_shape(c, name, pool_depth, c.get_attr("ksize"), c.get_attr("strides"))
+
+
+def pool_shape(
+    c: InferenceContext,
+    name: str,
+    pool_depth: bool,
+    ksize: list[int],
+    strides: list[int],
+) -> None:
+    """TF's MaxPoolShape/AvgPoolShape with the window given."""
+    nchw = c.has_attr("data_format") and c.get_attr("data_format") == b"NCHW"
     shape = c.with_rank(c.input(0), 4)
-    ksize = c.get_attr("ksize")
-    strides = c.get_attr("strides")
     if len(strides) != 4:
         raise ShapeError(
-            f"MaxPool requires the stride attribute to contain 4 values, but got: {len(strides)}"
+            f"{name} requires the stride attribute to contain 4 values, but got: {len(strides)}"
         )
     if len(ksize) != 4:
         raise ShapeError(
-            f"MaxPool requires the ksize attribute to contain 4 values, but got: {len(ksize)}"
+            f"{name} requires the ksize attribute to contain 4 values, but got: {len(ksize)}"
         )
     if nchw:
-        batch, depth, rows, cols = shape.dims
+        batch, depth, rows, cols = shape.known_dims()
         window_depth, stride_depth = ksize[1], strides[1]
     else:
-        batch, rows, cols, depth = shape.dims
+        batch, rows, cols, depth = shape.known_dims()
         window_depth, stride_depth = ksize[3], strides[3]
     stride_rows, stride_cols = _spatial(c, strides, nchw)
     ksize_rows, ksize_cols = _spatial(c, ksize, nchw)
     padding = c.get_attr("padding")
-    pads = [0, 0, 0, 0]
-    if padding == b"EXPLICIT":
-        explicit = c.get_attr("explicit_paddings")
-        rows_index, cols_index = (2, 3) if nchw else (1, 2)
-        pads = [
-            explicit[2 * rows_index],
-            explicit[2 * rows_index + 1],
-            explicit[2 * cols_index],
-            explicit[2 * cols_index + 1],
-        ]
+    pads = _explicit_pads(c, padding, nchw)
     out_rows = _windowed_output_size(
         rows, ksize_rows, 1, stride_rows, padding, pads[0], pads[1]
     )
     out_cols = _windowed_output_size(
         cols, ksize_cols, 1, stride_cols, padding, pads[2], pads[3]
     )
-    out_depth = _windowed_output_size(depth, window_depth, 1, stride_depth, padding)
+    out_depth = (
+        _windowed_output_size(depth, window_depth, 1, stride_depth, padding)
+        if pool_depth
+        else depth
+    )
     dims = (
         [batch, out_depth, out_rows, out_cols]
         if nchw
@@ -424,121 +394,5 @@ NAMED: dict[str, ShapeFn] = {
     "DepthwiseConv2DNativeShapeWithExplicitPadding": depthwise_conv2d_shape,
     "MaxPoolShape": max_pool_shape,
     "MaxPoolShapeWithExplicitPadding": max_pool_shape,
+    "AvgPoolShape": avg_pool_shape,
 }
-
-BY_OP: dict[str, ShapeFn] = {
-    "AddN": add_n_shape,
-    "Split": split_shape,
-    "Pack": pack_shape,
-    "Placeholder": placeholder_shape,
-    "Const": const_shape,
-    "Shape": shape_shape,
-    "ShapeN": shape_shape,
-}
-
-
-def _unchanged_direct(op) -> None:
-    op._outputs[0]._shape = op._inputs[0]._shape
-
-
-def _scalar_direct(op) -> None:
-    op._outputs[0]._shape = _SCALAR_SHAPE
-
-
-_SCALAR_SHAPE = TensorShape(())
-
-# Equivalents working on the Operation directly, for the hottest trivial functions (they
-# cannot fail, so they skip building an InferenceContext).
-DIRECT: dict[ShapeFn, Callable] = {
-    unchanged_shape: _unchanged_direct,
-    scalar_shape: _scalar_direct,
-}
-
-
-# Guarded equivalents: they set the outputs and return True only for the common case where
-# the result is obviously the general function's (all dims known, no error possible); for
-# anything else they return False before touching the op and the general function runs.
-
-
-def _mat_mul_guarded(op) -> bool:
-    a, b = op._inputs[0]._shape._dims, op._inputs[1]._shape._dims
-    if a is None or b is None or len(a) != 2 or len(b) != 2:
-        return False
-    attrs = op._attrs
-    transpose_a, transpose_b = attrs["transpose_a"].b, attrs["transpose_b"].b
-    inner_a = a[0] if transpose_a else a[1]
-    inner_b = b[1] if transpose_b else b[0]
-    if inner_a is None or inner_a != inner_b:
-        return False
-    op._outputs[0]._shape = TensorShape._from_dims(
-        (a[1] if transpose_a else a[0], b[0] if transpose_b else b[1])
-    )
-    return True
-
-
-def _same_shape_guarded(op) -> bool:
-    """Broadcasting or merging inputs of one fully known shape gives that shape."""
-    inputs = op._inputs
-    shape = inputs[0]._shape
-    dims = shape._dims
-    if dims is None or None in dims:
-        return False
-    for t in inputs:
-        if t._shape._dims != dims:
-            return False
-    op._outputs[0]._shape = shape
-    return True
-
-
-def _split_guarded(op) -> bool:
-    axis, value = op._inputs
-    dims = value._shape._dims
-    producer = axis._op
-    if dims is None or producer._type != "Const":
-        return False
-    values, axis_dims = tensor_proto_values(producer._attrs["value"].tensor)
-    if axis_dims or len(values) != 1:
-        return False
-    split_dim = int(values[0])
-    if split_dim < 0:
-        split_dim += len(dims)
-    if not 0 <= split_dim < len(dims):
-        return False
-    num_split = op._attrs["num_split"].i
-    size = dims[split_dim]
-    if size is None or num_split <= 0 or size % num_split:
-        return False
-    out = TensorShape._from_dims(
-        dims[:split_dim] + (size // num_split,) + dims[split_dim + 1 :]
-    )
-    for t in op._outputs:
-        t._shape = out
-    return True
-
-
-GUARDED: dict[ShapeFn, Callable] = {
-    mat_mul_shape: _mat_mul_guarded,
-    broadcast_binary_op_shape: _same_shape_guarded,
-    add_n_shape: _same_shape_guarded,
-    split_shape: _split_guarded,
-}
-
-
-def by_name(name: str) -> ShapeFn:
-    """The built-in called `name` (`shape_inference::` qualifiers allowed); KeyError if none."""
-    key = name.rsplit("::", 1)[-1]
-    try:
-        return NAMED[key]
-    except KeyError:
-        raise KeyError(
-            f"no built-in shape function named {name!r}; known: {', '.join(sorted(NAMED))}"
-        ) from None
-
-
-def lookup(op_type: str, declared_name: str | None) -> ShapeFn | None:
-    """The function for an op: its declared SetShapeFn name if built in, else a per-op built-in."""
-    if declared_name:
-        fn = NAMED.get(declared_name.rsplit("::", 1)[-1])
-        if fn is not None:
-            return fn
-    return BY_OP.get(op_type)

@@ -1,0 +1,49 @@
+"""Built-in shape functions: Python ports of TF's C++ ones.
+
+`NAMED` holds the common functions TF registers by name (`SetShapeFn(shape_inference::X)`),
+looked up by the name a generated module declares. `BY_OP` maps TF op names to ports of the
+shape function TF registers for that op (per-op lambdas and named functions alike), one
+module per TF op file (`math`, `array` with `array_index` and `array_layout`, `nn`,
+`quantized`, `image`, `other`); it serves every op whose module
+declares no (known) shape function, so modules built from TF's registry or `--from-library`
+get TF's static shapes and shape errors.
+"""
+
+from __future__ import annotations
+
+from . import array, array_index, array_layout, image, math, nn, other, quantized
+from .common import NAMED, ShapeFn
+from .fast import DIRECT, GUARDED
+
+__all__ = ["BY_OP", "DIRECT", "GUARDED", "NAMED", "ShapeFn", "by_name", "lookup"]
+
+BY_OP: dict[str, ShapeFn] = {
+    **math.BY_OP,
+    **array.BY_OP,
+    **array_index.BY_OP,
+    **array_layout.BY_OP,
+    **nn.BY_OP,
+    **quantized.BY_OP,
+    **image.BY_OP,
+    **other.BY_OP,
+}
+
+
+def by_name(name: str) -> ShapeFn:
+    """The built-in called `name` (`shape_inference::` qualifiers allowed); KeyError if none."""
+    key = name.rsplit("::", 1)[-1]
+    try:
+        return NAMED[key]
+    except KeyError:
+        raise KeyError(
+            f"no built-in shape function named {name!r}; known: {', '.join(sorted(NAMED))}"
+        ) from None
+
+
+def lookup(op_type: str, declared_name: str | None) -> ShapeFn | None:
+    """The function for an op: its declared SetShapeFn name if built in, else TF's op's port."""
+    if declared_name:
+        fn = NAMED.get(declared_name.rsplit("::", 1)[-1])
+        if fn is not None:
+            return fn
+    return BY_OP.get(op_type)

@@ -1,0 +1,138 @@
+"""Fast equivalents of the hottest shape functions, working on the Operation directly.
+
+DIRECT functions cannot fail, so they skip building an InferenceContext. GUARDED ones set
+the outputs and return True only for the common case where the result is obviously the
+general function's (all dims known, no error possible); for anything else they return
+False before touching the op and the general function runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..shape_constants import tensor_proto_values
+from ..tensor_shape import TensorShape
+from .array import split_shape
+from .common import (
+    ShapeFn,
+    add_n_shape,
+    broadcast_binary_op_shape,
+    concat_v2_shape,
+    mat_mul_shape,
+    scalar_shape,
+    unchanged_shape,
+)
+
+Op = Any
+
+
+def _unchanged_direct(op: Op) -> None:
+    op._outputs[0]._shape = op._inputs[0]._shape
+
+
+def _scalar_direct(op: Op) -> None:
+    op._outputs[0]._shape = _SCALAR_SHAPE
+
+
+_SCALAR_SHAPE = TensorShape(())
+
+DIRECT: dict[ShapeFn, Callable[[Op], None]] = {
+    unchanged_shape: _unchanged_direct,
+    scalar_shape: _scalar_direct,
+}
+
+
+def _mat_mul_guarded(op: Op) -> bool:
+    a, b = op._inputs[0]._shape._dims, op._inputs[1]._shape._dims
+    if a is None or b is None or len(a) != 2 or len(b) != 2:
+        return False
+    attrs = op._attrs
+    transpose_a, transpose_b = attrs["transpose_a"].b, attrs["transpose_b"].b
+    inner_a = a[0] if transpose_a else a[1]
+    inner_b = b[1] if transpose_b else b[0]
+    if inner_a is None or inner_a != inner_b:
+        return False
+    op._outputs[0]._shape = TensorShape._from_dims(
+        (a[1] if transpose_a else a[0], b[0] if transpose_b else b[1])
+    )
+    return True
+
+
+def _same_shape_guarded(op: Op) -> bool:
+    """Broadcasting or merging inputs of one fully known shape gives that shape."""
+    inputs = op._inputs
+    shape = inputs[0]._shape
+    dims = shape._dims
+    if dims is None or None in dims:
+        return False
+    for t in inputs:
+        if t._shape._dims != dims:
+            return False
+    op._outputs[0]._shape = shape
+    return True
+
+
+def _split_guarded(op: Op) -> bool:
+    axis, value = op._inputs
+    dims = value._shape._dims
+    producer = axis._op
+    if dims is None or producer._type != "Const":
+        return False
+    values, axis_dims = tensor_proto_values(producer._attrs["value"].tensor)
+    if axis_dims or len(values) != 1:
+        return False
+    split_dim = int(values[0])
+    if split_dim < 0:
+        split_dim += len(dims)
+    if not 0 <= split_dim < len(dims):
+        return False
+    num_split = op._attrs["num_split"].i
+    size = dims[split_dim]
+    if size is None or num_split <= 0 or size % num_split:
+        return False
+    out = TensorShape._from_dims(
+        dims[:split_dim] + (size // num_split,) + dims[split_dim + 1 :]
+    )
+    for t in op._outputs:
+        t._shape = out
+    return True
+
+
+def _concat_v2_guarded(op: Op) -> bool:
+    """Fully known inputs of one rank joined along a Const axis where the others agree."""
+    inputs = op._inputs
+    producer = inputs[-1]._op
+    if producer._type != "Const":
+        return False
+    values, axis_dims = tensor_proto_values(producer._attrs["value"].tensor)
+    first = inputs[0]._shape._dims
+    if axis_dims or len(values) != 1 or not first or None in first:
+        return False
+    rank = len(first)
+    axis = int(values[0])
+    if axis < 0:
+        axis += rank
+    if not 0 <= axis < rank:
+        return False
+    total = 0
+    for t in inputs[:-1]:
+        dims = t._shape._dims
+        if dims is None or len(dims) != rank or None in dims:
+            return False
+        if dims[:axis] != first[:axis] or dims[axis + 1 :] != first[axis + 1 :]:
+            return False
+        total += dims[axis]
+    op._outputs[0]._shape = TensorShape._from_dims(
+        first[:axis] + (total,) + first[axis + 1 :]
+    )
+    return True
+
+
+GUARDED: dict[ShapeFn, Callable[[Op], bool]] = {
+    concat_v2_shape: _concat_v2_guarded,
+    mat_mul_shape: _mat_mul_guarded,
+    broadcast_binary_op_shape: _same_shape_guarded,
+    add_n_shape: _same_shape_guarded,
+    split_shape: _split_guarded,
+}
