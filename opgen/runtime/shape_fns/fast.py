@@ -20,6 +20,7 @@ from .common import (
     broadcast_binary_op_shape,
     concat_v2_shape,
     mat_mul_shape,
+    reduction_shape,
     scalar_shape,
     unchanged_shape,
 )
@@ -129,7 +130,37 @@ def _concat_v2_guarded(op: Op) -> bool:
     return True
 
 
+def _reduction_guarded(op: Op) -> bool:
+    """A known-rank input reduced over a Const scalar or vector of valid axes."""
+    value, indices = op._inputs
+    dims = value._shape._dims
+    producer = indices._op
+    if dims is None or producer._type != "Const":
+        return False
+    values, index_dims = tensor_proto_values(producer._attrs["value"].tensor)
+    if len(index_dims) > 1:
+        return False
+    rank = len(dims)
+    reduced = set()
+    for index in values:
+        index = int(index)
+        if not -rank <= index < rank:
+            return False
+        reduced.add(index + rank if index < 0 else index)
+    keep_dims = op._attrs.get("keep_dims")
+    if keep_dims is None:  # the general function raises TF's missing-attr error
+        return False
+    out = tuple(
+        1 if i in reduced else d
+        for i, d in enumerate(dims)
+        if keep_dims.b or i not in reduced
+    )
+    op._outputs[0]._shape = TensorShape._from_dims(out)
+    return True
+
+
 GUARDED: dict[ShapeFn, Callable[[Op], bool]] = {
+    reduction_shape: _reduction_guarded,
     concat_v2_shape: _concat_v2_guarded,
     mat_mul_shape: _mat_mul_guarded,
     broadcast_binary_op_shape: _same_shape_guarded,
