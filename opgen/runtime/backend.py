@@ -66,7 +66,7 @@ def eager_context() -> Any:
     """
     selected = _selected
     if selected is None:
-        if _default_stack() or "tensorflow" not in sys.modules:
+        if "tensorflow" not in sys.modules or _default_stack():
             return None
     elif selected == "embedded":
         return None
@@ -81,9 +81,7 @@ def active() -> bool:
     """Whether the current call goes to TensorFlow (the rule in this module's docstring)."""
     if _selected is not None:
         return _selected == "tensorflow"
-    if _default_stack():
-        return False
-    return "tensorflow" in sys.modules
+    return "tensorflow" in sys.modules and not _default_stack()
 
 
 def op_list_from_library(path: str) -> Any:
