@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from opgen.apidef import inferred_attrs
 from opgen.errors import Location, OpgenError
-from opgen.naming import identifier_problem, is_reserved
 from opgen.proto import api_def_pb2, op_def_pb2
+from opgen.python_api.names import identifier_problem, is_reserved
+from opgen.python_api.signature import inferred_attrs
 from opgen.spec.validate import validate_attr_value
 
 ApiDef = api_def_pb2.ApiDef
@@ -98,7 +98,7 @@ def bad_identifier(name: str) -> str | None:
     """Why `name` cannot be a parameter, namedtuple field or function name; None if it can."""
     if is_reserved(name):
         return "collides with a Python keyword or reserved name"
-    # opgen.naming's identifier policy, and no leading `_` (like an OpDef arg name; the
+    # opgen.python_api.names's identifier policy, and no leading `_` (like an OpDef arg name; the
     # wrapper's own names start with `_`)
     if identifier_problem(name) or name.startswith("_"):
         return "not a Python identifier starting with a letter"

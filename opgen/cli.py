@@ -94,7 +94,7 @@ def _cmd_specs(args: argparse.Namespace, config: Config) -> int:
 
 
 def _cmd_build(args: argparse.Namespace, config: Config) -> int:
-    from opgen.render.build import run_build
+    from opgen.pipeline import run_build
 
     return run_build(args, config, gather=lambda: _gather(args, config))
 

@@ -31,14 +31,7 @@ from pathlib import Path
 
 from google.protobuf import text_format
 
-from opgen.apidef import (
-    ApiModel,
-    default_api_def,
-    python_alias_name,
-    python_aliases,
-    python_function_name,
-    python_params,
-)
+from opgen.apidef import ApiModel, default_api_def
 from opgen.apidef_files import Node, OverrideFile, read_override_file
 from opgen.apidef_merge import (
     MergeState,
@@ -49,7 +42,6 @@ from opgen.apidef_merge import (
     update_docs,
 )
 from opgen.errors import Location, OpgenError, OpgenErrors
-from opgen.naming import MODULE_GLOBALS, endpoint_base_name
 from opgen.proto import (
     api_def_pb2,
     attr_value_pb2,
@@ -57,6 +49,8 @@ from opgen.proto import (
     op_def_pb2,
     op_gen_overrides_pb2,
 )
+from opgen.python_api.names import MODULE_GLOBALS, endpoint_base_name
+from opgen.python_api.signature import python_alias_name, python_aliases, python_function_name, python_params
 
 ApiDef = api_def_pb2.ApiDef
 

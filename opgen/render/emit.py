@@ -1,7 +1,7 @@
 """Jinja rendering of generated modules: one chunk per op, then the header.
 
 Bodies are rendered before the header so the header imports exactly the names they use.
-Every literal goes through a filter from `opgen.render.literals`; the environment uses
+Every literal goes through a filter from `opgen.python_api.literals`; the environment uses
 StrictUndefined, so a template typo is an error, never an empty string.
 """
 
@@ -17,9 +17,9 @@ import jinja2
 
 from opgen import __version__
 from opgen.errors import Location, OpgenError
-from opgen.naming import MODULE_GLOBALS
-from opgen.render import literals
-from opgen.render.pyapi import FunctionApi, SkippedOp
+from opgen.python_api import literals
+from opgen.python_api.function import FunctionApi, SkippedOp
+from opgen.python_api.names import MODULE_GLOBALS
 
 LINE_LENGTH = 88  # black's default
 TEMPLATE_NAMES = ("module_header.py.j2", "module_registration.py.j2", "function.py.j2")

@@ -3,7 +3,7 @@
 Templates, API snapshots and `opgen diff` all read these frozen dataclasses; nothing else
 decides names, parameter order, defaults, annotations, TypeVars, outputs or docstrings.
 Rendered pieces (`default`, `annotation`, ...) are Python source produced by
-`opgen.render.literals`, safe to paste into code.
+`opgen.python_api.literals`, safe to paste into code.
 
 Entry points: `function_api(op_def, api_def) -> FunctionApi | SkippedOp` and
 `module_api(name, op_defs, api_model) -> ModuleApi`.
@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.apidef import ApiModel, inferred_attrs, python_aliases, python_function_name, python_params
+from opgen.apidef import ApiModel
 from opgen.errors import OpgenError
-from opgen.naming import avoid_reserved, identifier_problem, is_reserved
 from opgen.proto import api_def_pb2, op_def_pb2
+from opgen.proto.datatypes import BY_ENUM
+from opgen.python_api import docstrings
+from opgen.python_api.literals import annotation_class, attr_default, py_str
+from opgen.python_api.names import avoid_reserved, identifier_problem, is_reserved
+from opgen.python_api.signature import inferred_attrs, python_aliases, python_function_name, python_params
 
 # All annotation classes, sorted as strings: the constraints of a TypeVar whose attr allows any type.
-from opgen.proto.datatypes import BY_ENUM
-from opgen.render import docstrings
-from opgen.render.literals import annotation_class, attr_default, py_str
-
 _ALL_ANNOTATIONS = tuple(sorted({f"_atypes.{n.annotation}" for n in BY_ENUM.values()} | {"_atypes.Float16"}))
 
 _CONVERTERS = {
@@ -136,7 +136,7 @@ class ModuleApi:
 
 
 def _check_identifier(name: str, what: str, op_name: str) -> str:
-    """`name` if `opgen.naming.identifier_problem` accepts it, else a (caller-located) error."""
+    """`name` if `opgen.python_api.names.identifier_problem` accepts it, else a (caller-located) error."""
     problem = identifier_problem(name)
     if problem:
         raise OpgenError(

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.naming import avoid_reserved
 from opgen.proto import api_def_pb2, op_def_pb2
 from opgen.proto.datatypes import is_ref
-from opgen.render.literals import attr_value_doc, dtype_name
+from opgen.python_api.literals import attr_value_doc, dtype_name
+from opgen.python_api.names import avoid_reserved
 
 RIGHT_MARGIN = 74  # AppendWithinWidth's width for entries
 
