@@ -159,7 +159,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overrides", metavar="DIR")
     p.add_argument("--templates", metavar="DIR")
     p.add_argument("--out", metavar="DIR")
-    p.add_argument("--check", action="store_true", help="exit 1 with a diff when anything is stale")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; list each stale file and exit 1 when anything is stale")
+    p.add_argument("--diff", action="store_true",
+                   help="write nothing; print a unified diff (paths relative to the project root, "
+                        "for git apply); with --check also exit 1 when anything is stale")
     p.add_argument("--dry-run", action="store_true", help="say what would change, write nothing")
     p.add_argument("--list-outputs", action="store_true", help="print the output paths and exit")
     p.add_argument("--depfile", metavar="FILE", help="write a make-style depfile")

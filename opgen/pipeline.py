@@ -9,6 +9,7 @@ written (for `--list-outputs`), and what `--check`, `--diff` and `--dry-run` pri
 from __future__ import annotations
 
 import difflib
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -27,19 +28,49 @@ from opgen.render.tree_writer import Changes, build_lock, check_out_dir, commit,
 from opgen.spec.model import GatherResult
 
 
-def unified_diff(out: Path, changes: Changes) -> str:
+def unified_diff(out: Path, changes: Changes, root: Path) -> str:
+    """The changes as one unified diff whose paths are relative to the project `root`, so
+    `git apply` takes it from there (`/dev/null` for created and deleted files)."""
     chunks: list[str] = []
-    for rel, data in changes.write.items():
+    for rel in sorted([*changes.write, *changes.delete]):
+        path = _root_relative(out / rel, root)
         try:
             old = (out / rel).read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
         except OSError:
-            old = []
-        new = data.decode("utf-8").splitlines(keepends=True)
-        chunks.extend(difflib.unified_diff(old, new, f"a/{rel}", f"b/{rel}"))
-    for rel in changes.delete:
-        old = (out / rel).read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
-        chunks.extend(difflib.unified_diff(old, [], f"a/{rel}", "/dev/null"))
+            old = None
+        data = changes.write.get(rel)
+        new = data.decode("utf-8").splitlines(keepends=True) if data is not None else None
+        chunks.extend(_file_diff(old or [], new or [], f"a/{path}" if old is not None else "/dev/null",
+                                 f"b/{path}" if new is not None else "/dev/null"))
     return "".join(c if c.endswith("\n") else c + "\n\\ No newline at end of file\n" for c in chunks)
+
+
+_HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+
+
+def _file_diff(old: list[str], new: list[str], fromfile: str, tofile: str, context: int = 3) -> list[str]:
+    """`difflib.unified_diff` lines, computed on the part between the common first and last
+    lines (a regenerated module changes locally; difflib on its whole 4 MB takes seconds)."""
+    limit = min(len(old), len(new))
+    start = 0
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < limit - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    skip, keep_end = max(0, start - context), max(0, end - context)
+    lines = list(difflib.unified_diff(old[skip:len(old) - keep_end], new[skip:len(new) - keep_end],
+                                      fromfile, tofile, n=context))
+    return [_HUNK.sub(lambda m: f"@@ -{int(m[1]) + skip}{m[2] or ''} +{int(m[3]) + skip}{m[4] or ''} @@", line, count=1)
+            if line.startswith("@@") else line for line in lines]
+
+
+def _root_relative(path: Path, root: Path) -> str:
+    """`path` relative to the project root (as git shows it), else as given."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 # ---------------------------------------------------------------------------- command
@@ -118,6 +149,26 @@ def _check_out(args, config: Config, opts: BuildOptions) -> None:
     check_out_dir(opts.out, config.root, inputs, opts.config_location, read_whole=read_whole)
 
 
+def _report_stale(args, opts: BuildOptions, changes: Changes) -> int:
+    """`--check` (black's manners: one line per stale file, then a summary; exit 1 when
+    stale) and `--diff` (a unified diff, paths relative to the project root)."""
+    stale = sorted([*changes.write, *changes.delete])
+    total = len(changes.write) + len(changes.delete) + changes.unchanged
+    if args.diff:
+        sys.stdout.write(unified_diff(opts.out, changes, opts.root))
+    else:
+        for rel in stale:
+            verb = "would delete" if rel in changes.delete else "would rewrite" if (opts.out / rel).exists() else "would create"
+            print(f"{verb} {_root_relative(opts.out / rel, opts.root)}")
+    shown = _root_relative(opts.out, opts.root)
+    if not stale:
+        print(f"opgen build: {shown} is up to date ({total} files)", file=sys.stderr)
+        return 0
+    files = f"{len(stale)} file{'s' if len(stale) != 1 else ''}"
+    print(f"opgen build: {files} of {total} in {shown} would change; run `opgen build`", file=sys.stderr)
+    return 1 if args.check else 0
+
+
 def _report_kept(out: Path, changes: Changes) -> None:
     for rel in changes.kept:
         print(f"opgen: keeping {_shown(out / rel)}: opgen wrote it but it was changed since; "
@@ -131,7 +182,7 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
     if gather is None:
         raise OpgenError("run_build needs the gathered specs")
     _check_out(args, config, opts)
-    if not (args.list_outputs or args.check or args.dry_run) and opts.out.is_dir():
+    if not (args.list_outputs or args.check or args.diff or args.dry_run) and opts.out.is_dir():
         with build_lock(opts.out):
             message = recover(opts.out)
         if message:
@@ -165,16 +216,10 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
     if args.depfile:
         targets = " ".join(_make_escape(_shown(opts.out / rel)) for rel in sorted(result.files))
         deps = " ".join(_make_escape(_shown(p)) for p in _depfile_inputs(gathered, api_model, opts, overrides_dir))
-        if not args.check and not args.dry_run:
+        if not (args.check or args.diff or args.dry_run):
             atomic_write(Path(args.depfile), f"{targets}: {deps}\n".encode())
-    stale = len(changes.write) + len(changes.delete)
-    if args.check:
-        if stale:
-            sys.stdout.write(unified_diff(opts.out, changes))
-            print(f"opgen build --check: {stale} file(s) in {opts.out} are stale; run `opgen build`", file=sys.stderr)
-            return 1
-        print(f"opgen build --check: {opts.out} is up to date ({len(result.files)} files)", file=sys.stderr)
-        return 0
+    if args.check or args.diff:
+        return _report_stale(args, opts, changes)
     if args.dry_run:
         for rel in changes.write:
             print(f"would write {_shown(opts.out / rel)}")

@@ -79,9 +79,17 @@ def test_check_dry_run_and_stale_files(tmp_path, monkeypatch, capsys):
     (out / "user_file.py").write_text("x = 1\n")  # not ours: never touched
     capsys.readouterr()
     assert _run(root, monkeypatch, "--check") == 1
+    said = capsys.readouterr()
+    assert said.out.splitlines() == ["would rewrite gen/gen_math_ops.py", "would delete gen/gen_old_ops.py",
+                                     "would rewrite gen/opgen_sourcemap.json"]
+    assert said.err == "opgen build: 3 files of 4 in gen would change; run `opgen build`\n"
+    assert _run(root, monkeypatch, "--diff") == 0  # --diff alone reports, --check --diff also fails
     diff = capsys.readouterr().out
-    assert "--- a/gen_math_ops.py" in diff and "-def add_x(" in diff and "+def add(" in diff
-    assert "--- a/gen_old_ops.py" in diff and "+++ /dev/null" in diff
+    assert _run(root, monkeypatch, "--check", "--diff") == 1
+    assert capsys.readouterr().out == diff
+    assert "--- a/gen/gen_math_ops.py" in diff and "-def add_x(" in diff and "+def add(" in diff
+    assert "--- a/gen/gen_old_ops.py" in diff and "+++ /dev/null" in diff
+    _git_apply_check(root, diff)
     snapshot = _tree(out)
     assert _run(root, monkeypatch, "--dry-run") == 0
     said = capsys.readouterr().out
@@ -91,6 +99,27 @@ def test_check_dry_run_and_stale_files(tmp_path, monkeypatch, capsys):
     assert not (out / "gen_old_ops.py").exists() and (out / "user_file.py").exists()
     assert (out / "gen_fake_ops.py").exists()
     assert _run(root, monkeypatch, "--check") == 0
+
+
+def _git_apply_check(root: Path, diff: str) -> None:
+    """`diff` applies with `git apply` from the project root."""
+    r = subprocess.run(["git", "apply", "--check", "-"], input=diff, cwd=root, capture_output=True, text=True,
+                       check=False)
+    assert r.returncode == 0, r.stderr
+
+
+def test_diff_creates_files_and_applies_from_the_root(tmp_path, monkeypatch, capsys):
+    root = _project(tmp_path)
+    assert _run(root, monkeypatch, "--check") == 1
+    said = capsys.readouterr()
+    assert said.out.splitlines() == ["would create gen/gen_array_ops.py", "would create gen/gen_math_ops.py",
+                                     "would create gen/opgen_sourcemap.json"]
+    assert _run(root, monkeypatch, "--diff") == 0
+    diff = capsys.readouterr().out
+    assert "--- /dev/null\n+++ b/gen/gen_math_ops.py\n" in diff
+    _git_apply_check(root, diff)
+    subprocess.run(["git", "apply", "-"], input=diff, cwd=root, text=True, check=True)
+    assert _run(root, monkeypatch, "--check") == 0  # the applied diff is the build
 
 
 def test_list_outputs_and_depfile(tmp_path, monkeypatch, capsys):

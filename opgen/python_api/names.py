@@ -53,7 +53,7 @@ UNDERSCORE_SET: frozenset[str] = frozenset(
 # would shadow it (checked by the emitter).
 MODULE_GLOBALS: frozenset[str] = frozenset(
     {"collections", "Annotated", "Any", "List", "TypeVar", "_atypes", "_dtypes", "_execute",
-     "_op_def_library", "_registry", "__all__"}
+     "_op_def_library", "_registry", "__all__", "_OP_DEFS"}
 )
 
 

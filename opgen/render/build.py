@@ -122,10 +122,12 @@ class Renderer:
                      if not summary.skipped and not direct]
         for (key, _), (summary, text, direct) in zip(misses, rendered):
             if summary.skipped or direct:
+                text = _with_op_def(text, op_bytes[summary.op_name])
                 entries[summary.op_name] = (summary, text)
                 used[key] = (summary.to_plain(), text)
         raw = [text for _, _, text in to_format]
         for (key, summary, _), text in zip(to_format, self._format_many(raw)):
+            text = _with_op_def(text, op_bytes[summary.op_name])
             entries[summary.op_name] = (summary, text)
             used[key] = (summary.to_plain(), text)
 
@@ -137,8 +139,7 @@ class Renderer:
             emit.check_collisions(name, functions, {op.name: sources[op.name].location for op in ops if op.name in sources})
             src_files = sorted({display_path(p, self.root) for p in {sources[op.name].location.path for op in ops if op.name in sources}})
             shape_fns = {op.name: sources[op.name].shape_fn for op in ops if op.name in sources and sources[op.name].shape_fn}
-            op_list_bytes = b"".join(_op_list_entry(op_bytes[op.name]) for op in ops)
-            registrations[name] = emit.render_registration(self.templates, op_list_bytes, shape_fns, self.library)  # type: ignore[arg-type]
+            registrations[name] = emit.render_registration(self.templates, shape_fns, self.library)
             h = salted.copy()
             # The header depends on the module's name, sources and function summaries only
             # (not on docs or bodies: a changed op rarely changes it).
@@ -159,17 +160,17 @@ class Renderer:
         files: dict[str, bytes] = {}
         source_map: dict[str, list[str]] = {}
         for name, ops in groups.items():
-            parts = [used[headers[name]][1]]
+            parts = [used[headers[name]][1], emit.OP_DEFS_DECLARATION]
             functions_map: list[tuple[str, str]] = []
             for op in ops:
                 summary, text = entries[op.name]
                 src = sources.get(op.name)
                 where = _json_str(_location_text(src.location, self.root)) if src else "null"
                 op_json = _json_str(op.name)
+                parts.append(text)  # the function (none for a skipped op), then its OpDef
                 if summary.skipped:
                     functions_map.append((f"<skipped {op.name}>", f'{{"op": {op_json}, "skipped": {_json_str(summary.skipped)}, "source": {where}}}'))
                     continue
-                parts.append(text)
                 overrides = ", ".join(_json_str(_location_text(loc, self.root)) for loc in self.api_model.provenance.get(op.name, []))
                 aliases = ", ".join(_json_str(a) for a in summary.aliases)
                 functions_map.append(
@@ -248,6 +249,13 @@ def _render_batch(items: list[tuple[bytes, bytes]]) -> list[tuple]:
         text, direct = ("", True) if isinstance(api, SkippedOp) else emit.render_function(renderer.templates, api)
         out.append((summary.to_plain(), text, direct))
     return out
+
+
+def _with_op_def(function_text: str, op_bytes: bytes) -> str:
+    """A chunk as the module holds it: the op's function, then the statement appending its
+    OpDef to the module's `_OP_DEFS` (cached with the chunk: both depend on the OpDef)."""
+    statement = emit.op_def_statement(_op_list_entry(op_bytes))
+    return f"{function_text}\n\n{statement}" if function_text else statement
 
 
 def _op_list_entry(op_bytes: bytes) -> bytes:

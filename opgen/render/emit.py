@@ -445,10 +445,34 @@ def render_header(
     return text, templates.shipped and direct_chunk(text, literals.docstring_literal(header_doc, ""))
 
 
-def render_registration(
-    templates: Templates, op_list_bytes: bytes, shape_fns: dict[str, str], library: str | None = None
-) -> str:
-    """The `register_op_list(...)` statement, already in black's layout (never formatted)."""
-    return templates.render(
-        "module_registration.py.j2", op_list_bytes=op_list_bytes, shape_fns=shape_fns, library=library
-    )
+OP_DEFS = "_OP_DEFS"  # the module-level list of its serialized OpDefs, registered last
+OP_DEFS_DECLARATION = f"{OP_DEFS}: list[bytes] = []\n"
+_BYTES_PER_PIECE = 81  # `b"` + 81 printable bytes + `"` after a 4-space indent: 88 columns
+
+
+def op_def_statement(op_list_entry: bytes, width: int = 88) -> str:
+    """`_OP_DEFS.append(b"...")` for one op's serialized OpDef (an `OpList.op` entry), in
+    black's layout: one line if it fits, else one implicitly concatenated piece per line, each
+    within `width` columns, so a changed op changes only its own lines."""
+    literal = py_bytes(op_list_entry)
+    line = f"{OP_DEFS}.append({literal})\n"
+    if len(line) <= width + 1:
+        return line
+    pieces: list[str] = []
+    i, room = 0, width - 4
+    while i < len(op_list_entry):
+        n = min(_BYTES_PER_PIECE, room - 3)
+        while True:
+            piece = py_bytes(op_list_entry[i : i + n])
+            if len(piece) <= room or n == 1:
+                break
+            n = max(1, min(n - 1, n * room // len(piece)))
+        pieces.append(f"    {piece}\n")
+        i += n
+    return f"{OP_DEFS}.append(\n{''.join(pieces)})\n"
+
+
+def render_registration(templates: Templates, shape_fns: dict[str, str], library: str | None = None) -> str:
+    """The `register_op_list(...)` statement, already in black's layout (never formatted); it
+    registers `_OP_DEFS`, the OpDefs appended next to each function."""
+    return templates.render("module_registration.py.j2", op_defs=OP_DEFS, shape_fns=shape_fns, library=library)
