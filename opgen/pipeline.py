@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from opgen.apidef import ApiModel
-from opgen.apidiff import snapshot_outputs
+from opgen.apidiff import snapshot_outputs, snapshot_path
 from opgen.config import Config, check_library
 from opgen.errors import Location, OpgenError
 from opgen.fsutil import atomic_write
@@ -112,13 +112,28 @@ def _progress_bar():
     return show
 
 
-def _depfile_inputs(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions, overrides_dir: Path | None) -> list[str]:
-    inputs = {s.location.path for s in gathered.sources.values()}
+def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: Path | None) -> list[str]:
+    """Every file the build read: sources with the headers they include and the allow file
+    (`GatherResult.inputs`), override files, templates and pyproject.toml ([tool.opgen])."""
+    inputs = set(gathered.inputs) | {s.location.path for s in gathered.sources.values()}
     if overrides_dir is not None and overrides_dir.exists():
-        inputs.update(str(p) for p in (overrides_dir.rglob("*") if overrides_dir.is_dir() else [overrides_dir]) if p.is_file())
+        # directories too: adding or removing an override file changes their mtime
+        inputs.update(str(p) for p in (overrides_dir.rglob("*") if overrides_dir.is_dir() else []))
+        inputs.add(str(overrides_dir))
     tdir = opts.templates or emit.shipped_templates_dir()
     inputs.update(str(tdir / n) for n in emit.TEMPLATE_NAMES)
-    return sorted(inputs)
+    pyproject = Path(opts.config_location.path)
+    if pyproject.is_file():
+        inputs.add(str(pyproject))
+    return sorted({_shown(p) for p in inputs})
+
+
+def output_paths(groups: dict, config: Config, opts: BuildOptions) -> list[str]:
+    """Every file `opgen build` writes, relative to `--out`: modules (sorted), source map, API
+    snapshot. Depfiles list their targets in this order (ninja wants the first one to be the
+    build edge's first output)."""
+    api = snapshot_path(config)
+    return [*sorted(f"{m}.py" for m in groups), SOURCE_MAP, *([api.as_posix()] if api else [])]
 
 
 def _shown(path: Path | str) -> str:
@@ -200,7 +215,7 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
 
     if args.list_outputs:
         groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
-        for name in [*(f"{m}.py" for m in groups), SOURCE_MAP]:
+        for name in output_paths(groups, config, opts):
             print(_shown(opts.out / name))
         return 0
 
@@ -214,8 +229,9 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
                              opts.config_location, hint='give the API snapshot its own name, e.g. api = "generated/API.md"')
     changes = compute_changes(opts.out, {**result.files, **api_snapshot})
     if args.depfile:
-        targets = " ".join(_make_escape(_shown(opts.out / rel)) for rel in sorted(result.files))
-        deps = " ".join(_make_escape(_shown(p)) for p in _depfile_inputs(gathered, api_model, opts, overrides_dir))
+        groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
+        targets = " ".join(_make_escape(_shown(opts.out / rel)) for rel in output_paths(groups, config, opts))
+        deps = " ".join(_make_escape(p) for p in _depfile_inputs(gathered, opts, overrides_dir))
         if not (args.check or args.diff or args.dry_run):
             atomic_write(Path(args.depfile), f"{targets}: {deps}\n".encode())
     if args.check or args.diff:
