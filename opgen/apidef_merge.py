@@ -18,8 +18,9 @@ from opgen.spec.validate import validate_attr_value
 
 ApiDef = api_def_pb2.ApiDef
 
-# An ApiDef endpoint: dotted identifiers (`math.abs`), each lowercased into a function name.
-_ENDPOINT = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*\Z")
+# An ApiDef endpoint: dotted identifiers (`math.abs`), each lowercased into a function name;
+# a leading `_` (OpGenOverride `hide`) keeps the function private.
+_ENDPOINT = re.compile(r"_?[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*\Z")
 
 
 @dataclass
@@ -169,8 +170,10 @@ def _unknown(op: str, kind: str, name: str, known: list[str], loc: Location) -> 
 
 def update_docs(api: ApiDef) -> None:
     """TF's UpdateDocs (I6): rewrite backquoted renamed names in every doc string, in order."""
-    if api.endpoint and api.endpoint[0].name != api.graph_op_name:
-        _rename_in_docs(api, api.graph_op_name, api.endpoint[0].name)
+    # The `_` of a private endpoint (OpGenOverride `hide`) names the function, not the op.
+    shown = api.endpoint[0].name.removeprefix("_") if api.endpoint else ""
+    if shown and shown != api.graph_op_name:
+        _rename_in_docs(api, api.graph_op_name, shown)
     for args in (api.in_arg, api.out_arg, api.attr):
         for arg in args:
             if arg.rename_to and arg.name != arg.rename_to:

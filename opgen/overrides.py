@@ -196,14 +196,22 @@ def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_def
     if entry.hide:
         api.visibility = ApiDef.HIDDEN
         update.locs[("visibility", 0)] = node.first("hide").loc
-    if entry.rename_to or entry.alias:
+    if entry.rename_to or entry.alias or entry.hide:
         current = api_defs.get(entry.name)
         main = entry.rename_to or (current.endpoint[0].name if current is not None else entry.name)
         api.endpoint.add(name=main)
-        update.locs[("endpoint", 0)] = node.first("rename_to" if entry.rename_to else "alias").loc
+        update.locs[("endpoint", 0)] = node.first("rename_to" if entry.rename_to else "alias" if entry.alias else "hide").loc
         for i, alias in enumerate(entry.alias):
             api.endpoint.add(name=alias)
             update.locs[("endpoint", i + 1)] = node.nth("alias", i).loc
+        if entry.hide:
+            if not entry.alias and current is not None:  # keep the aliases set earlier
+                for endpoint in current.endpoint[1:]:
+                    api.endpoint.add().CopyFrom(endpoint)
+            # OpGenOverride's `hide` makes the function private: `_`-prefixed (ApiDef HIDDEN
+            # alone keeps TF's rule, `python_op_gen.cc`, which prefixes only some names).
+            if not main.startswith("_"):
+                api.endpoint[0].name = "_" + main
     attrs: dict[str, ApiDef.Attr] = {}
     for i, default in enumerate(entry.attr_default):
         loc = node.nth("attr_default", i).loc
