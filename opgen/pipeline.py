@@ -24,7 +24,7 @@ from opgen.module_groups import group_ops
 from opgen.overrides import load_overrides
 from opgen.render import emit
 from opgen.render.build import SOURCE_MAP, BuildOptions, compute_changes, render_tree
-from opgen.render.tree_writer import Changes, build_lock, check_out_dir, commit, recover
+from opgen.render.tree_writer import Changes, build_lock, check_out_dir, commit, gitignore_output, recover
 from opgen.spec.model import GatherResult
 
 
@@ -133,7 +133,8 @@ def output_paths(groups: dict, config: Config, opts: BuildOptions) -> list[str]:
     snapshot. Depfiles list their targets in this order (ninja wants the first one to be the
     build edge's first output)."""
     api = snapshot_path(config)
-    return [*sorted(f"{m}.py" for m in groups), SOURCE_MAP, *([api.as_posix()] if api else [])]
+    return [*sorted(f"{m}.py" for m in groups), SOURCE_MAP, *([api.as_posix()] if api else []),
+            *gitignore_output(opts.out)]
 
 
 def _shown(path: Path | str) -> str:
@@ -227,7 +228,7 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
         if rel.casefold() in {f.casefold() for f in result.files}:
             raise OpgenError(f"[tool.opgen] api = {config.api!r} names a file the build generates ({rel})",
                              opts.config_location, hint='give the API snapshot its own name, e.g. api = "generated/API.md"')
-    changes = compute_changes(opts.out, {**result.files, **api_snapshot})
+    changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
     if args.depfile:
         groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
         targets = " ".join(_make_escape(_shown(opts.out / rel)) for rel in output_paths(groups, config, opts))
@@ -244,7 +245,7 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
         _report_kept(opts.out, changes)
         return 0
     with build_lock(opts.out):  # another build may have committed meanwhile: compare again
-        changes = compute_changes(opts.out, {**result.files, **api_snapshot})
+        changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
         commit(opts.out, changes)
     _report_kept(opts.out, changes)
     elapsed = time.perf_counter() - started

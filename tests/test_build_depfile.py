@@ -38,10 +38,27 @@ def test_list_outputs_is_what_build_writes(tmp_path):
     listed = _opgen(root, "--list-outputs").stdout.split()
     assert "gen/API.md" in listed and "gen/opgen_sourcemap.json" in listed
     assert _opgen(root).returncode == 0
-    assert listed[-2:] == ["gen/opgen_sourcemap.json", "gen/API.md"]  # modules first
+    assert listed[-3:] == ["gen/opgen_sourcemap.json", "gen/API.md", "gen/.gitignore"]  # modules first
     written = sorted(p.relative_to(root).as_posix() for p in (root / "gen").rglob("*")
-                     if p.is_file() and not p.name.startswith(".opgen-") and p.name != ".gitignore")
+                     if p.is_file() and not p.name.startswith(".opgen-"))
     assert sorted(listed) == written
+
+
+def test_gitignore_hides_opgens_internals_but_never_replaces_a_users(tmp_path):
+    root = _project(tmp_path / "p")
+    assert _opgen(root).returncode == 0
+    ignore = (root / "gen" / ".gitignore").read_text().splitlines()
+    assert {".opgen-lock", ".opgen-manifest.json", ".opgen-journal.json", ".opgen-staging/"} <= set(ignore)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "gen"], cwd=root,
+                            capture_output=True, text=True, check=True).stdout
+    assert ".opgen-" not in status and "gen/.gitignore" in status
+    root2 = _project(tmp_path / "q")
+    (root2 / "gen").mkdir()
+    (root2 / "gen" / ".gitignore").write_text("*.pyc\n")
+    assert _opgen(root2).returncode == 0
+    assert (root2 / "gen" / ".gitignore").read_text() == "*.pyc\n"
+    assert "gen/.gitignore" not in _opgen(root2, "--list-outputs").stdout.split()
 
 
 def test_depfile_lists_everything_read_and_written(tmp_path):
@@ -61,9 +78,10 @@ def test_depfile_lists_everything_read_and_written(tmp_path):
 def test_ninja_reruns_opgen_when_an_input_changes(tmp_path, touched):
     root = _project(tmp_path / "p")
     command = f"{sys.executable} -m opgen build --depfile opgen.d"
+    outputs = _opgen(root, "--list-outputs").stdout.split()  # the edge's outputs, in this order
     (root / "build.ninja").write_text(
         f"rule opgen\n  command = env PYTHONPATH={REPO} {command}\n  depfile = opgen.d\n  restat = 1\n"
-        "build gen/gen_math_ops.py gen/opgen_sourcemap.json gen/API.md: opgen\n", encoding="utf-8")
+        f"build {' '.join(outputs)}: opgen\n", encoding="utf-8")
 
     def ninja() -> str:
         r = subprocess.run(["ninja"], cwd=root, capture_output=True, text=True, check=True)

@@ -66,7 +66,7 @@ _OP_DEFS.append(
 TV_Add_T = TypeVar("TV_Add_T", _atypes.Float32, _atypes.Int32)
 
 
-def add(
+def _add(
     x: Annotated[Any, TV_Add_T], y: Annotated[Any, TV_Add_T], name=None
 ) -> Annotated[Any, TV_Add_T]:
     r"""TODO: add doc.
