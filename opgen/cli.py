@@ -62,6 +62,7 @@ def _cmd_oplist(args: argparse.Namespace, config: Config) -> int:
         from opgen.runtime.backend import op_list_from_library
         from opgen.spec.oplist_io import check_op_list
 
+        _require_tensorflow(args.from_library)
         op_list = op_list_from_library(args.from_library)
         check_op_list(op_list, args.from_library)
     else:
@@ -80,6 +81,16 @@ def _cmd_oplist(args: argparse.Namespace, config: Config) -> int:
     else:
         sys.stdout.buffer.write(data)
     return 0
+
+
+def _require_tensorflow(library: str) -> None:
+    """`--from-library` loads the library into TensorFlow: without it, a user error."""
+    try:
+        import tensorflow  # noqa: F401
+    except ImportError:
+        raise OpgenError("--from-library needs TensorFlow to load the op library, and it is not installed",
+                         Location(library), hint="pip install tensorflow-cpu, or give the library's REGISTER_OP "
+                         "sources (or an OpList file) instead") from None
 
 
 def _cmd_specs(args: argparse.Namespace, config: Config) -> int:

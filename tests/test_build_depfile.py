@@ -97,3 +97,4 @@ def test_ninja_reruns_opgen_when_an_input_changes(tmp_path, touched):
     os.utime(path, (later, later))
     assert "opgen build" in ninja()
     assert "no work to do" in ninja()
+
