@@ -256,7 +256,13 @@ def test_build_writes_and_checks_the_api_snapshot(project, capsys):
     spec = project / "specs" / "ops.cc"
     spec.write_text(spec.read_text().replace("factor: float = 1.0", "factor: float = 2.0"))
     code, out, _ = _main(["build", "--check"], capsys)
+    assert code == 1 and out == "would rewrite generated/API.md\nwould rewrite generated/gen_ops.py\n"
+    code, out, _ = _main(["build", "--check", "--diff"], capsys)
     assert code == 1 and "-  - `factor: float, default=1`\n+  - `factor: float, default=2`" in out
+    # the committed snapshot is an input of `opgen diff`: against the work tree
+    code, out, _ = _main(["diff", "generated/API.md", "--format", "json"], capsys)
+    changes = json.loads(out)["changes"]
+    assert code == 1 and [c["rule"] for c in changes] == ["default_changed", "param_default_changed"]
 
 
 def test_diff_git_revision_with_glob_sources(project, capsys):

@@ -237,4 +237,30 @@ def to_markdown(snapshot: Snapshot, title: str = "API snapshot") -> str:
         for entry in without:
             out += [f"### {entry.name}", "", f"- {entry.skip_reason or 'skipped'}"]
             out += _graph_lines(entry.op_def) + [""]
+    # The whole snapshot, machine-readable, so `opgen diff generated/API.md` reads the committed
+    # file; in an HTML comment (invisible when rendered) with every `>` escaped, so no text
+    # inside can end the comment.
+    out += ["", f"{_MD_BLOCK_START} (read by `opgen diff`; do not edit)", to_json(snapshot).replace(">", "\\u003e")
+            .rstrip("\n"), "-->"]
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+_MD_BLOCK_START = f"<!-- {FORMAT_TAG}"
+
+
+def from_markdown(text: str, path: str) -> Snapshot:
+    """The snapshot embedded in a Markdown snapshot written by `to_markdown`."""
+    start = text.find("\n" + _MD_BLOCK_START)
+    body_start = text.find("\n", start + 1) + 1 if start >= 0 else -1
+    end = text.find("\n-->", body_start) if body_start > 0 else -1
+    if end < 0:
+        raise OpgenError(f"not an opgen API snapshot: no `{_MD_BLOCK_START}` block (the one `opgen build` and "
+                         "`opgen api` embed at the end)", Location(path),
+                         hint="regenerate it with `opgen build` (or `opgen api -o FILE.md`)")
+    line = text.count("\n", 0, body_start)
+    try:
+        return from_json(text[body_start:end], path)
+    except OpgenError as e:
+        if e.location is not None and e.location.line > 0:
+            e.location = Location(path, e.location.line + line, e.location.col)
+        raise
