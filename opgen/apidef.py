@@ -2,12 +2,13 @@
 
 Overrides (OpGenOverride files and TF ApiDef files) compile into this model
 (`opgen.overrides`); rendering and API snapshots consume only this model, so there is
-one code path for both override formats. Mapping of OpGenOverride fields (tf_semantics I9):
+one code path for both override formats. Mapping of OpGenOverride fields (TF 1.x's
+`op_gen_overrides.proto`):
 skip -> visibility SKIP, hide -> HIDDEN, rename_to -> endpoint[0].name, alias -> further
 endpoints, attr_default -> attr.default_value, *_rename -> arg/attr rename_to.
 
-The Python function is named after the FIRST ENDPOINT (its last dotted component, F4
-snake case, F3 hidden/reserved rules), further endpoints become module-level aliases.
+The Python function is named after the FIRST ENDPOINT (its last dotted component, snake
+case and hidden/reserved rules: `opgen.python_api`), further endpoints become module-level aliases.
 TF itself always names the function after the op and uses endpoints only for
 `tf_export`; the two agree whenever endpoint[0] is the op name (the default, and every
 ApiDef file in tests/data/tf_python_api).
@@ -22,7 +23,7 @@ from opgen.proto import api_def_pb2, op_def_pb2
 
 
 def default_api_def(op_def: op_def_pb2.OpDef) -> api_def_pb2.ApiDef:
-    """TF's ApiDefMap seed for an op (tf_semantics I4): visible, one endpoint named like the op."""
+    """TF's ApiDefMap seed for an op (`op_gen_lib.cc` InitApiDefFromOpDef): visible, one endpoint named like the op."""
     api = api_def_pb2.ApiDef(
         graph_op_name=op_def.name,
         visibility=api_def_pb2.ApiDef.VISIBLE,

@@ -1,8 +1,8 @@
-"""Merging one ApiDef update into the per-op ApiDef (TF's ApiDefMap::LoadApiDef, I5), with
-every condition TF ignores or only warns about turned into a located error, and UpdateDocs (I6).
+"""Merging one ApiDef update into the per-op ApiDef (TF's ApiDefMap::LoadApiDef, `op_gen_lib.cc`), with
+every condition TF ignores or only warns about turned into a located error, and UpdateDocs.
 
 Both override formats reach this module as ApiDef updates (OpGenOverride entries are
-translated by `opgen.overrides` per I9), so there is one merge path.
+translated by `opgen.overrides`), so there is one merge path.
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def bad_identifier(name: str) -> str | None:
 
 
 def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: MergeState) -> list[OpgenError]:
-    """Apply `update` to `api` in place exactly as TF's LoadApiDef merges (I5)."""
+    """Apply `update` to `api` in place exactly as TF's LoadApiDef merges (`op_gen_lib.cc`)."""
     new = update.api
     errors: list[OpgenError] = []
     op = api.graph_op_name
@@ -169,7 +169,7 @@ def _unknown(op: str, kind: str, name: str, known: list[str], loc: Location) -> 
 
 
 def update_docs(api: ApiDef) -> None:
-    """TF's UpdateDocs (I6): rewrite backquoted renamed names in every doc string, in order."""
+    """TF's ApiDefMap::UpdateDocs (`op_gen_lib.cc`): rewrite backquoted renamed names in every doc string, in order."""
     # The `_` of a private endpoint (OpGenOverride `hide`) names the function, not the op.
     shown = api.endpoint[0].name.removeprefix("_") if api.endpoint else ""
     if shown and shown != api.graph_op_name:

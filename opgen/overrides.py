@@ -10,8 +10,8 @@ Layout of an override directory (`[tool.opgen] overrides`, `--overrides DIR`):
   name order. Later layers merge over earlier ones exactly as TF merges ApiDef directories;
 * within one layer an op may be overridden by one entry only, unless
   `merge_overrides = true`, then entries merge in load order.
-OpGenOverride entries are translated to ApiDef updates (tf_semantics I9) and merged like
-ApiDefs (I5), then TF's UpdateDocs rewrites backquoted renamed names (I6).
+OpGenOverride entries are translated to ApiDef updates and merged like ApiDefs
+(`op_gen_lib.cc` ApiDefMap::LoadApiDef), then TF's UpdateDocs rewrites backquoted renamed names.
 
 Everything TF ignores or warns about is an error here, reported as `file:line:col`:
 unknown ops/args/attrs, parse errors, an entry changing nothing, `skip` (or visibility SKIP)
@@ -181,7 +181,7 @@ def _apidef_update(entry: ApiDef, node: Node) -> Update:
 
 def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_defs: dict[str, ApiDef],
                   errors: list[OpgenError]) -> Update | None:
-    """An OpGenOverride as an ApiDef update (I9), keeping the location of each part."""
+    """An OpGenOverride as an ApiDef update, keeping the location of each part."""
     update = Update(ApiDef(graph_op_name=entry.name), node.loc, {("graph_op_name", 0): node.first("name").loc})
     api = update.api
     if entry.skip:

@@ -164,7 +164,7 @@ def random_op(rnd) -> op_def_pb2.OpDef:
 
 
 def _expected_default(attr: op_def_pb2.OpDef.AttrDef):
-    """What the generated default must evaluate to: TF's rendering semantics (F8)."""
+    """What the generated default must evaluate to: TF's rendering semantics (AttrValueToPython)."""
     v = attr.default_value
     kind = v.WhichOneof("value")
 

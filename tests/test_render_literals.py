@@ -1,4 +1,5 @@
-"""Naming rules (tf_semantics F3-F5) and literal rendering (F8)."""
+"""Naming rules (`python_op_gen_internal.cc`, `python_op_gen.cc`) and literal rendering
+(AttrValueToPython)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""THE mapping OpDef + ApiDef -> the Python API of one generated wrapper (tf_semantics F3-F12).
+"""THE mapping OpDef + ApiDef -> the Python API of one generated wrapper, as TF's
+`python_op_gen.cc` (GetPythonOpsImpl, GenEagerPythonOp) and `python_op_gen_internal.cc`
+(GenPythonOp) decide it.
 
 Templates, API snapshots and `opgen diff` all read these frozen dataclasses; nothing else
 decides names, parameter order, defaults, annotations, TypeVars, outputs or docstrings.
@@ -80,8 +82,8 @@ class Output:
 class FunctionApi:
     op_name: str  # graph op name, passed to `_apply_op_helper`
     name: str  # the wrapper's Python name
-    op_name_for_messages: str  # `name` without one leading `_` (F3.5)
-    visible: bool  # in `__all__` (ApiDef VISIBLE); hidden ones are `_`-prefixed unless F3 says otherwise
+    op_name_for_messages: str  # `name` without one leading `_` (as TF's messages)
+    visible: bool  # in `__all__` (ApiDef VISIBLE); hidden ones are `_`-prefixed unless TF's naming rule says otherwise
     aliases: tuple[str, ...]  # further module-level names bound to this function (extra endpoints)
     params: tuple[Param, ...]  # in signature order, without the trailing `name=None`
     typevars: tuple[TypeVarDef, ...]
@@ -186,7 +188,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
     if sorted(arg_order) != sorted(in_args):
         raise OpgenError(f"op {op_def.name}: arg_order {arg_order} is not a permutation of its inputs")
 
-    # F6: attrs inferred from inputs, and the first input (arg_order) each is inferred from.
+    # Attrs inferred from inputs (TF's GenPythonOp), and the first input (arg_order) each is inferred from.
     inferred_from: dict[str, str] = {}
     for input_name in arg_order:
         arg = in_args[input_name]
@@ -263,7 +265,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
         )
     _check_unique([p.name for p in params] + ["name"], "parameter", op_def.name)
 
-    # F12.3: int attrs inferred from list inputs (OpDef attr order), their inputs in arg_order.
+    # Int attrs inferred from list inputs (TF's GenEagerPythonOp length checks) (OpDef attr order), their inputs in arg_order.
     list_lengths: list[ListLength] = []
     for attr in op_def.attr:
         if attr.type != "int" or attr.name not in inferred_from:
@@ -359,7 +361,7 @@ def _body_builtins(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> fro
 
 
 def _attr_annotation(attr: op_def_pb2.OpDef.AttrDef, typevars: dict[str, TypeVarDef], has_default: bool) -> str | None:
-    """F9 attr annotations. A `type` attr with a default is left unannotated (TF writes
+    """Attr annotations (TF's GenEagerPythonOp type annotations). A `type` attr with a default is left unannotated (TF writes
     `T:TV_Op_T=_dtypes.float32`, which no type checker accepts: a DType is not the TypeVar)."""
     if attr.type == "type":
         return None if has_default else typevars[attr.name].name

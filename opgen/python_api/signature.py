@@ -22,7 +22,8 @@ class PyParam:
 
 
 def inferred_attrs(op_def: op_def_pb2.OpDef) -> set[str]:
-    """F6: attrs some input refers to (type, type list or length); never parameters."""
+    """Attrs some input refers to (type, type list or length); never parameters (`python_op_gen_internal.cc`
+    GenPythonOp: inferred attrs)."""
     names: set[str] = set()
     for arg in op_def.input_arg:
         names.update(n for n in (arg.type_attr, arg.type_list_attr, arg.number_attr) if n)
@@ -30,7 +31,8 @@ def inferred_attrs(op_def: op_def_pb2.OpDef) -> set[str]:
 
 
 def python_params(op_def: op_def_pb2.OpDef, api: api_def_pb2.ApiDef) -> list[PyParam]:
-    """F7: inputs in arg_order, then attrs without default, then attrs with default."""
+    """Inputs in arg_order, then attrs without default, then attrs with default (`python_op_gen_internal.cc`
+    GenPythonOp::Code)."""
     in_args = {a.name: a for a in api.in_arg}
     params = [
         PyParam(avoid_reserved(in_args[n].rename_to or n), n, "input", None)
@@ -53,7 +55,7 @@ def python_params(op_def: op_def_pb2.OpDef, api: api_def_pb2.ApiDef) -> list[PyP
 
 
 def python_function_name(api: api_def_pb2.ApiDef) -> str | None:
-    """The `def` name (F3 from the first endpoint, I9); None for SKIP or a dropped reserved name."""
+    """The `def` name (from the first endpoint; `python_op_gen.cc` GetPythonOpsImpl); None for SKIP or a dropped reserved name."""
     if api.visibility == api_def_pb2.ApiDef.SKIP:
         return None
     endpoint = api.endpoint[0].name if api.endpoint else api.graph_op_name

@@ -205,7 +205,7 @@ def helper_keywords(f: FunctionApi) -> list[str]:
 
 
 def list_type_error(param: str, op_name: str, value: str) -> str:
-    """The TypeError message of F12.3/4 as an f-string naming `param` and `op_name`."""
+    """The TypeError message of TF's list-length checks (`python_op_gen.cc`) as an f-string naming `param` and `op_name`."""
     return literals.py_fstring(
         [("text", f"Expected list for '{param}' argument to '{op_name}' Op, not "), ("expr", value + "!r"), ("text", ".")]
     )
@@ -385,7 +385,7 @@ def module_exports(functions: list[FunctionSummary]) -> list[str]:
 
 
 def check_collisions(module: str, functions: list[FunctionSummary], locations: dict[str, Location]) -> None:
-    """Two top-level names of one module may not collide (TF's F16.3 bug is an error here);
+    """Two top-level names of one module may not collide (TF's generator emits both; an error here);
     the error points at the second op's REGISTER_OP (or OpList entry) when it is known."""
     owners: dict[str, str] = {g: "the module itself" for g in MODULE_GLOBALS}
     for f in functions:
