@@ -99,14 +99,17 @@ def _library_option(args, config: Config) -> str | None:
     return library
 
 
-def _progress_bar():
+def _progress_bar(started: float):
+    """On a terminal: one rewritten line with the phase, counts and elapsed time; None when
+    stderr is piped (logs get the summary line only)."""
     if not sys.stderr.isatty():
         return None
 
-    def show(done: int, total: int) -> None:
+    def show(phase: str, done: int, total: int) -> None:
         width = 30
         filled = width * done // max(total, 1)
-        sys.stderr.write(f"\ropgen build [{'#' * filled}{'.' * (width - filled)}] {done}/{total} ops")
+        sys.stderr.write(f"\ropgen build [{'#' * filled}{'.' * (width - filled)}] {phase} {done}/{total} ops, "
+                         f"{time.perf_counter() - started:.1f}s\x1b[K")
         sys.stderr.flush()
 
     return show
@@ -180,9 +183,12 @@ def _report_stale(args, opts: BuildOptions, changes: Changes) -> int:
     if not stale:
         print(f"opgen build: {shown} is up to date ({total} files)", file=sys.stderr)
         return 0
-    files = f"{len(stale)} file{'s' if len(stale) != 1 else ''}"
-    print(f"opgen build: {files} of {total} in {shown} would change; run `opgen build`", file=sys.stderr)
+    print(f"opgen build: {_count(len(stale), 'file')} of {total} in {shown} would change; run `opgen build`", file=sys.stderr)
     return 1 if args.check else 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _report_kept(out: Path, changes: Changes) -> None:
@@ -220,7 +226,7 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
             print(_shown(opts.out / name))
         return 0
 
-    result = render_tree(gathered, api_model, opts, progress=_progress_bar(), write_cache=not args.dry_run)
+    result = render_tree(gathered, api_model, opts, progress=_progress_bar(started), write_cache=not args.dry_run)
     if sys.stderr.isatty():
         sys.stderr.write("\r\x1b[K")
     api_snapshot = snapshot_outputs(config, gathered, api_model, opts.out)
@@ -250,7 +256,7 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
     _report_kept(opts.out, changes)
     elapsed = time.perf_counter() - started
     print(
-        f"opgen build: {len(result.files) - 1} modules, {result.ops} ops -> {opts.out}: "
+        f"opgen build: {_count(len(result.files) - 1, 'module')}, {_count(result.ops, 'op')} -> {opts.out}: "
         f"{len(changes.write)} written, {len(changes.delete)} deleted, {changes.unchanged} unchanged "
         f"({result.formatted} chunks formatted, {elapsed:.2f}s)",
         file=sys.stderr,

@@ -3,7 +3,9 @@ map, config validation, determinism and all-or-nothing writes under SIGKILL."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import os
 import random
 import shutil
@@ -344,3 +346,58 @@ def test_formatter_version_is_part_of_the_chunk_key(tmp_path, monkeypatch):
     (root / "gen" / "gen_math_ops.py").unlink()
     assert _run(root, monkeypatch) == 0
     assert seen[-1] == seen[0] > 0  # every op rendered again
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_on_a_terminal_only(tmp_path, monkeypatch, capsys):
+    """A terminal sees one rewritten line (phase, counts, elapsed time), then the summary; a
+    pipe sees the summary line alone."""
+    root = _project(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    terminal = _Terminal()
+    captured = sys.stderr
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert _run(root, monkeypatch, "--out", "gen_tty") == 0
+    shown = terminal.getvalue()
+    assert re.search(r"\ropgen build \[[#.]{30}\] rendered 16/\d+ ops, \d+\.\ds", shown), shown
+    assert "\r\x1b[Kopgen build: 2 modules, " in shown.rstrip("\n").split("\n")[-1]
+    monkeypatch.setattr(sys, "stderr", captured)
+    assert _run(root, monkeypatch, "--out", "gen_pipe") == 0
+    err = capsys.readouterr().err
+    assert "\r" not in err and err.count("\n") == 1 and err.startswith("opgen build: 2 modules, ")
+
+
+def test_text_oplist_parse_is_cached_by_content(tmp_path, monkeypatch, capsys):
+    """A rebuild from an unchanged .pbtxt reads its parsed form from the cache (protobuf's text
+    parser is not called); any edit is parsed again; --dry-run writes no cache."""
+    from google.protobuf import text_format
+
+    from opgen.spec.oplist_io import dump_op_list, load_op_list_file
+
+    root = _project(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.chdir(root)
+    assert main(["oplist", "specs", "-o", "ops.pbtxt"]) == 0
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops.pbtxt"]\nout = "gen"\noverrides = "none"\n')
+    assert _run(root, monkeypatch, "--dry-run") == 0
+    assert not (tmp_path / "cache" / "opgen" / "oplists").exists()
+    assert _run(root, monkeypatch) == 0
+    built = _tree(root / "gen")
+    parse = text_format.Parse
+
+    def no_text_parsing(*args, **kwargs):
+        raise AssertionError("text OpList parsed again")
+
+    monkeypatch.setattr(text_format, "Parse", no_text_parsing)
+    assert _run(root, monkeypatch, "--check") == 0
+    assert _tree(root / "gen") == built
+    monkeypatch.setattr(text_format, "Parse", parse)
+    op_list = load_op_list_file(root / "ops.pbtxt")
+    op_list.op[0].summary = "Edited."
+    (root / "ops.pbtxt").write_bytes(dump_op_list(op_list, "pbtxt"))
+    capsys.readouterr()
+    assert _run(root, monkeypatch, "--check") == 1

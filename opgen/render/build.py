@@ -80,7 +80,7 @@ class Renderer:
     formatter: ChunkFormatter
     api_model: ApiModel
     root: Path
-    progress: Callable[[int, int], None] | None = None
+    progress: Callable[[str, int, int], None] | None = None  # (phase, ops done, ops in all)
     library: str | None = None
 
     def salt(self) -> str:
@@ -116,7 +116,7 @@ class Renderer:
                     misses.append((key, op))
                 done += 1
                 if self.progress and done % 64 == 0:
-                    self.progress(done, total)
+                    self.progress("checked", done, total)
         rendered = self._render_ops([op for _, op in misses], sources)
         to_format = [(key, summary, text) for (key, _), (summary, text, direct) in zip(misses, rendered)
                      if not summary.skipped and not direct]
@@ -219,7 +219,12 @@ class Renderer:
                         raise OpgenError(item[1])
                     out[i + j * n] = (emit.FunctionSummary.from_plain(item[0]), item[1], item[2])
             return out
-        return [self._render_one(op, sources.get(op.name)) for op in ops]
+        rendered = []
+        for op in ops:
+            rendered.append(self._render_one(op, sources.get(op.name)))
+            if self.progress and len(rendered) % 16 == 0:
+                self.progress("rendered", len(rendered), len(ops))
+        return rendered
 
     def _render_one(self, op: op_def_pb2.OpDef, source: OpSource | None) -> tuple[emit.FunctionSummary, str, bool]:
         api = _located(op, self.api_model, source)

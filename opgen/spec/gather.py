@@ -180,16 +180,18 @@ def gather(
     include_internal: bool = False,
     helpers: Mapping[str, str] | None = None,
     strict_includes: bool = False,
+    cache: bool = False,
 ) -> GatherResult:
     """The OpList (sorted by name, `_` ops only with include_internal) of every op the
-    sources register; raises GatherErrors with every error found."""
+    sources register; raises GatherErrors with every error found. `cache`: parsed text
+    OpLists are kept in opgen's cache (`oplist_io.load_op_list_with_lines`)."""
     # Gathering allocates hundreds of thousands of acyclic tuples and small objects; the
     # cyclic GC would only traverse them again and again (a third of the time on a
     # large file), so it is paused and the garbage is left to reference counting.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _gather(sources, defines, include_dirs, allow_file, include_internal, helpers, strict_includes)
+        return _gather(sources, defines, include_dirs, allow_file, include_internal, helpers, strict_includes, cache)
     except GatherErrors:
         raise
     except OpgenError as e:  # a bad -D option or allow file: nothing can be gathered
@@ -207,6 +209,7 @@ def _gather(
     include_internal: bool,
     helpers: Mapping[str, str] | None,
     strict_includes: bool,
+    cache: bool,
 ) -> GatherResult:
     files = expand_sources(sources)
     errors: list[OpgenError] = list(files.errors)
@@ -252,7 +255,7 @@ def _gather(
 
     for path in files.oplists:
         try:
-            op_list, lines = load_op_list_with_lines(path)
+            op_list, lines = load_op_list_with_lines(path, cache=cache)
         except OpgenError as e:
             errors.append(e)
             continue

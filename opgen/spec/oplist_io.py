@@ -3,13 +3,17 @@ written deterministically."""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import re
+import struct
 from pathlib import Path
 
 from google.protobuf import json_format, text_format
 from google.protobuf.message import DecodeError
 
 from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.fsutil import atomic_write, cache_root
 from opgen.limits import MAX_TEXT_NESTING, read_input_bytes, text_nesting_problem
 from opgen.proto import op_def_pb2
 from opgen.proto.datatypes import BY_ENUM
@@ -66,19 +70,52 @@ def _unknown_arg_type(op_def: op_def_pb2.OpDef) -> str | None:
     return None
 
 
-def load_op_list_with_lines(path: str | Path) -> tuple[op_def_pb2.OpList, list[int]]:
+def load_op_list_with_lines(path: str | Path, cache: bool = False) -> tuple[op_def_pb2.OpList, list[int]]:
     """The OpList and, for a text file, the 1-based line of each `op` entry (0 otherwise);
-    every OpDef validated (`check_op_list`)."""
-    op_list, lines = _parse_op_list_file(path)
-    check_op_list(op_list, str(path), lines)
+    every OpDef validated (`check_op_list`). With `cache`, a text or JSON OpList parsed
+    before (same bytes) is read from its binary form in opgen's cache: protobuf's
+    pure-Python text parser takes most of a no-op rebuild from a large `.pbtxt`."""
+    name = str(path)
+    data = read_input_bytes(path, "OpList file")
+    suffix = Path(name).suffix.lower()
+    cached = _cache_file(data, suffix) if cache and suffix not in BINARY_SUFFIXES else None
+    parsed = _read_cached(cached) if cached is not None else None
+    if parsed is None:
+        parsed = _parse_op_list(name, data, suffix)
+        if cached is not None:
+            _write_cached(cached, *parsed)
+    op_list, lines = parsed
+    check_op_list(op_list, name, lines)
     return op_list, lines
 
 
-def _parse_op_list_file(path: str | Path) -> tuple[op_def_pb2.OpList, list[int]]:
-    name = str(path)
-    data = read_input_bytes(path, "OpList file")
+def _cache_file(data: bytes, suffix: str) -> Path:
+    from google.protobuf import __version__ as protobuf_version
+
+    key = hashlib.sha256(f"opgen-oplist-1\0{protobuf_version}\0{suffix}\0".encode() + data).hexdigest()
+    return cache_root() / "oplists" / key
+
+
+def _read_cached(path: Path) -> tuple[op_def_pb2.OpList, list[int]] | None:
+    """(OpList, lines) from `[count][lines as uint32 LE][serialized OpList]`; None when absent or unreadable."""
+    try:
+        blob = path.read_bytes()
+        (count,) = struct.unpack_from("<I", blob)
+        lines = list(struct.unpack_from(f"<{count}I", blob, 4))
+        op_list = op_def_pb2.OpList.FromString(blob[4 + 4 * count:])
+    except (OSError, struct.error, DecodeError):
+        return None
+    return (op_list, lines) if len(op_list.op) == count else None
+
+
+def _write_cached(path: Path, op_list: op_def_pb2.OpList, lines: list[int]) -> None:
+    blob = struct.pack(f"<I{len(lines)}I", len(lines), *lines) + op_list.SerializeToString(deterministic=True)
+    with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
+        atomic_write(path, blob)
+
+
+def _parse_op_list(name: str, data: bytes, suffix: str) -> tuple[op_def_pb2.OpList, list[int]]:
     op_list = op_def_pb2.OpList()
-    suffix = Path(name).suffix.lower()
     if suffix in BINARY_SUFFIXES:
         try:
             op_list.ParseFromString(data)
