@@ -52,6 +52,10 @@ class OpEntry:
     location: Location | None = None  # REGISTER_OP (or the op's entry in an OpList file)
     api_locations: tuple[Location, ...] = ()  # override-file lines that shaped its Python API
     skip_reason: str = ""  # why function is None
+    parts: tuple[tuple[str, Location], ...] = ()  # ("attr T", its .Attr line), ... (`OpSource.parts`)
+
+    def part_location(self, part: str) -> Location | None:
+        return next((loc for key, loc in self.parts if key == part), None)
 
     @property
     def name(self) -> str:

@@ -104,5 +104,7 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
             location=location,
             api_locations=tuple(loc for loc in map(relocate, model.provenance.get(op_def.name, [])) if loc),
             skip_reason=skip_reason,
+            parts=tuple((key, loc) for key, loc in ((k, relocate(v)) for k, v in (source.parts if source else ()))
+                        if loc is not None),
         )
     return snapshot

@@ -75,6 +75,8 @@ def to_json(snapshot: Snapshot) -> str:
             item["location"] = str(entry.location)
         if entry.api_locations:
             item["api_locations"] = [str(loc) for loc in entry.api_locations]
+        if entry.parts:
+            item["parts"] = {key: str(loc) for key, loc in entry.parts}
         item["function"] = _function_json(entry.function) if entry.function else None
         if entry.skip_reason:
             item["skip_reason"] = entry.skip_reason
@@ -154,6 +156,7 @@ def from_json(text: str, path: str) -> Snapshot:
                 location=parse_location(item["location"]) if item.get("location") else None,
                 api_locations=tuple(parse_location(t) for t in item.get("api_locations", ())),
                 skip_reason=item.get("skip_reason", ""),
+                parts=tuple((key, parse_location(text)) for key, text in item.get("parts", {}).items()),
             )
             snapshot.ops[entry.name] = entry
     except (KeyError, TypeError, ValueError, json_format.ParseError, text_format.ParseError) as e:

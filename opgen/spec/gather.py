@@ -201,6 +201,25 @@ def gather(
             gc.enable()
 
 
+_FLAG_CALLS = {"SetIsStateful": "is_stateful", "SetDoNotOptimize": "is_stateful", "SetIsCommutative": "is_commutative",
+               "SetIsAggregate": "is_aggregate", "SetAllowsUninitializedInput": "allows_uninitialized_input",
+               "SetIsDistributedCommunication": "is_distributed_communication"}
+
+
+def _part_locations(reg: Registration) -> tuple[tuple[str, Location], ...]:
+    """("attr T", where `.Attr("T: ...")` stands), ... for each declared part (first wins)."""
+    parts: dict[str, Location] = {}
+    for call in reg.calls:
+        if call.method in ("Attr", "Input", "Output") and call.args and call.args[0].kind == "string":
+            name = str(call.args[0].value).split(":", 1)[0].strip()
+            parts.setdefault(f"{call.method.lower()} {name}", call.loc)
+        elif call.method in _FLAG_CALLS:
+            parts.setdefault(f"flag {_FLAG_CALLS[call.method]}", call.loc)
+        elif call.method == "Deprecated":
+            parts.setdefault("deprecation", call.loc)
+    return tuple(parts.items())
+
+
 def _gather(
     sources: Iterable[str],
     defines: Iterable[str],
@@ -251,7 +270,7 @@ def _gather(
         for _, errs in sorted(located, key=lambda item: item[0]):
             errors.extend(errs)
         for (op_def, shape_fn), reg in built:
-            register(op_def, OpSource(reg.loc, shape_fn))
+            register(op_def, OpSource(reg.loc, shape_fn, _part_locations(reg)))
 
     for path in files.oplists:
         try:
