@@ -145,7 +145,10 @@ def _cmd_diff(args: argparse.Namespace, config: Config) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="opgen", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="opgen", description="Generate Python op-wrapper modules from TensorFlow REGISTER_OP declarations, "
+        "and review their API. Options default to [tool.opgen] in pyproject.toml; exit status 0 ok, "
+        "1 stale or breaking, 2 user error.")
     parser.add_argument("--version", action="version", version=f"opgen {__version__}")
     parser.add_argument("--debug", action="store_true", help="print the traceback of an internal error")
     sub = parser.add_subparsers(dest="command", required=True)

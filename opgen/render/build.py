@@ -138,7 +138,7 @@ class Renderer:
             functions = [entries[op.name][0] for op in ops]
             emit.check_collisions(name, functions, {op.name: sources[op.name].location for op in ops if op.name in sources})
             src_files = sorted({display_path(p, self.root) for p in {sources[op.name].location.path for op in ops if op.name in sources}})
-            shape_fns = {op.name: sources[op.name].shape_fn for op in ops if op.name in sources and sources[op.name].shape_fn}
+            shape_fns = {op.name: fn for op in ops if op.name in sources and (fn := sources[op.name].shape_fn)}
             registrations[name] = emit.render_registration(self.templates, shape_fns, self.library)
             h = salted.copy()
             # The header depends on the module's name, sources and function summaries only
