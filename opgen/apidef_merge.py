@@ -19,7 +19,7 @@ from opgen.spec.validate import validate_attr_value
 ApiDef = api_def_pb2.ApiDef
 
 # An ApiDef endpoint: dotted identifiers (`math.abs`), each lowercased into a function name;
-# a leading `_` (OpGenOverride `hide`) keeps the function private.
+# a leading `_` is allowed (OpGenOverride `hide` writes `_neg`).
 _ENDPOINT = re.compile(r"_?[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*\Z")
 
 
@@ -170,10 +170,11 @@ def _unknown(op: str, kind: str, name: str, known: list[str], loc: Location) -> 
 
 def update_docs(api: ApiDef) -> None:
     """TF's ApiDefMap::UpdateDocs (`op_gen_lib.cc`): rewrite backquoted renamed names in every doc string, in order."""
-    # The `_` of a private endpoint (OpGenOverride `hide`) names the function, not the op.
-    shown = api.endpoint[0].name.removeprefix("_") if api.endpoint else ""
-    if shown and shown != api.graph_op_name:
-        _rename_in_docs(api, api.graph_op_name, shown)
+    # A private endpoint written by OpGenOverride `hide` (`_neg`) names the function only:
+    # the docs keep naming the op.
+    private = api.visibility == ApiDef.HIDDEN and api.endpoint and api.endpoint[0].name.startswith("_")
+    if api.endpoint and not private and api.endpoint[0].name != api.graph_op_name:
+        _rename_in_docs(api, api.graph_op_name, api.endpoint[0].name)
     for args in (api.in_arg, api.out_arg, api.attr):
         for arg in args:
             if arg.rename_to and arg.name != arg.rename_to:

@@ -165,7 +165,4 @@ def endpoint_base_name(endpoint: str) -> str:
     TF keeps dotted endpoints (`math.abs`) for `tf_export`; a module-level function can only
     take the last component.
     """
-    last = endpoint.rsplit(".", 1)[-1]
-    if last.startswith("_"):  # a private name (OpGenOverride `hide`): `_Sum` -> `_sum`
-        return "_" + lower_case_op_name(last[1:])
-    return lower_case_op_name(last)
+    return lower_case_op_name(endpoint.rsplit(".", 1)[-1])
