@@ -53,6 +53,7 @@ class Change:
     message: str  # one line for people
     location: Location | None = None
     tf_message: str | None = None  # graph rules: TF's full error text (OpDefCompatible / ...DefaultsUnchanged)
+    override_location: Location | None = None  # the override line that shaped the op's Python API
 
 
 @dataclass(frozen=True)
@@ -77,9 +78,12 @@ def _graph_location(entry: OpEntry, part: str = "") -> Location | None:
     return (entry.part_location(part) if part else None) or entry.location
 
 
-def _python_location(entry: OpEntry, part: str = "") -> Location | None:
-    """The override line that shaped the op's Python API, else the changed part's line."""
-    return entry.api_locations[0] if entry.api_locations else _graph_location(entry, part)
+def _python_change(entry: OpEntry, rule: str, breaking: bool, message: str, part: str = "",
+                   category: Category = "python") -> Change:
+    """A Python-API (or docs) change: at the changed part's line, with the override line
+    that shaped the op's API (if any) as its second location."""
+    return Change(entry.name, category, rule, breaking, message, _graph_location(entry, part),
+                  override_location=entry.api_locations[0] if entry.api_locations else None)
 
 
 def _issue_part(entry: OpEntry, subject: str) -> str:
@@ -189,11 +193,10 @@ def _qualified(fn: Function) -> str:
 
 def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     a, b = old.function, new.function
-    loc = _python_location(new)
     out: list[Change] = []
 
     def add(rule: str, breaking: bool, message: str) -> None:
-        out.append(Change(new.name, "python", rule, breaking, message, loc))
+        out.append(_python_change(new, rule, breaking, message))
 
     if a is None and b is None:
         return out
@@ -219,7 +222,7 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     for alias in b.aliases:
         if alias not in a.aliases:
             add("alias_added", False, f"alias {b.module}.{alias} added for {_qualified(b)}")
-    out += [Change(new.name, "python", rule, public and breaking, message, _python_location(new, part))
+    out += [_python_change(new, rule, public and breaking, message, part)
             for rule, breaking, message, part in _param_changes(a, b)]
     if len(a.outputs) != len(b.outputs):
         add("output_arity_changed", public,
@@ -297,8 +300,7 @@ def _docs_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     for key in sorted(set(a) | set(b)):
         if a.get(key, "") != b.get(key, ""):
             what = "added" if key not in a else "removed" if key not in b else "changed"
-            out.append(Change(new.name, "docs", f"doc_{what}", False, f"{_doc_label(key)} {what}",
-                              _python_location(new)))
+            out.append(_python_change(new, f"doc_{what}", False, f"{_doc_label(key)} {what}", category="docs"))
     return out
 
 
@@ -315,17 +317,15 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> DiffResult:
             changes.append(Change(name, "graph", "op_removed", True, f"Op {name} removed",
                                   _graph_location(before)))
             if before.function is not None:
-                changes.append(Change(name, "python", "function_removed", before.function.visible,
-                                      f"{_qualified(before.function)} removed with its op",
-                                      _python_location(before)))
+                changes.append(_python_change(before, "function_removed", before.function.visible,
+                                              f"{_qualified(before.function)} removed with its op"))
             continue
         if before is None:
             ops.append(OpStatus(name, "added"))
             changes.append(Change(name, "graph", "op_added", False, f"Op {name} added", _graph_location(after)))
             if after.function is not None:
-                changes.append(Change(name, "python", "function_added", False,
-                                      f"{_qualified(after.function)} added: {after.function.signature}",
-                                      _python_location(after)))
+                changes.append(_python_change(after, "function_added", False,
+                                              f"{_qualified(after.function)} added: {after.function.signature}"))
             continue
         op_changes = _graph_changes(before, after) + _python_changes(before, after) + _docs_changes(before, after)
         if op_changes:

@@ -107,7 +107,8 @@ def _workspace_relative(result: DiffResult, workspace: Path) -> DiffResult:
             return loc
         return Location(rel.as_posix(), loc.line, loc.col)
 
-    return DiffResult([dataclasses.replace(c, location=move(c.location)) for c in result.changes], result.ops)
+    return DiffResult([dataclasses.replace(c, location=move(c.location), override_location=move(c.override_location))
+                       for c in result.changes], result.ops)
 
 
 def run_diff(args: argparse.Namespace, config: Config) -> int:
