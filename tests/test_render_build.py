@@ -401,3 +401,15 @@ def test_text_oplist_parse_is_cached_by_content(tmp_path, monkeypatch, capsys):
     (root / "ops.pbtxt").write_bytes(dump_op_list(op_list, "pbtxt"))
     capsys.readouterr()
     assert _run(root, monkeypatch, "--check") == 1
+
+
+def test_invalid_oplist_is_never_cached(tmp_path, monkeypatch, capsys):
+    """Only OpLists that passed validation are cached: a bad one fails every build, located."""
+    root = _project(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (root / "bad.pbtxt").write_text('op {\n  name: "Bad"\n  input_arg { name: "x" type_attr: "T" }\n}\n')
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["bad.pbtxt"]\nout = "gen"\noverrides = "none"\n')
+    for _ in range(2):
+        assert _run(root, monkeypatch) == 2
+        assert "bad.pbtxt:1:1: error:" in capsys.readouterr().err
+    assert not (root / "gen").exists()

@@ -4,6 +4,7 @@ written deterministically."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import re
 import struct
@@ -72,28 +73,38 @@ def _unknown_arg_type(op_def: op_def_pb2.OpDef) -> str | None:
 
 def load_op_list_with_lines(path: str | Path, cache: bool = False) -> tuple[op_def_pb2.OpList, list[int]]:
     """The OpList and, for a text file, the 1-based line of each `op` entry (0 otherwise);
-    every OpDef validated (`check_op_list`). With `cache`, a text or JSON OpList parsed
-    before (same bytes) is read from its binary form in opgen's cache: protobuf's
-    pure-Python text parser takes most of a no-op rebuild from a large `.pbtxt`."""
+    every OpDef validated (`check_op_list`). With `cache`, an OpList parsed and validated
+    before (same bytes, same opgen code) is read from its binary form in opgen's cache:
+    protobuf's pure-Python text parser and the validation take most of a no-op rebuild."""
     name = str(path)
     data = read_input_bytes(path, "OpList file")
     suffix = Path(name).suffix.lower()
-    cached = _cache_file(data, suffix) if cache and suffix not in BINARY_SUFFIXES else None
+    cached = _cache_file(data, suffix) if cache else None
     parsed = _read_cached(cached) if cached is not None else None
-    if parsed is None:
-        parsed = _parse_op_list(name, data, suffix)
-        if cached is not None:
-            _write_cached(cached, *parsed)
-    op_list, lines = parsed
+    if parsed is not None:
+        return parsed
+    op_list, lines = _parse_op_list(name, data, suffix)
     check_op_list(op_list, name, lines)
+    if cached is not None:  # only what passed validation
+        _write_cached(cached, op_list, lines)
     return op_list, lines
 
 
 def _cache_file(data: bytes, suffix: str) -> Path:
+    """Keyed by the bytes, the suffix, protobuf's version and the code that parses and validates."""
     from google.protobuf import __version__ as protobuf_version
 
-    key = hashlib.sha256(f"opgen-oplist-1\0{protobuf_version}\0{suffix}\0".encode() + data).hexdigest()
-    return cache_root() / "oplists" / key
+    h = hashlib.sha256(f"opgen-oplist-2\0{protobuf_version}\0{suffix}\0".encode())
+    h.update(_code_digest())
+    h.update(data)
+    return cache_root() / "oplists" / h.hexdigest()
+
+
+@functools.cache
+def _code_digest() -> bytes:
+    here = Path(__file__).parent
+    return hashlib.sha256(b"".join((here / f).read_bytes() for f in ("oplist_io.py", "validate.py"))
+                          + (here.parent / "proto" / "datatypes.py").read_bytes()).digest()
 
 
 def _read_cached(path: Path) -> tuple[op_def_pb2.OpList, list[int]] | None:
