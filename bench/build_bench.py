@@ -48,7 +48,9 @@ def main() -> int:
     from opgen.apidef import ApiModel
     from opgen.errors import Location
     from opgen.render import build, tree_writer
+    from opgen.spec.gather import gather
     from opgen.spec.model import GatherResult, OpSource
+    from opgen.spec.oplist_io import dump_op_list
 
     op_list = tf_op_list()
     raw = tf_op_list_bytes()
@@ -65,6 +67,16 @@ def main() -> int:
         result = build.render_tree(gathered(ol), ApiModel({}), opts)
         tree_writer.commit(out, build.compute_changes(out, result.files))
         return time.perf_counter() - t, result.formatted
+
+    def run_from_file(out: Path, source: Path) -> float:
+        """A no-op `opgen build` from an OpList file: gather (cached text parse), render, compare."""
+        t = time.perf_counter()
+        gathered_file = gather([str(source)], include_internal=True, cache=True)
+        opts = build.BuildOptions(out=out, templates=None, formatter="ruff", jobs=args.jobs, modules={"*": "gen_tf_registry"},
+                                  root=REPO, config_location=Location("pyproject.toml"))
+        result = build.render_tree(gathered_file, ApiModel({}), opts)
+        tree_writer.commit(out, build.compute_changes(out, result.files))
+        return time.perf_counter() - t
 
     rows = [("TF GetPythonWrappers (C++), full regeneration, best of 3", tf_time, None, "")]
     changed = type(op_list)()
@@ -87,6 +99,13 @@ def main() -> int:
         rows.append((f"opgen rebuild, one op changed (ruff), best of {len(ones)}", one, one / tf_time, "<= 1x"))
         noop = min(run(out, changed, "ruff")[0] for _ in range(3))
         rows.append(("opgen rebuild, nothing changed, best of 3", noop, noop / tf_time, ""))
+        for suffix in (".pbtxt", ".pb"):  # from an OpList file, gathering (parse + validate) included
+            source = Path(tmp) / f"tf_registry{suffix}"
+            source.write_bytes(dump_op_list(changed, suffix[1:]))
+            run_from_file(out, source)  # the first run parses the text and caches it
+            from_file = min(run_from_file(out, source) for _ in range(3))
+            rows.append((f"opgen rebuild from {suffix}, nothing changed, best of 3", from_file, from_file / tf_time,
+                         "<= 1x" if suffix == ".pbtxt" else ""))
         if not args.skip_black:
             os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache_black")
             out_b = Path(tmp) / "out_black"

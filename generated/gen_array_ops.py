@@ -41,6 +41,9 @@ __all__ = [
 ]
 
 
+_OP_DEFS: list[bytes] = []
+
+
 TV_ConcatV2_T = TypeVar(
     "TV_ConcatV2_T",
     _atypes.BFloat16,
@@ -123,6 +126,15 @@ def concat(
 concat_v2 = concat
 
 
+_OP_DEFS.append(
+    b"\n\xd2\x01\n\x08ConcatV2\x125\n\x06values\x12%At least two tensors with equ"
+    b'al rank."\x01T*\x01N\x12%\n\x04axis\x12\x17The axis to join along."\x04'
+    b'Tidx\x1a\x0b\n\x06output"\x01T"\x0c\n\x01N\x12\x03int(\x010\x02"\t\n\x01T\x12\x04'
+    b'type"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*(Joins tensors'
+    b" end to end along one axis."
+)
+
+
 TV_Const_dtype = TypeVar(
     "TV_Const_dtype",
     _atypes.BFloat16,
@@ -192,6 +204,13 @@ def const(value, dtype: TV_Const_dtype, name=None) -> Annotated[Any, TV_Const_dt
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\ny\n\x05Const\x1a\x0f\n\x06output"\x05dtype"<\n\x05value\x12\x06tensor"+The tens'
+    b'or to produce, stored in the graph."\r\n\x05dtype\x12\x04type*\x12A constant tens'
+    b"or."
+)
 
 
 TV_ExpandDims_T = TypeVar(
@@ -267,6 +286,14 @@ def expand_dims(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\x94\x01\n\nExpandDims\x12\n\n\x05input"\x01T\x12&\n\x03dim\x12\x19Position of '
+    b'the new axis."\x04Tdim\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x18\n'
+    b"\x04Tdim\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t* Inserts a dimension of l"
+    b"ength 1."
+)
+
+
 TV_Fill_T = TypeVar(
     "TV_Fill_T",
     _atypes.BFloat16,
@@ -340,6 +367,14 @@ def fill(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xc3\x01\n\x04Fill\x12/\n\x04dims\x12\x1bThe output shape, a vector."\nindex_'
+    b'type\x12\x15\n\x05value\x12\tA scalar."\x01T\x1a\x0b\n\x06output"\x01T"\t\n'
+    b'\x01T\x12\x04type"\x1e\n\nindex_type\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03'
+    b"\t*;A tensor of the given shape where every element is `value`."
+)
+
+
 TV_Identity_T = TypeVar(
     "TV_Identity_T",
     _atypes.BFloat16,
@@ -408,6 +443,12 @@ def identity(
     return _result
 
 
+_OP_DEFS.append(
+    b'\nL\n\x08Identity\x12\n\n\x05input"\x01T\x1a\x0b\n\x06output"\x01T"\t\n\x01T'
+    b"\x12\x04type*\x1cReturns its input unchanged."
+)
+
+
 def identity_n(input, name=None):
     r"""Returns a list of tensors unchanged.
 
@@ -434,6 +475,14 @@ def identity_n(input, name=None):
     )
     _result = _outputs[:]
     return _result
+
+
+_OP_DEFS.append(
+    b'\n\xce\x01\n\tIdentityN\x12\n\n\x05input2\x01T\x1a\x0b\n\x06output2\x01T"7\n'
+    b'\x01T\x12\nlist(type)""The element types, one per tensor.(\x010\x01*$Returns a li'
+    b"st of tensors unchanged.2IUseful to group several values under one op, e.g. for g"
+    b"radient overrides."
+)
 
 
 TV_MirrorPad_T = TypeVar(
@@ -515,6 +564,16 @@ def mirror_pad(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xc8\x02\n\tMirrorPad\x12\n\n\x05input"\x01T\x12P\n\x08paddings\x129An `[n, 2]`'
+    b' matrix of amounts before and after each axis."\tTpaddings\x1a\x0b\n\x06o'
+    b'utput"\x01T"\t\n\x01T\x12\x04type"\x1d\n\tTpaddings\x12\x04type\x1a\x020\x03:'
+    b'\x06\n\x042\x02\x03\t"s\n\x04mode\x12\x06string"KWhether the border element itsel'
+    b"f is repeated (SYMMETRIC) or not (REFLECT).:\x16\n\x14\x12\x07REFLECT\x12\tSYMMET"
+    b"RIC*1Pads a tensor with mirrored copies of its border."
+)
+
+
 def no_op(name=None):
     r"""Does nothing.
 
@@ -535,6 +594,9 @@ def no_op(name=None):
             pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("NoOp", name=name)
     return _op
+
+
+_OP_DEFS.append(b"\n\x15\n\x04NoOp*\rDoes nothing.")
 
 
 TV_Pack_T = TypeVar(
@@ -617,6 +679,14 @@ def pack(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xca\x01\n\x04Pack\x12\x0e\n\x06values"\x01T*\x01N\x1a\x0b\n\x06output"\x01T'
+    b'"\x0c\n\x01N\x12\x03int(\x010\x01"\t\n\x01T\x12\x04type"K\n\x04axis\x12\x03in'
+    b't\x1a\x02\x18\x00":Where the new dimension goes; negative values wrap around.*?St'
+    b"acks N tensors of one shape into a tensor of rank one higher."
+)
+
+
 TV_Placeholder_dtype = TypeVar(
     "TV_Placeholder_dtype",
     _atypes.BFloat16,
@@ -695,6 +765,22 @@ def placeholder(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xff\x01\n\x0bPlaceholder\x1a\x0f\n\x06output"\x05dtype"-\n\x05dtype\x12\x04typ'
+    b'e"\x1eElement type of the fed value."S\n\x05shape\x12\x05shape\x1a\x04:\x02'
+    b"\x18\x01\"=Constraint on the fed value's shape; unknown rank by default.*3Stands "
+    b"for a value that is fed when the graph runs.2&Running it without a feed is an err"
+    b"or."
+)
+
+
+_OP_DEFS.append(
+    b'\n\xad\x01\n\rPlaceholderV2\x1a\x0f\n\x06output"\x05dtype"\r\n\x05dtype\x12\x04ty'
+    b'pe"\x0e\n\x05shape\x12\x05shape*4Older spelling of Placeholder with a require'
+    b"d shape.B6\x08\x17\x122Placeholder now behaves the same as PlaceholderV2."
+)
+
+
 TV_Reshape_T = TypeVar(
     "TV_Reshape_T",
     _atypes.BFloat16,
@@ -766,6 +852,15 @@ def reshape(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n\xd9\x01\n\x07Reshape\x12\x0b\n\x06tensor"\x01T\x12O\n\x05shape\x12>Target dime'
+    b'nsions; at most one may be -1 and is then inferred."\x06Tshape\x1a\x0b'
+    b'\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x1a\n\x06Tshape\x12\x04type\x1a'
+    b"\x020\x03:\x06\n\x042\x02\x03\t*<Gives a tensor a new shape with the same number "
+    b"of elements."
+)
 
 
 TV_Shape_T = TypeVar(
@@ -844,6 +939,14 @@ def shape(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xab\x01\n\x05Shape\x12\n\n\x05input"\x01T\x1a&\n\x06output"\x08out_ty'
+    b'pe\x8a\x01\x11\x08\xed\x07\x12\x0c\x08\x01\x1a\x08out_type"\t\n\x01T\x12\x04type"'
+    b'9\n\x08out_type\x12\x04type\x1a\x020\x03"\x1bInteger type of the result.:'
+    b"\x06\n\x042\x02\x03\t*(The dimensions of a tensor, as a vector."
+)
+
+
 TV_Split_T = TypeVar(
     "TV_Split_T",
     _atypes.BFloat16,
@@ -920,6 +1023,15 @@ def split(
     )
     _result = _outputs[:]
     return _result
+
+
+_OP_DEFS.append(
+    b"\n\xaf\x02\n\x05Split\x12J\n\tsplit_dim\x12;The axis to cut, a scalar in `[-rank("
+    b'value), rank(value))`.\x18\x03\x12\x1e\n\x05value\x12\x12The tensor to cut."\x01'
+    b'T\x1a-\n\x06output\x12\x15The pieces, in order."\x01T*\tnum_split"C\n\tnum_spl'
+    b'it\x12\x03int"-How many pieces; must divide the axis length.(\x010\x01"\t\n\x01T'
+    b"\x12\x04type*;Cuts a tensor into `num_split` equal pieces along one axis."
+)
 
 
 TV_SplitV_T = TypeVar(
@@ -1013,6 +1125,16 @@ def split_v(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\x87\x02\n\x06SplitV\x12\n\n\x05value"\x01T\x12P\n\x0bsize_splits\x12;Length of'
+    b' each piece; one entry may be -1 to take the rest."\x04Tlen\x12\r\n\tsp'
+    b'lit_dim\x18\x03\x1a\x16\n\x06output"\x01T*\tnum_split"\x14\n\tnum_spli'
+    b't\x12\x03int(\x010\x01"\t\n\x01T\x12\x04type"\x19\n\x04Tlen\x12\x04type\x1a'
+    b"\x020\t:\x07\n\x052\x03\x06\x03\t*<Cuts a tensor into pieces of the given sizes a"
+    b"long one axis."
+)
+
+
 TV_Squeeze_T = TypeVar(
     "TV_Squeeze_T",
     _atypes.BFloat16,
@@ -1092,6 +1214,13 @@ def squeeze(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xa2\x01\n\x07Squeeze\x12\n\n\x05input"\x01T\x1a\x0b\n\x06output"\x01T"\t\n'
+    b'\x01T\x12\x04type"T\n\x0csqueeze_dims\x12\tlist(int)\x1a\x02\n\x00"3Only drop the'
+    b"se axes; all length-1 axes when empty.(\x01*\x1dDrops dimensions of length 1."
+)
+
+
 TV_Tile_T = TypeVar(
     "TV_Tile_T",
     _atypes.BFloat16,
@@ -1165,6 +1294,14 @@ def tile(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xa2\x01\n\x04Tile\x12\n\n\x05input"\x01T\x123\n\tmultiples\x12\x1aRepetition c'
+    b'ount per axis."\nTmultiples\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04t'
+    b'ype"\x1e\n\nTmultiples\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*!Repeats a '
+    b"tensor along each axis."
+)
+
+
 TV_Transpose_T = TypeVar(
     "TV_Transpose_T",
     _atypes.BFloat16,
@@ -1236,6 +1373,14 @@ def transpose(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n\xa3\x01\n\tTranspose\x12\x06\n\x01x"\x01T\x12?\n\x04perm\x120Output dimension '
+    b'i is input dimension `perm[i]`."\x05Tperm\x1a\x06\n\x01y"\x01T"\t'
+    b'\n\x01T\x12\x04type"\x19\n\x05Tperm\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03'
+    b"\t*\x1fReorders the dimensions of `x`."
+)
 
 
 _UniqueOutput = collections.namedtuple("_UniqueOutput", ["values", "indices"])
@@ -1318,6 +1463,15 @@ def unique(x: Annotated[Any, TV_Unique_T], out_idx=_dtypes.int32, name=None):
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xe0\x01\n\x06Unique\x12\x15\n\x01x\x12\rA 1-D tensor."\x01T\x1a\x1c\n\x01y'
+    b'\x12\x14The distinct values."\x01T\x1a=\n\x03idx\x12-For each element of `x`, its'
+    b' position in `y`."\x07out_idx"\t\n\x01T\x12\x04type"\x1b\n\x07out_idx\x12\x04'
+    b"type\x1a\x020\x03:\x06\n\x042\x02\x03\t*:Distinct values of a vector, in order of"
+    b" first appearance."
+)
+
+
 TV_ZerosLike_T = TypeVar(
     "TV_ZerosLike_T",
     _atypes.BFloat16,
@@ -1384,9 +1538,15 @@ def zeros_like(
     return _result
 
 
+_OP_DEFS.append(
+    b'\nM\n\tZerosLike\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\t\n\x01T\x12\x04type*'
+    b"%Zeros with the shape and type of `x`."
+)
+
+
 _registry.register_op_list(
     __name__,
-    b'\n\xd2\x01\n\x08ConcatV2\x125\n\x06values\x12%At least two tensors with equal rank."\x01T*\x01N\x12%\n\x04axis\x12\x17The axis to join along."\x04Tidx\x1a\x0b\n\x06output"\x01T"\x0c\n\x01N\x12\x03int(\x010\x02"\t\n\x01T\x12\x04type"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*(Joins tensors end to end along one axis.\ny\n\x05Const\x1a\x0f\n\x06output"\x05dtype"<\n\x05value\x12\x06tensor"+The tensor to produce, stored in the graph."\r\n\x05dtype\x12\x04type*\x12A constant tensor.\n\x94\x01\n\nExpandDims\x12\n\n\x05input"\x01T\x12&\n\x03dim\x12\x19Position of the new axis."\x04Tdim\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x18\n\x04Tdim\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t* Inserts a dimension of length 1.\n\xc3\x01\n\x04Fill\x12/\n\x04dims\x12\x1bThe output shape, a vector."\nindex_type\x12\x15\n\x05value\x12\tA scalar."\x01T\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x1e\n\nindex_type\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*;A tensor of the given shape where every element is `value`.\nL\n\x08Identity\x12\n\n\x05input"\x01T\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type*\x1cReturns its input unchanged.\n\xce\x01\n\tIdentityN\x12\n\n\x05input2\x01T\x1a\x0b\n\x06output2\x01T"7\n\x01T\x12\nlist(type)""The element types, one per tensor.(\x010\x01*$Returns a list of tensors unchanged.2IUseful to group several values under one op, e.g. for gradient overrides.\n\xc8\x02\n\tMirrorPad\x12\n\n\x05input"\x01T\x12P\n\x08paddings\x129An `[n, 2]` matrix of amounts before and after each axis."\tTpaddings\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x1d\n\tTpaddings\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t"s\n\x04mode\x12\x06string"KWhether the border element itself is repeated (SYMMETRIC) or not (REFLECT).:\x16\n\x14\x12\x07REFLECT\x12\tSYMMETRIC*1Pads a tensor with mirrored copies of its border.\n\x15\n\x04NoOp*\rDoes nothing.\n\xca\x01\n\x04Pack\x12\x0e\n\x06values"\x01T*\x01N\x1a\x0b\n\x06output"\x01T"\x0c\n\x01N\x12\x03int(\x010\x01"\t\n\x01T\x12\x04type"K\n\x04axis\x12\x03int\x1a\x02\x18\x00":Where the new dimension goes; negative values wrap around.*?Stacks N tensors of one shape into a tensor of rank one higher.\n\xff\x01\n\x0bPlaceholder\x1a\x0f\n\x06output"\x05dtype"-\n\x05dtype\x12\x04type"\x1eElement type of the fed value."S\n\x05shape\x12\x05shape\x1a\x04:\x02\x18\x01"=Constraint on the fed value\'s shape; unknown rank by default.*3Stands for a value that is fed when the graph runs.2&Running it without a feed is an error.\n\xad\x01\n\rPlaceholderV2\x1a\x0f\n\x06output"\x05dtype"\r\n\x05dtype\x12\x04type"\x0e\n\x05shape\x12\x05shape*4Older spelling of Placeholder with a required shape.B6\x08\x17\x122Placeholder now behaves the same as PlaceholderV2.\n\xd9\x01\n\x07Reshape\x12\x0b\n\x06tensor"\x01T\x12O\n\x05shape\x12>Target dimensions; at most one may be -1 and is then inferred."\x06Tshape\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x1a\n\x06Tshape\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*<Gives a tensor a new shape with the same number of elements.\n\xab\x01\n\x05Shape\x12\n\n\x05input"\x01T\x1a&\n\x06output"\x08out_type\x8a\x01\x11\x08\xed\x07\x12\x0c\x08\x01\x1a\x08out_type"\t\n\x01T\x12\x04type"9\n\x08out_type\x12\x04type\x1a\x020\x03"\x1bInteger type of the result.:\x06\n\x042\x02\x03\t*(The dimensions of a tensor, as a vector.\n\xaf\x02\n\x05Split\x12J\n\tsplit_dim\x12;The axis to cut, a scalar in `[-rank(value), rank(value))`.\x18\x03\x12\x1e\n\x05value\x12\x12The tensor to cut."\x01T\x1a-\n\x06output\x12\x15The pieces, in order."\x01T*\tnum_split"C\n\tnum_split\x12\x03int"-How many pieces; must divide the axis length.(\x010\x01"\t\n\x01T\x12\x04type*;Cuts a tensor into `num_split` equal pieces along one axis.\n\x87\x02\n\x06SplitV\x12\n\n\x05value"\x01T\x12P\n\x0bsize_splits\x12;Length of each piece; one entry may be -1 to take the rest."\x04Tlen\x12\r\n\tsplit_dim\x18\x03\x1a\x16\n\x06output"\x01T*\tnum_split"\x14\n\tnum_split\x12\x03int(\x010\x01"\t\n\x01T\x12\x04type"\x19\n\x04Tlen\x12\x04type\x1a\x020\t:\x07\n\x052\x03\x06\x03\t*<Cuts a tensor into pieces of the given sizes along one axis.\n\xa2\x01\n\x07Squeeze\x12\n\n\x05input"\x01T\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"T\n\x0csqueeze_dims\x12\tlist(int)\x1a\x02\n\x00"3Only drop these axes; all length-1 axes when empty.(\x01*\x1dDrops dimensions of length 1.\n\xa2\x01\n\x04Tile\x12\n\n\x05input"\x01T\x123\n\tmultiples\x12\x1aRepetition count per axis."\nTmultiples\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type"\x1e\n\nTmultiples\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*!Repeats a tensor along each axis.\n\xa3\x01\n\tTranspose\x12\x06\n\x01x"\x01T\x12?\n\x04perm\x120Output dimension i is input dimension `perm[i]`."\x05Tperm\x1a\x06\n\x01y"\x01T"\t\n\x01T\x12\x04type"\x19\n\x05Tperm\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*\x1fReorders the dimensions of `x`.\n\xe0\x01\n\x06Unique\x12\x15\n\x01x\x12\rA 1-D tensor."\x01T\x1a\x1c\n\x01y\x12\x14The distinct values."\x01T\x1a=\n\x03idx\x12-For each element of `x`, its position in `y`."\x07out_idx"\t\n\x01T\x12\x04type"\x1b\n\x07out_idx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*:Distinct values of a vector, in order of first appearance.\nM\n\tZerosLike\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\t\n\x01T\x12\x04type*%Zeros with the shape and type of `x`.',
+    b"".join(_OP_DEFS),
     shape_fns={
         "ConcatV2": "shape_inference::ConcatV2Shape",
         "Identity": "shape_inference::UnchangedShape",

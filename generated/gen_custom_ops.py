@@ -15,6 +15,9 @@ from opgen.runtime import registry as _registry
 __all__ = ["opgen_example_clamp", "opgen_example_running_sum"]
 
 
+_OP_DEFS: list[bytes] = []
+
+
 TV_OpgenExampleClamp_T = TypeVar(
     "TV_OpgenExampleClamp_T",
     _atypes.Float32,
@@ -65,6 +68,15 @@ def opgen_example_clamp(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\x83\x02\n\x11OpgenExampleClamp\x12\x1c\n\x01x\x12\x14The values to clamp."\x01'
+    b'T\x12\x1c\n\x02lo\x12\x13Scalar lower bound."\x01T\x12+\n\x02hi\x12"Scalar upper '
+    b'bound, at least `lo`."\x01T\x1a:\n\x01y\x122`min(max(x, lo), hi)`, same shape and'
+    b' type as `x`."\x01T"\x13\n\x01T\x12\x04type:\x08\n\x062\x04\x01\x02\x03\t*4Limits'
+    b" every element of `x` to the range `[lo, hi]`."
+)
+
+
 TV_OpgenExampleRunningSum_T = TypeVar(
     "TV_OpgenExampleRunningSum_T", _atypes.Float32, _atypes.Float64, _atypes.Int32
 )
@@ -110,9 +122,18 @@ def opgen_example_running_sum(
     return _result
 
 
+_OP_DEFS.append(
+    b"\n\x96\x02\n\x16OpgenExampleRunningSum\x12\x1d\n\x01x\x12\x15The values to add up"
+    b'."\x01T\x1aV\n\x01y\x12NElement `i` is the sum of elements `0..i` of `x` (of `i..'
+    b'n-1` with `reverse`)."\x01T"\x12\n\x01T\x12\x04type:\x07\n\x052\x03\x01\x02\x03"'
+    b'9\n\x07reverse\x12\x04bool\x1a\x02(\x00"$Sum from the last element backwards.*6Ru'
+    b"nning sum of the elements of `x` in row-major order."
+)
+
+
 _registry.register_op_list(
     __name__,
-    b'\n\x83\x02\n\x11OpgenExampleClamp\x12\x1c\n\x01x\x12\x14The values to clamp."\x01T\x12\x1c\n\x02lo\x12\x13Scalar lower bound."\x01T\x12+\n\x02hi\x12"Scalar upper bound, at least `lo`."\x01T\x1a:\n\x01y\x122`min(max(x, lo), hi)`, same shape and type as `x`."\x01T"\x13\n\x01T\x12\x04type:\x08\n\x062\x04\x01\x02\x03\t*4Limits every element of `x` to the range `[lo, hi]`.\n\x96\x02\n\x16OpgenExampleRunningSum\x12\x1d\n\x01x\x12\x15The values to add up."\x01T\x1aV\n\x01y\x12NElement `i` is the sum of elements `0..i` of `x` (of `i..n-1` with `reverse`)."\x01T"\x12\n\x01T\x12\x04type:\x07\n\x052\x03\x01\x02\x03"9\n\x07reverse\x12\x04bool\x1a\x02(\x00"$Sum from the last element backwards.*6Running sum of the elements of `x` in row-major order.',
+    b"".join(_OP_DEFS),
     shape_fns={
         "OpgenExampleClamp": "shape_inference::UnchangedShape",
         "OpgenExampleRunningSum": "shape_inference::UnchangedShape",

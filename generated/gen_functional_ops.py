@@ -18,6 +18,9 @@ from opgen.runtime import registry as _registry
 __all__ = ["partitioned_call", "stateful_partitioned_call"]
 
 
+_OP_DEFS: list[bytes] = []
+
+
 TV_If_Tcond = TypeVar(
     "TV_If_Tcond",
     _atypes.BFloat16,
@@ -138,6 +141,18 @@ def _if(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xd4\x03\n\x02If\x12\x1d\n\x04cond\x12\x0eThe condition."\x05Tcond\x126\n\x05in'
+    b"put\x12(Arguments passed to the chosen function.2\x03Tin\x1a\x0e\n\x06outpu"
+    b't2\x04Tout"\r\n\x05Tcond\x12\x04type"\x13\n\x03Tin\x12\nlist(type)(\x01"\x14\n'
+    b'\x04Tout\x12\nlist(type)(\x01"0\n\x0bthen_branch\x12\x04func"\x1bCalled when `con'
+    b'd` is true."&\n\x0belse_branch\x12\x04func"\x11Called otherwise."A\n\routput_sh'
+    b'apes\x12\x0blist(shape)\x1a\x02\n\x00"\x1fOptional shapes of the outputs.*4Calls '
+    b"one of two functions depending on a condition.2WA non-boolean `cond` counts as tr"
+    b"ue when it is a non-zero scalar or a non-empty\ntensor.\x88\x01\x01"
+)
+
+
 def partitioned_call(
     args,
     Tout,
@@ -214,6 +229,17 @@ def partitioned_call(
     )
     _result = _outputs[:]
     return _result
+
+
+_OP_DEFS.append(
+    b"\n\x84\x03\n\x0fPartitionedCall\x12&\n\x04args\x12\x19The function's argume"
+    b'nts.2\x03Tin\x1a\x0e\n\x06output2\x04Tout"\x13\n\x03Tin\x12\nlist(type)(\x01"\x14'
+    b'\n\x04Tout\x12\nlist(type)(\x01" \n\x01f\x12\x04func"\x15The function to '
+    b'call."\x14\n\x06config\x12\x06string\x1a\x02\x12\x00"B\n\x0cconfig_proto\x12\x06s'
+    b'tring\x1a\x02\x12\x00"&A serialized ConfigProto for the call."X\n\rexecu'
+    b'tor_type\x12\x06string\x1a\x02\x12\x00";Executor to run the function with; empty '
+    b"means the default.*8Calls a function, placing its pieces on several devices."
+)
 
 
 def stateful_partitioned_call(
@@ -294,6 +320,16 @@ def stateful_partitioned_call(
     return _result
 
 
+_OP_DEFS.append(
+    b"\n\xf9\x01\n\x17StatefulPartitionedCall\x12\x0b\n\x04args2\x03Tin\x1a\x0e\n\x06ou"
+    b'tput2\x04Tout"\x13\n\x03Tin\x12\nlist(type)(\x01"\x14\n\x04Tout\x12\nlist(ty'
+    b'pe)(\x01"\t\n\x01f\x12\x04func"\x14\n\x06config\x12\x06string\x1a\x02\x12\x00"'
+    b'\x1a\n\x0cconfig_proto\x12\x06string\x1a\x02\x12\x00"\x1b\n\rexecutor_type\x12'
+    b"\x06string\x1a\x02\x12\x00*6Like PartitionedCall, for functions with side eff"
+    b"ects.\x88\x01\x01\xa8\x01\x01"
+)
+
+
 def _while(
     input, cond, body, output_shapes=[], parallel_iterations: int = 10, name=None
 ):
@@ -367,9 +403,20 @@ def _while(
     return _result
 
 
+_OP_DEFS.append(
+    b"\n\x86\x03\n\x05While\x12'\n\x05input\x12\x1bThe initial loop variables.2\x01"
+    b'T\x1a9\n\x06output\x12,The loop variables after the last iteration.2\x01T"'
+    b'\x11\n\x01T\x12\nlist(type)(\x01":\n\x04cond\x12\x04func",Maps the loop variables'
+    b' to a boolean scalar.";\n\x04body\x12\x04func"-Maps the loop variables to their n'
+    b'ext values." \n\routput_shapes\x12\x0blist(shape)\x1a\x02\n\x00"D\n\x13parall'
+    b'el_iterations\x12\x03int\x1a\x02\x18\n"$How many iterations may run at once.*"Rep'
+    b"eats `body` while `cond` holds.\x88\x01\x01"
+)
+
+
 _registry.register_op_list(
     __name__,
-    b'\n\xd4\x03\n\x02If\x12\x1d\n\x04cond\x12\x0eThe condition."\x05Tcond\x126\n\x05input\x12(Arguments passed to the chosen function.2\x03Tin\x1a\x0e\n\x06output2\x04Tout"\r\n\x05Tcond\x12\x04type"\x13\n\x03Tin\x12\nlist(type)(\x01"\x14\n\x04Tout\x12\nlist(type)(\x01"0\n\x0bthen_branch\x12\x04func"\x1bCalled when `cond` is true."&\n\x0belse_branch\x12\x04func"\x11Called otherwise."A\n\routput_shapes\x12\x0blist(shape)\x1a\x02\n\x00"\x1fOptional shapes of the outputs.*4Calls one of two functions depending on a condition.2WA non-boolean `cond` counts as true when it is a non-zero scalar or a non-empty\ntensor.\x88\x01\x01\n\x84\x03\n\x0fPartitionedCall\x12&\n\x04args\x12\x19The function\'s arguments.2\x03Tin\x1a\x0e\n\x06output2\x04Tout"\x13\n\x03Tin\x12\nlist(type)(\x01"\x14\n\x04Tout\x12\nlist(type)(\x01" \n\x01f\x12\x04func"\x15The function to call."\x14\n\x06config\x12\x06string\x1a\x02\x12\x00"B\n\x0cconfig_proto\x12\x06string\x1a\x02\x12\x00"&A serialized ConfigProto for the call."X\n\rexecutor_type\x12\x06string\x1a\x02\x12\x00";Executor to run the function with; empty means the default.*8Calls a function, placing its pieces on several devices.\n\xf9\x01\n\x17StatefulPartitionedCall\x12\x0b\n\x04args2\x03Tin\x1a\x0e\n\x06output2\x04Tout"\x13\n\x03Tin\x12\nlist(type)(\x01"\x14\n\x04Tout\x12\nlist(type)(\x01"\t\n\x01f\x12\x04func"\x14\n\x06config\x12\x06string\x1a\x02\x12\x00"\x1a\n\x0cconfig_proto\x12\x06string\x1a\x02\x12\x00"\x1b\n\rexecutor_type\x12\x06string\x1a\x02\x12\x00*6Like PartitionedCall, for functions with side effects.\x88\x01\x01\xa8\x01\x01\n\x86\x03\n\x05While\x12\'\n\x05input\x12\x1bThe initial loop variables.2\x01T\x1a9\n\x06output\x12,The loop variables after the last iteration.2\x01T"\x11\n\x01T\x12\nlist(type)(\x01":\n\x04cond\x12\x04func",Maps the loop variables to a boolean scalar.";\n\x04body\x12\x04func"-Maps the loop variables to their next values." \n\routput_shapes\x12\x0blist(shape)\x1a\x02\n\x00"D\n\x13parallel_iterations\x12\x03int\x1a\x02\x18\n"$How many iterations may run at once.*"Repeats `body` while `cond` holds.\x88\x01\x01',
+    b"".join(_OP_DEFS),
     shape_fns={
         "If": "ShapesFromAttr",
         "PartitionedCall": "shape_inference::UnknownShape",

@@ -15,6 +15,9 @@ from opgen.runtime import registry as _registry
 __all__ = ["empty_tensor_list", "tensor_list_reserve"]
 
 
+_OP_DEFS: list[bytes] = []
+
+
 TV_EmptyTensorList_element_dtype = TypeVar(
     "TV_EmptyTensorList_element_dtype",
     _atypes.BFloat16,
@@ -103,6 +106,16 @@ def empty_tensor_list(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b"\n\x88\x02\n\x0fEmptyTensorList\x12I\n\relement_shape\x12,Shape every element mus"
+    b't be compatible with."\nshape_type\x122\n\x10max_num_elements\x12\x1cCapacity lim'
+    b"it; -1 for none.\x18\x03\x1a(\n\x06handle\x18\x15\x8a\x01\x1b\x08\xe9"
+    b'\x07\x12\x16\x08\xe8\x07\x12\x11\x08\x01\x1a\relement_dtype"\x15\n\relement_dtyp'
+    b'e\x12\x04type"\x1a\n\nshape_type\x12\x04type:\x06\n\x042\x02\x03\t*\x19A new, emp'
+    b"ty tensor list."
+)
 
 
 TV_TensorListReserve_element_dtype = TypeVar(
@@ -194,9 +207,18 @@ def tensor_list_reserve(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xcf\x01\n\x11TensorListReserve\x12\x1b\n\relement_shape"\nshape_type'
+    b"\x12\x10\n\x0cnum_elements\x18\x03\x1a(\n\x06handle\x18\x15\x8a\x01\x1b"
+    b'\x08\xe9\x07\x12\x16\x08\xe8\x07\x12\x11\x08\x01\x1a\relement_dtype"\x15\n\releme'
+    b'nt_dtype\x12\x04type"\x1a\n\nshape_type\x12\x04type:\x06\n\x042\x02\x03\t*.A tens'
+    b"or list with `num_elements` empty slots."
+)
+
+
 _registry.register_op_list(
     __name__,
-    b'\n\x88\x02\n\x0fEmptyTensorList\x12I\n\relement_shape\x12,Shape every element must be compatible with."\nshape_type\x122\n\x10max_num_elements\x12\x1cCapacity limit; -1 for none.\x18\x03\x1a(\n\x06handle\x18\x15\x8a\x01\x1b\x08\xe9\x07\x12\x16\x08\xe8\x07\x12\x11\x08\x01\x1a\relement_dtype"\x15\n\relement_dtype\x12\x04type"\x1a\n\nshape_type\x12\x04type:\x06\n\x042\x02\x03\t*\x19A new, empty tensor list.\n\xcf\x01\n\x11TensorListReserve\x12\x1b\n\relement_shape"\nshape_type\x12\x10\n\x0cnum_elements\x18\x03\x1a(\n\x06handle\x18\x15\x8a\x01\x1b\x08\xe9\x07\x12\x16\x08\xe8\x07\x12\x11\x08\x01\x1a\relement_dtype"\x15\n\relement_dtype\x12\x04type"\x1a\n\nshape_type\x12\x04type:\x06\n\x042\x02\x03\t*.A tensor list with `num_elements` empty slots.',
+    b"".join(_OP_DEFS),
     shape_fns={
         "EmptyTensorList": "shape_inference::ScalarShape",
         "TensorListReserve": "shape_inference::ScalarShape",

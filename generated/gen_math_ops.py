@@ -38,6 +38,9 @@ __all__ = [
 ]
 
 
+_OP_DEFS: list[bytes] = []
+
+
 TV_Abs_T = TypeVar(
     "TV_Abs_T",
     _atypes.BFloat16,
@@ -78,6 +81,13 @@ def abs(x: Annotated[Any, TV_Abs_T], name=None) -> Annotated[Any, TV_Abs_T]:
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n\x8e\x01\n\x03Abs\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x17\n\x01T\x12\x04'
+    b"type:\x0c\n\n2\x08\x0e\x13\x01\x02\x06\x05\x03\t*\x1fAbsolute value of each eleme"
+    b"nt.2=# Integer overflow: the most negative integer maps to itself."
+)
 
 
 TV_Add_T = TypeVar(
@@ -127,6 +137,15 @@ def add(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n\xf9\x01\n\x03Add\x12\x16\n\x01x\x12\x0eFirst summand."\x01T\x12.\n\x01y\x12&Se'
+    b'cond summand, broadcast against `x`."\x01T\x1a\x10\n\x01z\x12'
+    b'\x08The sum."\x01T"\x1b\n\x01T\x12\x04type:\x10\n\x0e2\x0c\x0e\x13\x01\x02\x04'
+    b"\x06\x05\x03\t\x08\x12\x07*3Element-wise sum of two tensors, with broadcasting.2F"
+    b"Strings are concatenated rather than summed. Prefer AddV2 for numbers."
+)
 
 
 TV_AddN_T = TypeVar(
@@ -189,6 +208,15 @@ def add_n(
     return _result
 
 
+_OP_DEFS.append(
+    b"\n\xc5\x01\n\x04AddN\x12G\n\x06inputs\x127The N tensors to add; all must have one"
+    b' shape and type."\x01T*\x01N\x1a\x16\n\x03sum\x12\x0cTheir total'
+    b'."\x01T"\x0c\n\x01N\x12\x03int(\x010\x01"#\n\x01T\x12\x04type:\x18\n\x162\x14'
+    b"\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17\x15*#Sum"
+    b"s a list of same-shaped tensors.\x80\x01\x01\x90\x01\x01"
+)
+
+
 TV_AddV2_T = TypeVar(
     "TV_AddV2_T",
     _atypes.BFloat16,
@@ -235,6 +263,14 @@ def add_two(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n\x98\x01\n\x05AddV2\x12\x15\n\x01x\x12\rLeft operand."\x01T\x12\x16\n\x01y\x12'
+    b'\x0eRight operand."\x01T\x1a\x06\n\x01z"\x01T"\x1d\n\x01T\x12\x04type:\x12\n'
+    b"\x102\x0e\x0e\x13\x01\x02\x04\x11\x16\x17\x06\x05\x03\t\x08\x12*3Adds `x` and `y`"
+    b" element by element (numbers only).\x80\x01\x01\x90\x01\x01"
+)
 
 
 TV_ArgMax_T = TypeVar(
@@ -309,6 +345,17 @@ def arg_max(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n\xbb\x02\n\x06ArgMax\x12\n\n\x05input"\x01T\x120\n\tdimension\x12\x1dThe axis t'
+    b'o search, a scalar."\x04Tidx\x1a\x15\n\x06output"\x0boutp'
+    b'ut_type"!\n\x01T\x12\x04type:\x16\n\x142\x12\x01\x02\x03\x04\x05\x06\t\x0e\x11'
+    b'\x13\x16\x17\x0b\x0c\r\x0f\x10\n"\x19\n\x04Tidx\x12\x04type\x1a\x020\x03:\x07\n'
+    b'\x052\x03\x05\x03\t"J\n\x0boutput_type\x12\x04type\x1a\x020\t"\'Integer type of t'
+    b"he returned positions.:\x08\n\x062\x04\x05\x11\x03\t*-Position of the largest val"
+    b"ue along one axis.2#Ties resolve to the smallest index."
+)
 
 
 TV_Cast_SrcT = TypeVar(
@@ -428,6 +475,14 @@ def cast(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xbc\x01\n\x04Cast\x12\t\n\x01x"\x04SrcT\x1a\t\n\x01y"\x04DstT"\x0c\n\x04Src'
+    b'T\x12\x04type"\x0c\n\x04DstT\x12\x04type"X\n\x08Truncate\x12\x04bool\x1a\x02(\x00'
+    b'"BDrop excess precision instead of rounding (floating targets only).*(Converts ev'
+    b"ery element of `x` to `DstT`."
+)
+
+
 TV_Equal_T = TypeVar(
     "TV_Equal_T",
     _atypes.BFloat16,
@@ -518,6 +573,15 @@ def equal(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n\xee\x01\n\x05Equal\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x1b\n\x01z'
+    b'\x12\x14True where `x == y`.\x18\n"\t\n\x01T\x12\x04type"|\n\x18incompatible_sh'
+    b'ape_error\x12\x04bool\x1a\x02(\x01"VWhen false, shapes that cannot be broadcast g'
+    b"ive a\nscalar `false` instead of an error.*,Tests two tensors for element-wise eq"
+    b"uality.\x90\x01\x01"
+)
 
 
 TV_MatMul_T = TypeVar(
@@ -617,6 +681,19 @@ def mat_mul(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xc1\x03\n\x06MatMul\x12\x14\n\x01a\x12\x0cLeft matrix."\x01T\x12\x15\n\x01b'
+    b'\x12\rRight matrix."\x01T\x1a\x0c\n\x07product"\x01T"2\n\x0btranspose_a\x12\x04b'
+    b'ool\x1a\x02(\x00"\x19Use the transpose of `a`."2\n\x0btranspose_b\x12\x04boo'
+    b'l\x1a\x02(\x00"\x19Use the transpose of `b`."\x1b\n\x01T\x12\x04'
+    b'type:\x10\n\x0e2\x0c\x0e\x13\x01\x02\x03\t\x04\x11\x16\x17\x08\x12"E\n\x06grad_'
+    b'a\x12\x04bool\x1a\x02(\x00"1Set by gradient code; does not change the resu'
+    b'lt."E\n\x06grad_b\x12\x04bool\x1a\x02(\x00"1Set by gradient code; does not change'
+    b" the result.*%Matrix product of two rank-2 tensors.2BThe inner dimensions must ag"
+    b"ree after the optional transpositions."
+)
+
+
 TV_Max_T = TypeVar(
     "TV_Max_T",
     _atypes.BFloat16,
@@ -683,6 +760,16 @@ def max(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xe1\x01\n\x03Max\x12\n\n\x05input"\x01T\x12\x19\n\x11reduction_indices"\x04Ti'
+    b'dx\x1a\x0b\n\x06output"\x01T"\x15\n\tkeep_dims\x12\x04bool\x1a\x02(\x00"N\n\x01'
+    b'T\x12\x04type",Element type; complex numbers have '
+    b"no order.:\x15\n\x132\x11\x01\x02\x03\x04\x05\x06\t\x0e\x11\x13\x16\x17\x0b\x0c\r"
+    b'\x0f\x10"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*%Largest e'
+    b"lement along the given axes."
+)
+
+
 TV_Maximum_T = TypeVar(
     "TV_Maximum_T",
     _atypes.BFloat16,
@@ -728,6 +815,13 @@ def maximum(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n>\n\x07Maximum\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T'
+    b'"\x1b\n\x01T\x12\x04type:\x10\n\x0e2\x0c\x0e\x13\x01\x02\x06\x04\x05\x11\x03\x16'
+    b"\t\x17"
+)
 
 
 TV_Mean_T = TypeVar(
@@ -802,6 +896,15 @@ def reduce_mean(
 mean = reduce_mean
 
 
+_OP_DEFS.append(
+    b'\n\xaf\x01\n\x04Mean\x12\n\n\x05input"\x01T\x12\x19\n\x11reduction_indices"\x04Ti'
+    b'dx\x1a\x0b\n\x06output"\x01T"\x15\n\tkeep_dims\x12\x04bool'
+    b'\x1a\x02(\x00""\n\x01T\x12\x04type:\x17\n\x152\x13\x01\x02\x03\x04\x05\x06\x08'
+    b'\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17"\x18\n\x04Tidx\x12\x04type\x1a\x020'
+    b"\x03:\x06\n\x042\x02\x03\t*\x1eAverages along the given axes."
+)
+
+
 TV_Mul_T = TypeVar(
     "TV_Mul_T",
     _atypes.BFloat16,
@@ -852,6 +955,13 @@ def mul(
 multiply = mul
 
 
+_OP_DEFS.append(
+    b'\nk\n\x03Mul\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x1d'
+    b"\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x04\x06\x11\x05\x03\x16\x17\t"
+    b"\x08\x12**Multiplies two tensors element by element.\x90\x01\x01"
+)
+
+
 TV_Neg_T = TypeVar(
     "TV_Neg_T",
     _atypes.BFloat16,
@@ -890,6 +1000,13 @@ def neg(x: Annotated[Any, TV_Neg_T], name=None) -> Annotated[Any, TV_Neg_T]:
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\np\n\x03Neg\x12\x06\n\x01x"\x01T\x1a%\n\x01y\x12\x1d= Same shape and t'
+    b'ype as `x`."\x01T"\x19\n\x01T\x12\x04type:\x0e\n\x0c2\n\x0e\x13\x01\x02\x06\x05'
+    b"\x03\t\x08\x12*\x1fFlips the sign of each element."
+)
 
 
 TV_Range_Tidx = TypeVar(
@@ -946,6 +1063,15 @@ def range(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xe6\x01\n\x05Range\x12\x1b\n\x05start\x12\x0cFirst value."\x04Tidx\x12\x1f\n'
+    b'\x05limit\x12\x10Exclusive bound."\x04Tidx\x12%\n\x05delta\x12\x16Step; may be '
+    b'negative."\x04Tidx\x1a\x0e\n\x06output"\x04Tidx"!\n\x04Tidx\x12\x04ty'
+    b"pe\x1a\x020\x03:\x0f\n\r2\x0b\x0e\x13\x01\x02\x06\x05\x03\t\x11\x16\x17*EEvenly s"
+    b"paced numbers from `start` up to, but not including, `limit`."
+)
+
+
 TV_RealDiv_T = TypeVar(
     "TV_RealDiv_T",
     _atypes.BFloat16,
@@ -994,6 +1120,14 @@ def real_div(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n\x9d\x01\n\x07RealDiv\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a0\n\x01z\x12'
+    b'(The quotient, same type as the operands."\x01T"'
+    b"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x04\x06\x11\x05\x03\x16"
+    b"\x17\t\x08\x12*1Divides `x` by `y` for real-valued element types."
+)
 
 
 TV_Select_T = TypeVar(
@@ -1070,6 +1204,14 @@ def select(
     return _result
 
 
+_OP_DEFS.append(
+    b"\n\xc6\x01\n\x06Select\x12K\n\tcondition\x12<Same shape as `t`, or a vector match"
+    b'ing its first dimension.\x18\n\x12\x06\n\x01t"\x01T\x12\x06\n\x01e"\x01T\x1a\x0b'
+    b'\n\x06output"\x01T"\t\n\x01T\x12\x04type*GPicks elements from `t` where `conditio'
+    b"n` holds and from `e` elsewhere."
+)
+
+
 TV_Sqrt_T = TypeVar(
     "TV_Sqrt_T",
     _atypes.BFloat16,
@@ -1109,6 +1251,12 @@ def sqrt(x: Annotated[Any, TV_Sqrt_T], name=None) -> Annotated[Any, TV_Sqrt_T]:
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n-\n\x04Sqrt\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x15\n\x01T\x12\x04type:'
+    b"\n\n\x082\x06\x0e\x13\x01\x02\x08\x12"
+)
 
 
 TV_Square_T = TypeVar(
@@ -1153,6 +1301,13 @@ def square(x: Annotated[Any, TV_Square_T], name=None) -> Annotated[Any, TV_Squar
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n[\n\x06Square\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x1d\n\x01T\x12\x04type'
+    b':\x12\n\x102\x0e\x0e\x13\x01\x02\x06\x05\x03\t\x04\x11\x16\x17\x08\x12*"Multiplie'
+    b"s each element by itself."
+)
 
 
 TV_Sub_T = TypeVar(
@@ -1202,6 +1357,14 @@ def sub(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n\x7f\n\x03Sub\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T'
+    b'"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x04\x06\x11\x05\x03\t'
+    b"\x08\x12\x16\x17**Subtracts `y` from `x` element by element.2\x15Broadcasting app"
+    b"lies."
+)
 
 
 TV_Sum_T = TypeVar(
@@ -1271,9 +1434,20 @@ def _sum(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xbe\x02\n\x03Sum\x12\x1d\n\x05input\x12\x11Tensor to reduce."\x01T\x12S\n\x11r'
+    b"eduction_indices\x128Axes to reduce over; negative values count from the end"
+    b'."\x04Tidx\x1a \n\x06output\x12\x13The reduced tensor."\x01T"7\n\tkeep_dims'
+    b'\x12\x04bool\x1a\x02(\x00" Keep reduced axes with leng'
+    b'th 1.""\n\x01T\x12\x04type:\x17\n\x152\x13\x01\x02\x03\x04\x05\x06\x08\t\x0b'
+    b'\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:'
+    b"\x06\n\x042\x02\x03\t**Adds up the elements along the given axes."
+)
+
+
 _registry.register_op_list(
     __name__,
-    b'\n\x8e\x01\n\x03Abs\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x17\n\x01T\x12\x04type:\x0c\n\n2\x08\x0e\x13\x01\x02\x06\x05\x03\t*\x1fAbsolute value of each element.2=# Integer overflow: the most negative integer maps to itself.\n\xf9\x01\n\x03Add\x12\x16\n\x01x\x12\x0eFirst summand."\x01T\x12.\n\x01y\x12&Second summand, broadcast against `x`."\x01T\x1a\x10\n\x01z\x12\x08The sum."\x01T"\x1b\n\x01T\x12\x04type:\x10\n\x0e2\x0c\x0e\x13\x01\x02\x04\x06\x05\x03\t\x08\x12\x07*3Element-wise sum of two tensors, with broadcasting.2FStrings are concatenated rather than summed. Prefer AddV2 for numbers.\n\xc5\x01\n\x04AddN\x12G\n\x06inputs\x127The N tensors to add; all must have one shape and type."\x01T*\x01N\x1a\x16\n\x03sum\x12\x0cTheir total."\x01T"\x0c\n\x01N\x12\x03int(\x010\x01"#\n\x01T\x12\x04type:\x18\n\x162\x14\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17\x15*#Sums a list of same-shaped tensors.\x80\x01\x01\x90\x01\x01\n\x98\x01\n\x05AddV2\x12\x15\n\x01x\x12\rLeft operand."\x01T\x12\x16\n\x01y\x12\x0eRight operand."\x01T\x1a\x06\n\x01z"\x01T"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x04\x11\x16\x17\x06\x05\x03\t\x08\x12*3Adds `x` and `y` element by element (numbers only).\x80\x01\x01\x90\x01\x01\n\xbb\x02\n\x06ArgMax\x12\n\n\x05input"\x01T\x120\n\tdimension\x12\x1dThe axis to search, a scalar."\x04Tidx\x1a\x15\n\x06output"\x0boutput_type"!\n\x01T\x12\x04type:\x16\n\x142\x12\x01\x02\x03\x04\x05\x06\t\x0e\x11\x13\x16\x17\x0b\x0c\r\x0f\x10\n"\x19\n\x04Tidx\x12\x04type\x1a\x020\x03:\x07\n\x052\x03\x05\x03\t"J\n\x0boutput_type\x12\x04type\x1a\x020\t"\'Integer type of the returned positions.:\x08\n\x062\x04\x05\x11\x03\t*-Position of the largest value along one axis.2#Ties resolve to the smallest index.\n\xbc\x01\n\x04Cast\x12\t\n\x01x"\x04SrcT\x1a\t\n\x01y"\x04DstT"\x0c\n\x04SrcT\x12\x04type"\x0c\n\x04DstT\x12\x04type"X\n\x08Truncate\x12\x04bool\x1a\x02(\x00"BDrop excess precision instead of rounding (floating targets only).*(Converts every element of `x` to `DstT`.\n\xee\x01\n\x05Equal\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x1b\n\x01z\x12\x14True where `x == y`.\x18\n"\t\n\x01T\x12\x04type"|\n\x18incompatible_shape_error\x12\x04bool\x1a\x02(\x01"VWhen false, shapes that cannot be broadcast give a\nscalar `false` instead of an error.*,Tests two tensors for element-wise equality.\x90\x01\x01\n\xc1\x03\n\x06MatMul\x12\x14\n\x01a\x12\x0cLeft matrix."\x01T\x12\x15\n\x01b\x12\rRight matrix."\x01T\x1a\x0c\n\x07product"\x01T"2\n\x0btranspose_a\x12\x04bool\x1a\x02(\x00"\x19Use the transpose of `a`."2\n\x0btranspose_b\x12\x04bool\x1a\x02(\x00"\x19Use the transpose of `b`."\x1b\n\x01T\x12\x04type:\x10\n\x0e2\x0c\x0e\x13\x01\x02\x03\t\x04\x11\x16\x17\x08\x12"E\n\x06grad_a\x12\x04bool\x1a\x02(\x00"1Set by gradient code; does not change the result."E\n\x06grad_b\x12\x04bool\x1a\x02(\x00"1Set by gradient code; does not change the result.*%Matrix product of two rank-2 tensors.2BThe inner dimensions must agree after the optional transpositions.\n\xe1\x01\n\x03Max\x12\n\n\x05input"\x01T\x12\x19\n\x11reduction_indices"\x04Tidx\x1a\x0b\n\x06output"\x01T"\x15\n\tkeep_dims\x12\x04bool\x1a\x02(\x00"N\n\x01T\x12\x04type",Element type; complex numbers have no order.:\x15\n\x132\x11\x01\x02\x03\x04\x05\x06\t\x0e\x11\x13\x16\x17\x0b\x0c\r\x0f\x10"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*%Largest element along the given axes.\n>\n\x07Maximum\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x1b\n\x01T\x12\x04type:\x10\n\x0e2\x0c\x0e\x13\x01\x02\x06\x04\x05\x11\x03\x16\t\x17\n\xaf\x01\n\x04Mean\x12\n\n\x05input"\x01T\x12\x19\n\x11reduction_indices"\x04Tidx\x1a\x0b\n\x06output"\x01T"\x15\n\tkeep_dims\x12\x04bool\x1a\x02(\x00""\n\x01T\x12\x04type:\x17\n\x152\x13\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t*\x1eAverages along the given axes.\nk\n\x03Mul\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x04\x06\x11\x05\x03\x16\x17\t\x08\x12**Multiplies two tensors element by element.\x90\x01\x01\np\n\x03Neg\x12\x06\n\x01x"\x01T\x1a%\n\x01y\x12\x1d= Same shape and type as `x`."\x01T"\x19\n\x01T\x12\x04type:\x0e\n\x0c2\n\x0e\x13\x01\x02\x06\x05\x03\t\x08\x12*\x1fFlips the sign of each element.\n\xe6\x01\n\x05Range\x12\x1b\n\x05start\x12\x0cFirst value."\x04Tidx\x12\x1f\n\x05limit\x12\x10Exclusive bound."\x04Tidx\x12%\n\x05delta\x12\x16Step; may be negative."\x04Tidx\x1a\x0e\n\x06output"\x04Tidx"!\n\x04Tidx\x12\x04type\x1a\x020\x03:\x0f\n\r2\x0b\x0e\x13\x01\x02\x06\x05\x03\t\x11\x16\x17*EEvenly spaced numbers from `start` up to, but not including, `limit`.\n\x9d\x01\n\x07RealDiv\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a0\n\x01z\x12(The quotient, same type as the operands."\x01T"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x04\x06\x11\x05\x03\x16\x17\t\x08\x12*1Divides `x` by `y` for real-valued element types.\n\xc6\x01\n\x06Select\x12K\n\tcondition\x12<Same shape as `t`, or a vector matching its first dimension.\x18\n\x12\x06\n\x01t"\x01T\x12\x06\n\x01e"\x01T\x1a\x0b\n\x06output"\x01T"\t\n\x01T\x12\x04type*GPicks elements from `t` where `condition` holds and from `e` elsewhere.\n-\n\x04Sqrt\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x15\n\x01T\x12\x04type:\n\n\x082\x06\x0e\x13\x01\x02\x08\x12\n[\n\x06Square\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x06\x05\x03\t\x04\x11\x16\x17\x08\x12*"Multiplies each element by itself.\n\x7f\n\x03Sub\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x1d\n\x01T\x12\x04type:\x12\n\x102\x0e\x0e\x13\x01\x02\x04\x06\x11\x05\x03\t\x08\x12\x16\x17**Subtracts `y` from `x` element by element.2\x15Broadcasting applies.\n\xbe\x02\n\x03Sum\x12\x1d\n\x05input\x12\x11Tensor to reduce."\x01T\x12S\n\x11reduction_indices\x128Axes to reduce over; negative values count from the end."\x04Tidx\x1a \n\x06output\x12\x13The reduced tensor."\x01T"7\n\tkeep_dims\x12\x04bool\x1a\x02(\x00" Keep reduced axes with length 1.""\n\x01T\x12\x04type:\x17\n\x152\x13\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t**Adds up the elements along the given axes.',
+    b"".join(_OP_DEFS),
     shape_fns={
         "Abs": "shape_inference::UnchangedShape",
         "Add": "shape_inference::BroadcastBinaryOpShapeFn",

@@ -28,6 +28,9 @@ __all__ = [
 ]
 
 
+_OP_DEFS: list[bytes] = []
+
+
 TV_BiasAdd_T = TypeVar(
     "TV_BiasAdd_T",
     _atypes.BFloat16,
@@ -92,6 +95,16 @@ def bias_add(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n\x86\x02\n\x07BiasAdd\x12\x1a\n\x05value\x12\x0eAny rank >= 2."\x01T\x12@\n\x04'
+    b'bias\x125A vector as long as the channel dimension of `value`."\x01'
+    b'T\x1a\x0b\n\x06output"\x01T""\n\x01T\x12\x04type:\x17\n\x152\x13\x01\x02\x03\x04'
+    b'\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17"R\n\x0bdata_format\x12'
+    b'\x06string\x1a\x06\x12\x04NHWC"#Which dimension holds the channels.:\x0e\n\x0c'
+    b"\x12\x04NHWC\x12\x04NCHW*\x18Adds a per-channel bias."
+)
 
 
 TV_Conv2D_T = TypeVar(
@@ -216,6 +229,25 @@ def conv2d(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\x8a\x07\n\x06Conv2D\x12%\n\x05input\x12\x19A rank-4 batch of images."\x01'
+    b'T\x12"\n\x06filter\x12\x15A rank-4 filter bank."\x01T\x1a\x0b\n\x06out'
+    b'put"\x01T"\x14\n\x01T\x12\x04type:\t\n\x072\x05\x13\x0e\x01\x02\x03"U\n\x07stride'
+    b's\x12\tlist(int)"?Step of the sliding window per dimension of `input` (length'
+    b' 4)."E\n\x10use_cudnn_on_gpu\x12\x04bool\x1a\x02(\x01"\'Allow the cuDNN impleme'
+    b'ntation on GPUs."\xa6\x01\n\x07padding\x12\x06string"xSAME pads to keep spatial s'
+    b"izes (for stride 1), VALID does not pad,\nEXPLICIT takes the amounts from `explic"
+    b'it_paddings`.:\x19\n\x17\x12\x04SAME\x12\x05VALID\x12\x08EXPLICIT"o\n\x11explicit'
+    b'_paddings\x12\tlist(int)\x1a\x02\n\x00"KPairs of (before, after) amounts per dime'
+    b'nsion, only with\nEXPLICIT padding."]\n\x0bdata_format\x12\x06string\x1a\x06'
+    b'\x12\x04NHWC".NHWC (channels last) or NCHW (channels first).:\x0e\n\x0c\x12\x04N'
+    b'HWC\x12\x04NCHW"L\n\tdilations\x12\tlist(int)\x1a\x08\n\x06\x1a\x04\x01\x01\x01'
+    b'\x01"*Spacing between filter taps per dimension.*<2-D convolution of a batch of i'
+    b"mages with a bank of filters.2oThe filter is laid out as `[height, width, in_chan"
+    b"nels, out_channels]`; the\nimage layout follows `data_format`."
+)
+
+
 TV_DepthwiseConv2dNative_T = TypeVar(
     "TV_DepthwiseConv2dNative_T",
     _atypes.BFloat16,
@@ -317,6 +349,18 @@ def depthwise_conv2d_native(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xfb\x02\n\x15DepthwiseConv2dNative\x12\n\n\x05input"\x01T\x12@\n\x06filter\x12'
+    b'3`[height, width, in_channels, channel_multiplier]`."\x01T\x1a\x0b\n'
+    b'\x06output"\x01T"\x13\n\x01T\x12\x04type:\x08\n\x062\x04\x13\x0e\x01\x02"\x14\n'
+    b'\x07strides\x12\tlist(int)",\n\x07padding\x12\x06string:\x19\n\x17\x12\x04SAME'
+    b'\x12\x05VALID\x12\x08EXPLICIT""\n\x11explicit_paddings\x12\tlist(int)\x1a'
+    b'\x02\n\x00"-\n\x0bdata_format\x12\x06string\x1a\x06\x12\x04NHWC:\x0e\n\x0c\x12'
+    b'\x04NHWC\x12\x04NCHW" \n\tdilations\x12\tlist(int)\x1a\x08\n\x06\x1a\x04\x01'
+    b"\x01\x01\x01*9Convolves each input channel with its own set of filters."
+)
+
+
 TV_LeakyRelu_T = TypeVar(
     "TV_LeakyRelu_T", _atypes.BFloat16, _atypes.Float32, _atypes.Float64, _atypes.Half
 )
@@ -355,6 +399,14 @@ def leaky_relu(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n\xc1\x01\n\tLeakyRelu\x12\r\n\x08features"\x01T\x1a\x10\n\x0bactivations"\x01T'
+    b'"1\n\x05alpha\x12\x05float\x1a\x05%\xcd\xccL>"\x1aSlope for negative '
+    b'inputs."\x17\n\x01T\x12\x04type\x1a\x020\x01:\x08\n\x062\x04\x13\x0e\x01\x02*GLik'
+    b"e Relu, but negative values are scaled by `alpha` instead of zeroed."
+)
 
 
 TV_MaxPool_T = TypeVar(
@@ -460,6 +512,18 @@ def max_pool(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xf7\x02\n\x07MaxPool\x12\n\n\x05input"\x01T\x1a\x0b\n\x06output"\x01'
+    b'T"\x1e\n\x01T\x12\x04type\x1a\x020\x01:\x0f\n\r2\x0b\x13\x0e\x01\x02\x03\t\x04'
+    b'\x05\x06\x11\x0b"=\n\x05ksize\x12\tlist(int)"%Window size per dimension of `i'
+    b'nput`.(\x010\x04"?\n\x07strides\x12\tlist(int)"%Window step per dimension of '
+    b'`input`.(\x010\x04",\n\x07padding\x12\x06string:\x19\n\x17\x12\x04SAME\x12\x05VA'
+    b'LID\x12\x08EXPLICIT""\n\x11explicit_paddings\x12\tlist(int)\x1a\x02\n\x00":\n'
+    b"\x0bdata_format\x12\x06string\x1a\x06\x12\x04NHWC:\x1b\n\x19\x12\x04NHWC\x12\x04N"
+    b"CHW\x12\x0bNCHW_VECT_C*%Largest value in each sliding window."
+)
+
+
 TV_Relu_T = TypeVar(
     "TV_Relu_T",
     _atypes.BFloat16,
@@ -505,6 +569,13 @@ def relu(features: Annotated[Any, TV_Relu_T], name=None) -> Annotated[Any, TV_Re
     return _result
 
 
+_OP_DEFS.append(
+    b'\nf\n\x04Relu\x12\r\n\x08features"\x01T\x1a\x10\n\x0bactivations"'
+    b'\x01T"\x1c\n\x01T\x12\x04type:\x11\n\x0f2\r\x01\x02\x03\x04\x05\x06\t\x0e\x11\x13'
+    b"\x16\x17\x0b*\x1fClamps negative values to zero."
+)
+
+
 TV_Softmax_T = TypeVar(
     "TV_Softmax_T", _atypes.BFloat16, _atypes.Float32, _atypes.Float64, _atypes.Half
 )
@@ -539,6 +610,14 @@ def softmax(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n\xbb\x01\n\x07Softmax\x12-\n\x06logits\x12 Unscaled scores, rank 1 or more."'
+    b"\x01T\x1a?\n\x07softmax\x121Probabilities summing to one along the last"
+    b' axis."\x01T"\x13\n\x01T\x12\x04type:\x08\n\x062\x04\x13\x0e\x01\x02*+Normalised '
+    b"exponentials over the last axis."
+)
 
 
 _TopKOutput = collections.namedtuple("_TopKOutput", ["values", "positions"])
@@ -601,9 +680,20 @@ def top_k(input: Annotated[Any, TV_TopK_T], k: int, sorted: bool = True, name=No
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xb5\x02\n\x04TopK\x12\n\n\x05input"\x01T\x1a\x1e\n\x06values\x12\x11The kept e'
+    b'ntries."\x01T\x1a1\n\x07indices\x12$Their positions along the last axis'
+    b'.\x18\x03"%\n\x01k\x12\x03int"\x19How many entries to keep.(\x01"4\n\x06sort'
+    b'ed\x12\x04bool\x1a\x02(\x01" Return them in descending ord'
+    b'er."\x1b\n\x01T\x12\x04type:\x10\n\x0e2\x0c\x01\x02\x03\x04\x05\x06\t\x0e\x11'
+    b"\x13\x16\x17*<The `k` largest entries of the last axis and where they ar"
+    b"e.B\x16\x08\x07\x12\x12Use TopKV2 instead"
+)
+
+
 _registry.register_op_list(
     __name__,
-    b'\n\x86\x02\n\x07BiasAdd\x12\x1a\n\x05value\x12\x0eAny rank >= 2."\x01T\x12@\n\x04bias\x125A vector as long as the channel dimension of `value`."\x01T\x1a\x0b\n\x06output"\x01T""\n\x01T\x12\x04type:\x17\n\x152\x13\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17"R\n\x0bdata_format\x12\x06string\x1a\x06\x12\x04NHWC"#Which dimension holds the channels.:\x0e\n\x0c\x12\x04NHWC\x12\x04NCHW*\x18Adds a per-channel bias.\n\x8a\x07\n\x06Conv2D\x12%\n\x05input\x12\x19A rank-4 batch of images."\x01T\x12"\n\x06filter\x12\x15A rank-4 filter bank."\x01T\x1a\x0b\n\x06output"\x01T"\x14\n\x01T\x12\x04type:\t\n\x072\x05\x13\x0e\x01\x02\x03"U\n\x07strides\x12\tlist(int)"?Step of the sliding window per dimension of `input` (length 4)."E\n\x10use_cudnn_on_gpu\x12\x04bool\x1a\x02(\x01"\'Allow the cuDNN implementation on GPUs."\xa6\x01\n\x07padding\x12\x06string"xSAME pads to keep spatial sizes (for stride 1), VALID does not pad,\nEXPLICIT takes the amounts from `explicit_paddings`.:\x19\n\x17\x12\x04SAME\x12\x05VALID\x12\x08EXPLICIT"o\n\x11explicit_paddings\x12\tlist(int)\x1a\x02\n\x00"KPairs of (before, after) amounts per dimension, only with\nEXPLICIT padding."]\n\x0bdata_format\x12\x06string\x1a\x06\x12\x04NHWC".NHWC (channels last) or NCHW (channels first).:\x0e\n\x0c\x12\x04NHWC\x12\x04NCHW"L\n\tdilations\x12\tlist(int)\x1a\x08\n\x06\x1a\x04\x01\x01\x01\x01"*Spacing between filter taps per dimension.*<2-D convolution of a batch of images with a bank of filters.2oThe filter is laid out as `[height, width, in_channels, out_channels]`; the\nimage layout follows `data_format`.\n\xfb\x02\n\x15DepthwiseConv2dNative\x12\n\n\x05input"\x01T\x12@\n\x06filter\x123`[height, width, in_channels, channel_multiplier]`."\x01T\x1a\x0b\n\x06output"\x01T"\x13\n\x01T\x12\x04type:\x08\n\x062\x04\x13\x0e\x01\x02"\x14\n\x07strides\x12\tlist(int)",\n\x07padding\x12\x06string:\x19\n\x17\x12\x04SAME\x12\x05VALID\x12\x08EXPLICIT""\n\x11explicit_paddings\x12\tlist(int)\x1a\x02\n\x00"-\n\x0bdata_format\x12\x06string\x1a\x06\x12\x04NHWC:\x0e\n\x0c\x12\x04NHWC\x12\x04NCHW" \n\tdilations\x12\tlist(int)\x1a\x08\n\x06\x1a\x04\x01\x01\x01\x01*9Convolves each input channel with its own set of filters.\n\xc1\x01\n\tLeakyRelu\x12\r\n\x08features"\x01T\x1a\x10\n\x0bactivations"\x01T"1\n\x05alpha\x12\x05float\x1a\x05%\xcd\xccL>"\x1aSlope for negative inputs."\x17\n\x01T\x12\x04type\x1a\x020\x01:\x08\n\x062\x04\x13\x0e\x01\x02*GLike Relu, but negative values are scaled by `alpha` instead of zeroed.\n\xf7\x02\n\x07MaxPool\x12\n\n\x05input"\x01T\x1a\x0b\n\x06output"\x01T"\x1e\n\x01T\x12\x04type\x1a\x020\x01:\x0f\n\r2\x0b\x13\x0e\x01\x02\x03\t\x04\x05\x06\x11\x0b"=\n\x05ksize\x12\tlist(int)"%Window size per dimension of `input`.(\x010\x04"?\n\x07strides\x12\tlist(int)"%Window step per dimension of `input`.(\x010\x04",\n\x07padding\x12\x06string:\x19\n\x17\x12\x04SAME\x12\x05VALID\x12\x08EXPLICIT""\n\x11explicit_paddings\x12\tlist(int)\x1a\x02\n\x00":\n\x0bdata_format\x12\x06string\x1a\x06\x12\x04NHWC:\x1b\n\x19\x12\x04NHWC\x12\x04NCHW\x12\x0bNCHW_VECT_C*%Largest value in each sliding window.\nf\n\x04Relu\x12\r\n\x08features"\x01T\x1a\x10\n\x0bactivations"\x01T"\x1c\n\x01T\x12\x04type:\x11\n\x0f2\r\x01\x02\x03\x04\x05\x06\t\x0e\x11\x13\x16\x17\x0b*\x1fClamps negative values to zero.\n\xbb\x01\n\x07Softmax\x12-\n\x06logits\x12 Unscaled scores, rank 1 or more."\x01T\x1a?\n\x07softmax\x121Probabilities summing to one along the last axis."\x01T"\x13\n\x01T\x12\x04type:\x08\n\x062\x04\x13\x0e\x01\x02*+Normalised exponentials over the last axis.\n\xb5\x02\n\x04TopK\x12\n\n\x05input"\x01T\x1a\x1e\n\x06values\x12\x11The kept entries."\x01T\x1a1\n\x07indices\x12$Their positions along the last axis.\x18\x03"%\n\x01k\x12\x03int"\x19How many entries to keep.(\x01"4\n\x06sorted\x12\x04bool\x1a\x02(\x01" Return them in descending order."\x1b\n\x01T\x12\x04type:\x10\n\x0e2\x0c\x01\x02\x03\x04\x05\x06\t\x0e\x11\x13\x16\x17*<The `k` largest entries of the last axis and where they are.B\x16\x08\x07\x12\x12Use TopKV2 instead',
+    b"".join(_OP_DEFS),
     shape_fns={
         "BiasAdd": "shape_inference::BiasAddShape",
         "Conv2D": "shape_inference::Conv2DShapeWithExplicitPadding",

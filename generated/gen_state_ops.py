@@ -25,6 +25,9 @@ __all__ = [
 ]
 
 
+_OP_DEFS: list[bytes] = []
+
+
 TV_Assign_T = TypeVar(
     "TV_Assign_T",
     _atypes.BFloat16,
@@ -111,6 +114,16 @@ def assign(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xc8\x02\n\x06Assign\x12\x0b\n\x03ref"\x01T\x80\x01\x01\x12\n\n\x05value"\x01'
+    b'T\x1a8\n\noutput_ref\x12$`ref` after the write, for chaining."\x01T\x80'
+    b'\x01\x01"\t\n\x01T\x12\x04type"J\n\x0evalidate_shape\x12\x04bool\x1a\x02(\x01".Re'
+    b"quire `value` to match the variable's shape.\"6\n\x0buse_locking\x12\x04bo"
+    b"ol\x1a\x02(\x01\"\x1dHold a lock during the write.*'Stores `value` into the varia"
+    b"ble `ref`.20Works on variables that are not initialized yet.\x98\x01\x01"
+)
+
+
 TV_AssignAdd_T = TypeVar(
     "TV_AssignAdd_T",
     _atypes.BFloat16,
@@ -165,6 +178,15 @@ def assign_add(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n\xa3\x01\n\tAssignAdd\x12\x0b\n\x03ref"\x01T\x80\x01\x01\x12\n\n\x05value"'
+    b'\x01T\x1a\x12\n\noutput_ref"\x01T\x80\x01\x01""\n\x01T\x12\x04type:'
+    b"\x17\n\x152\x13\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13"
+    b'\x16\x17"\x17\n\x0buse_locking\x12\x04bool\x1a\x02(\x00*,Adds `value` to the vari'
+    b"able `ref` in place."
+)
 
 
 TV_AssignVariableOp_dtype = TypeVar(
@@ -253,6 +275,13 @@ def assign_variable_op(
     return _op
 
 
+_OP_DEFS.append(
+    b"\n\x8a\x01\n\x10AssignVariableOp\x12\x0c\n\x08resource\x18\x14\x12\x0e\n\x05valu"
+    b'e"\x05dtype"\r\n\x05dtype\x12\x04type"\x1a\n\x0evalidate_shape\x12\x04bool\x1a'
+    b"\x02(\x00**Replaces the value of a resource variable.\x88\x01\x01"
+)
+
+
 TV_ReadVariableOp_dtype = TypeVar(
     "TV_ReadVariableOp_dtype",
     _atypes.BFloat16,
@@ -325,6 +354,13 @@ def read_variable_op(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b"\n\x8c\x01\n\x0eReadVariableOp\x12-\n\x08resource\x12\x1fHandle returned by V"
+    b'arHandleOp.\x18\x14\x1a\x0e\n\x05value"\x05dtype"\r\n\x05dtype\x12\x04type*)The c'
+    b"urrent value of a resource variable.\x88\x01\x01"
+)
 
 
 TV_VarHandleOp_dtype = TypeVar(
@@ -452,6 +488,18 @@ def var_handle_op(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\x96\x03\n\x0bVarHandleOp\x1a\x0c\n\x08resource\x18\x14"\x17\n\tcontainer'
+    b'\x12\x06string\x1a\x02\x12\x00"\x19\n\x0bshared_name\x12\x06string\x1a\x02\x12'
+    b'\x00"7\n\ndebug_name\x12\x06string\x1a\x02\x12\x00"\x1dName shown in error messag'
+    b'es.",\n\x05dtype\x12\x04type"\x1dElement type of the variable."&\n\x05shape'
+    b'\x12\x05shape"\x16Shape of the variable."s\n\x0fallowed_devices\x12\x0clist(str'
+    b'ing)\x1a\x02\n\x00"NDevices that may look the variable up; empty means only the\n'
+    b"device of this op.*>Creates (or finds) a resource variable and returns its handle"
+    b".\x88\x01\x01"
+)
+
+
 TV_VariableV2_dtype = TypeVar(
     "TV_VariableV2_dtype",
     _atypes.BFloat16,
@@ -537,9 +585,19 @@ def variable_v2(
     return _result
 
 
+_OP_DEFS.append(
+    b"\n\xe6\x02\n\nVariableV2\x1a4\n\x03ref\x12#Reference to the variable's bu"
+    b'ffer."\x05dtype\x80\x01\x01"%\n\x05shape\x12\x05shape"\x15The variable\'s shape."'
+    b'\r\n\x05dtype\x12\x04type"[\n\tcontainer\x12\x06string\x1a\x02\x12\x00"BGroups va'
+    b'riables for resetting; empty means the default container."a\n\x0bshared_na'
+    b'me\x12\x06string\x1a\x02\x12\x00"FName under which sessions share the variable; e'
+    b"mpty means the op name.*)A mutable tensor that lives across steps.\x88\x01\x01"
+)
+
+
 _registry.register_op_list(
     __name__,
-    b'\n\xc8\x02\n\x06Assign\x12\x0b\n\x03ref"\x01T\x80\x01\x01\x12\n\n\x05value"\x01T\x1a8\n\noutput_ref\x12$`ref` after the write, for chaining."\x01T\x80\x01\x01"\t\n\x01T\x12\x04type"J\n\x0evalidate_shape\x12\x04bool\x1a\x02(\x01".Require `value` to match the variable\'s shape."6\n\x0buse_locking\x12\x04bool\x1a\x02(\x01"\x1dHold a lock during the write.*\'Stores `value` into the variable `ref`.20Works on variables that are not initialized yet.\x98\x01\x01\n\xa3\x01\n\tAssignAdd\x12\x0b\n\x03ref"\x01T\x80\x01\x01\x12\n\n\x05value"\x01T\x1a\x12\n\noutput_ref"\x01T\x80\x01\x01""\n\x01T\x12\x04type:\x17\n\x152\x13\x01\x02\x03\x04\x05\x06\x08\t\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x16\x17"\x17\n\x0buse_locking\x12\x04bool\x1a\x02(\x00*,Adds `value` to the variable `ref` in place.\n\x8a\x01\n\x10AssignVariableOp\x12\x0c\n\x08resource\x18\x14\x12\x0e\n\x05value"\x05dtype"\r\n\x05dtype\x12\x04type"\x1a\n\x0evalidate_shape\x12\x04bool\x1a\x02(\x00**Replaces the value of a resource variable.\x88\x01\x01\n\x8c\x01\n\x0eReadVariableOp\x12-\n\x08resource\x12\x1fHandle returned by VarHandleOp.\x18\x14\x1a\x0e\n\x05value"\x05dtype"\r\n\x05dtype\x12\x04type*)The current value of a resource variable.\x88\x01\x01\n\x96\x03\n\x0bVarHandleOp\x1a\x0c\n\x08resource\x18\x14"\x17\n\tcontainer\x12\x06string\x1a\x02\x12\x00"\x19\n\x0bshared_name\x12\x06string\x1a\x02\x12\x00"7\n\ndebug_name\x12\x06string\x1a\x02\x12\x00"\x1dName shown in error messages.",\n\x05dtype\x12\x04type"\x1dElement type of the variable."&\n\x05shape\x12\x05shape"\x16Shape of the variable."s\n\x0fallowed_devices\x12\x0clist(string)\x1a\x02\n\x00"NDevices that may look the variable up; empty means only the\ndevice of this op.*>Creates (or finds) a resource variable and returns its handle.\x88\x01\x01\n\xe6\x02\n\nVariableV2\x1a4\n\x03ref\x12#Reference to the variable\'s buffer."\x05dtype\x80\x01\x01"%\n\x05shape\x12\x05shape"\x15The variable\'s shape."\r\n\x05dtype\x12\x04type"[\n\tcontainer\x12\x06string\x1a\x02\x12\x00"BGroups variables for resetting; empty means the default container."a\n\x0bshared_name\x12\x06string\x1a\x02\x12\x00"FName under which sessions share the variable; empty means the op name.*)A mutable tensor that lives across steps.\x88\x01\x01',
+    b"".join(_OP_DEFS),
     shape_fns={
         "AssignAdd": "shape_inference::MergeBothInputsShapeFn",
         "AssignVariableOp": "shape_inference::NoOutputs",

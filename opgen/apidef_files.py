@@ -54,7 +54,7 @@ class OverrideFile:
 
 
 def convert_multiline(text: str, path: str) -> tuple[str, list[int]]:
-    """TF's PBTxtFromMultiline (I7) plus, per output line, the 1-based input line it came from.
+    """TF's PBTxtFromMultiline (`op_gen_lib.cc`) plus, per output line, the 1-based input line it came from.
 
     A line whose first colon is followed by spaces and `<<TAG` starts a block; lines up to
     one starting (after indentation) with TAG form the value, emitted C-escaped in quotes;

@@ -1,8 +1,8 @@
-"""Merging one ApiDef update into the per-op ApiDef (TF's ApiDefMap::LoadApiDef, I5), with
-every condition TF ignores or only warns about turned into a located error, and UpdateDocs (I6).
+"""Merging one ApiDef update into the per-op ApiDef (TF's ApiDefMap::LoadApiDef, `op_gen_lib.cc`), with
+every condition TF ignores or only warns about turned into a located error, and UpdateDocs.
 
 Both override formats reach this module as ApiDef updates (OpGenOverride entries are
-translated by `opgen.overrides` per I9), so there is one merge path.
+translated by `opgen.overrides`), so there is one merge path.
 """
 
 from __future__ import annotations
@@ -10,16 +10,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from opgen.apidef import inferred_attrs
 from opgen.errors import Location, OpgenError
-from opgen.naming import identifier_problem, is_reserved
 from opgen.proto import api_def_pb2, op_def_pb2
+from opgen.python_api.names import identifier_problem, is_reserved
+from opgen.python_api.signature import inferred_attrs
 from opgen.spec.validate import validate_attr_value
 
 ApiDef = api_def_pb2.ApiDef
 
-# An ApiDef endpoint: dotted identifiers (`math.abs`), each lowercased into a function name.
-_ENDPOINT = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*\Z")
+# An ApiDef endpoint: dotted identifiers (`math.abs`), each lowercased into a function name;
+# a leading `_` is allowed (OpGenOverride `hide` writes `_neg`).
+_ENDPOINT = re.compile(r"_?[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*\Z")
 
 
 @dataclass
@@ -98,7 +99,7 @@ def bad_identifier(name: str) -> str | None:
     """Why `name` cannot be a parameter, namedtuple field or function name; None if it can."""
     if is_reserved(name):
         return "collides with a Python keyword or reserved name"
-    # opgen.naming's identifier policy, and no leading `_` (like an OpDef arg name; the
+    # opgen.python_api.names's identifier policy, and no leading `_` (like an OpDef arg name; the
     # wrapper's own names start with `_`)
     if identifier_problem(name) or name.startswith("_"):
         return "not a Python identifier starting with a letter"
@@ -106,7 +107,7 @@ def bad_identifier(name: str) -> str | None:
 
 
 def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: MergeState) -> list[OpgenError]:
-    """Apply `update` to `api` in place exactly as TF's LoadApiDef merges (I5)."""
+    """Apply `update` to `api` in place exactly as TF's LoadApiDef merges (`op_gen_lib.cc`)."""
     new = update.api
     errors: list[OpgenError] = []
     op = api.graph_op_name
@@ -168,8 +169,11 @@ def _unknown(op: str, kind: str, name: str, known: list[str], loc: Location) -> 
 
 
 def update_docs(api: ApiDef) -> None:
-    """TF's UpdateDocs (I6): rewrite backquoted renamed names in every doc string, in order."""
-    if api.endpoint and api.endpoint[0].name != api.graph_op_name:
+    """TF's ApiDefMap::UpdateDocs (`op_gen_lib.cc`): rewrite backquoted renamed names in every doc string, in order."""
+    # A private endpoint written by OpGenOverride `hide` (`_neg`) names the function only:
+    # the docs keep naming the op.
+    private = api.visibility == ApiDef.HIDDEN and api.endpoint and api.endpoint[0].name.startswith("_")
+    if api.endpoint and not private and api.endpoint[0].name != api.graph_op_name:
         _rename_in_docs(api, api.graph_op_name, api.endpoint[0].name)
     for args in (api.in_arg, api.out_arg, api.attr):
         for arg in args:

@@ -1,10 +1,10 @@
 """Attr values as text, exactly as TensorFlow 2.21 reads and prints them.
 
 * `parse_attr_value(attr_type, text)`: C++ `ParseAttrValue`, used for attr defaults
-  (`Attr("x: int = 3")`, tf_semantics.md A7), on top of TF's proto_text parser
+  (`Attr("x: int = 3")`, `op_def_builder.cc` FinalizeAttr), on top of TF's proto_text parser
   (`opgen.proto_text`, whose quirks it shares).
 * `summarize_attr_value` / `summarize_op_def`: C++ `SummarizeAttrValue` / `SummarizeOpDef`
-  (tf_semantics.md D7, checked against TF 2.21's OpDefCompatible messages), the one-line
+  (`op_def_util.cc` SummarizeAttrValue, checked against TF 2.21's OpDefCompatible messages), the one-line
   forms used in compatibility messages; `format_float` is TF's float-to-text.
 
 Everything here is pure Python over opgen's own protos; renderers and apidiff reuse it.

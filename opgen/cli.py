@@ -50,6 +50,7 @@ def _gather(args: argparse.Namespace, config: Config, strict_kernels: bool = Fal
         helpers=config.helpers,
         strict_includes=args.strict_includes or config.strict_includes,
         strict_kernels=strict_kernels,
+        cache=args.command == "build" and not args.dry_run,  # `--dry-run` writes no cache
     )
     for warning in result.warnings:
         print(warning, file=sys.stderr)
@@ -63,6 +64,7 @@ def _cmd_oplist(args: argparse.Namespace, config: Config) -> int:
         from opgen.runtime.backend import op_list_from_library
         from opgen.spec.oplist_io import check_op_list
 
+        _require_tensorflow(args.from_library)
         op_list = op_list_from_library(args.from_library)
         check_op_list(op_list, args.from_library)
     else:
@@ -83,6 +85,16 @@ def _cmd_oplist(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def _require_tensorflow(library: str) -> None:
+    """`--from-library` loads the library into TensorFlow: without it, a user error."""
+    try:
+        import tensorflow  # noqa: F401
+    except ImportError:
+        raise OpgenError("--from-library needs TensorFlow to load the op library, and it is not installed",
+                         Location(library), hint="pip install tensorflow-cpu, or give the library's REGISTER_OP "
+                         "sources (or an OpList file) instead") from None
+
+
 def _cmd_specs(args: argparse.Namespace, config: Config) -> int:
     from opgen.fsutil import atomic_write
     from opgen.spec.emit_cc import op_list_to_cc
@@ -95,7 +107,7 @@ def _cmd_specs(args: argparse.Namespace, config: Config) -> int:
 
 
 def _cmd_build(args: argparse.Namespace, config: Config) -> int:
-    from opgen.render.build import run_build
+    from opgen.pipeline import run_build
 
     return run_build(args, config, gather=lambda: _gather(args, config))
 
@@ -141,7 +153,10 @@ def _cmd_kernels(args: argparse.Namespace, config: Config) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="opgen", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="opgen", description="Generate Python op-wrapper modules from TensorFlow REGISTER_OP declarations, "
+        "and review their API. Options default to [tool.opgen] in pyproject.toml; exit status 0 ok, "
+        "1 stale or breaking, 2 user error.")
     parser.add_argument("--version", action="version", version=f"opgen {__version__}")
     parser.add_argument("--debug", action="store_true", help="print the traceback of an internal error")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -173,14 +188,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("build", help="render gen_*_ops.py modules")
     _add_spec_options(p)
-    p.add_argument("--overrides", metavar="DIR")
-    p.add_argument("--templates", metavar="DIR")
-    p.add_argument("--out", metavar="DIR")
-    p.add_argument("--check", action="store_true", help="exit 1 with a diff when anything is stale")
+    p.add_argument("--overrides", metavar="DIR",
+                   help="OpGenOverride/ApiDef override files ([tool.opgen] overrides, default overrides/)")
+    p.add_argument("--templates", metavar="DIR",
+                   help="Jinja templates replacing the shipped ones ([tool.opgen] templates)")
+    p.add_argument("--out", metavar="DIR", help="output directory ([tool.opgen] out, default generated/)")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; list each stale file and exit 1 when anything is stale")
+    p.add_argument("--diff", action="store_true",
+                   help="write nothing; print a unified diff (paths relative to the project root, "
+                        "for git apply); with --check also exit 1 when anything is stale")
     p.add_argument("--dry-run", action="store_true", help="say what would change, write nothing")
     p.add_argument("--list-outputs", action="store_true", help="print the output paths and exit")
     p.add_argument("--depfile", metavar="FILE", help="write a make-style depfile")
-    p.add_argument("--jobs", "-j", type=int, metavar="N", help="formatter worker processes")
+    p.add_argument("--jobs", "-j", type=int, metavar="N",
+                   help="render/format worker processes for large builds; 0 = one per core "
+                        "([tool.opgen] jobs, default 1: fastest measured on 2 shared cores)")
     p.add_argument("--formatter", choices=["black", "ruff"], help="formatter (same bytes either way)")
     p.add_argument("--library", metavar="PATH",
                    help="compiled op library the generated modules load with tf.load_op_library on first "

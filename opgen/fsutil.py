@@ -7,6 +7,12 @@ import tempfile
 from pathlib import Path
 
 
+def cache_root() -> Path:
+    """opgen's cache directory: `${XDG_CACHE_HOME:-~/.cache}/opgen`."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "opgen"
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Write `data` to `path` via a temporary file in the same directory and os.replace."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -10,8 +10,8 @@ Layout of an override directory (`[tool.opgen] overrides`, `--overrides DIR`):
   name order. Later layers merge over earlier ones exactly as TF merges ApiDef directories;
 * within one layer an op may be overridden by one entry only, unless
   `merge_overrides = true`, then entries merge in load order.
-OpGenOverride entries are translated to ApiDef updates (tf_semantics I9) and merged like
-ApiDefs (I5), then TF's UpdateDocs rewrites backquoted renamed names (I6).
+OpGenOverride entries are translated to ApiDef updates and merged like ApiDefs
+(`op_gen_lib.cc` ApiDefMap::LoadApiDef), then TF's UpdateDocs rewrites backquoted renamed names.
 
 Everything TF ignores or warns about is an error here, reported as `file:line:col`:
 unknown ops/args/attrs, parse errors, an entry changing nothing, `skip` (or visibility SKIP)
@@ -31,14 +31,7 @@ from pathlib import Path
 
 from google.protobuf import text_format
 
-from opgen.apidef import (
-    ApiModel,
-    default_api_def,
-    python_alias_name,
-    python_aliases,
-    python_function_name,
-    python_params,
-)
+from opgen.apidef import ApiModel, default_api_def
 from opgen.apidef_files import Node, OverrideFile, read_override_file
 from opgen.apidef_merge import (
     MergeState,
@@ -49,7 +42,6 @@ from opgen.apidef_merge import (
     update_docs,
 )
 from opgen.errors import Location, OpgenError, OpgenErrors
-from opgen.naming import MODULE_GLOBALS, endpoint_base_name
 from opgen.proto import (
     api_def_pb2,
     attr_value_pb2,
@@ -57,6 +49,8 @@ from opgen.proto import (
     op_def_pb2,
     op_gen_overrides_pb2,
 )
+from opgen.python_api.names import MODULE_GLOBALS, endpoint_base_name
+from opgen.python_api.signature import python_alias_name, python_aliases, python_function_name, python_params
 
 ApiDef = api_def_pb2.ApiDef
 
@@ -187,7 +181,7 @@ def _apidef_update(entry: ApiDef, node: Node) -> Update:
 
 def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_defs: dict[str, ApiDef],
                   errors: list[OpgenError]) -> Update | None:
-    """An OpGenOverride as an ApiDef update (I9), keeping the location of each part."""
+    """An OpGenOverride as an ApiDef update, keeping the location of each part."""
     update = Update(ApiDef(graph_op_name=entry.name), node.loc, {("graph_op_name", 0): node.first("name").loc})
     api = update.api
     if entry.skip:
@@ -202,14 +196,24 @@ def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_def
     if entry.hide:
         api.visibility = ApiDef.HIDDEN
         update.locs[("visibility", 0)] = node.first("hide").loc
-    if entry.rename_to or entry.alias:
+    if entry.rename_to or entry.alias or entry.hide:
         current = api_defs.get(entry.name)
         main = entry.rename_to or (current.endpoint[0].name if current is not None else entry.name)
         api.endpoint.add(name=main)
-        update.locs[("endpoint", 0)] = node.first("rename_to" if entry.rename_to else "alias").loc
+        update.locs[("endpoint", 0)] = node.first("rename_to" if entry.rename_to else "alias" if entry.alias else "hide").loc
         for i, alias in enumerate(entry.alias):
             api.endpoint.add(name=alias)
             update.locs[("endpoint", i + 1)] = node.nth("alias", i).loc
+        if entry.hide:
+            if not entry.alias and current is not None:  # keep the aliases set earlier
+                for endpoint in current.endpoint[1:]:
+                    api.endpoint.add().CopyFrom(endpoint)
+            # OpGenOverride's `hide` makes the function private: `_`-prefixed (ApiDef HIDDEN
+            # alone keeps TF's rule, `python_op_gen.cc`, which prefixes only some names).
+            # The endpoint becomes the private snake-case name itself (`Neg` -> `_neg`), which
+            # GenerateLowerCaseOpName leaves as it is.
+            if not main.startswith("_"):
+                api.endpoint[0].name = "_" + endpoint_base_name(main)
     attrs: dict[str, ApiDef.Attr] = {}
     for i, default in enumerate(entry.attr_default):
         loc = node.nth("attr_default", i).loc

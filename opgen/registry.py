@@ -1,4 +1,4 @@
-"""OpRegistry: TF 2.21's op registry semantics over opgen OpDefs (tf_semantics.md E).
+"""OpRegistry: TF 2.21's op registry semantics over opgen OpDefs (`op.cc` OpRegistry).
 
 * `OpRegistry.register(op_def, source)`: insert by name; the **first** registration wins
   and a duplicate fails with TF's ALREADY_EXISTS text `Op with name <Op>`, located at the

@@ -55,7 +55,7 @@ _OPDEF_TAIL = re.compile(r"; in OpDef: .*", re.DOTALL)
 
 def comparable(message: str) -> str:
     """A status text up to `; in OpDef: ` (TF 2.21 prints a redaction marker and C++
-    float spellings in the debug string after it; tf_semantics.md 0)."""
+    float spellings in the debug string after it)."""
     return _OPDEF_TAIL.sub("; in OpDef: ...", message)
 
 

@@ -109,7 +109,8 @@ def test_diff_snapshot_file_against_spec_tree(project, capsys):
     assert code == 0
     assert [(c["rule"], c["breaking"]) for c in report["changes"]] == [
         ("default_added", False), ("param_default_added", False)]
-    assert report["changes"][0]["location"] == "specs/ops.cc:10:1"
+    # located at the `.Attr(...)` that changed (line 14), not at REGISTER_OP (line 10)
+    assert [c["location"] for c in report["changes"]] == ["specs/ops.cc:14:6", "specs/ops.cc:14:6"]
 
 
 def test_diff_oplist_files(tmp_path, monkeypatch, capsys):
@@ -235,7 +236,7 @@ def test_diff_git_revision_of_a_project_in_a_subdirectory(tmp_path, monkeypatch,
     spec = project / "specs" / "ops.cc"
     spec.write_text(spec.read_text().replace("T: {float, int32}", "T: {float}"))
     monkeypatch.chdir(project)
-    message = ",line=2,col=1,title=opgen graph allowed_values_narrowed (Scale)::Attr 'T' has a stricter set of "
+    message = ",line=5,col=6,title=opgen graph allowed_values_narrowed (Scale)::Attr 'T' has a stricter set of "
     code, out, err = _main(["diff", "--git", "HEAD", "--format", "github"], capsys)
     assert (code, err) == (1, "")
     assert out.startswith("::error file=specs/ops.cc" + message)
@@ -256,7 +257,13 @@ def test_build_writes_and_checks_the_api_snapshot(project, capsys):
     spec = project / "specs" / "ops.cc"
     spec.write_text(spec.read_text().replace("factor: float = 1.0", "factor: float = 2.0"))
     code, out, _ = _main(["build", "--check"], capsys)
+    assert code == 1 and out == "would rewrite generated/API.md\nwould rewrite generated/gen_ops.py\n"
+    code, out, _ = _main(["build", "--check", "--diff"], capsys)
     assert code == 1 and "-  - `factor: float, default=1`\n+  - `factor: float, default=2`" in out
+    # the committed snapshot is an input of `opgen diff`: against the work tree
+    code, out, _ = _main(["diff", "generated/API.md", "--format", "json"], capsys)
+    changes = json.loads(out)["changes"]
+    assert code == 1 and [c["rule"] for c in changes] == ["default_changed", "param_default_changed"]
 
 
 def test_diff_git_revision_with_glob_sources(project, capsys):

@@ -82,3 +82,27 @@ def test_every_side_equals_itself(monkeypatch):
             snapshot = load_side(side, Config(root=CORPUS / scenario))
             assert diff_snapshots(snapshot, snapshot).changes == []
             assert diff_snapshots(snapshot, from_json(to_json(snapshot), "x.json")).changes == [], (scenario, side)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_snapshot_inputs_classify_like_spec_trees(scenario, tmp_path, monkeypatch):
+    """OLD given as the Markdown snapshot (what `opgen build` commits) or the JSON snapshot of
+    the old tree: the same changes (category, rule, message, location) as from the tree itself;
+    a `.md` file is read for its embedded snapshot, never as C++."""
+    from opgen.apidiff.snapshot_format import to_json, to_markdown
+
+    folder = CORPUS / scenario
+    monkeypatch.chdir(folder)
+    from opgen.apidiff.inputs import load_side
+
+    old = load_side("old", Config(root=folder))
+    (tmp_path / "API.md").write_text(to_markdown(old), encoding="utf-8")
+    (tmp_path / "api.json").write_text(to_json(old), encoding="utf-8")
+    expected = json.loads(_diff(scenario, "json", monkeypatch)[1])["changes"]
+    for snapshot_file in ("API.md", "api.json"):
+        args = argparse.Namespace(old=str(tmp_path / snapshot_file), new="new", git=None, format="json",
+                                  allow_breaking=True)
+        out = io.StringIO()
+        with redirect_stdout(out):
+            assert run_diff(args, Config(root=folder)) == 0
+        assert json.loads(out.getvalue())["changes"] == expected, snapshot_file

@@ -1,4 +1,4 @@
-"""Input/Output/ControlOutput grammar (tf_semantics.md B), TF 2.21 results."""
+"""Input/Output/ControlOutput grammar (`op_def_builder.cc` FinalizeInputOrOutput), TF 2.21 results."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Attr spec grammar (tf_semantics.md A) and attr-value text (ParseAttrValue, CEscape,
+"""Attr spec grammar (`op_def_builder.cc` FinalizeAttr) and attr-value text (ParseAttrValue, CEscape,
 SummarizeAttrValue): expected values are TF 2.21's, as verified by the oracle tests."""
 
 from __future__ import annotations

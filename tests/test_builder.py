@@ -1,5 +1,5 @@
 """build_op_def: builder-level errors, flags, Deprecated, SetShapeFn names, Finalize order,
-argument checking and locations (tf_semantics.md D1, D2, D5, D6)."""
+argument checking and locations (`op_def_builder.cc`, `op.h`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Doc() parsing (tf_semantics.md C), TF 2.21 results."""
+"""Doc() parsing (`op_def_builder.cc` FinalizeDoc), TF 2.21 results."""
 
 from __future__ import annotations
 

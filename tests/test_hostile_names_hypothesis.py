@@ -26,7 +26,7 @@ from opgen.proto import op_def_pb2
 from opgen.render import emit
 from opgen.render.build import Renderer, _located
 from opgen.render.formatter import ChunkFormatter
-from opgen.render.pyapi import FunctionApi
+from opgen.python_api.function import FunctionApi
 from opgen.spec.model import OpSource
 from opgen.spec.oplist_io import check_op_list
 

@@ -6,6 +6,7 @@ committed `generated/` equal to it)."""
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,45 @@ def test_every_field_shows_in_generated_modules(generated):
     # description_prefix / description_suffix
     assert "For complex numbers use `ComplexAbs`." in doc["abs"] and "See also `Neg`." in doc["abs"]
     assert "The dimensions to reduce over." in doc["reduce_mean"]
+
+
+def _hidden_build(tmp_path, override: str, filename: str) -> tuple[set[str], list[str]]:
+    """Functions and `__all__` of gen_math_ops.py built with one override file."""
+    import shutil
+
+    from opgen.cli import main
+
+    root = tmp_path / "proj"
+    (root / "specs").mkdir(parents=True)
+    for name in ("math_ops.cc", "common_macros.h"):
+        shutil.copy(REPO / "op_specs" / name, root / "specs" / name)
+    (root / "ov").mkdir()
+    (root / "ov" / filename).write_text(override, encoding="utf-8")
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs"]\nout = "gen"\noverrides = "ov"\n')
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        assert main(["build"]) == 0
+    finally:
+        os.chdir(cwd)
+    tree = ast.parse((root / "gen" / "gen_math_ops.py").read_text())
+    functions = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    exported = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                    and ast.unparse(n.targets[0]) == "__all__")
+    return functions, exported
+
+
+def test_opgen_override_hide_makes_the_function_private(tmp_path):
+    """OpGenOverride `hide`: `_`-prefixed and out of `__all__`, whatever the name (with its aliases)."""
+    functions, exported = _hidden_build(tmp_path, 'op { name: "Neg" hide: true alias: "Negate" }\n', "math.pbtxt")
+    assert "_neg" in functions and "neg" not in functions
+    assert "_neg" not in exported and "_negate" not in exported and "negate" not in exported
+
+
+def test_api_def_hidden_keeps_tensorflows_rule(tmp_path):
+    """ApiDef `visibility: HIDDEN` keeps TF 2.21's rule: the name stays (only some names get `_`),
+    out of `__all__`."""
+    (tmp_path / "a").mkdir()
+    functions, exported = _hidden_build(tmp_path / "a", 'op { graph_op_name: "Neg" visibility: HIDDEN }\n',
+                                        "api_def_Neg.pbtxt")
+    assert "neg" in functions and "neg" not in exported

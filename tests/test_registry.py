@@ -1,4 +1,4 @@
-"""OpRegistry semantics (tf_semantics.md E): first registration wins, TF's texts,
+"""OpRegistry semantics (`op.cc` OpRegistry): first registration wins, TF's texts,
 deferred registration, Export order, the OpList-backed registry."""
 
 from __future__ import annotations

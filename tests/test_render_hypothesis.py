@@ -29,8 +29,8 @@ from opgen.proto.datatypes import BY_ENUM, python_name
 from opgen.render import emit
 from opgen.render.build import Renderer
 from opgen.render.formatter import ChunkFormatter
-from opgen.render.literals import docstring_value
-from opgen.render.pyapi import FunctionApi, function_api
+from opgen.python_api.literals import docstring_value
+from opgen.python_api.function import FunctionApi, function_api
 from opgen.spec.model import OpSource
 
 OPS_PER_MODULE = 100
@@ -164,7 +164,7 @@ def random_op(rnd) -> op_def_pb2.OpDef:
 
 
 def _expected_default(attr: op_def_pb2.OpDef.AttrDef):
-    """What the generated default must evaluate to: TF's rendering semantics (F8)."""
+    """What the generated default must evaluate to: TF's rendering semantics (AttrValueToPython)."""
     v = attr.default_value
     kind = v.WhichOneof("value")
 

@@ -1,4 +1,5 @@
-"""Naming rules (tf_semantics F3-F5) and literal rendering (F8)."""
+"""Naming rules (`python_op_gen_internal.cc`, `python_op_gen.cc`) and literal rendering
+(AttrValueToPython)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ import keyword
 
 import pytest
 
-from opgen.naming import PY_RESERVED, avoid_reserved, function_name, lower_case_op_name
+from opgen.python_api.names import PY_RESERVED, avoid_reserved, function_name, lower_case_op_name
 from opgen.proto import attr_value_pb2, tensor_pb2
-from opgen.render import literals
+from opgen.python_api import literals
 
 F4_TABLE = [
     ("MatMul", "mat_mul"), ("BatchMatMulV2", "batch_mat_mul_v2"),

@@ -24,7 +24,7 @@ from opgen.apidef import default_api_model
 from opgen.errors import Location
 from opgen.proto import attr_value_pb2, op_def_pb2
 from opgen.render.build import BuildOptions, compute_changes, render_tree
-from opgen.render.pyapi import module_api
+from opgen.python_api.function import module_api
 from opgen.render.tree_writer import commit
 from opgen.spec.model import GatherResult, OpSource
 
@@ -106,7 +106,7 @@ def _norm_annotation(ann) -> str:
 
 def _tf_functions(op_list, tf_ns):
     """(op, TF function) for every op TF emits a wrapper for."""
-    from opgen.naming import lower_case_op_name
+    from opgen.python_api.names import lower_case_op_name
 
     pairs = []
     for op in op_list.op:

@@ -1,7 +1,7 @@
 """Invalid calls: opgen's `_apply_op_helper` raises TF's exception type with TF's message.
 
 The corpus is generated from TF's OpDefs (one family of mistakes per op kind) plus
-hand-written cases for each documented message (tf_semantics G2-G9). Messages must be
+hand-written cases for each documented message (`op_def_library.py` _apply_op_helper). Messages must be
 equal after replacing the whole-OpDef dump of "No argument for input" (identical text
 format, but compared only up to the OpDef to keep failures readable).
 """

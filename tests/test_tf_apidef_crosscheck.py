@@ -9,7 +9,7 @@ shipped module is the oracle; `OPGEN_UPDATE_GOLDEN=1` rewrites the files). The t
 * the committed ApiDef files are exactly the derived differences (nothing stale, nothing missing);
 * they load through `opgen.overrides.load_overrides` without error (so TF's own API
   passes every collision/validity check);
-* with the resulting ApiModel, opgen's Python API model (`opgen.render.pyapi`) and the
+* with the resulting ApiModel, opgen's Python API model (`opgen.python_api.function`) and the
   module `opgen build` renders give every op of the modules the shipped function name,
   visibility, parameter names and order, defaults, `_apply_op_helper` keywords and
   namedtuple fields;
@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from google.protobuf import text_format
 
-from opgen.naming import PY_RESERVED, avoid_reserved
+from opgen.python_api.names import PY_RESERVED, avoid_reserved
 from opgen.proto import api_def_pb2, attr_value_pb2, op_def_pb2
 
 DATA = Path(__file__).parent / "data" / "tf_python_api"
@@ -210,7 +210,7 @@ def model_for(module: str):
 
 @pytest.mark.parametrize("module", MODULES)
 def test_our_api_model_reproduces_shipped_signatures(module):
-    from opgen.render.pyapi import SkippedOp, function_api
+    from opgen.python_api.function import SkippedOp, function_api
 
     model = model_for(module)
     want = shipped(module)

@@ -1,4 +1,4 @@
-"""ValidateOpDef / ValidateAttrValue / AttrValueHasType (tf_semantics.md D3, D4)."""
+"""ValidateOpDef / ValidateAttrValue / AttrValueHasType (`op_def_util.cc`)."""
 
 from __future__ import annotations
 

@@ -6,6 +6,6 @@ Modules: `snapshot` (the model), `snapshot_build` (specs + overrides + pyapi -> 
 `commands` (the CLI handlers and the build hook).
 """
 
-from opgen.apidiff.commands import run_api, run_diff, snapshot_outputs
+from opgen.apidiff.commands import run_api, run_diff, snapshot_outputs, snapshot_path
 
 __all__ = ["run_api", "run_diff", "snapshot_outputs"]

@@ -57,6 +57,7 @@ class Change:
     message: str  # one line for people
     location: Location | None = None
     tf_message: str | None = None  # graph rules: TF's full error text (OpDefCompatible / ...DefaultsUnchanged)
+    override_location: Location | None = None  # the override line that shaped the op's Python API
 
 
 @dataclass(frozen=True)
@@ -75,40 +76,65 @@ class DiffResult:
         return [c for c in self.changes if c.breaking]
 
 
-def _graph_location(entry: OpEntry) -> Location | None:
-    return entry.location
+def _graph_location(entry: OpEntry, part: str = "") -> Location | None:
+    """The line of the changed part (`.Attr(...)`, `.Input(...)`, a flag) when known, else
+    the op's REGISTER_OP (or OpList entry)."""
+    return (entry.part_location(part) if part else None) or entry.location
 
 
-def _python_location(entry: OpEntry) -> Location | None:
-    return entry.api_locations[0] if entry.api_locations else entry.location
+def _python_change(entry: OpEntry, rule: str, breaking: bool, message: str, part: str = "",
+                   category: Category = "python") -> Change:
+    """A Python-API (or docs) change: at the changed part's line, with the override line
+    that shaped the op's API (if any) as its second location."""
+    return Change(entry.name, category, rule, breaking, message, _graph_location(entry, part),
+                  override_location=entry.api_locations[0] if entry.api_locations else None)
+
+
+def _issue_part(entry: OpEntry, subject: str) -> str:
+    """`GraphIssue.subject` (an attr name, `input 2`, `output 0`) as a part key."""
+    kind, _, index = subject.partition(" ")
+    if kind in ("input", "output") and index.isdigit():
+        args = entry.op_def.input_arg if kind == "input" else entry.op_def.output_arg
+        return f"{kind} {args[int(index)].name}" if int(index) < len(args) else ""
+    return f"attr {subject}" if subject else ""
+
+
+def _first_changed(old_args, new_args, kind: str) -> str:
+    """The part key of the first new arg that differs from the old one at its position."""
+    for i, arg in enumerate(new_args):
+        if i >= len(old_args) or describe_arg(old_args[i]) != describe_arg(arg):
+            return f"{kind} {arg.name}"
+    return ""
 
 
 # ---- graph ------------------------------------------------------------------------------
 
-def _compatible_graph_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> list[tuple[str, str]]:
-    """Graph changes TF accepts, as (rule, message); reported so reviewers see them."""
-    out: list[tuple[str, str]] = []
+def _compatible_graph_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> list[tuple[str, str, str]]:
+    """Graph changes TF accepts, as (rule, message, changed part); reported so reviewers see them."""
+    out: list[tuple[str, str, str]] = []
     old_attrs = {a.name: a for a in old.attr}
     for attr in new.attr:
         before = old_attrs.get(attr.name)
+        part = f"attr {attr.name}"
         if before is None:
-            out.append(("attr_added", f"Attr '{attr.name}' added with default: `{describe_attr(attr)}`"))
+            out.append(("attr_added", f"Attr '{attr.name}' added with default: `{describe_attr(attr)}`", part))
             continue
         if before.type != attr.type:
             continue
         was, now = before.allowed_values, attr.allowed_values
         if before.HasField("allowed_values") and not attr.HasField("allowed_values"):
-            out.append(("allowed_values_unrestricted", f"Attr '{attr.name}' no longer restricts its values"))
+            out.append(("allowed_values_unrestricted", f"Attr '{attr.name}' no longer restricts its values", part))
         elif (attr.HasField("allowed_values") and not attr_values_equal(was, now)
               and set(was.list.type) <= set(now.list.type) and set(was.list.s) <= set(now.list.s)):
             values = f"from {summarize_attr_value(was)} to {summarize_attr_value(now)}"
-            out.append(("allowed_values_widened", f"Attr '{attr.name}' allows more values; {values}"))
+            out.append(("allowed_values_widened", f"Attr '{attr.name}' allows more values; {values}", part))
         if before.has_minimum and (not attr.has_minimum or attr.minimum < before.minimum):
             new_min = str(attr.minimum) if attr.has_minimum else "no minimum"
-            out.append(("minimum_lowered", f"Attr '{attr.name}' has a lower minimum; from {before.minimum} to {new_min}"))
+            out.append(("minimum_lowered", f"Attr '{attr.name}' has a lower minimum; from {before.minimum} to {new_min}",
+                        part))
         if not before.HasField("default_value") and attr.HasField("default_value"):
             default = summarize_attr_value(attr.default_value)
-            out.append(("default_added", f"Attr '{attr.name}' has a default now: {default}"))
+            out.append(("default_added", f"Attr '{attr.name}' has a default now: {default}", part))
 
     def listed(items) -> str:
         return ", ".join(items) or "none"
@@ -118,32 +144,34 @@ def _compatible_graph_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> l
     if old_in != new_in:
         only_names = [a.split(": ", 1)[1] for a in old_in] == [a.split(": ", 1)[1] for a in new_in]
         rule, what = ("inputs_renamed", "renamed") if only_names else ("inputs_changed_compatibly", "changed compatibly")
-        out.append((rule, f"Inputs {what}: {listed(old_in)} -> {listed(new_in)}"))
+        out.append((rule, f"Inputs {what}: {listed(old_in)} -> {listed(new_in)}",
+                    _first_changed(old.input_arg, new.input_arg, "input")))
     old_out = [describe_arg(a) for a in old.output_arg]
     new_out = [describe_arg(a) for a in new.output_arg]
     if old_out != new_out:
-        out.append(("outputs_changed_compatibly", f"Outputs changed compatibly: {listed(old_out)} -> {listed(new_out)}"))
+        out.append(("outputs_changed_compatibly", f"Outputs changed compatibly: {listed(old_out)} -> {listed(new_out)}",
+                    _first_changed(old.output_arg, new.output_arg, "output")))
     for flag in FLAGS:
         was_set, is_set = getattr(old, flag), getattr(new, flag)
         if was_set != is_set:
-            out.append(("flag_changed", f"{flag} changed from {str(was_set).lower()} to {str(is_set).lower()}"))
+            out.append(("flag_changed", f"{flag} changed from {str(was_set).lower()} to {str(is_set).lower()}",
+                        f"flag {flag}"))
     if sorted(old.control_output) != sorted(new.control_output):
         change = f"{listed(old.control_output)} -> {listed(new.control_output)}"
-        out.append(("control_outputs_changed", f"Control outputs changed: {change}"))
+        out.append(("control_outputs_changed", f"Control outputs changed: {change}", ""))
     if old.deprecation != new.deprecation:
         if new.HasField("deprecation"):
             version, why = new.deprecation.version, new.deprecation.explanation
-            out.append(("op_deprecated", f"Op is deprecated from GraphDef version {version}: {why}"))
+            out.append(("op_deprecated", f"Op is deprecated from GraphDef version {version}: {why}", "deprecation"))
         else:
-            out.append(("op_undeprecated", "Op is no longer deprecated"))
+            out.append(("op_undeprecated", "Op is no longer deprecated", ""))
     kept_order = [a.name for a in new.attr if a.name in old_attrs]
     if set(old_attrs) <= set(kept_order) and kept_order != [a.name for a in old.attr]:
-        out.append(("attrs_reordered", "Attrs reordered (Python parameter order may follow)"))
+        out.append(("attrs_reordered", "Attrs reordered (Python parameter order may follow)", ""))
     return out
 
 
 def _graph_changes(old: OpEntry, new: OpEntry) -> list[Change]:
-    loc = _graph_location(new)
     changes = []
     issues = graph_issues(old.op_def, new.op_def)
     # a retyped or removed attr's default "change" only restates that issue
@@ -151,12 +179,13 @@ def _graph_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     for issue in issues:
         if issue.rule in DEFAULTS_RULES and issue.subject in restated:
             continue
-        changes.append(Change(new.name, "graph", issue.rule, True, issue.reason, loc,
+        changes.append(Change(new.name, "graph", issue.rule, True, issue.reason,
+                              _graph_location(new, _issue_part(new, issue.subject)),
                               compatible_message(issue, old.op_def, new.op_def)))
     if any(issue.rule not in DEFAULTS_RULES for issue in issues):
         return changes  # compatible-change details would only restate the incompatibility
-    changes += [Change(new.name, "graph", rule, False, message, loc)
-                for rule, message in _compatible_graph_changes(old.op_def, new.op_def)]
+    changes += [Change(new.name, "graph", rule, False, message, _graph_location(new, part))
+                for rule, message, part in _compatible_graph_changes(old.op_def, new.op_def)]
     return changes
 
 
@@ -168,11 +197,10 @@ def _qualified(fn: Function) -> str:
 
 def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     a, b = old.function, new.function
-    loc = _python_location(new)
     out: list[Change] = []
 
     def add(rule: str, breaking: bool, message: str) -> None:
-        out.append(Change(new.name, "python", rule, breaking, message, loc))
+        out.append(_python_change(new, rule, breaking, message))
 
     if a is None and b is None:
         return out
@@ -198,8 +226,8 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     for alias in b.aliases:
         if alias not in a.aliases:
             add("alias_added", False, f"alias {b.module}.{alias} added for {_qualified(b)}")
-    out += [Change(new.name, "python", rule, public and breaking, message, loc)
-            for rule, breaking, message in _param_changes(a, b)]
+    out += [_python_change(new, rule, public and breaking, message, part)
+            for rule, breaking, message, part in _param_changes(a, b)]
     if len(a.outputs) != len(b.outputs):
         add("output_arity_changed", public,
             f"{_qualified(b)} returns {_result_text(b)} instead of {_result_text(a)}")
@@ -217,9 +245,10 @@ def _result_text(fn: Function) -> str:
     return f"{len(fn.outputs)} outputs"
 
 
-def _param_changes(a: Function, b: Function) -> list[tuple[str, bool, str]]:
-    """Parameters pair up by Python name, else by what they bind (a renamed parameter)."""
-    out: list[tuple[str, bool, str]] = []
+def _param_changes(a: Function, b: Function) -> list[tuple[str, bool, str, str]]:
+    """Parameters pair up by Python name, else by what they bind (a renamed parameter); each
+    change as (rule, breaking, message, what the parameter binds: `attr T`, `input x`)."""
+    out: list[tuple[str, bool, str, str]] = []
     fn = _qualified(b)
     new_by_name = {p.name: (i, p) for i, p in enumerate(b.params)}
     new_by_binding = {p.binds: (i, p) for i, p in enumerate(b.params)}
@@ -230,28 +259,28 @@ def _param_changes(a: Function, b: Function) -> list[tuple[str, bool, str]]:
         if found is None and p.binds in new_by_binding and new_by_binding[p.binds][1].name not in old_names:
             found = new_by_binding[p.binds]
         if found is None:
-            out.append(("param_removed", True, f"{fn}: parameter '{p.name}' removed"))
+            out.append(("param_removed", True, f"{fn}: parameter '{p.name}' removed", p.binds))
             continue
         j, q = found
         matched.add(q.name)
         if p.name != q.name:
-            out.append(("param_renamed", True, f"{fn}: parameter '{p.name}' renamed to '{q.name}'"))
+            out.append(("param_renamed", True, f"{fn}: parameter '{p.name}' renamed to '{q.name}'", q.binds))
         if i != j:
-            out.append(("param_moved", True, f"{fn}: parameter '{q.name}' moved from position {i + 1} to {j + 1}"))
+            out.append(("param_moved", True, f"{fn}: parameter '{q.name}' moved from position {i + 1} to {j + 1}", q.binds))
         if p.default is not None and q.default is None:
             message = f"{fn}: parameter '{q.name}' is required now (default was {p.default})"
-            out.append(("param_default_removed", True, message))
+            out.append(("param_default_removed", True, message, q.binds))
         elif p.default is None and q.default is not None:
-            out.append(("param_default_added", False, f"{fn}: parameter '{q.name}' has a default now: {q.default}"))
+            out.append(("param_default_added", False, f"{fn}: parameter '{q.name}' has a default now: {q.default}", q.binds))
         elif p.default != q.default:
-            out.append(("param_default_changed", True, f"{fn}: parameter '{q.name}' default {p.default} -> {q.default}"))
+            out.append(("param_default_changed", True, f"{fn}: parameter '{q.name}' default {p.default} -> {q.default}", q.binds))
     for q in b.params:
         if q.name in matched:
             continue
         if q.default is None:
-            out.append(("required_param_added", True, f"{fn}: required parameter '{q.name}' added"))
+            out.append(("required_param_added", True, f"{fn}: required parameter '{q.name}' added", q.binds))
         else:
-            out.append(("param_added", False, f"{fn}: parameter '{q.name}={q.default}' added"))
+            out.append(("param_added", False, f"{fn}: parameter '{q.name}={q.default}' added", q.binds))
     return out
 
 
@@ -309,8 +338,7 @@ def _docs_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     for key in sorted(set(a) | set(b)):
         if a.get(key, "") != b.get(key, ""):
             what = "added" if key not in a else "removed" if key not in b else "changed"
-            out.append(Change(new.name, "docs", f"doc_{what}", False, f"{_doc_label(key)} {what}",
-                              _python_location(new)))
+            out.append(_python_change(new, f"doc_{what}", False, f"{_doc_label(key)} {what}", category="docs"))
     return out
 
 
@@ -327,17 +355,15 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> DiffResult:
             changes.append(Change(name, "graph", "op_removed", True, f"Op {name} removed",
                                   _graph_location(before)))
             if before.function is not None:
-                changes.append(Change(name, "python", "function_removed", before.function.visible,
-                                      f"{_qualified(before.function)} removed with its op",
-                                      _python_location(before)))
+                changes.append(_python_change(before, "function_removed", before.function.visible,
+                                              f"{_qualified(before.function)} removed with its op"))
             continue
         if before is None:
             ops.append(OpStatus(name, "added"))
             changes.append(Change(name, "graph", "op_added", False, f"Op {name} added", _graph_location(after)))
             if after.function is not None:
-                changes.append(Change(name, "python", "function_added", False,
-                                      f"{_qualified(after.function)} added: {after.function.signature}",
-                                      _python_location(after)))
+                changes.append(_python_change(after, "function_added", False,
+                                              f"{_qualified(after.function)} added: {after.function.signature}"))
             continue
         op_changes = (_graph_changes(before, after) + _python_changes(before, after) + _kernel_changes(before, after)
                       + _docs_changes(before, after))

@@ -29,22 +29,30 @@ def _format_for(path: Path) -> str:
     return "json" if path.suffix == ".json" else "md"
 
 
-def snapshot_outputs(config: Config, gathered: GatherResult, api_model: ApiModel, out: Path) -> dict[str, bytes]:
-    """The committed API snapshot as one more output of `opgen build`: {path relative to `out`: bytes}.
+def snapshot_path(config: Config) -> Path | None:
+    """Where `opgen build` writes the API snapshot, relative to the output directory.
 
     Its place is `[tool.opgen] api` (Markdown, or JSON for a `.json` name), which must lie
     inside `[tool.opgen] out`; it goes to the same place under `out` (`--out` may move the tree).
-    Empty when `api` is unset.
+    None when `api` is unset.
     """
     if not config.api:
-        return {}
+        return None
     where = Location(str(config.root / "pyproject.toml"))
     try:
-        rel = config.path(config.api).resolve().relative_to(config.path(config.out).resolve())
+        return config.path(config.api).resolve().relative_to(config.path(config.out).resolve())
     except ValueError:
         raise OpgenError(f"[tool.opgen] api = {config.api!r} is not inside out = {config.out!r}", where,
                          hint="keep the API snapshot next to the generated modules, e.g. api = \"generated/API.md\"",
                          ) from None
+
+
+def snapshot_outputs(config: Config, gathered: GatherResult, api_model: ApiModel, out: Path) -> dict[str, bytes]:
+    """The committed API snapshot as one more output of `opgen build`: {path relative to `out`: bytes}
+    (empty when `[tool.opgen] api` is unset)."""
+    rel = snapshot_path(config)
+    if rel is None:
+        return {}
     text = render_snapshot(build_snapshot(gathered, api_model, config), _format_for(rel))
     return {rel.as_posix(): text.encode("utf-8")}
 
@@ -99,7 +107,8 @@ def _workspace_relative(result: DiffResult, workspace: Path) -> DiffResult:
             return loc
         return Location(rel.as_posix(), loc.line, loc.col)
 
-    return DiffResult([dataclasses.replace(c, location=move(c.location)) for c in result.changes], result.ops)
+    return DiffResult([dataclasses.replace(c, location=move(c.location), override_location=move(c.override_location))
+                       for c in result.changes], result.ops)
 
 
 def run_diff(args: argparse.Namespace, config: Config) -> int:

@@ -1,4 +1,5 @@
-"""TensorFlow's graph-compatibility rules for OpDef changes (tf_semantics H1, H2).
+"""TensorFlow's graph-compatibility rules for OpDef changes (`op_def_util.cc`
+OpDefCompatible, OpDefAttrDefaultsUnchanged).
 
 `graph_issues` lists every violation in the order TF's `OpDefCompatible` and
 `OpDefAttrDefaultsUnchanged` check them, each with TF's own reason text, so the first

@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 
 from opgen.apidiff.snapshot import Snapshot
 from opgen.apidiff.snapshot_build import build_snapshot
-from opgen.apidiff.snapshot_format import FORMAT_TAG, from_json
+from opgen.apidiff.snapshot_format import FORMAT_TAG, from_json, from_markdown
 from opgen.config import Config, load_config
 from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.limits import read_input_bytes, read_text_file
@@ -77,12 +77,14 @@ def load_side(spec: str, config: Config) -> Snapshot:
     path = Path(spec)
     if not path.exists():
         raise OpgenError(f"no such file or directory: {spec}",
-                         hint="give a spec tree, an OpList file, an API snapshot (.json), "
+                         hint="give a spec tree, a project, an OpList file, an API snapshot (.md or .json), "
                               "or use --git REV for a git revision")
     if path.is_dir():
         if (path / "pyproject.toml").is_file():
             return project_snapshot(load_config(path))
         return _spec_tree_snapshot(path, config)
+    if path.suffix.lower() == ".md":  # never C++: the committed Markdown snapshot or an error
+        return from_markdown(read_text_file(path, "API snapshot"), spec)
     if _is_snapshot_file(path):
         return from_json(read_text_file(path, "API snapshot"), spec)
     # a C++ source or an OpList file: gather reads both

@@ -39,7 +39,7 @@ def format_text(result: DiffResult, color: bool = False) -> str:
 
     def line(c: Change) -> str:
         tag = paint("31;1" if c.breaking else "2" if c.category == "docs" else "32", f"{_verdict(c):<8}")
-        where = paint("2", f"  [{c.location}]") if c.location else ""
+        where = paint("2", f"  [{_where(c)}]") if c.location else ""
         return f"  {tag} {c.category:<6} {c.rule}: {c.message}{where}"
 
     lines = [paint("1", "opgen diff: " + _counts(result))]
@@ -76,10 +76,15 @@ def format_markdown(result: DiffResult) -> str:
                   "|---|---|---|---|---|"]
         for c in changes:
             verdict = "**breaking**" if c.breaking else "docs" if c.category == "docs" else "compatible"
-            where = f"`{c.location}`" if c.location else ""
+            where = f"`{c.location}`" + (f" (override `{c.override_location}`)" if c.override_location else "") \
+                if c.location else ""
             lines.append(f"| `{c.op}` | {verdict} | `{c.rule}` | {_md_escape(c.message)} | {where} |")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _where(c: Change) -> str:
+    return f"{c.location}; override {c.override_location}" if c.override_location else str(c.location)
 
 
 def format_json(result: DiffResult) -> str:
@@ -94,6 +99,7 @@ def format_json(result: DiffResult) -> str:
                 "breaking": c.breaking,
                 "message": c.message,
                 **({"location": str(c.location)} if c.location else {}),
+                **({"override_location": str(c.override_location)} if c.override_location else {}),
                 **({"tf_message": c.tf_message} if c.tf_message else {}),
             }
             for c in result.changes
@@ -123,7 +129,8 @@ def format_github(result: DiffResult) -> str:
             if c.location.col:
                 props.append(f"col={c.location.col}")
         props.append(f"title={_gh_property(f'opgen {c.category} {c.rule} ({c.op})')}")
-        lines.append(f"::{level} {','.join(props)}::{_gh_data(c.message)}")
+        also = f" (override: {c.override_location})" if c.override_location else ""
+        lines.append(f"::{level} {','.join(props)}::{_gh_data(c.message + also)}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -2,7 +2,7 @@
 
 A `Snapshot` is what `opgen api` prints and what `opgen diff` compares. It is a thin
 projection of the spec front end (OpDefs, REGISTER_OP locations), the override model
-(ApiDefs, override-file lines) and `opgen.render.pyapi` (the one mapping of an op to its
+(ApiDefs, override-file lines) and `opgen.python_api.function` (the one mapping of an op to its
 Python function), and it round-trips through JSON so committed snapshots can be diffed.
 """
 
@@ -25,7 +25,7 @@ class Param:
 
 @dataclass(frozen=True)
 class Function:
-    """The Python function generated for one op (a projection of `opgen.render.pyapi.FunctionApi`)."""
+    """The Python function generated for one op (a projection of `opgen.python_api.function.FunctionApi`)."""
 
     module: str  # "gen_math_ops"
     name: str  # "add", or "_add" when hidden
@@ -56,6 +56,10 @@ class OpEntry:
     # opgen.spec.kernel_summary.device_types gives it; None when kernels are unknown (no C++ read)
     kernels: dict[str, dict[str, tuple[str, ...] | None]] | None = None
     kernel_locations: tuple[tuple[str, Location], ...] = ()  # device -> its first unlabelled kernel
+    parts: tuple[tuple[str, Location], ...] = ()  # ("attr T", its .Attr line), ... (`OpSource.parts`)
+
+    def part_location(self, part: str) -> Location | None:
+        return next((loc for key, loc in self.parts if key == part), None)
 
     @property
     def name(self) -> str:

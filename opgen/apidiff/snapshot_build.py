@@ -1,4 +1,4 @@
-"""Build a Snapshot from gathered specs, the override model and `opgen.render.pyapi`."""
+"""Build a Snapshot from gathered specs, the override model and `opgen.python_api.function`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from opgen.apidef import ApiModel
 from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot, strip_docs
 from opgen.config import Config
 from opgen.errors import Location, OpgenError
+from opgen.module_groups import group_ops
 from opgen.proto import api_def_pb2
-from opgen.render.pyapi import FunctionApi, SkippedOp, function_api
+from opgen.python_api.function import FunctionApi, SkippedOp, function_api
 from opgen.spec.kernel_summary import device_types
 from opgen.spec.model import GatherResult
 
@@ -22,8 +23,6 @@ _SKIP_REASONS = {
 
 def module_names(gathered: GatherResult, config: Config) -> dict[str, str]:
     """Op name -> generated module, grouped exactly as `opgen build` groups them."""
-    from opgen.render.build import group_ops
-
     groups = group_ops(gathered.op_list, gathered.sources, dict(config.modules),
                        Location(str(config.root / "pyproject.toml")))
     return {op.name: module for module, ops in groups.items() for op in ops}
@@ -115,5 +114,7 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
             kernels=None if gathered.kernels is None else device_types(kernels_by_op.get(op_def.name, []), op_def),
             kernel_locations=tuple((device, shown) for device, at in kernel_locations.get(op_def.name, {}).items()
                                    if (shown := relocate(at)) is not None),
+            parts=tuple((key, loc) for key, loc in ((k, relocate(v)) for k, v in (source.parts if source else ()))
+                        if loc is not None),
         )
     return snapshot

@@ -76,6 +76,8 @@ def to_json(snapshot: Snapshot) -> str:
             item["location"] = str(entry.location)
         if entry.api_locations:
             item["api_locations"] = [str(loc) for loc in entry.api_locations]
+        if entry.parts:
+            item["parts"] = {key: str(loc) for key, loc in entry.parts}
         item["function"] = _function_json(entry.function) if entry.function else None
         if entry.skip_reason:
             item["skip_reason"] = entry.skip_reason
@@ -168,6 +170,7 @@ def from_json(text: str, path: str) -> Snapshot:
                 skip_reason=item.get("skip_reason", ""),
                 kernels=_kernels_from_json(item["kernels"]) if "kernels" in item else None,
                 kernel_locations=tuple((d, parse_location(t)) for d, t in item.get("kernel_locations", {}).items()),
+                parts=tuple((key, parse_location(text)) for key, text in item.get("parts", {}).items()),
             )
             snapshot.ops[entry.name] = entry
     except (KeyError, TypeError, ValueError, json_format.ParseError, text_format.ParseError) as e:
@@ -256,4 +259,30 @@ def to_markdown(snapshot: Snapshot, title: str = "API snapshot") -> str:
         for entry in without:
             out += [f"### {entry.name}", "", f"- {entry.skip_reason or 'skipped'}"]
             out += _graph_lines(entry.op_def) + _kernel_lines(entry) + [""]
+    # The whole snapshot, machine-readable, so `opgen diff generated/API.md` reads the committed
+    # file; in an HTML comment (invisible when rendered) with every `>` escaped, so no text
+    # inside can end the comment.
+    out += ["", f"{_MD_BLOCK_START} (read by `opgen diff`; do not edit)", to_json(snapshot).replace(">", "\\u003e")
+            .rstrip("\n"), "-->"]
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+_MD_BLOCK_START = f"<!-- {FORMAT_TAG}"
+
+
+def from_markdown(text: str, path: str) -> Snapshot:
+    """The snapshot embedded in a Markdown snapshot written by `to_markdown`."""
+    start = text.find("\n" + _MD_BLOCK_START)
+    body_start = text.find("\n", start + 1) + 1 if start >= 0 else -1
+    end = text.find("\n-->", body_start) if body_start > 0 else -1
+    if end < 0:
+        raise OpgenError(f"not an opgen API snapshot: no `{_MD_BLOCK_START}` block (the one `opgen build` and "
+                         "`opgen api` embed at the end)", Location(path),
+                         hint="regenerate it with `opgen build` (or `opgen api -o FILE.md`)")
+    line = text.count("\n", 0, body_start)
+    try:
+        return from_json(text[body_start:end], path)
+    except OpgenError as e:
+        if e.location is not None and e.location.line > 0:
+            e.location = Location(path, e.location.line + line, e.location.col)
+        raise

@@ -2,7 +2,7 @@
 
 One table serves the spec front end (C++ `DataTypeFromString` / `DataTypeString`), the
 renderer (`_dtypes.<name>` defaults, docstring names, `_atypes.<X>` annotations) and the
-runtime (Python `DType.name`). See tf_semantics.md P2 and A9.
+runtime (Python `DType.name`). See TF's `types.proto` and `types.cc` DataTypeFromString.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ _ROWS = [
 
 BY_ENUM: dict[int, DataTypeNames] = {r[0]: DataTypeNames(*r) for r in _ROWS}
 
-# DataTypeFromString's accepted spellings (A9): every C++ name, the float/double/half aliases,
+# DataTypeFromString's accepted spellings (`types.cc`): every C++ name, the float/double/half aliases,
 # and each of those with a `_ref` suffix.
 _CPP_ALIASES = {"float32": 1, "float64": 2, "float16": 19}
 FROM_CPP_STRING: dict[str, int] = {}

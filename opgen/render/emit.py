@@ -1,7 +1,7 @@
 """Jinja rendering of generated modules: one chunk per op, then the header.
 
 Bodies are rendered before the header so the header imports exactly the names they use.
-Every literal goes through a filter from `opgen.render.literals`; the environment uses
+Every literal goes through a filter from `opgen.python_api.literals`; the environment uses
 StrictUndefined, so a template typo is an error, never an empty string.
 """
 
@@ -17,9 +17,9 @@ import jinja2
 
 from opgen import __version__
 from opgen.errors import Location, OpgenError
-from opgen.naming import MODULE_GLOBALS
-from opgen.render import literals
-from opgen.render.pyapi import FunctionApi, SkippedOp
+from opgen.python_api import literals
+from opgen.python_api.function import FunctionApi, SkippedOp
+from opgen.python_api.names import MODULE_GLOBALS
 
 LINE_LENGTH = 88  # black's default
 TEMPLATE_NAMES = ("module_header.py.j2", "module_registration.py.j2", "function.py.j2")
@@ -205,7 +205,7 @@ def helper_keywords(f: FunctionApi) -> list[str]:
 
 
 def list_type_error(param: str, op_name: str, value: str) -> str:
-    """The TypeError message of F12.3/4 as an f-string naming `param` and `op_name`."""
+    """The TypeError message of TF's list-length checks (`python_op_gen.cc`) as an f-string naming `param` and `op_name`."""
     return literals.py_fstring(
         [("text", f"Expected list for '{param}' argument to '{op_name}' Op, not "), ("expr", value + "!r"), ("text", ".")]
     )
@@ -385,7 +385,7 @@ def module_exports(functions: list[FunctionSummary]) -> list[str]:
 
 
 def check_collisions(module: str, functions: list[FunctionSummary], locations: dict[str, Location]) -> None:
-    """Two top-level names of one module may not collide (TF's F16.3 bug is an error here);
+    """Two top-level names of one module may not collide (TF's generator emits both; an error here);
     the error points at the second op's REGISTER_OP (or OpList entry) when it is known."""
     owners: dict[str, str] = {g: "the module itself" for g in MODULE_GLOBALS}
     for f in functions:
@@ -445,10 +445,34 @@ def render_header(
     return text, templates.shipped and direct_chunk(text, literals.docstring_literal(header_doc, ""))
 
 
-def render_registration(
-    templates: Templates, op_list_bytes: bytes, shape_fns: dict[str, str], library: str | None = None
-) -> str:
-    """The `register_op_list(...)` statement, already in black's layout (never formatted)."""
-    return templates.render(
-        "module_registration.py.j2", op_list_bytes=op_list_bytes, shape_fns=shape_fns, library=library
-    )
+OP_DEFS = "_OP_DEFS"  # the module-level list of its serialized OpDefs, registered last
+OP_DEFS_DECLARATION = f"{OP_DEFS}: list[bytes] = []\n"
+_BYTES_PER_PIECE = 81  # `b"` + 81 printable bytes + `"` after a 4-space indent: 88 columns
+
+
+def op_def_statement(op_list_entry: bytes, width: int = 88) -> str:
+    """`_OP_DEFS.append(b"...")` for one op's serialized OpDef (an `OpList.op` entry), in
+    black's layout: one line if it fits, else one implicitly concatenated piece per line, each
+    within `width` columns, so a changed op changes only its own lines."""
+    literal = py_bytes(op_list_entry)
+    line = f"{OP_DEFS}.append({literal})\n"
+    if len(line) <= width + 1:
+        return line
+    pieces: list[str] = []
+    i, room = 0, width - 4
+    while i < len(op_list_entry):
+        n = min(_BYTES_PER_PIECE, room - 3)
+        while True:
+            piece = py_bytes(op_list_entry[i : i + n])
+            if len(piece) <= room or n == 1:
+                break
+            n = max(1, min(n - 1, n * room // len(piece)))
+        pieces.append(f"    {piece}\n")
+        i += n
+    return f"{OP_DEFS}.append(\n{''.join(pieces)})\n"
+
+
+def render_registration(templates: Templates, shape_fns: dict[str, str], library: str | None = None) -> str:
+    """The `register_op_list(...)` statement, already in black's layout (never formatted); it
+    registers `_OP_DEFS`, the OpDefs appended next to each function."""
+    return templates.render("module_registration.py.j2", op_defs=OP_DEFS, shape_fns=shape_fns, library=library)

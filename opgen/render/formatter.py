@@ -21,13 +21,9 @@ import subprocess
 from pathlib import Path
 
 from opgen.errors import OpgenError
+from opgen.fsutil import cache_root
 
 FORMATTERS = ("black", "ruff")
-
-
-def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "opgen"
 
 
 def _black_format(sources: list[str]) -> list[str]:

@@ -103,6 +103,28 @@ def _manifest(out: Path) -> dict[str, str] | None:
     return files
 
 
+GITIGNORE = ".gitignore"
+GITIGNORE_TEXT = (
+    "# Written by `opgen build`: its lock, manifest of the files it owns, and an interrupted\n"
+    "# build's journal and staging area stay out of version control.\n"
+    f"{LOCK}\n{MANIFEST}\n{JOURNAL}\n{STAGING}/\n"
+).encode()
+
+
+def gitignore_output(out: Path) -> dict[str, bytes]:
+    """`{".gitignore": ...}` hiding opgen's internals from git, unless `out` holds a
+    `.gitignore` opgen did not write (a user's own is never touched)."""
+    path = out / GITIGNORE
+    recorded = _manifest(out) or {}
+    if os.path.lexists(path) and GITIGNORE not in recorded:
+        try:
+            if not _is_regular(path) or path.read_bytes() != GITIGNORE_TEXT:
+                return {}
+        except OSError:
+            return {}
+    return {GITIGNORE: GITIGNORE_TEXT}
+
+
 def _legacy_owned(out: Path, source_map: str) -> dict[str, str]:
     """A tree without a manifest: the modules its source map lists that carry opgen's header."""
     try:
@@ -370,5 +392,5 @@ def build_lock(out: Path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-__all__ = ["JOURNAL", "LOCK", "MANIFEST", "STAGING", "Changes", "build_lock", "check_out_dir", "check_relative", "commit",
+__all__ = ["GITIGNORE", "JOURNAL", "LOCK", "MANIFEST", "STAGING", "Changes", "gitignore_output", "build_lock", "check_out_dir", "check_relative", "commit",
            "interrupted", "plan", "recover"]

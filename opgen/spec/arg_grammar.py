@@ -1,4 +1,4 @@
-"""`.Input(spec)` / `.Output(spec)` / `.ControlOutput(name)`: TF 2.21's arg grammar (tf_semantics.md B).
+"""`.Input(spec)` / `.Output(spec)` / `.ControlOutput(name)`: TF 2.21's arg grammar (`op_def_builder.cc` FinalizeInputOrOutput).
 
 Mirrors C++ `FinalizeInputOrOutput` / `FinalizeControlOutput`: the ArgDef is appended
 first and filled while parsing; attrs are looked up in the OpDef as built so far (all
@@ -130,7 +130,7 @@ def _parse(spec: str, arg: op_def_pb2.OpDef.ArgDef, op_def: op_def_pb2.OpDef, at
     if syntax.late_error is not None:
         return syntax.late_error
 
-    # Implicit minimum 1 for the attrs giving an arg's length or type list (B3).
+    # Implicit minimum 1 for the attrs giving an arg's length or type list (`op_def_builder.cc` FinalizeInputOrOutput).
     if arg.number_attr:
         attr = attrs.get(arg.number_attr)
         if attr is not None and not attr.has_minimum:
@@ -141,7 +141,7 @@ def _parse(spec: str, arg: op_def_pb2.OpDef.ArgDef, op_def: op_def_pb2.OpDef, at
         if attr is not None and attr.type == "list(type)" and not attr.has_minimum:
             attr.has_minimum = True
             attr.minimum = 1
-    # A fixed resource arg marks the op stateful (B4).
+    # A fixed resource arg marks the op stateful (`op_def_builder.cc` FinalizeInputOrOutput).
     if dt == DT_RESOURCE:
         op_def.is_stateful = True
     return None

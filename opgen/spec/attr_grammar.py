@@ -1,4 +1,4 @@
-"""`OpDefBuilder::Attr(spec)`: the attr spec grammar of TF 2.21 (tf_semantics.md A).
+"""`OpDefBuilder::Attr(spec)`: the attr spec grammar of TF 2.21 (`op_def_builder.cc` FinalizeAttr).
 
 `finalize_attr` mirrors C++ `FinalizeAttr` step by step, including its mutation order: the
 AttrDef is appended first and filled as parsing proceeds, so a half-parsed attr stays in
@@ -27,7 +27,7 @@ _RE_NUMBER = re.compile(rf"{_WS}(-?[0-9]{{1,25}})(?![0-9]){_WS}")  # longer: out
 # The base type words, tried in TF's order as plain prefixes (no word boundary: `int32`
 # is `int` followed by `32`).
 _RE_BASE = re.compile("string|int|float|bool|type|shape|tensor|func")
-# DataType enum numbers of TF's compound type names, in ascending enum order (A4).
+# DataType enum numbers of TF's compound type names, in ascending enum order (`op_def_builder.cc` ProcessCompoundType).
 NUMBER_TYPES = (1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23)
 REAL_NUMBER_TYPES = (1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23)
 QUANTIZED_TYPES = (11, 12, 13, 15, 16)

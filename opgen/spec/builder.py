@@ -1,9 +1,9 @@
-"""A REGISTER_OP chain -> OpDef, exactly as TF 2.21's OpDefBuilder (tf_semantics.md D).
+"""A REGISTER_OP chain -> OpDef, exactly as TF 2.21's OpDefBuilder (`op_def_builder.cc`).
 
 `build_op_def(reg)` replays the builder calls: flags, Deprecated, Doc and SetShapeFn act
-(and record D1 errors) in call order; then Finalize processes all Attr specs, all Input
-specs, all Output specs, control outputs, the Doc and the type constructor (D2); then
-ValidateOpDef runs (D3), as at registration. Every TF error becomes an OpgenError at the
+(and record their errors, as OpDefBuilder's setters do) in call order; then Finalize processes all Attr specs, all Input
+specs, all Output specs, control outputs, the Doc and the type constructor (OpDefBuilder::Finalize); then
+ValidateOpDef (`op_def_util.cc`) runs, as at registration. Every TF error becomes an OpgenError at the
 call that caused it, with TF's message text.
 """
 
@@ -32,7 +32,7 @@ _FLAGS = {
     "SetIsCommutative": "is_commutative",
     "SetIsAggregate": "is_aggregate",
     "SetIsStateful": "is_stateful",
-    "SetDoNotOptimize": "is_stateful",  # the REGISTER_OP wrapper's alias (D5)
+    "SetDoNotOptimize": "is_stateful",  # the REGISTER_OP wrapper's alias (`op.h` OpDefBuilderWrapper)
     "SetAllowsUninitializedInput": "allows_uninitialized_input",
     "SetIsDistributedCommunication": "is_distributed_communication",
 }
@@ -66,7 +66,7 @@ class _Builder:
     def __init__(self, reg: Registration):
         self.reg = reg
         self.op_def = op_def_pb2.OpDef(name=reg.op_name)
-        self.errors: list[OpgenError] = []  # D1 errors, in call order
+        self.errors: list[OpgenError] = []  # the builder setters' errors, in call order
         self.attrs: list[BuilderCall] = []
         self.inputs: list[BuilderCall] = []
         self.outputs: list[BuilderCall] = []
@@ -147,7 +147,7 @@ class _Builder:
         return False
 
     def finalize(self) -> None:
-        """Finalize (D2): errors accumulate in TF's order; the type constructor's is final."""
+        """OpDefBuilder::Finalize: errors accumulate in TF's order; the type constructor's is final."""
         op_def = self.op_def
         for call in self.attrs:
             self._record(finalize_attr(str(call.args[0].value), op_def), call)

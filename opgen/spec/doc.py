@@ -1,4 +1,4 @@
-"""`.Doc(text)`: TF 2.21's `FinalizeDoc` (tf_semantics.md C).
+"""`.Doc(text)`: TF 2.21's `FinalizeDoc` (`op_def_builder.cc`).
 
 Summary = first non-blank line; description = following lines up to the first "name
 line" (`NAME ws* :` at column 0); then one entry per name line with its continuation

@@ -194,11 +194,14 @@ def gather(
     helpers: Mapping[str, str] | None = None,
     strict_includes: bool = False,
     strict_kernels: bool = False,
+    cache: bool = False,
 ) -> GatherResult:
     """The OpList (sorted by name, `_` ops only with include_internal) of every op the
     sources register, and their kernels; raises GatherErrors with every error found. A
     kernel registration that cannot be evaluated is a warning and skipped, or an error
-    with strict_kernels. TF's `TF_CALL_*` macros are predefined for the `defines`."""
+    with strict_kernels. TF's `TF_CALL_*` macros are predefined for the `defines`.
+    `cache`: parsed text OpLists are kept in opgen's cache
+    (`oplist_io.load_op_list_with_lines`)."""
     # Gathering allocates hundreds of thousands of acyclic tuples and small objects; the
     # cyclic GC would only traverse them again and again (a third of the time on a
     # large file), so it is paused and the garbage is left to reference counting.
@@ -206,7 +209,7 @@ def gather(
     gc.disable()
     try:
         return _gather(sources, list(defines), include_dirs, allow_file, include_internal, helpers, strict_includes,
-                       strict_kernels)
+                       strict_kernels, cache)
     except GatherErrors:
         raise
     except OpgenError as e:  # a bad -D option or allow file: nothing can be gathered
@@ -214,6 +217,25 @@ def gather(
     finally:
         if gc_was_enabled:
             gc.enable()
+
+
+_FLAG_CALLS = {"SetIsStateful": "is_stateful", "SetDoNotOptimize": "is_stateful", "SetIsCommutative": "is_commutative",
+               "SetIsAggregate": "is_aggregate", "SetAllowsUninitializedInput": "allows_uninitialized_input",
+               "SetIsDistributedCommunication": "is_distributed_communication"}
+
+
+def _part_locations(reg: Registration) -> tuple[tuple[str, Location], ...]:
+    """("attr T", where `.Attr("T: ...")` stands), ... for each declared part (first wins)."""
+    parts: dict[str, Location] = {}
+    for call in reg.calls:
+        if call.method in ("Attr", "Input", "Output") and call.args and call.args[0].kind == "string":
+            name = str(call.args[0].value).split(":", 1)[0].strip()
+            parts.setdefault(f"{call.method.lower()} {name}", call.loc)
+        elif call.method in _FLAG_CALLS:
+            parts.setdefault(f"flag {_FLAG_CALLS[call.method]}", call.loc)
+        elif call.method == "Deprecated":
+            parts.setdefault("deprecation", call.loc)
+    return tuple(parts.items())
 
 
 def _gather(
@@ -225,6 +247,7 @@ def _gather(
     helpers: Mapping[str, str] | None,
     strict_includes: bool,
     strict_kernels: bool,
+    cache: bool,
 ) -> GatherResult:
     files = expand_sources(sources)
     errors: list[OpgenError] = list(files.errors)
@@ -272,11 +295,11 @@ def _gather(
         for _, errs in sorted(located, key=lambda item: item[0]):
             errors.extend(errs)
         for (op_def, shape_fn), reg in built:
-            register(op_def, OpSource(reg.loc, shape_fn))
+            register(op_def, OpSource(reg.loc, shape_fn, _part_locations(reg)))
 
     for path in files.oplists:
         try:
-            op_list, lines = load_op_list_with_lines(path)
+            op_list, lines = load_op_list_with_lines(path, cache=cache)
         except OpgenError as e:
             errors.append(e)
             continue

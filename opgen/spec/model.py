@@ -50,6 +50,9 @@ class OpSource:
 
     location: Location  # REGISTER_OP, or the op's entry in an OpList file
     shape_fn: str | None = None  # the shape function's name when SetShapeFn was given a name
+    # Where each part was declared: ("attr T" | "input x" | "output y" | "flag is_stateful" |
+    # "deprecation", its builder call), so reviews point at the line that changed.
+    parts: tuple[tuple[str, Location], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,18 @@ written deterministically."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
 import re
+import struct
 from pathlib import Path
 
 from google.protobuf import json_format, text_format
 from google.protobuf.message import DecodeError, Message
 
 from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.fsutil import atomic_write, cache_root
 from opgen.limits import MAX_TEXT_NESTING, read_input_bytes, text_nesting_problem
 from opgen.proto import op_def_pb2
 from opgen.proto.datatypes import BY_ENUM
@@ -67,19 +72,62 @@ def _unknown_arg_type(op_def: op_def_pb2.OpDef) -> str | None:
     return None
 
 
-def load_op_list_with_lines(path: str | Path) -> tuple[op_def_pb2.OpList, list[int]]:
+def load_op_list_with_lines(path: str | Path, cache: bool = False) -> tuple[op_def_pb2.OpList, list[int]]:
     """The OpList and, for a text file, the 1-based line of each `op` entry (0 otherwise);
-    every OpDef validated (`check_op_list`)."""
-    op_list, lines = _parse_op_list_file(path)
-    check_op_list(op_list, str(path), lines)
+    every OpDef validated (`check_op_list`). With `cache`, an OpList parsed and validated
+    before (same bytes, same opgen code) is read from its binary form in opgen's cache:
+    protobuf's pure-Python text parser and the validation take most of a no-op rebuild."""
+    name = str(path)
+    data = read_input_bytes(path, "OpList file")
+    suffix = Path(name).suffix.lower()
+    cached = _cache_file(data, suffix) if cache else None
+    parsed = _read_cached(cached) if cached is not None else None
+    if parsed is not None:
+        return parsed
+    op_list, lines = _parse_op_list(name, data, suffix)
+    check_op_list(op_list, name, lines)
+    if cached is not None:  # only what passed validation
+        _write_cached(cached, op_list, lines)
     return op_list, lines
 
 
-def _parse_op_list_file(path: str | Path) -> tuple[op_def_pb2.OpList, list[int]]:
-    name = str(path)
-    data = read_input_bytes(path, "OpList file")
+def _cache_file(data: bytes, suffix: str) -> Path:
+    """Keyed by the bytes, the suffix, protobuf's version and the code that parses and validates."""
+    from google.protobuf import __version__ as protobuf_version
+
+    h = hashlib.sha256(f"opgen-oplist-2\0{protobuf_version}\0{suffix}\0".encode())
+    h.update(_code_digest())
+    h.update(data)
+    return cache_root() / "oplists" / h.hexdigest()
+
+
+@functools.cache
+def _code_digest() -> bytes:
+    here = Path(__file__).parent
+    return hashlib.sha256(b"".join((here / f).read_bytes() for f in ("oplist_io.py", "validate.py"))
+                          + (here.parent / "proto" / "datatypes.py").read_bytes()).digest()
+
+
+def _read_cached(path: Path) -> tuple[op_def_pb2.OpList, list[int]] | None:
+    """(OpList, lines) from `[count][lines as uint32 LE][serialized OpList]`; None when absent or unreadable."""
+    try:
+        blob = path.read_bytes()
+        (count,) = struct.unpack_from("<I", blob)
+        lines = list(struct.unpack_from(f"<{count}I", blob, 4))
+        op_list = op_def_pb2.OpList.FromString(blob[4 + 4 * count:])
+    except (OSError, struct.error, DecodeError):
+        return None
+    return (op_list, lines) if len(op_list.op) == count else None
+
+
+def _write_cached(path: Path, op_list: op_def_pb2.OpList, lines: list[int]) -> None:
+    blob = struct.pack(f"<I{len(lines)}I", len(lines), *lines) + op_list.SerializeToString(deterministic=True)
+    with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
+        atomic_write(path, blob)
+
+
+def _parse_op_list(name: str, data: bytes, suffix: str) -> tuple[op_def_pb2.OpList, list[int]]:
     op_list = op_def_pb2.OpList()
-    suffix = Path(name).suffix.lower()
     if suffix in BINARY_SUFFIXES:
         try:
             op_list.ParseFromString(data)

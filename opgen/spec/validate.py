@@ -1,4 +1,4 @@
-"""`ValidateOpDef` and `ValidateAttrValue` of TF 2.21 (tf_semantics.md D3, D4).
+"""`ValidateOpDef` and `ValidateAttrValue` of TF 2.21 (`op_def_util.cc`).
 
 Checks run in TF's order and stop at the first failure. A failure says which part of the
 OpDef it concerns (`OpDefProblem.part`/`index`) so callers can point at the builder call

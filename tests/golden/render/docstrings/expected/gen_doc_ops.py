@@ -19,6 +19,9 @@ from opgen.runtime import registry as _registry
 __all__ = ["documented", "two_outputs", "undocumented"]
 
 
+_OP_DEFS: list[bytes] = []
+
+
 TV_Documented_T = TypeVar("TV_Documented_T", _atypes.Float32, _atypes.Float64)
 TV_Documented_Tidx = TypeVar("TV_Documented_Tidx", _atypes.Int32, _atypes.Int64)
 
@@ -102,6 +105,22 @@ def documented(
     return _result
 
 
+_OP_DEFS.append(
+    b"\n\x92\x05\n\nDocumented\x12h\n\x01x\x12`The first operand. It has a long descrip"
+    b'tion that will not fit on the line with its type phrase."\x01T\x12F\n\x01y\x12>= '
+    b'Same shape as `x`; the type phrase is replaced by this text."\x01T\x12\x17\n'
+    b'\x07indices\x12\x06Short."\x04Tidx\x1a\x18\n\x01z\x12\x10The combinatio'
+    b'n."\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x02"\x18\n\x04Tidx\x12\x04ty'
+    b'pe\x1a\x020\x03:\x06\n\x042\x02\x03\t"q\n\x04mode\x12\x06string\x1a\x06\x12\x04fa'
+    b'st"HHow to combine: "fast" or "exact" (with \\backslashes\\ and """quotes"'
+    b'"").:\x0f\n\r\x12\x04fast\x12\x05exact"\x1b\n\x05count\x12\x03int"\tHow many'
+    b'.(\x010\x02"#\n\x06ratios\x12\x0blist(float)\x1a\x08\n\x06"\x04\x00\x00\x00?(\x01'
+    b"0\x01*WCombines `x` and `y` with a very long summary line that goes on and on pas"
+    b"t the margin.2dThe description has several paragraphs.\n\n  An indented block sta"
+    b"ys indented,\n  relative to the rest."
+)
+
+
 _TwoOutputsOutput = collections.namedtuple("_TwoOutputsOutput", ["lo", "hi"])
 _TwoOutputsOutput.__name__ = _TwoOutputsOutput.__qualname__ = "TwoOutputs"
 
@@ -134,6 +153,14 @@ def two_outputs(a: Annotated[Any, _atypes.Float32], name=None):
     return _result
 
 
+_OP_DEFS.append(
+    b"\n\xb2\x01\n\nTwoOutputs\x12\x05\n\x01a\x18\x01\x1ab\n\x02lo\x12ZThe lower half, "
+    b"with a description long enough to run past the seventy-four column mar"
+    b"gin.\x18\x01\x1a,\n\x02hi\x12$= The upper half, described in full.\x18\x01*\x0bSp"
+    b"lits `a`."
+)
+
+
 def undocumented(
     a: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Int32]:
@@ -163,8 +190,13 @@ def undocumented(
     return _result
 
 
+_OP_DEFS.append(
+    b"\n\x1c\n\x0cUndocumented\x12\x05\n\x01a\x18\x01\x1a\x05\n\x01b\x18\x03"
+)
+
+
 _registry.register_op_list(
     __name__,
-    b'\n\x92\x05\n\nDocumented\x12h\n\x01x\x12`The first operand. It has a long description that will not fit on the line with its type phrase."\x01T\x12F\n\x01y\x12>= Same shape as `x`; the type phrase is replaced by this text."\x01T\x12\x17\n\x07indices\x12\x06Short."\x04Tidx\x1a\x18\n\x01z\x12\x10The combination."\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x02"\x18\n\x04Tidx\x12\x04type\x1a\x020\x03:\x06\n\x042\x02\x03\t"q\n\x04mode\x12\x06string\x1a\x06\x12\x04fast"HHow to combine: "fast" or "exact" (with \\backslashes\\ and """quotes""").:\x0f\n\r\x12\x04fast\x12\x05exact"\x1b\n\x05count\x12\x03int"\tHow many.(\x010\x02"#\n\x06ratios\x12\x0blist(float)\x1a\x08\n\x06"\x04\x00\x00\x00?(\x010\x01*WCombines `x` and `y` with a very long summary line that goes on and on past the margin.2dThe description has several paragraphs.\n\n  An indented block stays indented,\n  relative to the rest.\n\xb2\x01\n\nTwoOutputs\x12\x05\n\x01a\x18\x01\x1ab\n\x02lo\x12ZThe lower half, with a description long enough to run past the seventy-four column margin.\x18\x01\x1a,\n\x02hi\x12$= The upper half, described in full.\x18\x01*\x0bSplits `a`.\n\x1c\n\x0cUndocumented\x12\x05\n\x01a\x18\x01\x1a\x05\n\x01b\x18\x03',
+    b"".join(_OP_DEFS),
     shape_fns={},
 )

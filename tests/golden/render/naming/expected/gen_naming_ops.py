@@ -27,6 +27,9 @@ __all__ = [
 ]
 
 
+_OP_DEFS: list[bytes] = []
+
+
 def a_bc(
     x: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -54,6 +57,9 @@ def a_bc(
     return _result
 
 
+_OP_DEFS.append(b"\n\x13\n\x03ABc\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01")
+
+
 def ab__cd(
     x: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -79,6 +85,9 @@ def ab__cd(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(b"\n\x15\n\x05Ab_Cd\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01")
 
 
 def ctc_loss_like(
@@ -110,6 +119,11 @@ def ctc_loss_like(
     return _result
 
 
+_OP_DEFS.append(
+    b"\n\x1b\n\x0bCTCLossLike\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01"
+)
+
+
 def conv2d_backprop_input_like(
     input: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -139,6 +153,12 @@ def conv2d_backprop_input_like(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b"\n0\n\x17Conv2DBackpropInputLike\x12\t\n\x05input\x18\x01\x1a\n\n\x06output\x18"
+    b"\x01"
+)
 
 
 def keyword_args(
@@ -202,6 +222,13 @@ def keyword_args(
     return _result
 
 
+_OP_DEFS.append(
+    b"\n`\n\x0bKeywordArgs\x12\n\n\x06lambda\x18\x01\x12\t\n\x05async\x18\x01"
+    b'\x12\t\n\x05input\x18\x01\x1a\x07\n\x03out\x18\x01"\x10\n\x05await\x12\x03int\x1a'
+    b'\x02\x18\x01"\x14\n\x08nonlocal\x12\x04bool\x1a\x02(\x00'
+)
+
+
 def l2_loss_like(
     t: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -229,6 +256,9 @@ def l2_loss_like(
     return _result
 
 
+_OP_DEFS.append(b"\n\x1c\n\nL2LossLike\x12\x05\n\x01t\x18\x01\x1a\x07\n\x03out\x18\x01")
+
+
 def mat_mul_like(
     a: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -254,6 +284,12 @@ def mat_mul_like(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(b"\n\x1a\n\nMatMulLike\x12\x05\n\x01a\x18\x01\x1a\x05\n\x01b\x18\x01")
+
+
+_OP_DEFS.append(b"\n\x15\n\x05Print\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01")
 
 
 def rgb_to_hsv_like(
@@ -285,6 +321,11 @@ def rgb_to_hsv_like(
     return _result
 
 
+_OP_DEFS.append(
+    b"\n#\n\x0cRGBToHSVLike\x12\n\n\x06images\x18\x01\x1a\x07\n\x03out\x18\x01"
+)
+
+
 def sorted(
     x: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -310,6 +351,9 @@ def sorted(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(b"\n\x16\n\x06Sorted\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01")
 
 
 def utf8_decode_like(
@@ -341,6 +385,11 @@ def utf8_decode_like(
     return _result
 
 
+_OP_DEFS.append(
+    b"\n\x1e\n\x0eUTF8DecodeLike\x12\x05\n\x01x\x18\x07\x1a\x05\n\x01y\x18\x07"
+)
+
+
 def xla2_foo(
     x: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -368,8 +417,11 @@ def xla2_foo(
     return _result
 
 
+_OP_DEFS.append(b"\n\x17\n\x07Xla2Foo\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01")
+
+
 _registry.register_op_list(
     __name__,
-    b'\n\x13\n\x03ABc\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n\x15\n\x05Ab_Cd\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n\x1b\n\x0bCTCLossLike\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n0\n\x17Conv2DBackpropInputLike\x12\t\n\x05input\x18\x01\x1a\n\n\x06output\x18\x01\n`\n\x0bKeywordArgs\x12\n\n\x06lambda\x18\x01\x12\t\n\x05async\x18\x01\x12\t\n\x05input\x18\x01\x1a\x07\n\x03out\x18\x01"\x10\n\x05await\x12\x03int\x1a\x02\x18\x01"\x14\n\x08nonlocal\x12\x04bool\x1a\x02(\x00\n\x1c\n\nL2LossLike\x12\x05\n\x01t\x18\x01\x1a\x07\n\x03out\x18\x01\n\x1a\n\nMatMulLike\x12\x05\n\x01a\x18\x01\x1a\x05\n\x01b\x18\x01\n\x15\n\x05Print\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n#\n\x0cRGBToHSVLike\x12\n\n\x06images\x18\x01\x1a\x07\n\x03out\x18\x01\n\x16\n\x06Sorted\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n\x1e\n\x0eUTF8DecodeLike\x12\x05\n\x01x\x18\x07\x1a\x05\n\x01y\x18\x07\n\x17\n\x07Xla2Foo\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01',
+    b"".join(_OP_DEFS),
     shape_fns={},
 )

@@ -26,6 +26,9 @@ __all__ = [
 ]
 
 
+_OP_DEFS: list[bytes] = []
+
+
 TV_Abs_T = TypeVar("TV_Abs_T", _atypes.Float32, _atypes.Int32)
 
 
@@ -54,10 +57,16 @@ def _abs(x: Annotated[Any, TV_Abs_T], name=None) -> Annotated[Any, TV_Abs_T]:
     return _result
 
 
+_OP_DEFS.append(
+    b'\n(\n\x03Abs\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x11\n\x01T\x12\x04type'
+    b":\x06\n\x042\x02\x01\x03"
+)
+
+
 TV_Add_T = TypeVar("TV_Add_T", _atypes.Float32, _atypes.Int32)
 
 
-def add(
+def _add(
     x: Annotated[Any, TV_Add_T], y: Annotated[Any, TV_Add_T], name=None
 ) -> Annotated[Any, TV_Add_T]:
     r"""TODO: add doc.
@@ -83,6 +92,12 @@ def add(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n0\n\x03Add\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x11'
+    b"\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03"
+)
 
 
 TV_AddV2_T = TypeVar("TV_AddV2_T", _atypes.Float32, _atypes.Int32)
@@ -114,6 +129,12 @@ def add_two(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n2\n\x05AddV2\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"'
+    b"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03"
+)
 
 
 TV_ArgMaxLike_T = TypeVar("TV_ArgMaxLike_T", _atypes.Float32, _atypes.Int32)
@@ -165,6 +186,16 @@ def arg_max_like(
     return _result
 
 
+_OP_DEFS.append(
+    b'\nr\n\nArgMaxLike\x12\n\n\x05input"\x01T\x12\r\n\tdimension\x18\x03\x1a\x15\n\x06'
+    b'output"\x0boutput_type"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03"\x1f\n\x0b'
+    b"output_type\x12\x04type\x1a\x020\t:\x06\n\x042\x02\x03\t"
+)
+
+
+_OP_DEFS.append(b"\n\x14\n\x04Gone\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01")
+
+
 _MinMaxOutput = collections.namedtuple("_MinMaxOutput", ["lo", "hi"])
 _MinMaxOutput.__name__ = _MinMaxOutput.__qualname__ = "MinMax"
 
@@ -195,6 +226,12 @@ def min_max(x: Annotated[Any, _atypes.Float32], name=None):
     _result = _outputs[:]
     _result = _MinMaxOutput._make(_result)
     return _result
+
+
+_OP_DEFS.append(
+    b"\n-\n\x06MinMax\x12\x05\n\x01x\x18\x01\x1a\r\n\tmin_value\x18\x01\x1a\r\n\tmax_v"
+    b"alue\x18\x01"
+)
 
 
 TV_Mul_T = TypeVar("TV_Mul_T", _atypes.Float32, _atypes.Int32)
@@ -234,6 +271,12 @@ multiply = mul
 times = mul
 
 
+_OP_DEFS.append(
+    b'\n0\n\x03Mul\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x11'
+    b"\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03"
+)
+
+
 def reordered(
     b: Annotated[Any, _atypes.Int32], a: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -262,6 +305,12 @@ def reordered(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b"\n \n\tReordered\x12\x05\n\x01a\x18\x01\x12\x05\n\x01b\x18\x03\x1a\x05\n\x01c"
+    b"\x18\x01"
+)
 
 
 TV_SumLike_T = TypeVar("TV_SumLike_T", _atypes.Float32, _atypes.Int32)
@@ -312,8 +361,17 @@ def sum_like(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\xf2\x01\n\x07SumLike\x12!\n\x05input\x12\x15The tensor to reduce."\x01T\x120'
+    b"\n\x11reduction_indices\x12\x19The dimensions to reduce.\x18\x03\x1a\x0b\n\x06ou"
+    b'tput"\x01T"I\n\tkeep_dims\x12\x04bool\x1a\x02(\x00"2If true, retains reduced dime'
+    b"nsions with length 1.\"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03*'Sums `inp"
+    b"ut` along `reduction_indices`."
+)
+
+
 _registry.register_op_list(
     __name__,
-    b'\n(\n\x03Abs\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03\n0\n\x03Add\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03\n2\n\x05AddV2\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03\nr\n\nArgMaxLike\x12\n\n\x05input"\x01T\x12\r\n\tdimension\x18\x03\x1a\x15\n\x06output"\x0boutput_type"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03"\x1f\n\x0boutput_type\x12\x04type\x1a\x020\t:\x06\n\x042\x02\x03\t\n\x14\n\x04Gone\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01\n-\n\x06MinMax\x12\x05\n\x01x\x18\x01\x1a\r\n\tmin_value\x18\x01\x1a\r\n\tmax_value\x18\x01\n0\n\x03Mul\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\x06\n\x01z"\x01T"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03\n \n\tReordered\x12\x05\n\x01a\x18\x01\x12\x05\n\x01b\x18\x03\x1a\x05\n\x01c\x18\x01\n\xf2\x01\n\x07SumLike\x12!\n\x05input\x12\x15The tensor to reduce."\x01T\x120\n\x11reduction_indices\x12\x19The dimensions to reduce.\x18\x03\x1a\x0b\n\x06output"\x01T"I\n\tkeep_dims\x12\x04bool\x1a\x02(\x00"2If true, retains reduced dimensions with length 1."\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03*\'Sums `input` along `reduction_indices`.',
+    b"".join(_OP_DEFS),
     shape_fns={},
 )

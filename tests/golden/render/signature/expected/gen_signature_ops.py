@@ -26,6 +26,9 @@ __all__ = [
 ]
 
 
+_OP_DEFS: list[bytes] = []
+
+
 TV_ListInputs_T = TypeVar(
     "TV_ListInputs_T",
     _atypes.BFloat16,
@@ -119,6 +122,13 @@ def list_inputs(
     return _result
 
 
+_OP_DEFS.append(
+    b'\ng\n\nListInputs\x12\x0e\n\x06values"\x01T*\x01N\x12\x0c\n\x04more"\x01'
+    b'T*\x01N\x12\x0c\n\x05fixed\x18\x03*\x01M\x1a\x08\n\x03sum"\x01T"\x0c\n\x01N\x12'
+    b'\x03int(\x010\x01"\n\n\x01M\x12\x03int(\x01"\t\n\x01T\x12\x04type'
+)
+
+
 _ManyOutputsOutput = collections.namedtuple(
     "_ManyOutputsOutput", ["first", "middle", "count", "last_list"]
 )
@@ -164,6 +174,13 @@ def many_outputs(x: Annotated[Any, TV_ManyOutputs_T], n: int, name=None):
     return _result
 
 
+_OP_DEFS.append(
+    b'\nm\n\x0bManyOutputs\x12\x06\n\x01x"\x01T\x1a\n\n\x05first"\x01T\x1a\x0e\n\x06mid'
+    b'dle"\x01T*\x01n\x1a\t\n\x05count\x18\t\x1a\x10\n\tlast_list\x18\x03*\x01n"'
+    b'\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x13\x01"\n\n\x01n\x12\x03int(\x01'
+)
+
+
 def no_outputs(x: Annotated[Any, _atypes.Float32], name=None):
     r"""TODO: add doc.
 
@@ -185,6 +202,9 @@ def no_outputs(x: Annotated[Any, _atypes.Float32], name=None):
             pass
     _, _, _op, _outputs = _op_def_library._apply_op_helper("NoOutputs", x=x, name=name)
     return _op
+
+
+_OP_DEFS.append(b"\n\x15\n\tNoOutputs\x12\x05\n\x01x\x18\x01\x88\x01\x01")
 
 
 TV_Ordering_T = TypeVar("TV_Ordering_T", _atypes.Float32, _atypes.Int32)
@@ -297,6 +317,14 @@ def ordering(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n\x94\x01\n\x08Ordering\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\r\n\x01z'
+    b'"\x08out_type"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03"\x17\n\x0cwith_defa'
+    b'ult\x12\x03int\x1a\x02\x18\x03"\x12\n\x08required\x12\x06string"\x1c\n\x08out_typ'
+    b'e\x12\x04type\x1a\x020\t:\x06\n\x042\x02\x03\t"\x0b\n\x03dst\x12\x04type'
+)
+
+
 TV_SingleType_T = TypeVar("TV_SingleType_T", bound=_atypes.BFloat16)
 
 
@@ -325,6 +353,12 @@ def single_type(
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_OP_DEFS.append(
+    b'\n.\n\nSingleType\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x10\n\x01T\x12\x04ty'
+    b"pe:\x05\n\x032\x01\x0e"
+)
 
 
 TV_SplitLike_T = TypeVar(
@@ -406,6 +440,13 @@ def split_like(
     return _result
 
 
+_OP_DEFS.append(
+    b'\n_\n\tSplitLike\x12\r\n\tsplit_dim\x18\x03\x12\n\n\x05value"\x01T\x1a\x16\n\x06o'
+    b'utput"\x01T*\tnum_split"\x14\n\tnum_split\x12\x03int(\x010\x01"\t\n\x01T\x12\x04t'
+    b"ype"
+)
+
+
 def stateful_list_output(n: int, name=None):
     r"""TODO: add doc.
 
@@ -435,6 +476,12 @@ def stateful_list_output(n: int, name=None):
     if not _result:
         return _op
     return _result
+
+
+_OP_DEFS.append(
+    b'\n/\n\x12StatefulListOutput\x1a\n\n\x03out\x18\x01*\x01n"\n\n\x01n\x12\x03int'
+    b"(\x01\x88\x01\x01"
+)
 
 
 def type_lists(args, Tout, name=None):
@@ -471,8 +518,14 @@ def type_lists(args, Tout, name=None):
     return _result
 
 
+_OP_DEFS.append(
+    b'\nV\n\tTypeLists\x12\x0b\n\x04args2\x03Tin\x1a\x0f\n\x07results2\x04Tout"\x13\n'
+    b'\x03Tin\x12\nlist(type)(\x01"\x16\n\x04Tout\x12\nlist(type)(\x010\x01'
+)
+
+
 _registry.register_op_list(
     __name__,
-    b'\ng\n\nListInputs\x12\x0e\n\x06values"\x01T*\x01N\x12\x0c\n\x04more"\x01T*\x01N\x12\x0c\n\x05fixed\x18\x03*\x01M\x1a\x08\n\x03sum"\x01T"\x0c\n\x01N\x12\x03int(\x010\x01"\n\n\x01M\x12\x03int(\x01"\t\n\x01T\x12\x04type\nm\n\x0bManyOutputs\x12\x06\n\x01x"\x01T\x1a\n\n\x05first"\x01T\x1a\x0e\n\x06middle"\x01T*\x01n\x1a\t\n\x05count\x18\t\x1a\x10\n\tlast_list\x18\x03*\x01n"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x13\x01"\n\n\x01n\x12\x03int(\x01\n\x15\n\tNoOutputs\x12\x05\n\x01x\x18\x01\x88\x01\x01\n\x94\x01\n\x08Ordering\x12\x06\n\x01x"\x01T\x12\x06\n\x01y"\x01T\x1a\r\n\x01z"\x08out_type"\x11\n\x01T\x12\x04type:\x06\n\x042\x02\x01\x03"\x17\n\x0cwith_default\x12\x03int\x1a\x02\x18\x03"\x12\n\x08required\x12\x06string"\x1c\n\x08out_type\x12\x04type\x1a\x020\t:\x06\n\x042\x02\x03\t"\x0b\n\x03dst\x12\x04type\n.\n\nSingleType\x12\x06\n\x01x"\x01T\x1a\x06\n\x01y"\x01T"\x10\n\x01T\x12\x04type:\x05\n\x032\x01\x0e\n_\n\tSplitLike\x12\r\n\tsplit_dim\x18\x03\x12\n\n\x05value"\x01T\x1a\x16\n\x06output"\x01T*\tnum_split"\x14\n\tnum_split\x12\x03int(\x010\x01"\t\n\x01T\x12\x04type\n/\n\x12StatefulListOutput\x1a\n\n\x03out\x18\x01*\x01n"\n\n\x01n\x12\x03int(\x01\x88\x01\x01\nV\n\tTypeLists\x12\x0b\n\x04args2\x03Tin\x1a\x0f\n\x07results2\x04Tout"\x13\n\x03Tin\x12\nlist(type)(\x01"\x16\n\x04Tout\x12\nlist(type)(\x010\x01',
+    b"".join(_OP_DEFS),
     shape_fns={},
 )

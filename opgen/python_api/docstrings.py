@@ -1,4 +1,5 @@
-"""Docstring text of a wrapper, laid out as TF's python_op_gen does (tf_semantics F10).
+"""Docstring text of a wrapper, laid out as TF's python_op_gen does
+(`python_op_gen_internal.cc` GenPythonOp::AddDocString*, `python_op_gen.cc`).
 
 The text is what `inspect.cleandoc(fn.__doc__)` returns for TF's wrapper: the summary on
 the first line, `Args:`/`Returns:` at column 0, entries at 2, continuation lines at 4.
@@ -9,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.naming import avoid_reserved
 from opgen.proto import api_def_pb2, op_def_pb2
 from opgen.proto.datatypes import is_ref
-from opgen.render.literals import attr_value_doc, dtype_name
+from opgen.python_api.literals import attr_value_doc, dtype_name
+from opgen.python_api.names import avoid_reserved
 
 RIGHT_MARGIN = 74  # AppendWithinWidth's width for entries
 
@@ -54,7 +55,7 @@ def _mutable(dtype: int) -> str:
 
 
 def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bool) -> str:
-    """The type sentence(s) of an input or output (F10 "Type phrases")."""
+    """The type sentence(s) of an input or output (TF's AddDocStringInputs/AddDocStringOutputs)."""
     must_be = "Has one of the following types:" if is_output else "Must be one of the following types:"
     same_as = "Has the same type as" if is_output else "Must have the same type as"
 
@@ -141,7 +142,7 @@ _ATTR_WORDS = {
 
 
 def attr_type_phrase(attr: op_def_pb2.OpDef.AttrDef, default) -> str:
-    """`A`/`An` + type words + allowed values + minimum + `.` + default sentence (F10 "Attr line")."""
+    """`A`/`An` + type words + allowed values + minimum + `.` + default sentence (TF's AddDocStringAttrs)."""
     words = _ATTR_WORDS.get(attr.type, f"`{attr.type}`")
     if default is not None:
         words = "optional " + words
@@ -204,7 +205,7 @@ def returns_block(ctx: DocContext, api_def: api_def_pb2.ApiDef) -> str:
 
 
 def docstring_text(summary: str, description: str, arg_entries: list[str], returns: str) -> str:
-    """The whole docstring (F10) with `Args:` at column 0; `arg_entries` are unindented entries."""
+    """The whole docstring (GenPythonOp::Code) with `Args:` at column 0; `arg_entries` are unindented entries."""
     # TF: summary, blank line, Indent(description) (one line per line, nothing for an
     # all-whitespace description), blank line, Args. Ops without a summary get TODO.
     if not summary:

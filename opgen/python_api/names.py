@@ -1,4 +1,6 @@
-"""Python names for ops, arguments and attrs, as TF's python_op_gen derives them (tf_semantics F3-F5).
+"""Python names for ops, arguments and attrs, as TF's python_op_gen derives them
+(`python_op_gen_internal.cc` GenerateLowerCaseOpName, IsPythonReserved, AvoidPythonReserved,
+IsOpWithUnderscorePrefix; `python_op_gen.cc` GetPythonOpsImpl).
 
 Pure helpers shared by override validation (`opgen.overrides`, which rejects renames that
 collide) and rendering, so both agree on every name; started as `opgen/render/naming.py`
@@ -15,7 +17,7 @@ import re
 import sys
 
 # TF's PY_RESERVED list (Python-2 keywords and capitalised builtins), plus the three
-# Python-3 keywords TF forgot (F5).
+# Python-3 keywords TF's IsPythonReserved lacks.
 PY_RESERVED: frozenset[str] = frozenset(
     """
     and as assert break class continue def del elif else except exec finally for from
@@ -35,7 +37,7 @@ PY_RESERVED: frozenset[str] = frozenset(
 )
 assert set(keyword.kwlist) <= PY_RESERVED, "a Python keyword is missing from PY_RESERVED"
 
-# Lowercase builtins that ApiDef-hidden ops still prefix with `_` (F5 UNDERSCORE_SET).
+# Lowercase builtins that ApiDef-hidden ops still prefix with `_` (TF's IsOpWithUnderscorePrefix).
 UNDERSCORE_SET: frozenset[str] = frozenset(
     """
     abs all any apply bin bool buffer bytearray bytes callable chr classmethod cmp coerce
@@ -53,14 +55,14 @@ UNDERSCORE_SET: frozenset[str] = frozenset(
 # would shadow it (checked by the emitter).
 MODULE_GLOBALS: frozenset[str] = frozenset(
     {"collections", "Annotated", "Any", "List", "TypeVar", "_atypes", "_dtypes", "_execute",
-     "_op_def_library", "_registry", "__all__"}
+     "_op_def_library", "_registry", "__all__", "_OP_DEFS"}
 )
 
 
 # Builtins a generated wrapper's body may call (`isinstance(x, (list, tuple))`, `len(x)`,
 # `float("nan")` defaults, `raise TypeError/ValueError`): a function named like one would
 # shadow it in every body of its module, so it gets a trailing `_` like a reserved name
-# (a parameter only when its own body calls the builtin: `opgen.render.pyapi`).
+# (a parameter only when its own body calls the builtin: `opgen.python_api.function`).
 BODY_BUILTINS: frozenset[str] = frozenset({"isinstance", "list", "tuple", "len", "float", "TypeError", "ValueError"})
 
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -108,7 +110,7 @@ def _is_lower(c: str) -> bool:
 
 
 def lower_case_op_name(name: str) -> str:
-    """TF's GenerateLowerCaseOpName (F4): `MatMul` -> `mat_mul`, `NS>Op` -> `ns_op`."""
+    """TF's GenerateLowerCaseOpName (`python_op_gen_internal.cc`): `MatMul` -> `mat_mul`, `NS>Op` -> `ns_op`."""
     out: list[str] = []
     n = len(name)
     for i, c in enumerate(name):
@@ -137,7 +139,7 @@ def avoid_reserved(name: str) -> str:
 
 
 def function_name(base: str, *, hidden: bool, hidden_by_api_def: bool) -> str | None:
-    """The wrapper's name (F3) from `base` = lower_case_op_name(endpoint); None = not generated.
+    """The wrapper's name (`python_op_gen.cc` GetPythonOpsImpl) from `base` = lower_case_op_name(endpoint); None = not generated.
 
     A visible op whose name is reserved is silently skipped, exactly as TF does.
     """

@@ -1,9 +1,11 @@
-"""THE mapping OpDef + ApiDef -> the Python API of one generated wrapper (tf_semantics F3-F12).
+"""THE mapping OpDef + ApiDef -> the Python API of one generated wrapper, as TF's
+`python_op_gen.cc` (GetPythonOpsImpl, GenEagerPythonOp) and `python_op_gen_internal.cc`
+(GenPythonOp) decide it.
 
 Templates, API snapshots and `opgen diff` all read these frozen dataclasses; nothing else
 decides names, parameter order, defaults, annotations, TypeVars, outputs or docstrings.
 Rendered pieces (`default`, `annotation`, ...) are Python source produced by
-`opgen.render.literals`, safe to paste into code.
+`opgen.python_api.literals`, safe to paste into code.
 
 Entry points: `function_api(op_def, api_def) -> FunctionApi | SkippedOp` and
 `module_api(name, op_defs, api_model) -> ModuleApi`.
@@ -13,16 +15,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.apidef import ApiModel, inferred_attrs, python_aliases, python_function_name, python_params
+from opgen.apidef import ApiModel
 from opgen.errors import OpgenError
-from opgen.naming import avoid_reserved, identifier_problem, is_reserved
 from opgen.proto import api_def_pb2, op_def_pb2
+from opgen.proto.datatypes import BY_ENUM
+from opgen.python_api import docstrings
+from opgen.python_api.literals import annotation_class, attr_default, py_str
+from opgen.python_api.names import avoid_reserved, identifier_problem, is_reserved
+from opgen.python_api.signature import inferred_attrs, python_aliases, python_function_name, python_params
 
 # All annotation classes, sorted as strings: the constraints of a TypeVar whose attr allows any type.
-from opgen.proto.datatypes import BY_ENUM
-from opgen.render import docstrings
-from opgen.render.literals import annotation_class, attr_default, py_str
-
 _ALL_ANNOTATIONS = tuple(sorted({f"_atypes.{n.annotation}" for n in BY_ENUM.values()} | {"_atypes.Float16"}))
 
 _CONVERTERS = {
@@ -80,8 +82,8 @@ class Output:
 class FunctionApi:
     op_name: str  # graph op name, passed to `_apply_op_helper`
     name: str  # the wrapper's Python name
-    op_name_for_messages: str  # `name` without one leading `_` (F3.5)
-    visible: bool  # in `__all__` (ApiDef VISIBLE); hidden ones are `_`-prefixed unless F3 says otherwise
+    op_name_for_messages: str  # `name` without one leading `_` (as TF's messages)
+    visible: bool  # in `__all__` (ApiDef VISIBLE); hidden ones are `_`-prefixed unless TF's naming rule says otherwise
     aliases: tuple[str, ...]  # further module-level names bound to this function (extra endpoints)
     params: tuple[Param, ...]  # in signature order, without the trailing `name=None`
     typevars: tuple[TypeVarDef, ...]
@@ -136,7 +138,7 @@ class ModuleApi:
 
 
 def _check_identifier(name: str, what: str, op_name: str) -> str:
-    """`name` if `opgen.naming.identifier_problem` accepts it, else a (caller-located) error."""
+    """`name` if `opgen.python_api.names.identifier_problem` accepts it, else a (caller-located) error."""
     problem = identifier_problem(name)
     if problem:
         raise OpgenError(
@@ -186,7 +188,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
     if sorted(arg_order) != sorted(in_args):
         raise OpgenError(f"op {op_def.name}: arg_order {arg_order} is not a permutation of its inputs")
 
-    # F6: attrs inferred from inputs, and the first input (arg_order) each is inferred from.
+    # Attrs inferred from inputs (TF's GenPythonOp), and the first input (arg_order) each is inferred from.
     inferred_from: dict[str, str] = {}
     for input_name in arg_order:
         arg = in_args[input_name]
@@ -263,7 +265,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
         )
     _check_unique([p.name for p in params] + ["name"], "parameter", op_def.name)
 
-    # F12.3: int attrs inferred from list inputs (OpDef attr order), their inputs in arg_order.
+    # Int attrs inferred from list inputs (TF's GenEagerPythonOp length checks) (OpDef attr order), their inputs in arg_order.
     list_lengths: list[ListLength] = []
     for attr in op_def.attr:
         if attr.type != "int" or attr.name not in inferred_from:
@@ -359,7 +361,7 @@ def _body_builtins(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> fro
 
 
 def _attr_annotation(attr: op_def_pb2.OpDef.AttrDef, typevars: dict[str, TypeVarDef], has_default: bool) -> str | None:
-    """F9 attr annotations. A `type` attr with a default is left unannotated (TF writes
+    """Attr annotations (TF's GenEagerPythonOp type annotations). A `type` attr with a default is left unannotated (TF writes
     `T:TV_Op_T=_dtypes.float32`, which no type checker accepts: a DType is not the TypeVar)."""
     if attr.type == "type":
         return None if has_default else typevars[attr.name].name

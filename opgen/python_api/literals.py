@@ -73,7 +73,7 @@ def py_str_list(values: list[str] | tuple[str, ...]) -> str:
 
 
 def bytes_default(data: bytes) -> str:
-    """A string attr value as TF renders it (F8): `"` + CEscape(bytes) + `"`.
+    """A string attr value as TF renders it (`python_op_gen_internal.cc` AttrValueToPython): `"` + CEscape(bytes) + `"`.
 
     Python reads the octal escapes as one character per byte, so the value is
     `data.decode("latin-1")`, as in TF's own modules.
@@ -187,7 +187,7 @@ def _list_item(field: str, item, dtype_prefix: str) -> str:
 
 
 def attr_value_doc(value: attr_value_pb2.AttrValue) -> str:
-    """An attr value as TF's docstrings print it (F8, `tf.` dtypes, tensors as text proto)."""
+    """An attr value as TF's docstrings print it (AttrValueToPython, `tf.` dtypes, tensors as text proto)."""
     kind = value.WhichOneof("value")
     if kind == "list":
         field, items = _list_items(value)
@@ -202,7 +202,7 @@ def attr_value_doc(value: attr_value_pb2.AttrValue) -> str:
 
 
 def attr_default(value: attr_value_pb2.AttrValue, param: str) -> str:
-    """A signature default (F8): `_dtypes.` dtypes; tensors via `_execute.make_tensor`.
+    """A signature default (AttrValueToPython): `_dtypes.` dtypes; tensors via `_execute.make_tensor`.
 
     Tensor text protos are ordinary escaped str literals (TF pastes them into unescaped
     triple quotes, which mangles backslashes); for every other tensor the value is TF's.

@@ -1,0 +1,60 @@
+"""Which generated module each op goes into: `[tool.opgen.modules]` globs, else the op's
+source file stem. `opgen build` renders these groups and the API snapshot lists them, so
+both ask this one module."""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import re
+from pathlib import Path
+
+from opgen.errors import Location, OpgenError
+from opgen.proto import op_def_pb2
+from opgen.python_api.names import module_name_problem
+from opgen.spec.model import OpSource
+
+
+def validate_module_name(name: str, where: Location) -> str:
+    """A module name from config: a plain identifier, so its file lands directly in --out."""
+    problem = module_name_problem(name)
+    if problem:
+        raise OpgenError(
+            f"invalid module name {ascii(name)}: it {problem}",
+            where,
+            hint="module names must be ASCII Python identifiers (letters, digits, _), without dots or slashes, "
+            "and must not shadow opgen, a standard-library module or a dunder name",
+        )
+    return name
+
+
+@functools.lru_cache(maxsize=4096)
+def module_for_source(path: str) -> str:
+    """`math_ops.cc` -> `gen_math_ops`; an OpList file `ops.pbtxt` -> `gen_ops`."""
+    stem = Path(path).name.split(".", 1)[0]
+    stem = re.sub(r"[^A-Za-z0-9_]", "_", stem) or "ops"
+    return stem if stem.startswith("gen_") else f"gen_{stem}"
+
+
+def group_ops(
+    op_list: op_def_pb2.OpList,
+    sources: dict[str, OpSource],
+    rules: dict[str, str],
+    rules_location: Location,
+) -> dict[str, list[op_def_pb2.OpDef]]:
+    """Module name -> ops (OpList order). First matching glob of `rules` wins, else the source stem."""
+    for module in rules.values():
+        validate_module_name(module, rules_location)
+    groups: dict[str, list[op_def_pb2.OpDef]] = {}
+    for op in op_list.op:
+        rule = next((m for pattern, m in rules.items() if fnmatch.fnmatchcase(op.name, pattern)), None)
+        if rule is not None:
+            module = rule
+        else:
+            src = sources.get(op.name)
+            module = module_for_source(src.location.path) if src else "gen_ops"
+        groups.setdefault(module, []).append(op)
+    return dict(sorted(groups.items()))
+
+
+__all__ = ["group_ops", "module_for_source", "validate_module_name"]

@@ -1,0 +1,272 @@
+"""`opgen build`, orchestrated: gather -> overrides -> render -> API snapshot -> write the tree.
+
+The layers it drives do not know each other: `opgen.render` renders modules and the source
+map, `opgen.apidiff` renders the API snapshot, `opgen.render.tree_writer` compares and writes
+the output tree atomically. This module decides what is read (for depfiles), what is
+written (for `--list-outputs`), and what `--check`, `--diff` and `--dry-run` print.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from opgen.apidef import ApiModel
+from opgen.apidiff import snapshot_outputs, snapshot_path
+from opgen.config import Config, check_library
+from opgen.errors import Location, OpgenError
+from opgen.fsutil import atomic_write
+from opgen.module_groups import group_ops
+from opgen.overrides import load_overrides
+from opgen.render import emit
+from opgen.render.build import SOURCE_MAP, BuildOptions, compute_changes, render_tree
+from opgen.render.tree_writer import Changes, build_lock, check_out_dir, commit, gitignore_output, recover
+from opgen.spec.model import GatherResult
+
+
+def unified_diff(out: Path, changes: Changes, root: Path) -> str:
+    """The changes as one unified diff whose paths are relative to the project `root`, so
+    `git apply` takes it from there (`/dev/null` for created and deleted files)."""
+    chunks: list[str] = []
+    for rel in sorted([*changes.write, *changes.delete]):
+        path = _root_relative(out / rel, root)
+        try:
+            old = (out / rel).read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+        except OSError:
+            old = None
+        data = changes.write.get(rel)
+        new = data.decode("utf-8").splitlines(keepends=True) if data is not None else None
+        chunks.extend(_file_diff(old or [], new or [], f"a/{path}" if old is not None else "/dev/null",
+                                 f"b/{path}" if new is not None else "/dev/null"))
+    return "".join(c if c.endswith("\n") else c + "\n\\ No newline at end of file\n" for c in chunks)
+
+
+_HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+
+
+def _file_diff(old: list[str], new: list[str], fromfile: str, tofile: str, context: int = 3) -> list[str]:
+    """`difflib.unified_diff` lines, computed on the part between the common first and last
+    lines (a regenerated module changes locally; difflib on its whole 4 MB takes seconds)."""
+    limit = min(len(old), len(new))
+    start = 0
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < limit - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    skip, keep_end = max(0, start - context), max(0, end - context)
+    lines = list(difflib.unified_diff(old[skip:len(old) - keep_end], new[skip:len(new) - keep_end],
+                                      fromfile, tofile, n=context))
+    return [_HUNK.sub(lambda m: f"@@ -{int(m[1]) + skip}{m[2] or ''} +{int(m[3]) + skip}{m[4] or ''} @@", line, count=1)
+            if line.startswith("@@") else line for line in lines]
+
+
+def _root_relative(path: Path, root: Path) -> str:
+    """`path` relative to the project root (as git shows it), else as given."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+# ---------------------------------------------------------------------------- command
+
+
+def options_from(args, config: Config) -> BuildOptions:
+    out = Path(args.out) if args.out else config.path(config.out)
+    templates = Path(args.templates) if args.templates else (config.path(config.templates) if config.templates else None)
+    return BuildOptions(
+        out=out,
+        templates=templates,
+        formatter=args.formatter or config.formatter,
+        jobs=args.jobs if args.jobs is not None else config.jobs,
+        modules=dict(config.modules),
+        root=config.root,
+        config_location=Location(str(config.root / "pyproject.toml")),
+        library=_library_option(args, config),
+    )
+
+
+def _library_option(args, config: Config) -> str | None:
+    library = getattr(args, "library", None)
+    if library is None:
+        return config.library
+    check_library(library, Location("--library"))
+    return library
+
+
+def _progress_bar(started: float):
+    """On a terminal: one rewritten line with the phase, counts and elapsed time; None when
+    stderr is piped (logs get the summary line only)."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(phase: str, done: int, total: int) -> None:
+        width = 30
+        filled = width * done // max(total, 1)
+        sys.stderr.write(f"\ropgen build [{'#' * filled}{'.' * (width - filled)}] {phase} {done}/{total} ops, "
+                         f"{time.perf_counter() - started:.1f}s\x1b[K")
+        sys.stderr.flush()
+
+    return show
+
+
+def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: Path | None) -> list[str]:
+    """Every file the build read: sources with the headers they include and the allow file
+    (`GatherResult.inputs`), override files, templates and pyproject.toml ([tool.opgen])."""
+    inputs = set(gathered.inputs) | {s.location.path for s in gathered.sources.values()}
+    if overrides_dir is not None and overrides_dir.exists():
+        # directories too: adding or removing an override file changes their mtime
+        inputs.update(str(p) for p in (overrides_dir.rglob("*") if overrides_dir.is_dir() else []))
+        inputs.add(str(overrides_dir))
+    tdir = opts.templates or emit.shipped_templates_dir()
+    inputs.update(str(tdir / n) for n in emit.TEMPLATE_NAMES)
+    pyproject = Path(opts.config_location.path)
+    if pyproject.is_file():
+        inputs.add(str(pyproject))
+    return sorted({_shown(p) for p in inputs})
+
+
+def output_paths(groups: dict, config: Config, opts: BuildOptions) -> list[str]:
+    """Every file `opgen build` writes, relative to `--out`: modules (sorted), source map, API
+    snapshot. Depfiles list their targets in this order (ninja wants the first one to be the
+    build edge's first output)."""
+    api = snapshot_path(config)
+    return [*sorted(f"{m}.py" for m in groups), SOURCE_MAP, *([api.as_posix()] if api else []),
+            *gitignore_output(opts.out)]
+
+
+def _shown(path: Path | str) -> str:
+    """A path for output listings: relative to the working directory when below it."""
+    p = Path(path)
+    try:
+        return p.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return p.as_posix()
+
+
+def _make_escape(path: str) -> str:
+    if any(c in path for c in "\n\r\0"):  # make has no escape for these
+        raise OpgenError("a file name with a newline cannot be written to a depfile", Location(ascii(path)[1:-1]),
+                         hint="rename the file, or build without --depfile")
+    return path.replace("\\", "\\\\").replace(" ", "\\ ").replace("#", "\\#").replace("$", "$$")
+
+
+def _check_out(args, config: Config, opts: BuildOptions) -> None:
+    """`--out` may not overlap the inputs (`tree_writer.check_out_dir`)."""
+    sources = args.sources or [str(config.path(s)) for s in config.sources]
+    inputs = [Path(s) for s in sources if not set(s) & set("*?[")]
+    inputs += [Path(d) for d in (args.include_dirs or [str(config.path(d)) for d in config.include_dirs])]
+    overrides = args.overrides or config.overrides
+    read_whole = [Path(args.overrides) if args.overrides else config.path(overrides)] if overrides else []
+    if opts.templates is not None:
+        read_whole.append(opts.templates)
+    check_out_dir(opts.out, config.root, inputs, opts.config_location, read_whole=read_whole)
+
+
+def _report_stale(args, opts: BuildOptions, changes: Changes) -> int:
+    """`--check` (black's manners: one line per stale file, then a summary; exit 1 when
+    stale) and `--diff` (a unified diff, paths relative to the project root)."""
+    stale = sorted([*changes.write, *changes.delete])
+    total = len(changes.write) + len(changes.delete) + changes.unchanged
+    if args.diff:
+        sys.stdout.write(unified_diff(opts.out, changes, opts.root))
+    else:
+        for rel in stale:
+            verb = "would delete" if rel in changes.delete else "would rewrite" if (opts.out / rel).exists() else "would create"
+            print(f"{verb} {_root_relative(opts.out / rel, opts.root)}")
+    shown = _root_relative(opts.out, opts.root)
+    if not stale:
+        print(f"opgen build: {shown} is up to date ({total} files)", file=sys.stderr)
+        return 0
+    print(f"opgen build: {_count(len(stale), 'file')} of {total} in {shown} would change; run `opgen build`", file=sys.stderr)
+    return 1 if args.check else 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _report_kept(out: Path, changes: Changes) -> None:
+    for rel in changes.kept:
+        print(f"opgen: keeping {_shown(out / rel)}: opgen wrote it but it was changed since; "
+              "delete it by hand if it is no longer needed", file=sys.stderr)
+
+
+def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = None) -> int:
+    """The `opgen build` command (exit 0 ok, 1 stale with --check, 2 user error)."""
+    started = time.perf_counter()
+    opts = options_from(args, config)
+    if gather is None:
+        raise OpgenError("run_build needs the gathered specs")
+    _check_out(args, config, opts)
+    if not (args.list_outputs or args.check or args.diff or args.dry_run) and opts.out.is_dir():
+        with build_lock(opts.out):
+            message = recover(opts.out)
+        if message:
+            print(message, file=sys.stderr)
+    gathered = gather()
+    overrides_dir: Path | None = None
+    if args.overrides:
+        overrides_dir = Path(args.overrides)
+    elif config.overrides and config.path(config.overrides).exists():
+        overrides_dir = config.path(config.overrides)
+    if overrides_dir is not None:
+        api_model = load_overrides(overrides_dir, gathered.op_list, merge=config.merge_overrides)
+    else:
+        api_model = ApiModel({})  # every op's default ApiDef, built on demand by ApiModel.get
+
+    if args.list_outputs:
+        groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
+        for name in output_paths(groups, config, opts):
+            print(_shown(opts.out / name))
+        return 0
+
+    render_model = api_model
+    if config.docstring_kernels:
+        from opgen.render.kernel_docs import with_kernel_docs
+
+        render_model = with_kernel_docs(api_model, gathered)
+    result = render_tree(gathered, render_model, opts, progress=_progress_bar(started), write_cache=not args.dry_run)
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\x1b[K")
+    api_snapshot = snapshot_outputs(config, gathered, api_model, opts.out)
+    for rel in api_snapshot:
+        if rel.casefold() in {f.casefold() for f in result.files}:
+            raise OpgenError(f"[tool.opgen] api = {config.api!r} names a file the build generates ({rel})",
+                             opts.config_location, hint='give the API snapshot its own name, e.g. api = "generated/API.md"')
+    changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
+    if args.depfile:
+        groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
+        targets = " ".join(_make_escape(_shown(opts.out / rel)) for rel in output_paths(groups, config, opts))
+        deps = " ".join(_make_escape(p) for p in _depfile_inputs(gathered, opts, overrides_dir))
+        if not (args.check or args.diff or args.dry_run):
+            atomic_write(Path(args.depfile), f"{targets}: {deps}\n".encode())
+    if args.check or args.diff:
+        return _report_stale(args, opts, changes)
+    if args.dry_run:
+        for rel in changes.write:
+            print(f"would write {_shown(opts.out / rel)}")
+        for rel in changes.delete:
+            print(f"would delete {_shown(opts.out / rel)}")
+        _report_kept(opts.out, changes)
+        return 0
+    with build_lock(opts.out):  # another build may have committed meanwhile: compare again
+        changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
+        commit(opts.out, changes)
+    _report_kept(opts.out, changes)
+    elapsed = time.perf_counter() - started
+    print(
+        f"opgen build: {_count(len(result.files) - 1, 'module')}, {_count(result.ops, 'op')} -> {opts.out}: "
+        f"{len(changes.write)} written, {len(changes.delete)} deleted, {changes.unchanged} unchanged "
+        f"({result.formatted} chunks formatted, {elapsed:.2f}s)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+__all__ = ["options_from", "run_build", "unified_diff"]

@@ -1,0 +1,56 @@
+"""`opgen build --check` / `--diff` for review: on TensorFlow 2.21's registry (1908 ops), a
+one-op change is a few lines of `--check` and a small, local diff that `git apply` takes from
+the project root (each op's OpDef is serialized next to its function, wrapped to 88 columns)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from opgen.cli import main
+from opgen.proto import attr_value_pb2
+
+pytestmark = pytest.mark.oracle
+
+
+@pytest.fixture(scope="module")
+def tf_project(tmp_path_factory):
+    from oracle.tf_registry import tf_op_list
+
+    root = tmp_path_factory.mktemp("tfproj")
+    op_list = tf_op_list()
+    (root / "ops").mkdir()
+    (root / "ops" / "tf_ops.pb").write_bytes(op_list.SerializeToString(deterministic=True))
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops/tf_ops.pb"]\nout = "gen"\nformatter = "ruff"\n')
+    return root, op_list
+
+
+def test_one_op_change_on_tf_registry_is_small_and_applies(tf_project, monkeypatch, capsys):
+    root, op_list = tf_project
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(root / "cache"))
+    assert main(["build"]) == 0
+    assert main(["build", "--check"]) == 0
+    capsys.readouterr()
+    changed = type(op_list)()
+    changed.CopyFrom(op_list)
+    mat_mul = next(op for op in changed.op if op.name == "MatMul")
+    attr = next(a for a in mat_mul.attr if a.name == "transpose_a")
+    attr.default_value.CopyFrom(attr_value_pb2.AttrValue(b=True))
+    (root / "ops" / "tf_ops.pb").write_bytes(changed.SerializeToString(deterministic=True))
+
+    assert main(["build", "--check"]) == 1
+    said = capsys.readouterr()
+    lines = said.out.splitlines() + said.err.splitlines()
+    assert said.out.splitlines() == ["would rewrite gen/gen_tf_ops.py"]
+    assert len(lines) <= 10, lines
+
+    assert main(["build", "--check", "--diff"]) == 1
+    diff = capsys.readouterr().out
+    assert len(diff.splitlines()) <= 200, diff
+    assert "+++ b/gen/gen_tf_ops.py" in diff and "+    transpose_a: bool = True," in diff
+    r = subprocess.run(["git", "apply", "--check", "-"], input=diff, cwd=root, capture_output=True, text=True,
+                       check=False)
+    assert r.returncode == 0, r.stderr
+    (root / "ops" / "tf_ops.pb").write_bytes(op_list.SerializeToString(deterministic=True))
