@@ -82,7 +82,8 @@ def bytes_default(data: bytes) -> str:
 
 
 def float_literal(value: float) -> str:
-    """TF's float rendering (F8): 6 significant digits of the float32 value, `float('nan')` etc."""
+    """TF's float rendering (`python_op_gen.cc` AttrValueToPython): 6 significant digits of
+    the float32 value, `float('nan')` etc."""
     if math.isnan(value):
         return "float('nan')"
     if math.isinf(value):
@@ -92,7 +93,8 @@ def float_literal(value: float) -> str:
 
 
 def dtype_name(enum: int) -> str:
-    """The generator's DataType name (P2): `float32`, `half`, `float32_ref`."""
+    """The generator's DataType name (`python_op_gen.cc` TypeString): `float32`, `half`,
+    `float32_ref`."""
     names = BY_ENUM.get(base(enum))
     if names is None:
         return "INVALID"

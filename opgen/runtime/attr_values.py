@@ -1,4 +1,5 @@
-"""Python values -> AttrValue protos, with TF's `op_def_library` conversion rules (G7)."""
+"""Python values -> AttrValue protos, with the conversion rules of TF's
+`python/framework/op_def_library.py` (`_MakeInt`, `_MakeFloat`, `_MakeShape`, ...)."""
 
 from __future__ import annotations
 

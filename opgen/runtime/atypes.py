@@ -1,7 +1,9 @@
 """Annotation classes for generated wrappers' TypeVars (`_atypes.Float32`, ...), like TF's.
 
-One empty class per DataType annotation name (tf_semantics P2), plus `Float16` which TF's
-unconstrained TypeVar list also names (P3). They exist for type checkers only.
+One empty class per DataType annotation name (the names TF's generator writes, see
+`python_op_gen.cc`, and `tensorflow/security/fuzzing/py/annotation_types.py`, which TF's
+modules import as `_atypes`), plus `Float16`, which TF's unconstrained TypeVar list also
+names. They exist for type checkers only.
 """
 
 from __future__ import annotations

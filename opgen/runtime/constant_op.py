@@ -1,4 +1,5 @@
-"""Python values and numpy arrays -> Const ops, with TensorFlow's dtype inference (G12).
+"""Python values and numpy arrays -> Const ops, with TensorFlow's dtype inference
+(TF's `python/framework/tensor_util.py` `make_tensor_proto`).
 
 Python scalars and nested lists are handled without numpy, reproducing what TF's
 `make_tensor_proto` does through numpy: int64 results narrowed to int32 when every value

@@ -1,5 +1,6 @@
-"""`_apply_op_helper`: TensorFlow's graph-mode op construction (tf_semantics.md G) on the
-embedded graph, or through TensorFlow itself when the TF backend is active.
+"""`_apply_op_helper`: TensorFlow's graph-mode op construction (TF's
+`python/framework/op_def_library.py` `_apply_op_helper`) on the embedded graph, or through
+TensorFlow itself when the TF backend is active.
 
 Step order, conversions, inference and every error type/message follow TF 2.21's Python
 path (TF's C++ fast path is off by default in 2.21). Calls whose inputs are Tensors or small
