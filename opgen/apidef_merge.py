@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from opgen.errors import Location, OpgenError
 from opgen.proto import api_def_pb2, op_def_pb2
 from opgen.python_api.names import identifier_problem, is_reserved
-from opgen.python_api.signature import inferred_attrs
+from opgen.python_api.signature import inferred_attrs, is_private_endpoint
 from opgen.spec.validate import validate_attr_value
 
 ApiDef = api_def_pb2.ApiDef
 
 # An ApiDef endpoint: dotted identifiers (`math.abs`), each lowercased into a function name;
-# a leading `_` is allowed (OpGenOverride `hide` writes `_neg`).
+# a leading `_` makes a hidden op's function private (what OpGenOverride `hide` writes).
 _ENDPOINT = re.compile(r"_?[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*\Z")
 
 
@@ -170,11 +170,12 @@ def _unknown(op: str, kind: str, name: str, known: list[str], loc: Location) -> 
 
 def update_docs(api: ApiDef) -> None:
     """TF's ApiDefMap::UpdateDocs (`op_gen_lib.cc`): rewrite backquoted renamed names in every doc string, in order."""
-    # A private endpoint written by OpGenOverride `hide` (`_neg`) names the function only:
-    # the docs keep naming the op.
-    private = api.visibility == ApiDef.HIDDEN and api.endpoint and api.endpoint[0].name.startswith("_")
-    if api.endpoint and not private and api.endpoint[0].name != api.graph_op_name:
-        _rename_in_docs(api, api.graph_op_name, api.endpoint[0].name)
+    # The `_` of a private endpoint (OpGenOverride `hide`) names the function, not the op.
+    shown = api.endpoint[0].name if api.endpoint else ""
+    if is_private_endpoint(api):
+        shown = shown[1:]
+    if shown and shown != api.graph_op_name:
+        _rename_in_docs(api, api.graph_op_name, shown)
     for args in (api.in_arg, api.out_arg, api.attr):
         for arg in args:
             if arg.rename_to and arg.name != arg.rename_to:

@@ -210,10 +210,8 @@ def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_def
                     api.endpoint.add().CopyFrom(endpoint)
             # OpGenOverride's `hide` makes the function private: `_`-prefixed (ApiDef HIDDEN
             # alone keeps TF's rule, `python_op_gen.cc`, which prefixes only some names).
-            # The endpoint becomes the private snake-case name itself (`Neg` -> `_neg`), which
-            # GenerateLowerCaseOpName leaves as it is.
-            if not main.startswith("_"):
-                api.endpoint[0].name = "_" + endpoint_base_name(main)
+            if not main.startswith("_"):  # `python_api.signature.is_private_endpoint`
+                api.endpoint[0].name = "_" + main
     attrs: dict[str, ApiDef.Attr] = {}
     for i, default in enumerate(entry.attr_default):
         loc = node.nth("attr_default", i).loc

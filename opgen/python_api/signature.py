@@ -60,7 +60,17 @@ def python_function_name(api: api_def_pb2.ApiDef) -> str | None:
         return None
     endpoint = api.endpoint[0].name if api.endpoint else api.graph_op_name
     hidden = api.visibility == api_def_pb2.ApiDef.HIDDEN
+    if is_private_endpoint(api):  # OpGenOverride `hide`: always `_` + the snake-case name
+        return "_" + endpoint_base_name(endpoint[1:])
     return function_name(endpoint_base_name(endpoint), hidden=hidden, hidden_by_api_def=hidden)
+
+
+def is_private_endpoint(api: api_def_pb2.ApiDef) -> bool:
+    """A hidden op whose first endpoint got a `_` its op name lacks (what OpGenOverride `hide`
+    writes, `Neg` -> `_Neg`): its function is `_neg`, unlike TF's HIDDEN rule, which keeps
+    most names (and turns an op named `_Arg` into `__arg`)."""
+    return (api.visibility == api_def_pb2.ApiDef.HIDDEN and bool(api.endpoint)
+            and api.endpoint[0].name.startswith("_") and api.endpoint[0].name != api.graph_op_name)
 
 
 def python_aliases(api: api_def_pb2.ApiDef) -> list[tuple[str, bool]]:
