@@ -244,7 +244,19 @@ def _define(group: click.Group, name: str, handler: str, help_text: str, decorat
     group.command(name, cls=_SectionedCommand, help=help_text, short_help=short_help)(callback)
 
 
-@click.group(context_settings=_CONTEXT, cls=click.Group, epilog=(
+class _OpgenGroup(click.Group):
+    """The `opgen` group. Its main() runs the command line through `main`, the one error
+    boundary, so the console script, `python -m opgen`, `main([...])` and click's CliRunner
+    give the same output and exit status."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
+        status = main(args)
+        if standalone_mode:
+            sys.exit(status)
+        return status
+
+
+@click.group(context_settings=_CONTEXT, cls=_OpgenGroup, epilog=(
     "Options default to [tool.opgen] in the nearest pyproject.toml. Exit status: 0 ok, 1 stale, breaking "
     "or reported (--check), 2 user error (located: path:line:col: error: ...). Shell completion: "
     'eval "$(_OPGEN_COMPLETE=bash_source opgen)" (zsh_source, fish_source likewise).'))
@@ -372,7 +384,7 @@ def os_error(e: OSError) -> OpgenError:
 
 def _parse(argv: list[str]) -> Args | int:
     """The command line as Args, or the exit status of --help/--version (printed)."""
-    result = cli.main(args=argv, prog_name="opgen", standalone_mode=False)
+    result = click.Group.main(cli, args=argv, prog_name="opgen", standalone_mode=False)  # also shell completion
     return result if isinstance(result, Args) else int(result or 0)
 
 
