@@ -273,6 +273,8 @@ def cli(debug: bool, quiet: bool, verbose: bool) -> None:
     opgen build --check    exit 1 when the generated tree is stale (CI)
     opgen diff --git REV   classify API changes since a git revision
     """
+    # --debug is listed here for --help; `main` reads it from the whole line before parsing.
+    # --quiet/--verbose given here reach the command through `_collect`.
 
 
 _define(cli, "oplist", "_cmd_oplist", "Gather REGISTER_OP specs into an OpList (pbtxt, pb or json).\n\n" + _SOURCES, [
