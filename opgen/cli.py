@@ -1,42 +1,32 @@
-"""The `opgen` command line: argument parsing and wiring of the layers, nothing else.
+"""The `opgen` command line (click): option parsing and wiring of the layers, nothing else.
 
 Every user mistake surfaces as an OpgenError, printed as `path:line:col: error: ...` with
-exit status 2; nothing is written when a command fails.
+exit status 2; nothing is written when a command fails. `main` is the one error boundary.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import errno
 import os
 import re
 import sys
+import time
 import traceback
 from pathlib import Path
-from typing import Callable, Sequence
+from types import SimpleNamespace
+from typing import Sequence
+
+import click
 
 from opgen import __version__
 from opgen.config import Config, load_config
 from opgen.errors import Location, OpgenError
 
-Handler = Callable[[argparse.Namespace, Config], int]
+Args = SimpleNamespace  # one command's options by name (what the layers below read)
 
 
-def _add_spec_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("sources", nargs="*", help="C++ files, directories, globs or OpList files "
-                   "(default: [tool.opgen] sources)")
-    p.add_argument("-D", dest="defines", action="append", default=None, metavar="NAME[=V]",
-                   help="preprocessor define")
-    p.add_argument("-I", dest="include_dirs", action="append", default=None, metavar="DIR",
-                   help="directory searched by #include \"...\"")
-    p.add_argument("--allow", metavar="FILE", help="selective registration: file of op names to keep")
-    p.add_argument("--include-internal", action="store_true", help="keep ops whose name starts with _")
-    p.add_argument("--strict-includes", action="store_true", default=None,
-                   help="a #include \"...\" that cannot be found is an error (default: a warning)")
-
-
-def _gather(args: argparse.Namespace, config: Config, strict_kernels: bool = False):
+def _gather(args: Args, config: Config, strict_kernels: bool = False):
     from opgen.spec.gather import gather
 
     sources = args.sources or [str(config.path(s)) for s in config.sources]
@@ -57,7 +47,7 @@ def _gather(args: argparse.Namespace, config: Config, strict_kernels: bool = Fal
     return result
 
 
-def _cmd_oplist(args: argparse.Namespace, config: Config) -> int:
+def _cmd_oplist(args: Args, config: Config) -> int:
     from opgen.fsutil import atomic_write
 
     if args.from_library:
@@ -95,7 +85,7 @@ def _require_tensorflow(library: str) -> None:
                          "sources (or an OpList file) instead") from None
 
 
-def _cmd_specs(args: argparse.Namespace, config: Config) -> int:
+def _cmd_specs(args: Args, config: Config) -> int:
     from opgen.fsutil import atomic_write
     from opgen.spec.emit_cc import op_list_to_cc
     from opgen.spec.oplist_io import load_op_list_file
@@ -106,13 +96,13 @@ def _cmd_specs(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-def _cmd_build(args: argparse.Namespace, config: Config) -> int:
+def _cmd_build(args: Args, config: Config) -> int:
     from opgen.pipeline import run_build
 
     return run_build(args, config, gather=lambda: _gather(args, config))
 
 
-def _overrides_dir(args: argparse.Namespace, config: Config) -> str | Path | None:
+def _overrides_dir(args: Args, config: Config) -> str | Path | None:
     """`--overrides` (must exist), else the configured directory when it exists."""
     if args.overrides:
         return args.overrides
@@ -120,119 +110,253 @@ def _overrides_dir(args: argparse.Namespace, config: Config) -> str | Path | Non
     return configured if configured is not None and configured.exists() else None
 
 
-def _cmd_overrides_check(args: argparse.Namespace, config: Config) -> int:
+def _cmd_overrides_check(args: Args, config: Config) -> int:
     from opgen.overrides import load_overrides
 
     op_list = _gather(args, config).op_list
     overrides_dir = _overrides_dir(args, config)
     model = load_overrides(overrides_dir, op_list, merge=config.merge_overrides)
-    if overrides_dir is None:
-        print("overrides OK: no override directory")
-    else:
-        print(f"overrides OK: {len(model.provenance)} of {len(op_list.op)} ops overridden by {overrides_dir}")
+    if not args.quiet:
+        print("overrides OK: no override directory" if overrides_dir is None else
+              f"overrides OK: {len(model.provenance)} of {len(op_list.op)} ops overridden by {overrides_dir}")
     return 0
 
 
-def _cmd_api(args: argparse.Namespace, config: Config) -> int:
+def _cmd_api(args: Args, config: Config) -> int:
     from opgen.apidiff import run_api
 
     return run_api(args, config, _gather(args, config))
 
 
-def _cmd_diff(args: argparse.Namespace, config: Config) -> int:
+def _cmd_diff(args: Args, config: Config) -> int:
     from opgen.apidiff import run_diff
 
     return run_diff(args, config)
 
 
-def _cmd_kernels(args: argparse.Namespace, config: Config) -> int:
+def _cmd_kernels(args: Args, config: Config) -> int:
     from opgen.kernels_command import run_kernels
 
     args.include_internal = True  # kernels of `_` ops are checked against their declarations too
     return run_kernels(args, _gather(args, config, strict_kernels=True))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="opgen", description="Generate Python op-wrapper modules from TensorFlow REGISTER_OP declarations, "
-        "and review their API. Options default to [tool.opgen] in pyproject.toml; exit status 0 ok, "
-        "1 stale or breaking, 2 user error.")
-    parser.add_argument("--version", action="version", version=f"opgen {__version__}")
-    parser.add_argument("--debug", action="store_true", help="print the traceback of an internal error")
-    sub = parser.add_subparsers(dest="command", required=True)
+# ---------------------------------------------------------------------------- click commands
+#
+# Each command's callback only collects its options into Args (with the handler to run);
+# `main` runs the handler inside the error boundary, so click never sees a command's errors.
 
-    p = sub.add_parser("oplist", help="gather REGISTER_OP specs into an OpList")
-    _add_spec_options(p)
-    p.add_argument("--format", choices=["pbtxt", "pb", "json"], default="pbtxt")
-    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
-    p.add_argument("--overrides", metavar="DIR", help="override directory (with --api)")
-    p.add_argument("--api", action="store_true", help="print the per-op Python API model after overrides")
-    p.add_argument("--from-library", metavar="SO", help="read a compiled op library's OpList through TensorFlow")
-    p.set_defaults(handler=_cmd_oplist)
+_CONTEXT = {"help_option_names": ["-h", "--help"]}
+_SOURCES = ("SOURCES are C++ files, directories, globs or OpList files (.pbtxt, .pb, .json); "
+            "default: [tool.opgen] sources (op_specs).")
 
-    p = sub.add_parser("kernels", help="gather REGISTER_KERNEL_BUILDER registrations into a KernelList")
-    _add_spec_options(p)
-    p.add_argument("--format", choices=["pbtxt", "pb", "json", "md"], default="pbtxt",
-                   help="md: per op, a table of devices x allowed types")
-    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
-    p.add_argument("--check", action="store_true",
-                   help="exit 1 when the cross-check against the sources' ops reports a kernel")
-    p.set_defaults(handler=_cmd_kernels)
 
-    p = sub.add_parser("specs", help="write REGISTER_OP C++ (with Doc) for an OpList file")
-    p.add_argument("oplist", help="OpList file (.pbtxt or .pb)")
-    p.add_argument("-o", "--output", required=True, metavar="FILE.cc")
-    p.add_argument("--skip-inexpressible", action="store_true",
-                   help="write a comment for OpDefs REGISTER_OP cannot express instead of failing")
-    p.set_defaults(handler=_cmd_specs)
+class _Option(click.Option):
+    """An option listed under a section heading of its command's --help."""
 
-    p = sub.add_parser("build", help="render gen_*_ops.py modules")
-    _add_spec_options(p)
-    p.add_argument("--overrides", metavar="DIR",
-                   help="OpGenOverride/ApiDef override files ([tool.opgen] overrides, default overrides/)")
-    p.add_argument("--templates", metavar="DIR",
-                   help="Jinja templates replacing the shipped ones ([tool.opgen] templates)")
-    p.add_argument("--out", metavar="DIR", help="output directory ([tool.opgen] out, default generated/)")
-    p.add_argument("--check", action="store_true",
-                   help="write nothing; list each stale file and exit 1 when anything is stale")
-    p.add_argument("--diff", action="store_true",
-                   help="write nothing; print a unified diff (paths relative to the project root, "
-                        "for git apply); with --check also exit 1 when anything is stale")
-    p.add_argument("--dry-run", action="store_true", help="say what would change, write nothing")
-    p.add_argument("--list-outputs", action="store_true", help="print the output paths and exit")
-    p.add_argument("--depfile", metavar="FILE", help="write a make-style depfile")
-    p.add_argument("--jobs", "-j", type=int, metavar="N",
-                   help="render/format worker processes for large builds; 0 = one per core "
-                        "([tool.opgen] jobs, default 1: fastest measured on 2 shared cores)")
-    p.add_argument("--formatter", choices=["black", "ruff"], help="formatter (same bytes either way)")
-    p.add_argument("--library", metavar="PATH",
-                   help="compiled op library the generated modules load with tf.load_op_library on first "
-                        "TensorFlow use: a path relative to the modules, or package:resource "
-                        "([tool.opgen] library)")
-    p.set_defaults(handler=_cmd_build)
+    def __init__(self, *decls, section: str = "General", **kwargs):
+        super().__init__(*decls, **kwargs)
+        self.section = section
 
-    p = sub.add_parser("overrides", help="override files")
-    osub = p.add_subparsers(dest="overrides_command", required=True)
-    q = osub.add_parser("check", help="validate override files against the OpList")
-    _add_spec_options(q)
-    q.add_argument("--overrides", metavar="DIR")
-    q.set_defaults(handler=_cmd_overrides_check)
 
-    p = sub.add_parser("api", help="write the API snapshot of the generated modules")
-    _add_spec_options(p)
-    p.add_argument("--overrides", metavar="DIR")
-    p.add_argument("--format", choices=["md", "json"], default="md")
-    p.add_argument("-o", "--output", metavar="FILE")
-    p.set_defaults(handler=_cmd_api)
+class _SectionedCommand(click.Command):
+    """--help lists the options by section (Input, Output, ...), in the order they appear."""
 
-    p = sub.add_parser("diff", help="compare two APIs and classify the changes")
-    p.add_argument("old", nargs="?", help="spec tree, OpList file, API snapshot (or a git revision with --git)")
-    p.add_argument("new", nargs="?", help="same kinds as OLD (default: the work tree)")
-    p.add_argument("--git", metavar="REV", help="read OLD from this git revision")
-    p.add_argument("--format", choices=["text", "md", "json", "github"], default="text")
-    p.add_argument("--allow-breaking", action="store_true", help="exit 0 even on breaking changes")
-    p.set_defaults(handler=_cmd_diff)
-    return parser
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        sections: dict[str, list[tuple[str, str]]] = {}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx) if isinstance(param, click.Option) else None  # arguments: in the text
+            if record is not None:
+                sections.setdefault(getattr(param, "section", "General"), []).append(record)
+        for title, rows in sections.items():
+            with formatter.section(f"{title} options"):
+                formatter.write_dl(rows)
+
+
+def _option(*decls: str, section: str, **kwargs):
+    return click.option(*decls, cls=_Option, section=section, **kwargs)
+
+
+_VERBOSITY = [
+    _option("-q", "--quiet", is_flag=True, section="General",
+            help="No summary or progress lines; warnings and errors still print."),
+    _option("-v", "--verbose", is_flag=True, section="General",
+            help="Also print each phase with its elapsed time, and the command's total time."),
+]
+
+_SPEC_INPUT = [
+    click.argument("sources", nargs=-1),
+    _option("-D", "defines", multiple=True, metavar="NAME[=V]", section="Input",
+            help="Preprocessor define; repeatable. [tool.opgen] defines; default: none."),
+    _option("-I", "include_dirs", multiple=True, metavar="DIR", section="Input",
+            help='Directory searched by #include "..."; repeatable. [tool.opgen] include_dirs; default: none.'),
+    _option("--allow", metavar="FILE", section="Input",
+            help="Selective registration: a file of op names to keep. [tool.opgen] allow; default: every op."),
+    _option("--include-internal", is_flag=True, section="Input",
+            help="Keep ops whose name starts with _ (default: dropped)."),
+    _option("--strict-includes", is_flag=True, section="Input",
+            help='A #include "..." that cannot be found is an error. [tool.opgen] strict_includes; '
+                 "default: false (a warning)."),
+]
+
+
+def _overrides_option(section: str):
+    return _option("--overrides", metavar="DIR", section=section,
+                   help="OpGenOverride/ApiDef override files. [tool.opgen] overrides; "
+                        "default: overrides (when it exists).")
+
+
+def _output_option(what: str):
+    return _option("-o", "--output", metavar="FILE", section="Output", help=f"Write {what} here; default: stdout.")
+
+
+def _format_option(choices: list[str], default: str, what: str = ""):
+    return _option("--format", type=click.Choice(choices), default=default, show_default=False, section="Output",
+                   help=f"Output format{what}; default: {default}.")
+
+
+def _collect(handler: str, name: str):
+    """The click callback of command `name`: its options (and the shared --quiet/--verbose)
+    as Args, with the handler `main` runs (the module function named `handler`, looked up
+    when the command line is parsed)."""
+
+    def callback(**options) -> Args:
+        ctx = click.get_current_context()
+        shared = ctx.find_root().params
+        quiet = options.pop("quiet") or shared.get("quiet", False)
+        verbose = options.pop("verbose") or shared.get("verbose", False)
+        if quiet and verbose:
+            raise click.UsageError("--quiet and --verbose exclude each other", ctx)
+        if "sources" in options:
+            options["sources"] = list(options["sources"])
+        for key in ("defines", "include_dirs"):  # None: not given, [tool.opgen] applies
+            if key in options:
+                options[key] = list(options[key]) or None
+        return Args(command=name, handler=globals()[handler], quiet=quiet, verbose=verbose, **options)
+
+    return callback
+
+
+def _define(group: click.Group, name: str, handler: str, help_text: str, decorators: list, short_help: str):
+    callback = _collect(handler, name)
+    for decorator in reversed([*decorators, *_VERBOSITY]):
+        callback = decorator(callback)
+    group.command(name, cls=_SectionedCommand, help=help_text, short_help=short_help)(callback)
+
+
+class _OpgenGroup(click.Group):
+    """The `opgen` group. Its main() runs the command line through `main`, the one error
+    boundary, so the console script, `python -m opgen`, `main([...])` and click's CliRunner
+    give the same output and exit status."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
+        status = main(args)
+        if standalone_mode:
+            sys.exit(status)
+        return status
+
+
+@click.group(context_settings=_CONTEXT, cls=_OpgenGroup, epilog=(
+    "Options default to [tool.opgen] in the nearest pyproject.toml. Exit status: 0 ok, 1 stale, breaking "
+    "or reported (--check), 2 user error (located: path:line:col: error: ...). Shell completion: "
+    'eval "$(_OPGEN_COMPLETE=bash_source opgen)" (zsh_source, fish_source likewise).'))
+@click.version_option(__version__, "--version", prog_name="opgen", message="%(prog)s %(version)s")
+@click.option("--debug", is_flag=True, help="Print the traceback of an internal error (accepted anywhere on the line).")
+@_VERBOSITY[0]
+@_VERBOSITY[1]
+def cli(debug: bool, quiet: bool, verbose: bool) -> None:
+    """Generate Python op-wrapper modules (gen_*_ops.py) from TensorFlow REGISTER_OP declarations,
+    keep them up to date in a build, and review changes to their API.
+
+    \b
+    opgen build            write the modules, the source map and the API snapshot
+    opgen build --check    exit 1 when the generated tree is stale (CI)
+    opgen diff --git REV   classify API changes since a git revision
+    """
+    # --debug is listed here for --help; `main` reads it from the whole line before parsing.
+    # --quiet/--verbose given here reach the command through `_collect`.
+
+
+_define(cli, "oplist", "_cmd_oplist", "Gather REGISTER_OP specs into an OpList (pbtxt, pb or json).\n\n" + _SOURCES, [
+    *_SPEC_INPUT,
+    _option("--from-library", metavar="SO", section="Input",
+            help="Read a compiled op library's OpList through TensorFlow instead of SOURCES."),
+    _overrides_option("Input"),
+    _option("--api", is_flag=True, section="Output", help="Print the per-op Python API model after overrides."),
+    _format_option(["pbtxt", "pb", "json"], "pbtxt"),
+    _output_option("the OpList"),
+], "Gather REGISTER_OP specs into an OpList.")
+
+_define(cli, "kernels", "_cmd_kernels", "Gather REGISTER_KERNEL_BUILDER registrations into a KernelList, and "
+        "cross-check each kernel against the ops of the same sources (printed as warnings).\n\n" + _SOURCES, [
+    *_SPEC_INPUT,
+    _format_option(["pbtxt", "pb", "json", "md"], "pbtxt", " (md: per op, a table of devices x allowed types)"),
+    _output_option("the KernelList"),
+    _option("--check", is_flag=True, section="Output", help="Exit 1 when the cross-check reports a kernel."),
+], "Gather REGISTER_KERNEL_BUILDER registrations into a KernelList.")
+
+_define(cli, "specs", "_cmd_specs", "Write REGISTER_OP C++ (with Doc) for the OpList file OPLIST (.pbtxt or .pb).", [
+    click.argument("oplist"),
+    _option("-o", "--output", required=True, metavar="FILE.cc", section="Output", help="The C++ file to write (required)."),
+    _option("--skip-inexpressible", is_flag=True, section="Output",
+            help="Write a comment for OpDefs REGISTER_OP cannot express instead of failing."),
+], "Write REGISTER_OP C++ for an OpList file.")
+
+_define(cli, "build", "_cmd_build", "Render gen_*_ops.py modules, their source map and the API snapshot into the "
+        "output directory (incremental and all-or-nothing).\n\n" + _SOURCES, [
+    *_SPEC_INPUT,
+    _overrides_option("Rendering"),
+    _option("--templates", metavar="DIR", section="Rendering",
+            help="Jinja templates replacing the shipped ones. [tool.opgen] templates; "
+                 "default: the templates shipped with opgen."),
+    _option("--formatter", type=click.Choice(["black", "ruff"]), section="Rendering",
+            help="Formatter (same bytes either way). [tool.opgen] formatter; default: black."),
+    _option("-j", "--jobs", type=click.IntRange(min=0), metavar="N", section="Rendering",
+            help="Render/format worker processes; 0 = one per core. [tool.opgen] jobs; "
+                 "default: 1 (fastest measured on 2 shared cores)."),
+    _option("--library", metavar="PATH", section="Rendering",
+            help="Compiled op library the modules load with tf.load_op_library on first TensorFlow use: a path "
+                 "relative to the modules, or package:resource. [tool.opgen] library; default: none."),
+    _option("--out", metavar="DIR", section="Output", help="Output directory. [tool.opgen] out; default: generated."),
+    _option("--depfile", metavar="FILE", section="Output",
+            help="Also write a make-style depfile: every output, and every file the build read."),
+    _option("--list-outputs", is_flag=True, section="Output", help="Print every file the build writes, and exit."),
+    _option("--check", is_flag=True, section="Review (write nothing)",
+            help="List each stale file; exit 1 when anything is stale."),
+    _option("--diff", is_flag=True, section="Review (write nothing)",
+            help="Print a unified diff, paths relative to the project root (for git apply); "
+                 "with --check also exit 1 when anything is stale."),
+    _option("--dry-run", is_flag=True, section="Review (write nothing)", help="Say what would change."),
+], "Render gen_*_ops.py modules.")
+
+
+@cli.group("overrides", context_settings=_CONTEXT)
+def overrides_group() -> None:
+    """Override files (OpGenOverride, ApiDef)."""
+
+
+_define(overrides_group, "check", "_cmd_overrides_check",
+        "Validate the override files against the OpList of SOURCES.\n\n" + _SOURCES,
+        [*_SPEC_INPUT, _overrides_option("Input")], "Validate override files against the OpList.")
+
+_define(cli, "api", "_cmd_api", "Print the API snapshot of the generated modules: per module each function's "
+        "signature, outputs and graph op (opgen build writes it to [tool.opgen] api).\n\n" + _SOURCES, [
+    *_SPEC_INPUT,
+    _overrides_option("Input"),
+    _format_option(["md", "json"], "md"),
+    _output_option("the snapshot"),
+], "Write the API snapshot of the generated modules.")
+
+_define(cli, "diff", "_cmd_diff", "Compare two APIs and classify each change (graph or Python API; breaking or "
+        "not); exit 1 on a breaking change.\n\nOLD and NEW are spec trees, projects, OpList files "
+        "(.pbtxt/.pb/.json) or API snapshots (API.md, .json); NEW defaults to the work tree. With --git REV, "
+        "OLD is read from that git revision.", [
+    click.argument("old", required=False),
+    click.argument("new", required=False),
+    _option("--git", metavar="REV", section="Input", help="Read OLD from this git revision (the work tree is untouched)."),
+    _format_option(["text", "md", "json", "github"], "text", " (md for PR comments, github for annotations)"),
+    _option("--allow-breaking", is_flag=True, section="Output", help="Exit 0 even on breaking changes."),
+], "Compare two APIs and classify the changes.")
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -260,23 +384,48 @@ def os_error(e: OSError) -> OpgenError:
                       Location(where) if where else None)
 
 
+def _parse(argv: list[str]) -> Args | int:
+    """The command line as Args, or the exit status of --help/--version (printed)."""
+    result = click.Group.main(cli, args=argv, prog_name="opgen", standalone_mode=False)  # also shell completion
+    return result if isinstance(result, Args) else int(result or 0)
+
+
+def _usage_error(e: click.UsageError) -> str:
+    """click's usage error as one located-style message, with the usage line and a hint."""
+    ctx = e.ctx
+    if ctx is None:
+        return f"opgen: error: {e.format_message()}"
+    if isinstance(e, click.exceptions.NoArgsIsHelpError):
+        return ctx.get_help()
+    return f"{ctx.get_usage()}\nopgen: error: {e.format_message()}\nTry '{ctx.command_path} --help' for help."
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command. The only error boundary: user and I/O errors print located and exit 2,
-    a bug prints one line (its traceback only with --debug) and exits 1."""
+    """Run one command. The only error boundary: user and I/O errors print located and exit 2
+    (click's usage errors too), a bug prints one line (its traceback only with --debug) and
+    exits 1."""
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv  # accepted anywhere on the line
     if sys.stdout is None:  # started with file descriptor 1 closed
         sys.stdout = _ClosedStdout()  # type: ignore[assignment]
-    args = build_parser().parse_args([a for a in argv if a != "--debug"])
+    started = time.perf_counter()
     try:
+        args = _parse([a for a in argv if a != "--debug"])
+        if isinstance(args, int):
+            return args
         config = load_config()
         status = args.handler(args, config)
         sys.stdout.flush()
+        if args.verbose:
+            _report(f"opgen {args.command}: exit {status} after {time.perf_counter() - started:.2f}s")
         return status
+    except click.UsageError as e:  # an unknown option, a bad choice, a missing argument, ...
+        _report(_usage_error(e))
+        return 2
     except OpgenError as e:
         _report(e.format())
         return e.exit_code
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, click.Abort):
         _report("opgen: interrupted")
         return 130
     except OSError as e:  # stdout closed (EPIPE), disk full on -o, -o naming a directory, ...

@@ -4,9 +4,9 @@ table, and the cross-check of each kernel against the ops the same sources decla
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from opgen.fsutil import atomic_write
 from opgen.spec.kernel_summary import cross_check, kernels_markdown
@@ -15,7 +15,7 @@ from opgen.spec.model import GatherResult
 from opgen.spec.oplist_io import dump_op_list
 
 
-def run_kernels(args: argparse.Namespace, gathered: GatherResult) -> int:
+def run_kernels(args: SimpleNamespace, gathered: GatherResult) -> int:
     registrations = gathered.kernels or []
     kernels = kernel_list(registrations)
     if args.format == "md":
@@ -29,7 +29,7 @@ def run_kernels(args: argparse.Namespace, gathered: GatherResult) -> int:
         atomic_write(Path(args.output), data)
     else:
         sys.stdout.buffer.write(data)
-    if findings:
+    if findings and not args.quiet:
         print(f"{len(findings)} kernel{'s' if len(findings) != 1 else ''} reported by the cross-check",
               file=sys.stderr)
     return 1 if findings and args.check else 0

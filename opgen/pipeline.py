@@ -99,10 +99,10 @@ def _library_option(args, config: Config) -> str | None:
     return library
 
 
-def _progress_bar(started: float):
+def _progress_bar(started: float, quiet: bool):
     """On a terminal: one rewritten line with the phase, counts and elapsed time; None when
-    stderr is piped (logs get the summary line only)."""
-    if not sys.stderr.isatty():
+    stderr is piped (logs get the summary line only) or with --quiet."""
+    if quiet or not sys.stderr.isatty():
         return None
 
     def show(phase: str, done: int, total: int) -> None:
@@ -113,6 +113,26 @@ def _progress_bar(started: float):
         sys.stderr.flush()
 
     return show
+
+
+class _Phases:
+    """--verbose: one stderr line per build phase, with what it did and its elapsed time."""
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+        self.last = time.perf_counter()
+
+    def done(self, what: str) -> None:
+        now = time.perf_counter()
+        if self.verbose:
+            print(f"opgen build: {what} ({now - self.last:.2f}s)", file=sys.stderr)
+        self.last = now
+
+
+def _summary(args, text: str) -> None:
+    """A summary line on stderr, left out under --quiet."""
+    if not args.quiet:
+        print(text, file=sys.stderr)
 
 
 def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: Path | None) -> list[str]:
@@ -181,9 +201,9 @@ def _report_stale(args, opts: BuildOptions, changes: Changes) -> int:
             print(f"{verb} {_root_relative(opts.out / rel, opts.root)}")
     shown = _root_relative(opts.out, opts.root)
     if not stale:
-        print(f"opgen build: {shown} is up to date ({total} files)", file=sys.stderr)
+        _summary(args, f"opgen build: {shown} is up to date ({total} files)")
         return 0
-    print(f"opgen build: {_count(len(stale), 'file')} of {total} in {shown} would change; run `opgen build`", file=sys.stderr)
+    _summary(args, f"opgen build: {_count(len(stale), 'file')} of {total} in {shown} would change; run `opgen build`")
     return 1 if args.check else 0
 
 
@@ -200,6 +220,7 @@ def _report_kept(out: Path, changes: Changes) -> None:
 def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = None) -> int:
     """The `opgen build` command (exit 0 ok, 1 stale with --check, 2 user error)."""
     started = time.perf_counter()
+    phases = _Phases(args.verbose)
     opts = options_from(args, config)
     if gather is None:
         raise OpgenError("run_build needs the gathered specs")
@@ -210,6 +231,7 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
         if message:
             print(message, file=sys.stderr)
     gathered = gather()
+    phases.done(f"gathered {_count(len(gathered.op_list.op), 'op')}")
     overrides_dir: Path | None = None
     if args.overrides:
         overrides_dir = Path(args.overrides)
@@ -219,6 +241,7 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
         api_model = load_overrides(overrides_dir, gathered.op_list, merge=config.merge_overrides)
     else:
         api_model = ApiModel({})  # every op's default ApiDef, built on demand by ApiModel.get
+    phases.done(f"overrides: {overrides_dir if overrides_dir is not None else 'none'}")
 
     if args.list_outputs:
         groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
@@ -231,15 +254,19 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
         from opgen.render.kernel_docs import with_kernel_docs
 
         render_model = with_kernel_docs(api_model, gathered)
-    result = render_tree(gathered, render_model, opts, progress=_progress_bar(started), write_cache=not args.dry_run)
-    if sys.stderr.isatty():
+    result = render_tree(gathered, render_model, opts, progress=_progress_bar(started, args.quiet),
+                         write_cache=not args.dry_run)
+    if sys.stderr.isatty() and not args.quiet:
         sys.stderr.write("\r\x1b[K")
+    phases.done(f"rendered {_count(len(result.files) - 1, 'module')}, {result.formatted} chunks formatted")
     api_snapshot = snapshot_outputs(config, gathered, api_model, opts.out)
     for rel in api_snapshot:
         if rel.casefold() in {f.casefold() for f in result.files}:
             raise OpgenError(f"[tool.opgen] api = {config.api!r} names a file the build generates ({rel})",
                              opts.config_location, hint='give the API snapshot its own name, e.g. api = "generated/API.md"')
     changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
+    phases.done(f"API snapshot and comparison: {len(changes.write)} to write, {len(changes.delete)} to delete, "
+                f"{changes.unchanged} unchanged")
     if args.depfile:
         groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
         targets = " ".join(_make_escape(_shown(opts.out / rel)) for rel in output_paths(groups, config, opts))
@@ -258,13 +285,14 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
     with build_lock(opts.out):  # another build may have committed meanwhile: compare again
         changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
         commit(opts.out, changes)
+    phases.done(f"wrote {opts.out}")
     _report_kept(opts.out, changes)
     elapsed = time.perf_counter() - started
-    print(
+    _summary(
+        args,
         f"opgen build: {_count(len(result.files) - 1, 'module')}, {_count(result.ops, 'op')} -> {opts.out}: "
         f"{len(changes.write)} written, {len(changes.delete)} deleted, {changes.unchanged} unchanged "
         f"({result.formatted} chunks formatted, {elapsed:.2f}s)",
-        file=sys.stderr,
     )
     return 0
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from opgen.apidef import ApiModel
 from opgen.apidiff.changes import DiffResult, diff_snapshots
@@ -57,7 +57,7 @@ def snapshot_outputs(config: Config, gathered: GatherResult, api_model: ApiModel
     return {rel.as_posix(): text.encode("utf-8")}
 
 
-def run_api(args: argparse.Namespace, config: Config, gathered: GatherResult) -> int:
+def run_api(args: SimpleNamespace, config: Config, gathered: GatherResult) -> int:
     """Print (or write with -o) the API snapshot of the gathered sources after their overrides."""
     from opgen.overrides import load_overrides
 
@@ -74,7 +74,7 @@ def run_api(args: argparse.Namespace, config: Config, gathered: GatherResult) ->
     return 0
 
 
-def _sides(args: argparse.Namespace, config: Config) -> tuple[Snapshot, Snapshot]:
+def _sides(args: SimpleNamespace, config: Config) -> tuple[Snapshot, Snapshot]:
     if args.git:
         if args.old and args.new:
             raise OpgenError("with --git REV give at most one path (the NEW side)",
@@ -111,7 +111,7 @@ def _workspace_relative(result: DiffResult, workspace: Path) -> DiffResult:
                        for c in result.changes], result.ops)
 
 
-def run_diff(args: argparse.Namespace, config: Config) -> int:
+def run_diff(args: SimpleNamespace, config: Config) -> int:
     """Report the differences NEW - OLD; exit 1 on a breaking change unless --allow-breaking.
 
     Locations are relative to the cwd; `--format github` makes them relative to
