@@ -450,6 +450,7 @@ def _const_parts_for(value: Any, dtype: Any, preferred_dtype: Any) -> tuple:
 # and never mutated.
 _const_cache: dict[tuple, tuple] = {}
 _SCALAR_TYPES = (int, float, bool, str, bytes)
+_INT_ONLY = frozenset({int})
 
 
 def _scalar_key(v: Any) -> Any:
@@ -476,7 +477,11 @@ def _cache_key(value: Any, dtype: Any, preferred_dtype: Any) -> tuple | None:
         if type(value) in (list, tuple):
             if len(value) > 8:
                 return None
-            value_key = (list, tuple(_scalar_key(v) for v in value))
+            value_key: tuple
+            if set(map(type, value)) <= _INT_ONLY:  # axes and shapes: no generator per call
+                value_key = (list, int, tuple(value))
+            else:
+                value_key = (list, tuple(_scalar_key(v) for v in value))
         else:
             value_key = _scalar_key(value)
         return value_key, _dtype_key(dtype), _dtype_key(preferred_dtype)
