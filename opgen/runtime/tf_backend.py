@@ -145,9 +145,8 @@ class _OpPlan:
                 execute, self.attr_types[attr], value, attr
             )
         for attr, kind, matching, users in self.inferred:
-            if (
-                kind == "int"
-            ):  # a number attr: the lists' length (the wrapper checked they agree)
+            # A number attr is the lists' length (the wrapper checked that they agree).
+            if kind == "int":
                 attr_values[attr] = len(keywords[users[0]])
             elif kind == "list(type)":
                 (user,) = users

@@ -74,13 +74,21 @@ def _same_shape_guarded(op: Op) -> bool:
     return True
 
 
+def _const_values(tensor: Any) -> Any:
+    """(flat values, dims) of a tensor a Const op produces, else None."""
+    producer = tensor._op
+    if producer._type != "Const":
+        return None
+    return tensor_proto_values(producer._attrs["value"].tensor)
+
+
 def _split_guarded(op: Op) -> bool:
     axis, value = op._inputs
     dims = value._shape._dims
-    producer = axis._op
-    if dims is None or producer._type != "Const":
+    const = _const_values(axis)
+    if dims is None or const is None:
         return False
-    values, axis_dims = tensor_proto_values(producer._attrs["value"].tensor)
+    values, axis_dims = const
     if axis_dims or len(values) != 1:
         return False
     split_dim = int(values[0])
@@ -103,10 +111,10 @@ def _split_guarded(op: Op) -> bool:
 def _concat_v2_guarded(op: Op) -> bool:
     """Fully known inputs of one rank joined along a Const axis where the others agree."""
     inputs = op._inputs
-    producer = inputs[-1]._op
-    if producer._type != "Const":
+    const = _const_values(inputs[-1])
+    if const is None:
         return False
-    values, axis_dims = tensor_proto_values(producer._attrs["value"].tensor)
+    values, axis_dims = const
     first = inputs[0]._shape._dims
     if axis_dims or len(values) != 1 or not first or None in first:
         return False
@@ -134,10 +142,10 @@ def _reduction_guarded(op: Op) -> bool:
     """A known-rank input reduced over a Const scalar or vector of valid axes."""
     value, indices = op._inputs
     dims = value._shape._dims
-    producer = indices._op
-    if dims is None or producer._type != "Const":
+    const = _const_values(indices)
+    if dims is None or const is None:
         return False
-    values, index_dims = tensor_proto_values(producer._attrs["value"].tensor)
+    values, index_dims = const
     if len(index_dims) > 1:
         return False
     rank = len(dims)
