@@ -44,6 +44,11 @@ TEST_OPS = [
         'attr { name: "T" type: "type" } attr { name: "f" type: "func" }'
     ),
     _op(
+        'name: "RtAttrs" input_arg { name: "x" type_attr: "T" } output_arg { name: "y" type_attr: "T" } '
+        'attr { name: "T" type: "type" } attr { name: "k" type: "int" default_value { i: 1 } } '
+        'attr { name: "flag" type: "bool" default_value { b: false } }'
+    ),
+    _op(
         'name: "RtOld" output_arg { name: "y" type: DT_FLOAT } deprecation { version: 7 explanation: "Use RtNew" }'
     ),
 ]
@@ -279,6 +284,58 @@ def test_number_attr_shape_and_outputs():
     assert graph_def.versions.producer == 2474 and [n.name for n in graph_def.node][
         :3
     ] == ["RtAddN/inputs_0", "RtAddN/inputs_1", "RtAddN/inputs_2"]
+
+
+def test_reused_call_plans_build_what_fresh_ones_do():
+    """Calls that differ only in input dtypes, value types (True vs 1, 0.0 vs -0.0), list
+    lengths or attr values never share a plan wrongly: each builds the node, or raises the
+    error, that the same call planned afresh does."""
+    from opgen.runtime import fast_path
+
+    def build(fresh: bool) -> list:
+        with Graph().as_default():
+            f32, i32 = (
+                lib._apply_op_helper("RtPlaceholder", dtype=dtype, shape=None)[3][0]
+                for dtype in ("float32", "int32")
+            )
+            calls = [
+                ("RtAdd", {"x": f32, "y": f32}),
+                ("RtAdd", {"x": i32, "y": i32}),
+                ("RtAdd", {"y": i32, "x": i32}),
+                ("RtAdd", {"x": f32, "y": 0.0}),
+                ("RtAdd", {"x": f32, "y": -0.0}),
+                ("RtAdd", {"x": i32, "y": 1}),
+                ("RtAdd", {"x": i32, "y": True}),
+                ("RtAdd", {"x": f32, "y": [1, 2]}),
+                ("RtAdd", {"x": f32, "y": (1, 2)}),
+                ("RtAdd", {"x": i32, "y": f32}),
+                ("RtAddN", {"inputs": [f32, f32]}),
+                ("RtAddN", {"inputs": [f32, f32, f32]}),
+                ("RtAddN", {"inputs": (i32,)}),
+                ("RtAddN", {"inputs": [f32, i32]}),
+                ("RtAttrs", {"x": f32, "k": 2, "flag": True}),
+                ("RtAttrs", {"x": f32, "k": 2, "flag": False}),
+                ("RtAttrs", {"x": f32, "k": True, "flag": 1}),
+                ("RtAttrs", {"x": i32, "k": 1, "flag": None}),
+                ("RtAttrs", {"x": i32}),
+                ("RtAttrs", {"x": i32, "T": dtypes.int32}),
+            ]
+            results: list = []
+            for op_type, keywords in calls * 2:
+                if fresh:
+                    fast_path._PLANS.clear()
+                try:
+                    op = lib._apply_op_helper(op_type, **keywords)[2]
+                except (TypeError, ValueError) as e:
+                    results.append((type(e), str(e)))
+                else:
+                    results.append(op.node_def)
+        return results
+
+    fast_path._PLANS.clear()
+    reused = build(fresh=False)
+    assert 0 < len(fast_path._PLANS) < 20  # plans were made and reused
+    assert reused == build(fresh=True)
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,11 @@ or small Python constants whose single Const can be planned without creating it)
 It only ever succeeds where the general path would succeed with the same graph; whenever
 anything is unusual it returns None before creating a node, and the general path then
 produces TF's exact result or error.
+
+A call's plan (where each input comes from, the attrs, the outputs' dtypes) depends only on
+the op, the keyword names, the inputs' dtypes and the other values; calls that differ in
+nothing else (the same wrapper on tensors of the same dtypes, the bulk of any graph) reuse
+it from `_PLANS` instead of re-deriving it.
 """
 
 from __future__ import annotations
@@ -12,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from opgen.proto import attr_value_pb2
 
+from . import dtypes as _dtypes
 from .attr_values import _INT_ATTRS, _TYPE_ATTRS, _attr_proto
 from .constant_op import _const_op, _const_parts_for
+from .op_info import output_structure
 from .operation import shared_attrs
 from .tensor import Tensor
 
@@ -21,25 +28,100 @@ if TYPE_CHECKING:
     from .graph import Graph
     from .op_info import OpInfo
 
+# A plan: (steps, attrs dict, output structure, output dtypes). Each step makes one input
+# from the keyword values, in input order: (position, _TENSOR, None, name) takes a Tensor,
+# (position, _TENSORS, None, name) a list of Tensors, (position, _CONST, Const parts, arg
+# name) creates the Const a Python value converts to.
+_TENSOR, _TENSORS, _CONST = 0, 1, 2
+Plan = tuple[tuple[tuple[int, int, Any, str], ...], dict, list, list]
 
-def _fast_attrs(
+# Values a plan key may hold as themselves: hashable, and equal only when the plan would be
+# (floats are left out: 0.0 == -0.0 but their Consts differ).
+_KEY_SCALARS = frozenset({bool, int, str, bytes, type(None)})
+_PLANS: dict[tuple, Plan] = {}
+_PLANS_MAX = 4096
+
+
+def fast_inputs_and_attrs(
     op_type_name: str, info: OpInfo, keywords: dict[str, Any], graph: Graph
-):
-    """(inputs, attr protos) when every input is already a Tensor of acceptable type and all
-    attrs are present (TF's fast-path condition); None to take the general path, which then
-    raises TF's exact errors. Consumes `keywords` only on success; creates nothing."""
-    inferred: dict[str, Any] = {}
+) -> tuple[list, dict, list, list] | None:
+    """(inputs, attrs dict, output structure, output dtypes) when every input is a Tensor of
+    acceptable type or a plannable Python constant and all attrs are present (TF's fast-path
+    condition); None to take the general path, which then raises TF's exact errors.
+    Consumes `keywords` only on success; creates nothing but the planned Consts."""
+    key = _plan_key(info, keywords)
+    plan = None if key is None else _PLANS.get(key)
+    if plan is None:
+        plan = _make_plan(op_type_name, info, keywords)
+        if plan is None:
+            return None
+        if key is not None:
+            if len(_PLANS) >= _PLANS_MAX:
+                _PLANS.clear()
+            _PLANS[key] = plan
+    steps, attrs, structure, output_dtypes = plan
+    values = list(keywords.values())
     inputs: list[Any] = []
-    # Python-value inputs, when any: (position, Const parts, arg name)
-    pending: list[tuple[int, tuple, str]] | None = None
+    for position, kind, parts, name in steps:
+        if kind == _TENSOR:
+            inputs.append(values[position])
+        elif kind == _TENSORS:
+            inputs.extend(values[position])
+        else:
+            inputs.append(_const_op(parts, name, graph))
+    keywords.clear()
+    return inputs, attrs, structure, output_dtypes
+
+
+def _plan_key(info: OpInfo, keywords: dict[str, Any]) -> tuple | None:
+    """The key of this call's plan, or None when a value cannot be part of one.
+
+    After the op and the keyword names, a Tensor is its dtype enum (an int), any other value
+    the pair (its type, itself) and a list the pair (list or tuple, length) then its items:
+    read left to right, one key means one call shape."""
+    key: list[Any] = [info, *keywords]
+    append = key.append
+    for value in keywords.values():
+        kind = type(value)
+        if kind is Tensor:
+            append(value._dtype._type_enum)
+        elif kind in _KEY_SCALARS:
+            append(kind)
+            append(value)
+        elif kind is list or kind is tuple:
+            append(kind)
+            append(len(value))
+            for item in value:
+                item_kind = type(item)
+                if item_kind is Tensor:
+                    append(item._dtype._type_enum)
+                elif item_kind in _KEY_SCALARS:
+                    append(item_kind)
+                    append(item)
+                else:
+                    return None
+        elif kind is _dtypes.DType:
+            append(kind)
+            append(value._type_enum)
+        else:
+            return None
+    return tuple(key)
+
+
+def _make_plan(
+    op_type_name: str, info: OpInfo, keywords: dict[str, Any]
+) -> Plan | None:
+    """This call's plan, or None when it needs the general path. Creates nothing."""
+    positions = {name: i for i, name in enumerate(keywords)}
+    inferred: dict[str, Any] = {}
+    steps: list[tuple[int, int, Any, str]] = []
     used = 0
     allowed = info.allowed
     for name, fixed, type_attr, number_attr, type_list_attr, _ in info.inputs:
-        value = keywords.get(name, _MISSING)
+        key = name if name in keywords else name + "_"
+        value = keywords.get(key, _MISSING)
         if value is _MISSING:
-            value = keywords.get(name + "_", _MISSING)
-            if value is _MISSING:
-                return None
+            return None
         used += 1
         if number_attr or type_list_attr:
             if type(value) is not list and type(value) is not tuple:
@@ -75,22 +157,19 @@ def _fast_attrs(
                     if len(bases) < info.minimums.get(type_list_attr, 0):
                         return None
                     inferred[type_list_attr] = bases
-            inputs.extend(value)
+            steps.append((positions[key], _TENSORS, None, name))
         else:
             if type(value) is not Tensor:
                 parts = _planned_constant(info, value, fixed, type_attr, inferred)
                 if parts is None:
                     return None
-                if pending is None:
-                    pending = []
-                pending.append((len(inputs), parts, name))
-                value = parts  # placeholder, replaced by the Const's output below
+                steps.append((positions[key], _CONST, parts, name))
                 base = parts[1]._base_enum
             else:
+                steps.append((positions[key], _TENSOR, None, name))
                 base = value._dtype._base_enum
             if not _check_type(base, fixed, type_attr, inferred, allowed):
                 return None
-            inputs.append(value)
     explicit: dict[str, Any] = {}
     for name, _, _, _ in info.attrs:
         if name in inferred:
@@ -109,13 +188,6 @@ def _fast_attrs(
         explicit[name] = value
     if used != len(keywords):
         return None
-    if pending is not None:
-        for (
-            position,
-            parts,
-            arg_name,
-        ) in pending:  # in input order, like the general path
-            inputs[position] = _const_op(parts, arg_name, graph)
     protos: list[attr_value_pb2.AttrValue] = []
     for name, attr_type, default, attr_def in info.attrs:
         if name in inferred:
@@ -140,8 +212,9 @@ def _fast_attrs(
             protos.append(default)
         else:
             protos.append(_attr_proto(op_type_name, attr_def, attr_type, name, value))
-    keywords.clear()
-    return inputs, shared_attrs(info.attr_names, protos)
+    attrs = shared_attrs(info.attr_names, protos)
+    structure, output_dtypes = output_structure(info, attrs)
+    return tuple(steps), attrs, structure, output_dtypes
 
 
 _CONSTANT_TYPES = {int, float, bool, str, bytes, list, tuple}

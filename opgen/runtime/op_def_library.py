@@ -18,9 +18,9 @@ from . import dtypes as _dtypes
 from . import shape_inference as _shape_inference
 from .attr_values import _attr_proto
 from .conversion import convert_to_tensor
-from .fast_path import _fast_attrs
+from .fast_path import fast_inputs_and_attrs
 from .graph import _VALID_NAMES, Graph, _default_stack, get_default_graph
-from .op_info import OpInfo, info_for, infos
+from .op_info import OpInfo, info_for, infos, output_structure
 from .operation import Operation, shared_attrs
 from .tensor import Tensor
 from .tf_backend import apply_op_helper as _tf_apply_op_helper
@@ -125,11 +125,12 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
         old_scope, scope = g._enter_name_scope(name, scopes)
     try:
         fast = (
-            None if info.general_only else _fast_attrs(op_type_name, info, keywords, g)
+            None
+            if info.general_only
+            else fast_inputs_and_attrs(op_type_name, info, keywords, g)
         )
         if fast is not None:
-            inputs, attr_protos = fast
-            output_structure, output_dtypes = _output_structure(info, attr_protos)
+            inputs, attr_protos, structure, output_dtypes = fast
             infer = _shape_inference.shape_fn_for(op_type_name)
             if scope is None:
                 op = g._add_op(
@@ -157,16 +158,14 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
             stack = _default_stack()
             stack.append(g)  # Python values become Const ops in `g`
             try:
-                op, output_structure = _apply_general(
-                    g, info, op_type_name, scope, keywords
-                )
+                op, structure = _apply_general(g, info, op_type_name, scope, keywords)
             finally:
                 stack.pop()
     finally:
         scopes.name_stack = old_scope
     outputs = op._out
     return (
-        output_structure,
+        list(structure),
         info.is_stateful,
         op,
         list(outputs) if type(outputs) is tuple else [outputs],
@@ -181,7 +180,7 @@ def _apply_general(g, info, op_type_name, scope, keywords):
     _extract_inputs_and_attrs(op_type_name, op_def, info, keywords, attrs, inputs)
     _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs)
     attr_protos = _extract_attr_protos(op_type_name, info, attrs)
-    output_structure, output_dtypes = _output_structure(info, attr_protos)
+    structure, output_dtypes = output_structure(info, attr_protos)
     if keywords:
         raise TypeError(
             f"{op_type_name} got unexpected keyword arguments: {', '.join(sorted(keywords))}."
@@ -209,7 +208,7 @@ def _apply_general(g, info, op_type_name, scope, keywords):
         op = g._create_op(
             op_type_name, inputs, scope, attr_protos, output_dtypes, op_def, infer
         )
-    return op, output_structure
+    return op, structure
 
 
 def _create_colocated(g, ref_inputs, *args):
@@ -472,33 +471,3 @@ def _extract_attr_protos(
         else:
             protos.append(_attr_proto(op_type_name, attr_def, attr_type, key, value))
     return shared_attrs(info.attr_names, protos)
-
-
-def _output_structure(
-    info: OpInfo, attr_protos
-) -> tuple[list[int | None], list[_dtypes.DType]]:
-    single = info.single_output
-    if single is not None:  # one plain output: the commonest case
-        fixed, type_attr, ref = single
-        enum = fixed or attr_protos[type_attr].type
-        return [None], [_dtypes._BY_ENUM[enum + ref] if enum else _dtypes._BY_ENUM[1]]
-    structure: list[int | None] = []
-    out_dtypes: list[_dtypes.DType] = []
-    by_enum = _dtypes._BY_ENUM
-    for fixed, type_attr, number_attr, type_list_attr, is_ref in info.outputs:
-        ref = 100 if is_ref else 0
-        if type_list_attr:
-            types = attr_protos[type_list_attr].list.type
-            structure.append(len(types))
-            out_dtypes.extend(by_enum[t + ref] for t in types)
-            continue
-        enum = fixed or attr_protos[type_attr].type
-        dtype = by_enum[enum + ref] if enum else by_enum[1]
-        if number_attr:
-            n = attr_protos[number_attr].i
-            structure.append(n)
-            out_dtypes.extend([dtype] * n)
-        else:
-            structure.append(None)
-            out_dtypes.append(dtype)
-    return structure, out_dtypes

@@ -98,3 +98,35 @@ def info_for(op_type_name: str) -> OpInfo | None:
             return None
         info = infos[op_type_name] = OpInfo(op_def)
     return info
+
+
+def output_structure(
+    info: OpInfo, attr_protos
+) -> tuple[list[int | None], list[_dtypes.DType]]:
+    """The outputs' structure (None for one tensor, a count for a list) and their dtypes,
+    as TF's `_apply_op_helper` derives them from the attrs."""
+    single = info.single_output
+    if single is not None:  # one plain output: the commonest case
+        fixed, type_attr, ref = single
+        enum = fixed or attr_protos[type_attr].type
+        return [None], [_dtypes._BY_ENUM[enum + ref] if enum else _dtypes._BY_ENUM[1]]
+    structure: list[int | None] = []
+    out_dtypes: list[_dtypes.DType] = []
+    by_enum = _dtypes._BY_ENUM
+    for fixed, type_attr, number_attr, type_list_attr, is_ref in info.outputs:
+        ref = 100 if is_ref else 0
+        if type_list_attr:
+            types = attr_protos[type_list_attr].list.type
+            structure.append(len(types))
+            out_dtypes.extend(by_enum[t + ref] for t in types)
+            continue
+        enum = fixed or attr_protos[type_attr].type
+        dtype = by_enum[enum + ref] if enum else by_enum[1]
+        if number_attr:
+            n = attr_protos[number_attr].i
+            structure.append(n)
+            out_dtypes.extend([dtype] * n)
+        else:
+            structure.append(None)
+            out_dtypes.append(dtype)
+    return structure, out_dtypes
