@@ -42,49 +42,27 @@ _PLANS: dict[tuple, Plan] = {}
 _PLANS_MAX = 4096
 
 
-def fast_inputs_and_attrs(
-    op_type_name: str, info: OpInfo, keywords: dict[str, Any], graph: Graph
-) -> tuple[list, dict, list, list] | None:
-    """(inputs, attrs dict, output structure, output dtypes) when every input is a Tensor of
-    acceptable type or a plannable Python constant and all attrs are present (TF's fast-path
-    condition); None to take the general path, which then raises TF's exact errors.
-    Consumes `keywords` only on success; creates nothing but the planned Consts."""
-    key = _plan_key(info, keywords)
-    plan = None if key is None else _PLANS.get(key)
-    if plan is None:
-        plan = _make_plan(op_type_name, info, keywords)
-        if plan is None:
-            return None
-        if key is not None:
-            if len(_PLANS) >= _PLANS_MAX:
-                _PLANS.clear()
-            _PLANS[key] = plan
-    steps, attrs, structure, output_dtypes = plan
-    values = list(keywords.values())
-    inputs: list[Any] = []
-    for position, kind, parts, name in steps:
-        if kind == _TENSOR:
-            inputs.append(values[position])
-        elif kind == _TENSORS:
-            inputs.extend(values[position])
-        else:
-            inputs.append(_const_op(parts, name, graph))
-    keywords.clear()
-    return inputs, attrs, structure, output_dtypes
+def plan_for(
+    info: OpInfo, keywords: dict[str, Any]
+) -> tuple[tuple | None, Plan | None, Graph | None]:
+    """(this call's plan key, its cached plan, the graph of its Tensor inputs).
 
-
-def _plan_key(info: OpInfo, keywords: dict[str, Any]) -> tuple | None:
-    """The key of this call's plan, or None when a value cannot be part of one.
-
-    After the op and the keyword names, a Tensor is its dtype enum (an int), any other value
-    the pair (its type, itself) and a list the pair (list or tuple, length) then its items:
-    read left to right, one key means one call shape."""
+    The key is None when a value cannot be part of one (or the Tensors are from different
+    graphs: the general path raises TF's error for that), and the graph None when the key
+    is or there is no Tensor. After the op and the keyword names, a Tensor is its dtype enum
+    (an int), any other value the pair (its type, itself) and a list the pair (list or
+    tuple, length) then its items: read left to right, one key means one call shape."""
     key: list[Any] = [info, *keywords]
     append = key.append
+    graph = None
     for value in keywords.values():
         kind = type(value)
         if kind is Tensor:
             append(value._dtype._type_enum)
+            if graph is not value._op._graph:
+                if graph is not None:
+                    return None, None, None
+                graph = value._op._graph
         elif kind in _KEY_SCALARS:
             append(kind)
             append(value)
@@ -95,17 +73,55 @@ def _plan_key(info: OpInfo, keywords: dict[str, Any]) -> tuple | None:
                 item_kind = type(item)
                 if item_kind is Tensor:
                     append(item._dtype._type_enum)
+                    if graph is not item._op._graph:
+                        if graph is not None:
+                            return None, None, None
+                        graph = item._op._graph
                 elif item_kind in _KEY_SCALARS:
                     append(item_kind)
                     append(item)
                 else:
-                    return None
+                    return None, None, None
         elif kind is _dtypes.DType:
             append(kind)
             append(value._type_enum)
         else:
+            return None, None, None
+    frozen = tuple(key)
+    return frozen, _PLANS.get(frozen), graph
+
+
+def planned_inputs(
+    op_type_name: str,
+    info: OpInfo,
+    keywords: dict[str, Any],
+    graph: Graph,
+    key: tuple | None,
+    plan: Plan | None,
+) -> tuple[list, Plan] | None:
+    """(inputs, plan) when every input is a Tensor of acceptable type or a plannable Python
+    constant and all attrs are present (TF's fast-path condition); None to take the general
+    path, which then raises TF's exact errors. `key` and `plan` are `plan_for`'s. Consumes
+    `keywords` only on success; creates nothing but the planned Consts, in `graph`."""
+    if plan is None:
+        plan = _make_plan(op_type_name, info, keywords)
+        if plan is None:
             return None
-    return tuple(key)
+        if key is not None:
+            if len(_PLANS) >= _PLANS_MAX:
+                _PLANS.clear()
+            _PLANS[key] = plan
+    values = list(keywords.values())
+    inputs: list[Any] = []
+    for position, kind, parts, name in plan[0]:
+        if kind == _TENSOR:
+            inputs.append(values[position])
+        elif kind == _TENSORS:
+            inputs.extend(values[position])
+        else:
+            inputs.append(_const_op(parts, name, graph))
+    keywords.clear()
+    return inputs, plan
 
 
 def _make_plan(

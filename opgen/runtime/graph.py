@@ -130,13 +130,13 @@ class Graph:
             if mark_as_used:
                 used[key] = i + 1
             if i > 0:
-                base_key = key
-                while key in used:
-                    key = f"{base_key}_{i}"
+                suffixed = f"{key}_{i}"
+                while suffixed in used:
                     i += 1
+                    suffixed = f"{key}_{i}"
                 if mark_as_used:
-                    used[key] = 1
-                name = f"{name}_{i - 1}"
+                    used[suffixed] = 1
+                name = f"{name}_{i}"
         finally:
             self._lock_release()
         return name
@@ -264,22 +264,26 @@ class Graph:
         output_dtypes: list[_dtypes.DType],
         op_def: Any,
         infer: Any = None,
+        inputs_in_graph: bool = False,
     ) -> Operation:
-        """`_create_op` with the final node name (already uniquified or taken verbatim)."""
+        """`_create_op` with the final node name (already uniquified or taken verbatim).
+
+        `inputs_in_graph`: the caller has checked that every input is in this graph."""
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         try:
             scopes = self._local.scopes
         except AttributeError:
             scopes = self._scopes()
-        for t in inputs:
-            if t._op._graph is not self:
-                raise ValueError(
-                    f"{t} must be from the same graph as {inputs[0]} "
-                    f"(graphs are {t._op._graph} and {self})."
-                    if inputs[0]._op._graph is self
-                    else f"Tensor {t} is not an element of this graph."
-                )
+        if not inputs_in_graph:
+            for t in inputs:
+                if t._op._graph is not self:
+                    raise ValueError(
+                        f"{t} must be from the same graph as {inputs[0]} "
+                        f"(graphs are {t._op._graph} and {self})."
+                        if inputs[0]._op._graph is self
+                        else f"Tensor {t} is not an element of this graph."
+                    )
         control_stack = scopes.control_stack
         control_inputs: list[Operation] | tuple[()]
         if control_stack:

@@ -18,7 +18,7 @@ from . import dtypes as _dtypes
 from . import shape_inference as _shape_inference
 from .attr_values import _attr_proto
 from .conversion import convert_to_tensor
-from .fast_path import fast_inputs_and_attrs
+from .fast_path import plan_for, planned_inputs
 from .graph import _VALID_NAMES, Graph, _default_stack, get_default_graph
 from .op_info import OpInfo, info_for, infos, output_structure
 from .operation import Operation, shared_attrs
@@ -100,7 +100,12 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
     if info is None:
         raise RuntimeError(f"Unrecognized Op name {op_type_name}")
     op_def = info.op_def
-    g = _graph_from_inputs(keywords.values())
+    if info.general_only:
+        key = plan = g = None
+    else:
+        key, plan, g = plan_for(info, keywords)
+    if g is None:
+        g = _graph_from_inputs(keywords.values())
     deprecation_version = info.deprecation[0]
     if deprecation_version and g.producer >= deprecation_version:
         raise NotImplementedError(
@@ -127,10 +132,10 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
         fast = (
             None
             if info.general_only
-            else fast_inputs_and_attrs(op_type_name, info, keywords, g)
+            else planned_inputs(op_type_name, info, keywords, g, key, plan)
         )
         if fast is not None:
-            inputs, attr_protos, structure, output_dtypes = fast
+            inputs, (_, attr_protos, structure, output_dtypes) = fast
             infer = _shape_inference.shape_fn_for(op_type_name)
             if scope is None:
                 op = g._add_op(
@@ -141,6 +146,7 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
                     output_dtypes,
                     op_def,
                     infer,
+                    True,
                 )
             else:
                 op = g._create_op(
