@@ -140,31 +140,34 @@ def _concat_v2_guarded(op: Op) -> bool:
 
 def _reduction_guarded(op: Op) -> bool:
     """A known-rank input reduced over a Const scalar or vector of valid axes."""
-    value, indices = op._inputs
+    value, indices = op._in
     dims = value._shape._dims
+    if dims is None:
+        return False
     const = _const_values(indices)
-    if dims is None or const is None:
+    if const is None:
         return False
     values, index_dims = const
-    if len(index_dims) > 1:
+    keep_dims = op._attrs.get("keep_dims")
+    # the general function raises TF's errors (a missing attr included)
+    if len(index_dims) > 1 or keep_dims is None:
         return False
     rank = len(dims)
-    reduced = set()
+    out: list[Any] = list(dims)
     for index in values:
         index = int(index)
         if not -rank <= index < rank:
             return False
-        reduced.add(index + rank if index < 0 else index)
-    keep_dims = op._attrs.get("keep_dims")
-    if keep_dims is None:  # the general function raises TF's missing-attr error
-        return False
-    out = tuple(
-        1 if i in reduced else d
-        for i, d in enumerate(dims)
-        if keep_dims.b or i not in reduced
+        out[index] = _REDUCED
+    op._out._shape = TensorShape._from_dims(
+        tuple(1 if d is _REDUCED else d for d in out)
+        if keep_dims.b
+        else tuple(d for d in out if d is not _REDUCED)
     )
-    op._outputs[0]._shape = TensorShape._from_dims(out)
     return True
+
+
+_REDUCED = object()  # marks a reduced dimension
 
 
 GUARDED: dict[ShapeFn, Callable[[Op], bool]] = {
