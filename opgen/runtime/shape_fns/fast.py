@@ -28,12 +28,20 @@ from .common import (
 Op = Any
 
 
+# `op._in` and `op._out` are read directly, not through the tuple-making properties: an
+# Operation stores a single input or output bare, several as a tuple.
+
+
 def _unchanged_direct(op: Op) -> None:
-    op._outputs[0]._shape = op._inputs[0]._shape
+    inputs, out = op._in, op._out
+    (out[0] if type(out) is tuple else out)._shape = (
+        inputs[0] if type(inputs) is tuple else inputs
+    )._shape
 
 
 def _scalar_direct(op: Op) -> None:
-    op._outputs[0]._shape = _SCALAR_SHAPE
+    out = op._out
+    (out[0] if type(out) is tuple else out)._shape = _SCALAR_SHAPE
 
 
 _SCALAR_SHAPE = TensorShape(())
@@ -45,7 +53,8 @@ DIRECT: dict[ShapeFn, Callable[[Op], None]] = {
 
 
 def _mat_mul_guarded(op: Op) -> bool:
-    a, b = op._inputs[0]._shape._dims, op._inputs[1]._shape._dims
+    inputs = op._in
+    a, b = inputs[0]._shape._dims, inputs[1]._shape._dims
     if a is None or b is None or len(a) != 2 or len(b) != 2:
         return False
     attrs = op._attrs
@@ -54,7 +63,8 @@ def _mat_mul_guarded(op: Op) -> bool:
     inner_b = b[1] if transpose_b else b[0]
     if inner_a is None or inner_a != inner_b:
         return False
-    op._outputs[0]._shape = TensorShape._from_dims(
+    out = op._out
+    (out[0] if type(out) is tuple else out)._shape = TensorShape._from_dims(
         (a[1] if transpose_a else a[0], b[0] if transpose_b else b[1])
     )
     return True
@@ -62,7 +72,9 @@ def _mat_mul_guarded(op: Op) -> bool:
 
 def _same_shape_guarded(op: Op) -> bool:
     """Broadcasting or merging inputs of one fully known shape gives that shape."""
-    inputs = op._inputs
+    inputs = op._in
+    if type(inputs) is not tuple:
+        inputs = (inputs,)
     shape = inputs[0]._shape
     dims = shape._dims
     if dims is None or None in dims:
@@ -70,7 +82,8 @@ def _same_shape_guarded(op: Op) -> bool:
     for t in inputs:
         if t._shape._dims != dims:
             return False
-    op._outputs[0]._shape = shape
+    out = op._out
+    (out[0] if type(out) is tuple else out)._shape = shape
     return True
 
 
@@ -159,11 +172,13 @@ def _reduction_guarded(op: Op) -> bool:
         if not -rank <= index < rank:
             return False
         out[index] = _REDUCED
-    op._out._shape = TensorShape._from_dims(
+    shape = TensorShape._from_dims(
         tuple(1 if d is _REDUCED else d for d in out)
         if keep_dims.b
         else tuple(d for d in out if d is not _REDUCED)
     )
+    outputs = op._out
+    (outputs[0] if type(outputs) is tuple else outputs)._shape = shape
     return True
 
 
