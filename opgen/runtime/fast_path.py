@@ -49,46 +49,46 @@ def plan_for(
 
     The key is None when a value cannot be part of one (or the Tensors are from different
     graphs: the general path raises TF's error for that), and the graph None when the key
-    is or there is no Tensor. After the op and the keyword names, a Tensor is its dtype enum
-    (an int), any other value the pair (its type, itself) and a list the pair (list or
-    tuple, length) then its items: read left to right, one key means one call shape."""
+    is or there is no Tensor."""
     key: list[Any] = [info, *keywords]
-    append = key.append
-    graph = None
-    for value in keywords.values():
+    graph = _append_key(keywords.values(), key.append, None, False)
+    if graph is _UNKEYABLE:
+        return None, None, None
+    frozen = tuple(key)
+    return frozen, _PLANS.get(frozen), graph
+
+
+def _append_key(values: Any, append: Any, graph: Any, nested: bool) -> Any:
+    """Appends the key of `values` (after the op and the keyword names): a Tensor is its
+    dtype enum (an int), any other value the pair (its type, itself), a list or tuple the
+    pair (its type, length) then its items; read left to right, one key means one call
+    shape. Returns the Tensors' graph so far, or _UNKEYABLE."""
+    for value in values:
         kind = type(value)
         if kind is Tensor:
             append(value._dtype._type_enum)
             if graph is not value._op._graph:
                 if graph is not None:
-                    return None, None, None
+                    return _UNKEYABLE
                 graph = value._op._graph
         elif kind in _KEY_SCALARS:
             append(kind)
             append(value)
-        elif kind is list or kind is tuple:
-            append(kind)
-            append(len(value))
-            for item in value:
-                item_kind = type(item)
-                if item_kind is Tensor:
-                    append(item._dtype._type_enum)
-                    if graph is not item._op._graph:
-                        if graph is not None:
-                            return None, None, None
-                        graph = item._op._graph
-                elif item_kind in _KEY_SCALARS:
-                    append(item_kind)
-                    append(item)
-                else:
-                    return None, None, None
         elif kind is _dtypes.DType:
             append(kind)
             append(value._type_enum)
+        elif (kind is list or kind is tuple) and not nested:
+            append(kind)
+            append(len(value))
+            graph = _append_key(value, append, graph, True)
+            if graph is _UNKEYABLE:
+                return graph
         else:
-            return None, None, None
-    frozen = tuple(key)
-    return frozen, _PLANS.get(frozen), graph
+            return _UNKEYABLE
+    return graph
+
+
+_UNKEYABLE = object()
 
 
 def planned_inputs(
