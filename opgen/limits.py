@@ -5,9 +5,11 @@ running away in time or memory (or hitting Python's own limits as a traceback).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 from opgen.errors import Location, OpgenError
@@ -70,24 +72,43 @@ def read_text_file(path: str | Path, what: str = "file") -> str:
     return decode_utf8(read_input_bytes(path, what), str(path), what)
 
 
-_TEXT_PROTO_TOKEN = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|#[^\n]*|[{}<>\[\]\n]")
+# Strings, `#` comments, brackets, newlines and one optional field name: what the scan of a
+# text-format proto's structure needs to see.
+_TEXT_PROTO_TOKEN = r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|#[^\n]*|[{}<>\[\]\n]"
+
+
+@functools.lru_cache(maxsize=4)
+def _text_proto_scanner(field: str | None) -> re.Pattern[str]:
+    return re.compile(_TEXT_PROTO_TOKEN + (rf"|\b{re.escape(field)}\b" if field else ""))
+
+
+def text_proto_structure(
+    text: str, field: str | None = None
+) -> Iterator[tuple[int, int, str]]:
+    """(line, nesting depth after it, token) for each bracket of a text-format proto, and
+    each occurrence of the name `field` outside strings and comments."""
+    depth = 0
+    line = 1
+    for m in _text_proto_scanner(field).finditer(text):
+        tok = m.group()
+        if tok == "\n":
+            line += 1
+            continue
+        if tok in ("{", "<", "["):
+            depth += 1
+        elif tok in ("}", ">", "]"):
+            depth -= 1
+        elif tok[0] in "\"'#":
+            continue
+        yield line, depth, tok
 
 
 def text_nesting_problem(text: str) -> int | None:
     """The 1-based line where brace/bracket nesting of a text-format proto first exceeds
     MAX_TEXT_NESTING (strings and `#` comments skipped), else None."""
-    depth = 0
-    line = 1
-    for m in _TEXT_PROTO_TOKEN.finditer(text):
-        tok = m.group()
-        if tok == "\n":
-            line += 1
-        elif tok in ("{", "<", "["):
-            depth += 1
-            if depth > MAX_TEXT_NESTING:
-                return line
-        elif tok in ("}", ">", "]"):
-            depth -= 1
+    for line, depth, _ in text_proto_structure(text):
+        if depth > MAX_TEXT_NESTING:
+            return line
     return None
 
 
@@ -103,4 +124,5 @@ __all__ = [
     "read_input_bytes",
     "read_text_file",
     "text_nesting_problem",
+    "text_proto_structure",
 ]

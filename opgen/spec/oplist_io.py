@@ -15,7 +15,12 @@ from google.protobuf.message import DecodeError, Message
 
 from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.fsutil import atomic_write, cache_root
-from opgen.limits import MAX_TEXT_NESTING, read_input_bytes, text_nesting_problem
+from opgen.limits import (
+    MAX_TEXT_NESTING,
+    read_input_bytes,
+    text_nesting_problem,
+    text_proto_structure,
+)
 from opgen.proto import op_def_pb2
 from opgen.proto.datatypes import BY_ENUM
 from opgen.spec.validate import validate_op_def
@@ -162,25 +167,13 @@ def _parse_op_list(name: str, data: bytes, suffix: str) -> tuple[op_def_pb2.OpLi
     return op_list, lines
 
 
-_PBTXT_TOKEN = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|#[^\n]*|[{}<>\[\]\n]|\bop\b")
-
-
 def _op_entry_lines(text: str) -> list[int]:
     """Lines of the top-level `op` fields of a text-format OpList, in order."""
-    lines: list[int] = []
-    depth = 0
-    line = 1
-    for m in _PBTXT_TOKEN.finditer(text):
-        tok = m.group()
-        if tok == "\n":
-            line += 1
-        elif tok in ("{", "<", "["):
-            depth += 1
-        elif tok in ("}", ">", "]"):
-            depth -= 1
-        elif tok == "op" and depth == 0:
-            lines.append(line)
-    return lines
+    return [
+        line
+        for line, depth, tok in text_proto_structure(text, "op")
+        if tok == "op" and depth == 0
+    ]
 
 
 def _one_line(message: str) -> str:
