@@ -36,8 +36,10 @@ _TENSOR, _TENSORS, _CONST = 0, 1, 2
 Plan = tuple[tuple[tuple[int, int, Any, str], ...], dict, list, list]
 
 # Values a plan key may hold as themselves: hashable, and equal only when the plan would be
-# (floats are left out: 0.0 == -0.0 but their Consts differ).
-_KEY_SCALARS = frozenset({bool, int, str, bytes, type(None)})
+# (floats are left out: 0.0 == -0.0 but their Consts differ); strings and bytes up to
+# _KEY_TEXT_MAX long.
+_KEY_SCALARS = frozenset({bool, int, type(None)})
+_KEY_TEXT_MAX = 256
 _PLANS: dict[tuple, Plan] = {}
 _PLANS_MAX = 4096
 
@@ -72,6 +74,11 @@ def _append_key(values: Any, append: Any, graph: Any, nested: bool) -> Any:
                     return _UNKEYABLE
                 graph = value._op._graph
         elif kind in _KEY_SCALARS:
+            append(kind)
+            append(value)
+        elif kind is str or kind is bytes:
+            if len(value) > _KEY_TEXT_MAX:
+                return _UNKEYABLE  # a plan must not keep a large value alive
             append(kind)
             append(value)
         elif kind is _dtypes.DType:
