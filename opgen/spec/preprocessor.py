@@ -67,6 +67,22 @@ class MissingInclude:
 
 
 @dataclass(frozen=True)
+class UndefinedInCondition:
+    """An identifier that `#if`/`#elif` read as 0 after some `#include "..."` of the same
+    translation unit could not be found (which may be what defines it)."""
+
+    name: str
+    location: Location
+    missing: tuple[MissingInclude, ...]  # the includes not found before this #if
+
+
+# Names an undefined-in-#if check leaves alone: the build's configuration macros, set with
+# -D by the build (TF's .bazelrc and configure), not by a header.
+_BUILD_CONFIG_MACROS = frozenset({"GOOGLE_CUDA", "TENSORFLOW_USE_ROCM", "TENSORFLOW_USE_SYCL", "INTEL_MKL",
+                                  "IS_MOBILE_PLATFORM", "SUPPORT_SELECTIVE_REGISTRATION", "ANDROID_TEGRA"})
+
+
+@dataclass(frozen=True)
 class Macro:
     name: str
     params: tuple[str, ...] | None  # None: object-like
@@ -135,6 +151,8 @@ class Preprocessor:
         # `#include "..."` files the last run() could not find; they are skipped, and the
         # caller decides whether that is an error (see gather's strict_includes).
         self.missing_includes: list[MissingInclude] = []
+        # identifiers #if read as 0 after a missing include (the caller warns; see gather)
+        self.undefined_in_conditions: list[UndefinedInCondition] = []
         self._search_dirs: dict[str, list[str]] = {}  # including file's directory -> search path
         self._nesting = 0
         self._expansion_budget = MAX_MACRO_EXPANSION_TOKENS
@@ -149,6 +167,7 @@ class Preprocessor:
         self._once: set[str] = set()
         self.files_read = []
         self.missing_includes = []
+        self.undefined_in_conditions = []
         self._errors: list[OpgenError] = []
         for name, value in [*_PREDEFINED.items(), *self._cmdline]:
             define = SourceFile("<command-line>", f"{name} {value}")  # as `#define NAME VALUE`
@@ -295,6 +314,7 @@ class Preprocessor:
         """Replace `defined X` / `defined(X)` by 1 or 0, then macro-expand, then turn the
         remaining identifiers into 0 (`true` into 1) as #if does."""
         resolved: list[Token] = []
+        tested: set[str] = set()  # operands of `defined`: `defined(X) && X > 1` reads X as 0 on purpose
         i = 0
         while i < len(toks):
             t = toks[i]
@@ -310,6 +330,7 @@ class Preprocessor:
                 if j >= len(toks) or toks[j][KIND] != "id":
                     raise token_error(t, "operator \"defined\" requires an identifier")
                 value = "1" if toks[j][TEXT] in self.macros else "0"
+                tested.add(toks[j][TEXT])
                 if paren:
                     j += 1
                     if j >= len(toks) or toks[j][TEXT] != ")":
@@ -320,6 +341,12 @@ class Preprocessor:
             resolved.append(t)
             i += 1
         expanded = self.expand_list(resolved)
+        if self.missing_includes:
+            missing = tuple(self.missing_includes)
+            self.undefined_in_conditions += [
+                UndefinedInCondition(t[TEXT], token_location(t), missing) for t in expanded
+                if t[KIND] == "id" and t[TEXT] not in ("true", "false") and t[TEXT] not in tested
+                and t[TEXT] not in _BUILD_CONFIG_MACROS and not _reserved(t[TEXT])]
         return [("num", "1" if t[TEXT] == "true" else "0") + t[2:] if t[KIND] == "id" else t for t in expanded]
 
     def _has_include(self, toks: list[Token], i: int) -> tuple[str, int]:
@@ -705,6 +732,11 @@ def _ancestors_up_to_root(here: str) -> list[str]:
         here = os.path.normpath(os.path.join(here or ".", ".."))
         dirs.append("" if here == "." else here)
     return dirs
+
+
+def _reserved(name: str) -> bool:
+    """A name reserved for the implementation (`__GNUC__`, `_WIN32`): the compiler's, not a header's."""
+    return name.startswith("__") or (name.startswith("_") and name[1:2].isupper())
 
 
 def _stringize(arg: list[Token]) -> str:
