@@ -29,7 +29,7 @@ from opgen.registry import OpRegistry
 from opgen.spec.builder import build_op_def
 from opgen.spec.chains import UndefinedNameError, check_brackets, extract_registrations, undefined_registration_macros
 from opgen.spec.helpers import helper_table
-from opgen.spec.kernels import extract_kernels
+from opgen.spec.kernels import extract_kernels, undefined_kernel_macros
 from opgen.spec.model import GatherResult, KernelRegistration, OpSource, Registration
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
 from opgen.spec.preprocessor import MissingInclude, Preprocessor
@@ -157,6 +157,7 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
             errors.append(unbalanced)
     if pp.missing_includes:
         errors += undefined_registration_macros(tokens)
+        kernel_errors += undefined_kernel_macros(tokens)
         errors, kernel_errors = ([_blame_missing_includes(e.message, e.location, e.name, pp.missing_includes)
                                   if isinstance(e, UndefinedNameError) else e for e in errs]
                                  for errs in (errors, kernel_errors))
