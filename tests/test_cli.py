@@ -291,6 +291,45 @@ def test_strict_includes(project):
     assert run("oplist", "--strict-includes").exit_code == 2
 
 
+_MISSING_WARNING = 'specs/ops.cc:1:10: warning: cannot find include file "missing.h" (searched: '
+_KERNEL_WARNING = ("specs/ops.cc:2:1: warning: 'REGISTER_CPU(...)' looks like a kernel registration through the macro "
+                   "'REGISTER_CPU', which is not defined: it registers nothing")
+
+
+@pytest.mark.parametrize("argv", [["oplist"], ["api"], ["build"], ["build", "--check"], ["build", "-q"],
+                                  ["overrides", "check"], ["diff", "specs"], ["diff", "old.json"]])
+def test_every_gathering_command_prints_the_warnings_alike(project, argv):
+    """Gathering prints its warnings in one place (`gather`), so every command shows the same
+    lines, terminal-safe, also under --quiet."""
+    (project / "specs" / "ops.cc").write_text('#include "missing.h"\nREGISTER_CPU(float);\n' + _SMALL)
+    assert run("api", "--format", "json", "-o", "old.json").exit_code == 0
+    result = run(*argv)
+    assert result.exit_code in (0, 1), result.output
+    lines = result.stderr.splitlines()
+    expected = 2 if argv[0] == "diff" and argv[1] == "specs" else 1  # both sides gathered
+    assert sum(_MISSING_WARNING in line for line in lines) == expected, result.stderr
+    assert sum(_KERNEL_WARNING in line for line in lines) == expected, result.stderr
+
+
+def test_kernels_prints_the_include_warning_with_its_errors(project):
+    (project / "specs" / "ops.cc").write_text('#include "missing.h"\nREGISTER_CPU(float);\n' + _SMALL)
+    result = run("kernels")
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert _MISSING_WARNING in lines[0] and _KERNEL_WARNING.replace("warning", "error", 1) in lines[1]
+
+
+def test_warnings_of_a_git_revision_name_it(project):
+    (project / "specs" / "ops.cc").write_text('#include "missing\x1b[2J.h"\n' + _SMALL)
+    for git in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
+        subprocess.run(["git", *git], cwd=project, check=True)
+    result = run("diff", "--git", "HEAD")
+    assert result.exit_code == 0, result.output
+    warning = ':1:10: warning: cannot find include file "missing\\x1b[2J.h"'
+    old, new = [line.split(warning)[0] for line in result.stderr.splitlines() if warning in line]
+    assert old == "HEAD:specs/ops.cc" and Path(new).resolve() == (project / "specs" / "ops.cc").resolve()
+
+
 def test_specs_writes_cc(project):
     assert run("oplist", "-o", "ops.pbtxt").exit_code == 0
     result = run("specs", "ops.pbtxt", "-o", "out.cc", "--skip-inexpressible")

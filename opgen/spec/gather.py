@@ -19,11 +19,11 @@ from __future__ import annotations
 import gc
 import glob
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.errors import Location, OpgenError, OpgenErrors, report
 from opgen.limits import read_text_file
 from opgen.registry import OpRegistry
 from opgen.spec.builder import build_op_def
@@ -186,7 +186,7 @@ def _missing_include_message(target: str, sites: list[MissingInclude]) -> str:
 
 def _as_warnings(errors: list[OpgenError]) -> list[str]:
     """Errors printed as warnings, each once (a header several files include reports once)."""
-    return [text.replace(": error: ", ": warning: ", 1) for text in dict.fromkeys(e.format() for e in errors)]
+    return list(dict.fromkeys(e.format_warning() for e in errors))
 
 
 def _line_col(loc: Location | None) -> tuple[int, int]:
@@ -204,21 +204,24 @@ def gather(
     strict_includes: bool = False,
     strict_kernels: bool = False,
     cache: bool = False,
+    warn: Callable[[str], None] = report,
 ) -> GatherResult:
     """The OpList (sorted by name, `_` ops only with include_internal) of every op the
     sources register, and their kernels; raises GatherErrors with every error found. A
     kernel registration that cannot be evaluated is a warning and skipped, or an error
     with strict_kernels. TF's `TF_CALL_*` macros are predefined for the `defines`.
     `cache`: parsed text OpLists are kept in opgen's cache
-    (`oplist_io.load_op_list_with_lines`)."""
+    (`oplist_io.load_op_list_with_lines`). The warnings of a successful gather go to `warn`
+    (stderr, terminal-safe), so every command that gathers prints them alike; a failed
+    one's are part of its GatherErrors."""
     # Gathering allocates hundreds of thousands of acyclic tuples and small objects; the
     # cyclic GC would only traverse them again and again (a third of the time on a
     # large file), so it is paused and the garbage is left to reference counting.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _gather(sources, list(defines), include_dirs, allow_file, include_internal, helpers, strict_includes,
-                       strict_kernels, cache)
+        result = _gather(sources, list(defines), include_dirs, allow_file, include_internal, helpers,
+                         strict_includes, strict_kernels, cache)
     except GatherErrors:
         raise
     except OpgenError as e:  # a bad -D option or allow file: nothing can be gathered
@@ -226,6 +229,9 @@ def gather(
     finally:
         if gc_was_enabled:
             gc.enable()
+    for warning in result.warnings:
+        warn(warning)
+    return result
 
 
 _FLAG_CALLS = {"SetIsStateful": "is_stateful", "SetDoNotOptimize": "is_stateful", "SetIsCommutative": "is_commutative",
