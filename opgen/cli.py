@@ -20,7 +20,7 @@ import click
 
 from opgen import __version__
 from opgen.config import Config, load_config
-from opgen.errors import Location, OpgenError, report as _report
+from opgen.errors import Location, OpgenError, printable_path, report as _report
 
 Args = SimpleNamespace  # one command's options by name (what the layers below read)
 
@@ -114,7 +114,8 @@ def _cmd_overrides_check(args: Args, config: Config) -> int:
     model = load_overrides(overrides_dir, op_list, merge=config.merge_overrides)
     if not args.quiet:
         print("overrides OK: no override directory" if overrides_dir is None else
-              f"overrides OK: {len(model.provenance)} of {len(op_list.op)} ops overridden by {overrides_dir}")
+              f"overrides OK: {len(model.provenance)} of {len(op_list.op)} ops overridden by "
+              f"{printable_path(overrides_dir)}")
     return 0
 
 

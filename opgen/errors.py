@@ -17,6 +17,13 @@ def terminal_safe(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+def printable_path(path: object) -> str:
+    """A path as opgen shows it in errors, warnings and summary lines: a newline as `\\n`,
+    other control characters as `\\xNN`, so a hostile name stays on its line and cannot
+    drive the terminal."""
+    return terminal_safe(str(path).replace("\n", "\\n"))
+
+
 def report(text: str) -> None:
     """One message (an error, a warning, a summary line) on stderr, terminal-safe; a closed
     stderr is ignored (the exit status still tells)."""
@@ -52,7 +59,7 @@ class OpgenError(Exception):
         self.hint = hint
 
     def format(self) -> str:
-        head = f"{str(self.location).replace(chr(10), chr(92) + 'n')}: error: " if self.location else "error: "
+        head = f"{printable_path(self.location)}: error: " if self.location else "error: "
         # A message's own continuation lines are indented (TF's `\n\t for attr ...`); a newline
         # echoed from input (a hostile name) is spelled `\n`, so every unindented line of
         # opgen's output starts with a location.

@@ -393,3 +393,39 @@ def test_api_and_diff(project):
     result = run("diff", "old.json", "--format", "github")
     assert result.stdout.startswith("::")
     assert run("diff", "--git", "HEAD", "--format", "md").exit_code == 2  # not a git repository
+
+
+_HOSTILE_OUT = "gen\nx\x1b[2J\r"
+_ESCAPED_OUT = "gen\\nx\\x1b[2J\\x0d"
+
+
+@pytest.mark.parametrize("argv", [[], ["--check"], ["--dry-run"], ["--list-outputs"], ["-v"]])
+def test_user_paths_in_summary_lines_are_escaped(project, argv):
+    """--out with a newline and terminal control characters: every line naming it shows it
+    escaped as error messages do (`printable_path`), and stays one line."""
+    result = run("build", "--out", _HOSTILE_OUT, *argv)
+    assert result.exit_code in (0, 1), result.output
+    shown = result.stdout + result.stderr
+    assert not any(c in shown for c in "\x1b\r"), shown
+    lines = shown.splitlines()
+    assert [line for line in lines if "[2J" in line] == [line for line in lines if _ESCAPED_OUT in line] != []
+    if not argv or argv == ["-v"]:
+        assert (project / _HOSTILE_OUT / "gen_ops.py").is_file()
+
+
+def test_diff_quotes_paths_as_git_does(project):
+    """`--diff` names such a file the way git does (C-quoted), so `git apply` recreates it."""
+    result = run("build", "--out", _HOSTILE_OUT, "--diff", "-q")
+    assert result.exit_code == 0 and result.stderr == ""
+    assert '+++ "b/gen\\nx\\033[2J\\r/gen_ops.py"\n' in result.stdout
+    assert not any(c in result.stdout for c in "\x1b\r")
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "apply"], cwd=project, input=result.stdout.encode(), check=True)
+    assert run("build", "--out", _HOSTILE_OUT, "--check").exit_code == 0
+
+
+def test_overrides_check_escapes_the_directory(project):
+    (project / "ov\x1bx").mkdir()
+    (project / "ov\x1bx" / "small.pbtxt").write_text('op {\n  name: "Small"\n  alias: "Tiny"\n}\n')
+    result = run("overrides", "check", "--overrides", "ov\x1bx")
+    assert result.exit_code == 0 and result.stdout == "overrides OK: 1 of 1 ops overridden by ov\\x1bx\n"

@@ -27,11 +27,10 @@ import json
 import os
 import shutil
 import stat
-import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, printable_path, report
 from opgen.fsutil import atomic_write
 
 STAGING = ".opgen-staging"
@@ -232,14 +231,15 @@ def recover(out: Path) -> str | None:
         _apply(out, *entries)
         for temp in _journal_temps(out):
             temp.unlink(missing_ok=True)
-        return (f"opgen: completed an interrupted build of {out} "
+        return (f"opgen: completed an interrupted build of {printable_path(out)} "
                 f"({len(entries[0])} written, {len(entries[1])} deleted)")
     leftovers = _journal_temps(out)
     if os.path.lexists(staging) or leftovers:
         _remove_staging(out)
         for temp in leftovers:
             temp.unlink(missing_ok=True)
-        return f"opgen: discarded the staging files of an interrupted build of {out}; the previous output is intact"
+        return (f"opgen: discarded the staging files of an interrupted build of {printable_path(out)}; "
+                "the previous output is intact")
     return None
 
 
@@ -384,7 +384,7 @@ def build_lock(out: Path):
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            print(f"opgen: waiting for another opgen build of {out}", file=sys.stderr)
+            report(f"opgen: waiting for another opgen build of {printable_path(out)}")
             fcntl.flock(f, fcntl.LOCK_EX)
         try:
             yield
