@@ -51,7 +51,10 @@ def _cmd_oplist(args: Args, config: Config) -> int:
         from opgen.spec.oplist_io import check_op_list
 
         _require_tensorflow(args.from_library)
-        op_list = op_list_from_library(args.from_library)
+        try:
+            op_list = op_list_from_library(args.from_library)
+        except OpgenError as e:  # missing, or TF refused to load it: located at the library
+            raise OpgenError(e.message, e.location or Location(args.from_library), e.hint) from None
         check_op_list(op_list, args.from_library)
     else:
         op_list = _gather(args, config).op_list
