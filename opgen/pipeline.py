@@ -9,6 +9,7 @@ written (for `--list-outputs`), and what `--check`, `--diff` and `--dry-run` pri
 from __future__ import annotations
 
 import difflib
+import importlib.metadata
 import re
 import sys
 import time
@@ -149,9 +150,21 @@ def _summary(args, text: str) -> None:
         report(text)
 
 
+def _formatter_files(kind: str) -> list[str]:
+    """The formatter's identity as files: its installed distribution's METADATA (rewritten
+    by every upgrade, downgrade or reinstall; its version is in the chunk cache key too).
+    Empty when it is not installed (the build then fails anyway)."""
+    try:
+        dist = importlib.metadata.distribution(kind)
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    return [str(dist.locate_file(f)) for f in dist.files or () if f.name == "METADATA" and f.parent.suffix == ".dist-info"]
+
+
 def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: Path | None) -> list[str]:
     """Every file the build read: sources with the headers they include and the allow file
-    (`GatherResult.inputs`), override files, templates and pyproject.toml ([tool.opgen])."""
+    (`GatherResult.inputs`), override files, templates, pyproject.toml ([tool.opgen]) and
+    the formatter's distribution metadata (`_formatter_files`)."""
     inputs = set(gathered.inputs) | {s.location.path for s in gathered.sources.values()}
     if overrides_dir is not None and overrides_dir.exists():
         # directories too: adding or removing an override file changes their mtime
@@ -162,6 +175,7 @@ def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: P
     pyproject = Path(opts.config_location.path)
     if pyproject.is_file():
         inputs.add(str(pyproject))
+    inputs.update(_formatter_files(opts.formatter))
     return sorted({_shown(p) for p in inputs})
 
 
