@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
 import sys
 import time
 import traceback
@@ -21,7 +20,7 @@ import click
 
 from opgen import __version__
 from opgen.config import Config, load_config
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, printable_path, report as _report
 
 Args = SimpleNamespace  # one command's options by name (what the layers below read)
 
@@ -30,7 +29,7 @@ def _gather(args: Args, config: Config, strict_kernels: bool = False):
     from opgen.spec.gather import gather
 
     sources = args.sources or [str(config.path(s)) for s in config.sources]
-    result = gather(
+    return gather(
         sources,
         defines=args.defines if args.defines is not None else list(config.defines),
         include_dirs=args.include_dirs if args.include_dirs is not None else
@@ -42,9 +41,6 @@ def _gather(args: Args, config: Config, strict_kernels: bool = False):
         strict_kernels=strict_kernels,
         cache=args.command == "build" and not args.dry_run,  # `--dry-run` writes no cache
     )
-    for warning in result.warnings:
-        print(warning, file=sys.stderr)
-    return result
 
 
 def _cmd_oplist(args: Args, config: Config) -> int:
@@ -55,7 +51,10 @@ def _cmd_oplist(args: Args, config: Config) -> int:
         from opgen.spec.oplist_io import check_op_list
 
         _require_tensorflow(args.from_library)
-        op_list = op_list_from_library(args.from_library)
+        try:
+            op_list = op_list_from_library(args.from_library)
+        except OpgenError as e:  # missing, or TF refused to load it: located at the library
+            raise OpgenError(e.message, e.location or Location(args.from_library), e.hint) from None
         check_op_list(op_list, args.from_library)
     else:
         op_list = _gather(args, config).op_list
@@ -118,7 +117,8 @@ def _cmd_overrides_check(args: Args, config: Config) -> int:
     model = load_overrides(overrides_dir, op_list, merge=config.merge_overrides)
     if not args.quiet:
         print("overrides OK: no override directory" if overrides_dir is None else
-              f"overrides OK: {len(model.provenance)} of {len(op_list.op)} ops overridden by {overrides_dir}")
+              f"overrides OK: {len(model.provenance)} of {len(op_list.op)} ops overridden by "
+              f"{printable_path(overrides_dir)}")
     return 0
 
 
@@ -357,20 +357,6 @@ _define(cli, "diff", "_cmd_diff", "Compare two APIs and classify each change (gr
     _format_option(["text", "md", "json", "github"], "text", " (md for PR comments, github for annotations)"),
     _option("--allow-breaking", is_flag=True, section="Output", help="Exit 0 even on breaking changes."),
 ], "Compare two APIs and classify the changes.")
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def terminal_safe(text: str) -> str:
-    """`text` with terminal control characters (escape sequences, carriage returns, ...)
-    spelled as `\\xNN`, so echoed input cannot drive the terminal; newlines and tabs stay."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-
-
-def _report(text: str) -> None:
-    with contextlib.suppress(OSError, ValueError):  # stderr closed: the exit status still tells
-        print(terminal_safe(text), file=sys.stderr)
 
 
 def os_error(e: OSError) -> OpgenError:

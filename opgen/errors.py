@@ -2,10 +2,33 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+import sys
 from dataclasses import dataclass
 
 _ECHOED_NEWLINE = re.compile(r"\r?\n(?![ \t])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with terminal control characters (escape sequences, carriage returns, ...)
+    spelled as `\\xNN`, so echoed input cannot drive the terminal; newlines and tabs stay."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def printable_path(path: object) -> str:
+    """A path as opgen shows it in errors, warnings and summary lines: a newline as `\\n`,
+    other control characters as `\\xNN`, so a hostile name stays on its line and cannot
+    drive the terminal."""
+    return terminal_safe(str(path).replace("\n", "\\n"))
+
+
+def report(text: str) -> None:
+    """One message (an error, a warning, a summary line) on stderr, terminal-safe; a closed
+    stderr is ignored (the exit status still tells)."""
+    with contextlib.suppress(OSError, ValueError):
+        print(terminal_safe(text), file=sys.stderr)
 
 
 @dataclass(frozen=True, order=True)
@@ -36,7 +59,7 @@ class OpgenError(Exception):
         self.hint = hint
 
     def format(self) -> str:
-        head = f"{str(self.location).replace(chr(10), chr(92) + 'n')}: error: " if self.location else "error: "
+        head = f"{printable_path(self.location)}: error: " if self.location else "error: "
         # A message's own continuation lines are indented (TF's `\n\t for attr ...`); a newline
         # echoed from input (a hostile name) is spelled `\n`, so every unindented line of
         # opgen's output starts with a location.
@@ -47,6 +70,10 @@ class OpgenError(Exception):
 
     def __str__(self) -> str:
         return self.format()
+
+    def format_warning(self) -> str:
+        """`format()` as a warning: for problems a reader skips (`path:line:col: warning: ...`)."""
+        return self.format().replace(": error: ", ": warning: ", 1) if self.location else "warning: " + self.format()[7:]
 
 
 class OpgenErrors(OpgenError):

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+from opgen.errors import report
 from opgen.fsutil import atomic_write
 from opgen.spec.kernel_summary import cross_check, kernels_markdown
 from opgen.spec.kernels import kernel_list
@@ -24,7 +25,7 @@ def run_kernels(args: SimpleNamespace, gathered: GatherResult) -> int:
         data = dump_op_list(kernels, args.format)
     findings = cross_check(registrations, gathered.op_list)
     for finding in findings:
-        print(finding.format().replace(": error: ", ": warning: ", 1), file=sys.stderr)
+        report(finding.format_warning())
     if args.output:
         atomic_write(Path(args.output), data)
     else:

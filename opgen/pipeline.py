@@ -9,6 +9,7 @@ written (for `--list-outputs`), and what `--check`, `--diff` and `--dry-run` pri
 from __future__ import annotations
 
 import difflib
+import importlib.metadata
 import re
 import sys
 import time
@@ -18,7 +19,7 @@ from pathlib import Path
 from opgen.apidef import ApiModel
 from opgen.apidiff import snapshot_outputs, snapshot_path
 from opgen.config import Config, check_library
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, printable_path, report
 from opgen.fsutil import atomic_write
 from opgen.module_groups import group_ops
 from opgen.overrides import load_overrides
@@ -40,9 +41,23 @@ def unified_diff(out: Path, changes: Changes, root: Path) -> str:
             old = None
         data = changes.write.get(rel)
         new = data.decode("utf-8").splitlines(keepends=True) if data is not None else None
-        chunks.extend(_file_diff(old or [], new or [], f"a/{path}" if old is not None else "/dev/null",
-                                 f"b/{path}" if new is not None else "/dev/null"))
+        chunks.extend(_file_diff(old or [], new or [], _git_quoted(f"a/{path}") if old is not None else "/dev/null",
+                                 _git_quoted(f"b/{path}") if new is not None else "/dev/null"))
     return "".join(c if c.endswith("\n") else c + "\n\\ No newline at end of file\n" for c in chunks)
+
+
+_GIT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r",
+                '"': '\\"', "\\": "\\\\"}
+
+
+def _git_quoted(path: str) -> str:
+    """A diff header path as git writes it (quote.c quote_c_style): in double quotes with C
+    escapes (octal for other control characters) when it holds a control character, `"` or
+    `\\`, so `git apply` reads it back and a newline cannot break the header line."""
+    if not any(c in _GIT_ESCAPES or ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+        return path
+    return '"' + "".join(_GIT_ESCAPES.get(c) or (f"\\{ord(c):03o}" if ord(c) < 0x20 or ord(c) == 0x7F else c)
+                         for c in path) + '"'
 
 
 _HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
@@ -125,19 +140,31 @@ class _Phases:
     def done(self, what: str) -> None:
         now = time.perf_counter()
         if self.verbose:
-            print(f"opgen build: {what} ({now - self.last:.2f}s)", file=sys.stderr)
+            report(f"opgen build: {what} ({now - self.last:.2f}s)")
         self.last = now
 
 
 def _summary(args, text: str) -> None:
-    """A summary line on stderr, left out under --quiet."""
+    """A summary line on stderr (terminal-safe), left out under --quiet."""
     if not args.quiet:
-        print(text, file=sys.stderr)
+        report(text)
+
+
+def _formatter_files(kind: str) -> list[str]:
+    """The formatter's identity as files: its installed distribution's METADATA (rewritten
+    by every upgrade, downgrade or reinstall; its version is in the chunk cache key too).
+    Empty when it is not installed (the build then fails anyway)."""
+    try:
+        dist = importlib.metadata.distribution(kind)
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    return [str(dist.locate_file(f)) for f in dist.files or () if f.name == "METADATA" and f.parent.suffix == ".dist-info"]
 
 
 def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: Path | None) -> list[str]:
     """Every file the build read: sources with the headers they include and the allow file
-    (`GatherResult.inputs`), override files, templates and pyproject.toml ([tool.opgen])."""
+    (`GatherResult.inputs`), override files, templates, pyproject.toml ([tool.opgen]) and
+    the formatter's distribution metadata (`_formatter_files`)."""
     inputs = set(gathered.inputs) | {s.location.path for s in gathered.sources.values()}
     if overrides_dir is not None and overrides_dir.exists():
         # directories too: adding or removing an override file changes their mtime
@@ -148,6 +175,7 @@ def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: P
     pyproject = Path(opts.config_location.path)
     if pyproject.is_file():
         inputs.add(str(pyproject))
+    inputs.update(_formatter_files(opts.formatter))
     return sorted({_shown(p) for p in inputs})
 
 
@@ -169,9 +197,14 @@ def _shown(path: Path | str) -> str:
         return p.as_posix()
 
 
+def _printed(path: Path | str) -> str:
+    """`_shown(path)` as printed on a line of its own or in a summary (`printable_path`)."""
+    return printable_path(_shown(path))
+
+
 def _make_escape(path: str) -> str:
     if any(c in path for c in "\n\r\0"):  # make has no escape for these
-        raise OpgenError("a file name with a newline cannot be written to a depfile", Location(ascii(path)[1:-1]),
+        raise OpgenError("a file name with a newline cannot be written to a depfile", Location(path),
                          hint="rename the file, or build without --depfile")
     return path.replace("\\", "\\\\").replace(" ", "\\ ").replace("#", "\\#").replace("$", "$$")
 
@@ -198,8 +231,8 @@ def _report_stale(args, opts: BuildOptions, changes: Changes) -> int:
     else:
         for rel in stale:
             verb = "would delete" if rel in changes.delete else "would rewrite" if (opts.out / rel).exists() else "would create"
-            print(f"{verb} {_root_relative(opts.out / rel, opts.root)}")
-    shown = _root_relative(opts.out, opts.root)
+            print(f"{verb} {printable_path(_root_relative(opts.out / rel, opts.root))}")
+    shown = printable_path(_root_relative(opts.out, opts.root))
     if not stale:
         _summary(args, f"opgen build: {shown} is up to date ({total} files)")
         return 0
@@ -213,8 +246,8 @@ def _count(n: int, noun: str) -> str:
 
 def _report_kept(out: Path, changes: Changes) -> None:
     for rel in changes.kept:
-        print(f"opgen: keeping {_shown(out / rel)}: opgen wrote it but it was changed since; "
-              "delete it by hand if it is no longer needed", file=sys.stderr)
+        report(f"opgen: keeping {_printed(out / rel)}: opgen wrote it but it was changed since; "
+               "delete it by hand if it is no longer needed")
 
 
 def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = None) -> int:
@@ -229,7 +262,7 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
         with build_lock(opts.out):
             message = recover(opts.out)
         if message:
-            print(message, file=sys.stderr)
+            report(message)
     gathered = gather()
     phases.done(f"gathered {_count(len(gathered.op_list.op), 'op')}")
     overrides_dir: Path | None = None
@@ -241,12 +274,12 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
         api_model = load_overrides(overrides_dir, gathered.op_list, merge=config.merge_overrides)
     else:
         api_model = ApiModel({})  # every op's default ApiDef, built on demand by ApiModel.get
-    phases.done(f"overrides: {overrides_dir if overrides_dir is not None else 'none'}")
+    phases.done(f"overrides: {printable_path(overrides_dir) if overrides_dir is not None else 'none'}")
 
     if args.list_outputs:
         groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
         for name in output_paths(groups, config, opts):
-            print(_shown(opts.out / name))
+            print(_printed(opts.out / name))
         return 0
 
     render_model = api_model
@@ -277,20 +310,20 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
         return _report_stale(args, opts, changes)
     if args.dry_run:
         for rel in changes.write:
-            print(f"would write {_shown(opts.out / rel)}")
+            print(f"would write {_printed(opts.out / rel)}")
         for rel in changes.delete:
-            print(f"would delete {_shown(opts.out / rel)}")
+            print(f"would delete {_printed(opts.out / rel)}")
         _report_kept(opts.out, changes)
         return 0
     with build_lock(opts.out):  # another build may have committed meanwhile: compare again
         changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
         commit(opts.out, changes)
-    phases.done(f"wrote {opts.out}")
+    phases.done(f"wrote {printable_path(opts.out)}")
     _report_kept(opts.out, changes)
     elapsed = time.perf_counter() - started
     _summary(
         args,
-        f"opgen build: {_count(len(result.files) - 1, 'module')}, {_count(result.ops, 'op')} -> {opts.out}: "
+        f"opgen build: {_count(len(result.files) - 1, 'module')}, {_count(result.ops, 'op')} -> {printable_path(opts.out)}: "
         f"{len(changes.write)} written, {len(changes.delete)} deleted, {changes.unchanged} unchanged "
         f"({result.formatted} chunks formatted, {elapsed:.2f}s)",
     )

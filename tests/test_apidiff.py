@@ -36,6 +36,8 @@ REGISTER_OP("Divide")
     .Output("quotient: float")
     .Output("remainder: float")
     .Attr("rounding: string");
+REGISTER_KERNEL_BUILDER(Name("Divide").Device(DEVICE_CPU), DivideOp);
+REGISTER_KERNEL_BUILDER(Name("Divide").Device(DEVICE_GPU).HostMemory("remainder").Priority(1), DivideOp);
 """
 
 

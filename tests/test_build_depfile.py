@@ -1,9 +1,11 @@
 """`opgen build --depfile` in a real build tool: ninja reruns opgen after a change to any file
-it read (an included header, pyproject.toml, a template, an override), and nothing else;
+it read (an included header, pyproject.toml, a template, an override, the formatter's
+installed metadata), and nothing else;
 `--list-outputs` names exactly the files the build writes."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import shutil
 import subprocess
@@ -70,6 +72,9 @@ def test_depfile_lists_everything_read_and_written(tmp_path):
     for needed in ("specs/math_ops.cc", "specs/common_macros.h", "pyproject.toml", "ov", "ov/math_ops.pbtxt",
                    "tpl/function.py.j2", "tpl/module_header.py.j2", "tpl/module_registration.py.j2"):
         assert needed in deps_list, needed
+    black = importlib.metadata.distribution("black")
+    assert [d for d in deps_list if d.endswith("/METADATA")] == [
+        str(black.locate_file(f"black-{black.version}.dist-info/METADATA"))]  # the formatter's identity
 
 
 @pytest.mark.skipif(shutil.which("ninja") is None, reason="ninja not installed (apt-get install ninja-build)")
@@ -98,3 +103,31 @@ def test_ninja_reruns_opgen_when_an_input_changes(tmp_path, touched):
     assert "opgen build" in ninja()
     assert "no work to do" in ninja()
 
+
+
+@pytest.mark.skipif(shutil.which("ninja") is None, reason="ninja not installed (apt-get install ninja-build)")
+def test_ninja_reruns_opgen_when_the_formatter_changes(tmp_path):
+    """An upgrade (or reinstall) of the formatter rewrites its distribution's METADATA, which
+    the depfile lists. Here a copy of black's dist-info, first on the path, stands for the
+    installed one, so the shared environment is not touched."""
+    root = _project(tmp_path / "p")
+    black = importlib.metadata.distribution("black")
+    site = tmp_path / "site"
+    info = f"black-{black.version}.dist-info"
+    shutil.copytree(black.locate_file(info), site / info)
+    command = f"{sys.executable} -m opgen build --depfile opgen.d"
+    outputs = _opgen(root, "--list-outputs").stdout.split()
+    (root / "build.ninja").write_text(
+        f"rule opgen\n  command = env PYTHONPATH={site}:{REPO} {command}\n  depfile = opgen.d\n  restat = 1\n"
+        f"build {' '.join(outputs)}: opgen\n", encoding="utf-8")
+
+    def ninja() -> str:
+        return subprocess.run(["ninja"], cwd=root, capture_output=True, text=True, check=True).stdout
+
+    assert "opgen build" in ninja()
+    assert f"{site / info / 'METADATA'}" in (root / "opgen.d").read_text()
+    assert "no work to do" in ninja()
+    later = time.time() + 5
+    os.utime(site / info / "METADATA", (later, later))
+    assert "opgen build" in ninja()
+    assert "no work to do" in ninja()

@@ -291,6 +291,45 @@ def test_strict_includes(project):
     assert run("oplist", "--strict-includes").exit_code == 2
 
 
+_MISSING_WARNING = 'specs/ops.cc:1:10: warning: cannot find include file "missing.h" (searched: '
+_KERNEL_WARNING = ("specs/ops.cc:2:1: warning: 'REGISTER_CPU(...)' looks like a kernel registration through the macro "
+                   "'REGISTER_CPU', which is not defined: it registers nothing")
+
+
+@pytest.mark.parametrize("argv", [["oplist"], ["api"], ["build"], ["build", "--check"], ["build", "-q"],
+                                  ["overrides", "check"], ["diff", "specs"], ["diff", "old.json"]])
+def test_every_gathering_command_prints_the_warnings_alike(project, argv):
+    """Gathering prints its warnings in one place (`gather`), so every command shows the same
+    lines, terminal-safe, also under --quiet."""
+    (project / "specs" / "ops.cc").write_text('#include "missing.h"\nREGISTER_CPU(float);\n' + _SMALL)
+    assert run("api", "--format", "json", "-o", "old.json").exit_code == 0
+    result = run(*argv)
+    assert result.exit_code in (0, 1), result.output
+    lines = result.stderr.splitlines()
+    expected = 2 if argv[0] == "diff" and argv[1] == "specs" else 1  # both sides gathered
+    assert sum(_MISSING_WARNING in line for line in lines) == expected, result.stderr
+    assert sum(_KERNEL_WARNING in line for line in lines) == expected, result.stderr
+
+
+def test_kernels_prints_the_include_warning_with_its_errors(project):
+    (project / "specs" / "ops.cc").write_text('#include "missing.h"\nREGISTER_CPU(float);\n' + _SMALL)
+    result = run("kernels")
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert _MISSING_WARNING in lines[0] and _KERNEL_WARNING.replace("warning", "error", 1) in lines[1]
+
+
+def test_warnings_of_a_git_revision_name_it(project):
+    (project / "specs" / "ops.cc").write_text('#include "missing\x1b[2J.h"\n' + _SMALL)
+    for git in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
+        subprocess.run(["git", *git], cwd=project, check=True)
+    result = run("diff", "--git", "HEAD")
+    assert result.exit_code == 0, result.output
+    warning = ':1:10: warning: cannot find include file "missing\\x1b[2J.h"'
+    old, new = [line.split(warning)[0] for line in result.stderr.splitlines() if warning in line]
+    assert old == "HEAD:specs/ops.cc" and Path(new).resolve() == (project / "specs" / "ops.cc").resolve()
+
+
 def test_specs_writes_cc(project):
     assert run("oplist", "-o", "ops.pbtxt").exit_code == 0
     result = run("specs", "ops.pbtxt", "-o", "out.cc", "--skip-inexpressible")
@@ -354,3 +393,39 @@ def test_api_and_diff(project):
     result = run("diff", "old.json", "--format", "github")
     assert result.stdout.startswith("::")
     assert run("diff", "--git", "HEAD", "--format", "md").exit_code == 2  # not a git repository
+
+
+_HOSTILE_OUT = "gen\nx\x1b[2J\r"
+_ESCAPED_OUT = "gen\\nx\\x1b[2J\\x0d"
+
+
+@pytest.mark.parametrize("argv", [[], ["--check"], ["--dry-run"], ["--list-outputs"], ["-v"]])
+def test_user_paths_in_summary_lines_are_escaped(project, argv):
+    """--out with a newline and terminal control characters: every line naming it shows it
+    escaped as error messages do (`printable_path`), and stays one line."""
+    result = run("build", "--out", _HOSTILE_OUT, *argv)
+    assert result.exit_code in (0, 1), result.output
+    shown = result.stdout + result.stderr
+    assert not any(c in shown for c in "\x1b\r"), shown
+    lines = shown.splitlines()
+    assert [line for line in lines if "[2J" in line] == [line for line in lines if _ESCAPED_OUT in line] != []
+    if not argv or argv == ["-v"]:
+        assert (project / _HOSTILE_OUT / "gen_ops.py").is_file()
+
+
+def test_diff_quotes_paths_as_git_does(project):
+    """`--diff` names such a file the way git does (C-quoted), so `git apply` recreates it."""
+    result = run("build", "--out", _HOSTILE_OUT, "--diff", "-q")
+    assert result.exit_code == 0 and result.stderr == ""
+    assert '+++ "b/gen\\nx\\033[2J\\r/gen_ops.py"\n' in result.stdout
+    assert not any(c in result.stdout for c in "\x1b\r")
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "apply"], cwd=project, input=result.stdout.encode(), check=True)
+    assert run("build", "--out", _HOSTILE_OUT, "--check").exit_code == 0
+
+
+def test_overrides_check_escapes_the_directory(project):
+    (project / "ov\x1bx").mkdir()
+    (project / "ov\x1bx" / "small.pbtxt").write_text('op {\n  name: "Small"\n  alias: "Tiny"\n}\n')
+    result = run("overrides", "check", "--overrides", "ov\x1bx")
+    assert result.exit_code == 0 and result.stdout == "overrides OK: 1 of 1 ops overridden by ov\\x1bx\n"

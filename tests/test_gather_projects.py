@@ -10,6 +10,8 @@ included.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -89,3 +91,62 @@ def test_strict_includes_config_key_and_include_dirs(tmp_path, monkeypatch, caps
     (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nstrict_includes = "yes"\n')
     assert main(["oplist", str(VISION)]) == 2
     assert "[tool.opgen] strict_includes must be true or false" in capsys.readouterr().err
+
+
+_FEATURE_OPS = """#include "feature_config.h"
+#if HAVE_FANCY_OP && !defined(NOPE) && GOOGLE_CUDA == 0 && __GNUC__ + 1
+REGISTER_OP("Fancy").Output("y: float");
+#elif defined(LEGACY) && LEGACY > 2
+REGISTER_OP("Legacy");
+#endif
+#if FEATURE_LEVEL >= 2
+REGISTER_OP("Level2");
+#endif
+REGISTER_OP("Plain");
+"""
+
+
+def _feature_project(tmp_path: Path) -> tuple[Path, Path]:
+    (tmp_path / "pyproject.toml").write_text("[tool.opgen]\n")
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "feature_ops.cc").write_text(_FEATURE_OPS)
+    (tmp_path / "deps").mkdir()
+    (tmp_path / "deps" / "feature_config.h").write_text("#define HAVE_FANCY_OP 1\n#define FEATURE_LEVEL 3\n")
+    return tmp_path / "ops" / "feature_ops.cc", tmp_path / "deps"
+
+
+def test_if_name_a_missing_include_may_define_is_warned(monkeypatch, capsys, tmp_path):
+    """A macro only tested in #if/#elif reads as 0 when the header defining it is missing:
+    a located warning naming the include (not for names `defined` tests, the build's
+    configuration macros or the compiler's reserved names); --strict-includes: an error."""
+    src, _ = _feature_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["oplist", "ops", "-o", "ops.pbtxt"]) == 0
+    hint = ('  hint: likely cause: "feature_config.h" (ops/feature_ops.cc:1:10) was not found and may define '
+            "'{}'; add its directory with -I DIR or [tool.opgen] include_dirs")
+    assert capsys.readouterr().err.splitlines() == [
+        'ops/feature_ops.cc:1:10: warning: cannot find include file "feature_config.h" (searched: ops, .); skipped',
+        "ops/feature_ops.cc:2:5: warning: 'HAVE_FANCY_OP' is not defined and reads as 0 in #if",
+        hint.format("HAVE_FANCY_OP"),
+        "ops/feature_ops.cc:7:5: warning: 'FEATURE_LEVEL' is not defined and reads as 0 in #if",
+        hint.format("FEATURE_LEVEL"),
+    ]
+    assert main(["oplist", "ops", "--strict-includes", "-o", "strict.pbtxt"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert "ops/feature_ops.cc:2:5: error: 'HAVE_FANCY_OP' is not defined and reads as 0 in #if" in err
+    assert "ops/feature_ops.cc:7:5: error: 'FEATURE_LEVEL' is not defined and reads as 0 in #if" in err
+    assert err[-1] == "3 errors in 1 file" and not (tmp_path / "strict.pbtxt").exists()
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
+def test_if_names_with_the_header_found_match_gxx(monkeypatch, capsys, tmp_path):
+    """Differential: with the header's directory given, no warning, and the ops g++ -E keeps."""
+    src, deps = _feature_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    ours = [op.name for op in gather([str(src)], include_dirs=[str(deps)]).op_list.op]
+    assert capsys.readouterr().err == ""
+    expanded = subprocess.run(["g++", "-E", "-P", "-x", "c++", "-std=c++17", f"-I{deps}", str(src)],
+                              capture_output=True, text=True, check=True).stdout
+    (tmp_path / "gxx.cc").write_text(expanded)
+    assert ours == [op.name for op in gather([str(tmp_path / "gxx.cc")]).op_list.op] == ["Fancy", "Level2", "Plain"]
+    assert [op.name for op in gather([str(src)]).op_list.op] == ["Plain"]  # the header missing: read as 0

@@ -230,6 +230,7 @@ def macro_sources(draw):
         kind = draw(st.sampled_from(["call0", "object", "stringize", "passthrough", "paste", "nested",
                                      "variadic", "string_macro", "int_macro", "stringize_literal",
                                      "paren_arg", "empty_arg", "whole_registration", "gnu_comma", "va_opt",
+                                     "va_opt_string",
                                      "paren_name"]))
         name = f"M{i}"
         word = draw(_WORDS)
@@ -277,6 +278,10 @@ def macro_sources(draw):
         elif kind == "va_opt":  # __VA_OPT__'s content only when the variadic argument expands to tokens
             lines.append(f'#define {name}(a, ...) Attr(#a ": int" __VA_OPT__(" = " #__VA_ARGS__))')
             extra = draw(st.sampled_from(["", ",", ", 3", ", EMPTY_MACRO", ", 4 EMPTY_MACRO"]))
+            uses.append(f"{name}({word}{extra})")
+        elif kind == "va_opt_string":  # `#__VA_OPT__(...)`: the substituted content as a string, else ""
+            lines.append(f"#define {name}(a, ...) Doc(#a #__VA_OPT__(a: __VA_ARGS__ #a))")
+            extra = draw(st.sampled_from(["", ",", ", 3", ", EMPTY_MACRO", ", 4 EMPTY_MACRO", ', "q\\n" x  y']))
             uses.append(f"{name}({word}{extra})")
         elif kind == "paren_name":
             lines.append(f'#define {name}(n) ("Prefix" ">" #n)')
@@ -376,3 +381,48 @@ def test_hide_sets_follow_prossers_rule(tmp_path):
     gxx = subprocess.run(["g++", "-E", "-P", "-x", "c++", str(p)], capture_output=True, text=True, check=True)
     assert texts(p) == ["2", "*", "9", "*", "g", ";", "q", ")", ";"]
     assert "".join(texts(p)) == "".join(gxx.stdout.split())
+
+
+_VA_OPT_STRING_CASES = """#define S(a, ...) #__VA_OPT__(a __VA_ARGS__)
+#define T(x, ...) x #__VA_OPT__( x   ,  "q\\n" __VA_ARGS__ ) end
+#define E(...) #__VA_OPT__()
+#define G(a, ...) #__VA_OPT__(a ## __VA_ARGS__ #a)
+#define H(a, ...) # __VA_OPT__ (ONE a)
+#define K(a, ...) [#__VA_OPT__(a)|a]
+#define ONE 1
+#define F(x) fx
+#define EMPTY
+S(1, 2 3) S(1) S(1,) S(1, EMPTY) S(ONE, ONE F(2)) S( a  b , c   d )
+T(y, 'c' "s") T(y)
+E(1) E()
+G(x, y) G(x)
+H(2, 3) K(ONE, 1)
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("std", ["c++17", "c++20"])
+def test_stringized_va_opt_matches_gxx(tmp_path, std):
+    """`#__VA_OPT__(content)`: the content after substitution and pasting (arguments
+    macro-expanded, the body's own macros not), stringized; `""` when the variadic argument
+    is empty."""
+    p = write(tmp_path, _VA_OPT_STRING_CASES)
+    gxx = subprocess.run(["g++", "-E", "-P", "-x", "c++", f"-std={std}", str(p)], capture_output=True, text=True,
+                         check=True)
+    assert texts(p) == _tokens(gxx.stdout)
+    assert '"y , \\"q\\\\n\\" \'c\' \\"s\\""' in texts(p)
+
+
+@needs_gxx
+@pytest.mark.parametrize(("body", "message", "col"), [
+    ("#define L(a, ...) #__VA_OPT__(__VA_OPT__(a))", "__VA_OPT__ may not appear in a __VA_OPT__", 31),
+    ("#define X(a) #__VA_OPT__(a)", "'#' is not followed by a macro parameter", 14),
+    ("#define X(a, ...) #__VA_OPT__", "unterminated __VA_OPT__", 20),
+])
+def test_bad_stringized_va_opt_fails_like_gxx(tmp_path, body, message, col):
+    p = write(tmp_path, body + "\nX(1)\n")
+    gxx = subprocess.run(["g++", "-E", "-P", "-x", "c++", "-std=c++20", str(p)], capture_output=True, text=True)
+    assert gxx.returncode != 0 and message in gxx.stderr
+    with pytest.raises(OpgenError) as e:
+        Preprocessor().run(str(p))
+    assert e.value.location.line == 1 and e.value.location.col == col and message in e.value.message

@@ -21,7 +21,9 @@ Rules (B = breaking):
   alias_added, param_added (with default), param_default_added.
 * kernel (what a device runs; compared when both sides were read from C++):
   device_removed B (no unlabelled kernel on a device any more), types_narrowed B (a type a
-  device's kernels accepted for an attr is gone); device_added, types_widened.
+  device's kernels accepted for an attr is gone); device_added, types_widened; and, on a
+  device both sides have, host_memory_added (an arg some kernel now keeps in host memory),
+  host_memory_removed, priority_changed: placement, not what runs, so reported, not breaking.
 * docs (never breaking): doc_added, doc_removed, doc_changed (summary, description, or an
   argument's doc as the docstring shows it after overrides).
 """
@@ -315,7 +317,22 @@ def _kernel_changes(old: OpEntry, new: OpEntry) -> list[Change]:
                 add("types_narrowed", True, f"{device} kernels no longer accept {', '.join(lost)} for attr '{attr}'")
             if gained:
                 add("types_widened", False, f"{device} kernels accept {', '.join(gained)} for attr '{attr}' now")
+        (host_before, priority_before), (host_after, priority_after) = (
+            side.kernel_placement.get(device, ((), (0,))) for side in (old, new))
+        for arg in host_after:
+            if arg not in host_before:
+                add("host_memory_added", False, f"{device} kernels keep '{arg}' in host memory now")
+        for arg in host_before:
+            if arg not in host_after:
+                add("host_memory_removed", False, f"{device} kernels no longer keep '{arg}' in host memory")
+        if priority_before != priority_after:
+            add("priority_changed", False, f"{device} kernel priority {_priorities(priority_before)} -> "
+                f"{_priorities(priority_after)}")
     return out
+
+
+def _priorities(values: tuple[int, ...]) -> str:
+    return ", ".join(map(str, values))
 
 
 # ---- docs -------------------------------------------------------------------------------

@@ -9,18 +9,20 @@ import os
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from opgen.apidiff.snapshot import Snapshot
 from opgen.apidiff.snapshot_build import build_snapshot
 from opgen.apidiff.snapshot_format import FORMAT_TAG, from_json, from_markdown
 from opgen.config import Config, load_config
-from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.errors import Location, OpgenError, OpgenErrors, report
 from opgen.limits import read_input_bytes, read_text_file
 
 
-def gather_config(config: Config, sources: list[str] | None = None):
-    """Gather the specs a configuration names (or `sources`, with its defines and helpers)."""
+def gather_config(config: Config, sources: list[str] | None = None, warn: Callable[[str], None] = report):
+    """Gather the specs a configuration names (or `sources`, with its defines and helpers);
+    its warnings go to `warn` (as for every command that gathers: `gather`)."""
     from opgen.spec.gather import gather
 
     return gather(
@@ -31,17 +33,18 @@ def gather_config(config: Config, sources: list[str] | None = None):
         include_internal=False,
         helpers=config.helpers,
         strict_includes=config.strict_includes,
+        warn=warn,
     )
 
 
-def project_snapshot(config: Config, shown_root: Path | None = None) -> Snapshot:
+def project_snapshot(config: Config, shown_root: Path | None = None, warn: Callable[[str], None] = report) -> Snapshot:
     """The snapshot of a configured project: its sources, through its override directory.
 
     Locations are relative to the cwd, as if the project were at `shown_root` (default: its root).
     """
     from opgen.overrides import load_overrides
 
-    gathered = gather_config(config)
+    gathered = gather_config(config, warn=warn)
     overrides = config.path(config.overrides) if config.overrides else None
     if overrides is not None and not overrides.exists():
         overrides = None
@@ -181,6 +184,11 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
                 paths = [repo_path(p) for p in wanted if _git_exists(top, commit, repo_path(p))]
             if paths:
                 _extract(top, commit, paths, tree)
-            return project_snapshot(rev_config, shown_root=config.root)
+            extracted = (f"{project}{os.sep}", f"{os.path.realpath(project)}{os.sep}")
+
+            def warn(text: str) -> None:  # located `REV:path` like its errors
+                report(text.replace(extracted[0], f"{rev}:").replace(extracted[1], f"{rev}:"))
+
+            return project_snapshot(rev_config, shown_root=config.root, warn=warn)
         except OpgenError as e:
             raise _at_revision(e, project, rev) from None

@@ -56,6 +56,8 @@ class OpEntry:
     # opgen.spec.kernel_summary.device_types gives it; None when kernels are unknown (no C++ read)
     kernels: dict[str, dict[str, tuple[str, ...] | None]] | None = None
     kernel_locations: tuple[tuple[str, Location], ...] = ()  # device -> its first unlabelled kernel
+    # device -> (host-memory args, priorities) where not the default (kernel_summary.device_placement)
+    kernel_placement: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = field(default_factory=dict)
     parts: tuple[tuple[str, Location], ...] = ()  # ("attr T", its .Attr line), ... (`OpSource.parts`)
 
     def part_location(self, part: str) -> Location | None:

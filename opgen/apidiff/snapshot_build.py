@@ -12,7 +12,7 @@ from opgen.errors import Location, OpgenError
 from opgen.module_groups import group_ops
 from opgen.proto import api_def_pb2
 from opgen.python_api.function import FunctionApi, SkippedOp, function_api
-from opgen.spec.kernel_summary import device_types
+from opgen.spec.kernel_summary import device_placement, device_types
 from opgen.spec.model import GatherResult
 
 _SKIP_REASONS = {
@@ -112,6 +112,8 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
             api_locations=tuple(loc for loc in map(relocate, model.provenance.get(op_def.name, [])) if loc),
             skip_reason=skip_reason,
             kernels=None if gathered.kernels is None else device_types(kernels_by_op.get(op_def.name, []), op_def),
+            kernel_placement={} if gathered.kernels is None else device_placement(
+                kernels_by_op.get(op_def.name, []), op_def),
             kernel_locations=tuple((device, shown) for device, at in kernel_locations.get(op_def.name, {}).items()
                                    if (shown := relocate(at)) is not None),
             parts=tuple((key, loc) for key, loc in ((k, relocate(v)) for k, v in (source.parts if source else ()))

@@ -12,7 +12,7 @@ from opgen.attr_text import summarize_attr_value
 from opgen.errors import Location, OpgenError
 from opgen.proto import attr_value_pb2, op_def_pb2
 from opgen.proto.datatypes import cpp_name
-from opgen.spec.kernel_summary import runs_on
+from opgen.spec.kernel_summary import placement_text, runs_on
 
 FORMAT_TAG = "opgen-api-snapshot/1"
 FLAGS = ("is_commutative", "is_aggregate", "is_stateful", "allows_uninitialized_input",
@@ -87,6 +87,9 @@ def to_json(snapshot: Snapshot) -> str:
             item["kernels"] = {device: {attr: list(types) if types is not None else "any"
                                         for attr, types in per_attr.items()}
                                for device, per_attr in entry.kernels.items()}
+        if entry.kernel_placement:
+            item["kernel_placement"] = {device: {"host_memory": list(host), "priority": list(priorities)}
+                                        for device, (host, priorities) in entry.kernel_placement.items()}
         if entry.kernel_locations:
             item["kernel_locations"] = {device: str(loc) for device, loc in entry.kernel_locations}
         ops.append(item)
@@ -170,6 +173,8 @@ def from_json(text: str, path: str) -> Snapshot:
                 skip_reason=item.get("skip_reason", ""),
                 kernels=_kernels_from_json(item["kernels"]) if "kernels" in item else None,
                 kernel_locations=tuple((d, parse_location(t)) for d, t in item.get("kernel_locations", {}).items()),
+                kernel_placement={device: (tuple(p["host_memory"]), tuple(int(v) for v in p["priority"]))
+                                  for device, p in item.get("kernel_placement", {}).items()},
                 parts=tuple((key, parse_location(text)) for key, text in item.get("parts", {}).items()),
             )
             snapshot.ops[entry.name] = entry
@@ -210,8 +215,13 @@ def _code_list(items: list[str]) -> str:
 
 
 def _kernel_lines(entry: OpEntry) -> list[str]:
-    """`- kernels: CPU (float32, int32), GPU (float32)` when the op has kernels."""
-    return [f"- kernels: {runs_on(entry.kernels)}"] if entry.kernels else []
+    """`- kernels: CPU (float32, int32), GPU (float32)` when the op has kernels, and
+    `- kernel placement: GPU (host memory: shape; priority 1)` when some device's differ
+    from the default."""
+    lines = [f"- kernels: {runs_on(entry.kernels)}"] if entry.kernels else []
+    if entry.kernel_placement:
+        lines.append(f"- kernel placement: {placement_text(entry.kernel_placement)}")
+    return lines
 
 
 def _graph_lines(op: op_def_pb2.OpDef) -> list[str]:

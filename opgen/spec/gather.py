@@ -19,17 +19,17 @@ from __future__ import annotations
 import gc
 import glob
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.errors import Location, OpgenError, OpgenErrors, report
 from opgen.limits import read_text_file
 from opgen.registry import OpRegistry
 from opgen.spec.builder import build_op_def
 from opgen.spec.chains import UndefinedNameError, check_brackets, extract_registrations, undefined_registration_macros
 from opgen.spec.helpers import helper_table
-from opgen.spec.kernels import extract_kernels
+from opgen.spec.kernels import extract_kernels, undefined_kernel_macros
 from opgen.spec.model import GatherResult, KernelRegistration, OpSource, Registration
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
 from opgen.spec.preprocessor import MissingInclude, Preprocessor
@@ -157,19 +157,23 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
             errors.append(unbalanced)
     if pp.missing_includes:
         errors += undefined_registration_macros(tokens)
-        errors, kernel_errors = ([_blame_missing_includes(e, pp.missing_includes) if isinstance(e, UndefinedNameError)
-                                  else e for e in errs] for errs in (errors, kernel_errors))
+        kernel_errors += undefined_kernel_macros(tokens)
+        errors, kernel_errors = ([_blame_missing_includes(e.message, e.location, e.name, pp.missing_includes)
+                                  if isinstance(e, UndefinedNameError) else e for e in errs]
+                                 for errs in (errors, kernel_errors))
     return ScannedFile(regs, errors, kernels, kernel_errors)
 
 
-def _blame_missing_includes(error: UndefinedNameError, missing: list[MissingInclude]) -> OpgenError:
+def _blame_missing_includes(message: str, location: Location | None, name: str,
+                            missing: Sequence[MissingInclude]) -> OpgenError:
+    """The error `message` about the undefined `name`, with the missing includes as its likely cause."""
     names = [f"\"{m.target}\" ({m.location})" for m in missing]
     if len(names) == 1:
-        cause = f"{names[0]} was not found and may define '{error.name}'; add its directory"
+        cause = f"{names[0]} was not found and may define '{name}'; add its directory"
     else:
-        cause = (f"{', '.join(names[:-1])} and {names[-1]} were not found and one may define '{error.name}'; "
+        cause = (f"{', '.join(names[:-1])} and {names[-1]} were not found and one may define '{name}'; "
                  "add their directories")
-    return OpgenError(error.message, error.location,
+    return OpgenError(message, location,
                       hint=f"likely cause: {cause} with -I DIR or [tool.opgen] include_dirs")
 
 
@@ -178,6 +182,11 @@ def _missing_include_message(target: str, sites: list[MissingInclude]) -> str:
     text = f"cannot find include file \"{target}\" (searched: {', '.join(first.searched)})"
     others = [str(loc) for loc in dict.fromkeys(m.location for m in sites) if loc != first.location]
     return text + (f"; also included at {', '.join(others)}" if others else "")
+
+
+def _as_warnings(errors: list[OpgenError]) -> list[str]:
+    """Errors printed as warnings, each once (a header several files include reports once)."""
+    return list(dict.fromkeys(e.format_warning() for e in errors))
 
 
 def _line_col(loc: Location | None) -> tuple[int, int]:
@@ -195,21 +204,24 @@ def gather(
     strict_includes: bool = False,
     strict_kernels: bool = False,
     cache: bool = False,
+    warn: Callable[[str], None] = report,
 ) -> GatherResult:
     """The OpList (sorted by name, `_` ops only with include_internal) of every op the
     sources register, and their kernels; raises GatherErrors with every error found. A
     kernel registration that cannot be evaluated is a warning and skipped, or an error
     with strict_kernels. TF's `TF_CALL_*` macros are predefined for the `defines`.
     `cache`: parsed text OpLists are kept in opgen's cache
-    (`oplist_io.load_op_list_with_lines`)."""
+    (`oplist_io.load_op_list_with_lines`). The warnings of a successful gather go to `warn`
+    (stderr, terminal-safe), so every command that gathers prints them alike; a failed
+    one's are part of its GatherErrors."""
     # Gathering allocates hundreds of thousands of acyclic tuples and small objects; the
     # cyclic GC would only traverse them again and again (a third of the time on a
     # large file), so it is paused and the garbage is left to reference counting.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _gather(sources, list(defines), include_dirs, allow_file, include_internal, helpers, strict_includes,
-                       strict_kernels, cache)
+        result = _gather(sources, list(defines), include_dirs, allow_file, include_internal, helpers,
+                         strict_includes, strict_kernels, cache)
     except GatherErrors:
         raise
     except OpgenError as e:  # a bad -D option or allow file: nothing can be gathered
@@ -217,6 +229,9 @@ def gather(
     finally:
         if gc_was_enabled:
             gc.enable()
+    for warning in result.warnings:
+        warn(warning)
+    return result
 
 
 _FLAG_CALLS = {"SetIsStateful": "is_stateful", "SetDoNotOptimize": "is_stateful", "SetIsCommutative": "is_commutative",
@@ -270,6 +285,7 @@ def _gather(
     missing: dict[str, list[MissingInclude]] = {}  # header -> where it is included, in file order
     kernels: list[KernelRegistration] = []
     kernel_errors: list[OpgenError] = []
+    condition_warnings: list[OpgenError] = []  # #if names read as 0 that a missing include may define
     for path in files.cpp:
         scanned = scan_cpp_file(path, pp, table)
         regs, file_errors = scanned.ops, scanned.errors
@@ -277,6 +293,13 @@ def _gather(
         kernels += [k for k in scanned.kernels if allowed is None or k.system or k.kernel_def.op in allowed]
         kernel_errors += scanned.kernel_errors
         inputs.update(pp.files_read)
+        for u in pp.undefined_in_conditions:
+            error = _blame_missing_includes(f"'{u.name}' is not defined and reads as 0 in #if", u.location, u.name,
+                                            u.missing)
+            if strict_includes:
+                file_errors.append(error)
+            else:
+                condition_warnings.append(error)
         for m in pp.missing_includes:
             if strict_includes and m.target not in missing:  # each header once, where first included
                 file_errors.append(OpgenError(f"{_missing_include_message(m.target, [m])}; add its directory "
@@ -310,11 +333,11 @@ def _gather(
     warnings = [] if strict_includes else [
         f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
         for target, sites in missing.items()]
+    warnings += _as_warnings(condition_warnings)
     if strict_kernels:
         errors += kernel_errors
     else:
-        warnings += [e.format().replace(": error: ", ": warning: ", 1) + "\n  (kernel registration skipped)"
-                     for e in dict((e.format(), e) for e in kernel_errors).values()]
+        warnings += [w + "\n  (kernel registration skipped)" for w in _as_warnings(kernel_errors)]
     if errors:
         unique: dict[str, OpgenError] = {}  # an error in a header several files include: once
         for e in errors:

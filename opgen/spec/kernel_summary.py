@@ -20,6 +20,8 @@ from opgen.spec.model import KernelRegistration
 
 # device -> attr -> type names (tf.DType names, in DataType order), None: any type.
 DeviceTypes = dict[str, dict[str, "tuple[str, ...] | None"]]
+# device -> (args some kernel keeps in host memory, sorted; its kernels' priorities, sorted)
+DevicePlacement = dict[str, "tuple[tuple[str, ...], tuple[int, ...]]"]
 _DEVICE_ORDER = {"CPU": 0, "GPU": 1}
 
 
@@ -57,15 +59,38 @@ def _usable(k: kernel_def_pb2.KernelDef, op_def: op_def_pb2.OpDef | None,
     return True
 
 
-def device_types(kernels: Iterable[kernel_def_pb2.KernelDef], op_def: op_def_pb2.OpDef | None,
-                 group: str = "") -> DeviceTypes:
-    """Per device (CPU, GPU, then by name), per constrained type attr, the types the op's
-    unlabelled kernels (or those with label `group`) accept."""
+def _by_device(kernels: Iterable[kernel_def_pb2.KernelDef], op_def: op_def_pb2.OpDef | None,
+               group: str) -> dict[str, list[kernel_def_pb2.KernelDef]]:
+    """The op's usable kernels with label `group` ("" : unlabelled), per device."""
     attrs = _type_attrs(op_def)
     by_device: dict[str, list[kernel_def_pb2.KernelDef]] = {}
     for k in kernels:
         if k.label == group and _usable(k, op_def, attrs):
             by_device.setdefault(k.device_type, []).append(k)
+    return by_device
+
+
+def device_placement(kernels: Iterable[kernel_def_pb2.KernelDef], op_def: op_def_pb2.OpDef | None) -> DevicePlacement:
+    """Per device (CPU, GPU, then by name) whose unlabelled kernels keep an arg in host memory
+    or have a priority other than 0: the args any of them keeps in host memory and the
+    distinct priorities (both sorted; devices without either are left out)."""
+    by_device = _by_device(kernels, op_def, "")
+    out: DevicePlacement = {}
+    for device in sorted(by_device, key=device_key):
+        ks = by_device[device]
+        host = tuple(sorted({arg for k in ks for arg in k.host_memory_arg}))
+        priorities = tuple(sorted({k.priority for k in ks}))
+        if host or priorities != (0,):
+            out[device] = (host, priorities)
+    return out
+
+
+def device_types(kernels: Iterable[kernel_def_pb2.KernelDef], op_def: op_def_pb2.OpDef | None,
+                 group: str = "") -> DeviceTypes:
+    """Per device (CPU, GPU, then by name), per constrained type attr, the types the op's
+    unlabelled kernels (or those with label `group`) accept."""
+    attrs = _type_attrs(op_def)
+    by_device = _by_device(kernels, op_def, group)
     out: DeviceTypes = {}
     for device in sorted(by_device, key=device_key):
         ks = by_device[device]
@@ -102,6 +127,16 @@ def runs_on(types: DeviceTypes) -> str:
             parts.append(f"{device} ({'; '.join(f'{a}: {c}' for a, c in zip(per_attr, cells))})")
         else:
             parts.append(device)
+    return ", ".join(parts)
+
+
+def placement_text(placement: DevicePlacement) -> str:
+    """`GPU (host memory: shape, x; priority 1)`, devices comma-separated."""
+    parts = []
+    for device, (host, priorities) in placement.items():
+        facts = ([f"host memory: {', '.join(host)}"] if host else []) + (
+            [f"priority {', '.join(map(str, priorities))}"] if priorities != (0,) else [])
+        parts.append(f"{device} ({'; '.join(facts)})")
     return ", ".join(parts)
 
 

@@ -17,11 +17,12 @@ include, or as an error with `strict_kernels` (`opgen kernels`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
 from opgen.errors import Location, OpgenError
 from opgen.proto import kernel_def_pb2
-from opgen.spec.chains import ChainReader
+from opgen.spec.chains import ChainReader, UndefinedNameError
 from opgen.spec.cpp_lexer import (
     KIND,
     TEXT,
@@ -38,6 +39,10 @@ from opgen.spec.register_types import (
 )
 
 KERNEL_MACROS = ("REGISTER_KERNEL_BUILDER", "REGISTER_SYSTEM_KERNEL_BUILDER")
+# How projects name their REGISTER_KERNEL_BUILDER wrappers (REGISTER_CPU, REGISTER_KERNELS,
+# REGISTER_GPU_KERNEL, CPU_REGISTER, ...); TF's own (its headers are never read) excepted.
+_KERNEL_MACRO_NAME = re.compile(r"REGISTER\w*(KERNEL|CPU|GPU)|(KERNEL|CPU|GPU)\w*REGISTER")
+_TF_KERNEL_MACRO_PREFIXES = ("REGISTER_RESOURCE_HANDLE_KERNEL", "REGISTER_XLA_", "REGISTER_KERNEL_BUILDER_IMPL")
 _SCAN_TEXTS = {*KERNEL_MACROS, "=", "return"}
 _LITERAL_KINDS = ("str", "raw")
 _QUALIFIERS = {"::", "tensorflow", "register_kernel"}
@@ -73,6 +78,30 @@ def extract_kernels(tokens: list[Token], helpers: Mapping[str, str]) -> tuple[li
             except OpgenError as e:
                 errors.append(e)
     return regs, errors
+
+
+def undefined_kernel_macros(tokens: list[Token]) -> list[OpgenError]:
+    """Invocations, outside any parentheses, of an undefined macro named like a kernel
+    registration (`REGISTER_CPU(float);`, also as `TF_CALL_*` stamps them): a wrapper of
+    REGISTER_KERNEL_BUILDER from a header that could not be found, which registers nothing.
+    Each macro once, at its first invocation. Only asked of files with missing includes."""
+    errors: list[OpgenError] = []
+    seen: set[str] = set()
+    depth = 0
+    for i, t in enumerate(tokens):
+        text = t[TEXT]
+        if t[KIND] == "op":
+            depth += text in ("(", "[")
+            depth -= text in (")", "]")
+            continue
+        if (depth == 0 and t[KIND] == "id" and text not in seen and text.isupper() and text not in KERNEL_MACROS
+                and _KERNEL_MACRO_NAME.search(text) and not text.startswith(_TF_KERNEL_MACRO_PREFIXES)
+                and i + 1 < len(tokens) and tokens[i + 1][TEXT] == "("
+                and (i == 0 or tokens[i - 1][TEXT] not in (".", "->", "::"))):
+            seen.add(text)
+            errors.append(UndefinedNameError(t, text, f"'{text}(...)' looks like a kernel registration through the "
+                                             f"macro '{text}', which is not defined: it registers nothing"))
+    return errors
 
 
 class _KernelChain:

@@ -3,8 +3,8 @@ comments (the lexer never looks inside them, so a doc line starting with `#` ins
 `R"doc(...)doc"` is text, not a directive).
 
 Handled: object- and function-like `#define` (with `#` stringizing, `##` pasting,
-variadic `...`/`__VA_ARGS__`, GNU `, ## __VA_ARGS__` and C++20 `__VA_OPT__` as
-g++ -std=c++17 treats them), `#undef`, `#if/#ifdef/#ifndef/#elif/#elifdef/#elifndef/
+variadic `...`/`__VA_ARGS__`, GNU `, ## __VA_ARGS__` and C++20 `__VA_OPT__` and
+`#__VA_OPT__` as g++ 12 -std=c++17 treats them), `#undef`, `#if/#ifdef/#ifndef/#elif/#elifdef/#elifndef/
 #else/#endif` with `defined` and integer expressions, `#include` of the project's headers
 (searched up to the project root, then `-I`; one that cannot be found is recorded and
 skipped; `<...>` system headers and TensorFlow's own headers are skipped), `#pragma once`,
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 
 from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.limits import MAX_MACRO_EXPANSION_TOKENS, MAX_MACRO_NESTING, decode_utf8, read_input_bytes
@@ -64,6 +64,22 @@ class MissingInclude:
     target: str  # as written between the quotes
     location: Location  # the file name in the #include line
     searched: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class UndefinedInCondition:
+    """An identifier that `#if`/`#elif` read as 0 after some `#include "..."` of the same
+    translation unit could not be found (which may be what defines it)."""
+
+    name: str
+    location: Location
+    missing: tuple[MissingInclude, ...]  # the includes not found before this #if
+
+
+# Names an undefined-in-#if check leaves alone: the build's configuration macros, set with
+# -D by the build (TF's .bazelrc and configure), not by a header.
+_BUILD_CONFIG_MACROS = frozenset({"GOOGLE_CUDA", "TENSORFLOW_USE_ROCM", "TENSORFLOW_USE_SYCL", "INTEL_MKL",
+                                  "IS_MOBILE_PLATFORM", "SUPPORT_SELECTIVE_REGISTRATION", "ANDROID_TEGRA"})
 
 
 @dataclass(frozen=True)
@@ -135,6 +151,8 @@ class Preprocessor:
         # `#include "..."` files the last run() could not find; they are skipped, and the
         # caller decides whether that is an error (see gather's strict_includes).
         self.missing_includes: list[MissingInclude] = []
+        # identifiers #if read as 0 after a missing include (the caller warns; see gather)
+        self.undefined_in_conditions: list[UndefinedInCondition] = []
         self._search_dirs: dict[str, list[str]] = {}  # including file's directory -> search path
         self._nesting = 0
         self._expansion_budget = MAX_MACRO_EXPANSION_TOKENS
@@ -149,6 +167,7 @@ class Preprocessor:
         self._once: set[str] = set()
         self.files_read = []
         self.missing_includes = []
+        self.undefined_in_conditions = []
         self._errors: list[OpgenError] = []
         for name, value in [*_PREDEFINED.items(), *self._cmdline]:
             define = SourceFile("<command-line>", f"{name} {value}")  # as `#define NAME VALUE`
@@ -295,6 +314,7 @@ class Preprocessor:
         """Replace `defined X` / `defined(X)` by 1 or 0, then macro-expand, then turn the
         remaining identifiers into 0 (`true` into 1) as #if does."""
         resolved: list[Token] = []
+        tested: set[str] = set()  # operands of `defined`: `defined(X) && X > 1` reads X as 0 on purpose
         i = 0
         while i < len(toks):
             t = toks[i]
@@ -310,6 +330,7 @@ class Preprocessor:
                 if j >= len(toks) or toks[j][KIND] != "id":
                     raise token_error(t, "operator \"defined\" requires an identifier")
                 value = "1" if toks[j][TEXT] in self.macros else "0"
+                tested.add(toks[j][TEXT])
                 if paren:
                     j += 1
                     if j >= len(toks) or toks[j][TEXT] != ")":
@@ -320,6 +341,12 @@ class Preprocessor:
             resolved.append(t)
             i += 1
         expanded = self.expand_list(resolved)
+        if self.missing_includes:
+            missing = tuple(self.missing_includes)
+            self.undefined_in_conditions += [
+                UndefinedInCondition(t[TEXT], token_location(t), missing) for t in expanded
+                if t[KIND] == "id" and t[TEXT] not in ("true", "false") and t[TEXT] not in tested
+                and t[TEXT] not in _BUILD_CONFIG_MACROS and not _reserved(t[TEXT])]
         return [("num", "1" if t[TEXT] == "true" else "0") + t[2:] if t[KIND] == "id" else t for t in expanded]
 
     def _has_include(self, toks: list[Token], i: int) -> tuple[str, int]:
@@ -393,15 +420,22 @@ class Preprocessor:
             raise token_error(body[-1], "'##' cannot appear at either end of a macro expansion")
         if params is not None:
             for i, t in enumerate(body):
-                if t[TEXT] == "#" and t[KIND] == "op" and (i + 1 >= len(body) or body[i + 1][TEXT] not in params):
+                operand = body[i + 1][TEXT] if i + 1 < len(body) else None
+                if t[TEXT] == "#" and t[KIND] == "op" and operand not in params and not (
+                        variadic and operand == "__VA_OPT__"):  # C++20 `#__VA_OPT__(...)`
                     raise token_error(t, "'#' is not followed by a macro parameter")
         va_opt = False
+        inside_until = -1  # index of the `)` closing the __VA_OPT__ being read
         for i, t in enumerate(body):
             if t[TEXT] == "__VA_OPT__" and t[KIND] == "id":
                 if not variadic:
                     raise token_error(t, "__VA_OPT__ can only appear in the expansion of a variadic macro")
-                if _va_opt_end(body, i) is None:
+                if i < inside_until:
+                    raise token_error(t, "__VA_OPT__ may not appear in a __VA_OPT__")
+                end = _va_opt_end(body, i)
+                if end is None:
                     raise token_error(t, "unterminated __VA_OPT__: expected '(' and a matching ')'")
+                inside_until = end
                 va_opt = True
         self.macros[name] = Macro(name, params, variadic, tuple(body), va_opt)
 
@@ -548,7 +582,12 @@ class Preprocessor:
         if macro.va_opt:
             va = len(args) - 1
             expanded[va] = self.expand_list(args[va])
-            body = _replace_va_opt(body, bool(expanded[va]))
+
+            def stringized(content: list[Token]) -> str:  # `#__VA_OPT__(content)`: content substituted, pasted
+                return _stringize(self._substitute(replace(macro, body=tuple(content), va_opt=False), args,
+                                                   va_absent, site, hide))
+
+            body = _replace_va_opt(body, bool(expanded[va]), stringized)
         i = 0
         while i < len(body):
             t = body[i]
@@ -635,9 +674,11 @@ def _va_opt_end(body: tuple[Token, ...] | list[Token], i: int) -> int | None:
     return None
 
 
-def _replace_va_opt(body: tuple[Token, ...], has_va_args: bool) -> list[Token]:
+def _replace_va_opt(body: tuple[Token, ...], has_va_args: bool, stringized: Callable[[list[Token]], str]) -> list[Token]:
     """The body with each `__VA_OPT__(content)` replaced by its content when the variadic
-    argument expands to tokens, else by a placemarker (C++20 [cpp.subst])."""
+    argument expands to tokens, else by a placemarker (C++20 [cpp.subst]); and each
+    `#__VA_OPT__(content)` by a string literal: `stringized(content)`, else `""`
+    ([cpp.stringize], as g++ 12 with -std=c++17 or c++20)."""
     out: list[Token] = []
     i = 0
     while i < len(body):
@@ -645,7 +686,11 @@ def _replace_va_opt(body: tuple[Token, ...], has_va_args: bool) -> list[Token]:
         if t[TEXT] == "__VA_OPT__" and t[KIND] == "id":
             end = _va_opt_end(body, i)
             assert end is not None  # checked by #define
-            if has_va_args:
+            if out and out[-1][TEXT] == "#" and out[-1][KIND] == "op":
+                hash_tok = out.pop()
+                text = stringized(list(body[i + 2 : end])) if has_va_args else '""'
+                out.append(("str", text, *hash_tok[2:]))
+            elif has_va_args:
                 content = list(body[i + 2 : end])
                 if content:
                     content[0] = (*content[0][:7], t[SPACE])
@@ -687,6 +732,11 @@ def _ancestors_up_to_root(here: str) -> list[str]:
         here = os.path.normpath(os.path.join(here or ".", ".."))
         dirs.append("" if here == "." else here)
     return dirs
+
+
+def _reserved(name: str) -> bool:
+    """A name reserved for the implementation (`__GNUC__`, `_WIN32`): the compiler's, not a header's."""
+    return name.startswith("__") or (name.startswith("_") and name[1:2].isupper())
 
 
 def _stringize(arg: list[Token]) -> str:
