@@ -118,16 +118,16 @@ class Renderer:
                 if self.progress and done % 64 == 0:
                     self.progress("checked", done, total)
         rendered = self._render_ops([op for _, op in misses], sources)
-        to_format = [(key, summary, text) for (key, _), (summary, text, direct) in zip(misses, rendered)
+        to_format = [(key, summary, text, statement) for (key, _), (summary, text, direct, statement) in zip(misses, rendered)
                      if not summary.skipped and not direct]
-        for (key, _), (summary, text, direct) in zip(misses, rendered):
+        for (key, _), (summary, text, direct, statement) in zip(misses, rendered):
             if summary.skipped or direct:
-                text = _with_op_def(text, op_bytes[summary.op_name])
+                text = _with_op_def(text, statement)
                 entries[summary.op_name] = (summary, text)
                 used[key] = (summary.to_plain(), text)
-        raw = [text for _, _, text in to_format]
-        for (key, summary, _), text in zip(to_format, self._format_many(raw)):
-            text = _with_op_def(text, op_bytes[summary.op_name])
+        raw = [text for _, _, text, _ in to_format]
+        for (key, summary, _, statement), text in zip(to_format, self._format_many(raw)):
+            text = _with_op_def(text, statement)
             entries[summary.op_name] = (summary, text)
             used[key] = (summary.to_plain(), text)
 
@@ -195,72 +195,81 @@ class Renderer:
                 e.location = Location(self.templates.directory)
             raise
 
-    def _render_ops(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource]) -> list[tuple[emit.FunctionSummary, str, bool]]:
-        """(summary, chunk, final) per op (see `emit.render_function`); across `jobs` forked
-        workers for big batches."""
+    def _render_ops(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource]) -> list[RenderedOp]:
+        """`_render_one` of each op; for big batches, `jobs - 1` forked workers render all but
+        one share, which this process renders meanwhile."""
         jobs = self.formatter.jobs
         if jobs > 1 and len(ops) >= 256 and "fork" in multiprocessing.get_all_start_methods():
-            _WORKER_STATE["renderer"] = self
+            n = min(jobs, len(ops))
+            # Forked workers inherit `ops`: each is sent only its share's index.
+            _WORKER_STATE.update(renderer=self, ops=ops)
             try:
-                n = min(jobs, len(ops))
-                batches = [
-                    [(op.SerializeToString(), self.api_model.get(op).SerializeToString()) for op in ops[i::n]] for i in range(n)
-                ]
-                with multiprocessing.get_context("fork").Pool(n) as pool:
-                    results = pool.map(_render_batch, batches)
+                with multiprocessing.get_context("fork").Pool(n - 1) as pool:
+                    pending = pool.map_async(_render_share, [(i, n) for i in range(1, n)])
+                    mine = self._render_each(ops[0::n], sources, len(ops))
+                    shares = pending.get()
             finally:
                 _WORKER_STATE.clear()
-            out: list[tuple[emit.FunctionSummary, str, bool]] = [None] * len(ops)  # type: ignore[list-item]
-            for i, batch in enumerate(results):
-                for j, item in enumerate(batch):
+            out: list[RenderedOp] = [None] * len(ops)  # type: ignore[list-item]
+            out[0::n] = mine
+            for i, share in enumerate(shares, start=1):
+                for j, item in enumerate(share):
                     if item[0] == "error":  # re-raise in the parent, with the op's location
                         op = ops[i + j * n]
                         _located(op, self.api_model, sources.get(op.name))
                         raise OpgenError(item[1])
-                    out[i + j * n] = (emit.FunctionSummary.from_plain(item[0]), item[1], item[2])
+                    out[i + j * n] = (emit.FunctionSummary.from_plain(item[0]), *item[1:])
             return out
+        return self._render_each(ops, sources, len(ops))
+
+    def _render_each(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource], total: int) -> list[RenderedOp]:
+        """`_render_one` of each op, reporting progress as if `ops` were a share of `total` ops
+        rendered at the same pace by every worker."""
         rendered = []
         for op in ops:
             rendered.append(self._render_one(op, sources.get(op.name)))
             if self.progress and len(rendered) % 16 == 0:
-                self.progress("rendered", len(rendered), len(ops))
+                self.progress("rendered", min(total, len(rendered) * total // len(ops)), total)
         return rendered
 
-    def _render_one(self, op: op_def_pb2.OpDef, source: OpSource | None) -> tuple[emit.FunctionSummary, str, bool]:
+    def _render_one(self, op: op_def_pb2.OpDef, source: OpSource | None) -> RenderedOp:
         api = _located(op, self.api_model, source)
         summary = emit.FunctionSummary.of(api)
+        statement = emit.op_def_statement(_op_list_entry(op.SerializeToString(deterministic=True)))
         if isinstance(api, SkippedOp):
-            return summary, "", True
-        return (summary, *emit.render_function(self.templates, api))
+            return summary, "", True, statement
+        return (summary, *emit.render_function(self.templates, api), statement)
 
 
-# The renderer handed to forked workers (set only while a pool runs).
-_WORKER_STATE: dict[str, Renderer] = {}
+# An op rendered: its summary, its function's text, whether that is final (else it goes
+# through the formatter, see `emit.render_function`), and the statement appending its OpDef.
+RenderedOp = tuple[emit.FunctionSummary, str, bool, str]
+
+# The renderer and the ops handed to forked workers (set only while a pool runs).
+_WORKER_STATE: dict[str, object] = {}
 
 
-def _render_batch(items: list[tuple[bytes, bytes]]) -> list[tuple]:
-    from opgen.proto import api_def_pb2
-
-    renderer = _WORKER_STATE["renderer"]
+def _render_share(share: tuple[int, int]) -> list[tuple]:
+    """`_render_one` of ops[first::step] in a forked worker, summaries as plain tuples; an op
+    whose API is in error gives ("error", message) (the parent re-raises it, located)."""
+    first, step = share
+    renderer: Renderer = _WORKER_STATE["renderer"]  # type: ignore[assignment]
+    ops: list[op_def_pb2.OpDef] = _WORKER_STATE["ops"]  # type: ignore[assignment]
     out: list[tuple] = []
-    for op_data, api_data in items:
-        op = op_def_pb2.OpDef.FromString(op_data)
+    for op in ops[first::step]:
         try:
-            api = function_api(op, api_def_pb2.ApiDef.FromString(api_data))
+            summary, *rest = renderer._render_one(op, None)
         except OpgenError as e:
             out.append(("error", e.format()))
             continue
-        summary = emit.FunctionSummary.of(api)
-        text, direct = ("", True) if isinstance(api, SkippedOp) else emit.render_function(renderer.templates, api)
-        out.append((summary.to_plain(), text, direct))
+        out.append((summary.to_plain(), *rest))
     return out
 
 
-def _with_op_def(function_text: str, op_bytes: bytes) -> str:
+def _with_op_def(function_text: str, op_def_statement: str) -> str:
     """A chunk as the module holds it: the op's function, then the statement appending its
     OpDef to the module's `_OP_DEFS` (cached with the chunk: both depend on the OpDef)."""
-    statement = emit.op_def_statement(_op_list_entry(op_bytes))
-    return f"{function_text}\n\n{statement}" if function_text else statement
+    return f"{function_text}\n\n{op_def_statement}" if function_text else op_def_statement
 
 
 def _op_list_entry(op_bytes: bytes) -> bytes:
@@ -331,17 +340,16 @@ class BuildOptions:
 
 def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions, progress=None,
                 write_cache: bool = True) -> RenderResult:
-    templates = emit.Templates.load(opts.templates)
-    formatter = ChunkFormatter(opts.formatter, opts.jobs, write_cache=write_cache)
-    groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
-    renderer = Renderer(templates, formatter, api_model, opts.root, progress, opts.library)
-    pack = f"{opts.out.resolve()}\0{opts.formatter}"
     # Rendering allocates many small acyclic objects; cyclic GC passes over a big heap
     # (e.g. with TensorFlow imported) cost more than the whole incremental build.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return renderer.render(groups, gathered.sources, pack)
+        templates = emit.Templates.load(opts.templates)
+        formatter = ChunkFormatter(opts.formatter, opts.jobs, write_cache=write_cache)
+        groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
+        renderer = Renderer(templates, formatter, api_model, opts.root, progress, opts.library)
+        return renderer.render(groups, gathered.sources, f"{opts.out.resolve()}\0{opts.formatter}")
     finally:
         if gc_was_enabled:
             gc.enable()
