@@ -26,7 +26,7 @@ from opgen.errors import Location, OpgenError
 from opgen.module_groups import group_ops
 from opgen.proto import op_def_pb2
 from opgen.python_api.function import FunctionApi, SkippedOp, function_api
-from opgen.render import emit
+from opgen.render import emit, residual
 from opgen.render.formatter import ChunkFormatter
 from opgen.render.tree_writer import Changes, plan
 from opgen.spec.model import GatherResult, OpSource
@@ -57,7 +57,7 @@ def code_digest() -> str:
     base = Path(opgen.__file__).parent
     h = hashlib.sha256()
     python_api = sorted(p.relative_to(base).as_posix() for p in (base / "python_api").glob("*.py"))
-    for rel in ("apidef.py", *python_api, "render/emit.py", "render/formatter.py", "proto/datatypes.py"):
+    for rel in ("apidef.py", *python_api, "render/emit.py", "render/residual.py", "render/formatter.py", "proto/datatypes.py"):
         try:
             h.update(rel.encode() + b"\0" + (base / rel).read_bytes() + b"\0")
         except OSError:
@@ -118,22 +118,22 @@ class Renderer:
                 if self.progress and done % 64 == 0:
                     self.progress("checked", done, total)
         rendered = self._render_ops([op for _, op in misses], sources)
-        to_format = [(key, summary, text, statement) for (key, _), (summary, text, direct, statement) in zip(misses, rendered)
-                     if not summary.skipped and not direct]
-        for (key, _), (summary, text, direct, statement) in zip(misses, rendered):
-            if summary.skipped or direct:
+        to_format = [(key, summary, text, lines, statement) for (key, _), (summary, text, lines, statement) in zip(misses, rendered)
+                     if not summary.skipped and lines != []]
+        for (key, _), (summary, text, lines, statement) in zip(misses, rendered):
+            if summary.skipped or lines == []:
                 text = _with_op_def(text, statement)
                 entries[summary.op_name] = (summary, text)
                 used[key] = (summary.to_plain(), text)
-        raw = [text for _, _, text, _ in to_format]
-        for (key, summary, _, statement), text in zip(to_format, self._format_many(raw)):
+        formatted = self._format_residuals([(text, lines) for _, _, text, lines, _ in to_format])
+        for (key, summary, _, _, statement), text in zip(to_format, formatted):
             text = _with_op_def(text, statement)
             entries[summary.op_name] = (summary, text)
             used[key] = (summary.to_plain(), text)
 
         headers: dict[str, str] = {}
         registrations: dict[str, str] = {}
-        header_misses: list[tuple[str, str]] = []
+        header_misses: list[tuple[str, str, list[int] | None]] = []
         for name, ops in groups.items():
             functions = [entries[op.name][0] for op in ops]
             emit.check_collisions(name, functions, {op.name: sources[op.name].location for op in ops if op.name in sources})
@@ -149,12 +149,12 @@ class Renderer:
             if hit is not None:
                 used[key] = hit
                 continue
-            text, direct = emit.render_header(self.templates, name, functions, src_files or ["an OpList"])
-            if direct:
+            text, lines = emit.render_header(self.templates, name, functions, src_files or ["an OpList"])
+            if lines == []:
                 used[key] = (None, text)
             else:
-                header_misses.append((key, text))
-        for (key, _), text in zip(header_misses, self._format_many([t for _, t in header_misses])):
+                header_misses.append((key, text, lines))
+        for (key, _, _), text in zip(header_misses, self._format_residuals([(t, lines) for _, t, lines in header_misses])):
             used[key] = (None, text)
 
         files: dict[str, bytes] = {}
@@ -184,12 +184,13 @@ class Renderer:
         files[SOURCE_MAP] = source_map_text(source_map).encode()
         if used.keys() != cache.index.keys():
             self.formatter.save_pack(pack, used, base=cache)
-        return RenderResult(files, ops=total, formatted=len(raw) + len(header_misses))
+        return RenderResult(files, ops=total, formatted=len(to_format) + len(header_misses))
 
-    def _format_many(self, texts: list[str]) -> list[str]:
-        """The formatter's output; its error (only a user's templates can cause one) points at them."""
+    def _format_residuals(self, chunks: list[tuple[str, list[int] | None]]) -> list[str]:
+        """Chunks (text, residual lines) as the formatter lays them out (`residual.format_residuals`);
+        its error (only a user's templates can cause one) points at them."""
         try:
-            return self.formatter.format_many(texts)
+            return residual.format_residuals(self.formatter.format_many, chunks)
         except OpgenError as e:
             if e.location is None:
                 e.location = Location(self.templates.directory)
@@ -237,13 +238,13 @@ class Renderer:
         summary = emit.FunctionSummary.of(api)
         statement = emit.op_def_statement(_op_list_entry(op.SerializeToString(deterministic=True)))
         if isinstance(api, SkippedOp):
-            return summary, "", True, statement
+            return summary, "", [], statement
         return (summary, *emit.render_function(self.templates, api), statement)
 
 
-# An op rendered: its summary, its function's text, whether that is final (else it goes
-# through the formatter, see `emit.render_function`), and the statement appending its OpDef.
-RenderedOp = tuple[emit.FunctionSummary, str, bool, str]
+# An op rendered: its summary, its function's text, the lines a formatter must lay out
+# (`emit.render_function`), and the statement appending its OpDef.
+RenderedOp = tuple[emit.FunctionSummary, str, list[int] | None, str]
 
 # The renderer and the ops handed to forked workers (set only while a pool runs).
 _WORKER_STATE: dict[str, object] = {}
