@@ -91,23 +91,24 @@ class Renderer:
         cache = self.formatter.load_pack(pack)
         used: dict[str, tuple[object, str]] = {}
         salted = hashlib.sha256(f"{self.salt()}\0{self.formatter.kind}\0{self.formatter.version}".encode())
+        salt = salted.digest()
+        sha256 = hashlib.sha256
         overridden = self.api_model.api_defs
         entries: dict[str, tuple[emit.FunctionSummary, str]] = {}
-        op_bytes: dict[str, bytes] = {}
         misses: list[tuple[str, op_def_pb2.OpDef]] = []
         total = sum(len(ops) for ops in groups.values())
         done = 0
         for ops in groups.values():
             for op in ops:
-                data = op_bytes[op.name] = op.SerializeToString(deterministic=True)
-                h = salted.copy()
-                h.update(len(data).to_bytes(8, "little"))
-                h.update(data)
                 api = overridden.get(op.name)
                 # An op without an override renders from its OpDef alone (its ApiDef is the
                 # default one), so its key needs no ApiDef built, serialized or hashed.
-                h.update(b"\1" + api.SerializeToString(deterministic=True) if api is not None else b"\0")
-                key = "op:" + h.hexdigest()
+                if api is None:
+                    head = salt + b"\0"
+                else:
+                    api_data = api.SerializeToString(deterministic=True)
+                    head = salt + b"\1" + len(api_data).to_bytes(8, "little") + api_data
+                key = "op:" + sha256(head + op.SerializeToString(deterministic=True)).hexdigest()
                 hit = cache.get(key)
                 if hit is not None:
                     entries[op.name] = (emit.FunctionSummary.from_plain(hit[0]), hit[1])  # type: ignore[arg-type]
@@ -159,6 +160,7 @@ class Renderer:
 
         files: dict[str, bytes] = {}
         source_map: dict[str, list[str]] = {}
+        provenance = self.api_model.provenance
         for name, ops in groups.items():
             parts = [used[headers[name]][1], emit.OP_DEFS_DECLARATION]
             functions_map: list[tuple[str, str]] = []
@@ -171,7 +173,7 @@ class Renderer:
                 if summary.skipped:
                     functions_map.append((f"<skipped {op.name}>", f'{{"op": {op_json}, "skipped": {_json_str(summary.skipped)}, "source": {where}}}'))
                     continue
-                overrides = ", ".join(_json_str(_location_text(loc, self.root)) for loc in self.api_model.provenance.get(op.name, []))
+                overrides = ", ".join(_json_str(_location_text(loc, self.root)) for loc in provenance.get(op.name, ()))
                 aliases = ", ".join(_json_str(a) for a in summary.aliases)
                 functions_map.append(
                     (summary.name, f'{{"aliases": [{aliases}], "op": {op_json}, "overrides": [{overrides}], "source": {where}}}')

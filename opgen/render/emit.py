@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import NamedTuple
 
 import jinja2
 
@@ -324,10 +325,10 @@ def _template_line(tb, name: str) -> int:
     return line
 
 
-@dataclass(frozen=True)
-class FunctionSummary:
+class FunctionSummary(NamedTuple):
     """What module assembly needs of one op's function (cached next to its formatted chunk,
-    so an unchanged op never goes through pyapi or the templates again)."""
+    so an unchanged op never goes through pyapi or the templates again; a tuple, so a cache
+    hit rebuilds it cheaply)."""
 
     op_name: str
     name: str  # "" for a skipped op
@@ -377,12 +378,12 @@ class FunctionSummary:
         )
 
     def to_plain(self) -> tuple:
-        return (self.op_name, self.name, self.aliases, self.visible, self.top_level, self.typing, self.runtime,
-                self.collections, self.noqa, self.skipped)
+        """A plain tuple (what marshal stores)."""
+        return tuple(self)
 
     @classmethod
     def from_plain(cls, data: tuple) -> FunctionSummary:
-        return cls(*data)
+        return cls._make(data)
 
 
 def module_exports(functions: list[FunctionSummary]) -> list[str]:
