@@ -25,12 +25,12 @@ def _texts(tmp_path: Path) -> list[Path]:
     return sorted((tmp_path / "format").glob("*.text"))
 
 
-def _entries(n: int, tag: str = "") -> dict[str, tuple[object, str]]:
+def _entries(n: int, tag: str = "") -> dict[str, tuple[object, bytes]]:
     """Chunks keyed by content, as the renderer keys them."""
-    return {f"op:{tag}{i}": ((f"Op{i}", i), f"def op{i}():  # {tag} é\n    pass\n") for i in range(n)}
+    return {f"op:{tag}{i}": ((f"Op{i}", i), f"def op{i}():  # {tag} é\n    pass\n".encode()) for i in range(n)}
 
 
-def test_pack_round_trip_keeps_summaries_and_non_ascii_text(tmp_path):
+def test_pack_round_trip_keeps_summaries_and_utf8_text(tmp_path):
     fmt = _formatter(tmp_path)
     entries = _entries(5)
     fmt.save_pack(PACK, entries)
@@ -47,7 +47,7 @@ def test_small_change_appends_to_the_text_file(tmp_path):
     fmt.save_pack(PACK, entries)
     [text] = _texts(tmp_path)
     before = text.read_bytes()
-    changed = {**entries, "op:new": (("New", 99), "def new():\n    pass\n")}
+    changed = {**entries, "op:new": (("New", 99), b"def new():\n    pass\n")}
     del changed["op:3"]
     fmt.save_pack(PACK, changed, base=fmt.load_pack(PACK))
     assert _texts(tmp_path) == [text]
@@ -65,7 +65,7 @@ def test_pack_is_rewritten_once_dropped_text_outweighs_live_text(tmp_path):
     fmt.save_pack(PACK, entries, base=fmt.load_pack(PACK))
     [new_text] = _texts(tmp_path)
     assert new_text != old_text  # a new generation; the old one is removed
-    assert new_text.read_bytes() == "".join(text for _, text in entries.values()).encode()
+    assert new_text.read_bytes() == b"".join(text for _, text in entries.values())
     pack = fmt.load_pack(PACK)
     assert {key: pack.get(key) for key in entries} == entries
 
@@ -93,7 +93,7 @@ def test_append_to_a_removed_text_file_starts_a_new_one(tmp_path):
     base = fmt.load_pack(PACK)
     [text] = _texts(tmp_path)
     text.unlink()
-    entries = {**_entries(10), "op:new": (("New", 1), "x = 1\n")}
+    entries = {**_entries(10), "op:new": (("New", 1), b"x = 1\n")}
     fmt.save_pack(PACK, entries, base=base)
     assert not text.exists()
     pack = fmt.load_pack(PACK)

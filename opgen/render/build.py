@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import gc
 import hashlib
+import marshal
 import multiprocessing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from opgen.render.tree_writer import Changes, plan
 from opgen.spec.model import GatherResult, OpSource
 
 SOURCE_MAP = "opgen_sourcemap.json"
+_OP_DEFS_DECLARATION = emit.OP_DEFS_DECLARATION.encode()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -89,12 +91,11 @@ class Renderer:
     def render(self, groups: dict[str, list[op_def_pb2.OpDef]], sources: dict[str, OpSource], pack: str) -> RenderResult:
         """Module texts and the source map; unchanged ops and headers come from the cache."""
         cache = self.formatter.load_pack(pack)
-        used: dict[str, tuple[object, str]] = {}
-        salted = hashlib.sha256(f"{self.salt()}\0{self.formatter.kind}\0{self.formatter.version}".encode())
-        salt = salted.digest()
+        used: dict[str, tuple[object, bytes]] = {}
+        salt = hashlib.sha256(f"{self.salt()}\0{self.formatter.kind}\0{self.formatter.version}".encode()).digest()
         sha256 = hashlib.sha256
         overridden = self.api_model.api_defs
-        entries: dict[str, tuple[emit.FunctionSummary, str]] = {}
+        entries: dict[str, tuple[emit.FunctionSummary, bytes]] = {}  # op name -> summary, chunk (UTF-8)
         misses: list[tuple[str, op_def_pb2.OpDef]] = []
         total = sum(len(ops) for ops in groups.values())
         done = 0
@@ -123,46 +124,47 @@ class Renderer:
                      if not summary.skipped and lines != []]
         for (key, _), (summary, text, lines, statement) in zip(misses, rendered):
             if summary.skipped or lines == []:
-                text = _with_op_def(text, statement)
-                entries[summary.op_name] = (summary, text)
-                used[key] = (summary.to_plain(), text)
+                chunk = _with_op_def(text, statement).encode()
+                entries[summary.op_name] = (summary, chunk)
+                used[key] = (summary.to_plain(), chunk)
         formatted = self._format_residuals([(text, lines) for _, _, text, lines, _ in to_format])
         for (key, summary, _, _, statement), text in zip(to_format, formatted):
-            text = _with_op_def(text, statement)
-            entries[summary.op_name] = (summary, text)
-            used[key] = (summary.to_plain(), text)
+            chunk = _with_op_def(text, statement).encode()
+            entries[summary.op_name] = (summary, chunk)
+            used[key] = (summary.to_plain(), chunk)
 
         headers: dict[str, str] = {}
-        registrations: dict[str, str] = {}
+        registrations: dict[str, bytes] = {}
         header_misses: list[tuple[str, str, list[int] | None]] = []
         for name, ops in groups.items():
             functions = [entries[op.name][0] for op in ops]
-            emit.check_collisions(name, functions, {op.name: sources[op.name].location for op in ops if op.name in sources})
-            src_files = sorted({display_path(p, self.root) for p in {sources[op.name].location.path for op in ops if op.name in sources}})
-            shape_fns = {op.name: fn for op in ops if op.name in sources and (fn := sources[op.name].shape_fn)}
-            registrations[name] = emit.render_registration(self.templates, shape_fns, self.library)
-            h = salted.copy()
+            located = {op.name: source for op in ops if (source := sources.get(op.name)) is not None}
+            src_files = sorted({display_path(p, self.root) for p in {source.location.path for source in located.values()}})
+            shape_fns = {op_name: source.shape_fn for op_name, source in located.items() if source.shape_fn}
+            registrations[name] = emit.render_registration(self.templates, shape_fns, self.library).encode()
             # The header depends on the module's name, sources and function summaries only
-            # (not on docs or bodies: a changed op rarely changes it).
-            h.update(repr((name, src_files, [f.to_plain() for f in functions])).encode())
-            key = headers[name] = "hdr:" + h.hexdigest()
+            # (not on docs or bodies: a changed op rarely changes it). marshal version 2
+            # writes no back-references, so equal data gives equal bytes.
+            data = marshal.dumps((name, src_files, [tuple(f) for f in functions]), 2)
+            key = headers[name] = "hdr:" + sha256(salt + data).hexdigest()
             hit = cache.get(key)
-            if hit is not None:
+            if hit is not None:  # stored by a build whose collision check passed on these summaries
                 used[key] = hit
                 continue
+            emit.check_collisions(name, functions, {op_name: source.location for op_name, source in located.items()})
             text, lines = emit.render_header(self.templates, name, functions, src_files or ["an OpList"])
             if lines == []:
-                used[key] = (None, text)
+                used[key] = (None, text.encode())
             else:
                 header_misses.append((key, text, lines))
         for (key, _, _), text in zip(header_misses, self._format_residuals([(t, lines) for _, t, lines in header_misses])):
-            used[key] = (None, text)
+            used[key] = (None, text.encode())
 
         files: dict[str, bytes] = {}
         source_map: dict[str, list[str]] = {}
         provenance = self.api_model.provenance
         for name, ops in groups.items():
-            parts = [used[headers[name]][1], emit.OP_DEFS_DECLARATION]
+            parts = [used[headers[name]][1], _OP_DEFS_DECLARATION]
             functions_map: list[tuple[str, str]] = []
             for op in ops:
                 summary, text = entries[op.name]
@@ -180,7 +182,7 @@ class Renderer:
                 )
             # Registered last: `register_op_list` also marks the module's functions for AutoGraph.
             parts.append(registrations[name])
-            files[f"{name}.py"] = "\n\n".join(parts).encode("utf-8")
+            files[f"{name}.py"] = b"\n\n".join(parts)
             functions_map.sort()
             source_map[f"{name}.py"] = [f"{_json_str(fn)}: {entry}" for fn, entry in functions_map]
         files[SOURCE_MAP] = source_map_text(source_map).encode()

@@ -86,12 +86,13 @@ class ChunkPack:
         self.index = index or {}
         self.generation = generation
 
-    def get(self, key: object) -> tuple[object, str] | None:
+    def get(self, key: object) -> tuple[object, bytes] | None:
+        """(summary, chunk text in UTF-8) stored under `key`, None if there is none."""
         entry = self.index.get(key)
         if entry is None:
             return None
         summary, start, end = entry
-        return summary, self.data[start:end].decode()
+        return summary, self.data[start:end]
 
 
 _PACK_FORMAT = "opgen chunk pack 2"
@@ -145,8 +146,8 @@ class ChunkFormatter:
             pass
         return ChunkPack()
 
-    def save_pack(self, pack: str, entries: dict[object, tuple[object, str]], base: ChunkPack | None = None) -> None:
-        """Store `entries` (key -> (summary, chunk text)) as the pack, replacing the old one.
+    def save_pack(self, pack: str, entries: dict[object, tuple[object, bytes]], base: ChunkPack | None = None) -> None:
+        """Store `entries` (key -> (summary, chunk text in UTF-8)) as the pack, replacing the old one.
 
         Chunks already in `base` (the loaded pack) keep their place and new ones are appended
         to its text file, so a small change writes a little text and the index; the text is
@@ -159,12 +160,12 @@ class ChunkFormatter:
         base = base or ChunkPack()
         kept: dict[object, tuple[object, int, int]] = {}
         new: list[tuple[object, object, bytes]] = []
-        for key, (summary, text) in entries.items():
+        for key, (summary, data) in entries.items():
             old = base.index.get(key)
             if old is not None:
                 kept[key] = old
             else:
-                new.append((key, summary, text.encode()))
+                new.append((key, summary, data))
         added = sum(len(data) for _, _, data in new)
         live = sum(end - start for _, start, end in kept.values()) + added
         path = self._pack_path(pack)
