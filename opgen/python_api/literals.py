@@ -8,6 +8,7 @@ as filters (`opgen.render.emit.FILTERS`).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import struct
@@ -238,6 +239,7 @@ def _raw_docstring_ok(text: str) -> bool:
     return not any(line.endswith(" ") or (line and not line.strip(" ")) for line in text.split("\n"))
 
 
+@functools.lru_cache(maxsize=16)  # a chunk's template renders it, then `emit.render_function` checks it
 def docstring_literal(text: str, indent: str) -> str:
     """A docstring literal whose value is `docstring_value(text, indent)`.
 

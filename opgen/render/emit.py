@@ -296,6 +296,7 @@ class Templates:
             lstrip_blocks=True,
             keep_trailing_newline=True,
             autoescape=False,
+            auto_reload=False,  # one build renders each template thousands of times: no stat per render
         )
         env.filters.update(FILTERS)
         env.tests["identifier"] = str.isidentifier  # black spaces `:` in a slice unless its bounds are simple
