@@ -51,7 +51,8 @@ def py_fstring(parts: list[tuple[str, str]]) -> str:
     body = []
     for kind, value in parts:
         if kind == "text":
-            body.append("".join(_escape_char(c) for c in value).replace("{", "{{").replace("}", "}}").replace('"', '\\"'))
+            text = value if _PLAIN.match(value) else "".join(_escape_char(c) for c in value).replace('"', '\\"')
+            body.append(text.replace("{", "{{").replace("}", "}}"))
         else:
             if any(c in value for c in "{}\"'\\"):
                 raise ValueError(f"unsafe f-string expression {value!r}")
