@@ -142,3 +142,20 @@ def test_forked_rendering_error_points_at_the_op(bad):
         _renderer(3)._render_ops(ops, sources)
     assert info.value.location == Location("ops.pbtxt", bad + 1)
     assert f"Op{bad:03d}" in str(info.value)
+
+
+def test_builds_appending_to_one_pack_meanwhile_each_record_their_own_offsets(tmp_path):
+    """Two builds load the same pack, then each appends its new chunk: the index written last
+    points at its own chunk (after the other build's), never at the other's text."""
+    fmt = _formatter(tmp_path)
+    entries = _entries(10)
+    fmt.save_pack(PACK, entries)
+    first, second = fmt.load_pack(PACK), fmt.load_pack(PACK)
+    fmt.save_pack(PACK, {**entries, "op:a": (("A", 1), b"a = 1\n")}, base=first)
+    mine = {**entries, "op:b": (("B", 2), b"b = 22\n")}
+    fmt.save_pack(PACK, mine, base=second)
+    [text] = _texts(tmp_path)
+    assert text.read_bytes().endswith(b"a = 1\nb = 22\n")
+    pack = fmt.load_pack(PACK)
+    assert {key: pack.get(key) for key in mine} == mine
+    assert pack.get("op:a") is None
