@@ -1,21 +1,25 @@
 """Benchmark: `opgen build` of TensorFlow 2.21's whole registry vs TF's own C++ generator.
 
-Prints, from one run on this machine:
-  * TF: `_pywrap_python_op_gen.GetPythonWrappers(OpList)` on the same OpList (best of 3);
+Every opgen figure is measured in rounds interleaved with TF's
+`_pywrap_python_op_gen.GetPythonWrappers(OpList)` on the same OpList (one TF call right before
+each opgen run), and printed as the median and range over the rounds, with the ratio
+opgen / TF of each round (median and range):
   * opgen cold build (empty format cache, empty output dir), with ruff and with black;
   * opgen rebuild after changing one op (warm cache): only that op's chunk is re-rendered;
-  * opgen no-op rebuild.
+  * opgen no-op rebuild, in memory and from an OpList file.
 opgen's figures are in-process (render + format + compare + write), like TF's call;
-imports and interpreter start-up are excluded from both. Targets: cold <= 10x TF,
-one-op-changed <= 1x TF.
+imports and interpreter start-up are excluded from both. Targets (median ratio): cold <= 10x
+TF, one-op-changed <= 1x TF.
 
-Usage: python bench/build_bench.py [--jobs N] [--skip-black]
+Usage: python bench/build_bench.py [--jobs N] [--skip-black] [--rounds N]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -26,20 +30,11 @@ sys.path.insert(0, str(REPO / "tests"))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 
-def _best(fn, repeat: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--skip-black", action="store_true", help="skip the (slow) cold black build")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per opgen figure (the best is shown)")
+    parser.add_argument("--skip-black", action="store_true", help="skip the (slow) cold black builds")
+    parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds per figure (3 for black)")
     args = parser.parse_args()
 
     from oracle.tf_registry import tf_op_list, tf_op_list_bytes
@@ -54,17 +49,20 @@ def main() -> int:
 
     op_list = tf_op_list()
     raw = tf_op_list_bytes()
-    tf_time = _best(lambda: _pywrap_python_op_gen.GetPythonWrappers(raw))
+    # `opgen build` never imports TensorFlow: its heap, here only for the oracle, is frozen so
+    # that collections outside opgen's GC-free render do not walk it.
+    gc.collect()
+    gc.freeze()
 
-    def gathered(ol):
+    def gathered_of(ol) -> GatherResult:
         return GatherResult(ol, {op.name: OpSource(Location("tf_registry.pbtxt", i + 1)) for i, op in enumerate(ol.op)})
 
-    def run(out: Path, ol, formatter: str) -> tuple[float, int]:
+    def run(out: Path, gathered_ops: GatherResult, formatter: str) -> tuple[float, int]:
         opts = build.BuildOptions(out=out, templates=None, formatter=formatter, jobs=args.jobs, modules={},
                                   root=REPO, config_location=Location("pyproject.toml"))
         t = time.perf_counter()
         # As `opgen build` without overrides: default ApiDefs are built on demand.
-        result = build.render_tree(gathered(ol), ApiModel({}), opts)
+        result = build.render_tree(gathered_ops, ApiModel({}), opts)
         tree_writer.commit(out, build.compute_changes(out, result.files))
         return time.perf_counter() - t, result.formatted
 
@@ -78,54 +76,76 @@ def main() -> int:
         tree_writer.commit(out, build.compute_changes(out, result.files))
         return time.perf_counter() - t
 
-    rows = [("TF GetPythonWrappers (C++), full regeneration, best of 3", tf_time, None, "")]
+    def tf_run() -> float:
+        t = time.perf_counter()
+        _pywrap_python_op_gen.GetPythonWrappers(raw)
+        return time.perf_counter() - t
+
+    tf_times: list[float] = []
+    rows: list[tuple[str, list[float], list[float], str]] = []  # label, opgen times, opgen/TF per round, target
+
+    def rounds(label: str, target: str, n: int, opgen_run) -> None:
+        """`n` rounds of one TF call, then `opgen_run(round)` (returning seconds)."""
+        times, ratios = [], []
+        for i in range(n):
+            tf = tf_run()
+            tf_times.append(tf)
+            times.append(opgen_run(i))
+            ratios.append(times[-1] / tf)
+        rows.append((label, times, ratios, target))
+
+    started = time.strftime("%H:%M UTC %Y-%m-%d", time.gmtime())
+    load_before = os.getloadavg()[0]
     changed = type(op_list)()
     changed.CopyFrom(op_list)
     target = next(op for op in changed.op if op.name == "MatMul")
+    gathered_changed = gathered_of(changed)
     with tempfile.TemporaryDirectory(prefix="opgen-bench-") as tmp:
-        colds = []
-        for i in range(args.repeat):
-            os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / f"cache{i}")
-            colds.append(run(Path(tmp) / f"out{i}", op_list, "ruff"))
-        cold = min(t for t, _ in colds)
-        rows.append((f"opgen cold build, ruff ({colds[0][1]} chunks formatted), best of {args.repeat}", cold, cold / tf_time, "<= 10x"))
-        out = Path(tmp) / "out0"
-        os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache0")
-        ones = []
-        for i in range(args.repeat + 2):
-            target.summary = f"Changed summary #{i} for the one-op-changed benchmark."
-            ones.append(run(out, changed, "ruff")[0])
-        one = min(ones)
-        rows.append((f"opgen rebuild, one op changed (ruff), best of {len(ones)}", one, one / tf_time, "<= 1x"))
-        noop = min(run(out, changed, "ruff")[0] for _ in range(3))
-        rows.append(("opgen rebuild, nothing changed, best of 3", noop, noop / tf_time, ""))
+        chunks: list[int] = []
+
+        def cold(i: int, formatter: str = "ruff") -> float:
+            os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / f"cache-{formatter}{i}")
+            seconds, formatted = run(Path(tmp) / f"out-{formatter}{i}", gathered_changed, formatter)
+            chunks.append(formatted)
+            return seconds
+
+        rounds("cold build, ruff", "<= 10x", args.rounds, cold)
+        ruff_chunks = chunks[-1]
+        out = Path(tmp) / "out-ruff0"
+
+        def one_op(i: int, formatter: str = "ruff", out: Path = out) -> float:
+            os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / f"cache-{formatter}0")
+            target.summary = f"Changed summary #{i} for the one-op-changed benchmark ({formatter})."
+            return run(out, gathered_changed, formatter)[0]
+
+        rounds("rebuild, one op changed (ruff)", "<= 1x", args.rounds, one_op)
+        rounds("rebuild, nothing changed", "", args.rounds, lambda i: run(out, gathered_changed, "ruff")[0])
         for suffix in (".pbtxt", ".pb"):  # from an OpList file, gathering (parse + validate) included
             source = Path(tmp) / f"tf_registry{suffix}"
             source.write_bytes(dump_op_list(changed, suffix[1:]))
             run_from_file(out, source)  # the first run parses the text and caches it
-            from_file = min(run_from_file(out, source) for _ in range(3))
-            rows.append((f"opgen rebuild from {suffix}, nothing changed, best of 3", from_file, from_file / tf_time,
-                         "<= 1x" if suffix == ".pbtxt" else ""))
+            rounds(f"rebuild from {suffix}, nothing changed", "<= 1x" if suffix == ".pbtxt" else "", args.rounds,
+                   lambda i, source=source: run_from_file(out, source))
+        same = None
         if not args.skip_black:
-            os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache_black")
-            out_b = Path(tmp) / "out_black"
-            cold_b, n_b = run(out_b, changed, "black")
-            rows.append((f"opgen cold build, black, {args.jobs} workers ({n_b} chunks)", cold_b, cold_b / tf_time, "<= 10x"))
-            target.summary = "Changed for black."
-            one_black = run(out_b, changed, "black")[0]
-            rows.append(("opgen rebuild, one op changed (black)", one_black, one_black / tf_time, "<= 1x"))
-            os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache0")
-            run(out, changed, "ruff")
+            black_rounds = max(1, min(3, args.rounds))
+            rounds(f"cold build, black, {args.jobs} workers", "<= 10x", black_rounds, lambda i: cold(i, "black"))
+            out_b = Path(tmp) / "out-black0"
+            rounds("rebuild, one op changed (black)", "<= 1x", args.rounds, lambda i: one_op(i, "black", out_b))
+            os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache-ruff0")
+            run(out, gathered_changed, "ruff")
             same = (out / "gen_tf_registry.py").read_bytes() == (out_b / "gen_tf_registry.py").read_bytes()
-            rows.append(("black and ruff outputs byte-identical", float(same), None, ""))
 
-    print(f"TensorFlow registry: {len(op_list.op)} ops; machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
-    for label, seconds, ratio, target_text in rows:
-        if label.startswith("black and ruff"):
-            print(f"  {label:<62} {'yes' if seconds else 'NO'}")
-            continue
-        ratio_text = f"{ratio:6.2f}x TF" if ratio is not None else "          "
-        print(f"  {label:<62} {seconds:8.3f} s  {ratio_text}  {target_text}")
+    print(f"TensorFlow registry: {len(op_list.op)} ops; machine: {os.cpu_count()} cores; started {started}, "
+          f"load {load_before:.2f} before, {os.getloadavg()[0]:.2f} after; {ruff_chunks} chunks formatted in a cold build")
+    print(f"  {'':<44} {'median':>8} {'range':>15}  {'opgen/TF: median':>16} {'range':>13}  target")
+    print(f"  {'TF GetPythonWrappers (C++), every round':<44} {statistics.median(tf_times):8.3f} "
+          f"{min(tf_times):7.3f}-{max(tf_times):.3f} s")
+    for label, times, ratios, target_text in rows:
+        print(f"  {label:<44} {statistics.median(times):8.3f} {min(times):7.3f}-{max(times):.3f} s  "
+              f"{statistics.median(ratios):15.2f}x {min(ratios):6.2f}-{max(ratios):.2f}x  {target_text}")
+    if same is not None:
+        print(f"  black and ruff outputs byte-identical: {'yes' if same else 'NO'}")
     return 0
 
 

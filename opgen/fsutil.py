@@ -13,15 +13,17 @@ def cache_root() -> Path:
     return Path(base) / "opgen"
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write `data` to `path` via a temporary file in the same directory and os.replace."""
+def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write `data` to `path` via a temporary file in the same directory and os.replace;
+    `durable=False` skips the fsync (for caches: a file lost or torn by a crash is rebuilt)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:

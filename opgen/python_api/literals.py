@@ -8,6 +8,7 @@ as filters (`opgen.render.emit.FILTERS`).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import struct
@@ -50,7 +51,8 @@ def py_fstring(parts: list[tuple[str, str]]) -> str:
     body = []
     for kind, value in parts:
         if kind == "text":
-            body.append("".join(_escape_char(c) for c in value).replace("{", "{{").replace("}", "}}").replace('"', '\\"'))
+            text = value if _PLAIN.match(value) else "".join(_escape_char(c) for c in value).replace('"', '\\"')
+            body.append(text.replace("{", "{{").replace("}", "}}"))
         else:
             if any(c in value for c in "{}\"'\\"):
                 raise ValueError(f"unsafe f-string expression {value!r}")
@@ -238,6 +240,7 @@ def _raw_docstring_ok(text: str) -> bool:
     return not any(line.endswith(" ") or (line and not line.strip(" ")) for line in text.split("\n"))
 
 
+@functools.lru_cache(maxsize=16)  # a chunk's template renders it, then `emit.render_function` checks it
 def docstring_literal(text: str, indent: str) -> str:
     """A docstring literal whose value is `docstring_value(text, indent)`.
 

@@ -12,6 +12,7 @@ forgot) are reserved too, so no op or argument name can produce a syntax error.
 
 from __future__ import annotations
 
+import functools
 import keyword
 import re
 import sys
@@ -72,6 +73,7 @@ _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _TAKEN_MODULE_NAMES: frozenset[str] = frozenset({"opgen", *sys.stdlib_module_names})
 
 
+@functools.lru_cache(maxsize=8192)  # every op asks about the same few names (x, T, name, ...)
 def identifier_problem(name: str) -> str | None:
     """Why `name` cannot appear as a name in generated Python; None if it can.
 
@@ -109,6 +111,7 @@ def _is_lower(c: str) -> bool:
     return "a" <= c <= "z"
 
 
+@functools.lru_cache(maxsize=8192)  # asked for each op's function name and again for its aliases
 def lower_case_op_name(name: str) -> str:
     """TF's GenerateLowerCaseOpName (`python_op_gen_internal.cc`): `MatMul` -> `mat_mul`, `NS>Op` -> `ns_op`."""
     out: list[str] = []

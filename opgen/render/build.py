@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import gc
 import hashlib
+import marshal
 import multiprocessing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,12 +27,13 @@ from opgen.errors import Location, OpgenError
 from opgen.module_groups import group_ops
 from opgen.proto import op_def_pb2
 from opgen.python_api.function import FunctionApi, SkippedOp, function_api
-from opgen.render import emit
+from opgen.render import emit, residual
 from opgen.render.formatter import ChunkFormatter
 from opgen.render.tree_writer import Changes, plan
 from opgen.spec.model import GatherResult, OpSource
 
 SOURCE_MAP = "opgen_sourcemap.json"
+_OP_DEFS_DECLARATION = emit.OP_DEFS_DECLARATION.encode()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -57,7 +59,7 @@ def code_digest() -> str:
     base = Path(opgen.__file__).parent
     h = hashlib.sha256()
     python_api = sorted(p.relative_to(base).as_posix() for p in (base / "python_api").glob("*.py"))
-    for rel in ("apidef.py", *python_api, "render/emit.py", "render/formatter.py", "proto/datatypes.py"):
+    for rel in ("apidef.py", *python_api, "render/emit.py", "render/residual.py", "render/formatter.py", "proto/datatypes.py"):
         try:
             h.update(rel.encode() + b"\0" + (base / rel).read_bytes() + b"\0")
         except OSError:
@@ -89,25 +91,25 @@ class Renderer:
     def render(self, groups: dict[str, list[op_def_pb2.OpDef]], sources: dict[str, OpSource], pack: str) -> RenderResult:
         """Module texts and the source map; unchanged ops and headers come from the cache."""
         cache = self.formatter.load_pack(pack)
-        used: dict[str, tuple[object, str]] = {}
-        salted = hashlib.sha256(f"{self.salt()}\0{self.formatter.kind}\0{self.formatter.version}".encode())
+        used: dict[str, tuple[object, bytes]] = {}
+        salt = hashlib.sha256(f"{self.salt()}\0{self.formatter.kind}\0{self.formatter.version}".encode()).digest()
+        sha256 = hashlib.sha256
         overridden = self.api_model.api_defs
-        entries: dict[str, tuple[emit.FunctionSummary, str]] = {}
-        op_bytes: dict[str, bytes] = {}
+        entries: dict[str, tuple[emit.FunctionSummary, bytes]] = {}  # op name -> summary, chunk (UTF-8)
         misses: list[tuple[str, op_def_pb2.OpDef]] = []
         total = sum(len(ops) for ops in groups.values())
         done = 0
         for ops in groups.values():
             for op in ops:
-                data = op_bytes[op.name] = op.SerializeToString(deterministic=True)
-                h = salted.copy()
-                h.update(len(data).to_bytes(8, "little"))
-                h.update(data)
                 api = overridden.get(op.name)
                 # An op without an override renders from its OpDef alone (its ApiDef is the
                 # default one), so its key needs no ApiDef built, serialized or hashed.
-                h.update(b"\1" + api.SerializeToString(deterministic=True) if api is not None else b"\0")
-                key = "op:" + h.hexdigest()
+                if api is None:
+                    head = salt + b"\0"
+                else:
+                    api_data = api.SerializeToString(deterministic=True)
+                    head = salt + b"\1" + len(api_data).to_bytes(8, "little") + api_data
+                key = "op:" + sha256(head + op.SerializeToString(deterministic=True)).hexdigest()
                 hit = cache.get(key)
                 if hit is not None:
                     entries[op.name] = (emit.FunctionSummary.from_plain(hit[0]), hit[1])  # type: ignore[arg-type]
@@ -118,49 +120,51 @@ class Renderer:
                 if self.progress and done % 64 == 0:
                     self.progress("checked", done, total)
         rendered = self._render_ops([op for _, op in misses], sources)
-        to_format = [(key, summary, text) for (key, _), (summary, text, direct) in zip(misses, rendered)
-                     if not summary.skipped and not direct]
-        for (key, _), (summary, text, direct) in zip(misses, rendered):
-            if summary.skipped or direct:
-                text = _with_op_def(text, op_bytes[summary.op_name])
-                entries[summary.op_name] = (summary, text)
-                used[key] = (summary.to_plain(), text)
-        raw = [text for _, _, text in to_format]
-        for (key, summary, _), text in zip(to_format, self._format_many(raw)):
-            text = _with_op_def(text, op_bytes[summary.op_name])
-            entries[summary.op_name] = (summary, text)
-            used[key] = (summary.to_plain(), text)
+        to_format = [(key, summary, text, lines, statement) for (key, _), (summary, text, lines, statement) in zip(misses, rendered)
+                     if not summary.skipped and lines != []]
+        for (key, _), (summary, text, lines, statement) in zip(misses, rendered):
+            if summary.skipped or lines == []:
+                chunk = _with_op_def(text, statement).encode()
+                entries[summary.op_name] = (summary, chunk)
+                used[key] = (summary.to_plain(), chunk)
+        formatted = self._format_residuals([(text, lines) for _, _, text, lines, _ in to_format])
+        for (key, summary, _, _, statement), text in zip(to_format, formatted):
+            chunk = _with_op_def(text, statement).encode()
+            entries[summary.op_name] = (summary, chunk)
+            used[key] = (summary.to_plain(), chunk)
 
         headers: dict[str, str] = {}
-        registrations: dict[str, str] = {}
-        header_misses: list[tuple[str, str]] = []
+        registrations: dict[str, bytes] = {}
+        header_misses: list[tuple[str, str, list[int] | None]] = []
         for name, ops in groups.items():
             functions = [entries[op.name][0] for op in ops]
-            emit.check_collisions(name, functions, {op.name: sources[op.name].location for op in ops if op.name in sources})
-            src_files = sorted({display_path(p, self.root) for p in {sources[op.name].location.path for op in ops if op.name in sources}})
-            shape_fns = {op.name: fn for op in ops if op.name in sources and (fn := sources[op.name].shape_fn)}
-            registrations[name] = emit.render_registration(self.templates, shape_fns, self.library)
-            h = salted.copy()
+            located = {op.name: source for op in ops if (source := sources.get(op.name)) is not None}
+            src_files = sorted({display_path(p, self.root) for p in {source.location.path for source in located.values()}})
+            shape_fns = {op_name: source.shape_fn for op_name, source in located.items() if source.shape_fn}
+            registrations[name] = emit.render_registration(self.templates, shape_fns, self.library).encode()
             # The header depends on the module's name, sources and function summaries only
-            # (not on docs or bodies: a changed op rarely changes it).
-            h.update(repr((name, src_files, [f.to_plain() for f in functions])).encode())
-            key = headers[name] = "hdr:" + h.hexdigest()
+            # (not on docs or bodies: a changed op rarely changes it). marshal version 2
+            # writes no back-references, so equal data gives equal bytes.
+            data = marshal.dumps((name, src_files, [tuple(f) for f in functions]), 2)
+            key = headers[name] = "hdr:" + sha256(salt + data).hexdigest()
             hit = cache.get(key)
-            if hit is not None:
+            if hit is not None:  # stored by a build whose collision check passed on these summaries
                 used[key] = hit
                 continue
-            text, direct = emit.render_header(self.templates, name, functions, src_files or ["an OpList"])
-            if direct:
-                used[key] = (None, text)
+            emit.check_collisions(name, functions, {op_name: source.location for op_name, source in located.items()})
+            text, lines = emit.render_header(self.templates, name, functions, src_files or ["an OpList"])
+            if lines == []:
+                used[key] = (None, text.encode())
             else:
-                header_misses.append((key, text))
-        for (key, _), text in zip(header_misses, self._format_many([t for _, t in header_misses])):
-            used[key] = (None, text)
+                header_misses.append((key, text, lines))
+        for (key, _, _), text in zip(header_misses, self._format_residuals([(t, lines) for _, t, lines in header_misses])):
+            used[key] = (None, text.encode())
 
         files: dict[str, bytes] = {}
         source_map: dict[str, list[str]] = {}
+        provenance = self.api_model.provenance
         for name, ops in groups.items():
-            parts = [used[headers[name]][1], emit.OP_DEFS_DECLARATION]
+            parts = [used[headers[name]][1], _OP_DEFS_DECLARATION]
             functions_map: list[tuple[str, str]] = []
             for op in ops:
                 summary, text = entries[op.name]
@@ -171,96 +175,106 @@ class Renderer:
                 if summary.skipped:
                     functions_map.append((f"<skipped {op.name}>", f'{{"op": {op_json}, "skipped": {_json_str(summary.skipped)}, "source": {where}}}'))
                     continue
-                overrides = ", ".join(_json_str(_location_text(loc, self.root)) for loc in self.api_model.provenance.get(op.name, []))
+                overrides = ", ".join(_json_str(_location_text(loc, self.root)) for loc in provenance.get(op.name, ()))
                 aliases = ", ".join(_json_str(a) for a in summary.aliases)
                 functions_map.append(
                     (summary.name, f'{{"aliases": [{aliases}], "op": {op_json}, "overrides": [{overrides}], "source": {where}}}')
                 )
             # Registered last: `register_op_list` also marks the module's functions for AutoGraph.
             parts.append(registrations[name])
-            files[f"{name}.py"] = "\n\n".join(parts).encode("utf-8")
+            files[f"{name}.py"] = b"\n\n".join(parts)
             functions_map.sort()
             source_map[f"{name}.py"] = [f"{_json_str(fn)}: {entry}" for fn, entry in functions_map]
         files[SOURCE_MAP] = source_map_text(source_map).encode()
         if used.keys() != cache.index.keys():
             self.formatter.save_pack(pack, used, base=cache)
-        return RenderResult(files, ops=total, formatted=len(raw) + len(header_misses))
+        return RenderResult(files, ops=total, formatted=len(to_format) + len(header_misses))
 
-    def _format_many(self, texts: list[str]) -> list[str]:
-        """The formatter's output; its error (only a user's templates can cause one) points at them."""
+    def _format_residuals(self, chunks: list[tuple[str, list[int] | None]]) -> list[str]:
+        """Chunks (text, residual lines) as the formatter lays them out (`residual.format_residuals`);
+        its error (only a user's templates can cause one) points at them."""
         try:
-            return self.formatter.format_many(texts)
+            return residual.format_residuals(self.formatter.format_many, chunks)
         except OpgenError as e:
             if e.location is None:
                 e.location = Location(self.templates.directory)
             raise
 
-    def _render_ops(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource]) -> list[tuple[emit.FunctionSummary, str, bool]]:
-        """(summary, chunk, final) per op (see `emit.render_function`); across `jobs` forked
-        workers for big batches."""
+    def _render_ops(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource]) -> list[RenderedOp]:
+        """`_render_one` of each op; for big batches, `jobs - 1` forked workers render all but
+        one share, which this process renders meanwhile."""
         jobs = self.formatter.jobs
         if jobs > 1 and len(ops) >= 256 and "fork" in multiprocessing.get_all_start_methods():
-            _WORKER_STATE["renderer"] = self
+            n = min(jobs, len(ops))
+            # Forked workers inherit `ops`: each is sent only its share's index.
+            _WORKER_STATE.update(renderer=self, ops=ops)
             try:
-                n = min(jobs, len(ops))
-                batches = [
-                    [(op.SerializeToString(), self.api_model.get(op).SerializeToString()) for op in ops[i::n]] for i in range(n)
-                ]
-                with multiprocessing.get_context("fork").Pool(n) as pool:
-                    results = pool.map(_render_batch, batches)
+                with multiprocessing.get_context("fork").Pool(n - 1) as pool:
+                    pending = pool.map_async(_render_share, [(i, n) for i in range(1, n)])
+                    mine = self._render_each(ops[0::n], sources, len(ops))
+                    shares = pending.get()
             finally:
                 _WORKER_STATE.clear()
-            out: list[tuple[emit.FunctionSummary, str, bool]] = [None] * len(ops)  # type: ignore[list-item]
-            for i, batch in enumerate(results):
-                for j, item in enumerate(batch):
+            out: list[RenderedOp] = [None] * len(ops)  # type: ignore[list-item]
+            out[0::n] = mine
+            for i, share in enumerate(shares, start=1):
+                for j, item in enumerate(share):
                     if item[0] == "error":  # re-raise in the parent, with the op's location
                         op = ops[i + j * n]
                         _located(op, self.api_model, sources.get(op.name))
                         raise OpgenError(item[1])
-                    out[i + j * n] = (emit.FunctionSummary.from_plain(item[0]), item[1], item[2])
+                    out[i + j * n] = (emit.FunctionSummary.from_plain(item[0]), *item[1:])
             return out
+        return self._render_each(ops, sources, len(ops))
+
+    def _render_each(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource], total: int) -> list[RenderedOp]:
+        """`_render_one` of each op, reporting progress as if `ops` were a share of `total` ops
+        rendered at the same pace by every worker."""
         rendered = []
         for op in ops:
             rendered.append(self._render_one(op, sources.get(op.name)))
             if self.progress and len(rendered) % 16 == 0:
-                self.progress("rendered", len(rendered), len(ops))
+                self.progress("rendered", min(total, len(rendered) * total // len(ops)), total)
         return rendered
 
-    def _render_one(self, op: op_def_pb2.OpDef, source: OpSource | None) -> tuple[emit.FunctionSummary, str, bool]:
+    def _render_one(self, op: op_def_pb2.OpDef, source: OpSource | None) -> RenderedOp:
         api = _located(op, self.api_model, source)
         summary = emit.FunctionSummary.of(api)
+        statement = emit.op_def_statement(_op_list_entry(op.SerializeToString(deterministic=True)))
         if isinstance(api, SkippedOp):
-            return summary, "", True
-        return (summary, *emit.render_function(self.templates, api))
+            return summary, "", [], statement
+        return (summary, *emit.render_function(self.templates, api), statement)
 
 
-# The renderer handed to forked workers (set only while a pool runs).
-_WORKER_STATE: dict[str, Renderer] = {}
+# An op rendered: its summary, its function's text, the lines a formatter must lay out
+# (`emit.render_function`), and the statement appending its OpDef.
+RenderedOp = tuple[emit.FunctionSummary, str, list[int] | None, str]
+
+# The renderer and the ops handed to forked workers (set only while a pool runs).
+_WORKER_STATE: dict[str, object] = {}
 
 
-def _render_batch(items: list[tuple[bytes, bytes]]) -> list[tuple]:
-    from opgen.proto import api_def_pb2
-
-    renderer = _WORKER_STATE["renderer"]
+def _render_share(share: tuple[int, int]) -> list[tuple]:
+    """`_render_one` of ops[first::step] in a forked worker, summaries as plain tuples; an op
+    whose API is in error gives ("error", message) (the parent re-raises it, located)."""
+    first, step = share
+    renderer: Renderer = _WORKER_STATE["renderer"]  # type: ignore[assignment]
+    ops: list[op_def_pb2.OpDef] = _WORKER_STATE["ops"]  # type: ignore[assignment]
     out: list[tuple] = []
-    for op_data, api_data in items:
-        op = op_def_pb2.OpDef.FromString(op_data)
+    for op in ops[first::step]:
         try:
-            api = function_api(op, api_def_pb2.ApiDef.FromString(api_data))
+            summary, *rest = renderer._render_one(op, None)
         except OpgenError as e:
             out.append(("error", e.format()))
             continue
-        summary = emit.FunctionSummary.of(api)
-        text, direct = ("", True) if isinstance(api, SkippedOp) else emit.render_function(renderer.templates, api)
-        out.append((summary.to_plain(), text, direct))
+        out.append((summary.to_plain(), *rest))
     return out
 
 
-def _with_op_def(function_text: str, op_bytes: bytes) -> str:
+def _with_op_def(function_text: str, op_def_statement: str) -> str:
     """A chunk as the module holds it: the op's function, then the statement appending its
     OpDef to the module's `_OP_DEFS` (cached with the chunk: both depend on the OpDef)."""
-    statement = emit.op_def_statement(_op_list_entry(op_bytes))
-    return f"{function_text}\n\n{statement}" if function_text else statement
+    return f"{function_text}\n\n{op_def_statement}" if function_text else op_def_statement
 
 
 def _op_list_entry(op_bytes: bytes) -> bytes:
@@ -331,17 +345,16 @@ class BuildOptions:
 
 def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions, progress=None,
                 write_cache: bool = True) -> RenderResult:
-    templates = emit.Templates.load(opts.templates)
-    formatter = ChunkFormatter(opts.formatter, opts.jobs, write_cache=write_cache)
-    groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
-    renderer = Renderer(templates, formatter, api_model, opts.root, progress, opts.library)
-    pack = f"{opts.out.resolve()}\0{opts.formatter}"
     # Rendering allocates many small acyclic objects; cyclic GC passes over a big heap
     # (e.g. with TensorFlow imported) cost more than the whole incremental build.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return renderer.render(groups, gathered.sources, pack)
+        templates = emit.Templates.load(opts.templates)
+        formatter = ChunkFormatter(opts.formatter, opts.jobs, write_cache=write_cache)
+        groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
+        renderer = Renderer(templates, formatter, api_model, opts.root, progress, opts.library)
+        return renderer.render(groups, gathered.sources, f"{opts.out.resolve()}\0{opts.formatter}")
     finally:
         if gc_was_enabled:
             gc.enable()

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import NamedTuple
 
 import jinja2
 
@@ -61,7 +62,7 @@ def layout(node: Bracketed | str, indent: str, trailer: str = "") -> str:
     One line when it fits; else the items on one indented line (a single item always,
     split further if it is bracketed); else one item per line with a magic trailing comma.
     `indent` is the line's indentation (the first line's is supplied by the caller). Lines
-    black would lay out otherwise are too long, and `direct_chunk` sends them to the formatter.
+    black would lay out otherwise are too long, and `residual_lines` sends them to the formatter.
     """
     flat = str(node) + trailer
     if isinstance(node, str) or len(indent) + len(flat) <= LINE_LENGTH:
@@ -73,7 +74,7 @@ def layout(node: Bracketed | str, indent: str, trailer: str = "") -> str:
         body = node.separator.join(map(str, node.items))
         if not node.items or len(inner) + len(body) > LINE_LENGTH:
             if not node.explode:
-                return flat  # too long: left to the formatter (`direct_chunk`)
+                return flat  # too long: left to the formatter (`residual_lines`)
             comma = "," if node.separator == ", " else ""
             body = f"\n{inner}".join(layout(item, inner, comma) for item in node.items)
     if not node.prefix:  # a comprehension's clauses, split by the enclosing brackets
@@ -131,21 +132,28 @@ def comprehension(element: str, clause: str) -> Bracketed:
 _LONE_STRING = re.compile(r' *(?:f?"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*=[A-Za-z_][A-Za-z0-9_.]*),?\Z')
 
 
-def direct_chunk(chunk: str, docstring: str) -> bool:
-    """True when the shipped templates' `chunk` is already black's (and ruff's) output.
+def residual_lines(chunk: str, docstring: str) -> list[int] | None:
+    """The lines (numbered from 1) of the shipped templates' `chunk` that are not black's
+    (and ruff's) output yet: [] when the chunk is final, None when all of it needs a formatter.
 
     The templates and `layout` emit black's layout; what they leave to a formatter are
     lines longer than black allows (other than a lone string literal or `keyword=name`
-    argument, or a comment, which black leaves as they are) and non-ASCII code (black measures width by East Asian width). `docstring`,
-    the chunk's docstring literal, is exempt: black leaves its lines as they are.
-    Tests prove black and ruff are fixed points of every direct chunk of TF's registry
-    and of the random OpDef corpus.
+    argument, or a comment, which black leaves as they are) and non-ASCII code (black measures
+    width by East Asian width: the whole chunk). `docstring`, the chunk's docstring literal, is
+    exempt: black leaves its lines as they are. Tests prove black and ruff are fixed points of
+    every direct chunk of TF's registry and of the random OpDef corpus.
     """
-    code = chunk.replace(docstring, "", 1) if docstring else chunk
+    code = chunk.replace(docstring, "\n" * docstring.count("\n"), 1) if docstring else chunk
     if chunk.startswith("\n") or not code.isascii():
-        return False
-    return all(len(line) <= LINE_LENGTH or _LONE_STRING.match(line) or line.lstrip().startswith("#")
-               for line in code.split("\n"))
+        return None
+    return [number for number, line in enumerate(code.split("\n"), 1)
+            if len(line) > LINE_LENGTH and not _LONE_STRING.match(line) and not line.lstrip().startswith("#")]
+
+
+def direct_chunk(chunk: str, docstring: str) -> bool:
+    """True when the shipped templates' `chunk` is already black's (and ruff's) output
+    (`residual_lines` finds nothing to format)."""
+    return residual_lines(chunk, docstring) == []
 
 
 def assign_call(target: str, prefix: str, args: list[Bracketed | str], indent: str) -> str:
@@ -156,7 +164,7 @@ def assign_call(target: str, prefix: str, args: list[Bracketed | str], indent: s
     inner = indent + "    "
     text = f"{target} = (\n{inner}{layout(Bracketed(prefix, tuple(args), ')'), inner)}\n{indent})"
     if any(len(line) > LINE_LENGTH for line in text.split("\n")):
-        # black then keeps the long head instead; left to the formatter (`direct_chunk`).
+        # black then keeps the long head instead; left to the formatter (`residual_lines`).
         return f"{target} = {Bracketed(prefix, tuple(args), ')')}"
     return text
 
@@ -263,7 +271,7 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
 class Templates:
     env: jinja2.Environment
     digest: str  # sha256 over the template names and contents: a cache input
-    shipped: bool = False  # opgen's own templates, whose output needs no formatter (`direct_chunk`)
+    shipped: bool = False  # opgen's own templates, whose output needs no formatter (`residual_lines`)
     directory: str = ""  # where they were loaded from (for errors)
 
     @classmethod
@@ -288,6 +296,7 @@ class Templates:
             lstrip_blocks=True,
             keep_trailing_newline=True,
             autoescape=False,
+            auto_reload=False,  # one build renders each template thousands of times: no stat per render
         )
         env.filters.update(FILTERS)
         env.tests["identifier"] = str.isidentifier  # black spaces `:` in a slice unless its bounds are simple
@@ -317,10 +326,10 @@ def _template_line(tb, name: str) -> int:
     return line
 
 
-@dataclass(frozen=True)
-class FunctionSummary:
+class FunctionSummary(NamedTuple):
     """What module assembly needs of one op's function (cached next to its formatted chunk,
-    so an unchanged op never goes through pyapi or the templates again)."""
+    so an unchanged op never goes through pyapi or the templates again; a tuple, so a cache
+    hit rebuilds it cheaply)."""
 
     op_name: str
     name: str  # "" for a skipped op
@@ -370,12 +379,12 @@ class FunctionSummary:
         )
 
     def to_plain(self) -> tuple:
-        return (self.op_name, self.name, self.aliases, self.visible, self.top_level, self.typing, self.runtime,
-                self.collections, self.noqa, self.skipped)
+        """A plain tuple (what marshal stores)."""
+        return tuple(self)
 
     @classmethod
     def from_plain(cls, data: tuple) -> FunctionSummary:
-        return cls(*data)
+        return cls._make(data)
 
 
 def module_exports(functions: list[FunctionSummary]) -> list[str]:
@@ -401,10 +410,11 @@ def check_collisions(module: str, functions: list[FunctionSummary], locations: d
             owners[n] = f"op {f.op_name}"
 
 
-def render_function(templates: Templates, f: FunctionApi) -> tuple[str, bool]:
-    """The op's chunk, and whether it is final (else it goes through the formatter)."""
+def render_function(templates: Templates, f: FunctionApi) -> tuple[str, list[int] | None]:
+    """The op's chunk, and its lines a formatter must lay out (`residual_lines`; None for
+    all of them: a user's templates always go through the formatter)."""
     text = templates.render("function.py.j2", f=f)
-    return text, templates.shipped and direct_chunk(text, literals.docstring_literal(f.docstring, "    "))
+    return text, residual_lines(text, literals.docstring_literal(f.docstring, "    ")) if templates.shipped else None
 
 
 def module_uses(functions: list[FunctionSummary]) -> dict[str, object]:
@@ -429,9 +439,9 @@ def module_uses(functions: list[FunctionSummary]) -> dict[str, object]:
 
 def render_header(
     templates: Templates, module: str, functions: list[FunctionSummary], sources: list[str]
-) -> tuple[str, bool]:
-    """Docstring, imports and `__all__` (cached like an op's chunk), and whether it is final
-    (else it goes through the formatter)."""
+) -> tuple[str, list[int] | None]:
+    """Docstring, imports and `__all__` (cached like an op's chunk), and its lines a formatter
+    must lay out (as `render_function`)."""
     header_doc = (
         f"Python wrappers around the ops of {module.removeprefix('gen_').removesuffix('_ops') or module}.\n\n"
         f"Generated by opgen {__version__} from {', '.join(sources)}. Do not edit."
@@ -442,7 +452,7 @@ def render_header(
         uses=module_uses(functions),
         exports=module_exports(functions),
     )
-    return text, templates.shipped and direct_chunk(text, literals.docstring_literal(header_doc, ""))
+    return text, residual_lines(text, literals.docstring_literal(header_doc, "")) if templates.shipped else None
 
 
 OP_DEFS = "_OP_DEFS"  # the module-level list of its serialized OpDefs, registered last

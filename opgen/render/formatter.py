@@ -10,18 +10,18 @@ whole module (checked by tests on TF's whole registry).
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import functools
 import hashlib
 import importlib.metadata
 import marshal
 import os
+import secrets
 import shutil
 import subprocess
 from pathlib import Path
 
 from opgen.errors import OpgenError
-from opgen.fsutil import cache_root
+from opgen.fsutil import atomic_write, cache_root
 
 FORMATTERS = ("black", "ruff")
 
@@ -76,28 +76,34 @@ def _ruff_format(sources: list[str]) -> list[str]:
 
 
 class ChunkPack:
-    """A build's cached chunks: one string holding every chunk, and an index from content
-    key to (summary, start, end) (one big string loads several times faster than a dict
-    of small ones)."""
+    """A build's cached chunks: their texts, UTF-8, in one append-only file of the pack's
+    `generation`, and an index from content key to (summary, start, end) byte offsets in it
+    (one big read loads several times faster than a dict of small strings)."""
 
-    def __init__(self, text: str = "", index: dict[str, tuple[object, int, int]] | None = None):
-        self.text = text
+    def __init__(self, data: bytes = b"", index: dict[object, tuple[object, int, int]] | None = None,
+                 generation: str = ""):
+        self.data = data
         self.index = index or {}
+        self.generation = generation
 
-    def get(self, key: str) -> tuple[object, str] | None:
+    def get(self, key: object) -> tuple[object, bytes] | None:
+        """(summary, chunk text in UTF-8) stored under `key`, None if there is none."""
         entry = self.index.get(key)
         if entry is None:
             return None
         summary, start, end = entry
-        return summary, self.text[start:end]
+        return summary, self.data[start:end]
+
+
+_PACK_FORMAT = "opgen chunk pack 2"
 
 
 class ChunkFormatter:
     """Formats chunks with black (across `jobs` processes) or ruff, and stores the build's
-    cache pack: a dict of content keys (computed by the renderer from opgen's version and
-    code, the templates, the formatter and the op) to formatted chunks, kept as marshal
-    files under `${XDG_CACHE_HOME:-~/.cache}/opgen/format/` and rewritten with exactly the
-    entries a build used."""
+    cache pack: content keys (computed by the renderer from opgen's version and code, the
+    templates, the formatter and the op) to formatted chunks, kept under
+    `${XDG_CACHE_HOME:-~/.cache}/opgen/format/` as an index (marshal) and a text file, and
+    rewritten with exactly the entries a build used."""
 
     def __init__(self, kind: str, jobs: int, cache_dir: Path | None = None, use_cache: bool = True,
                  write_cache: bool = True):
@@ -121,59 +127,98 @@ class ChunkFormatter:
     def _pack_path(self, pack: str) -> Path:
         return self.cache_dir / (hashlib.sha256(pack.encode()).hexdigest()[:32] + ".marshal")
 
+    def _text_path(self, pack: str, generation: str) -> Path:
+        return self._pack_path(pack).with_suffix(f".{generation}.text")
+
     def load_pack(self, pack: str) -> ChunkPack:
         if not self.use_cache:
             return ChunkPack()
         try:
             with open(self._pack_path(pack), "rb") as f:
-                data = marshal.loads(f.read())  # marshal.load(f) reads object by object: slower
-            text, index = data
-            if isinstance(text, str) and isinstance(index, dict):
-                return ChunkPack(text, index)
+                form, generation, index = marshal.loads(f.read())
+            if form != _PACK_FORMAT or not isinstance(generation, str) or not isinstance(index, dict):
+                return ChunkPack()
+            with open(self._text_path(pack, generation), "rb") as f:
+                data = f.read()
+            if max((end for _, _, end in index.values()), default=0) <= len(data):
+                return ChunkPack(data, index, generation)
         except (OSError, EOFError, ValueError, TypeError):
             pass
         return ChunkPack()
 
-    def save_pack(self, pack: str, entries: dict[str, tuple[object, str]], base: ChunkPack | None = None) -> None:
-        """Store `entries` (key -> (summary, chunk text)) as the pack, replacing the old one.
+    def save_pack(self, pack: str, entries: dict[object, tuple[object, bytes]], base: ChunkPack | None = None) -> None:
+        """Store `entries` (key -> (summary, chunk text in UTF-8)) as the pack, replacing the old one.
 
-        Chunks already in `base` (the loaded pack) keep their place and new ones are appended,
-        so a small change writes the old text plus a little; the text is compacted once
-        dropped chunks take as much room as live ones.
+        Chunks already in `base` (the loaded pack) keep their place and new ones are appended
+        to its text file, so a small change writes a little text and the index; the text is
+        rewritten under a new generation (and older ones removed) once dropped chunks take as
+        much room as live ones. A build that runs meanwhile on the same pack may leave its
+        index pointing at removed text: the next build then finds no pack, never wrong chunks.
         """
         if not (self.use_cache and self.write_cache):
             return
         base = base or ChunkPack()
-        index: dict[str, tuple[object, int, int]] = {}
-        texts = [base.text]
-        offset = len(base.text)
-        live = 0
-        for key, (summary, text) in entries.items():
-            live += len(text)
+        kept: dict[object, tuple[object, int, int]] = {}
+        new: list[tuple[object, object, bytes]] = []
+        for key, (summary, data) in entries.items():
             old = base.index.get(key)
             if old is not None:
-                index[key] = old
-                continue
-            texts.append(text)
-            index[key] = (summary, offset, offset + len(text))
-            offset += len(text)
-        if offset > 2 * live:
-            texts, index, offset = [], {}, 0
-            for key, (summary, text) in entries.items():
-                texts.append(text)
-                index[key] = (summary, offset, offset + len(text))
-                offset += len(text)
+                kept[key] = old
+            else:
+                new.append((key, summary, data))
+        added = sum(len(data) for _, _, data in new)
+        live = sum(end - start for _, start, end in kept.values()) + added
         path = self._pack_path(pack)
-        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            # No fsync: a pack lost or torn by a crash fails to load and is rebuilt.
-            with open(temp, "wb") as f:
-                f.write(marshal.dumps(("".join(texts), index)))
-            os.replace(temp, path)
+            if (base.generation and len(base.data) + added <= 2 * live
+                    and self._append(self._text_path(pack, base.generation), new, kept)):
+                atomic_write(path, marshal.dumps((_PACK_FORMAT, base.generation, kept)), durable=False)
+                return
+            generation = secrets.token_hex(8)
+            fresh = {key: (summary, data) for key, summary, data in new}
+            index: dict[object, tuple[object, int, int]] = {}
+            texts: list[bytes] = []
+            offset = 0
+            for key in entries:
+                if key in kept:
+                    summary, start, end = kept[key]
+                    data = base.data[start:end]
+                else:
+                    summary, data = fresh[key]
+                texts.append(data)
+                index[key] = (summary, offset, offset + len(data))
+                offset += len(data)
+            text_path = self._text_path(pack, generation)
+            atomic_write(text_path, b"".join(texts), durable=False)
+            atomic_write(path, marshal.dumps((_PACK_FORMAT, generation, index)), durable=False)
+            for stale in path.parent.glob(path.stem + ".*.text"):
+                if stale != text_path:
+                    stale.unlink(missing_ok=True)
         except OSError:
-            with contextlib.suppress(OSError):
-                temp.unlink()  # the cache is an optimisation; a read-only cache dir must not fail the build
+            pass  # the cache is an optimisation; a read-only cache dir must not fail the build
+
+    @staticmethod
+    def _append(text_path: Path, new: list[tuple[object, object, bytes]], index: dict) -> bool:
+        """Append the `new` chunks to the text file in one write and add them to `index`;
+        False when the file is gone (another build rewrote the pack) or the write fell short."""
+        blob = b"".join(data for _, _, data in new)
+        try:
+            # No O_CREAT: a text file removed meanwhile is never recreated under its old name.
+            fd = os.open(text_path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return False
+        try:
+            if os.write(fd, blob) != len(blob):
+                return False
+            # O_APPEND wrote at the end (whatever another build appended before): our offset.
+            offset = os.lseek(fd, 0, os.SEEK_CUR) - len(blob)
+        finally:
+            os.close(fd)
+        for key, summary, data in new:
+            index[key] = (summary, offset, offset + len(data))
+            offset += len(data)
+        return True
 
     def format_many(self, texts: list[str]) -> list[str]:
         """Format `texts` (no cache): black across `jobs` processes, or one ruff run."""
@@ -191,3 +236,4 @@ class ChunkFormatter:
         for i, batch in enumerate(results):
             out[i::n] = batch
         return out
+

@@ -32,7 +32,7 @@ import json
 import os
 import shutil
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from opgen.errors import Location, OpgenError, OpgenErrors, printable_path, report
@@ -56,6 +56,7 @@ class Changes:
     unchanged: int
     kept: tuple[str, ...] = ()  # stale files opgen wrote but someone changed since: not deleted
     manifest: dict[str, str] | None = None  # the manifest after this build (None: leave it)
+    digests: dict[str, str] = field(default_factory=dict)  # sha256 of each file planned (written or not)
 
 
 def _digest(data: bytes) -> str:
@@ -226,10 +227,9 @@ def plan(out: Path, files: dict[str, bytes], source_map: str) -> Changes:
         if not _is_regular(path):
             continue
         (delete if _digest(path.read_bytes()) == digest else kept).append(rel)
-    manifest = {rel: _digest(data) for rel, data in files.items()}
-    if recorded == manifest:
-        manifest = None  # type: ignore[assignment]
-    return Changes(write, delete, unchanged, tuple(sorted(kept)), manifest)
+    digests = {rel: _digest(data) for rel, data in files.items()}
+    manifest = None if recorded == digests else digests
+    return Changes(write, delete, unchanged, tuple(sorted(kept)), manifest, digests)
 
 
 def check_out_dir(out: Path, root: Path, inputs: list[Path], where: Location, *, read_whole: list[Path]) -> None:
@@ -376,7 +376,7 @@ def commit(out: Path, changes: Changes) -> None:
             fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-            written[rel] = _digest(data)
+            written[rel] = changes.digests.get(rel) or _digest(data)
         # No fsync of the staged files: a killed process loses nothing the kernel already has,
         # and the journal below (written with fsync) is the commit point.
         deleted = {rel: _digest(check_relative(out, rel).read_bytes()) for rel in changes.delete}
