@@ -98,6 +98,8 @@ def _cmd_specs(args: Args, config: Config) -> int:
 def _cmd_build(args: Args, config: Config) -> int:
     from opgen.pipeline import run_build
 
+    if args.depfile_relative_to and not args.depfile:
+        raise click.UsageError("--depfile-relative-to needs --depfile")
     return run_build(args, config, gather=lambda: _gather(args, config))
 
 
@@ -320,6 +322,9 @@ _define(cli, "build", "_cmd_build", "Render gen_*_ops.py modules, their source m
     _option("--out", metavar="DIR", section="Output", help="Output directory. [tool.opgen] out; default: generated."),
     _option("--depfile", metavar="FILE", section="Output",
             help="Also write a make-style depfile: every output, and every file the build read."),
+    _option("--depfile-relative-to", metavar="DIR", section="Output",
+            help="Write the depfile's paths relative to DIR (absolute when not below it), e.g. CMake's "
+                 "CMAKE_CURRENT_BINARY_DIR; default: the working directory (as make and ninja read them)."),
     _option("--list-outputs", is_flag=True, section="Output", help="Print every file the build writes, and exit."),
     _option("--check", is_flag=True, section="Review (write nothing)",
             help="List each stale file; exit 1 when anything is stale."),

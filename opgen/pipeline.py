@@ -161,7 +161,8 @@ def _formatter_files(kind: str) -> list[str]:
     return [str(dist.locate_file(f)) for f in dist.files or () if f.name == "METADATA" and f.parent.suffix == ".dist-info"]
 
 
-def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: Path | None) -> list[str]:
+def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: Path | None,
+                    base: Path | None) -> list[str]:
     """Every file the build read: sources with the headers they include and the allow file
     (`GatherResult.inputs`), override files, templates, pyproject.toml ([tool.opgen]) and
     the formatter's distribution metadata (`_formatter_files`)."""
@@ -176,7 +177,7 @@ def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: P
     if pyproject.is_file():
         inputs.add(str(pyproject))
     inputs.update(_formatter_files(opts.formatter))
-    return sorted({_shown(p) for p in inputs})
+    return sorted({_shown(p, base) for p in inputs})
 
 
 def output_paths(groups: dict, config: Config, opts: BuildOptions) -> list[str]:
@@ -188,13 +189,14 @@ def output_paths(groups: dict, config: Config, opts: BuildOptions) -> list[str]:
             *gitignore_output(opts.out)]
 
 
-def _shown(path: Path | str) -> str:
-    """A path for output listings: relative to the working directory when below it."""
+def _shown(path: Path | str, base: Path | None = None) -> str:
+    """A path for output listings: relative to the working directory when below it. With
+    `base` (`--depfile-relative-to`): relative to `base` when below it, else absolute."""
     p = Path(path)
     try:
-        return p.resolve().relative_to(Path.cwd().resolve()).as_posix()
+        return p.resolve().relative_to((base or Path.cwd()).resolve()).as_posix()
     except ValueError:
-        return p.as_posix()
+        return p.resolve().as_posix() if base else p.as_posix()
 
 
 def _printed(path: Path | str) -> str:
@@ -302,8 +304,9 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
                 f"{changes.unchanged} unchanged")
     if args.depfile:
         groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
-        targets = " ".join(_make_escape(_shown(opts.out / rel)) for rel in output_paths(groups, config, opts))
-        deps = " ".join(_make_escape(p) for p in _depfile_inputs(gathered, opts, overrides_dir))
+        base = Path(args.depfile_relative_to) if args.depfile_relative_to else None
+        targets = " ".join(_make_escape(_shown(opts.out / rel, base)) for rel in output_paths(groups, config, opts))
+        deps = " ".join(_make_escape(p) for p in _depfile_inputs(gathered, opts, overrides_dir, base))
         if not (args.check or args.diff or args.dry_run):
             atomic_write(Path(args.depfile), f"{targets}: {deps}\n".encode())
     if args.check or args.diff:
