@@ -113,9 +113,10 @@ def concat(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_concat.Dispatch((values, axis, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_concat.Dispatch((values, axis, name), None)
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(values, (list, tuple)):
         raise TypeError(
             f"Expected list for 'values' argument to 'concat' Op, not {values!r}."
@@ -215,9 +216,10 @@ def const(value, dtype: TV_Const_dtype, name=None) -> Annotated[Any, TV_Const_dt
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_const.Dispatch((value, dtype, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_const.Dispatch((value, dtype, name), None)
+        if _result is not NotImplemented:
+            return _result
     _attr_value = _execute.make_tensor(value, "value")
     _attr_dtype = _execute.make_type(dtype, "dtype")
     try:
@@ -315,9 +317,10 @@ def expand_dims(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_expand_dims.Dispatch((input, axis, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_expand_dims.Dispatch((input, axis, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "ExpandDims", input=input, dim=axis, name=name
@@ -412,9 +415,10 @@ def fill(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_fill.Dispatch((dims, value, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_fill.Dispatch((dims, value, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Fill", dims=dims, value=value, name=name
@@ -504,9 +508,10 @@ def identity(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_identity.Dispatch((input, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_identity.Dispatch((input, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Identity", input=input, name=name
@@ -555,9 +560,10 @@ def identity_n(input, name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_identity_n.Dispatch((input, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_identity_n.Dispatch((input, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "IdentityN", input=input, name=name
@@ -656,9 +662,12 @@ def mirror_pad(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_mirror_pad.Dispatch((input, paddings, mode, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_mirror_pad.Dispatch(
+            (input, paddings, mode, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_mode = _execute.make_str(mode, "mode")
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
@@ -711,9 +720,10 @@ def no_op(name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_no_op.Dispatch((name,), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_no_op.Dispatch((name,), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("NoOp", name=name)
     except (TypeError, ValueError):
@@ -796,9 +806,10 @@ def pack(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_pack.Dispatch((values, axis, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_pack.Dispatch((values, axis, name), None)
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(values, (list, tuple)):
         raise TypeError(
             f"Expected list for 'values' argument to 'pack' Op, not {values!r}."
@@ -902,9 +913,10 @@ def placeholder(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_placeholder.Dispatch((dtype, shape, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_placeholder.Dispatch((dtype, shape, name), None)
+        if _result is not NotImplemented:
+            return _result
     _attr_dtype = _execute.make_type(dtype, "dtype")
     if shape is None:
         shape = None
@@ -1013,9 +1025,10 @@ def reshape(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_reshape.Dispatch((tensor, shape, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_reshape.Dispatch((tensor, shape, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Reshape", tensor=tensor, shape=shape, name=name
@@ -1111,9 +1124,10 @@ def shape(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_shape.Dispatch((input, out_type, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_shape.Dispatch((input, out_type, name), None)
+        if _result is not NotImplemented:
+            return _result
     if out_type is None:
         out_type = _dtypes.int32
     _attr_out_type = _execute.make_type(out_type, "out_type")
@@ -1218,9 +1232,12 @@ def split(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_split.Dispatch((value, split_dim, num_split, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_split.Dispatch(
+            (value, split_dim, num_split, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_num_split = _execute.make_int(num_split, "num_split")
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
@@ -1340,11 +1357,12 @@ def split_v(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_split_v.Dispatch(
-        (value, size_splits, split_dim, num_split, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_split_v.Dispatch(
+            (value, size_splits, split_dim, num_split, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_num_split = _execute.make_int(num_split, "num_split")
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
@@ -1453,9 +1471,10 @@ def squeeze(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_squeeze.Dispatch((input, axis, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_squeeze.Dispatch((input, axis, name), None)
+        if _result is not NotImplemented:
+            return _result
     if axis is None:
         axis = []
     if not isinstance(axis, (list, tuple)):
@@ -1556,9 +1575,10 @@ def tile(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_tile.Dispatch((input, multiples, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_tile.Dispatch((input, multiples, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Tile", input=input, multiples=multiples, name=name
@@ -1653,9 +1673,10 @@ def transpose(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_transpose.Dispatch((x, perm, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_transpose.Dispatch((x, perm, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Transpose", x=x, perm=perm, name=name
@@ -1754,9 +1775,10 @@ def unique(x: Annotated[Any, TV_Unique_T], out_idx=_dtypes.int32, name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_unique.Dispatch((x, out_idx, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_unique.Dispatch((x, out_idx, name), None)
+        if _result is not NotImplemented:
+            return _result
     if out_idx is None:
         out_idx = _dtypes.int32
     _attr_out_idx = _execute.make_type(out_idx, "out_idx")
@@ -1850,9 +1872,10 @@ def zeros_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_zeros_like.Dispatch((x, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_zeros_like.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "ZerosLike", x=x, name=name

@@ -63,9 +63,10 @@ def opgen_example_clamp(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_opgen_example_clamp.Dispatch((x, lo, hi, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_opgen_example_clamp.Dispatch((x, lo, hi, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "OpgenExampleClamp", x=x, lo=lo, hi=hi, name=name
@@ -130,11 +131,12 @@ def opgen_example_running_sum(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_opgen_example_running_sum.Dispatch(
-        (x, reverse, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_opgen_example_running_sum.Dispatch(
+            (x, reverse, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if reverse is None:
         reverse = False
     _attr_reverse = _execute.make_bool(reverse, "reverse")

@@ -205,11 +205,12 @@ def partitioned_call(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_partitioned_call.Dispatch(
-        (args, Tout, f, config, config_proto, executor_type, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_partitioned_call.Dispatch(
+            (args, Tout, f, config, config_proto, executor_type, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(Tout, (list, tuple)):
         raise TypeError(
             f"Expected list for 'Tout' argument to 'partitioned_call' Op, not {Tout!r}."
@@ -326,11 +327,12 @@ def stateful_partitioned_call(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_stateful_partitioned_call.Dispatch(
-        (args, Tout, f, config, config_proto, executor_type, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_stateful_partitioned_call.Dispatch(
+            (args, Tout, f, config, config_proto, executor_type, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(Tout, (list, tuple)):
         raise TypeError(
             f"Expected list for 'Tout' argument to 'stateful_partitioned_call' Op, not {Tout!r}."

@@ -98,11 +98,12 @@ def empty_tensor_list(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_empty_tensor_list.Dispatch(
-        (element_shape, max_num_elements, element_dtype, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_empty_tensor_list.Dispatch(
+            (element_shape, max_num_elements, element_dtype, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_element_dtype = _execute.make_type(element_dtype, "element_dtype")
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
@@ -222,11 +223,12 @@ def tensor_list_reserve(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_tensor_list_reserve.Dispatch(
-        (element_shape, num_elements, element_dtype, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_tensor_list_reserve.Dispatch(
+            (element_shape, num_elements, element_dtype, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_element_dtype = _execute.make_type(element_dtype, "element_dtype")
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(

@@ -80,9 +80,10 @@ def abs(x: Annotated[Any, TV_Abs_T], name=None) -> Annotated[Any, TV_Abs_T]:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_abs.Dispatch((x, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_abs.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("Abs", x=x, name=name)
     except (TypeError, ValueError):
@@ -150,9 +151,10 @@ def add(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_add.Dispatch((x, y, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_add.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Add", x=x, y=y, name=name
@@ -228,9 +230,10 @@ def add_n(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_add_n.Dispatch((inputs, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_add_n.Dispatch((inputs, name), None)
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(inputs, (list, tuple)):
         raise TypeError(
             f"Expected list for 'inputs' argument to 'add_n' Op, not {inputs!r}."
@@ -308,9 +311,10 @@ def add_two(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_add_two.Dispatch((x, y, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_add_two.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "AddV2", x=x, y=y, name=name
@@ -399,11 +403,12 @@ def arg_max(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_arg_max.Dispatch(
-        (input, dimension, output_type, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_arg_max.Dispatch(
+            (input, dimension, output_type, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if output_type is None:
         output_type = _dtypes.int32
     _attr_output_type = _execute.make_type(output_type, "output_type")
@@ -555,9 +560,10 @@ def cast(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_cast.Dispatch((x, DstT, Truncate, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_cast.Dispatch((x, DstT, Truncate, name), None)
+        if _result is not NotImplemented:
+            return _result
     _attr_DstT = _execute.make_type(DstT, "DstT")
     if Truncate is None:
         Truncate = False
@@ -668,11 +674,12 @@ def equal(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_equal.Dispatch(
-        (x, y, incompatible_shape_error, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_equal.Dispatch(
+            (x, y, incompatible_shape_error, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if incompatible_shape_error is None:
         incompatible_shape_error = True
     _attr_incompatible_shape_error = _execute.make_bool(
@@ -789,11 +796,12 @@ def mat_mul(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_mat_mul.Dispatch(
-        (a, b, transpose_a, transpose_b, grad_a, grad_b, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_mat_mul.Dispatch(
+            (a, b, transpose_a, transpose_b, grad_a, grad_b, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if transpose_a is None:
         transpose_a = False
     _attr_transpose_a = _execute.make_bool(transpose_a, "transpose_a")
@@ -913,11 +921,12 @@ def max(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_max.Dispatch(
-        (input, reduction_indices, keep_dims, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_max.Dispatch(
+            (input, reduction_indices, keep_dims, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if keep_dims is None:
         keep_dims = False
     _attr_keep_dims = _execute.make_bool(keep_dims, "keep_dims")
@@ -1002,9 +1011,10 @@ def maximum(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_maximum.Dispatch((x, y, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_maximum.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Maximum", x=x, y=y, name=name
@@ -1087,9 +1097,12 @@ def reduce_mean(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_reduce_mean.Dispatch((input, axis, keep_dims, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_reduce_mean.Dispatch(
+            (input, axis, keep_dims, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if keep_dims is None:
         keep_dims = False
     _attr_keep_dims = _execute.make_bool(keep_dims, "keep_dims")
@@ -1173,9 +1186,10 @@ def mul(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_mul.Dispatch((x, y, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_mul.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Mul", x=x, y=y, name=name
@@ -1239,9 +1253,10 @@ def neg(x: Annotated[Any, TV_Neg_T], name=None) -> Annotated[Any, TV_Neg_T]:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_neg.Dispatch((x, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_neg.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("Neg", x=x, name=name)
     except (TypeError, ValueError):
@@ -1312,9 +1327,10 @@ def range(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_range.Dispatch((start, limit, delta, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_range.Dispatch((start, limit, delta, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Range", start=start, limit=limit, delta=delta, name=name
@@ -1387,9 +1403,10 @@ def real_div(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_real_div.Dispatch((x, y, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_real_div.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "RealDiv", x=x, y=y, name=name
@@ -1485,9 +1502,10 @@ def select(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_select.Dispatch((condition, t, e, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_select.Dispatch((condition, t, e, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Select", condition=condition, t=t, e=e, name=name
@@ -1552,9 +1570,10 @@ def sqrt(x: Annotated[Any, TV_Sqrt_T], name=None) -> Annotated[Any, TV_Sqrt_T]:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_sqrt.Dispatch((x, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_sqrt.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("Sqrt", x=x, name=name)
     except (TypeError, ValueError):
@@ -1616,9 +1635,10 @@ def square(x: Annotated[Any, TV_Square_T], name=None) -> Annotated[Any, TV_Squar
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_square.Dispatch((x, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_square.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("Square", x=x, name=name)
     except (TypeError, ValueError):
@@ -1686,9 +1706,10 @@ def sub(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_sub.Dispatch((x, y, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_sub.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Sub", x=x, y=y, name=name

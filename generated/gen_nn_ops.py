@@ -89,9 +89,12 @@ def bias_add(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_bias_add.Dispatch((value, bias, data_format, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_bias_add.Dispatch(
+            (value, bias, data_format, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if data_format is None:
         data_format = "NHWC"
     _attr_data_format = _execute.make_str(data_format, "data_format")
@@ -205,22 +208,23 @@ def conv2d(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_conv2d.Dispatch(
-        (
-            input,
-            filter,
-            strides,
-            padding,
-            use_cudnn_on_gpu,
-            explicit_paddings,
-            data_format,
-            dilations,
-            name,
-        ),
-        None,
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_conv2d.Dispatch(
+            (
+                input,
+                filter,
+                strides,
+                padding,
+                use_cudnn_on_gpu,
+                explicit_paddings,
+                data_format,
+                dilations,
+                name,
+            ),
+            None,
+        )
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(strides, (list, tuple)):
         raise TypeError(
             f"Expected list for 'strides' argument to 'conv2d' Op, not {strides!r}."
@@ -377,21 +381,22 @@ def depthwise_conv2d_native(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_depthwise_conv2d_native.Dispatch(
-        (
-            input,
-            filter,
-            strides,
-            padding,
-            explicit_paddings,
-            data_format,
-            dilations,
-            name,
-        ),
-        None,
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_depthwise_conv2d_native.Dispatch(
+            (
+                input,
+                filter,
+                strides,
+                padding,
+                explicit_paddings,
+                data_format,
+                dilations,
+                name,
+            ),
+            None,
+        )
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(strides, (list, tuple)):
         raise TypeError(
             f"Expected list for 'strides' argument to 'depthwise_conv2d_native' Op, not {strides!r}."
@@ -506,9 +511,10 @@ def leaky_relu(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_leaky_relu.Dispatch((features, alpha, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_leaky_relu.Dispatch((features, alpha, name), None)
+        if _result is not NotImplemented:
+            return _result
     if alpha is None:
         alpha = 0.2
     _attr_alpha = _execute.make_float(alpha, "alpha")
@@ -608,11 +614,12 @@ def max_pool(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_max_pool.Dispatch(
-        (input, ksize, strides, padding, explicit_paddings, data_format, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_max_pool.Dispatch(
+            (input, ksize, strides, padding, explicit_paddings, data_format, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(ksize, (list, tuple)):
         raise TypeError(
             f"Expected list for 'ksize' argument to 'max_pool' Op, not {ksize!r}."
@@ -729,9 +736,10 @@ def relu(features: Annotated[Any, TV_Relu_T], name=None) -> Annotated[Any, TV_Re
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_relu.Dispatch((features, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_relu.Dispatch((features, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Relu", features=features, name=name
@@ -788,9 +796,10 @@ def softmax(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_softmax.Dispatch((logits, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_softmax.Dispatch((logits, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Softmax", logits=logits, name=name
@@ -868,9 +877,10 @@ def top_k(input: Annotated[Any, TV_TopK_T], k: int, sorted: bool = True, name=No
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_top_k.Dispatch((input, k, sorted, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_top_k.Dispatch((input, k, sorted, name), None)
+        if _result is not NotImplemented:
+            return _result
     _attr_k = _execute.make_int(k, "k")
     if sorted is None:
         sorted = True

@@ -98,11 +98,12 @@ def assign(
         raise RuntimeError(
             "assign op does not support eager execution. Arg 'output_ref' is a ref."
         )
-    _result = _dispatcher_for_assign.Dispatch(
-        (ref, value, validate_shape, use_locking, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_assign.Dispatch(
+            (ref, value, validate_shape, use_locking, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if validate_shape is None:
         validate_shape = True
     _attr_validate_shape = _execute.make_bool(validate_shape, "validate_shape")
@@ -198,9 +199,12 @@ def assign_add(
         raise RuntimeError(
             "assign_add op does not support eager execution. Arg 'output_ref' is a ref."
         )
-    _result = _dispatcher_for_assign_add.Dispatch((ref, value, use_locking, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_assign_add.Dispatch(
+            (ref, value, use_locking, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if use_locking is None:
         use_locking = False
     _attr_use_locking = _execute.make_bool(use_locking, "use_locking")
@@ -309,11 +313,12 @@ def assign_variable_op(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_assign_variable_op.Dispatch(
-        (resource, value, validate_shape, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_assign_variable_op.Dispatch(
+            (resource, value, validate_shape, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if validate_shape is None:
         validate_shape = False
     _attr_validate_shape = _execute.make_bool(validate_shape, "validate_shape")
@@ -419,9 +424,12 @@ def read_variable_op(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_read_variable_op.Dispatch((resource, dtype, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_read_variable_op.Dispatch(
+            (resource, dtype, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_dtype = _execute.make_type(dtype, "dtype")
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
@@ -543,11 +551,13 @@ def var_handle_op(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_var_handle_op.Dispatch(
-        (dtype, shape, container, shared_name, debug_name, allowed_devices, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_var_handle_op.Dispatch(
+            (dtype, shape, container, shared_name, debug_name, allowed_devices, name),
+            None,
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_dtype = _execute.make_type(dtype, "dtype")
     _attr_shape = _execute.make_shape(shape, "shape")
     if container is None:
@@ -689,11 +699,12 @@ def variable_v2(
         raise RuntimeError(
             "variable_v2 op does not support eager execution. Arg 'ref' is a ref."
         )
-    _result = _dispatcher_for_variable_v2.Dispatch(
-        (shape, dtype, container, shared_name, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_variable_v2.Dispatch(
+            (shape, dtype, container, shared_name, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_shape = _execute.make_shape(shape, "shape")
     _attr_dtype = _execute.make_type(dtype, "dtype")
     if container is None:

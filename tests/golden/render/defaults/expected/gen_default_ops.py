@@ -254,37 +254,38 @@ def defaults(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_defaults.Dispatch(
-        (
-            s,
-            s_empty,
-            i,
-            f_small,
-            f_big,
-            f_pi,
-            f_neg_zero,
-            f_hundred,
-            b,
-            t_half,
-            t_float,
-            t_bool,
-            shape_unknown,
-            shape_partial,
-            shape_scalar,
-            ten,
-            li,
-            l_empty,
-            lf,
-            ls,
-            lb,
-            lt,
-            lshape,
-            name,
-        ),
-        None,
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_defaults.Dispatch(
+            (
+                s,
+                s_empty,
+                i,
+                f_small,
+                f_big,
+                f_pi,
+                f_neg_zero,
+                f_hundred,
+                b,
+                t_half,
+                t_float,
+                t_bool,
+                shape_unknown,
+                shape_partial,
+                shape_scalar,
+                ten,
+                li,
+                l_empty,
+                lf,
+                ls,
+                lb,
+                lt,
+                lshape,
+                name,
+            ),
+            None,
+        )
+        if _result is not NotImplemented:
+            return _result
     if s is None:
         s = "cafÃ© \t 'q' \"dq\" \\ {{ jinja }}"
     _attr_s = _execute.make_str(s, "s")

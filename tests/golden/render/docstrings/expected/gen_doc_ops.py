@@ -82,11 +82,12 @@ def documented(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_documented.Dispatch(
-        (x, y, indices, count, mode, ratios, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_documented.Dispatch(
+            (x, y, indices, count, mode, ratios, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_count = _execute.make_int(count, "count")
     if mode is None:
         mode = "fast"
@@ -178,9 +179,10 @@ def two_outputs(a: Annotated[Any, _atypes.Float32], name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_two_outputs.Dispatch((a, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_two_outputs.Dispatch((a, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "TwoOutputs", a=a, name=name
@@ -229,9 +231,10 @@ def undocumented(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_undocumented.Dispatch((a, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_undocumented.Dispatch((a, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Undocumented", a=a, name=name

@@ -54,9 +54,10 @@ def a_bc(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_a_bc.Dispatch((x, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_a_bc.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("ABc", x=x, name=name)
     except (TypeError, ValueError):
@@ -98,9 +99,10 @@ def ab__cd(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_ab__cd.Dispatch((x, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_ab__cd.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("Ab_Cd", x=x, name=name)
     except (TypeError, ValueError):
@@ -142,9 +144,10 @@ def ctc_loss_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_ctc_loss_like.Dispatch((x, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_ctc_loss_like.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "CTCLossLike", x=x, name=name
@@ -194,9 +197,12 @@ def conv2d_backprop_input_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_conv2d_backprop_input_like.Dispatch((input, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_conv2d_backprop_input_like.Dispatch(
+            (input, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Conv2DBackpropInputLike", input=input, name=name
@@ -267,11 +273,12 @@ def keyword_args(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_keyword_args.Dispatch(
-        (lambda_, async_, input, await_, nonlocal_, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_keyword_args.Dispatch(
+            (lambda_, async_, input, await_, nonlocal_, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if await_ is None:
         await_ = 1
     _attr_await_ = _execute.make_int(await_, "await_")
@@ -342,9 +349,10 @@ def l2_loss_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_l2_loss_like.Dispatch((t, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_l2_loss_like.Dispatch((t, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "L2LossLike", t=t, name=name
@@ -390,9 +398,10 @@ def mat_mul_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_mat_mul_like.Dispatch((a, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_mat_mul_like.Dispatch((a, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "MatMulLike", a=a, name=name
@@ -441,9 +450,10 @@ def rgb_to_hsv_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_rgb_to_hsv_like.Dispatch((images, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_rgb_to_hsv_like.Dispatch((images, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "RGBToHSVLike", images=images, name=name
@@ -491,9 +501,10 @@ def sorted(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_sorted.Dispatch((x, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_sorted.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("Sorted", x=x, name=name)
     except (TypeError, ValueError):
@@ -535,9 +546,10 @@ def utf8_decode_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_utf8_decode_like.Dispatch((x, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_utf8_decode_like.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "UTF8DecodeLike", x=x, name=name
@@ -585,9 +597,10 @@ def xla2_foo(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_xla2_foo.Dispatch((x, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_xla2_foo.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Xla2Foo", x=x, name=name

@@ -128,9 +128,10 @@ def add_two(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_add_two.Dispatch((x, y, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_add_two.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "AddV2", x=x, y=y, name=name
@@ -192,11 +193,12 @@ def arg_max_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_arg_max_like.Dispatch(
-        (input, dimension, output_type, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_arg_max_like.Dispatch(
+            (input, dimension, output_type, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if output_type is None:
         output_type = _dtypes.int32
     _attr_output_type = _execute.make_type(output_type, "output_type")
@@ -268,9 +270,10 @@ def min_max(x: Annotated[Any, _atypes.Float32], name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_min_max.Dispatch((x, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_min_max.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("MinMax", x=x, name=name)
     except (TypeError, ValueError):
@@ -319,9 +322,10 @@ def mul(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_mul.Dispatch((x, y, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_mul.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Mul", x=x, y=y, name=name
@@ -375,9 +379,10 @@ def reordered(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_reordered.Dispatch((b, a, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_reordered.Dispatch((b, a, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "Reordered", b=b, a=a, name=name
@@ -438,9 +443,10 @@ def sum_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_sum_like.Dispatch((input, axis, keepdims, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_sum_like.Dispatch((input, axis, keepdims, name), None)
+        if _result is not NotImplemented:
+            return _result
     if keepdims is None:
         keepdims = False
     _attr_keepdims = _execute.make_bool(keepdims, "keepdims")

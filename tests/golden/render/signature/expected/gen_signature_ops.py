@@ -99,9 +99,12 @@ def list_inputs(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_list_inputs.Dispatch((values, more, fixed, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_list_inputs.Dispatch(
+            (values, more, fixed, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(values, (list, tuple)):
         raise TypeError(
             f"Expected list for 'values' argument to 'list_inputs' Op, not {values!r}."
@@ -182,9 +185,10 @@ def many_outputs(x: Annotated[Any, TV_ManyOutputs_T], n: int, name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_many_outputs.Dispatch((x, n, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_many_outputs.Dispatch((x, n, name), None)
+        if _result is not NotImplemented:
+            return _result
     _attr_n = _execute.make_int(n, "n")
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
@@ -235,9 +239,10 @@ def no_outputs(x: Annotated[Any, _atypes.Float32], name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_no_outputs.Dispatch((x, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_no_outputs.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "NoOutputs", x=x, name=name
@@ -345,11 +350,12 @@ def ordering(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_ordering.Dispatch(
-        (x, y, required, dst, with_default, out_type, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_ordering.Dispatch(
+            (x, y, required, dst, with_default, out_type, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_required = _execute.make_str(required, "required")
     _attr_dst = _execute.make_type(dst, "dst")
     if with_default is None:
@@ -433,9 +439,10 @@ def single_type(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_single_type.Dispatch((x, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_single_type.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
             "SingleType", x=x, name=name
@@ -528,11 +535,12 @@ def split_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_split_like.Dispatch(
-        (split_dim, value, num_split, name), None
-    )
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_split_like.Dispatch(
+            (split_dim, value, num_split, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_num_split = _execute.make_int(num_split, "num_split")
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
@@ -593,9 +601,10 @@ def stateful_list_output(n: int, name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_stateful_list_output.Dispatch((n, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_stateful_list_output.Dispatch((n, name), None)
+        if _result is not NotImplemented:
+            return _result
     _attr_n = _execute.make_int(n, "n")
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper(
@@ -647,9 +656,10 @@ def type_lists(args, Tout, name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _result = _dispatcher_for_type_lists.Dispatch((args, Tout, name), None)
-    if _result is not NotImplemented:
-        return _result
+    if _dispatch.bound:
+        _result = _dispatcher_for_type_lists.Dispatch((args, Tout, name), None)
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(Tout, (list, tuple)):
         raise TypeError(
             f"Expected list for 'Tout' argument to 'type_lists' Op, not {Tout!r}."
