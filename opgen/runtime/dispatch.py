@@ -137,10 +137,11 @@ def _remove_hook() -> None:
 class ApiDispatcher:
     """Stands in for TF's `PythonAPIDispatcher` of one wrapper until TF first uses it.
 
-    TF's `dispatch_for_api` reads the wrapper's attribute and calls `Register`; that (or any
-    other use by TF) runs TF's own `add_type_based_api_dispatcher` on the wrapper, which
-    replaces the attribute with TF's dispatcher, and everything is forwarded to it from then
-    on. The generated module keeps this object as `_dispatcher_for_<function>`.
+    TF's `dispatch_for_api` reads the wrapper's attribute and calls `Register`; that (or
+    `Unregister`, the only other method TF's `dispatch` module calls) runs TF's own
+    `add_type_based_api_dispatcher` on the wrapper, which replaces the attribute with TF's
+    dispatcher, and calls are forwarded to it from then on. The generated module keeps this
+    object as `_dispatcher_for_<function>`.
     """
 
     __slots__ = ("_api", "_tf")
@@ -178,12 +179,6 @@ class ApiDispatcher:
         if dispatcher is None or not _backend.active():
             return NotImplemented
         return dispatcher.Dispatch(args, kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        """Whatever else TF asks of its dispatcher."""
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self._bind(), name)
 
     def fallback(self, ctx: Any, given: dict[str, Any], converted: dict[str, Any]) -> Any:
         """TF's `dispatch.dispatch(op, (), kwargs)` after a TypeError or ValueError, else NOT_SUPPORTED.
