@@ -23,8 +23,6 @@ never consults it.
 from __future__ import annotations
 
 import collections
-import importlib.abc
-import importlib.util
 import sys
 import threading
 from typing import Any, Callable, TypeVar
@@ -96,13 +94,19 @@ def _list_unlisted(tf_dispatch: Any) -> None:
         _list_api(tf_dispatch, api)
 
 
-class _ListWhenImported(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Runs `_list_unlisted` once TF's dispatch module has executed, then removes itself."""
+class _ListWhenImported:
+    """Runs `_list_unlisted` once TF's dispatch module has executed, then removes itself.
+
+    A meta path finder and the loader it wraps (the protocols of `importlib.abc`, which is
+    not imported: it costs more than the whole runtime).
+    """
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
         if fullname != _TF_DISPATCH:
             return None
         _remove_hook()
+        import importlib.util
+
         spec = importlib.util.find_spec(fullname)
         if spec is None or spec.loader is None:
             return spec
