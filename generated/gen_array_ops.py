@@ -127,9 +127,7 @@ def concat(
             "ConcatV2", values=values, axis=axis, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_concat.fallback(
-            _ctx, {"values": values, "axis": axis, "name": name}, {}
-        )
+        _result = _dispatcher_for_concat.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -227,11 +225,7 @@ def const(value, dtype: TV_Const_dtype, name=None) -> Annotated[Any, TV_Const_dt
             "Const", value=_attr_value, dtype=_attr_dtype, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_const.fallback(
-            _ctx,
-            {"value": value, "dtype": dtype, "name": name},
-            {"value": _attr_value, "dtype": _attr_dtype},
-        )
+        _result = _dispatcher_for_const.fallback(_ctx, locals(), ("value", "dtype"))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -326,9 +320,7 @@ def expand_dims(
             "ExpandDims", input=input, dim=axis, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_expand_dims.fallback(
-            _ctx, {"input": input, "axis": axis, "name": name}, {}
-        )
+        _result = _dispatcher_for_expand_dims.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -424,9 +416,7 @@ def fill(
             "Fill", dims=dims, value=value, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_fill.fallback(
-            _ctx, {"dims": dims, "value": value, "name": name}, {}
-        )
+        _result = _dispatcher_for_fill.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -517,9 +507,7 @@ def identity(
             "Identity", input=input, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_identity.fallback(
-            _ctx, {"input": input, "name": name}, {}
-        )
+        _result = _dispatcher_for_identity.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -569,9 +557,7 @@ def identity_n(input, name=None):
             "IdentityN", input=input, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_identity_n.fallback(
-            _ctx, {"input": input, "name": name}, {}
-        )
+        _result = _dispatcher_for_identity_n.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -674,11 +660,7 @@ def mirror_pad(
             "MirrorPad", input=input, paddings=paddings, mode=_attr_mode, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_mirror_pad.fallback(
-            _ctx,
-            {"input": input, "paddings": paddings, "mode": mode, "name": name},
-            {"mode": _attr_mode},
-        )
+        _result = _dispatcher_for_mirror_pad.fallback(_ctx, locals(), ("mode",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -727,7 +709,7 @@ def no_op(name=None):
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("NoOp", name=name)
     except (TypeError, ValueError):
-        _result = _dispatcher_for_no_op.fallback(_ctx, {"name": name}, {})
+        _result = _dispatcher_for_no_op.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -823,9 +805,7 @@ def pack(
             "Pack", values=values, axis=_attr_axis, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_pack.fallback(
-            _ctx, {"values": values, "axis": axis, "name": name}, {"axis": _attr_axis}
-        )
+        _result = _dispatcher_for_pack.fallback(_ctx, locals(), ("axis",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -927,9 +907,7 @@ def placeholder(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_placeholder.fallback(
-            _ctx,
-            {"dtype": dtype, "shape": shape, "name": name},
-            {"dtype": _attr_dtype, "shape": _attr_shape},
+            _ctx, locals(), ("dtype", "shape")
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -1034,9 +1012,7 @@ def reshape(
             "Reshape", tensor=tensor, shape=shape, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_reshape.fallback(
-            _ctx, {"tensor": tensor, "shape": shape, "name": name}, {}
-        )
+        _result = _dispatcher_for_reshape.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1136,11 +1112,7 @@ def shape(
             "Shape", input=input, out_type=_attr_out_type, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_shape.fallback(
-            _ctx,
-            {"input": input, "out_type": out_type, "name": name},
-            {"out_type": _attr_out_type},
-        )
+        _result = _dispatcher_for_shape.fallback(_ctx, locals(), ("out_type",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1248,16 +1220,7 @@ def split(
             name=name,
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_split.fallback(
-            _ctx,
-            {
-                "value": value,
-                "split_dim": split_dim,
-                "num_split": num_split,
-                "name": name,
-            },
-            {"num_split": _attr_num_split},
-        )
+        _result = _dispatcher_for_split.fallback(_ctx, locals(), ("num_split",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1374,17 +1337,7 @@ def split_v(
             name=name,
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_split_v.fallback(
-            _ctx,
-            {
-                "value": value,
-                "size_splits": size_splits,
-                "split_dim": split_dim,
-                "num_split": num_split,
-                "name": name,
-            },
-            {"num_split": _attr_num_split},
-        )
+        _result = _dispatcher_for_split_v.fallback(_ctx, locals(), ("num_split",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1487,9 +1440,7 @@ def squeeze(
             "Squeeze", input=input, squeeze_dims=_attr_axis, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_squeeze.fallback(
-            _ctx, {"input": input, "axis": axis, "name": name}, {"axis": _attr_axis}
-        )
+        _result = _dispatcher_for_squeeze.fallback(_ctx, locals(), ("axis",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1584,9 +1535,7 @@ def tile(
             "Tile", input=input, multiples=multiples, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_tile.fallback(
-            _ctx, {"input": input, "multiples": multiples, "name": name}, {}
-        )
+        _result = _dispatcher_for_tile.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1682,9 +1631,7 @@ def transpose(
             "Transpose", x=x, perm=perm, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_transpose.fallback(
-            _ctx, {"x": x, "perm": perm, "name": name}, {}
-        )
+        _result = _dispatcher_for_transpose.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1787,9 +1734,7 @@ def unique(x: Annotated[Any, TV_Unique_T], out_idx=_dtypes.int32, name=None):
             "Unique", x=x, out_idx=_attr_out_idx, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_unique.fallback(
-            _ctx, {"x": x, "out_idx": out_idx, "name": name}, {"out_idx": _attr_out_idx}
-        )
+        _result = _dispatcher_for_unique.fallback(_ctx, locals(), ("out_idx",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1881,7 +1826,7 @@ def zeros_like(
             "ZerosLike", x=x, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_zeros_like.fallback(_ctx, {"x": x, "name": name}, {})
+        _result = _dispatcher_for_zeros_like.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result

@@ -72,9 +72,7 @@ def opgen_example_clamp(
             "OpgenExampleClamp", x=x, lo=lo, hi=hi, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_opgen_example_clamp.fallback(
-            _ctx, {"x": x, "lo": lo, "hi": hi, "name": name}, {}
-        )
+        _result = _dispatcher_for_opgen_example_clamp.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -146,7 +144,7 @@ def opgen_example_running_sum(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_opgen_example_running_sum.fallback(
-            _ctx, {"x": x, "reverse": reverse, "name": name}, {"reverse": _attr_reverse}
+            _ctx, locals(), ("reverse",)
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise

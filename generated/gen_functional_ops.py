@@ -239,23 +239,7 @@ def partitioned_call(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_partitioned_call.fallback(
-            _ctx,
-            {
-                "args": args,
-                "Tout": Tout,
-                "f": f,
-                "config": config,
-                "config_proto": config_proto,
-                "executor_type": executor_type,
-                "name": name,
-            },
-            {
-                "Tout": _attr_Tout,
-                "f": _attr_f,
-                "config": _attr_config,
-                "config_proto": _attr_config_proto,
-                "executor_type": _attr_executor_type,
-            },
+            _ctx, locals(), ("Tout", "f", "config", "config_proto", "executor_type")
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -361,23 +345,7 @@ def stateful_partitioned_call(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_stateful_partitioned_call.fallback(
-            _ctx,
-            {
-                "args": args,
-                "Tout": Tout,
-                "f": f,
-                "config": config,
-                "config_proto": config_proto,
-                "executor_type": executor_type,
-                "name": name,
-            },
-            {
-                "Tout": _attr_Tout,
-                "f": _attr_f,
-                "config": _attr_config,
-                "config_proto": _attr_config_proto,
-                "executor_type": _attr_executor_type,
-            },
+            _ctx, locals(), ("Tout", "f", "config", "config_proto", "executor_type")
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise

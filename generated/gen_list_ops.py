@@ -115,14 +115,7 @@ def empty_tensor_list(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_empty_tensor_list.fallback(
-            _ctx,
-            {
-                "element_shape": element_shape,
-                "max_num_elements": max_num_elements,
-                "element_dtype": element_dtype,
-                "name": name,
-            },
-            {"element_dtype": _attr_element_dtype},
+            _ctx, locals(), ("element_dtype",)
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -240,14 +233,7 @@ def tensor_list_reserve(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_tensor_list_reserve.fallback(
-            _ctx,
-            {
-                "element_shape": element_shape,
-                "num_elements": num_elements,
-                "element_dtype": element_dtype,
-                "name": name,
-            },
-            {"element_dtype": _attr_element_dtype},
+            _ctx, locals(), ("element_dtype",)
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise

@@ -87,7 +87,7 @@ def abs(x: Annotated[Any, TV_Abs_T], name=None) -> Annotated[Any, TV_Abs_T]:
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("Abs", x=x, name=name)
     except (TypeError, ValueError):
-        _result = _dispatcher_for_abs.fallback(_ctx, {"x": x, "name": name}, {})
+        _result = _dispatcher_for_abs.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -160,7 +160,7 @@ def add(
             "Add", x=x, y=y, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_add.fallback(_ctx, {"x": x, "y": y, "name": name}, {})
+        _result = _dispatcher_for_add.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -244,9 +244,7 @@ def add_n(
             "AddN", inputs=inputs, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_add_n.fallback(
-            _ctx, {"inputs": inputs, "name": name}, {}
-        )
+        _result = _dispatcher_for_add_n.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -320,9 +318,7 @@ def add_two(
             "AddV2", x=x, y=y, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_add_two.fallback(
-            _ctx, {"x": x, "y": y, "name": name}, {}
-        )
+        _result = _dispatcher_for_add_two.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -421,16 +417,7 @@ def arg_max(
             name=name,
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_arg_max.fallback(
-            _ctx,
-            {
-                "input": input,
-                "dimension": dimension,
-                "output_type": output_type,
-                "name": name,
-            },
-            {"output_type": _attr_output_type},
-        )
+        _result = _dispatcher_for_arg_max.fallback(_ctx, locals(), ("output_type",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -573,11 +560,7 @@ def cast(
             "Cast", x=x, DstT=_attr_DstT, Truncate=_attr_Truncate, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_cast.fallback(
-            _ctx,
-            {"x": x, "DstT": DstT, "Truncate": Truncate, "name": name},
-            {"DstT": _attr_DstT, "Truncate": _attr_Truncate},
-        )
+        _result = _dispatcher_for_cast.fallback(_ctx, locals(), ("DstT", "Truncate"))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -695,14 +678,7 @@ def equal(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_equal.fallback(
-            _ctx,
-            {
-                "x": x,
-                "y": y,
-                "incompatible_shape_error": incompatible_shape_error,
-                "name": name,
-            },
-            {"incompatible_shape_error": _attr_incompatible_shape_error},
+            _ctx, locals(), ("incompatible_shape_error",)
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -827,22 +803,7 @@ def mat_mul(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_mat_mul.fallback(
-            _ctx,
-            {
-                "a": a,
-                "b": b,
-                "transpose_a": transpose_a,
-                "transpose_b": transpose_b,
-                "grad_a": grad_a,
-                "grad_b": grad_b,
-                "name": name,
-            },
-            {
-                "transpose_a": _attr_transpose_a,
-                "transpose_b": _attr_transpose_b,
-                "grad_a": _attr_grad_a,
-                "grad_b": _attr_grad_b,
-            },
+            _ctx, locals(), ("transpose_a", "transpose_b", "grad_a", "grad_b")
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -939,16 +900,7 @@ def max(
             name=name,
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_max.fallback(
-            _ctx,
-            {
-                "input": input,
-                "reduction_indices": reduction_indices,
-                "keep_dims": keep_dims,
-                "name": name,
-            },
-            {"keep_dims": _attr_keep_dims},
-        )
+        _result = _dispatcher_for_max.fallback(_ctx, locals(), ("keep_dims",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1020,9 +972,7 @@ def maximum(
             "Maximum", x=x, y=y, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_maximum.fallback(
-            _ctx, {"x": x, "y": y, "name": name}, {}
-        )
+        _result = _dispatcher_for_maximum.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1115,11 +1065,7 @@ def reduce_mean(
             name=name,
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_reduce_mean.fallback(
-            _ctx,
-            {"input": input, "axis": axis, "keep_dims": keep_dims, "name": name},
-            {"keep_dims": _attr_keep_dims},
-        )
+        _result = _dispatcher_for_reduce_mean.fallback(_ctx, locals(), ("keep_dims",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1195,7 +1141,7 @@ def mul(
             "Mul", x=x, y=y, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_mul.fallback(_ctx, {"x": x, "y": y, "name": name}, {})
+        _result = _dispatcher_for_mul.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1260,7 +1206,7 @@ def neg(x: Annotated[Any, TV_Neg_T], name=None) -> Annotated[Any, TV_Neg_T]:
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("Neg", x=x, name=name)
     except (TypeError, ValueError):
-        _result = _dispatcher_for_neg.fallback(_ctx, {"x": x, "name": name}, {})
+        _result = _dispatcher_for_neg.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1336,9 +1282,7 @@ def range(
             "Range", start=start, limit=limit, delta=delta, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_range.fallback(
-            _ctx, {"start": start, "limit": limit, "delta": delta, "name": name}, {}
-        )
+        _result = _dispatcher_for_range.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1412,9 +1356,7 @@ def real_div(
             "RealDiv", x=x, y=y, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_real_div.fallback(
-            _ctx, {"x": x, "y": y, "name": name}, {}
-        )
+        _result = _dispatcher_for_real_div.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1511,9 +1453,7 @@ def select(
             "Select", condition=condition, t=t, e=e, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_select.fallback(
-            _ctx, {"condition": condition, "t": t, "e": e, "name": name}, {}
-        )
+        _result = _dispatcher_for_select.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1577,7 +1517,7 @@ def sqrt(x: Annotated[Any, TV_Sqrt_T], name=None) -> Annotated[Any, TV_Sqrt_T]:
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("Sqrt", x=x, name=name)
     except (TypeError, ValueError):
-        _result = _dispatcher_for_sqrt.fallback(_ctx, {"x": x, "name": name}, {})
+        _result = _dispatcher_for_sqrt.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1642,7 +1582,7 @@ def square(x: Annotated[Any, TV_Square_T], name=None) -> Annotated[Any, TV_Squar
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("Square", x=x, name=name)
     except (TypeError, ValueError):
-        _result = _dispatcher_for_square.fallback(_ctx, {"x": x, "name": name}, {})
+        _result = _dispatcher_for_square.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -1715,7 +1655,7 @@ def sub(
             "Sub", x=x, y=y, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_sub.fallback(_ctx, {"x": x, "y": y, "name": name}, {})
+        _result = _dispatcher_for_sub.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result

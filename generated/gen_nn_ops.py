@@ -103,11 +103,7 @@ def bias_add(
             "BiasAdd", value=value, bias=bias, data_format=_attr_data_format, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_bias_add.fallback(
-            _ctx,
-            {"value": value, "bias": bias, "data_format": data_format, "name": name},
-            {"data_format": _attr_data_format},
-        )
+        _result = _dispatcher_for_bias_add.fallback(_ctx, locals(), ("data_format",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -269,25 +265,15 @@ def conv2d(
     except (TypeError, ValueError):
         _result = _dispatcher_for_conv2d.fallback(
             _ctx,
-            {
-                "input": input,
-                "filter": filter,
-                "strides": strides,
-                "padding": padding,
-                "use_cudnn_on_gpu": use_cudnn_on_gpu,
-                "explicit_paddings": explicit_paddings,
-                "data_format": data_format,
-                "dilations": dilations,
-                "name": name,
-            },
-            {
-                "strides": _attr_strides,
-                "padding": _attr_padding,
-                "use_cudnn_on_gpu": _attr_use_cudnn_on_gpu,
-                "explicit_paddings": _attr_explicit_paddings,
-                "data_format": _attr_data_format,
-                "dilations": _attr_dilations,
-            },
+            locals(),
+            (
+                "strides",
+                "padding",
+                "use_cudnn_on_gpu",
+                "explicit_paddings",
+                "data_format",
+                "dilations",
+            ),
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -437,23 +423,8 @@ def depthwise_conv2d_native(
     except (TypeError, ValueError):
         _result = _dispatcher_for_depthwise_conv2d_native.fallback(
             _ctx,
-            {
-                "input": input,
-                "filter": filter,
-                "strides": strides,
-                "padding": padding,
-                "explicit_paddings": explicit_paddings,
-                "data_format": data_format,
-                "dilations": dilations,
-                "name": name,
-            },
-            {
-                "strides": _attr_strides,
-                "padding": _attr_padding,
-                "explicit_paddings": _attr_explicit_paddings,
-                "data_format": _attr_data_format,
-                "dilations": _attr_dilations,
-            },
+            locals(),
+            ("strides", "padding", "explicit_paddings", "data_format", "dilations"),
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -523,11 +494,7 @@ def leaky_relu(
             "LeakyRelu", features=features, alpha=_attr_alpha, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_leaky_relu.fallback(
-            _ctx,
-            {"features": features, "alpha": alpha, "name": name},
-            {"alpha": _attr_alpha},
-        )
+        _result = _dispatcher_for_leaky_relu.fallback(_ctx, locals(), ("alpha",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -657,22 +624,8 @@ def max_pool(
     except (TypeError, ValueError):
         _result = _dispatcher_for_max_pool.fallback(
             _ctx,
-            {
-                "input": input,
-                "ksize": ksize,
-                "strides": strides,
-                "padding": padding,
-                "explicit_paddings": explicit_paddings,
-                "data_format": data_format,
-                "name": name,
-            },
-            {
-                "ksize": _attr_ksize,
-                "strides": _attr_strides,
-                "padding": _attr_padding,
-                "explicit_paddings": _attr_explicit_paddings,
-                "data_format": _attr_data_format,
-            },
+            locals(),
+            ("ksize", "strides", "padding", "explicit_paddings", "data_format"),
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -745,9 +698,7 @@ def relu(features: Annotated[Any, TV_Relu_T], name=None) -> Annotated[Any, TV_Re
             "Relu", features=features, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_relu.fallback(
-            _ctx, {"features": features, "name": name}, {}
-        )
+        _result = _dispatcher_for_relu.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -805,9 +756,7 @@ def softmax(
             "Softmax", logits=logits, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_softmax.fallback(
-            _ctx, {"logits": logits, "name": name}, {}
-        )
+        _result = _dispatcher_for_softmax.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -890,11 +839,7 @@ def top_k(input: Annotated[Any, TV_TopK_T], k: int, sorted: bool = True, name=No
             "TopK", input=input, k=_attr_k, sorted=_attr_sorted, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_top_k.fallback(
-            _ctx,
-            {"input": input, "k": k, "sorted": sorted, "name": name},
-            {"k": _attr_k, "sorted": _attr_sorted},
-        )
+        _result = _dispatcher_for_top_k.fallback(_ctx, locals(), ("k", "sorted"))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result

@@ -121,15 +121,7 @@ def assign(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_assign.fallback(
-            None,
-            {
-                "ref": ref,
-                "value": value,
-                "validate_shape": validate_shape,
-                "use_locking": use_locking,
-                "name": name,
-            },
-            {"validate_shape": _attr_validate_shape, "use_locking": _attr_use_locking},
+            None, locals(), ("validate_shape", "use_locking")
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -213,11 +205,7 @@ def assign_add(
             "AssignAdd", ref=ref, value=value, use_locking=_attr_use_locking, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_assign_add.fallback(
-            None,
-            {"ref": ref, "value": value, "use_locking": use_locking, "name": name},
-            {"use_locking": _attr_use_locking},
-        )
+        _result = _dispatcher_for_assign_add.fallback(None, locals(), ("use_locking",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -332,14 +320,7 @@ def assign_variable_op(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_assign_variable_op.fallback(
-            _ctx,
-            {
-                "resource": resource,
-                "value": value,
-                "validate_shape": validate_shape,
-                "name": name,
-            },
-            {"validate_shape": _attr_validate_shape},
+            _ctx, locals(), ("validate_shape",)
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -436,11 +417,7 @@ def read_variable_op(
             "ReadVariableOp", resource=resource, dtype=_attr_dtype, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_read_variable_op.fallback(
-            _ctx,
-            {"resource": resource, "dtype": dtype, "name": name},
-            {"dtype": _attr_dtype},
-        )
+        _result = _dispatcher_for_read_variable_op.fallback(_ctx, locals(), ("dtype",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -592,23 +569,15 @@ def var_handle_op(
     except (TypeError, ValueError):
         _result = _dispatcher_for_var_handle_op.fallback(
             _ctx,
-            {
-                "dtype": dtype,
-                "shape": shape,
-                "container": container,
-                "shared_name": shared_name,
-                "debug_name": debug_name,
-                "allowed_devices": allowed_devices,
-                "name": name,
-            },
-            {
-                "dtype": _attr_dtype,
-                "shape": _attr_shape,
-                "container": _attr_container,
-                "shared_name": _attr_shared_name,
-                "debug_name": _attr_debug_name,
-                "allowed_devices": _attr_allowed_devices,
-            },
+            locals(),
+            (
+                "dtype",
+                "shape",
+                "container",
+                "shared_name",
+                "debug_name",
+                "allowed_devices",
+            ),
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -724,20 +693,7 @@ def variable_v2(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_variable_v2.fallback(
-            None,
-            {
-                "shape": shape,
-                "dtype": dtype,
-                "container": container,
-                "shared_name": shared_name,
-                "name": name,
-            },
-            {
-                "shape": _attr_shape,
-                "dtype": _attr_dtype,
-                "container": _attr_container,
-                "shared_name": _attr_shared_name,
-            },
+            None, locals(), ("shape", "dtype", "container", "shared_name")
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise

@@ -213,15 +213,12 @@ def dispatch_args(f: FunctionApi) -> str | Bracketed:
 
 def dispatch_keywords(f: FunctionApi) -> list[str | Bracketed]:
     """The arguments of `_dispatcher_for_<name>.fallback`: the eager context (None where the op
-    cannot run eagerly), the parameters, and the attrs as converted (`_attr_<name>`), which TF's
-    graph branch passes its fallback dispatchers since it converts in place."""
-    given = [f"{literals.py_str(p.name)}: {p.name}" for p in f.params]
-    converted = [f"{literals.py_str(p.name)}: {p.local}" for p in f.attrs]
-    return [
-        "None" if f.eager_unsupported else "_ctx",
-        Bracketed("{", (*given, '"name": name'), "}"),
-        Bracketed("{", tuple(converted), "}") if converted else "{}",
-    ]
+    cannot run eagerly), the body's locals, and the names of the attr parameters (whose
+    converted values, `_attr_<name>`, TF's graph branch passes since it converts in place)."""
+    attrs = [literals.py_str(p.name) for p in f.attrs]
+    if len(attrs) == 1:
+        attrs[0] += ","
+    return ["None" if f.eager_unsupported else "_ctx", "locals()", Bracketed("(", tuple(attrs), ")") if attrs else "()"]
 
 
 def list_type_error(param: str, op_name: str, value: str) -> str:

@@ -184,16 +184,21 @@ class ApiDispatcher:
             return NotImplemented
         return dispatcher.Dispatch(args, kwargs)
 
-    def fallback(self, ctx: Any, given: dict[str, Any], converted: dict[str, Any]) -> Any:
+    def fallback(self, ctx: Any, local: dict[str, Any], attrs: tuple[str, ...]) -> Any:
         """TF's `dispatch.dispatch(op, (), kwargs)` after a TypeError or ValueError, else NOT_SUPPORTED.
 
-        `kwargs` are the arguments as given when the call ran eagerly (`ctx`), as TF's eager
-        branch passes them, else with the attrs as converted, as TF's graph branch does.
+        `kwargs` holds the wrapper's parameters (`local`: its `locals()`): as given when the
+        call ran eagerly (`ctx`), as TF's eager branch passes them, else with the `attrs` as
+        converted (`_attr_<name>`), as TF's graph branch does.
         """
         if not _backend.active():
             return NOT_SUPPORTED
         from tensorflow.python.util import dispatch
 
-        kwargs = given if ctx is not None else {**given, **converted}
+        code = self._api.__code__
+        kwargs = {name: local[name] for name in code.co_varnames[: code.co_argcount]}
+        if ctx is None:
+            for attr in attrs:
+                kwargs[attr] = local["_attr_" + attr]
         result = dispatch.dispatch(self._api, (), kwargs)
         return NOT_SUPPORTED if result is dispatch.OpDispatcher.NOT_SUPPORTED else result

@@ -112,17 +112,7 @@ def documented(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_documented.fallback(
-            _ctx,
-            {
-                "x": x,
-                "y": y,
-                "indices": indices,
-                "count": count,
-                "mode": mode,
-                "ratios": ratios,
-                "name": name,
-            },
-            {"count": _attr_count, "mode": _attr_mode, "ratios": _attr_ratios},
+            _ctx, locals(), ("count", "mode", "ratios")
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -188,7 +178,7 @@ def two_outputs(a: Annotated[Any, _atypes.Float32], name=None):
             "TwoOutputs", a=a, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_two_outputs.fallback(_ctx, {"a": a, "name": name}, {})
+        _result = _dispatcher_for_two_outputs.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -240,9 +230,7 @@ def undocumented(
             "Undocumented", a=a, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_undocumented.fallback(
-            _ctx, {"a": a, "name": name}, {}
-        )
+        _result = _dispatcher_for_undocumented.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result

@@ -61,7 +61,7 @@ def a_bc(
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("ABc", x=x, name=name)
     except (TypeError, ValueError):
-        _result = _dispatcher_for_a_bc.fallback(_ctx, {"x": x, "name": name}, {})
+        _result = _dispatcher_for_a_bc.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -106,7 +106,7 @@ def ab__cd(
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("Ab_Cd", x=x, name=name)
     except (TypeError, ValueError):
-        _result = _dispatcher_for_ab__cd.fallback(_ctx, {"x": x, "name": name}, {})
+        _result = _dispatcher_for_ab__cd.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -153,9 +153,7 @@ def ctc_loss_like(
             "CTCLossLike", x=x, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_ctc_loss_like.fallback(
-            _ctx, {"x": x, "name": name}, {}
-        )
+        _result = _dispatcher_for_ctc_loss_like.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -209,7 +207,7 @@ def conv2d_backprop_input_like(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_conv2d_backprop_input_like.fallback(
-            _ctx, {"input": input, "name": name}, {}
+            _ctx, locals(), ()
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -297,16 +295,7 @@ def keyword_args(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_keyword_args.fallback(
-            _ctx,
-            {
-                "lambda_": lambda_,
-                "async_": async_,
-                "input": input,
-                "await_": await_,
-                "nonlocal_": nonlocal_,
-                "name": name,
-            },
-            {"await_": _attr_await_, "nonlocal_": _attr_nonlocal_},
+            _ctx, locals(), ("await_", "nonlocal_")
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -358,9 +347,7 @@ def l2_loss_like(
             "L2LossLike", t=t, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_l2_loss_like.fallback(
-            _ctx, {"t": t, "name": name}, {}
-        )
+        _result = _dispatcher_for_l2_loss_like.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -407,9 +394,7 @@ def mat_mul_like(
             "MatMulLike", a=a, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_mat_mul_like.fallback(
-            _ctx, {"a": a, "name": name}, {}
-        )
+        _result = _dispatcher_for_mat_mul_like.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -459,9 +444,7 @@ def rgb_to_hsv_like(
             "RGBToHSVLike", images=images, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_rgb_to_hsv_like.fallback(
-            _ctx, {"images": images, "name": name}, {}
-        )
+        _result = _dispatcher_for_rgb_to_hsv_like.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -508,7 +491,7 @@ def sorted(
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("Sorted", x=x, name=name)
     except (TypeError, ValueError):
-        _result = _dispatcher_for_sorted.fallback(_ctx, {"x": x, "name": name}, {})
+        _result = _dispatcher_for_sorted.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -555,9 +538,7 @@ def utf8_decode_like(
             "UTF8DecodeLike", x=x, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_utf8_decode_like.fallback(
-            _ctx, {"x": x, "name": name}, {}
-        )
+        _result = _dispatcher_for_utf8_decode_like.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -606,7 +587,7 @@ def xla2_foo(
             "Xla2Foo", x=x, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_xla2_foo.fallback(_ctx, {"x": x, "name": name}, {})
+        _result = _dispatcher_for_xla2_foo.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result

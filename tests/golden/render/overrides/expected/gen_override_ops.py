@@ -137,9 +137,7 @@ def add_two(
             "AddV2", x=x, y=y, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_add_two.fallback(
-            _ctx, {"x": x, "y": y, "name": name}, {}
-        )
+        _result = _dispatcher_for_add_two.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -212,14 +210,7 @@ def arg_max_like(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_arg_max_like.fallback(
-            _ctx,
-            {
-                "input": input,
-                "dimension": dimension,
-                "output_type": output_type,
-                "name": name,
-            },
-            {"output_type": _attr_output_type},
+            _ctx, locals(), ("output_type",)
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -277,7 +268,7 @@ def min_max(x: Annotated[Any, _atypes.Float32], name=None):
     try:
         _, _, _op, _outputs = _op_def_library._apply_op_helper("MinMax", x=x, name=name)
     except (TypeError, ValueError):
-        _result = _dispatcher_for_min_max.fallback(_ctx, {"x": x, "name": name}, {})
+        _result = _dispatcher_for_min_max.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -331,7 +322,7 @@ def mul(
             "Mul", x=x, y=y, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_mul.fallback(_ctx, {"x": x, "y": y, "name": name}, {})
+        _result = _dispatcher_for_mul.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -388,9 +379,7 @@ def reordered(
             "Reordered", b=b, a=a, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_reordered.fallback(
-            _ctx, {"b": b, "a": a, "name": name}, {}
-        )
+        _result = _dispatcher_for_reordered.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -459,11 +448,7 @@ def sum_like(
             name=name,
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_sum_like.fallback(
-            _ctx,
-            {"input": input, "axis": axis, "keepdims": keepdims, "name": name},
-            {"keepdims": _attr_keepdims},
-        )
+        _result = _dispatcher_for_sum_like.fallback(_ctx, locals(), ("keepdims",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result

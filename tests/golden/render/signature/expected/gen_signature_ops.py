@@ -128,9 +128,7 @@ def list_inputs(
             "ListInputs", values=values, more=more, fixed=fixed, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_list_inputs.fallback(
-            _ctx, {"values": values, "more": more, "fixed": fixed, "name": name}, {}
-        )
+        _result = _dispatcher_for_list_inputs.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -195,9 +193,7 @@ def many_outputs(x: Annotated[Any, TV_ManyOutputs_T], n: int, name=None):
             "ManyOutputs", x=x, n=_attr_n, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_many_outputs.fallback(
-            _ctx, {"x": x, "n": n, "name": name}, {"n": _attr_n}
-        )
+        _result = _dispatcher_for_many_outputs.fallback(_ctx, locals(), ("n",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -248,7 +244,7 @@ def no_outputs(x: Annotated[Any, _atypes.Float32], name=None):
             "NoOutputs", x=x, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_no_outputs.fallback(_ctx, {"x": x, "name": name}, {})
+        _result = _dispatcher_for_no_outputs.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -377,22 +373,7 @@ def ordering(
         )
     except (TypeError, ValueError):
         _result = _dispatcher_for_ordering.fallback(
-            _ctx,
-            {
-                "x": x,
-                "y": y,
-                "required": required,
-                "dst": dst,
-                "with_default": with_default,
-                "out_type": out_type,
-                "name": name,
-            },
-            {
-                "required": _attr_required,
-                "dst": _attr_dst,
-                "with_default": _attr_with_default,
-                "out_type": _attr_out_type,
-            },
+            _ctx, locals(), ("required", "dst", "with_default", "out_type")
         )
         if _result is _dispatch.NOT_SUPPORTED:
             raise
@@ -448,7 +429,7 @@ def single_type(
             "SingleType", x=x, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_single_type.fallback(_ctx, {"x": x, "name": name}, {})
+        _result = _dispatcher_for_single_type.fallback(_ctx, locals(), ())
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -551,16 +532,7 @@ def split_like(
             name=name,
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_split_like.fallback(
-            _ctx,
-            {
-                "split_dim": split_dim,
-                "value": value,
-                "num_split": num_split,
-                "name": name,
-            },
-            {"num_split": _attr_num_split},
-        )
+        _result = _dispatcher_for_split_like.fallback(_ctx, locals(), ("num_split",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -611,9 +583,7 @@ def stateful_list_output(n: int, name=None):
             "StatefulListOutput", n=_attr_n, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_stateful_list_output.fallback(
-            _ctx, {"n": n, "name": name}, {"n": _attr_n}
-        )
+        _result = _dispatcher_for_stateful_list_output.fallback(_ctx, locals(), ("n",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
@@ -670,9 +640,7 @@ def type_lists(args, Tout, name=None):
             "TypeLists", args=args, Tout=_attr_Tout, name=name
         )
     except (TypeError, ValueError):
-        _result = _dispatcher_for_type_lists.fallback(
-            _ctx, {"args": args, "Tout": Tout, "name": name}, {"Tout": _attr_Tout}
-        )
+        _result = _dispatcher_for_type_lists.fallback(_ctx, locals(), ("Tout",))
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
