@@ -107,7 +107,7 @@ class _ListWhenImported:
         _remove_hook()
         import importlib.util
 
-        spec = importlib.util.find_spec(fullname)
+        spec: Any = importlib.util.find_spec(fullname)  # its loader is replaced by this object
         if spec is None or spec.loader is None:
             return spec
         self._loader = spec.loader
