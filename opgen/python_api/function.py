@@ -360,7 +360,7 @@ def _body_builtins(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> fro
     if any(a.type in ("float", "list(float)") and a.name in defaults for a in op_def.attr):
         used.add("float")
     if _visible(api_def):  # TF's dispatch (`opgen.runtime.dispatch`)
-        used.update(("NotImplemented", "TypeError", "ValueError"))
+        used.update(("NotImplemented", "TypeError", "ValueError", "locals"))
     return frozenset(used)
 
 

@@ -61,11 +61,11 @@ MODULE_GLOBALS: frozenset[str] = frozenset(
 
 # Builtins a generated wrapper's body may call (`isinstance(x, (list, tuple))`, `len(x)`,
 # `float("nan")` defaults, `raise TypeError/ValueError`, TF's dispatch: `NotImplemented`,
-# `except (TypeError, ValueError)`): a function named like one would
+# `except (TypeError, ValueError)`, `locals()`): a function named like one would
 # shadow it in every body of its module, so it gets a trailing `_` like a reserved name
 # (a parameter only when its own body calls the builtin: `opgen.python_api.function`).
 BODY_BUILTINS: frozenset[str] = frozenset(
-    {"isinstance", "list", "tuple", "len", "float", "TypeError", "ValueError", "NotImplemented"}
+    {"isinstance", "list", "tuple", "len", "float", "TypeError", "ValueError", "NotImplemented", "locals"}
 )
 
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
