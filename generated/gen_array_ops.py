@@ -12,6 +12,7 @@ import collections
 from typing import Annotated, Any, TypeVar
 
 from opgen.runtime import atypes as _atypes
+from opgen.runtime import dispatch as _dispatch
 from opgen.runtime import dtypes as _dtypes
 from opgen.runtime import execute as _execute
 from opgen.runtime import op_def_library as _op_def_library
@@ -84,6 +85,8 @@ TV_ConcatV2_T = TypeVar(
 TV_ConcatV2_Tidx = TypeVar("TV_ConcatV2_Tidx", _atypes.Int32, _atypes.Int64)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def concat(
     values: Annotated[list[Any], TV_ConcatV2_T],
     axis: Annotated[Any, TV_ConcatV2_Tidx],
@@ -110,17 +113,30 @@ def concat(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_concat.Dispatch((values, axis, name), None)
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(values, (list, tuple)):
         raise TypeError(
             f"Expected list for 'values' argument to 'concat' Op, not {values!r}."
         )
     _attr_N = len(values)
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "ConcatV2", values=values, axis=axis, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "ConcatV2", values=values, axis=axis, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_concat.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_concat = _dispatch.api_dispatcher(concat)
 
 
 concat_v2 = concat
@@ -174,6 +190,8 @@ TV_Const_dtype = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def const(value, dtype: TV_Const_dtype, name=None) -> Annotated[Any, TV_Const_dtype]:
     r"""A constant tensor.
 
@@ -196,14 +214,27 @@ def const(value, dtype: TV_Const_dtype, name=None) -> Annotated[Any, TV_Const_dt
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_const.Dispatch((value, dtype, name), None)
+        if _result is not NotImplemented:
+            return _result
     _attr_value = _execute.make_tensor(value, "value")
     _attr_dtype = _execute.make_type(dtype, "dtype")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Const", value=_attr_value, dtype=_attr_dtype, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Const", value=_attr_value, dtype=_attr_dtype, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_const.fallback(_ctx, locals(), ("value", "dtype"))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_const = _dispatch.api_dispatcher(const)
 
 
 _OP_DEFS.append(
@@ -253,6 +284,8 @@ TV_ExpandDims_T = TypeVar(
 TV_ExpandDims_Tdim = TypeVar("TV_ExpandDims_Tdim", _atypes.Int32, _atypes.Int64)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def expand_dims(
     input: Annotated[Any, TV_ExpandDims_T],
     axis: Annotated[Any, TV_ExpandDims_Tdim],
@@ -278,12 +311,25 @@ def expand_dims(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "ExpandDims", input=input, dim=axis, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_expand_dims.Dispatch((input, axis, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "ExpandDims", input=input, dim=axis, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_expand_dims.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_expand_dims = _dispatch.api_dispatcher(expand_dims)
 
 
 _OP_DEFS.append(
@@ -334,6 +380,8 @@ TV_Fill_T = TypeVar(
 TV_Fill_index_type = TypeVar("TV_Fill_index_type", _atypes.Int32, _atypes.Int64)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def fill(
     dims: Annotated[Any, TV_Fill_index_type],
     value: Annotated[Any, TV_Fill_T],
@@ -359,12 +407,25 @@ def fill(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Fill", dims=dims, value=value, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_fill.Dispatch((dims, value, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Fill", dims=dims, value=value, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_fill.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_fill = _dispatch.api_dispatcher(fill)
 
 
 _OP_DEFS.append(
@@ -414,6 +475,8 @@ TV_Identity_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def identity(
     input: Annotated[Any, TV_Identity_T], name=None
 ) -> Annotated[Any, TV_Identity_T]:
@@ -435,12 +498,25 @@ def identity(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Identity", input=input, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_identity.Dispatch((input, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Identity", input=input, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_identity.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_identity = _dispatch.api_dispatcher(identity)
 
 
 _OP_DEFS.append(
@@ -449,6 +525,8 @@ _OP_DEFS.append(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def identity_n(input, name=None):
     r"""Returns a list of tensors unchanged.
 
@@ -470,11 +548,24 @@ def identity_n(input, name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "IdentityN", input=input, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_identity_n.Dispatch((input, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "IdentityN", input=input, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_identity_n.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     return _result
+
+
+_dispatcher_for_identity_n = _dispatch.api_dispatcher(identity_n)
 
 
 _OP_DEFS.append(
@@ -525,6 +616,8 @@ TV_MirrorPad_T = TypeVar(
 TV_MirrorPad_Tpaddings = TypeVar("TV_MirrorPad_Tpaddings", _atypes.Int32, _atypes.Int64)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def mirror_pad(
     input: Annotated[Any, TV_MirrorPad_T],
     paddings: Annotated[Any, TV_MirrorPad_Tpaddings],
@@ -555,13 +648,28 @@ def mirror_pad(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_mirror_pad.Dispatch(
+            (input, paddings, mode, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_mode = _execute.make_str(mode, "mode")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "MirrorPad", input=input, paddings=paddings, mode=_attr_mode, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "MirrorPad", input=input, paddings=paddings, mode=_attr_mode, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_mirror_pad.fallback(_ctx, locals(), ("mode",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_mirror_pad = _dispatch.api_dispatcher(mirror_pad)
 
 
 _OP_DEFS.append(
@@ -574,6 +682,8 @@ _OP_DEFS.append(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def no_op(name=None):
     r"""Does nothing.
 
@@ -592,8 +702,21 @@ def no_op(name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("NoOp", name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_no_op.Dispatch((name,), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper("NoOp", name=name)
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_no_op.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     return _op
+
+
+_dispatcher_for_no_op = _dispatch.api_dispatcher(no_op)
 
 
 _OP_DEFS.append(b"\n\x15\n\x04NoOp*\rDoes nothing.")
@@ -638,6 +761,8 @@ TV_Pack_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def pack(
     values: Annotated[list[Any], TV_Pack_T], axis: int = 0, name=None
 ) -> Annotated[Any, TV_Pack_T]:
@@ -663,6 +788,10 @@ def pack(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_pack.Dispatch((values, axis, name), None)
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(values, (list, tuple)):
         raise TypeError(
             f"Expected list for 'values' argument to 'pack' Op, not {values!r}."
@@ -671,12 +800,21 @@ def pack(
     if axis is None:
         axis = 0
     _attr_axis = _execute.make_int(axis, "axis")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Pack", values=values, axis=_attr_axis, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Pack", values=values, axis=_attr_axis, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_pack.fallback(_ctx, locals(), ("axis",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_pack = _dispatch.api_dispatcher(pack)
 
 
 _OP_DEFS.append(
@@ -726,6 +864,8 @@ TV_Placeholder_dtype = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def placeholder(
     dtype: TV_Placeholder_dtype, shape=None, name=None
 ) -> Annotated[Any, TV_Placeholder_dtype]:
@@ -753,16 +893,31 @@ def placeholder(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_placeholder.Dispatch((dtype, shape, name), None)
+        if _result is not NotImplemented:
+            return _result
     _attr_dtype = _execute.make_type(dtype, "dtype")
     if shape is None:
         shape = None
     _attr_shape = _execute.make_shape(shape, "shape")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Placeholder", dtype=_attr_dtype, shape=_attr_shape, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Placeholder", dtype=_attr_dtype, shape=_attr_shape, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_placeholder.fallback(
+            _ctx, locals(), ("dtype", "shape")
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_placeholder = _dispatch.api_dispatcher(placeholder)
 
 
 _OP_DEFS.append(
@@ -821,6 +976,8 @@ TV_Reshape_T = TypeVar(
 TV_Reshape_Tshape = TypeVar("TV_Reshape_Tshape", _atypes.Int32, _atypes.Int64)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def reshape(
     tensor: Annotated[Any, TV_Reshape_T],
     shape: Annotated[Any, TV_Reshape_Tshape],
@@ -846,12 +1003,25 @@ def reshape(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Reshape", tensor=tensor, shape=shape, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_reshape.Dispatch((tensor, shape, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Reshape", tensor=tensor, shape=shape, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_reshape.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_reshape = _dispatch.api_dispatcher(reshape)
 
 
 _OP_DEFS.append(
@@ -903,6 +1073,8 @@ TV_Shape_T = TypeVar(
 TV_Shape_out_type = TypeVar("TV_Shape_out_type", _atypes.Int32, _atypes.Int64)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def shape(
     input: Annotated[Any, TV_Shape_T], out_type=_dtypes.int32, name=None
 ) -> Annotated[Any, TV_Shape_out_type]:
@@ -928,15 +1100,28 @@ def shape(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_shape.Dispatch((input, out_type, name), None)
+        if _result is not NotImplemented:
+            return _result
     if out_type is None:
         out_type = _dtypes.int32
     _attr_out_type = _execute.make_type(out_type, "out_type")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Shape", input=input, out_type=_attr_out_type, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Shape", input=input, out_type=_attr_out_type, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_shape.fallback(_ctx, locals(), ("out_type",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_shape = _dispatch.api_dispatcher(shape)
 
 
 _OP_DEFS.append(
@@ -986,6 +1171,8 @@ TV_Split_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def split(
     value: Annotated[Any, TV_Split_T],
     split_dim: Annotated[Any, _atypes.Int32],
@@ -1017,12 +1204,31 @@ def split(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_split.Dispatch(
+            (value, split_dim, num_split, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_num_split = _execute.make_int(num_split, "num_split")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Split", value=value, split_dim=split_dim, num_split=_attr_num_split, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Split",
+            value=value,
+            split_dim=split_dim,
+            num_split=_attr_num_split,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_split.fallback(_ctx, locals(), ("num_split",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     return _result
+
+
+_dispatcher_for_split = _dispatch.api_dispatcher(split)
 
 
 _OP_DEFS.append(
@@ -1074,6 +1280,8 @@ TV_SplitV_T = TypeVar(
 TV_SplitV_Tlen = TypeVar("TV_SplitV_Tlen", _atypes.Int32, _atypes.Int64, _atypes.Int8)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def split_v(
     value: Annotated[Any, TV_SplitV_T],
     size_splits: Annotated[Any, TV_SplitV_Tlen],
@@ -1112,17 +1320,32 @@ def split_v(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_split_v.Dispatch(
+            (value, size_splits, split_dim, num_split, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_num_split = _execute.make_int(num_split, "num_split")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "SplitV",
-        value=value,
-        size_splits=size_splits,
-        split_dim=split_dim,
-        num_split=_attr_num_split,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "SplitV",
+            value=value,
+            size_splits=size_splits,
+            split_dim=split_dim,
+            num_split=_attr_num_split,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_split_v.fallback(_ctx, locals(), ("num_split",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     return _result
+
+
+_dispatcher_for_split_v = _dispatch.api_dispatcher(split_v)
 
 
 _OP_DEFS.append(
@@ -1174,6 +1397,8 @@ TV_Squeeze_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def squeeze(
     input: Annotated[Any, TV_Squeeze_T], axis=[], name=None
 ) -> Annotated[Any, TV_Squeeze_T]:
@@ -1199,6 +1424,10 @@ def squeeze(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_squeeze.Dispatch((input, axis, name), None)
+        if _result is not NotImplemented:
+            return _result
     if axis is None:
         axis = []
     if not isinstance(axis, (list, tuple)):
@@ -1206,12 +1435,21 @@ def squeeze(
             f"Expected list for 'axis' argument to 'squeeze' Op, not {axis!r}."
         )
     _attr_axis = [_execute.make_int(_i, "axis") for _i in axis]
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Squeeze", input=input, squeeze_dims=_attr_axis, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Squeeze", input=input, squeeze_dims=_attr_axis, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_squeeze.fallback(_ctx, locals(), ("axis",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_squeeze = _dispatch.api_dispatcher(squeeze)
 
 
 _OP_DEFS.append(
@@ -1261,6 +1499,8 @@ TV_Tile_T = TypeVar(
 TV_Tile_Tmultiples = TypeVar("TV_Tile_Tmultiples", _atypes.Int32, _atypes.Int64)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def tile(
     input: Annotated[Any, TV_Tile_T],
     multiples: Annotated[Any, TV_Tile_Tmultiples],
@@ -1286,12 +1526,25 @@ def tile(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Tile", input=input, multiples=multiples, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_tile.Dispatch((input, multiples, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Tile", input=input, multiples=multiples, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_tile.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_tile = _dispatch.api_dispatcher(tile)
 
 
 _OP_DEFS.append(
@@ -1342,6 +1595,8 @@ TV_Transpose_T = TypeVar(
 TV_Transpose_Tperm = TypeVar("TV_Transpose_Tperm", _atypes.Int32, _atypes.Int64)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def transpose(
     x: Annotated[Any, TV_Transpose_T],
     perm: Annotated[Any, TV_Transpose_Tperm],
@@ -1367,12 +1622,25 @@ def transpose(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Transpose", x=x, perm=perm, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_transpose.Dispatch((x, perm, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Transpose", x=x, perm=perm, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_transpose.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_transpose = _dispatch.api_dispatcher(transpose)
 
 
 _OP_DEFS.append(
@@ -1427,6 +1695,8 @@ TV_Unique_T = TypeVar(
 TV_Unique_out_idx = TypeVar("TV_Unique_out_idx", _atypes.Int32, _atypes.Int64)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def unique(x: Annotated[Any, TV_Unique_T], out_idx=_dtypes.int32, name=None):
     r"""Distinct values of a vector, in order of first appearance.
 
@@ -1452,15 +1722,28 @@ def unique(x: Annotated[Any, TV_Unique_T], out_idx=_dtypes.int32, name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_unique.Dispatch((x, out_idx, name), None)
+        if _result is not NotImplemented:
+            return _result
     if out_idx is None:
         out_idx = _dtypes.int32
     _attr_out_idx = _execute.make_type(out_idx, "out_idx")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Unique", x=x, out_idx=_attr_out_idx, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Unique", x=x, out_idx=_attr_out_idx, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_unique.fallback(_ctx, locals(), ("out_idx",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     _result = _UniqueOutput._make(_result)
     return _result
+
+
+_dispatcher_for_unique = _dispatch.api_dispatcher(unique)
 
 
 _OP_DEFS.append(
@@ -1511,6 +1794,8 @@ TV_ZerosLike_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def zeros_like(
     x: Annotated[Any, TV_ZerosLike_T], name=None
 ) -> Annotated[Any, TV_ZerosLike_T]:
@@ -1532,10 +1817,25 @@ def zeros_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("ZerosLike", x=x, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_zeros_like.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "ZerosLike", x=x, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_zeros_like.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_zeros_like = _dispatch.api_dispatcher(zeros_like)
 
 
 _OP_DEFS.append(

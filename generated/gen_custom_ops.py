@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any, TypeVar
 
 from opgen.runtime import atypes as _atypes
+from opgen.runtime import dispatch as _dispatch
 from opgen.runtime import execute as _execute
 from opgen.runtime import op_def_library as _op_def_library
 from opgen.runtime import registry as _registry
@@ -27,6 +28,8 @@ TV_OpgenExampleClamp_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def opgen_example_clamp(
     x: Annotated[Any, TV_OpgenExampleClamp_T],
     lo: Annotated[Any, TV_OpgenExampleClamp_T],
@@ -60,12 +63,25 @@ def opgen_example_clamp(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "OpgenExampleClamp", x=x, lo=lo, hi=hi, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_opgen_example_clamp.Dispatch((x, lo, hi, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "OpgenExampleClamp", x=x, lo=lo, hi=hi, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_opgen_example_clamp.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_opgen_example_clamp = _dispatch.api_dispatcher(opgen_example_clamp)
 
 
 _OP_DEFS.append(
@@ -82,6 +98,8 @@ TV_OpgenExampleRunningSum_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def opgen_example_running_sum(
     x: Annotated[Any, TV_OpgenExampleRunningSum_T], reverse: bool = False, name=None
 ) -> Annotated[Any, TV_OpgenExampleRunningSum_T]:
@@ -111,15 +129,34 @@ def opgen_example_running_sum(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_opgen_example_running_sum.Dispatch(
+            (x, reverse, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if reverse is None:
         reverse = False
     _attr_reverse = _execute.make_bool(reverse, "reverse")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "OpgenExampleRunningSum", x=x, reverse=_attr_reverse, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "OpgenExampleRunningSum", x=x, reverse=_attr_reverse, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_opgen_example_running_sum.fallback(
+            _ctx, locals(), ("reverse",)
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_opgen_example_running_sum = _dispatch.api_dispatcher(
+    opgen_example_running_sum
+)
 
 
 _OP_DEFS.append(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, TypeVar
 
 from opgen.runtime import atypes as _atypes
+from opgen.runtime import dispatch as _dispatch
 from opgen.runtime import execute as _execute
 from opgen.runtime import op_def_library as _op_def_library
 from opgen.runtime import registry as _registry
@@ -153,6 +154,8 @@ _OP_DEFS.append(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def partitioned_call(
     args,
     Tout,
@@ -202,6 +205,12 @@ def partitioned_call(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_partitioned_call.Dispatch(
+            (args, Tout, f, config, config_proto, executor_type, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(Tout, (list, tuple)):
         raise TypeError(
             f"Expected list for 'Tout' argument to 'partitioned_call' Op, not {Tout!r}."
@@ -217,18 +226,29 @@ def partitioned_call(
     if executor_type is None:
         executor_type = ""
     _attr_executor_type = _execute.make_str(executor_type, "executor_type")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "PartitionedCall",
-        args=args,
-        Tout=_attr_Tout,
-        f=_attr_f,
-        config=_attr_config,
-        config_proto=_attr_config_proto,
-        executor_type=_attr_executor_type,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "PartitionedCall",
+            args=args,
+            Tout=_attr_Tout,
+            f=_attr_f,
+            config=_attr_config,
+            config_proto=_attr_config_proto,
+            executor_type=_attr_executor_type,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_partitioned_call.fallback(
+            _ctx, locals(), ("Tout", "f", "config", "config_proto", "executor_type")
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     return _result
+
+
+_dispatcher_for_partitioned_call = _dispatch.api_dispatcher(partitioned_call)
 
 
 _OP_DEFS.append(
@@ -242,6 +262,8 @@ _OP_DEFS.append(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def stateful_partitioned_call(
     args,
     Tout,
@@ -289,6 +311,12 @@ def stateful_partitioned_call(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_stateful_partitioned_call.Dispatch(
+            (args, Tout, f, config, config_proto, executor_type, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(Tout, (list, tuple)):
         raise TypeError(
             f"Expected list for 'Tout' argument to 'stateful_partitioned_call' Op, not {Tout!r}."
@@ -304,20 +332,33 @@ def stateful_partitioned_call(
     if executor_type is None:
         executor_type = ""
     _attr_executor_type = _execute.make_str(executor_type, "executor_type")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "StatefulPartitionedCall",
-        args=args,
-        Tout=_attr_Tout,
-        f=_attr_f,
-        config=_attr_config,
-        config_proto=_attr_config_proto,
-        executor_type=_attr_executor_type,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "StatefulPartitionedCall",
+            args=args,
+            Tout=_attr_Tout,
+            f=_attr_f,
+            config=_attr_config,
+            config_proto=_attr_config_proto,
+            executor_type=_attr_executor_type,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_stateful_partitioned_call.fallback(
+            _ctx, locals(), ("Tout", "f", "config", "config_proto", "executor_type")
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     if not _result:
         return _op
     return _result
+
+
+_dispatcher_for_stateful_partitioned_call = _dispatch.api_dispatcher(
+    stateful_partitioned_call
+)
 
 
 _OP_DEFS.append(

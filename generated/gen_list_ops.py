@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any, TypeVar
 
 from opgen.runtime import atypes as _atypes
+from opgen.runtime import dispatch as _dispatch
 from opgen.runtime import execute as _execute
 from opgen.runtime import op_def_library as _op_def_library
 from opgen.runtime import registry as _registry
@@ -60,6 +61,8 @@ TV_EmptyTensorList_shape_type = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def empty_tensor_list(
     element_shape: Annotated[Any, TV_EmptyTensorList_shape_type],
     max_num_elements: Annotated[Any, _atypes.Int32],
@@ -95,17 +98,34 @@ def empty_tensor_list(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_empty_tensor_list.Dispatch(
+            (element_shape, max_num_elements, element_dtype, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_element_dtype = _execute.make_type(element_dtype, "element_dtype")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "EmptyTensorList",
-        element_shape=element_shape,
-        max_num_elements=max_num_elements,
-        element_dtype=_attr_element_dtype,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "EmptyTensorList",
+            element_shape=element_shape,
+            max_num_elements=max_num_elements,
+            element_dtype=_attr_element_dtype,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_empty_tensor_list.fallback(
+            _ctx, locals(), ("element_dtype",)
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_empty_tensor_list = _dispatch.api_dispatcher(empty_tensor_list)
 
 
 _OP_DEFS.append(
@@ -160,6 +180,8 @@ TV_TensorListReserve_shape_type = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def tensor_list_reserve(
     element_shape: Annotated[Any, TV_TensorListReserve_shape_type],
     num_elements: Annotated[Any, _atypes.Int32],
@@ -194,17 +216,34 @@ def tensor_list_reserve(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_tensor_list_reserve.Dispatch(
+            (element_shape, num_elements, element_dtype, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_element_dtype = _execute.make_type(element_dtype, "element_dtype")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "TensorListReserve",
-        element_shape=element_shape,
-        num_elements=num_elements,
-        element_dtype=_attr_element_dtype,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "TensorListReserve",
+            element_shape=element_shape,
+            num_elements=num_elements,
+            element_dtype=_attr_element_dtype,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_tensor_list_reserve.fallback(
+            _ctx, locals(), ("element_dtype",)
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_tensor_list_reserve = _dispatch.api_dispatcher(tensor_list_reserve)
 
 
 _OP_DEFS.append(

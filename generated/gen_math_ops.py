@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any, TypeVar
 
 from opgen.runtime import atypes as _atypes
+from opgen.runtime import dispatch as _dispatch
 from opgen.runtime import dtypes as _dtypes
 from opgen.runtime import execute as _execute
 from opgen.runtime import op_def_library as _op_def_library
@@ -54,6 +55,8 @@ TV_Abs_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def abs(x: Annotated[Any, TV_Abs_T], name=None) -> Annotated[Any, TV_Abs_T]:
     r"""Absolute value of each element.
 
@@ -77,10 +80,23 @@ def abs(x: Annotated[Any, TV_Abs_T], name=None) -> Annotated[Any, TV_Abs_T]:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("Abs", x=x, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_abs.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper("Abs", x=x, name=name)
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_abs.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_abs = _dispatch.api_dispatcher(abs)
 
 
 _OP_DEFS.append(
@@ -107,6 +123,8 @@ TV_Add_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def add(
     x: Annotated[Any, TV_Add_T], y: Annotated[Any, TV_Add_T], name=None
 ) -> Annotated[Any, TV_Add_T]:
@@ -133,10 +151,25 @@ def add(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("Add", x=x, y=y, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_add.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Add", x=x, y=y, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_add.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_add = _dispatch.api_dispatcher(add)
 
 
 _OP_DEFS.append(
@@ -173,6 +206,8 @@ TV_AddN_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def add_n(
     inputs: Annotated[list[Any], TV_AddN_T], name=None
 ) -> Annotated[Any, TV_AddN_T]:
@@ -195,17 +230,30 @@ def add_n(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_add_n.Dispatch((inputs, name), None)
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(inputs, (list, tuple)):
         raise TypeError(
             f"Expected list for 'inputs' argument to 'add_n' Op, not {inputs!r}."
         )
     _attr_N = len(inputs)
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "AddN", inputs=inputs, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "AddN", inputs=inputs, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_add_n.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_add_n = _dispatch.api_dispatcher(add_n)
 
 
 _OP_DEFS.append(
@@ -236,6 +284,8 @@ TV_AddV2_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def add_two(
     x: Annotated[Any, TV_AddV2_T], y: Annotated[Any, TV_AddV2_T], name=None
 ) -> Annotated[Any, TV_AddV2_T]:
@@ -259,10 +309,25 @@ def add_two(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("AddV2", x=x, y=y, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_add_two.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "AddV2", x=x, y=y, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_add_two.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_add_two = _dispatch.api_dispatcher(add_two)
 
 
 _OP_DEFS.append(
@@ -300,6 +365,8 @@ TV_ArgMax_output_type = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def arg_max(
     input: Annotated[Any, TV_ArgMax_T],
     dimension: Annotated[Any, TV_ArgMax_Tidx],
@@ -332,19 +399,34 @@ def arg_max(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_arg_max.Dispatch(
+            (input, dimension, output_type, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if output_type is None:
         output_type = _dtypes.int32
     _attr_output_type = _execute.make_type(output_type, "output_type")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "ArgMax",
-        input=input,
-        dimension=dimension,
-        output_type=_attr_output_type,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "ArgMax",
+            input=input,
+            dimension=dimension,
+            output_type=_attr_output_type,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_arg_max.fallback(_ctx, locals(), ("output_type",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_arg_max = _dispatch.api_dispatcher(arg_max)
 
 
 _OP_DEFS.append(
@@ -434,6 +516,8 @@ TV_Cast_DstT = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def cast(
     x: Annotated[Any, TV_Cast_SrcT],
     DstT: TV_Cast_DstT,
@@ -463,16 +547,29 @@ def cast(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_cast.Dispatch((x, DstT, Truncate, name), None)
+        if _result is not NotImplemented:
+            return _result
     _attr_DstT = _execute.make_type(DstT, "DstT")
     if Truncate is None:
         Truncate = False
     _attr_Truncate = _execute.make_bool(Truncate, "Truncate")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Cast", x=x, DstT=_attr_DstT, Truncate=_attr_Truncate, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Cast", x=x, DstT=_attr_DstT, Truncate=_attr_Truncate, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_cast.fallback(_ctx, locals(), ("DstT", "Truncate"))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_cast = _dispatch.api_dispatcher(cast)
 
 
 _OP_DEFS.append(
@@ -522,6 +619,8 @@ TV_Equal_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def equal(
     x: Annotated[Any, TV_Equal_T],
     y: Annotated[Any, TV_Equal_T],
@@ -558,21 +657,38 @@ def equal(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_equal.Dispatch(
+            (x, y, incompatible_shape_error, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if incompatible_shape_error is None:
         incompatible_shape_error = True
     _attr_incompatible_shape_error = _execute.make_bool(
         incompatible_shape_error, "incompatible_shape_error"
     )
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Equal",
-        x=x,
-        y=y,
-        incompatible_shape_error=_attr_incompatible_shape_error,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Equal",
+            x=x,
+            y=y,
+            incompatible_shape_error=_attr_incompatible_shape_error,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_equal.fallback(
+            _ctx, locals(), ("incompatible_shape_error",)
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_equal = _dispatch.api_dispatcher(equal)
 
 
 _OP_DEFS.append(
@@ -601,6 +717,8 @@ TV_MatMul_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def mat_mul(
     a: Annotated[Any, TV_MatMul_T],
     b: Annotated[Any, TV_MatMul_T],
@@ -654,6 +772,12 @@ def mat_mul(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_mat_mul.Dispatch(
+            (a, b, transpose_a, transpose_b, grad_a, grad_b, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if transpose_a is None:
         transpose_a = False
     _attr_transpose_a = _execute.make_bool(transpose_a, "transpose_a")
@@ -666,19 +790,30 @@ def mat_mul(
     if grad_b is None:
         grad_b = False
     _attr_grad_b = _execute.make_bool(grad_b, "grad_b")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "MatMul",
-        a=a,
-        b=b,
-        transpose_a=_attr_transpose_a,
-        transpose_b=_attr_transpose_b,
-        grad_a=_attr_grad_a,
-        grad_b=_attr_grad_b,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "MatMul",
+            a=a,
+            b=b,
+            transpose_a=_attr_transpose_a,
+            transpose_b=_attr_transpose_b,
+            grad_a=_attr_grad_a,
+            grad_b=_attr_grad_b,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_mat_mul.fallback(
+            _ctx, locals(), ("transpose_a", "transpose_b", "grad_a", "grad_b")
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_mat_mul = _dispatch.api_dispatcher(mat_mul)
 
 
 _OP_DEFS.append(
@@ -717,6 +852,8 @@ TV_Max_T = TypeVar(
 TV_Max_Tidx = TypeVar("TV_Max_Tidx", _atypes.Int32, _atypes.Int64)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def max(
     input: Annotated[Any, TV_Max_T],
     reduction_indices: Annotated[Any, TV_Max_Tidx],
@@ -745,19 +882,34 @@ def max(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_max.Dispatch(
+            (input, reduction_indices, keep_dims, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if keep_dims is None:
         keep_dims = False
     _attr_keep_dims = _execute.make_bool(keep_dims, "keep_dims")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Max",
-        input=input,
-        reduction_indices=reduction_indices,
-        keep_dims=_attr_keep_dims,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Max",
+            input=input,
+            reduction_indices=reduction_indices,
+            keep_dims=_attr_keep_dims,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_max.fallback(_ctx, locals(), ("keep_dims",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_max = _dispatch.api_dispatcher(max)
 
 
 _OP_DEFS.append(
@@ -787,6 +939,8 @@ TV_Maximum_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def maximum(
     x: Annotated[Any, TV_Maximum_T], y: Annotated[Any, TV_Maximum_T], name=None
 ) -> Annotated[Any, TV_Maximum_T]:
@@ -809,12 +963,25 @@ def maximum(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Maximum", x=x, y=y, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_maximum.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Maximum", x=x, y=y, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_maximum.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_maximum = _dispatch.api_dispatcher(maximum)
 
 
 _OP_DEFS.append(
@@ -849,6 +1016,8 @@ TV_Mean_T = TypeVar(
 TV_Mean_Tidx = TypeVar("TV_Mean_Tidx", _atypes.Int32, _atypes.Int64)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def reduce_mean(
     input: Annotated[Any, TV_Mean_T],
     axis: Annotated[Any, TV_Mean_Tidx],
@@ -878,19 +1047,34 @@ def reduce_mean(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_reduce_mean.Dispatch(
+            (input, axis, keep_dims, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if keep_dims is None:
         keep_dims = False
     _attr_keep_dims = _execute.make_bool(keep_dims, "keep_dims")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Mean",
-        input=input,
-        reduction_indices=axis,
-        keep_dims=_attr_keep_dims,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Mean",
+            input=input,
+            reduction_indices=axis,
+            keep_dims=_attr_keep_dims,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_reduce_mean.fallback(_ctx, locals(), ("keep_dims",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_reduce_mean = _dispatch.api_dispatcher(reduce_mean)
 
 
 mean = reduce_mean
@@ -924,6 +1108,8 @@ TV_Mul_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def mul(
     x: Annotated[Any, TV_Mul_T], y: Annotated[Any, TV_Mul_T], name=None
 ) -> Annotated[Any, TV_Mul_T]:
@@ -946,10 +1132,25 @@ def mul(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("Mul", x=x, y=y, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_mul.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Mul", x=x, y=y, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_mul.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_mul = _dispatch.api_dispatcher(mul)
 
 
 multiply = mul
@@ -977,6 +1178,8 @@ TV_Neg_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def neg(x: Annotated[Any, TV_Neg_T], name=None) -> Annotated[Any, TV_Neg_T]:
     r"""Flips the sign of each element.
 
@@ -996,10 +1199,23 @@ def neg(x: Annotated[Any, TV_Neg_T], name=None) -> Annotated[Any, TV_Neg_T]:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("Neg", x=x, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_neg.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper("Neg", x=x, name=name)
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_neg.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_neg = _dispatch.api_dispatcher(neg)
 
 
 _OP_DEFS.append(
@@ -1025,6 +1241,8 @@ TV_Range_Tidx = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def range(
     start: Annotated[Any, TV_Range_Tidx],
     limit: Annotated[Any, TV_Range_Tidx],
@@ -1055,12 +1273,25 @@ def range(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Range", start=start, limit=limit, delta=delta, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_range.Dispatch((start, limit, delta, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Range", start=start, limit=limit, delta=delta, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_range.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_range = _dispatch.api_dispatcher(range)
 
 
 _OP_DEFS.append(
@@ -1091,6 +1322,8 @@ TV_RealDiv_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def real_div(
     x: Annotated[Any, TV_RealDiv_T], y: Annotated[Any, TV_RealDiv_T], name=None
 ) -> Annotated[Any, TV_RealDiv_T]:
@@ -1114,12 +1347,25 @@ def real_div(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "RealDiv", x=x, y=y, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_real_div.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "RealDiv", x=x, y=y, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_real_div.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_real_div = _dispatch.api_dispatcher(real_div)
 
 
 _OP_DEFS.append(
@@ -1169,6 +1415,8 @@ TV_Select_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def select(
     condition: Annotated[Any, _atypes.Bool],
     t: Annotated[Any, TV_Select_T],
@@ -1196,12 +1444,25 @@ def select(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Select", condition=condition, t=t, e=e, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_select.Dispatch((condition, t, e, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Select", condition=condition, t=t, e=e, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_select.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_select = _dispatch.api_dispatcher(select)
 
 
 _OP_DEFS.append(
@@ -1223,6 +1484,8 @@ TV_Sqrt_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def sqrt(x: Annotated[Any, TV_Sqrt_T], name=None) -> Annotated[Any, TV_Sqrt_T]:
     r"""Square root of each element of `x`.
 
@@ -1247,10 +1510,23 @@ def sqrt(x: Annotated[Any, TV_Sqrt_T], name=None) -> Annotated[Any, TV_Sqrt_T]:
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("Sqrt", x=x, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_sqrt.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper("Sqrt", x=x, name=name)
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_sqrt.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_sqrt = _dispatch.api_dispatcher(sqrt)
 
 
 _OP_DEFS.append(
@@ -1278,6 +1554,8 @@ TV_Square_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def square(x: Annotated[Any, TV_Square_T], name=None) -> Annotated[Any, TV_Square_T]:
     r"""Multiplies each element by itself.
 
@@ -1297,10 +1575,23 @@ def square(x: Annotated[Any, TV_Square_T], name=None) -> Annotated[Any, TV_Squar
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("Square", x=x, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_square.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper("Square", x=x, name=name)
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_square.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_square = _dispatch.api_dispatcher(square)
 
 
 _OP_DEFS.append(
@@ -1329,6 +1620,8 @@ TV_Sub_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def sub(
     x: Annotated[Any, TV_Sub_T], y: Annotated[Any, TV_Sub_T], name=None
 ) -> Annotated[Any, TV_Sub_T]:
@@ -1353,10 +1646,25 @@ def sub(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("Sub", x=x, y=y, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_sub.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Sub", x=x, y=y, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_sub.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_sub = _dispatch.api_dispatcher(sub)
 
 
 _OP_DEFS.append(

@@ -12,6 +12,7 @@ import collections
 from typing import Annotated, Any, TypeVar
 
 from opgen.runtime import atypes as _atypes
+from opgen.runtime import dispatch as _dispatch
 from opgen.runtime import execute as _execute
 from opgen.runtime import op_def_library as _op_def_library
 from opgen.runtime import registry as _registry
@@ -55,6 +56,8 @@ TV_BiasAdd_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def bias_add(
     value: Annotated[Any, TV_BiasAdd_T],
     bias: Annotated[Any, TV_BiasAdd_T],
@@ -86,15 +89,30 @@ def bias_add(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_bias_add.Dispatch(
+            (value, bias, data_format, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if data_format is None:
         data_format = "NHWC"
     _attr_data_format = _execute.make_str(data_format, "data_format")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "BiasAdd", value=value, bias=bias, data_format=_attr_data_format, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "BiasAdd", value=value, bias=bias, data_format=_attr_data_format, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_bias_add.fallback(_ctx, locals(), ("data_format",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_bias_add = _dispatch.api_dispatcher(bias_add)
 
 
 _OP_DEFS.append(
@@ -117,6 +135,8 @@ TV_Conv2D_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def conv2d(
     input: Annotated[Any, TV_Conv2D_T],
     filter: Annotated[Any, TV_Conv2D_T],
@@ -184,6 +204,23 @@ def conv2d(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_conv2d.Dispatch(
+            (
+                input,
+                filter,
+                strides,
+                padding,
+                use_cudnn_on_gpu,
+                explicit_paddings,
+                data_format,
+                dilations,
+                name,
+            ),
+            None,
+        )
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(strides, (list, tuple)):
         raise TypeError(
             f"Expected list for 'strides' argument to 'conv2d' Op, not {strides!r}."
@@ -212,21 +249,41 @@ def conv2d(
             f"Expected list for 'dilations' argument to 'conv2d' Op, not {dilations!r}."
         )
     _attr_dilations = [_execute.make_int(_i, "dilations") for _i in dilations]
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Conv2D",
-        input=input,
-        filter=filter,
-        strides=_attr_strides,
-        padding=_attr_padding,
-        use_cudnn_on_gpu=_attr_use_cudnn_on_gpu,
-        explicit_paddings=_attr_explicit_paddings,
-        data_format=_attr_data_format,
-        dilations=_attr_dilations,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Conv2D",
+            input=input,
+            filter=filter,
+            strides=_attr_strides,
+            padding=_attr_padding,
+            use_cudnn_on_gpu=_attr_use_cudnn_on_gpu,
+            explicit_paddings=_attr_explicit_paddings,
+            data_format=_attr_data_format,
+            dilations=_attr_dilations,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_conv2d.fallback(
+            _ctx,
+            locals(),
+            (
+                "strides",
+                "padding",
+                "use_cudnn_on_gpu",
+                "explicit_paddings",
+                "data_format",
+                "dilations",
+            ),
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_conv2d = _dispatch.api_dispatcher(conv2d)
 
 
 _OP_DEFS.append(
@@ -257,6 +314,8 @@ TV_DepthwiseConv2dNative_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def depthwise_conv2d_native(
     input: Annotated[Any, TV_DepthwiseConv2dNative_T],
     filter: Annotated[Any, TV_DepthwiseConv2dNative_T],
@@ -308,6 +367,22 @@ def depthwise_conv2d_native(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_depthwise_conv2d_native.Dispatch(
+            (
+                input,
+                filter,
+                strides,
+                padding,
+                explicit_paddings,
+                data_format,
+                dilations,
+                name,
+            ),
+            None,
+        )
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(strides, (list, tuple)):
         raise TypeError(
             f"Expected list for 'strides' argument to 'depthwise_conv2d_native' Op, not {strides!r}."
@@ -333,20 +408,35 @@ def depthwise_conv2d_native(
             f"Expected list for 'dilations' argument to 'depthwise_conv2d_native' Op, not {dilations!r}."
         )
     _attr_dilations = [_execute.make_int(_i, "dilations") for _i in dilations]
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "DepthwiseConv2dNative",
-        input=input,
-        filter=filter,
-        strides=_attr_strides,
-        padding=_attr_padding,
-        explicit_paddings=_attr_explicit_paddings,
-        data_format=_attr_data_format,
-        dilations=_attr_dilations,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "DepthwiseConv2dNative",
+            input=input,
+            filter=filter,
+            strides=_attr_strides,
+            padding=_attr_padding,
+            explicit_paddings=_attr_explicit_paddings,
+            data_format=_attr_data_format,
+            dilations=_attr_dilations,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_depthwise_conv2d_native.fallback(
+            _ctx,
+            locals(),
+            ("strides", "padding", "explicit_paddings", "data_format", "dilations"),
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_depthwise_conv2d_native = _dispatch.api_dispatcher(
+    depthwise_conv2d_native
+)
 
 
 _OP_DEFS.append(
@@ -366,6 +456,8 @@ TV_LeakyRelu_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def leaky_relu(
     features: Annotated[Any, TV_LeakyRelu_T], alpha: float = 0.2, name=None
 ) -> Annotated[Any, TV_LeakyRelu_T]:
@@ -390,15 +482,28 @@ def leaky_relu(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_leaky_relu.Dispatch((features, alpha, name), None)
+        if _result is not NotImplemented:
+            return _result
     if alpha is None:
         alpha = 0.2
     _attr_alpha = _execute.make_float(alpha, "alpha")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "LeakyRelu", features=features, alpha=_attr_alpha, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "LeakyRelu", features=features, alpha=_attr_alpha, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_leaky_relu.fallback(_ctx, locals(), ("alpha",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_leaky_relu = _dispatch.api_dispatcher(leaky_relu)
 
 
 _OP_DEFS.append(
@@ -425,6 +530,8 @@ TV_MaxPool_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def max_pool(
     input: Annotated[Any, TV_MaxPool_T],
     ksize,
@@ -474,6 +581,12 @@ def max_pool(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_max_pool.Dispatch(
+            (input, ksize, strides, padding, explicit_paddings, data_format, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(ksize, (list, tuple)):
         raise TypeError(
             f"Expected list for 'ksize' argument to 'max_pool' Op, not {ksize!r}."
@@ -497,19 +610,32 @@ def max_pool(
     if data_format is None:
         data_format = "NHWC"
     _attr_data_format = _execute.make_str(data_format, "data_format")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "MaxPool",
-        input=input,
-        ksize=_attr_ksize,
-        strides=_attr_strides,
-        padding=_attr_padding,
-        explicit_paddings=_attr_explicit_paddings,
-        data_format=_attr_data_format,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "MaxPool",
+            input=input,
+            ksize=_attr_ksize,
+            strides=_attr_strides,
+            padding=_attr_padding,
+            explicit_paddings=_attr_explicit_paddings,
+            data_format=_attr_data_format,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_max_pool.fallback(
+            _ctx,
+            locals(),
+            ("ksize", "strides", "padding", "explicit_paddings", "data_format"),
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_max_pool = _dispatch.api_dispatcher(max_pool)
 
 
 _OP_DEFS.append(
@@ -542,6 +668,8 @@ TV_Relu_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def relu(features: Annotated[Any, TV_Relu_T], name=None) -> Annotated[Any, TV_Relu_T]:
     r"""Clamps negative values to zero.
 
@@ -561,12 +689,25 @@ def relu(features: Annotated[Any, TV_Relu_T], name=None) -> Annotated[Any, TV_Re
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Relu", features=features, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_relu.Dispatch((features, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Relu", features=features, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_relu.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_relu = _dispatch.api_dispatcher(relu)
 
 
 _OP_DEFS.append(
@@ -581,6 +722,8 @@ TV_Softmax_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def softmax(
     logits: Annotated[Any, TV_Softmax_T], name=None
 ) -> Annotated[Any, TV_Softmax_T]:
@@ -604,12 +747,25 @@ def softmax(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Softmax", logits=logits, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_softmax.Dispatch((logits, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Softmax", logits=logits, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_softmax.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_softmax = _dispatch.api_dispatcher(softmax)
 
 
 _OP_DEFS.append(
@@ -641,6 +797,8 @@ TV_TopK_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def top_k(input: Annotated[Any, TV_TopK_T], k: int, sorted: bool = True, name=None):
     r"""The `k` largest entries of the last axis and where they are.
 
@@ -668,16 +826,29 @@ def top_k(input: Annotated[Any, TV_TopK_T], k: int, sorted: bool = True, name=No
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_top_k.Dispatch((input, k, sorted, name), None)
+        if _result is not NotImplemented:
+            return _result
     _attr_k = _execute.make_int(k, "k")
     if sorted is None:
         sorted = True
     _attr_sorted = _execute.make_bool(sorted, "sorted")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "TopK", input=input, k=_attr_k, sorted=_attr_sorted, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "TopK", input=input, k=_attr_k, sorted=_attr_sorted, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_top_k.fallback(_ctx, locals(), ("k", "sorted"))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     _result = _TopKOutput._make(_result)
     return _result
+
+
+_dispatcher_for_top_k = _dispatch.api_dispatcher(top_k)
 
 
 _OP_DEFS.append(

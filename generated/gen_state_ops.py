@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, TypeVar
 
 from opgen.runtime import atypes as _atypes
+from opgen.runtime import dispatch as _dispatch
 from opgen.runtime import execute as _execute
 from opgen.runtime import op_def_library as _op_def_library
 from opgen.runtime import registry as _registry
@@ -67,6 +68,8 @@ TV_Assign_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def assign(
     ref: Annotated[Any, TV_Assign_T],
     value: Annotated[Any, TV_Assign_T],
@@ -95,23 +98,40 @@ def assign(
         raise RuntimeError(
             "assign op does not support eager execution. Arg 'output_ref' is a ref."
         )
+    if _dispatch.bound:
+        _result = _dispatcher_for_assign.Dispatch(
+            (ref, value, validate_shape, use_locking, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if validate_shape is None:
         validate_shape = True
     _attr_validate_shape = _execute.make_bool(validate_shape, "validate_shape")
     if use_locking is None:
         use_locking = True
     _attr_use_locking = _execute.make_bool(use_locking, "use_locking")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Assign",
-        ref=ref,
-        value=value,
-        validate_shape=_attr_validate_shape,
-        use_locking=_attr_use_locking,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Assign",
+            ref=ref,
+            value=value,
+            validate_shape=_attr_validate_shape,
+            use_locking=_attr_use_locking,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_assign.fallback(
+            None, locals(), ("validate_shape", "use_locking")
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_assign = _dispatch.api_dispatcher(assign)
 
 
 _OP_DEFS.append(
@@ -148,6 +168,8 @@ TV_AssignAdd_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def assign_add(
     ref: Annotated[Any, TV_AssignAdd_T],
     value: Annotated[Any, TV_AssignAdd_T],
@@ -169,15 +191,30 @@ def assign_add(
         raise RuntimeError(
             "assign_add op does not support eager execution. Arg 'output_ref' is a ref."
         )
+    if _dispatch.bound:
+        _result = _dispatcher_for_assign_add.Dispatch(
+            (ref, value, use_locking, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if use_locking is None:
         use_locking = False
     _attr_use_locking = _execute.make_bool(use_locking, "use_locking")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "AssignAdd", ref=ref, value=value, use_locking=_attr_use_locking, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "AssignAdd", ref=ref, value=value, use_locking=_attr_use_locking, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_assign_add.fallback(None, locals(), ("use_locking",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_assign_add = _dispatch.api_dispatcher(assign_add)
 
 
 _OP_DEFS.append(
@@ -228,6 +265,8 @@ TV_AssignVariableOp_dtype = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def assign_variable_op(
     resource: Annotated[Any, _atypes.Resource],
     value: Annotated[Any, TV_AssignVariableOp_dtype],
@@ -262,17 +301,34 @@ def assign_variable_op(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_assign_variable_op.Dispatch(
+            (resource, value, validate_shape, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if validate_shape is None:
         validate_shape = False
     _attr_validate_shape = _execute.make_bool(validate_shape, "validate_shape")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "AssignVariableOp",
-        resource=resource,
-        value=value,
-        validate_shape=_attr_validate_shape,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "AssignVariableOp",
+            resource=resource,
+            value=value,
+            validate_shape=_attr_validate_shape,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_assign_variable_op.fallback(
+            _ctx, locals(), ("validate_shape",)
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     return _op
+
+
+_dispatcher_for_assign_variable_op = _dispatch.api_dispatcher(assign_variable_op)
 
 
 _OP_DEFS.append(
@@ -321,6 +377,8 @@ TV_ReadVariableOp_dtype = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def read_variable_op(
     resource: Annotated[Any, _atypes.Resource],
     dtype: TV_ReadVariableOp_dtype,
@@ -347,13 +405,28 @@ def read_variable_op(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_read_variable_op.Dispatch(
+            (resource, dtype, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_dtype = _execute.make_type(dtype, "dtype")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "ReadVariableOp", resource=resource, dtype=_attr_dtype, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "ReadVariableOp", resource=resource, dtype=_attr_dtype, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_read_variable_op.fallback(_ctx, locals(), ("dtype",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_read_variable_op = _dispatch.api_dispatcher(read_variable_op)
 
 
 _OP_DEFS.append(
@@ -402,6 +475,8 @@ TV_VarHandleOp_dtype = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def var_handle_op(
     dtype: TV_VarHandleOp_dtype,
     shape,
@@ -453,6 +528,13 @@ def var_handle_op(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_var_handle_op.Dispatch(
+            (dtype, shape, container, shared_name, debug_name, allowed_devices, name),
+            None,
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_dtype = _execute.make_type(dtype, "dtype")
     _attr_shape = _execute.make_shape(shape, "shape")
     if container is None:
@@ -473,19 +555,39 @@ def var_handle_op(
     _attr_allowed_devices = [
         _execute.make_str(_i, "allowed_devices") for _i in allowed_devices
     ]
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "VarHandleOp",
-        dtype=_attr_dtype,
-        shape=_attr_shape,
-        container=_attr_container,
-        shared_name=_attr_shared_name,
-        debug_name=_attr_debug_name,
-        allowed_devices=_attr_allowed_devices,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "VarHandleOp",
+            dtype=_attr_dtype,
+            shape=_attr_shape,
+            container=_attr_container,
+            shared_name=_attr_shared_name,
+            debug_name=_attr_debug_name,
+            allowed_devices=_attr_allowed_devices,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_var_handle_op.fallback(
+            _ctx,
+            locals(),
+            (
+                "dtype",
+                "shape",
+                "container",
+                "shared_name",
+                "debug_name",
+                "allowed_devices",
+            ),
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_var_handle_op = _dispatch.api_dispatcher(var_handle_op)
 
 
 _OP_DEFS.append(
@@ -539,6 +641,8 @@ TV_VariableV2_dtype = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def variable_v2(
     shape,
     dtype: TV_VariableV2_dtype,
@@ -564,6 +668,12 @@ def variable_v2(
         raise RuntimeError(
             "variable_v2 op does not support eager execution. Arg 'ref' is a ref."
         )
+    if _dispatch.bound:
+        _result = _dispatcher_for_variable_v2.Dispatch(
+            (shape, dtype, container, shared_name, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_shape = _execute.make_shape(shape, "shape")
     _attr_dtype = _execute.make_type(dtype, "dtype")
     if container is None:
@@ -572,17 +682,28 @@ def variable_v2(
     if shared_name is None:
         shared_name = ""
     _attr_shared_name = _execute.make_str(shared_name, "shared_name")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "VariableV2",
-        shape=_attr_shape,
-        dtype=_attr_dtype,
-        container=_attr_container,
-        shared_name=_attr_shared_name,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "VariableV2",
+            shape=_attr_shape,
+            dtype=_attr_dtype,
+            container=_attr_container,
+            shared_name=_attr_shared_name,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_variable_v2.fallback(
+            None, locals(), ("shape", "dtype", "container", "shared_name")
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_variable_v2 = _dispatch.api_dispatcher(variable_v2)
 
 
 _OP_DEFS.append(

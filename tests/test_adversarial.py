@@ -51,6 +51,8 @@ PAYLOADS = [
     "tuple",
     "float",
     "TypeError",
+    "locals",
+    "NotImplemented",
     "lambda",
     "None",
     "__debug__",

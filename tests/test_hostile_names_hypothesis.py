@@ -39,6 +39,7 @@ _HOSTILE = [
     "list", "len", "isinstance", "tuple", "float", "int", "str", "TypeError", "ValueError", "None", "True",
     "lambda", "async", "match", "case", "_", "__debug__", "__import__", "__class__", "name", "_attr_a",
     "_result", "_op", "_outputs", "_i", "_execute", "collections", "TypeVar", "Annotated", "Any",
+    "locals", "NotImplemented", "_dispatch", "_dispatcher_for_a", "_ctx",
     "T = 0\nimport os; os.system('touch CANARY')\nU", "x=open('CANARY','w')", "a\x1b[2J", "a\nb", "a\\",
     "a b", "1a", "", "a" * 200, "a-b", "a.b", "a>b", "A>B", "\x00", "\u2028",
 ]

@@ -11,7 +11,7 @@ shipped module is the oracle; `OPGEN_UPDATE_GOLDEN=1` rewrites the files). The t
   passes every collision/validity check);
 * with the resulting ApiModel, opgen's Python API model (`opgen.python_api.function`) and the
   module `opgen build` renders give every op of the modules the shipped function name,
-  visibility, parameter names and order, defaults, `_apply_op_helper` keywords and
+  visibility, TF's dispatch decorators, parameter names and order, defaults, `_apply_op_helper` keywords and
   namedtuple fields;
 * without them, TF's raw generator and the shipped module differ (the files are needed).
 """
@@ -45,6 +45,7 @@ class PyFunction:
     op: str
     name: str  # the `def` name
     hidden: bool  # no `tf_export` decorator
+    dispatched: bool  # TF's dispatch decorators (`add_fallback_dispatch_list`, `add_type_based_api_dispatcher`)
     params: tuple[tuple[str, str | None], ...]  # (name, default as `ast.dump`) without `name`
     keywords: tuple[tuple[str, str], ...]  # `_apply_op_helper` keyword (OpDef name) -> parameter
     fields: tuple[str, ...]  # namedtuple fields (several outputs only)
@@ -78,11 +79,13 @@ def parse_module(source: str, *, tf_style: bool = True) -> dict[str, PyFunction]
             hidden = not any(ast.unparse(d).startswith("tf_export(") for d in fn.decorator_list)
         else:
             hidden = fn.name not in exported
+        decorators = {ast.unparse(d) for d in fn.decorator_list}
+        dispatched = {"_dispatch.add_fallback_dispatch_list", "_dispatch.add_type_based_api_dispatcher"} <= decorators
         args = fn.args.args
         defaults = [None] * (len(args) - len(fn.args.defaults)) + [ast.dump(d) for d in fn.args.defaults]
         params = tuple((a.arg, d) for a, d in zip(args, defaults) if a.arg != "name")
         keywords = tuple(sorted((k.arg, k.value.id) for k in helper.keywords if k.arg != "name"))
-        result[op] = PyFunction(op, fn.name, hidden, params, keywords, fields.get(f"_{avoid_reserved(op)}Output", ()))
+        result[op] = PyFunction(op, fn.name, hidden, dispatched, params, keywords, fields.get(f"_{avoid_reserved(op)}Output", ()))
     return result
 
 
@@ -222,7 +225,7 @@ def test_our_api_model_reproduces_shipped_signatures(module):
             continue
         params = tuple((p.name, None if p.default is None else ast.dump(ast.parse(p.default, mode="eval").body))
                        for p in api.params)
-        ours = PyFunction(op_def.name, api.name, not api.visible, params,
+        ours = PyFunction(op_def.name, api.name, not api.visible, api.visible, params,
                           tuple(sorted((p.keyword, p.name) for p in api.params)),
                           tuple(o.field for o in api.outputs) if len(api.outputs) > 1 else ())
         theirs = want[op_def.name]
@@ -235,7 +238,8 @@ def test_our_api_model_reproduces_shipped_signatures(module):
 @pytest.mark.parametrize("module", MODULES)
 def test_our_rendered_module_matches_shipped_signatures(module, tmp_path, monkeypatch):
     """`opgen build` on the module's OpList with the ApiDef file: every rendered wrapper has
-    the shipped name, visibility, parameters, defaults, helper keyword names and namedtuple fields."""
+    the shipped name, visibility, dispatch decorators, parameters, defaults, helper keyword names
+    and namedtuple fields."""
     from opgen import cli
 
     monkeypatch.chdir(tmp_path)

@@ -83,7 +83,9 @@ class FunctionApi:
     op_name: str  # graph op name, passed to `_apply_op_helper`
     name: str  # the wrapper's Python name
     op_name_for_messages: str  # `name` without one leading `_` (as TF's messages)
-    visible: bool  # in `__all__` (ApiDef VISIBLE); hidden ones are `_`-prefixed unless TF's naming rule says otherwise
+    # in `__all__` and dispatched through TF's API dispatch (ApiDef VISIBLE); hidden ones are
+    # `_`-prefixed unless TF's naming rule says otherwise
+    visible: bool
     aliases: tuple[str, ...]  # further module-level names bound to this function (extra endpoints)
     params: tuple[Param, ...]  # in signature order, without the trailing `name=None`
     typevars: tuple[TypeVarDef, ...]
@@ -327,7 +329,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
         op_name=op_def.name,
         name=name,
         op_name_for_messages=name.removeprefix("_"),
-        visible=api_def.visibility in (api_def_pb2.ApiDef.VISIBLE, api_def_pb2.ApiDef.DEFAULT_VISIBILITY),
+        visible=_visible(api_def),
         aliases=tuple(aliases),
         params=tuple(params),
         typevars=tuple(typevars[a.name] for a in op_def.attr if a.name in typevars),
@@ -357,7 +359,15 @@ def _body_builtins(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> fro
     defaults = {a.name for a in api_def.attr if a.HasField("default_value")}
     if any(a.type in ("float", "list(float)") and a.name in defaults for a in op_def.attr):
         used.add("float")
+    if _visible(api_def):  # TF's dispatch (`opgen.runtime.dispatch`)
+        used.update(("NotImplemented", "TypeError", "ValueError", "locals"))
     return frozenset(used)
+
+
+def _visible(api_def: api_def_pb2.ApiDef) -> bool:
+    """ApiDef VISIBLE: exported in `__all__`, and decorated for TF's dispatch as TF decorates
+    exactly these (`python_op_gen.cc` AddEagerFastPathAndGraphCode)."""
+    return api_def.visibility in (api_def_pb2.ApiDef.VISIBLE, api_def_pb2.ApiDef.DEFAULT_VISIBILITY)
 
 
 def _attr_annotation(attr: op_def_pb2.OpDef.AttrDef, typevars: dict[str, TypeVarDef], has_default: bool) -> str | None:

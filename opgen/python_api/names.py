@@ -56,15 +56,18 @@ UNDERSCORE_SET: frozenset[str] = frozenset(
 # would shadow it (checked by the emitter).
 MODULE_GLOBALS: frozenset[str] = frozenset(
     {"collections", "Annotated", "Any", "List", "TypeVar", "_atypes", "_dtypes", "_execute",
-     "_op_def_library", "_registry", "__all__", "_OP_DEFS"}
+     "_op_def_library", "_registry", "_dispatch", "__all__", "_OP_DEFS"}
 )
 
 
 # Builtins a generated wrapper's body may call (`isinstance(x, (list, tuple))`, `len(x)`,
-# `float("nan")` defaults, `raise TypeError/ValueError`): a function named like one would
+# `float("nan")` defaults, `raise TypeError/ValueError`, TF's dispatch: `NotImplemented`,
+# `except (TypeError, ValueError)`, `locals()`): a function named like one would
 # shadow it in every body of its module, so it gets a trailing `_` like a reserved name
 # (a parameter only when its own body calls the builtin: `opgen.python_api.function`).
-BODY_BUILTINS: frozenset[str] = frozenset({"isinstance", "list", "tuple", "len", "float", "TypeError", "ValueError"})
+BODY_BUILTINS: frozenset[str] = frozenset(
+    {"isinstance", "list", "tuple", "len", "float", "TypeError", "ValueError", "NotImplemented", "locals"}
+)
 
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 

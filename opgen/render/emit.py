@@ -212,6 +212,23 @@ def helper_keywords(f: FunctionApi) -> list[str]:
     return [f"{p.keyword}={p.local or p.name}" for p in f.params] + ["name=name"]
 
 
+def dispatch_args(f: FunctionApi) -> str | Bracketed:
+    """The tuple TF's wrapper passes its type-based dispatcher: every parameter, then `name`."""
+    if not f.params:
+        return "(name,)"
+    return Bracketed("(", (*(p.name for p in f.params), "name"), ")")
+
+
+def dispatch_keywords(f: FunctionApi) -> list[str | Bracketed]:
+    """The arguments of `_dispatcher_for_<name>.fallback`: the eager context (None where the op
+    cannot run eagerly), the body's locals, and the names of the attr parameters (whose
+    converted values, `_attr_<name>`, TF's graph branch passes since it converts in place)."""
+    attrs = [literals.py_str(p.name) for p in f.attrs]
+    if len(attrs) == 1:
+        attrs[0] += ","
+    return ["None" if f.eager_unsupported else "_ctx", "locals()", Bracketed("(", tuple(attrs), ")") if attrs else "()"]
+
+
 def list_type_error(param: str, op_name: str, value: str) -> str:
     """The TypeError message of TF's list-length checks (`python_op_gen.cc`) as an f-string naming `param` and `op_name`."""
     return literals.py_fstring(
@@ -245,6 +262,8 @@ FILTERS = {
     "comprehension": comprehension,
     "signature_params": signature_params,
     "helper_keywords": helper_keywords,
+    "dispatch_args": dispatch_args,
+    "dispatch_keywords": dispatch_keywords,
     "list_type_error": list_type_error,
     "list_length_error": list_length_error,
 }
@@ -356,6 +375,10 @@ class FunctionSummary(NamedTuple):
                 typing.update(("Annotated", "Any"))
             if "_atypes." in a:
                 runtime.add("atypes")
+        top_level = [t.name for t in f.typevars] + ([f.namedtuple] if f.namedtuple else [])
+        if f.visible:  # TF's dispatch decorators and `_dispatcher_for_<name>`
+            runtime.add("dispatch")
+            top_level.append(f"_dispatcher_for_{f.name}")
         noqa = set()
         for p in f.attrs:
             if p.converter or (p.default is not None and "_execute." in p.default):
@@ -371,7 +394,7 @@ class FunctionSummary(NamedTuple):
             name=f.name,
             aliases=f.aliases,
             visible=f.visible,
-            top_level=tuple(t.name for t in f.typevars) + ((f.namedtuple,) if f.namedtuple else ()),
+            top_level=tuple(top_level),
             typing=tuple(sorted(typing)),
             runtime=tuple(sorted(runtime)),
             collections=bool(f.namedtuple),
@@ -426,7 +449,7 @@ def module_uses(functions: list[FunctionSummary]) -> dict[str, object]:
         runtime.update(f.runtime)
         typing.update(f.typing)
         noqa.update(f.noqa)
-    order = ["atypes", "dtypes", "execute", "op_def_library", "registry"]
+    order = ["atypes", "dispatch", "dtypes", "execute", "op_def_library", "registry"]
     return {
         # B006: list defaults (`explicit_paddings=[]`) are TF's API and never mutated;
         # B008: tensor defaults are built by a call, exactly like TF's.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from opgen.runtime import atypes as _atypes
+from opgen.runtime import dispatch as _dispatch
 from opgen.runtime import dtypes as _dtypes
 from opgen.runtime import execute as _execute
 from opgen.runtime import op_def_library as _op_def_library
@@ -135,6 +136,8 @@ TV_Defaults_t_bool = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def defaults(
     s: str = "cafÃ© \t 'q' \"dq\" \\ {{ jinja }}",
     s_empty: str = "",
@@ -251,6 +254,38 @@ def defaults(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_defaults.Dispatch(
+            (
+                s,
+                s_empty,
+                i,
+                f_small,
+                f_big,
+                f_pi,
+                f_neg_zero,
+                f_hundred,
+                b,
+                t_half,
+                t_float,
+                t_bool,
+                shape_unknown,
+                shape_partial,
+                shape_scalar,
+                ten,
+                li,
+                l_empty,
+                lf,
+                ls,
+                lb,
+                lt,
+                lshape,
+                name,
+            ),
+            None,
+        )
+        if _result is not NotImplemented:
+            return _result
     if s is None:
         s = "cafÃ© \t 'q' \"dq\" \\ {{ jinja }}"
     _attr_s = _execute.make_str(s, "s")
@@ -350,34 +385,71 @@ def defaults(
             f"Expected list for 'lshape' argument to 'defaults' Op, not {lshape!r}."
         )
     _attr_lshape = [_execute.make_shape(_i, "lshape") for _i in lshape]
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Defaults",
-        s=_attr_s,
-        s_empty=_attr_s_empty,
-        i=_attr_i,
-        f_small=_attr_f_small,
-        f_big=_attr_f_big,
-        f_pi=_attr_f_pi,
-        f_neg_zero=_attr_f_neg_zero,
-        f_hundred=_attr_f_hundred,
-        b=_attr_b,
-        t_half=_attr_t_half,
-        t_float=_attr_t_float,
-        t_bool=_attr_t_bool,
-        shape_unknown=_attr_shape_unknown,
-        shape_partial=_attr_shape_partial,
-        shape_scalar=_attr_shape_scalar,
-        ten=_attr_ten,
-        li=_attr_li,
-        l_empty=_attr_l_empty,
-        lf=_attr_lf,
-        ls=_attr_ls,
-        lb=_attr_lb,
-        lt=_attr_lt,
-        lshape=_attr_lshape,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Defaults",
+            s=_attr_s,
+            s_empty=_attr_s_empty,
+            i=_attr_i,
+            f_small=_attr_f_small,
+            f_big=_attr_f_big,
+            f_pi=_attr_f_pi,
+            f_neg_zero=_attr_f_neg_zero,
+            f_hundred=_attr_f_hundred,
+            b=_attr_b,
+            t_half=_attr_t_half,
+            t_float=_attr_t_float,
+            t_bool=_attr_t_bool,
+            shape_unknown=_attr_shape_unknown,
+            shape_partial=_attr_shape_partial,
+            shape_scalar=_attr_shape_scalar,
+            ten=_attr_ten,
+            li=_attr_li,
+            l_empty=_attr_l_empty,
+            lf=_attr_lf,
+            ls=_attr_ls,
+            lb=_attr_lb,
+            lt=_attr_lt,
+            lshape=_attr_lshape,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_defaults.fallback(
+            _ctx,
+            locals(),
+            (
+                "s",
+                "s_empty",
+                "i",
+                "f_small",
+                "f_big",
+                "f_pi",
+                "f_neg_zero",
+                "f_hundred",
+                "b",
+                "t_half",
+                "t_float",
+                "t_bool",
+                "shape_unknown",
+                "shape_partial",
+                "shape_scalar",
+                "ten",
+                "li",
+                "l_empty",
+                "lf",
+                "ls",
+                "lb",
+                "lt",
+                "lshape",
+            ),
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     return _op
+
+
+_dispatcher_for_defaults = _dispatch.api_dispatcher(defaults)
 
 
 _OP_DEFS.append(

@@ -12,6 +12,7 @@ import collections
 from typing import Annotated, Any, TypeVar
 
 from opgen.runtime import atypes as _atypes
+from opgen.runtime import dispatch as _dispatch
 from opgen.runtime import execute as _execute
 from opgen.runtime import op_def_library as _op_def_library
 from opgen.runtime import registry as _registry
@@ -26,6 +27,8 @@ TV_Documented_T = TypeVar("TV_Documented_T", _atypes.Float32, _atypes.Float64)
 TV_Documented_Tidx = TypeVar("TV_Documented_Tidx", _atypes.Int32, _atypes.Int64)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def documented(
     x: Annotated[Any, TV_Documented_T],
     y: Annotated[Any, TV_Documented_T],
@@ -79,6 +82,12 @@ def documented(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_documented.Dispatch(
+            (x, y, indices, count, mode, ratios, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_count = _execute.make_int(count, "count")
     if mode is None:
         mode = "fast"
@@ -90,19 +99,30 @@ def documented(
             f"Expected list for 'ratios' argument to 'documented' Op, not {ratios!r}."
         )
     _attr_ratios = [_execute.make_float(_i, "ratios") for _i in ratios]
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Documented",
-        x=x,
-        y=y,
-        indices=indices,
-        count=_attr_count,
-        mode=_attr_mode,
-        ratios=_attr_ratios,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Documented",
+            x=x,
+            y=y,
+            indices=indices,
+            count=_attr_count,
+            mode=_attr_mode,
+            ratios=_attr_ratios,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_documented.fallback(
+            _ctx, locals(), ("count", "mode", "ratios")
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_documented = _dispatch.api_dispatcher(documented)
 
 
 _OP_DEFS.append(
@@ -125,6 +145,8 @@ _TwoOutputsOutput = collections.namedtuple("_TwoOutputsOutput", ["lo", "hi"])
 _TwoOutputsOutput.__name__ = _TwoOutputsOutput.__qualname__ = "TwoOutputs"
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def two_outputs(a: Annotated[Any, _atypes.Float32], name=None):
     r"""Splits `a`.
 
@@ -147,10 +169,25 @@ def two_outputs(a: Annotated[Any, _atypes.Float32], name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("TwoOutputs", a=a, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_two_outputs.Dispatch((a, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "TwoOutputs", a=a, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_two_outputs.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     _result = _TwoOutputsOutput._make(_result)
     return _result
+
+
+_dispatcher_for_two_outputs = _dispatch.api_dispatcher(two_outputs)
 
 
 _OP_DEFS.append(
@@ -161,6 +198,8 @@ _OP_DEFS.append(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def undocumented(
     a: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Int32]:
@@ -182,12 +221,25 @@ def undocumented(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Undocumented", a=a, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_undocumented.Dispatch((a, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Undocumented", a=a, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_undocumented.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_undocumented = _dispatch.api_dispatcher(undocumented)
 
 
 _OP_DEFS.append(

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from opgen.runtime import atypes as _atypes
+from opgen.runtime import dispatch as _dispatch
 from opgen.runtime import execute as _execute
 from opgen.runtime import op_def_library as _op_def_library
 from opgen.runtime import registry as _registry
@@ -30,6 +31,8 @@ __all__ = [
 _OP_DEFS: list[bytes] = []
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def a_bc(
     x: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -51,15 +54,30 @@ def a_bc(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("ABc", x=x, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_a_bc.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper("ABc", x=x, name=name)
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_a_bc.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
 
 
+_dispatcher_for_a_bc = _dispatch.api_dispatcher(a_bc)
+
+
 _OP_DEFS.append(b"\n\x13\n\x03ABc\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01")
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def ab__cd(
     x: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -81,15 +99,30 @@ def ab__cd(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("Ab_Cd", x=x, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_ab__cd.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper("Ab_Cd", x=x, name=name)
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_ab__cd.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
 
 
+_dispatcher_for_ab__cd = _dispatch.api_dispatcher(ab__cd)
+
+
 _OP_DEFS.append(b"\n\x15\n\x05Ab_Cd\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01")
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def ctc_loss_like(
     x: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -111,12 +144,25 @@ def ctc_loss_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "CTCLossLike", x=x, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_ctc_loss_like.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "CTCLossLike", x=x, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_ctc_loss_like.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_ctc_loss_like = _dispatch.api_dispatcher(ctc_loss_like)
 
 
 _OP_DEFS.append(
@@ -124,6 +170,8 @@ _OP_DEFS.append(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def conv2d_backprop_input_like(
     input: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -147,12 +195,31 @@ def conv2d_backprop_input_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Conv2DBackpropInputLike", input=input, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_conv2d_backprop_input_like.Dispatch(
+            (input, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Conv2DBackpropInputLike", input=input, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_conv2d_backprop_input_like.fallback(
+            _ctx, locals(), ()
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_conv2d_backprop_input_like = _dispatch.api_dispatcher(
+    conv2d_backprop_input_like
+)
 
 
 _OP_DEFS.append(
@@ -161,6 +228,8 @@ _OP_DEFS.append(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def keyword_args(
     lambda_: Annotated[Any, _atypes.Float32],
     async_: Annotated[Any, _atypes.Float32],
@@ -202,24 +271,41 @@ def keyword_args(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_keyword_args.Dispatch(
+            (lambda_, async_, input, await_, nonlocal_, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if await_ is None:
         await_ = 1
     _attr_await_ = _execute.make_int(await_, "await_")
     if nonlocal_ is None:
         nonlocal_ = False
     _attr_nonlocal_ = _execute.make_bool(nonlocal_, "nonlocal_")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "KeywordArgs",
-        lambda_=lambda_,
-        async_=async_,
-        input=input,
-        await_=_attr_await_,
-        nonlocal_=_attr_nonlocal_,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "KeywordArgs",
+            lambda_=lambda_,
+            async_=async_,
+            input=input,
+            await_=_attr_await_,
+            nonlocal_=_attr_nonlocal_,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_keyword_args.fallback(
+            _ctx, locals(), ("await_", "nonlocal_")
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_keyword_args = _dispatch.api_dispatcher(keyword_args)
 
 
 _OP_DEFS.append(
@@ -229,6 +315,8 @@ _OP_DEFS.append(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def l2_loss_like(
     t: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -250,15 +338,32 @@ def l2_loss_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("L2LossLike", t=t, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_l2_loss_like.Dispatch((t, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "L2LossLike", t=t, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_l2_loss_like.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
 
 
+_dispatcher_for_l2_loss_like = _dispatch.api_dispatcher(l2_loss_like)
+
+
 _OP_DEFS.append(b"\n\x1c\n\nL2LossLike\x12\x05\n\x01t\x18\x01\x1a\x07\n\x03out\x18\x01")
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def mat_mul_like(
     a: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -280,10 +385,25 @@ def mat_mul_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("MatMulLike", a=a, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_mat_mul_like.Dispatch((a, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "MatMulLike", a=a, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_mat_mul_like.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_mat_mul_like = _dispatch.api_dispatcher(mat_mul_like)
 
 
 _OP_DEFS.append(b"\n\x1a\n\nMatMulLike\x12\x05\n\x01a\x18\x01\x1a\x05\n\x01b\x18\x01")
@@ -292,6 +412,8 @@ _OP_DEFS.append(b"\n\x1a\n\nMatMulLike\x12\x05\n\x01a\x18\x01\x1a\x05\n\x01b\x18
 _OP_DEFS.append(b"\n\x15\n\x05Print\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01")
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def rgb_to_hsv_like(
     images: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -313,12 +435,25 @@ def rgb_to_hsv_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "RGBToHSVLike", images=images, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_rgb_to_hsv_like.Dispatch((images, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "RGBToHSVLike", images=images, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_rgb_to_hsv_like.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_rgb_to_hsv_like = _dispatch.api_dispatcher(rgb_to_hsv_like)
 
 
 _OP_DEFS.append(
@@ -326,6 +461,8 @@ _OP_DEFS.append(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def sorted(
     x: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -347,15 +484,30 @@ def sorted(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("Sorted", x=x, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_sorted.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper("Sorted", x=x, name=name)
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_sorted.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
 
 
+_dispatcher_for_sorted = _dispatch.api_dispatcher(sorted)
+
+
 _OP_DEFS.append(b"\n\x16\n\x06Sorted\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01")
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def utf8_decode_like(
     x: Annotated[Any, _atypes.String], name=None
 ) -> Annotated[Any, _atypes.String]:
@@ -377,12 +529,25 @@ def utf8_decode_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "UTF8DecodeLike", x=x, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_utf8_decode_like.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "UTF8DecodeLike", x=x, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_utf8_decode_like.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_utf8_decode_like = _dispatch.api_dispatcher(utf8_decode_like)
 
 
 _OP_DEFS.append(
@@ -390,6 +555,8 @@ _OP_DEFS.append(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def xla2_foo(
     x: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -411,10 +578,25 @@ def xla2_foo(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("Xla2Foo", x=x, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_xla2_foo.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Xla2Foo", x=x, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_xla2_foo.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_xla2_foo = _dispatch.api_dispatcher(xla2_foo)
 
 
 _OP_DEFS.append(b"\n\x17\n\x07Xla2Foo\x12\x05\n\x01x\x18\x01\x1a\x05\n\x01y\x18\x01")

@@ -9,6 +9,7 @@ import collections
 from typing import Annotated, Any, TypeVar
 
 from opgen.runtime import atypes as _atypes
+from opgen.runtime import dispatch as _dispatch
 from opgen.runtime import dtypes as _dtypes
 from opgen.runtime import execute as _execute
 from opgen.runtime import op_def_library as _op_def_library
@@ -103,6 +104,8 @@ _OP_DEFS.append(
 TV_AddV2_T = TypeVar("TV_AddV2_T", _atypes.Float32, _atypes.Int32)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def add_two(
     x: Annotated[Any, TV_AddV2_T], y: Annotated[Any, TV_AddV2_T], name=None
 ) -> Annotated[Any, TV_AddV2_T]:
@@ -125,10 +128,25 @@ def add_two(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("AddV2", x=x, y=y, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_add_two.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "AddV2", x=x, y=y, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_add_two.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_add_two = _dispatch.api_dispatcher(add_two)
 
 
 _OP_DEFS.append(
@@ -143,6 +161,8 @@ TV_ArgMaxLike_output_type = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def arg_max_like(
     input: Annotated[Any, TV_ArgMaxLike_T],
     dimension: Annotated[Any, _atypes.Int32],
@@ -171,19 +191,36 @@ def arg_max_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_arg_max_like.Dispatch(
+            (input, dimension, output_type, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if output_type is None:
         output_type = _dtypes.int32
     _attr_output_type = _execute.make_type(output_type, "output_type")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "ArgMaxLike",
-        input=input,
-        dimension=dimension,
-        output_type=_attr_output_type,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "ArgMaxLike",
+            input=input,
+            dimension=dimension,
+            output_type=_attr_output_type,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_arg_max_like.fallback(
+            _ctx, locals(), ("output_type",)
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_arg_max_like = _dispatch.api_dispatcher(arg_max_like)
 
 
 _OP_DEFS.append(
@@ -200,6 +237,8 @@ _MinMaxOutput = collections.namedtuple("_MinMaxOutput", ["lo", "hi"])
 _MinMaxOutput.__name__ = _MinMaxOutput.__qualname__ = "MinMax"
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def min_max(x: Annotated[Any, _atypes.Float32], name=None):
     r"""TODO: add doc.
 
@@ -222,10 +261,23 @@ def min_max(x: Annotated[Any, _atypes.Float32], name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("MinMax", x=x, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_min_max.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper("MinMax", x=x, name=name)
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_min_max.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     _result = _MinMaxOutput._make(_result)
     return _result
+
+
+_dispatcher_for_min_max = _dispatch.api_dispatcher(min_max)
 
 
 _OP_DEFS.append(
@@ -237,6 +289,8 @@ _OP_DEFS.append(
 TV_Mul_T = TypeVar("TV_Mul_T", _atypes.Float32, _atypes.Int32)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def mul(
     x: Annotated[Any, TV_Mul_T], y: Annotated[Any, TV_Mul_T], name=None
 ) -> Annotated[Any, TV_Mul_T]:
@@ -259,10 +313,25 @@ def mul(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("Mul", x=x, y=y, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_mul.Dispatch((x, y, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Mul", x=x, y=y, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_mul.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_mul = _dispatch.api_dispatcher(mul)
 
 
 multiply = mul
@@ -277,6 +346,8 @@ _OP_DEFS.append(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def reordered(
     b: Annotated[Any, _atypes.Int32], a: Annotated[Any, _atypes.Float32], name=None
 ) -> Annotated[Any, _atypes.Float32]:
@@ -299,12 +370,25 @@ def reordered(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Reordered", b=b, a=a, name=name
-    )
+    if _dispatch.bound:
+        _result = _dispatcher_for_reordered.Dispatch((b, a, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Reordered", b=b, a=a, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_reordered.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_reordered = _dispatch.api_dispatcher(reordered)
 
 
 _OP_DEFS.append(
@@ -316,6 +400,8 @@ _OP_DEFS.append(
 TV_SumLike_T = TypeVar("TV_SumLike_T", _atypes.Float32, _atypes.Int32)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def sum_like(
     input: Annotated[Any, TV_SumLike_T],
     axis: Annotated[Any, _atypes.Int32],
@@ -346,19 +432,32 @@ def sum_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_sum_like.Dispatch((input, axis, keepdims, name), None)
+        if _result is not NotImplemented:
+            return _result
     if keepdims is None:
         keepdims = False
     _attr_keepdims = _execute.make_bool(keepdims, "keepdims")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "SumLike",
-        input=input,
-        reduction_indices=axis,
-        keep_dims=_attr_keepdims,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "SumLike",
+            input=input,
+            reduction_indices=axis,
+            keep_dims=_attr_keepdims,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_sum_like.fallback(_ctx, locals(), ("keepdims",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_sum_like = _dispatch.api_dispatcher(sum_like)
 
 
 _OP_DEFS.append(

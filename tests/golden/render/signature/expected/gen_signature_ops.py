@@ -9,6 +9,7 @@ import collections
 from typing import Annotated, Any, TypeVar
 
 from opgen.runtime import atypes as _atypes
+from opgen.runtime import dispatch as _dispatch
 from opgen.runtime import dtypes as _dtypes
 from opgen.runtime import execute as _execute
 from opgen.runtime import op_def_library as _op_def_library
@@ -68,6 +69,8 @@ TV_ListInputs_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def list_inputs(
     values: Annotated[list[Any], TV_ListInputs_T],
     more: Annotated[list[Any], TV_ListInputs_T],
@@ -96,6 +99,12 @@ def list_inputs(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_list_inputs.Dispatch(
+            (values, more, fixed, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(values, (list, tuple)):
         raise TypeError(
             f"Expected list for 'values' argument to 'list_inputs' Op, not {values!r}."
@@ -114,12 +123,21 @@ def list_inputs(
             f"Expected list for 'fixed' argument to 'list_inputs' Op, not {fixed!r}."
         )
     _attr_M = len(fixed)
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "ListInputs", values=values, more=more, fixed=fixed, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "ListInputs", values=values, more=more, fixed=fixed, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_list_inputs.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_list_inputs = _dispatch.api_dispatcher(list_inputs)
 
 
 _OP_DEFS.append(
@@ -138,6 +156,8 @@ _ManyOutputsOutput.__name__ = _ManyOutputsOutput.__qualname__ = "ManyOutputs"
 TV_ManyOutputs_T = TypeVar("TV_ManyOutputs_T", _atypes.Float32, _atypes.Half)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def many_outputs(x: Annotated[Any, TV_ManyOutputs_T], n: int, name=None):
     r"""TODO: add doc.
 
@@ -163,15 +183,28 @@ def many_outputs(x: Annotated[Any, TV_ManyOutputs_T], n: int, name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_many_outputs.Dispatch((x, n, name), None)
+        if _result is not NotImplemented:
+            return _result
     _attr_n = _execute.make_int(n, "n")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "ManyOutputs", x=x, n=_attr_n, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "ManyOutputs", x=x, n=_attr_n, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_many_outputs.fallback(_ctx, locals(), ("n",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     _result = _result[:1] + [_result[1 : 1 + _attr_n]] + _result[1 + _attr_n :]
     _result = _result[:3] + [_result[3:]]
     _result = _ManyOutputsOutput._make(_result)
     return _result
+
+
+_dispatcher_for_many_outputs = _dispatch.api_dispatcher(many_outputs)
 
 
 _OP_DEFS.append(
@@ -181,6 +214,8 @@ _OP_DEFS.append(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def no_outputs(x: Annotated[Any, _atypes.Float32], name=None):
     r"""TODO: add doc.
 
@@ -200,8 +235,23 @@ def no_outputs(x: Annotated[Any, _atypes.Float32], name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("NoOutputs", x=x, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_no_outputs.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "NoOutputs", x=x, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_no_outputs.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     return _op
+
+
+_dispatcher_for_no_outputs = _dispatch.api_dispatcher(no_outputs)
 
 
 _OP_DEFS.append(b"\n\x15\n\tNoOutputs\x12\x05\n\x01x\x18\x01\x88\x01\x01")
@@ -248,6 +298,8 @@ TV_Ordering_dst = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def ordering(
     x: Annotated[Any, TV_Ordering_T],
     y: Annotated[Any, TV_Ordering_T],
@@ -294,6 +346,12 @@ def ordering(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_ordering.Dispatch(
+            (x, y, required, dst, with_default, out_type, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_required = _execute.make_str(required, "required")
     _attr_dst = _execute.make_type(dst, "dst")
     if with_default is None:
@@ -302,19 +360,30 @@ def ordering(
     if out_type is None:
         out_type = _dtypes.int64
     _attr_out_type = _execute.make_type(out_type, "out_type")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "Ordering",
-        x=x,
-        y=y,
-        required=_attr_required,
-        dst=_attr_dst,
-        with_default=_attr_with_default,
-        out_type=_attr_out_type,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "Ordering",
+            x=x,
+            y=y,
+            required=_attr_required,
+            dst=_attr_dst,
+            with_default=_attr_with_default,
+            out_type=_attr_out_type,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_ordering.fallback(
+            _ctx, locals(), ("required", "dst", "with_default", "out_type")
+        )
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_ordering = _dispatch.api_dispatcher(ordering)
 
 
 _OP_DEFS.append(
@@ -328,6 +397,8 @@ _OP_DEFS.append(
 TV_SingleType_T = TypeVar("TV_SingleType_T", bound=_atypes.BFloat16)
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def single_type(
     x: Annotated[Any, TV_SingleType_T], name=None
 ) -> Annotated[Any, TV_SingleType_T]:
@@ -349,10 +420,25 @@ def single_type(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
-    _, _, _op, _outputs = _op_def_library._apply_op_helper("SingleType", x=x, name=name)
+    if _dispatch.bound:
+        _result = _dispatcher_for_single_type.Dispatch((x, name), None)
+        if _result is not NotImplemented:
+            return _result
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "SingleType", x=x, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_single_type.fallback(_ctx, locals(), ())
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     (_result,) = _result
     return _result
+
+
+_dispatcher_for_single_type = _dispatch.api_dispatcher(single_type)
 
 
 _OP_DEFS.append(
@@ -400,6 +486,8 @@ TV_SplitLike_T = TypeVar(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def split_like(
     split_dim: Annotated[Any, _atypes.Int32],
     value: Annotated[Any, TV_SplitLike_T],
@@ -428,16 +516,31 @@ def split_like(
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_split_like.Dispatch(
+            (split_dim, value, num_split, name), None
+        )
+        if _result is not NotImplemented:
+            return _result
     _attr_num_split = _execute.make_int(num_split, "num_split")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "SplitLike",
-        split_dim=split_dim,
-        value=value,
-        num_split=_attr_num_split,
-        name=name,
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "SplitLike",
+            split_dim=split_dim,
+            value=value,
+            num_split=_attr_num_split,
+            name=name,
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_split_like.fallback(_ctx, locals(), ("num_split",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     return _result
+
+
+_dispatcher_for_split_like = _dispatch.api_dispatcher(split_like)
 
 
 _OP_DEFS.append(
@@ -447,6 +550,8 @@ _OP_DEFS.append(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def stateful_list_output(n: int, name=None):
     r"""TODO: add doc.
 
@@ -468,14 +573,27 @@ def stateful_list_output(n: int, name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_stateful_list_output.Dispatch((n, name), None)
+        if _result is not NotImplemented:
+            return _result
     _attr_n = _execute.make_int(n, "n")
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "StatefulListOutput", n=_attr_n, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "StatefulListOutput", n=_attr_n, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_stateful_list_output.fallback(_ctx, locals(), ("n",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     if not _result:
         return _op
     return _result
+
+
+_dispatcher_for_stateful_list_output = _dispatch.api_dispatcher(stateful_list_output)
 
 
 _OP_DEFS.append(
@@ -484,6 +602,8 @@ _OP_DEFS.append(
 )
 
 
+@_dispatch.add_fallback_dispatch_list
+@_dispatch.add_type_based_api_dispatcher
 def type_lists(args, Tout, name=None):
     r"""TODO: add doc.
 
@@ -506,16 +626,29 @@ def type_lists(args, Tout, name=None):
             _execute.raise_from_not_ok_status(_e, name)
         except _execute.FallbackException:
             pass
+    if _dispatch.bound:
+        _result = _dispatcher_for_type_lists.Dispatch((args, Tout, name), None)
+        if _result is not NotImplemented:
+            return _result
     if not isinstance(Tout, (list, tuple)):
         raise TypeError(
             f"Expected list for 'Tout' argument to 'type_lists' Op, not {Tout!r}."
         )
     _attr_Tout = [_execute.make_type(_i, "Tout") for _i in Tout]
-    _, _, _op, _outputs = _op_def_library._apply_op_helper(
-        "TypeLists", args=args, Tout=_attr_Tout, name=name
-    )
+    try:
+        _, _, _op, _outputs = _op_def_library._apply_op_helper(
+            "TypeLists", args=args, Tout=_attr_Tout, name=name
+        )
+    except (TypeError, ValueError):
+        _result = _dispatcher_for_type_lists.fallback(_ctx, locals(), ("Tout",))
+        if _result is _dispatch.NOT_SUPPORTED:
+            raise
+        return _result
     _result = _outputs[:]
     return _result
+
+
+_dispatcher_for_type_lists = _dispatch.api_dispatcher(type_lists)
 
 
 _OP_DEFS.append(
