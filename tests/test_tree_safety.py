@@ -306,3 +306,88 @@ def test_fresh_clone_with_custom_templates_rewrites_the_listed_modules(tmp_path,
     status, err = _build(root, monkeypatch, capsys, "--templates", str(templates))
     assert status == 0, err
     assert "More" in (root / "gen" / "gen_ops.py").read_text()
+
+
+# ---- a module no build of this tree wrote (git apply of --diff, a pull) ------------------
+
+def _git_apply(root: Path, diff: str) -> None:
+    subprocess.run(["git", "apply", "-"], input=diff, cwd=root, capture_output=True, text=True, check=True)
+
+
+@pytest.mark.parametrize("manifest", [True, False], ids=["with_manifest", "fresh_clone"])
+def test_a_stale_module_added_by_git_apply_is_reported_and_deleted(tmp_path, monkeypatch, capsys, manifest):
+    """The README's `opgen build --diff | git apply` adds a module the manifest does not
+    list: opgen's by its name and exact header, so once its op is gone `--check` fails on
+    it, `--diff` deletes it through `git apply`, and a build deletes it; also when no source
+    map lists it any more (the tree an older opgen's build left, or a teammate's pull)."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    if not manifest:
+        (out / tree_writer.MANIFEST).unlink()
+
+    def add_by_git_apply() -> bytes:
+        (root / "specs" / "new_ops.cc").write_text('REGISTER_OP("Fresh").Output("y: float");\n')
+        assert main(["build", "--diff"]) == 0
+        _git_apply(root, capsys.readouterr().out)
+        (root / "specs" / "new_ops.cc").unlink()
+        return (out / "gen_new_ops.py").read_bytes()
+
+    add_by_git_apply()
+    assert main(["build", "--check"]) == 1
+    assert "would delete gen/gen_new_ops.py" in capsys.readouterr().out.splitlines()
+    assert main(["build", "--diff"]) == 0
+    diff = capsys.readouterr().out
+    assert "--- a/gen/gen_new_ops.py\n+++ /dev/null\n" in diff, diff
+    _git_apply(root, diff)
+    assert not (out / "gen_new_ops.py").exists()
+    assert _build(root, monkeypatch, capsys, "--check")[0] == 0
+
+    add_by_git_apply()
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0 and "1 deleted" in err, err
+    assert not (out / "gen_new_ops.py").exists()
+    assert _build(root, monkeypatch, capsys, "--check")[0] == 0
+
+    module = add_by_git_apply()
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    (out / "gen_new_ops.py").write_bytes(module)  # the source map no longer lists it
+    if not manifest:
+        (out / tree_writer.MANIFEST).unlink()
+    assert main(["build", "--check"]) == 1
+    said = capsys.readouterr()
+    assert said.out == "would delete gen/gen_new_ops.py\n", said
+    assert "1 file of 4 in gen would change" in said.err, said.err
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0 and "1 deleted" in err and not (out / "gen_new_ops.py").exists(), err
+
+
+def test_only_a_module_with_opgen_exact_header_naming_it_is_deleted_unlisted(tmp_path, monkeypatch, capsys):
+    """Unlisted files are kept unless they open with the header opgen gives a module of
+    their name: a copy under another name, a header reworded or moved down, a non-module
+    name, a symlink, or a file in a subdirectory are never touched."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    (root / "specs" / "c.cc").write_text('REGISTER_OP("Sea").Output("y: float");\n')
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    module = (out / "gen_c.py").read_bytes()
+    (root / "specs" / "c.cc").unlink()
+    assert _build(root, monkeypatch, capsys)[0] == 0 and not (out / "gen_c.py").exists()
+    (out / "sub").mkdir()
+    target = tmp_path / "target.py"
+    target.write_bytes(module)
+    planted = {
+        "gen_d.py": module,  # header names module c
+        "mine.py": b"# notes\n" + module,  # the header is not the file's opening
+        "gen_e.py": module.replace(b"ops of c.", b"ops of e.").replace(b"Do not edit.", b"Edit freely."),
+        "gen-c.py": module.replace(b"ops of c.", b"ops of gen-c."),  # not a module name
+        "sub/gen_c.py": module,
+        "gen_c.txt": module,
+    }
+    for name, data in planted.items():
+        (out / name).write_bytes(data)
+    (out / "gen_c.py").symlink_to(target)
+    assert _build(root, monkeypatch, capsys, "--check")[0] == 0
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    assert {name: (out / name).read_bytes() for name in planted} == planted
+    assert (out / "gen_c.py").is_symlink() and target.read_bytes() == module

@@ -6,6 +6,9 @@ journal, lock, recovery. Every path this module touches is checked to lie inside
   hand is kept and reported. A tree without a manifest (a fresh clone of a committed
   output: the manifest is git-ignored) owns the modules its source map lists that still
   carry opgen's header; a listed module without it is kept and reported when stale.
+  Either way, a module directly in `--out` that nothing lists (added by `git apply` of a
+  `--diff`, or by a pull) is opgen's when its name is a module name and it opens with the
+  exact header docstring opgen gives that module; such a module is deleted when stale.
 * An existing file is only overwritten when opgen owns its path: the manifest or the
   source map lists it, or it carries the mark of an opgen output (a module's header, the
   source map's or API snapshot's generator line). Anything else where an output goes (a
@@ -37,6 +40,8 @@ from pathlib import Path, PurePosixPath
 
 from opgen.errors import Location, OpgenError, OpgenErrors, printable_path, report
 from opgen.fsutil import atomic_write
+from opgen.python_api.names import module_name_problem
+from opgen.render.emit import opens_with_module_header
 
 STAGING = ".opgen-staging"
 JOURNAL = ".opgen-journal.json"
@@ -145,12 +150,29 @@ def _listed_modules(out: Path, source_map: str) -> list[str]:
             if isinstance(rel, str) and "/" not in rel and rel.endswith(".py") and not rel.startswith(".")]
 
 
-def _head(path: Path) -> str:
+def _head(path: Path, size: int = _HEAD_BYTES) -> str:
     try:
         with open(path, "rb") as f:
-            return f.read(_HEAD_BYTES).decode("utf-8", "replace")
+            return f.read(size).decode("utf-8", "replace")
     except OSError:
         return ""
+
+
+_MODULE_HEAD_BYTES = 64 << 10  # a module's header lists its sources: room for thousands of them
+
+
+def _orphan_modules(out: Path, known: set[str]) -> list[str]:
+    """Modules directly in `out` that neither the manifest, the source map nor this build
+    names (`known`), but that are opgen's by their name and first lines: a module name
+    (`gen_x.py`), opening with the header docstring opgen gives exactly that module. A
+    `git apply` of `opgen build --diff`, or a pull of a teammate's build, adds such files."""
+    try:
+        entries = list(os.scandir(out))
+    except OSError:
+        return []
+    return sorted(e.name for e in entries if e.name not in known and e.name.endswith(".py")
+                  and module_name_problem(e.name[:-3]) is None and e.is_file(follow_symlinks=False)
+                  and opens_with_module_header(_head(out / e.name, _MODULE_HEAD_BYTES), e.name[:-3]))
 
 
 def _legacy_owned(out: Path, listed: list[str], source_map: str) -> dict[str, str]:
@@ -227,6 +249,7 @@ def plan(out: Path, files: dict[str, bytes], source_map: str) -> Changes:
         if not _is_regular(path):
             continue
         (delete if _digest(path.read_bytes()) == digest else kept).append(rel)
+    delete += _orphan_modules(out, {*files, *owned, *kept})
     digests = {rel: _digest(data) for rel, data in files.items()}
     manifest = None if recorded == digests else digests
     return Changes(write, delete, unchanged, tuple(sorted(kept)), manifest, digests)
