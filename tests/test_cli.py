@@ -5,6 +5,7 @@ and help text. `opgen.cli.cli.main` runs the same error boundary as the console 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -429,3 +430,34 @@ def test_overrides_check_escapes_the_directory(project):
     (project / "ov\x1bx" / "small.pbtxt").write_text('op {\n  name: "Small"\n  alias: "Tiny"\n}\n')
     result = run("overrides", "check", "--overrides", "ov\x1bx")
     assert result.exit_code == 0 and result.stdout == "overrides OK: 1 of 1 ops overridden by ov\\x1bx\n"
+
+
+@pytest.fixture
+def umask_002():
+    old = os.umask(0o002)
+    yield
+    os.umask(old)
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_written_files_get_open_modes_and_keep_an_existing_mode(project, umask_002):
+    """Every file a command writes gets what a plain open() would give it (0o666 less the
+    umask, 0o664 here) when new, and keeps the mode of the file it replaces."""
+    for argv in (["oplist", "-o", "ops.pbtxt"], ["kernels", "-o", "kernels.pbtxt"], ["api", "-o", "API.md"],
+                 ["specs", "ops.pbtxt", "-o", "ops.cc"], ["build", "--depfile", "opgen.d"]):
+        assert run(*argv).exit_code == 0, argv
+    written = ["ops.pbtxt", "kernels.pbtxt", "API.md", "ops.cc", "opgen.d", "gen/.opgen-manifest.json",
+               "gen/gen_ops.py", "gen/opgen_sourcemap.json"]
+    assert {name: _mode(project / name) for name in written} == dict.fromkeys(written, 0o664)
+    for mode, name in zip((0o640, 0o600, 0o644, 0o755), ["ops.pbtxt", "opgen.d", "gen/.opgen-manifest.json",
+                                                         "gen/gen_ops.py"]):
+        (project / name).chmod(mode)
+    (project / "specs" / "ops.cc").write_text(_SMALL + 'REGISTER_OP("More").Output("z: float");\n')
+    for argv in (["oplist", "-o", "ops.pbtxt"], ["build", "--depfile", "opgen.d"]):
+        assert run(*argv).exit_code == 0, argv
+    assert "More" in (project / "gen" / "gen_ops.py").read_text()
+    assert [_mode(project / name) for name in ("ops.pbtxt", "opgen.d", "gen/.opgen-manifest.json",
+                                               "gen/gen_ops.py")] == [0o640, 0o600, 0o644, 0o755]

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from opgen.errors import Location, OpgenError, OpgenErrors, printable_path, report
-from opgen.fsutil import atomic_write
+from opgen.fsutil import atomic_write, file_mode
 from opgen.python_api.names import module_name_problem
 from opgen.render.emit import opens_with_module_header
 
@@ -396,8 +396,9 @@ def commit(out: Path, changes: Changes) -> None:
         for rel, data in changes.write.items():
             dest = staging.joinpath(*PurePosixPath(rel).parts)
             dest.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
             with os.fdopen(fd, "wb") as f:
+                os.fchmod(fd, file_mode(check_relative(out, rel)))
                 f.write(data)
             written[rel] = changes.digests.get(rel) or _digest(data)
         # No fsync of the staged files: a killed process loses nothing the kernel already has,
