@@ -370,6 +370,10 @@ def os_error(e: OSError) -> OpgenError:
     where = e.filename if isinstance(e.filename, (str, bytes)) else None
     if isinstance(where, bytes):
         where = where.decode("utf-8", "backslashreplace")
+    if where and e.errno == errno.EISDIR:
+        return OpgenError("a directory where a file is expected", Location(where),
+                          hint="-o and --depfile name the file to write: give a file's path (e.g. one inside "
+                               "this directory)")
     reason = e.strerror or str(e)
     return OpgenError(f"cannot access file: {reason}" if where else f"I/O error: {reason}",
                       Location(where) if where else None)

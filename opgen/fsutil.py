@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -32,6 +33,8 @@ def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
     """Write `data` to `path` via a temporary file in the same directory and os.replace, with
     the mode `file_mode` says; `durable=False` skips the fsync (for caches: a file lost or torn
     by a crash is rebuilt)."""
+    if os.path.isdir(path):  # named after `path`, not the temporary file os.replace would fail on
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -42,7 +45,10 @@ def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
             if durable:
                 f.flush()
                 os.fsync(f.fileno())
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except IsADirectoryError as e:  # a directory made meanwhile
+            raise IsADirectoryError(e.errno, e.strerror, str(path)) from None
     except BaseException:
         try:
             os.unlink(tmp)

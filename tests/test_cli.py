@@ -461,3 +461,19 @@ def test_written_files_get_open_modes_and_keep_an_existing_mode(project, umask_0
     assert "More" in (project / "gen" / "gen_ops.py").read_text()
     assert [_mode(project / name) for name in ("ops.pbtxt", "opgen.d", "gen/.opgen-manifest.json",
                                                "gen/gen_ops.py")] == [0o640, 0o600, 0o644, 0o755]
+
+
+@pytest.mark.parametrize("argv", [["oplist", "-o", "DIR"], ["kernels", "-o", "DIR"], ["api", "-o", "DIR"],
+                                  ["specs", "ops.pbtxt", "-o", "DIR"], ["build", "--depfile", "DIR"]])
+def test_output_naming_a_directory_is_a_located_error_writing_nothing(project, argv):
+    """`-o DIR` / `--depfile DIR`: the error names the path the user gave (never a temporary
+    file) with a hint, exit 2, and nothing is written (no temporary file, no output tree)."""
+    assert run("oplist", "-o", "ops.pbtxt").exit_code == 0
+    (project / "out dir").mkdir()
+    before = sorted(p.relative_to(project) for p in project.rglob("*"))
+    result = run(*[a.replace("DIR", "out dir/") for a in argv])
+    assert result.exit_code == 2
+    assert result.output.startswith("out dir: error: a directory where a file is expected\n  hint: -o and --depfile"), \
+        result.output
+    assert ".tmp" not in result.output and "Traceback" not in result.output
+    assert sorted(p.relative_to(project) for p in project.rglob("*")) == before
