@@ -23,7 +23,8 @@ journal, lock, recovery. Every path this module touches is checked to lie inside
 * A journal is only obeyed when every entry is a plain relative path inside `--out`, every
   staged file is a regular file whose hash matches, and every deletion is an owned file;
   otherwise nothing is touched and the error says what to delete.
-* The lock file and staging dir are opened without following symlinks.
+* The lock file and staging dir are opened without following symlinks. The lock file only
+  exists while a build holds it (each build removes it, failed or not).
 """
 
 from __future__ import annotations
@@ -426,26 +427,58 @@ def write_error(e: OSError, out: Path, state: str) -> OpgenError:
 
 @contextlib.contextmanager
 def build_lock(out: Path):
-    """One writing build per output directory at a time (the lock file lives inside --out
-    and is never followed through a symlink)."""
-    import fcntl
-
+    """One writing build per output directory at a time. The lock file lives inside --out
+    only while a build holds it (never followed through a symlink); a build that fails
+    leaves no lock, and no directory it created that stayed empty."""
+    created = [p for p in (out, *out.parents) if not os.path.lexists(p)]  # deepest first
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        lock = _acquire(out / LOCK, printable_path(out))
     except OSError as e:
         hint = f"{out / LOCK} is a symlink: delete it" if e.errno == errno.ELOOP else None
         raise OpgenError(f"cannot open the build lock: {e.strerror}", Location(str(out / LOCK)), hint=hint) from None
-    with os.fdopen(fd, "a+b") as f:
+    failed = True
+    try:
+        yield
+        failed = False
+    finally:
+        with lock:  # removed while held: a build waiting on this file sees it gone and locks a new one
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(out / LOCK)
+        if failed:
+            for directory in created:
+                try:
+                    directory.rmdir()
+                except OSError:  # not empty (an interrupted build's journal, ...) or not ours
+                    break
+
+
+def _acquire(path: Path, shown: str):
+    """The lock file at `path`, opened, created if missing and locked: an open file whose
+    closing releases the lock. The lock taken is on the file `path` names when it is
+    granted, not on one the previous holder removed meanwhile."""
+    import fcntl
+
+    waited = False
+    while True:
+        path.parent.mkdir(parents=True, exist_ok=True)  # again: a failed build may have removed it
+        f = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644), "a+b")
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            report(f"opgen: waiting for another opgen build of {printable_path(out)}")
-            fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if not waited:
+                    report(f"opgen: waiting for another opgen build of {shown}")
+                    waited = True
+                fcntl.flock(f, fcntl.LOCK_EX)
+            held = os.fstat(f.fileno())
+            with contextlib.suppress(FileNotFoundError):
+                current = os.lstat(path)
+                if (current.st_dev, current.st_ino) == (held.st_dev, held.st_ino):
+                    return f
+        except BaseException:
+            f.close()
+            raise
+        f.close()
 
 
 __all__ = ["GITIGNORE", "JOURNAL", "LOCK", "MANIFEST", "STAGING", "Changes", "gitignore_output", "build_lock", "check_out_dir", "check_relative", "commit",
