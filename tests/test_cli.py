@@ -477,3 +477,24 @@ def test_output_naming_a_directory_is_a_located_error_writing_nothing(project, a
         result.output
     assert ".tmp" not in result.output and "Traceback" not in result.output
     assert sorted(p.relative_to(project) for p in project.rglob("*")) == before
+
+
+def test_out_moves_the_whole_tree_api_snapshot_included(project):
+    """`[tool.opgen] api` is a place inside the tree `out` names (the config is checked on
+    its own: `api` outside `out` is an error, with `--out` or without); `--out` moves that
+    whole tree, the snapshot to the same place inside it, and writes nothing outside it
+    (as `--help` says)."""
+    config = project / "pyproject.toml"
+    config.write_text(config.read_text().replace('out = "gen"', 'out = "pkg/ops"\napi = "pkg/ops/docs/API.md"'))
+    result = run("build", "--list-outputs", "--out", "elsewhere")
+    assert result.exit_code == 0 and "elsewhere/docs/API.md" in result.stdout.splitlines(), result.output
+    result = run("build", "--out", "elsewhere")
+    assert result.exit_code == 0, result.output
+    assert (project / "elsewhere" / "docs" / "API.md").is_file() and not (project / "pkg").exists()
+    assert "the API snapshot ([tool.opgen] api, a path inside out) to the same place inside it" in _flat(
+        run("build", "--help").stdout)
+    config.write_text(config.read_text().replace('api = "pkg/ops/docs/API.md"', 'api = "elsewhere/API.md"'))
+    for argv in ([], ["--out", "elsewhere"]):
+        result = run("build", *argv)
+        assert result.exit_code == 2 and "elsewhere/API.md" in result.output and "not inside" in result.output, \
+            result.output
