@@ -319,7 +319,9 @@ _define(cli, "build", "_cmd_build", "Render gen_*_ops.py modules, their source m
     _option("--library", metavar="PATH", section="Rendering",
             help="Compiled op library the modules load with tf.load_op_library on first TensorFlow use: a path "
                  "relative to the modules, or package:resource. [tool.opgen] library; default: none."),
-    _option("--out", metavar="DIR", section="Output", help="Output directory. [tool.opgen] out; default: generated."),
+    _option("--out", metavar="DIR", section="Output",
+            help="Output directory; the whole tree moves there, the API snapshot ([tool.opgen] api, a path "
+                 "inside out) to the same place inside it. [tool.opgen] out; default: generated."),
     _option("--depfile", metavar="FILE", section="Output",
             help="Also write a make-style depfile: every output, and every file the build read."),
     _option("--depfile-relative-to", metavar="DIR", section="Output",
@@ -370,6 +372,10 @@ def os_error(e: OSError) -> OpgenError:
     where = e.filename if isinstance(e.filename, (str, bytes)) else None
     if isinstance(where, bytes):
         where = where.decode("utf-8", "backslashreplace")
+    if where and e.errno == errno.EISDIR:
+        return OpgenError("a directory where a file is expected", Location(where),
+                          hint="-o and --depfile name the file to write: give a file's path (e.g. one inside "
+                               "this directory)")
     reason = e.strerror or str(e)
     return OpgenError(f"cannot access file: {reason}" if where else f"I/O error: {reason}",
                       Location(where) if where else None)

@@ -5,6 +5,7 @@ and help text. `opgen.cli.cli.main` runs the same error boundary as the console 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -429,3 +430,71 @@ def test_overrides_check_escapes_the_directory(project):
     (project / "ov\x1bx" / "small.pbtxt").write_text('op {\n  name: "Small"\n  alias: "Tiny"\n}\n')
     result = run("overrides", "check", "--overrides", "ov\x1bx")
     assert result.exit_code == 0 and result.stdout == "overrides OK: 1 of 1 ops overridden by ov\\x1bx\n"
+
+
+@pytest.fixture
+def umask_002():
+    old = os.umask(0o002)
+    yield
+    os.umask(old)
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_written_files_get_open_modes_and_keep_an_existing_mode(project, umask_002):
+    """Every file a command writes gets what a plain open() would give it (0o666 less the
+    umask, 0o664 here) when new, and keeps the mode of the file it replaces."""
+    for argv in (["oplist", "-o", "ops.pbtxt"], ["kernels", "-o", "kernels.pbtxt"], ["api", "-o", "API.md"],
+                 ["specs", "ops.pbtxt", "-o", "ops.cc"], ["build", "--depfile", "opgen.d"]):
+        assert run(*argv).exit_code == 0, argv
+    written = ["ops.pbtxt", "kernels.pbtxt", "API.md", "ops.cc", "opgen.d", "gen/.opgen-manifest.json",
+               "gen/gen_ops.py", "gen/opgen_sourcemap.json"]
+    assert {name: _mode(project / name) for name in written} == dict.fromkeys(written, 0o664)
+    for mode, name in zip((0o640, 0o600, 0o644, 0o755), ["ops.pbtxt", "opgen.d", "gen/.opgen-manifest.json",
+                                                         "gen/gen_ops.py"]):
+        (project / name).chmod(mode)
+    (project / "specs" / "ops.cc").write_text(_SMALL + 'REGISTER_OP("More").Output("z: float");\n')
+    for argv in (["oplist", "-o", "ops.pbtxt"], ["build", "--depfile", "opgen.d"]):
+        assert run(*argv).exit_code == 0, argv
+    assert "More" in (project / "gen" / "gen_ops.py").read_text()
+    assert [_mode(project / name) for name in ("ops.pbtxt", "opgen.d", "gen/.opgen-manifest.json",
+                                               "gen/gen_ops.py")] == [0o640, 0o600, 0o644, 0o755]
+
+
+@pytest.mark.parametrize("argv", [["oplist", "-o", "DIR"], ["kernels", "-o", "DIR"], ["api", "-o", "DIR"],
+                                  ["specs", "ops.pbtxt", "-o", "DIR"], ["build", "--depfile", "DIR"]])
+def test_output_naming_a_directory_is_a_located_error_writing_nothing(project, argv):
+    """`-o DIR` / `--depfile DIR`: the error names the path the user gave (never a temporary
+    file) with a hint, exit 2, and nothing is written (no temporary file, no output tree)."""
+    assert run("oplist", "-o", "ops.pbtxt").exit_code == 0
+    (project / "out dir").mkdir()
+    before = sorted(p.relative_to(project) for p in project.rglob("*"))
+    result = run(*[a.replace("DIR", "out dir/") for a in argv])
+    assert result.exit_code == 2
+    assert result.output.startswith("out dir: error: a directory where a file is expected\n  hint: -o and --depfile"), \
+        result.output
+    assert ".tmp" not in result.output and "Traceback" not in result.output
+    assert sorted(p.relative_to(project) for p in project.rglob("*")) == before
+
+
+def test_out_moves_the_whole_tree_api_snapshot_included(project):
+    """`[tool.opgen] api` is a place inside the tree `out` names (the config is checked on
+    its own: `api` outside `out` is an error, with `--out` or without); `--out` moves that
+    whole tree, the snapshot to the same place inside it, and writes nothing outside it
+    (as `--help` says)."""
+    config = project / "pyproject.toml"
+    config.write_text(config.read_text().replace('out = "gen"', 'out = "pkg/ops"\napi = "pkg/ops/docs/API.md"'))
+    result = run("build", "--list-outputs", "--out", "elsewhere")
+    assert result.exit_code == 0 and "elsewhere/docs/API.md" in result.stdout.splitlines(), result.output
+    result = run("build", "--out", "elsewhere")
+    assert result.exit_code == 0, result.output
+    assert (project / "elsewhere" / "docs" / "API.md").is_file() and not (project / "pkg").exists()
+    assert "the API snapshot ([tool.opgen] api, a path inside out) to the same place inside it" in _flat(
+        run("build", "--help").stdout)
+    config.write_text(config.read_text().replace('api = "pkg/ops/docs/API.md"', 'api = "elsewhere/API.md"'))
+    for argv in ([], ["--out", "elsewhere"]):
+        result = run("build", *argv)
+        assert result.exit_code == 2 and "elsewhere/API.md" in result.output and "not inside" in result.output, \
+            result.output

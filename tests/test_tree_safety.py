@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,7 @@ def _grow(root: Path) -> None:
 
 
 def _tree(out: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in out.iterdir() if p.is_file() and p.name != tree_writer.LOCK}
+    return {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
 
 
 def _debris(out: Path) -> list[str]:
@@ -164,6 +165,66 @@ def test_stale_file_changed_by_hand_is_kept_and_reported(tmp_path, monkeypatch, 
     assert (out / "gen_extra.py").exists()
 
 
+def test_a_failed_build_leaves_no_lock_nor_a_directory_it_created(tmp_path, monkeypatch, capsys):
+    """The lock exists only while a build runs: a build refused for a hand-written file
+    leaves the directory exactly as it was, a failed write into a new --out removes the
+    directories it created, and a successful build leaves no lock either."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    out.mkdir()
+    (out / "gen_ops.py").write_text("# hand-written\n")
+    for argv in ([], ["--check"]):
+        status, err = _build(root, monkeypatch, capsys, *argv)
+        assert status == 2 and "opgen did not write it" in err, err
+        assert os.listdir(out) == ["gen_ops.py"]
+    shutil.rmtree(out)
+    with monkeypatch.context() as m:
+        _fail_nth(m, "open", 1, errno.ENOSPC, tree_writer.STAGING)
+        status, err = _build(root, monkeypatch, capsys, "--out", "new/gen")
+    assert status == 2 and "no space left on device" in err, err
+    assert sorted(os.listdir(root)) == ["pyproject.toml", "specs"]
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    assert tree_writer.LOCK not in os.listdir(out) and "gen_ops.py" in os.listdir(out)
+
+
+def test_a_build_waiting_on_a_lock_its_holder_removes_locks_the_new_one(tmp_path):
+    """A waiting build is granted the lock on a file the holder has removed (as every build
+    does when done): it must then lock the file now at the path, held by a third build."""
+    import fcntl
+
+    root = _project(tmp_path)
+    out = root / "gen"
+    out.mkdir()
+    with open(out / tree_writer.LOCK, "a+b") as first:
+        fcntl.flock(first, fcntl.LOCK_EX)
+        proc = subprocess.Popen([sys.executable, "-m", "opgen", "build"], cwd=root, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "PYTHONPATH": str(REPO)})
+        deadline = time.monotonic() + 60
+        while not _locks_held_on(out / tree_writer.LOCK, proc.pid) and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        os.unlink(out / tree_writer.LOCK)
+        with open(out / tree_writer.LOCK, "a+b") as third:
+            fcntl.flock(third, fcntl.LOCK_EX)
+            fcntl.flock(first, fcntl.LOCK_UN)
+            time.sleep(1.0)
+            assert proc.poll() is None and not (out / "gen_ops.py").exists()  # waiting on the third's lock
+            fcntl.flock(third, fcntl.LOCK_UN)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and err.count("waiting for another opgen build") == 1, err
+    assert (out / "gen_ops.py").exists() and not (out / tree_writer.LOCK).exists()
+
+
+def _locks_held_on(path: Path, pid: int) -> bool:
+    """True when process `pid` waits for a lock on `path` (a `->` line of /proc/locks)."""
+    ino = os.stat(path).st_ino
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if "->" in fields and fields[fields.index("->") + 4] == str(pid) and fields[-3].endswith(f":{ino}"):
+            return True
+    return False
+
+
 def test_planted_journal_outside_out_is_refused_and_touches_nothing(tmp_path, monkeypatch, capsys):
     root = _project(tmp_path)
     out = root / "gen"
@@ -227,12 +288,11 @@ def test_internal_error_is_one_line_unless_debug(tmp_path, monkeypatch, capsys):
 
 def _clone(tmp_path: Path, monkeypatch, capsys) -> Path:
     """A project built once with modules gen_ops and gen_b (one per source file), whose output tree then lost
-    its manifest (and lock), as a fresh clone of a committed `gen/` has none."""
+    its manifest, as a fresh clone of a committed `gen/` has none."""
     root = _project(tmp_path)
     (root / "specs" / "b.cc").write_text('REGISTER_OP("Bee").Output("y: float");\n')
     assert _build(root, monkeypatch, capsys)[0] == 0
-    for name in (tree_writer.MANIFEST, tree_writer.LOCK):
-        (root / "gen" / name).unlink()
+    (root / "gen" / tree_writer.MANIFEST).unlink()
     assert sorted(_tree(root / "gen")) == [".gitignore", "gen_b.py", "gen_ops.py", "opgen_sourcemap.json"]
     return root
 
@@ -306,3 +366,88 @@ def test_fresh_clone_with_custom_templates_rewrites_the_listed_modules(tmp_path,
     status, err = _build(root, monkeypatch, capsys, "--templates", str(templates))
     assert status == 0, err
     assert "More" in (root / "gen" / "gen_ops.py").read_text()
+
+
+# ---- a module no build of this tree wrote (git apply of --diff, a pull) ------------------
+
+def _git_apply(root: Path, diff: str) -> None:
+    subprocess.run(["git", "apply", "-"], input=diff, cwd=root, capture_output=True, text=True, check=True)
+
+
+@pytest.mark.parametrize("manifest", [True, False], ids=["with_manifest", "fresh_clone"])
+def test_a_stale_module_added_by_git_apply_is_reported_and_deleted(tmp_path, monkeypatch, capsys, manifest):
+    """The README's `opgen build --diff | git apply` adds a module the manifest does not
+    list: opgen's by its name and exact header, so once its op is gone `--check` fails on
+    it, `--diff` deletes it through `git apply`, and a build deletes it; also when no source
+    map lists it any more (the tree an older opgen's build left, or a teammate's pull)."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    if not manifest:
+        (out / tree_writer.MANIFEST).unlink()
+
+    def add_by_git_apply() -> bytes:
+        (root / "specs" / "new_ops.cc").write_text('REGISTER_OP("Fresh").Output("y: float");\n')
+        assert main(["build", "--diff"]) == 0
+        _git_apply(root, capsys.readouterr().out)
+        (root / "specs" / "new_ops.cc").unlink()
+        return (out / "gen_new_ops.py").read_bytes()
+
+    add_by_git_apply()
+    assert main(["build", "--check"]) == 1
+    assert "would delete gen/gen_new_ops.py" in capsys.readouterr().out.splitlines()
+    assert main(["build", "--diff"]) == 0
+    diff = capsys.readouterr().out
+    assert "--- a/gen/gen_new_ops.py\n+++ /dev/null\n" in diff, diff
+    _git_apply(root, diff)
+    assert not (out / "gen_new_ops.py").exists()
+    assert _build(root, monkeypatch, capsys, "--check")[0] == 0
+
+    add_by_git_apply()
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0 and "1 deleted" in err, err
+    assert not (out / "gen_new_ops.py").exists()
+    assert _build(root, monkeypatch, capsys, "--check")[0] == 0
+
+    module = add_by_git_apply()
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    (out / "gen_new_ops.py").write_bytes(module)  # the source map no longer lists it
+    if not manifest:
+        (out / tree_writer.MANIFEST).unlink()
+    assert main(["build", "--check"]) == 1
+    said = capsys.readouterr()
+    assert said.out == "would delete gen/gen_new_ops.py\n", said
+    assert "1 file of 4 in gen would change" in said.err, said.err
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0 and "1 deleted" in err and not (out / "gen_new_ops.py").exists(), err
+
+
+def test_only_a_module_with_opgen_exact_header_naming_it_is_deleted_unlisted(tmp_path, monkeypatch, capsys):
+    """Unlisted files are kept unless they open with the header opgen gives a module of
+    their name: a copy under another name, a header reworded or moved down, a non-module
+    name, a symlink, or a file in a subdirectory are never touched."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    (root / "specs" / "c.cc").write_text('REGISTER_OP("Sea").Output("y: float");\n')
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    module = (out / "gen_c.py").read_bytes()
+    (root / "specs" / "c.cc").unlink()
+    assert _build(root, monkeypatch, capsys)[0] == 0 and not (out / "gen_c.py").exists()
+    (out / "sub").mkdir()
+    target = tmp_path / "target.py"
+    target.write_bytes(module)
+    planted = {
+        "gen_d.py": module,  # header names module c
+        "mine.py": b"# notes\n" + module,  # the header is not the file's opening
+        "gen_e.py": module.replace(b"ops of c.", b"ops of e.").replace(b"Do not edit.", b"Edit freely."),
+        "gen-c.py": module.replace(b"ops of c.", b"ops of gen-c."),  # not a module name
+        "sub/gen_c.py": module,
+        "gen_c.txt": module,
+    }
+    for name, data in planted.items():
+        (out / name).write_bytes(data)
+    (out / "gen_c.py").symlink_to(target)
+    assert _build(root, monkeypatch, capsys, "--check")[0] == 0
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    assert {name: (out / name).read_bytes() for name in planted} == planted
+    assert (out / "gen_c.py").is_symlink() and target.read_bytes() == module

@@ -6,6 +6,9 @@ journal, lock, recovery. Every path this module touches is checked to lie inside
   hand is kept and reported. A tree without a manifest (a fresh clone of a committed
   output: the manifest is git-ignored) owns the modules its source map lists that still
   carry opgen's header; a listed module without it is kept and reported when stale.
+  Either way, a module directly in `--out` that nothing lists (added by `git apply` of a
+  `--diff`, or by a pull) is opgen's when its name is a module name and it opens with the
+  exact header docstring opgen gives that module; such a module is deleted when stale.
 * An existing file is only overwritten when opgen owns its path: the manifest or the
   source map lists it, or it carries the mark of an opgen output (a module's header, the
   source map's or API snapshot's generator line). Anything else where an output goes (a
@@ -20,7 +23,8 @@ journal, lock, recovery. Every path this module touches is checked to lie inside
 * A journal is only obeyed when every entry is a plain relative path inside `--out`, every
   staged file is a regular file whose hash matches, and every deletion is an owned file;
   otherwise nothing is touched and the error says what to delete.
-* The lock file and staging dir are opened without following symlinks.
+* The lock file and staging dir are opened without following symlinks. The lock file only
+  exists while a build holds it (each build removes it, failed or not).
 """
 
 from __future__ import annotations
@@ -36,7 +40,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from opgen.errors import Location, OpgenError, OpgenErrors, printable_path, report
-from opgen.fsutil import atomic_write
+from opgen.fsutil import atomic_write, file_mode
+from opgen.python_api.names import module_name_problem
+from opgen.render.emit import opens_with_module_header
 
 STAGING = ".opgen-staging"
 JOURNAL = ".opgen-journal.json"
@@ -145,12 +151,29 @@ def _listed_modules(out: Path, source_map: str) -> list[str]:
             if isinstance(rel, str) and "/" not in rel and rel.endswith(".py") and not rel.startswith(".")]
 
 
-def _head(path: Path) -> str:
+def _head(path: Path, size: int = _HEAD_BYTES) -> str:
     try:
         with open(path, "rb") as f:
-            return f.read(_HEAD_BYTES).decode("utf-8", "replace")
+            return f.read(size).decode("utf-8", "replace")
     except OSError:
         return ""
+
+
+_MODULE_HEAD_BYTES = 64 << 10  # a module's header lists its sources: room for thousands of them
+
+
+def _orphan_modules(out: Path, known: set[str]) -> list[str]:
+    """Modules directly in `out` that neither the manifest, the source map nor this build
+    names (`known`), but that are opgen's by their name and first lines: a module name
+    (`gen_x.py`), opening with the header docstring opgen gives exactly that module. A
+    `git apply` of `opgen build --diff`, or a pull of a teammate's build, adds such files."""
+    try:
+        entries = list(os.scandir(out))
+    except OSError:
+        return []
+    return sorted(e.name for e in entries if e.name not in known and e.name.endswith(".py")
+                  and module_name_problem(e.name[:-3]) is None and e.is_file(follow_symlinks=False)
+                  and opens_with_module_header(_head(out / e.name, _MODULE_HEAD_BYTES), e.name[:-3]))
 
 
 def _legacy_owned(out: Path, listed: list[str], source_map: str) -> dict[str, str]:
@@ -227,6 +250,7 @@ def plan(out: Path, files: dict[str, bytes], source_map: str) -> Changes:
         if not _is_regular(path):
             continue
         (delete if _digest(path.read_bytes()) == digest else kept).append(rel)
+    delete += _orphan_modules(out, {*files, *owned, *kept})
     digests = {rel: _digest(data) for rel, data in files.items()}
     manifest = None if recorded == digests else digests
     return Changes(write, delete, unchanged, tuple(sorted(kept)), manifest, digests)
@@ -373,8 +397,9 @@ def commit(out: Path, changes: Changes) -> None:
         for rel, data in changes.write.items():
             dest = staging.joinpath(*PurePosixPath(rel).parts)
             dest.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
             with os.fdopen(fd, "wb") as f:
+                os.fchmod(fd, file_mode(check_relative(out, rel)))
                 f.write(data)
             written[rel] = changes.digests.get(rel) or _digest(data)
         # No fsync of the staged files: a killed process loses nothing the kernel already has,
@@ -402,26 +427,58 @@ def write_error(e: OSError, out: Path, state: str) -> OpgenError:
 
 @contextlib.contextmanager
 def build_lock(out: Path):
-    """One writing build per output directory at a time (the lock file lives inside --out
-    and is never followed through a symlink)."""
-    import fcntl
-
+    """One writing build per output directory at a time. The lock file lives inside --out
+    only while a build holds it (never followed through a symlink); a build that fails
+    leaves no lock, and no directory it created that stayed empty."""
+    created = [p for p in (out, *out.parents) if not os.path.lexists(p)]  # deepest first
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        lock = _acquire(out / LOCK, printable_path(out))
     except OSError as e:
         hint = f"{out / LOCK} is a symlink: delete it" if e.errno == errno.ELOOP else None
         raise OpgenError(f"cannot open the build lock: {e.strerror}", Location(str(out / LOCK)), hint=hint) from None
-    with os.fdopen(fd, "a+b") as f:
+    failed = True
+    try:
+        yield
+        failed = False
+    finally:
+        with lock:  # removed while held: a build waiting on this file sees it gone and locks a new one
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(out / LOCK)
+        if failed:
+            for directory in created:
+                try:
+                    directory.rmdir()
+                except OSError:  # not empty (an interrupted build's journal, ...) or not ours
+                    break
+
+
+def _acquire(path: Path, shown: str):
+    """The lock file at `path`, opened, created if missing and locked: an open file whose
+    closing releases the lock. The lock taken is on the file `path` names when it is
+    granted, not on one the previous holder removed meanwhile."""
+    import fcntl
+
+    waited = False
+    while True:
+        path.parent.mkdir(parents=True, exist_ok=True)  # again: a failed build may have removed it
+        f = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644), "a+b")
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            report(f"opgen: waiting for another opgen build of {printable_path(out)}")
-            fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if not waited:
+                    report(f"opgen: waiting for another opgen build of {shown}")
+                    waited = True
+                fcntl.flock(f, fcntl.LOCK_EX)
+            held = os.fstat(f.fileno())
+            with contextlib.suppress(FileNotFoundError):
+                current = os.lstat(path)
+                if (current.st_dev, current.st_ino) == (held.st_dev, held.st_ino):
+                    return f
+        except BaseException:
+            f.close()
+            raise
+        f.close()
 
 
 __all__ = ["GITIGNORE", "JOURNAL", "LOCK", "MANIFEST", "STAGING", "Changes", "gitignore_output", "build_lock", "check_out_dir", "check_relative", "commit",
