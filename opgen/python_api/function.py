@@ -16,12 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.apidef import ApiModel
-from opgen.errors import OpgenError
+from opgen.errors import Location, OpgenError
 from opgen.proto import api_def_pb2, op_def_pb2
 from opgen.proto.datatypes import BY_ENUM
 from opgen.python_api import docstrings
 from opgen.python_api.literals import annotation_class, attr_default, py_str
-from opgen.python_api.names import avoid_reserved, identifier_problem, is_reserved
+from opgen.python_api.names import avoid_reserved, identifier_problem, is_reserved, lower_case_op_name
 from opgen.python_api.signature import inferred_attrs, python_aliases, python_function_name, python_params
 
 # All annotation classes, sorted as strings: the constraints of a TypeVar whose attr allows any type.
@@ -118,6 +118,20 @@ class FunctionApi:
 class SkippedOp:
     op_name: str
     reason: str  # "skip" (ApiDef SKIP), "reserved" (visible op named like a keyword), "unsupported attr type"
+
+
+def reserved_name_warning(op_name: str, location: Location | None) -> str:
+    """The warning for a visible op that gets no function because its Python name is
+    reserved: TF's python_op_gen (GetPythonOpsImpl) drops it without a word; opgen keeps the
+    behaviour (a drop-in module has the same functions) but says so, with the way out."""
+    base = lower_case_op_name(op_name)
+    return OpgenError(
+        f"op '{op_name}' gets no Python function: its name '{base}' is a Python keyword or reserved name "
+        "(TensorFlow's generated wrappers skip it too)",
+        location,
+        hint=f'give it another name with an override (op {{ name: "{op_name}" rename_to: "{op_name}Op" }}) '
+        f"or hide it (hide: true generates _{base})",
+    ).format_warning()
 
 
 @dataclass(frozen=True)
@@ -396,6 +410,7 @@ __all__ = [
     "Output",
     "Param",
     "SkippedOp",
+    "reserved_name_warning",
     "TypeVarDef",
     "function_api",
     "module_api",

@@ -23,10 +23,10 @@ from pathlib import Path
 
 from opgen import __version__
 from opgen.apidef import ApiModel
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, report
 from opgen.module_groups import group_ops
 from opgen.proto import op_def_pb2
-from opgen.python_api.function import FunctionApi, SkippedOp, function_api
+from opgen.python_api.function import FunctionApi, SkippedOp, function_api, reserved_name_warning
 from opgen.render import emit, residual
 from opgen.render.formatter import ChunkFormatter
 from opgen.render.tree_writer import Changes, plan
@@ -186,6 +186,11 @@ class Renderer:
             functions_map.sort()
             source_map[f"{name}.py"] = [f"{_json_str(fn)}: {entry}" for fn, entry in functions_map]
         files[SOURCE_MAP] = source_map_text(source_map).encode()
+        for ops in groups.values():
+            for op in ops:
+                if entries[op.name][0].skipped == "reserved":
+                    src = sources.get(op.name)
+                    report(reserved_name_warning(op.name, src.location if src else None))
         if used.keys() != cache.index.keys():
             self.formatter.save_pack(pack, used, base=cache)
         return RenderResult(files, ops=total, formatted=len(to_format) + len(header_misses))
