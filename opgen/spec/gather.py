@@ -34,6 +34,7 @@ from opgen.spec.model import GatherResult, KernelRegistration, OpSource, Registr
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
 from opgen.spec.preprocessor import MissingInclude, Preprocessor
 from opgen.spec.register_types import tf_call_defines
+from opgen.spec.shape_fn_names import unknown_shape_fn_warning
 
 TRANSLATION_UNIT_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".cu")
 _GLOB_CHARS = set("*?[")
@@ -286,6 +287,7 @@ def _gather(
     kernels: list[KernelRegistration] = []
     kernel_errors: list[OpgenError] = []
     condition_warnings: list[OpgenError] = []  # #if names read as 0 that a missing include may define
+    shape_fn_warnings: list[str | None] = []  # a SetShapeFn name that looks like a typo
     for path in files.cpp:
         scanned = scan_cpp_file(path, pp, table)
         regs, file_errors = scanned.ops, scanned.errors
@@ -319,6 +321,9 @@ def _gather(
             errors.extend(errs)
         for (op_def, shape_fn), reg in built:
             register(op_def, OpSource(reg.loc, shape_fn, _part_locations(reg)))
+            if shape_fn:
+                call = next(c for c in reg.calls if c.method == "SetShapeFn")
+                shape_fn_warnings.append(unknown_shape_fn_warning(shape_fn, call.args[0].loc))
 
     for path in files.oplists:
         try:
@@ -334,6 +339,7 @@ def _gather(
         f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
         for target, sites in missing.items()]
     warnings += _as_warnings(condition_warnings)
+    warnings += dict.fromkeys(w for w in shape_fn_warnings if w)  # a header's op once
     if strict_kernels:
         errors += kernel_errors
     else:
