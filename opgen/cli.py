@@ -19,7 +19,7 @@ from typing import Sequence
 import click
 
 from opgen import __version__
-from opgen.config import Config, load_config
+from opgen.config import PATH_KEYS, Config, check_paths, load_config
 from opgen.errors import Location, OpgenError, printable_path, report as _report
 
 Args = SimpleNamespace  # one command's options by name (what the layers below read)
@@ -400,6 +400,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(args, int):
             return args
         config = load_config()
+        # The configured paths this command reads (it has the option) and no option replaces.
+        check_paths(config, [key for key in PATH_KEYS if hasattr(args, key) and not getattr(args, key)])
         status = args.handler(args, config)
         sys.stdout.flush()
         if args.verbose:
