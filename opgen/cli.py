@@ -96,9 +96,17 @@ def _cmd_specs(args: Args, config: Config) -> int:
 
 
 def _cmd_build(args: Args, config: Config) -> int:
+    from opgen.module_groups import unmatched_patterns
     from opgen.pipeline import run_build
 
-    return run_build(args, config, gather=lambda: _gather(args, config))
+    def gather():
+        gathered = _gather(args, config)
+        for pattern in unmatched_patterns(gathered.op_list, config.modules):
+            _report(OpgenError(f"[tool.opgen.modules] pattern {pattern!r} matches no op", config.where("modules", pattern),
+                               hint="patterns are fnmatch globs on op names, case-sensitive ('Foo*')").format_warning())
+        return gathered
+
+    return run_build(args, config, gather=gather)
 
 
 def _overrides_dir(args: Args, config: Config) -> str | Path | None:

@@ -88,3 +88,11 @@ def test_an_option_replacing_the_key_skips_its_check(run, tmp_path):
 def test_glob_source_matching_nothing(run):
     code, err = run('[tool.opgen]\nsources = ["cc/*.cpp"]\n', "oplist")
     assert code == 2 and "pyproject.toml:2:12: error: [tool.opgen] sources entry 'cc/*.cpp' matches no files" in err
+
+
+def test_modules_pattern_matching_no_op_is_a_located_warning(run, tmp_path):
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"A" = "gen_a"\n"Nope*" = "gen_x"\n',
+                    "build", "--quiet")
+    assert code == 0
+    assert err.startswith(f"{tmp_path / 'pyproject.toml'}:5:1: warning: [tool.opgen.modules] pattern 'Nope*' matches no op")
+    assert "'A'" not in err
