@@ -40,6 +40,7 @@ def _gather(args: Args, config: Config, strict_kernels: bool = False):
         strict_includes=args.strict_includes or config.strict_includes,
         strict_kernels=strict_kernels,
         cache=args.command == "build" and not args.dry_run,  # `--dry-run` writes no cache
+        require_ops=args.command == "build",  # a build from no ops would delete every module
     )
 
 

@@ -156,12 +156,18 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
         unbalanced = check_brackets(tokens)
         if unbalanced is not None:
             errors.append(unbalanced)
-    if pp.missing_includes:
+    # A registration through a macro nothing defines registers nothing: an error whether an
+    # include is missing (its likely cause) or not.
+    missing = [*pp.missing_includes, *pp.missing_project_includes]
+    if missing:
         errors += undefined_registration_macros(tokens)
         kernel_errors += undefined_kernel_macros(tokens)
-        errors, kernel_errors = ([_blame_missing_includes(e.message, e.location, e.name, pp.missing_includes)
+        errors, kernel_errors = ([_blame_missing_includes(e.message, e.location, e.name, missing)
                                   if isinstance(e, UndefinedNameError) else e for e in errs]
                                  for errs in (errors, kernel_errors))
+    else:
+        errors += [OpgenError(e.message, e.location, hint=f"define '{e.name}', or include the header that defines it")
+                   for e in undefined_registration_macros(tokens)]
     return ScannedFile(regs, errors, kernels, kernel_errors)
 
 
@@ -205,6 +211,7 @@ def gather(
     strict_includes: bool = False,
     strict_kernels: bool = False,
     cache: bool = False,
+    require_ops: bool = False,
     warn: Callable[[str], None] = report,
 ) -> GatherResult:
     """The OpList (sorted by name, `_` ops only with include_internal) of every op the
@@ -214,7 +221,8 @@ def gather(
     `cache`: parsed text OpLists are kept in opgen's cache
     (`oplist_io.load_op_list_with_lines`). The warnings of a successful gather go to `warn`
     (stderr, terminal-safe), so every command that gathers prints them alike; a failed
-    one's are part of its GatherErrors."""
+    one's are part of its GatherErrors. Sources that register no op (and no kernel) are a
+    warning, or an error with `require_ops` (`opgen build`: it would delete every module)."""
     # Gathering allocates hundreds of thousands of acyclic tuples and small objects; the
     # cyclic GC would only traverse them again and again (a third of the time on a
     # large file), so it is paused and the garbage is left to reference counting.
@@ -222,7 +230,7 @@ def gather(
     gc.disable()
     try:
         result = _gather(sources, list(defines), include_dirs, allow_file, include_internal, helpers,
-                         strict_includes, strict_kernels, cache)
+                         strict_includes, strict_kernels, cache, require_ops)
     except GatherErrors:
         raise
     except OpgenError as e:  # a bad -D option or allow file: nothing can be gathered
@@ -233,6 +241,21 @@ def gather(
     for warning in result.warnings:
         warn(warning)
     return result
+
+
+def _nothing_registered(sources: list[str], files: SourceFiles, allow_file: bool) -> OpgenError:
+    """Sources that register no op: an empty directory, a misspelt glob, registrations
+    through a macro opgen cannot see."""
+    where = Location(sources[0]) if len(sources) == 1 else None
+    n = len(files.cpp) + len(files.oplists)
+    if n == 0:
+        return OpgenError(f"no C++ sources ({', '.join(TRANSLATION_UNIT_SUFFIXES)}) or OpList files in "
+                          f"{', '.join(sources) or 'the sources'}", where,
+                          hint="name the directories or files that hold the REGISTER_OP calls (SOURCES or "
+                          "[tool.opgen] sources)")
+    return OpgenError(f"no op registered in {_plural(n, 'source file')}" + (" allowed by --allow" if allow_file else ""),
+                      where, hint="opgen reads REGISTER_OP(...) chains (also through macros it can expand); "
+                      "check the sources, -D defines and include directories")
 
 
 _FLAG_CALLS = {"SetIsStateful": "is_stateful", "SetDoNotOptimize": "is_stateful", "SetIsCommutative": "is_commutative",
@@ -264,7 +287,9 @@ def _gather(
     strict_includes: bool,
     strict_kernels: bool,
     cache: bool,
+    require_ops: bool = False,
 ) -> GatherResult:
+    sources = list(sources)
     files = expand_sources(sources)
     errors: list[OpgenError] = list(files.errors)
     pp = Preprocessor([*tf_call_defines(defines), *defines], include_dirs)
@@ -344,6 +369,12 @@ def _gather(
         errors += kernel_errors
     else:
         warnings += [w + "\n  (kernel registration skipped)" for w in _as_warnings(kernel_errors)]
+    if not len(registry) and not errors and (require_ops or not kernels):
+        nothing = _nothing_registered(sources, files, allowed is not None)
+        if require_ops:
+            errors.append(nothing)
+        else:
+            warnings.append(nothing.format_warning())
     if errors:
         unique: dict[str, OpgenError] = {}  # an error in a header several files include: once
         for e in errors:
