@@ -135,6 +135,10 @@ def load_config(start: Path | None = None) -> Config:
             for name, v in value.items():
                 if not isinstance(v, str) or "\0" in name:
                     raise OpgenError(f"[tool.opgen.{key}] must map names to strings", where(key, name))
+                if key == "modules":
+                    from opgen.module_groups import validate_module_name
+
+                    validate_module_name(v, where(key, name))
         elif key == "jobs":
             if not isinstance(value, int) or value < 0:
                 raise OpgenError("[tool.opgen] jobs must be a non-negative integer", where(key))

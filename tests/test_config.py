@@ -96,3 +96,8 @@ def test_modules_pattern_matching_no_op_is_a_located_warning(run, tmp_path):
     assert code == 0
     assert err.startswith(f"{tmp_path / 'pyproject.toml'}:5:1: warning: [tool.opgen.modules] pattern 'Nope*' matches no op")
     assert "'A'" not in err
+
+
+def test_bad_module_name_is_located_at_its_pattern(run, tmp_path):
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"A*" = "gen_a"\n"B*" = "os"\n', "build")
+    assert code == 2 and err.startswith(f"{tmp_path / 'pyproject.toml'}:5:1: error: invalid module name 'os'")
