@@ -120,14 +120,22 @@ class SkippedOp:
     reason: str  # "skip" (ApiDef SKIP), "reserved" (visible op named like a keyword), "unsupported attr type"
 
 
-def reserved_name_warning(op_name: str, location: Location | None) -> str:
-    """The warning for a visible op that gets no function because its Python name is
-    reserved: TF's python_op_gen (GetPythonOpsImpl) drops it without a word; opgen keeps the
-    behaviour (a drop-in module has the same functions) but says so, with the way out."""
+def reserved_name_warning(ops: list[tuple[str, Location | None]]) -> str:
+    """The warning for visible ops (name, where) that get no function because their Python
+    name is reserved: TF's python_op_gen (GetPythonOpsImpl) drops them without a word; opgen
+    keeps the behaviour (a drop-in module has the same functions) but says so, once, with the
+    way out."""
+    (op_name, location), *others = ops
     base = lower_case_op_name(op_name)
+    if others:
+        names = ", ".join(f"'{name}'" for name, _ in ops)
+        message = (f"{len(ops)} ops get no Python function: their names are Python keywords or reserved names "
+                   f"(TensorFlow's generated wrappers skip them too): {names}")
+    else:
+        message = (f"op '{op_name}' gets no Python function: its name '{base}' is a Python keyword or reserved "
+                   "name (TensorFlow's generated wrappers skip it too)")
     return OpgenError(
-        f"op '{op_name}' gets no Python function: its name '{base}' is a Python keyword or reserved name "
-        "(TensorFlow's generated wrappers skip it too)",
+        message,
         location,
         hint=f'give it another name with an override (op {{ name: "{op_name}" rename_to: "{op_name}Op" }}) '
         f"or hide it (hide: true generates _{base})",

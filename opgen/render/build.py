@@ -191,11 +191,10 @@ class Renderer:
             functions_map.sort()
             source_map[f"{name}.py"] = [f"{_json_str(fn)}: {entry}" for fn, entry in functions_map]
         files[SOURCE_MAP] = source_map_text(source_map).encode()
-        for ops in groups.values():
-            for op in ops:
-                if entries[op.name][0].skipped == "reserved":
-                    src = sources.get(op.name)
-                    report(reserved_name_warning(op.name, src.location if src else None))
+        reserved = [(op.name, src.location if (src := sources.get(op.name)) else None)
+                    for ops in groups.values() for op in ops if entries[op.name][0].skipped == "reserved"]
+        if reserved:
+            report(reserved_name_warning(sorted(reserved, key=lambda item: item[1] or Location(""))))
         if used.keys() != cache.index.keys():
             self.formatter.save_pack(pack, used, base=cache)
         return RenderResult(files, ops=total, formatted=len(to_format) + len(header_misses))
