@@ -19,7 +19,7 @@ from typing import Sequence
 import click
 
 from opgen import __version__
-from opgen.config import Config, load_config
+from opgen.config import PATH_KEYS, Config, check_paths, load_config
 from opgen.errors import Location, OpgenError, printable_path, report as _report
 
 Args = SimpleNamespace  # one command's options by name (what the layers below read)
@@ -40,6 +40,7 @@ def _gather(args: Args, config: Config, strict_kernels: bool = False):
         strict_includes=args.strict_includes or config.strict_includes,
         strict_kernels=strict_kernels,
         cache=args.command == "build" and not args.dry_run,  # `--dry-run` writes no cache
+        require_ops=args.command == "build",  # a build from no ops would delete every module
     )
 
 
@@ -96,11 +97,20 @@ def _cmd_specs(args: Args, config: Config) -> int:
 
 
 def _cmd_build(args: Args, config: Config) -> int:
+    from opgen.module_groups import unmatched_patterns
     from opgen.pipeline import run_build
 
     if args.depfile_relative_to and not args.depfile:
         raise click.UsageError("--depfile-relative-to needs --depfile")
-    return run_build(args, config, gather=lambda: _gather(args, config))
+
+    def gather():
+        gathered = _gather(args, config)
+        for pattern in unmatched_patterns(gathered.op_list, config.modules):
+            _report(OpgenError(f"[tool.opgen.modules] pattern {pattern!r} matches no op", config.where("modules", pattern),
+                               hint="patterns are fnmatch globs on op names, case-sensitive ('Foo*')").format_warning())
+        return gathered
+
+    return run_build(args, config, gather=gather)
 
 
 def _overrides_dir(args: Args, config: Config) -> str | Path | None:
@@ -411,6 +421,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(args, int):
             return args
         config = load_config()
+        # The configured paths this command reads (it has the option) and no option replaces.
+        check_paths(config, [key for key in PATH_KEYS if hasattr(args, key) and not getattr(args, key)])
         status = args.handler(args, config)
         sys.stdout.flush()
         if args.verbose:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import glob
+import re
 import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, OpgenErrors, printable_path
 from opgen.limits import read_text_file
+from opgen.toml_positions import key_positions
 
 _KNOWN_KEYS = {
     "sources",  # list of C++ files/dirs/globs or OpList files
@@ -51,11 +55,27 @@ class Config:
     library: str | None = None
     strict_includes: bool = False
     docstring_kernels: bool = False
+    # Where each [tool.opgen] key (and array element) stands in pyproject.toml, by its path
+    # below [tool.opgen] (`("sources", 1)`, `("modules", "Nope*")`); empty without a file.
+    positions: Mapping[tuple[str | int, ...], tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
+    written: frozenset[str] = frozenset()  # the keys pyproject.toml sets (the others are defaults)
 
     def path(self, value: str) -> Path:
         """A configured path, resolved against the pyproject.toml directory."""
         p = Path(value)
         return p if p.is_absolute() else self.root / p
+
+    def where(self, *key: str | int) -> Location:
+        """pyproject.toml at `key` (below [tool.opgen]), or at its nearest written ancestor."""
+        return _located(self.root / "pyproject.toml", self.positions, key)
+
+
+def _located(pyproject: Path, positions: Mapping[tuple[str | int, ...], tuple[int, int]], key: tuple) -> Location:
+    for end in range(len(key), -1, -1):
+        found = positions.get(tuple(key[:end]))
+        if found:
+            return Location(str(pyproject), *found)
+    return Location(str(pyproject))
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -71,22 +91,30 @@ def load_config(start: Path | None = None) -> Config:
     pyproject = find_pyproject(start)
     if pyproject is None:
         return Config(root=start)
-    where = Location(str(pyproject))
     try:
-        data = tomllib.loads(read_text_file(pyproject))
+        text = read_text_file(pyproject)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise OpgenError(f"cannot parse pyproject.toml: {e}", where) from None
+        # tomllib puts the position in the message: "... (at line 3, column 9)".
+        m = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", str(e), re.S)
+        message, line, col = (m.group(1), int(m.group(2)), int(m.group(3))) if m else (str(e), 0, 0)
+        raise OpgenError(f"cannot parse pyproject.toml: {message}", Location(str(pyproject), line, col)) from None
     except RecursionError:
-        raise OpgenError("cannot parse pyproject.toml: arrays or tables nested too deeply", where) from None
+        raise OpgenError("cannot parse pyproject.toml: arrays or tables nested too deeply", Location(str(pyproject))) from None
+    positions = {key[2:]: at for key, at in key_positions(text).items() if key[:2] == ("tool", "opgen")}
+
+    def where(*key: str | int) -> Location:
+        return _located(pyproject, positions, key)
+
     tool = data.get("tool", {})
     table = tool.get("opgen", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
-        raise OpgenError("[tool.opgen] must be a table", where, hint="write [tool.opgen] followed by key = value lines")
+        raise OpgenError("[tool.opgen] must be a table", where(), hint="write [tool.opgen] followed by key = value lines")
     unknown = sorted(set(table) - _KNOWN_KEYS)
     if unknown:
         raise OpgenError(
             f"unknown [tool.opgen] key(s): {', '.join(unknown)}",
-            Location(str(pyproject)),
+            min((where(k) for k in unknown), key=lambda loc: (loc.line, loc.col)),
             hint=f"known keys: {', '.join(sorted(_KNOWN_KEYS))}",
         )
     kwargs: dict[str, object] = {}
@@ -95,24 +123,88 @@ def load_config(start: Path | None = None) -> Config:
             if isinstance(value, str):
                 value = [value]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise OpgenError(f"[tool.opgen] {key} must be a list of strings", Location(str(pyproject)))
+                bad = next((i for i, v in enumerate(value) if not isinstance(v, str)), None) if isinstance(value, list) else None
+                raise OpgenError(f"[tool.opgen] {key} must be a list of strings", where(key, *([] if bad is None else [bad])))
+            if key == "defines":
+                for i, define in enumerate(value):
+                    _check_define(define, where(key, i))
             value = tuple(value)
         elif key in ("modules", "helpers"):
-            if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()) or \
-                    not all("\0" not in k for k in value):
-                raise OpgenError(f"[tool.opgen.{key}] must map names to strings", Location(str(pyproject)))
+            if not isinstance(value, dict):
+                raise OpgenError(f"[tool.opgen.{key}] must map names to strings", where(key))
+            for name, v in value.items():
+                if not isinstance(v, str) or "\0" in name:
+                    raise OpgenError(f"[tool.opgen.{key}] must map names to strings", where(key, name))
+                if key == "modules":
+                    from opgen.module_groups import validate_module_name
+
+                    validate_module_name(v, where(key, name))
         elif key == "jobs":
             if not isinstance(value, int) or value < 0:
-                raise OpgenError("[tool.opgen] jobs must be a non-negative integer", Location(str(pyproject)))
+                raise OpgenError("[tool.opgen] jobs must be a non-negative integer", where(key))
         elif key in ("merge_overrides", "strict_includes", "docstring_kernels"):
             if not isinstance(value, bool):
-                raise OpgenError(f"[tool.opgen] {key} must be true or false", Location(str(pyproject)))
+                raise OpgenError(f"[tool.opgen] {key} must be true or false", where(key))
         elif not isinstance(value, str):
-            raise OpgenError(f"[tool.opgen] {key} must be a string", Location(str(pyproject)))
+            raise OpgenError(f"[tool.opgen] {key} must be a string", where(key))
         elif key == "library":
-            check_library(value, Location(str(pyproject)))
+            check_library(value, where(key))
         kwargs[key] = value
-    return Config(root=pyproject.parent, **kwargs)  # type: ignore[arg-type]
+    return Config(root=pyproject.parent, positions=positions, written=frozenset(table), **kwargs)  # type: ignore[arg-type]
+
+
+# Path keys that must name something existing when pyproject.toml sets them: what each must be.
+# (`out` and `api` name what `opgen build` writes; `library`, a file next to the modules.)
+PATH_KEYS = {"sources": "source", "include_dirs": "directory", "overrides": "directory", "templates": "directory",
+              "allow": "file"}
+
+
+def check_paths(config: Config, keys: Iterable[str]) -> None:
+    """Every path of `keys` that pyproject.toml sets names something that exists, located at
+    its entry: a misspelt `overrides = "overides"` must not silently drop every override. A
+    key left at its default stays optional (`overrides`: used when the directory exists)."""
+    errors: list[OpgenError] = []
+    for key in keys:
+        if key not in config.written or key not in PATH_KEYS:
+            continue
+        value = getattr(config, key)
+        if value == "":  # `overrides = ""`: none
+            continue
+        for i, entry in enumerate(value if isinstance(value, tuple) else (value,)):
+            where = config.where(key, i) if isinstance(value, tuple) else config.where(key)
+            path = config.path(entry)
+            if key == "sources" and set("*?[") & set(entry):
+                problem = None if glob.glob(str(path), recursive=True) else "matches no files"
+            elif not path.exists():
+                problem = "does not exist"
+            elif PATH_KEYS[key] == "directory" and not path.is_dir():
+                problem = "is not a directory"
+            elif PATH_KEYS[key] == "file" and not path.is_file():
+                problem = "is not a file"
+            else:
+                problem = None
+            if problem:
+                errors.append(OpgenError(
+                    f"[tool.opgen] {key} {'entry ' if isinstance(value, tuple) else ''}{entry!r} {problem} "
+                    f"({printable_path(path)})", where,
+                    hint=f"paths in [tool.opgen] are relative to {printable_path(config.root)}"
+                    + ("; remove the key to use the default (overrides, when it exists)" if key == "overrides" else "")))
+    errors.sort(key=lambda e: (e.location.line, e.location.col) if e.location else (0, 0))
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise OpgenErrors(errors)
+
+
+def _check_define(define: str, where: Location) -> None:
+    """A `defines` entry is what `-D` takes; its error points at the entry, not the command line."""
+    from opgen.spec.preprocessor import parse_define_option
+
+    try:
+        parse_define_option(define)
+    except OpgenError as e:
+        raise OpgenError(f"[tool.opgen] defines entry {define!r}: macro names must be identifiers", where,
+                         hint='write "NAME" or "NAME=VALUE"') from None
 
 
 def check_library(value: str, where: Location) -> None:

@@ -57,4 +57,10 @@ def group_ops(
     return dict(sorted(groups.items()))
 
 
-__all__ = ["group_ops", "module_for_source", "validate_module_name"]
+def unmatched_patterns(op_list: op_def_pb2.OpList, rules: dict[str, str]) -> list[str]:
+    """The `[tool.opgen.modules]` globs no op matches (a misspelt pattern routes nothing)."""
+    names = [op.name for op in op_list.op]
+    return [pattern for pattern in rules if not any(fnmatch.fnmatchcase(n, pattern) for n in names)]
+
+
+__all__ = ["group_ops", "module_for_source", "unmatched_patterns", "validate_module_name"]

@@ -87,7 +87,7 @@ class Case:
     post: object = None  # callable(project_root) asserting what must still hold inside --out
 
 
-_PYPROJECT = '[tool.opgen]\nsources = ["specs"]\nout = "gen"\noverrides = "overrides"\n'
+_PYPROJECT = '[tool.opgen]\nsources = ["specs"]\nout = "gen"\n'  # overrides: the default, when it exists
 
 _BASE_CC = (
     'REGISTER_OP("{op}").Input("{x}: {T}").Input("{xs}: {N} * float").Output("{y}: {T}")'

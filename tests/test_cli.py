@@ -28,7 +28,7 @@ def project(tmp_path, monkeypatch) -> Path:
     root = tmp_path / "proj"
     (root / "specs").mkdir(parents=True)
     (root / "specs" / "ops.cc").write_text(_SMALL)
-    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs"]\nout = "gen"\noverrides = "none"\n')
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs"]\nout = "gen"\noverrides = ""\n')
     monkeypatch.chdir(root)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     return root

@@ -30,7 +30,7 @@ def _project(tmp_path: Path, extra: str = "", specs=("math_ops.cc", "array_ops.c
     for name in specs:
         shutil.copy(REPO / "op_specs" / name, root / "specs" / name)
     (root / "pyproject.toml").write_text(
-        f'[tool.opgen]\nsources = ["specs"]\nout = "gen"\noverrides = "none"\n{extra}', encoding="utf-8"
+        f'[tool.opgen]\nsources = ["specs"]\nout = "gen"\noverrides = ""\n{extra}', encoding="utf-8"
     )
     return root
 
@@ -382,7 +382,7 @@ def test_text_oplist_parse_is_cached_by_content(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.chdir(root)
     assert main(["oplist", "specs", "-o", "ops.pbtxt"]) == 0
-    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops.pbtxt"]\nout = "gen"\noverrides = "none"\n')
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops.pbtxt"]\nout = "gen"\noverrides = ""\n')
     assert _run(root, monkeypatch, "--dry-run") == 0
     assert not (tmp_path / "cache" / "opgen" / "oplists").exists()
     assert _run(root, monkeypatch) == 0
@@ -408,7 +408,7 @@ def test_invalid_oplist_is_never_cached(tmp_path, monkeypatch, capsys):
     root = _project(tmp_path)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     (root / "bad.pbtxt").write_text('op {\n  name: "Bad"\n  input_arg { name: "x" type_attr: "T" }\n}\n')
-    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["bad.pbtxt"]\nout = "gen"\noverrides = "none"\n')
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["bad.pbtxt"]\nout = "gen"\noverrides = ""\n')
     for _ in range(2):
         assert _run(root, monkeypatch) == 2
         assert "bad.pbtxt:1:1: error:" in capsys.readouterr().err

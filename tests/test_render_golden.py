@@ -30,7 +30,7 @@ def test_golden_case(case, tmp_path, monkeypatch, capsys):
         shutil.copytree(src / "overrides", root / "overrides")
     (root / "pyproject.toml").write_text(
         '[tool.opgen]\nsources = ["specs"]\nout = "out"\n'
-        + ('overrides = "overrides"\n' if has_overrides else 'overrides = "none"\n'),
+        + ('overrides = "overrides"\n' if has_overrides else 'overrides = ""\n'),
         encoding="utf-8",
     )
     monkeypatch.chdir(root)

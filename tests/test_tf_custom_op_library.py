@@ -115,7 +115,6 @@ def project(tf, tmp_path_factory):
         pytest.skip("g++ not available")
     root = tmp_path_factory.mktemp("custom_op_project")
     shutil.copytree(PROJECT, root, dirs_exist_ok=True)
-    (root / "overrides").mkdir(exist_ok=True)
     package = root / "my_ops"
     package.mkdir()
     (package / "__init__.py").write_text("")

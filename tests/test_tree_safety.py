@@ -31,7 +31,7 @@ def _project(tmp_path: Path, out: Path | None = None) -> Path:
     (root / "specs").mkdir(parents=True)
     (root / "specs" / "ops.cc").write_text(_SMALL)
     out_value = str(out) if out is not None else "gen"
-    (root / "pyproject.toml").write_text(f'[tool.opgen]\nsources = ["specs"]\nout = "{out_value}"\noverrides = "none"\n')
+    (root / "pyproject.toml").write_text(f'[tool.opgen]\nsources = ["specs"]\nout = "{out_value}"\noverrides = ""\n')
     return root
 
 

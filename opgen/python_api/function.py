@@ -16,12 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.apidef import ApiModel
-from opgen.errors import OpgenError
+from opgen.errors import Location, OpgenError
 from opgen.proto import api_def_pb2, op_def_pb2
 from opgen.proto.datatypes import BY_ENUM
 from opgen.python_api import docstrings
 from opgen.python_api.literals import annotation_class, attr_default, py_str
-from opgen.python_api.names import avoid_reserved, identifier_problem, is_reserved
+from opgen.python_api.names import avoid_reserved, identifier_problem, is_reserved, lower_case_op_name
 from opgen.python_api.signature import inferred_attrs, python_aliases, python_function_name, python_params
 
 # All annotation classes, sorted as strings: the constraints of a TypeVar whose attr allows any type.
@@ -120,6 +120,28 @@ class FunctionApi:
 class SkippedOp:
     op_name: str
     reason: str  # "skip" (ApiDef SKIP), "reserved" (visible op named like a keyword), "unsupported attr type"
+
+
+def reserved_name_warning(ops: list[tuple[str, Location | None]]) -> str:
+    """The warning for visible ops (name, where) that get no function because their Python
+    name is reserved: TF's python_op_gen (GetPythonOpsImpl) drops them without a word; opgen
+    keeps the behaviour (a drop-in module has the same functions) but says so, once, with the
+    way out."""
+    (op_name, location), *others = ops
+    base = lower_case_op_name(op_name)
+    if others:
+        names = ", ".join(f"'{name}'" for name, _ in ops)
+        message = (f"{len(ops)} ops get no Python function: their names are Python keywords or reserved names "
+                   f"(TensorFlow's generated wrappers skip them too): {names}")
+    else:
+        message = (f"op '{op_name}' gets no Python function: its name '{base}' is a Python keyword or reserved "
+                   "name (TensorFlow's generated wrappers skip it too)")
+    return OpgenError(
+        message,
+        location,
+        hint=f'give it another name with an override (op {{ name: "{op_name}" rename_to: "{op_name}Op" }}) '
+        f"or hide it (hide: true generates _{base})",
+    ).format_warning()
 
 
 @dataclass(frozen=True)
@@ -406,6 +428,7 @@ __all__ = [
     "Output",
     "Param",
     "SkippedOp",
+    "reserved_name_warning",
     "TypeVarDef",
     "function_api",
     "module_api",

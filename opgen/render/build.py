@@ -9,6 +9,7 @@ Writes are all-or-nothing (staging, journal, lock, recovery): `opgen.render.tree
 
 from __future__ import annotations
 
+import ast
 import functools
 import gc
 import hashlib
@@ -23,10 +24,10 @@ from pathlib import Path
 
 from opgen import __version__
 from opgen.apidef import ApiModel
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, report
 from opgen.module_groups import group_ops
 from opgen.proto import op_def_pb2
-from opgen.python_api.function import FunctionApi, SkippedOp, function_api
+from opgen.python_api.function import FunctionApi, SkippedOp, function_api, reserved_name_warning
 from opgen.render import emit, residual
 from opgen.render.formatter import ChunkFormatter
 from opgen.render.tree_writer import Changes, plan
@@ -127,7 +128,8 @@ class Renderer:
                 chunk = _with_op_def(text, statement).encode()
                 entries[summary.op_name] = (summary, chunk)
                 used[key] = (summary.to_plain(), chunk)
-        formatted = self._format_residuals([(text, lines) for _, _, text, lines, _ in to_format])
+        formatted = self._format_residuals([(text, lines) for _, _, text, lines, _ in to_format],
+                                           [(f"op '{summary.op_name}'", "function.py.j2") for _, summary, *_ in to_format])
         for (key, summary, _, _, statement), text in zip(to_format, formatted):
             chunk = _with_op_def(text, statement).encode()
             entries[summary.op_name] = (summary, chunk)
@@ -157,7 +159,10 @@ class Renderer:
                 used[key] = (None, text.encode())
             else:
                 header_misses.append((key, text, lines))
-        for (key, _, _), text in zip(header_misses, self._format_residuals([(t, lines) for _, t, lines in header_misses])):
+        header_names = [(f"the header of module {name}", "module_header.py.j2") for name in groups
+                        if headers[name] in {key for key, _, _ in header_misses}]
+        for (key, _, _), text in zip(header_misses, self._format_residuals([(t, lines) for _, t, lines in header_misses],
+                                                                           header_names)):
             used[key] = (None, text.encode())
 
         files: dict[str, bytes] = {}
@@ -186,18 +191,32 @@ class Renderer:
             functions_map.sort()
             source_map[f"{name}.py"] = [f"{_json_str(fn)}: {entry}" for fn, entry in functions_map]
         files[SOURCE_MAP] = source_map_text(source_map).encode()
+        reserved = [(op.name, src.location if (src := sources.get(op.name)) else None)
+                    for ops in groups.values() for op in ops if entries[op.name][0].skipped == "reserved"]
+        if reserved:
+            report(reserved_name_warning(sorted(reserved, key=lambda item: item[1] or Location(""))))
         if used.keys() != cache.index.keys():
             self.formatter.save_pack(pack, used, base=cache)
         return RenderResult(files, ops=total, formatted=len(to_format) + len(header_misses))
 
-    def _format_residuals(self, chunks: list[tuple[str, list[int] | None]]) -> list[str]:
+    def _format_residuals(self, chunks: list[tuple[str, list[int] | None]], names: list[tuple[str, str]]) -> list[str]:
         """Chunks (text, residual lines) as the formatter lays them out (`residual.format_residuals`);
-        its error (only a user's templates can cause one) points at them."""
+        its error (only a user's templates can cause one) points at the template and names
+        what it rendered (`names`: per chunk, (what, template name))."""
         try:
             return residual.format_residuals(self.formatter.format_many, chunks)
         except OpgenError as e:
             if e.location is None:
                 e.location = Location(self.templates.directory)
+                for (text, _), (what, template) in zip(chunks, names):
+                    try:
+                        ast.parse(text)
+                    except SyntaxError as bad:
+                        code = (bad.text or "").strip()
+                        e.message += (f"\n\tthe code {template} rendered for {what} is not valid Python: {bad.msg}, "
+                                      f"at its line {bad.lineno}: {code!r}")
+                        e.location = Location(self.templates.path(template))
+                        break
             raise
 
     def _render_ops(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource]) -> list[RenderedOp]:

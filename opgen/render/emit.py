@@ -325,14 +325,23 @@ class Templates:
         try:
             return self.env.get_template(name).render(**context)
         except jinja2.TemplateError as e:
-            lineno = getattr(e, "lineno", 0) or 0
-            raise OpgenError(f"template error: {e}", Location(name, lineno)) from None
+            # A syntax error names the template it is in (maybe one `name` includes) and its
+            # line; a render error (an undefined variable) has its line only in the traceback.
+            where = getattr(e, "name", None) or name
+            line = getattr(e, "lineno", 0) or _template_line(e.__traceback__, where)
+            message = e.message if isinstance(e, jinja2.TemplateSyntaxError) and e.message else str(e)
+            raise OpgenError(f"template error: {message}", Location(self.path(where), line),
+                             hint=None if self.shipped else "fix the template in --templates") from None
         except Exception as e:  # a user's template (or its filters) raised: their error, located
             if self.shipped:
                 raise
             raise OpgenError(f"template {name} raised {type(e).__name__}: {e}",
-                             Location(str(Path(self.directory) / name), _template_line(e.__traceback__, name)),
+                             Location(self.path(name), _template_line(e.__traceback__, name)),
                              hint="fix the template in --templates") from None
+
+    def path(self, name: str) -> str:
+        """Template `name` as the user gave its directory (`--templates` or [tool.opgen] templates)."""
+        return str(Path(self.directory) / name)
 
 
 def _template_line(tb, name: str) -> int:

@@ -18,6 +18,7 @@ from opgen.spec import arg_grammar, attr_grammar
 from opgen.spec.arg_grammar import attr_index, finalize_arg, finalize_control_output
 from opgen.spec.attr_grammar import finalize_attr
 from opgen.spec.doc import finalize_doc
+from opgen.spec.fix_hints import fix_hint
 from opgen.spec.full_type import (
     TypeConstructor,
     TypeConstructorError,
@@ -75,9 +76,10 @@ class _Builder:
         self.shape_fn_set = False
         self.shape_fn: str | None = None
         self.type_ctor: tuple[TypeConstructor, BuilderCall] | None = None
+        self.failed_attrs: set[str] = set()  # attrs whose own spec failed (their follow-on errors say so)
 
     def error(self, message: str, loc: Location) -> None:
-        self.errors.append(OpgenError(message, loc))
+        self.errors.append(OpgenError(message, loc, hint=fix_hint(message, self.failed_attrs)))
 
     def call(self, call: BuilderCall) -> None:
         if not self._check_signature(call):
@@ -150,7 +152,10 @@ class _Builder:
         """OpDefBuilder::Finalize: errors accumulate in TF's order; the type constructor's is final."""
         op_def = self.op_def
         for call in self.attrs:
-            self._record(finalize_attr(str(call.args[0].value), op_def), call)
+            message = finalize_attr(str(call.args[0].value), op_def)
+            if message:
+                self.failed_attrs.add(str(call.args[0].value).split(":", 1)[0].strip())
+            self._record(message, call)
         attrs = attr_index(op_def)
         for is_output, calls in ((False, self.inputs), (True, self.outputs)):
             for call in calls:

@@ -106,7 +106,7 @@ def undefined_registration_macros(tokens: list[Token]) -> list[OpgenError]:
     """Statements shaped like a registration through an undefined macro,
     `MY_REGISTER_OP(...).Input(...)...;`: no C++ statement starts with a call of an
     upper-case name chained with `.Method(`, so an unexpanded one means the macro (which
-    would register ops) is missing. Only asked of files with missing includes."""
+    would register ops) is missing."""
     errors: list[OpgenError] = []
     n = len(tokens)
     for i, t in enumerate(tokens):

@@ -34,6 +34,7 @@ from opgen.spec.model import GatherResult, KernelRegistration, OpSource, Registr
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
 from opgen.spec.preprocessor import MissingInclude, Preprocessor
 from opgen.spec.register_types import tf_call_defines
+from opgen.spec.shape_fn_names import unknown_shape_fn_warning
 
 TRANSLATION_UNIT_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".cu")
 _GLOB_CHARS = set("*?[")
@@ -155,12 +156,18 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
         unbalanced = check_brackets(tokens)
         if unbalanced is not None:
             errors.append(unbalanced)
-    if pp.missing_includes:
+    # A registration through a macro nothing defines registers nothing: an error whether an
+    # include is missing (its likely cause) or not.
+    missing = [*pp.missing_includes, *pp.missing_project_includes]
+    if missing:
         errors += undefined_registration_macros(tokens)
         kernel_errors += undefined_kernel_macros(tokens)
-        errors, kernel_errors = ([_blame_missing_includes(e.message, e.location, e.name, pp.missing_includes)
+        errors, kernel_errors = ([_blame_missing_includes(e.message, e.location, e.name, missing)
                                   if isinstance(e, UndefinedNameError) else e for e in errs]
                                  for errs in (errors, kernel_errors))
+    else:
+        errors += [OpgenError(e.message, e.location, hint=f"define '{e.name}', or include the header that defines it")
+                   for e in undefined_registration_macros(tokens)]
     return ScannedFile(regs, errors, kernels, kernel_errors)
 
 
@@ -204,6 +211,7 @@ def gather(
     strict_includes: bool = False,
     strict_kernels: bool = False,
     cache: bool = False,
+    require_ops: bool = False,
     warn: Callable[[str], None] = report,
 ) -> GatherResult:
     """The OpList (sorted by name, `_` ops only with include_internal) of every op the
@@ -213,7 +221,8 @@ def gather(
     `cache`: parsed text OpLists are kept in opgen's cache
     (`oplist_io.load_op_list_with_lines`). The warnings of a successful gather go to `warn`
     (stderr, terminal-safe), so every command that gathers prints them alike; a failed
-    one's are part of its GatherErrors."""
+    one's are part of its GatherErrors. Sources that register no op (and no kernel) are a
+    warning, or an error with `require_ops` (`opgen build`: it would delete every module)."""
     # Gathering allocates hundreds of thousands of acyclic tuples and small objects; the
     # cyclic GC would only traverse them again and again (a third of the time on a
     # large file), so it is paused and the garbage is left to reference counting.
@@ -221,7 +230,7 @@ def gather(
     gc.disable()
     try:
         result = _gather(sources, list(defines), include_dirs, allow_file, include_internal, helpers,
-                         strict_includes, strict_kernels, cache)
+                         strict_includes, strict_kernels, cache, require_ops)
     except GatherErrors:
         raise
     except OpgenError as e:  # a bad -D option or allow file: nothing can be gathered
@@ -232,6 +241,21 @@ def gather(
     for warning in result.warnings:
         warn(warning)
     return result
+
+
+def _nothing_registered(sources: list[str], files: SourceFiles, allow_file: bool) -> OpgenError:
+    """Sources that register no op: an empty directory, a misspelt glob, registrations
+    through a macro opgen cannot see."""
+    where = Location(sources[0]) if len(sources) == 1 else None
+    n = len(files.cpp) + len(files.oplists)
+    if n == 0:
+        return OpgenError(f"no C++ sources ({', '.join(TRANSLATION_UNIT_SUFFIXES)}) or OpList files in "
+                          f"{', '.join(sources) or 'the sources'}", where,
+                          hint="name the directories or files that hold the REGISTER_OP calls (SOURCES or "
+                          "[tool.opgen] sources)")
+    return OpgenError(f"no op registered in {_plural(n, 'source file')}" + (" allowed by --allow" if allow_file else ""),
+                      where, hint="opgen reads REGISTER_OP(...) chains (also through macros it can expand); "
+                      "check the sources, -D defines and include directories")
 
 
 _FLAG_CALLS = {"SetIsStateful": "is_stateful", "SetDoNotOptimize": "is_stateful", "SetIsCommutative": "is_commutative",
@@ -263,7 +287,9 @@ def _gather(
     strict_includes: bool,
     strict_kernels: bool,
     cache: bool,
+    require_ops: bool = False,
 ) -> GatherResult:
+    sources = list(sources)
     files = expand_sources(sources)
     errors: list[OpgenError] = list(files.errors)
     pp = Preprocessor([*tf_call_defines(defines), *defines], include_dirs)
@@ -277,6 +303,10 @@ def _gather(
         try:
             registry.register(op_def, source)
         except OpgenError as e:
+            first = sources_by_op.get(op_def.name)
+            if first is not None and not isinstance(e, OpgenErrors):  # a duplicate: TF's text, and where the first is
+                e = OpgenError(e.message, e.location, hint=f"first registered at {first.location}; an op name can "
+                               "be registered once: rename one of them or delete the duplicate")
             errors.extend(e.errors if isinstance(e, OpgenErrors) else [e])
             return
         sources_by_op.setdefault(op_def.name, source)
@@ -286,6 +316,7 @@ def _gather(
     kernels: list[KernelRegistration] = []
     kernel_errors: list[OpgenError] = []
     condition_warnings: list[OpgenError] = []  # #if names read as 0 that a missing include may define
+    shape_fn_warnings: list[str | None] = []  # a SetShapeFn name that looks like a typo
     for path in files.cpp:
         scanned = scan_cpp_file(path, pp, table)
         regs, file_errors = scanned.ops, scanned.errors
@@ -319,6 +350,9 @@ def _gather(
             errors.extend(errs)
         for (op_def, shape_fn), reg in built:
             register(op_def, OpSource(reg.loc, shape_fn, _part_locations(reg)))
+            if shape_fn:
+                call = next(c for c in reg.calls if c.method == "SetShapeFn")
+                shape_fn_warnings.append(unknown_shape_fn_warning(shape_fn, call.args[0].loc))
 
     for path in files.oplists:
         try:
@@ -334,10 +368,17 @@ def _gather(
         f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
         for target, sites in missing.items()]
     warnings += _as_warnings(condition_warnings)
+    warnings += dict.fromkeys(w for w in shape_fn_warnings if w)  # a header's op once
     if strict_kernels:
         errors += kernel_errors
     else:
         warnings += [w + "\n  (kernel registration skipped)" for w in _as_warnings(kernel_errors)]
+    if not len(registry) and not errors and (require_ops or not kernels):
+        nothing = _nothing_registered(sources, files, allowed is not None)
+        if require_ops:
+            errors.append(nothing)
+        else:
+            warnings.append(nothing.format_warning())
     if errors:
         unique: dict[str, OpgenError] = {}  # an error in a header several files include: once
         for e in errors:

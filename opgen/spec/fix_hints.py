@@ -1,0 +1,108 @@
+"""How-to-fix hints for TF's most common Attr/Input/Output messages.
+
+The messages stay TF's word for word (`op_def_builder.cc` FinalizeAttr, ProcessCompoundType,
+FinalizeInputOrOutput); a hint says what TF expects instead: `T: type = float` ->
+`T: type = DT_FLOAT`, `{float, int}` -> `int32`, `strin` -> `string`. An input's
+"Reference to attr 'T' with type  that isn't type" after `T`'s own error follows from it:
+TF reports both, and the hint says so.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from opgen.proto.datatypes import BY_ENUM, data_type_from_string
+
+_DEFAULT = re.compile(r"Could not parse default value '(?P<value>.*)' from Attr\(\"(?P<spec>.*)\"\) for Op ", re.S)
+_TYPE_NAME = re.compile(r"Unrecognized type string '(?P<name>.*)' from ")
+_ATTR_TYPE = re.compile(r"Trouble parsing type string at '(?P<rest>[^']*)' from Attr\(\"(?P<spec>.*)\"\) for Op ", re.S)
+_FOLLOW_ON = re.compile(r"Reference to attr '(?P<attr>[^']*)' with type  that isn't ")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+ATTR_TYPES = ("string", "int", "float", "bool", "type", "shape", "tensor", "func")
+# Spellings from C++, Python and numpy that are not TF's (`DataTypeFromString`) names.
+_TYPE_ALIASES = {"int": "int32", "long": "int64", "str": "string", "boolean": "bool", "complex": "complex64",
+                 "float32": "float", "float64": "double", "float16": "half", "uint": "uint32", "char": "int8",
+                 "short": "int16", "unsigned": "uint32", "size_t": "uint64", "int64_t": "int64", "int32_t": "int32"}
+_DATA_TYPE_NAMES = tuple(n.cpp for n in BY_ENUM.values())
+_LITERALS = {
+    "int": "an integer (`n: int = 3`)",
+    "float": "a number (`x: float = 0.5`)",
+    "bool": "`true` or `false`",
+    "string": "a quoted string (`s: string = 'text'`)",
+    "shape": "a shape (`s: shape = { dim { size: 2 } }`)",
+}
+
+
+def nearest_data_type(name: str) -> str | None:
+    """TF's name for a type spelt the C++, Python or numpy way, or the closest TF name (none
+    for the head of a longer name, `float8` of `float8_e4m3fn`: TF's reader stops there)."""
+    if name.lower() in _TYPE_ALIASES:
+        return _TYPE_ALIASES[name.lower()]
+    if any(n.startswith(name + "_") for n in _DATA_TYPE_NAMES):
+        return None
+    close = difflib.get_close_matches(name.lower(), _DATA_TYPE_NAMES, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _data_type_hint(name: str) -> str:
+    names = "types are TF's names: float, double, int32, int64, string, bool, ..."
+    nearest = nearest_data_type(name)
+    return f"did you mean '{nearest}'? ({names})" if nearest else names
+
+
+def _enum_spelling(word: str) -> str | None:
+    """`float` -> `DT_FLOAT` (also through an alias: `int` -> `DT_INT32`)."""
+    for candidate in (word, nearest_data_type(word)):
+        enum = data_type_from_string(candidate) if candidate else None
+        if enum is not None:
+            return BY_ENUM[enum].enum_name
+    return None
+
+
+def _default_hint(value: str, spec: str) -> str | None:
+    name, _, rest = spec.partition(":")
+    type_text = rest.split("=", 1)[0].strip()
+    is_list = type_text.startswith("list(") and type_text.endswith(")")
+    element = type_text[5:-1].strip() if is_list else type_text
+    if element == "type" or element.startswith("{") and not element.startswith("{'") and not element.startswith('{"'):
+        if all(w.startswith("DT_") for w in _WORD.findall(value)) and _WORD.search(value):
+            return None  # the enums are right; the syntax around them is not
+        fixed = _WORD.sub(lambda m: _enum_spelling(m.group()) or m.group(), value)
+        if fixed != value:
+            return f"a type default is a DataType enum: Attr(\"{name.strip()}: {type_text} = {fixed}\")"
+        return "a type default is a DataType enum such as DT_FLOAT or DT_INT32"
+    if element.startswith("{"):  # a set of allowed strings
+        literal = "one of the allowed values, quoted (`e: {'a', 'b'} = 'a'`)"
+    else:
+        literal = _LITERALS.get(element)
+    if is_list:
+        return "a list default is bracketed, `= [v1, v2]` (`= []` when empty)" + (f", each value {literal}" if literal else "")
+    return f"the default of {'an' if element[:1] in 'aeiou' else 'a'} {element} attr is {literal}" if literal else None
+
+
+def fix_hint(message: str, failed_attrs: set[str]) -> str | None:
+    """A hint for TF's `message`; `failed_attrs`: the op's attrs whose own spec failed."""
+    m = _DEFAULT.match(message)
+    if m:
+        return _default_hint(m.group("value"), m.group("spec"))
+    m = _TYPE_NAME.match(message)
+    if m:
+        return _data_type_hint(m.group("name"))
+    m = _ATTR_TYPE.match(message)
+    if m:
+        word = _WORD.match(m.group("rest"))
+        type_text = m.group("spec").partition(":")[2].strip()
+        if word and type_text.startswith(("{", "list({")):  # a member of a set of types
+            return _data_type_hint(word.group())
+        close = difflib.get_close_matches(word.group(), ATTR_TYPES, n=1, cutoff=0.6) if word else []
+        choices = f"attr types: {', '.join(ATTR_TYPES)}, list(...) of one, or a set of allowed values ({{float, int32}})"
+        return f"did you mean '{close[0]}'? ({choices})" if close else choices
+    m = _FOLLOW_ON.match(message)
+    if m and m.group("attr") in failed_attrs:
+        return f"follows from the error in attr '{m.group('attr')}' (TensorFlow reports both): fix that one first"
+    return None
+
+
+__all__ = ["fix_hint", "nearest_data_type"]

@@ -1,0 +1,103 @@
+"""`[tool.opgen]` errors: located at the offending key (or array entry) of pyproject.toml,
+and a configured path that does not exist is an error, not a silently dropped setting."""
+
+from __future__ import annotations
+
+import pytest
+
+from opgen.cli import main
+from opgen.toml_positions import key_positions
+
+OP = '#include "tensorflow/core/framework/op.h"\nREGISTER_OP("A").Output("y: float");\n'
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch, capsys):
+    """Runs `opgen ARGV` in a project with cc/a.cc and the given pyproject.toml: (status, stderr)."""
+    (tmp_path / "cc").mkdir()
+    (tmp_path / "cc" / "a.cc").write_text(OP)
+    monkeypatch.chdir(tmp_path)
+
+    def run(toml: str, *argv: str) -> tuple[int, str]:
+        (tmp_path / "pyproject.toml").write_text(toml)
+        code = main(list(argv))
+        return code, capsys.readouterr().err
+
+    return run
+
+
+def test_key_positions_follow_toml_lexing():
+    text = ('[project]\ndesc = """\n[tool.opgen]\nout = 3\n"""\n[ tool . opgen ]\nout = 1  # [x]\n'
+            'sources = ["a",\n  # a, comment\n  \'b\', "c,d"\n]\n[tool.opgen.modules]\n"N*" = "m"\n[[t]]\nout = 2\n')
+    positions = key_positions(text)
+    assert positions[("tool", "opgen")] == (6, 1)
+    assert positions[("tool", "opgen", "out")] == (7, 1)
+    assert positions[("tool", "opgen", "sources", 0)] == (8, 12)
+    assert positions[("tool", "opgen", "sources", 1)] == (10, 3)
+    assert positions[("tool", "opgen", "sources", 2)] == (10, 8)
+    assert positions[("tool", "opgen", "modules", "N*")] == (13, 1)
+    assert ("t", "out") not in positions and ("out",) not in positions
+
+
+def test_type_error_is_located_at_the_key(run, tmp_path):
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n\nout = 3\n', "oplist")
+    assert code == 2 and err.startswith(f"{tmp_path / 'pyproject.toml'}:4:1: error: [tool.opgen] out must be a string")
+
+
+def test_unknown_key_and_parse_error_are_located(run, tmp_path):
+    code, err = run('[tool.opgen]\nsources = ["cc"]\noutt = "x"\n', "oplist")
+    assert code == 2 and f"pyproject.toml:3:1: error: unknown [tool.opgen] key(s): outt" in err
+    code, err = run('[tool.opgen]\nout = "x\n', "oplist")
+    assert code == 2 and "pyproject.toml:2:9: error: cannot parse pyproject.toml: Illegal character" in err
+
+
+def test_bad_define_is_located_in_pyproject(run):
+    code, err = run('[tool.opgen]\nsources = ["cc"]\ndefines = ["A",\n  "=2"]\n', "oplist")
+    assert code == 2 and "pyproject.toml:4:3: error: [tool.opgen] defines entry '=2'" in err
+    assert "<command-line>" not in err
+
+
+def test_missing_configured_paths_are_located_errors(run, tmp_path):
+    code, err = run('[tool.opgen]\nsources = ["cc", "c"]\noverrides = "overides"\ninclude_dirs = ["inc"]\n'
+                    'templates = "tpl"\n', "build")
+    assert code == 2
+    lines = [line for line in err.splitlines() if ": error: " in line]
+    assert lines == [
+        f"{tmp_path / 'pyproject.toml'}:2:18: error: [tool.opgen] sources entry 'c' does not exist ({tmp_path / 'c'})",
+        f"{tmp_path / 'pyproject.toml'}:3:1: error: [tool.opgen] overrides 'overides' does not exist ({tmp_path / 'overides'})",
+        f"{tmp_path / 'pyproject.toml'}:4:17: error: [tool.opgen] include_dirs entry 'inc' does not exist ({tmp_path / 'inc'})",
+        f"{tmp_path / 'pyproject.toml'}:5:1: error: [tool.opgen] templates 'tpl' does not exist ({tmp_path / 'tpl'})",
+    ]
+    assert not (tmp_path / "generated").exists()
+
+
+def test_written_default_overrides_must_exist_but_the_default_is_optional(run, tmp_path):
+    code, err = run('[tool.opgen]\nsources = ["cc"]\noverrides = "overrides"\n', "build", "--quiet")
+    assert code == 2 and "[tool.opgen] overrides 'overrides' does not exist" in err
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n', "build", "--quiet")
+    assert code == 0 and err == ""
+
+
+def test_an_option_replacing_the_key_skips_its_check(run, tmp_path):
+    (tmp_path / "ov").mkdir()
+    code, err = run('[tool.opgen]\nsources = ["nope"]\noverrides = "overides"\n', "build", "--quiet",
+                    "--overrides", "ov", "cc")
+    assert code == 0, err
+
+
+def test_glob_source_matching_nothing(run):
+    code, err = run('[tool.opgen]\nsources = ["cc/*.cpp"]\n', "oplist")
+    assert code == 2 and "pyproject.toml:2:12: error: [tool.opgen] sources entry 'cc/*.cpp' matches no files" in err
+
+
+def test_modules_pattern_matching_no_op_is_a_located_warning(run, tmp_path):
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"A" = "gen_a"\n"Nope*" = "gen_x"\n',
+                    "build", "--quiet")
+    assert code == 0
+    assert err.startswith(f"{tmp_path / 'pyproject.toml'}:5:1: warning: [tool.opgen.modules] pattern 'Nope*' matches no op")
+    assert "'A'" not in err
+
+
+def test_bad_module_name_is_located_at_its_pattern(run, tmp_path):
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"A*" = "gen_a"\n"B*" = "os"\n', "build")
+    assert code == 2 and err.startswith(f"{tmp_path / 'pyproject.toml'}:5:1: error: invalid module name 'os'")

@@ -1,0 +1,67 @@
+"""Ops whose Python name is reserved (`Lambda`, `Print`): the same functions as TF 2.21's
+generator (`GetPythonWrappers`: none for a visible reserved name), and a located warning
+saying so, with the override that gives one."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from opgen.cli import main
+
+# (`Float`, `Len`: a deliberate difference, README: a function named like a builtin the bodies
+# call gets a trailing `_`.)
+NAMES = ["Lambda", "Print", "Pass", "Class", "Exec", "None", "Abs", "Fine"]
+
+
+def _build(tmp_path: Path, capsys, names: list[str] = NAMES) -> tuple[set[str], str]:
+    (tmp_path / "cc").mkdir()
+    (tmp_path / "cc" / "r.cc").write_text(
+        '#include "tensorflow/core/framework/op.h"\n'
+        + "".join(f'REGISTER_OP("{n}").Input("x: float").Output("y: float");\n' for n in names))
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["cc"]\nout = "out"\n')
+    assert main(["build", "--quiet", "--out", str(tmp_path / "out"), str(tmp_path / "cc")]) == 0
+    text = (tmp_path / "out" / "gen_r.py").read_text()
+    return set(re.findall(r"^def (\w+)", text, re.M)), capsys.readouterr().err
+
+
+def test_reserved_op_names_warn(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    functions, err = _build(tmp_path, capsys)
+    assert "lambda" not in functions and "print" not in functions
+    # One warning for all of them (TF's registry has a dozen), at the first.
+    [warning] = [line for line in err.splitlines() if ": warning: " in line]
+    assert warning.endswith("cc/r.cc:2:1: warning: 5 ops get no Python function: their names are Python keywords or "
+                            "reserved names (TensorFlow's generated wrappers skip them too): 'Lambda', 'Print', "
+                            "'Pass', 'Class', 'Exec'")
+    assert 'rename_to: "LambdaOp"' in err and "_lambda" in err
+
+
+def test_one_reserved_op_name(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    functions, err = _build(tmp_path, capsys, ["Print", "Fine"])
+    assert functions == {"fine"}
+    assert err.endswith("cc/r.cc:2:1: warning: op 'Print' gets no Python function: its name 'print' is a Python "
+                        "keyword or reserved name (TensorFlow's generated wrappers skip it too)\n"
+                        '  hint: give it another name with an override (op { name: "Print" rename_to: "PrintOp" }) '
+                        "or hide it (hide: true generates _print)\n")
+
+
+@pytest.mark.oracle
+def test_same_functions_as_tf(tmp_path, capsys, monkeypatch, tf):
+    from tensorflow.python.framework import _pywrap_python_op_gen
+
+    from opgen.proto import op_def_pb2
+
+    monkeypatch.chdir(tmp_path)
+    functions, _ = _build(tmp_path, capsys)
+    op_list = op_def_pb2.OpList()
+    for n in NAMES:
+        op = op_list.op.add(name=n)
+        op.input_arg.add(name="x", type=1)
+        op.output_arg.add(name="y", type=1)
+    tf_src = _pywrap_python_op_gen.GetPythonWrappers(op_list.SerializeToString()).decode()
+    tf_functions = {f for f in re.findall(r"^def (\w+)", tf_src, re.M) if not f.endswith("_eager_fallback")}
+    assert functions == tf_functions
