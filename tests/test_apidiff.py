@@ -207,6 +207,22 @@ def test_bad_input_is_an_error(project, capsys, argv, message):
     assert err.startswith(message), err
 
 
+def test_kernel_locations_only_name_kernels_tensorflow_selects(project, capsys):
+    """A kernel the cross-check says TF never selects (a constraint on an attr the op lacks,
+    a type the op does not allow) gives its device no location: the op does not run there."""
+    spec = project / "specs" / "ops.cc"
+    spec.write_text(spec.read_text() + (
+        'REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_GPU).TypeConstraint<float>("U"), ScaleOp);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Scale").Device("TPU").TypeConstraint<bool>("T"), ScaleOp);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_CPU).TypeConstraint<bool>("T"), ScaleOp);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_CPU).TypeConstraint<int32>("T"), ScaleOp);\n'))
+    code, out, _ = _main(["api", "--format", "json"], capsys)
+    assert code == 0
+    scale = next(op for op in json.loads(out)["ops"] if op["op"] == "Scale")
+    assert scale["kernels"] == {"CPU": {"T": ["int32"]}}
+    assert scale["kernel_locations"] == {"CPU": "specs/ops.cc:20:1"}
+
+
 def test_snapshot_outputs_is_what_opgen_api_prints(project, capsys):
     from opgen.apidiff import snapshot_outputs
     from opgen.apidiff.inputs import gather_config
