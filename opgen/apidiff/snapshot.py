@@ -71,6 +71,10 @@ class OpEntry:
 @dataclass
 class Snapshot:
     ops: dict[str, OpEntry] = field(default_factory=dict)  # by op name
+    # ops whose module only repeats the name of the one file this side was read from
+    # (`lib.pbtxt` -> gen_lib): no project, spec tree or `[tool.opgen.modules]` glob placed
+    # them, so `opgen diff` takes their module from the other side (not serialized)
+    modules_from_file_name: frozenset[str] = frozenset()
 
     def sorted_ops(self) -> list[OpEntry]:
         return [self.ops[name] for name in sorted(self.ops)]
