@@ -76,6 +76,16 @@ class OpgenError(Exception):
         return self.format().replace(": error: ", ": warning: ", 1) if self.location else "warning: " + self.format()[7:]
 
 
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def error_summary(errors: list[OpgenError]) -> str:
+    """The summary line after a list of errors: `3 errors in 2 files`."""
+    files = {e.location.path for e in errors if e.location is not None}
+    return plural(len(errors), "error") + (f" in {plural(len(files), 'file')}" if files else "")
+
+
 class OpgenErrors(OpgenError):
     """Several located errors reported together (e.g. every bad op of a source tree)."""
 
