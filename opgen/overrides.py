@@ -301,24 +301,36 @@ def _check_names(model: ApiModel, op_defs: dict[str, op_def_pb2.OpDef],
 
 
 def _check_params(op: str, op_def: op_def_pb2.OpDef, api: ApiDef, state: MergeState) -> list[OpgenError]:
+    """Parameter and namedtuple-field clashes, at the rename that caused each (whichever of
+    the two names comes first)."""
     errors: list[OpgenError] = []
-    seen: dict[str, str] = {"name": "the `name` parameter"}
+    # Python name -> (what it binds, where it was renamed to that name or None)
+    seen: dict[str, tuple[str, Location | None]] = {"name": ("the `name` parameter", None)}
     for param in python_params(op_def, api):
         kind = "in_arg" if param.kind == "input" else "attr"
         what = f"{'input' if kind == 'in_arg' else 'attr'} {param.graph_name!r}"
         loc = state.rename_locs.get((kind, param.graph_name))
-        if param.name in seen and loc is not None:
-            errors.append(OpgenError(f"{op}: renaming {what} to {param.name!r} collides with {seen[param.name]}",
-                                     loc, hint="parameter names must be unique"))
-        seen.setdefault(param.name, what)
-    fields: dict[str, str] = {}
+        if param.name in seen:
+            other, other_loc = seen[param.name]
+            if loc is not None:
+                errors.append(OpgenError(f"{op}: renaming {what} to {param.name!r} collides with {other}",
+                                         loc, hint="parameter names must be unique"))
+            elif other_loc is not None:
+                errors.append(OpgenError(f"{op}: renaming {other} to {param.name!r} collides with {what}",
+                                         other_loc, hint="parameter names must be unique"))
+        seen.setdefault(param.name, (what, loc))
+    fields: dict[str, tuple[str, Location | None]] = {}
     for out in api.out_arg:
         name = out.rename_to or out.name
         loc = state.rename_locs.get(("out_arg", out.name))
-        if name in fields and loc is not None:
-            errors.append(OpgenError(f"{op}: renaming output {out.name!r} to {name!r} collides with output "
-                                     f"{fields[name]!r}", loc, hint="output (namedtuple field) names must be unique"))
-        fields.setdefault(name, out.name)
+        if name in fields:
+            other, other_loc = fields[name]
+            if loc is not None or other_loc is not None:
+                renamed, kept = (out.name, other) if loc is not None else (other, out.name)
+                errors.append(OpgenError(f"{op}: renaming output {renamed!r} to {name!r} collides with output "
+                                         f"{kept!r}", loc or other_loc,
+                                         hint="output (namedtuple field) names must be unique"))
+        fields.setdefault(name, (out.name, loc))
     return errors
 
 
