@@ -64,8 +64,9 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
         return model
     errors: list[OpgenError] = []
     states = {name: MergeState() for name in op_defs}
-    # ops with a faulty entry: its other fields were not applied, so a name clash involving
-    # the op may only follow from that and is not reported (every other error is, at once)
+    # ops with a faulty entry: its other fields were not applied, so a clash of function
+    # names involving the op may only follow from that and is not reported (every other
+    # error is, at once; the entry's own parameter clashes are checked on a copy)
     faulty: set[str] = set()
     for layer in override_layers(Path(directory), _display(Path(directory))):
         first_entry: dict[str, Location] = {}
@@ -75,6 +76,7 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
             except OpgenError as e:
                 errors.append(e)
                 continue
+            errors.extend(file.errors)
             for update in _updates(file, model.api_defs, errors):
                 op = update.api.graph_op_name
                 if op not in op_defs:
@@ -91,10 +93,11 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
                         "[tool.opgen] to merge them in load order"))
                 first_entry.setdefault(op, update.entry_loc)
                 entry_errors = update.problems + check_update(update, op_defs[op])
-                if not entry_errors and not duplicate:
-                    entry_errors = _merge_entry(model, update, op_defs[op], states[op])
-                if entry_errors or duplicate:
+                if entry_errors or duplicate or update.partial:  # checked on a copy, not applied
                     faulty.add(op)
+                    entry_errors += _check_on_copy(model, update, op_defs[op], states[op], params=not duplicate)
+                else:
+                    entry_errors = _merge_entry(model, update, op_defs[op], states[op])
                 errors.extend(entry_errors)
     errors.extend(_check_names(model, op_defs, states, faulty))
     if errors:
@@ -112,6 +115,19 @@ class OverrideErrors(OpgenErrors):
 
     def format(self) -> str:
         return f"{super().format()}\n{error_summary(self.errors)}"
+
+
+def _check_on_copy(model: ApiModel, update: Update, op_def: op_def_pb2.OpDef, state: MergeState,
+                   params: bool) -> list[OpgenError]:
+    """The errors merging a faulty entry would give (unknown args, ...) and, with `params`, the
+    parameter and output clashes of its renames; the model is left as it was."""
+    scratch = ApiDef()
+    scratch.CopyFrom(model.api_defs[op_def.name])
+    scratch_state = MergeState(state.endpoint_loc, dict(state.rename_locs))
+    errors = merge_update(scratch, update, op_def, scratch_state)
+    if params and not errors:
+        errors = _check_params(op_def.name, op_def, scratch, scratch_state)
+    return errors
 
 
 def _merge_entry(model: ApiModel, update: Update, op_def: op_def_pb2.OpDef, state: MergeState) -> list[OpgenError]:
@@ -171,6 +187,11 @@ def _updates(file: OverrideFile, api_defs: dict[str, ApiDef], errors: list[Opgen
         else:
             update = _opgen_update(entry, node, api_defs)
         changes = [f.name for f, _ in update.api.ListFields() if f.name != "graph_op_name"]
+        if index in file.partial:  # a field did not parse (reported): check what is left
+            update.partial = True
+            if update.api.graph_op_name:
+                yield update
+            continue
         if not update.api.graph_op_name:
             key = "graph_op_name" if file.format == "apidef" else "name"
             errors.append(OpgenError(f"override entry has no `{key}`", node.loc,
