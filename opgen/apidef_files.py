@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from google.protobuf import text_encoding, text_format
+from google.protobuf import descriptor_pool, text_encoding, text_format
 
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, did_you_mean
 from opgen.limits import MAX_TEXT_NESTING, decode_utf8, read_input_bytes, text_nesting_problem
 from opgen.proto import api_def_pb2, op_gen_overrides_pb2
 
@@ -218,9 +218,26 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
 
 
 def parse_hint(message: str, fmt: Format) -> str | None:
-    return ("a file with a `graph_op_name` field is read as TF ApiDefs, any other as opgen "
-            "OpGenOverrides (fields: name, skip, hide, rename_to, alias, attr_default, attr_rename, "
-            "input_rename, output_rename)")
+    """How to fix a text-format parse error: the field or enum value meant (difflib), the
+    range of an integer, the format a misplaced field belongs to."""
+    unknown = re.match(r'Message type "([\w.]+)" has no field named "(\w+)"', message)
+    if unknown:
+        fields = list(descriptor_pool.Default().FindMessageTypeByName(unknown.group(1)).fields_by_name)
+        name = unknown.group(2)
+        other = "apidef" if fmt == "opgen" else "opgen"
+        if unknown.group(1) in (_ENTRY_TYPES[fmt].DESCRIPTOR.full_name, _FILE_TYPES[fmt].DESCRIPTOR.full_name) \
+                and name in _ENTRY_TYPES[other].DESCRIPTOR.fields_by_name:
+            return (f"`{name}` is a field of {FORMAT_TITLES[other]} entries: a file with a `graph_op_name` field is "
+                    "read as TF ApiDefs, any other as opgen OpGenOverrides")
+        return did_you_mean(name, fields, "`") or f"its fields: {', '.join(fields)}"
+    enum = re.match(r'Enum type "([\w.]+)" has no value named (\w+)', message)
+    if enum:
+        values = list(descriptor_pool.Default().FindEnumTypeByName(enum.group(1)).values_by_name)
+        return did_you_mean(enum.group(2), values, "") or f"its values: {', '.join(values)}"
+    if message.startswith("Value out of range"):
+        return ("an int attr value (`i`) is a signed 64-bit integer: -9223372036854775808 to "
+                "9223372036854775807")
+    return None
 
 
 def _tokens(text: str) -> list[tuple[str, int, int]]:

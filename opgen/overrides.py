@@ -27,7 +27,6 @@ gathering); a faulty entry does not hide the other entries' errors.
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 from google.protobuf import text_format
@@ -42,7 +41,7 @@ from opgen.apidef_merge import (
     merge_update,
     update_docs,
 )
-from opgen.errors import Location, OpgenError, OpgenErrors, error_summary
+from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean, error_summary
 from opgen.proto import (
     api_def_pb2,
     attr_value_pb2,
@@ -80,10 +79,8 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
             for update in _updates(file, model.api_defs, errors):
                 op = update.api.graph_op_name
                 if op not in op_defs:
-                    close = difflib.get_close_matches(op, op_defs, n=3)
                     errors.append(OpgenError(f"unknown op {op!r}", update.loc("graph_op_name"),
-                                             hint=f"did you mean {', '.join(close)}?" if close else
-                                             "the op must be in the gathered OpList"))
+                                             hint=did_you_mean(op, op_defs) or "the op must be in the gathered OpList"))
                     continue
                 duplicate = op in first_entry and not merge
                 if duplicate:
