@@ -14,7 +14,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from google.protobuf import descriptor_pool, text_encoding, text_format
 
@@ -123,16 +123,15 @@ def read_override_file(path: Path, display: str) -> OverrideFile:
     error = reader.parse_error(0, len(text), _FILE_TYPES[fmt])
     if error is not None:
         text, errors, partial = reader.recover(error)
-    try:
-        text_format.Parse(text, message)
-    except text_format.ParseError:  # what is left of the entries combines badly
-        raise error from None
+        if reader.parse_error(0, len(text), _FILE_TYPES[fmt], text) is not None:  # what is left combines badly
+            raise error
+    text_format.Parse(text, message)
     root = Node("", Location(display, 1, 1), _scan(text, display, line_map))
     return OverrideFile(display, fmt, message, root, errors, frozenset(partial))
 
 
-_FILE_TYPES = {"opgen": op_gen_overrides_pb2.OpGenOverrides, "apidef": api_def_pb2.ApiDefs}
-_ENTRY_TYPES = {"opgen": op_gen_overrides_pb2.OpGenOverride, "apidef": api_def_pb2.ApiDef}
+_FILE_TYPES: dict[str, Any] = {"opgen": op_gen_overrides_pb2.OpGenOverrides, "apidef": api_def_pb2.ApiDefs}
+_ENTRY_TYPES: dict[str, Any] = {"opgen": op_gen_overrides_pb2.OpGenOverride, "apidef": api_def_pb2.ApiDef}
 
 
 class _Reader:
