@@ -29,7 +29,7 @@ FORMATS = {"text": "txt", "md": "md", "json": "json", "github": "github"}
 UPDATE = os.environ.get("OPGEN_UPDATE_GOLDEN") == "1"
 
 
-def _side(folder: Path, side: str) -> str:
+def scenario_side(folder: Path, side: str) -> str:
     """`old` / `new`: a spec tree, or the one file `old.<ext>` / `new.<ext>`."""
     return side if (folder / side).is_dir() else next(p.name for p in folder.glob(f"{side}.*"))
 
@@ -37,8 +37,8 @@ def _side(folder: Path, side: str) -> str:
 def _diff(scenario: str, fmt: str, monkeypatch) -> tuple[int, str]:
     folder = CORPUS / scenario
     monkeypatch.chdir(folder)
-    args = argparse.Namespace(old=_side(folder, "old"), new=_side(folder, "new"), git=None, format=fmt,
-                              allow_breaking=False)
+    args = argparse.Namespace(old=scenario_side(folder, "old"), new=scenario_side(folder, "new"), git=None,
+                              format=fmt, allow_breaking=False)
     out = io.StringIO()
     with redirect_stdout(out):
         code = run_diff(args, Config(root=folder))
