@@ -1706,10 +1706,10 @@ def unique(x: Annotated[Any, TV_Unique_T], out_idx=_dtypes.int32, name=None):
       name: A name for the operation (optional).
 
     Returns:
-      A tuple of `Tensor` objects (y, idx).
+      A tuple of `Tensor` objects (values, indices).
 
-      y: A `Tensor`. Has the same type as `x`. The distinct values.
-      idx: A `Tensor` of type `out_idx`. For each element of `x`, its position in `values`.
+      values: A `Tensor`. Has the same type as `x`. The distinct values.
+      indices: A `Tensor` of type `out_idx`. For each element of `x`, its position in `values`.
     """
     _ctx = _execute.eager_context()
     if _ctx is not None:

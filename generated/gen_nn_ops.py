@@ -810,10 +810,10 @@ def top_k(input: Annotated[Any, TV_TopK_T], k: int, sorted: bool = True, name=No
       name: A name for the operation (optional).
 
     Returns:
-      A tuple of `Tensor` objects (values, indices).
+      A tuple of `Tensor` objects (values, positions).
 
       values: A `Tensor`. Has the same type as `input`. The kept entries.
-      indices: A `Tensor` of type `int32`. Where the kept entries were, along the last axis.
+      positions: A `Tensor` of type `int32`. Where the kept entries were, along the last axis.
     """
     _ctx = _execute.eager_context()
     if _ctx is not None:

@@ -10,14 +10,15 @@ which every useful ApiDef entry must have). Parse errors name the format that wa
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from google.protobuf import text_encoding, text_format
+from google.protobuf import descriptor_pool, text_encoding, text_format
 
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, did_you_mean
 from opgen.limits import MAX_TEXT_NESTING, decode_utf8, read_input_bytes, text_nesting_problem
 from opgen.proto import api_def_pb2, op_gen_overrides_pb2
 
@@ -51,6 +52,10 @@ class OverrideFile:
     format: Format
     message: op_gen_overrides_pb2.OpGenOverrides | api_def_pb2.ApiDefs
     root: Node  # the file's fields with their locations; root.all("op")[i] is entry i
+    # parse errors of entries (or of their fields) left out of `message`, so that one faulty
+    # entry does not hide the others' errors
+    errors: list[OpgenError] = field(default_factory=list)
+    partial: frozenset[int] = frozenset()  # indices of entries in `message` that lost a field
 
 
 def convert_multiline(text: str, path: str) -> tuple[str, list[int]]:
@@ -102,6 +107,8 @@ def detect_format(text: str) -> Format:
 
 
 def read_override_file(path: Path, display: str) -> OverrideFile:
+    """The file's entries; an entry (or a field of one) that does not parse is left out and
+    its error kept in `errors`, unless the file's structure itself is broken (an error)."""
     raw = decode_utf8(read_input_bytes(path, "override file"), display, "override file")
     deep = text_nesting_problem(raw)
     if deep is not None:
@@ -109,32 +116,197 @@ def read_override_file(path: Path, display: str) -> OverrideFile:
                          Location(display, deep))
     text, line_map = convert_multiline(raw, display)
     fmt = detect_format(text)
-    message = api_def_pb2.ApiDefs() if fmt == "apidef" else op_gen_overrides_pb2.OpGenOverrides()
-    try:
-        text_format.Parse(text, message)
-    except text_format.ParseError as e:
-        line = e.GetLine() or 0
-        loc = Location(display, line_map[line - 1] if 0 < line <= len(line_map) else line, e.GetColumn() or 0)
-        message_text = re.sub(r"^\d+:\d+ ?: ?", "", str(e))
-        raise OpgenError(
-            f"cannot parse as {FORMAT_TITLES[fmt]}: {message_text}", loc,
-            hint="a file with a `graph_op_name` field is read as TF ApiDefs, any other as opgen "
-            "OpGenOverrides (fields: name, skip, hide, rename_to, alias, attr_default, attr_rename, "
-            "input_rename, output_rename)",
-        ) from None
+    reader = _Reader(text, fmt, display, line_map)
+    errors: list[OpgenError] = []
+    partial: set[int] = set()
+    message = _FILE_TYPES[fmt]()
+    error = reader.parse_error(0, len(text), _FILE_TYPES[fmt])
+    if error is not None:
+        text, errors, partial = reader.recover(error)
+        if reader.parse_error(0, len(text), _FILE_TYPES[fmt], text) is not None:  # what is left combines badly
+            raise error
+    text_format.Parse(text, message)
     root = Node("", Location(display, 1, 1), _scan(text, display, line_map))
-    return OverrideFile(display, fmt, message, root)
+    return OverrideFile(display, fmt, message, root, errors, frozenset(partial))
+
+
+_FILE_TYPES: dict[str, Any] = {"opgen": op_gen_overrides_pb2.OpGenOverrides, "apidef": api_def_pb2.ApiDefs}
+_ENTRY_TYPES: dict[str, Any] = {"opgen": op_gen_overrides_pb2.OpGenOverride, "apidef": api_def_pb2.ApiDef}
+
+
+class _Reader:
+    """Parses parts of one file (the file, an entry, a field of an entry) with the locations
+    of the whole file, and recovers from parse errors entry by entry, field by field."""
+
+    def __init__(self, text: str, fmt: Format, display: str, line_map: list[int]):
+        self.text, self.fmt, self.display, self.line_map = text, fmt, display, line_map
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def _piece(self, start: int, end: int, text: str | None = None) -> tuple[str, int]:
+        """text[start:end] (default: the file's) indented to its column, and the lines before it."""
+        line = bisect.bisect_right(self.line_starts, start) - 1
+        return " " * (start - self.line_starts[line]) + (self.text[start:end] if text is None else text), line
+
+    def parse_error(self, start: int, end: int, message_type, text: str | None = None) -> OpgenError | None:
+        """The error of parsing text[start:end] (or `text` standing there) as `message_type`,
+        located in the file; None if it parses."""
+        piece, lines_before = self._piece(start, end, text)
+        try:
+            text_format.Parse(piece, message_type())
+        except text_format.ParseError as e:
+            return self._located(e, piece, lines_before)
+        return None
+
+    def _located(self, e: text_format.ParseError, piece: str, lines_before: int) -> OpgenError:
+        line = e.GetLine() or 0
+        file_line = line + lines_before
+        loc = Location(self.display, self.line_map[file_line - 1] if 0 < file_line <= len(self.line_map)
+                       else file_line, e.GetColumn() or 0)
+        message = re.sub(r"^\d+:\d+ ?: ?", "", str(e))
+        piece_lines = piece.split("\n")
+        if 0 < line <= len(piece_lines):  # protobuf echoes the line: it is in the location already
+            message = message.removeprefix(f"'{piece_lines[line - 1]}': ")
+        return OpgenError(f"cannot parse as {FORMAT_TITLES[self.fmt]}: {message}", loc, hint=parse_hint(message, self.fmt))
+
+    def recover(self, error: OpgenError) -> tuple[str, list[OpgenError], set[int]]:
+        """The text with each entry or field that does not parse blanked out, their errors
+        and the indices of entries that lost a field. `error` (the whole file's) is raised
+        when the file cannot be split into entries and fields."""
+        tokens = _tokens(self.text)
+        items = _fields(tokens, 0, len(tokens))
+        if items is None:
+            raise error
+        errors: list[OpgenError] = []
+        partial: set[int] = set()
+        blanks: list[tuple[int, int]] = []
+        kept = 0
+        for first, value_start, value_end, last in items:
+            start, end = tokens[first][1], tokens[last - 1][2]
+            entry_error = self.parse_error(start, end, _FILE_TYPES[self.fmt])
+            if entry_error is None:
+                kept += 1
+                continue
+            inner = _fields(tokens, value_start + 1, value_end - 1) if tokens[value_start][0] in "{<" else None
+            field_errors, field_blanks = [], []
+            for field_first, _, _, field_last in inner or []:
+                span = (tokens[field_first][1], tokens[field_last - 1][2])
+                problem = self.parse_error(*span, _ENTRY_TYPES[self.fmt])
+                if problem is not None:
+                    field_errors.append(problem)
+                    field_blanks.append((span[0] - start, span[1] - start))
+            rest = _blank(self.text[start:end], field_blanks)
+            if field_errors and self.parse_error(start, end, _FILE_TYPES[self.fmt], rest) is None:
+                errors.extend(field_errors)
+                blanks += [(a + start, b + start) for a, b in field_blanks]
+                partial.add(kept)
+                kept += 1
+            else:  # the entry as a whole is wrong (a brace, a field given twice, ...)
+                errors.append(entry_error)
+                blanks.append((start, end))
+        return _blank(self.text, blanks), errors, partial
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each span's characters but newlines replaced by spaces (locations stay)."""
+    out, pos = [], 0
+    for a, b in sorted(spans):
+        out += [text[pos:a], re.sub(r"[^\n]", " ", text[a:b])]
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def parse_hint(message: str, fmt: Format) -> str | None:
+    """How to fix a text-format parse error: the field or enum value meant (difflib), the
+    range of an integer, the format a misplaced field belongs to."""
+    unknown = re.match(r'Message type "([\w.]+)" has no field named "(\w+)"', message)
+    if unknown:
+        fields = list(descriptor_pool.Default().FindMessageTypeByName(unknown.group(1)).fields_by_name)
+        name = unknown.group(2)
+        other = "apidef" if fmt == "opgen" else "opgen"
+        if unknown.group(1) in (_ENTRY_TYPES[fmt].DESCRIPTOR.full_name, _FILE_TYPES[fmt].DESCRIPTOR.full_name) \
+                and name in _ENTRY_TYPES[other].DESCRIPTOR.fields_by_name:
+            return (f"`{name}` is a field of {FORMAT_TITLES[other]} entries: a file with a `graph_op_name` field is "
+                    "read as TF ApiDefs, any other as opgen OpGenOverrides")
+        return did_you_mean(name, fields, "`") or f"its fields: {', '.join(fields)}"
+    enum = re.match(r'Enum type "([\w.]+)" has no value named (\w+)', message)
+    if enum:
+        values = list(descriptor_pool.Default().FindEnumTypeByName(enum.group(1)).values_by_name)
+        return did_you_mean(enum.group(2), values, "") or f"its values: {', '.join(values)}"
+    if message.startswith("Value out of range"):
+        return ("an int attr value (`i`) is a signed 64-bit integer: -9223372036854775808 to "
+                "9223372036854775807")
+    return None
+
+
+def _tokens(text: str) -> list[tuple[str, int, int]]:
+    """(kind, start, end) of each token; kind is the punctuation itself, "str", "word" or "?"."""
+    out = []
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup or ""
+        if kind == "ws":
+            continue
+        out.append((m.group() if kind == "punct" else kind, m.start(), m.end()))
+    return out
+
+
+_CLOSING = {"{": "}", "<": ">", "[": "]"}
+
+
+def _fields(tokens, pos: int, end: int) -> list[tuple[int, int, int, int]] | None:
+    """The fields in tokens[pos:end] as (first token, value's first token, value's end, end
+    with its separator); None when they cannot be told apart (a stray brace, ...)."""
+    out = []
+    while pos < end:
+        first = pos
+        if tokens[pos][0] != "word":
+            return None
+        pos += 1
+        if pos < end and tokens[pos][0] == ":":
+            pos += 1
+        if pos >= end:
+            return None
+        value = pos
+        kind = tokens[pos][0]
+        if kind in _CLOSING:
+            stack = []
+            while pos < end:
+                kind = tokens[pos][0]
+                if kind in _CLOSING:
+                    stack.append(_CLOSING[kind])
+                elif kind in ("}", ">", "]"):
+                    if not stack or stack.pop() != kind:
+                        return None
+                pos += 1
+                if not stack:
+                    break
+            if stack:
+                return None
+        elif kind == "str":
+            while pos < end and tokens[pos][0] == "str":
+                pos += 1
+        elif kind == "-" and pos + 1 < end and tokens[pos + 1][0] == "word":
+            pos += 2
+        elif kind == "word":
+            pos += 1
+        else:
+            return None
+        value_end = pos
+        if pos < end and tokens[pos][0] in (",", ";"):
+            pos += 1
+        out.append((first, value, value_end, pos))
+    return out
 
 
 # --- Locating fields: a scanner for (already validly parsed) text-format protobuf ---
 
 _TOKEN = re.compile(
     r"""(?P<ws>\s+|\#[^\n]*)
-      | (?P<str>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
+      | (?P<str>"(?:[^"\\\n]|\\.)*"?|'(?:[^'\\\n]|\\.)*'?)
       | (?P<punct>[{}<>\[\]:,;])
       | (?P<word>[^\s{}<>\[\]:,;"'\#]+)""",
     re.VERBOSE,
-)
+)  # a string may lack its closing quote (a parse error, when recovering: one token)
 
 
 def _scan(text: str, path: str, line_map: list[int]) -> list[Node]:

@@ -31,6 +31,8 @@ class Update:
     entry_loc: Location  # where the entry (`op {`) starts
     # (ApiDef field, index in that repeated field or 0) -> where the user wrote it
     locs: dict[tuple[str, int], Location] = field(default_factory=dict)
+    problems: list[OpgenError] = field(default_factory=list)  # mistakes found reading the entry
+    partial: bool = False  # a field of the entry did not parse (reported with the file)
 
     def loc(self, field_name: str, index: int = 0) -> Location:
         return self.locs.get((field_name, index), self.entry_loc)

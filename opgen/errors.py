@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import re
 import sys
 from dataclasses import dataclass
@@ -74,6 +75,23 @@ class OpgenError(Exception):
     def format_warning(self) -> str:
         """`format()` as a warning: for problems a reader skips (`path:line:col: warning: ...`)."""
         return self.format().replace(": error: ", ": warning: ", 1) if self.location else "warning: " + self.format()[7:]
+
+
+def did_you_mean(name: str, choices, quote: str = "") -> str | None:
+    """`did you mean `hide`?` naming the choices closest to a misspelled `name` (difflib);
+    None when none is close."""
+    close = difflib.get_close_matches(name, list(choices), n=3)
+    return f"did you mean {', '.join(f'{quote}{c}{quote}' for c in close)}?" if close else None
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def error_summary(errors: list[OpgenError]) -> str:
+    """The summary line after a list of errors: `3 errors in 2 files`."""
+    files = {e.location.path for e in errors if e.location is not None}
+    return plural(len(errors), "error") + (f" in {plural(len(files), 'file')}" if files else "")
 
 
 class OpgenErrors(OpgenError):

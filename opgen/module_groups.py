@@ -36,6 +36,11 @@ def module_for_source(path: str) -> str:
     return stem if stem.startswith("gen_") else f"gen_{stem}"
 
 
+def module_rule(op_name: str, rules: dict[str, str]) -> str | None:
+    """The module of the first `[tool.opgen.modules]` glob matching `op_name`; None if none does."""
+    return next((module for pattern, module in rules.items() if fnmatch.fnmatchcase(op_name, pattern)), None)
+
+
 def group_ops(
     op_list: op_def_pb2.OpList,
     sources: dict[str, OpSource],
@@ -47,7 +52,7 @@ def group_ops(
         validate_module_name(module, rules_location)
     groups: dict[str, list[op_def_pb2.OpDef]] = {}
     for op in op_list.op:
-        rule = next((m for pattern, m in rules.items() if fnmatch.fnmatchcase(op.name, pattern)), None)
+        rule = module_rule(op.name, rules)
         if rule is not None:
             module = rule
         else:
@@ -63,4 +68,4 @@ def unmatched_patterns(op_list: op_def_pb2.OpList, rules: dict[str, str]) -> lis
     return [pattern for pattern in rules if not any(fnmatch.fnmatchcase(n, pattern) for n in names)]
 
 
-__all__ = ["group_ops", "module_for_source", "unmatched_patterns", "validate_module_name"]
+__all__ = ["group_ops", "module_for_source", "module_rule", "unmatched_patterns", "validate_module_name"]

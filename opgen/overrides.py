@@ -21,12 +21,12 @@ function of the library (the whole OpList is one namespace), bad attr defaults
 (`opgen.spec.validate.validate_attr_value`), a rename or default of an inferred attr (no
 parameter, so no effect), ApiDef fields TF never merges (`deprecation_message`,
 `deprecation_version`), arg_order not a permutation. All errors of all files are
-reported together.
+reported together, in file order, then a summary line (`3 errors in 2 files`, as for
+gathering); a faulty entry does not hide the other entries' errors.
 """
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 from google.protobuf import text_format
@@ -41,7 +41,7 @@ from opgen.apidef_merge import (
     merge_update,
     update_docs,
 )
-from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean, error_summary
 from opgen.proto import (
     api_def_pb2,
     attr_value_pb2,
@@ -63,6 +63,10 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
         return model
     errors: list[OpgenError] = []
     states = {name: MergeState() for name in op_defs}
+    # ops with a faulty entry: its other fields were not applied, so a clash of function
+    # names involving the op may only follow from that and is not reported (every other
+    # error is, at once; the entry's own parameter clashes are checked on a copy)
+    faulty: set[str] = set()
     for layer in override_layers(Path(directory), _display(Path(directory))):
         first_entry: dict[str, Location] = {}
         for path, display in layer:
@@ -71,32 +75,56 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
             except OpgenError as e:
                 errors.append(e)
                 continue
+            errors.extend(file.errors)
             for update in _updates(file, model.api_defs, errors):
                 op = update.api.graph_op_name
                 if op not in op_defs:
-                    close = difflib.get_close_matches(op, op_defs, n=3)
                     errors.append(OpgenError(f"unknown op {op!r}", update.loc("graph_op_name"),
-                                             hint=f"did you mean {', '.join(close)}?" if close else
-                                             "the op must be in the gathered OpList"))
+                                             hint=did_you_mean(op, op_defs) or "the op must be in the gathered OpList"))
                     continue
-                if op in first_entry and not merge:
+                duplicate = op in first_entry and not merge
+                if duplicate:
                     errors.append(OpgenError(
                         f"op {op} is already overridden at {first_entry[op]}", update.entry_loc,
                         hint="keep one entry per op and layer, or set `merge_overrides = true` in "
                         "[tool.opgen] to merge them in load order"))
-                    continue
                 first_entry.setdefault(op, update.entry_loc)
-                entry_errors = check_update(update, op_defs[op])
-                if not entry_errors:
+                entry_errors = update.problems + check_update(update, op_defs[op])
+                if entry_errors or duplicate or update.partial:  # checked on a copy, not applied
+                    faulty.add(op)
+                    entry_errors += _check_on_copy(model, update, op_defs[op], states[op], params=not duplicate)
+                else:
                     entry_errors = _merge_entry(model, update, op_defs[op], states[op])
                 errors.extend(entry_errors)
-    if not errors:
-        for api in model.api_defs.values():
-            update_docs(api)
-        errors.extend(_check_names(model, op_defs, states))
+    errors.extend(_check_names(model, op_defs, states, faulty))
     if errors:
-        raise errors[0] if len(errors) == 1 else OpgenErrors(errors)
+        raise OverrideErrors(errors)
+    for api in model.api_defs.values():
+        update_docs(api)
     return model
+
+
+class OverrideErrors(OpgenErrors):
+    """Every error of the override files, in file order, then a summary line (as gathering's)."""
+
+    def __init__(self, errors: list[OpgenError]):
+        super().__init__(sorted(errors, key=lambda e: e.location or Location("")))
+
+    def format(self) -> str:
+        return f"{super().format()}\n{error_summary(self.errors)}"
+
+
+def _check_on_copy(model: ApiModel, update: Update, op_def: op_def_pb2.OpDef, state: MergeState,
+                   params: bool) -> list[OpgenError]:
+    """The errors merging a faulty entry would give (unknown args, ...) and, with `params`, the
+    parameter and output clashes of its renames; the model is left as it was."""
+    scratch = ApiDef()
+    scratch.CopyFrom(model.api_defs[op_def.name])
+    scratch_state = MergeState(state.endpoint_loc, dict(state.rename_locs))
+    errors = merge_update(scratch, update, op_def, scratch_state)
+    if params and not errors:
+        errors = _check_params(op_def.name, op_def, scratch, scratch_state)
+    return errors
 
 
 def _merge_entry(model: ApiModel, update: Update, op_def: op_def_pb2.OpDef, state: MergeState) -> list[OpgenError]:
@@ -151,14 +179,16 @@ def _updates(file: OverrideFile, api_defs: dict[str, ApiDef], errors: list[Opgen
     """An Update for each entry of `file`; entries that change nothing are errors."""
     for index, entry in enumerate(file.message.op):
         node = file.root.nth("op", index)
-        update: Update | None
         if file.format == "apidef":
             update = _apidef_update(entry, node)
         else:
-            update = _opgen_update(entry, node, api_defs, errors)
-        if update is None:
-            continue
+            update = _opgen_update(entry, node, api_defs)
         changes = [f.name for f, _ in update.api.ListFields() if f.name != "graph_op_name"]
+        if index in file.partial:  # a field did not parse (reported): check what is left
+            update.partial = True
+            if update.api.graph_op_name:
+                yield update
+            continue
         if not update.api.graph_op_name:
             key = "graph_op_name" if file.format == "apidef" else "name"
             errors.append(OpgenError(f"override entry has no `{key}`", node.loc,
@@ -179,18 +209,21 @@ def _apidef_update(entry: ApiDef, node: Node) -> Update:
     return update
 
 
-def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_defs: dict[str, ApiDef],
-                  errors: list[OpgenError]) -> Update | None:
-    """An OpGenOverride as an ApiDef update, keeping the location of each part."""
+def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_defs: dict[str, ApiDef]) -> Update:
+    """An OpGenOverride as an ApiDef update, keeping the location of each part (and the
+    entry's own mistakes as the update's problems)."""
     update = Update(ApiDef(graph_op_name=entry.name), node.loc, {("graph_op_name", 0): node.first("name").loc})
     api = update.api
+    errors = update.problems
     if entry.skip:
         others = [f.name for f, _ in entry.ListFields() if f.name not in ("name", "skip")]
         if others:
             errors.append(OpgenError(
                 f"{entry.name}: a skipped op generates no function, so {', '.join(others)} would be ignored",
                 node.first("skip").loc, hint="remove the other fields, or `skip: true`"))
-            return None
+            api.visibility = ApiDef.SKIP
+            update.locs[("visibility", 0)] = node.first("skip").loc
+            return update
         api.visibility = ApiDef.SKIP
         update.locs[("visibility", 0)] = node.first("skip").loc
     if entry.hide:
@@ -245,8 +278,9 @@ def _entry_for(by_name: dict, repeated, name: str, update: Update, kind: str, lo
 
 
 def _check_names(model: ApiModel, op_defs: dict[str, op_def_pb2.OpDef],
-                 states: dict[str, MergeState]) -> list[OpgenError]:
-    """Collisions the merged model would render: functions, parameters, namedtuple fields."""
+                 states: dict[str, MergeState], faulty: set[str]) -> list[OpgenError]:
+    """Collisions the merged model would render: functions, parameters, namedtuple fields;
+    none involving a `faulty` op (an entry of it was not applied)."""
     errors: list[OpgenError] = []
     functions: dict[str, str] = {}  # Python name -> op
     for op in sorted(op_defs, key=lambda n: (states[n].endpoint_loc is not None, n)):
@@ -267,6 +301,8 @@ def _check_names(model: ApiModel, op_defs: dict[str, op_def_pb2.OpDef],
             problem = "the module's own imports" if name in MODULE_GLOBALS else None
             if name in functions:
                 other = functions[name]
+                if faulty & {op, other}:
+                    continue
                 named_at = f" (named at {states[other].endpoint_loc})" if states[other].endpoint_loc else ""
                 problem = f"the function of op {other}{named_at}" if other != op else \
                     "another name of the same function"
@@ -277,29 +313,42 @@ def _check_names(model: ApiModel, op_defs: dict[str, op_def_pb2.OpDef],
                 errors.append(OpgenError(f"{op}: function name {name!r} collides with {problem}",
                                          state.endpoint_loc, hint="choose another rename_to/alias or endpoint"))
             functions.setdefault(name, op)
-        errors.extend(_check_params(op, op_defs[op], api, state))
+        if op not in faulty:
+            errors.extend(_check_params(op, op_defs[op], api, state))
     return errors
 
 
 def _check_params(op: str, op_def: op_def_pb2.OpDef, api: ApiDef, state: MergeState) -> list[OpgenError]:
+    """Parameter and namedtuple-field clashes, at the rename that caused each (whichever of
+    the two names comes first)."""
     errors: list[OpgenError] = []
-    seen: dict[str, str] = {"name": "the `name` parameter"}
+    # Python name -> (what it binds, where it was renamed to that name or None)
+    seen: dict[str, tuple[str, Location | None]] = {"name": ("the `name` parameter", None)}
     for param in python_params(op_def, api):
         kind = "in_arg" if param.kind == "input" else "attr"
         what = f"{'input' if kind == 'in_arg' else 'attr'} {param.graph_name!r}"
         loc = state.rename_locs.get((kind, param.graph_name))
-        if param.name in seen and loc is not None:
-            errors.append(OpgenError(f"{op}: renaming {what} to {param.name!r} collides with {seen[param.name]}",
-                                     loc, hint="parameter names must be unique"))
-        seen.setdefault(param.name, what)
-    fields: dict[str, str] = {}
+        if param.name in seen:
+            other, other_loc = seen[param.name]
+            if loc is not None:
+                errors.append(OpgenError(f"{op}: renaming {what} to {param.name!r} collides with {other}",
+                                         loc, hint="parameter names must be unique"))
+            elif other_loc is not None:
+                errors.append(OpgenError(f"{op}: renaming {other} to {param.name!r} collides with {what}",
+                                         other_loc, hint="parameter names must be unique"))
+        seen.setdefault(param.name, (what, loc))
+    fields: dict[str, tuple[str, Location | None]] = {}
     for out in api.out_arg:
         name = out.rename_to or out.name
         loc = state.rename_locs.get(("out_arg", out.name))
-        if name in fields and loc is not None:
-            errors.append(OpgenError(f"{op}: renaming output {out.name!r} to {name!r} collides with output "
-                                     f"{fields[name]!r}", loc, hint="output (namedtuple field) names must be unique"))
-        fields.setdefault(name, out.name)
+        if name in fields:
+            other, other_loc = fields[name]
+            if loc is not None or other_loc is not None:
+                renamed, kept = (out.name, other) if loc is not None else (other, out.name)
+                errors.append(OpgenError(f"{op}: renaming output {renamed!r} to {name!r} collides with output "
+                                         f"{kept!r}", loc or other_loc,
+                                         hint="output (namedtuple field) names must be unique"))
+        fields.setdefault(name, (out.name, loc))
     return errors
 
 

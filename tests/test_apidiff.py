@@ -127,6 +127,41 @@ def test_diff_oplist_files(tmp_path, monkeypatch, capsys):
                    "Input signature mismatch 'float' vs. 'double'\n")
 
 
+def test_diff_single_files_take_modules_from_the_other_side(project, capsys):
+    """An OpList file (e.g. a `--from-library` dump) names its module after itself: against
+    another file, a spec tree or the project no function is reported moved."""
+    assert _main(["oplist", "specs", "-o", "lib.pbtxt"], capsys)[0] == 0
+    assert _main(["oplist", "specs", "-o", "renamed.pbtxt"], capsys)[0] == 0
+    for argv in (["lib.pbtxt", "renamed.pbtxt"], ["lib.pbtxt", "specs"], ["specs", "lib.pbtxt"], ["lib.pbtxt"]):
+        code, out, err = _main(["diff", *argv, "--format", "json"], capsys)
+        rules = [c["rule"] for c in json.loads(out)["changes"]]
+        assert "function_moved" not in rules, (argv, rules)
+        assert code == 0 and err == "", argv
+    # the project's module for an op the file lacks; NEW's (the file's) when both are files
+    spec = project / "specs" / "ops.cc"
+    spec.write_text(spec.read_text() + 'REGISTER_OP("Offset").Input("x: float").Output("y: float");\n')
+    assert _main(["diff", "lib.pbtxt", "--format", "json"], capsys)[0] == 0
+    assert _main(["oplist", "specs", "-o", "lib2.pbtxt"], capsys)[0] == 0
+    code, out, _ = _main(["diff", "lib2.pbtxt", "renamed.pbtxt"], capsys)
+    assert code == 1
+    assert "BREAKING python function_removed: gen_renamed.offset removed with its op" in out
+    assert "gen_lib2" not in out
+
+
+def test_diff_keeps_a_real_move_between_project_modules(project, capsys):
+    """A `[tool.opgen.modules]` glob places an op whatever file it comes from; moving it
+    to another module of the project stays a breaking `function_moved`."""
+    assert _main(["oplist", "specs", "-o", "lib.pbtxt"], capsys)[0] == 0
+    assert _main(["api", "--format", "json", "-o", "old.json"], capsys)[0] == 0
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + '[tool.opgen.modules]\n"Scale" = "gen_scaling"\n')
+    code, out, _ = _main(["diff", "lib.pbtxt", "--format", "json"], capsys)
+    assert code == 0 and [c["rule"] for c in json.loads(out)["changes"]] == ["alias_added"]  # the override
+    code, out, _ = _main(["diff", "old.json"], capsys)
+    assert code == 1
+    assert "BREAKING python function_moved: gen_ops.scale -> gen_scaling.scale" in out
+
+
 def test_text_is_colored_only_when_asked(monkeypatch):
     monkeypatch.chdir(CORPUS / "break_graph_attr_removed")
     config = Config(root=CORPUS)
@@ -205,6 +240,22 @@ def test_bad_input_is_an_error(project, capsys, argv, message):
     code, out, err = _main(argv, capsys)
     assert (code, out) == (2, "")
     assert err.startswith(message), err
+
+
+def test_kernel_locations_only_name_kernels_tensorflow_selects(project, capsys):
+    """A kernel the cross-check says TF never selects (a constraint on an attr the op lacks,
+    a type the op does not allow) gives its device no location: the op does not run there."""
+    spec = project / "specs" / "ops.cc"
+    spec.write_text(spec.read_text() + (
+        'REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_GPU).TypeConstraint<float>("U"), ScaleOp);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Scale").Device("TPU").TypeConstraint<bool>("T"), ScaleOp);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_CPU).TypeConstraint<bool>("T"), ScaleOp);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_CPU).TypeConstraint<int32>("T"), ScaleOp);\n'))
+    code, out, _ = _main(["api", "--format", "json"], capsys)
+    assert code == 0
+    scale = next(op for op in json.loads(out)["ops"] if op["op"] == "Scale")
+    assert scale["kernels"] == {"CPU": {"T": ["int32"]}}
+    assert scale["kernel_locations"] == {"CPU": "specs/ops.cc:20:1"}
 
 
 def test_snapshot_outputs_is_what_opgen_api_prints(project, capsys):

@@ -21,15 +21,24 @@ from opgen.apidiff import run_diff
 from opgen.config import Config
 
 CORPUS = Path(__file__).parent / "golden" / "apidiff"
-SCENARIOS = sorted(p.name for p in CORPUS.iterdir() if (p / "old").is_dir())
+SCENARIOS = sorted(p.name for p in CORPUS.iterdir() if (p / "old").is_dir() and (p / "new").is_dir())
+# a side given as one file `old.<ext>` / `new.<ext>` (an OpList or C++ file): its modules are
+# named after the file, so it takes the other side's
+FILE_SCENARIOS = sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and p.name not in SCENARIOS)
 FORMATS = {"text": "txt", "md": "md", "json": "json", "github": "github"}
 UPDATE = os.environ.get("OPGEN_UPDATE_GOLDEN") == "1"
+
+
+def scenario_side(folder: Path, side: str) -> str:
+    """`old` / `new`: a spec tree, or the one file `old.<ext>` / `new.<ext>`."""
+    return side if (folder / side).is_dir() else next(p.name for p in folder.glob(f"{side}.*"))
 
 
 def _diff(scenario: str, fmt: str, monkeypatch) -> tuple[int, str]:
     folder = CORPUS / scenario
     monkeypatch.chdir(folder)
-    args = argparse.Namespace(old="old", new="new", git=None, format=fmt, allow_breaking=False)
+    args = argparse.Namespace(old=scenario_side(folder, "old"), new=scenario_side(folder, "new"), git=None,
+                              format=fmt, allow_breaking=False)
     out = io.StringIO()
     with redirect_stdout(out):
         code = run_diff(args, Config(root=folder))
@@ -41,7 +50,7 @@ def test_corpus_size():
     assert sum(s.startswith("ok_") for s in SCENARIOS) >= 10
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize("scenario", SCENARIOS + FILE_SCENARIOS)
 def test_scenario(scenario, monkeypatch):
     outputs = {fmt: _diff(scenario, fmt, monkeypatch) for fmt in FORMATS}
     report = json.loads(outputs["json"][1])
@@ -152,8 +161,9 @@ def test_git_revision_classifies_like_spec_trees(scenario, tmp_path, monkeypatch
     assert _without_paths(json.loads(out.getvalue())["changes"]) == expected
 
 
-# An OpList carries neither overrides nor kernels, and its module is named after the file:
-# scenarios about those are left out, and kernel changes are not expected from OpLists.
+# An OpList carries neither overrides nor kernels, and names no module of its own (`opgen diff`
+# takes the other side's): scenarios about those are left out, and kernel changes are not
+# expected from OpLists.
 OPLIST_SCENARIOS = [
     s for s in SCENARIOS
     if not (CORPUS / s / "old" / "overrides").exists() and not (CORPUS / s / "new" / "overrides").exists()

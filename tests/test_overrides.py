@@ -43,7 +43,8 @@ REQUIRED_CASES = {
     "error_attr_default_inferred_attr", "error_apidef_unmerged_field", "error_apidef_unknown_op",
     "error_entry_changes_nothing", "error_entry_without_name", "error_multiline_no_end_tag",
     "error_not_an_override_file", "error_rename_collides_module_global", "error_two_entries_same_file",
-    "error_two_renames_collide", "error_visible_rename_to_keyword", "error_several_files",
+    "error_two_renames_collide", "error_visible_rename_to_keyword", "error_several_files", "error_all_at_once",
+    "error_rename_collides_later_param", "error_parse_recovers", "error_parse_unbalanced",
 }
 
 
@@ -109,6 +110,26 @@ def test_cli_check_and_api(tmp_path, monkeypatch, capsys):
     assert cli.main(["oplist", "ops.pbtxt", "--api", "--overrides", "ov"]) == 0
     out = capsys.readouterr().out
     assert "python: def add(w, y, name=None) [VISIBLE]\nchanged by: ov/a.pbtxt:3:3\n" in out
+
+
+def test_cli_reports_every_error_with_hints(tmp_path, monkeypatch, capsys):
+    """`opgen overrides check`: a misspelled field gets a did-you-mean, an out-of-range integer
+    its range (not the format hint), both in one run with a summary line."""
+    from opgen import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ops.pbtxt").write_text((GOLDEN / "_ops.pbtxt").read_text())
+    (tmp_path / "ov").mkdir()
+    (tmp_path / "ov" / "a.pbtxt").write_text(
+        'op {\n  name: "Abs"\n  hidde: true\n}\n'
+        'op {\n  name: "Resize"\n  attr_default { name: "scale" value { i: 99999999999999999999 } }\n}\n')
+    assert cli.main(["overrides", "check", "ops.pbtxt", "--overrides", "ov"]) == 2
+    assert capsys.readouterr().err == (
+        'ov/a.pbtxt:3:3: error: cannot parse as OpGenOverrides: Message type "opgen.OpGenOverride" has no field '
+        'named "hidde".\n  hint: did you mean `hide`?\n'
+        "ov/a.pbtxt:7:43: error: cannot parse as OpGenOverrides: Value out of range: 99999999999999999999\n"
+        "  hint: an int attr value (`i`) is a signed 64-bit integer: -9223372036854775808 to 9223372036854775807\n"
+        "2 errors in 1 file\n")
 
 
 def test_locations_follow_text_format_syntax(tmp_path):

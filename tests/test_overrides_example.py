@@ -119,6 +119,10 @@ def test_every_field_shows_in_generated_modules(generated):
     # output_rename and out_arg rename_to: namedtuple fields
     assert namedtuples["_UniqueOutput"] == ["values", "indices"]
     assert namedtuples["_TopKOutput"] == ["values", "positions"]
+    # ... and the Returns section names those fields (TF's keeps the OpDef's output names)
+    assert "A tuple of `Tensor` objects (values, indices).\n\n      values: A `Tensor`." in doc["unique"]
+    assert "\n      indices: A `Tensor` of type `out_idx`." in doc["unique"]
+    assert "A tuple of `Tensor` objects (values, positions)." in doc["top_k"]
     # arg_order
     assert _signature(functions["split"]).startswith("value, split_dim, num_split")
     # ApiDef attr rename_to / default_value / description

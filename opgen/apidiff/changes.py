@@ -14,7 +14,8 @@ Rules (B = breaking):
   inputs_renamed, inputs_changed_compatibly, outputs_changed_compatibly, flag_changed,
   control_outputs_changed, op_deprecated, op_undeprecated, attrs_reordered.
 * python (breaking only for exported functions; hidden ones are private):
-  function_removed B, function_renamed B, function_moved B (other module), function_hidden B,
+  function_removed B, function_renamed B, function_moved B (other module of a project; a side
+  read from one file takes the other side's modules), function_hidden B,
   alias_removed B, param_removed B, param_renamed B, param_moved B, required_param_added B,
   param_default_changed B, param_default_removed B, output_arity_changed B,
   output_fields_changed B (namedtuple fields); function_added, function_exposed,
@@ -30,7 +31,7 @@ Rules (B = breaking):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from opgen.apidiff.graph_compat import (
@@ -361,7 +362,31 @@ def _docs_changes(old: OpEntry, new: OpEntry) -> list[Change]:
 
 # ---- whole snapshots --------------------------------------------------------------------
 
+def _modules_from(side: Snapshot, other: Snapshot) -> Snapshot:
+    """`side` with each op whose module only repeats its file's name in the module the other
+    side gives that op; an op the other side lacks takes the other side's module when all its
+    functions share one."""
+    modules = {name: entry.function.module for name, entry in other.ops.items() if entry.function}
+    shared = set(modules.values())
+    only = shared.pop() if len(shared) == 1 else None
+    ops = {}
+    for name, entry in side.ops.items():
+        module = modules.get(name, only) if name in side.modules_from_file_name else None
+        if entry.function is not None and module is not None:
+            entry = replace(entry, function=replace(entry.function, module=module))
+        ops[name] = entry
+    return Snapshot(ops, side.modules_from_file_name)
+
+
 def diff_snapshots(old: Snapshot, new: Snapshot) -> DiffResult:
+    """The changes NEW - OLD. A side read from one file (an OpList or C++ file, e.g. a
+    `--from-library` dump) names its modules after that file, which says nothing about where
+    the functions live: such ops take the other side's modules (NEW's when both sides are
+    single files), so `function_moved` only reports a move between a project's modules."""
+    if old.modules_from_file_name:
+        old = _modules_from(old, new)
+    elif new.modules_from_file_name:
+        new = _modules_from(new, old)
     changes: list[Change] = []
     ops: list[OpStatus] = []
     for name in sorted(set(old.ops) | set(new.ops)):

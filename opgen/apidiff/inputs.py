@@ -18,6 +18,7 @@ from opgen.apidiff.snapshot_format import FORMAT_TAG, from_json, from_markdown
 from opgen.config import Config, load_config
 from opgen.errors import Location, OpgenError, OpgenErrors, report
 from opgen.limits import read_input_bytes, read_text_file
+from opgen.module_groups import module_rule
 
 
 def gather_config(config: Config, sources: list[str] | None = None, warn: Callable[[str], None] = report):
@@ -95,7 +96,10 @@ def load_side(spec: str, config: Config) -> Snapshot:
 
     single = dataclasses.replace(config, root=path.parent)
     gathered = gather_config(single, [str(path)])
-    return build_snapshot(gathered, load_overrides(None, gathered.op_list), single, shown_root=path.parent)
+    snapshot = build_snapshot(gathered, load_overrides(None, gathered.op_list), single, shown_root=path.parent)
+    snapshot.modules_from_file_name = frozenset(
+        op.name for op in gathered.op_list.op if module_rule(op.name, config.modules) is None)
+    return snapshot
 
 
 def _git(args: list[str], cwd: Path, what: str) -> bytes:

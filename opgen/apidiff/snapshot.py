@@ -55,7 +55,7 @@ class OpEntry:
     # device -> type attr -> types its kernels accept (None: any), as
     # opgen.spec.kernel_summary.device_types gives it; None when kernels are unknown (no C++ read)
     kernels: dict[str, dict[str, tuple[str, ...] | None]] | None = None
-    kernel_locations: tuple[tuple[str, Location], ...] = ()  # device -> its first unlabelled kernel
+    kernel_locations: tuple[tuple[str, Location], ...] = ()  # device -> its first kernel TF can select
     # device -> (host-memory args, priorities) where not the default (kernel_summary.device_placement)
     kernel_placement: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = field(default_factory=dict)
     parts: tuple[tuple[str, Location], ...] = ()  # ("attr T", its .Attr line), ... (`OpSource.parts`)
@@ -71,6 +71,10 @@ class OpEntry:
 @dataclass
 class Snapshot:
     ops: dict[str, OpEntry] = field(default_factory=dict)  # by op name
+    # ops whose module only repeats the name of the one file this side was read from
+    # (`lib.pbtxt` -> gen_lib): no project, spec tree or `[tool.opgen.modules]` glob placed
+    # them, so `opgen diff` takes their module from the other side (not serialized)
+    modules_from_file_name: frozenset[str] = frozenset()
 
     def sorted_ops(self) -> list[OpEntry]:
         return [self.ops[name] for name in sorted(self.ops)]

@@ -12,7 +12,7 @@ from opgen.errors import Location, OpgenError
 from opgen.module_groups import group_ops
 from opgen.proto import api_def_pb2
 from opgen.python_api.function import FunctionApi, SkippedOp, function_api
-from opgen.spec.kernel_summary import device_placement, device_types
+from opgen.spec.kernel_summary import device_placement, device_types, selectable
 from opgen.spec.model import GatherResult
 
 _SKIP_REASONS = {
@@ -89,9 +89,10 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
     modules = module_names(gathered, config)
     kernels_by_op: dict[str, list] = {}
     kernel_locations: dict[str, dict[str, Location]] = {}
+    op_defs = {op_def.name: op_def for op_def in gathered.op_list.op}
     for reg in gathered.kernels or []:
         kernels_by_op.setdefault(reg.kernel_def.op, []).append(reg.kernel_def)
-        if not reg.kernel_def.label:
+        if selectable(reg.kernel_def, op_defs.get(reg.kernel_def.op)):  # as `kernels` counts them
             kernel_locations.setdefault(reg.kernel_def.op, {}).setdefault(reg.kernel_def.device_type, reg.location)
     for op_def in gathered.op_list.op:
         source = gathered.sources.get(op_def.name)

@@ -177,6 +177,10 @@ def returns_block(ctx: DocContext, api_def: api_def_pb2.ApiDef) -> str:
     """The Returns section's body (indented as TF's, minus the base 2 spaces)."""
     outputs = list(ctx.op_def.output_arg)
     descriptions = {a.name: a.description for a in api_def.out_arg}
+    # The namedtuple's field names (an override's out_arg rename_to): TF's GetReturns names
+    # the OpDef's outputs even where its namedtuple uses rename_to; opgen documents the
+    # fields the caller gets (README, "differ from TF's on purpose").
+    fields = {a.name: a.rename_to for a in api_def.out_arg if a.rename_to}
     if not outputs:
         return "  The created Operation."
     if len(outputs) == 1:
@@ -188,7 +192,7 @@ def returns_block(ctx: DocContext, api_def: api_def_pb2.ApiDef) -> str:
         if desc:
             text = _append_within_width(text, desc)
         return _indent(2, 2, text)
-    names = [a.name or f"output{i}" for i, a in enumerate(outputs)]
+    names = [fields.get(a.name) or a.name or f"output{i}" for i, a in enumerate(outputs)]
     parts = [_indent(2, 2, f"A tuple of `Tensor` objects ({', '.join(names)}).")]
     parts.append("")
     for name, arg in zip(names, outputs):

@@ -59,6 +59,12 @@ def _usable(k: kernel_def_pb2.KernelDef, op_def: op_def_pb2.OpDef | None,
     return True
 
 
+def selectable(k: kernel_def_pb2.KernelDef, op_def: op_def_pb2.OpDef | None) -> bool:
+    """Whether TF can select unlabelled kernel `k` for some node of the op (what `device_types`
+    counts; the cross-check reports the others)."""
+    return not k.label and _usable(k, op_def, _type_attrs(op_def))
+
+
 def _by_device(kernels: Iterable[kernel_def_pb2.KernelDef], op_def: op_def_pb2.OpDef | None,
                group: str) -> dict[str, list[kernel_def_pb2.KernelDef]]:
     """The op's usable kernels with label `group` ("" : unlabelled), per device."""

@@ -247,10 +247,10 @@ def min_max(x: Annotated[Any, _atypes.Float32], name=None):
       name: A name for the operation (optional).
 
     Returns:
-      A tuple of `Tensor` objects (min_value, max_value).
+      A tuple of `Tensor` objects (lo, hi).
 
-      min_value: A `Tensor` of type `float32`.
-      max_value: A `Tensor` of type `float32`.
+      lo: A `Tensor` of type `float32`.
+      hi: A `Tensor` of type `float32`.
     """
     _ctx = _execute.eager_context()
     if _ctx is not None:

@@ -1,0 +1,11 @@
+#include "tensorflow/core/framework/op.h"
+
+namespace tensorflow {
+
+REGISTER_OP("Scale")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {float, int32}")
+    .Attr("factor: float = 1.0");
+
+}  // namespace tensorflow
