@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
+sys.path[:0] = [str(REPO), str(REPO / "tests")]  # this checkout, not what the venv points at
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 
