@@ -298,7 +298,8 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
     for rel in api_snapshot:
         if rel.casefold() in {f.casefold() for f in result.files}:
             raise OpgenError(f"[tool.opgen] api = {config.api!r} names a file the build generates ({rel})",
-                             opts.config_location, hint='give the API snapshot its own name, e.g. api = "generated/API.md"')
+                             config.where("api"),
+                             hint=f"give the API snapshot its own name, e.g. api = {config.out.rstrip('/') + '/API.md'!r}")
     changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
     phases.done(f"API snapshot and comparison: {len(changes.write)} to write, {len(changes.delete)} to delete, "
                 f"{changes.unchanged} unchanged")

@@ -101,3 +101,14 @@ def test_modules_pattern_matching_no_op_is_a_located_warning(run, tmp_path):
 def test_bad_module_name_is_located_at_its_pattern(run, tmp_path):
     code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"A*" = "gen_a"\n"B*" = "os"\n', "build")
     assert code == 2 and err.startswith(f"{tmp_path / 'pyproject.toml'}:5:1: error: invalid module name 'os'")
+
+
+@pytest.mark.parametrize(("api", "message"), [
+    ("snapshots/API.md", "is not inside out = 'myproj/ops'"),
+    ("myproj/ops/gen_a.py", "names a file the build generates"),
+])
+def test_api_path_errors_point_at_the_key_and_suggest_a_path_inside_out(run, api, message):
+    code, err = run(f'[tool.opgen]\nsources = ["cc"]\nout = "myproj/ops"\napi = "{api}"\n', "build")
+    assert code == 2 and message in err
+    assert "pyproject.toml:4:1: error:" in err
+    assert "api = 'myproj/ops/API.md'" in err  # a suggestion that works with this `out`

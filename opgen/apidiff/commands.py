@@ -38,12 +38,12 @@ def snapshot_path(config: Config) -> Path | None:
     """
     if not config.api:
         return None
-    where = Location(str(config.root / "pyproject.toml"))
     try:
         return config.path(config.api).resolve().relative_to(config.path(config.out).resolve())
     except ValueError:
-        raise OpgenError(f"[tool.opgen] api = {config.api!r} is not inside out = {config.out!r}", where,
-                         hint="keep the API snapshot next to the generated modules, e.g. api = \"generated/API.md\"",
+        raise OpgenError(f"[tool.opgen] api = {config.api!r} is not inside out = {config.out!r}", config.where("api"),
+                         hint=f"keep the API snapshot next to the generated modules, e.g. api = "
+                              f"{config.out.rstrip('/') + '/API.md'!r}",
                          ) from None
 
 
