@@ -21,13 +21,24 @@ import glob
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from opgen.errors import Location, OpgenError, OpgenErrors, report
+from opgen.errors import (
+    Location,
+    OpgenError,
+    OpgenErrors,
+    error_summary,
+    plural,
+    report,
+)
 from opgen.limits import read_text_file
 from opgen.registry import OpRegistry
 from opgen.spec.builder import build_op_def
-from opgen.spec.chains import UndefinedNameError, check_brackets, extract_registrations, undefined_registration_macros
+from opgen.spec.chains import (
+    UndefinedNameError,
+    check_brackets,
+    extract_registrations,
+    undefined_registration_macros,
+)
 from opgen.spec.helpers import helper_table
 from opgen.spec.kernels import extract_kernels, undefined_kernel_macros
 from opgen.spec.model import GatherResult, KernelRegistration, OpSource, Registration
@@ -120,15 +131,10 @@ class GatherErrors(OpgenErrors):
         self.warnings = warnings
 
     def format(self) -> str:
-        files = {e.location.path for e in self.errors if e.location is not None}
-        summary = _plural(len(self.errors), "error") + (f" in {_plural(len(files), 'file')}" if files else "")
+        summary = error_summary(self.errors)
         if self.warnings:
-            summary += f", {_plural(len(self.warnings), 'warning')}"
+            summary += f", {plural(len(self.warnings), 'warning')}"
         return "\n".join([*self.warnings, super().format(), summary])
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 @dataclass
@@ -253,7 +259,7 @@ def _nothing_registered(sources: list[str], files: SourceFiles, allow_file: bool
                           f"{', '.join(sources) or 'the sources'}", where,
                           hint="name the directories or files that hold the REGISTER_OP calls (SOURCES or "
                           "[tool.opgen] sources)")
-    return OpgenError(f"no op registered in {_plural(n, 'source file')}" + (" allowed by --allow" if allow_file else ""),
+    return OpgenError(f"no op registered in {plural(n, 'source file')}" + (" allowed by --allow" if allow_file else ""),
                       where, hint="opgen reads REGISTER_OP(...) chains (also through macros it can expand); "
                       "check the sources, -D defines and include directories")
 
