@@ -18,7 +18,6 @@ import gc
 import hashlib
 import importlib.util
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -349,9 +348,11 @@ def bench_op_creation(
         tensorflow.close()
 
 
-def _round_ratios(theirs: list[float], ours: list[float]) -> tuple[float, float, float]:
-    """(median, lowest, highest) of the per-round speed-up TF / ours."""
-    ratios = [t / o for t, o in zip(theirs, ours)]
+def _round_ratios(
+    numerators: list[float], denominators: list[float]
+) -> tuple[float, float, float]:
+    """(median, lowest, highest) of the per-round ratio (the speed-up, given TF's times first)."""
+    ratios = [n / d for n, d in zip(numerators, denominators)]
     return statistics.median(ratios), min(ratios), max(ratios)
 
 
@@ -380,10 +381,8 @@ def _subprocess_env() -> dict[str, str]:
     return env
 
 
-def _import_ms(
-    path: Path, pre: str, name: str, repeat: int, from_source: bool = False
-) -> float:
-    """Best time, over fresh processes, of executing the module at `path` after `pre` ran.
+def _import_ms(path: Path, pre: str, name: str, from_source: bool = False) -> float:
+    """Milliseconds, in a fresh process, of executing the module at `path` after `pre` ran.
 
     By default the module runs from its cached bytecode, as a user's import does (a first
     import warms `__pycache__`, and TF's modules ship with theirs); `from_source` times
@@ -396,41 +395,44 @@ def _import_ms(
         path=str(path),
         from_source=from_source,
     )
-    times = []
-    for _ in range(repeat + 1):
-        out = subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            check=True,
-            env=_subprocess_env(),
-        )
-        times.append(float(out.stdout.strip().splitlines()[-1]))
-    return min(times[1:])  # the first run writes the bytecode cache
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=_subprocess_env(),
+    )
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 _RUNTIME_IMPORTED = "import typing, opgen.runtime.op_def_library, opgen.runtime.execute"
 
 
-def bench_import(gen_dir: Path, repeat: int) -> dict[str, float]:
+def bench_import(gen_dir: Path, repeat: int) -> dict[str, list[float]]:
+    """Import times (ms) in `repeat` interleaved rounds, one fresh process per import: ours
+    from bytecode with opgen.runtime imported ("ours"), compiled from source, cold (importing
+    opgen.runtime too), and TF's gen_math_ops executed again after `import tensorflow`."""
     from tensorflow.python.ops import gen_math_ops as tf_math
 
     module = gen_dir / "gen_math_ops.py"
     name = "opgen_bench.gen_math_ops"
-    return {
-        "ours": _import_ms(module, _RUNTIME_IMPORTED, name, repeat),
-        "ours_from_source": _import_ms(
-            module, _RUNTIME_IMPORTED, name, repeat, from_source=True
-        ),
-        "ours_cold": _import_ms(module, "", name, repeat),
-        "tf": _import_ms(
-            Path(tf_math.__file__), "import tensorflow", "tf_gen_math_ops_again", repeat
-        ),
+    cases = {
+        "ours": (module, _RUNTIME_IMPORTED, name, False),
+        "ours_from_source": (module, _RUNTIME_IMPORTED, name, True),
+        "ours_cold": (module, "", name, False),
+        "tf": (Path(tf_math.__file__), "import tensorflow", "tf_gen_math_ops_again", False),
     }
+    for case in cases.values():
+        _import_ms(*case)  # the first run writes the bytecode cache
+    times: dict[str, list[float]] = {label: [] for label in cases}
+    for _ in range(repeat):
+        for label, case in cases.items():
+            times[label].append(_import_ms(*case))
+    return times
 
 
 def _registration_ms(gen_dir: Path, repeat: int) -> float:
-    """Best time, in a fresh process, of registering TF's 155 gen_math_ops OpDefs (what a module import does)."""
+    """Median time, each in a fresh process, of registering TF's 155 gen_math_ops OpDefs (what a module import does)."""
     from oracle.tf_registry import tf_op_list
     from tensorflow.python.ops import gen_math_ops
 
@@ -451,34 +453,7 @@ def _registration_ms(gen_dir: Path, repeat: int) -> float:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                              env=_subprocess_env())  # fmt: skip
         times.append(float(out.stdout.strip().splitlines()[-1]))
-    return min(times)
-
-
-_TYPEVAR_STRING_CONSTRAINT = re.compile(r'"(_atypes\.[A-Za-z0-9]+)"')
-_FUTURE_ANNOTATIONS = "from __future__ import annotations\n"
-
-
-def _projected_variant(path: Path) -> tuple[Path, bool]:
-    """PROJECTION of a render change, not opgen's output: a copy of the module with unquoted
-    TypeVar constraints (`_atypes.X` objects) and `from __future__ import annotations`
-    (annotations stay unevaluated strings). Returns (copy, whether the module differed).
-    """
-    text = path.read_text()
-    projected = _TYPEVAR_STRING_CONSTRAINT.sub(r"\1", text)
-    if _FUTURE_ANNOTATIONS not in projected:
-        opening = projected.index('"""')  # generated modules open with a docstring
-        docstring_end = projected.index('"""', opening + 3) + 3
-        projected = (
-            projected[:docstring_end]
-            + "\n\n"
-            + _FUTURE_ANNOTATIONS
-            + projected[docstring_end:]
-        )
-    variant = path.with_name("gen_math_ops_projected.py")
-    from opgen.fsutil import write_if_changed
-
-    write_if_changed(variant, projected.encode())
-    return variant, projected != text
+    return statistics.median(times)
 
 
 def main() -> int:
@@ -538,42 +513,27 @@ def main() -> int:
         f"{statistics.geometric_mean(medians_tf_loaded):.1f}x); target >= 20x for every op"
     )
     times = bench_import(gen_dir, args.repeat)
-    ours, tf_ms = times["ours"], times["tf"]
+    median = {label: statistics.median(values) for label, values in times.items()}
+    warm, low, high = _round_ratios(times["ours"], times["tf"])  # ours / TF per round
+    cold = statistics.median(o / t for o, t in zip(times["ours_cold"], times["tf"]))
     print(
-        f"import of generated 155-op gen_math_ops, best of {args.repeat} fresh processes, from cached "
-        f"bytecode like TF's: {ours:.1f} ms with opgen.runtime already imported, "
-        f"{times['ours_cold']:.1f} ms cold (incl. importing opgen.runtime); "
-        f"executing TF's gen_math_ops (from its .pyc): {tf_ms:.1f} ms"
+        f"import of generated 155-op gen_math_ops, median of {args.repeat} interleaved rounds of "
+        f"fresh processes, from cached bytecode like TF's: {median['ours']:.1f} ms with "
+        f"opgen.runtime already imported, {median['ours_cold']:.1f} ms cold (incl. importing "
+        f"opgen.runtime); executing TF's gen_math_ops (from its .pyc): {median['tf']:.1f} ms"
     )
     print(
-        f"import ratio: {ours / tf_ms:.3f}x warm, {times['ours_cold'] / tf_ms:.3f}x cold (target <= 0.2x)"
+        f"import ratio ours / TF per round: warm median {warm:.3f}x (range {low:.3f}-{high:.3f}x), "
+        f"cold median {cold:.3f}x (target <= 0.2x warm)"
     )
     print(
-        f"  compiling from source instead (no bytecode cache): {times['ours_from_source']:.1f} ms "
-        f"({times['ours_from_source'] / tf_ms:.3f}x)"
+        f"  compiling from source instead (no bytecode cache): {median['ours_from_source']:.1f} ms "
+        f"({median['ours_from_source'] / median['tf']:.3f}x)"
     )
     print(
         f"  of which opgen.runtime's own work (register_op_list of the 155 OpDefs): "
         f"{_registration_ms(gen_dir, args.repeat):.2f} ms"
     )
-    variant, differs = _projected_variant(gen_dir / "gen_math_ops.py")
-    if differs:
-        projected = _import_ms(
-            variant,
-            _RUNTIME_IMPORTED,
-            "opgen_bench.gen_math_ops_projected",
-            args.repeat,
-        )
-        print(
-            f"  PROJECTION (not opgen's current output): the same module transformed by regex to "
-            f"`from __future__ import annotations` + unquoted TypeVar constraints `_atypes.X`: "
-            f"{projected:.1f} ms ({projected / tf_ms:.3f}x)"
-        )
-    else:
-        print(
-            "  (the module already has `from __future__ import annotations` and unquoted TypeVar "
-            "constraints: no projection needed)"
-        )
     return 0
 
 
