@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from build_locks import wait_until_blocked
 
 from opgen.cli import main
 from opgen.render import build as build_mod
@@ -304,11 +305,10 @@ def test_concurrent_builds_wait_for_the_lock(tmp_path, monkeypatch):
         fcntl.flock(held, fcntl.LOCK_EX)
         proc = subprocess.Popen([sys.executable, "-m", "opgen", "build"], cwd=root, stderr=subprocess.PIPE, text=True,
                                 env=dict(os.environ, PYTHONPATH=str(REPO)))
-        time.sleep(1.5)
-        assert proc.poll() is None  # blocked on the lock
+        wait_until_blocked(root / "gen" / tree_writer.LOCK, proc)
         assert "lock_test" not in (root / "gen" / "gen_array_ops.py").read_text()
         fcntl.flock(held, fcntl.LOCK_UN)
-    _, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=600)
     assert proc.returncode == 0 and "waiting for another opgen build" in err
     assert "def lock_test(" in (root / "gen" / "gen_array_ops.py").read_text()
 
