@@ -15,6 +15,9 @@ PY
 )
 venv="${OPGEN_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen/venv-$key}"
 if [ ! -x "$venv/bin/python" ]; then
+  echo "opgen: first run: creating the test venv $venv with opgen's dependencies, the test" \
+       "tools and the TensorFlow oracle (tensorflow-cpu==2.21.0): about 1.7 GB, 1-4 minutes" >&2
+  started=$SECONDS
   tmp="$venv.tmp.$$"
   rm -rf "$tmp"
   python3 -m venv "$tmp" >&2
@@ -27,5 +30,6 @@ if [ ! -x "$venv/bin/python" ]; then
   mv "$tmp" "$venv"
   # The venv was created at $tmp; fix the absolute paths its scripts carry.
   grep -rlI --null "$tmp" "$venv/bin" | xargs -0 -r sed -i "s#$tmp#$venv#g"
+  echo "opgen: test venv ready in $((SECONDS - started)) s" >&2
 fi
 echo "$venv"
