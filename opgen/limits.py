@@ -1,4 +1,4 @@
-"""opgen's documented resource limits (README "Limits") and the checked file reads that
+"""opgen's documented resource limits (docs/cli.md, "Errors, limits and names") and the checked file reads that
 enforce the ones about files. Input beyond a limit fails with a located error instead of
 running away in time or memory (or hitting Python's own limits as a traceback).
 """

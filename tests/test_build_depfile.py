@@ -1,4 +1,4 @@
-"""`opgen build --depfile` in real build tools, driven by the snippets README.md shows: ninja,
+"""`opgen build --depfile` in real build tools, driven by the snippets docs/build-integration.md shows: ninja,
 make and CMake (Ninja and Unix Makefiles generators) rerun opgen once after a change to any file
 it read (an included header, pyproject.toml, a template, an override, a new override file, the
 formatter's installed metadata), and do nothing otherwise;
@@ -24,11 +24,10 @@ RAN = "opgen build: "  # opgen's summary line, printed by every build it runs
 EDITS = ["specs/common_macros.h", "pyproject.toml", "tpl/function.py.j2", "ov/math_ops.pbtxt", "ov/new_override.pbtxt"]
 
 
-def _readme_snippet(lang: str) -> str:
-    """The ```lang block of README.md's "Using opgen in a build", with `opgen build` runnable here."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Using opgen in a build", 1)[1].split("\n### ", 1)[0]
-    (block,) = re.findall(rf"^```{lang}\n(.*?)^```$", section, flags=re.S | re.M)
+def _doc_snippet(lang: str) -> str:
+    """The ```lang block of docs/build-integration.md, with `opgen build` runnable here."""
+    page = (REPO / "docs" / "build-integration.md").read_text(encoding="utf-8")
+    (block,) = re.findall(rf"^```{lang}\n(.*?)^```$", page, flags=re.DOTALL | re.MULTILINE)
     return block.replace("opgen build", OPGEN)
 
 
@@ -141,7 +140,7 @@ def _run(argv: list[str], cwd: Path) -> str:
 @pytest.mark.skipif(shutil.which("ninja") is None, reason="ninja not installed (apt-get install ninja-build)")
 def test_readme_ninja_rule_reruns_opgen_when_an_input_changes(tmp_path):
     root = _project(tmp_path / "p")
-    snippet = _readme_snippet("ninja")
+    snippet = _doc_snippet("ninja")
     edge = next(line for line in snippet.splitlines() if line.startswith("build "))
     assert edge == f"build {' '.join(_opgen(root, '--list-outputs').stdout.split())}: opgen"  # ninja checks the first
     (root / "build.ninja").write_text(snippet, encoding="utf-8")
@@ -151,7 +150,7 @@ def test_readme_ninja_rule_reruns_opgen_when_an_input_changes(tmp_path):
 @pytest.mark.skipif(shutil.which("make") is None, reason="make not installed (apt-get install make)")
 def test_readme_make_rule_reruns_opgen_when_an_input_changes(tmp_path):
     root = _project(tmp_path / "p")
-    (root / "Makefile").write_text(_readme_snippet("make"), encoding="utf-8")
+    (root / "Makefile").write_text(_doc_snippet("make"), encoding="utf-8")
     _check_rebuilds(root, lambda: _run(["make"], root))
 
 
@@ -161,7 +160,7 @@ def test_readme_cmake_command_reruns_opgen_when_an_input_changes(tmp_path, gener
     if shutil.which(tool) is None:
         pytest.skip(f"{tool} not installed: CMake's {generator} generator needs it")
     root = _project(tmp_path / "p")
-    first, rest = _readme_snippet("cmake").split("\n", 1)
+    first, rest = _doc_snippet("cmake").split("\n", 1)
     assert first.startswith("cmake_minimum_required(")
     (root / "CMakeLists.txt").write_text(f"{first}\nproject(opgen_test NONE)\n{rest}", encoding="utf-8")
     _run(["cmake", "-S", str(root), "-B", str(root / "build"), "-G", generator], root)

@@ -33,7 +33,7 @@ pytestmark = pytest.mark.oracle
 REPO = Path(__file__).resolve().parent.parent
 MODULE = "gen_tf_registry"
 
-# Deliberate differences from TF's generator (README "Deliberate differences from TensorFlow's
+# Deliberate differences from TF's generator (docs/differences-from-tf.md "Deliberate differences from TensorFlow's
 # generator"): a `type` attr with a default keeps its default but drops TF's TypeVar
 # annotation (a DType is not an instance of the TypeVar; mypy rejects TF's spelling).
 

@@ -11,7 +11,7 @@ import pytest
 
 from opgen.cli import main
 
-# (`Float`, `Len`: a deliberate difference, README: a function named like a builtin the bodies
+# (`Float`, `Len`: a deliberate difference, docs/cli.md: a function named like a builtin the bodies
 # call gets a trailing `_`.)
 NAMES = ["Lambda", "Print", "Pass", "Class", "Exec", "None", "Abs", "Fine"]
 

@@ -363,7 +363,7 @@ def _git_apply(root: Path, diff: str) -> None:
 
 @pytest.mark.parametrize("manifest", [True, False], ids=["with_manifest", "fresh_clone"])
 def test_a_stale_module_added_by_git_apply_is_reported_and_deleted(tmp_path, monkeypatch, capsys, manifest):
-    """The README's `opgen build --diff | git apply` adds a module the manifest does not
+    """docs/build-integration.md's `opgen build --diff | git apply` adds a module the manifest does not
     list: opgen's by its name and exact header, so once its op is gone `--check` fails on
     it, `--diff` deletes it through `git apply`, and a build deletes it; also when no source
     map lists it any more (the tree an older opgen's build left, or a teammate's pull)."""

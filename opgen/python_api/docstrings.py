@@ -179,7 +179,7 @@ def returns_block(ctx: DocContext, api_def: api_def_pb2.ApiDef) -> str:
     descriptions = {a.name: a.description for a in api_def.out_arg}
     # The namedtuple's field names (an override's out_arg rename_to): TF's GetReturns names
     # the OpDef's outputs even where its namedtuple uses rename_to; opgen documents the
-    # fields the caller gets (README, "differ from TF's on purpose").
+    # fields the caller gets (docs/differences-from-tf.md).
     fields = {a.name: a.rename_to for a in api_def.out_arg if a.rename_to}
     if not outputs:
         return "  The created Operation."
