@@ -282,3 +282,19 @@ def test_default_attrs_round_trip(ours, tf_generated):
     for name, p in inspect.signature(default_attrs).parameters.items():
         assert _same_default(p.default, ours_sig.parameters[name].default, attr_types.get(name)), name
     assert isinstance(attr_value_pb2.AttrValue(), attr_value_pb2.AttrValue)
+
+
+def test_every_wrapper_runs_on_both_backends(tf_build):
+    """Every wrapper of TF's registry, called once on the embedded runtime and once in a
+    tf.Graph (support/call_wrappers.py; graph mode only: a registry kernel may abort the
+    process on synthesized values, and some of TF's shape functions do: `CRASH_TF`)."""
+    from oracle.shape_differential import CRASH_TF
+    from support.call_wrappers import assert_all_called, check_module
+
+    report = check_module(tf_build, tf=True, tf_crashes=frozenset(CRASH_TF))
+    assert_all_called([report])
+    functions = len(report.unwrapped) + report.calls // 2
+    assert report.calls > 3700 and set(report.tf_skipped) <= set(CRASH_TF), (functions, report.tf_skipped)
+    # Synthesized values suit every op's types, not every op's semantics: op-level errors are
+    # expected, but most calls build their node.
+    assert len(report.op_errors) < report.calls // 4

@@ -124,13 +124,13 @@ def _load(text: str, filename: str, name: str) -> types.ModuleType:
     return module
 
 
-def _helper_call(node: ast.FunctionDef) -> ast.Call | None:
-    """The wrapper's `_op_def_library._apply_op_helper("<Op>", ...)` call."""
-    for sub in ast.walk(node):
-        if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "_apply_op_helper"
-                and sub.args and isinstance(sub.args[0], ast.Constant)):
-            return sub
-    return None
+def _op_calls(node: ast.FunctionDef, ops: dict[str, op_def_pb2.OpDef]) -> list[ast.Call]:
+    """The calls in the wrapper that name one of the module's ops (`_apply_op_helper("<Op>",
+    ...)`, `fast_path_execute(_ctx, "<Op>", ...)`), `_apply_op_helper`'s first: a body broken
+    anywhere still shows which op it wraps."""
+    calls = [sub for sub in ast.walk(node) if isinstance(sub, ast.Call)
+             and any(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value in ops for a in sub.args[:2])]
+    return sorted(calls, key=lambda c: not (isinstance(c.func, ast.Attribute) and c.func.attr == "_apply_op_helper"))
 
 
 def _parameter_of(node: ast.FunctionDef, value: ast.expr, params: set[str]) -> str | None:
@@ -153,16 +153,17 @@ def wrappers(module: types.ModuleType, text: str) -> tuple[list[Wrapper], list[s
     ops = {op.name: op for op in op_def_pb2.OpList.FromString(b"".join(module._OP_DEFS)).op}
     found: dict[str, Wrapper] = {}
     for node in ast.parse(text).body:
-        if not isinstance(node, ast.FunctionDef) or (call := _helper_call(node)) is None:
+        if not isinstance(node, ast.FunctionDef) or not (calls := _op_calls(node, ops)):
             continue
-        op = ops.get(call.args[0].value)  # type: ignore[attr-defined]
-        if op is None:
-            continue
+        call = calls[0]
+        op = ops[next(a.value for a in call.args[:2] if isinstance(a, ast.Constant) and a.value in ops)]
         params = {a.arg for a in node.args.args + node.args.kwonlyargs}
         op_names = {a.name for a in [*op.input_arg, *op.attr]}
-        # keywords are OpDef names, a Python keyword with `_` appended (`in_`)
-        names = {(k.arg if k.arg in op_names else k.arg[:-1]): p for k in call.keywords
-                 if k.arg and (p := _parameter_of(node, k.value, params))}
+        # a parameter named like the OpDef arg (a Python keyword with `_` appended: `in_`),
+        # else the one carried by `_apply_op_helper`'s keyword of that name
+        names = {n: p for n in op_names for p in (n, n + "_") if p in params}
+        names.update({(k.arg if k.arg in op_names else k.arg[:-1]): p for k in call.keywords
+                      if k.arg and (p := _parameter_of(node, k.value, params))})
         found[op.name] = Wrapper(op, getattr(module, node.name), names)
     return list(found.values()), sorted(set(ops) - set(found))
 
