@@ -13,7 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.call_wrappers import assert_all_called, check_build_dir, check_in_subprocess
+from support.call_wrappers import (
+    assert_all_called,
+    check_build_dir,
+    check_in_subprocess,
+)
 
 from opgen.cli import main
 
