@@ -72,3 +72,36 @@ def test_every_wrapper_runs_on_tensorflow(built, tf):
     assert_all_called(reports, strict=True)
     assert [r.tf_skipped for r in reports] == [[]] * len(MODULES)
     assert sum(r.calls for r in reports) == 3 * len(MODULES)
+
+
+def test_a_library_built_from_its_oplist_runs(tmp_path, monkeypatch):
+    """The same ops through an OpList file (`opgen oplist`, then `opgen build ops.pbtxt`)."""
+    shutil.copytree(LIBRARY, tmp_path, dirs_exist_ok=True)
+    monkeypatch.chdir(tmp_path)
+    assert main(["oplist", "first_call_ops.cc", "-o", "ops.pbtxt"]) == 0
+    assert main(["build", "ops.pbtxt", "--out", "from_oplist"]) == 0
+    reports = check_build_dir(tmp_path / "from_oplist", tf=False)
+    assert_all_called(reports, strict=True)
+    assert sum(r.calls for r in reports) == len(MODULES)
+
+
+def test_free_globals_follow_python_scoping():
+    from opgen.render.emit import ChunkUses, free_globals
+
+    code = '''
+T = TypeVar("T", _atypes.Int32)
+
+
+def f(x: Annotated[Any, T], collections=None, name=None):
+    """Uses _dtypes.float32 and _dispatch.bound only in its docstring."""
+    _ctx = _execute.eager_context()
+    ys = [_op_def_library.thing(_i) for _i in x]
+    s = "_registry.register_op_list"
+    return len(ys), collections
+
+
+g = f
+'''
+    assert free_globals(code) == {"TypeVar", "_atypes", "Annotated", "Any", "_execute", "_op_def_library"}
+    assert ChunkUses.of(code) == ChunkUses(("atypes", "execute", "op_def_library"), ("Annotated", "Any", "TypeVar"), False)
+    assert free_globals("def broken(:\n") == frozenset()
