@@ -112,50 +112,56 @@ class Wrapper:
     params: dict[str, str]  # OpDef arg/attr name -> the Python parameter that carries it
 
 
-def _load(text: str, filename: str, name: str) -> types.ModuleType:
+def _load(tree: ast.Module, filename: str, name: str) -> types.ModuleType:
     module = types.ModuleType(name)
     module.__file__ = filename
     sys.modules[name] = module  # the registration marks the module's functions (registry.py)
     try:
-        exec(compile(text, filename, "exec"), module.__dict__)  # noqa: S102 - the module under test
+        exec(compile(tree, filename, "exec"), module.__dict__)  # noqa: S102 - the module under test
     except BaseException:
         del sys.modules[name]
         raise
     return module
 
 
-def _op_calls(node: ast.FunctionDef, ops: dict[str, op_def_pb2.OpDef]) -> list[ast.Call]:
-    """The calls in the wrapper that name one of the module's ops (`_apply_op_helper("<Op>",
-    ...)`, `fast_path_execute(_ctx, "<Op>", ...)`), `_apply_op_helper`'s first: a body broken
-    anywhere still shows which op it wraps."""
-    calls = [sub for sub in ast.walk(node) if isinstance(sub, ast.Call)
-             and any(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value in ops for a in sub.args[:2])]
-    return sorted(calls, key=lambda c: not (isinstance(c.func, ast.Attribute) and c.func.attr == "_apply_op_helper"))
+def _is_op_call(node: ast.AST, ops: dict[str, op_def_pb2.OpDef]) -> bool:
+    """A call naming one of the module's ops (`_apply_op_helper("<Op>", ...)`,
+    `fast_path_execute(_ctx, "<Op>", ...)`)."""
+    return isinstance(node, ast.Call) and any(
+        isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value in ops for a in node.args[:2])
 
 
-def _parameter_of(node: ast.FunctionDef, value: ast.expr, params: set[str]) -> str | None:
+def _parameter_of(value: ast.expr, assigned: dict[str, ast.expr], params: set[str]) -> str | None:
     """The parameter an `_apply_op_helper` keyword's value comes from: the parameter itself,
     or the one parameter the local it names is computed from (`_attr_x = make_int(x, "x")`)."""
-    if isinstance(value, ast.Name) and value.id in params:
-        return value.id
     if not isinstance(value, ast.Name):
         return None
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Assign) and any(isinstance(t, ast.Name) and t.id == value.id for t in sub.targets):
-            used = {n.id for n in ast.walk(sub.value) if isinstance(n, ast.Name) and n.id in params}
-            if len(used) == 1:
-                return used.pop()
-    return None
+    if value.id in params:
+        return value.id
+    used = {n.id for n in ast.walk(assigned[value.id]) if isinstance(n, ast.Name) and n.id in params} \
+        if value.id in assigned else set()
+    return used.pop() if len(used) == 1 else None
 
 
-def wrappers(module: types.ModuleType, text: str) -> tuple[list[Wrapper], list[str]]:
-    """Each op of the module with its wrapper, and the ops that have none (skipped ops)."""
+def wrappers(module: types.ModuleType, tree: ast.Module) -> tuple[list[Wrapper], list[str]]:
+    """Each op of the module with its wrapper, and the ops that have none (skipped ops). A
+    wrapper is the function whose calls name the op (`_apply_op_helper`'s first): a body
+    broken anywhere still shows which op it wraps."""
     ops = {op.name: op for op in op_def_pb2.OpList.FromString(b"".join(module._OP_DEFS)).op}
     found: dict[str, Wrapper] = {}
-    for node in ast.parse(text).body:
-        if not isinstance(node, ast.FunctionDef) or not (calls := _op_calls(node, ops)):
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
             continue
-        call = calls[0]
+        calls: list[ast.Call] = []
+        assigned: dict[str, ast.expr] = {}
+        for sub in ast.walk(node):
+            if _is_op_call(sub, ops):
+                calls.append(sub)  # type: ignore[arg-type]
+            elif isinstance(sub, ast.Assign):
+                assigned.update((t.id, sub.value) for t in sub.targets if isinstance(t, ast.Name))
+        if not calls:
+            continue
+        call = min(calls, key=lambda c: not (isinstance(c.func, ast.Attribute) and c.func.attr == "_apply_op_helper"))
         op = ops[next(a.value for a in call.args[:2] if isinstance(a, ast.Constant) and a.value in ops)]
         params = {a.arg for a in node.args.args + node.args.kwonlyargs}
         op_names = {a.name for a in [*op.input_arg, *op.attr]}
@@ -163,7 +169,7 @@ def wrappers(module: types.ModuleType, text: str) -> tuple[list[Wrapper], list[s
         # else the one carried by `_apply_op_helper`'s keyword of that name
         names = {n: p for n in op_names for p in (n, n + "_") if p in params}
         names.update({(k.arg if k.arg in op_names else k.arg[:-1]): p for k in call.keywords
-                      if k.arg and (p := _parameter_of(node, k.value, params))})
+                      if k.arg and (p := _parameter_of(k.value, assigned, params))})
         found[op.name] = Wrapper(op, getattr(module, node.name), names)
     return list(found.values()), sorted(set(ops) - set(found))
 
@@ -361,12 +367,13 @@ def check_module(source: str | Path, *, name: str | None = None, tf: bool | None
     try:
         with isolated_registry():
             try:
-                module = _load(text, filename, module_name)
+                tree = ast.parse(text, filename)
+                module = _load(tree, filename, module_name)
             except Exception as e:  # noqa: BLE001 - a module that fails to import is the first crash
                 report.crashes.append(f"import: {type(e).__name__}: {e}\n" + "".join(traceback.format_exception(e)[-4:]))
                 return report
             try:
-                found, report.unwrapped = wrappers(module, text)
+                found, report.unwrapped = wrappers(module, tree)
                 for w in found:
                     _call(w, "embedded", filename, lines, report)
                 if tf and found:
