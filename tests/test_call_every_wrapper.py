@@ -4,7 +4,6 @@ subprocess build in the tests escapes it."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from pathlib import Path
@@ -17,6 +16,7 @@ from support.call_wrappers import (
     check_build_dir,
     check_module,
 )
+from support.projects import build_copy
 
 from opgen.cli import main
 
@@ -29,14 +29,7 @@ GATHER_PROJECTS = TESTS / "gather_projects"
 @pytest.fixture(scope="module")
 def no_attrs(tmp_path_factory) -> str:
     """gen_no_attrs.py of the first-call library (its one wrapper converts no attr)."""
-    root = tmp_path_factory.mktemp("first_call")
-    shutil.copytree(LIBRARY, root, dirs_exist_ok=True)
-    cwd = os.getcwd()
-    os.chdir(root)
-    try:
-        assert main(["build"]) == 0
-    finally:
-        os.chdir(cwd)
+    root = build_copy(LIBRARY, tmp_path_factory.mktemp("first_call"))
     return (root / "first_call" / "gen_no_attrs.py").read_text()
 
 

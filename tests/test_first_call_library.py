@@ -18,6 +18,7 @@ from support.call_wrappers import (
     check_build_dir,
     check_in_subprocess,
 )
+from support.projects import build_copy
 
 from opgen.cli import main
 
@@ -29,15 +30,7 @@ MODULES = ("gen_hidden_only", "gen_inferred_number", "gen_inferred_type", "gen_l
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("first_call_library")
-    shutil.copytree(LIBRARY, root, dirs_exist_ok=True)
-    cwd = os.getcwd()
-    os.chdir(root)
-    try:
-        assert main(["build"]) == 0
-    finally:
-        os.chdir(cwd)
-    return root
+    return build_copy(LIBRARY, tmp_path_factory.mktemp("first_call_library"))
 
 
 def test_each_module_imports_exactly_what_it_uses(built):
