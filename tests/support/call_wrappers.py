@@ -4,9 +4,13 @@
 wrappers on the embedded runtime (inside an `opgen.runtime.Graph`) and, where TensorFlow is
 importable and TF has the op registered with an equal OpDef (or the module's `library`
 registers it), inside a `tf.Graph` on the TF backend (optionally eagerly too). The module
-carries everything needed: its OpDefs (`_OP_DEFS`) and, in each wrapper, the
-`_apply_op_helper("<Op>", <op arg>=<python name>, ...)` call that ties a parameter to its op
-arg or attr (parameters may be renamed by overrides).
+carries everything needed: its OpDefs (`_OP_DEFS`); a wrapper is the function whose calls
+name an op (`_apply_op_helper("<Op>", ...)`, `fast_path_execute(_ctx, "<Op>", ...)`), and its
+`_apply_op_helper` keywords tie each parameter to its op arg or attr (overrides may rename
+parameters). Values suit the OpDef's types: placeholders of an allowed dtype (lists of the
+least allowed length), attrs as `test_runtime_differential._attr_value` picks them. TF runs
+in graph mode (a node is built, with TF's shape function); eagerly only for kernels written
+for the tests, since a registry kernel may abort the process on such values.
 
 Crash or op-level error: a wrapper "crashed" when the first call fails where no op-level check
 failed deliberately. An exception is deliberate (op-level: accepted, counted) when
@@ -22,7 +26,9 @@ Python itself raised while evaluating the wrapper's own code (innermost frame in
 a line that is not a `raise`: a wrong call arity, `None` called, ...). Synthesized values are
 valid for the OpDef's types but not for every op's semantics (a shape its kernel rejects), so
 op-level errors are expected; `strict=True` (libraries written for the tests) makes them
-failures too.
+failures too. The rule cannot see a wrapper bug that makes the runtime raise deliberately
+(a misspelt `_apply_op_helper` keyword is the runtime's TypeError): strict mode, and the
+wrapper differentials against TF (test_runtime_wrappers.py), cover those.
 
 How every module the tests build gets here (`conftest.py`, `BuildRecorder`):
   - in-process builds (`opgen build` through click, `render_tree`, `Renderer.render`): the
@@ -34,8 +40,12 @@ How every module the tests build gets here (`conftest.py`, `BuildRecorder`):
     lists every subprocess build site in the tests and fails when a new one appears that is
     not in `SUBPROCESS_BUILD_SITES` (which says how each is covered).
 A test's teardown checks the modules recorded during it (each distinct module text once per
-process) and errors naming the crashed wrappers. Corpora whose ops TF has (TF's registry,
-libraries compiled for the tests) are also checked on TF by their own tests.
+process) and errors naming the crashed wrappers. So the example library (generated/), TF's
+registry (test_render_tf.py), the random-OpDef and hostile-name corpora, the adversarial
+builds and the golden corpora are all called, as the tests that build them run; the gather
+projects are built for it by tests/test_call_every_wrapper.py. Corpora whose ops TF has
+(TF's registry; libraries compiled for the tests: tests/data/first_call_library and
+custom_op_project) are also checked on TF by their own tests.
 """
 
 from __future__ import annotations
@@ -44,6 +54,8 @@ import ast
 import contextlib
 import hashlib
 import inspect
+import os
+import stat
 import sys
 import traceback
 import types
@@ -55,7 +67,6 @@ from typing import Any
 from opgen.proto import op_def_pb2, tensor_pb2
 
 SOURCE_MAP = "opgen_sourcemap.json"
-BACKENDS = ("embedded", "tf-graph", "tf-eager")
 
 # Every place in the tests that runs `opgen build` in a subprocess, and how its output is
 # covered (kept equal to the tests' sources by tests/test_call_every_wrapper.py).
@@ -403,15 +414,39 @@ def _load_library() -> None:
             tf_backend.load_pending_libraries()
 
 
-def build_dir_modules(out: Path) -> list[Path]:
-    """The generated modules of a build output directory (those its source map lists)."""
+def read_regular(path: Path) -> str | None:
+    """The text of `path` when it is a regular file (not a link, FIFO or device: tests plant
+    those in output directories), else None; never blocks."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        try:
+            return f.read().decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+
+def build_dir_modules(out: Path) -> dict[Path, str]:
+    """The generated modules of a build output directory and their texts: the `<name>.py`
+    files directly in it that its source map lists and that open with opgen's module header
+    (tests plant source maps naming other files)."""
     import json
 
+    from opgen.render.emit import opens_with_module_header
+
     try:
-        modules = json.loads((out / SOURCE_MAP).read_text(encoding="utf-8"))["modules"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return []
-    return [out / name for name in sorted(modules) if (out / name).is_file()]
+        modules = json.loads(read_regular(out / SOURCE_MAP) or "")["modules"]
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return {}
+    if not isinstance(modules, dict):
+        return {}
+    names = [n for n in modules if isinstance(n, str) and n.endswith(".py") and n[:-3].isidentifier()]
+    texts = {out / name: read_regular(out / name) for name in sorted(names)}
+    return {path: text for path, text in texts.items() if text is not None and opens_with_module_header(text, path.stem)}
 
 
 def check_build_dir(out: Path, **options: Any) -> list[CallReport]:
@@ -423,7 +458,8 @@ def assert_all_called(reports: list[CallReport], strict: bool = False) -> None:
     """No wrapper crashed (with `strict`, none raised at all), and some wrapper was called."""
     failures = [f"{r.module}: {f}" for r in reports for f in r.failures(strict)]
     assert not failures, "wrappers failed on their first call:\n" + "\n".join(failures)
-    assert all(r.calls or not r.unwrapped and not r.crashes for r in reports)
+    silent = [r.module for r in reports if not r.calls and not r.unwrapped]
+    assert not silent, f"modules none of whose wrappers was called: {silent}"
 
 
 class BuildRecorder:
@@ -461,8 +497,8 @@ class BuildRecorder:
         """The modules of a build output directory (`build_dir_modules`), and of every build
         output directory below it."""
         for source_map in sorted(out.rglob(SOURCE_MAP)) if out.is_dir() else ():
-            for path in build_dir_modules(source_map.parent):
-                self.add(path.stem, path.read_text(encoding="utf-8"))
+            for path, text in build_dir_modules(source_map.parent).items():
+                self.add(path.stem, text)
 
     def check_pending(self) -> list[str]:
         """Checks what was recorded since the last call: the crashes, one line each."""
