@@ -295,20 +295,24 @@ def is_crash(error: BaseException, filename: str, lines: list[str]) -> bool:
 @contextlib.contextmanager
 def isolated_registry() -> Iterator[None]:
     """opgen's op registry emptied (but for the input ops) while a module under test runs, and
-    restored after: corpora reuse op names with different OpDefs."""
-    from opgen.runtime import registry
+    restored after: corpora reuse op names with different OpDefs. The runtime's per-op-name
+    caches (`op_info.infos`, and the fast-path plans keyed by them) go with it: a name is
+    never registered twice with different OpDefs in one process, so they are not keyed by
+    the registry's generation."""
+    from opgen.runtime import fast_path, op_info, registry
 
-    saved = dict(registry._entries), dict(registry._modules), dict(registry.pending_libraries)
-    registry._entries.clear()
-    registry._modules.clear()
-    registry.pending_libraries.clear()
+    state: list[dict[Any, Any]] = [registry._entries, registry._modules, registry.pending_libraries,
+                                   op_info.infos, fast_path._PLANS]
+    saved = [dict(d) for d in state]
+    for d in state:
+        d.clear()
     registry.register_op_list(__name__, _INPUT_OPS.SerializeToString())
     try:
         yield
     finally:
-        for live, old in zip((registry._entries, registry._modules, registry.pending_libraries), saved):
+        for live, old in zip(state, saved):
             live.clear()
-            live.update(old)  # type: ignore[attr-defined]
+            live.update(old)
         registry.generation += 1
 
 
