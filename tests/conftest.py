@@ -37,3 +37,26 @@ def tf():
     import tensorflow
 
     return tensorflow
+
+
+@pytest.fixture(scope="session")
+def _wrapper_call_recorder():
+    """Records every module the session builds (support/call_wrappers.py says how)."""
+    from support.call_wrappers import recorder
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        recorder().install(monkeypatch)
+        yield recorder()
+
+
+@pytest.fixture(autouse=True)
+def _call_every_built_wrapper(request, _wrapper_call_recorder):
+    """After each test: every wrapper of every module it built (in-process, into its
+    `tmp_path`, or recorded with `record_build_dir`) is called once; a crash fails the test."""
+    yield
+    tmp_path = request.node.funcargs.get("tmp_path")
+    if tmp_path is not None:
+        _wrapper_call_recorder.add_dir(tmp_path)
+    failures = _wrapper_call_recorder.check_pending()
+    if failures:
+        pytest.fail("generated wrappers crashed on their first call:\n" + "\n".join(failures), pytrace=False)

@@ -309,6 +309,9 @@ def example_wrappers(tf):
              "--out", str(out / "gen")],
             cwd=REPO, check=True, capture_output=True, env=dict(os.environ, PYTHONPATH=str(REPO)),
         )  # fmt: skip
+    from support.call_wrappers import record_build_dir
+
+    record_build_dir(out / "gen")  # every wrapper gets called (support/call_wrappers.py)
     source_map = json.loads((out / "gen" / "opgen_sourcemap.json").read_text())[
         "modules"
     ]

@@ -128,6 +128,16 @@ def project(tf, tmp_path_factory):
     return root
 
 
+def test_every_wrapper_runs_on_both_backends(project):
+    """Every wrapper, called once on the embedded runtime, in a tf.Graph and eagerly on TF
+    (the module loads its library), with inputs synthesized from its OpDefs."""
+    from support.call_wrappers import assert_all_called, check_in_subprocess
+
+    reports = check_in_subprocess([project / "my_ops" / "gen_custom_ops.py"], _env(project), tf=True, tf_eager=True)
+    assert_all_called(reports, strict=True)
+    assert not reports[0].tf_skipped and reports[0].calls == 3 * 2
+
+
 def _env(root: Path) -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=f"{root}{os.pathsep}{REPO}", TF_CPP_MIN_LOG_LEVEL="3")
 

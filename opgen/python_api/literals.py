@@ -110,9 +110,18 @@ def annotation_class(enum: int) -> str:
 
 def _float(value: float, dtype_prefix: str) -> str:
     """`float_literal`; in code (`_dtypes.` prefix) spelled as black normalises it
-    (`float("nan")`, `1e06`), in docstrings as TF prints it (`float('nan')`, `1e+06`)."""
+    (`float("nan")`, `1e06`) and always a float literal (`2.0` where TF writes `2`), in
+    docstrings as TF prints it (`float('nan')`, `1e+06`, `2`).
+
+    A deliberate difference from TF's generator: TF's eager fast path
+    (`pywrap_tfe_src.cc` ParseFloatValue) rejects a Python int for a float attr
+    ("Expecting float value for attr ..., got int"), so TF's own `scale=2` default sends
+    every call that keeps it through the slow eager fallback; `2.0` keeps the fast path."""
     text = float_literal(value)
-    return text.replace("'", '"').replace("e+", "e") if dtype_prefix == "_dtypes." else text
+    if dtype_prefix != "_dtypes.":
+        return text
+    text = text.replace("'", '"').replace("e+", "e")
+    return text if not text.lstrip("-").isdigit() else text + ".0"
 
 
 def shape_literal(shape) -> str:

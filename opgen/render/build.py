@@ -143,18 +143,21 @@ class Renderer:
             located = {op.name: source for op in ops if (source := sources.get(op.name)) is not None}
             src_files = sorted({display_path(p, self.root) for p in {source.location.path for source in located.values()}})
             shape_fns = {op_name: source.shape_fn for op_name, source in located.items() if source.shape_fn}
-            registrations[name] = emit.render_registration(self.templates, shape_fns, self.library).encode()
-            # The header depends on the module's name, sources and function summaries only
-            # (not on docs or bodies: a changed op rarely changes it). marshal version 2
-            # writes no back-references, so equal data gives equal bytes.
-            data = marshal.dumps((name, src_files, [tuple(f) for f in functions]), 2)
+            registration = emit.render_registration(self.templates, shape_fns, self.library)
+            registrations[name] = registration.encode()
+            registration_uses = emit.ChunkUses.of(registration)
+            # The header depends on the module's name, sources, function summaries and what
+            # its registration reads only (not on docs or bodies: a changed op rarely changes
+            # it). marshal version 2 writes no back-references, so equal data gives equal bytes.
+            data = marshal.dumps((name, src_files, [tuple(f) for f in functions], tuple(registration_uses)), 2)
             key = headers[name] = "hdr:" + sha256(salt + data).hexdigest()
             hit = cache.get(key)
             if hit is not None:  # stored by a build whose collision check passed on these summaries
                 used[key] = hit
                 continue
             emit.check_collisions(name, functions, {op_name: source.location for op_name, source in located.items()})
-            text, lines = emit.render_header(self.templates, name, functions, src_files or ["an OpList"])
+            text, lines = emit.render_header(self.templates, name, functions, src_files or ["an OpList"],
+                                             registration_uses)
             if lines == []:
                 used[key] = (None, text.encode())
             else:
@@ -258,11 +261,11 @@ class Renderer:
 
     def _render_one(self, op: op_def_pb2.OpDef, source: OpSource | None) -> RenderedOp:
         api = _located(op, self.api_model, source)
-        summary = emit.FunctionSummary.of(api)
         statement = emit.op_def_statement(_op_list_entry(op.SerializeToString(deterministic=True)))
         if isinstance(api, SkippedOp):
-            return summary, "", [], statement
-        return (summary, *emit.render_function(self.templates, api), statement)
+            return emit.FunctionSummary.of(api), "", [], statement
+        text, lines = emit.render_function(self.templates, api)
+        return emit.FunctionSummary.of(api, text), text, lines, statement
 
 
 # An op rendered: its summary, its function's text, the lines a formatter must lay out

@@ -7,8 +7,10 @@ StrictUndefined, so a template typo is an error, never an empty string.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import re
+import symtable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -354,6 +356,51 @@ def _template_line(tb, name: str) -> int:
     return line
 
 
+# What a module header can import, by the name a rendered body uses for it: the runtime
+# modules (`from opgen.runtime import execute as _execute`), `typing` names and `collections`.
+RUNTIME_MODULES = ("atypes", "dispatch", "dtypes", "execute", "op_def_library", "registry")
+TYPING_NAMES = ("Annotated", "Any", "List", "TypeVar")
+_BUILTINS = frozenset(dir(builtins))
+
+
+def free_globals(code: str) -> frozenset[str]:
+    """The global names `code` (a module chunk) reads but binds nowhere at its top level, nor
+    are builtins: the names its module must define or import for it. Python's own scoping
+    (`symtable`), so a local, parameter or comprehension variable never counts, a docstring
+    or string literal never does, and an annotation (evaluated in the module) does.
+    Code that does not parse uses nothing: the formatter reports it, located."""
+    try:
+        top = symtable.symtable(code, "<chunk>", "exec")
+    except SyntaxError:
+        return frozenset()
+    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    read: set[str] = set()
+    tables = [top]
+    while tables:
+        table = tables.pop()
+        tables.extend(table.get_children())
+        read.update(s.get_name() for s in table.get_symbols()
+                    if s.is_referenced() and (table is top or s.is_global()))
+    return frozenset(read - bound - _BUILTINS)
+
+
+class ChunkUses(NamedTuple):
+    """What one rendered chunk needs its module header to import (`free_globals` sorted by kind)."""
+
+    runtime: tuple[str, ...]  # `opgen.runtime` modules, as `_<name>`
+    typing: tuple[str, ...]  # `from typing import` names
+    collections: bool
+
+    @classmethod
+    def of(cls, code: str) -> ChunkUses:
+        names = free_globals(code)
+        return cls(
+            runtime=tuple(m for m in RUNTIME_MODULES if f"_{m}" in names),
+            typing=tuple(n for n in TYPING_NAMES if n in names),
+            collections="collections" in names,
+        )
+
+
 class FunctionSummary(NamedTuple):
     """What module assembly needs of one op's function (cached next to its formatted chunk,
     so an unchanged op never goes through pyapi or the templates again; a tuple, so a cache
@@ -371,42 +418,30 @@ class FunctionSummary(NamedTuple):
     skipped: str = ""  # SkippedOp.reason
 
     @classmethod
-    def of(cls, f: FunctionApi | SkippedOp) -> FunctionSummary:
+    def of(cls, f: FunctionApi | SkippedOp, text: str = "") -> FunctionSummary:
+        """The summary of op function `f`, whose rendered chunk is `text`: the names the
+        chunk reads decide the imports (`ChunkUses`), never a rule about the op."""
         if isinstance(f, SkippedOp):
             return cls(f.op_name, "", skipped=f.reason)
-        typing: set[str] = set()
-        runtime = {"op_def_library"}
-        if f.typevars:
-            typing.add("TypeVar")
-            runtime.add("atypes")
-        for a in [p.annotation for p in f.params if p.annotation] + ([f.return_annotation] if f.return_annotation else []):
-            if a.startswith("Annotated["):
-                typing.update(("Annotated", "Any"))
-            if "_atypes." in a:
-                runtime.add("atypes")
         top_level = [t.name for t in f.typevars] + ([f.namedtuple] if f.namedtuple else [])
-        if f.visible:  # TF's dispatch decorators and `_dispatcher_for_<name>`
-            runtime.add("dispatch")
+        if f.visible:  # TF's dispatch decorators bind `_dispatcher_for_<name>`
             top_level.append(f"_dispatcher_for_{f.name}")
         noqa = set()
         for p in f.attrs:
-            if p.converter or (p.default is not None and "_execute." in p.default):
-                runtime.add("execute")
-            if p.default is not None and p.attr_type in ("type", "list(type)"):
-                runtime.add("dtypes")
             if p.default is not None and p.default.startswith("["):
                 noqa.add("B006")
             if p.default is not None and p.default.startswith("_execute.make_tensor("):
                 noqa.add("B008")
+        uses = ChunkUses.of(text)
         return cls(
             op_name=f.op_name,
             name=f.name,
             aliases=f.aliases,
             visible=f.visible,
             top_level=tuple(top_level),
-            typing=tuple(sorted(typing)),
-            runtime=tuple(sorted(runtime)),
-            collections=bool(f.namedtuple),
+            typing=uses.typing,
+            runtime=uses.runtime,
+            collections=uses.collections,
             noqa=tuple(sorted(noqa)),
         )
 
@@ -449,23 +484,23 @@ def render_function(templates: Templates, f: FunctionApi) -> tuple[str, list[int
     return text, residual_lines(text, literals.docstring_literal(f.docstring, "    ")) if templates.shipped else None
 
 
-def module_uses(functions: list[FunctionSummary]) -> dict[str, object]:
-    """What the header must import and which ruff codes it must waive, from the summaries."""
-    runtime = {"registry"}
-    typing: set[str] = set()
+def module_uses(functions: list[FunctionSummary], registration: ChunkUses) -> dict[str, object]:
+    """What the header must import (what the function chunks and the `registration`
+    statement read) and which ruff codes it must waive, from the summaries."""
+    runtime = set(registration.runtime)
+    typing = set(registration.typing)
     noqa: set[str] = set()
     for f in functions:
         runtime.update(f.runtime)
         typing.update(f.typing)
         noqa.update(f.noqa)
-    order = ["atypes", "dispatch", "dtypes", "execute", "op_def_library", "registry"]
     return {
         # B006: list defaults (`explicit_paddings=[]`) are TF's API and never mutated;
         # B008: tensor defaults are built by a call, exactly like TF's.
         "noqa": sorted(noqa),
-        "collections": any(f.collections for f in functions),
+        "collections": registration.collections or any(f.collections for f in functions),
         "typing": sorted(typing),
-        "runtime": [r for r in order if r in runtime],
+        "runtime": [r for r in RUNTIME_MODULES if r in runtime],
     }
 
 
@@ -491,7 +526,7 @@ def opens_with_module_header(text: str, module: str) -> bool:
 
 
 def render_header(
-    templates: Templates, module: str, functions: list[FunctionSummary], sources: list[str]
+    templates: Templates, module: str, functions: list[FunctionSummary], sources: list[str], registration: ChunkUses
 ) -> tuple[str, list[int] | None]:
     """Docstring, imports and `__all__` (cached like an op's chunk), and its lines a formatter
     must lay out (as `render_function`)."""
@@ -501,7 +536,7 @@ def render_header(
     text = templates.render(
         "module_header.py.j2",
         header_doc=header_doc,
-        uses=module_uses(functions),
+        uses=module_uses(functions, registration),
         exports=module_exports(functions),
     )
     return text, residual_lines(text, literals.docstring_literal(header_doc, "")) if templates.shipped else None

@@ -2,6 +2,10 @@
 where its kernels run, "Runs on: CPU (float32, float64, int32), GPU (float32)." (off by
 default, so that docstrings stay equal to TensorFlow's).
 
+Types are spelled as the rest of the docstring spells them: the generator's names
+(`python_op_gen.cc` TypeString, e.g. `half`, as in "Must be one of the following types:"),
+not tf.DType names (`float16`), so one docstring never names one type two ways.
+
 The paragraph goes into the op's ApiDef description, so the render cache (keyed by the
 ApiDef of every op that has one) renders it again whenever the kernels change."""
 
@@ -11,6 +15,7 @@ import textwrap
 
 from opgen.apidef import ApiModel
 from opgen.proto import api_def_pb2
+from opgen.python_api.literals import dtype_name
 from opgen.spec.kernel_summary import device_types, runs_on
 from opgen.spec.model import GatherResult
 
@@ -26,7 +31,7 @@ def with_kernel_docs(model: ApiModel, gathered: GatherResult) -> ApiModel:
         kernels.setdefault(reg.kernel_def.op, []).append(reg.kernel_def)
     api_defs = dict(model.api_defs)
     for op_def in gathered.op_list.op:
-        types = device_types(kernels.get(op_def.name, []), op_def)
+        types = device_types(kernels.get(op_def.name, []), op_def, type_name=dtype_name)
         if not types:
             continue
         api = api_def_pb2.ApiDef()

@@ -111,9 +111,11 @@ class _OpPlan:
             ]
             if users:
                 allowed = [as_dtype(t) for t in attr.allowed_values.list.type]
+                # Only a type attr's default is a DType (an inferred number attr may have
+                # an int default: `Nordering_token: int >= 0 = 0`, CollectiveReduceV2).
                 default = (
                     (as_dtype(attr.default_value.type),)
-                    if attr.HasField("default_value")
+                    if attr.HasField("default_value") and attr.type == "type"
                     else ()
                 )
                 self.inferred.append((attr.name, attr.type, (allowed, *default), users))

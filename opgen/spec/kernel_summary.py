@@ -12,7 +12,7 @@ of what an op "runs on"; the Markdown table lists them on their own rows.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from opgen.errors import OpgenError
 from opgen.proto import datatypes, kernel_def_pb2, op_def_pb2
@@ -37,8 +37,8 @@ def _type_attrs(op_def: op_def_pb2.OpDef | None) -> dict[str, tuple[int, ...] | 
             for a in op_def.attr if a.type in ("type", "list(type)")}
 
 
-def _names(types: Iterable[int]) -> tuple[str, ...]:
-    return tuple(datatypes.python_name(t) for t in sorted(set(types)))
+def _names(types: Iterable[int], type_name: Callable[[int], str] = datatypes.python_name) -> tuple[str, ...]:
+    return tuple(type_name(t) for t in sorted(set(types)))
 
 
 def _usable(k: kernel_def_pb2.KernelDef, op_def: op_def_pb2.OpDef | None,
@@ -92,9 +92,10 @@ def device_placement(kernels: Iterable[kernel_def_pb2.KernelDef], op_def: op_def
 
 
 def device_types(kernels: Iterable[kernel_def_pb2.KernelDef], op_def: op_def_pb2.OpDef | None,
-                 group: str = "") -> DeviceTypes:
+                 group: str = "", type_name: Callable[[int], str] = datatypes.python_name) -> DeviceTypes:
     """Per device (CPU, GPU, then by name), per constrained type attr, the types the op's
-    unlabelled kernels (or those with label `group`) accept."""
+    unlabelled kernels (or those with label `group`) accept, named by `type_name` (tf.DType
+    names unless a docstring wants its generator's spelling)."""
     attrs = _type_attrs(op_def)
     by_device = _by_device(kernels, op_def, group)
     out: DeviceTypes = {}
@@ -116,7 +117,7 @@ def device_types(kernels: Iterable[kernel_def_pb2.KernelDef], op_def: op_def_pb2
             allowed = attrs.get(attr)
             if allowed is not None:  # a type the op does not allow never reaches a kernel
                 union &= set(allowed)
-            per_attr[attr] = None if anything else _names(union)
+            per_attr[attr] = None if anything else _names(union, type_name)
         out[device] = dict(sorted(per_attr.items()))
     return out
 

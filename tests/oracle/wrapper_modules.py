@@ -49,6 +49,9 @@ def opgen_module(op_list_bytes: bytes, package: str) -> tuple[types.ModuleType, 
             capture_output=True,
             env=dict(os.environ, PYTHONPATH=str(REPO)),
         )
+    from support.call_wrappers import record_build_dir
+
+    record_build_dir(out / "gen")  # every wrapper gets called (support/call_wrappers.py)
     name = f"{package}.gen_tf_ops"
     spec = importlib.util.spec_from_file_location(name, module_path)
     module = importlib.util.module_from_spec(spec)

@@ -145,8 +145,8 @@ def defaults(
     f_small: float = 1e-07,
     f_big: float = 1.23457e06,
     f_pi: float = 3.14159,
-    f_neg_zero: float = -0,
-    f_hundred: float = 100,
+    f_neg_zero: float = -0.0,
+    f_hundred: float = 100.0,
     b: bool = True,
     t_half=_dtypes.half,
     t_float=_dtypes.float32,
@@ -157,7 +157,7 @@ def defaults(
     ten=_execute.make_tensor("dtype: DT_INT32 tensor_shape { } int_val: 7 ", "ten"),
     li=[1, 2, 3],
     l_empty=[],
-    lf=[0.5, 10, 1e10],
+    lf=[0.5, 10.0, 1e10],
     ls=["a", "b\n"],
     lb=[True, False],
     lt=[_dtypes.int32, _dtypes.float64],
@@ -305,10 +305,10 @@ def defaults(
         f_pi = 3.14159
     _attr_f_pi = _execute.make_float(f_pi, "f_pi")
     if f_neg_zero is None:
-        f_neg_zero = -0
+        f_neg_zero = -0.0
     _attr_f_neg_zero = _execute.make_float(f_neg_zero, "f_neg_zero")
     if f_hundred is None:
-        f_hundred = 100
+        f_hundred = 100.0
     _attr_f_hundred = _execute.make_float(f_hundred, "f_hundred")
     if b is None:
         b = True
@@ -351,7 +351,7 @@ def defaults(
         )
     _attr_l_empty = [_execute.make_int(_i, "l_empty") for _i in l_empty]
     if lf is None:
-        lf = [0.5, 10, 1e10]
+        lf = [0.5, 10.0, 1e10]
     if not isinstance(lf, (list, tuple)):
         raise TypeError(
             f"Expected list for 'lf' argument to 'defaults' Op, not {lf!r}."
