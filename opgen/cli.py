@@ -320,7 +320,8 @@ _define(cli, "specs", "_cmd_specs", "Write REGISTER_OP C++ (with Doc) for the Op
 ], "Write REGISTER_OP C++ for an OpList file.")
 
 _define(cli, "build", "_cmd_build", "Render gen_*_ops.py modules, their source map and the API snapshot into the "
-        "output directory (incremental and all-or-nothing).\n\n" + _SOURCES, [
+        "output directory (incremental and all-or-nothing). Kernels the cross-check of `opgen kernels` reports are "
+        "warnings.\n\n" + _SOURCES, [
     *_SPEC_INPUT,
     _overrides_option("Rendering"),
     _option("--templates", metavar="DIR", section="Rendering",
