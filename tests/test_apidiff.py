@@ -13,7 +13,7 @@ import pytest
 from opgen import cli
 from opgen.apidiff.changes import diff_snapshots
 from opgen.apidiff.inputs import load_side, project_snapshot
-from opgen.apidiff.report import format_json, format_text
+from opgen.apidiff.report import format_text
 from opgen.apidiff.snapshot_format import from_json, to_json, to_markdown
 from opgen.config import Config, load_config
 from opgen.errors import Location

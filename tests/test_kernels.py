@@ -291,10 +291,10 @@ def test_build_warns_about_cross_check_findings_once_each(project, capsys, monke
     Path("internal.cc").write_text('REGISTER_OP("_Hidden").Output("y: float");\n'
                                    'REGISTER_KERNEL_BUILDER(Name("_Hidden").Device(DEVICE_CPU), HiddenOp);\n')
     expected = [
-        "a.cc:2:68: warning: the CPU kernel of 'Fill' puts 'w' in host memory, but 'Fill' has no input or output "
-        "named 'w' (TensorFlow fails when it creates the kernel)",
-        "bad_kernels.h:1:77: warning: the CPU kernel of 'Sum' registers bool for attr 'T', which 'Sum' does not allow "
-        "(allowed: float32, float64, int32); no node can use it",
+        ("a.cc:2:68: warning: the CPU kernel of 'Fill' puts 'w' in host memory, but 'Fill' has no input or output "
+         "named 'w' (TensorFlow fails when it creates the kernel)"),
+        ("bad_kernels.h:1:77: warning: the CPU kernel of 'Sum' registers bool for attr 'T', which 'Sum' does not "
+         "allow (allowed: float32, float64, int32); no node can use it"),
     ]
     in_project = [f"{project}/{line}" for line in expected]  # a build reads the configured sources by path
     code, _, err = _run(["build"], capsys)
