@@ -99,6 +99,7 @@ def _cmd_specs(args: Args, config: Config) -> int:
 def _cmd_build(args: Args, config: Config) -> int:
     from opgen.module_groups import unmatched_patterns
     from opgen.pipeline import run_build
+    from opgen.spec.kernel_summary import cross_check
 
     if args.depfile_relative_to and not args.depfile:
         raise click.UsageError("--depfile-relative-to needs --depfile")
@@ -108,6 +109,10 @@ def _cmd_build(args: Args, config: Config) -> int:
         for pattern in unmatched_patterns(gathered.op_list, config.modules):
             _report(OpgenError(f"[tool.opgen.modules] pattern {pattern!r} matches no op", config.where("modules", pattern),
                                hint="patterns are fnmatch globs on op names, case-sensitive ('Foo*')").format_warning())
+        # what `opgen kernels` reports (a kernel for a type its op does not allow, ...): TF
+        # would never select such a kernel, or fail creating it
+        for finding in cross_check(gathered.kernels or [], gathered.op_list, internal_ops_listed=args.include_internal):
+            _report(finding.format_warning())
         return gathered
 
     return run_build(args, config, gather=gather)
@@ -315,7 +320,8 @@ _define(cli, "specs", "_cmd_specs", "Write REGISTER_OP C++ (with Doc) for the Op
 ], "Write REGISTER_OP C++ for an OpList file.")
 
 _define(cli, "build", "_cmd_build", "Render gen_*_ops.py modules, their source map and the API snapshot into the "
-        "output directory (incremental and all-or-nothing).\n\n" + _SOURCES, [
+        "output directory (incremental and all-or-nothing). Kernels the cross-check of `opgen kernels` reports are "
+        "warnings.\n\n" + _SOURCES, [
     *_SPEC_INPUT,
     _overrides_option("Rendering"),
     _option("--templates", metavar="DIR", section="Rendering",

@@ -93,11 +93,19 @@ def test_every_side_equals_itself(monkeypatch):
             assert diff_snapshots(snapshot, from_json(to_json(snapshot), "x.json")).changes == [], (scenario, side)
 
 
+def _entry_text(path: Path, location: str) -> str:
+    """The lines of a snapshot file from `location`'s line (`FILE:LINE:COL`) to the next entry."""
+    line = int(location.rsplit(":", 2)[1])
+    return "\n".join(path.read_text(encoding="utf-8").split("\n")[line - 1:line + 7])
+
+
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_snapshot_inputs_classify_like_spec_trees(scenario, tmp_path, monkeypatch):
     """OLD given as the Markdown snapshot (what `opgen build` commits) or the JSON snapshot of
-    the old tree: the same changes (category, rule, message, location) as from the tree itself;
-    a `.md` file is read for its embedded snapshot, never as C++."""
+    the old tree: the same changes (category, rule, message) as from the tree itself, at the
+    same lines of NEW; what the tree diff locates in OLD's sources (which a snapshot does not
+    record: a removed op, a removed device) is located at the op's entry in the snapshot
+    file, or at NEW's op. A `.md` file is read for its embedded snapshot, never as C++."""
     from opgen.apidiff.snapshot_format import to_json, to_markdown
 
     folder = CORPUS / scenario
@@ -114,7 +122,48 @@ def test_snapshot_inputs_classify_like_spec_trees(scenario, tmp_path, monkeypatc
         out = io.StringIO()
         with redirect_stdout(out):
             assert run_diff(args, Config(root=folder)) == 0
-        assert json.loads(out.getvalue())["changes"] == expected, snapshot_file
+        changes = json.loads(out.getvalue())["changes"]
+        assert len(changes) == len(expected), snapshot_file
+        for got, want in zip(changes, expected):
+            if not want["location"].startswith("old/"):
+                assert got == want, snapshot_file
+                continue
+            assert {k: v for k, v in got.items() if k != "location"} == {
+                k: v for k, v in want.items() if k not in ("location", "override_location")}, snapshot_file
+            if got["location"].startswith("new/"):  # a device the op lost: its REGISTER_OP
+                assert got["rule"] == "device_removed"
+                continue
+            assert got["location"].startswith(f"{tmp_path / snapshot_file}:"), got
+            assert (f"`{got['op']}`" if snapshot_file == "API.md" else f'"op": "{got["op"]}"') in _entry_text(
+                tmp_path / snapshot_file, got["location"]), (snapshot_file, got)
+
+
+@pytest.mark.parametrize("scenario", ["break_graph_default_changed", "break_python_param_renamed",
+                                      "break_kernel_types_narrowed", "ok_hidden_function_changed"])
+def test_snapshot_as_new_side_is_located_in_old_sources(scenario, tmp_path, monkeypatch):
+    """NEW given as a snapshot file (no source lines), OLD as sources: each change of an op
+    both sides have is located at OLD's line of the changed part, as NEW's would be."""
+    from opgen.apidiff.inputs import load_side
+    from opgen.apidiff.snapshot_format import to_markdown
+
+    folder = CORPUS / scenario
+    monkeypatch.chdir(folder)
+    (tmp_path / "API.md").write_text(to_markdown(load_side("new", Config(root=folder))), encoding="utf-8")
+    expected = json.loads(_diff(scenario, "json", monkeypatch)[1])["changes"]
+    args = argparse.Namespace(old="old", new=str(tmp_path / "API.md"), git=None, format="json", allow_breaking=True)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        run_diff(args, Config(root=folder))
+    changes = json.loads(out.getvalue())["changes"]
+    assert [c["rule"] for c in changes] == [c["rule"] for c in expected]
+    old_sources = load_side("old", Config(root=folder))
+    for got in changes:
+        assert got["location"].startswith("old/"), got
+        entry = old_sources.ops[got["op"]]
+        assert got["location"] in {str(entry.location), *(str(loc) for _, loc in entry.parts),
+                                   *(str(loc) for _, loc in entry.kernel_locations)}, got
+        if got.get("override_location"):
+            assert got["override_location"].startswith("old/overrides/")
 
 
 def _git(cwd: Path, *args: str) -> None:

@@ -154,6 +154,36 @@ def test_readme_make_rule_reruns_opgen_when_an_input_changes(tmp_path):
     _check_rebuilds(root, lambda: _run(["make"], root))
 
 
+def _fresh_clone(root: Path) -> None:
+    """`root` with its outputs committed, as a clone checks it out: no depfile, and every file
+    (inputs and outputs) of one age, so no input is newer than the outputs."""
+    assert _opgen(root).returncode == 0
+    assert not (root / "opgen.d").exists()
+    checkout = time.time() - 10
+    for path in root.rglob("*"):
+        os.utime(path, (checkout, checkout))
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make not installed (apt-get install make)")
+@pytest.mark.parametrize("first_make", [False, True], ids=["edit_first", "make_first"])
+def test_readme_make_rule_in_a_fresh_clone_with_committed_outputs(tmp_path, first_make):
+    """A clone has the outputs but no depfile: after an edit of a default `make` regenerates
+    (whether or not it ran before the edit), and the next `make` does nothing."""
+    root = _project(tmp_path / "p")
+    (root / "Makefile").write_text(_readme_snippet("make"), encoding="utf-8")
+    _fresh_clone(root)
+    if first_make:
+        assert RAN in _run(["make"], root)  # writes the depfile (the outputs stay as they are)
+        assert RAN not in _run(["make"], root)
+        _edit(root, "specs/math_ops.cc")  # outputs from 10 s ago, as after any earlier build
+    spec = root / "specs" / "math_ops.cc"
+    assert '.Attr("transpose_a: bool = false")' in spec.read_text()
+    spec.write_text(spec.read_text().replace('.Attr("transpose_a: bool = false")', '.Attr("transpose_a: bool = true")'))
+    assert RAN in _run(["make"], root)
+    assert "transpose_a: bool = True" in (root / "generated" / "gen_math_ops.py").read_text()
+    assert RAN not in _run(["make"], root)
+
+
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake not installed (apt-get install cmake)")
 @pytest.mark.parametrize("generator, tool", [("Ninja", "ninja"), ("Unix Makefiles", "make")])
 def test_readme_cmake_command_reruns_opgen_when_an_input_changes(tmp_path, generator, tool):

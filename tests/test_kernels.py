@@ -274,3 +274,33 @@ def test_kernels_no_node_can_get_are_not_where_the_op_runs(project):
                kernel("TPU", T=[types_pb2.DT_BOOL]), kernel("XLA", keep=[types_pb2.DT_FLOAT])]
     assert device_types(kernels, sum_op) == {"CPU": {"T": ("float32",)}}
     assert list(device_types(kernels, None)) == ["CPU", "GPU", "TPU", "XLA"]  # op unknown: taken as written
+
+
+def test_build_warns_about_cross_check_findings_once_each(project, capsys, monkeypatch):
+    """`opgen build` prints what `opgen kernels` reports, as located warnings, each once (a
+    kernel in a header two sources include is read twice); kernels of `_` ops, which a build
+    gathers without their REGISTER_OP, are left to `opgen kernels`."""
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(project / "cache"))
+    (project / "pyproject.toml").write_text('[tool.opgen]\nsources = ["."]\nout = "gen"\n')
+    Path("bad_kernels.h").write_text(
+        'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<bool>("T"), SumOp);\n')
+    Path("a.cc").write_text('#include "bad_kernels.h"\n'
+                            'REGISTER_KERNEL_BUILDER(Name("Fill").Device(DEVICE_CPU).HostMemory("w"), FillOp);\n')
+    Path("b.cc").write_text('#include "bad_kernels.h"\n')
+    Path("internal.cc").write_text('REGISTER_OP("_Hidden").Output("y: float");\n'
+                                   'REGISTER_KERNEL_BUILDER(Name("_Hidden").Device(DEVICE_CPU), HiddenOp);\n')
+    expected = [
+        ("a.cc:2:68: warning: the CPU kernel of 'Fill' puts 'w' in host memory, but 'Fill' has no input or output "
+         "named 'w' (TensorFlow fails when it creates the kernel)"),
+        ("bad_kernels.h:1:77: warning: the CPU kernel of 'Sum' registers bool for attr 'T', which 'Sum' does not "
+         "allow (allowed: float32, float64, int32); no node can use it"),
+    ]
+    in_project = [f"{project}/{line}" for line in expected]  # a build reads the configured sources by path
+    code, _, err = _run(["build"], capsys)
+    assert code == 0
+    assert [line for line in err.splitlines() if "warning" in line] == in_project
+    code, _, err = _run(["build", "--check", "--quiet"], capsys)  # warnings print under --quiet too
+    assert (code, err.splitlines()) == (0, in_project)
+    code, _, err = _run(["kernels", "."], capsys)
+    assert [line for line in err.splitlines() if "warning" in line] == expected  # the same findings, once each

@@ -375,14 +375,24 @@ def _modules_from(side: Snapshot, other: Snapshot) -> Snapshot:
         if entry.function is not None and module is not None:
             entry = replace(entry, function=replace(entry.function, module=module))
         ops[name] = entry
-    return Snapshot(ops, side.modules_from_file_name)
+    return replace(side, ops=ops)
+
+
+def _located_in_sources(entry: OpEntry, sources_entry: OpEntry) -> OpEntry:
+    """`entry` (read from a snapshot file, located at its entry there) located at the lines of
+    the same op in the other side's sources, which know them."""
+    return replace(entry, location=sources_entry.location, api_locations=sources_entry.api_locations,
+                   kernel_locations=sources_entry.kernel_locations, parts=sources_entry.parts)
 
 
 def diff_snapshots(old: Snapshot, new: Snapshot) -> DiffResult:
     """The changes NEW - OLD. A side read from one file (an OpList or C++ file, e.g. a
     `--from-library` dump) names its modules after that file, which says nothing about where
     the functions live: such ops take the other side's modules (NEW's when both sides are
-    single files), so `function_moved` only reports a move between a project's modules."""
+    single files), so `function_moved` only reports a move between a project's modules.
+
+    Changes are located on NEW's side (OLD's for what NEW lacks); when NEW was read from a
+    snapshot file (which records no source lines) and OLD from sources, at OLD's lines."""
     if old.modules_from_file_name:
         old = _modules_from(old, new)
     elif new.modules_from_file_name:
@@ -400,6 +410,8 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> DiffResult:
                 changes.append(_python_change(before, "function_removed", before.function.visible,
                                               f"{_qualified(before.function)} removed with its op"))
             continue
+        if new.snapshot_file is not None and old.snapshot_file is None and before is not None:
+            after = _located_in_sources(after, before)
         if before is None:
             ops.append(OpStatus(name, "added"))
             changes.append(Change(name, "graph", "op_added", False, f"Op {name} added", _graph_location(after)))

@@ -4,6 +4,11 @@ A `Snapshot` is what `opgen api` prints and what `opgen diff` compares. It is a 
 projection of the spec front end (OpDefs, REGISTER_OP locations), the override model
 (ApiDefs, override-file lines) and `opgen.python_api.function` (the one mapping of an op to its
 Python function), and it round-trips through JSON so committed snapshots can be diffed.
+
+Locations live in memory only: a snapshot file records the API and graph facts, never a line
+or a kernel's file, so a comment added to a source leaves the committed snapshot unchanged.
+`opgen diff` recomputes them from the sources of a side (a project, spec tree or git
+revision); a side read from a snapshot file is located at its op entries in that file.
 """
 
 from __future__ import annotations
@@ -49,15 +54,16 @@ class OpEntry:
     op_def: op_def_pb2.OpDef  # graph facts: the OpDef with docs removed
     function: Function | None  # None when the op gets no Python function (skipped)
     docs: tuple[tuple[str, str], ...] = ()  # ("summary", text), ("input x", text), ... as the docstring shows
-    location: Location | None = None  # REGISTER_OP (or the op's entry in an OpList file)
-    api_locations: tuple[Location, ...] = ()  # override-file lines that shaped its Python API
     skip_reason: str = ""  # why function is None
     # device -> type attr -> types its kernels accept (None: any), as
     # opgen.spec.kernel_summary.device_types gives it; None when kernels are unknown (no C++ read)
     kernels: dict[str, dict[str, tuple[str, ...] | None]] | None = None
-    kernel_locations: tuple[tuple[str, Location], ...] = ()  # device -> its first kernel TF can select
     # device -> (host-memory args, priorities) where not the default (kernel_summary.device_placement)
     kernel_placement: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = field(default_factory=dict)
+    # Locations, never written to a snapshot file (see the module docstring):
+    location: Location | None = None  # REGISTER_OP (or the op's OpList entry, or its entry in a snapshot file)
+    api_locations: tuple[Location, ...] = ()  # override-file lines that shaped its Python API
+    kernel_locations: tuple[tuple[str, Location], ...] = ()  # device -> its first kernel TF can select
     parts: tuple[tuple[str, Location], ...] = ()  # ("attr T", its .Attr line), ... (`OpSource.parts`)
 
     def part_location(self, part: str) -> Location | None:
@@ -75,6 +81,9 @@ class Snapshot:
     # (`lib.pbtxt` -> gen_lib): no project, spec tree or `[tool.opgen.modules]` glob placed
     # them, so `opgen diff` takes their module from the other side (not serialized)
     modules_from_file_name: frozenset[str] = frozenset()
+    # the snapshot file this side was read from (its locations are its op entries there), or
+    # None when it was built from sources (its locations are the sources' lines; not serialized)
+    snapshot_file: str | None = None
 
     def sorted_ops(self) -> list[OpEntry]:
         return [self.ops[name] for name in sorted(self.ops)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 from google.protobuf import json_format, text_format
 
@@ -71,13 +72,8 @@ def _function_json(fn: Function) -> dict:
 def to_json(snapshot: Snapshot) -> str:
     ops = []
     for entry in snapshot.sorted_ops():
+        # no locations: a snapshot changes only when the API or the graph facts do (snapshot.py)
         item: dict = {"op": entry.name}
-        if entry.location:
-            item["location"] = str(entry.location)
-        if entry.api_locations:
-            item["api_locations"] = [str(loc) for loc in entry.api_locations]
-        if entry.parts:
-            item["parts"] = {key: str(loc) for key, loc in entry.parts}
         item["function"] = _function_json(entry.function) if entry.function else None
         if entry.skip_reason:
             item["skip_reason"] = entry.skip_reason
@@ -90,19 +86,8 @@ def to_json(snapshot: Snapshot) -> str:
         if entry.kernel_placement:
             item["kernel_placement"] = {device: {"host_memory": list(host), "priority": list(priorities)}
                                         for device, (host, priorities) in entry.kernel_placement.items()}
-        if entry.kernel_locations:
-            item["kernel_locations"] = {device: str(loc) for device, loc in entry.kernel_locations}
         ops.append(item)
     return json.dumps({"format": FORMAT_TAG, "ops": ops}, indent=1, ensure_ascii=False) + "\n"
-
-
-_LOCATION = re.compile(r"^(?P<path>.*?)(?::(?P<line>\d+))?(?::(?P<col>\d+))?$")
-
-
-def parse_location(text: str) -> Location:
-    m = _LOCATION.match(text)
-    assert m is not None  # the pattern matches every string
-    return Location(m["path"], int(m["line"] or 0), int(m["col"] or 0))
 
 
 def _op_def_from_json(name: str, graph: dict) -> op_def_pb2.OpDef:
@@ -168,19 +153,36 @@ def from_json(text: str, path: str) -> Snapshot:
                 op_def=_op_def_from_json(item["op"], item.get("graph", {})),
                 function=_function_from_json(fn) if fn else None,
                 docs=tuple(sorted(item.get("docs", {}).items())),
-                location=parse_location(item["location"]) if item.get("location") else None,
-                api_locations=tuple(parse_location(t) for t in item.get("api_locations", ())),
                 skip_reason=item.get("skip_reason", ""),
                 kernels=_kernels_from_json(item["kernels"]) if "kernels" in item else None,
-                kernel_locations=tuple((d, parse_location(t)) for d, t in item.get("kernel_locations", {}).items()),
                 kernel_placement={device: (tuple(p["host_memory"]), tuple(int(v) for v in p["priority"]))
                                   for device, p in item.get("kernel_placement", {}).items()},
-                parts=tuple((key, parse_location(text)) for key, text in item.get("parts", {}).items()),
             )
             snapshot.ops[entry.name] = entry
     except (KeyError, TypeError, ValueError, json_format.ParseError, text_format.ParseError) as e:
         raise OpgenError(f"malformed API snapshot: {type(e).__name__}: {e}", Location(path)) from None
+    return _located_at_entries(snapshot, path, _json_entry_lines(text))
+
+
+def _located_at_entries(snapshot: Snapshot, path: str, lines: dict[str, int]) -> Snapshot:
+    """The snapshot read from `path`, each op located at its entry there (line 0 when not found):
+    a file records no source lines, so this is where `opgen diff` points for its side."""
+    snapshot.snapshot_file = path
+    snapshot.ops = {name: replace(entry, location=Location(path, lines.get(name, 0), 1 if name in lines else 0))
+                    for name, entry in snapshot.ops.items()}
     return snapshot
+
+
+_JSON_OP_KEY = re.compile(r'^\s*"op": ("(?:[^"\\]|\\.)*"),?\s*$', re.MULTILINE)
+
+
+def _json_entry_lines(text: str) -> dict[str, int]:
+    """Op name -> line of its `"op": NAME` key, as `to_json` lays entries out (one key a line;
+    only an entry's own key is "op")."""
+    lines: dict[str, int] = {}
+    for m in _JSON_OP_KEY.finditer(text):
+        lines.setdefault(json.loads(m[1]), text.count("\n", 0, m.start()) + 1)
+    return lines
 
 
 # ---- Markdown -----------------------------------------------------------------------------
@@ -265,7 +267,7 @@ def to_markdown(snapshot: Snapshot, title: str = "API snapshot") -> str:
             out.append("- " + "; ".join(facts))
             out += _graph_lines(entry.op_def) + _kernel_lines(entry) + [""]
     if without:
-        out += ["## Ops without a Python function", ""]
+        out += [_WITHOUT_FUNCTION, ""]
         for entry in without:
             out += [f"### {entry.name}", "", f"- {entry.skip_reason or 'skipped'}"]
             out += _graph_lines(entry.op_def) + _kernel_lines(entry) + [""]
@@ -278,6 +280,7 @@ def to_markdown(snapshot: Snapshot, title: str = "API snapshot") -> str:
 
 
 _MD_BLOCK_START = f"<!-- {FORMAT_TAG}"
+_WITHOUT_FUNCTION = "## Ops without a Python function"
 
 
 def from_markdown(text: str, path: str) -> Snapshot:
@@ -291,8 +294,28 @@ def from_markdown(text: str, path: str) -> Snapshot:
                          hint="regenerate it with `opgen build` (or `opgen api -o FILE.md`)")
     line = text.count("\n", 0, body_start)
     try:
-        return from_json(text[body_start:end], path)
+        snapshot = from_json(text[body_start:end], path)
     except OpgenError as e:
         if e.location is not None and e.location.line > 0:
             e.location = Location(path, e.location.line + line, e.location.col)
         raise
+    return _located_at_entries(snapshot, path, _markdown_entry_lines(text[:start]))
+
+
+def _markdown_entry_lines(text: str) -> dict[str, int]:
+    """Op name -> line of its `### ` heading in the readable part `to_markdown` writes: a
+    function's heading is followed by its `- op `NAME`` line; under "Ops without a Python
+    function" the heading is the op's name."""
+    lines: dict[str, int] = {}
+    heading = 0
+    without = False
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.startswith("## "):
+            without = line == _WITHOUT_FUNCTION
+        elif line.startswith("### "):
+            heading = number
+            if without:
+                lines.setdefault(line[4:], number)
+        elif line.startswith("- op `") and heading and not without:
+            lines.setdefault(line[6:].split("`", 1)[0], heading)
+    return lines

@@ -177,13 +177,16 @@ class Renderer:
             for op in ops:
                 summary, text = entries[op.name]
                 src = sources.get(op.name)
-                where = _json_str(_location_text(src.location, self.root)) if src else "null"
+                # files, not lines: a comment added to a source or override file changes no
+                # committed output (the API snapshot carries no locations either)
+                where = _json_str(display_path(src.location.path, self.root)) if src else "null"
                 op_json = _json_str(op.name)
                 parts.append(text)  # the function (none for a skipped op), then its OpDef
                 if summary.skipped:
                     functions_map.append((f"<skipped {op.name}>", f'{{"op": {op_json}, "skipped": {_json_str(summary.skipped)}, "source": {where}}}'))
                     continue
-                overrides = ", ".join(_json_str(_location_text(loc, self.root)) for loc in provenance.get(op.name, ()))
+                overrides = ", ".join(_json_str(path) for path in dict.fromkeys(
+                    display_path(loc.path, self.root) for loc in provenance.get(op.name, ())))
                 aliases = ", ".join(_json_str(a) for a in summary.aliases)
                 functions_map.append(
                     (summary.name, f'{{"aliases": [{aliases}], "op": {op_json}, "overrides": [{overrides}], "source": {where}}}')
@@ -336,13 +339,6 @@ def source_map_text(modules: dict[str, list[str]]) -> str:
         lines.append("  }" + ("," if i < len(modules) - 1 else ""))
     lines.extend([" }", "}"])
     return "\n".join(lines) + "\n"
-
-
-def _location_text(loc: Location, root: Path) -> str:
-    path = display_path(loc.path, root)
-    if loc.line <= 0:
-        return path
-    return f"{path}:{loc.line}:{loc.col}" if loc.col > 0 else f"{path}:{loc.line}"
 
 
 # ---------------------------------------------------------------------------- output tree

@@ -48,7 +48,11 @@ class _TF:
         from tensorflow.python import pywrap_tfe
         from tensorflow.python.eager import context, core, execute
         from tensorflow.python.framework import op_def_library, op_def_registry, ops
+        from tensorflow.python.util import traceback_utils
 
+        from .tf_tracebacks import hide_runtime_frames
+
+        hide_runtime_frames(traceback_utils)
         self.tf = tf
         self.context = context
         self.execute = execute

@@ -187,15 +187,20 @@ def _cell(names: tuple[str, ...] | None) -> str:
     return ", ".join(names) if names else "(any the op allows)"
 
 
-def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2.OpList) -> list[OpgenError]:
+def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2.OpList,
+                internal_ops_listed: bool = True) -> list[OpgenError]:
     """Kernels TensorFlow would reject at load or at run time: for an op the sources do not
     declare; constraining an attr the op lacks, a non-type attr with types, or a type the
     op does not allow; host memory on an arg the op does not have. Located at the
-    registration (or the offending argument)."""
+    registration (or the offending argument), each once (a kernel in a header several
+    sources include is read once per source). Without `internal_ops_listed` (`op_list` was
+    gathered without `_` ops, as `opgen build` gathers) kernels of `_` ops are not checked."""
     op_defs: Mapping[str, op_def_pb2.OpDef] = {op.name: op for op in op_list.op}
     findings: list[OpgenError] = []
     for reg in registrations:
         k = reg.kernel_def
+        if not internal_ops_listed and k.op.startswith("_"):
+            continue
         op_def = op_defs.get(k.op)
         where = f"the {k.device_type} kernel of '{k.op}'"
         if op_def is None:
@@ -228,4 +233,4 @@ def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2
                 findings.append(OpgenError(f"{where} puts '{name}' in host memory, but '{k.op}' has no input or "
                                            f"output named '{name}' (TensorFlow fails when it creates the kernel)",
                                            loc))
-    return findings
+    return list({finding.format(): finding for finding in findings}.values())
