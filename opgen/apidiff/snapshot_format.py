@@ -123,7 +123,7 @@ def _comment_safe_json(snapshot: Snapshot) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-_LOCATION = re.compile(r"(?P<path>.*?)(?::(?P<line>\d{1,9}))?(?::(?P<col>\d{1,9}))?", re.S)
+_LOCATION = re.compile(r"(?P<path>.*?)(?::(?P<line>\d{1,9}))?(?::(?P<col>\d{1,9}))?", re.DOTALL)
 
 
 def parse_location(text: str) -> Location:

@@ -14,8 +14,8 @@ from google.protobuf import json_format, text_format
 from google.protobuf.message import DecodeError, Message
 
 from opgen.errors import Location, OpgenError, OpgenErrors
-from opgen.json_input import load_json, proto_json_problem
 from opgen.fsutil import atomic_write, cache_root
+from opgen.json_input import load_json, proto_json_problem
 from opgen.limits import (
     MAX_TEXT_NESTING,
     read_input_bytes,
