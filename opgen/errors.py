@@ -18,11 +18,17 @@ def terminal_safe(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+_LINE_SEPARATORS = re.compile("[\u2028\u2029]")
+
+
 def printable_line(text: str) -> str:
     """`text` on one line of text output: a newline as `\\n`, other control characters as
-    `\\xNN`, so a hostile string stays on its line and cannot drive the terminal (the text
-    format's escaping; `opgen.output_escape` builds Markdown and GitHub's on it)."""
-    return terminal_safe(text.replace("\n", "\\n"))
+    `\\xNN` and Unicode's line and paragraph separators as `\\u2028`/`\\u2029` (line breaks
+    to Python's `splitlines` and JavaScript), so a hostile string stays on its line and cannot
+    drive the terminal (the text format's escaping; `opgen.output_escape` builds Markdown and
+    GitHub's on it)."""
+    text = _LINE_SEPARATORS.sub(lambda m: f"\\u{ord(m.group()):04x}", text.replace("\n", "\\n"))
+    return terminal_safe(text)
 
 
 def printable_path(path: object) -> str:

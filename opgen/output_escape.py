@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from opgen.errors import printable_line, terminal_safe
+from opgen.errors import printable_line
 
 __all__ = ["gh_data", "gh_property", "md_code", "md_code_block", "md_text"]
 
@@ -66,8 +66,8 @@ def md_code_block(text: str, info: str = "") -> list[str]:
 
 def gh_data(text: str) -> str:
     """The message of a workflow command: GitHub's escapeData (`%`, CR, LF), then any other
-    control character as `\\xNN` (GitHub prints them to the log as they are)."""
-    return terminal_safe(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
+    control character as `printable_line` spells it (GitHub prints them to the log as they are)."""
+    return printable_line(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def gh_property(text: str) -> str:
