@@ -159,32 +159,46 @@ class _Revision:
         return self.tree.joinpath(*parts)
 
     def extract(self, entries: list[_TreeEntry]) -> None:
-        """Write `entries` under the temporary tree; located errors for what is refused."""
-        links: list[tuple[Path, str]] = []
-        blobs: list[_TreeEntry] = []
-        for e in entries:
-            if e.mode == "160000":
-                report(f"{self.rev}:{e.path}: warning: a git submodule: opgen diff --git does not read submodules")
-            elif e.mode == "120000":
-                links.append((self._target(e.path), self._link_target(e)))
-            else:
-                if e.size > MAX_FILE_BYTES:
-                    raise OpgenError(f"{e.size} bytes, more than opgen's limit of {MAX_FILE_BYTES} for one file",
-                                     self.where(e.path), hint="keep big files out of the source and include directories")
-                self.written += e.size
-                if self.written > MAX_REVISION_BYTES:
-                    raise OpgenError(f"the files opgen diff --git reads from revision {self.rev} are more than "
-                                     f"{MAX_REVISION_BYTES} bytes together (opgen's limit)", self.where(e.path),
-                                     hint="name the sources and include directories in [tool.opgen] precisely, so "
-                                          "fewer files are read")
-                blobs.append(e)
-        self._write_blobs(blobs)
-        for path, target in links:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            os.symlink(target, path)
+        """Write `entries` under the temporary tree, and what their links point to; located
+        errors for what is refused."""
+        done: set[str] = set()
+        while entries:
+            links: list[tuple[Path, str]] = []
+            targets: list[str] = []
+            blobs: list[_TreeEntry] = []
+            for e in entries:
+                done.add(e.path)
+                if e.mode == "160000":
+                    report(f"{self.rev}:{e.path}: warning: a git submodule: opgen diff --git does not read submodules")
+                elif e.mode == "120000":
+                    target, inside = self._link_target(e)
+                    links.append((self._target(e.path), target))
+                    targets.append(inside)
+                else:
+                    self._count(e)
+                    blobs.append(e)
+            self._write_blobs(blobs)
+            for path, target in links:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                os.symlink(target, path)
+            # a link's target may lie outside the paths asked for: read it too (each path once)
+            wanted = sorted(t for t in set(targets) if t != "." and t not in done)
+            entries = [e for e in self.entries(wanted) if e.path not in done] if wanted else []
 
-    def _link_target(self, e: _TreeEntry) -> str:
-        """A committed link's target, when it stays inside the revision."""
+    def _count(self, e: _TreeEntry) -> None:
+        if e.size > MAX_FILE_BYTES:
+            raise OpgenError(f"{e.size} bytes, more than opgen's limit of {MAX_FILE_BYTES} for one file",
+                             self.where(e.path), hint="keep big files out of the source and include directories")
+        self.written += e.size
+        if self.written > MAX_REVISION_BYTES:
+            raise OpgenError(f"the files opgen diff --git reads from revision {self.rev} are more than "
+                             f"{MAX_REVISION_BYTES} bytes together (opgen's limit)", self.where(e.path),
+                             hint="name the sources and include directories in [tool.opgen] precisely, so "
+                                  "fewer files are read")
+
+    def _link_target(self, e: _TreeEntry) -> tuple[str, str]:
+        """A committed link's target, when it stays inside the revision, and that target as a
+        repository path."""
         if e.size > _MAX_LINK_TARGET:
             raise OpgenError("a symbolic link with an oversized target", self.where(e.path))
         target = _git(["cat-file", "blob", e.oid], self.top, f"cannot read revision {self.rev}").decode(
@@ -194,7 +208,7 @@ class _Revision:
             raise OpgenError(f"a symbolic link to {target!r}, outside the revision: opgen diff --git reads the "
                              "revision alone", self.where(e.path),
                              hint="commit the file itself, or a link to a path inside the repository")
-        return target
+        return target, inside
 
     def _write_blobs(self, blobs: list[_TreeEntry]) -> None:
         """Stream each blob from one `git cat-file --batch` into its file (a blob at several
@@ -236,13 +250,16 @@ class _Revision:
 _GLOB = set("*?[")
 
 
-def _repo_paths(config: Config, prefix: str) -> dict[str, list[tuple[str, str]]]:
-    """What gathering and overrides read, as repository paths: {repo path: [(key, value)]}
+def _repo_paths(config: Config, prefix: str) -> dict[str, list[tuple[tuple[str | int, ...], str]]]:
+    """What gathering and overrides read, as repository paths: {repo path: [(config key, value)]}
     (a glob reads from its literal directory part; the whole revision is "."). A value outside
     the repository is listed under ".." (`_outside`)."""
-    out: dict[str, list[tuple[str, str]]] = {posixpath.normpath(posixpath.join(prefix, "pyproject.toml")): []}
-    values = [("sources", v) for v in config.sources] + [("include_dirs", v) for v in config.include_dirs] + [
-        (key, v) for key, v in (("overrides", config.overrides), ("allow", config.allow)) if v]
+    out: dict[str, list[tuple[tuple[str | int, ...], str]]] = {
+        posixpath.normpath(posixpath.join(prefix, "pyproject.toml")): []}
+    values: list[tuple[tuple[str | int, ...], str]] = [
+        *((("sources", i), v) for i, v in enumerate(config.sources)),
+        *((("include_dirs", i), v) for i, v in enumerate(config.include_dirs)),
+        *(((key,), v) for key, v in (("overrides", config.overrides), ("allow", config.allow)) if v)]
     for key, value in values:
         literal: list[str] = []
         for part in PurePosixPath(value.replace(os.sep, "/")).parts:
@@ -255,7 +272,7 @@ def _repo_paths(config: Config, prefix: str) -> dict[str, list[tuple[str, str]]]
     return out
 
 
-def _outside(rev_config: Config, values: list[tuple[str, str]], work: Config, rev: str) -> Config:
+def _outside(rev_config: Config, values: list[tuple[tuple[str | int, ...], str]], work: Config, rev: str) -> Config:
     """The revision's config with its include directories outside the repository read from the
     work tree, where the only copy of an unversioned directory lives: allowed for a directory
     the work tree's own config also includes (so a revision cannot make opgen read anything the
@@ -264,13 +281,12 @@ def _outside(rev_config: Config, values: list[tuple[str, str]], work: Config, re
     include_dirs = list(rev_config.include_dirs)
     for key, value in values:
         real = (Path(value) if Path(value).is_absolute() else work.root / value).resolve()
-        if key != "include_dirs" or real not in vouched:
-            raise OpgenError(f"[tool.opgen] {key} names {value!r}, outside the git repository: opgen diff --git reads "
-                             f"the revision alone", rev_config.where(key),
+        if key[0] != "include_dirs" or real not in vouched:
+            raise OpgenError(f"[tool.opgen] {key[0]} names {value!r}, outside the git repository: opgen diff --git "
+                             "reads the revision alone", rev_config.where(*key),
                              hint="keep sources, overrides and allow lists in the repository (include directories "
                                   "outside it are read from the work tree when the work tree's config names them too)")
-        index = include_dirs.index(value)
-        include_dirs[index] = str(real)
+        include_dirs[int(key[1])] = str(real)
         report(f"note: include directory {printable_path(value)} is outside the git repository, so no revision "
                f"has it: opgen diff --git {rev} reads its headers from the work tree ({printable_path(real)})")
     return dataclasses.replace(rev_config, include_dirs=tuple(include_dirs))
