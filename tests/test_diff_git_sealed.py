@@ -11,10 +11,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from test_apidiff import SPEC_V1, _git
 
 from opgen import cli
 from opgen.limits import MAX_FILE_BYTES
-from test_apidiff import SPEC_V1, _git
 
 PYPROJECT = '[tool.opgen]\nsources = ["specs"]\n'
 

@@ -17,10 +17,14 @@ from hypothesis import strategies as st
 from opgen import cli
 
 BASE = json.loads((Path(__file__).parent / "golden" / "apidiff_snapshot" / "project.json").read_text())
-OPLIST = {"op": [{"name": "Scale", "input_arg": [{"name": "x", "type_attr": "T"}], "output_arg": [{"name": "y",
-          "type_attr": "T"}], "attr": [{"name": "T", "type": "type", "allowed_values": {"list": {"type": ["DT_FLOAT"]}}},
-          {"name": "factor", "type": "float", "default_value": {"f": 1.0}, "has_minimum": False}],
-          "deprecation": {"version": 3, "explanation": "old"}}]}
+OPLIST = {"op": [{
+    "name": "Scale",
+    "input_arg": [{"name": "x", "type_attr": "T"}],
+    "output_arg": [{"name": "y", "type_attr": "T"}],
+    "attr": [{"name": "T", "type": "type", "allowed_values": {"list": {"type": ["DT_FLOAT"]}}},
+             {"name": "factor", "type": "float", "default_value": {"f": 1.0}, "has_minimum": False}],
+    "deprecation": {"version": 3, "explanation": "old"},
+}]}
 
 
 def _paths(value: Any, path: tuple = ()) -> list[tuple]:

@@ -228,7 +228,8 @@ class _Revision:
                 proc.stdin.flush()
                 header = proc.stdout.readline().split()
                 if len(header) != 3 or header[1] != b"blob" or int(header[2]) != e.size:
-                    raise OpgenError(f"cannot read revision {self.rev}: git cat-file gave {header!r}", self.where(e.path))
+                    raise OpgenError(f"cannot read revision {self.rev}: git cat-file gave {header!r}",
+                                     self.where(e.path))
                 fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
                 with os.fdopen(fd, "wb") as f:
                     left = e.size

@@ -220,7 +220,8 @@ def from_json(text: str, path: str, first_line: int = 1) -> Snapshot:
             snapshot.ops[entry.name] = entry
     except JsonProblem as e:
         raise OpgenError(f"malformed API snapshot: {e}", where,
-                         hint="regenerate it with `opgen build` or `opgen api`; opgen never writes this") from None
+                         hint="regenerate it with `opgen build` (or `opgen api`): opgen never writes a snapshot "
+                              "like this") from None
     return snapshot
 
 
