@@ -11,18 +11,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from test_apidiff import SPEC_V1, _git
+from test_apidiff import SPEC_V1, _git, _main
 
-from opgen import cli
 from opgen.limits import MAX_FILE_BYTES
 
 PYPROJECT = '[tool.opgen]\nsources = ["specs"]\n'
-
-
-def _main(argv: list[str], capsys) -> tuple[int, str, str]:
-    code = cli.main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ import re
 
 import pytest
 from markdown_it import MarkdownIt
+from test_apidiff import _main
 
-from opgen import cli
 from opgen.apidiff.snapshot_format import from_markdown, to_markdown
 from opgen.output_escape import gh_data, gh_property, md_code, md_text
 
@@ -64,12 +64,6 @@ def hostile_project(tmp_path, monkeypatch):
 
     monkeypatch.chdir(tmp_path)
     return make
-
-
-def _main(argv: list[str], capsys) -> tuple[int, str, str]:
-    code = cli.main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 _RAW_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
