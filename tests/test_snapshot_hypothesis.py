@@ -7,10 +7,10 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -61,8 +61,12 @@ JSON_VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3)
 # deep nesting, as a crafted file would have
 DEEP = st.integers(min_value=1, max_value=400).map(lambda n: json.loads("[" * n + "]" * n))
 
-_DIR = Path(tempfile.mkdtemp(prefix="opgen-snapshot-hypothesis-"))
-(_DIR / "base.json").write_text(json.dumps(BASE))
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("snapshot-hypothesis")
+    (folder / "base.json").write_text(json.dumps(BASE))
+    return folder
 
 
 def _diff(path: Path, other: Path, fmt: str) -> tuple[int, str]:
@@ -79,10 +83,10 @@ _SETTINGS = settings(max_examples=250, deadline=None, derandomize=True,
 @_SETTINGS
 @given(path=st.sampled_from(_paths(BASE)), value=JSON_VALUES | DEEP,
        fmt=st.sampled_from(["text", "md", "json", "github"]))
-def test_any_value_in_any_snapshot_field(path, value, fmt):
-    crafted = _DIR / "crafted.json"
+def test_any_value_in_any_snapshot_field(workdir, path, value, fmt):
+    crafted = workdir / "crafted.json"
     crafted.write_text(json.dumps(_replaced(BASE, path, value)))  # NaN / Infinity too, as Python writes them
-    code, err = _diff(crafted, _DIR / "base.json", fmt)
+    code, err = _diff(crafted, workdir / "base.json", fmt)
     assert code in (0, 2), err
     if code == 2:
         assert err.startswith(f"{crafted}:") and ": error: " in err.splitlines()[0], err
@@ -91,8 +95,8 @@ def test_any_value_in_any_snapshot_field(path, value, fmt):
 
 @_SETTINGS
 @given(path=st.sampled_from(_paths(OPLIST)), value=JSON_VALUES | DEEP)
-def test_any_value_in_any_json_oplist_field(path, value):
-    crafted = _DIR / "crafted_oplist.json"
+def test_any_value_in_any_json_oplist_field(workdir, path, value):
+    crafted = workdir / "crafted_oplist.json"
     crafted.write_text(json.dumps(_replaced(OPLIST, path, value)))
     code, err = _diff(crafted, crafted, "text")
     assert code in (0, 2), err

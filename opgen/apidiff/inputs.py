@@ -169,7 +169,8 @@ class _Revision:
             for e in entries:
                 done.add(e.path)
                 if e.mode == "160000":
-                    report(f"{self.rev}:{e.path}: warning: a git submodule: opgen diff --git does not read submodules")
+                    report(f"{self.rev}:{printable_path(e.path)}: warning: a git submodule: opgen diff --git does "
+                           "not read submodules")
                 elif e.mode == "120000":
                     target, inside = self._link_target(e)
                     links.append((self._target(e.path), target))
