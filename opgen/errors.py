@@ -18,11 +18,22 @@ def terminal_safe(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+_LINE_SEPARATORS = re.compile("[\u2028\u2029]")
+
+
+def printable_line(text: str) -> str:
+    """`text` on one line of text output: a newline as `\\n`, other control characters as
+    `\\xNN` and Unicode's line and paragraph separators as `\\u2028`/`\\u2029` (line breaks
+    to Python's `splitlines` and JavaScript), so a hostile string stays on its line and cannot
+    drive the terminal (the text format's escaping; `opgen.output_escape` builds Markdown and
+    GitHub's on it)."""
+    text = _LINE_SEPARATORS.sub(lambda m: f"\\u{ord(m.group()):04x}", text.replace("\n", "\\n"))
+    return terminal_safe(text)
+
+
 def printable_path(path: object) -> str:
-    """A path as opgen shows it in errors, warnings and summary lines: a newline as `\\n`,
-    other control characters as `\\xNN`, so a hostile name stays on its line and cannot
-    drive the terminal."""
-    return terminal_safe(str(path).replace("\n", "\\n"))
+    """A path as opgen shows it in errors, warnings and summary lines (`printable_line`)."""
+    return printable_line(str(path))
 
 
 def report(text: str) -> None:

@@ -27,8 +27,13 @@ MAX_MACRO_NESTING = 200
 MAX_IF_NESTING = 256
 IF_MIN = -(1 << 63)
 IF_MAX = (1 << 64) - 1
-# Nesting of messages in a text-format OpList or override file (TF's ops nest 4 deep).
+# Nesting of messages in a text-format OpList or override file (TF's ops nest 4 deep), and in
+# a JSON OpList or API snapshot (where a message nests in at most two JSON levels).
 MAX_TEXT_NESTING = 32
+MAX_JSON_NESTING = 2 * MAX_TEXT_NESTING
+# The files `opgen diff --git REV` reads from the revision, together (each is also an input
+# file, at most MAX_FILE_BYTES).
+MAX_REVISION_BYTES = 256 << 20
 
 
 def read_input_bytes(path: str | Path, what: str = "file") -> bytes:
@@ -117,8 +122,10 @@ __all__ = [
     "IF_MIN",
     "MAX_FILE_BYTES",
     "MAX_IF_NESTING",
+    "MAX_JSON_NESTING",
     "MAX_MACRO_EXPANSION_TOKENS",
     "MAX_MACRO_NESTING",
+    "MAX_REVISION_BYTES",
     "MAX_TEXT_NESTING",
     "decode_utf8",
     "read_input_bytes",

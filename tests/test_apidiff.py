@@ -238,8 +238,8 @@ def test_diff_git_errors(project, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["diff"], "error: nothing to compare"),
     (["diff", "missing_dir"], "error: no such file or directory: missing_dir"),
-    (["diff", "bad.json", "bad.json"], "bad.json:1:36: error: not valid JSON"),
-    (["diff", "other.json", "other.json"], "other.json: error: not an opgen API snapshot"),
+    (["diff", "bad.json", "bad.json"], "bad.json:1:36: error: API snapshot is not valid JSON"),
+    (["diff", "other.json", "other.json"], "other.json:1: error: not an opgen API snapshot"),
 ])
 def test_bad_input_is_an_error(project, capsys, argv, message):
     (project / "bad.json").write_text('{"format": "opgen-api-snapshot/1", oops}')

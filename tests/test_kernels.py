@@ -174,7 +174,7 @@ def test_opgen_kernels_formats(project, capsys, monkeypatch):
     assert code == 0
     assert "## Sum\n\n| Device | T | Tidx | Host memory |\n|---|---|---|---|\n" \
            "| CPU | float32, float64, int32 | int32 | axis |\n" in out
-    assert "| GPU (label `fast`) (priority -3) | complex64 |" in out
+    assert "| GPU (label \"fast\") (priority -3) | complex64 |" in out
     code, out, _ = _run(["kernels", ".", "--format", "json"], capsys)
     assert code == 0 and '"device_type": "CPU"' in out
     assert _run(["kernels", ".", "--format", "pb", "-o", "k.pb"], capsys)[0] == 0

@@ -1,13 +1,14 @@
 """Where the two sides of `opgen diff` come from: projects, spec trees, OpList files,
-API snapshots, or a git revision (read with `git archive`, never touching the work tree)."""
+API snapshots, or a git revision (its blobs read into a temporary tree, never touching the
+work tree)."""
 
 from __future__ import annotations
 
 import dataclasses
-import io
 import os
+import posixpath
+import shutil
 import subprocess
-import tarfile
 import tempfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
@@ -16,8 +17,8 @@ from opgen.apidiff.snapshot import Snapshot
 from opgen.apidiff.snapshot_build import build_snapshot
 from opgen.apidiff.snapshot_format import FORMAT_TAG, from_json, from_markdown
 from opgen.config import Config, load_config
-from opgen.errors import Location, OpgenError, OpgenErrors, report
-from opgen.limits import read_input_bytes, read_text_file
+from opgen.errors import Location, OpgenError, OpgenErrors, printable_path, report
+from opgen.limits import MAX_FILE_BYTES, MAX_REVISION_BYTES, read_input_bytes, read_text_file
 from opgen.module_groups import module_rule
 
 
@@ -113,51 +114,204 @@ def _git(args: list[str], cwd: Path, what: str) -> bytes:
     return proc.stdout
 
 
-def _git_exists(top: Path, rev: str, path: str) -> bool:
-    proc = subprocess.run(["git", "cat-file", "-e", f"{rev}:{path}"], cwd=top, capture_output=True, check=False)
-    return proc.returncode == 0
+@dataclasses.dataclass(frozen=True)
+class _TreeEntry:
+    mode: str  # 100644/100755 file, 120000 symbolic link, 160000 submodule
+    oid: str
+    size: int  # 0 for a submodule
+    path: str  # from the repository's top
 
 
-def _extract(top: Path, commit: str, paths: list[str], dest: Path) -> None:
-    """`git archive` the given repository paths of `commit` into `dest` (never the work tree)."""
-    data = _git(["archive", "--format=tar", commit, "--", *paths], top, f"cannot read revision {commit}")
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(dest, filter="data")
+_MAX_LINK_TARGET = 4096  # PATH_MAX: a committed link's blob is its target
 
 
-def _read_paths(config: Config) -> list[str] | None:
-    """The top-level entries of a project that gathering and overrides read; None = all of it.
+class _Revision:
+    """A revision's files, read as blobs (`git ls-tree` + `git cat-file --batch`), never with
+    `git archive`: `.gitattributes` export-ignore / export-subst must not change what is
+    compared, and nothing is unpacked that was not checked first (regular files within
+    opgen's size limits; symbolic links only to paths inside the revision)."""
 
-    Only these are extracted from a revision, so diffing against a big repository's history
-    stays fast. Headers must lie under a source or include directory, as for `opgen build`.
-    """
-    entries = {"pyproject.toml"}
-    for value in (*config.sources, *config.include_dirs, config.overrides, config.allow):
-        if not value:
-            continue
-        parts = PurePosixPath(value.replace(os.sep, "/")).parts
-        if not parts or PurePosixPath(value).is_absolute() or ".." in parts or set(parts[0]) & set("*?["):
-            return None
-        entries.add(parts[0])
-    return sorted(entries)
+    def __init__(self, top: Path, commit: str, rev: str, tree: Path):
+        self.top, self.commit, self.rev, self.tree = top, commit, rev, tree
+        self.written = 0
+
+    def entries(self, paths: list[str] | None) -> list[_TreeEntry]:
+        """The files at or below `paths` (repository paths; None: the whole revision)."""
+        spec = ["--", *paths] if paths is not None else []
+        out = _git(["--literal-pathspecs", "ls-tree", "-r", "-z", "-l", "--full-tree", self.commit, *spec], self.top,
+                   f"cannot read revision {self.rev}")
+        entries = []
+        for record in out.decode("utf-8", "surrogateescape").split("\0"):
+            if not record:
+                continue
+            head, _, path = record.partition("\t")
+            mode, _, oid, size = head.split()
+            entries.append(_TreeEntry(mode, oid, int(size) if size.isdigit() else 0, path))
+        return entries
+
+    def where(self, path: str) -> Location:
+        return Location(str(self.tree / path))  # shown as REV:path (`_at_revision`)
+
+    def _target(self, path: str) -> Path:
+        parts = PurePosixPath(path).parts
+        if not parts or any(p in ("", ".", "..", ".git") for p in parts):  # git fsck refuses these too
+            raise OpgenError(f"the revision has a path opgen will not write: {path!r}", Location(f"{self.rev}:{path}"))
+        return self.tree.joinpath(*parts)
+
+    def extract(self, entries: list[_TreeEntry]) -> None:
+        """Write `entries` under the temporary tree, and what their links point to; located
+        errors for what is refused."""
+        done: set[str] = set()
+        while entries:
+            links: list[tuple[Path, str]] = []
+            targets: list[str] = []
+            blobs: list[_TreeEntry] = []
+            for e in entries:
+                done.add(e.path)
+                if e.mode == "160000":
+                    report(f"{self.rev}:{printable_path(e.path)}: warning: a git submodule: opgen diff --git does "
+                           "not read submodules")
+                elif e.mode == "120000":
+                    target, inside = self._link_target(e)
+                    links.append((self._target(e.path), target))
+                    targets.append(inside)
+                else:
+                    self._count(e)
+                    blobs.append(e)
+            self._write_blobs(blobs)
+            for path, target in links:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                os.symlink(target, path)
+            # a link's target may lie outside the paths asked for: read it too (each path once)
+            wanted = sorted(t for t in set(targets) if t != "." and t not in done)
+            entries = [e for e in self.entries(wanted) if e.path not in done] if wanted else []
+
+    def _count(self, e: _TreeEntry) -> None:
+        if e.size > MAX_FILE_BYTES:
+            raise OpgenError(f"{e.size} bytes, more than opgen's limit of {MAX_FILE_BYTES} for one file",
+                             self.where(e.path), hint="keep big files out of the source and include directories")
+        self.written += e.size
+        if self.written > MAX_REVISION_BYTES:
+            raise OpgenError(f"the files opgen diff --git reads from revision {self.rev} are more than "
+                             f"{MAX_REVISION_BYTES} bytes together (opgen's limit)", self.where(e.path),
+                             hint="name the sources and include directories in [tool.opgen] precisely, so "
+                                  "fewer files are read")
+
+    def _link_target(self, e: _TreeEntry) -> tuple[str, str]:
+        """A committed link's target, when it stays inside the revision, and that target as a
+        repository path."""
+        if e.size > _MAX_LINK_TARGET:
+            raise OpgenError("a symbolic link with an oversized target", self.where(e.path))
+        target = _git(["cat-file", "blob", e.oid], self.top, f"cannot read revision {self.rev}").decode(
+            "utf-8", "surrogateescape")
+        inside = posixpath.normpath(posixpath.join(posixpath.dirname(e.path), target))
+        if posixpath.isabs(target) or inside == ".." or inside.startswith("../") or "\0" in target:
+            raise OpgenError(f"a symbolic link to {target!r}, outside the revision: opgen diff --git reads the "
+                             "revision alone", self.where(e.path),
+                             hint="commit the file itself, or a link to a path inside the repository")
+        return target, inside
+
+    def _write_blobs(self, blobs: list[_TreeEntry]) -> None:
+        """Stream each blob from one `git cat-file --batch` into its file (a blob at several
+        paths is read once)."""
+        first: dict[str, Path] = {}
+        proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=self.top, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            for e in blobs:
+                dest = self._target(e.path)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                if e.oid in first:
+                    shutil.copyfile(first[e.oid], dest, follow_symlinks=False)
+                    continue
+                proc.stdin.write(f"{e.oid}\n".encode())
+                proc.stdin.flush()
+                header = proc.stdout.readline().split()
+                if len(header) != 3 or header[1] != b"blob" or int(header[2]) != e.size:
+                    raise OpgenError(f"cannot read revision {self.rev}: git cat-file gave {header!r}",
+                                     self.where(e.path))
+                fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+                with os.fdopen(fd, "wb") as f:
+                    left = e.size
+                    while left:
+                        chunk = proc.stdout.read(min(left, 1 << 20))
+                        if not chunk:
+                            raise OpgenError(f"cannot read revision {self.rev}: git cat-file ended early",
+                                             self.where(e.path))
+                        f.write(chunk)
+                        left -= len(chunk)
+                proc.stdout.read(1)  # the newline after each object
+                first[e.oid] = dest
+        finally:
+            proc.stdin.close()
+            proc.stdout.close()
+            proc.wait()
 
 
-def _at_revision(error: OpgenError, project: Path, rev: str) -> OpgenError:
-    """Rewrite locations inside the extracted tree as `REV:path` (what the user can look up)."""
+_GLOB = set("*?[")
+
+
+def _repo_paths(config: Config, prefix: str) -> dict[str, list[tuple[tuple[str | int, ...], str]]]:
+    """What gathering and overrides read, as repository paths: {repo path: [(config key, value)]}
+    (a glob reads from its literal directory part; the whole revision is "."). A value outside
+    the repository is listed under ".." (`_outside`)."""
+    out: dict[str, list[tuple[tuple[str | int, ...], str]]] = {
+        posixpath.normpath(posixpath.join(prefix, "pyproject.toml")): []}
+    values: list[tuple[tuple[str | int, ...], str]] = [
+        *((("sources", i), v) for i, v in enumerate(config.sources)),
+        *((("include_dirs", i), v) for i, v in enumerate(config.include_dirs)),
+        *(((key,), v) for key, v in (("overrides", config.overrides), ("allow", config.allow)) if v)]
+    for key, value in values:
+        literal: list[str] = []
+        for part in PurePosixPath(value.replace(os.sep, "/")).parts:
+            if set(part) & _GLOB:
+                break
+            literal.append(part)
+        joined = posixpath.normpath(posixpath.join(prefix, *literal)) if literal else posixpath.normpath(prefix)
+        outside = PurePosixPath(value).is_absolute() or joined == ".." or joined.startswith("../")
+        out.setdefault(".." if outside else joined, []).append((key, value))
+    return out
+
+
+def _outside(rev_config: Config, values: list[tuple[tuple[str | int, ...], str]], work: Config, rev: str) -> Config:
+    """The revision's config with its include directories outside the repository read from the
+    work tree, where the only copy of an unversioned directory lives: allowed for a directory
+    the work tree's own config also includes (so a revision cannot make opgen read anything the
+    user's config does not), noted on stderr. Any other path outside the repository is an error."""
+    vouched = {work.path(d).resolve() for d in work.include_dirs}
+    include_dirs = list(rev_config.include_dirs)
+    for key, value in values:
+        real = (Path(value) if Path(value).is_absolute() else work.root / value).resolve()
+        if key[0] != "include_dirs" or real not in vouched:
+            raise OpgenError(f"[tool.opgen] {key[0]} names {value!r}, outside the git repository: opgen diff --git "
+                             "reads the revision alone", rev_config.where(*key),
+                             hint="keep sources, overrides and allow lists in the repository (include directories "
+                                  "outside it are read from the work tree when the work tree's config names them too)")
+        include_dirs[int(key[1])] = str(real)
+        report(f"note: include directory {printable_path(value)} is outside the git repository, so no revision "
+               f"has it: opgen diff --git {rev} reads its headers from the work tree ({printable_path(real)})")
+    return dataclasses.replace(rev_config, include_dirs=tuple(include_dirs))
+
+
+def _at_revision(error: OpgenError, project: Path, tree: Path, rev: str) -> OpgenError:
+    """Rewrite locations inside the extracted tree as `REV:path` (what the user can look up):
+    relative to the project, or to the repository's top for files outside the project."""
     if isinstance(error, OpgenErrors):
-        return OpgenErrors([_at_revision(e, project, rev) for e in error.errors])
+        return OpgenErrors([_at_revision(e, project, tree, rev) for e in error.errors])
     loc = error.location
     if loc is not None:
-        try:
-            rel = Path(loc.path).resolve().relative_to(project).as_posix()
-            loc = Location(f"{rev}:{rel}", loc.line, loc.col)
-        except ValueError:
-            pass
+        path = Path(loc.path).absolute()
+        for base in (project, tree):
+            if path == base or base in path.parents:
+                loc = Location(f"{rev}:{path.relative_to(base).as_posix()}", loc.line, loc.col)
+                break
     return OpgenError(error.message if error.location else f"at git revision {rev}: {error.message}", loc, error.hint)
 
 
 def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
-    """The project as committed at `rev`: `git archive` into a temporary directory.
+    """The project as committed at `rev`, its files read from the revision alone into a
+    temporary directory (`_Revision`): its config, sources, headers and overrides.
 
     The work tree, index and HEAD are never touched. Locations are shown as if the files
     were in the work tree (relative to the cwd); errors inside the revision read `REV:path`.
@@ -168,26 +322,30 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
     commit = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top,
                   f"unknown git revision {rev!r}").decode().strip()
 
-    def repo_path(rel: str) -> str:
-        return rel if prefix == "." else f"{prefix}/{rel}"
-
     with tempfile.TemporaryDirectory(prefix="opgen-diff-") as tmp:
-        tree = Path(tmp)
-        project = (tree / prefix).resolve()
+        tree = Path(tmp).resolve()
+        project = tree.joinpath(*PurePosixPath(prefix).parts)
         project.mkdir(parents=True, exist_ok=True)
+        revision = _Revision(top, commit, rev, tree)
+        config_path = posixpath.normpath(posixpath.join(prefix, "pyproject.toml"))
         try:
-            if _git_exists(top, commit, repo_path("pyproject.toml")):
-                _extract(top, commit, [repo_path("pyproject.toml")], tree)
-                rev_config = load_config(project)
+            found = revision.entries([config_path])
+            if not found:
+                rev_config = dataclasses.replace(config, root=project)  # no config then: the work tree's settings
+            elif len(found) == 1 and found[0].path == config_path and found[0].mode in ("100644", "100755"):
+                revision.extract(found)
+                rev_config = load_config(project)  # finds the file just written: never a parent directory
             else:
-                rev_config = dataclasses.replace(config, root=project)
-            wanted = _read_paths(rev_config)
-            if wanted is None:
-                paths = [prefix]
-            else:
-                paths = [repo_path(p) for p in wanted if _git_exists(top, commit, repo_path(p))]
-            if paths:
-                _extract(top, commit, paths, tree)
+                kind = {"120000": "a symbolic link", "160000": "a submodule"}.get(found[0].mode, "a directory")
+                raise OpgenError(f"pyproject.toml is {kind} in the revision; opgen reads the configuration from a "
+                                 "regular file", revision.where(config_path))
+            wanted = _repo_paths(rev_config, prefix)
+            if ".." in wanted:
+                rev_config = _outside(rev_config, wanted.pop(".."), config, rev)
+            wanted.pop(config_path)
+            paths = None if "." in wanted else sorted(wanted)
+            if paths is None or paths:
+                revision.extract([e for e in revision.entries(paths) if e.path != config_path])
             extracted = (f"{project}{os.sep}", f"{os.path.realpath(project)}{os.sep}")
 
             def warn(text: str) -> None:  # located `REV:path` like its errors
@@ -195,4 +353,4 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
 
             return project_snapshot(rev_config, shown_root=config.root, warn=warn)
         except OpgenError as e:
-            raise _at_revision(e, project, rev) from None
+            raise _at_revision(e, project, tree, rev) from None

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 from opgen.apidiff.changes import CATEGORIES, Change, DiffResult
+from opgen.errors import printable_line
+from opgen.output_escape import gh_data, gh_property, md_text
 
 _TITLES = {"graph": "graph compatibility", "python": "Python API", "kernel": "kernels (devices and types)",
            "docs": "docs"}
@@ -39,8 +41,8 @@ def format_text(result: DiffResult, color: bool = False) -> str:
 
     def line(c: Change) -> str:
         tag = paint("31;1" if c.breaking else "2" if c.category == "docs" else "32", f"{_verdict(c):<8}")
-        where = paint("2", f"  [{_where(c)}]") if c.location else ""
-        return f"  {tag} {c.category:<6} {c.rule}: {c.message}{where}"
+        where = paint("2", f"  [{printable_line(_where(c))}]") if c.location else ""
+        return f"  {tag} {c.category:<6} {c.rule}: {printable_line(c.message)}{where}"
 
     lines = [paint("1", "opgen diff: " + _counts(result))]
     docs: list[Change] = []
@@ -48,15 +50,11 @@ def format_text(result: DiffResult, color: bool = False) -> str:
         api = [c for c in changes if c.category != "docs"]
         docs += [c for c in changes if c.category == "docs"]
         if api or status != "changed":
-            lines += ["", paint("1", op) + f" ({status})", *map(line, api)]
+            lines += ["", paint("1", printable_line(op)) + f" ({status})", *map(line, api)]
     if docs:
         lines += ["", paint("1", "Docs-only changes:")]
-        lines += [line(c).replace(f" docs   {c.rule}:", f" {c.op}: {c.rule}:", 1) for c in docs]
+        lines += [line(c).replace(f" docs   {c.rule}:", f" {printable_line(c.op)}: {c.rule}:", 1) for c in docs]
     return "\n".join(lines) + "\n"
-
-
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def format_markdown(result: DiffResult) -> str:
@@ -76,9 +74,10 @@ def format_markdown(result: DiffResult) -> str:
                   "|---|---|---|---|---|"]
         for c in changes:
             verdict = "**breaking**" if c.breaking else "docs" if c.category == "docs" else "compatible"
-            where = f"`{c.location}`" + (f" (override `{c.override_location}`)" if c.override_location else "") \
-                if c.location else ""
-            lines.append(f"| `{c.op}` | {verdict} | `{c.rule}` | {_md_escape(c.message)} | {where} |")
+            # table cells are escaped text, never code spans (see opgen.output_escape)
+            where = md_text(str(c.location)) + (f" (override {md_text(str(c.override_location))})"
+                                                if c.override_location else "") if c.location else ""
+            lines.append(f"| {md_text(c.op)} | {verdict} | `{c.rule}` | {md_text(c.message)} | {where} |")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
 
@@ -108,14 +107,6 @@ def format_json(result: DiffResult) -> str:
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
-def _gh_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _gh_property(text: str) -> str:
-    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def format_github(result: DiffResult) -> str:
     """GitHub workflow commands: `::error` for breaking changes, `::notice` for the rest."""
     lines = []
@@ -123,14 +114,14 @@ def format_github(result: DiffResult) -> str:
         level = "error" if c.breaking else "notice"
         props = []
         if c.location:
-            props.append(f"file={_gh_property(c.location.path)}")
+            props.append(f"file={gh_property(c.location.path)}")
             if c.location.line:
                 props.append(f"line={c.location.line}")
             if c.location.col:
                 props.append(f"col={c.location.col}")
-        props.append(f"title={_gh_property(f'opgen {c.category} {c.rule} ({c.op})')}")
+        props.append(f"title={gh_property(f'opgen {c.category} {c.rule} ({c.op})')}")
         also = f" (override: {c.override_location})" if c.override_location else ""
-        lines.append(f"::{level} {','.join(props)}::{_gh_data(c.message + also)}")
+        lines.append(f"::{level} {','.join(props)}::{gh_data(c.message + also)}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

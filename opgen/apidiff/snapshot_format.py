@@ -1,4 +1,11 @@
-"""Snapshot files: JSON (lossless, diffable by `opgen diff`) and Markdown (for reviewers)."""
+"""Snapshot files: JSON (lossless, diffable by `opgen diff`) and Markdown (for reviewers).
+
+The Markdown snapshot is the human-readable part, every input string escaped
+(`opgen.output_escape`), then exactly one machine-readable block at the end: the JSON
+snapshot inside an HTML comment, written so that no input string can end or repeat the block
+(`_comment_safe_json`). `from_markdown` reads only that block and accepts nothing else in
+its place: what `opgen diff generated/API.md` compares is what `opgen build` wrote.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +16,18 @@ from dataclasses import replace
 from google.protobuf import json_format, text_format
 
 from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot
+from opgen.apidiff.snapshot_schema import FLAGS, FORMAT_TAG, snapshot_problem
 from opgen.attr_text import summarize_attr_value
 from opgen.errors import Location, OpgenError
+from opgen.json_input import JsonProblem, load_json
+from opgen.output_escape import md_code, md_code_block, md_text
 from opgen.proto import attr_value_pb2, op_def_pb2
 from opgen.proto.datatypes import cpp_name
 from opgen.spec.kernel_summary import placement_text, runs_on
+from opgen.spec.oplist_io import op_def_problem
 
-FORMAT_TAG = "opgen-api-snapshot/1"
-FLAGS = ("is_commutative", "is_aggregate", "is_stateful", "allows_uninitialized_input",
-         "is_distributed_communication")
+__all__ = ["FLAGS", "FORMAT_TAG", "describe_arg", "describe_attr", "from_json", "from_markdown",
+           "to_json", "to_markdown"]
 
 
 # ---- JSON -------------------------------------------------------------------------------
@@ -69,7 +79,7 @@ def _function_json(fn: Function) -> dict:
     }
 
 
-def to_json(snapshot: Snapshot) -> str:
+def _snapshot_data(snapshot: Snapshot) -> dict:
     ops = []
     for entry in snapshot.sorted_ops():
         # no locations: a snapshot changes only when the API or the graph facts do (snapshot.py)
@@ -87,32 +97,60 @@ def to_json(snapshot: Snapshot) -> str:
             item["kernel_placement"] = {device: {"host_memory": list(host), "priority": list(priorities)}
                                         for device, (host, priorities) in entry.kernel_placement.items()}
         ops.append(item)
-    return json.dumps({"format": FORMAT_TAG, "ops": ops}, indent=1, ensure_ascii=False) + "\n"
+    return {"format": FORMAT_TAG, "ops": ops}
 
 
-def _op_def_from_json(name: str, graph: dict) -> op_def_pb2.OpDef:
+def to_json(snapshot: Snapshot) -> str:
+    return json.dumps(_snapshot_data(snapshot), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _comment_safe_json(snapshot: Snapshot) -> str:
+    """The JSON snapshot as printable ASCII in which `<`, `>`, `&` never occur and `-` only as
+    a number's sign (followed by a digit): every one inside a string is a `\\uXXXX` escape.
+    So no input string can end the HTML comment (`-->`, `--!>`), open another (`<!--`), or
+    spell the block's first or last line; JSON readers decode it unchanged."""
+    text = json.dumps(_snapshot_data(snapshot), indent=1, ensure_ascii=True, allow_nan=False)
+    text = _JSON_STRING.sub(lambda m: m.group().replace("-", "\\u002d"), text)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _text_value(text: str, message, where: str) -> None:
+    try:
+        text_format.Parse(text, message)
+    except text_format.ParseError as e:
+        raise JsonProblem(where, f"not a text-format {message.DESCRIPTOR.name}: {e}") from None
+
+
+def _op_def_from_json(name: str, graph: dict, where: str) -> op_def_pb2.OpDef:
+    """The OpDef of `graph` (checked by the schema); JsonProblem when a value inside is not one."""
     op = op_def_pb2.OpDef(name=name)
-    for arg in graph.get("inputs", []):
-        json_format.ParseDict(arg, op.input_arg.add())
-    for arg in graph.get("outputs", []):
-        json_format.ParseDict(arg, op.output_arg.add())
-    for item in graph.get("attrs", []):
+    for key, args in (("inputs", op.input_arg), ("outputs", op.output_arg)):
+        for i, arg in enumerate(graph[key]):
+            try:
+                json_format.ParseDict(arg, args.add())
+            except json_format.ParseError as e:  # what the schema leaves: bad base64, ...
+                raise JsonProblem(f"{where}.{key}[{i}]", str(e)) from None
+    for i, item in enumerate(graph["attrs"]):
         attr = op.attr.add(name=item["name"], type=item["type"])
         if "default" in item:
-            text_format.Parse(item["default"], attr.default_value)
+            _text_value(item["default"], attr.default_value, f"{where}.attrs[{i}].default")
         if "minimum" in item:
             attr.has_minimum = True
-            attr.minimum = int(item["minimum"])
+            attr.minimum = item["minimum"]
         if "allowed" in item:
-            text_format.Parse(item["allowed"], attr.allowed_values)
-    for flag in graph.get("flags", []):
-        if flag not in FLAGS:
-            raise ValueError(f"unknown flag {flag!r}")
+            _text_value(item["allowed"], attr.allowed_values, f"{where}.attrs[{i}].allowed")
+    for flag in graph["flags"]:
         setattr(op, flag, True)
     op.control_output.extend(graph.get("control_outputs", []))
     if "deprecation" in graph:
-        op.deprecation.version = int(graph["deprecation"]["version"])
+        op.deprecation.version = graph["deprecation"]["version"]
         op.deprecation.explanation = graph["deprecation"].get("explanation", "")
+    problem = op_def_problem(op)
+    if problem:
+        raise JsonProblem(where, f"not an OpDef TensorFlow accepts: {problem}")
     return op
 
 
@@ -120,7 +158,7 @@ def _function_from_json(item: dict) -> Function:
     return Function(
         module=item["module"],
         name=item["name"],
-        visible=bool(item["visible"]),
+        visible=item["visible"],
         signature=item["signature"],
         aliases=tuple(item.get("aliases", ())),
         params=tuple(Param(p["name"], p["binds"], p.get("default")) for p in item.get("params", ())),
@@ -135,33 +173,43 @@ def _kernels_from_json(data: dict) -> dict[str, dict[str, tuple[str, ...] | None
 
 
 def from_json(text: str, path: str) -> Snapshot:
-    """Parse a snapshot written by `to_json`; OpgenError (located at `path`) when it is not one."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise OpgenError(f"not valid JSON: {e.msg}", Location(path, e.lineno, e.colno)) from None
-    except RecursionError:
-        raise OpgenError("JSON nested too deeply to be an API snapshot", Location(path)) from None
+    """Parse a snapshot written by `to_json`, each op located at its entry in `path`;
+    OpgenError naming the field when it is not one."""
+    return _located_at_entries(_read_json(text, path, 1), path, _json_entry_lines(text))
+
+
+def _read_json(text: str, path: str, first_line: int) -> Snapshot:
+    """The snapshot in `text`, whose first line is line `first_line` of `path`; OpgenError
+    (located there) naming the field when it is not one."""
+    data = load_json(text, path, "API snapshot", first_line)
+    where = Location(path, first_line)
     if not isinstance(data, dict) or data.get("format") != FORMAT_TAG:
-        raise OpgenError(f"not an opgen API snapshot (expected \"format\": \"{FORMAT_TAG}\")", Location(path),
+        raise OpgenError(f"not an opgen API snapshot (expected \"format\": \"{FORMAT_TAG}\")", where,
                          hint="write one with `opgen api --format json -o FILE`")
     snapshot = Snapshot()
     try:
-        for item in data["ops"]:
+        problem = snapshot_problem(data)
+        if problem is not None:
+            raise problem
+        for i, item in enumerate(data["ops"]):
+            if item["op"] in snapshot.ops:
+                raise JsonProblem(f"ops[{i}].op", f"op {item['op']!r} is listed twice")
             fn = item.get("function")
             entry = OpEntry(
-                op_def=_op_def_from_json(item["op"], item.get("graph", {})),
+                op_def=_op_def_from_json(item["op"], item["graph"], f"ops[{i}].graph"),
                 function=_function_from_json(fn) if fn else None,
                 docs=tuple(sorted(item.get("docs", {}).items())),
                 skip_reason=item.get("skip_reason", ""),
                 kernels=_kernels_from_json(item["kernels"]) if "kernels" in item else None,
-                kernel_placement={device: (tuple(p["host_memory"]), tuple(int(v) for v in p["priority"]))
+                kernel_placement={device: (tuple(p["host_memory"]), tuple(p["priority"]))
                                   for device, p in item.get("kernel_placement", {}).items()},
             )
             snapshot.ops[entry.name] = entry
-    except (KeyError, TypeError, ValueError, json_format.ParseError, text_format.ParseError) as e:
-        raise OpgenError(f"malformed API snapshot: {type(e).__name__}: {e}", Location(path)) from None
-    return _located_at_entries(snapshot, path, _json_entry_lines(text))
+    except JsonProblem as e:
+        raise OpgenError(f"malformed API snapshot: {e}", where,
+                         hint="regenerate it with `opgen build` (or `opgen api`): opgen never writes a snapshot "
+                              "like this") from None
+    return snapshot
 
 
 def _located_at_entries(snapshot: Snapshot, path: str, lines: dict[str, int]) -> Snapshot:
@@ -213,16 +261,16 @@ def describe_attr(attr: op_def_pb2.OpDef.AttrDef) -> str:
 
 
 def _code_list(items: list[str]) -> str:
-    return ", ".join(f"`{i}`" for i in items) if items else "none"
+    return ", ".join(map(md_code, items)) if items else "none"
 
 
 def _kernel_lines(entry: OpEntry) -> list[str]:
     """`- kernels: CPU (float32, int32), GPU (float32)` when the op has kernels, and
     `- kernel placement: GPU (host memory: shape; priority 1)` when some device's differ
     from the default."""
-    lines = [f"- kernels: {runs_on(entry.kernels)}"] if entry.kernels else []
+    lines = [f"- kernels: {md_text(runs_on(entry.kernels))}"] if entry.kernels else []
     if entry.kernel_placement:
-        lines.append(f"- kernel placement: {placement_text(entry.kernel_placement)}")
+        lines.append(f"- kernel placement: {md_text(placement_text(entry.kernel_placement))}")
     return lines
 
 
@@ -233,19 +281,25 @@ def _graph_lines(op: op_def_pb2.OpDef) -> list[str]:
     ]
     if op.attr:
         lines.append("- attrs:")
-        lines.extend(f"  - `{describe_attr(a)}`" for a in op.attr)
+        lines.extend(f"  - {md_code(describe_attr(a))}" for a in op.attr)
     flags = [f for f in FLAGS if getattr(op, f)]
     if flags:
         lines.append(f"- flags: {_code_list(flags)}")
     if op.control_output:
         lines.append(f"- control outputs: {_code_list(list(op.control_output))}")
     if op.HasField("deprecation"):
-        lines.append(f"- deprecated in GraphDef version {op.deprecation.version}: {op.deprecation.explanation}")
+        lines.append(f"- deprecated in GraphDef version {op.deprecation.version}: "
+                     f"{md_text(op.deprecation.explanation)}")
     return lines
 
 
+_MD_BLOCK_OPEN = f"<!-- {FORMAT_TAG} (read by `opgen diff`; do not edit)"
+_MD_BLOCK_CLOSE = "-->"
+
+
 def to_markdown(snapshot: Snapshot, title: str = "API snapshot") -> str:
-    """Modules (sorted), their functions (sorted), then ops without a Python function."""
+    """Modules (sorted), their functions (sorted), then ops without a Python function; then
+    the machine-readable block."""
     by_module: dict[str, list[OpEntry]] = {}
     without: list[OpEntry] = []
     for entry in snapshot.sorted_ops():
@@ -253,15 +307,15 @@ def to_markdown(snapshot: Snapshot, title: str = "API snapshot") -> str:
             without.append(entry)
         else:
             by_module.setdefault(entry.function.module, []).append(entry)
-    out = [f"# {title}", "",
+    out = [f"# {md_text(title)}", "",
            "Generated by `opgen api`: the Python functions and graph-level op facts. Do not edit.", ""]
     for module in sorted(by_module):
-        out += [f"## {module}", ""]
+        out += [f"## {md_text(module)}", ""]
         for entry in sorted(by_module[module], key=lambda e: (e.function.name, e.name)):  # type: ignore[union-attr]
             fn = entry.function
             assert fn is not None
-            out += [f"### {fn.name}", "", "```python", f"{fn.signature} -> {fn.returns()}", "```", ""]
-            facts = [f"op `{entry.name}`", "visible" if fn.visible else "hidden"]
+            out += [f"### {md_text(fn.name)}", "", *md_code_block(f"{fn.signature} -> {fn.returns()}", "python"), ""]
+            facts = [f"op {md_code(entry.name)}", "visible" if fn.visible else "hidden"]
             if fn.aliases:
                 facts.append("aliases " + _code_list(list(fn.aliases)))
             out.append("- " + "; ".join(facts))
@@ -269,53 +323,73 @@ def to_markdown(snapshot: Snapshot, title: str = "API snapshot") -> str:
     if without:
         out += [_WITHOUT_FUNCTION, ""]
         for entry in without:
-            out += [f"### {entry.name}", "", f"- {entry.skip_reason or 'skipped'}"]
+            out += [f"### {md_text(entry.name)}", "", f"- {md_text(entry.skip_reason or 'skipped')}"]
             out += _graph_lines(entry.op_def) + _kernel_lines(entry) + [""]
     # The whole snapshot, machine-readable, so `opgen diff generated/API.md` reads the committed
-    # file; in an HTML comment (invisible when rendered) with every `>` escaped, so no text
-    # inside can end the comment.
-    out += ["", f"{_MD_BLOCK_START} (read by `opgen diff`; do not edit)", to_json(snapshot).replace(">", "\\u003e")
-            .rstrip("\n"), "-->"]
-    return "\n".join(out).rstrip("\n") + "\n"
+    # file: one HTML comment (invisible when rendered) ending the file, its JSON escaped so that
+    # nothing inside can end it; no line above can start one (every input string is escaped).
+    out += ["", _MD_BLOCK_OPEN, _comment_safe_json(snapshot), _MD_BLOCK_CLOSE]
+    return "\n".join(out) + "\n"
 
 
-_MD_BLOCK_START = f"<!-- {FORMAT_TAG}"
+# What the block's JSON never has: anything but printable ASCII, `<`, `>`, `&`, and `-` other
+# than a number's sign (`_comment_safe_json`).
+_NOT_IN_BLOCK = re.compile(r"[^\x20-\x7e\n]|[<>&]|-(?!\d)")
+
+
 _WITHOUT_FUNCTION = "## Ops without a Python function"
 
 
 def from_markdown(text: str, path: str) -> Snapshot:
-    """The snapshot embedded in a Markdown snapshot written by `to_markdown`."""
-    start = text.find("\n" + _MD_BLOCK_START)
-    body_start = text.find("\n", start + 1) + 1 if start >= 0 else -1
-    end = text.find("\n-->", body_start) if body_start > 0 else -1
-    if end < 0:
-        raise OpgenError(f"not an opgen API snapshot: no `{_MD_BLOCK_START}` block (the one `opgen build` and "
-                         "`opgen api` embed at the end)", Location(path),
-                         hint="regenerate it with `opgen build` (or `opgen api -o FILE.md`)")
-    line = text.count("\n", 0, body_start)
-    try:
-        snapshot = from_json(text[body_start:end], path)
-    except OpgenError as e:
-        if e.location is not None and e.location.line > 0:
-            e.location = Location(path, e.location.line + line, e.location.col)
-        raise
-    return _located_at_entries(snapshot, path, _markdown_entry_lines(text[:start]))
+    """The snapshot in the one machine-readable block of a Markdown snapshot written by
+    `to_markdown`: the file's only line starting with `<!--`, followed by the escaped JSON
+    and the closing `-->` as the file's last line. Anything else is a located error."""
+    lines = text.replace("\r\n", "\n").split("\n")  # a checkout may have CRLF line ends
+    if lines[-1] == "":
+        lines.pop()
+    opens = [i for i, line in enumerate(lines) if line.startswith("<!--")]
+    regenerate = "regenerate it with `opgen build` (or `opgen api -o FILE.md`)"
+    if not opens:
+        raise OpgenError(f"not an opgen API snapshot: no `{_MD_BLOCK_OPEN}` block (the one `opgen build` and "
+                         "`opgen api` write at the end)", Location(path), hint=regenerate)
+    if len(opens) > 1:
+        raise OpgenError("a second HTML comment: a Markdown API snapshot has exactly one, the machine-readable "
+                         f"block at its end (line {opens[-1] + 1})", Location(path, opens[0] + 1, 1), hint=regenerate)
+    first = opens[0]
+    if lines[first] != _MD_BLOCK_OPEN:
+        raise OpgenError(f"the machine-readable block must start with the line `{_MD_BLOCK_OPEN}`",
+                         Location(path, first + 1, 1), hint=regenerate)
+    if len(lines) < first + 3 or lines[-1] != _MD_BLOCK_CLOSE:
+        raise OpgenError(f"the machine-readable block must end with a `{_MD_BLOCK_CLOSE}` line that ends the file",
+                         Location(path, len(lines), 1), hint=regenerate)
+    body = "\n".join(lines[first + 1:-1])
+    bad = _NOT_IN_BLOCK.search(body)
+    if bad is not None:
+        line = first + 2 + body.count("\n", 0, bad.start())
+        col = bad.start() - (body.rfind("\n", 0, bad.start()) + 1) + 1
+        raise OpgenError(f"{bad.group()!r} in the machine-readable block, where opgen writes it escaped (every `-`, "
+                         "`<`, `>`, `&` in a string as \\u002d, \\u003c, \\u003e, \\u0026; only ASCII)",
+                         Location(path, line, col), hint=regenerate)
+    snapshot = _read_json(body, path, first + 2)
+    names = {md_text(name): name for name in snapshot.ops}
+    lines = {names.get(written, written): line for written, line in _markdown_entry_lines(lines[:first]).items()}
+    return _located_at_entries(snapshot, path, lines)
 
 
-def _markdown_entry_lines(text: str) -> dict[str, int]:
-    """Op name -> line of its `### ` heading in the readable part `to_markdown` writes: a
-    function's heading is followed by its `- op `NAME`` line; under "Ops without a Python
-    function" the heading is the op's name."""
-    lines: dict[str, int] = {}
+def _markdown_entry_lines(lines: list[str]) -> dict[str, int]:
+    """Op name as written -> line of its `### ` heading in the readable part `to_markdown`
+    writes: a function's heading is followed by its `- op `NAME`` line; under "Ops without a
+    Python function" the heading is the op's name (Markdown-escaped)."""
+    found: dict[str, int] = {}
     heading = 0
     without = False
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(lines, start=1):
         if line.startswith("## "):
             without = line == _WITHOUT_FUNCTION
         elif line.startswith("### "):
             heading = number
             if without:
-                lines.setdefault(line[4:], number)
+                found.setdefault(line[4:], number)
         elif line.startswith("- op `") and heading and not without:
-            lines.setdefault(line[6:].split("`", 1)[0], heading)
-    return lines
+            found.setdefault(line[6:].split("`", 1)[0], heading)
+    return found

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from opgen.errors import OpgenError
+from opgen.output_escape import md_text
 from opgen.proto import datatypes, kernel_def_pb2, op_def_pb2
 from opgen.spec.model import KernelRegistration
 
@@ -165,18 +166,19 @@ def kernels_markdown(kernel_list: kernel_def_pb2.KernelList, op_list: op_def_pb2
         for label in sorted({k.label for k in kernels if k.label}):
             groups[label] = device_types(kernels, op_def, label)
         attrs = sorted({a for g in groups.values() for per in g.values() for a in per})
-        lines += [f"## {op}" + ("" if op_def is not None else " (op not declared in the sources)"), "",
-                  "| Device | " + " | ".join([*attrs, "Host memory"]) + " |",
+        lines += [f"## {md_text(op)}" + ("" if op_def is not None else " (op not declared in the sources)"), "",
+                  "| Device | " + " | ".join(map(md_text, [*attrs, "Host memory"])) + " |",
                   "|---" * (len(attrs) + 2) + "|"]
         for label, types in groups.items():
             for device, per_attr in types.items():
                 ks = [k for k in kernels if k.device_type == device and k.label == label]
                 priorities = sorted({k.priority for k in ks if k.priority})
-                head = device + (f" (label `{label}`)" if label else "") + (
+                head = device + (f' (label "{label}")' if label else "") + (
                     f" (priority {', '.join(map(str, priorities))})" if priorities else "")
                 cells = [_cell(per_attr.get(a, ())) for a in attrs]
                 host = ", ".join(dict.fromkeys(h for k in ks for h in k.host_memory_arg))
-                lines.append("| " + " | ".join([head, *cells, host]) + " |")
+                # every cell escaped text (opgen.output_escape: never a code span in a table)
+                lines.append("| " + " | ".join(map(md_text, [head, *cells, host])) + " |")
         lines.append("")
     return "\n".join(lines)
 

@@ -15,6 +15,7 @@ from google.protobuf.message import DecodeError, Message
 
 from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.fsutil import atomic_write, cache_root
+from opgen.json_input import load_json, proto_json_problem
 from opgen.limits import (
     MAX_TEXT_NESTING,
     read_input_bytes,
@@ -60,13 +61,18 @@ def check_op_list(op_list: op_def_pb2.OpList, path: str, lines: list[int] | None
     errors: list[OpgenError] = []
     for i, op_def in enumerate(op_list.op):
         line = lines[i] if lines else 0
-        problem = validate_op_def(op_def)
-        message = problem.message if problem else _unknown_arg_type(op_def)
+        message = op_def_problem(op_def)
         if message:
             entry = "" if line else f"OpList entry {i + 1}: "
             errors.append(OpgenError(entry + message, Location(path, line, 1 if line else 0)))
     if errors:
         raise OpgenErrors(errors)
+
+
+def op_def_problem(op_def: op_def_pb2.OpDef) -> str | None:
+    """Why TF could not have registered `op_def` (TF's message), else None."""
+    problem = validate_op_def(op_def)
+    return problem.message if problem else _unknown_arg_type(op_def)
 
 
 def _unknown_arg_type(op_def: op_def_pb2.OpDef) -> str | None:
@@ -146,9 +152,13 @@ def _parse_op_list(name: str, data: bytes, suffix: str) -> tuple[op_def_pb2.OpLi
         raise OpgenError("OpList file is not UTF-8 text (binary OpLists need the .pb suffix)",
                          Location(name, line, e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1)) from None
     if suffix in JSON_SUFFIXES:
+        data = load_json(text, name, "JSON OpList")
+        problem = proto_json_problem(data, op_list.DESCRIPTOR)
+        if problem is not None:
+            raise OpgenError(f"not a JSON OpList: {problem}", Location(name))
         try:
-            json_format.Parse(text, op_list)
-        except (json_format.ParseError, RecursionError, ValueError) as e:
+            json_format.ParseDict(data, op_list)
+        except (json_format.ParseError, ValueError) as e:  # what the shape check leaves: bad base64, ...
             raise OpgenError(f"not a JSON OpList: {_one_line(str(e))}", Location(name)) from None
         return op_list, [0] * len(op_list.op)
     deep = text_nesting_problem(text)
