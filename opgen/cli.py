@@ -102,6 +102,8 @@ def _cmd_build(args: Args, config: Config) -> int:
 
     if args.depfile_relative_to and not args.depfile:
         raise click.UsageError("--depfile-relative-to needs --depfile")
+    if args.depfile_format != "make" and not args.depfile:
+        raise click.UsageError("--depfile-format needs --depfile")
 
     def gather():
         gathered = _gather(args, config)
@@ -333,7 +335,10 @@ _define(cli, "build", "_cmd_build", "Render gen_*_ops.py modules, their source m
             help="Output directory; the whole tree moves there, the API snapshot ([tool.opgen] api, a path "
                  "inside out) to the same place inside it. [tool.opgen] out; default: generated."),
     _option("--depfile", metavar="FILE", section="Output",
-            help="Also write a make-style depfile: every output, and every file the build read."),
+            help="Also write a depfile: every output, and every file the build read."),
+    _option("--depfile-format", type=click.Choice(["make", "ninja"]), default="make", section="Output",
+            help="Whose depfile syntax to write: GNU make's (also for CMake) or ninja's; a file name the tool "
+                 "cannot read back exactly is an error. Default: make."),
     _option("--depfile-relative-to", metavar="DIR", section="Output",
             help="Write the depfile's paths relative to DIR (absolute when not below it), e.g. CMake's "
                  "CMAKE_CURRENT_BINARY_DIR; default: the working directory (as make and ninja read them)."),

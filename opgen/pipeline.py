@@ -19,6 +19,7 @@ from pathlib import Path
 from opgen.apidef import ApiModel
 from opgen.apidiff import snapshot_outputs, snapshot_path
 from opgen.config import Config, check_library
+from opgen.depfile import depfile_bytes
 from opgen.errors import Location, OpgenError, printable_path, report
 from opgen.fsutil import atomic_write
 from opgen.module_groups import group_ops
@@ -204,13 +205,6 @@ def _printed(path: Path | str) -> str:
     return printable_path(_shown(path))
 
 
-def _make_escape(path: str) -> str:
-    if any(c in path for c in "\n\r\0"):  # make has no escape for these
-        raise OpgenError("a file name with a newline cannot be written to a depfile", Location(path),
-                         hint="rename the file, or build without --depfile")
-    return path.replace("\\", "\\\\").replace(" ", "\\ ").replace("#", "\\#").replace("$", "$$")
-
-
 def _check_out(args, config: Config, opts: BuildOptions) -> None:
     """`--out` may not overlap the inputs (`tree_writer.check_out_dir`)."""
     sources = args.sources or [str(config.path(s)) for s in config.sources]
@@ -306,10 +300,10 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
     if args.depfile:
         groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
         base = Path(args.depfile_relative_to) if args.depfile_relative_to else None
-        targets = " ".join(_make_escape(_shown(opts.out / rel, base)) for rel in output_paths(groups, config, opts))
-        deps = " ".join(_make_escape(p) for p in _depfile_inputs(gathered, opts, overrides_dir, base))
+        text = depfile_bytes([_shown(opts.out / rel, base) for rel in output_paths(groups, config, opts)],
+                             _depfile_inputs(gathered, opts, overrides_dir, base), args.depfile_format)
         if not (args.check or args.diff or args.dry_run):
-            atomic_write(Path(args.depfile), f"{targets}: {deps}\n".encode())
+            atomic_write(Path(args.depfile), text)
     if args.check or args.diff:
         return _report_stale(args, opts, changes)
     if args.dry_run:
