@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import os
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -10,9 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from opgen.errors import Location, OpgenError, OpgenErrors, printable_path
+from opgen.fsutil import LiteralPath
 from opgen.limits import read_text_file
 from opgen.toml_positions import key_positions
 
+_GLOB_CHARS = set("*?[")
 _KNOWN_KEYS = {
     "sources",  # list of C++ files/dirs/globs or OpList files
     "overrides",  # directory of OpGenOverride / ApiDef files
@@ -64,6 +67,17 @@ class Config:
         """A configured path, resolved against the pyproject.toml directory."""
         p = Path(value)
         return p if p.is_absolute() else self.root / p
+
+    def source_paths(self) -> list[str]:
+        """`sources` as `gather.expand_sources` takes them: a plain entry as a `LiteralPath`;
+        a glob entry with the project directory escaped, so only the entry's own `*?[` glob
+        (a project in `proj[1]` must not read a sibling `proj1`)."""
+        return [self.source_pattern(entry) if _GLOB_CHARS & set(entry) else LiteralPath(self.path(entry))
+                for entry in self.sources]
+
+    def source_pattern(self, entry: str) -> str:
+        """The glob of a `sources` entry, below the escaped project directory when relative."""
+        return entry if Path(entry).is_absolute() else os.path.join(glob.escape(str(self.root)), entry)
 
     def where(self, *key: str | int) -> Location:
         """pyproject.toml at `key` (below [tool.opgen]), or at its nearest written ancestor."""
@@ -173,8 +187,8 @@ def check_paths(config: Config, keys: Iterable[str]) -> None:
         for i, entry in enumerate(value if isinstance(value, tuple) else (value,)):
             where = config.where(key, i) if isinstance(value, tuple) else config.where(key)
             path = config.path(entry)
-            if key == "sources" and set("*?[") & set(entry):
-                problem = None if glob.glob(str(path), recursive=True) else "matches no files"
+            if key == "sources" and _GLOB_CHARS & set(entry):
+                problem = None if glob.glob(config.source_pattern(entry), recursive=True) else "matches no files"
             elif not path.exists():
                 problem = "does not exist"
             elif PATH_KEYS[key] == "directory" and not path.is_dir():

@@ -39,7 +39,7 @@ FORMATS = ("make", "ninja")
 
 _MAKE_BACKSLASHED = frozenset(" \t#:|[]*?")
 _NINJA_PLAIN = re.compile(r"[a-zA-Z0-9+,/_:.~()}{%=@\[\]!\x80-\U0010ffff-]")
-_BACKSLASH_RUN = re.compile(r"\\+(?=(.?))", re.S)
+_BACKSLASH_RUN = re.compile(r"\\+(?=(.?))", re.DOTALL)
 
 
 def depfile_bytes(targets: list[str], inputs: list[str], fmt: str) -> bytes:

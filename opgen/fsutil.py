@@ -9,6 +9,12 @@ import tempfile
 from pathlib import Path
 
 
+class LiteralPath(str):
+    """A source path whose `*`, `?` and `[` are characters of its name, never a glob: a
+    configured path made absolute below a project directory such as `proj[1]`
+    (`Config.source_paths`; `gather.expand_sources` globs other sources that have them)."""
+
+
 def cache_root() -> Path:
     """opgen's cache directory: `${XDG_CACHE_HOME:-~/.cache}/opgen`."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")

@@ -21,13 +21,14 @@ from opgen.apidiff import snapshot_outputs, snapshot_path
 from opgen.config import Config, check_library
 from opgen.depfile import depfile_bytes
 from opgen.errors import Location, OpgenError, printable_path, report
-from opgen.fsutil import atomic_write
+from opgen.fsutil import LiteralPath, atomic_write
 from opgen.module_groups import group_ops
 from opgen.overrides import load_overrides
 from opgen.render import emit
 from opgen.render.build import SOURCE_MAP, BuildOptions, compute_changes, render_tree
 from opgen.render.tree_writer import Changes, build_lock, check_out_dir, commit, gitignore_output, recover
 from opgen.spec.model import GatherResult
+from opgen.written_files import check_written_file, gathered_inputs
 
 
 def unified_diff(out: Path, changes: Changes, root: Path) -> str:
@@ -162,12 +163,11 @@ def _formatter_files(kind: str) -> list[str]:
     return [str(dist.locate_file(f)) for f in dist.files or () if f.name == "METADATA" and f.parent.suffix == ".dist-info"]
 
 
-def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: Path | None,
-                    base: Path | None) -> list[str]:
+def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: Path | None) -> set[str]:
     """Every file the build read: sources with the headers they include and the allow file
-    (`GatherResult.inputs`), override files, templates, pyproject.toml ([tool.opgen]) and
-    the formatter's distribution metadata (`_formatter_files`)."""
-    inputs = set(gathered.inputs) | {s.location.path for s in gathered.sources.values()}
+    (`gathered_inputs`), override files, templates, pyproject.toml ([tool.opgen]) and the
+    formatter's distribution metadata (`_formatter_files`)."""
+    inputs = gathered_inputs(gathered)
     if overrides_dir is not None and overrides_dir.exists():
         # directories too: adding or removing an override file changes their mtime
         inputs.update(str(p) for p in (overrides_dir.rglob("*") if overrides_dir.is_dir() else []))
@@ -178,7 +178,19 @@ def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: P
     if pyproject.is_file():
         inputs.add(str(pyproject))
     inputs.update(_formatter_files(opts.formatter))
-    return sorted({_shown(p, base) for p in inputs})
+    return inputs
+
+
+def _depfile(args, config: Config, opts: BuildOptions, gathered: GatherResult, overrides_dir: Path | None) -> bytes:
+    """The `--depfile` text, after checking that the depfile replaces no input and no file
+    of the output tree (`check_written_file`)."""
+    groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
+    outputs = output_paths(groups, config, opts)
+    inputs = _depfile_inputs(gathered, opts, overrides_dir)
+    check_written_file(Path(args.depfile), "--depfile", inputs, opts.out, outputs)
+    base = Path(args.depfile_relative_to) if args.depfile_relative_to else None
+    return depfile_bytes([_shown(opts.out / rel, base) for rel in outputs],
+                         sorted({_shown(p, base) for p in inputs}), args.depfile_format)
 
 
 def output_paths(groups: dict, config: Config, opts: BuildOptions) -> list[str]:
@@ -207,8 +219,8 @@ def _printed(path: Path | str) -> str:
 
 def _check_out(args, config: Config, opts: BuildOptions) -> None:
     """`--out` may not overlap the inputs (`tree_writer.check_out_dir`)."""
-    sources = args.sources or [str(config.path(s)) for s in config.sources]
-    inputs = [Path(s) for s in sources if not set(s) & set("*?[")]
+    sources = args.sources or config.source_paths()
+    inputs = [Path(s) for s in sources if isinstance(s, LiteralPath) or not set(s) & set("*?[")]
     inputs += [Path(d) for d in (args.include_dirs or [str(config.path(d)) for d in config.include_dirs])]
     overrides = args.overrides or config.overrides
     read_whole = [Path(args.overrides) if args.overrides else config.path(overrides)] if overrides else []
@@ -272,6 +284,8 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
         api_model = ApiModel({})  # every op's default ApiDef, built on demand by ApiModel.get
     phases.done(f"overrides: {printable_path(overrides_dir) if overrides_dir is not None else 'none'}")
 
+    depfile = _depfile(args, config, opts, gathered, overrides_dir) if args.depfile else None
+
     if args.list_outputs:
         groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
         for name in output_paths(groups, config, opts):
@@ -297,13 +311,8 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
     changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
     phases.done(f"API snapshot and comparison: {len(changes.write)} to write, {len(changes.delete)} to delete, "
                 f"{changes.unchanged} unchanged")
-    if args.depfile:
-        groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
-        base = Path(args.depfile_relative_to) if args.depfile_relative_to else None
-        text = depfile_bytes([_shown(opts.out / rel, base) for rel in output_paths(groups, config, opts)],
-                             _depfile_inputs(gathered, opts, overrides_dir, base), args.depfile_format)
-        if not (args.check or args.diff or args.dry_run):
-            atomic_write(Path(args.depfile), text)
+    if depfile is not None and not (args.check or args.diff or args.dry_run):
+        atomic_write(Path(args.depfile), depfile)
     if args.check or args.diff:
         return _report_stale(args, opts, changes)
     if args.dry_run:
