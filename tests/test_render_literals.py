@@ -54,7 +54,7 @@ def _attr(**kw):
     "value,expected",
     [
         (_attr(f=0.1), "0.1"), (_attr(f=1e-7), "1e-07"), (_attr(f=100.0), "100"),
-        (_attr(f=-0.0), "-0"), (_attr(f=3.4e38), "3.4e38"), (_attr(f=1234567.0), "1.23457e06"),
+        (_attr(f=-0.0), "-0.0"), (_attr(f=3.4e38), "3.4e38"), (_attr(f=1234567.0), "1.23457e06"),
         (_attr(f=float("nan")), 'float("nan")'), (_attr(f=float("-inf")), 'float("-inf")'),
         (_attr(i=-9223372036854775808), "-9223372036854775808"), (_attr(b=True), "True"),
         (_attr(type=1), "_dtypes.float32"), (_attr(type=19), "_dtypes.half"),
@@ -62,6 +62,7 @@ def _attr(**kw):
         (_attr(list=attr_value_pb2.AttrValue.ListValue()), "[]"),
         (_attr(list=attr_value_pb2.AttrValue.ListValue(i=[1, 2])), "[1, 2]"),
         (_attr(list=attr_value_pb2.AttrValue.ListValue(f=[0.5, 10])), "[0.5, 10]"),
+        (_attr(list=attr_value_pb2.AttrValue.ListValue(f=[-0.0, 0.0])), "[-0.0, 0]"),
     ],
 )
 def test_attr_default(value, expected):

@@ -110,7 +110,11 @@ def annotation_class(enum: int) -> str:
 
 def _float(value: float, dtype_prefix: str) -> str:
     """`float_literal`; in code (`_dtypes.` prefix) spelled as black normalises it
-    (`float("nan")`, `1e06`), in docstrings as TF prints it (`float('nan')`, `1e+06`)."""
+    (`float("nan")`, `1e06`), in docstrings as TF prints it (`float('nan')`, `1e+06`).
+    Negative zero is `-0.0` in code: TF's `-0` is the int 0 in Python, so `help()` would show
+    `0` and `make_float` would pass +0.0 for the OpDef's -0.0."""
+    if value == 0 and math.copysign(1.0, value) < 0 and dtype_prefix == "_dtypes.":
+        return "-0.0"
     text = float_literal(value)
     return text.replace("'", '"').replace("e+", "e") if dtype_prefix == "_dtypes." else text
 
