@@ -225,41 +225,37 @@ def _no_strays(root: Path, before: set[str]) -> None:
     assert made <= {"opgen.d", ".ninja_log", ".ninja_deps"} | {n for n in made if n.startswith("gen o")}, made
 
 
-@pytest.mark.skipif(shutil.which("make") is None, reason="make not installed (apt-get install make)")
-def test_make_reads_hostile_names_exactly(tmp_path):
+def _makefile(out: str, outputs: list[str]) -> str:
+    """A grouped rule for `outputs`, its names spelled as the depfile spells them."""
     from opgen.depfile import spell_name
 
-    root = tmp_path / "p"
-    edits = _hostile_project(root, MAKE_NAMES)
-    out = MAKE_NAMES["out"]
-    outputs = _opgen(root, "--out", out, "--list-outputs").stdout.splitlines()
     command = f"{OPGEN} --out {shlex.quote(out)} --depfile opgen.d".replace("$", "$$")
     touch = " ".join(shlex.quote(o) for o in outputs).replace("$", "$$")
-    (root / "Makefile").write_text(
-        f"all: {' '.join(spell_name(o, 'make', target=False) for o in outputs)}\n"
-        f"{' '.join(spell_name(o, 'make', target=True) for o in outputs)} &:\n\t{command}\n\ttouch {touch}\n"
-        "-include opgen.d\n", encoding="utf-8")
-    before = {p.name for p in root.iterdir()}
-    _check_rebuilds(root, lambda: _run(["make"], root), edits, out)
-    _no_strays(root, before)
+    return (f"all: {' '.join(spell_name(o, 'make', target=False) for o in outputs)}\n"
+            f"{' '.join(spell_name(o, 'make', target=True) for o in outputs)} &:\n\t{command}\n\ttouch {touch}\n"
+            "-include opgen.d\n")
 
 
-@pytest.mark.skipif(shutil.which("ninja") is None, reason="ninja not installed (apt-get install ninja-build)")
-def test_ninja_reads_hostile_names_exactly(tmp_path):
-    root = tmp_path / "p"
-    edits = _hostile_project(root, NINJA_NAMES)
-    out = NINJA_NAMES["out"]
-    outputs = _opgen(root, "--out", out, "--list-outputs").stdout.splitlines()
-
-    def manifest(path: str) -> str:  # build.ninja's own escapes (not the depfile's)
+def _build_ninja(out: str, outputs: list[str]) -> str:
+    def escaped(path: str) -> str:  # build.ninja's own escapes (not the depfile's)
         return path.replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
 
-    (root / "build.ninja").write_text(
-        f"rule opgen\n  command = {OPGEN.replace('$', '$$')} --out {manifest(shlex.quote(out))} --depfile opgen.d "
-        "--depfile-format ninja\n  depfile = opgen.d\n  restat = 1\n"
-        f"build {' '.join(manifest(o) for o in outputs)}: opgen\n", encoding="utf-8")
+    return (f"rule opgen\n  command = {OPGEN.replace('$', '$$')} --out {escaped(shlex.quote(out))} --depfile opgen.d "
+            "--depfile-format ninja\n  depfile = opgen.d\n  restat = 1\n"
+            f"build {' '.join(escaped(o) for o in outputs)}: opgen\n")
+
+
+@pytest.mark.parametrize("tool, names, build_file, write", [("make", MAKE_NAMES, "Makefile", _makefile),
+                                                            ("ninja", NINJA_NAMES, "build.ninja", _build_ninja)])
+def test_tools_read_hostile_names_exactly(tmp_path, tool, names, build_file, write):
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} not installed (apt-get install {'ninja-build' if tool == 'ninja' else 'make'})")
+    root = tmp_path / "p"
+    edits = _hostile_project(root, names)
+    outputs = _opgen(root, "--out", names["out"], "--list-outputs").stdout.splitlines()
+    (root / build_file).write_text(write(names["out"], outputs), encoding="utf-8")
     before = {p.name for p in root.iterdir()}
-    _check_rebuilds(root, lambda: _run(["ninja"], root), edits, out)
+    _check_rebuilds(root, lambda: _run([tool], root), edits, names["out"])
     _no_strays(root, before)
 
 
