@@ -145,7 +145,7 @@ def defaults(
     f_small: float = 1e-07,
     f_big: float = 1.23457e06,
     f_pi: float = 3.14159,
-    f_neg_zero: float = -0,
+    f_neg_zero: float = -0.0,
     f_hundred: float = 100,
     b: bool = True,
     t_half=_dtypes.half,
@@ -305,7 +305,7 @@ def defaults(
         f_pi = 3.14159
     _attr_f_pi = _execute.make_float(f_pi, "f_pi")
     if f_neg_zero is None:
-        f_neg_zero = -0
+        f_neg_zero = -0.0
     _attr_f_neg_zero = _execute.make_float(f_neg_zero, "f_neg_zero")
     if f_hundred is None:
         f_hundred = 100
