@@ -19,6 +19,7 @@ from pathlib import Path
 
 from opgen.apidef import ApiModel
 from opgen.apidiff import snapshot_outputs, snapshot_path
+from opgen.apidiff.commands import api_hint
 from opgen.config import Config, check_library
 from opgen.depfile import depfile_bytes
 from opgen.errors import Location, OpgenError, printable_path, report
@@ -27,7 +28,7 @@ from opgen.module_groups import group_ops
 from opgen.overrides import load_overrides
 from opgen.render import emit
 from opgen.render.build import SOURCE_MAP, BuildOptions, compute_changes, render_tree
-from opgen.render.tree_writer import Changes, build_lock, check_out_dir, commit, gitignore_output, recover
+from opgen.render.tree_writer import Changes, build_lock, check_out_dir, commit, gitignore_output, is_internal, recover
 from opgen.spec.model import GatherResult
 from opgen.written_files import check_written_file, gathered_inputs
 
@@ -287,6 +288,10 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
     opts = options_from(args, config)
     if gather is None:
         raise OpgenError("run_build needs the gathered specs")
+    api = snapshot_path(config)
+    if api is not None and (not api.parts or is_internal(api)):
+        raise OpgenError(f"[tool.opgen] api = {config.api!r} names a file opgen build keeps for itself",
+                         config.where("api"), hint=api_hint(config))
     _check_out(args, config, opts)
     if not (args.list_outputs or args.check or args.diff or args.dry_run) and opts.out.is_dir():
         with build_lock(opts.out):

@@ -18,7 +18,6 @@ from opgen.apidiff.snapshot_format import to_json, to_markdown
 from opgen.config import Config
 from opgen.errors import Location, OpgenError
 from opgen.fsutil import atomic_write
-from opgen.render.tree_writer import is_internal
 from opgen.spec.model import GatherResult
 
 
@@ -39,16 +38,15 @@ def snapshot_path(config: Config) -> Path | None:
     """
     if not config.api:
         return None
-    hint = f"keep the API snapshot next to the generated modules, e.g. api = {config.out.rstrip('/') + '/API.md'!r}"
     try:
-        rel = config.path(config.api).resolve().relative_to(config.path(config.out).resolve())
+        return config.path(config.api).resolve().relative_to(config.path(config.out).resolve())
     except ValueError:
         raise OpgenError(f"[tool.opgen] api = {config.api!r} is not inside out = {config.out!r}", config.where("api"),
-                         hint=hint) from None
-    if not rel.parts or is_internal(rel):
-        raise OpgenError(f"[tool.opgen] api = {config.api!r} names a file opgen build keeps for itself", config.where("api"),
-                         hint=hint)
-    return rel
+                         hint=api_hint(config)) from None
+
+
+def api_hint(config: Config) -> str:
+    return f"keep the API snapshot next to the generated modules, e.g. api = {config.out.rstrip('/') + '/API.md'!r}"
 
 
 def snapshot_outputs(config: Config, gathered: GatherResult, api_model: ApiModel, out: Path) -> dict[str, bytes]:
