@@ -28,7 +28,7 @@ Args = SimpleNamespace  # one command's options by name (what the layers below r
 def _gather(args: Args, config: Config, strict_kernels: bool = False):
     from opgen.spec.gather import gather
 
-    sources = args.sources or [str(config.path(s)) for s in config.sources]
+    sources = args.sources or config.source_paths()
     return gather(
         sources,
         defines=args.defines if args.defines is not None else list(config.defines),
@@ -57,8 +57,11 @@ def _cmd_oplist(args: Args, config: Config) -> int:
         except OpgenError as e:  # missing, or TF refused to load it: located at the library
             raise OpgenError(e.message, e.location or Location(args.from_library), e.hint) from None
         check_op_list(op_list, args.from_library)
+        _check_output(args, config, [args.from_library])
     else:
-        op_list = _gather(args, config).op_list
+        gathered = _gather(args, config)
+        _check_output(args, config, gathered, *([_overrides_dir(args, config)] if args.api else []))
+        op_list = gathered.op_list
     if args.api:
         from opgen.overrides import describe_api_model, load_overrides
 
@@ -91,6 +94,7 @@ def _cmd_specs(args: Args, config: Config) -> int:
     from opgen.spec.oplist_io import load_op_list_file
 
     op_list = load_op_list_file(args.oplist)
+    _check_output(args, config, [args.oplist])
     cc = op_list_to_cc(op_list, skip_inexpressible=args.skip_inexpressible)
     atomic_write(Path(args.output), cc.encode())
     return 0
@@ -103,6 +107,8 @@ def _cmd_build(args: Args, config: Config) -> int:
 
     if args.depfile_relative_to and not args.depfile:
         raise click.UsageError("--depfile-relative-to needs --depfile")
+    if args.depfile_format != "make" and not args.depfile:
+        raise click.UsageError("--depfile-format needs --depfile")
 
     def gather():
         gathered = _gather(args, config)
@@ -142,7 +148,9 @@ def _cmd_overrides_check(args: Args, config: Config) -> int:
 def _cmd_api(args: Args, config: Config) -> int:
     from opgen.apidiff import run_api
 
-    return run_api(args, config, _gather(args, config))
+    gathered = _gather(args, config)
+    _check_output(args, config, gathered, _overrides_dir(args, config))
+    return run_api(args, config, gathered)
 
 
 def _cmd_diff(args: Args, config: Config) -> int:
@@ -155,7 +163,24 @@ def _cmd_kernels(args: Args, config: Config) -> int:
     from opgen.kernels_command import run_kernels
 
     args.include_internal = True  # kernels of `_` ops are checked against their declarations too
-    return run_kernels(args, _gather(args, config, strict_kernels=True))
+    gathered = _gather(args, config, strict_kernels=True)
+    _check_output(args, config, gathered)
+    return run_kernels(args, gathered)
+
+
+def _check_output(args: Args, config: Config, read, overrides: str | Path | None = None) -> None:
+    """`-o` replaces none of the files the command read (`read`: a GatherResult's inputs or a
+    list of paths; the override files under `overrides`; pyproject.toml) nor a file of the
+    build's output tree (`check_written_file`)."""
+    if not args.output:
+        return
+    from opgen.written_files import check_written_file, gathered_inputs
+
+    inputs = [*(read if isinstance(read, list) else gathered_inputs(read)), *(Path(overrides).rglob("*") if overrides is not None and Path(overrides).is_dir() else [])]
+    pyproject = config.root / "pyproject.toml"
+    if pyproject.is_file():
+        inputs.append(str(pyproject))
+    check_written_file(Path(args.output), "-o", inputs, config.path(config.out))
 
 
 # ---------------------------------------------------------------------------- click commands
@@ -339,7 +364,10 @@ _define(cli, "build", "_cmd_build", "Render gen_*_ops.py modules, their source m
             help="Output directory; the whole tree moves there, the API snapshot ([tool.opgen] api, a path "
                  "inside out) to the same place inside it. [tool.opgen] out; default: generated."),
     _option("--depfile", metavar="FILE", section="Output",
-            help="Also write a make-style depfile: every output, and every file the build read."),
+            help="Also write a depfile: every output, and every file the build read."),
+    _option("--depfile-format", type=click.Choice(["make", "ninja"]), default="make", section="Output",
+            help="Whose depfile syntax to write: GNU make's (also for CMake) or ninja's; a file name the tool "
+                 "cannot read back exactly is an error. Default: make."),
     _option("--depfile-relative-to", metavar="DIR", section="Output",
             help="Write the depfile's paths relative to DIR (absolute when not below it), e.g. CMake's "
                  "CMAKE_CURRENT_BINARY_DIR; default: the working directory (as make and ninja read them)."),

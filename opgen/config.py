@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import os
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -10,9 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from opgen.errors import Location, OpgenError, OpgenErrors, printable_path
+from opgen.fsutil import LiteralPath
 from opgen.limits import read_text_file
 from opgen.toml_positions import key_positions
 
+_GLOB_CHARS = set("*?[")
+_CPP_NAME = re.compile(r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*", re.ASCII)
 _KNOWN_KEYS = {
     "sources",  # list of C++ files/dirs/globs or OpList files
     "overrides",  # directory of OpGenOverride / ApiDef files
@@ -65,6 +69,17 @@ class Config:
         p = Path(value)
         return p if p.is_absolute() else self.root / p
 
+    def source_paths(self) -> list[str]:
+        """`sources` as `gather.expand_sources` takes them: a plain entry as a `LiteralPath`;
+        a glob entry with the project directory escaped, so only the entry's own `*?[` glob
+        (a project in `proj[1]` must not read a sibling `proj1`)."""
+        return [self.source_pattern(entry) if _GLOB_CHARS & set(entry) else LiteralPath(self.path(entry))
+                for entry in self.sources]
+
+    def source_pattern(self, entry: str) -> str:
+        """The glob of a `sources` entry, below the escaped project directory when relative."""
+        return entry if Path(entry).is_absolute() else os.path.join(glob.escape(str(self.root)), entry)
+
     def where(self, *key: str | int) -> Location:
         """pyproject.toml at `key` (below [tool.opgen]), or at its nearest written ancestor."""
         return _located(self.root / "pyproject.toml", self.positions, key)
@@ -101,13 +116,17 @@ def load_config(start: Path | None = None) -> Config:
         raise OpgenError(f"cannot parse pyproject.toml: {message}", Location(str(pyproject), line, col)) from None
     except RecursionError:
         raise OpgenError("cannot parse pyproject.toml: arrays or tables nested too deeply", Location(str(pyproject))) from None
-    positions = {key[2:]: at for key, at in key_positions(text).items() if key[:2] == ("tool", "opgen")}
+    every_position = key_positions(text)
+    positions = {key[2:]: at for key, at in every_position.items() if key[:2] == ("tool", "opgen")}
 
     def where(*key: str | int) -> Location:
         return _located(pyproject, positions, key)
 
     tool = data.get("tool", {})
-    table = tool.get("opgen", {}) if isinstance(tool, dict) else {}
+    if not isinstance(tool, dict):  # `tool = 1` would otherwise hide any [tool.opgen] silently
+        raise OpgenError("[tool] must be a table (of tool settings, such as [tool.opgen])",
+                         _located(pyproject, every_position, ("tool",)), hint="write [tool.opgen] followed by key = value lines")
+    table = tool.get("opgen", {})
     if not isinstance(table, dict):
         raise OpgenError("[tool.opgen] must be a table", where(), hint="write [tool.opgen] followed by key = value lines")
     unknown = sorted(set(table) - _KNOWN_KEYS)
@@ -135,6 +154,10 @@ def load_config(start: Path | None = None) -> Config:
             for name, v in value.items():
                 if not isinstance(v, str) or "\0" in name:
                     raise OpgenError(f"[tool.opgen.{key}] must map names to strings", where(key, name))
+                if key == "helpers" and not _CPP_NAME.fullmatch(name):
+                    raise OpgenError(f"[tool.opgen.helpers] key {name!r} is not a C++ name", where(key, name),
+                                     hint='name the helper as the sources call it: GetAttrs = "..." or '
+                                          '"ns::GetAttrs" = "..." (for that namespace only)')
                 if key == "modules":
                     from opgen.module_groups import validate_module_name
 
@@ -173,8 +196,8 @@ def check_paths(config: Config, keys: Iterable[str]) -> None:
         for i, entry in enumerate(value if isinstance(value, tuple) else (value,)):
             where = config.where(key, i) if isinstance(value, tuple) else config.where(key)
             path = config.path(entry)
-            if key == "sources" and set("*?[") & set(entry):
-                problem = None if glob.glob(str(path), recursive=True) else "matches no files"
+            if key == "sources" and _GLOB_CHARS & set(entry):
+                problem = None if glob.glob(config.source_pattern(entry), recursive=True) else "matches no files"
             elif not path.exists():
                 problem = "does not exist"
             elif PATH_KEYS[key] == "directory" and not path.is_dir():
@@ -198,13 +221,18 @@ def check_paths(config: Config, keys: Iterable[str]) -> None:
 
 def _check_define(define: str, where: Location) -> None:
     """A `defines` entry is what `-D` takes; its error points at the entry, not the command line."""
-    from opgen.spec.preprocessor import parse_define_option
+    from opgen.spec.preprocessor import check_define_option, parse_define_option
 
     try:
         parse_define_option(define)
-    except OpgenError as e:
+    except OpgenError:
         raise OpgenError(f"[tool.opgen] defines entry {define!r}: macro names must be identifiers", where,
                          hint='write "NAME" or "NAME=VALUE"') from None
+    try:
+        check_define_option(define)
+    except OpgenError as e:
+        raise OpgenError(f"[tool.opgen] defines entry {define!r}: {e.message}", where,
+                         hint='write "NAME" or "NAME=VALUE", VALUE being what follows `#define NAME`') from None
 
 
 def check_library(value: str, where: Location) -> None:

@@ -3,16 +3,94 @@
 from __future__ import annotations
 
 import errno
+import functools
+import hashlib
+import hmac
 import os
+import secrets
 import stat
 import tempfile
 from pathlib import Path
+
+
+class LiteralPath(str):
+    """A source path whose `*`, `?` and `[` are characters of its name, never a glob: a
+    configured path made absolute below a project directory such as `proj[1]`
+    (`Config.source_paths`; `gather.expand_sources` globs other sources that have them)."""
 
 
 def cache_root() -> Path:
     """opgen's cache directory: `${XDG_CACHE_HOME:-~/.cache}/opgen`."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "opgen"
+
+
+_SEAL_BYTES = 32
+
+
+@functools.cache
+def _cache_key() -> bytes:
+    """This user's secret for sealing cache entries (`seal`), kept outside the cache, in
+    `${XDG_STATE_HOME:-~/.local/state}/opgen/cache-key`: a cache restored from elsewhere (a CI
+    cache another job wrote) never verifies, so it is rebuilt, never trusted. Created once,
+    atomically (a hard link never replaces a key another process made meanwhile); when it
+    cannot be kept, a key of this process alone (nothing cached outlives it)."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    path = Path(base) / "opgen" / "cache-key"
+    try:
+        return _read_key(path)
+    except OSError:
+        pass
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".cache-key.", dir=path.parent)  # mode 0o600
+        try:
+            os.write(fd, secrets.token_bytes(_SEAL_BYTES))
+            os.fsync(fd)
+            os.close(fd)
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                pass
+        finally:
+            os.unlink(tmp)
+        return _read_key(path)
+    except OSError:
+        return secrets.token_bytes(_SEAL_BYTES)
+
+
+def _read_key(path: Path) -> bytes:
+    key = read_cache_file(path)
+    if len(key) != _SEAL_BYTES:
+        raise OSError(errno.EINVAL, "not a cache key", str(path))
+    return key
+
+
+def seal(*parts: bytes) -> bytes:
+    """An HMAC-SHA256 of `parts` under this user's cache key: stored with a cache entry and
+    checked (`hmac.compare_digest`) before the entry is used, so a cache file written by anyone
+    else, or altered, is a miss. Each part is length-prefixed, so parts cannot run together."""
+    mac = hmac.new(_cache_key(), digestmod=hashlib.sha256)
+    for part in parts:
+        mac.update(len(part).to_bytes(8, "little"))
+        mac.update(part)
+    return mac.digest()
+
+
+def unsealed(blob: bytes, *context: bytes) -> bytes | None:
+    """The payload of `seal(*context, payload) + payload`, None when the seal does not match."""
+    tag, payload = blob[:_SEAL_BYTES], blob[_SEAL_BYTES:]
+    return payload if len(tag) == _SEAL_BYTES and hmac.compare_digest(tag, seal(*context, payload)) else None
+
+
+def read_cache_file(path: Path) -> bytes:
+    """A cache file's bytes, opened without following a symlink (O_NOFOLLOW) and only when it
+    is a regular file: a link planted in the cache never makes opgen read another file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return f.read()
 
 
 def file_mode(path: Path) -> int:

@@ -23,7 +23,8 @@ def validate_module_name(name: str, where: Location) -> str:
             f"invalid module name {ascii(name)}: it {problem}",
             where,
             hint="module names must be ASCII Python identifiers (letters, digits, _), without dots or slashes, "
-            "and must not shadow opgen, a standard-library module or a dunder name",
+            "and must not shadow opgen, a package the runtime or TensorFlow imports (google, numpy, ...), "
+            "a standard-library module or a dunder name",
         )
     return name
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import importlib.metadata
+import os
 import re
 import sys
 import time
@@ -18,54 +19,76 @@ from pathlib import Path
 
 from opgen.apidef import ApiModel
 from opgen.apidiff import snapshot_outputs, snapshot_path
+from opgen.apidiff.commands import api_hint
 from opgen.config import Config, check_library
+from opgen.depfile import depfile_bytes
 from opgen.errors import Location, OpgenError, printable_path, report
-from opgen.fsutil import atomic_write
+from opgen.fsutil import LiteralPath, atomic_write
 from opgen.module_groups import group_ops
 from opgen.overrides import load_overrides
 from opgen.render import emit
 from opgen.render.build import SOURCE_MAP, BuildOptions, compute_changes, render_tree
-from opgen.render.tree_writer import Changes, build_lock, check_out_dir, commit, gitignore_output, recover
+from opgen.render.tree_writer import Changes, build_lock, check_out_dir, commit, gitignore_output, is_internal, recover
 from opgen.spec.model import GatherResult
+from opgen.written_files import check_written_file, gathered_inputs
 
 
-def unified_diff(out: Path, changes: Changes, root: Path) -> str:
+def unified_diff(out: Path, changes: Changes, root: Path) -> bytes:
     """The changes as one unified diff whose paths are relative to the project `root`, so
-    `git apply` takes it from there (`/dev/null` for created and deleted files)."""
-    chunks: list[str] = []
+    `git apply` takes it from there (`/dev/null` for created and deleted files). Bytes, split
+    at `\n` only as git splits lines (str.splitlines would also split at U+2028, U+0085, form
+    feeds, ...), so a file that is not UTF-8 is diffed as it is on disk."""
+    chunks: list[bytes] = []
     for rel in sorted([*changes.write, *changes.delete]):
         path = _root_relative(out / rel, root)
         try:
-            old = (out / rel).read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+            old: list[bytes] | None = _git_lines((out / rel).read_bytes())
         except OSError:
             old = None
         data = changes.write.get(rel)
-        new = data.decode("utf-8").splitlines(keepends=True) if data is not None else None
-        chunks.extend(_file_diff(old or [], new or [], _git_quoted(f"a/{path}") if old is not None else "/dev/null",
-                                 _git_quoted(f"b/{path}") if new is not None else "/dev/null"))
-    return "".join(c if c.endswith("\n") else c + "\n\\ No newline at end of file\n" for c in chunks)
+        new = _git_lines(data) if data is not None else None
+        chunks.extend(_file_diff(old or [], new or [], _git_quoted(f"a/{path}") if old is not None else b"/dev/null",
+                                 _git_quoted(f"b/{path}") if new is not None else b"/dev/null"))
+    return b"".join(c if c.endswith(b"\n") else c + b"\n\\ No newline at end of file\n" for c in chunks)
+
+
+def _git_lines(data: bytes) -> list[bytes]:
+    """`data` split after each `\n` (the last line may lack one)."""
+    lines = data.split(b"\n")
+    return [line + b"\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
 _GIT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r",
                 '"': '\\"', "\\": "\\\\"}
 
 
-def _git_quoted(path: str) -> str:
-    """A diff header path as git writes it (quote.c quote_c_style): in double quotes with C
-    escapes (octal for other control characters) when it holds a control character, `"` or
-    `\\`, so `git apply` reads it back and a newline cannot break the header line."""
-    if not any(c in _GIT_ESCAPES or ord(c) < 0x20 or ord(c) == 0x7F for c in path):
-        return path
-    return '"' + "".join(_GIT_ESCAPES.get(c) or (f"\\{ord(c):03o}" if ord(c) < 0x20 or ord(c) == 0x7F else c)
-                         for c in path) + '"'
+def _git_quoted(path: str) -> bytes:
+    """A diff header path as git writes it (quote.c quote_c_style), in double quotes with C
+    escapes (octal for other control characters and for bytes that are not UTF-8) when it
+    holds one of them, `"` or `\\`, so `git apply` reads it back and a newline cannot break the
+    header line; also when it holds a space, so that apply.c find_name_traditional never takes
+    its end for a timestamp (`API 2024-01-01 12:00:00`)."""
+    if not any(c in _GIT_ESCAPES or c == " " or ord(c) < 0x20 or ord(c) == 0x7F or 0xDC80 <= ord(c) <= 0xDCFF
+               for c in path):
+        return os.fsencode(path)
+    out = bytearray(b'"')
+    for c in path:
+        if c in _GIT_ESCAPES:
+            out += _GIT_ESCAPES[c].encode()
+        elif ord(c) < 0x20 or ord(c) == 0x7F:
+            out += f"\\{ord(c):03o}".encode()
+        else:
+            out += b"".join(b"\\%03o" % b if b >= 0x80 and 0xDC80 <= ord(c) <= 0xDCFF else bytes([b])
+                            for b in os.fsencode(c))
+    return bytes(out + b'"')
 
 
-_HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+_HUNK = re.compile(rb"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 
 
-def _file_diff(old: list[str], new: list[str], fromfile: str, tofile: str, context: int = 3) -> list[str]:
-    """`difflib.unified_diff` lines, computed on the part between the common first and last
-    lines (a regenerated module changes locally; difflib on its whole 4 MB takes seconds)."""
+def _file_diff(old: list[bytes], new: list[bytes], fromfile: bytes, tofile: bytes, context: int = 3) -> list[bytes]:
+    """`difflib.unified_diff` lines (on bytes), computed on the part between the common first
+    and last lines (a regenerated module changes locally; difflib on its whole 4 MB takes seconds)."""
     limit = min(len(old), len(new))
     start = 0
     while start < limit and old[start] == new[start]:
@@ -74,10 +97,10 @@ def _file_diff(old: list[str], new: list[str], fromfile: str, tofile: str, conte
     while end < limit - start and old[-1 - end] == new[-1 - end]:
         end += 1
     skip, keep_end = max(0, start - context), max(0, end - context)
-    lines = list(difflib.unified_diff(old[skip:len(old) - keep_end], new[skip:len(new) - keep_end],
-                                      fromfile, tofile, n=context))
-    return [_HUNK.sub(lambda m: f"@@ -{int(m[1]) + skip}{m[2] or ''} +{int(m[3]) + skip}{m[4] or ''} @@", line, count=1)
-            if line.startswith("@@") else line for line in lines]
+    lines = list(difflib.diff_bytes(difflib.unified_diff, old[skip:len(old) - keep_end], new[skip:len(new) - keep_end],
+                                    fromfile, tofile, n=context))
+    return [_HUNK.sub(lambda m: b"@@ -%d%s +%d%s @@" % (int(m[1]) + skip, m[2] or b"", int(m[3]) + skip, m[4] or b""),
+                      line, count=1) if line.startswith(b"@@") else line for line in lines]
 
 
 def _root_relative(path: Path, root: Path) -> str:
@@ -161,12 +184,11 @@ def _formatter_files(kind: str) -> list[str]:
     return [str(dist.locate_file(f)) for f in dist.files or () if f.name == "METADATA" and f.parent.suffix == ".dist-info"]
 
 
-def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: Path | None,
-                    base: Path | None) -> list[str]:
+def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: Path | None) -> set[str]:
     """Every file the build read: sources with the headers they include and the allow file
-    (`GatherResult.inputs`), override files, templates, pyproject.toml ([tool.opgen]) and
-    the formatter's distribution metadata (`_formatter_files`)."""
-    inputs = set(gathered.inputs) | {s.location.path for s in gathered.sources.values()}
+    (`gathered_inputs`), override files, templates, pyproject.toml ([tool.opgen]) and the
+    formatter's distribution metadata (`_formatter_files`)."""
+    inputs = gathered_inputs(gathered)
     if overrides_dir is not None and overrides_dir.exists():
         # directories too: adding or removing an override file changes their mtime
         inputs.update(str(p) for p in (overrides_dir.rglob("*") if overrides_dir.is_dir() else []))
@@ -177,7 +199,19 @@ def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: P
     if pyproject.is_file():
         inputs.add(str(pyproject))
     inputs.update(_formatter_files(opts.formatter))
-    return sorted({_shown(p, base) for p in inputs})
+    return inputs
+
+
+def _depfile(args, config: Config, opts: BuildOptions, gathered: GatherResult, overrides_dir: Path | None) -> bytes:
+    """The `--depfile` text, after checking that the depfile replaces no input and no file
+    of the output tree (`check_written_file`)."""
+    groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
+    outputs = output_paths(groups, config, opts)
+    inputs = _depfile_inputs(gathered, opts, overrides_dir)
+    check_written_file(Path(args.depfile), "--depfile", inputs, opts.out, outputs)
+    base = Path(args.depfile_relative_to) if args.depfile_relative_to else None
+    return depfile_bytes([_shown(opts.out / rel, base) for rel in outputs],
+                         sorted({_shown(p, base) for p in inputs}), args.depfile_format)
 
 
 def output_paths(groups: dict, config: Config, opts: BuildOptions) -> list[str]:
@@ -204,17 +238,10 @@ def _printed(path: Path | str) -> str:
     return printable_path(_shown(path))
 
 
-def _make_escape(path: str) -> str:
-    if any(c in path for c in "\n\r\0"):  # make has no escape for these
-        raise OpgenError("a file name with a newline cannot be written to a depfile", Location(path),
-                         hint="rename the file, or build without --depfile")
-    return path.replace("\\", "\\\\").replace(" ", "\\ ").replace("#", "\\#").replace("$", "$$")
-
-
 def _check_out(args, config: Config, opts: BuildOptions) -> None:
     """`--out` may not overlap the inputs (`tree_writer.check_out_dir`)."""
-    sources = args.sources or [str(config.path(s)) for s in config.sources]
-    inputs = [Path(s) for s in sources if not set(s) & set("*?[")]
+    sources = args.sources or config.source_paths()
+    inputs = [Path(s) for s in sources if isinstance(s, LiteralPath) or not set(s) & set("*?[")]
     inputs += [Path(d) for d in (args.include_dirs or [str(config.path(d)) for d in config.include_dirs])]
     overrides = args.overrides or config.overrides
     read_whole = [Path(args.overrides) if args.overrides else config.path(overrides)] if overrides else []
@@ -229,7 +256,9 @@ def _report_stale(args, opts: BuildOptions, changes: Changes) -> int:
     stale = sorted([*changes.write, *changes.delete])
     total = len(changes.write) + len(changes.delete) + changes.unchanged
     if args.diff:
-        sys.stdout.write(unified_diff(opts.out, changes, opts.root))
+        sys.stdout.flush()
+        sys.stdout.buffer.write(unified_diff(opts.out, changes, opts.root))
+        sys.stdout.buffer.flush()
     else:
         for rel in stale:
             verb = "would delete" if rel in changes.delete else "would rewrite" if (opts.out / rel).exists() else "would create"
@@ -259,6 +288,10 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
     opts = options_from(args, config)
     if gather is None:
         raise OpgenError("run_build needs the gathered specs")
+    api = snapshot_path(config)
+    if api is not None and (not api.parts or is_internal(api)):
+        raise OpgenError(f"[tool.opgen] api = {config.api!r} names a file opgen build keeps for itself",
+                         config.where("api"), hint=api_hint(config))
     _check_out(args, config, opts)
     if not (args.list_outputs or args.check or args.diff or args.dry_run) and opts.out.is_dir():
         with build_lock(opts.out):
@@ -277,6 +310,8 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
     else:
         api_model = ApiModel({})  # every op's default ApiDef, built on demand by ApiModel.get
     phases.done(f"overrides: {printable_path(overrides_dir) if overrides_dir is not None else 'none'}")
+
+    depfile = _depfile(args, config, opts, gathered, overrides_dir) if args.depfile else None
 
     if args.list_outputs:
         groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
@@ -303,13 +338,8 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
     changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
     phases.done(f"API snapshot and comparison: {len(changes.write)} to write, {len(changes.delete)} to delete, "
                 f"{changes.unchanged} unchanged")
-    if args.depfile:
-        groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
-        base = Path(args.depfile_relative_to) if args.depfile_relative_to else None
-        targets = " ".join(_make_escape(_shown(opts.out / rel, base)) for rel in output_paths(groups, config, opts))
-        deps = " ".join(_make_escape(p) for p in _depfile_inputs(gathered, opts, overrides_dir, base))
-        if not (args.check or args.diff or args.dry_run):
-            atomic_write(Path(args.depfile), f"{targets}: {deps}\n".encode())
+    if depfile is not None and not (args.check or args.diff or args.dry_run):
+        atomic_write(Path(args.depfile), depfile)
     if args.check or args.diff:
         return _report_stale(args, opts, changes)
     if args.dry_run:

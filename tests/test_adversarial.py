@@ -288,10 +288,20 @@ def _hand_made_cases() -> list[Case]:
              exits=(2,)),
     ]
     for module in ("opgen", "os", "sys", "__init__", "__main__", "collections", "typing", "a.b", "../x", "",
-                   "ｇen", "class", "gen_ops\n"):
+                   "ｇen", "class", "gen_ops\n", "google", "numpy", "tensorflow", "ml_dtypes", "keras"):
         cases.append(Case(f"config-module-{module.encode().hex()}",
                           {**good, "pyproject.toml": _PYPROJECT + f'[tool.opgen.modules]\n"V*" = {json.dumps(module)}\n'},
                           exits=(2,)))
+    for argv in (["build", "--depfile", "specs/ops.cc"], ["build", "--depfile", "pyproject.toml"],
+                 ["build", "--depfile", "gen/.opgen-manifest.json"], ["oplist", "-o", "specs/ops.cc"],
+                 ["build", "--depfile", "d.d", "--out", "gen"]):
+        cases.append(Case(f"written-{'-'.join(argv).encode().hex()}", {**good}, argv=argv,
+                          exits=(0,) if argv[2] == "d.d" else (2,), may_write=("d.d",)))
+    for name in ("x.md;touch CANARY;y.md", "a\nb.md", "a$(shell touch CANARY).md", "a`touch CANARY`.md"):
+        for depfile_format in ("make", "ninja"):
+            cases.append(Case(f"depfile-{depfile_format}-{name.encode().hex()}", {**good, f"overrides/{name}": ""},
+                              argv=["build", "--depfile", "d.d", "--depfile-format", depfile_format],
+                              may_write=("d.d",)))
     for out in ("/", "..", ".", "../..", "specs", "overrides", "specs/sub", "overrides/x", "pyproject.toml",
                 "specs/ops.cc", "gen/../..", "/tmp/../"):
         exits = (0,) if out == "specs/sub" else (2,)  # inside a source dir is fine: no C++ is written there
@@ -508,3 +518,74 @@ def test_macro_bombs_stop_within_bounded_memory(tmp_path, name):
                        timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert r.returncode == 2, r.stderr[-2000:]
     assert r.stderr.startswith("bomb.cc:") and "opgen's limit" in r.stderr, r.stderr
+
+
+
+# ------------------------------------------------------------ first-pass residue, located
+
+
+def _residue_project(tmp_path: Path, monkeypatch, pyproject: str, cc: str = _BASE_CC.format(**_NAMES)) -> Path:
+    root = tmp_path / "proj"
+    (root / "specs").mkdir(parents=True)
+    (root / "specs" / "ops.cc").write_text(cc)
+    (root / "pyproject.toml").write_text(pyproject)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.chdir(root)
+    return root
+
+
+def test_negative_zero_defaults_keep_their_sign(tmp_path, monkeypatch, capsys):
+    """`-0` (TF's spelling) is the int 0 in Python: `help()` showed `0` and the call passed +0.0."""
+    import inspect
+    import math
+
+    cc = 'REGISTER_OP("Z").Attr("l: list(float) = [-0.0, 1.5]").Attr("f: float = -0.0").Output("y: float");\n'
+    root = _residue_project(tmp_path, monkeypatch, _PYPROJECT, cc)
+    assert main(["build", "-q"]) == 0
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("negative_zero_gen_ops", root / "gen" / "gen_ops.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)  # its own name: another test's gen_ops may be imported
+    spec.loader.exec_module(module)
+    params = inspect.signature(module.z).parameters
+    assert str(params["l"]).endswith("=[-0.0, 1.5]") and str(params["f"]).endswith("= -0.0")
+    assert math.copysign(1, params["l"].default[0]) == -1 == math.copysign(1, params["f"].default)
+    module.z()  # call what is generated
+
+
+@pytest.mark.parametrize("define, message", [
+    ('A=\\"x', "unterminated string literal"), ("A=/*", "unterminated comment"), ('A=R\\"(', "unterminated raw string"),
+    ("A='", "unterminated character literal"), ("F(x)=#y", "'#' is not followed by a macro parameter"),
+    ("1A", "macro names must be identifiers"),
+])
+def test_a_bad_defines_entry_is_located_at_its_entry(tmp_path, monkeypatch, capsys, define, message):
+    _residue_project(tmp_path, monkeypatch, _PYPROJECT + f'defines = ["OK", "{define}"]\n')
+    assert main(["oplist"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{tmp_path / 'proj' / 'pyproject.toml'}:4:18: error: [tool.opgen] defines entry ") and message in err, err
+    assert "<command-line>" not in err
+
+
+@pytest.mark.parametrize("pyproject", ["tool = 1\n", 'x = 1\ntool = "opgen"\n', "tool = []\n"])
+def test_a_tool_that_is_not_a_table_is_an_error(tmp_path, monkeypatch, capsys, pyproject):
+    _residue_project(tmp_path, monkeypatch, pyproject)
+    assert main(["oplist"]) == 2
+    line = pyproject.count("\n")
+    assert f"pyproject.toml:{line}:1: error: [tool] must be a table" in capsys.readouterr().err
+
+
+def test_helpers_take_qualified_keys_and_the_hint_names_a_key_that_works(tmp_path, monkeypatch, capsys):
+    cc = 'REGISTER_OP("H").Attr(ns::A()).Attr(::ns::B()).Attr(C()).Output("y: float");\n'
+    _residue_project(tmp_path, monkeypatch, _PYPROJECT, cc)
+    assert main(["oplist"]) == 2
+    assert '[tool.opgen.helpers] in pyproject.toml ("ns::A" = "..." or A = "...")' in capsys.readouterr().err
+    with open("pyproject.toml", "a") as f:
+        f.write('[tool.opgen.helpers]\n"ns::A" = "a: int"\n"::ns::B" = "b: int = 2"\nC = "c: float"\n'
+                '"other::A" = "wrong: int"\n')
+    assert main(["oplist", "--format", "json"]) == 0
+    assert [a["name"] for a in json.loads(capsys.readouterr().out)["op"][0]["attr"]] == ["a", "b", "c"]
+    with open("pyproject.toml", "a") as f:
+        f.write('"ns A" = "x: int"\n')
+    assert main(["oplist"]) == 2
+    assert "pyproject.toml:9:1: error: [tool.opgen.helpers] key 'ns A' is not a C++ name" in capsys.readouterr().err

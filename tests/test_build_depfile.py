@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -105,13 +106,13 @@ def test_depfile_relative_to_a_directory(tmp_path):
     assert unused.returncode == 2 and "--depfile-relative-to needs --depfile" in unused.stderr
 
 
-def _edit(root: Path, rel: str) -> None:
+def _edit(root: Path, rel: str, out: str = "generated") -> None:
     """Change the input `rel` (or create an empty override file) the way an edit does: every
     output dates from 10 s ago and the input from now, so a build that runs opgen (and, for
     make, touches the outputs) leaves the outputs no older than any input, whatever the file
     system's time granularity."""
     past = time.time() - 10
-    for output in (root / "generated").iterdir():
+    for output in (root / out).iterdir():
         os.utime(output, (past, past))
     path = root / rel
     if path.exists():
@@ -120,13 +121,13 @@ def _edit(root: Path, rel: str) -> None:
         path.write_text("", encoding="utf-8")  # the directory's mtime moves to now too
 
 
-def _check_rebuilds(root: Path, build: Callable[[], str]) -> None:
-    """The first build runs opgen, the next does nothing; after each edit (`EDITS`) one build
+def _check_rebuilds(root: Path, build: Callable[[], str], edits: list[str] = EDITS, out: str = "generated") -> None:
+    """The first build runs opgen, the next does nothing; after each edit (`edits`) one build
     runs opgen and the next does nothing again."""
     assert RAN in build()
     assert RAN not in build()
-    for rel in EDITS:
-        _edit(root, rel)
+    for rel in edits:
+        _edit(root, rel, out)
         assert RAN in build(), f"opgen did not rerun after an edit of {rel}"
         assert RAN not in build(), f"opgen reran twice after an edit of {rel}"
 
@@ -223,3 +224,111 @@ def test_ninja_reruns_opgen_when_the_formatter_changes(tmp_path):
     os.utime(site / info / "METADATA", (later, later))
     assert "opgen build" in ninja()
     assert "no work to do" in ninja()
+
+
+# ------------------------------------------------------------------ hostile file names
+# Every character make or ninja gives a meaning to, in a source, the header it includes, an
+# override file and the output directory; each tool reads its own depfile (--depfile-format).
+MAKE_NAMES = {"source": "s p#c$d:e[1]%f=g*h?i.cc", "header": "h j\tl|m#n$o=.h", "override": "o v%w=x\\y.md",
+              "out": "gen o#1$x:y%z=w\\v"}
+NINJA_NAMES = {"source": "s p#c$d:e[1]%f=g~h!i@j.cc", "header": "h j#k$l=m(n).h", "override": "o v%w=x\\y\\ z\\#.md",
+               "out": "gen o#1$x:y[2]%z=w\\v"}
+
+
+def _hostile_project(root: Path, names: dict[str, str]) -> list[str]:
+    """A project whose inputs and output directory carry `names`; returns its inputs (to edit)."""
+    (root / "specs").mkdir(parents=True)
+    source = (REPO / "op_specs" / "math_ops.cc").read_text(encoding="utf-8")
+    (root / "specs" / names["source"]).write_text(source.replace('"common_macros.h"', f'"{names["header"]}"'),
+                                                  encoding="utf-8")
+    shutil.copy(REPO / "op_specs" / "common_macros.h", root / "specs" / names["header"])
+    (root / "ov").mkdir()
+    (root / "ov" / names["override"]).write_text("notes\n", encoding="utf-8")
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs"]\noverrides = "ov"\n', encoding="utf-8")
+    return [f"specs/{names['source']}", f"specs/{names['header']}", f"ov/{names['override']}", "pyproject.toml"]
+
+
+def _no_strays(root: Path, before: set[str]) -> None:
+    """Nothing but opgen's outputs and the tool's own files appeared: no command from a name ran."""
+    made = {p.relative_to(root).parts[0] for p in root.rglob("*")} - before
+    assert made <= {"opgen.d", ".ninja_log", ".ninja_deps"} | {n for n in made if n.startswith("gen o")}, made
+
+
+def _makefile(out: str, outputs: list[str]) -> str:
+    """A grouped rule for `outputs`, its names spelled as the depfile spells them."""
+    from opgen.depfile import spell_name
+
+    command = f"{OPGEN} --out {shlex.quote(out)} --depfile opgen.d".replace("$", "$$")
+    touch = " ".join(shlex.quote(o) for o in outputs).replace("$", "$$")
+    return (f"all: {' '.join(spell_name(o, 'make', target=False) for o in outputs)}\n"
+            f"{' '.join(spell_name(o, 'make', target=True) for o in outputs)} &:\n\t{command}\n\ttouch {touch}\n"
+            "-include opgen.d\n")
+
+
+def _build_ninja(out: str, outputs: list[str]) -> str:
+    def escaped(path: str) -> str:  # build.ninja's own escapes (not the depfile's)
+        return path.replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
+
+    return (f"rule opgen\n  command = {OPGEN.replace('$', '$$')} --out {escaped(shlex.quote(out))} --depfile opgen.d "
+            "--depfile-format ninja\n  depfile = opgen.d\n  restat = 1\n"
+            f"build {' '.join(escaped(o) for o in outputs)}: opgen\n")
+
+
+@pytest.mark.parametrize("tool, names, build_file, write", [("make", MAKE_NAMES, "Makefile", _makefile),
+                                                            ("ninja", NINJA_NAMES, "build.ninja", _build_ninja)])
+def test_tools_read_hostile_names_exactly(tmp_path, tool, names, build_file, write):
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} not installed (apt-get install {'ninja-build' if tool == 'ninja' else 'make'})")
+    root = tmp_path / "p"
+    edits = _hostile_project(root, names)
+    outputs = _opgen(root, "--out", names["out"], "--list-outputs").stdout.splitlines()
+    (root / build_file).write_text(write(names["out"], outputs), encoding="utf-8")
+    before = {p.name for p in root.iterdir()}
+    _check_rebuilds(root, lambda: _run([tool], root), edits, names["out"])
+    _no_strays(root, before)
+
+
+UNREADABLE = [  # (tool, where the name goes, name): a located error, exit 2, nothing written, nothing run
+    ("make", "override", "x.md;touch${IFS}PWNED;y.md"),
+    ("ninja", "override", "x.md;touch${IFS}PWNED;y.md"),
+    ("make", "override", "a\nb.md"),
+    ("ninja", "override", "a\nb.md"),
+    ("ninja", "source", "a\tb.cc"),
+    ("ninja", "override", "a*b.md"),
+    ("make", "out", "gen|x"),
+    ("make", "out", "gen\tx"),
+    ("ninja", "header", "h:"),
+    ("make", "header", "a(b)"),
+    ("make", "source", "x\\[1].cc"),
+]
+
+
+@pytest.mark.parametrize("tool, where, name", UNREADABLE)
+def test_names_a_tool_cannot_read_are_located_errors(tmp_path, tool, where, name):
+    root = tmp_path / "p"
+    _hostile_project(root, {"source": "s.cc", "header": "h.h", "override": "o.md", "out": "gen",
+                            **({where: name} if where != "out" else {})})
+    out = name if where == "out" else "generated"
+    before = {p.name for p in root.iterdir()}
+    r = _opgen(root, "--out", out, "--depfile", "opgen.d", "--depfile-format", tool)
+    assert r.returncode == 2, r.stderr
+    assert f"error: a depfile for {tool} cannot name this file" in r.stderr and "Traceback" not in r.stderr
+    assert {p.name for p in root.iterdir()} == before  # no depfile, no output tree, no PWNED
+
+
+def test_a_name_that_is_not_utf8_is_written_as_its_bytes(tmp_path):
+    """A file name that does not decode (a lone surrogate in Python) goes to the depfile as the
+    bytes it has on disk, for make and ninja alike."""
+    root = tmp_path / "p"
+    _hostile_project(root, {"source": "s.cc", "header": "h.h", "override": "o.md", "out": "gen"})
+    (root / "ov" / os.fsdecode(b"x\xff.md")).write_text("", encoding="utf-8")
+    for tool in ("make", "ninja"):
+        r = _opgen(root, "--depfile", "opgen.d", "--depfile-format", tool)
+        assert r.returncode == 0, r.stderr
+        assert b" ov/x\xff.md " in (root / "opgen.d").read_bytes()
+
+
+def test_depfile_format_needs_depfile(tmp_path):
+    root = _project(tmp_path / "p")
+    r = _opgen(root, "--depfile-format", "ninja")
+    assert r.returncode == 2 and "--depfile-format needs --depfile" in r.stderr

@@ -413,3 +413,52 @@ def test_invalid_oplist_is_never_cached(tmp_path, monkeypatch, capsys):
         assert _run(root, monkeypatch) == 2
         assert "bad.pbtxt:1:1: error:" in capsys.readouterr().err
     assert not (root / "gen").exists()
+
+
+def _diff_is_the_build(tmp_path: Path, root: Path, monkeypatch, capsysbinary, api: str = "") -> None:
+    """`build --diff` applied with `git apply` gives the tree a build of a copy writes."""
+    twin = tmp_path / "twin"
+    shutil.copytree(root, twin)
+    assert _run(twin, monkeypatch) == 0
+    capsysbinary.readouterr()
+    assert _run(root, monkeypatch, "--diff", "-q") == 0
+    diff = capsysbinary.readouterr().out
+    r = subprocess.run(["git", "apply", "-"], input=diff, cwd=root, capture_output=True, check=False)
+    assert r.returncode == 0, r.stderr.decode(errors="replace")
+    assert _tree(root / "gen") == _tree(twin / "gen")
+
+
+_DOC_BREAKS = "\u2028 \u2029 \x85 \x0c \x0b \x1c \r"
+
+
+def test_diff_splits_lines_only_at_newlines(tmp_path, monkeypatch, capsysbinary):
+    """A doc with U+2028, U+2029, U+0085, form feed and other characters str.splitlines would
+    split at, before and after a change: the diff still applies."""
+    root = _project(tmp_path, extra='api = "gen/API.md"\n', specs=())
+    op = 'REGISTER_OP("Doc").Input("x: float").Output("y: float").Doc(R"doc(Has {} breaks.\n\nx: {} in\n)doc");\n'
+    (root / "specs" / "ops.cc").write_text(op.format(_DOC_BREAKS, "one"), encoding="utf-8")
+    assert _run(root, monkeypatch) == 0
+    assert "\u2028" in (root / "gen" / "API.md").read_text(encoding="utf-8")  # the snapshot quotes docs as they are
+    (root / "specs" / "ops.cc").write_text(op.format(_DOC_BREAKS[::-1], "two" + _DOC_BREAKS), encoding="utf-8")
+    _diff_is_the_build(tmp_path, root, monkeypatch, capsysbinary)
+
+
+@pytest.mark.parametrize("api", ["gen/API 2024-01-01 12:00:00.000000000 +0000", "gen/API\t2024-01-01", "gen/a b.md"])
+def test_diff_of_an_api_snapshot_named_like_a_timestamp_applies(tmp_path, monkeypatch, capsysbinary, api):
+    """git apply takes the end of an unquoted `--- a/name 2024-01-01 12:00:00` for a
+    timestamp; a name with a space or tab is quoted."""
+    toml_api = api.replace("\t", "\\t")
+    root = _project(tmp_path, extra=f'api = "{toml_api}"\n', specs=("math_ops.cc", "common_macros.h"))
+    _diff_is_the_build(tmp_path, root, monkeypatch, capsysbinary)
+    assert (root / api).is_file()
+
+
+def test_diff_of_an_owned_file_that_is_not_utf8_applies(tmp_path, monkeypatch, capsysbinary):
+    """A module opgen owns (a fresh clone: listed in the source map, with opgen's header) that
+    holds bytes that are not UTF-8 is diffed as the bytes it holds."""
+    root = _project(tmp_path, specs=("math_ops.cc", "common_macros.h"))
+    assert _run(root, monkeypatch) == 0
+    (root / "gen" / tree_writer.MANIFEST).unlink()
+    module = root / "gen" / "gen_math_ops.py"
+    module.write_bytes(module.read_bytes() + b"# caf\xe9 \xff\xfe\n")
+    _diff_is_the_build(tmp_path, root, monkeypatch, capsysbinary)

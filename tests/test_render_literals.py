@@ -62,6 +62,7 @@ def _attr(**kw):
         (_attr(list=attr_value_pb2.AttrValue.ListValue()), "[]"),
         (_attr(list=attr_value_pb2.AttrValue.ListValue(i=[1, 2])), "[1, 2]"),
         (_attr(list=attr_value_pb2.AttrValue.ListValue(f=[0.5, 10])), "[0.5, 10.0]"),
+        (_attr(list=attr_value_pb2.AttrValue.ListValue(f=[-0.0, 0.0])), "[-0.0, 0.0]"),
     ],
 )
 def test_attr_default(value, expected):

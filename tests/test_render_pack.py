@@ -159,3 +159,117 @@ def test_builds_appending_to_one_pack_meanwhile_each_record_their_own_offsets(tm
     pack = fmt.load_pack(PACK)
     assert {key: pack.get(key) for key in mine} == mine
     assert pack.get("op:a") is None
+
+
+# ------------------------------------------------------------- a cache nobody may trust
+
+
+def _cli_project(tmp_path: Path, monkeypatch) -> Path:
+    import shutil
+
+    root = tmp_path / "proj"
+    (root / "specs").mkdir(parents=True)
+    shutil.copy(Path(__file__).resolve().parent.parent / "op_specs" / "math_ops.cc", root / "specs")
+    shutil.copy(Path(__file__).resolve().parent.parent / "op_specs" / "common_macros.h", root / "specs")
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs"]\nout = "gen"\noverrides = ""\n')
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.chdir(root)
+    return root
+
+
+PAYLOAD = b'import os; os.system("touch PWNED")\n'
+
+
+@pytest.mark.parametrize("attack", ["text", "swap", "forged"])
+def test_a_poisoned_chunk_cache_never_reaches_a_module(tmp_path, monkeypatch, capsys, attack):
+    """Chunk text altered in the pack (`text`), entries' seals swapped (`swap`), or a pack
+    written whole by someone without this user's cache key (`forged`, e.g. a CI cache restored
+    from another job): every such chunk is rendered again, and the module is what a clean
+    build writes."""
+    import marshal
+
+    from opgen.cli import main
+
+    root = _cli_project(tmp_path, monkeypatch)
+    assert main(["build"]) == 0
+    clean = (root / "gen" / "gen_math_ops.py").read_bytes()
+    [index_path] = (tmp_path / "cache" / "opgen" / "format").glob("*.marshal")
+    [text_path] = (tmp_path / "cache" / "opgen" / "format").glob("*.text")
+    form, generation, index = marshal.loads(index_path.read_bytes())
+    if attack == "text":  # the same length, so every offset still fits
+        data = text_path.read_bytes()
+        text_path.write_bytes(b"".join(PAYLOAD.ljust(end - start, b"#")[:end - start] if end - start >= len(PAYLOAD)
+                                       else data[start:end] for _, start, end, _ in sorted(index.values(),
+                                                                                          key=lambda e: e[1])))
+    elif attack == "swap":
+        keys = sorted(index)
+        seals = [index[k][3] for k in keys]
+        index = {k: (*index[k][:3], seals[(i + 1) % len(keys)]) for i, k in enumerate(keys)}
+        index_path.write_bytes(marshal.dumps((form, generation, index)))
+    else:
+        import hashlib
+
+        index = {k: (summary, 0, len(PAYLOAD), hashlib.sha256(PAYLOAD).digest()) for k, (summary, *_) in index.items()}
+        index_path.write_bytes(marshal.dumps((form, generation, index)))
+        text_path.write_bytes(PAYLOAD)
+    (root / "gen" / "gen_math_ops.py").unlink()
+    assert main(["build"]) == 0
+    assert (root / "gen" / "gen_math_ops.py").read_bytes() == clean
+    assert not (root / "PWNED").exists()
+    capsys.readouterr()
+
+
+def test_cache_files_are_never_read_or_appended_through_a_symlink(tmp_path):
+    """A symlink planted where the pack's index or text is: the index behind it is not read
+    (no chunks), and an append does not write through the text link into its target."""
+    fmt = _formatter(tmp_path)
+    fmt.save_pack(PACK, _entries(3))
+    [text] = _texts(tmp_path)
+    index = fmt._pack_path(PACK)
+    elsewhere = tmp_path / "elsewhere.marshal"
+    index.rename(elsewhere)
+    index.symlink_to(elsewhere)
+    assert fmt.load_pack(PACK).index == {}
+    index.unlink()
+    elsewhere.rename(index)
+    base = fmt.load_pack(PACK)
+    assert base.index
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious\n")
+    text.unlink()
+    text.symlink_to(victim)
+    fmt.save_pack(PACK, {**_entries(3), "op:new": (("New", 1), b"x = 1\n")}, base=base)
+    assert victim.read_bytes() == b"precious\n"
+
+
+def test_poisoned_oplist_and_template_caches_are_not_trusted(tmp_path, monkeypatch, capsys):
+    """The parsed-OpList cache (validated once, then trusted) and Jinja's compiled-template
+    cache (Jinja unpickles it) are sealed like chunks: a file put there by anyone else is a
+    miss, never an op that skipped validation nor code that runs."""
+    import pickle
+
+    from opgen.cli import main
+
+    root = _cli_project(tmp_path, monkeypatch)
+    (root / "specs" / "ops.pbtxt").write_text('op { name: "Listed" }\n')
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs", "specs/ops.pbtxt"]\nout = "gen"\n')
+    assert main(["build"]) == 0
+    cache = tmp_path / "cache" / "opgen"
+    [cached_oplist] = (cache / "oplists").iterdir()
+    bad = op_def_pb2.OpList()
+    bad.op.add(name="Bad name\nimport os")
+    payload = bad.SerializeToString()
+    cached_oplist.write_bytes(cached_oplist.read_bytes()[:32] + b"\x01\x00\x00\x00\x01\x00\x00\x00" + payload)
+
+    class Boom:
+        def __reduce__(self):
+            return (open, (str(root / "PWNED"), "w"))
+
+    assert list((cache / "jinja").iterdir())
+    for template in (cache / "jinja").iterdir():
+        template.write_bytes(template.read_bytes()[:32] + b"j2" + pickle.dumps(Boom()))
+    (root / "gen" / "gen_ops.py").unlink()
+    assert main(["build"]) == 0
+    assert "def listed(" in (root / "gen" / "gen_ops.py").read_text()
+    assert not (root / "PWNED").exists()
+    capsys.readouterr()

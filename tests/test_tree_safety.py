@@ -438,3 +438,81 @@ def test_only_a_module_with_opgen_exact_header_naming_it_is_deleted_unlisted(tmp
     assert _build(root, monkeypatch, capsys)[0] == 0
     assert {name: (out / name).read_bytes() for name in planted} == planted
     assert (out / "gen_c.py").is_symlink() and target.read_bytes() == module
+
+
+# ------------------------------------------------- what -o, --depfile, api and modules may name
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("argv", [
+    ["build", "--depfile", "specs/ops.cc"],
+    ["build", "--depfile", "pyproject.toml"],
+    ["build", "--depfile", "gen/.opgen-manifest.json"],
+    ["build", "--depfile", "gen/.gitignore"],
+    ["build", "--depfile", "gen/opgen_sourcemap.json"],
+    ["build", "--depfile", "gen/gen_ops.py"],
+    ["build", "--depfile", "specs/../specs/ops.cc"],
+    ["oplist", "-o", "specs/ops.cc"],
+    ["oplist", "-o", "pyproject.toml"],
+    ["oplist", "-o", "gen/gen_ops.py"],
+    ["api", "-o", "gen/.opgen-manifest.json"],
+    ["kernels", "-o", "specs/ops.cc"],
+])
+def test_written_files_never_replace_an_input_or_the_trees_own(tmp_path, monkeypatch, capsys, argv):
+    root = _project(tmp_path)
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    before = _snapshot(root)
+    status = main(argv)
+    err = capsys.readouterr().err
+    assert status == 2 and f"{argv[2]}: error: {argv[1]} names a file" in err, err
+    assert _snapshot(root) == before
+
+
+def test_specs_o_may_not_replace_its_oplist(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ops.pbtxt").write_text('op { name: "A" }\n')
+    assert main(["specs", "ops.pbtxt", "-o", "ops.pbtxt"]) == 2
+    assert "ops.pbtxt: error: -o names a file this command reads" in capsys.readouterr().err
+    assert (tmp_path / "ops.pbtxt").read_text() == 'op { name: "A" }\n'
+
+
+@pytest.mark.parametrize("api", ["gen/.gitignore", "gen/.opgen-manifest.json", "gen/.opgen-lock", "gen/opgen_sourcemap.json"])
+def test_api_may_not_name_a_file_the_tree_keeps(tmp_path, monkeypatch, capsys, api):
+    root = _project(tmp_path)
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    (root / "pyproject.toml").write_text((root / "pyproject.toml").read_text() + f'api = "{api}"\n')
+    before = _snapshot(root)
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and f"pyproject.toml:5:1: error: [tool.opgen] api = '{api}'" in err, err
+    assert _snapshot(root) == before
+
+
+@pytest.mark.parametrize("module", ["google", "opgen", "numpy", "tensorflow", "os", "json"])
+def test_a_module_may_not_shadow_a_package_the_runtime_imports(tmp_path, monkeypatch, capsys, module):
+    root = _project(tmp_path)
+    (root / "pyproject.toml").write_text((root / "pyproject.toml").read_text() + f'[tool.opgen.modules]\n"*" = "{module}"\n')
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and f"pyproject.toml:6:1: error: invalid module name '{module}': it would shadow" in err, err
+    assert not (root / "gen").exists()
+
+
+@pytest.mark.parametrize("project", ["proj[1]", "proj*x", "proj?"])
+def test_glob_characters_in_the_project_directory_are_not_a_glob(tmp_path, monkeypatch, capsys, project):
+    """Configured sources are made absolute below the project directory; only the entry's own
+    glob characters glob, so a sibling the project's name would match as a glob is never read."""
+    for sibling in ("proj1", "projAx", "projA"):
+        (tmp_path / sibling / "specs").mkdir(parents=True)
+        (tmp_path / sibling / "specs" / "ops.cc").write_text('REGISTER_OP("Sibling");\n')
+    root = tmp_path / project
+    (root / "specs").mkdir(parents=True)
+    (root / "specs" / "ops.cc").write_text(_SMALL)
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs", "specs/*.cc"]\nout = "gen"\n')
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0, err
+    assert "def small(" in (root / "gen" / "gen_ops.py").read_text() and "Sibling" not in (root / "gen" / "gen_ops.py").read_text()
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["nothing/*.cc"]\n')
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and "pyproject.toml:2:12: error: [tool.opgen] sources entry 'nothing/*.cc' matches no files" in err, err

@@ -42,9 +42,11 @@ def snapshot_path(config: Config) -> Path | None:
         return config.path(config.api).resolve().relative_to(config.path(config.out).resolve())
     except ValueError:
         raise OpgenError(f"[tool.opgen] api = {config.api!r} is not inside out = {config.out!r}", config.where("api"),
-                         hint=f"keep the API snapshot next to the generated modules, e.g. api = "
-                              f"{config.out.rstrip('/') + '/API.md'!r}",
-                         ) from None
+                         hint=api_hint(config)) from None
+
+
+def api_hint(config: Config) -> str:
+    return f"keep the API snapshot next to the generated modules, e.g. api = {config.out.rstrip('/') + '/API.md'!r}"
 
 
 def snapshot_outputs(config: Config, gathered: GatherResult, api_model: ApiModel, out: Path) -> dict[str, bytes]:

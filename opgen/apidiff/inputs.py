@@ -28,7 +28,7 @@ def gather_config(config: Config, sources: list[str] | None = None, warn: Callab
     from opgen.spec.gather import gather
 
     return gather(
-        sources if sources is not None else [str(config.path(s)) for s in config.sources],
+        sources if sources is not None else config.source_paths(),
         defines=list(config.defines),
         include_dirs=[str(config.path(d)) for d in config.include_dirs],
         allow_file=str(config.path(config.allow)) if config.allow else None,

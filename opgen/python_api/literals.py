@@ -116,7 +116,9 @@ def _float(value: float, dtype_prefix: str) -> str:
     A deliberate difference from TF's generator: TF's eager fast path
     (`pywrap_tfe_src.cc` ParseFloatValue) rejects a Python int for a float attr
     ("Expecting float value for attr ..., got int"), so TF's own `scale=2` default sends
-    every call that keeps it through the slow eager fallback; `2.0` keeps the fast path."""
+    every call that keeps it through the slow eager fallback; `2.0` keeps the fast path. So
+    negative zero is `-0.0` too: TF's `-0` is the int 0 in Python, so `help()` would show `0`
+    and `make_float` would pass +0.0 for the OpDef's -0.0."""
     text = float_literal(value)
     if dtype_prefix != "_dtypes.":
         return text

@@ -71,9 +71,18 @@ BODY_BUILTINS: frozenset[str] = frozenset(
 
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
-# Module names a generated module may not take: it would shadow the package the generated
-# code imports (`opgen`), a standard-library module, or a package's special file.
-_TAKEN_MODULE_NAMES: frozenset[str] = frozenset({"opgen", *sys.stdlib_module_names})
+# Top-level packages the generated code and opgen's runtime import (`opgen`, protobuf's
+# `google`, `numpy`, `ml_dtypes`), TensorFlow itself and the import names of the packages
+# tensorflow-cpu 2.21 requires (its wheel's METADATA `Requires-Dist`): a module named like one
+# of them (a generated `google.py` next to the caller) would be imported in its place.
+_RUNTIME_PACKAGES = frozenset({
+    "opgen", "google", "numpy", "ml_dtypes", "tensorflow", "tensorboard", "keras", "tf_keras", "absl", "astunparse",
+    "flatbuffers", "gast", "pasta", "clang", "opt_einsum", "packaging", "requests", "setuptools", "pkg_resources",
+    "six", "termcolor", "typing_extensions", "wrapt", "grpc", "h5py",
+})
+# Module names a generated module may not take: those, a standard-library module, or a
+# package's special file.
+_TAKEN_MODULE_NAMES: frozenset[str] = frozenset({*_RUNTIME_PACKAGES, *sys.stdlib_module_names})
 
 
 @functools.lru_cache(maxsize=8192)  # every op asks about the same few names (x, T, name, ...)
@@ -100,7 +109,8 @@ def module_name_problem(name: str) -> str | None:
     if problem:
         return problem
     if name in _TAKEN_MODULE_NAMES:
-        return "would shadow the module of that name (opgen's runtime or the standard library)"
+        return ("would shadow the package of that name (opgen, a package opgen's runtime or TensorFlow imports, "
+                "or the standard library)")
     if name.startswith("__") and name.endswith("__"):
         return "is a special (dunder) name"
     return None

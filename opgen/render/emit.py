@@ -8,6 +8,7 @@ StrictUndefined, so a template typo is an error, never an empty string.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import hashlib
 import re
 import symtable
@@ -17,9 +18,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 import jinja2
+import jinja2.bccache
 
 from opgen import __version__
 from opgen.errors import Location, OpgenError
+from opgen.fsutil import atomic_write, cache_root, read_cache_file, seal, unsealed
 from opgen.python_api import literals
 from opgen.python_api.function import FunctionApi, SkippedOp
 from opgen.python_api.names import MODULE_GLOBALS
@@ -276,16 +279,35 @@ def shipped_templates_dir() -> Path:
     return Path(str(resources.files("opgen") / "_templates"))
 
 
-def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    """Compiled templates under the opgen cache (Jinja keys them by source checksum)."""
-    from opgen.render.formatter import cache_root
+class _SealedBytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Jinja's file cache of compiled templates, each file sealed (`fsutil.seal`) and read
+    without following a symlink: Jinja unpickles and unmarshals what it reads, so a file
+    another user or job wrote must never reach it (it would run code)."""
 
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        path = Path(self._get_cache_filename(bucket))
+        try:
+            data = unsealed(read_cache_file(path), path.name.encode())
+        except OSError:
+            return
+        if data is not None:
+            bucket.bytecode_from_string(data)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        path = Path(self._get_cache_filename(bucket))
+        data = bucket.bytecode_to_string()
+        with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
+            atomic_write(path, seal(path.name.encode(), data) + data, durable=False)
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates under the opgen cache (Jinja keys them by source checksum), sealed."""
     directory = cache_root() / "jinja"
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
-    return jinja2.FileSystemBytecodeCache(str(directory))
+    return _SealedBytecodeCache(str(directory), pattern="__opgen_jinja_%s.sealed")
 
 
 @dataclass(frozen=True)

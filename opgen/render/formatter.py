@@ -12,16 +12,18 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import hashlib
+import hmac
 import importlib.metadata
 import marshal
 import os
 import secrets
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
 from opgen.errors import OpgenError
-from opgen.fsutil import atomic_write, cache_root
+from opgen.fsutil import atomic_write, cache_root, read_cache_file, seal
 
 FORMATTERS = ("black", "ruff")
 
@@ -75,27 +77,44 @@ def _ruff_format(sources: list[str]) -> list[str]:
     return [p if p.endswith("\n") else p + "\n" for p in parts]
 
 
+_Entry = tuple[object, int, int, bytes]  # summary, start and end offsets in the text, seal
+
+
+def _entry_seal(key: object, summary: object, text: bytes) -> bytes:
+    # repr, not marshal: marshal's bytes depend on string interning and reference counts
+    return seal(repr(key).encode(), repr(summary).encode(), text)
+
+
 class ChunkPack:
     """A build's cached chunks: their texts, UTF-8, in one append-only file of the pack's
-    `generation`, and an index from content key to (summary, start, end) byte offsets in it
-    (one big read loads several times faster than a dict of small strings)."""
+    `generation`, and an index from content key to (summary, start, end, seal): byte offsets
+    in it (one big read loads several times faster than a dict of small strings) and the
+    entry's `fsutil.seal`, checked before the chunk is used."""
 
-    def __init__(self, data: bytes = b"", index: dict[object, tuple[object, int, int]] | None = None,
-                 generation: str = ""):
+    def __init__(self, data: bytes = b"", index: dict[object, _Entry] | None = None, generation: str = ""):
         self.data = data
         self.index = index or {}
         self.generation = generation
 
     def get(self, key: object) -> tuple[object, bytes] | None:
-        """(summary, chunk text in UTF-8) stored under `key`, None if there is none."""
+        """(summary, chunk text in UTF-8) stored under `key`; None if there is none, or if its
+        seal does not match the key, summary and text (a cache another user or job wrote,
+        or altered: its text never reaches a module)."""
         entry = self.index.get(key)
-        if entry is None:
+        if not (isinstance(entry, tuple) and len(entry) == 4):
             return None
-        summary, start, end = entry
-        return summary, self.data[start:end]
+        summary, start, end, stored = entry
+        if not (isinstance(start, int) and isinstance(end, int) and isinstance(stored, bytes)):
+            return None
+        text = self.data[start:end]
+        try:
+            valid = hmac.compare_digest(stored, _entry_seal(key, summary, text))
+        except RecursionError:  # a summary nested too deeply to print: not one opgen stored
+            return None
+        return (summary, text) if valid else None
 
 
-_PACK_FORMAT = "opgen chunk pack 2"
+_PACK_FORMAT = "opgen chunk pack 3"
 
 
 class ChunkFormatter:
@@ -134,15 +153,14 @@ class ChunkFormatter:
         if not self.use_cache:
             return ChunkPack()
         try:
-            with open(self._pack_path(pack), "rb") as f:
-                form, generation, index = marshal.loads(f.read())
-            if form != _PACK_FORMAT or not isinstance(generation, str) or not isinstance(index, dict):
+            form, generation, index = marshal.loads(read_cache_file(self._pack_path(pack)))
+            if (form != _PACK_FORMAT or not isinstance(generation, str) or not generation.isalnum()
+                    or not isinstance(index, dict)):
                 return ChunkPack()
-            with open(self._text_path(pack, generation), "rb") as f:
-                data = f.read()
-            if max((end for _, _, end in index.values()), default=0) <= len(data):
+            data = read_cache_file(self._text_path(pack, generation))
+            if max((entry[2] for entry in index.values()), default=0) <= len(data):
                 return ChunkPack(data, index, generation)
-        except (OSError, EOFError, ValueError, TypeError):
+        except (OSError, EOFError, ValueError, TypeError, IndexError):
             pass
         return ChunkPack()
 
@@ -158,16 +176,15 @@ class ChunkFormatter:
         if not (self.use_cache and self.write_cache):
             return
         base = base or ChunkPack()
-        kept: dict[object, tuple[object, int, int]] = {}
+        kept: dict[object, _Entry] = {}
         new: list[tuple[object, object, bytes]] = []
         for key, (summary, data) in entries.items():
-            old = base.index.get(key)
-            if old is not None:
-                kept[key] = old
+            if base.get(key) == (summary, data):  # sealed and the same: keeps its place
+                kept[key] = base.index[key]
             else:
                 new.append((key, summary, data))
         added = sum(len(data) for _, _, data in new)
-        live = sum(end - start for _, start, end in kept.values()) + added
+        live = sum(end - start for _, start, end, _ in kept.values()) + added
         path = self._pack_path(pack)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -177,17 +194,18 @@ class ChunkFormatter:
                 return
             generation = secrets.token_hex(8)
             fresh = {key: (summary, data) for key, summary, data in new}
-            index: dict[object, tuple[object, int, int]] = {}
+            index: dict[object, _Entry] = {}
             texts: list[bytes] = []
             offset = 0
             for key in entries:
                 if key in kept:
-                    summary, start, end = kept[key]
+                    summary, start, end, sealed = kept[key]
                     data = base.data[start:end]
                 else:
                     summary, data = fresh[key]
+                    sealed = _entry_seal(key, summary, data)
                 texts.append(data)
-                index[key] = (summary, offset, offset + len(data))
+                index[key] = (summary, offset, offset + len(data), sealed)
                 offset += len(data)
             text_path = self._text_path(pack, generation)
             atomic_write(text_path, b"".join(texts), durable=False)
@@ -204,19 +222,20 @@ class ChunkFormatter:
         False when the file is gone (another build rewrote the pack) or the write fell short."""
         blob = b"".join(data for _, _, data in new)
         try:
-            # No O_CREAT: a text file removed meanwhile is never recreated under its old name.
-            fd = os.open(text_path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
-        except FileNotFoundError:
+            # No O_CREAT: a text file removed meanwhile is never recreated under its old name;
+            # O_NOFOLLOW: a symlink planted in its place is not written through.
+            fd = os.open(text_path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except (FileNotFoundError, OSError):
             return False
         try:
-            if os.write(fd, blob) != len(blob):
+            if not stat.S_ISREG(os.fstat(fd).st_mode) or os.write(fd, blob) != len(blob):
                 return False
             # O_APPEND wrote at the end (whatever another build appended before): our offset.
             offset = os.lseek(fd, 0, os.SEEK_CUR) - len(blob)
         finally:
             os.close(fd)
         for key, summary, data in new:
-            index[key] = (summary, offset, offset + len(data))
+            index[key] = (summary, offset, offset + len(data), _entry_seal(key, summary, data))
             offset += len(data)
         return True
 

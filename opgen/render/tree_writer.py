@@ -37,7 +37,7 @@ import os
 import shutil
 import stat
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePath, PurePosixPath
 
 from opgen.errors import Location, OpgenError, OpgenErrors, printable_path, report
 from opgen.fsutil import atomic_write, file_mode
@@ -124,6 +124,23 @@ GITIGNORE_TEXT = (
     "# build's journal and staging area stay out of version control.\n"
     f"{LOCK}\n{MANIFEST}\n{JOURNAL}\n{STAGING}/\n"
 ).encode()
+
+
+def is_internal(rel: PurePath) -> bool:
+    """Whether `rel` (relative to the output directory) is one of `opgen build`'s own files
+    there: its lock, manifest, journal, staging area, their temporary files, `.gitignore`."""
+    first = rel.parts[0] if rel.parts else ""
+    return first.startswith((".opgen-", f".{MANIFEST}.", f".{JOURNAL}.")) or rel.as_posix() == GITIGNORE
+
+
+def owns(out: Path, path: Path) -> bool:
+    """Whether `path` is a file `opgen build` keeps in `out`: one of its own (`is_internal`)
+    or one its manifest lists."""
+    try:
+        rel = path.resolve().relative_to(out.resolve())
+    except ValueError:
+        return False
+    return bool(rel.parts) and (is_internal(rel) or rel.as_posix() in (_manifest(out) or {}))
 
 
 def gitignore_output(out: Path) -> dict[str, bytes]:
@@ -481,5 +498,5 @@ def _acquire(path: Path, shown: str):
         f.close()
 
 
-__all__ = ["GITIGNORE", "JOURNAL", "LOCK", "MANIFEST", "STAGING", "Changes", "gitignore_output", "build_lock", "check_out_dir", "check_relative", "commit",
+__all__ = ["GITIGNORE", "JOURNAL", "LOCK", "MANIFEST", "STAGING", "Changes", "gitignore_output", "build_lock", "check_out_dir", "check_relative", "commit", "is_internal", "owns",
            "interrupted", "plan", "recover"]

@@ -315,15 +315,19 @@ class ChainReader:
                                              "defined in the file or a header it includes)")
                 return None
             is_call = part[-1][TEXT] == ")"
+            qualified = "".join(t[TEXT] for t in (part[:-2] if is_call else part)).lstrip(":")
             value = (self.functions if is_call else self.constants).get(name_tok[TEXT])
-            if value is None:
-                value = self.helpers.get(name_tok[TEXT])
+            if value is None:  # `[tool.opgen.helpers]` keys: `ns::Name` for this name alone, or `Name`
+                value = self.helpers.get(qualified, self.helpers.get(name_tok[TEXT]))
             if value is None:
                 what = ("a built-in helper nor a function above returning a string literal" if is_call
                         else "a macro, a string constant above nor a helper")
+                spelled = f'{name_tok[TEXT]} = "..."'
+                if qualified != name_tok[TEXT]:
+                    spelled = f'"{qualified}" = "..." or {spelled}'
                 raise UndefinedNameError(part[0], name_tok[TEXT], f"cannot resolve '{''.join(t[TEXT] for t in part)}' "
                                          f"in {method}(): not {what}; define its string under "
-                                         f"[tool.opgen.helpers] in pyproject.toml ({name_tok[TEXT]} = \"...\")")
+                                         f"[tool.opgen.helpers] in pyproject.toml ({spelled})")
             pieces.append(value)
         return "".join(pieces)
 

@@ -30,6 +30,7 @@ from opgen.errors import (
     plural,
     report,
 )
+from opgen.fsutil import LiteralPath
 from opgen.limits import read_text_file
 from opgen.registry import OpRegistry
 from opgen.spec.builder import build_op_def
@@ -71,7 +72,7 @@ def expand_sources(sources: Iterable[str]) -> SourceFiles:
             cpp.add(path)
 
     for source in sources:
-        if _GLOB_CHARS & set(source):
+        if _GLOB_CHARS & set(source) and not isinstance(source, LiteralPath):
             matches = sorted(glob.glob(source, recursive=True))
             if not matches:
                 errors.append(OpgenError("glob matches no files", Location(source)))

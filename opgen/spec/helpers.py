@@ -23,8 +23,8 @@ BUILTIN_HELPERS: dict[str, str] = {
 
 def helper_table(user: Mapping[str, str] | None) -> dict[str, str]:
     """Built-in helpers overlaid with the user's (a user entry replaces a built-in one).
-    Keys are unqualified names: `tensorflow::GetPaddingAttrString()` looks up
-    `GetPaddingAttrString`."""
+    Keys are names, unqualified or qualified: `tensorflow::GetPaddingAttrString()` looks up
+    `tensorflow::GetPaddingAttrString`, then `GetPaddingAttrString` (`chains`)."""
     table = dict(BUILTIN_HELPERS)
-    table.update(user or {})
+    table.update({name.lstrip(":"): value for name, value in (user or {}).items()})  # `::ns::F` is `ns::F`
     return table

@@ -14,7 +14,7 @@ from google.protobuf import json_format, text_format
 from google.protobuf.message import DecodeError, Message
 
 from opgen.errors import Location, OpgenError, OpgenErrors
-from opgen.fsutil import atomic_write, cache_root
+from opgen.fsutil import atomic_write, cache_root, read_cache_file, seal, unsealed
 from opgen.json_input import load_json, proto_json_problem
 from opgen.limits import (
     MAX_TEXT_NESTING,
@@ -106,7 +106,7 @@ def _cache_file(data: bytes, suffix: str) -> Path:
     """Keyed by the bytes, the suffix, protobuf's version and the code that parses and validates."""
     from google.protobuf import __version__ as protobuf_version
 
-    h = hashlib.sha256(f"opgen-oplist-2\0{protobuf_version}\0{suffix}\0".encode())
+    h = hashlib.sha256(f"opgen-oplist-3\0{protobuf_version}\0{suffix}\0".encode())
     h.update(_code_digest())
     h.update(data)
     return cache_root() / "oplists" / h.hexdigest()
@@ -120,9 +120,13 @@ def _code_digest() -> bytes:
 
 
 def _read_cached(path: Path) -> tuple[op_def_pb2.OpList, list[int]] | None:
-    """(OpList, lines) from `[count][lines as uint32 LE][serialized OpList]`; None when absent or unreadable."""
+    """(OpList, lines) from `[seal][count][lines as uint32 LE][serialized OpList]`; None when
+    absent, unreadable or not sealed by this user for this key (`fsutil.seal`: the OpList was
+    validated when it was cached, and is not validated again)."""
     try:
-        blob = path.read_bytes()
+        blob = unsealed(read_cache_file(path), path.name.encode())
+        if blob is None:
+            return None
         (count,) = struct.unpack_from("<I", blob)
         lines = list(struct.unpack_from(f"<{count}I", blob, 4))
         op_list = op_def_pb2.OpList.FromString(blob[4 + 4 * count:])
@@ -134,7 +138,7 @@ def _read_cached(path: Path) -> tuple[op_def_pb2.OpList, list[int]] | None:
 def _write_cached(path: Path, op_list: op_def_pb2.OpList, lines: list[int]) -> None:
     blob = struct.pack(f"<I{len(lines)}I", len(lines), *lines) + op_list.SerializeToString(deterministic=True)
     with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
-        atomic_write(path, blob)
+        atomic_write(path, seal(path.name.encode(), blob) + blob)
 
 
 def _parse_op_list(name: str, data: bytes, suffix: str) -> tuple[op_def_pb2.OpList, list[int]]:

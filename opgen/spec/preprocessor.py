@@ -106,6 +106,18 @@ def parse_define_option(option: str) -> tuple[str, str]:
     return name, (value if eq else "1")
 
 
+def check_define_option(option: str) -> None:
+    """One `-D` as `Preprocessor.run` reads it, alone: an OpgenError (at `<command-line>`) for
+    a bad name, a value that does not lex (an unterminated string, comment or raw string) or
+    a bad macro definition, so `[tool.opgen] defines` can report it at its own entry."""
+    preprocessor = Preprocessor(defines=[option])
+    preprocessor.macros = {}
+    preprocessor._errors = []
+    preprocessor._define_command_line(*preprocessor._cmdline[0])
+    if preprocessor._errors:
+        raise preprocessor._errors[0]
+
+
 class _Stream:
     """Tokens still to read: macro expansions pushed back (`pending`, a stack) in front
     of the rest of the file. A file's stream also carries its conditional state, so
@@ -178,14 +190,16 @@ class Preprocessor:
         self.undefined_in_conditions = []
         self._errors: list[OpgenError] = []
         for name, value in [*_PREDEFINED.items(), *self._cmdline]:
-            define = SourceFile("<command-line>", f"{name} {value}")  # as `#define NAME VALUE`
-            toks = tokenize(define)
-            self._define(toks[0], toks)
+            self._define_command_line(name, value)
         out: list[Token] = []
         self._file(path, self._read(path, None), out, 0)
         if self._errors:
             raise self._errors[0] if len(self._errors) == 1 else OpgenErrors(self._errors)
         return out
+
+    def _define_command_line(self, name: str, value: str) -> None:
+        toks = tokenize(SourceFile("<command-line>", f"{name} {value}"))  # as `#define NAME VALUE`
+        self._define(toks[0], toks)
 
     # ---------------------------------------------------------------- files
 
