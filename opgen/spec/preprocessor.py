@@ -56,6 +56,8 @@ _NEVER_READ_PREFIXES = (
     "tensorflow/core/framework/", "tensorflow/core/platform/", "tensorflow/core/lib/",
     "tensorflow/core/util/", "tensorflow/core/public/", "tsl/", "xla/", "absl/", "third_party/",
     "Eigen/", "unsupported/", "google/protobuf/", "external/",
+    # TF Lite's shim: opgen reads REGISTER_TF_OP_SHIM itself (opgen/spec/shim.py).
+    "tensorflow/lite/kernels/shim/",
 )
 _EXTERNAL_INCLUDE_PREFIXES = ("tensorflow/", *_NEVER_READ_PREFIXES)
 # Directories of the C library's, the kernel's and the compiler's own headers: a `<...>`
