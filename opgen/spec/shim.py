@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from opgen.errors import OpgenError
 from opgen.spec.chains import REGISTER_MACROS, ChainReader, UndefinedNameError
@@ -34,6 +35,7 @@ SHIM_MACRO = "REGISTER_TF_OP_SHIM"
 # The members CreateOpDefBuilderWrapper reads, in its call order.
 _SPEC_LISTS = (("Inputs", "Input"), ("Outputs", "Output"), ("Attrs", "Attr"))
 _MAX_TYPE_HOPS = 16  # aliases and base classes followed from the macro's class to TfOpKernel
+_MAX_HEAD_TOKENS = 512  # tokens of a class head, alias or template argument list looked at
 # A macro named like an op registration: a REGISTER word, later an OP or OPS word.
 _REGISTRATION_NAME = re.compile(r"(?:^|_)REGISTER(?:_[A-Z0-9]+)*?_OPS?(?:_|$)")
 # TF's macros of that shape that register no op: gradients, XLA and linalg kernels, variant
@@ -101,22 +103,24 @@ def unread_registration_macros(tokens: list[Token]) -> list[OpgenError]:
     found: list[OpgenError] = []
     seen: set[str] = set()
     scopes: list[bool] = []  # per open brace: a namespace's or `extern "C"`'s (still file scope)
+    inner = 0  # open braces that are not a namespace's: not at file scope
     statement_start = 0  # index of the first token of the current statement or declaration
     for i, t in enumerate(tokens):
         text = t[TEXT]
         if t[KIND] == "op":
             if text == "{":
-                head = [u[TEXT] for u in tokens[statement_start:i]]
-                scopes.append(bool(head) and head[0] in _NAMESPACE_OPENERS)
+                namespace = statement_start < i and tokens[statement_start][TEXT] in _NAMESPACE_OPENERS
+                scopes.append(namespace)
+                inner += not namespace
                 statement_start = i + 1
             elif text == "}":
                 if scopes:
-                    scopes.pop()
+                    inner -= not scopes.pop()
                 statement_start = i + 1
             elif text == ";":
                 statement_start = i + 1
             continue
-        if (t[KIND] != "id" or text in seen or text in REGISTER_MACROS or text == SHIM_MACRO or not all(scopes)
+        if (t[KIND] != "id" or inner or text in seen or text in REGISTER_MACROS or text == SHIM_MACRO
                 or _unique_suffixless(text) in _NOT_OP_REGISTRATIONS or not _REGISTRATION_NAME.search(text)
                 or i + 1 >= len(tokens) or tokens[i + 1][TEXT] != "("
                 or (i > 0 and tokens[i - 1][TEXT] in (".", "->", "::"))):
@@ -132,12 +136,21 @@ def _unique_suffixless(name: str) -> str:
 
 
 class _ShimReader:
-    """Resolves kernel classes to their shim implementation and reads its static members."""
+    """Resolves kernel classes to their shim implementation and reads its static members.
+
+    Every lookup starts from the occurrences of a name (an index built once), and looks at
+    most _MAX_HEAD_TOKENS around them, and classes are read once: a translation unit of any
+    size or number of registrations is read in time linear in its length."""
 
     def __init__(self, tokens: list[Token], reader: ChainReader):
         self.tokens = tokens
         self.reader = reader
-        self.file_constants = dict(reader.constants)
+        self.occurrences: dict[str, list[int]] = {}  # identifier -> its token indices
+        for i, t in enumerate(tokens):
+            if t[KIND] == "id":
+                self.occurrences.setdefault(t[TEXT], []).append(i)
+        self._impls: dict[str, int | _Unreadable] = {}  # kernel type name -> its shim class's name index
+        self._classes: dict[str, _ShimClass | _Unreadable] = {}
 
     def read(self, site: int) -> Registration:
         toks = self.tokens
@@ -148,52 +161,47 @@ class _ShimReader:
         kernel = _type_name(args[0])
         if kernel is None:
             raise _Unreadable(args[0][0], f"'{_text(args[0])}' is not a class name")
-        impl_tok = self._shim_impl(kernel, 0)
-        impl = impl_tok[TEXT]
-        body = self._class_body(impl)
-        if body is None:
-            raise _Unreadable(impl_tok, f"the definition of the shim class '{impl}' was not found", impl)
-        members = self._member_constants(impl, body)
-        self.reader.constants = {**self.file_constants, **{k: value for k, (value, _) in members.items()}}
-        op_name_expr = self._member_function(impl, body, "OpName", required=False)
-        if op_name_expr is not None:
-            name = self._string(op_name_expr, impl, "OpName()")
-        elif "kOpName" in members:
-            name = members["kOpName"][0]
-        else:
-            raise _Unreadable(impl_tok, f"'{impl}' defines neither OpName() nor a string constant kOpName")
-        calls: list[BuilderCall] = []
-        for function, method in _SPEC_LISTS:
-            expr = self._member_function(impl, body, function, required=True)
-            assert expr is not None
-            for element in _braced_list(expr, impl, function):
-                loc = token_location(element[0])
-                calls.append(BuilderCall(method, (CallArg("string", self._string(element, impl, f"{function}()"), loc),),
-                                         loc))
-        calls.append(BuilderCall("SetShapeFn", (CallArg("expr", f"{kernel[TEXT]}::ShapeInference",
-                                                        token_location(kernel)),), token_location(kernel)))
-        if "kDoc" not in members:
-            raise _Unreadable(impl_tok, f"'{impl}' defines no string constant kDoc (the shim passes {impl}::kDoc "
-                              "to Doc())")
-        doc, doc_tok = members["kDoc"]
-        calls.append(BuilderCall("Doc", (CallArg("string", doc, token_location(doc_tok)),), token_location(doc_tok)))
-        return Registration(name, token_location(macro_tok), tuple(calls))
+        found = self._impls.get(kernel[TEXT])
+        if found is None:
+            try:
+                found = self._shim_impl(_index_in(args[0], kernel, site + 2), 0)
+            except _Unreadable as e:
+                found = e
+            self._impls[kernel[TEXT]] = found
+        if isinstance(found, _Unreadable):
+            raise found
+        impl = toks[found][TEXT]
+        shim = self._classes.get(impl)
+        if shim is None:
+            try:
+                shim = self._read_class(found)
+            except _Unreadable as e:
+                shim = e
+            self._classes[impl] = shim
+        if isinstance(shim, _Unreadable):
+            raise shim
+        calls = [*shim.calls,
+                 BuilderCall("SetShapeFn", (CallArg("expr", f"{kernel[TEXT]}::ShapeInference", token_location(kernel)),),
+                             token_location(kernel)),
+                 shim.doc]
+        return Registration(shim.op_name, token_location(macro_tok), tuple(calls))
 
     # ------------------------------------------------------------- classes
 
-    def _shim_impl(self, type_tok: Token, hops: int) -> Token:
-        """The implementation class (`Impl` of `TfOpKernel<Impl, ...>`) behind the kernel type
-        named at `type_tok`: through aliases and base classes."""
+    def _shim_impl(self, at: int, hops: int) -> int:
+        """The index of the implementation class's name (`Impl` of `TfOpKernel<Impl, ...>`)
+        for the kernel type named at index `at`: through aliases and base classes."""
+        toks = self.tokens
         if hops > _MAX_TYPE_HOPS:
-            raise _Unreadable(type_tok, f"more than {_MAX_TYPE_HOPS} aliases and base classes lead from the kernel class")
-        name = type_tok[TEXT]
+            raise _Unreadable(toks[at], f"more than {_MAX_TYPE_HOPS} aliases and base classes lead from the kernel "
+                              "class")
+        name = toks[at][TEXT]
         if name == "TfOpKernel":
-            impl = self._template_args(type_tok)
-            if not impl or _type_name(impl[0]) is None:
-                raise _Unreadable(type_tok, "TfOpKernel's first template argument is not a class name")
-            found = _type_name(impl[0])
-            assert found is not None
-            return found
+            args = self._template_args(at)
+            impl = _type_name(args[0]) if args else None
+            if impl is None:
+                raise _Unreadable(toks[at], "TfOpKernel's first template argument is not a class name")
+            return _index_in(args[0], impl, at + 2)
         target = self._alias_target(name)
         if target is not None:
             return self._shim_impl(target, hops + 1)
@@ -202,139 +210,180 @@ class _ShimReader:
                 return self._shim_impl(base, hops + 1)
             except _Unreadable:
                 continue
-        raise _Unreadable(type_tok, f"'{name}' is not a tflite::shim::TfOpKernel (no alias of one, nor a class "
+        raise _Unreadable(toks[at], f"'{name}' is not a tflite::shim::TfOpKernel (no alias of one, nor a class "
                           "deriving from one, is defined)", name)
 
-    def _alias_target(self, name: str) -> Token | None:
-        """The type `using name = T;` or `typedef T name;` names (T's name token)."""
+    def _alias_target(self, name: str) -> int | None:
+        """The index of the name of the type `using name = T;` or `typedef T name;` names."""
         toks = self.tokens
-        for i, t in enumerate(toks):
-            if t[TEXT] == "using" and i + 3 < len(toks) and toks[i + 1][TEXT] == name and toks[i + 2][TEXT] == "=":
-                end = _statement_end(toks, i + 3)
-                return _type_name(toks[i + 3 : end])
-            if t[TEXT] == "typedef":
-                end = _statement_end(toks, i + 1)
-                if end - 1 > i + 1 and toks[end - 1][TEXT] == name:
-                    return _type_name(toks[i + 1 : end - 1])
+        for i in self.occurrences.get(name, ()):
+            if 0 < i < len(toks) - 2 and toks[i - 1][TEXT] == "using" and toks[i + 1][TEXT] == "=":
+                end = _statement_end(toks, i + 2, _MAX_HEAD_TOKENS)
+                target = _type_name(toks[i + 2 : end])
+                return None if target is None else _index_in(toks[i + 2 : end], target, i + 2)
+            if i + 1 < len(toks) and toks[i + 1][TEXT] == ";":
+                begin = next((k for k in range(i - 1, max(-1, i - _MAX_HEAD_TOKENS), -1)
+                              if toks[k][TEXT] in ("typedef", ";", "{", "}")), None)
+                if begin is not None and toks[begin][TEXT] == "typedef":
+                    target = _type_name(toks[begin + 1 : i])
+                    return None if target is None else _index_in(toks[begin + 1 : i], target, begin + 1)
         return None
 
     def _class_head(self, name: str) -> tuple[int, int] | None:
         """(index of the name, index of `{`) of the definition of class or struct `name`."""
         toks = self.tokens
-        for i in range(1, len(toks) - 1):
-            if toks[i][TEXT] != name or toks[i - 1][TEXT] not in ("class", "struct"):
+        for i in self.occurrences.get(name, ()):
+            if i == 0 or toks[i - 1][TEXT] not in ("class", "struct"):
                 continue
-            j = i + 1
-            while j < len(toks) and toks[j][TEXT] not in ("{", ";", "(", ")", "="):
-                j += 1
-            if j < len(toks) and toks[j][TEXT] == "{":
-                return i, j
+            for j in range(i + 1, min(len(toks), i + _MAX_HEAD_TOKENS)):
+                text = toks[j][TEXT]
+                if text == "{":
+                    return i, j
+                if text in (";", "(", ")", "="):
+                    break
         return None
 
-    def _base_classes(self, name: str) -> list[Token]:
+    def _base_classes(self, name: str) -> list[int]:
+        """The indices of the names of class `name`'s base classes."""
         head = self._class_head(name)
         if head is None:
             return []
         i, brace = head
-        clause = self.tokens[i + 1 : brace]
-        while clause and clause[0][TEXT] == "final":
-            clause = clause[1:]
-        if not clause or clause[0][TEXT] != ":":
+        k = i + 1
+        while k < brace and self.tokens[k][TEXT] == "final":
+            k += 1
+        if k >= brace or self.tokens[k][TEXT] != ":":
             return []
         bases = []
-        for part in _split_top_level(clause[1:]):
+        for part in _split_top_level(self.tokens[k + 1 : brace]):
             part = [t for t in part if t[TEXT] not in ("public", "protected", "private", "virtual")]
             base = _type_name(part)
             if base is not None:
-                bases.append(base)
+                bases.append(_index_in(self.tokens[k + 1 : brace], base, k + 1))
         return bases
 
-    def _class_body(self, name: str) -> tuple[int, int] | None:
-        """Indices of the `{` and `}` of class `name`'s body."""
-        head = self._class_head(name)
-        if head is None:
-            return None
-        close = _matching(self.tokens, head[1])
-        return None if close is None else (head[1], close)
-
-    def _template_args(self, name_tok: Token) -> list[list[Token]]:
-        """The template arguments after the name token `name_tok` (`X<a, b>`), split at top level."""
+    def _template_args(self, at: int) -> list[list[Token]]:
+        """The template arguments after the name at index `at` (`X<a, b>`), split at top level."""
         toks = self.tokens
-        i = _index_of(toks, name_tok)
-        if i + 1 >= len(toks) or toks[i + 1][TEXT] != "<":
-            return []
-        depth = 0
-        for j in range(i + 1, len(toks)):
-            text = toks[j][TEXT]
-            depth += {"<": 1, ">": -1, ">>": -2}.get(text, 0)
-            if depth <= 0:
-                return _split_top_level(toks[i + 2 : j])
-            if text in (";", "{"):
-                break
-        return []
+        close = _angle_close(toks, at + 1)
+        return [] if close is None else _split_top_level(toks[at + 2 : close])
 
-    # ------------------------------------------------------------- members
-
-    def _member_constants(self, impl: str, body: tuple[int, int]) -> dict[str, tuple[str, Token]]:
-        """The string constants of class `impl` (value, its first token): `static constexpr char
-        NAME[] = "...";` in its body, or defined out of it (`const char impl<Rt>::NAME[] = "...";`)."""
-        constants: dict[str, tuple[str, Token]] = {}
-        for name, (value_start, value_end) in self._member_definitions(impl, body).items():
-            literal = self.tokens[value_start:value_end]
-            if literal and all(t[KIND] in ("str", "raw") for t in literal):
-                try:
-                    constants[name] = (self.reader.string(literal, name), literal[0])
-                except OpgenError:
-                    continue  # a bad literal: reported where REGISTER_OP chains are read
-        return constants
-
-    def _member_definitions(self, impl: str, body: tuple[int, int]) -> dict[str, tuple[int, int]]:
-        """NAME -> the token range of its initializer, for `NAME[] = init;` / `NAME = init;` at
-        the top level of the class body and `impl[<...>]::NAME[] = init;` anywhere."""
+    def _read_class(self, name_at: int) -> _ShimClass:
+        """The op calls of the shim class whose name is at `name_at`: its members as
+        CreateOpDefBuilderWrapper reads them."""
         toks = self.tokens
-        found: dict[str, tuple[int, int]] = {}
+        impl_tok = toks[name_at]
+        impl = impl_tok[TEXT]
+        head = self._class_head(impl)
+        close = _matching(toks, head[1]) if head is not None else None
+        if head is None or close is None:
+            raise _Unreadable(impl_tok, f"the definition of the shim class '{impl}' was not found", impl)
+        members = _ShimMembers(self, impl, (head[1], close))
+        op_name_expr = members.function("OpName", required=False)
+        if op_name_expr is not None:
+            op_name = members.string(op_name_expr, "OpName()")
+        elif "kOpName" in members.constants:
+            op_name = members.constants["kOpName"][0]
+        else:
+            raise _Unreadable(impl_tok, f"'{impl}' defines neither OpName() nor a string constant kOpName")
+        calls: list[BuilderCall] = []
+        for function, method in _SPEC_LISTS:
+            expr = members.function(function, required=True)
+            assert expr is not None
+            for element in _braced_list(expr, impl, function):
+                loc = token_location(element[0])
+                calls.append(BuilderCall(method, (CallArg("string", members.string(element, f"{function}()"), loc),),
+                                         loc))
+        if "kDoc" not in members.constants:
+            raise _Unreadable(impl_tok, f"'{impl}' defines no string constant kDoc (the shim passes {impl}::kDoc "
+                              "to Doc())")
+        doc, doc_tok = members.constants["kDoc"]
+        doc_call = BuilderCall("Doc", (CallArg("string", doc, token_location(doc_tok)),), token_location(doc_tok))
+        return _ShimClass(op_name, tuple(calls), doc_call)
+
+    def _paren_args(self, i: int) -> tuple[list[list[Token]], int]:
+        try:
+            return self.reader.paren_args(i, SHIM_MACRO)
+        except OpgenError as e:
+            raise _Unreadable(self.tokens[i], e.message) from None
+
+
+@dataclass(frozen=True)
+class _ShimClass:
+    op_name: str
+    calls: tuple[BuilderCall, ...]  # Input(...)s, Output(...)s, Attr(...)s
+    doc: BuilderCall
+
+
+class _ShimMembers:
+    """The static members of one shim class: string constants and `{ return ...; }` functions,
+    defined in the class body (`body`: the indices of its braces) or out of it."""
+
+    def __init__(self, shims: _ShimReader, impl: str, body: tuple[int, int]):
+        self.shims = shims
+        self.toks = shims.tokens
+        self.impl = impl
+        self.body = body
+        toks = self.toks
+        self.in_class: dict[str, list[int]] = {}  # name -> where `name(` or `name[] =`/`name =` stands at depth 0
         depth = 0
         for i in range(body[0] + 1, body[1]):
             text = toks[i][TEXT]
             if text in ("{", "(", "["):
+                if depth == 0 and text == "(" and toks[i - 1][KIND] == "id":
+                    self.in_class.setdefault(toks[i - 1][TEXT], []).append(i - 1)
                 depth += 1
             elif text in ("}", ")", "]"):
                 depth -= 1
             elif text == "=" and depth == 0:
-                name = _declared_name(toks, i)
-                if name is not None:
-                    found.setdefault(name, (i + 1, _statement_end(toks, i + 1)))
-        for i, t in enumerate(toks):
-            if t[TEXT] == "=" and not body[0] < i < body[1]:
-                name = _declared_name(toks, i)
-                if name is not None and _qualifier(toks, _name_index(toks, i)) == impl:
-                    found[name] = (i + 1, _statement_end(toks, i + 1))
-        return found
+                k = _name_index(toks, i)
+                if toks[k][KIND] == "id":
+                    self.in_class.setdefault(toks[k][TEXT], []).append(k)
+        # name -> where `impl[<...>]::name` stands outside the body
+        self.out_of_class: dict[str, list[int]] = {}
+        for i in shims.occurrences.get(impl, ()):
+            if body[0] < i < body[1]:
+                continue
+            k = i + 1
+            if k < len(toks) and toks[k][TEXT] == "<":
+                close = _angle_close(toks, k)
+                if close is None:
+                    continue
+                k = close + 1
+            if k + 1 < len(toks) and toks[k][TEXT] == "::" and toks[k + 1][KIND] == "id":
+                self.out_of_class.setdefault(toks[k + 1][TEXT], []).append(k + 1)
+        self.constants: dict[str, tuple[str, Token]] = {}  # name -> (value, its first token)
+        for name, sites in [*self.in_class.items(), *self.out_of_class.items()]:
+            for k in sites:
+                value = self._constant_at(k)
+                if value is not None:
+                    self.constants[name] = value
 
-    def _member_function(self, impl: str, body: tuple[int, int], name: str, required: bool) -> list[Token] | None:
-        """The returned expression of `impl`'s static member function `name()` whose body is
-        `{ return EXPR; }`: defined in the class or out of it (`impl<...>::name() {...}`)."""
-        toks = self.tokens
-        declared = False
-        candidates = []
-        depth = 0  # inside the body of a member function, or any other brackets
-        for i in range(body[0] + 1, body[1] - 2):
-            text = toks[i][TEXT]
-            if text in ("{", "(", "["):
-                depth += 1
-            elif text in ("}", ")", "]"):
-                depth -= 1
-            elif depth == 0 and text == name and toks[i + 1][TEXT] == "(":
-                declared = True
-                candidates.append(i)
-        for i, t in enumerate(toks):
-            if (t[TEXT] == name and not body[0] < i < body[1] and i + 1 < len(toks) and toks[i + 1][TEXT] == "("
-                    and _qualifier(toks, i) == impl):
-                declared = True
-                candidates.append(i)
-        for i in candidates:
-            close = _matching(toks, i + 1)
-            if close is None or close + 1 >= len(toks):
+    def _constant_at(self, k: int) -> tuple[str, Token] | None:
+        """The value of `name[] = "literals";` / `name = "literals";` whose name is at `k`."""
+        toks = self.toks
+        eq = k + 3 if k + 3 < len(toks) and toks[k + 1][TEXT] == "[" and toks[k + 2][TEXT] == "]" else k + 1
+        if eq >= len(toks) or toks[eq][TEXT] != "=":
+            return None
+        end = eq + 1
+        while end < len(toks) and toks[end][KIND] in ("str", "raw"):
+            end += 1
+        if end == eq + 1 or end >= len(toks) or toks[end][TEXT] != ";":
+            return None
+        try:
+            return self.shims.reader.string(toks[eq + 1 : end], toks[k][TEXT]), toks[eq + 1]
+        except OpgenError:
+            return None  # a bad literal: reported where REGISTER_OP chains are read
+
+    def function(self, name: str, required: bool) -> list[Token] | None:
+        """The returned expression of the static member function `name()` whose body is
+        `{ return EXPR; }`, defined in the class or out of it (`impl<...>::name() {...}`)."""
+        toks, impl = self.toks, self.impl
+        sites = [k for k in [*self.in_class.get(name, ()), *self.out_of_class.get(name, ())]
+                 if k + 1 < len(toks) and toks[k + 1][TEXT] == "("]
+        for k in sites:
+            close = _matching(toks, k + 1)
+            if close is None:
                 continue
             j = close + 1
             while j < len(toks) and toks[j][TEXT] in ("const", "noexcept", "override", "final"):
@@ -345,26 +394,32 @@ class _ShimReader:
             if end is None or end < j + 3 or toks[j + 1][TEXT] != "return" or toks[end - 1][TEXT] != ";":
                 raise _Unreadable(toks[j], f"{impl}::{name}() is not `{{ return ...; }}`")
             return toks[j + 2 : end - 1]
-        if not required and not declared:
+        if not required and not sites:
             return None
-        at = toks[candidates[0]] if candidates else toks[body[0]]
-        raise _Unreadable(at, f"no definition of {impl}::{name}() was found" if declared
+        at = toks[sites[0]] if sites else toks[self.body[0]]
+        raise _Unreadable(at, f"no definition of {impl}::{name}() was found" if sites
                           else f"'{impl}' has no static member function {name}()")
 
-    # ------------------------------------------------------------- values
-
-    def _string(self, toks: list[Token], impl: str, what: str) -> str:
-        """A string-valued expression: literals, constants, helpers, `+`, `absl::StrCat(...)`,
-        `std::string(...)`."""
+    def string(self, toks: list[Token], what: str) -> str:
+        """A string-valued expression: literals, the class's constants, file constants and
+        helpers, joined by `+`, `absl::StrCat(...)` or `std::string(...)`."""
+        impl = self.impl
         if not toks:
-            raise _Unreadable(self.tokens[0], f"an empty value in {impl}::{what}")
+            raise _Unreadable(self.toks[self.body[0]], f"an empty value in {impl}::{what}")
         inner = _call_args(toks, ("absl", "::", "StrCat")) or _call_args(toks, ("std", "::", "string"))
         if inner is not None:
-            return "".join(self._string(part, impl, what) for part in inner)
+            return "".join(self.string(part, what) for part in inner)
+        parts = _split_top_level(toks, "+")
+        if len(parts) > 1:
+            return "".join(self.string(part, what) for part in parts)
+        member = _member_name(toks, impl)
+        if member in self.constants:
+            return self.constants[member][0]
+        reader = self.shims.reader
         try:
             if all(t[KIND] in ("str", "raw") for t in toks):
-                return self.reader.string(toks, what)
-            value = self.reader.helper_string("Attr", toks)  # constants, helpers and `+`, as in a chain's Attr()
+                return reader.string(toks, what)
+            value = reader.helper_string("Attr", toks)  # file constants and helpers, as in a chain's Attr()
         except UndefinedNameError as e:
             raise _Unreadable(toks[0], f"in {impl}::{what}: {e.message}", e.name) from None
         except OpgenError as e:
@@ -372,12 +427,6 @@ class _ShimReader:
         if value is None:
             raise _Unreadable(toks[0], f"'{_text(toks)}' in {impl}::{what} is not a string opgen can evaluate")
         return value
-
-    def _paren_args(self, i: int) -> tuple[list[list[Token]], int]:
-        try:
-            return self.reader.paren_args(i, SHIM_MACRO)
-        except OpgenError as e:
-            raise _Unreadable(self.tokens[i], e.message) from None
 
 
 def _braced_list(expr: list[Token], impl: str, function: str) -> list[list[Token]]:
@@ -418,33 +467,42 @@ def _type_name(toks: list[Token]) -> Token | None:
     return name[-1]
 
 
-def _declared_name(toks: list[Token], eq: int) -> str | None:
-    """The name declared by `NAME[] =` or `NAME =` whose `=` is at `eq`."""
-    k = _name_index(toks, eq)
-    return toks[k][TEXT] if k >= 0 and toks[k][KIND] == "id" else None
-
-
 def _name_index(toks: list[Token], eq: int) -> int:
+    """The index of the name declared by `NAME[] =` or `NAME =` whose `=` is at `eq`."""
     k = eq - 1
     if k >= 1 and toks[k][TEXT] == "]" and toks[k - 1][TEXT] == "[":
         k -= 2
     return k
 
 
-def _qualifier(toks: list[Token], i: int) -> str | None:
-    """`Impl` when the name at `i` is written `Impl::name` or `Impl<...>::name`."""
-    if i < 2 or toks[i - 1][TEXT] != "::":
+def _member_name(toks: list[Token], impl: str) -> str | None:
+    """NAME when `toks` is `NAME` or `impl[<...>]::NAME`."""
+    if len(toks) == 1 and toks[0][KIND] == "id":
+        return toks[0][TEXT]
+    if len(toks) >= 3 and toks[0][TEXT] == impl and toks[-2][TEXT] == "::" and toks[-1][KIND] == "id":
+        return toks[-1][TEXT]
+    return None
+
+
+def _angle_close(toks: list[Token], i: int) -> int | None:
+    """The index of the `>` closing the template argument list opened by the `<` at `i`
+    (a `>>` closes two), looking at most _MAX_HEAD_TOKENS ahead."""
+    if i >= len(toks) or toks[i][TEXT] != "<":
         return None
-    k = i - 2
-    if toks[k][TEXT] in (">", ">>"):
-        depth = 0
-        while k >= 0:
-            depth += {">": 1, ">>": 2, "<": -1}.get(toks[k][TEXT], 0)
-            if depth <= 0:
-                break
-            k -= 1
-        k -= 1
-    return toks[k][TEXT] if k >= 0 and toks[k][KIND] == "id" else None
+    depth = 0
+    for j in range(i, min(len(toks), i + _MAX_HEAD_TOKENS)):
+        text = toks[j][TEXT]
+        depth += {"<": 1, ">": -1, ">>": -2}.get(text, 0)
+        if depth <= 0:
+            return j
+        if text in (";", "{", "}"):
+            return None
+    return None
+
+
+def _index_in(part: list[Token], tok: Token, first: int) -> int:
+    """The index in the whole token list of `tok`, an element of `part`, which starts at `first`."""
+    return first + next(k for k, t in enumerate(part) if t is tok)
 
 
 def _matching(toks: list[Token], i: int) -> int | None:
@@ -462,8 +520,8 @@ def _matching(toks: list[Token], i: int) -> int | None:
     return None
 
 
-def _split_top_level(toks: list[Token]) -> list[list[Token]]:
-    """`toks` split at the commas outside brackets (template angle brackets included)."""
+def _split_top_level(toks: list[Token], separator: str = ",") -> list[list[Token]]:
+    """`toks` split at the `separator`s outside brackets (template angle brackets included)."""
     parts: list[list[Token]] = [[]]
     depth = 0
     for t in toks:
@@ -474,17 +532,19 @@ def _split_top_level(toks: list[Token]) -> list[list[Token]]:
             depth -= 1
         elif text == ">>":
             depth -= 2
-        elif text == "," and depth == 0:
+        elif text == separator and depth == 0:
             parts.append([])
             continue
         parts[-1].append(t)
     return parts
 
 
-def _statement_end(toks: list[Token], i: int) -> int:
-    """The index of the `;` ending the statement that goes on at `i` (brackets skipped)."""
+def _statement_end(toks: list[Token], i: int, limit: int) -> int:
+    """The index of the `;` ending the statement that goes on at `i` (brackets skipped), or
+    where it stops: at most `limit` tokens on."""
     depth = 0
-    for j in range(i, len(toks)):
+    end = min(len(toks), i + limit)
+    for j in range(i, end):
         text = toks[j][TEXT]
         if text in ("(", "[", "{"):
             depth += 1
@@ -494,11 +554,7 @@ def _statement_end(toks: list[Token], i: int) -> int:
                 return j
         elif text == ";" and depth == 0:
             return j
-    return len(toks)
-
-
-def _index_of(toks: list[Token], tok: Token) -> int:
-    return next(k for k, t in enumerate(toks) if t is tok)
+    return end
 
 
 def _text(toks: list[Token]) -> str:
