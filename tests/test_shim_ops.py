@@ -101,8 +101,9 @@ PLAIN = 'REGISTER_OP("Plain").Output("y: float");\n'
      "no definition of ElsewhereOp::Outputs() was found"),
     ("a name nothing defines", _shim_op("Unknown", attrs="{kMissing}"),
      "in UnknownOp::Attrs(): cannot resolve 'kMissing' in Attr()"),
-    ("a kernel class that is not a shim kernel", "class NotAShim : public tensorflow::OpKernel {};\n"
-     "REGISTER_TF_OP_SHIM(NotAShim);\n", "'NotAShim' is not a tflite::shim::TfOpKernel"),
+    ("a kernel class that is not a shim kernel",
+     ("class NotAShim : public tensorflow::OpKernel {};\n" "REGISTER_TF_OP_SHIM(NotAShim);\n"),
+     "'NotAShim' is not a tflite::shim::TfOpKernel"),
     ("a template-dependent spec", _shim_op("Dependent", attrs="{absl::StrCat(\"T: \", TypeName<float>())}"),
      "'TypeName < float > ( )' in DependentOp::Attrs() is not a string opgen can evaluate"),
 ])
