@@ -173,3 +173,24 @@ def test_a_chain_through_an_undefined_macro_stays_one_error(tmp_path, monkeypatc
     assert e.value.warnings == []
     [error] = e.value.errors
     assert error.format().startswith("a.cc:1:1: error: 'REGISTER_MY_OP(...).Output(...)' looks like an op registration")
+
+
+def test_kernels_name_their_shim_op_through_the_kernel_class():
+    """`REGISTER_KERNEL_BUILDER(Name(Kernel::OpName())...)`, as tensorflow-text registers its kernels."""
+    warnings: list[str] = []
+    result = gather([str(SHIM_TEXT)], strict_kernels=True, warn=warnings.append)
+    assert warnings == []
+    assert result.kernels is not None
+    assert [(k.kernel_def.op, k.kernel_def.device_type, [c.name for c in k.kernel_def.constraint])
+            for k in result.kernels] == [("ShimText>ByteSplitWithOffsets", "CPU", []),
+                                         ("ShimText>RoundRobinTrim", "CPU", ["T", "Tsplits"])]
+
+
+def test_a_kernel_naming_an_unreadable_shim_class_is_a_located_kernel_warning(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    err, names = _gathered(tmp_path, PLAIN + "REGISTER_KERNEL_BUILDER(Name(MissingKernel::OpName())"
+                           ".Device(DEVICE_CPU), MissingKernel);\n")
+    assert names == ["Plain"]
+    assert err.startswith("a.cc:2:30: warning: cannot read the op 'MissingKernel :: OpName ( )' names: 'MissingKernel' "
+                          "is not a tflite::shim::TfOpKernel"), err
+    assert err.endswith("(kernel registration skipped)")

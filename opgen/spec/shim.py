@@ -96,6 +96,31 @@ def extract_shim_registrations(tokens: list[Token], helpers: Mapping[str, str]
     return regs, warnings
 
 
+class ShimOpNames:
+    """The op of a kernel registration's `Name(Kernel::OpName())`, `Kernel` a shim kernel class
+    (tensorflow-text registers its shim ops' kernels so): what `TfOpKernel::OpName()` returns."""
+
+    def __init__(self, tokens: list[Token], reader: ChainReader):
+        self._tokens = tokens
+        self._reader = reader
+        self._shims: _ShimReader | None = None  # built at the first `Kernel::OpName()`
+
+    def op_name(self, toks: list[Token]) -> str | None:
+        """The op name when `toks` is `Kernel::OpName()`, None when it is not of that shape;
+        a located error when `Kernel` is not a shim kernel opgen can read."""
+        if len(toks) < 5 or [t[TEXT] for t in toks[-4:]] != ["::", "OpName", "(", ")"]:
+            return None
+        if self._shims is None:
+            self._shims = _ShimReader(self._tokens, self._reader)
+        try:
+            return self._shims.shim_class(toks[:-4])[0].op_name
+        except _Unreadable as e:
+            message = f"cannot read the op '{_text(toks)}' names: {e.reason}"
+            if e.undefined is not None:
+                raise UndefinedNameError(toks[0], e.undefined, message) from None
+            raise OpgenError(message, token_location(toks[0])) from None
+
+
 def unread_registration_macros(tokens: list[Token]) -> list[OpgenError]:
     """Calls at file scope of an undefined macro named like an op registration
     (`REGISTER_MY_OP(...)`, `REGISTER_RESOURCE_HANDLE_OP(T)`), each macro once: opgen cannot
@@ -149,7 +174,7 @@ class _ShimReader:
         for i, t in enumerate(tokens):
             if t[KIND] == "id":
                 self.occurrences.setdefault(t[TEXT], []).append(i)
-        self._impls: dict[str, int | _Unreadable] = {}  # kernel type name -> its shim class's name index
+        self._impls: dict[str, str | _Unreadable] = {}  # kernel type name -> its shim class's name
         self._classes: dict[str, _ShimClass | _Unreadable] = {}
 
     def read(self, site: int) -> Registration:
@@ -158,50 +183,56 @@ class _ShimReader:
         args, _ = self._paren_args(site + 1)
         if len(args) != 1:
             raise _Unreadable(macro_tok, f"{SHIM_MACRO} takes one kernel class, got {len(args)} arguments")
-        kernel = _type_name(args[0])
-        if kernel is None:
-            raise _Unreadable(args[0][0], f"'{_text(args[0])}' is not a class name")
-        found = self._impls.get(kernel[TEXT])
-        if found is None:
-            try:
-                found = self._shim_impl(_index_in(args[0], kernel, site + 2), 0)
-            except _Unreadable as e:
-                found = e
-            self._impls[kernel[TEXT]] = found
-        if isinstance(found, _Unreadable):
-            raise found
-        impl = toks[found][TEXT]
-        shim = self._classes.get(impl)
-        if shim is None:
-            try:
-                shim = self._read_class(found)
-            except _Unreadable as e:
-                shim = e
-            self._classes[impl] = shim
-        if isinstance(shim, _Unreadable):
-            raise shim
+        shim, kernel = self.shim_class(args[0])
         calls = [*shim.calls,
                  BuilderCall("SetShapeFn", (CallArg("expr", f"{kernel[TEXT]}::ShapeInference", token_location(kernel)),),
                              token_location(kernel)),
                  shim.doc]
         return Registration(shim.op_name, token_location(macro_tok), tuple(calls))
 
+    def shim_class(self, kernel_type: list[Token]) -> tuple[_ShimClass, Token]:
+        """The shim class of the kernel type `kernel_type` (tokens), and the type's name token."""
+        kernel = _type_name(kernel_type)
+        if kernel is None:
+            raise _Unreadable(kernel_type[0], f"'{_text(kernel_type)}' is not a class name")
+        impl = self._impls.get(kernel[TEXT])
+        if impl is None:
+            try:
+                impl = self._shim_impl(kernel_type, 0)[TEXT]
+            except _Unreadable as e:
+                impl = e
+            self._impls[kernel[TEXT]] = impl
+        if isinstance(impl, _Unreadable):
+            raise impl
+        shim = self._classes.get(impl)
+        if shim is None:
+            try:
+                shim = self._read_class(impl)
+            except _Unreadable as e:
+                shim = e
+            self._classes[impl] = shim
+        if isinstance(shim, _Unreadable):
+            raise shim
+        return shim, kernel
+
     # ------------------------------------------------------------- classes
 
-    def _shim_impl(self, at: int, hops: int) -> int:
-        """The index of the implementation class's name (`Impl` of `TfOpKernel<Impl, ...>`)
-        for the kernel type named at index `at`: through aliases and base classes."""
-        toks = self.tokens
+    def _shim_impl(self, type_toks: list[Token], hops: int) -> Token:
+        """The name token of the implementation class (`Impl` of `TfOpKernel<Impl, ...>`) of
+        the kernel type `type_toks`: through aliases and base classes."""
+        name_tok = _type_name(type_toks)
+        if name_tok is None:
+            raise _Unreadable(type_toks[0], f"'{_text(type_toks)}' is not a class name")
         if hops > _MAX_TYPE_HOPS:
-            raise _Unreadable(toks[at], f"more than {_MAX_TYPE_HOPS} aliases and base classes lead from the kernel "
+            raise _Unreadable(name_tok, f"more than {_MAX_TYPE_HOPS} aliases and base classes lead from the kernel "
                               "class")
-        name = toks[at][TEXT]
+        name = name_tok[TEXT]
         if name == "TfOpKernel":
-            args = self._template_args(at)
+            args = _template_args(type_toks)
             impl = _type_name(args[0]) if args else None
             if impl is None:
-                raise _Unreadable(toks[at], "TfOpKernel's first template argument is not a class name")
-            return _index_in(args[0], impl, at + 2)
+                raise _Unreadable(name_tok, "TfOpKernel's first template argument is not a class name")
+            return impl
         target = self._alias_target(name)
         if target is not None:
             return self._shim_impl(target, hops + 1)
@@ -210,23 +241,20 @@ class _ShimReader:
                 return self._shim_impl(base, hops + 1)
             except _Unreadable:
                 continue
-        raise _Unreadable(toks[at], f"'{name}' is not a tflite::shim::TfOpKernel (no alias of one, nor a class "
+        raise _Unreadable(name_tok, f"'{name}' is not a tflite::shim::TfOpKernel (no alias of one, nor a class "
                           "deriving from one, is defined)", name)
 
-    def _alias_target(self, name: str) -> int | None:
-        """The index of the name of the type `using name = T;` or `typedef T name;` names."""
+    def _alias_target(self, name: str) -> list[Token] | None:
+        """The type (its tokens) that `using name = T;` or `typedef T name;` names."""
         toks = self.tokens
         for i in self.occurrences.get(name, ()):
             if 0 < i < len(toks) - 2 and toks[i - 1][TEXT] == "using" and toks[i + 1][TEXT] == "=":
-                end = _statement_end(toks, i + 2, _MAX_HEAD_TOKENS)
-                target = _type_name(toks[i + 2 : end])
-                return None if target is None else _index_in(toks[i + 2 : end], target, i + 2)
+                return toks[i + 2 : _statement_end(toks, i + 2, _MAX_HEAD_TOKENS)] or None
             if i + 1 < len(toks) and toks[i + 1][TEXT] == ";":
                 begin = next((k for k in range(i - 1, max(-1, i - _MAX_HEAD_TOKENS), -1)
                               if toks[k][TEXT] in ("typedef", ";", "{", "}")), None)
                 if begin is not None and toks[begin][TEXT] == "typedef":
-                    target = _type_name(toks[begin + 1 : i])
-                    return None if target is None else _index_in(toks[begin + 1 : i], target, begin + 1)
+                    return toks[begin + 1 : i] or None
         return None
 
     def _class_head(self, name: str) -> tuple[int, int] | None:
@@ -243,8 +271,8 @@ class _ShimReader:
                     break
         return None
 
-    def _base_classes(self, name: str) -> list[int]:
-        """The indices of the names of class `name`'s base classes."""
+    def _base_classes(self, name: str) -> list[list[Token]]:
+        """The types (their tokens) of class `name`'s base classes."""
         head = self._class_head(name)
         if head is None:
             return []
@@ -254,30 +282,19 @@ class _ShimReader:
             k += 1
         if k >= brace or self.tokens[k][TEXT] != ":":
             return []
-        bases = []
-        for part in _split_top_level(self.tokens[k + 1 : brace]):
-            part = [t for t in part if t[TEXT] not in ("public", "protected", "private", "virtual")]
-            base = _type_name(part)
-            if base is not None:
-                bases.append(_index_in(self.tokens[k + 1 : brace], base, k + 1))
-        return bases
+        return [[t for t in part if t[TEXT] not in ("public", "protected", "private", "virtual")]
+                for part in _split_top_level(self.tokens[k + 1 : brace]) if part]
 
-    def _template_args(self, at: int) -> list[list[Token]]:
-        """The template arguments after the name at index `at` (`X<a, b>`), split at top level."""
+    def _read_class(self, impl: str) -> _ShimClass:
+        """The op calls of the shim class `impl`: its members as CreateOpDefBuilderWrapper reads them."""
         toks = self.tokens
-        close = _angle_close(toks, at + 1)
-        return [] if close is None else _split_top_level(toks[at + 2 : close])
-
-    def _read_class(self, name_at: int) -> _ShimClass:
-        """The op calls of the shim class whose name is at `name_at`: its members as
-        CreateOpDefBuilderWrapper reads them."""
-        toks = self.tokens
-        impl_tok = toks[name_at]
-        impl = impl_tok[TEXT]
         head = self._class_head(impl)
         close = _matching(toks, head[1]) if head is not None else None
         if head is None or close is None:
-            raise _Unreadable(impl_tok, f"the definition of the shim class '{impl}' was not found", impl)
+            # located at the first mention of the class
+            raise _Unreadable(toks[self.occurrences[impl][0]], f"the definition of the shim class '{impl}' was not "
+                              "found", impl)
+        impl_tok = toks[head[0]]
         members = _ShimMembers(self, impl, (head[1], close))
         op_name_expr = members.function("OpName", required=False)
         if op_name_expr is not None:
@@ -500,9 +517,11 @@ def _angle_close(toks: list[Token], i: int) -> int | None:
     return None
 
 
-def _index_in(part: list[Token], tok: Token, first: int) -> int:
-    """The index in the whole token list of `tok`, an element of `part`, which starts at `first`."""
-    return first + next(k for k, t in enumerate(part) if t is tok)
+def _template_args(type_toks: list[Token]) -> list[list[Token]]:
+    """The template arguments of the type `X<a, b>` (its tokens), split at top level."""
+    start = next((k for k, t in enumerate(type_toks) if t[TEXT] == "<"), None)
+    close = _angle_close(type_toks, start) if start is not None else None
+    return [] if start is None or close is None else _split_top_level(type_toks[start + 1 : close])
 
 
 def _matching(toks: list[Token], i: int) -> int | None:
@@ -561,4 +580,4 @@ def _text(toks: list[Token]) -> str:
     return " ".join(t[TEXT] for t in toks)
 
 
-__all__ = ["SHIM_MACRO", "extract_shim_registrations", "unread_registration_macros"]
+__all__ = ["SHIM_MACRO", "ShimOpNames", "extract_shim_registrations", "unread_registration_macros"]
