@@ -194,3 +194,26 @@ def test_a_kernel_naming_an_unreadable_shim_class_is_a_located_kernel_warning(tm
     assert err.startswith("a.cc:2:30: warning: cannot read the op 'MissingKernel :: OpName ( )' names: 'MissingKernel' "
                           "is not a tflite::shim::TfOpKernel"), err
     assert err.endswith("(kernel registration skipped)")
+
+
+def test_hostile_shim_registrations_are_warnings_in_linear_time(tmp_path, monkeypatch):
+    """Cycles, a base-class tree of 3^16 paths, and malformed arguments: each a warning; every
+    class is looked at once (the tree would never end otherwise)."""
+    tree = "".join(f"class C{i} : public C{i + 1}, public C{i + 1}, C{i + 1} {{}};\n" for i in range(16))
+    text = (tree + "class C16 {};\nusing Self = Self;\nclass A : public B {};\nclass B : public A {};\n"
+            "REGISTER_TF_OP_SHIM(C0);\nREGISTER_TF_OP_SHIM(Self);\nREGISTER_TF_OP_SHIM(A);\n"
+            "REGISTER_TF_OP_SHIM();\nREGISTER_TF_OP_SHIM(1);\nREGISTER_TF_OP_SHIM(TfOpKernel<>);\n" + PLAIN)
+    monkeypatch.chdir(tmp_path)
+    err, names = _gathered(tmp_path, text)
+    assert names == ["Plain"]
+    reasons = [line.split("registers here: ", 1)[1] for line in err.splitlines() if "warning:" in line]
+    assert reasons == [
+        "'C0' is not a tflite::shim::TfOpKernel (no alias of one, nor a class deriving from one, is defined); "
+        "the op is skipped",
+        "'Self' leads back to itself; the op is skipped",
+        "'A' is not a tflite::shim::TfOpKernel (no alias of one, nor a class deriving from one, is defined); "
+        "the op is skipped",
+        "REGISTER_TF_OP_SHIM takes one kernel class, got 0 arguments; the op is skipped",
+        "'1' is not a class name; the op is skipped",
+        "TfOpKernel's first template argument is not a class name; the op is skipped",
+    ]

@@ -198,7 +198,7 @@ class _ShimReader:
         impl = self._impls.get(kernel[TEXT])
         if impl is None:
             try:
-                impl = self._shim_impl(kernel_type, 0)[TEXT]
+                impl = self._shim_impl(kernel_type, 0, set())[TEXT]
             except _Unreadable as e:
                 impl = e
             self._impls[kernel[TEXT]] = impl
@@ -217,9 +217,10 @@ class _ShimReader:
 
     # ------------------------------------------------------------- classes
 
-    def _shim_impl(self, type_toks: list[Token], hops: int) -> Token:
+    def _shim_impl(self, type_toks: list[Token], hops: int, tried: set[str]) -> Token:
         """The name token of the implementation class (`Impl` of `TfOpKernel<Impl, ...>`) of
-        the kernel type `type_toks`: through aliases and base classes."""
+        the kernel type `type_toks`: through aliases and base classes (each name once: the
+        `tried` ones led nowhere)."""
         name_tok = _type_name(type_toks)
         if name_tok is None:
             raise _Unreadable(type_toks[0], f"'{_text(type_toks)}' is not a class name")
@@ -227,6 +228,9 @@ class _ShimReader:
             raise _Unreadable(name_tok, f"more than {_MAX_TYPE_HOPS} aliases and base classes lead from the kernel "
                               "class")
         name = name_tok[TEXT]
+        if name in tried:
+            raise _Unreadable(name_tok, f"'{name}' leads back to itself")
+        tried.add(name)
         if name == "TfOpKernel":
             args = _template_args(type_toks)
             impl = _type_name(args[0]) if args else None
@@ -235,10 +239,10 @@ class _ShimReader:
             return impl
         target = self._alias_target(name)
         if target is not None:
-            return self._shim_impl(target, hops + 1)
+            return self._shim_impl(target, hops + 1, tried)
         for base in self._base_classes(name):
             try:
-                return self._shim_impl(base, hops + 1)
+                return self._shim_impl(base, hops + 1, tried)
             except _Unreadable:
                 continue
         raise _Unreadable(name_tok, f"'{name}' is not a tflite::shim::TfOpKernel (no alias of one, nor a class "
