@@ -61,6 +61,11 @@ class _Unreadable(Exception):
         self.reason = reason
         self.undefined = undefined  # a name nothing defines (a missing header may)
 
+    def where(self, site: Token) -> str:
+        """The reason, with where it stands when that is not on the line of `site` (the macro)."""
+        at, here = token_location(self.at), token_location(site)
+        return self.reason if (at.path, at.line) == (here.path, here.line) else f"{self.reason} ({at})"
+
 
 def extract_shim_registrations(tokens: list[Token], helpers: Mapping[str, str]
                                ) -> tuple[list[Registration], list[OpgenError]]:
@@ -85,7 +90,7 @@ def extract_shim_registrations(tokens: list[Token], helpers: Mapping[str, str]
         try:
             regs.append(shims.read(i))
         except _Unreadable as e:
-            message = f"cannot read the op {SHIM_MACRO} registers here: {e.reason}; the op is skipped"
+            message = f"cannot read the op {SHIM_MACRO} registers here: {e.where(tokens[i])}; the op is skipped"
             if e.undefined is not None:
                 warnings.append(UndefinedNameError(tokens[i], e.undefined, message))
             else:
@@ -115,7 +120,7 @@ class ShimOpNames:
         try:
             return self._shims.shim_class(toks[:-4])[0].op_name
         except _Unreadable as e:
-            message = f"cannot read the op '{_text(toks)}' names: {e.reason}"
+            message = f"cannot read the op '{_text(toks)}' names: {e.where(toks[0])}"
             if e.undefined is not None:
                 raise UndefinedNameError(toks[0], e.undefined, message) from None
             raise OpgenError(message, token_location(toks[0])) from None
