@@ -21,7 +21,11 @@ MAX_FILE_BYTES = 64 << 20
 # thousand tokens per macro; billion-laughs nests stop here in well under a second.
 MAX_MACRO_EXPANSION_TOKENS = 1 << 18
 MAX_MACRO_NESTING = 200
-# `#if` expressions: nesting of parentheses and unary operators; values are C's intmax_t /
+# Files `#include` reads into one translation unit (a header included again counts again,
+# guarded or not). Op libraries read tens to hundreds; headers without guards that include
+# the next one twice double with each level and would never end.
+MAX_INCLUDES = 10_000
+# `#if` expressions: nesting of parentheses, unary operators and `?:`; values are C's intmax_t /
 # uintmax_t (64 bits): anything outside [-2**63, 2**64) is an overflow error, as are shift
 # counts outside [0, 64).
 MAX_IF_NESTING = 256
@@ -122,6 +126,7 @@ __all__ = [
     "IF_MIN",
     "MAX_FILE_BYTES",
     "MAX_IF_NESTING",
+    "MAX_INCLUDES",
     "MAX_JSON_NESTING",
     "MAX_MACRO_EXPANSION_TOKENS",
     "MAX_MACRO_NESTING",

@@ -7,6 +7,7 @@ StrictUndefined, so a template typo is an error, never an empty string.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import contextlib
 import hashlib
@@ -56,6 +57,9 @@ class Bracketed:
     is_def: bool = False  # a `def`: a lone parameter split onto its own line gets a comma too
     separator: str = ", "  # " " between a comprehension's element and its `for` clause
     explode: bool = True  # False for a subscript: never laid out one item per line here
+    # A list or tuple display: once split, black puts each of several items on its own line
+    # even when they would fit on one (`linegen._should_split_line`).
+    collection: bool = False
 
     def __str__(self) -> str:
         return self.prefix + self.separator.join(map(str, self.items)) + self.suffix
@@ -65,7 +69,8 @@ def layout(node: Bracketed | str, indent: str, trailer: str = "") -> str:
     """`node` + `trailer` laid out as black lays out a bracketed expression of atoms.
 
     One line when it fits; else the items on one indented line (a single item always,
-    split further if it is bracketed); else one item per line with a magic trailing comma.
+    split further if it is bracketed; never several items of a collection); else one item
+    per line with a magic trailing comma.
     `indent` is the line's indentation (the first line's is supplied by the caller). Lines
     black would lay out otherwise are too long, and `residual_lines` sends them to the formatter.
     """
@@ -77,7 +82,7 @@ def layout(node: Bracketed | str, indent: str, trailer: str = "") -> str:
         body = layout(node.items[0], inner, "," if node.is_def else "")
     else:
         body = node.separator.join(map(str, node.items))
-        if not node.items or len(inner) + len(body) > LINE_LENGTH:
+        if not node.items or len(inner) + len(body) > LINE_LENGTH or node.collection:
             if not node.explode:
                 return flat  # too long: left to the formatter (`residual_lines`)
             comma = "," if node.separator == ", " else ""
@@ -194,10 +199,33 @@ def _tensor_call(default: str) -> tuple[str, ...] | None:
     return (text, attr) if attr[1:-1].isidentifier() and literals.py_str(attr[1:-1]) == attr else None
 
 
+def _display(prefix: str, default: str) -> Bracketed | str:
+    """`prefix` + a default value as a `layout` item: a list display (and the lists and tuples
+    in it) split at its elements as black splits it; anything else, or a value that fits on
+    any line it can stand on, one atom. Laid out here rather than by black, which takes
+    quadratic time over one collection (minutes for a `list(int)` default of 100k values)."""
+    flat = prefix + default
+    if not default.startswith("[") or len(flat) + 8 <= LINE_LENGTH or not default.isascii():
+        return flat  # (col_offset counts UTF-8 bytes; non-ASCII code goes to the formatter anyway)
+    node = ast.parse(default, mode="eval").body
+
+    def item(node: ast.expr, prefix: str = "") -> Bracketed | str:
+        text = default[node.col_offset : node.end_col_offset]
+        if isinstance(node, ast.List) and node.elts:
+            return Bracketed(prefix + "[", tuple(item(e) for e in node.elts), "]", collection=True)
+        if isinstance(node, ast.Tuple) and len(node.elts) > 1 and text.startswith("("):
+            return Bracketed(prefix + "(", tuple(item(e) for e in node.elts), ")", collection=True)
+        return prefix + text
+
+    return item(node, prefix) if isinstance(node, ast.List) else flat
+
+
 def assign_default(name: str, default: str, indent: str) -> str:
-    """`name = default`, a tensor default's call laid out like black."""
+    """`name = default`, a tensor default's call or a list laid out like black."""
     args = _tensor_call(default)
-    return f"{name} = {default}" if args is None else assign_call(name, _MAKE_TENSOR, list(args), indent)
+    if args is not None:
+        return assign_call(name, _MAKE_TENSOR, list(args), indent)
+    return layout(_display(f"{name} = ", default), indent)
 
 
 def signature_params(f: FunctionApi) -> list[Bracketed | str]:
@@ -207,8 +235,10 @@ def signature_params(f: FunctionApi) -> list[Bracketed | str]:
             parts.append(_annotated_param(p.name, p.annotation, f" = {p.default}" if p.default is not None else ""))
         elif p.default is not None and (args := _tensor_call(p.default)) is not None:
             parts.append(Bracketed(f"{p.name}={_MAKE_TENSOR}", args, ")"))
+        elif p.default is not None:
+            parts.append(_display(f"{p.name}=", p.default))
         else:
-            parts.append(p.name + (f"={p.default}" if p.default is not None else ""))
+            parts.append(p.name)
     parts.append("name=None")
     return parts
 

@@ -47,6 +47,7 @@ from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
 from opgen.spec.preprocessor import MissingInclude, Preprocessor
 from opgen.spec.register_types import tf_call_defines
 from opgen.spec.shape_fn_names import unknown_shape_fn_warning
+from opgen.spec.shim import extract_shim_registrations, unread_registration_macros
 
 TRANSLATION_UNIT_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".cu")
 _GLOB_CHARS = set("*?[")
@@ -146,6 +147,8 @@ class ScannedFile:
     errors: list[OpgenError]
     kernels: list[KernelRegistration]
     kernel_errors: list[OpgenError]  # each skips one kernel registration
+    # Registrations opgen cannot read (a shim op, an unknown registration macro): warnings.
+    unread: list[OpgenError]
 
 
 def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> ScannedFile:
@@ -156,9 +159,11 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
     try:
         tokens = pp.run(path)
     except OpgenError as e:
-        return ScannedFile([], e.errors if isinstance(e, OpgenErrors) else [e], [], [])
+        return ScannedFile([], e.errors if isinstance(e, OpgenErrors) else [e], [], [], [])
     kernels, kernel_errors = extract_kernels(tokens, helpers)
     regs, errors = extract_registrations(tokens, helpers)
+    shim_regs, unread = extract_shim_registrations(tokens, helpers)
+    regs += shim_regs
     if not errors:  # chain errors say more about a bracket in a chain than this would
         unbalanced = check_brackets(tokens)
         if unbalanced is not None:
@@ -166,16 +171,24 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
     # A registration through a macro nothing defines registers nothing: an error whether an
     # include is missing (its likely cause) or not.
     missing = [*pp.missing_includes, *pp.missing_project_includes]
+    undefined = undefined_registration_macros(tokens)
     if missing:
-        errors += undefined_registration_macros(tokens)
         kernel_errors += undefined_kernel_macros(tokens)
-        errors, kernel_errors = ([_blame_missing_includes(e.message, e.location, e.name, missing)
-                                  if isinstance(e, UndefinedNameError) else e for e in errs]
-                                 for errs in (errors, kernel_errors))
+    # Any other registration-like macro is a warning (one reported above stays an error).
+    reported = {e.name for e in [*undefined, *kernel_errors] if isinstance(e, UndefinedNameError)}
+    unread += [e for e in unread_registration_macros(tokens) if e.name not in reported]
+    if missing:
+        errors, kernel_errors, unread = ([_blame_missing_includes(e.message, e.location, e.name, missing)
+                                          if isinstance(e, UndefinedNameError) else e for e in errs]
+                                         for errs in ([*errors, *undefined], kernel_errors, unread))
     else:
-        errors += [OpgenError(e.message, e.location, hint=f"define '{e.name}', or include the header that defines it")
-                   for e in undefined_registration_macros(tokens)]
-    return ScannedFile(regs, errors, kernels, kernel_errors)
+        errors += [_define_hint(e) for e in undefined]
+        unread = [_define_hint(e) if isinstance(e, UndefinedNameError) else e for e in unread]
+    return ScannedFile(regs, errors, kernels, kernel_errors, unread)
+
+
+def _define_hint(e: UndefinedNameError) -> OpgenError:
+    return OpgenError(e.message, e.location, hint=f"define '{e.name}', or include the header that defines it")
 
 
 def _blame_missing_includes(message: str, location: Location | None, name: str,
@@ -324,12 +337,14 @@ def _gather(
     kernel_errors: list[OpgenError] = []
     condition_warnings: list[OpgenError] = []  # #if names read as 0 that a missing include may define
     shape_fn_warnings: list[str | None] = []  # a SetShapeFn name that looks like a typo
+    unread: list[OpgenError] = []  # registrations opgen cannot read (skipped)
     for path in files.cpp:
         scanned = scan_cpp_file(path, pp, table)
         regs, file_errors = scanned.ops, scanned.errors
         # selective registration drops a kernel with its op (op_kernel.h: SHOULD_REGISTER_OP(op_name))
         kernels += [k for k in scanned.kernels if allowed is None or k.system or k.kernel_def.op in allowed]
         kernel_errors += scanned.kernel_errors
+        unread += scanned.unread
         inputs.update(pp.files_read)
         for u in pp.undefined_in_conditions:
             error = _blame_missing_includes(f"'{u.name}' is not defined and reads as 0 in #if", u.location, u.name,
@@ -375,6 +390,7 @@ def _gather(
         f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
         for target, sites in missing.items()]
     warnings += _as_warnings(condition_warnings)
+    warnings += _as_warnings(unread)
     warnings += dict.fromkeys(w for w in shape_fn_warnings if w)  # a header's op once
     if strict_kernels:
         errors += kernel_errors

@@ -37,6 +37,7 @@ from opgen.spec.register_types import (
     datatype_of_cpp_type,
     datatype_of_enum_name,
 )
+from opgen.spec.shim import ShimOpNames
 
 KERNEL_MACROS = ("REGISTER_KERNEL_BUILDER", "REGISTER_SYSTEM_KERNEL_BUILDER")
 # How projects name their REGISTER_KERNEL_BUILDER wrappers (REGISTER_CPU, REGISTER_KERNELS,
@@ -62,6 +63,7 @@ def extract_kernels(tokens: list[Token], helpers: Mapping[str, str]) -> tuple[li
     """Every REGISTER_KERNEL_BUILDER of a preprocessed translation unit, in source order,
     and the errors of those that could not be evaluated."""
     reader = ChainReader(tokens, helpers)
+    shim_names = ShimOpNames(tokens, reader)
     regs: list[KernelRegistration] = []
     errors: list[OpgenError] = []
     resume = 0
@@ -74,7 +76,7 @@ def extract_kernels(tokens: list[Token], helpers: Mapping[str, str]) -> tuple[li
         elif start >= resume and start + 1 < len(tokens) and tokens[start + 1][TEXT] == "(":
             try:
                 args, resume = reader.paren_args(start + 1, text)
-                regs.append(_KernelChain(reader, tokens[start], args).build())
+                regs.append(_KernelChain(reader, tokens[start], args, shim_names).build())
             except OpgenError as e:
                 errors.append(e)
     return regs, errors
@@ -107,8 +109,9 @@ def undefined_kernel_macros(tokens: list[Token]) -> list[OpgenError]:
 class _KernelChain:
     """`Name("Op").Method(...)...` (the first macro argument) evaluated into a KernelDef."""
 
-    def __init__(self, reader: ChainReader, macro_tok: Token, args: list[list[Token]]):
+    def __init__(self, reader: ChainReader, macro_tok: Token, args: list[list[Token]], shim_names: ShimOpNames):
         self.reader = reader
+        self.shim_names = shim_names
         self.macro_tok = macro_tok
         self.macro = macro_tok[TEXT]
         if len(args) < 2:
@@ -128,7 +131,8 @@ class _KernelChain:
             raise token_error(toks[min(i, len(toks) - 1)], f"{self.macro}'s first argument must be a "
                               "Name(\"Op\")... builder chain")
         args, i = self._args(i + 1, "Name")
-        self.kernel.op = self._string_arg(args, 0, "Name", 1)
+        shim_op = self.shim_names.op_name(args[0]) if len(args) == 1 else None  # `Name(Kernel::OpName())`
+        self.kernel.op = shim_op if shim_op is not None else self._string_arg(args, 0, "Name", 1)
         label_set = False
         while i < len(toks):
             if toks[i][TEXT] != "." or i + 1 >= len(toks) or toks[i + 1][KIND] != "id":

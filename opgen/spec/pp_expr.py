@@ -4,7 +4,7 @@ climbing over C's binary operators, unary `- + ! ~`, `?:`, parentheses, integer 
 character literals; division truncates toward zero. Values are exact but must stay
 within 64 bits ([-2**63, 2**64), `opgen.limits`), like C's intmax_t/uintmax_t: anything
 beyond, and shift counts outside [0, 64), are located errors (no wrap-around or unsigned
-promotion); parentheses and unary operators nest at most MAX_IF_NESTING deep."""
+promotion); parentheses, unary operators and `?:` nest at most MAX_IF_NESTING deep."""
 
 from __future__ import annotations
 
@@ -60,12 +60,17 @@ class _IfExpr:
         while True:
             op = self._peek()
             if op == "?" and min_prec == 0:
-                self.i += 1
-                then = self._expr(0)
-                if self._peek() != ":":
-                    raise token_error(self._tok(), "'?' without following ':' in #if expression")
-                self.i += 1
-                other = self._expr(0)
+                # Both branches recurse: `a ? b ? ... : c` and `a ? b : c ? ...` nest.
+                self._enter(self.toks[self.i])
+                try:
+                    self.i += 1
+                    then = self._expr(0)
+                    if self._peek() != ":":
+                        raise token_error(self._tok(), "'?' without following ':' in #if expression")
+                    self.i += 1
+                    other = self._expr(0)
+                finally:
+                    self.depth -= 1
                 left = then if left else other
                 continue
             prec = self._BINARY.get(op or "")
@@ -75,6 +80,14 @@ class _IfExpr:
             self.i += 1
             right = self._expr(prec + 1)
             left = self._apply(op or "", left, right, op_tok)
+
+    def _enter(self, t: Token) -> None:
+        """One more level of parentheses, unary operators or `?:` at `t`, within MAX_IF_NESTING."""
+        self.depth += 1
+        if self.depth > MAX_IF_NESTING:
+            self.depth -= 1
+            raise token_error(t, f"#{self.where[TEXT]} expression nests more than {MAX_IF_NESTING} deep "
+                              "(opgen's limit)")
 
     def _tok(self) -> Token:
         return self.toks[self.i] if self.i < len(self.toks) else self.where
@@ -103,10 +116,7 @@ class _IfExpr:
         self.i += 1
         text = t[TEXT]
         if text in ("-", "+", "!", "~", "("):
-            self.depth += 1
-            if self.depth > MAX_IF_NESTING:
-                raise token_error(t, f"#{self.where[TEXT]} expression nests more than {MAX_IF_NESTING} deep "
-                                  "(opgen's limit)")
+            self._enter(t)
             try:
                 if text == "(":
                     v = self._expr(0)

@@ -20,7 +20,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from opgen.errors import Location, OpgenError, OpgenErrors
-from opgen.limits import MAX_MACRO_EXPANSION_TOKENS, MAX_MACRO_NESTING, decode_utf8, read_input_bytes
+from opgen.limits import (
+    MAX_INCLUDES,
+    MAX_MACRO_EXPANSION_TOKENS,
+    MAX_MACRO_NESTING,
+    decode_utf8,
+    read_input_bytes,
+)
 from opgen.spec.cpp_lexer import (
     BOL,
     END,
@@ -50,6 +56,8 @@ _NEVER_READ_PREFIXES = (
     "tensorflow/core/framework/", "tensorflow/core/platform/", "tensorflow/core/lib/",
     "tensorflow/core/util/", "tensorflow/core/public/", "tsl/", "xla/", "absl/", "third_party/",
     "Eigen/", "unsupported/", "google/protobuf/", "external/",
+    # TF Lite's shim: opgen reads REGISTER_TF_OP_SHIM itself (opgen/spec/shim.py).
+    "tensorflow/lite/kernels/shim/",
 )
 _EXTERNAL_INCLUDE_PREFIXES = ("tensorflow/", *_NEVER_READ_PREFIXES)
 # Directories of the C library's, the kernel's and the compiler's own headers: a `<...>`
@@ -175,6 +183,8 @@ class Preprocessor:
         self._search_dirs: dict[tuple[str, bool], list[str]] = {}  # (including file's directory, <...>) -> search path
         self._nesting = 0
         self._expansion_budget = MAX_MACRO_EXPANSION_TOKENS
+        self._includes = 0  # #include expansions of this translation unit (MAX_INCLUDES)
+        self._include_chain: list[Token] = []  # the `#include`s of the files being read, outermost first
 
     def run(self, path: str) -> list[Token]:
         """The active tokens of the translation unit `path`. A bad directive or macro
@@ -182,6 +192,8 @@ class Preprocessor:
         found; they are raised together at the end."""
         self._nesting = 0  # expand_list calls on the Python stack (macro arguments within arguments)
         self._expansion_budget = MAX_MACRO_EXPANSION_TOKENS  # tokens all expansions of this file may produce
+        self._includes = 0
+        self._include_chain = []
         self.macros: dict[str, Macro] = {}
         self._once: set[str] = set()
         self.files_read = []
@@ -498,7 +510,28 @@ class Preprocessor:
             return
         if depth + 1 >= MAX_INCLUDE_DEPTH:
             raise token_error(name_tok, f"#include nested depth {depth + 1} exceeds maximum of {MAX_INCLUDE_DEPTH}")
-        self._file(candidate, self._read(candidate, first), out, depth + 1)
+        self._includes += 1
+        if self._includes > MAX_INCLUDES:
+            if self._includes == MAX_INCLUDES + 1:  # reported once; the unit's other #includes are not read
+                raise self._too_many_includes(name_tok)
+            return
+        self._include_chain.append(name_tok)
+        try:
+            self._file(candidate, self._read(candidate, first), out, depth + 1)
+        finally:
+            self._include_chain.pop()
+
+    def _too_many_includes(self, name_tok: Token) -> OpgenError:
+        """The error at the #include beyond MAX_INCLUDES, naming the chain of includes that led to it."""
+        sites = [str(token_location(t)) for t in [*self._include_chain, name_tok]]
+        if len(sites) > 12:
+            sites[6:-5] = [f"... {len(sites) - 11} more ..."]
+        return OpgenError(
+            f"more than {MAX_INCLUDES} #include expansions in this translation unit (opgen's limit); "
+            f"include chain: {' -> '.join(sites)}",
+            token_location(name_tok),
+            hint="headers without include guards that include each other more than once multiply: add "
+            "`#pragma once` or an #ifndef guard to them")
 
     def search_path(self, including: str, system: bool) -> list[str]:
         """Where `#include "..."` looks, as projects are laid out: the including file's
