@@ -357,11 +357,16 @@ class Preprocessor:
             if name == "else":
                 c.seen_else = True
                 c.active = c.parent_active and not c.taken
+            elif c.parent_active and c.taken:
+                c.active = False
+                # A branch was taken: what decided it decides an #else right after it, not an
+                # #elif (its own condition was never read) nor anything after one.
+                c.undefined = ()
             elif c.parent_active and not c.taken:
                 c.active = self._condition(name[2:] if name != "elif" else "if", name_tok, rest)
                 c.undefined = self._undefined  # of this branch, taken or skipped
             else:
-                c.active = False  # a branch was taken: what decided it decides this one
+                c.active = False
             c.taken = c.taken or c.active
             return c.active
         if name == "endif":
@@ -400,14 +405,20 @@ class Preprocessor:
             return (rest[0][TEXT] in self.macros) == (name in ("ifdef", "def"))
         if not rest:
             raise token_error(name_tok, f"#{name_tok[TEXT]} with no expression")
-        return evaluate_if_expression(self._resolve_defined(rest), name_tok) != 0
+        final, undefined = self._resolve_defined(rest)
+        value = evaluate_if_expression(final, name_tok) != 0
+        if undefined:
+            self._undefined = _deciding(final, undefined, value, name_tok)
+        return value
 
-    def _resolve_defined(self, toks: list[Token]) -> list[Token]:
+    def _resolve_defined(self, toks: list[Token]) -> tuple[list[Token], dict[str, tuple[Token, list[int]]]]:
         """Replace `defined X` / `defined(X)` by 1 or 0, then macro-expand, then turn the
-        remaining identifiers into 0 (`true` into 1) as #if does."""
+        remaining identifiers into 0 (`true` into 1) as #if does. Also: for each undefined
+        project macro (see `_project_undefined`), at its first token, where the result
+        has a 0 that defining it would make 1."""
         resolved: list[Token] = []
         tested: set[str] = set()  # operands of `defined`: `defined(X) && X > 1` reads X as 0 on purpose
-        operands: list[Token] = []
+        operands: dict[int, Token] = {}  # id(the 0 of `defined X`) -> X
         i = 0
         while i < len(toks):
             t = toks[i]
@@ -424,25 +435,31 @@ class Preprocessor:
                     raise token_error(t, "operator \"defined\" requires an identifier")
                 value = "1" if toks[j][TEXT] in self.macros else "0"
                 tested.add(toks[j][TEXT])
-                operands.append(toks[j])
                 if paren:
                     j += 1
                     if j >= len(toks) or toks[j][TEXT] != ")":
                         raise token_error(t, "missing ')' after \"defined\"")
                 resolved.append(("num", value) + t[2:])
+                operands[id(resolved[-1])] = toks[i + 2 if paren else i + 1]
                 i = j + 1
                 continue
             resolved.append(t)
             i += 1
         expanded = self.expand_list(resolved)
-        self._undefined = _project_undefined([*operands, *(t for t in expanded if t[KIND] == "id")], self.macros)
+        named = [(k, operands.get(id(t)) or t) for k, t in enumerate(expanded) if id(t) in operands or t[KIND] == "id"]
+        project = {t[TEXT] for t in _project_undefined([t for _, t in named], self.macros)}
+        undefined: dict[str, tuple[Token, list[int]]] = {}  # name -> (its first token, where it reads as 0)
+        for k, t in named:
+            if t[TEXT] in project:
+                undefined.setdefault(t[TEXT], (t, []))[1].append(k)
         if self.missing_includes:
             missing = tuple(self.missing_includes)
             self.undefined_in_conditions += [
                 UndefinedInCondition(t[TEXT], token_location(t), missing) for t in expanded
                 if t[KIND] == "id" and t[TEXT] not in ("true", "false") and t[TEXT] not in tested
                 and t[TEXT] not in _BUILD_CONFIG_MACROS and not _reserved(t[TEXT])]
-        return [("num", "1" if t[TEXT] == "true" else "0") + t[2:] if t[KIND] == "id" else t for t in expanded]
+        final = [("num", "1" if t[TEXT] == "true" else "0") + t[2:] if t[KIND] == "id" else t for t in expanded]
+        return final, undefined
 
     def _has_include(self, toks: list[Token], i: int) -> tuple[str, int]:
         """`__has_include("x.h")` / `__has_include(<x>)` at `i` -> ("1" or "0", index after).
@@ -838,6 +855,27 @@ def _ancestors_up_to_root(here: str) -> list[str]:
         here = os.path.normpath(os.path.join(here or ".", ".."))
         dirs.append("" if here == "." else here)
     return dirs
+
+
+def _deciding(final: list[Token], undefined: dict[str, tuple[Token, list[int]]], value: bool,
+              where: Token) -> tuple[Token, ...]:
+    """The undefined macros (their first tokens) whose definition as 1 would change the
+    condition's `value`, each alone, or else all of them together; `defined(NOPE)` in
+    `!defined(NOPE)` does not decide that the condition is false."""
+
+    def flips(names: Iterable[str]) -> bool:
+        changed = list(final)
+        for name in names:
+            for k in undefined[name][1]:
+                changed[k] = ("num", "1", *final[k][2:])
+        try:
+            return (evaluate_if_expression(changed, where) != 0) != value
+        except OpgenError:  # `1 / X` when X was 0 before: nothing to learn
+            return False
+
+    alone = [name for name in undefined if flips([name])]
+    deciding = alone or (list(undefined) if len(undefined) > 1 and flips(undefined) else [])
+    return tuple(undefined[name][0] for name in deciding)
 
 
 def _project_undefined(names: list[Token], macros: dict[str, Macro]) -> tuple[Token, ...]:
