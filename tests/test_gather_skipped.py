@@ -164,12 +164,12 @@ def test_a_core_op_name_is_left_out_as_tf_leaves_it_out_of_the_loaded_library(mo
 def test_build_leaves_core_ops_out_unless_core_ops_keeps_them(monkeypatch, capsys, tmp_path):
     shutil.copytree(CLASH, tmp_path / "clash")
     monkeypatch.chdir(tmp_path / "clash")
-    assert main(["build", "--diff"]) == 1  # prints the modules, writes nothing
+    assert main(["build", "--check", "--diff"]) == 1  # prints the modules, writes nothing
     captured = capsys.readouterr()
     assert "def clash_momentum(" in captured.out and "def apply_adam(" not in captured.out
-    assert captured.err.splitlines()[:2] == CLASH_WARNING
+    assert captured.err.splitlines()[:2] == [f"{tmp_path / 'clash'}/{CLASH_WARNING[0]}", CLASH_WARNING[1]]
     Path("pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\ncore_ops = ["Apply*"]\n')
-    assert main(["build", "--diff"]) == 1
+    assert main(["build", "--check", "--diff"]) == 1
     captured = capsys.readouterr()
     assert "def apply_adam(" in captured.out and "core op" not in captured.err
 
