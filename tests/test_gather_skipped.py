@@ -69,8 +69,8 @@ def test_registrations_behind_an_undefined_project_macro_are_one_note_per_condit
     ]
     code, err, names = _oplist([".", "-D", "SWITCH_OPS_WITH_TF=1"], capsys, tmp_path / "ops.pbtxt")
     assert code == 0 and names == ["SwitchConcat", "SwitchPlain", "SwitchScale", "SwitchShift"]
-    assert err == [f"{at}tensor_ops.cc:12:8: note: 'SWITCH_OPS_EXPERIMENTAL' is not defined, so this conditional "
-                   "skips 1 registration", "  hint: -D SWITCH_OPS_EXPERIMENTAL=1, or [tool.opgen] defines"]
+    assert err == [(f"{at}tensor_ops.cc:12:8: note: 'SWITCH_OPS_EXPERIMENTAL' is not defined, so this conditional "
+                   "skips 1 registration"), "  hint: -D SWITCH_OPS_EXPERIMENTAL=1, or [tool.opgen] defines"]
 
 
 def test_strict_defines_makes_each_skipping_conditional_an_error(monkeypatch, capsys, tmp_path):
@@ -79,10 +79,10 @@ def test_strict_defines_makes_each_skipping_conditional_an_error(monkeypatch, ca
     assert main(["oplist", ".", "--strict-defines", "-o", str(out)]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err == [
-        "switch_ops/cc/array_ops.cc:6:13: error: 'SWITCH_OPS_WITH_TF' is not defined, so this conditional skips "
-        "1 registration", SWITCH_HINT,
-        "switch_ops/cc/tensor_ops.cc:9:5: error: 'SWITCH_OPS_WITH_TF' is not defined, so this conditional skips "
-        "3 registrations", SWITCH_HINT,
+        ("switch_ops/cc/array_ops.cc:6:13: error: 'SWITCH_OPS_WITH_TF' is not defined, so this conditional skips "
+        "1 registration"), SWITCH_HINT,
+        ("switch_ops/cc/tensor_ops.cc:9:5: error: 'SWITCH_OPS_WITH_TF' is not defined, so this conditional skips "
+        "3 registrations"), SWITCH_HINT,
         "2 errors in 2 files",
     ]
     assert not out.exists()
@@ -139,10 +139,10 @@ def test_only_macros_that_decide_are_named(tmp_path):
 # --------------------------------------------------------------------------- core_op_clash
 
 CLASH_WARNING = [
-    "ops/optimizer_ops.cc:6:1: warning: 'ApplyAdam' is a TensorFlow core op: TensorFlow keeps its own definition "
-    "and ignores this registration when it loads the library; left out",
-    "  hint: give the op a name of its own, or list it in [tool.opgen] core_ops to generate a wrapper for "
-    "TensorFlow's op",
+    ("ops/optimizer_ops.cc:6:1: warning: 'ApplyAdam' is a TensorFlow core op: TensorFlow keeps its own definition "
+    "and ignores this registration when it loads the library; left out"),
+    ("  hint: give the op a name of its own, or list it in [tool.opgen] core_ops to generate a wrapper for "
+    "TensorFlow's op"),
 ]
 
 
@@ -192,7 +192,7 @@ def test_ops_under_the_compilers_predefined_macros_equal_the_compiled_library(mo
 def test_undefines_config_key_and_bad_names(tmp_path, monkeypatch, capsys):
     (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nundefines = ["__linux__", "__x86_64__"]\n')
     monkeypatch.chdir(tmp_path)
-    code, err, names = _oplist([str(PLATFORM / "ops")], capsys, tmp_path / "ops.pbtxt")
+    code, _err, names = _oplist([str(PLATFORM / "ops")], capsys, tmp_path / "ops.pbtxt")
     assert code == 0 and names == ["PlatformExceptions", "PlatformGnu64"]
     assert main(["oplist", str(PLATFORM / "ops"), "-U", "1X"]) == 2
     assert "-U '1X': macro names must be identifiers" in capsys.readouterr().err
@@ -233,8 +233,8 @@ def test_a_shared_headers_if_warning_is_printed_once_blaming_only_what_applies(m
         f'ops/b_ops.cc:2:10: warning: cannot find include file "deps/b_dep.h" {searched}; skipped',
         f'ops/c_ops.cc:2:10: warning: cannot find include file "deps/c_dep.h" {searched}; skipped',
         "ops/shared.h:4:5: warning: 'SHARED_FAST_PATH' is not defined and reads as 0 in #if",
-        '  hint: likely cause: "gen/build_flags.h" (ops/shared.h:3:10) was not found and may define '
-        "'SHARED_FAST_PATH'; add its directory with -I DIR or [tool.opgen] include_dirs",
+        ('  hint: likely cause: "gen/build_flags.h" (ops/shared.h:3:10) was not found and may define '
+        "'SHARED_FAST_PATH'; add its directory with -I DIR or [tool.opgen] include_dirs"),
     ]
     # with the include directory the build gives: no warning, the library's ops and docs
     sources = sorted((SHARED / "ops").glob("*.cc"))

@@ -40,11 +40,11 @@ from opgen.spec.chains import (
     extract_registrations,
     undefined_registration_macros,
 )
+from opgen.spec.cpp_lexer import KIND, TEXT, Token
 from opgen.spec.helpers import helper_table
 from opgen.spec.kernels import extract_kernels, undefined_kernel_macros
 from opgen.spec.model import GatherResult, KernelRegistration, OpSource, Registration
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
-from opgen.spec.cpp_lexer import KIND, TEXT, Token
 from opgen.spec.preprocessor import MissingInclude, Preprocessor, SkippedRegistrations
 from opgen.spec.register_types import tf_call_defines
 from opgen.spec.shape_fn_names import unknown_shape_fn_warning
@@ -171,8 +171,8 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
     # A registration through a macro nothing defines registers nothing: an error whether an
     # include is missing (its likely cause) or not.
     undefined_macros = undefined_registration_macros(tokens)
-    for e in undefined_macros:
-        e.hint = f"define '{e.name}', or include the header that defines it"
+    for undefined in undefined_macros:
+        undefined.hint = f"define '{undefined.name}', or include the header that defines it"
     errors += undefined_macros
     if pp.missing_includes or pp.missing_project_includes:
         kernel_errors += undefined_kernel_macros(tokens)
@@ -494,8 +494,8 @@ def _gather(
     warnings = [] if strict_includes else [
         f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
         for target, sites in missing.items()]
-    condition_errors = [e for name, where in conditions
-                        if (e := explanations.blamed(_condition_message(name), where, name)) is not None]
+    condition_errors = [blamed for name, where in conditions
+                        if (blamed := explanations.blamed(_condition_message(name), where, name)) is not None]
     if strict_includes:
         errors += condition_errors
     else:
@@ -523,8 +523,8 @@ def _gather(
             warnings.append(nothing.format_warning())
     if errors:
         unique: dict[str, OpgenError] = {}  # an error in a header several files include: once
-        for e in errors:
-            unique.setdefault(e.format(), e)
+        for error in errors:
+            unique.setdefault(error.format(), error)
         raise GatherErrors(list(unique.values()), warnings)
     op_list = registry.export(include_internal)
     if left_out:
