@@ -220,6 +220,7 @@ class Preprocessor:
         out: list[Token] = []
         self._file(path, self._read(path, None), out, 0)
         if self._errors:
+            self.skipped_registrations = []  # a broken file's conditionals say nothing more
             raise self._errors[0] if len(self._errors) == 1 else OpgenErrors(self._errors)
         return out
 
