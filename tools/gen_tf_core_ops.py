@@ -2,9 +2,11 @@
 (the installed, pinned tensorflow-cpu==2.21.0 after `import tensorflow`), one per line,
 sorted by bytes as OpRegistry::Export sorts them.
 
-    PYTHONPATH=. python tools/gen_tf_core_ops.py
+    PYTHONPATH=. python tools/gen_tf_core_ops.py          # rewrite the file
+    PYTHONPATH=. python tools/gen_tf_core_ops.py --check  # exit 1 when it differs
 
-tests/test_tf_core_ops.py checks the file against the installed TF's registry.
+Run it in a fresh process: a library loaded before would add its ops to TF's registry.
+tests/test_tf_core_ops.py runs `--check`.
 """
 
 from __future__ import annotations
@@ -36,12 +38,18 @@ def core_op_names_text() -> str:
     return header + "".join(f"{name}\n" for name in names)
 
 
-def main() -> int:
-    OUTPUT.write_text(core_op_names_text(), encoding="utf-8")
+def main(argv: list[str]) -> int:
+    text = core_op_names_text()
+    if argv == ["--check"]:
+        if OUTPUT.read_text(encoding="utf-8") != text:
+            print(f"{OUTPUT.relative_to(REPO)} is not TF's registry: run tools/gen_tf_core_ops.py", file=sys.stderr)
+            return 1
+        return 0
+    OUTPUT.write_text(text, encoding="utf-8")
     print(f"wrote {OUTPUT.relative_to(REPO)}")
     return 0
 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(REPO))
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
