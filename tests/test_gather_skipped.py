@@ -254,3 +254,17 @@ def test_shape_functions_the_sources_declare_are_not_unknown(monkeypatch, capsys
     assert code == 0 and err == [] and names == ["OwnIdentity", "OwnReduceMax", "OwnReduceSum"]
     compiled = library_op_list([OWN_SHAPES / "ops" / "reduce_ops.cc"])
     _assert_equals_compiled(gather([str(OWN_SHAPES)]).op_list, compiled)
+
+
+def test_a_build_of_core_op_names_only_says_why_nothing_is_left(tmp_path, monkeypatch, capsys):
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\n')
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "a.cc").write_text('REGISTER_OP("MatMul").Output("y: float");\n')
+    monkeypatch.chdir(tmp_path)
+    assert main(["build"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[2:] == [f"{tmp_path / 'ops'}: error: no op left: the 1 op registered is a TensorFlow core op, which TensorFlow "
+                       "ignores in a library",
+                       "  hint: give the ops names of their own, or list them in [tool.opgen] core_ops",
+                       "1 error in 1 file, 1 warning"]
+    assert not (tmp_path / "generated").exists()

@@ -358,10 +358,14 @@ def gather(
     return result
 
 
-def _nothing_registered(sources: list[str], files: SourceFiles, allow_file: bool) -> OpgenError:
+def _nothing_registered(sources: list[str], files: SourceFiles, allow_file: bool, left_out: int) -> OpgenError:
     """Sources that register no op: an empty directory, a misspelt glob, registrations
-    through a macro opgen cannot see."""
+    through a macro opgen cannot see, only TF core op names."""
     where = Location(sources[0]) if len(sources) == 1 else None
+    if left_out:
+        return OpgenError(f"no op left: the {plural(left_out, 'op')} registered {'is a' if left_out == 1 else 'are'} "
+                          f"TensorFlow core op{'s' if left_out > 1 else ''}, which TensorFlow ignores in a library",
+                          where, hint="give the ops names of their own, or list them in [tool.opgen] core_ops")
     n = len(files.cpp) + len(files.oplists)
     if n == 0:
         return OpgenError(f"no C++ sources ({', '.join(TRANSLATION_UNIT_SUFFIXES)}) or OpList files in "
@@ -516,7 +520,7 @@ def _gather(
     left_out = {reg.op_name for reg in core_registrations}
     warnings += _core_op_warnings(core_registrations)
     if len(registry) == len(left_out) and not errors and (require_ops or not kernels):
-        nothing = _nothing_registered(sources, files, allowed is not None)
+        nothing = _nothing_registered(sources, files, allowed is not None, len(left_out))
         if require_ops:
             errors.append(nothing)
         else:
