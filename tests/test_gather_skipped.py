@@ -263,8 +263,8 @@ def test_a_build_of_core_op_names_only_says_why_nothing_is_left(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     assert main(["build"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err[2:] == [f"{tmp_path / 'ops'}: error: no op left: the 1 op registered is a TensorFlow core op, which TensorFlow "
-                       "ignores in a library",
+    assert err[2:] == [(f"{tmp_path / 'ops'}: error: no op left: the 1 op registered is a TensorFlow core op, "
+                        "which TensorFlow ignores in a library"),
                        "  hint: give the ops names of their own, or list them in [tool.opgen] core_ops",
                        "1 error in 1 file, 1 warning"]
     assert not (tmp_path / "generated").exists()
