@@ -39,6 +39,9 @@ def _gather(args: Args, config: Config, strict_kernels: bool = False):
         helpers=config.helpers,
         strict_includes=args.strict_includes or config.strict_includes,
         strict_kernels=strict_kernels,
+        undefines=args.undefines if args.undefines is not None else list(config.undefines),
+        strict_defines=args.strict_defines or config.strict_defines,
+        core_ops=config.core_ops,
         cache=args.command == "build" and not args.dry_run,  # `--dry-run` writes no cache
         require_ops=args.command == "build",  # a build from no ops would delete every module
     )
@@ -230,6 +233,8 @@ _SPEC_INPUT = [
     click.argument("sources", nargs=-1),
     _option("-D", "defines", multiple=True, metavar="NAME[=V]", section="Input",
             help="Preprocessor define; repeatable. [tool.opgen] defines; default: none."),
+    _option("-U", "undefines", multiple=True, metavar="NAME", section="Input",
+            help="Leave a predefined macro (or a -D) undefined; repeatable. [tool.opgen] undefines; default: none."),
     _option("-I", "include_dirs", multiple=True, metavar="DIR", section="Input",
             help='Directory searched by #include "..."; repeatable. [tool.opgen] include_dirs; default: none.'),
     _option("--allow", metavar="FILE", section="Input",
@@ -239,6 +244,9 @@ _SPEC_INPUT = [
     _option("--strict-includes", is_flag=True, section="Input",
             help='A #include "..." that cannot be found is an error. [tool.opgen] strict_includes; '
                  "default: false (a warning)."),
+    _option("--strict-defines", is_flag=True, section="Input",
+            help="Registrations an #if on an undefined project macro skips are an error. [tool.opgen] "
+                 "strict_defines; default: false (a note)."),
 ]
 
 
@@ -271,7 +279,7 @@ def _collect(handler: str, name: str):
             raise click.UsageError("--quiet and --verbose exclude each other", ctx)
         if "sources" in options:
             options["sources"] = list(options["sources"])
-        for key in ("defines", "include_dirs"):  # None: not given, [tool.opgen] applies
+        for key in ("defines", "undefines", "include_dirs"):  # None: not given, [tool.opgen] applies
             if key in options:
                 options[key] = list(options[key]) or None
         return Args(command=name, handler=globals()[handler], quiet=quiet, verbose=verbose, **options)

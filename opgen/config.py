@@ -25,6 +25,9 @@ _KNOWN_KEYS = {
     "modules",  # table: op-name glob -> module name
     "helpers",  # table: C++ helper function name -> the string it returns
     "defines",  # list of NAME or NAME=VALUE, like -D
+    "undefines",  # list of NAME, like -U: predefined macros (or defines) to leave undefined
+    "strict_defines",  # registrations an #if on an undefined project macro skips are an error, not a note
+    "core_ops",  # list of globs: TF core op names to generate wrappers for anyway
     "include_dirs",  # list of directories, like -I
     "allow",  # file of allowed op names (selective registration)
     "jobs",  # parallel formatter workers
@@ -47,6 +50,9 @@ class Config:
     modules: dict[str, str] = field(default_factory=dict)
     helpers: dict[str, str] = field(default_factory=dict)
     defines: tuple[str, ...] = ()
+    undefines: tuple[str, ...] = ()
+    strict_defines: bool = False
+    core_ops: tuple[str, ...] = ()
     include_dirs: tuple[str, ...] = ()
     allow: str | None = None
     # Rendering/formatting worker processes (0 = one per core). 1 by default: on the 2-core
@@ -138,7 +144,7 @@ def load_config(start: Path | None = None) -> Config:
         )
     kwargs: dict[str, object] = {}
     for key, value in table.items():
-        if key in ("sources", "defines", "include_dirs"):
+        if key in ("sources", "defines", "include_dirs", "undefines", "core_ops"):
             if isinstance(value, str):
                 value = [value]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -147,6 +153,11 @@ def load_config(start: Path | None = None) -> Config:
             if key == "defines":
                 for i, define in enumerate(value):
                     _check_define(define, where(key, i))
+            if key == "undefines":
+                for i, name in enumerate(value):
+                    if not name.isidentifier():
+                        raise OpgenError(f"[tool.opgen] undefines entry {name!r}: macro names must be identifiers",
+                                         where(key, i), hint='write "NAME"')
             value = tuple(value)
         elif key in ("modules", "helpers"):
             if not isinstance(value, dict):
@@ -165,7 +176,7 @@ def load_config(start: Path | None = None) -> Config:
         elif key == "jobs":
             if not isinstance(value, int) or value < 0:
                 raise OpgenError("[tool.opgen] jobs must be a non-negative integer", where(key))
-        elif key in ("merge_overrides", "strict_includes", "docstring_kernels"):
+        elif key in ("merge_overrides", "strict_includes", "strict_defines", "docstring_kernels"):
             if not isinstance(value, bool):
                 raise OpgenError(f"[tool.opgen] {key} must be true or false", where(key))
         elif not isinstance(value, str):

@@ -85,7 +85,14 @@ class OpgenError(Exception):
 
     def format_warning(self) -> str:
         """`format()` as a warning: for problems a reader skips (`path:line:col: warning: ...`)."""
-        return self.format().replace(": error: ", ": warning: ", 1) if self.location else "warning: " + self.format()[7:]
+        return self._format_as("warning")
+
+    def format_note(self) -> str:
+        """`format()` as a note: for what a reader may have meant (`path:line:col: note: ...`)."""
+        return self._format_as("note")
+
+    def _format_as(self, severity: str) -> str:
+        return self.format().replace(": error: ", f": {severity}: ", 1) if self.location else f"{severity}: " + self.format()[7:]
 
 
 def did_you_mean(name: str, choices, quote: str = "") -> str | None:

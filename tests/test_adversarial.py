@@ -87,7 +87,8 @@ class Case:
     post: object = None  # callable(project_root) asserting what must still hold inside --out
 
 
-_PYPROJECT = '[tool.opgen]\nsources = ["specs"]\nout = "gen"\n'  # overrides: the default, when it exists
+# overrides: the default, when it exists; core_ops: hostile names may be TF's ("None", "A")
+_PYPROJECT = '[tool.opgen]\nsources = ["specs"]\nout = "gen"\ncore_ops = ["*"]\n'
 
 _BASE_CC = (
     'REGISTER_OP("{op}").Input("{x}: {T}").Input("{xs}: {N} * float").Output("{y}: {T}")'

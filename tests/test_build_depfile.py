@@ -39,7 +39,8 @@ def _project(root: Path) -> Path:
     shutil.copytree(REPO / "templates", root / "tpl")
     (root / "ov").mkdir()
     shutil.copy(REPO / "overrides" / "math_ops.pbtxt", root / "ov" / "math_ops.pbtxt")
-    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs"]\noverrides = "ov"\n'
+    # the sources declare TF's own ops on purpose: keep them (docs/gathering.md, core ops)
+    (root / "pyproject.toml").write_text('[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\noverrides = "ov"\n'
                                          'templates = "tpl"\napi = "generated/API.md"\n', encoding="utf-8")
     return root
 

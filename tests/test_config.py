@@ -8,7 +8,7 @@ import pytest
 from opgen.cli import main
 from opgen.toml_positions import key_positions
 
-OP = '#include "tensorflow/core/framework/op.h"\nREGISTER_OP("A").Output("y: float");\n'
+OP = '#include "tensorflow/core/framework/op.h"\nREGISTER_OP("OpA").Output("y: float");\n'
 
 
 @pytest.fixture
@@ -91,7 +91,7 @@ def test_glob_source_matching_nothing(run):
 
 
 def test_modules_pattern_matching_no_op_is_a_located_warning(run, tmp_path):
-    code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"A" = "gen_a"\n"Nope*" = "gen_x"\n',
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"OpA" = "gen_a"\n"Nope*" = "gen_x"\n',
                     "build", "--quiet")
     assert code == 0
     assert err.startswith(f"{tmp_path / 'pyproject.toml'}:5:1: warning: [tool.opgen.modules] pattern 'Nope*' matches no op")

@@ -163,7 +163,9 @@ def test_load_op_list_errors_are_located(tmp_path):
 
 def test_cli_oplist_formats_and_default_sources(tmp_path, monkeypatch, capsys):
     write(tmp_path, {
+        # "A" and "B" are ops of TF's registry too: kept with core_ops
         "pyproject.toml": '[tool.opgen]\nsources = ["specs"]\ndefines = ["WITH_B"]\ninclude_dirs = ["inc"]\n'
+                          'core_ops = ["A", "B"]\n'
                           '[tool.opgen.helpers]\nMySpec = "x: float"\n',
         "inc/m.h": '#define B_OP REGISTER_OP("B").Input(MySpec());\n',
         "specs/ops.cc": '#include "m.h"\nREGISTER_OP("A").Output("y: int32");\n#ifdef WITH_B\nB_OP\n#endif\n',

@@ -31,7 +31,8 @@ def _project(tmp_path: Path, out: Path | None = None) -> Path:
     (root / "specs").mkdir(parents=True)
     (root / "specs" / "ops.cc").write_text(_SMALL)
     out_value = str(out) if out is not None else "gen"
-    (root / "pyproject.toml").write_text(f'[tool.opgen]\nsources = ["specs"]\nout = "{out_value}"\noverrides = ""\n')
+    # the sources declare TF's own ops on purpose: keep them (docs/gathering.md, core ops)
+    (root / "pyproject.toml").write_text(f'[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\nout = "{out_value}"\noverrides = ""\n')
     return root
 
 

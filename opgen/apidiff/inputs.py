@@ -36,6 +36,9 @@ def gather_config(config: Config, sources: list[str] | None = None, warn: Callab
         helpers=config.helpers,
         strict_includes=config.strict_includes,
         warn=warn,
+        undefines=list(config.undefines),
+        strict_defines=config.strict_defines,
+        core_ops=config.core_ops,
     )
 
 

@@ -102,12 +102,12 @@ def check_brackets(tokens: list[Token]) -> OpgenError | None:
     return None
 
 
-def undefined_registration_macros(tokens: list[Token]) -> list[OpgenError]:
+def undefined_registration_macros(tokens: list[Token]) -> list[UndefinedNameError]:
     """Statements shaped like a registration through an undefined macro,
     `MY_REGISTER_OP(...).Input(...)...;`: no C++ statement starts with a call of an
     upper-case name chained with `.Method(`, so an unexpanded one means the macro (which
     would register ops) is missing."""
-    errors: list[OpgenError] = []
+    errors: list[UndefinedNameError] = []
     n = len(tokens)
     for i, t in enumerate(tokens):
         text = t[TEXT]

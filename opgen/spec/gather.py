@@ -16,6 +16,7 @@ makes each missing header an error instead.
 
 from __future__ import annotations
 
+import fnmatch
 import gc
 import glob
 import os
@@ -40,14 +41,16 @@ from opgen.spec.chains import (
     extract_registrations,
     undefined_registration_macros,
 )
+from opgen.spec.cpp_lexer import KIND, TEXT, Token
 from opgen.spec.helpers import helper_table
 from opgen.spec.kernels import extract_kernels, undefined_kernel_macros
 from opgen.spec.model import GatherResult, KernelRegistration, OpSource, Registration
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
-from opgen.spec.preprocessor import MissingInclude, Preprocessor
+from opgen.spec.preprocessor import MissingInclude, Preprocessor, SkippedRegistrations
 from opgen.spec.register_types import tf_call_defines
 from opgen.spec.shape_fn_names import unknown_shape_fn_warning
 from opgen.spec.shim import extract_shim_registrations, unread_registration_macros
+from opgen.spec.tf_core_ops import is_tf_core_op
 
 TRANSLATION_UNIT_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".cu")
 _GLOB_CHARS = set("*?[")
@@ -149,13 +152,16 @@ class ScannedFile:
     kernel_errors: list[OpgenError]  # each skips one kernel registration
     # Registrations opgen cannot read (a shim op, an unknown registration macro): warnings.
     unread: list[OpgenError]
+    # The names its SetShapeFn calls could mean that the unit declares (`Status ReduceShape(`).
+    declared_shape_fns: frozenset[str] = frozenset()
 
 
 def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> ScannedFile:
     """Registrations of one translation unit and its errors (with preprocessing errors,
     all of them and no chains are read; chain errors are collected per chain; brackets
     anywhere in the file must balance). An error about a name nothing defines, in a file
-    with missing includes, says which includes were missing."""
+    with missing includes, is an UndefinedNameError: `explain_undefined` says which
+    includes were missing once every file that reaches it is read."""
     try:
         tokens = pp.run(path)
     except OpgenError as e:
@@ -170,25 +176,66 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
             errors.append(unbalanced)
     # A registration through a macro nothing defines registers nothing: an error whether an
     # include is missing (its likely cause) or not.
-    missing = [*pp.missing_includes, *pp.missing_project_includes]
-    undefined = undefined_registration_macros(tokens)
-    if missing:
+    undefined_macros = undefined_registration_macros(tokens)
+    for undefined in undefined_macros:
+        undefined.hint = f"define '{undefined.name}', or include the header that defines it"
+    errors += undefined_macros
+    if pp.missing_includes or pp.missing_project_includes:
         kernel_errors += undefined_kernel_macros(tokens)
     # Any other registration-like macro is a warning (one reported above stays an error).
-    reported = {e.name for e in [*undefined, *kernel_errors] if isinstance(e, UndefinedNameError)}
+    reported = {e.name for e in [*undefined_macros, *kernel_errors] if isinstance(e, UndefinedNameError)}
     unread += [e for e in unread_registration_macros(tokens) if e.name not in reported]
-    if missing:
-        errors, kernel_errors, unread = ([_blame_missing_includes(e.message, e.location, e.name, missing)
-                                          if isinstance(e, UndefinedNameError) else e for e in errs]
-                                         for errs in ([*errors, *undefined], kernel_errors, unread))
-    else:
-        errors += [_define_hint(e) for e in undefined]
-        unread = [_define_hint(e) if isinstance(e, UndefinedNameError) else e for e in unread]
-    return ScannedFile(regs, errors, kernels, kernel_errors, unread)
+    for e in unread:
+        if isinstance(e, UndefinedNameError) and e.hint is None:
+            e.hint = f"define '{e.name}', or include the header that defines it"
+    shape_fns = {str(c.args[0].value).rsplit("::", 1)[-1].strip() for r in regs for c in r.calls
+                 if c.method == "SetShapeFn" and c.args and c.args[0].kind == "expr"}
+    return ScannedFile(regs, errors, kernels, kernel_errors, unread,
+                       declared_functions(tokens, shape_fns) if shape_fns else frozenset())
 
 
-def _define_hint(e: UndefinedNameError) -> OpgenError:
-    return OpgenError(e.message, e.location, hint=f"define '{e.name}', or include the header that defines it")
+class _Explanations:
+    """What each UndefinedNameError of a run is explained by: the missing includes before
+    it in every translation unit that reaches it (a header's error, reached from files
+    with different missing includes, blames only the ones they all miss), and the `#if`
+    names read as 0 after a missing include likewise (warned once, where they stand)."""
+
+    def __init__(self) -> None:
+        self._missing: dict[tuple[str, Location | None], list[MissingInclude]] = {}
+
+    def note(self, message: str, location: Location | None, missing: Sequence[MissingInclude]) -> None:
+        key = (message, location)
+        known = self._missing.get(key)
+        self._missing[key] = list(missing) if known is None else [m for m in known if m in missing]
+
+    def blamed(self, message: str, location: Location | None, name: str) -> OpgenError | None:
+        """The error with the missing includes that apply as its likely cause; None when none applies."""
+        missing = self._missing.get((message, location))
+        return _blame_missing_includes(message, location, name, missing) if missing else None
+
+    def explain(self, e: OpgenError) -> OpgenError:
+        if not isinstance(e, UndefinedNameError):
+            return e
+        return self.blamed(e.message, e.location, e.name) or OpgenError(e.message, e.location, e.hint)
+
+
+def declared_functions(tokens: Sequence[Token], names: set[str]) -> frozenset[str]:
+    """Which of `names` the tokens declare or define as a function or variable
+    (`Status ReduceShape(InferenceContext* c)`, `auto ReduceShape = [](...)`): a name
+    after a type, not after an operator, `return` or a call's `(`."""
+    found = set()
+    for i in range(1, len(tokens) - 1):
+        t = tokens[i]
+        if t[TEXT] in names and t[KIND] == "id" and tokens[i + 1][TEXT] in ("(", "=", "{"):
+            before = tokens[i - 1]
+            if (before[KIND] == "id" and before[TEXT] not in _NOT_A_TYPE) or before[TEXT] in (">", "*", "&"):
+                found.add(t[TEXT])
+    return frozenset(found)
+
+
+# Keywords an expression's name can follow (`return ReduceShape(c)`): not a declaration's type.
+_NOT_A_TYPE = frozenset({"return", "case", "else", "do", "new", "delete", "throw", "co_return", "co_yield",
+                         "co_await", "sizeof", "decltype", "typeid", "not", "and", "or"})
 
 
 def _blame_missing_includes(message: str, location: Location | None, name: str,
@@ -216,6 +263,57 @@ def _as_warnings(errors: list[OpgenError]) -> list[str]:
     return list(dict.fromkeys(e.format_warning() for e in errors))
 
 
+def _condition_message(name: str) -> str:
+    return f"'{name}' is not defined and reads as 0 in #if"
+
+
+# Located notes per undefined macro; the rest of its conditionals are counted on one line.
+_NOTES_PER_MACRO = 3
+
+
+def _skipped_notes(groups: list[SkippedRegistrations], strict: bool) -> tuple[list[str], list[OpgenError]]:
+    """One note per conditional that skipped registrations for undefined project macros
+    (errors with `strict`); after `_NOTES_PER_MACRO` of the same macros, one line for the rest."""
+    by_names: dict[tuple[str, ...], list[SkippedRegistrations]] = {}
+    for g in groups:
+        by_names.setdefault(g.names, []).append(g)
+    notes: list[str] = []
+    errors: list[OpgenError] = []
+    for names, same in by_names.items():
+        quoted = " and ".join(f"'{n}'" for n in names)
+        are = "is" if len(names) == 1 else "are"
+        hint = f"{' or '.join(f'-D {n}=1' for n in names)}, or [tool.opgen] defines"
+        located = [OpgenError(f"{quoted} {are} not defined, so this conditional skips "
+                              f"{plural(g.count, 'registration')}", g.location, hint) for g in same]
+        if strict:
+            errors += located
+            continue
+        notes += [e.format_note() for e in located[:_NOTES_PER_MACRO]]
+        rest = same[_NOTES_PER_MACRO:]
+        if rest:
+            notes.append(f"note: {quoted} {are} not defined: {plural(len(rest), 'more conditional')} skip "
+                         f"{plural(sum(g.count for g in rest), 'more registration')} (first at {rest[0].location})")
+    return notes, errors
+
+
+# Located warnings about TF core op names; the rest are named on one line.
+_CORE_OP_WARNINGS = 3
+
+
+def _core_op_warnings(regs: list[Registration]) -> list[str]:
+    """A located warning per registration of a TF core op name (the first few; the rest on one line)."""
+    warnings = [OpgenError(f"'{r.op_name}' is a TensorFlow core op: TensorFlow keeps its own definition and ignores "
+                           "this registration when it loads the library; left out", r.loc,
+                           hint="give the op a name of its own, or list it in [tool.opgen] core_ops to generate a "
+                           "wrapper for TensorFlow's op").format_warning() for r in regs[:_CORE_OP_WARNINGS]]
+    rest = regs[_CORE_OP_WARNINGS:]
+    if rest:
+        names = ", ".join(r.op_name for r in rest[:10]) + (", ..." if len(rest) > 10 else "")
+        warnings.append(f"warning: {plural(len(rest), 'more TensorFlow core op')} left out: {names} "
+                        f"(first at {rest[0].loc})")
+    return warnings
+
+
 def _line_col(loc: Location | None) -> tuple[int, int]:
     return (loc.line, loc.col) if loc else (0, 0)
 
@@ -233,6 +331,9 @@ def gather(
     cache: bool = False,
     require_ops: bool = False,
     warn: Callable[[str], None] = report,
+    undefines: Iterable[str] = (),
+    strict_defines: bool = False,
+    core_ops: Iterable[str] | None = None,
 ) -> GatherResult:
     """The OpList (sorted by name, `_` ops only with include_internal) of every op the
     sources register, and their kernels; raises GatherErrors with every error found. A
@@ -242,7 +343,12 @@ def gather(
     (`oplist_io.load_op_list_with_lines`). The warnings of a successful gather go to `warn`
     (stderr, terminal-safe), so every command that gathers prints them alike; a failed
     one's are part of its GatherErrors. Sources that register no op (and no kernel) are a
-    warning, or an error with `require_ops` (`opgen build`: it would delete every module)."""
+    warning, or an error with `require_ops` (`opgen build`: it would delete every module).
+    The compiler's predefined macros (`predefined.py`) are defined but the `undefines`.
+    Registrations an `#if` on an undefined project macro skips are a note, or an error
+    with `strict_defines`. With `core_ops` (fnmatch globs of TF core op names to keep), a
+    C++ registration of a TensorFlow core op name (`tf_core_ops.py`) not matched is a
+    warning and left out, as TF ignores it when it loads the library."""
     # Gathering allocates hundreds of thousands of acyclic tuples and small objects; the
     # cyclic GC would only traverse them again and again (a third of the time on a
     # large file), so it is paused and the garbage is left to reference counting.
@@ -250,7 +356,8 @@ def gather(
     gc.disable()
     try:
         result = _gather(sources, list(defines), include_dirs, allow_file, include_internal, helpers,
-                         strict_includes, strict_kernels, cache, require_ops)
+                         strict_includes, strict_kernels, cache, require_ops, undefines=undefines,
+                         strict_defines=strict_defines, core_ops=None if core_ops is None else tuple(core_ops))
     except GatherErrors:
         raise
     except OpgenError as e:  # a bad -D option or allow file: nothing can be gathered
@@ -263,10 +370,14 @@ def gather(
     return result
 
 
-def _nothing_registered(sources: list[str], files: SourceFiles, allow_file: bool) -> OpgenError:
+def _nothing_registered(sources: list[str], files: SourceFiles, allow_file: bool, left_out: int) -> OpgenError:
     """Sources that register no op: an empty directory, a misspelt glob, registrations
-    through a macro opgen cannot see."""
+    through a macro opgen cannot see, only TF core op names."""
     where = Location(sources[0]) if len(sources) == 1 else None
+    if left_out:
+        return OpgenError(f"no op left: the {plural(left_out, 'op')} registered {'is a' if left_out == 1 else 'are'} "
+                          f"TensorFlow core op{'s' if left_out > 1 else ''}, which TensorFlow ignores in a library",
+                          where, hint="give the ops names of their own, or list them in [tool.opgen] core_ops")
     n = len(files.cpp) + len(files.oplists)
     if n == 0:
         return OpgenError(f"no C++ sources ({', '.join(TRANSLATION_UNIT_SUFFIXES)}) or OpList files in "
@@ -308,11 +419,15 @@ def _gather(
     strict_kernels: bool,
     cache: bool,
     require_ops: bool = False,
+    *,
+    undefines: Iterable[str] = (),
+    strict_defines: bool = False,
+    core_ops: tuple[str, ...] | None = None,
 ) -> GatherResult:
     sources = list(sources)
     files = expand_sources(sources)
     errors: list[OpgenError] = list(files.errors)
-    pp = Preprocessor([*tf_call_defines(defines), *defines], include_dirs)
+    pp = Preprocessor([*tf_call_defines(defines), *defines], include_dirs, undefines)
     allowed = read_allow_file(allow_file) if allow_file else None
     table = helper_table(helpers)
 
@@ -335,24 +450,29 @@ def _gather(
     missing: dict[str, list[MissingInclude]] = {}  # header -> where it is included, in file order
     kernels: list[KernelRegistration] = []
     kernel_errors: list[OpgenError] = []
-    condition_warnings: list[OpgenError] = []  # #if names read as 0 that a missing include may define
+    explanations = _Explanations()
+    conditions: dict[tuple[str, Location], None] = {}  # (name, where) #if read as 0 after a missing include
+    skipped: dict[Location, SkippedRegistrations] = {}  # a shared header's conditional once
     shape_fn_warnings: list[str | None] = []  # a SetShapeFn name that looks like a typo
     unread: list[OpgenError] = []  # registrations opgen cannot read (skipped)
+    core_registrations: list[Registration] = []
     for path in files.cpp:
         scanned = scan_cpp_file(path, pp, table)
         regs, file_errors = scanned.ops, scanned.errors
+        all_missing = (*pp.missing_includes, *pp.missing_project_includes)
+        for e in (*file_errors, *scanned.kernel_errors, *scanned.unread):
+            if isinstance(e, UndefinedNameError):
+                explanations.note(e.message, e.location, all_missing)
         # selective registration drops a kernel with its op (op_kernel.h: SHOULD_REGISTER_OP(op_name))
         kernels += [k for k in scanned.kernels if allowed is None or k.system or k.kernel_def.op in allowed]
         kernel_errors += scanned.kernel_errors
         unread += scanned.unread
         inputs.update(pp.files_read)
         for u in pp.undefined_in_conditions:
-            error = _blame_missing_includes(f"'{u.name}' is not defined and reads as 0 in #if", u.location, u.name,
-                                            u.missing)
-            if strict_includes:
-                file_errors.append(error)
-            else:
-                condition_warnings.append(error)
+            explanations.note(_condition_message(u.name), u.location, u.missing)
+            conditions.setdefault((u.name, u.location))
+        for group in pp.skipped_registrations:
+            skipped.setdefault(group.location, group)
         for m in pp.missing_includes:
             if strict_includes and m.target not in missing:  # each header once, where first included
                 file_errors.append(OpgenError(f"{_missing_include_message(m.target, [m])}; add its directory "
@@ -372,7 +492,10 @@ def _gather(
             errors.extend(errs)
         for (op_def, shape_fn), reg in built:
             register(op_def, OpSource(reg.loc, shape_fn, _part_locations(reg)))
-            if shape_fn:
+            if core_ops is not None and is_tf_core_op(op_def.name) and not any(
+                    fnmatch.fnmatchcase(op_def.name, glob) for glob in core_ops):
+                core_registrations.append(reg)
+            if shape_fn and shape_fn.rsplit("::", 1)[-1] not in scanned.declared_shape_fns:
                 call = next(c for c in reg.calls if c.method == "SetShapeFn")
                 shape_fn_warnings.append(unknown_shape_fn_warning(shape_fn, call.args[0].loc))
 
@@ -389,25 +512,44 @@ def _gather(
     warnings = [] if strict_includes else [
         f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
         for target, sites in missing.items()]
-    warnings += _as_warnings(condition_warnings)
-    warnings += _as_warnings(unread)
+    condition_errors = [blamed for name, where in conditions
+                        if (blamed := explanations.blamed(_condition_message(name), where, name)) is not None]
+    if strict_includes:
+        errors += condition_errors
+    else:
+        warnings += _as_warnings(condition_errors)
+    explained = {(e.message, e.location) for e in condition_errors}
+    notes, skip_errors = _skipped_notes([g for g in skipped.values()
+                                         if (_condition_message(g.names[0]), g.location) not in explained],
+                                        strict_defines)
+    warnings += notes
+    warnings += _as_warnings([explanations.explain(e) for e in unread])
+    errors += skip_errors
     warnings += dict.fromkeys(w for w in shape_fn_warnings if w)  # a header's op once
+    errors = [explanations.explain(e) for e in errors]
+    kernel_errors = [explanations.explain(e) for e in kernel_errors]
     if strict_kernels:
         errors += kernel_errors
     else:
         warnings += [w + "\n  (kernel registration skipped)" for w in _as_warnings(kernel_errors)]
-    if not len(registry) and not errors and (require_ops or not kernels):
-        nothing = _nothing_registered(sources, files, allowed is not None)
+    left_out = {reg.op_name for reg in core_registrations}
+    warnings += _core_op_warnings(core_registrations)
+    if len(registry) == len(left_out) and not errors and (require_ops or not kernels):
+        nothing = _nothing_registered(sources, files, allowed is not None, len(left_out))
         if require_ops:
             errors.append(nothing)
         else:
             warnings.append(nothing.format_warning())
     if errors:
         unique: dict[str, OpgenError] = {}  # an error in a header several files include: once
-        for e in errors:
-            unique.setdefault(e.format(), e)
+        for error in errors:
+            unique.setdefault(error.format(), error)
         raise GatherErrors(list(unique.values()), warnings)
     op_list = registry.export(include_internal)
+    if left_out:
+        kept = [op for op in op_list.op if op.name not in left_out]
+        del op_list.op[:]
+        op_list.op.extend(kept)
     kernels.sort(key=lambda k: k.kernel_def.op)  # stable: source order within an op
     return GatherResult(op_list, {op.name: sources_by_op[op.name] for op in op_list.op if op.name in sources_by_op},
                         sorted(inputs), warnings, kernels if files.cpp else None)

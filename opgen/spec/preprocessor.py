@@ -43,7 +43,9 @@ from opgen.spec.cpp_lexer import (
     token_location,
     tokenize,
 )
+from opgen.spec.chains import REGISTER_MACROS
 from opgen.spec.pp_expr import evaluate_if_expression
+from opgen.spec.predefined import predefined_macros
 
 MAX_INCLUDE_DEPTH = 200
 
@@ -64,7 +66,6 @@ _EXTERNAL_INCLUDE_PREFIXES = ("tensorflow/", *_NEVER_READ_PREFIXES)
 # include under them that cannot be found is a system header, never a project's.
 _SYSTEM_DIRS = ("sys/", "bits/", "linux/", "asm/", "asm-generic/", "arpa/", "netinet/", "net/", "machine/",
                 "gnu/", "c++/", "mach/", "mach-o/", "libkern/", "os/", "security/", "openssl/", "cuda/", "CL/", "GL/")
-_PREDEFINED = {"__cplusplus": "201703L"}
 _DEFINE_OPTION_NAME = re.compile(r"([^\W\d]\w*)(\([^()]*\))?\Z")
 _PROJECT_MARKERS = ("pyproject.toml", ".git")  # what marks a project's root directory
 
@@ -88,10 +89,26 @@ class UndefinedInCondition:
     missing: tuple[MissingInclude, ...]  # the includes not found before this #if
 
 
+@dataclass
+class SkippedRegistrations:
+    """Registrations (`REGISTER_OP(`, or a macro expanding to one) in a group of an `#if`
+    chain that is not compiled because of macros that are not defined."""
+
+    location: Location  # the first such macro in the deciding condition
+    names: tuple[str, ...]  # the undefined macros that decided, in order
+    count: int = 0
+
+
 # Names an undefined-in-#if check leaves alone: the build's configuration macros, set with
-# -D by the build (TF's .bazelrc and configure), not by a header.
+# -D by the build (TF's .bazelrc and configure), not by a header or a project's build.
 _BUILD_CONFIG_MACROS = frozenset({"GOOGLE_CUDA", "TENSORFLOW_USE_ROCM", "TENSORFLOW_USE_SYCL", "INTEL_MKL",
                                   "IS_MOBILE_PLATFORM", "SUPPORT_SELECTIVE_REGISTRATION", "ANDROID_TEGRA"})
+# Platform and configuration macros of TF's platform.h and of builds in general: when one
+# is undefined, that is the platform opgen reads for, not a forgotten project -D.
+_PLATFORM_MACROS = frozenset({"PLATFORM_WINDOWS", "PLATFORM_POSIX", "PLATFORM_POSIX_ANDROID", "PLATFORM_GOOGLE",
+                              "PLATFORM_GOOGLE_ANDROID", "PLATFORM_CHROMIUMOS", "PLATFORM_PORTABLE_GOOGLE",
+                              "NDEBUG", "EIGEN_USE_GPU", "EIGEN_USE_THREADS", "CUDA_VERSION", "CUDNN_VERSION",
+                              "TF_ENABLE_ONEDNN_OPTS", "ENABLE_ONEDNN_OPENMP", "ENABLE_MKL", "WIN32", "linux", "unix"})
 
 
 @dataclass(frozen=True)
@@ -118,12 +135,19 @@ def check_define_option(option: str) -> None:
     """One `-D` as `Preprocessor.run` reads it, alone: an OpgenError (at `<command-line>`) for
     a bad name, a value that does not lex (an unterminated string, comment or raw string) or
     a bad macro definition, so `[tool.opgen] defines` can report it at its own entry."""
-    preprocessor = Preprocessor(defines=[option])
+    preprocessor = Preprocessor()
     preprocessor.macros = {}
     preprocessor._errors = []
-    preprocessor._define_command_line(*preprocessor._cmdline[0])
+    preprocessor._define_command_line(*parse_define_option(option))
     if preprocessor._errors:
         raise preprocessor._errors[0]
+
+
+def parse_undefine_option(option: str) -> str:
+    """`-U NAME` -> NAME."""
+    if not option.isidentifier() or option == "defined":
+        raise OpgenError(f"-U {option!r}: macro names must be identifiers (use -U NAME)", Location("<command-line>"))
+    return option
 
 
 class _Stream:
@@ -162,15 +186,22 @@ class _Cond:
     taken: bool  # some branch of this #if chain was taken
     seen_else: bool
     parent_active: bool
+    # The undefined project macros (see `_project_undefined`) that decided: of the branch
+    # taken, or else of the group being skipped (then `skipped` counts its registrations).
+    undefined: tuple[Token, ...] = ()
+    skipped: SkippedRegistrations | None = None
 
 
 class Preprocessor:
     """Preprocesses one translation unit at a time; `run(path)` returns its active tokens
     (directives removed, macros expanded)."""
 
-    def __init__(self, defines: Iterable[str] = (), include_dirs: Iterable[str] = ()):
+    def __init__(self, defines: Iterable[str] = (), include_dirs: Iterable[str] = (), undefines: Iterable[str] = ()):
         self.include_dirs = [str(d) for d in include_dirs]
-        self._cmdline = [parse_define_option(d) for d in defines]
+        removed = {parse_undefine_option(u) for u in undefines}  # `-U` wins over the predefined macros and `-D`
+        self._cmdline = [(name, value) for name, value in [*predefined_macros(removed),
+                                                           *(parse_define_option(d) for d in defines)]
+                         if name.split("(", 1)[0] not in removed]
         self.files_read: list[str] = []  # every file the last run() read, headers included
         # `#include "..."` files the last run() could not find; they are skipped, and the
         # caller decides whether that is an error (see gather's strict_includes).
@@ -180,6 +211,10 @@ class Preprocessor:
         self.missing_project_includes: list[MissingInclude] = []
         # identifiers #if read as 0 after a missing include (the caller warns; see gather)
         self.undefined_in_conditions: list[UndefinedInCondition] = []
+        # groups of #if chains skipped for undefined project macros that hold registrations
+        self.skipped_registrations: list[SkippedRegistrations] = []
+        self._undefined: tuple[Token, ...] = ()  # the undefined project macros the last condition read
+        self._registering: dict[int, tuple[Macro, bool]] = {}  # id(macro) -> (macro, expands to a registration)
         self._search_dirs: dict[tuple[str, bool], list[str]] = {}  # (including file's directory, <...>) -> search path
         self._nesting = 0
         self._expansion_budget = MAX_MACRO_EXPANSION_TOKENS
@@ -200,12 +235,14 @@ class Preprocessor:
         self.missing_includes = []
         self.missing_project_includes = []
         self.undefined_in_conditions = []
+        self.skipped_registrations = []
         self._errors: list[OpgenError] = []
-        for name, value in [*_PREDEFINED.items(), *self._cmdline]:
+        for name, value in self._cmdline:
             self._define_command_line(name, value)
         out: list[Token] = []
         self._file(path, self._read(path, None), out, 0)
         if self._errors:
+            self.skipped_registrations = []  # a broken file's conditionals say nothing more
             raise self._errors[0] if len(self._errors) == 1 else OpgenErrors(self._errors)
         return out
 
@@ -243,6 +280,8 @@ class Preprocessor:
                         self._errors.append(e)
                     continue
                 if not stream.active:
+                    if tok[KIND] == "id" and self._registers(tok, stream):
+                        self._count_skipped(conds)
                     continue
             else:
                 break
@@ -263,6 +302,47 @@ class Preprocessor:
             append(tok)
         if conds:
             self._errors.append(token_error(conds[-1].tok, f"unterminated #{conds[-1].name}: no matching #endif"))
+
+    def _registers(self, tok: Token, stream: _Stream) -> bool:
+        """Whether the skipped `tok` starts a registration: `REGISTER_OP(` or a call of a
+        macro defined at that point that expands to one."""
+        nxt = stream.toks[stream.i] if stream.i < len(stream.toks) else None
+        if nxt is None or nxt[TEXT] != "(":
+            return False
+        if tok[TEXT] in REGISTER_MACROS:
+            return True
+        macro = self.macros.get(tok[TEXT])
+        return macro is not None and self._macro_registers(macro, set())
+
+    def _macro_registers(self, macro: Macro, seen: set[str]) -> bool:
+        cached = self._registering.get(id(macro))
+        if cached is not None and cached[0] is macro:
+            return cached[1]
+        seen.add(macro.name)
+        result = False
+        for t in macro.body:
+            if t[KIND] != "id":
+                continue
+            inner = self.macros.get(t[TEXT])
+            if t[TEXT] in REGISTER_MACROS or (inner is not None and inner.name not in seen
+                                              and self._macro_registers(inner, seen)):
+                result = True
+                break
+        self._registering[id(macro)] = (macro, result)
+        return result
+
+    def _count_skipped(self, conds: list[_Cond]) -> None:
+        """Count a registration against the outermost skipped group (the one whose #if
+        chain decided), when undefined project macros decided it."""
+        boundary = next(c for c in reversed(conds) if c.parent_active)
+        if boundary.skipped is None:
+            if not boundary.undefined:
+                return
+            first = boundary.undefined[0]
+            boundary.skipped = SkippedRegistrations(token_location(first),
+                                                    tuple(dict.fromkeys(t[TEXT] for t in boundary.undefined)))
+            self.skipped_registrations.append(boundary.skipped)
+        boundary.skipped.count += 1
 
     # ---------------------------------------------------------------- directives
 
@@ -292,7 +372,7 @@ class Preprocessor:
             except OpgenError:  # no branch of a broken #if is taken
                 conds.append(_Cond(hash_tok, name, False, True, False, True))
                 raise
-            conds.append(_Cond(hash_tok, name, value, value, False, True))
+            conds.append(_Cond(hash_tok, name, value, value, False, True, self._undefined))
             return value
         if name in ("elif", "elifdef", "elifndef", "else"):
             if not conds:
@@ -300,11 +380,18 @@ class Preprocessor:
             c = conds[-1]
             if c.seen_else:
                 raise token_error(name_tok, f"#{name} after #else")
+            c.skipped = None
             if name == "else":
                 c.seen_else = True
                 c.active = c.parent_active and not c.taken
+            elif c.parent_active and c.taken:
+                c.active = False
+                # A branch was taken: what decided it decides an #else right after it, not an
+                # #elif (its own condition was never read) nor anything after one.
+                c.undefined = ()
             elif c.parent_active and not c.taken:
                 c.active = self._condition(name[2:] if name != "elif" else "if", name_tok, rest)
+                c.undefined = self._undefined  # of this branch, taken or skipped
             else:
                 c.active = False
             c.taken = c.taken or c.active
@@ -336,19 +423,29 @@ class Preprocessor:
         return True
 
     def _condition(self, name: str, name_tok: Token, rest: list[Token]) -> bool:
+        """The value of a condition; `self._undefined`: the undefined project macros it read."""
+        self._undefined = ()
         if name in ("ifdef", "ifndef", "def", "ndef"):
             if not rest or rest[0][KIND] != "id":
                 raise token_error(rest[0] if rest else name_tok, f"no macro name given in #{name_tok[TEXT]} directive")
+            self._undefined = _project_undefined([rest[0]], self.macros)
             return (rest[0][TEXT] in self.macros) == (name in ("ifdef", "def"))
         if not rest:
             raise token_error(name_tok, f"#{name_tok[TEXT]} with no expression")
-        return evaluate_if_expression(self._resolve_defined(rest), name_tok) != 0
+        final, undefined = self._resolve_defined(rest)
+        value = evaluate_if_expression(final, name_tok) != 0
+        if undefined:
+            self._undefined = _deciding(final, undefined, value, name_tok)
+        return value
 
-    def _resolve_defined(self, toks: list[Token]) -> list[Token]:
+    def _resolve_defined(self, toks: list[Token]) -> tuple[list[Token], dict[str, tuple[Token, list[int]]]]:
         """Replace `defined X` / `defined(X)` by 1 or 0, then macro-expand, then turn the
-        remaining identifiers into 0 (`true` into 1) as #if does."""
+        remaining identifiers into 0 (`true` into 1) as #if does. Also: for each undefined
+        project macro (see `_project_undefined`), at its first token, where the result
+        has a 0 that defining it would make 1."""
         resolved: list[Token] = []
         tested: set[str] = set()  # operands of `defined`: `defined(X) && X > 1` reads X as 0 on purpose
+        operands: dict[int, Token] = {}  # id(the 0 of `defined X`) -> X
         i = 0
         while i < len(toks):
             t = toks[i]
@@ -370,18 +467,26 @@ class Preprocessor:
                     if j >= len(toks) or toks[j][TEXT] != ")":
                         raise token_error(t, "missing ')' after \"defined\"")
                 resolved.append(("num", value) + t[2:])
+                operands[id(resolved[-1])] = toks[i + 2 if paren else i + 1]
                 i = j + 1
                 continue
             resolved.append(t)
             i += 1
         expanded = self.expand_list(resolved)
+        named = [(k, operands.get(id(t)) or t) for k, t in enumerate(expanded) if id(t) in operands or t[KIND] == "id"]
+        project = {t[TEXT] for t in _project_undefined([t for _, t in named], self.macros)}
+        undefined: dict[str, tuple[Token, list[int]]] = {}  # name -> (its first token, where it reads as 0)
+        for k, t in named:
+            if t[TEXT] in project:
+                undefined.setdefault(t[TEXT], (t, []))[1].append(k)
         if self.missing_includes:
             missing = tuple(self.missing_includes)
             self.undefined_in_conditions += [
                 UndefinedInCondition(t[TEXT], token_location(t), missing) for t in expanded
                 if t[KIND] == "id" and t[TEXT] not in ("true", "false") and t[TEXT] not in tested
                 and t[TEXT] not in _BUILD_CONFIG_MACROS and not _reserved(t[TEXT])]
-        return [("num", "1" if t[TEXT] == "true" else "0") + t[2:] if t[KIND] == "id" else t for t in expanded]
+        final = [("num", "1" if t[TEXT] == "true" else "0") + t[2:] if t[KIND] == "id" else t for t in expanded]
+        return final, undefined
 
     def _has_include(self, toks: list[Token], i: int) -> tuple[str, int]:
         """`__has_include("x.h")` / `__has_include(<x>)` at `i` -> ("1" or "0", index after).
@@ -798,6 +903,36 @@ def _ancestors_up_to_root(here: str) -> list[str]:
         here = os.path.normpath(os.path.join(here or ".", ".."))
         dirs.append("" if here == "." else here)
     return dirs
+
+
+def _deciding(final: list[Token], undefined: dict[str, tuple[Token, list[int]]], value: bool,
+              where: Token) -> tuple[Token, ...]:
+    """The undefined macros (their first tokens) whose definition as 1 would change the
+    condition's `value`, each alone, or else all of them together; `defined(NOPE)` in
+    `!defined(NOPE)` does not decide that the condition is false."""
+
+    def flips(names: Iterable[str]) -> bool:
+        changed = list(final)
+        for name in names:
+            for k in undefined[name][1]:
+                changed[k] = ("num", "1", *final[k][2:])
+        try:
+            return (evaluate_if_expression(changed, where) != 0) != value
+        except OpgenError:  # `1 / X` when X was 0 before: nothing to learn
+            return False
+
+    alone = [name for name in undefined if flips([name])]
+    deciding = alone or (list(undefined) if len(undefined) > 1 and flips(undefined) else [])
+    return tuple(undefined[name][0] for name in deciding)
+
+
+def _project_undefined(names: list[Token], macros: dict[str, Macro]) -> tuple[Token, ...]:
+    """The tokens of `names` naming a macro that is not defined and is neither the
+    compiler's (reserved) nor a platform or build configuration macro: a project's own
+    switch, which its build defines (`-D MYPROJ_WITH_TF`)."""
+    return tuple(t for t in names if t[TEXT] not in macros and t[TEXT] not in ("true", "false")
+                 and t[TEXT] not in _BUILD_CONFIG_MACROS and t[TEXT] not in _PLATFORM_MACROS
+                 and not _reserved(t[TEXT]))
 
 
 def _reserved(name: str) -> bool:

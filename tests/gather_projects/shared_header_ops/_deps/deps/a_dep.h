@@ -1,0 +1,1 @@
+// A dependency's header: defines nothing the ops use.

@@ -1,0 +1,1 @@
+#define SHARED_FAST_PATH 1
