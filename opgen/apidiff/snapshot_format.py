@@ -11,12 +11,10 @@ from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot
 from opgen.attr_text import summarize_attr_value
 from opgen.errors import Location, OpgenError
 from opgen.proto import attr_value_pb2, op_def_pb2
-from opgen.proto.datatypes import cpp_name
+from opgen.proto.op_def_compat import FLAGS, describe_arg
 from opgen.spec.kernel_summary import placement_text, runs_on
 
 FORMAT_TAG = "opgen-api-snapshot/1"
-FLAGS = ("is_commutative", "is_aggregate", "is_stateful", "allows_uninitialized_input",
-         "is_distributed_communication")
 
 
 # ---- JSON -------------------------------------------------------------------------------
@@ -184,19 +182,6 @@ def from_json(text: str, path: str) -> Snapshot:
 
 
 # ---- Markdown -----------------------------------------------------------------------------
-
-def describe_arg(arg: op_def_pb2.OpDef.ArgDef) -> str:
-    """`x: T`, `values: N * T`, `ref: Ref(float)`, `args: list(Tin)`."""
-    if arg.type_list_attr:
-        kind = f"list({arg.type_list_attr})"
-    else:
-        kind = cpp_name(arg.type) if arg.type else arg.type_attr
-        if arg.number_attr:
-            kind = f"{arg.number_attr} * {kind}"
-    if arg.is_ref:
-        kind = f"Ref({kind})"
-    return f"{arg.name}: {kind}"
-
 
 def describe_attr(attr: op_def_pb2.OpDef.AttrDef) -> str:
     """`T: type, allowed=[DT_HALF, DT_FLOAT]`, `N: int, min=2`, `padding: string, default="SAME"`."""
