@@ -28,6 +28,7 @@ _KNOWN_KEYS = {
     "merge_overrides",  # allow several override files to touch one op
     "api",  # path of the committed API snapshot
     "library",  # compiled op library the modules load for TensorFlow (path from the module, or pkg:resource)
+    "libraries",  # table: module-name glob -> its op library (else `library`)
     "strict_includes",  # a #include "..." that cannot be found is an error, not a warning
     "docstring_kernels",  # docstrings say which devices and types the op's kernels run on
 }
@@ -53,6 +54,7 @@ class Config:
     merge_overrides: bool = False
     api: str | None = None
     library: str | None = None
+    libraries: dict[str, str] = field(default_factory=dict)
     strict_includes: bool = False
     docstring_kernels: bool = False
     # Where each [tool.opgen] key (and array element) stands in pyproject.toml, by its path
@@ -129,7 +131,7 @@ def load_config(start: Path | None = None) -> Config:
                 for i, define in enumerate(value):
                     _check_define(define, where(key, i))
             value = tuple(value)
-        elif key in ("modules", "helpers"):
+        elif key in ("modules", "helpers", "libraries"):
             if not isinstance(value, dict):
                 raise OpgenError(f"[tool.opgen.{key}] must map names to strings", where(key))
             for name, v in value.items():
@@ -139,6 +141,8 @@ def load_config(start: Path | None = None) -> Config:
                     from opgen.module_groups import validate_module_name
 
                     validate_module_name(v, where(key, name))
+                elif key == "libraries":
+                    check_library(v, where(key, name), f"[tool.opgen.libraries] {name!r}")
         elif key == "jobs":
             if not isinstance(value, int) or value < 0:
                 raise OpgenError("[tool.opgen] jobs must be a non-negative integer", where(key))
@@ -148,7 +152,7 @@ def load_config(start: Path | None = None) -> Config:
         elif not isinstance(value, str):
             raise OpgenError(f"[tool.opgen] {key} must be a string", where(key))
         elif key == "library":
-            check_library(value, where(key))
+            check_library(value, where(key), "[tool.opgen] library")
         kwargs[key] = value
     return Config(root=pyproject.parent, positions=positions, written=frozenset(table), **kwargs)  # type: ignore[arg-type]
 
@@ -207,11 +211,12 @@ def _check_define(define: str, where: Location) -> None:
                          hint='write "NAME" or "NAME=VALUE"') from None
 
 
-def check_library(value: str, where: Location) -> None:
-    """`library` names a file: not empty, one line, printable (it is written into the modules)."""
+def check_library(value: str, where: Location, what: str) -> None:
+    """An op library (`what`: the setting) names a file: not empty, one line, printable (it is
+    written into the modules)."""
     if not value or not value.isprintable():
         raise OpgenError(
-            f"[tool.opgen] library {value!r} is not a usable path",
+            f"{what} {value!r} is not a usable path",
             where,
             hint='give the op library as a path relative to the generated modules ("_my_ops.so") or as "package:resource"',
         )

@@ -80,7 +80,9 @@ def _register_when_tensorflow_imported(_tensorflow: ModuleType) -> None:
             try:
                 _register(module_name)
             except OpLibraryError as e:
-                warnings.warn(f"{e} (TensorFlow runs no op until this is fixed)", OpLibraryWarning, stacklevel=2)
+                # stacklevel 3: past the hook's loader (warnings skips importlib's frames) to `import tensorflow`
+                warnings.warn(f"{e} (opgen's wrappers raise this error when they run on TensorFlow)",
+                              OpLibraryWarning, stacklevel=3)
 
 
 def load_op_libraries(*modules: ModuleType | str) -> None:
@@ -151,7 +153,7 @@ def _register(module_name: str) -> None:
     del _registry.pending_libraries[module_name]
     if notes:
         warnings.warn(f"{source} differs compatibly from the module: {'; '.join(notes)}; rebuild the library "
-                      f"or the wrappers to make them equal", OpLibraryWarning, stacklevel=3)
+                      f"or the wrappers to make them equal", OpLibraryWarning, stacklevel=2)
 
 
 def _registered_op_defs(tf: Any, module_ops: dict[str, op_def_pb2.OpDef]) -> dict[str, op_def_pb2.OpDef]:
@@ -219,9 +221,9 @@ def _detail(rule: str, subject: str, module: op_def_pb2.OpDef, library: op_def_p
     if rule in ("attr_removed", "attr_added_without_default", "attr_added"):
         attr = ours or theirs
         assert attr is not None
-        default = f" = {_value_text(attr.default_value)}" if attr.HasField("default_value") else ""
-        side = "the module's only" if ours else "the library's only"
-        return f"attr '{subject}: {attr.type}{default}' is {side}"
+        default = f" = {_value_text(attr.default_value)}" if attr.HasField("default_value") else ", no default"
+        side = "in the module, not the library" if ours else "in the library, not the module"
+        return f"attr '{subject}' ({attr.type}{default}): {side}"
     if ours is not None and theirs is not None:  # a rule about one attr both sides have
         field, mine, other = {
             "attr_type_changed": ("type", ours.type, theirs.type),
