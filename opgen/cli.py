@@ -335,8 +335,8 @@ _define(cli, "build", "_cmd_build", "Render gen_*_ops.py modules, their source m
                  "default: 1 (fastest measured on 2 shared cores)."),
     _option("--library", metavar="PATH", section="Rendering",
             help="Compiled op library that registers the modules' ops with TensorFlow (loaded at import, or when "
-                 "TensorFlow is imported): a path relative to the modules, or package:resource. [tool.opgen] library; "
-                 "modules matched by [tool.opgen.libraries] use theirs; default: none."),
+                 "TensorFlow is imported): a path relative to the modules, or package:resource; modules that "
+                 "[tool.opgen.libraries] matches use theirs. [tool.opgen] library; default: none."),
     _option("--out", metavar="DIR", section="Output",
             help="Output directory; the whole tree moves there, the API snapshot ([tool.opgen] api, a path "
                  "inside out) to the same place inside it. [tool.opgen] out; default: generated."),

@@ -40,7 +40,7 @@ from opgen.apidiff.snapshot_format import describe_attr
 from opgen.attr_text import summarize_attr_value
 from opgen.errors import Location
 from opgen.proto import op_def_pb2
-from opgen.proto.op_def_compat import accepted_changes, attr_map, describe_arg
+from opgen.proto.op_def_compat import accepted_changes, attr_map, describe_arg, without_restatements
 from opgen.spec.kernel_summary import device_key, runs_on
 
 Category = Literal["graph", "python", "kernel", "docs"]
@@ -163,11 +163,7 @@ def _compatible_graph_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> l
 def _graph_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     changes = []
     issues = graph_issues(old.op_def, new.op_def)
-    # a retyped or removed attr's default "change" only restates that issue
-    restated = {i.subject for i in issues if i.rule in ("attr_type_changed", "attr_removed")}
-    for issue in issues:
-        if issue.rule in DEFAULTS_RULES and issue.subject in restated:
-            continue
+    for issue in without_restatements(issues):
         changes.append(Change(new.name, "graph", issue.rule, True, issue.reason,
                               _graph_location(new, _issue_part(new, issue.subject)),
                               compatible_message(issue, old.op_def, new.op_def)))

@@ -11,7 +11,7 @@ generator (nor the runtime package, which the generator does not need).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Protocol, TypeVar
 
 from opgen.proto import op_def_pb2
 from opgen.proto.datatypes import cpp_name
@@ -198,6 +198,23 @@ def _defaults_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> list[OpDe
 def breaking_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> list[OpDefChange]:
     """Every graph-incompatible difference of `new` against `old`, in TF's check order."""
     return _compatible_changes(old, new) + _defaults_changes(old, new)
+
+
+class _Change(Protocol):
+    @property
+    def rule(self) -> str: ...
+    @property
+    def subject(self) -> str: ...
+
+
+C = TypeVar("C", bound=_Change)
+
+
+def without_restatements(changes: list[C]) -> list[C]:
+    """`changes` less the default "changes" of attrs that were retyped or removed: those
+    only restate that (TF reports both; people need one)."""
+    restated = {c.subject for c in changes if c.rule in ("attr_type_changed", "attr_removed")}
+    return [c for c in changes if c.rule not in DEFAULTS_RULES or c.subject not in restated]
 
 
 def accepted_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> list[OpDefChange]:
