@@ -4,7 +4,7 @@ module: eager (kernel state kept across calls), `tf.function`, `tf.Graph`, an em
 graph imported into TF, gradients through a `@tf.RegisterGradient`, and a training loop.
 
 Each scenario runs in a fresh interpreter, so that the library is loaded by the generated
-module itself on first TensorFlow use (`tf.load_op_library`), as in a user's program.
+module itself (`tf.load_op_library`, at import or when TF is imported), as in a user's program.
 """
 
 from __future__ import annotations
