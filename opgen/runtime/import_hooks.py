@@ -80,7 +80,7 @@ class _CallWhenImported:
         for finder in sys.meta_path:  # the spec the import would have found without this hook
             if finder is self or not hasattr(finder, "find_spec"):
                 continue
-            spec = finder.find_spec(fullname, path, target)
+            spec: Any = finder.find_spec(fullname, path, target)
             if spec is not None:
                 break
         else:

@@ -57,6 +57,7 @@ class OpLibraryWarning(UserWarning):
 _lock = threading.RLock()  # re-entrant: registering may import TF, whose hook registers too
 _hook_installed = False
 _loaded_paths: set[str] = set()  # real paths of the libraries this process loaded
+_caller = threading.local()  # imports_tensorflow: this thread's `load_op_libraries` imports TF
 
 
 def module_registered(module_name: str) -> None:
@@ -76,6 +77,8 @@ def _register_when_tensorflow_imported(_tensorflow: ModuleType) -> None:
     global _hook_installed
     with _lock:
         _hook_installed = False
+        if getattr(_caller, "imports_tensorflow", False):
+            return  # `load_op_libraries` imports TF, and registers (raising, not warning) next
         for module_name in list(_registry.pending_libraries):
             try:
                 _register(module_name)
@@ -96,7 +99,11 @@ def load_op_libraries(*modules: ModuleType | str) -> None:
     """
     from .tf_backend import tensorflow
 
-    tensorflow()
+    _caller.imports_tensorflow = True
+    try:
+        tensorflow()
+    finally:
+        _caller.imports_tensorflow = False
     names = [m if isinstance(m, str) else m.__name__ for m in modules]
     with _lock:
         for module_name in names or list(_registry.pending_libraries):
