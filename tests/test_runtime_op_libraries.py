@@ -42,7 +42,7 @@ def _compare(library_edit: str) -> tuple[list[str], list[str]]:
 @pytest.mark.parametrize(("edit", "error"), [
     ("f: 3 => f: 2", "op Scale: attr 'factor' default: module 3.0, library 2.0"),
     ('s: "fast" => s: "slow"', "op Scale: attr 'mode' default: module 'fast', library 'slow'"),
-    ("default_value { f: 3 } =>", "op Scale: attr 'factor' default: module 3.0, library none"),
+    ("default_value { f: 3 } =>", "op Scale: attr 'factor' default: module 3.0, library no default"),
     ('name: "x" => name: "values"', "op Scale: inputs: module (x: T), library (values: T)"),
     ('name: "y" => name: "out"', "op Scale: outputs: module (y: T), library (out: T)"),
     ("type: DT_FLOAT type: DT_DOUBLE => type: DT_FLOAT",
@@ -64,7 +64,7 @@ def test_incompatible_or_renamed_is_an_error_naming_op_and_field(edit, error):
      "op Scale: attr 'extra' (float = 0.1): in the library, not the module"),
     ("type: DT_FLOAT type: DT_DOUBLE => type: DT_FLOAT type: DT_DOUBLE type: DT_HALF",
      "op Scale: attr 'T' allowed values: module [float32, float64], library [float32, float64, float16]"),
-    ("has_minimum: true minimum: 1 =>", "op Scale: attr 'N' minimum: module 1, library none"),
+    ("has_minimum: true minimum: 1 =>", "op Scale: attr 'N' minimum: module 1, library no minimum"),
     ("summary => is_stateful: true summary", "op Scale: is_stateful: module false, library true"),
 ])
 def test_compatible_change_is_a_note(edit, note):

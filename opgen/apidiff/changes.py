@@ -124,7 +124,8 @@ def _compatible_graph_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> l
             message = f"Attr '{subject}' no longer restricts its values"
         elif rule == "allowed_values_widened":
             was, now = old_attrs[subject].allowed_values, new_attrs[subject].allowed_values
-            message = f"Attr '{subject}' allows more values; from {summarize_attr_value(was)} to {summarize_attr_value(now)}"
+            values = f"from {summarize_attr_value(was)} to {summarize_attr_value(now)}"
+            message = f"Attr '{subject}' allows more values; {values}"
         elif rule == "minimum_lowered":
             attr = new_attrs[subject]
             new_min = str(attr.minimum) if attr.has_minimum else "no minimum"

@@ -19,10 +19,13 @@ from opgen.proto.op_def_compat import (
     COMPATIBLE_RULES,
     DEFAULTS_RULES,
     OpDefChange,
+    allowed_text,
     arg_signature,
     attr_map,
     attr_values_equal,
     breaking_changes,
+    default_text,
+    minimum_text,
 )
 
 __all__ = ["COMPATIBLE_RULES", "DEFAULTS_RULES", "GraphIssue", "attr_defaults_unchanged", "attr_values_equal",
@@ -36,18 +39,6 @@ class GraphIssue:
     subject: str = ""  # the attr name, or `input 2` / `output 0`, or "" for the whole signature
 
 
-def _allowed_str(attr: op_def_pb2.OpDef.AttrDef) -> str:
-    return summarize_attr_value(attr.allowed_values) if attr.HasField("allowed_values") else "no restriction"
-
-
-def _min_str(attr: op_def_pb2.OpDef.AttrDef) -> str:
-    return str(attr.minimum) if attr.has_minimum else "no minimum"
-
-
-def _default_str(attr: op_def_pb2.OpDef.AttrDef) -> str:
-    return summarize_attr_value(attr.default_value) if attr.HasField("default_value") else "no default"
-
-
 def _reason(change: OpDefChange, old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> str:
     """TF's reason text for a breaking change (`op_def_util.cc` OpDefCompatible, ...DefaultsUnchanged)."""
     rule, name = change
@@ -59,10 +50,12 @@ def _reason(change: OpDefChange, old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -
     if rule == "attr_type_changed":
         return f"Attr '{name}' changed type '{old_attrs[name].type}' -> '{new_attrs[name].type}'"
     if rule == "allowed_values_narrowed":
-        return (f"Attr '{name}' has a stricter set of allowed values; from {_allowed_str(old_attrs[name])} "
-                f"to {_allowed_str(new_attrs[name])}")
+        return (f"Attr '{name}' has a stricter set of allowed values; "
+                f"from {allowed_text(old_attrs[name], summarize_attr_value)} "
+                f"to {allowed_text(new_attrs[name], summarize_attr_value)}")
     if rule == "minimum_raised":
-        return f"Attr '{name}' has a higher minimum; from {_min_str(old_attrs[name])} to {_min_str(new_attrs[name])}"
+        return (f"Attr '{name}' has a higher minimum; "
+                f"from {minimum_text(old_attrs[name])} to {minimum_text(new_attrs[name])}")
     if rule == "attr_added_without_default":
         return f"Attr '{name}' added without default"
     if rule in ("input_signature_changed", "output_signature_changed"):
@@ -80,11 +73,13 @@ def _reason(change: OpDefChange, old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -
     if rule == "output_lost_ref":
         return f"Output {name.split()[1]} changed from ref to non-ref"
     if rule == "default_removed":
-        return (f"Attr '{name}' has removed it's default; from {_default_str(old_attrs[name])} "
-                f"to {_default_str(new_attrs[name])}")
+        return (f"Attr '{name}' has removed it's default; "
+                f"from {default_text(old_attrs[name], summarize_attr_value)} "
+                f"to {default_text(new_attrs[name], summarize_attr_value)}")
     assert rule == "default_changed", rule
-    return (f"Attr '{name}' has changed it's default value; from {_default_str(old_attrs[name])} "
-            f"to {_default_str(new_attrs[name])}")
+    return (f"Attr '{name}' has changed it's default value; "
+            f"from {default_text(old_attrs[name], summarize_attr_value)} "
+            f"to {default_text(new_attrs[name], summarize_attr_value)}")
 
 
 def graph_issues(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> list[GraphIssue]:

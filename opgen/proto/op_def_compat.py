@@ -11,7 +11,8 @@ generator (nor the runtime package, which the generator does not need).
 
 from __future__ import annotations
 
-from typing import NamedTuple, Protocol, TypeVar
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from opgen.proto import op_def_pb2
 from opgen.proto.datatypes import cpp_name
@@ -85,6 +86,19 @@ def describe_arg(arg: op_def_pb2.OpDef.ArgDef) -> str:
     if arg.is_ref:
         kind = f"Ref({kind})"
     return f"{arg.name}: {kind}"
+
+
+def allowed_text(attr: op_def_pb2.OpDef.AttrDef, summarize: Callable[[Any], str]) -> str:
+    """The attr's allowed values as `summarize` writes an AttrValue, as TF's messages word them."""
+    return summarize(attr.allowed_values) if attr.HasField("allowed_values") else "no restriction"
+
+
+def minimum_text(attr: op_def_pb2.OpDef.AttrDef) -> str:
+    return str(attr.minimum) if attr.has_minimum else "no minimum"
+
+
+def default_text(attr: op_def_pb2.OpDef.AttrDef, summarize: Callable[[Any], str]) -> str:
+    return summarize(attr.default_value) if attr.HasField("default_value") else "no default"
 
 
 def _more_restrictive(old: op_def_pb2.OpDef.AttrDef, new: op_def_pb2.OpDef.AttrDef) -> bool:

@@ -35,6 +35,7 @@ import struct
 import sys
 import threading
 import warnings
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -200,7 +201,11 @@ def _compare(
     module_ops: dict[str, op_def_pb2.OpDef], registered: dict[str, op_def_pb2.OpDef]
 ) -> tuple[list[str], list[str]]:
     """(errors, notes): how each op TensorFlow has differs from the module's, `op X: detail`."""
-    from opgen.proto.op_def_compat import accepted_changes, breaking_changes, without_restatements
+    from opgen.proto.op_def_compat import (
+        accepted_changes,
+        breaking_changes,
+        without_restatements,
+    )
 
     errors: list[str] = []
     notes: list[str] = []
@@ -232,20 +237,11 @@ def _detail(rule: str, subject: str, module: op_def_pb2.OpDef, library: op_def_p
         side = "in the module, not the library" if ours else "in the library, not the module"
         return f"attr '{subject}' ({attr.type}{default}): {side}"
     if ours is not None and theirs is not None:  # a rule about one attr both sides have
-        field, mine, other = {
-            "attr_type_changed": ("type", ours.type, theirs.type),
-            "allowed_values_narrowed": ("allowed values", _allowed_text(ours), _allowed_text(theirs)),
-            "allowed_values_widened": ("allowed values", _allowed_text(ours), _allowed_text(theirs)),
-            "allowed_values_unrestricted": ("allowed values", _allowed_text(ours), _allowed_text(theirs)),
-            "minimum_raised": ("minimum", _minimum_text(ours), _minimum_text(theirs)),
-            "minimum_lowered": ("minimum", _minimum_text(ours), _minimum_text(theirs)),
-            "default_removed": ("default", _default_text(ours), _default_text(theirs)),
-            "default_changed": ("default", _default_text(ours), _default_text(theirs)),
-            "default_added": ("default", _default_text(ours), _default_text(theirs)),
-        }[rule]
-        return f"attr '{subject}' {field}: module {mine}, library {other}"
+        field, text = _attr_fields()[rule]
+        return f"attr '{subject}' {field}: module {text(ours)}, library {text(theirs)}"
     if rule == "flag_changed":
-        return f"{subject}: module {str(getattr(module, subject)).lower()}, library {str(getattr(library, subject)).lower()}"
+        mine_set, other_set = (str(getattr(side, subject)).lower() for side in (module, library))
+        return f"{subject}: module {mine_set}, library {other_set}"
     if rule.startswith("input"):
         what, mine, other = "inputs", module.input_arg, library.input_arg
     elif rule.startswith("output"):
@@ -262,16 +258,26 @@ def _detail(rule: str, subject: str, module: op_def_pb2.OpDef, library: op_def_p
             f"library ({', '.join(describe_arg(a) for a in other)})")
 
 
-def _allowed_text(attr: op_def_pb2.OpDef.AttrDef) -> str:
-    return _value_text(attr.allowed_values) if attr.HasField("allowed_values") else "any"
+def _attr_fields() -> dict[str, tuple[str, Callable[[op_def_pb2.OpDef.AttrDef], str]]]:
+    from opgen.proto.op_def_compat import allowed_text, default_text, minimum_text
 
+    def allowed(attr: op_def_pb2.OpDef.AttrDef) -> str:
+        return allowed_text(attr, _value_text)
 
-def _minimum_text(attr: op_def_pb2.OpDef.AttrDef) -> str:
-    return str(attr.minimum) if attr.has_minimum else "none"
+    def default(attr: op_def_pb2.OpDef.AttrDef) -> str:
+        return default_text(attr, _value_text)
 
-
-def _default_text(attr: op_def_pb2.OpDef.AttrDef) -> str:
-    return _value_text(attr.default_value) if attr.HasField("default_value") else "none"
+    return {
+        "attr_type_changed": ("type", lambda attr: attr.type),
+        "allowed_values_narrowed": ("allowed values", allowed),
+        "allowed_values_widened": ("allowed values", allowed),
+        "allowed_values_unrestricted": ("allowed values", allowed),
+        "minimum_raised": ("minimum", minimum_text),
+        "minimum_lowered": ("minimum", minimum_text),
+        "default_removed": ("default", default),
+        "default_changed": ("default", default),
+        "default_added": ("default", default),
+    }
 
 
 def _value_text(value: Any) -> str:
