@@ -74,6 +74,9 @@ def module_registered(module_name: str) -> None:
     _import_hooks.call_when_imported("tensorflow", _register_when_tensorflow_imported)
 
 
+_registry.library_registered = module_registered
+
+
 def _register_when_tensorflow_imported(_tensorflow: ModuleType) -> None:
     global _hook_installed
     with _lock:

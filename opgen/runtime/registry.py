@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 from types import FunctionType
 
 from opgen.proto import op_def_pb2
@@ -56,6 +57,10 @@ _modules: dict[str, _Blob] = {}
 # with TensorFlow (checked before every op that runs on TF: a dict is the cheapest test)
 pending_libraries: dict[str, str] = {}
 generation = 0  # bumped by every registration (invalidates caches keyed by op name)
+# Called with the module's name after a module with a library registered: `op_libraries`
+# sets it on import (the `opgen.runtime` package imports that module, so it is set before
+# any generated module registers), and the registry depends on nothing that needs TF.
+library_registered: Callable[[str], None] | None = None
 
 
 def _op_names(data: bytes) -> list[str]:
@@ -136,10 +141,8 @@ def register_op_list(
                 continue
             _entries[name] = _Entry(name, module_name, blob, shape_fns.get(name))
     _mark_autograph_artifacts(module_name)
-    if library:
-        from . import op_libraries
-
-        op_libraries.module_registered(module_name)
+    if library and library_registered is not None:
+        library_registered(module_name)
 
 
 def _mark_autograph_artifacts(module_name: str) -> None:

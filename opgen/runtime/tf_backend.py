@@ -11,8 +11,9 @@ TensorFlow has registered, so they are written once instead of once per op.
 
 Custom ops: a module generated with `[tool.opgen] library = "..."` registers its library
 with TF at import or when TF is imported (`op_libraries`); one still pending (its error not
-fixed) is registered before the next op runs on TensorFlow (the eager fast path cannot find
-an op TF has not loaded, so this cannot wait for the op).
+fixed) is registered before the next op runs on TensorFlow, by `backend.eager_context` and
+`op_def_library._apply_op_helper` (the eager fast path cannot find an op TF has not loaded,
+so this cannot wait for the op).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import importlib
 import os
 from typing import Any
 
-from . import op_libraries as _op_libraries
 from . import registry as _registry
 
 _tf: _TF | None = None  # TensorFlow's modules, bound on first use (`tensorflow()`)
@@ -247,8 +247,6 @@ def _plan(tf: _TF, op_type_name: str) -> _OpPlan:
 
 
 def _plan_for(op_type_name: str) -> tuple[_TF, _OpPlan]:
-    if _registry.pending_libraries:
-        _op_libraries.load_op_libraries()
     tf = _tf or tensorflow()
     plan = _plans.get(op_type_name)
     if plan is None or _plans_generation != _registry.generation:
