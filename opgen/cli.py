@@ -104,7 +104,7 @@ def _cmd_specs(args: Args, config: Config) -> int:
 
 
 def _cmd_build(args: Args, config: Config) -> int:
-    from opgen.module_groups import unmatched_patterns
+    from opgen.module_groups import group_ops, unmatched_patterns
     from opgen.pipeline import run_build
     from opgen.spec.kernel_summary import cross_check
 
@@ -115,13 +115,20 @@ def _cmd_build(args: Args, config: Config) -> int:
 
     def gather():
         gathered = _gather(args, config)
-        for pattern in unmatched_patterns(gathered.op_list, config.modules):
+        for pattern in unmatched_patterns((op.name for op in gathered.op_list.op), config.modules):
             _report(OpgenError(f"[tool.opgen.modules] pattern {pattern!r} matches no op", config.where("modules", pattern),
                                hint="patterns are fnmatch globs on op names, case-sensitive ('Foo*')").format_warning())
         # what `opgen kernels` reports (a kernel for a type its op does not allow, ...): TF
         # would never select such a kernel, or fail creating it
         for finding in cross_check(gathered.kernels or [], gathered.op_list, internal_ops_listed=args.include_internal):
             _report(finding.format_warning())
+        if config.libraries:
+            modules = group_ops(gathered.op_list, gathered.sources, config.modules, config.where("modules"))
+            for pattern in unmatched_patterns(modules, config.libraries):
+                _report(OpgenError(
+                    f"[tool.opgen.libraries] pattern {pattern!r} matches no module", config.where("libraries", pattern),
+                    hint=f"patterns are fnmatch globs on module names; this build writes {', '.join(modules) or 'none'}",
+                ).format_warning())
         return gathered
 
     return run_build(args, config, gather=gather)
@@ -366,8 +373,9 @@ _define(cli, "build", "_cmd_build", "Render gen_*_ops.py modules, their source m
             help="Render/format worker processes; 0 = one per core. [tool.opgen] jobs; "
                  "default: 1 (fastest measured on 2 shared cores)."),
     _option("--library", metavar="PATH", section="Rendering",
-            help="Compiled op library the modules load with tf.load_op_library on first TensorFlow use: a path "
-                 "relative to the modules, or package:resource. [tool.opgen] library; default: none."),
+            help="Compiled op library that registers the modules' ops with TensorFlow (loaded at import, or when "
+                 "TensorFlow is imported): a path relative to the modules, or package:resource; modules that "
+                 "[tool.opgen.libraries] matches use theirs. [tool.opgen] library; default: none."),
     _option("--out", metavar="DIR", section="Output",
             help="Output directory; the whole tree moves there, the API snapshot ([tool.opgen] api, a path "
                  "inside out) to the same place inside it. [tool.opgen] out; default: generated."),

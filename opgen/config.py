@@ -35,6 +35,7 @@ _KNOWN_KEYS = {
     "merge_overrides",  # allow several override files to touch one op
     "api",  # path of the committed API snapshot
     "library",  # compiled op library the modules load for TensorFlow (path from the module, or pkg:resource)
+    "libraries",  # table: module-name glob -> its op library (else `library`)
     "strict_includes",  # a #include "..." that cannot be found is an error, not a warning
     "docstring_kernels",  # docstrings say which devices and types the op's kernels run on
 }
@@ -63,6 +64,7 @@ class Config:
     merge_overrides: bool = False
     api: str | None = None
     library: str | None = None
+    libraries: dict[str, str] = field(default_factory=dict)
     strict_includes: bool = False
     docstring_kernels: bool = False
     # Where each [tool.opgen] key (and array element) stands in pyproject.toml, by its path
@@ -159,7 +161,7 @@ def load_config(start: Path | None = None) -> Config:
                         raise OpgenError(f"[tool.opgen] undefines entry {name!r}: macro names must be identifiers",
                                          where(key, i), hint='write "NAME"')
             value = tuple(value)
-        elif key in ("modules", "helpers"):
+        elif key in ("modules", "helpers", "libraries"):
             if not isinstance(value, dict):
                 raise OpgenError(f"[tool.opgen.{key}] must map names to strings", where(key))
             for name, v in value.items():
@@ -173,6 +175,8 @@ def load_config(start: Path | None = None) -> Config:
                     from opgen.module_groups import validate_module_name
 
                     validate_module_name(v, where(key, name))
+                elif key == "libraries":
+                    check_library(v, where(key, name), f"[tool.opgen.libraries] {name!r}")
         elif key == "jobs":
             if not isinstance(value, int) or value < 0:
                 raise OpgenError("[tool.opgen] jobs must be a non-negative integer", where(key))
@@ -182,7 +186,7 @@ def load_config(start: Path | None = None) -> Config:
         elif not isinstance(value, str):
             raise OpgenError(f"[tool.opgen] {key} must be a string", where(key))
         elif key == "library":
-            check_library(value, where(key))
+            check_library(value, where(key), "[tool.opgen] library")
         kwargs[key] = value
     return Config(root=pyproject.parent, positions=positions, written=frozenset(table), **kwargs)  # type: ignore[arg-type]
 
@@ -246,11 +250,12 @@ def _check_define(define: str, where: Location) -> None:
                          hint='write "NAME" or "NAME=VALUE", VALUE being what follows `#define NAME`') from None
 
 
-def check_library(value: str, where: Location) -> None:
-    """`library` names a file: not empty, one line, printable (it is written into the modules)."""
+def check_library(value: str, where: Location, what: str) -> None:
+    """An op library (`what`: the setting) names a file: not empty, one line, printable (it is
+    written into the modules)."""
     if not value or not value.isprintable():
         raise OpgenError(
-            f"[tool.opgen] library {value!r} is not a usable path",
+            f"{what} {value!r} is not a usable path",
             where,
             hint='give the op library as a path relative to the generated modules ("_my_ops.so") or as "package:resource"',
         )

@@ -1,12 +1,14 @@
 """Which generated module each op goes into: `[tool.opgen.modules]` globs, else the op's
-source file stem. `opgen build` renders these groups and the API snapshot lists them, so
-both ask this one module."""
+source file stem; and which op library each module loads (`[tool.opgen.libraries]` globs on
+module names, else `[tool.opgen] library`). `opgen build` renders these groups and the API
+snapshot lists them, so both ask this one module."""
 
 from __future__ import annotations
 
 import fnmatch
 import functools
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from opgen.errors import Location, OpgenError
@@ -63,10 +65,18 @@ def group_ops(
     return dict(sorted(groups.items()))
 
 
-def unmatched_patterns(op_list: op_def_pb2.OpList, rules: dict[str, str]) -> list[str]:
-    """The `[tool.opgen.modules]` globs no op matches (a misspelt pattern routes nothing)."""
-    names = [op.name for op in op_list.op]
-    return [pattern for pattern in rules if not any(fnmatch.fnmatchcase(n, pattern) for n in names)]
+def module_library(module: str, libraries: dict[str, str], default: str | None) -> str | None:
+    """The op library of `module`: the first `[tool.opgen.libraries]` glob on module names
+    that matches it, else `[tool.opgen] library` (`default`)."""
+    return next((library for pattern, library in libraries.items() if fnmatch.fnmatchcase(module, pattern)), default)
 
 
-__all__ = ["group_ops", "module_for_source", "module_rule", "unmatched_patterns", "validate_module_name"]
+def unmatched_patterns(names: Iterable[str], patterns: Iterable[str]) -> list[str]:
+    """The globs of `patterns` no name matches: a misspelt `[tool.opgen.modules]` pattern
+    (on op names) routes nothing, a `[tool.opgen.libraries]` one (on module names) names
+    the library of no module."""
+    names = list(names)
+    return [pattern for pattern in patterns if not any(fnmatch.fnmatchcase(n, pattern) for n in names)]
+
+
+__all__ = ["group_ops", "module_for_source", "module_library", "module_rule", "unmatched_patterns", "validate_module_name"]

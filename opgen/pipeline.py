@@ -126,6 +126,7 @@ def options_from(args, config: Config) -> BuildOptions:
         root=config.root,
         config_location=Location(str(config.root / "pyproject.toml")),
         library=_library_option(args, config),
+        libraries=dict(config.libraries),
     )
 
 
@@ -133,7 +134,7 @@ def _library_option(args, config: Config) -> str | None:
     library = getattr(args, "library", None)
     if library is None:
         return config.library
-    check_library(library, Location("--library"))
+    check_library(library, Location("--library"), "--library")
     return library
 
 

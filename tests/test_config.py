@@ -112,3 +112,25 @@ def test_api_path_errors_point_at_the_key_and_suggest_a_path_inside_out(run, api
     assert code == 2 and message in err
     assert "pyproject.toml:4:1: error:" in err
     assert "api = 'myproj/ops/API.md'" in err  # a suggestion that works with this `out`
+
+
+def test_libraries_give_each_module_its_library_and_warn_at_a_pattern_matching_no_module(run, tmp_path):
+    (tmp_path / "cc" / "b.cc").write_text(OP.replace('"A"', '"B"'))
+    toml = ('[tool.opgen]\nsources = ["cc"]\nlibrary = "_default.so"\n[tool.opgen.libraries]\n"gen_a" = "_a.so"\n'
+            '"gen_x*" = "pkg:_x.so"\n')
+    code, err = run(toml, "build", "--quiet")
+    assert code == 0
+    assert err.startswith(f"{tmp_path / 'pyproject.toml'}:6:1: warning: [tool.opgen.libraries] pattern 'gen_x*' "
+                          "matches no module")
+    assert "this build writes gen_a, gen_b" in err
+    assert 'library="_a.so"' in (tmp_path / "generated" / "gen_a.py").read_text()
+    assert 'library="_default.so"' in (tmp_path / "generated" / "gen_b.py").read_text()
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ('"gen_a" = 3', "[tool.opgen.libraries] must map names to strings"),
+    ('"gen_a" = ""', "[tool.opgen.libraries] 'gen_a' '' is not a usable path"),
+])
+def test_bad_library_entry_is_located(run, tmp_path, entry, message):
+    code, err = run(f'[tool.opgen]\nsources = ["cc"]\n[tool.opgen.libraries]\n{entry}\n', "build")
+    assert code == 2 and err.startswith(f"{tmp_path / 'pyproject.toml'}:4:1: error: {message}")

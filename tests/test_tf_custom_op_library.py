@@ -4,7 +4,7 @@ module: eager (kernel state kept across calls), `tf.function`, `tf.Graph`, an em
 graph imported into TF, gradients through a `@tf.RegisterGradient`, and a training loop.
 
 Each scenario runs in a fresh interpreter, so that the library is loaded by the generated
-module itself on first TensorFlow use (`tf.load_op_library`), as in a user's program.
+module itself (`tf.load_op_library`, at import or when TF is imported), as in a user's program.
 """
 
 from __future__ import annotations
@@ -194,5 +194,5 @@ def test_missing_library_is_a_clear_error(project, tmp_path):
     )
     assert run.returncode == 1
     last = run.stderr.strip().splitlines()[-1]
-    assert last.startswith("opgen.runtime.tf_backend.OpLibraryError: op library ")
+    assert last.startswith("opgen.runtime.op_libraries.OpLibraryError: op library ")
     assert str(tmp_path / "my_ops" / "_custom_ops.so") in last and "(OpgenCallCounter, OpgenScaledSquare)" in last

@@ -34,17 +34,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from opgen.apidiff.graph_compat import (
-    DEFAULTS_RULES,
-    attr_values_equal,
-    compatible_message,
-    graph_issues,
-)
+from opgen.apidiff.graph_compat import DEFAULTS_RULES, compatible_message, graph_issues
 from opgen.apidiff.snapshot import Function, OpEntry, Snapshot
-from opgen.apidiff.snapshot_format import FLAGS, describe_arg, describe_attr
+from opgen.apidiff.snapshot_format import describe_attr
 from opgen.attr_text import summarize_attr_value
 from opgen.errors import Location
 from opgen.proto import op_def_pb2
+from opgen.proto.op_def_compat import accepted_changes, attr_map, describe_arg, without_restatements
 from opgen.spec.kernel_summary import device_key, runs_on
 
 Category = Literal["graph", "python", "kernel", "docs"]
@@ -115,73 +111,60 @@ def _first_changed(old_args, new_args, kind: str) -> str:
 def _compatible_graph_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> list[tuple[str, str, str]]:
     """Graph changes TF accepts, as (rule, message, changed part); reported so reviewers see them."""
     out: list[tuple[str, str, str]] = []
-    old_attrs = {a.name: a for a in old.attr}
-    for attr in new.attr:
-        before = old_attrs.get(attr.name)
-        part = f"attr {attr.name}"
-        if before is None:
-            out.append(("attr_added", f"Attr '{attr.name}' added with default: `{describe_attr(attr)}`", part))
-            continue
-        if before.type != attr.type:
-            continue
-        was, now = before.allowed_values, attr.allowed_values
-        if before.HasField("allowed_values") and not attr.HasField("allowed_values"):
-            out.append(("allowed_values_unrestricted", f"Attr '{attr.name}' no longer restricts its values", part))
-        elif (attr.HasField("allowed_values") and not attr_values_equal(was, now)
-              and set(was.list.type) <= set(now.list.type) and set(was.list.s) <= set(now.list.s)):
-            values = f"from {summarize_attr_value(was)} to {summarize_attr_value(now)}"
-            out.append(("allowed_values_widened", f"Attr '{attr.name}' allows more values; {values}", part))
-        if before.has_minimum and (not attr.has_minimum or attr.minimum < before.minimum):
-            new_min = str(attr.minimum) if attr.has_minimum else "no minimum"
-            out.append(("minimum_lowered", f"Attr '{attr.name}' has a lower minimum; from {before.minimum} to {new_min}",
-                        part))
-        if not before.HasField("default_value") and attr.HasField("default_value"):
-            default = summarize_attr_value(attr.default_value)
-            out.append(("default_added", f"Attr '{attr.name}' has a default now: {default}", part))
+    old_attrs, new_attrs = attr_map(old), attr_map(new)
 
     def listed(items) -> str:
         return ", ".join(items) or "none"
 
-    old_in = [describe_arg(a) for a in old.input_arg]
-    new_in = [describe_arg(a) for a in new.input_arg]
-    if old_in != new_in:
-        only_names = [a.split(": ", 1)[1] for a in old_in] == [a.split(": ", 1)[1] for a in new_in]
-        rule, what = ("inputs_renamed", "renamed") if only_names else ("inputs_changed_compatibly", "changed compatibly")
-        out.append((rule, f"Inputs {what}: {listed(old_in)} -> {listed(new_in)}",
-                    _first_changed(old.input_arg, new.input_arg, "input")))
-    old_out = [describe_arg(a) for a in old.output_arg]
-    new_out = [describe_arg(a) for a in new.output_arg]
-    if old_out != new_out:
-        out.append(("outputs_changed_compatibly", f"Outputs changed compatibly: {listed(old_out)} -> {listed(new_out)}",
-                    _first_changed(old.output_arg, new.output_arg, "output")))
-    for flag in FLAGS:
-        was_set, is_set = getattr(old, flag), getattr(new, flag)
-        if was_set != is_set:
-            out.append(("flag_changed", f"{flag} changed from {str(was_set).lower()} to {str(is_set).lower()}",
-                        f"flag {flag}"))
-    if sorted(old.control_output) != sorted(new.control_output):
-        change = f"{listed(old.control_output)} -> {listed(new.control_output)}"
-        out.append(("control_outputs_changed", f"Control outputs changed: {change}", ""))
-    if old.deprecation != new.deprecation:
-        if new.HasField("deprecation"):
+    for rule, subject in accepted_changes(old, new):
+        part = f"attr {subject}"
+        if rule == "attr_added":
+            message = f"Attr '{subject}' added with default: `{describe_attr(new_attrs[subject])}`"
+        elif rule == "allowed_values_unrestricted":
+            message = f"Attr '{subject}' no longer restricts its values"
+        elif rule == "allowed_values_widened":
+            was, now = old_attrs[subject].allowed_values, new_attrs[subject].allowed_values
+            values = f"from {summarize_attr_value(was)} to {summarize_attr_value(now)}"
+            message = f"Attr '{subject}' allows more values; {values}"
+        elif rule == "minimum_lowered":
+            attr = new_attrs[subject]
+            new_min = str(attr.minimum) if attr.has_minimum else "no minimum"
+            message = f"Attr '{subject}' has a lower minimum; from {old_attrs[subject].minimum} to {new_min}"
+        elif rule == "default_added":
+            message = f"Attr '{subject}' has a default now: {summarize_attr_value(new_attrs[subject].default_value)}"
+        elif rule in ("inputs_renamed", "inputs_changed_compatibly"):
+            what = "renamed" if rule == "inputs_renamed" else "changed compatibly"
+            message = (f"Inputs {what}: {listed(describe_arg(a) for a in old.input_arg)} -> "
+                       f"{listed(describe_arg(a) for a in new.input_arg)}")
+            part = _first_changed(old.input_arg, new.input_arg, "input")
+        elif rule == "outputs_changed_compatibly":
+            message = (f"Outputs changed compatibly: {listed(describe_arg(a) for a in old.output_arg)} -> "
+                       f"{listed(describe_arg(a) for a in new.output_arg)}")
+            part = _first_changed(old.output_arg, new.output_arg, "output")
+        elif rule == "flag_changed":
+            was_set, is_set = getattr(old, subject), getattr(new, subject)
+            message = f"{subject} changed from {str(was_set).lower()} to {str(is_set).lower()}"
+            part = f"flag {subject}"
+        elif rule == "control_outputs_changed":
+            message = f"Control outputs changed: {listed(old.control_output)} -> {listed(new.control_output)}"
+            part = ""
+        elif rule == "op_deprecated":
             version, why = new.deprecation.version, new.deprecation.explanation
-            out.append(("op_deprecated", f"Op is deprecated from GraphDef version {version}: {why}", "deprecation"))
+            message = f"Op is deprecated from GraphDef version {version}: {why}"
+            part = "deprecation"
+        elif rule == "op_undeprecated":
+            message, part = "Op is no longer deprecated", ""
         else:
-            out.append(("op_undeprecated", "Op is no longer deprecated", ""))
-    kept_order = [a.name for a in new.attr if a.name in old_attrs]
-    if set(old_attrs) <= set(kept_order) and kept_order != [a.name for a in old.attr]:
-        out.append(("attrs_reordered", "Attrs reordered (Python parameter order may follow)", ""))
+            assert rule == "attrs_reordered", rule
+            message, part = "Attrs reordered (Python parameter order may follow)", ""
+        out.append((rule, message, part))
     return out
 
 
 def _graph_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     changes = []
     issues = graph_issues(old.op_def, new.op_def)
-    # a retyped or removed attr's default "change" only restates that issue
-    restated = {i.subject for i in issues if i.rule in ("attr_type_changed", "attr_removed")}
-    for issue in issues:
-        if issue.rule in DEFAULTS_RULES and issue.subject in restated:
-            continue
+    for issue in without_restatements(issues):
         changes.append(Change(new.name, "graph", issue.rule, True, issue.reason,
                               _graph_location(new, _issue_part(new, issue.subject)),
                               compatible_message(issue, old.op_def, new.op_def)))

@@ -16,17 +16,17 @@ from dataclasses import replace
 from google.protobuf import json_format, text_format
 
 from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot
-from opgen.apidiff.snapshot_schema import FLAGS, FORMAT_TAG, snapshot_problem
+from opgen.apidiff.snapshot_schema import FORMAT_TAG, snapshot_problem
 from opgen.attr_text import summarize_attr_value
 from opgen.errors import Location, OpgenError
 from opgen.json_input import JsonProblem, load_json
 from opgen.output_escape import md_code, md_code_block, md_text
 from opgen.proto import attr_value_pb2, op_def_pb2
-from opgen.proto.datatypes import cpp_name
+from opgen.proto.op_def_compat import FLAGS, describe_arg
 from opgen.spec.kernel_summary import placement_text, runs_on
 from opgen.spec.oplist_io import op_def_problem
 
-__all__ = ["FLAGS", "FORMAT_TAG", "describe_arg", "describe_attr", "from_json", "from_markdown",
+__all__ = ["FORMAT_TAG", "describe_attr", "from_json", "from_markdown",
            "to_json", "to_markdown"]
 
 
@@ -234,19 +234,6 @@ def _json_entry_lines(text: str) -> dict[str, int]:
 
 
 # ---- Markdown -----------------------------------------------------------------------------
-
-def describe_arg(arg: op_def_pb2.OpDef.ArgDef) -> str:
-    """`x: T`, `values: N * T`, `ref: Ref(float)`, `args: list(Tin)`."""
-    if arg.type_list_attr:
-        kind = f"list({arg.type_list_attr})"
-    else:
-        kind = cpp_name(arg.type) if arg.type else arg.type_attr
-        if arg.number_attr:
-            kind = f"{arg.number_attr} * {kind}"
-    if arg.is_ref:
-        kind = f"Ref({kind})"
-    return f"{arg.name}: {kind}"
-
 
 def describe_attr(attr: op_def_pb2.OpDef.AttrDef) -> str:
     """`T: type, allowed=[DT_HALF, DT_FLOAT]`, `N: int, min=2`, `padding: string, default="SAME"`."""

@@ -13,10 +13,9 @@ from typing import Any
 from opgen.json_input import JsonProblem, json_kind, proto_json_problem
 from opgen.limits import MAX_TEXT_NESTING, text_nesting_problem
 from opgen.proto import op_def_pb2
+from opgen.proto.op_def_compat import FLAGS
 
 FORMAT_TAG = "opgen-api-snapshot/1"
-FLAGS = ("is_commutative", "is_aggregate", "is_stateful", "allows_uninitialized_input",
-         "is_distributed_communication")
 
 Check = Callable[[Any, str], None]  # raises JsonProblem naming the field path
 

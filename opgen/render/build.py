@@ -16,7 +16,7 @@ import hashlib
 import marshal
 import multiprocessing
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from json.encoder import (
     encode_basestring_ascii as _json_str,  # json.dumps of a str, in C
 )
@@ -25,7 +25,7 @@ from pathlib import Path
 from opgen import __version__
 from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError, report
-from opgen.module_groups import group_ops
+from opgen.module_groups import group_ops, module_library
 from opgen.proto import op_def_pb2
 from opgen.python_api.function import FunctionApi, SkippedOp, function_api, reserved_name_warning
 from opgen.render import emit, residual
@@ -84,7 +84,8 @@ class Renderer:
     api_model: ApiModel
     root: Path
     progress: Callable[[str, int, int], None] | None = None  # (phase, ops done, ops in all)
-    library: str | None = None
+    library: str | None = None  # op library of modules no `libraries` glob matches
+    libraries: dict[str, str] = field(default_factory=dict)  # module-name glob -> op library
 
     def salt(self) -> str:
         return f"opgen {__version__}\0{code_digest()}\0{self.templates.digest}\0{self.templates.shipped}"
@@ -143,7 +144,8 @@ class Renderer:
             located = {op.name: source for op in ops if (source := sources.get(op.name)) is not None}
             src_files = sorted({display_path(p, self.root) for p in {source.location.path for source in located.values()}})
             shape_fns = {op_name: source.shape_fn for op_name, source in located.items() if source.shape_fn}
-            registration = emit.render_registration(self.templates, shape_fns, self.library)
+            registration = emit.render_registration(self.templates, shape_fns,
+                                                module_library(name, self.libraries, self.library))
             registrations[name] = registration.encode()
             registration_uses = emit.ChunkUses.of(registration)
             # The header depends on the module's name, sources, function summaries and what
@@ -359,6 +361,7 @@ class BuildOptions:
     root: Path
     config_location: Location
     library: str | None = None  # op library the modules load for TensorFlow ([tool.opgen] library)
+    libraries: dict[str, str] = field(default_factory=dict)  # per module ([tool.opgen.libraries])
 
 
 def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions, progress=None,
@@ -371,7 +374,7 @@ def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions,
         templates = emit.Templates.load(opts.templates)
         formatter = ChunkFormatter(opts.formatter, opts.jobs, write_cache=write_cache)
         groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
-        renderer = Renderer(templates, formatter, api_model, opts.root, progress, opts.library)
+        renderer = Renderer(templates, formatter, api_model, opts.root, progress, opts.library, opts.libraries)
         return renderer.render(groups, gathered.sources, f"{opts.out.resolve()}\0{opts.formatter}")
     finally:
         if gc_was_enabled:

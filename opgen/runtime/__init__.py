@@ -10,6 +10,9 @@ Which backend a call runs on, first match wins (`backend`):
 2. an opgen `Graph` is this thread's default graph (`with graph.as_default():`): embedded;
 3. TensorFlow is imported: TensorFlow (eager, or the `tf.Graph`/`tf.function` being built);
 4. otherwise: embedded.
+
+Op libraries (`[tool.opgen] library`) are registered with TensorFlow at the module's import,
+or when TF is imported, or by `load_op_libraries()` (`op_libraries`; docs/custom-ops.md).
 """
 
 from . import dtypes
@@ -24,6 +27,7 @@ from .graph import (
     name_scope,
     reset_default_graph,
 )
+from .op_libraries import OpLibraryError, OpLibraryWarning, load_op_libraries
 from .operation import Operation
 from .shape_inference import InferenceContext, ShapeHandle, register_shape_fn
 from .tensor import Tensor
@@ -33,6 +37,8 @@ __all__ = [
     "Dimension",
     "Graph",
     "InferenceContext",
+    "OpLibraryError",
+    "OpLibraryWarning",
     "Operation",
     "ShapeHandle",
     "Tensor",
@@ -44,6 +50,7 @@ __all__ = [
     "dtypes",
     "get_backend",
     "get_default_graph",
+    "load_op_libraries",
     "name_scope",
     "register_shape_fn",
     "reset_default_graph",

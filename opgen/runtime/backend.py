@@ -21,8 +21,8 @@ import os
 import sys
 from typing import Any
 
+from . import op_libraries, tf_backend
 from . import registry as _registry
-from . import tf_backend
 from .graph import _default_stack
 from .tf_backend import tensorflow
 
@@ -71,7 +71,7 @@ def eager_context() -> Any:
     elif selected == "embedded":
         return None
     if _registry.pending_libraries:
-        tf_backend.load_pending_libraries()
+        op_libraries.load_op_libraries()
     context = (tf_backend._tf or tensorflow()).context
     ctx = context._context or context.context()
     return ctx if ctx._thread_local_data.is_eager else None

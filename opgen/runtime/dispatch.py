@@ -25,9 +25,11 @@ from __future__ import annotations
 import collections
 import sys
 import threading
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from . import backend as _backend
+from . import import_hooks as _import_hooks
 
 # TF's attribute names (`tensorflow/python/util/dispatch.py` FALLBACK_DISPATCH_ATTR,
 # TYPE_BASED_DISPATCH_ATTR): TF's dispatch functions look them up on the wrapper.
@@ -58,10 +60,12 @@ def add_type_based_api_dispatcher(api: F) -> F:
     tf_dispatch = sys.modules.get(_TF_DISPATCH)
     if tf_dispatch is not None:
         _list_api(tf_dispatch, api)
-    else:
+        return api
+    with _bind_lock:
+        first = not _unlisted
         _unlisted.append(api)
-        if _hook is None:
-            _install_hook()
+    if first:
+        _import_hooks.call_when_imported(_TF_DISPATCH, _list_unlisted)
     return api
 
 
@@ -76,10 +80,9 @@ def api_dispatcher(api: Callable[..., Any]) -> ApiDispatcher:
 # TF's `dispatch_for_api` looks the API up in `_TYPE_BASED_DISPATCH_SIGNATURES` (an entry
 # TF's decorator adds) before it registers anything, so every wrapper is listed there as
 # soon as TF's dispatch module exists: at decoration when TF is imported already, else
-# right after TF imports that module (a one-shot import hook).
+# right after TF imports that module (`import_hooks`).
 _TF_DISPATCH = "tensorflow.python.util.dispatch"
 _unlisted: list[Callable[..., Any]] = []
-_hook: _ListWhenImported | None = None
 
 
 def _list_api(tf_dispatch: Any, api: Callable[..., Any]) -> None:
@@ -92,50 +95,6 @@ def _list_unlisted(tf_dispatch: Any) -> None:
         del _unlisted[:]
     for api in apis:
         _list_api(tf_dispatch, api)
-
-
-class _ListWhenImported:
-    """Runs `_list_unlisted` once TF's dispatch module has executed, then removes itself.
-
-    A meta path finder and the loader it wraps (the protocols of `importlib.abc`, which is
-    not imported: it costs more than the whole runtime).
-    """
-
-    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if fullname != _TF_DISPATCH:
-            return None
-        _remove_hook()
-        import importlib.util
-
-        spec: Any = importlib.util.find_spec(fullname)  # its loader is replaced by this object
-        if spec is None or spec.loader is None:
-            return spec
-        self._loader = spec.loader
-        spec.loader = self
-        return spec
-
-    def create_module(self, spec: Any) -> Any:
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module: Any) -> None:
-        self._loader.exec_module(module)
-        _list_unlisted(module)
-
-
-def _install_hook() -> None:
-    global _hook
-    with _bind_lock:
-        if _hook is None:
-            _hook = _ListWhenImported()
-            sys.meta_path.insert(0, _hook)
-
-
-def _remove_hook() -> None:
-    global _hook
-    with _bind_lock:
-        if _hook is not None:
-            sys.meta_path.remove(_hook)
-            _hook = None
 
 
 class ApiDispatcher:

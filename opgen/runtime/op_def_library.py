@@ -15,6 +15,8 @@ from opgen.proto import attr_value_pb2
 
 from . import backend as _backend
 from . import dtypes as _dtypes
+from . import op_libraries as _op_libraries
+from . import registry as _registry
 from . import shape_inference as _shape_inference
 from .attr_values import _attr_proto
 from .conversion import convert_to_tensor
@@ -95,6 +97,8 @@ def _raise_not_same_graph(element: Any, original: Any, graph: Graph) -> None:
 def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any):
     """Adds an `op_type_name` node; returns (output_structure, is_stateful, op, outputs)."""
     if _backend.active():
+        if _registry.pending_libraries:
+            _op_libraries.load_op_libraries()
         return _tf_apply_op_helper(op_type_name, name, keywords)
     info = infos.get(op_type_name) or info_for(op_type_name)
     if info is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 from types import FunctionType
 
 from opgen.proto import op_def_pb2
@@ -52,9 +53,14 @@ class _Blob:
 _lock = threading.Lock()
 _entries: dict[str, _Entry] = {}
 _modules: dict[str, _Blob] = {}
-# module name -> its `[tool.opgen] library`, until the TF backend has loaded it
+# module name -> its `[tool.opgen] library`, until `op_libraries` has registered its ops
+# with TensorFlow (checked before every op that runs on TF: a dict is the cheapest test)
 pending_libraries: dict[str, str] = {}
 generation = 0  # bumped by every registration (invalidates caches keyed by op name)
+# Called with the module's name after a module with a library registered: `op_libraries`
+# sets it on import (the `opgen.runtime` package imports that module, so it is set before
+# any generated module registers), and the registry depends on nothing that needs TF.
+library_registered: Callable[[str], None] | None = None
 
 
 def _op_names(data: bytes) -> list[str]:
@@ -110,8 +116,9 @@ def register_op_list(
 ) -> None:
     """Registers a module's OpDefs. Identical re-registration is fine; a conflict raises.
 
-    `library` is the compiled op library the TensorFlow backend loads before running one
-    of these ops (`[tool.opgen] library`: a path relative to the module, or `pkg:resource`).
+    `library` is the compiled op library that registers these ops with TensorFlow
+    (`[tool.opgen] library`: a path relative to the module, or `pkg:resource`); when TF is
+    imported already it is loaded now, else when TF is imported (`op_libraries`).
     """
     global generation
     blob = _Blob(serialized_op_list)
@@ -134,6 +141,8 @@ def register_op_list(
                 continue
             _entries[name] = _Entry(name, module_name, blob, shape_fns.get(name))
     _mark_autograph_artifacts(module_name)
+    if library and library_registered is not None:
+        library_registered(module_name)
 
 
 def _mark_autograph_artifacts(module_name: str) -> None:
@@ -146,8 +155,8 @@ def _mark_autograph_artifacts(module_name: str) -> None:
             value.autograph_info__ = None  # type: ignore[attr-defined]
 
 
-def _signature(op_def: op_def_pb2.OpDef) -> bytes:
-    """The OpDef without documentation: docs alone never make two registrations conflict."""
+def without_docs(op_def: op_def_pb2.OpDef) -> op_def_pb2.OpDef:
+    """A copy of the OpDef without its documentation (summary, descriptions)."""
     stripped = op_def_pb2.OpDef()
     stripped.CopyFrom(op_def)
     stripped.ClearField("summary")
@@ -156,7 +165,12 @@ def _signature(op_def: op_def_pb2.OpDef) -> bytes:
         arg.ClearField("description")
     for attr in stripped.attr:
         attr.ClearField("description")
-    return stripped.SerializeToString(deterministic=True)
+    return stripped
+
+
+def _signature(op_def: op_def_pb2.OpDef) -> bytes:
+    """The OpDef without documentation: docs alone never make two registrations conflict."""
+    return without_docs(op_def).SerializeToString(deterministic=True)
 
 
 def register_op_def(
@@ -185,9 +199,10 @@ def get(op_type_name: str) -> op_def_pb2.OpDef | None:
     return _resolve(entry)
 
 
-def ops_of(module_name: str) -> list[str]:
-    """The op names a module registered."""
-    return [name for name, entry in _entries.items() if entry.module == module_name]
+def op_defs_of(module_name: str) -> dict[str, op_def_pb2.OpDef]:
+    """The OpDefs a module registered (its own, also those another module registered first)."""
+    blob = _modules.get(module_name)
+    return dict(blob.ops()) if blob is not None else {}
 
 
 def shape_fn_name(op_type_name: str) -> str | None:

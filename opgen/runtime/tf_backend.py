@@ -9,17 +9,17 @@ opgen's modules carry the eager fast path per op (it must be as fast as TF's); t
 and the graph branch run here, from an `_OpPlan` built once per op from the OpDef that
 TensorFlow has registered, so they are written once instead of once per op.
 
-Custom ops: a module generated with `[tool.opgen] library = "..."` registers that path; the
-library is loaded with `tf.load_op_library` before the next op runs on TensorFlow (the
-eager fast path cannot find an op TF has not loaded, so loading cannot wait for the op).
+Custom ops: a module generated with `[tool.opgen] library = "..."` registers its library
+with TF at import or when TF is imported (`op_libraries`); one still pending (its error not
+fixed) is registered before the next op runs on TensorFlow, by `backend.eager_context` and
+`op_def_library._apply_op_helper` (the eager fast path cannot find an op TF has not loaded,
+so this cannot wait for the op).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-import sys
-import threading
 from typing import Any
 
 from . import registry as _registry
@@ -27,11 +27,6 @@ from . import registry as _registry
 _tf: _TF | None = None  # TensorFlow's modules, bound on first use (`tensorflow()`)
 _plans: dict[str, _OpPlan] = {}
 _plans_generation = -1  # registry.generation the plans were built at
-_library_lock = threading.Lock()
-
-
-class OpLibraryError(RuntimeError):
-    """A generated module's op library is missing or TensorFlow cannot load it."""
 
 
 class _TF:
@@ -258,8 +253,6 @@ def _plan(tf: _TF, op_type_name: str) -> _OpPlan:
 
 
 def _plan_for(op_type_name: str) -> tuple[_TF, _OpPlan]:
-    if _registry.pending_libraries:
-        load_pending_libraries()
     tf = _tf or tensorflow()
     plan = _plans.get(op_type_name)
     if plan is None or _plans_generation != _registry.generation:
@@ -284,48 +277,6 @@ def apply_op_helper(
 def raise_from_not_ok_status(e: Exception, name: Any) -> None:
     """TF's `ops.raise_from_not_ok_status`: the fast path's status as TF's exception type."""
     (_tf or tensorflow()).ops.raise_from_not_ok_status(e, name)
-
-
-def load_pending_libraries() -> None:
-    """Loads the op libraries of generated modules (`[tool.opgen] library`) not loaded yet.
-
-    Called before any op runs on TensorFlow; a library that is missing or that TF cannot
-    load stays pending, so every later call raises the same OpLibraryError.
-    """
-    tf = _tf or tensorflow()
-    with _library_lock:
-        for module_name, library in list(_registry.pending_libraries.items()):
-            path = resolve_library(module_name, library)
-            ops = ", ".join(_registry.ops_of(module_name)) or "none"
-            if not os.path.isfile(path):
-                raise OpLibraryError(
-                    f"op library {path} of module '{module_name}' does not exist, so its ops "
-                    f"({ops}) cannot run on TensorFlow; build the library, or fix `library` "
-                    f"in [tool.opgen] and regenerate"
-                )
-            try:
-                tf.tf.load_op_library(path)
-            except Exception as e:  # noqa: BLE001 - TF raises NotFoundError and friends
-                message = getattr(e, "message", None) or str(e)
-                raise OpLibraryError(
-                    f"TensorFlow cannot load op library {path} of module '{module_name}' "
-                    f"(ops {ops}): {message}"
-                ) from None
-            del _registry.pending_libraries[module_name]
-
-
-def resolve_library(module_name: str, library: str) -> str:
-    """`library` as written in [tool.opgen]: `package:resource`, else a path from the module's folder."""
-    if ":" in library and not os.path.isabs(library):
-        from importlib import resources
-
-        package, _, resource = library.partition(":")
-        return str(resources.files(package).joinpath(resource))
-    if os.path.isabs(library):
-        return library
-    module_file = getattr(sys.modules.get(module_name), "__file__", None)
-    base = os.path.dirname(os.path.abspath(module_file)) if module_file else os.getcwd()
-    return os.path.normpath(os.path.join(base, library))
 
 
 _TF_MESSAGES = {
