@@ -49,13 +49,16 @@ def _cmd_oplist(args: Args, config: Config) -> int:
 
     if args.from_library:
         from opgen.runtime.backend import op_list_from_library
+        from opgen.runtime.tf_backend import OpLibraryError
         from opgen.spec.oplist_io import check_op_list
 
         _require_tensorflow(args.from_library)
         try:
             op_list = op_list_from_library(args.from_library)
-        except OpgenError as e:  # missing, or TF refused to load it: located at the library
-            raise OpgenError(e.message, e.location or Location(args.from_library), e.hint) from None
+        except OpLibraryError as e:  # missing, or TF refused to load it: located at the library
+            missing = not os.path.isfile(args.from_library)
+            hint = "pass the path of a compiled .so" if missing else None
+            raise OpgenError(str(e), Location(args.from_library), hint) from None
         check_op_list(op_list, args.from_library)
     else:
         op_list = _gather(args, config).op_list

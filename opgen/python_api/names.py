@@ -56,7 +56,7 @@ UNDERSCORE_SET: frozenset[str] = frozenset(
 # would shadow it (checked by the emitter).
 MODULE_GLOBALS: frozenset[str] = frozenset(
     {"collections", "Annotated", "Any", "List", "TypeVar", "_atypes", "_dtypes", "_execute",
-     "_op_def_library", "_registry", "_dispatch", "__all__", "_OP_DEFS"}
+     "_op_def_library", "_registry", "_dispatch", "_require_runtime", "__all__", "_OP_DEFS"}
 )
 
 
@@ -72,8 +72,8 @@ BODY_BUILTINS: frozenset[str] = frozenset(
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 # Module names a generated module may not take: it would shadow the package the generated
-# code imports (`opgen`), a standard-library module, or a package's special file.
-_TAKEN_MODULE_NAMES: frozenset[str] = frozenset({"opgen", *sys.stdlib_module_names})
+# code imports (`opgen`, `opgen_runtime`), a standard-library module, or a package's special file.
+_TAKEN_MODULE_NAMES: frozenset[str] = frozenset({"opgen", "opgen_runtime", *sys.stdlib_module_names})
 
 
 @functools.lru_cache(maxsize=8192)  # every op asks about the same few names (x, T, name, ...)
