@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 import opgen
 from opgen.runtime import version
