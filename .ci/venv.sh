@@ -2,14 +2,16 @@
 # Prints the path of a virtualenv holding opgen's dependencies with the test and oracle
 # extras, creating it on first use. It lives outside the clone, keyed by a hash of the
 # [project] dependency tables, so CI runs on the same machine reuse it. opgen itself is
-# not installed there: callers put the clone first on PYTHONPATH (see .ci/run), so the
-# venv never points at one particular clone.
+# not installed there (nor opgen-runtime): callers put the clone first on PYTHONPATH (see
+# .ci/run; the clone's opgen_runtime is a symlink to runtime/opgen_runtime), so the venv never
+# points at one particular clone.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-key=$(python3 - "$repo/pyproject.toml" <<'PY'
+key=$(python3 - "$repo/pyproject.toml" "$repo/runtime/pyproject.toml" <<'PY'
 import hashlib, sys, tomllib
-project = tomllib.load(open(sys.argv[1], "rb"))["project"]
-blob = repr(("deps-only venv", project["dependencies"], sorted(project["optional-dependencies"].items()), sys.version))
+project, runtime = (tomllib.load(open(path, "rb"))["project"] for path in sys.argv[1:])
+blob = repr(("deps-only venv", project["dependencies"], sorted(project["optional-dependencies"].items()),
+             runtime["dependencies"], sys.version))
 print(hashlib.sha256(blob.encode()).hexdigest()[:16])
 PY
 )
@@ -23,8 +25,8 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$tmp" >&2
   {
     "$tmp/bin/python" -m pip install --upgrade pip &&
-    "$tmp/bin/python" -m pip install -e "$repo[test,oracle]" &&
-    "$tmp/bin/python" -m pip uninstall -y opgen
+    "$tmp/bin/python" -m pip install -e "$repo/runtime" -e "$repo[test,oracle]" &&
+    "$tmp/bin/python" -m pip uninstall -y opgen opgen-runtime
   } >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log" >&2; exit 1; }
   rm -rf "$venv"
   mv "$tmp" "$venv"

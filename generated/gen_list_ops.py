@@ -12,6 +12,9 @@ from opgen.runtime import dispatch as _dispatch
 from opgen.runtime import execute as _execute
 from opgen.runtime import op_def_library as _op_def_library
 from opgen.runtime import registry as _registry
+from opgen.runtime.version import require as _require_runtime
+
+_require_runtime("0.1", __name__)
 
 __all__ = ["empty_tensor_list", "tensor_list_reserve"]
 

@@ -52,13 +52,16 @@ def _cmd_oplist(args: Args, config: Config) -> int:
 
     if args.from_library:
         from opgen.runtime.backend import op_list_from_library
+        from opgen.runtime.tf_backend import OpLibraryError
         from opgen.spec.oplist_io import check_op_list
 
         _require_tensorflow(args.from_library)
         try:
             op_list = op_list_from_library(args.from_library)
-        except OpgenError as e:  # missing, or TF refused to load it: located at the library
-            raise OpgenError(e.message, e.location or Location(args.from_library), e.hint) from None
+        except OpLibraryError as e:  # missing, or TF refused to load it: located at the library
+            missing = not os.path.isfile(args.from_library)
+            hint = "pass the path of a compiled .so" if missing else None
+            raise OpgenError(str(e), Location(args.from_library), hint) from None
         check_op_list(op_list, args.from_library)
         _check_output(args, config, [args.from_library])
     else:
@@ -167,6 +170,21 @@ def _cmd_diff(args: Args, config: Config) -> int:
     from opgen.apidiff import run_diff
 
     return run_diff(args, config)
+
+
+def _cmd_init(args: Args, config: Config) -> int:
+    from opgen.scaffold import init_project
+
+    directory = Path(args.directory)
+    written = init_project(directory, args.package)
+    if not args.quiet:
+        package = written[-1].parent.name
+        _report(f"opgen init: wrote {len(written)} files into {printable_path(directory)}: "
+                + ", ".join(printable_path(p.relative_to(directory)) for p in written))
+        _report(f"next, in {printable_path(directory)}: `opgen build` writes {package}/gen_{package}.py (commit it); "
+                "`pip wheel --no-build-isolation --no-deps -w dist .` compiles the op library (needs g++ and "
+                "TensorFlow) and builds the wheel")
+    return 0
 
 
 def _cmd_kernels(args: Args, config: Config) -> int:
@@ -395,6 +413,18 @@ _define(cli, "build", "_cmd_build", "Render gen_*_ops.py modules, their source m
                  "with --check also exit 1 when anything is stale."),
     _option("--dry-run", is_flag=True, section="Review (write nothing)", help="Say what would change."),
 ], "Render gen_*_ops.py modules.")
+
+
+_define(cli, "init", "_cmd_init", "Scaffold a custom-op package in DIRECTORY (created if needed; no file is "
+        "overwritten): pyproject.toml with [tool.opgen], an op with its CPU kernel in ops/<package>.cc, the "
+        "package's __init__.py registering its gradient, and a setup.py that compiles the op library into the "
+        "wheel with g++ and TensorFlow's flags (opgen.setup_helpers). Then: opgen build, and "
+        "pip wheel --no-build-isolation .", [
+    click.argument("directory"),
+    _option("--package", metavar="NAME", section="Output",
+            help="The Python package (a lower-case identifier); also names the distribution (_ as -), the op "
+                 "source and the library. Default: DIRECTORY's name, - as _."),
+], "Scaffold a custom-op package that builds a wheel.")
 
 
 @cli.group("overrides", context_settings=_CONTEXT)

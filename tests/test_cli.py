@@ -71,7 +71,7 @@ def _flat(text: str) -> str:
 
 
 def test_every_command_is_covered_here():
-    assert set(_commands()) == {"oplist", "kernels", "specs", "build", "overrides check", "api", "diff"}
+    assert set(_commands()) == {"oplist", "kernels", "specs", "build", "overrides check", "api", "diff", "init"}
     assert set(_CONFIG_KEYS) <= set(_commands())
 
 

@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-RUNTIME = Path(__file__).resolve().parent.parent / "opgen" / "runtime"
+import opgen.runtime
+
+RUNTIME = Path(opgen.runtime.__file__).parent
 SHAPE_FILES = sorted(
     [*RUNTIME.glob("shape_*.py"), *(RUNTIME / "shape_fns").glob("*.py")]
 )

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-RUNTIME = Path(__file__).resolve().parent.parent / "opgen" / "runtime"
+import opgen.runtime
+
+RUNTIME = Path(opgen.runtime.__file__).parent
 MODULES = sorted(p.stem for p in RUNTIME.glob("*.py"))
 
 

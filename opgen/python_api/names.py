@@ -56,7 +56,7 @@ UNDERSCORE_SET: frozenset[str] = frozenset(
 # would shadow it (checked by the emitter).
 MODULE_GLOBALS: frozenset[str] = frozenset(
     {"collections", "Annotated", "Any", "List", "TypeVar", "_atypes", "_dtypes", "_execute",
-     "_op_def_library", "_registry", "_dispatch", "__all__", "_OP_DEFS"}
+     "_op_def_library", "_registry", "_dispatch", "_require_runtime", "__all__", "_OP_DEFS"}
 )
 
 
@@ -71,12 +71,12 @@ BODY_BUILTINS: frozenset[str] = frozenset(
 
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
-# Top-level packages the generated code and opgen's runtime import (`opgen`, protobuf's
+# Top-level packages the generated code and opgen's runtime import (`opgen`, `opgen_runtime`, protobuf's
 # `google`, `numpy`, `ml_dtypes`), TensorFlow itself and the import names of the packages
 # tensorflow-cpu 2.21 requires (its wheel's METADATA `Requires-Dist`): a module named like one
 # of them (a generated `google.py` next to the caller) would be imported in its place.
 _RUNTIME_PACKAGES = frozenset({
-    "opgen", "google", "numpy", "ml_dtypes", "tensorflow", "tensorboard", "keras", "tf_keras", "absl", "astunparse",
+    "opgen", "opgen_runtime", "google", "numpy", "ml_dtypes", "tensorflow", "tensorboard", "keras", "tf_keras", "absl", "astunparse",
     "flatbuffers", "gast", "pasta", "clang", "opt_einsum", "packaging", "requests", "setuptools", "pkg_resources",
     "six", "termcolor", "typing_extensions", "wrapt", "grpc", "h5py",
 })

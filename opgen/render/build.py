@@ -56,13 +56,17 @@ def display_path(path: str, root: Path) -> str:
 def code_digest() -> str:
     """sha256 of the code that shapes a chunk (a cache input besides opgen's version)."""
     import opgen
+    from opgen.proto import datatypes
 
     base = Path(opgen.__file__).parent
     h = hashlib.sha256()
     python_api = sorted(p.relative_to(base).as_posix() for p in (base / "python_api").glob("*.py"))
-    for rel in ("apidef.py", *python_api, "render/emit.py", "render/residual.py", "render/formatter.py", "proto/datatypes.py"):
+    files = {rel: base / rel for rel in ("apidef.py", *python_api, "render/emit.py", "render/residual.py",
+                                         "render/formatter.py")}
+    files["datatypes.py"] = Path(datatypes.__file__)  # the runtime's DataType names
+    for rel, path in files.items():
         try:
-            h.update(rel.encode() + b"\0" + (base / rel).read_bytes() + b"\0")
+            h.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
         except OSError:
             h.update(rel.encode() + b"\0missing\0")
     return h.hexdigest()

@@ -27,6 +27,8 @@ from opgen.fsutil import atomic_write, cache_root, read_cache_file, seal, unseal
 from opgen.python_api import literals
 from opgen.python_api.function import FunctionApi, SkippedOp
 from opgen.python_api.names import MODULE_GLOBALS
+from opgen.runtime.version import __version__ as runtime_version
+from opgen.runtime.version import series
 
 LINE_LENGTH = 88  # black's default
 TEMPLATE_NAMES = ("module_header.py.j2", "module_registration.py.j2", "function.py.j2")
@@ -577,6 +579,12 @@ def opens_with_module_header(text: str, module: str) -> bool:
             and _ANY_ORIGIN.fullmatch(lines[2]) is not None and lines[3] == '"""')
 
 
+def runtime_series() -> str:
+    """The runtime release series generated modules require (`opgen.runtime.version`): the
+    `major.minor` of the runtime this generator ships with."""
+    return "{}.{}".format(*series(runtime_version))
+
+
 def render_header(
     templates: Templates, module: str, functions: list[FunctionSummary], sources: list[str], registration: ChunkUses
 ) -> tuple[str, list[int] | None]:
@@ -590,6 +598,7 @@ def render_header(
         header_doc=header_doc,
         uses=module_uses(functions, registration),
         exports=module_exports(functions),
+        runtime_series=runtime_series(),
     )
     return text, residual_lines(text, literals.docstring_literal(header_doc, "")) if templates.shipped else None
 

@@ -85,21 +85,19 @@ def active() -> bool:
 
 
 def op_list_from_library(path: str) -> Any:
-    """The OpList a compiled op library registers (TF_LoadLibrary + TF_GetOpList)."""
-    from opgen.errors import OpgenError
+    """The OpList a compiled op library registers (TF_LoadLibrary + TF_GetOpList); an
+    `OpLibraryError` when the file is missing or TensorFlow cannot load it."""
     from opgen.proto import op_def_pb2
 
     if not os.path.isfile(path):
-        raise OpgenError(
-            f"op library {path} does not exist", hint="pass the path of a compiled .so"
-        )
+        raise tf_backend.OpLibraryError(f"op library {path} does not exist")
     tensorflow()
     from tensorflow.python.client import pywrap_tf_session as c_api
 
     try:
         handle = c_api.TF_LoadLibrary(path)
     except Exception as e:  # noqa: BLE001 - TF raises its own NotFoundError/InvalidArgumentError types
-        raise OpgenError(
+        raise tf_backend.OpLibraryError(
             f"cannot load op library {path}: {getattr(e, 'message', e)}"
         ) from None
     try:

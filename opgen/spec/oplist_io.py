@@ -114,9 +114,11 @@ def _cache_file(data: bytes, suffix: str) -> Path:
 
 @functools.cache
 def _code_digest() -> bytes:
+    from opgen.proto import datatypes
+
     here = Path(__file__).parent
     return hashlib.sha256(b"".join((here / f).read_bytes() for f in ("oplist_io.py", "validate.py"))
-                          + (here.parent / "proto" / "datatypes.py").read_bytes()).digest()
+                          + Path(datatypes.__file__).read_bytes()).digest()
 
 
 def _read_cached(path: Path) -> tuple[op_def_pb2.OpList, list[int]] | None:

@@ -11,23 +11,27 @@ from __future__ import annotations
 import ast
 import difflib
 import functools
+import importlib.util
 from pathlib import Path
 
 from opgen.errors import Location, OpgenError
 
-_NAMED_SOURCE = Path(__file__).resolve().parent.parent / "runtime" / "shape_fns" / "common.py"
 _TF_NAMESPACES = ("shape_inference::", "tensorflow::shape_inference::")
 
 
 @functools.cache
 def known_shape_fns() -> frozenset[str]:
-    """The keys of the runtime's `NAMED` dict."""
-    tree = ast.parse(_NAMED_SOURCE.read_text(encoding="utf-8"))
+    """The keys of the runtime's `NAMED` dict, read from its source: the generator needs the
+    names only, not the runtime's shape functions (found, not imported)."""
+    spec = importlib.util.find_spec("opgen.runtime")
+    assert spec is not None and spec.origin is not None, "opgen depends on its runtime"
+    source = Path(spec.origin).parent / "shape_fns" / "common.py"
+    tree = ast.parse(source.read_text(encoding="utf-8"))
     for node in tree.body:
         target = node.target if isinstance(node, ast.AnnAssign) else (node.targets[0] if isinstance(node, ast.Assign) else None)
         if isinstance(target, ast.Name) and target.id == "NAMED" and isinstance(node.value, ast.Dict):
             return frozenset(k.value for k in node.value.keys if isinstance(k, ast.Constant))
-    raise RuntimeError(f"no NAMED dict in {_NAMED_SOURCE}")
+    raise RuntimeError(f"no NAMED dict in {source}")
 
 
 def unknown_shape_fn_warning(name: str, location: Location) -> str | None:

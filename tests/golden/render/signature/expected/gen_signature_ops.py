@@ -14,6 +14,9 @@ from opgen.runtime import dtypes as _dtypes
 from opgen.runtime import execute as _execute
 from opgen.runtime import op_def_library as _op_def_library
 from opgen.runtime import registry as _registry
+from opgen.runtime.version import require as _require_runtime
+
+_require_runtime("0.1", __name__)
 
 __all__ = [
     "list_inputs",

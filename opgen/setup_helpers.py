@@ -1,0 +1,86 @@
+"""setuptools support for a package that ships an op library beside its generated wrappers.
+
+In the package's `setup.py` (what `opgen init` writes):
+
+    from setuptools import setup
+    from opgen.setup_helpers import OpLibrary, build_ext
+
+    setup(ext_modules=[OpLibrary("my_ops/_my_ops.so", ["ops/my_ops.cc"])], cmdclass={"build_ext": build_ext})
+
+`build_ext` compiles each `OpLibrary` with g++ (or `$CXX`) and TensorFlow's own flags, as TF's
+custom-op guide does (`g++ -std=c++17 -shared ... -fPIC $(tf.sysconfig.get_compile_flags())
+$(tf.sysconfig.get_link_flags()) -O2`), into the wheel at the path the module's `[tool.opgen]
+library` names. TensorFlow must be importable where the build runs (build without isolation:
+`pip wheel --no-build-isolation .`): the library is compiled against that TensorFlow's headers
+and ABI, and its users need a matching TensorFlow.
+
+setuptools is imported here, not by the rest of opgen: only a package build needs it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import PurePosixPath
+
+from setuptools import Extension
+from setuptools.command.build_ext import build_ext as _setuptools_build_ext
+
+_TF_FLAGS = (
+    "import json, tensorflow as tf; "
+    "print(json.dumps([tf.sysconfig.get_compile_flags(), tf.sysconfig.get_link_flags()]))"
+)
+
+
+class OpLibrary(Extension):
+    """A TensorFlow op library: `path` is where it lands in the package (`my_ops/_my_ops.so`,
+    the module's `[tool.opgen] library` resolved from its folder), `sources` its C++ files."""
+
+    def __init__(self, path: str, sources: list[str], extra_compile_args: list[str] | None = None) -> None:
+        posix = PurePosixPath(path)
+        if posix.suffix != ".so" or posix.is_absolute() or ".." in posix.parts:
+            raise ValueError(f"OpLibrary path {path!r}: expected a relative path ending in .so inside the package")
+        # setuptools names extensions by a dotted module name; `build_ext` maps it back to `path`.
+        super().__init__(".".join(posix.with_suffix("").parts), sources, language="c++",
+                         extra_compile_args=list(extra_compile_args or []))
+        self.path = posix
+
+
+def tensorflow_flags() -> tuple[list[str], list[str]]:
+    """TensorFlow's (compile, link) flags for custom ops (`tf.sysconfig`), asked of a child
+    process so the build's own process never imports TensorFlow."""
+    run = subprocess.run([sys.executable, "-c", _TF_FLAGS], capture_output=True, text=True, check=False,
+                         env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    if run.returncode != 0:
+        raise RuntimeError(
+            "building an op library needs TensorFlow importable in the build environment "
+            f"(build without isolation: pip wheel --no-build-isolation .):\n{run.stderr.strip()}")
+    compile_flags, link_flags = json.loads(run.stdout.strip().splitlines()[-1])
+    return compile_flags, link_flags
+
+
+class build_ext(_setuptools_build_ext):  # setuptools' command name
+    """setuptools' `build_ext`, which also compiles `OpLibrary` extensions with g++ and TF's flags."""
+
+    def get_ext_fullpath(self, ext_name: str) -> str:
+        """Where setuptools puts the extension (build/lib... or, --inplace, the package), under
+        the library's own file name rather than a Python extension's (`_my_ops.cpython-311-...so`)."""
+        path = super().get_ext_fullpath(ext_name)
+        for ext in self.extensions:
+            if isinstance(ext, OpLibrary) and ext.name == ext_name:
+                return os.path.join(os.path.dirname(path), ext.path.name)
+        return path
+
+    def build_extension(self, ext: Extension) -> None:
+        if not isinstance(ext, OpLibrary):
+            super().build_extension(ext)
+            return
+        target = self.get_ext_fullpath(ext.name)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        compile_flags, link_flags = tensorflow_flags()
+        compiler = os.environ.get("CXX", "g++")
+        # TF's compile flags carry the C++ standard (--std=c++17) and the ABI macro its wheel was built with.
+        self.spawn([compiler, "-shared", "-fPIC", "-O2", *ext.sources, "-o", target,
+                    *compile_flags, *ext.extra_compile_args, *link_flags])
