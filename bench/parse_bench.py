@@ -37,7 +37,7 @@ def registry_with_docs():
     """TF's registry (only ops `opgen specs` can express) with synthetic docs."""
     from oracle.tf_registry import tf_op_list
 
-    from opgen.proto import op_def_pb2
+    from opgen_runtime.proto import op_def_pb2
     from opgen.spec.emit_cc import Inexpressible, cc_for_op_def
 
     result = op_def_pb2.OpList()
@@ -127,7 +127,7 @@ def main() -> int:
 
 
 def _sorted(op_list):
-    from opgen.proto import op_def_pb2
+    from opgen_runtime.proto import op_def_pb2
 
     result = op_def_pb2.OpList()
     result.op.extend(sorted(op_list.op, key=lambda op: op.name.encode()))

@@ -37,7 +37,7 @@ def _build_modules() -> Path:
     from oracle.tf_registry import tf_op_list
     from tensorflow.python.ops import gen_math_ops
 
-    from opgen.proto import op_def_pb2
+    from opgen_runtime.proto import op_def_pb2
 
     ops = tf_op_list().op
     math = op_def_pb2.OpList(op=[op for op in ops if hasattr(gen_math_ops, op.name)])
@@ -107,7 +107,7 @@ CASES = ["Add", "MatMul", "AddN(8)", "ConcatV2(4)", "Sum", "Split(4)", "Identity
 
 def _ours_cases(gen_dir: Path) -> dict[str, tuple]:
     """label -> (make_graph, setup, call, n) through opgen's generated wrappers."""
-    from opgen.runtime import Graph
+    from opgen_runtime import Graph
 
     math = _load(gen_dir / "gen_math_ops.py", "opgen_bench.gen_math_ops")
     array = _load(gen_dir / "gen_array_ops.py", "opgen_bench.gen_array_ops")
@@ -191,7 +191,7 @@ def _large_graph(make_graph, setup, step) -> str:
 
 def _large_steps(gen_dir: Path, side: str) -> tuple:
     if side == "ours":
-        from opgen.runtime import Graph
+        from opgen_runtime import Graph
 
         math = _load(gen_dir / "gen_math_ops.py", "opgen_bench.gen_math_ops")
         array = _load(gen_dir / "gen_array_ops.py", "opgen_bench.gen_array_ops")
@@ -405,13 +405,13 @@ def _import_ms(path: Path, pre: str, name: str, from_source: bool = False) -> fl
     return float(out.stdout.strip().splitlines()[-1])
 
 
-_RUNTIME_IMPORTED = "import typing, opgen.runtime.op_def_library, opgen.runtime.execute"
+_RUNTIME_IMPORTED = "import typing, opgen_runtime.op_def_library, opgen_runtime.execute"
 
 
 def bench_import(gen_dir: Path, repeat: int) -> dict[str, list[float]]:
     """Import times (ms) in `repeat` interleaved rounds, one fresh process per import: ours
-    from bytecode with opgen.runtime imported ("ours"), compiled from source, cold (importing
-    opgen.runtime too), and TF's gen_math_ops executed again after `import tensorflow`."""
+    from bytecode with opgen_runtime imported ("ours"), compiled from source, cold (importing
+    opgen_runtime too), and TF's gen_math_ops executed again after `import tensorflow`."""
     from tensorflow.python.ops import gen_math_ops as tf_math
 
     module = gen_dir / "gen_math_ops.py"
@@ -436,7 +436,7 @@ def _registration_ms(gen_dir: Path, repeat: int) -> float:
     from oracle.tf_registry import tf_op_list
     from tensorflow.python.ops import gen_math_ops
 
-    from opgen.proto import op_def_pb2
+    from opgen_runtime.proto import op_def_pb2
 
     blob = gen_dir / "math_ops_oplist.pb"
     blob.write_bytes(
@@ -445,7 +445,7 @@ def _registration_ms(gen_dir: Path, repeat: int) -> float:
         ).SerializeToString()
     )
     code = (
-        f"import time; from opgen.runtime import registry; data = open({str(blob)!r}, 'rb').read(); "
+        f"import time; from opgen_runtime import registry; data = open({str(blob)!r}, 'rb').read(); "
         "s = time.perf_counter(); registry.register_op_list('m', data); print((time.perf_counter() - s) * 1000)"
     )
     times = []
@@ -519,8 +519,8 @@ def main() -> int:
     print(
         f"import of generated 155-op gen_math_ops, median of {args.repeat} interleaved rounds of "
         f"fresh processes, from cached bytecode like TF's: {median['ours']:.1f} ms with "
-        f"opgen.runtime already imported, {median['ours_cold']:.1f} ms cold (incl. importing "
-        f"opgen.runtime); executing TF's gen_math_ops (from its .pyc): {median['tf']:.1f} ms"
+        f"opgen_runtime already imported, {median['ours_cold']:.1f} ms cold (incl. importing "
+        f"opgen_runtime); executing TF's gen_math_ops (from its .pyc): {median['tf']:.1f} ms"
     )
     print(
         f"import ratio ours / TF per round: warm median {warm:.3f}x (range {low:.3f}-{high:.3f}x), "
@@ -531,7 +531,7 @@ def main() -> int:
         f"({median['ours_from_source'] / median['tf']:.3f}x)"
     )
     print(
-        f"  of which opgen.runtime's own work (register_op_list of the 155 OpDefs): "
+        f"  of which opgen_runtime's own work (register_op_list of the 155 OpDefs): "
         f"{_registration_ms(gen_dir, args.repeat):.2f} ms"
     )
     return 0

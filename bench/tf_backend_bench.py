@@ -38,7 +38,7 @@ def _opgen_modules(tmp: Path):
     from oracle.tf_registry import tf_op_list
     from oracle.wrapper_modules import opgen_module
 
-    from opgen.proto import op_def_pb2
+    from opgen_runtime.proto import op_def_pb2
 
     data = op_def_pb2.OpList(op=[op for op in tf_op_list().op if op.name in OPS]).SerializeToString()
     tf_ops, _ = opgen_module(data, "opgen_bench")

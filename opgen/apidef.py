@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from opgen.errors import Location
-from opgen.proto import api_def_pb2, op_def_pb2
+from opgen.proto import api_def_pb2
+from opgen_runtime.proto import op_def_pb2
 
 
 def default_api_def(op_def: op_def_pb2.OpDef) -> api_def_pb2.ApiDef:

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from opgen.fingerprint import fingerprint64
-from opgen.proto import attr_value_pb2, op_def_pb2, tensor_shape_pb2, types_pb2
-from opgen.proto.datatypes import cpp_name
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2, tensor_shape_pb2, types_pb2
+from opgen_runtime.proto.datatypes import cpp_name
 from opgen.proto_text import SPACE, c_escape, parse_proto_text, to_float32
 
 __all__ = [

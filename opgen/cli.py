@@ -51,8 +51,8 @@ def _cmd_oplist(args: Args, config: Config) -> int:
     from opgen.fsutil import atomic_write
 
     if args.from_library:
-        from opgen.runtime.backend import op_list_from_library
-        from opgen.runtime.tf_backend import OpLibraryError
+        from opgen_runtime.backend import op_list_from_library
+        from opgen_runtime.tf_backend import OpLibraryError
         from opgen.spec.oplist_io import check_op_list
 
         _require_tensorflow(args.from_library)

@@ -44,10 +44,12 @@ from opgen.apidef_merge import (
 from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean, error_summary
 from opgen.proto import (
     api_def_pb2,
+    op_gen_overrides_pb2,
+)
+from opgen_runtime.proto import (
     attr_value_pb2,
     datatypes,
     op_def_pb2,
-    op_gen_overrides_pb2,
 )
 from opgen.python_api.names import MODULE_GLOBALS, endpoint_base_name
 from opgen.python_api.signature import python_alias_name, python_aliases, python_function_name, python_params

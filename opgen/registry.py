@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from opgen.errors import Location, OpgenError, OpgenErrors
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 
 if TYPE_CHECKING:  # OpSource is plain data; no runtime import of the spec layer
     from opgen.spec.model import OpSource

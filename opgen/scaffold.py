@@ -14,7 +14,7 @@ from opgen import __version__
 from opgen.errors import Location, OpgenError
 from opgen.python_api.names import module_name_problem
 from opgen.render.emit import runtime_series
-from opgen.runtime.version import compatible_range
+from opgen_runtime.version import compatible_range
 
 # template -> the file it becomes, relative to the project directory
 _FILES = {

@@ -27,7 +27,8 @@ import pytest
 from google.protobuf import text_format
 
 from opgen.cli import main
-from opgen.proto import op_def_pb2, op_gen_overrides_pb2
+from opgen.proto import op_gen_overrides_pb2
+from opgen_runtime.proto import op_def_pb2
 from opgen.spec.oplist_io import dump_op_list
 
 REPO = Path(__file__).resolve().parent.parent
@@ -487,7 +488,7 @@ def test_adversarial(case: Case, tmp_path, monkeypatch, capsys):
 
 def test_from_library_oplist_is_validated(tmp_path, monkeypatch, capsys):
     """`opgen oplist --from-library` validates what the library registers like any OpList."""
-    from opgen.runtime import backend
+    from opgen_runtime import backend
 
     hostile = op_def_pb2.OpList(op=[_op_def({**_NAMES, "op": "Bad\nName"})])
     monkeypatch.setattr(backend, "op_list_from_library", lambda path: hostile)

@@ -13,7 +13,7 @@ from opgen.apidiff.graph_compat import (
     op_def_compatible,
 )
 from opgen.apidiff.snapshot import strip_docs
-from opgen.proto import attr_value_pb2, op_def_pb2
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 pytestmark = pytest.mark.oracle
 

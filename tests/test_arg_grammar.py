@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 from opgen.spec.arg_grammar import finalize_arg, finalize_control_output
 from opgen.spec.attr_grammar import finalize_attr
 

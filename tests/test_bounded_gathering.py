@@ -9,7 +9,7 @@ import pytest
 
 from opgen.apidef import default_api_model
 from opgen.limits import MAX_IF_NESTING, MAX_INCLUDES
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 from opgen.python_api import literals
 from opgen.python_api.function import FunctionApi, function_api
 from opgen.render import emit

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from opgen.cli import main
-from opgen.proto import attr_value_pb2
+from opgen_runtime.proto import attr_value_pb2
 
 pytestmark = pytest.mark.oracle
 

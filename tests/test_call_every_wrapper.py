@@ -35,7 +35,7 @@ def no_attrs(tmp_path_factory) -> str:
 
 def test_a_missing_import_is_reported(no_attrs):
     assert check_module(no_attrs).crashes == []
-    planted = no_attrs.replace("from opgen.runtime import execute as _execute\n", "")
+    planted = no_attrs.replace("from opgen_runtime import execute as _execute\n", "")
     assert planted != no_attrs
     report = check_module(planted, name="gen_no_attrs")
     assert len(report.crashes) == 1 and "NameError: name '_execute' is not defined" in report.crashes[0]
@@ -69,7 +69,7 @@ def test_crashes_in_the_wrapper_body_are_crashes(no_attrs, old, new, error):
 
 
 def test_an_import_failure_is_a_crash(no_attrs):
-    report = check_module(no_attrs.replace("from opgen.runtime import execute", "from opgen.runtime import executor"))
+    report = check_module(no_attrs.replace("from opgen_runtime import execute", "from opgen_runtime import executor"))
     assert report.calls == 0 and report.crashes[0].startswith("import: ImportError")
 
 

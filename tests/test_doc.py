@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 from opgen.spec.doc import finalize_doc, is_name_line
 
 

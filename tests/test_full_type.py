@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from google.protobuf import text_format
 
-from opgen.proto import full_type_pb2, op_def_pb2
+from opgen_runtime.proto import full_type_pb2, op_def_pb2
 from opgen.spec.full_type import (
     TypeConstructorError,
     match_type_constructor,

@@ -12,7 +12,7 @@ import pytest
 
 from opgen.cli import main
 from opgen.errors import OpgenError, OpgenErrors
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 from opgen.spec.gather import expand_sources, gather
 from opgen.spec.oplist_io import dump_op_list, load_op_list_file
 

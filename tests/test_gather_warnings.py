@@ -18,7 +18,7 @@ def _warnings(tmp_path, text: str) -> list[str]:
 
 
 def test_known_names_are_the_runtimes():
-    from opgen.runtime.shape_fns.common import NAMED
+    from opgen_runtime.shape_fns.common import NAMED
 
     assert known_shape_fns() == frozenset(NAMED)
 

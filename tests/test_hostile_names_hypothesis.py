@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError, OpgenErrors
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 from opgen.render import emit
 from opgen.render.build import Renderer, _located
 from opgen.render.formatter import ChunkFormatter
@@ -168,7 +168,7 @@ def test_hostile_opdefs_fail_located_or_import_and_run(tmp_path_factory, seed):
         calls.append(f"    m.{api.name}({args})\n")
     script = (
         f"import sys; sys.path.insert(0, {str(tmp)!r})\n"
-        "from opgen.runtime import Graph, dtypes\n"
+        "from opgen_runtime import Graph, dtypes\n"
         f"import {module} as m\n"
         "with Graph().as_default():\n" + ("".join(calls) or "    pass\n")
     )

@@ -10,7 +10,8 @@ import pytest
 from google.protobuf import text_format
 
 from opgen.cli import main
-from opgen.proto import kernel_def_pb2, types_pb2
+from opgen.proto import kernel_def_pb2
+from opgen_runtime.proto import types_pb2
 from opgen.spec.gather import GatherErrors, gather
 from opgen.spec.kernel_summary import cross_check, device_types, runs_on
 from opgen.spec.kernels import kernel_list

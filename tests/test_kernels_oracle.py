@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from oracle.cxx_build import compile_op_library
 
-from opgen.proto import kernel_def_pb2, types_pb2
+from opgen.proto import kernel_def_pb2
+from opgen_runtime.proto import types_pb2
 from opgen.spec.gather import GatherErrors, gather
 from opgen.spec.kernels import kernel_list
 

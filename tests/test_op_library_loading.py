@@ -1,5 +1,5 @@
 """Op libraries register with TensorFlow as soon as TF could need them, never twice, and a
-stale library is caught (`opgen.runtime.op_libraries`, docs/custom-ops.md).
+stale library is caught (`opgen_runtime.op_libraries`, docs/custom-ops.md).
 
 The package `pkg` (tests/data/op_library_loading) is one build with two libraries
 (`[tool.opgen.libraries]`): `pkg.ops.gen_scale_ops` loads `_scale_ops.so` beside it,
@@ -158,7 +158,7 @@ def test_load_op_libraries_before_saved_model_load(project):
     """The public call registers the libraries of imported modules; a second call does nothing."""
     script = """
 import pkg.ops
-from opgen.runtime import load_op_libraries
+from opgen_runtime import load_op_libraries
 load_op_libraries()
 load_op_libraries(pkg.ops.gen_scale_ops, "pkg.ops.gen_shift_ops")
 import tensorflow as tf
@@ -182,14 +182,14 @@ def test_stale_libraries_are_errors_and_compatible_ones_warnings(libraries, tmp_
         "STALE_CHANGED_DEFAULT": "import tensorflow\nimport pkg.ops\n",
         "STALE_ADDED_ATTR": "import pkg.ops\nimport tensorflow\nprint('imported', file=sys.stderr)\n"
                             "pkg.ops.opgen_ll_scale([1.0])\n",
-        "STALE_RENAMED_INPUT": "import pkg.ops\nfrom opgen.runtime import load_op_libraries\nload_op_libraries()\n",
+        "STALE_RENAMED_INPUT": "import pkg.ops\nfrom opgen_runtime import load_op_libraries\nload_op_libraries()\n",
         "COMPATIBLE_ADDED_ATTR": "import tensorflow as tf\nimport pkg.ops\nprint('imported', file=sys.stderr)\n"
                                  "out['call'] = pkg.ops.opgen_ll_scale([1.0]).numpy().tolist()\n",
     }.items():
         runs[variant] = _start(_package(tmp_path / variant, libraries, scale=variant), script)
     results = {variant: _finish(process, ok=variant.startswith("COMPATIBLE")) for variant, process in runs.items()}
 
-    error = "opgen.runtime.op_libraries.OpLibraryError: op library "
+    error = "opgen_runtime.op_libraries.OpLibraryError: op library "
     _, stderr = results["STALE_CHANGED_DEFAULT"]
     assert stderr.splitlines()[-1].startswith(error) and stderr.splitlines()[-1].endswith(STALE_DEFAULT)
     assert "_scale_ops.so of module 'pkg.ops.gen_scale_ops' does not match the module: " in stderr

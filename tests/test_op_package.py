@@ -143,13 +143,5 @@ def test_installed_package_eager_gradients_function_keras_and_saved_model(user_v
 
     # A fresh process: `import tensorflow` then the package, then load the SavedModel, whose
     # graph uses the package's op: TensorFlow must know it before any wrapper is called.
-    try:
-        served = _run(user_venv, LOAD, saved)["served"]
-    except AssertionError as e:
-        # TODO(issue 18 item 2, branch libload): a generated module loads its library at import
-        # when TensorFlow is already imported; until that merges, only the first op call does.
-        # Delete this `except` when it has.
-        if "Op type not registered 'ExampleOpsScale'" in str(e):
-            pytest.xfail("the op library loads on the first op call, not at import (issue 18 item 2)")
-        raise
+    served = _run(user_venv, LOAD, saved)["served"]
     assert served == pytest.approx(out["predict"])

@@ -10,7 +10,7 @@ import pytest
 from oracle.tf_library import library_op_list
 from oracle.tf_registry import tf_op_list
 
-from opgen.proto import op_def_pb2, types_pb2
+from opgen_runtime.proto import op_def_pb2, types_pb2
 from opgen.spec.gather import gather
 
 REPO = Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ from oracle.harness import OracleError, SpecCall, get_oracle
 from oracle.tf_library import LibraryLoadError, library_op_list
 from oracle.tf_registry import tf_op_list
 
-from opgen.proto import full_type_pb2, op_def_pb2
+from opgen_runtime.proto import full_type_pb2, op_def_pb2
 
 pytestmark = pytest.mark.oracle
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from opgen.errors import OpgenError
 from opgen.overrides import describe_api_model, load_overrides
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 
 GOLDEN = Path(__file__).parent / "golden" / "overrides"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())

@@ -17,7 +17,8 @@ from test_overrides import CASES, GOLDEN
 
 from opgen.apidef_files import detect_format
 from opgen.overrides import load_overrides, override_layers
-from opgen.proto import api_def_pb2, op_def_pb2
+from opgen.proto import api_def_pb2
+from opgen_runtime.proto import op_def_pb2
 
 pytestmark = pytest.mark.oracle
 

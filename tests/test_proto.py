@@ -12,15 +12,17 @@ import pytest
 
 from opgen.proto import (
     api_def_pb2,
+    kernel_def_pb2,
+    op_gen_overrides_pb2,
+)
+from opgen_runtime.proto import (
     attr_value_pb2,
     full_type_pb2,
     function_pb2,
     graph_debug_info_pb2,
     graph_pb2,
-    kernel_def_pb2,
     node_def_pb2,
     op_def_pb2,
-    op_gen_overrides_pb2,
     resource_handle_pb2,
     tensor_pb2,
     tensor_shape_pb2,
@@ -127,8 +129,8 @@ def test_committed_pb2_load_at_both_ends_of_protobuf_range(version, tmp_path):
     code = (
         "import google.protobuf as p, sys;"
         f"assert p.__version__ == {version!r}, p.__version__;"
-        "import opgen.proto.graph_pb2, opgen.proto.api_def_pb2, opgen.proto.op_gen_overrides_pb2, opgen.proto.kernel_def_pb2;"
-        "from opgen.proto import op_def_pb2;"
+        "import opgen_runtime.proto.graph_pb2, opgen.proto.api_def_pb2, opgen.proto.op_gen_overrides_pb2, opgen.proto.kernel_def_pb2;"
+        "from opgen_runtime.proto import op_def_pb2;"
         "o = op_def_pb2.OpDef(name='X'); assert op_def_pb2.OpDef.FromString(o.SerializeToString()).name == 'X'"
     )
     env = dict(os.environ, PYTHONPATH=f"{cache}{os.pathsep}{REPO}")

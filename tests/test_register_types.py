@@ -9,7 +9,7 @@ import re
 import pytest
 from oracle.cxx_build import CxxBuildError, tf_install
 
-from opgen.proto import types_pb2
+from opgen_runtime.proto import types_pb2
 from opgen.spec.cpp_lexer import TEXT
 from opgen.spec.preprocessor import Preprocessor
 from opgen.spec.register_types import (

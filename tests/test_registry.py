@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from opgen.errors import Location, OpgenError, OpgenErrors
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 from opgen.registry import OpListRegistry, OpRegistry
 from opgen.spec.model import OpSource
 

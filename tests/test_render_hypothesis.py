@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 
 from opgen.apidef import default_api_model
 from opgen.errors import Location
-from opgen.proto import attr_value_pb2, op_def_pb2, tensor_pb2, tensor_shape_pb2
-from opgen.proto.datatypes import BY_ENUM, python_name
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2, tensor_pb2, tensor_shape_pb2
+from opgen_runtime.proto.datatypes import BY_ENUM, python_name
 from opgen.render import emit
 from opgen.render.build import Renderer
 from opgen.render.formatter import ChunkFormatter

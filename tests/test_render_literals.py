@@ -8,7 +8,7 @@ import keyword
 import pytest
 
 from opgen.python_api.names import PY_RESERVED, avoid_reserved, function_name, lower_case_op_name
-from opgen.proto import attr_value_pb2, tensor_pb2
+from opgen_runtime.proto import attr_value_pb2, tensor_pb2
 from opgen.python_api import literals
 
 F4_TABLE = [
@@ -76,7 +76,7 @@ def test_string_default_is_c_escaped_bytes():
 
 
 def test_shape_default():
-    from opgen.proto import tensor_shape_pb2
+    from opgen_runtime.proto import tensor_shape_pb2
 
     shape = tensor_shape_pb2.TensorShapeProto(dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=-1),
                                                    tensor_shape_pb2.TensorShapeProto.Dim(size=3)])

@@ -9,7 +9,7 @@ import pytest
 
 from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 from opgen.render import build, emit
 from opgen.render.formatter import ChunkFormatter
 from opgen.spec.model import OpSource

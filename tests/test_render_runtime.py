@@ -1,4 +1,4 @@
-"""Generated bodies run on opgen.runtime: list checks, attr defaults/conversions, list and
+"""Generated bodies run on opgen_runtime: list checks, attr defaults/conversions, list and
 tuple outputs, stateful no-output rules (contract_runtime.md)."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def sig():
 
 
 def test_outputs_and_lists(sig):
-    import opgen.runtime as rt
+    import opgen_runtime as rt
 
     with rt.Graph().as_default():
         r = sig.many_outputs(1.0, n=2)
@@ -44,7 +44,7 @@ def test_outputs_and_lists(sig):
 
 
 def test_list_checks(sig):
-    import opgen.runtime as rt
+    import opgen_runtime as rt
 
     with rt.Graph().as_default():
         with pytest.raises(TypeError, match="Expected list for 'values' argument to 'list_inputs' Op"):

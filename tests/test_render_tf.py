@@ -22,7 +22,7 @@ import pytest
 
 from opgen.apidef import default_api_model
 from opgen.errors import Location
-from opgen.proto import attr_value_pb2, op_def_pb2
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 from opgen.render.build import BuildOptions, compute_changes, render_tree
 from opgen.python_api.function import module_api
 from opgen.render.tree_writer import commit

@@ -54,7 +54,7 @@ def test_one_reserved_op_name(tmp_path, capsys, monkeypatch):
 def test_same_functions_as_tf(tmp_path, capsys, monkeypatch, tf):
     from tensorflow.python.framework import _pywrap_python_op_gen
 
-    from opgen.proto import op_def_pb2
+    from opgen_runtime.proto import op_def_pb2
 
     monkeypatch.chdir(tmp_path)
     functions, _ = _build(tmp_path, capsys)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from oracle.runtime_compare import mask_message, normalised_nodes, register_tf_ops
 
-from opgen.proto import node_def_pb2
+from opgen_runtime.proto import node_def_pb2
 
 pytestmark = pytest.mark.oracle
 
@@ -276,7 +276,7 @@ class _Side:
             )
             self.graph = tf.Graph()
         else:
-            from opgen.runtime import Graph, convert_to_tensor, op_def_library
+            from opgen_runtime import Graph, convert_to_tensor, op_def_library
 
             self._convert, self._apply = (
                 convert_to_tensor,

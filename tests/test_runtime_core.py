@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from opgen.proto import op_def_pb2
-from opgen.runtime import Graph, TensorShape, dtypes, registry
-from opgen.runtime import execute as _execute
-from opgen.runtime import op_def_library as lib
-from opgen.runtime.constant_op import make_tensor_proto
-from opgen.runtime.devices import canonical_device
+from opgen_runtime.proto import op_def_pb2
+from opgen_runtime import Graph, TensorShape, dtypes, registry
+from opgen_runtime import execute as _execute
+from opgen_runtime import op_def_library as lib
+from opgen_runtime.constant_op import make_tensor_proto
+from opgen_runtime.devices import canonical_device
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -65,7 +65,7 @@ def _registered():
 
 def test_import_pulls_in_neither_tensorflow_nor_numpy():
     code = (
-        "import sys, opgen.runtime, opgen.runtime.op_def_library, opgen.runtime.execute, opgen.runtime.atypes;"
+        "import sys, opgen_runtime, opgen_runtime.op_def_library, opgen_runtime.execute, opgen_runtime.atypes;"
         "print('tensorflow' in sys.modules, 'numpy' in sys.modules)"
     )
     out = subprocess.run(
@@ -79,7 +79,7 @@ def test_import_pulls_in_neither_tensorflow_nor_numpy():
 
 
 def test_dtypes_every_datatype_and_ref():
-    from opgen.proto import datatypes
+    from opgen_runtime.proto import datatypes
 
     for enum, names in datatypes.BY_ENUM.items():
         dt = dtypes.as_dtype(enum)
@@ -290,7 +290,7 @@ def test_reused_call_plans_build_what_fresh_ones_do():
     """Calls that differ only in input dtypes, value types (True vs 1, 0.0 vs -0.0), list
     lengths or attr values never share a plan wrongly: each builds the node, or raises the
     error, that the same call planned afresh does."""
-    from opgen.runtime import fast_path
+    from opgen_runtime import fast_path
 
     def build(fresh: bool) -> list:
         with Graph().as_default():
@@ -364,7 +364,7 @@ def test_tensor_protos_equal_tensorflow(tf):
     import numpy as np
     from tensorflow.python.framework import tensor_util
 
-    from opgen.proto import tensor_pb2
+    from opgen_runtime.proto import tensor_pb2
 
     values = [
         1,
@@ -473,7 +473,7 @@ def test_python_and_numpy_inputs_build_tf_identical_graphs(tf):
 
 
 def test_backend_selection_from_environment():
-    code = "import sys, opgen.runtime as r; print(r.get_backend(), 'tensorflow' in sys.modules)"
+    code = "import sys, opgen_runtime as r; print(r.get_backend(), 'tensorflow' in sys.modules)"
     env = dict(os.environ, PYTHONPATH=str(REPO), OPGEN_BACKEND="tensorflow")
     out = subprocess.run(
         [sys.executable, "-c", code],
@@ -499,6 +499,6 @@ def test_backend_selection_from_environment():
         and "OPGEN_BACKEND='torch' is not one of embedded, tensorflow" in bad.stderr
     )
     with pytest.raises(ValueError, match="unknown backend 'jax'"):
-        from opgen.runtime import set_backend
+        from opgen_runtime import set_backend
 
         set_backend("jax")

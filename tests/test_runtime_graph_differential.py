@@ -15,7 +15,7 @@ import threading
 import pytest
 from oracle.runtime_compare import mask_message, normalised_nodes, register_tf_ops
 
-from opgen.proto import node_def_pb2
+from opgen_runtime.proto import node_def_pb2
 
 pytestmark = pytest.mark.oracle
 
@@ -36,7 +36,7 @@ class _Side:
 
             self.graph = tf.Graph()
         else:
-            from opgen.runtime import Graph, op_def_library
+            from opgen_runtime import Graph, op_def_library
 
             self.graph = Graph()
         self._apply = op_def_library._apply_op_helper

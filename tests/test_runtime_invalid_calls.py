@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from opgen.proto import tensor_pb2
+from opgen_runtime.proto import tensor_pb2
 
 pytestmark = pytest.mark.oracle
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.oracle
 def env(tf):
     from oracle.tf_registry import tf_op_list, tf_op_list_bytes
 
-    from opgen.runtime import registry
+    from opgen_runtime import registry
 
     registry.register_op_list("tensorflow_registry", tf_op_list_bytes())
     return tf, {op.name: op for op in tf_op_list().op}
@@ -29,8 +29,8 @@ def _sides():
     import tensorflow as tf
     from tensorflow.python.framework import op_def_library as tf_lib
 
-    from opgen.runtime import Graph
-    from opgen.runtime import op_def_library as our_lib
+    from opgen_runtime import Graph
+    from opgen_runtime import op_def_library as our_lib
 
     return [("tf", tf.Graph, tf_lib), ("ours", Graph, our_lib)]
 

@@ -97,7 +97,7 @@ def library(tf):
 def test_oplist_from_library_cli(library, tmp_path):
     from google.protobuf import text_format
 
-    from opgen.proto import op_def_pb2
+    from opgen_runtime.proto import op_def_pb2
 
     target = tmp_path / "ops.pbtxt"
     subprocess.run(
@@ -141,9 +141,9 @@ def test_oplist_from_missing_library_is_a_clear_error(tmp_path):
 
 
 def test_custom_op_embedded_and_tensorflow_backend(library, tf):
-    from opgen.runtime import Graph, registry, set_backend
-    from opgen.runtime import op_def_library as lib
-    from opgen.runtime.backend import op_list_from_library
+    from opgen_runtime import Graph, registry, set_backend
+    from opgen_runtime import op_def_library as lib
+    from opgen_runtime.backend import op_list_from_library
 
     registry.register_op_list(
         "tests.custom_ops",

@@ -61,9 +61,9 @@ SHAPES = [
 def env(tf):
     from oracle.tf_registry import tf_op_list_bytes
 
-    from opgen.runtime import registry
+    from opgen_runtime import registry
 
-    from opgen.runtime import register_shape_fn, shape_fns
+    from opgen_runtime import register_shape_fn, shape_fns
 
     registry.register_op_list(
         "tensorflow_registry_shapes", tf_op_list_bytes(), SHAPE_FNS
@@ -87,8 +87,8 @@ def _build(is_tf, op, inputs, attrs):
 
         graph = tf.Graph()
     else:
-        from opgen.runtime import Graph
-        from opgen.runtime import op_def_library as lib
+        from opgen_runtime import Graph
+        from opgen_runtime import op_def_library as lib
 
         graph = Graph()
 
@@ -348,8 +348,8 @@ def test_static_shapes_equal_tensorflow(env):
 
 
 def test_unknown_shape_function_gives_unknown_shapes(env):
-    from opgen.runtime import Graph
-    from opgen.runtime import op_def_library as lib
+    from opgen_runtime import Graph
+    from opgen_runtime import op_def_library as lib
 
     with Graph().as_default():
         x = lib._apply_op_helper("Placeholder", dtype="float32", shape=[2, 3])[3][0]
@@ -360,8 +360,8 @@ def test_unknown_shape_function_gives_unknown_shapes(env):
 
 
 def test_user_registered_shape_fn(env):
-    from opgen.runtime import Graph, register_shape_fn
-    from opgen.runtime import op_def_library as lib
+    from opgen_runtime import Graph, register_shape_fn
+    from opgen_runtime import op_def_library as lib
 
     def softsign_shape(c):
         c.set_output(0, c.make_shape([c.dim(c.input(0), 0), 7]))

@@ -22,7 +22,7 @@ def differential(tf):
     from oracle import shape_differential
     from oracle.tf_registry import tf_op_list_bytes
 
-    from opgen.runtime import register_shape_fn, registry, shape_fns
+    from opgen_runtime import register_shape_fn, registry, shape_fns
 
     registry.register_op_list("tensorflow_registry_shapes", tf_op_list_bytes())
     # Another test module may have registered the same TF ops first with other declared
@@ -63,7 +63,7 @@ def test_module_shapes_equal_tensorflow(differential, module):
 
 
 def test_other_ported_ops_equal_tensorflow(differential):
-    from opgen.runtime import shape_fns
+    from opgen_runtime import shape_fns
 
     modules = differential.module_of_ops()
     names = sorted(
@@ -80,7 +80,7 @@ def test_example_library_squeeze_and_split_give_tf_shapes(tf):
     """op_specs declares TF's shape functions: Squeeze drops size-1 dims, Split takes a
     rank-1 placeholder as split_dim (its value is unknown) like TF."""
     from generated import gen_array_ops
-    from opgen.runtime import Graph
+    from opgen_runtime import Graph
 
     with Graph().as_default():
         x = gen_array_ops.placeholder(dtype="float32", shape=[1, 3])

@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import opgen.runtime
+import opgen_runtime
 
-RUNTIME = Path(opgen.runtime.__file__).parent
+RUNTIME = Path(opgen_runtime.__file__).parent
 SHAPE_FILES = sorted(
     [*RUNTIME.glob("shape_*.py"), *(RUNTIME / "shape_fns").glob("*.py")]
 )

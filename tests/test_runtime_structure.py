@@ -1,4 +1,4 @@
-"""Structure of `opgen/runtime`: no import cycles between its modules, and mypy-clean.
+"""Structure of `opgen_runtime`: no import cycles between its modules, and mypy-clean.
 
 Imports are read with `ast` (module level and inside functions, i.e. lazy imports count;
 `if TYPE_CHECKING:` imports do not, as they never run).
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import opgen.runtime
+import opgen_runtime
 
-RUNTIME = Path(opgen.runtime.__file__).parent
+RUNTIME = Path(opgen_runtime.__file__).parent
 MODULES = sorted(p.stem for p in RUNTIME.glob("*.py"))
 
 
@@ -40,12 +40,12 @@ def _imports(module: str) -> set[str]:
             if (
                 node.level == 1
                 or node.module
-                and node.module.startswith("opgen.runtime")
+                and node.module.startswith("opgen_runtime")
             ):
                 base = (
                     node.module or ""
                     if node.level == 1
-                    else node.module.removeprefix("opgen.runtime").lstrip(".")
+                    else node.module.removeprefix("opgen_runtime").lstrip(".")
                 )
                 if base:
                     found.add(base.split(".")[0])
@@ -53,7 +53,7 @@ def _imports(module: str) -> set[str]:
                     found.update(a.name for a in node.names if a.name in MODULES)
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.startswith("opgen.runtime."):
+                if alias.name.startswith("opgen_runtime."):
                     found.add(alias.name.split(".")[2])
         for child in ast.iter_child_nodes(node):
             visit(child)

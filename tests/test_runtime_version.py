@@ -1,5 +1,5 @@
 """A generated module states the runtime series it was generated for and fails its import with
-a clear message on an incompatible runtime (`opgen.runtime.version`)."""
+a clear message on an incompatible runtime (`opgen_runtime.version`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 import tomllib
 
 import opgen
-from opgen.runtime import version
+from opgen_runtime import version
 
 REPO = Path(__file__).resolve().parent.parent
 

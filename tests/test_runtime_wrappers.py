@@ -21,7 +21,7 @@ from test_runtime_differential import (
     _selected_ops,
 )
 
-from opgen.proto import op_def_pb2, tensor_pb2
+from opgen_runtime.proto import op_def_pb2, tensor_pb2
 
 pytestmark = pytest.mark.oracle
 
@@ -52,8 +52,8 @@ def _build(function, spec, is_tf):
 
         graph = tf.Graph()
     else:
-        from opgen.runtime import Graph
-        from opgen.runtime import op_def_library as lib
+        from opgen_runtime import Graph
+        from opgen_runtime import op_def_library as lib
 
         graph = Graph()
     params = inspect.signature(function).parameters
@@ -64,7 +64,7 @@ def _build(function, spec, is_tf):
     # Tensor attrs are opgen protos on both sides: the wrappers convert them for TF.
     placeholder, value = _input_makers(lib, tensor_pb2.TensorProto.FromString)
 
-    from opgen.runtime import dtypes
+    from opgen_runtime import dtypes
 
     with graph.as_default():
         kwargs = {}
@@ -91,7 +91,7 @@ def _build(function, spec, is_tf):
             deps = [placeholder(1, False)] if spec.get("control") else None
             with _maybe(deps, graph.control_dependencies):
                 function(name=spec.get("name"), **kwargs)
-    from opgen.proto import graph_pb2
+    from opgen_runtime.proto import graph_pb2
 
     return graph_pb2.GraphDef.FromString(graph.as_graph_def().SerializeToString())
 

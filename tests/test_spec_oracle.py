@@ -297,7 +297,7 @@ def test_emitted_cc_compiles_and_loads_in_tf(oracle, tmp_path, tf):
     from oracle.tf_library import library_op_list
     from oracle.tf_registry import tf_op_list
 
-    from opgen.proto import op_def_pb2
+    from opgen_runtime.proto import op_def_pb2
     from opgen.spec.emit_cc import op_list_to_cc
 
     r = random.Random(5)

@@ -30,7 +30,8 @@ import pytest
 from google.protobuf import text_format
 
 from opgen.python_api.names import PY_RESERVED, avoid_reserved
-from opgen.proto import api_def_pb2, attr_value_pb2, op_def_pb2
+from opgen.proto import api_def_pb2
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 DATA = Path(__file__).parent / "data" / "tf_python_api"
 MODULES = ("gen_math_ops", "gen_array_ops")

@@ -1,4 +1,4 @@
-"""Which backend a call runs on (opgen.runtime.backend's rule), and TF objects as arguments.
+"""Which backend a call runs on (opgen_runtime.backend's rule), and TF objects as arguments.
 
 Each scenario runs in a fresh interpreter with the example library's generated modules
 (generated/) on the path, so whether TensorFlow is imported is under the test's control.
@@ -23,7 +23,7 @@ def _run(body: str, **env: str) -> dict:
     script = (
         "import json, sys\n"
         "import gen_array_ops as array, gen_math_ops as math\n"
-        "from opgen import runtime\n"
+        "import opgen_runtime as runtime\n"
         "out = {}\n" + body + "\nprint(json.dumps(out))\n"
     )
     run = subprocess.run(

@@ -74,13 +74,13 @@ out["counter"] = [int(v[2]) for v in values]
 """
 
 EMBEDDED = """
-from opgen.runtime import Graph
-from opgen.proto import graph_pb2
+from opgen_runtime import Graph
+from opgen_runtime.proto import graph_pb2
 
 g = Graph()
 with g.as_default():
     x = ops.opgen_scaled_square(2.0, scale=1.5, name="square")
-out["embedded"] = type(x).__module__.startswith("opgen.runtime.")
+out["embedded"] = type(x).__module__.startswith("opgen_runtime.")
 ops.opgen_scaled_square(tf.constant(1.0))  # the TF backend loads the library
 with tf.Graph().as_default() as tf_graph:
     graph_def = tf.compat.v1.GraphDef.FromString(g.as_graph_def().SerializeToString())
@@ -194,5 +194,5 @@ def test_missing_library_is_a_clear_error(project, tmp_path):
     )
     assert run.returncode == 1
     last = run.stderr.strip().splitlines()[-1]
-    assert last.startswith("opgen.runtime.op_libraries.OpLibraryError: op library ")
+    assert last.startswith("opgen_runtime.op_libraries.OpLibraryError: op library ")
     assert str(tmp_path / "my_ops" / "_custom_ops.so") in last and "(OpgenCallCounter, OpgenScaledSquare)" in last

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 
 pytestmark = pytest.mark.oracle
 
@@ -275,7 +275,7 @@ def test_dispatch_needs_no_tensorflow_until_used():
     code = (
         "import sys\n"
         "from generated import gen_math_ops as m\n"
-        "from opgen.runtime import Graph\n"
+        "from opgen_runtime import Graph\n"
         "with Graph().as_default():\n"
         "    m.abs([1.0])\n"
         "    try:\n"

@@ -17,7 +17,7 @@ import logging
 import pytest
 import tf_dropin_cases as cases
 
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 
 pytestmark = pytest.mark.oracle
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from opgen.proto import attr_value_pb2, op_def_pb2
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 from opgen.spec.validate import (
     attr_value_has_type,
     validate_attr_value,

@@ -25,7 +25,7 @@ def core_op_names_text() -> str:
     import tensorflow as tf
     from tensorflow.python.client import pywrap_tf_session as c_api
 
-    from opgen.proto import op_def_pb2
+    from opgen_runtime.proto import op_def_pb2
 
     buf = c_api.TF_GetAllOpList()
     try:

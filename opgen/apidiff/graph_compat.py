@@ -5,7 +5,7 @@ OpDefCompatible, OpDefAttrDefaultsUnchanged).
 `OpDefAttrDefaultsUnchanged` check them, each with TF's own reason text, so the first
 issue of each family is exactly what TF reports (`op_def_compatible`,
 `attr_defaults_unchanged` give TF's full messages). The rules themselves are
-`opgen.proto.op_def_compat` (the runtime's stale-library check applies them too); this
+`opgen_runtime.proto.op_def_compat` (the runtime's stale-library check applies them too); this
 module words them.
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.attr_text import summarize_attr_value, summarize_op_def
-from opgen.proto import op_def_pb2
-from opgen.proto.op_def_compat import (
+from opgen_runtime.proto import op_def_pb2
+from opgen_runtime.proto.op_def_compat import (
     COMPATIBLE_RULES,
     DEFAULTS_RULES,
     OpDefChange,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from opgen.errors import Location
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 
 
 @dataclass(frozen=True)

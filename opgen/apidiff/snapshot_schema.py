@@ -12,8 +12,8 @@ from typing import Any
 
 from opgen.json_input import JsonProblem, json_kind, proto_json_problem
 from opgen.limits import MAX_TEXT_NESTING, text_nesting_problem
-from opgen.proto import op_def_pb2
-from opgen.proto.op_def_compat import FLAGS
+from opgen_runtime.proto import op_def_pb2
+from opgen_runtime.proto.op_def_compat import FLAGS
 
 FORMAT_TAG = "opgen-api-snapshot/1"
 

@@ -22,26 +22,26 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
-from opgen.proto import attr_value_pb2 as opgen_dot_proto_dot_attr__value__pb2
+from opgen_runtime.proto import attr_value_pb2 as opgen__runtime_dot_proto_dot_attr__value__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19opgen/proto/api_def.proto\x12\x05opgen\x1a\x1copgen/proto/attr_value.proto\"\xc3\x05\n\x06\x41piDef\x12\x15\n\rgraph_op_name\x18\x01 \x01(\t\x12\x1b\n\x13\x64\x65precation_message\x18\x0c \x01(\t\x12\x1b\n\x13\x64\x65precation_version\x18\r \x01(\x05\x12,\n\nvisibility\x18\x02 \x01(\x0e\x32\x18.opgen.ApiDef.Visibility\x12(\n\x08\x65ndpoint\x18\x03 \x03(\x0b\x32\x16.opgen.ApiDef.Endpoint\x12!\n\x06in_arg\x18\x04 \x03(\x0b\x32\x11.opgen.ApiDef.Arg\x12\"\n\x07out_arg\x18\x05 \x03(\x0b\x32\x11.opgen.ApiDef.Arg\x12\x11\n\targ_order\x18\x0b \x03(\t\x12 \n\x04\x61ttr\x18\x06 \x03(\x0b\x32\x12.opgen.ApiDef.Attr\x12\x0f\n\x07summary\x18\x07 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x08 \x01(\t\x12\x1a\n\x12\x64\x65scription_prefix\x18\t \x01(\t\x12\x1a\n\x12\x64\x65scription_suffix\x18\n \x01(\t\x1aI\n\x08\x45ndpoint\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\ndeprecated\x18\x03 \x01(\x08\x12\x1b\n\x13\x64\x65precation_version\x18\x04 \x01(\x05\x1a;\n\x03\x41rg\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\trename_to\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x1a\x65\n\x04\x41ttr\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\trename_to\x18\x02 \x01(\t\x12\'\n\rdefault_value\x18\x03 \x01(\x0b\x32\x10.opgen.AttrValue\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\"G\n\nVisibility\x12\x16\n\x12\x44\x45\x46\x41ULT_VISIBILITY\x10\x00\x12\x0b\n\x07VISIBLE\x10\x01\x12\x08\n\x04SKIP\x10\x02\x12\n\n\x06HIDDEN\x10\x03\"$\n\x07\x41piDefs\x12\x19\n\x02op\x18\x01 \x03(\x0b\x32\r.opgen.ApiDefb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19opgen/proto/api_def.proto\x12\x05opgen\x1a$opgen_runtime/proto/attr_value.proto\"\xc3\x05\n\x06\x41piDef\x12\x15\n\rgraph_op_name\x18\x01 \x01(\t\x12\x1b\n\x13\x64\x65precation_message\x18\x0c \x01(\t\x12\x1b\n\x13\x64\x65precation_version\x18\r \x01(\x05\x12,\n\nvisibility\x18\x02 \x01(\x0e\x32\x18.opgen.ApiDef.Visibility\x12(\n\x08\x65ndpoint\x18\x03 \x03(\x0b\x32\x16.opgen.ApiDef.Endpoint\x12!\n\x06in_arg\x18\x04 \x03(\x0b\x32\x11.opgen.ApiDef.Arg\x12\"\n\x07out_arg\x18\x05 \x03(\x0b\x32\x11.opgen.ApiDef.Arg\x12\x11\n\targ_order\x18\x0b \x03(\t\x12 \n\x04\x61ttr\x18\x06 \x03(\x0b\x32\x12.opgen.ApiDef.Attr\x12\x0f\n\x07summary\x18\x07 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x08 \x01(\t\x12\x1a\n\x12\x64\x65scription_prefix\x18\t \x01(\t\x12\x1a\n\x12\x64\x65scription_suffix\x18\n \x01(\t\x1aI\n\x08\x45ndpoint\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\ndeprecated\x18\x03 \x01(\x08\x12\x1b\n\x13\x64\x65precation_version\x18\x04 \x01(\x05\x1a;\n\x03\x41rg\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\trename_to\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x1a\x65\n\x04\x41ttr\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\trename_to\x18\x02 \x01(\t\x12\'\n\rdefault_value\x18\x03 \x01(\x0b\x32\x10.opgen.AttrValue\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\"G\n\nVisibility\x12\x16\n\x12\x44\x45\x46\x41ULT_VISIBILITY\x10\x00\x12\x0b\n\x07VISIBLE\x10\x01\x12\x08\n\x04SKIP\x10\x02\x12\n\n\x06HIDDEN\x10\x03\"$\n\x07\x41piDefs\x12\x19\n\x02op\x18\x01 \x03(\x0b\x32\r.opgen.ApiDefb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'opgen.proto.api_def_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_APIDEF']._serialized_start=67
-  _globals['_APIDEF']._serialized_end=774
-  _globals['_APIDEF_ENDPOINT']._serialized_start=464
-  _globals['_APIDEF_ENDPOINT']._serialized_end=537
-  _globals['_APIDEF_ARG']._serialized_start=539
-  _globals['_APIDEF_ARG']._serialized_end=598
-  _globals['_APIDEF_ATTR']._serialized_start=600
-  _globals['_APIDEF_ATTR']._serialized_end=701
-  _globals['_APIDEF_VISIBILITY']._serialized_start=703
-  _globals['_APIDEF_VISIBILITY']._serialized_end=774
-  _globals['_APIDEFS']._serialized_start=776
-  _globals['_APIDEFS']._serialized_end=812
+  _globals['_APIDEF']._serialized_start=75
+  _globals['_APIDEF']._serialized_end=782
+  _globals['_APIDEF_ENDPOINT']._serialized_start=472
+  _globals['_APIDEF_ENDPOINT']._serialized_end=545
+  _globals['_APIDEF_ARG']._serialized_start=547
+  _globals['_APIDEF_ARG']._serialized_end=606
+  _globals['_APIDEF_ATTR']._serialized_start=608
+  _globals['_APIDEF_ATTR']._serialized_end=709
+  _globals['_APIDEF_VISIBILITY']._serialized_start=711
+  _globals['_APIDEF_VISIBILITY']._serialized_end=782
+  _globals['_APIDEFS']._serialized_start=784
+  _globals['_APIDEFS']._serialized_end=820
 # @@protoc_insertion_point(module_scope)

@@ -1,4 +1,4 @@
-from opgen.proto import attr_value_pb2 as _attr_value_pb2
+from opgen_runtime.proto import attr_value_pb2 as _attr_value_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor

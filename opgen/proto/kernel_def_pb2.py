@@ -22,20 +22,20 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
-from opgen.proto import attr_value_pb2 as opgen_dot_proto_dot_attr__value__pb2
+from opgen_runtime.proto import attr_value_pb2 as opgen__runtime_dot_proto_dot_attr__value__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1copgen/proto/kernel_def.proto\x12\x05opgen\x1a\x1copgen/proto/attr_value.proto\"\xe5\x01\n\tKernelDef\x12\n\n\x02op\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65vice_type\x18\x02 \x01(\t\x12\x33\n\nconstraint\x18\x03 \x03(\x0b\x32\x1f.opgen.KernelDef.AttrConstraint\x12\x17\n\x0fhost_memory_arg\x18\x04 \x03(\t\x12\r\n\x05label\x18\x05 \x01(\t\x12\x10\n\x08priority\x18\x06 \x01(\x05\x1aH\n\x0e\x41ttrConstraint\x12\x0c\n\x04name\x18\x01 \x01(\t\x12(\n\x0e\x61llowed_values\x18\x02 \x01(\x0b\x32\x10.opgen.AttrValue\".\n\nKernelList\x12 \n\x06kernel\x18\x01 \x03(\x0b\x32\x10.opgen.KernelDefb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1copgen/proto/kernel_def.proto\x12\x05opgen\x1a$opgen_runtime/proto/attr_value.proto\"\xe5\x01\n\tKernelDef\x12\n\n\x02op\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65vice_type\x18\x02 \x01(\t\x12\x33\n\nconstraint\x18\x03 \x03(\x0b\x32\x1f.opgen.KernelDef.AttrConstraint\x12\x17\n\x0fhost_memory_arg\x18\x04 \x03(\t\x12\r\n\x05label\x18\x05 \x01(\t\x12\x10\n\x08priority\x18\x06 \x01(\x05\x1aH\n\x0e\x41ttrConstraint\x12\x0c\n\x04name\x18\x01 \x01(\t\x12(\n\x0e\x61llowed_values\x18\x02 \x01(\x0b\x32\x10.opgen.AttrValue\".\n\nKernelList\x12 \n\x06kernel\x18\x01 \x03(\x0b\x32\x10.opgen.KernelDefb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'opgen.proto.kernel_def_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_KERNELDEF']._serialized_start=70
-  _globals['_KERNELDEF']._serialized_end=299
-  _globals['_KERNELDEF_ATTRCONSTRAINT']._serialized_start=227
-  _globals['_KERNELDEF_ATTRCONSTRAINT']._serialized_end=299
-  _globals['_KERNELLIST']._serialized_start=301
-  _globals['_KERNELLIST']._serialized_end=347
+  _globals['_KERNELDEF']._serialized_start=78
+  _globals['_KERNELDEF']._serialized_end=307
+  _globals['_KERNELDEF_ATTRCONSTRAINT']._serialized_start=235
+  _globals['_KERNELDEF_ATTRCONSTRAINT']._serialized_end=307
+  _globals['_KERNELLIST']._serialized_start=309
+  _globals['_KERNELLIST']._serialized_end=355
 # @@protoc_insertion_point(module_scope)

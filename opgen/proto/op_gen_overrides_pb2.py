@@ -22,22 +22,22 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
-from opgen.proto import attr_value_pb2 as opgen_dot_proto_dot_attr__value__pb2
+from opgen_runtime.proto import attr_value_pb2 as opgen__runtime_dot_proto_dot_attr__value__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"opgen/proto/op_gen_overrides.proto\x12\x05opgen\x1a\x1copgen/proto/attr_value.proto\"\x8e\x03\n\rOpGenOverride\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04skip\x18\x02 \x01(\x08\x12\x0c\n\x04hide\x18\x03 \x01(\x08\x12\x11\n\trename_to\x18\x04 \x01(\t\x12\r\n\x05\x61lias\x18\x05 \x03(\t\x12\x36\n\x0c\x61ttr_default\x18\x06 \x03(\x0b\x32 .opgen.OpGenOverride.AttrDefault\x12\x30\n\x0b\x61ttr_rename\x18\x07 \x03(\x0b\x32\x1b.opgen.OpGenOverride.Rename\x12\x31\n\x0cinput_rename\x18\x08 \x03(\x0b\x32\x1b.opgen.OpGenOverride.Rename\x12\x32\n\routput_rename\x18\t \x03(\x0b\x32\x1b.opgen.OpGenOverride.Rename\x1a<\n\x0b\x41ttrDefault\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1f\n\x05value\x18\x02 \x01(\x0b\x32\x10.opgen.AttrValue\x1a\"\n\x06Rename\x12\x0c\n\x04\x66rom\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x01(\t\"2\n\x0eOpGenOverrides\x12 \n\x02op\x18\x01 \x03(\x0b\x32\x14.opgen.OpGenOverrideb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"opgen/proto/op_gen_overrides.proto\x12\x05opgen\x1a$opgen_runtime/proto/attr_value.proto\"\x8e\x03\n\rOpGenOverride\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04skip\x18\x02 \x01(\x08\x12\x0c\n\x04hide\x18\x03 \x01(\x08\x12\x11\n\trename_to\x18\x04 \x01(\t\x12\r\n\x05\x61lias\x18\x05 \x03(\t\x12\x36\n\x0c\x61ttr_default\x18\x06 \x03(\x0b\x32 .opgen.OpGenOverride.AttrDefault\x12\x30\n\x0b\x61ttr_rename\x18\x07 \x03(\x0b\x32\x1b.opgen.OpGenOverride.Rename\x12\x31\n\x0cinput_rename\x18\x08 \x03(\x0b\x32\x1b.opgen.OpGenOverride.Rename\x12\x32\n\routput_rename\x18\t \x03(\x0b\x32\x1b.opgen.OpGenOverride.Rename\x1a<\n\x0b\x41ttrDefault\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1f\n\x05value\x18\x02 \x01(\x0b\x32\x10.opgen.AttrValue\x1a\"\n\x06Rename\x12\x0c\n\x04\x66rom\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x01(\t\"2\n\x0eOpGenOverrides\x12 \n\x02op\x18\x01 \x03(\x0b\x32\x14.opgen.OpGenOverrideb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'opgen.proto.op_gen_overrides_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_OPGENOVERRIDE']._serialized_start=76
-  _globals['_OPGENOVERRIDE']._serialized_end=474
-  _globals['_OPGENOVERRIDE_ATTRDEFAULT']._serialized_start=378
-  _globals['_OPGENOVERRIDE_ATTRDEFAULT']._serialized_end=438
-  _globals['_OPGENOVERRIDE_RENAME']._serialized_start=440
-  _globals['_OPGENOVERRIDE_RENAME']._serialized_end=474
-  _globals['_OPGENOVERRIDES']._serialized_start=476
-  _globals['_OPGENOVERRIDES']._serialized_end=526
+  _globals['_OPGENOVERRIDE']._serialized_start=84
+  _globals['_OPGENOVERRIDE']._serialized_end=482
+  _globals['_OPGENOVERRIDE_ATTRDEFAULT']._serialized_start=386
+  _globals['_OPGENOVERRIDE_ATTRDEFAULT']._serialized_end=446
+  _globals['_OPGENOVERRIDE_RENAME']._serialized_start=448
+  _globals['_OPGENOVERRIDE_RENAME']._serialized_end=482
+  _globals['_OPGENOVERRIDES']._serialized_start=484
+  _globals['_OPGENOVERRIDES']._serialized_end=534
 # @@protoc_insertion_point(module_scope)

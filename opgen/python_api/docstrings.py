@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.proto import api_def_pb2, op_def_pb2
-from opgen.proto.datatypes import is_ref
+from opgen.proto import api_def_pb2
+from opgen_runtime.proto import op_def_pb2
+from opgen_runtime.proto.datatypes import is_ref
 from opgen.python_api.literals import attr_value_doc, dtype_name
 from opgen.python_api.names import avoid_reserved
 

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError
-from opgen.proto import api_def_pb2, op_def_pb2
-from opgen.proto.datatypes import BY_ENUM
+from opgen.proto import api_def_pb2
+from opgen_runtime.proto import op_def_pb2
+from opgen_runtime.proto.datatypes import BY_ENUM
 from opgen.python_api import docstrings
 from opgen.python_api.literals import annotation_class, attr_default, py_str
 from opgen.python_api.names import avoid_reserved, identifier_problem, is_reserved, lower_case_op_name
@@ -381,7 +382,7 @@ def _body_builtins(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> fro
     defaults = {a.name for a in api_def.attr if a.HasField("default_value")}
     if any(a.type in ("float", "list(float)") and a.name in defaults for a in op_def.attr):
         used.add("float")
-    if _visible(api_def):  # TF's dispatch (`opgen.runtime.dispatch`)
+    if _visible(api_def):  # TF's dispatch (`opgen_runtime.dispatch`)
         used.update(("NotImplemented", "TypeError", "ValueError", "locals"))
     return frozenset(used)
 

@@ -13,8 +13,8 @@ import math
 import re
 import struct
 
-from opgen.proto import attr_value_pb2, tensor_pb2
-from opgen.proto.datatypes import BY_ENUM, base, is_ref
+from opgen_runtime.proto import attr_value_pb2, tensor_pb2
+from opgen_runtime.proto.datatypes import BY_ENUM, base, is_ref
 
 _SIMPLE_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 

@@ -26,7 +26,7 @@ from opgen import __version__
 from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError, report
 from opgen.module_groups import group_ops, module_library
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 from opgen.python_api.function import FunctionApi, SkippedOp, function_api, reserved_name_warning
 from opgen.render import emit, residual
 from opgen.render.formatter import ChunkFormatter
@@ -56,7 +56,7 @@ def display_path(path: str, root: Path) -> str:
 def code_digest() -> str:
     """sha256 of the code that shapes a chunk (a cache input besides opgen's version)."""
     import opgen
-    from opgen.proto import datatypes
+    from opgen_runtime.proto import datatypes
 
     base = Path(opgen.__file__).parent
     h = hashlib.sha256()

@@ -27,8 +27,8 @@ from opgen.fsutil import atomic_write, cache_root, read_cache_file, seal, unseal
 from opgen.python_api import literals
 from opgen.python_api.function import FunctionApi, SkippedOp
 from opgen.python_api.names import MODULE_GLOBALS
-from opgen.runtime.version import __version__ as runtime_version
-from opgen.runtime.version import series
+from opgen_runtime.version import __version__ as runtime_version
+from opgen_runtime.version import series
 
 LINE_LENGTH = 88  # black's default
 TEMPLATE_NAMES = ("module_header.py.j2", "module_registration.py.j2", "function.py.j2")
@@ -411,7 +411,7 @@ def _template_line(tb, name: str) -> int:
 
 
 # What a module header can import, by the name a rendered body uses for it: the runtime
-# modules (`from opgen.runtime import execute as _execute`), `typing` names and `collections`.
+# modules (`from opgen_runtime import execute as _execute`), `typing` names and `collections`.
 RUNTIME_MODULES = ("atypes", "dispatch", "dtypes", "execute", "op_def_library", "registry")
 TYPING_NAMES = ("Annotated", "Any", "List", "TypeVar")
 _BUILTINS = frozenset(dir(builtins))
@@ -441,7 +441,7 @@ def free_globals(code: str) -> frozenset[str]:
 class ChunkUses(NamedTuple):
     """What one rendered chunk needs its module header to import (`free_globals` sorted by kind)."""
 
-    runtime: tuple[str, ...]  # `opgen.runtime` modules, as `_<name>`
+    runtime: tuple[str, ...]  # `opgen_runtime` modules, as `_<name>`
     typing: tuple[str, ...]  # `from typing import` names
     collections: bool
 
@@ -466,7 +466,7 @@ class FunctionSummary(NamedTuple):
     visible: bool = True
     top_level: tuple[str, ...] = ()  # module-level names it binds besides `name`/aliases
     typing: tuple[str, ...] = ()  # `from typing import` names it uses
-    runtime: tuple[str, ...] = ()  # `opgen.runtime` modules it uses
+    runtime: tuple[str, ...] = ()  # `opgen_runtime` modules it uses
     collections: bool = False
     noqa: tuple[str, ...] = ()  # ruff codes its defaults trigger (TF's API, see module_uses)
     skipped: str = ""  # SkippedOp.reason
@@ -580,7 +580,7 @@ def opens_with_module_header(text: str, module: str) -> bool:
 
 
 def runtime_series() -> str:
-    """The runtime release series generated modules require (`opgen.runtime.version`): the
+    """The runtime release series generated modules require (`opgen_runtime.version`): the
     `major.minor` of the runtime this generator ships with."""
     return "{}.{}".format(*series(runtime_version))
 

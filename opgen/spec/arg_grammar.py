@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from opgen.proto import op_def_pb2
-from opgen.proto.datatypes import data_type_from_string
+from opgen_runtime.proto import op_def_pb2
+from opgen_runtime.proto.datatypes import data_type_from_string
 
 _WS = "[ \t\n\v\f\r]*"
 _RE_NAME = re.compile(rf"([a-z][a-z0-9_]*){_WS}:{_WS}")

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from opgen.attr_text import parse_attr_value
-from opgen.proto import op_def_pb2
-from opgen.proto.datatypes import data_type_from_string
+from opgen_runtime.proto import op_def_pb2
+from opgen_runtime.proto.datatypes import data_type_from_string
 from opgen.proto_text import SPACE, ParseError, c_unescape
 
 _WS = "[ \t\n\v\f\r]*"

@@ -13,7 +13,7 @@ import itertools
 import re
 
 from opgen.errors import Location, OpgenError, OpgenErrors
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 from opgen.spec import arg_grammar, attr_grammar
 from opgen.spec.arg_grammar import attr_index, finalize_arg, finalize_control_output
 from opgen.spec.attr_grammar import finalize_attr

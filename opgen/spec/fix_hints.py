@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from opgen.proto.datatypes import BY_ENUM, data_type_from_string
+from opgen_runtime.proto.datatypes import BY_ENUM, data_type_from_string
 
 _DEFAULT = re.compile(r"Could not parse default value '(?P<value>.*)' from Attr\(\"(?P<spec>.*)\"\) for Op ", re.S)
 _TYPE_NAME = re.compile(r"Unrecognized type string '(?P<name>.*)' from ")

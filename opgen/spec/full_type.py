@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from opgen.proto import full_type_pb2, op_def_pb2
+from opgen_runtime.proto import full_type_pb2, op_def_pb2
 from opgen.proto_text import ParseError, c_escape, c_unescape
 
 _IDS = full_type_pb2.FullTypeId.DESCRIPTOR.values_by_name

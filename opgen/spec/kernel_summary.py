@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 from opgen.errors import OpgenError
 from opgen.output_escape import md_text
-from opgen.proto import datatypes, kernel_def_pb2, op_def_pb2
+from opgen.proto import kernel_def_pb2
+from opgen_runtime.proto import datatypes, op_def_pb2
 from opgen.spec.model import KernelRegistration
 
 # device -> attr -> type names (tf.DType names, in DataType order), None: any type.

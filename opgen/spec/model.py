@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from opgen.errors import Location
-from opgen.proto import kernel_def_pb2, op_def_pb2
+from opgen.proto import kernel_def_pb2
+from opgen_runtime.proto import op_def_pb2
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from opgen.limits import (
     text_nesting_problem,
     text_proto_structure,
 )
-from opgen.proto import op_def_pb2
-from opgen.proto.datatypes import BY_ENUM
+from opgen_runtime.proto import op_def_pb2
+from opgen_runtime.proto.datatypes import BY_ENUM
 from opgen.spec.validate import validate_op_def
 
 FORMATS = ("pbtxt", "pb", "json")
@@ -114,7 +114,7 @@ def _cache_file(data: bytes, suffix: str) -> Path:
 
 @functools.cache
 def _code_digest() -> bytes:
-    from opgen.proto import datatypes
+    from opgen_runtime.proto import datatypes
 
     here = Path(__file__).parent
     return hashlib.sha256(b"".join((here / f).read_bytes() for f in ("oplist_io.py", "validate.py"))

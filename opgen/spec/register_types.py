@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from opgen.proto import types_pb2
+from opgen_runtime.proto import types_pb2
 from opgen.spec.preprocessor import parse_define_option
 
 # `TF_CALL_<name>(m)` -> `m(<C++ type>)`, in register_types.h's order.

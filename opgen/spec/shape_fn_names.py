@@ -2,7 +2,7 @@
 that is most likely a typo of one (`shape_inference::UnchangedShap`): such an op would
 silently get unknown output shapes in the runtime.
 
-The known names are `opgen.runtime.shape_fns.common.NAMED`'s keys, read from that module's
+The known names are `opgen_runtime.shape_fns.common.NAMED`'s keys, read from that module's
 source: gathering never imports the runtime (importing it costs ~90 ms, a sixth of a build
 of TF's whole registry)."""
 
@@ -23,7 +23,7 @@ _TF_NAMESPACES = ("shape_inference::", "tensorflow::shape_inference::")
 def known_shape_fns() -> frozenset[str]:
     """The keys of the runtime's `NAMED` dict, read from its source: the generator needs the
     names only, not the runtime's shape functions (found, not imported)."""
-    spec = importlib.util.find_spec("opgen.runtime")
+    spec = importlib.util.find_spec("opgen_runtime")
     assert spec is not None and spec.origin is not None, "opgen depends on its runtime"
     source = Path(spec.origin).parent / "shape_fns" / "common.py"
     tree = ast.parse(source.read_text(encoding="utf-8"))
@@ -51,5 +51,5 @@ def unknown_shape_fn_warning(name: str, location: Location) -> str | None:
         "TensorFlow the op's outputs get unknown shapes",
         location,
         hint=f"did you mean shape_inference::{nearest[0]}? (a function of your own: register it in Python with "
-        "opgen.runtime.shape_inference.register_shape_fn)",
+        "opgen_runtime.shape_inference.register_shape_fn)",
     ).format_warning()

@@ -13,8 +13,8 @@ from typing import Literal
 
 from google.protobuf import text_format
 
-from opgen.proto import attr_value_pb2, op_def_pb2, types_pb2
-from opgen.proto.datatypes import cpp_name, data_type_from_string, is_ref
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2, types_pb2
+from opgen_runtime.proto.datatypes import cpp_name, data_type_from_string, is_ref
 
 _VALID_OP_NAME = re.compile(r"[A-Z][A-Za-z0-9_]*(?:>[A-Z][A-Za-z0-9_]*)*\Z")
 _ATTR_TYPES = ("string", "int", "float", "bool", "type", "shape", "tensor", "func")

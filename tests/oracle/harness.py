@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 
 from .cxx_build import cached_build, content_hash, run_gxx, tf_flags
 

@@ -20,7 +20,7 @@ import os
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
-from opgen.proto import op_def_pb2
+from opgen_runtime.proto import op_def_pb2
 
 from .cxx_build import cached_build, content_hash, run_gxx, tf_flags
 

@@ -23,7 +23,7 @@ def tf_op_list_bytes() -> bytes:
 
 def tf_op_list():
     """TF's registry parsed into opgen's OpList message, sorted by name like OpRegistry::Export."""
-    from opgen.proto import op_def_pb2
+    from opgen_runtime.proto import op_def_pb2
 
     ops = op_def_pb2.OpList.FromString(tf_op_list_bytes())
     result = op_def_pb2.OpList()

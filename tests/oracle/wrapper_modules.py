@@ -1,7 +1,7 @@
 """Wrapper modules for an OpList from both generators: `opgen build` and TF's own.
 
 `opgen_module` renders the OpList with `opgen build` (cached by content under
-${XDG_CACHE_HOME:-~/.cache}/opgen/runtime-wrappers/, keyed by the OpList and the
+${XDG_CACHE_HOME:-~/.cache}/opgen_runtime-wrappers/, keyed by the OpList and the
 generator's sources) and imports it; `tf_module` is what `tf.load_op_library` builds:
 TF's `GetPythonWrappers` on the same OpList, executed as a module.
 """

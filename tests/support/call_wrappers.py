@@ -1,7 +1,7 @@
 """Call every wrapper of a generated module once, with inputs synthesized from its OpDefs.
 
 `check_module(text_or_path)` imports a generated module in isolation and calls each of its
-wrappers on the embedded runtime (inside an `opgen.runtime.Graph`) and, where TensorFlow is
+wrappers on the embedded runtime (inside an `opgen_runtime.Graph`) and, where TensorFlow is
 importable and TF has the op registered with an equal OpDef (or the module's `library`
 registers it), inside a `tf.Graph` on the TF backend (optionally eagerly too). The module
 carries everything needed: its OpDefs (`_OP_DEFS`); a wrapper is the function whose calls
@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from opgen.proto import op_def_pb2, tensor_pb2
+from opgen_runtime.proto import op_def_pb2, tensor_pb2
 
 SOURCE_MAP = "opgen_sourcemap.json"
 
@@ -195,7 +195,7 @@ class _Side:
         from test_runtime_differential import _input_makers
 
         if backend == "embedded":
-            from opgen.runtime import op_def_library as lib
+            from opgen_runtime import op_def_library as lib
 
             self.lib = lib
             self.make_proto = tensor_pb2.TensorProto.FromString
@@ -299,7 +299,7 @@ def isolated_registry() -> Iterator[None]:
     caches (`op_info.infos`, and the fast-path plans keyed by them) go with it: a name is
     never registered twice with different OpDefs in one process, so they are not keyed by
     the registry's generation."""
-    from opgen.runtime import fast_path, op_info, registry
+    from opgen_runtime import fast_path, op_info, registry
 
     state: list[dict[Any, Any]] = [registry._entries, registry._modules, registry.pending_libraries,
                                    op_info.infos, fast_path._PLANS]
@@ -320,14 +320,14 @@ def _tf_has(op: op_def_pb2.OpDef) -> bool:
     """Whether TF has `op` registered with an equal OpDef (documentation aside)."""
     from tensorflow.python.framework import op_def_registry
 
-    from opgen.runtime.registry import _signature
+    from opgen_runtime.registry import _signature
 
     theirs = op_def_registry.get(op.name)
     return theirs is not None and _signature(op_def_pb2.OpDef.FromString(theirs.SerializeToString())) == _signature(op)
 
 
 def _call(w: Wrapper, backend: str, filename: str, lines: list[str], report: CallReport) -> None:
-    from opgen import runtime
+    import opgen_runtime as runtime
 
     previous = runtime.get_backend()
     runtime.set_backend("embedded" if backend == "embedded" else "tensorflow")
@@ -411,7 +411,7 @@ def check_module(source: str | Path, *, name: str | None = None, tf: bool | None
 def _load_library() -> None:
     """The module's `library`, loaded into TF if it names one (a missing or unloadable library
     leaves its ops unregistered in TF: then they are not called on TF, and reported so)."""
-    from opgen.runtime import registry, tf_backend
+    from opgen_runtime import registry, tf_backend
 
     if registry.pending_libraries:
         with contextlib.suppress(Exception):

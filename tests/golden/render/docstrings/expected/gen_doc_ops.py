@@ -11,12 +11,12 @@ from __future__ import annotations
 import collections
 from typing import Annotated, Any, TypeVar
 
-from opgen.runtime import atypes as _atypes
-from opgen.runtime import dispatch as _dispatch
-from opgen.runtime import execute as _execute
-from opgen.runtime import op_def_library as _op_def_library
-from opgen.runtime import registry as _registry
-from opgen.runtime.version import require as _require_runtime
+from opgen_runtime import atypes as _atypes
+from opgen_runtime import dispatch as _dispatch
+from opgen_runtime import execute as _execute
+from opgen_runtime import op_def_library as _op_def_library
+from opgen_runtime import registry as _registry
+from opgen_runtime.version import require as _require_runtime
 
 _require_runtime("0.1", __name__)
 

@@ -1,0 +1,211 @@
+"""The OpDefs generated modules register on import, looked up by op name.
+
+`register_op_list` keeps the serialized bytes and parses lazily, so importing a large
+generated module costs one dict update per op name (the OpList is parsed on first lookup).
+Generated modules register last, so that the call can also mark their functions as
+AutoGraph artifacts: inside `tf.function`, AutoGraph then calls them as they are, as it
+calls TensorFlow's own generated wrappers, instead of converting them and the runtime.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from types import FunctionType
+
+from opgen_runtime.proto import op_def_pb2
+
+
+class OpRegistrationError(ValueError):
+    """Two modules registered different OpDefs under one op name."""
+
+
+class _Entry:
+    __slots__ = ("blob", "module", "name", "op_def", "shape_fn")
+
+    def __init__(
+        self, name: str, module: str, blob: _Blob, shape_fn: str | None
+    ) -> None:
+        self.name = name
+        self.module = module
+        self.blob = blob
+        self.op_def: op_def_pb2.OpDef | None = None
+        self.shape_fn = shape_fn
+
+
+class _Blob:
+    """One module's serialized OpList, parsed on first use."""
+
+    __slots__ = ("data", "parsed")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.parsed: dict[str, op_def_pb2.OpDef] | None = None
+
+    def ops(self) -> dict[str, op_def_pb2.OpDef]:
+        if self.parsed is None:
+            op_list = op_def_pb2.OpList.FromString(self.data)
+            self.parsed = {op.name: op for op in op_list.op}
+        return self.parsed
+
+
+_lock = threading.Lock()
+_entries: dict[str, _Entry] = {}
+_modules: dict[str, _Blob] = {}
+# module name -> its `[tool.opgen] library`, until `op_libraries` has registered its ops
+# with TensorFlow (checked before every op that runs on TF: a dict is the cheapest test)
+pending_libraries: dict[str, str] = {}
+generation = 0  # bumped by every registration (invalidates caches keyed by op name)
+# Called with the module's name after a module with a library registered: `op_libraries`
+# sets it on import (the `opgen_runtime` package imports that module, so it is set before
+# any generated module registers), and the registry depends on nothing that needs TF.
+library_registered: Callable[[str], None] | None = None
+
+
+def _op_names(data: bytes) -> list[str]:
+    """The op names of a serialized OpList without building messages (field 1 of each OpDef)."""
+    names = []
+    pos, end = 0, len(data)
+    while pos < end:
+        key, pos = _varint(data, pos)
+        length, pos = _varint(data, pos)
+        if key != (1 << 3 | 2):  # OpList.op, length-delimited
+            raise ValueError("malformed OpList")
+        sub_end = pos + length
+        sub = pos
+        name = None
+        while sub < sub_end:
+            k, sub = _varint(data, sub)
+            wire = k & 7
+            if wire == 2:
+                ln, sub = _varint(data, sub)
+                if k >> 3 == 1:
+                    name = data[sub : sub + ln].decode()
+                    break
+                sub += ln
+            elif wire == 0:
+                _, sub = _varint(data, sub)
+            elif wire == 5:
+                sub += 4
+            elif wire == 1:
+                sub += 8
+            else:
+                raise ValueError("malformed OpList")
+        names.append(name or "")
+        pos = sub_end
+    return names
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result, pos
+        shift += 7
+
+
+def register_op_list(
+    module_name: str,
+    serialized_op_list: bytes,
+    shape_fns: dict[str, str] | None = None,
+    library: str | None = None,
+) -> None:
+    """Registers a module's OpDefs. Identical re-registration is fine; a conflict raises.
+
+    `library` is the compiled op library that registers these ops with TensorFlow
+    (`[tool.opgen] library`: a path relative to the module, or `pkg:resource`); when TF is
+    imported already it is loaded now, else when TF is imported (`op_libraries`).
+    """
+    global generation
+    blob = _Blob(serialized_op_list)
+    shape_fns = shape_fns or {}
+    with _lock:
+        generation += 1
+        _modules[module_name] = blob
+        if library:
+            pending_libraries[module_name] = library
+        for name in _op_names(serialized_op_list):
+            old = _entries.get(name)
+            if old is not None and old.module != module_name:
+                if _signature(blob.ops()[name]) != _signature(_resolve(old)):
+                    raise OpRegistrationError(
+                        f"Op {name} registered by module '{module_name}' conflicts with the OpDef "
+                        f"already registered by module '{old.module}'"
+                    )
+                if old.shape_fn is None:
+                    old.shape_fn = shape_fns.get(name)
+                continue
+            _entries[name] = _Entry(name, module_name, blob, shape_fns.get(name))
+    _mark_autograph_artifacts(module_name)
+    if library and library_registered is not None:
+        library_registered(module_name)
+
+
+def _mark_autograph_artifacts(module_name: str) -> None:
+    """Sets AutoGraph's `autograph_info__` marker (`api.is_autograph_artifact`) on the module's functions."""
+    module = sys.modules.get(module_name)
+    if module is None:
+        return
+    for value in vars(module).values():
+        if type(value) is FunctionType and value.__module__ == module_name:
+            value.autograph_info__ = None  # type: ignore[attr-defined]
+
+
+def without_docs(op_def: op_def_pb2.OpDef) -> op_def_pb2.OpDef:
+    """A copy of the OpDef without its documentation (summary, descriptions)."""
+    stripped = op_def_pb2.OpDef()
+    stripped.CopyFrom(op_def)
+    stripped.ClearField("summary")
+    stripped.ClearField("description")
+    for arg in list(stripped.input_arg) + list(stripped.output_arg):
+        arg.ClearField("description")
+    for attr in stripped.attr:
+        attr.ClearField("description")
+    return stripped
+
+
+def _signature(op_def: op_def_pb2.OpDef) -> bytes:
+    """The OpDef without documentation: docs alone never make two registrations conflict."""
+    return without_docs(op_def).SerializeToString(deterministic=True)
+
+
+def register_op_def(
+    module_name: str, op_def: op_def_pb2.OpDef, shape_fn: str | None = None
+) -> None:
+    """Registers one OpDef (tests, and OpLists read from compiled libraries)."""
+    op_list = op_def_pb2.OpList(op=[op_def])
+    register_op_list(
+        module_name,
+        op_list.SerializeToString(),
+        {op_def.name: shape_fn} if shape_fn else None,
+    )
+
+
+def _resolve(entry: _Entry) -> op_def_pb2.OpDef:
+    if entry.op_def is None:
+        entry.op_def = entry.blob.ops()[entry.name]
+    return entry.op_def
+
+
+def get(op_type_name: str) -> op_def_pb2.OpDef | None:
+    """The registered OpDef, or None (TF's `op_def_registry.get`)."""
+    entry = _entries.get(op_type_name)
+    if entry is None:
+        return None
+    return _resolve(entry)
+
+
+def op_defs_of(module_name: str) -> dict[str, op_def_pb2.OpDef]:
+    """The OpDefs a module registered (its own, also those another module registered first)."""
+    blob = _modules.get(module_name)
+    return dict(blob.ops()) if blob is not None else {}
+
+
+def shape_fn_name(op_type_name: str) -> str | None:
+    """The SetShapeFn name a generated module declared for the op, if any."""
+    entry = _entries.get(op_type_name)
+    return entry.shape_fn if entry is not None else None
