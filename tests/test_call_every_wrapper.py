@@ -105,7 +105,7 @@ def test_every_gather_project_builds_and_runs(project, tmp_path, monkeypatch):
     assert main(["build", ".", "--out", str(tmp_path / "out")]) == 0
     reports = check_build_dir(tmp_path / "out", tf=False)
     assert_all_called(reports)
-    assert sum(r.calls for r in reports) >= 3
+    assert sum(r.calls for r in reports) >= 1  # core_op_clash and switch_ops keep one op each
 
 
 _SUBPROCESS_BUILD = re.compile(r'"-m",\s*"opgen"')

@@ -51,7 +51,7 @@ def test_init_never_overwrites(tmp_path, capsys):
     ("args", "message"),
     [
         (["--package", "MyOps"], "package name 'MyOps' (from --package) is not a lower-case identifier"),
-        (["--package", "json"], "package name 'json' (from --package) would shadow the module of that name"),
+        (["--package", "json"], "package name 'json' (from --package) would shadow the package of that name"),
         (["--package", "class"], "package name 'class' (from --package) is a Python keyword"),
         (["--package", "_ops"], "package name '_ops' (from --package) is not a lower-case identifier"),
     ],

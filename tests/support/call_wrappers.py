@@ -79,6 +79,8 @@ SUBPROCESS_BUILD_SITES = {
     "tests/test_pre_commit_hook.py": "builds into the test's tmp_path (scanned at teardown)",
     "tests/test_render_build.py": "builds into the test's tmp_path (scanned at teardown), or generated/",
     "tests/test_build_depfile.py": "builds into the test's tmp_path (scanned at teardown)",
+    "tests/test_op_library_loading.py": "builds into the test's tmp_path (scanned at teardown)",
+    "tests/test_op_package.py": "the fixture calls record_build_dir",
 }
 
 # A placeholder op of any dtype (and a ref one) for the embedded side's inputs: registered
@@ -306,10 +308,15 @@ def isolated_registry() -> Iterator[None]:
     saved = [dict(d) for d in state]
     for d in state:
         d.clear()
+    # A module's library stays pending at its import, TF or not: `_load_library` registers it
+    # after the embedded calls, and a missing one only leaves its ops uncalled on TF.
+    registered_hook = registry.library_registered
+    registry.library_registered = lambda module_name: None
     registry.register_op_list(__name__, _INPUT_OPS.SerializeToString())
     try:
         yield
     finally:
+        registry.library_registered = registered_hook
         for live, old in zip(state, saved):
             live.clear()
             live.update(old)
@@ -411,11 +418,11 @@ def check_module(source: str | Path, *, name: str | None = None, tf: bool | None
 def _load_library() -> None:
     """The module's `library`, loaded into TF if it names one (a missing or unloadable library
     leaves its ops unregistered in TF: then they are not called on TF, and reported so)."""
-    from opgen_runtime import registry, tf_backend
+    from opgen_runtime import op_libraries, registry
 
     if registry.pending_libraries:
         with contextlib.suppress(Exception):
-            tf_backend.load_pending_libraries()
+            op_libraries.load_op_libraries()
 
 
 def read_regular(path: Path) -> str | None:
