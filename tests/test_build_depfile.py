@@ -172,7 +172,7 @@ def test_readme_make_rule_in_a_fresh_clone_with_committed_outputs(tmp_path, firs
     """A clone has the outputs but no depfile: after an edit of a default `make` regenerates
     (whether or not it ran before the edit), and the next `make` does nothing."""
     root = _project(tmp_path / "p")
-    (root / "Makefile").write_text(_readme_snippet("make"), encoding="utf-8")
+    (root / "Makefile").write_text(_doc_snippet("make"), encoding="utf-8")
     _fresh_clone(root)
     if first_make:
         assert RAN in _run(["make"], root)  # writes the depfile (the outputs stay as they are)
@@ -245,7 +245,7 @@ def _hostile_project(root: Path, names: dict[str, str]) -> list[str]:
     shutil.copy(REPO / "op_specs" / "common_macros.h", root / "specs" / names["header"])
     (root / "ov").mkdir()
     (root / "ov" / names["override"]).write_text("notes\n", encoding="utf-8")
-    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs"]\noverrides = "ov"\n', encoding="utf-8")
+    (root / "pyproject.toml").write_text('[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\noverrides = "ov"\n', encoding="utf-8")
     return [f"specs/{names['source']}", f"specs/{names['header']}", f"ov/{names['override']}", "pyproject.toml"]
 
 

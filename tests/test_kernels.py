@@ -287,7 +287,7 @@ def test_build_warns_about_cross_check_findings_once_each(project, capsys, monke
     gathers without their REGISTER_OP, are left to `opgen kernels`."""
     monkeypatch.chdir(project)
     monkeypatch.setenv("XDG_CACHE_HOME", str(project / "cache"))
-    (project / "pyproject.toml").write_text('[tool.opgen]\nsources = ["."]\nout = "gen"\n')
+    (project / "pyproject.toml").write_text('[tool.opgen]\ncore_ops = ["*"]\nsources = ["."]\nout = "gen"\n')
     Path("bad_kernels.h").write_text(
         'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<bool>("T"), SumOp);\n')
     Path("a.cc").write_text('#include "bad_kernels.h"\n'

@@ -376,3 +376,23 @@ def test_user_registered_shape_fn(env):
         x = lib._apply_op_helper("Placeholder", dtype="float32", shape=[2, 3])[3][0]
         (y,) = lib._apply_op_helper("Softsign", features=x)[3]
     assert y.shape.as_list() == [2, 3]
+
+
+def test_shape_function_reading_an_input_the_op_lacks_is_a_clear_error(env):
+    """A shape function written for another signature (here one reading two inputs, as TF's
+    Fill's does, for an op declared with one) is a ValueError naming the op, never an
+    IndexError from inside the runtime."""
+    from opgen_runtime import Graph, register_shape_fn
+    from opgen_runtime import op_def_library as lib
+
+    def two_input_shape(c):
+        c.set_output(0, c.input(1))
+
+    register_shape_fn("Softsign", two_input_shape)
+    try:
+        with Graph().as_default():
+            x = lib._apply_op_helper("Placeholder", dtype="float32", shape=[2])[3][0]
+            with pytest.raises(ValueError, match=r"shape function of 'Softsign' reads input 1, but the op has 1 input"):
+                lib._apply_op_helper("Softsign", features=x)
+    finally:
+        register_shape_fn("Softsign", "UnchangedShape")

@@ -92,6 +92,14 @@ class InferenceContext:
         return len(self._outputs)
 
     def input(self, i: int) -> ShapeHandle:
+        if not 0 <= i < len(self._inputs):
+            # TF's InferenceContext::input would read out of bounds: a shape function written
+            # for another signature (TF's op of the same name, for an op declared differently)
+            raise ValueError(
+                f"the shape function of '{self.op.type}' reads input {i}, but the op has "
+                f"{len(self._inputs)} input(s): it does not fit the op's declaration; give the op "
+                "a shape function of its own (SetShapeFn)"
+            )
         return self._inputs[i]
 
     def inputs(self) -> list[ShapeHandle]:
