@@ -52,7 +52,7 @@ def _cmd_oplist(args: Args, config: Config) -> int:
 
     if args.from_library:
         from opgen_runtime.backend import op_list_from_library
-        from opgen_runtime.tf_backend import OpLibraryError
+        from opgen_runtime.op_libraries import OpLibraryError
         from opgen.spec.oplist_io import check_op_list
 
         _require_tensorflow(args.from_library)
@@ -324,7 +324,7 @@ class _OpgenGroup(click.Group):
     boundary, so the console script, `python -m opgen`, `main([...])` and click's CliRunner
     give the same output and exit status."""
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         status = main(args)
         if standalone_mode:
             sys.exit(status)
@@ -494,7 +494,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv  # accepted anywhere on the line
     if sys.stdout is None:  # started with file descriptor 1 closed
-        sys.stdout = _ClosedStdout()  # type: ignore[assignment]
+        sys.stdout = _ClosedStdout()
     started = time.perf_counter()
     try:
         args = _parse([a for a in argv if a != "--debug"])

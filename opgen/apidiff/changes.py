@@ -275,7 +275,7 @@ def _param_changes(a: Function, b: Function) -> list[tuple[str, bool, str, str]]
 def _kernel_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     if old.kernels is None or new.kernels is None:
         return []
-    out = []
+    out: list[Change] = []
     old_at, new_at = dict(old.kernel_locations), dict(new.kernel_locations)
 
     def add(rule: str, breaking: bool, message: str) -> None:
@@ -286,7 +286,7 @@ def _kernel_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     for device in sorted(set(old.kernels) | set(new.kernels), key=device_key):
         before, after = old.kernels.get(device), new.kernels.get(device)
         if after is None:
-            add("device_removed", True, f"no {device} kernel any more (it ran {runs_on({device: before})})")
+            add("device_removed", True, f"no {device} kernel any more (it ran {runs_on({device: old.kernels[device]})})")
             continue
         if before is None:
             add("device_added", False, f"{device} kernel added: {runs_on({device: after})}")

@@ -359,8 +359,8 @@ def from_markdown(text: str, path: str) -> Snapshot:
                          Location(path, line, col), hint=regenerate)
     snapshot = _read_json(body, path, first + 2)
     names = {md_text(name): name for name in snapshot.ops}
-    lines = {names.get(written, written): line for written, line in _markdown_entry_lines(lines[:first]).items()}
-    return _located_at_entries(snapshot, path, lines)
+    entry_lines = {names.get(written, written): line for written, line in _markdown_entry_lines(lines[:first]).items()}
+    return _located_at_entries(snapshot, path, entry_lines)
 
 
 def _markdown_entry_lines(lines: list[str]) -> dict[str, int]:

@@ -181,13 +181,13 @@ class Renderer:
             parts = [used[headers[name]][1], _OP_DEFS_DECLARATION]
             functions_map: list[tuple[str, str]] = []
             for op in ops:
-                summary, text = entries[op.name]
+                summary, chunk = entries[op.name]
                 src = sources.get(op.name)
                 # files, not lines: a comment added to a source or override file changes no
                 # committed output (the API snapshot carries no locations either)
                 where = _json_str(display_path(src.location.path, self.root)) if src else "null"
                 op_json = _json_str(op.name)
-                parts.append(text)  # the function (none for a skipped op), then its OpDef
+                parts.append(chunk)  # the function (none for a skipped op), then its OpDef
                 if summary.skipped:
                     functions_map.append((f"<skipped {op.name}>", f'{{"op": {op_json}, "skipped": {_json_str(summary.skipped)}, "source": {where}}}'))
                     continue

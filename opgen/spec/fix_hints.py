@@ -73,6 +73,7 @@ def _default_hint(value: str, spec: str) -> str | None:
         if fixed != value:
             return f"a type default is a DataType enum: Attr(\"{name.strip()}: {type_text} = {fixed}\")"
         return "a type default is a DataType enum such as DT_FLOAT or DT_INT32"
+    literal: str | None
     if element.startswith("{"):  # a set of allowed strings
         literal = "one of the allowed values, quoted (`e: {'a', 'b'} = 'a'`)"
     else:

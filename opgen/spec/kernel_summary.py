@@ -108,15 +108,15 @@ def device_types(kernels: Iterable[kernel_def_pb2.KernelDef], op_def: op_def_pb2
         for attr in dict.fromkeys(constrained):
             union: set[int] = set()
             anything = False
+            allowed = attrs.get(attr)
             for k in ks:
                 own = [t for c in k.constraint if c.name == attr for t in c.allowed_values.list.type]
                 if own:
                     union.update(own)
-                elif attrs.get(attr) is None:
+                elif allowed is None:
                     anything = True
                 else:
-                    union.update(attrs[attr])
-            allowed = attrs.get(attr)
+                    union.update(allowed)
             if allowed is not None:  # a type the op does not allow never reaches a kernel
                 union &= set(allowed)
             per_attr[attr] = None if anything else _names(union, type_name)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from opgen.errors import Location, OpgenError, OpgenErrors
@@ -747,7 +747,7 @@ class Preprocessor:
     def _substitute(self, macro: Macro, args: list[list[Token]], va_absent: bool, site: tuple,
                     hide: frozenset[str]) -> list[Token]:
         params = {p: i for i, p in enumerate(macro.params or ())}
-        body = macro.body
+        body: Sequence[Token] = macro.body
         result: list[Token] = []
         expanded: dict[int, list[Token]] = {}
         if macro.va_opt:
@@ -758,7 +758,7 @@ class Preprocessor:
                 return _stringize(self._substitute(replace(macro, body=tuple(content), va_opt=False), args,
                                                    va_absent, site, hide))
 
-            body = _replace_va_opt(body, bool(expanded[va]), stringized)
+            body = _replace_va_opt(macro.body, bool(expanded[va]), stringized)
         i = 0
         while i < len(body):
             t = body[i]

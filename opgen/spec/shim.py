@@ -126,11 +126,11 @@ class ShimOpNames:
             raise OpgenError(message, token_location(toks[0])) from None
 
 
-def unread_registration_macros(tokens: list[Token]) -> list[OpgenError]:
+def unread_registration_macros(tokens: list[Token]) -> list[UndefinedNameError]:
     """Calls at file scope of an undefined macro named like an op registration
     (`REGISTER_MY_OP(...)`, `REGISTER_RESOURCE_HANDLE_OP(T)`), each macro once: opgen cannot
     see what it registers. Macros opgen reads and TF's that register no op are left alone."""
-    found: list[OpgenError] = []
+    found: list[UndefinedNameError] = []
     seen: set[str] = set()
     scopes: list[bool] = []  # per open brace: a namespace's or `extern "C"`'s (still file scope)
     inner = 0  # open braces that are not a namespace's: not at file scope

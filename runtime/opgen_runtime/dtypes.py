@@ -112,7 +112,7 @@ class DType:
                 other = as_dtype(other)
             except TypeError:
                 return False
-        return self._type_enum == other._type_enum  # type: ignore[union-attr]
+        return self._type_enum == other._type_enum
 
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
