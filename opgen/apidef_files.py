@@ -274,9 +274,8 @@ def _fields(tokens, pos: int, end: int) -> list[tuple[int, int, int, int]] | Non
                 kind = tokens[pos][0]
                 if kind in _CLOSING:
                     stack.append(_CLOSING[kind])
-                elif kind in ("}", ">", "]"):
-                    if not stack or stack.pop() != kind:
-                        return None
+                elif kind in ("}", ">", "]") and (not stack or stack.pop() != kind):
+                    return None
                 pos += 1
                 if not stack:
                     break

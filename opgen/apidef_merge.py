@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 from opgen.errors import Location, OpgenError
 from opgen.proto import api_def_pb2
-from opgen_runtime.proto import op_def_pb2
 from opgen.python_api.names import identifier_problem, is_reserved
 from opgen.python_api.signature import inferred_attrs, is_private_endpoint
 from opgen.spec.validate import validate_attr_value
+from opgen_runtime.proto import op_def_pb2
 
 ApiDef = api_def_pb2.ApiDef
 

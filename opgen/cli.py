@@ -12,9 +12,9 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Sequence
 
 import click
 
@@ -51,9 +51,9 @@ def _cmd_oplist(args: Args, config: Config) -> int:
     from opgen.fsutil import atomic_write
 
     if args.from_library:
+        from opgen.spec.oplist_io import check_op_list
         from opgen_runtime.backend import op_list_from_library
         from opgen_runtime.op_libraries import OpLibraryError
-        from opgen.spec.oplist_io import check_op_list
 
         _require_tensorflow(args.from_library)
         try:

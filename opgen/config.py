@@ -5,10 +5,11 @@ from __future__ import annotations
 import glob
 import os
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 from opgen.errors import Location, OpgenError, OpgenErrors, printable_path
 from opgen.fsutil import LiteralPath

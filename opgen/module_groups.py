@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from opgen.errors import Location, OpgenError
-from opgen_runtime.proto import op_def_pb2
 from opgen.python_api.names import module_name_problem
 from opgen.spec.model import OpSource
+from opgen_runtime.proto import op_def_pb2
 
 
 def validate_module_name(name: str, where: Location) -> str:
@@ -22,7 +22,7 @@ def validate_module_name(name: str, where: Location) -> str:
     problem = module_name_problem(name)
     if problem:
         raise OpgenError(
-            f"invalid module name {ascii(name)}: it {problem}",
+            f"invalid module name {name!a}: it {problem}",
             where,
             hint="module names must be ASCII Python identifiers (letters, digits, _), without dots or slashes, "
             "and must not shadow opgen, a package the runtime or TensorFlow imports (google, numpy, ...), "

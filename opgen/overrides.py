@@ -46,13 +46,13 @@ from opgen.proto import (
     api_def_pb2,
     op_gen_overrides_pb2,
 )
+from opgen.python_api.names import MODULE_GLOBALS, endpoint_base_name
+from opgen.python_api.signature import python_alias_name, python_aliases, python_function_name, python_params
 from opgen_runtime.proto import (
     attr_value_pb2,
     datatypes,
     op_def_pb2,
 )
-from opgen.python_api.names import MODULE_GLOBALS, endpoint_base_name
-from opgen.python_api.signature import python_alias_name, python_aliases, python_function_name, python_params
 
 ApiDef = api_def_pb2.ApiDef
 
@@ -373,7 +373,7 @@ def describe_api_model(model: ApiModel, op_list: op_def_pb2.OpList | None = None
         elif name in op_defs:
             params = [p.name + ("" if p.default is None else "=" + attr_value_text(p.default))
                       for p in python_params(op_defs[name], api)]
-            lines.append(f"python: def {fn}({', '.join(params + ['name=None'])}) [{visibility}]")
+            lines.append(f"python: def {fn}({', '.join([*params, 'name=None'])}) [{visibility}]")
         else:
             lines.append(f"python: def {fn}(...) [{visibility}]")
         aliases = python_aliases(api)

@@ -67,7 +67,7 @@ def _name(r: random.Random, used: set[str], upper: bool) -> str:
         first = r.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ" if upper else "abcdefghijklmnopqrstuvwxyz")
         rest = "".join(r.choice("abcdefghijklmnopqrstuvwxyz0123456789_") for _ in range(r.randint(0, 6)))
         name = first + rest
-        if name not in used and name.lower() not in {t for t in TYPE_NAMES} and not name.startswith("list"):
+        if name not in used and name.lower() not in set(TYPE_NAMES) and not name.startswith("list"):
             used.add(name)
             return name
 
@@ -186,7 +186,7 @@ def _arg(r: random.Random, name: str, kinds: dict[str, str], int_attrs: list[str
     elif choice == "list":
         body = r.choice(list_attrs)
     else:
-        body = f"{r.choice(int_attrs)}{r.choice(WS)}*{r.choice(WS)}{r.choice(type_attrs + ['float', 'int32'])}"
+        body = f"{r.choice(int_attrs)}{r.choice(WS)}*{r.choice(WS)}{r.choice([*type_attrs, 'float', 'int32'])}"
     if choice != "list" and r.random() < 0.15:
         body = f"Ref{r.choice(WS)}({r.choice(WS)}{body}{r.choice(WS)})"
     return f"{name}{r.choice(WS)}:{r.choice(WS)}{body}"

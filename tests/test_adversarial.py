@@ -28,8 +28,8 @@ from google.protobuf import text_format
 
 from opgen.cli import main
 from opgen.proto import op_gen_overrides_pb2
-from opgen_runtime.proto import op_def_pb2
 from opgen.spec.oplist_io import dump_op_list
+from opgen_runtime.proto import op_def_pb2
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -156,8 +156,8 @@ def _generated_cases() -> list[Case]:
 
 
 def _nested(depth: int) -> str:
-    return "op { name: \"A\" output_arg { name: \"y\" type: DT_FLOAT } attr { name: \"s\" type: \"shape\" " \
-           "default_value " + "{ list " * depth + "}" * depth + " } }\n"
+    return ("op { name: \"A\" output_arg { name: \"y\" type: DT_FLOAT } attr { name: \"s\" type: \"shape\" "
+            "default_value " + "{ list " * depth + "}" * depth + " } }\n")
 
 
 def _plant_journal(entries: dict) -> object:

@@ -8,7 +8,6 @@ import math
 import pytest
 
 from opgen.attr_text import parse_attr_value, summarize_attr_value, summarize_op_def
-from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 from opgen.proto_text import ParseError, c_escape, c_unescape
 from opgen.spec.attr_grammar import (
     NUMBER_TYPES,
@@ -16,6 +15,7 @@ from opgen.spec.attr_grammar import (
     REAL_NUMBER_TYPES,
     finalize_attr,
 )
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 
 def attr(spec: str):

@@ -9,12 +9,12 @@ import pytest
 
 from opgen.apidef import default_api_model
 from opgen.limits import MAX_IF_NESTING, MAX_INCLUDES
-from opgen_runtime.proto import op_def_pb2
 from opgen.python_api import literals
 from opgen.python_api.function import FunctionApi, function_api
 from opgen.render import emit
 from opgen.spec.builder import build_op_def, registration
 from opgen.spec.gather import GatherErrors, gather
+from opgen_runtime.proto import op_def_pb2
 
 
 def _gather_errors(tmp_path, files: dict[str, str]) -> str:

@@ -33,7 +33,7 @@ REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_GPU).TypeConstraint<float>("
 def _insert_comment(path: Path, before_line: int) -> None:
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     comment = "# a reviewer's note\n" if path.suffix == ".pbtxt" else "// a reviewer's note\n"
-    path.write_text("".join(lines[:before_line - 1] + [comment] + lines[before_line - 1:]), encoding="utf-8")
+    path.write_text("".join([*lines[:before_line - 1], comment, *lines[before_line - 1:]]), encoding="utf-8")
 
 
 def _line_of(path: Path, text: str) -> int:

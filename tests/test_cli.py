@@ -172,7 +172,7 @@ def test_usage_errors_exit_2_without_traceback(project, argv, message):
     assert result.exit_code == 2, result.output
     assert message in result.stderr
     assert result.stdout == "" and "Traceback" not in result.output
-    if not argv[-1] == "overrides":
+    if argv[-1] != "overrides":
         assert "opgen: error: " in result.stderr and "--help' for help." in result.stderr
 
 

@@ -46,7 +46,7 @@ def test_type_error_is_located_at_the_key(run, tmp_path):
 
 def test_unknown_key_and_parse_error_are_located(run, tmp_path):
     code, err = run('[tool.opgen]\nsources = ["cc"]\noutt = "x"\n', "oplist")
-    assert code == 2 and f"pyproject.toml:3:1: error: unknown [tool.opgen] key(s): outt" in err
+    assert code == 2 and "pyproject.toml:3:1: error: unknown [tool.opgen] key(s): outt" in err
     code, err = run('[tool.opgen]\nout = "x\n', "oplist")
     assert code == 2 and "pyproject.toml:2:9: error: cannot parse pyproject.toml: Illegal character" in err
 

@@ -209,7 +209,7 @@ def test_predefined_macros_are_gxx_ones():
                           capture_output=True, text=True, check=True).stdout
     gxx = {}
     for line in text.splitlines():
-        _, name, value = (line.split(" ", 2) + [""])[:3]
+        _, name, value = [*line.split(" ", 2), ""][:3]
         gxx[name] = value
     version_macros = {"__GNUC__", "__GNUC_MINOR__", "__GNUC_PATCHLEVEL__", "__GNUG__", "__VERSION__",
                       "__GXX_ABI_VERSION"}

@@ -17,18 +17,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError, OpgenErrors
-from opgen_runtime.proto import op_def_pb2
+from opgen.python_api.function import FunctionApi
 from opgen.render import emit
 from opgen.render.build import Renderer, _located
 from opgen.render.formatter import ChunkFormatter
-from opgen.python_api.function import FunctionApi
 from opgen.spec.model import OpSource
 from opgen.spec.oplist_io import check_op_list
+from opgen_runtime.proto import op_def_pb2
 
 REPO = Path(__file__).resolve().parent.parent
 OPS_PER_EXAMPLE = 100

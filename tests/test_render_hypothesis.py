@@ -19,19 +19,18 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from opgen.apidef import default_api_model
 from opgen.errors import Location
-from opgen_runtime.proto import attr_value_pb2, op_def_pb2, tensor_pb2, tensor_shape_pb2
-from opgen_runtime.proto.datatypes import BY_ENUM, python_name
+from opgen.python_api.function import FunctionApi, function_api
+from opgen.python_api.literals import docstring_value
 from opgen.render import emit
 from opgen.render.build import Renderer
 from opgen.render.formatter import ChunkFormatter
-from opgen.python_api.literals import docstring_value
-from opgen.python_api.function import FunctionApi, function_api
 from opgen.spec.model import OpSource
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2, tensor_pb2, tensor_shape_pb2
+from opgen_runtime.proto.datatypes import BY_ENUM, python_name
 
 OPS_PER_MODULE = 100
 EXAMPLES = 100  # x OPS_PER_MODULE = 10,000 OpDefs

@@ -7,9 +7,9 @@ import keyword
 
 import pytest
 
+from opgen.python_api import literals
 from opgen.python_api.names import PY_RESERVED, avoid_reserved, function_name, lower_case_op_name
 from opgen_runtime.proto import attr_value_pb2, tensor_pb2
-from opgen.python_api import literals
 
 F4_TABLE = [
     ("MatMul", "mat_mul"), ("BatchMatMulV2", "batch_mat_mul_v2"),

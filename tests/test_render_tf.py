@@ -22,11 +22,11 @@ import pytest
 
 from opgen.apidef import default_api_model
 from opgen.errors import Location
-from opgen_runtime.proto import attr_value_pb2, op_def_pb2
-from opgen.render.build import BuildOptions, compute_changes, render_tree
 from opgen.python_api.function import module_api
+from opgen.render.build import BuildOptions, compute_changes, render_tree
 from opgen.render.tree_writer import commit
 from opgen.spec.model import GatherResult, OpSource
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 pytestmark = pytest.mark.oracle
 
@@ -71,7 +71,7 @@ def tf_generated(tf):
     src = _pywrap_python_op_gen.GetPythonWrappers(tf_op_list_bytes())
     src = src.decode() if isinstance(src, bytes) else src
     namespace: dict = {"__name__": "tf_gen_under_test"}
-    exec(compile(src, "tf_gen_under_test.py", "exec"), namespace)  # noqa: S102 (TF's generated code is the oracle)
+    exec(compile(src, "tf_gen_under_test.py", "exec"), namespace)
     return namespace
 
 
@@ -222,7 +222,7 @@ def test_docstrings_with_docs_match_tf(tf, tmp_path):
     )
     src = src.decode() if isinstance(src, bytes) else src
     namespace: dict = {"__name__": "tf_docs_under_test"}
-    exec(compile(src, "tf_docs_under_test.py", "exec"), namespace)  # noqa: S102 (TF's generated code is the oracle)
+    exec(compile(src, "tf_docs_under_test.py", "exec"), namespace)
     model = module_api("gen_docs", op_list.op, default_api_model(op_list))
     diffs = []
     for f in model.functions:

@@ -61,9 +61,7 @@ SHAPES = [
 def env(tf):
     from oracle.tf_registry import tf_op_list_bytes
 
-    from opgen_runtime import registry
-
-    from opgen_runtime import register_shape_fn, shape_fns
+    from opgen_runtime import register_shape_fn, registry, shape_fns
 
     registry.register_op_list(
         "tensorflow_registry_shapes", tf_op_list_bytes(), SHAPE_FNS
@@ -87,8 +85,7 @@ def _build(is_tf, op, inputs, attrs):
 
         graph = tf.Graph()
     else:
-        from opgen_runtime import Graph
-        from opgen_runtime import op_def_library as lib
+        from opgen_runtime import Graph, op_def_library as lib
 
         graph = Graph()
 
@@ -348,8 +345,7 @@ def test_static_shapes_equal_tensorflow(env):
 
 
 def test_unknown_shape_function_gives_unknown_shapes(env):
-    from opgen_runtime import Graph
-    from opgen_runtime import op_def_library as lib
+    from opgen_runtime import Graph, op_def_library as lib
 
     with Graph().as_default():
         x = lib._apply_op_helper("Placeholder", dtype="float32", shape=[2, 3])[3][0]
@@ -360,8 +356,7 @@ def test_unknown_shape_function_gives_unknown_shapes(env):
 
 
 def test_user_registered_shape_fn(env):
-    from opgen_runtime import Graph, register_shape_fn
-    from opgen_runtime import op_def_library as lib
+    from opgen_runtime import Graph, op_def_library as lib, register_shape_fn
 
     def softsign_shape(c):
         c.set_output(0, c.make_shape([c.dim(c.input(0), 0), 7]))
@@ -382,8 +377,7 @@ def test_shape_function_reading_an_input_the_op_lacks_is_a_clear_error(env):
     """A shape function written for another signature (here one reading two inputs, as TF's
     Fill's does, for an op declared with one) is a ValueError naming the op, never an
     IndexError from inside the runtime."""
-    from opgen_runtime import Graph, register_shape_fn
-    from opgen_runtime import op_def_library as lib
+    from opgen_runtime import Graph, op_def_library as lib, register_shape_fn
 
     def two_input_shape(c):
         c.set_output(0, c.input(1))

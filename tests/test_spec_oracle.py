@@ -10,8 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from spec_corpus import (
     BROKEN_ARGS,
     BROKEN_ATTRS,
@@ -65,7 +64,7 @@ def check(specs: list[Spec], oracle) -> tuple[int, int]:
     return valid, invalid
 
 
-def A(*specs: str) -> list[tuple[str, tuple]]:
+def A(*specs: str) -> list[tuple[str, tuple]]:  # noqa: N802 - reads as the chain's .Attr
     return [("Attr", (s,)) for s in specs]
 
 
@@ -297,15 +296,15 @@ def test_emitted_cc_compiles_and_loads_in_tf(oracle, tmp_path, tf):
     from oracle.tf_library import library_op_list
     from oracle.tf_registry import tf_op_list
 
-    from opgen_runtime.proto import op_def_pb2
     from opgen.spec.emit_cc import op_list_to_cc
+    from opgen_runtime.proto import op_def_pb2
 
     r = random.Random(5)
     specs = [random_spec(r) for _ in range(60)]
     results = oracle.finalize_many([(name, to_oracle_calls((name, calls))) for name, calls in specs])
     ops = {res.op_def.name: res.op_def for res in results if res.ok and not res.op_def.control_output}
     for op in tf_op_list().op:  # registry ops with full types and deprecations
-        if op.output_arg and op.output_arg[0].HasField("experimental_full_type") or op.HasField("deprecation"):
+        if (op.output_arg and op.output_arg[0].HasField("experimental_full_type")) or op.HasField("deprecation"):
             ops.setdefault(op.name, op)
     source = tmp_path / "emitted_ops.cc"
     source.write_text(op_list_to_cc(op_def_pb2.OpList(op=list(ops.values()))))

@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 from google.protobuf import text_format
 
-from opgen.python_api.names import PY_RESERVED, avoid_reserved
 from opgen.proto import api_def_pb2
+from opgen.python_api.names import PY_RESERVED, avoid_reserved
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 DATA = Path(__file__).parent / "data" / "tf_python_api"

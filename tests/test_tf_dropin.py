@@ -259,7 +259,7 @@ def test_gradients_equal_tensorflow(tf, modules, working_calls):
     _, ours, theirs, names = modules
     working, _ = working_calls
     same, mismatches = set(), []
-    for op_name, (desc, kw, _) in sorted(working.items()):
+    for op_name, (_desc, kw, _) in sorted(working.items()):
         try:
             if tf_ops.gradient_registry.lookup(op_name) is None:  # NotDifferentiable
                 continue

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError
 from opgen.proto import api_def_pb2
-from opgen_runtime.proto import op_def_pb2
-from opgen_runtime.proto.datatypes import BY_ENUM
 from opgen.python_api import docstrings
 from opgen.python_api.literals import annotation_class, attr_default, py_str
 from opgen.python_api.names import avoid_reserved, identifier_problem, is_reserved, lower_case_op_name
 from opgen.python_api.signature import inferred_attrs, python_aliases, python_function_name, python_params
+from opgen_runtime.proto import op_def_pb2
+from opgen_runtime.proto.datatypes import BY_ENUM
 
 # All annotation classes, sorted as strings: the constraints of a TypeVar whose attr allows any type.
 _ALL_ANNOTATIONS = tuple(sorted({f"_atypes.{n.annotation}" for n in BY_ENUM.values()} | {"_atypes.Float16"}))
@@ -429,9 +429,9 @@ __all__ = [
     "Output",
     "Param",
     "SkippedOp",
-    "reserved_name_warning",
     "TypeVarDef",
     "function_api",
     "module_api",
     "py_str",
+    "reserved_name_warning",
 ]

@@ -93,7 +93,7 @@ def identifier_problem(name: str) -> str | None:
     aliases, parameters, keywords, namedtuple fields and type names, TypeVars): ASCII
     only, so names that differ in source never become equal under Python's NFKC
     normalisation of identifiers (`ｆoo` is `foo`, `__ｄｅｂｕｇ__` is `__debug__`).
-    """
+    """  # noqa: RUF002 - look-alike letters are the point
     if not _ASCII_IDENTIFIER.match(name):
         if name.isidentifier():
             return "is not an ASCII identifier (Python would NFKC-normalise it)"

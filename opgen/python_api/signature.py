@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from opgen.proto import api_def_pb2
-from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 from opgen.python_api.names import avoid_body_builtins, avoid_reserved, endpoint_base_name, function_name
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 
 @dataclass(frozen=True)

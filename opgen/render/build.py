@@ -26,12 +26,12 @@ from opgen import __version__
 from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError, report
 from opgen.module_groups import group_ops, module_library
-from opgen_runtime.proto import op_def_pb2
 from opgen.python_api.function import FunctionApi, SkippedOp, function_api, reserved_name_warning
 from opgen.render import emit, residual
 from opgen.render.formatter import ChunkFormatter
 from opgen.render.tree_writer import Changes, plan
 from opgen.spec.model import GatherResult, OpSource
+from opgen_runtime.proto import op_def_pb2
 
 SOURCE_MAP = "opgen_sourcemap.json"
 _OP_DEFS_DECLARATION = emit.OP_DEFS_DECLARATION.encode()
@@ -386,4 +386,4 @@ def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions,
 
 
 
-__all__ = ["BuildOptions", "RenderResult", "Renderer", "SOURCE_MAP", "compute_changes", "display_path", "render_tree"]
+__all__ = ["SOURCE_MAP", "BuildOptions", "RenderResult", "Renderer", "compute_changes", "display_path", "render_tree"]

@@ -27,8 +27,7 @@ from opgen.fsutil import atomic_write, cache_root, read_cache_file, seal, unseal
 from opgen.python_api import literals
 from opgen.python_api.function import FunctionApi, SkippedOp
 from opgen.python_api.names import MODULE_GLOBALS
-from opgen_runtime.version import __version__ as runtime_version
-from opgen_runtime.version import series
+from opgen_runtime.version import __version__ as runtime_version, series
 
 LINE_LENGTH = 88  # black's default
 TEMPLATE_NAMES = ("module_header.py.j2", "module_registration.py.j2", "function.py.j2")
@@ -289,7 +288,7 @@ FILTERS = {
     "py_str": literals.py_str,
     "py_str_list": literals.py_str_list,
     "py_bytes": py_bytes,
-    "docstring": lambda text, indent: literals.docstring_literal(text, indent),
+    "docstring": literals.docstring_literal,
     "wrap_call": wrap_call,
     "str_list": str_list,
     "assign_atom": assign_atom,
@@ -517,7 +516,7 @@ def module_exports(functions: list[FunctionSummary]) -> list[str]:
 def check_collisions(module: str, functions: list[FunctionSummary], locations: dict[str, Location]) -> None:
     """Two top-level names of one module may not collide (TF's generator emits both; an error here);
     the error points at the second op's REGISTER_OP (or OpList entry) when it is known."""
-    owners: dict[str, str] = {g: "the module itself" for g in MODULE_GLOBALS}
+    owners: dict[str, str] = dict.fromkeys(MODULE_GLOBALS, "the module itself")
     for f in functions:
         if not f.name:
             continue

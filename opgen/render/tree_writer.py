@@ -458,9 +458,9 @@ def build_lock(out: Path):
         yield
         failed = False
     finally:
-        with lock:  # removed while held: a build waiting on this file sees it gone and locks a new one
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(out / LOCK)
+        # removed while held: a build waiting on this file sees it gone and locks a new one
+        with lock, contextlib.suppress(FileNotFoundError):
+            os.unlink(out / LOCK)
         if failed:
             for directory in created:
                 try:
@@ -498,5 +498,21 @@ def _acquire(path: Path, shown: str):
         f.close()
 
 
-__all__ = ["GITIGNORE", "JOURNAL", "LOCK", "MANIFEST", "STAGING", "Changes", "gitignore_output", "build_lock", "check_out_dir", "check_relative", "commit", "is_internal", "owns",
-           "interrupted", "plan", "recover"]
+__all__ = [
+    "GITIGNORE",
+    "JOURNAL",
+    "LOCK",
+    "MANIFEST",
+    "STAGING",
+    "Changes",
+    "build_lock",
+    "check_out_dir",
+    "check_relative",
+    "commit",
+    "gitignore_output",
+    "interrupted",
+    "is_internal",
+    "owns",
+    "plan",
+    "recover",
+]

@@ -399,7 +399,7 @@ def _source_text(toks: list[Token]) -> str:
     parts = [first[TEXT]]
     for prev, t in itertools.pairwise(toks):
         a, b = prev[TEXT][-1], t[TEXT][0]
-        if t[SPACE] or (a.isalnum() or a == "_") and (b.isalnum() or b == "_" or b in "\"'") or (
+        if t[SPACE] or ((a.isalnum() or a == "_") and (b.isalnum() or b == "_" or b in "\"'")) or (
             a in _OPERATOR_CHARS and b in _OPERATOR_CHARS
         ):
             parts.append(" ")

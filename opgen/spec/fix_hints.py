@@ -66,7 +66,7 @@ def _default_hint(value: str, spec: str) -> str | None:
     type_text = rest.split("=", 1)[0].strip()
     is_list = type_text.startswith("list(") and type_text.endswith(")")
     element = type_text[5:-1].strip() if is_list else type_text
-    if element == "type" or element.startswith("{") and not element.startswith("{'") and not element.startswith('{"'):
+    if element == "type" or (element.startswith("{") and not element.startswith("{'") and not element.startswith('{"')):
         if all(w.startswith("DT_") for w in _WORD.findall(value)) and _WORD.search(value):
             return None  # the enums are right; the syntax around them is not
         fixed = _WORD.sub(lambda m: _enum_spelling(m.group()) or m.group(), value)

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable, Mapping
 from opgen.errors import OpgenError
 from opgen.output_escape import md_text
 from opgen.proto import kernel_def_pb2
-from opgen_runtime.proto import datatypes, op_def_pb2
 from opgen.spec.model import KernelRegistration
+from opgen_runtime.proto import datatypes, op_def_pb2
 
 # device -> attr -> type names (tf.DType names, in DataType order), None: any type.
 DeviceTypes = dict[str, dict[str, "tuple[str, ...] | None"]]
@@ -53,7 +53,7 @@ def _usable(k: kernel_def_pb2.KernelDef, op_def: op_def_pb2.OpDef | None,
     names = {a.name for a in op_def.attr}
     for c in k.constraint:
         types = c.allowed_values.list.type
-        if c.name not in names or types and c.name not in type_attrs:
+        if c.name not in names or (types and c.name not in type_attrs):
             return False
         allowed = type_attrs.get(c.name)
         if types and allowed is not None and not set(types) & set(allowed):

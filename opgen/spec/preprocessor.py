@@ -27,6 +27,7 @@ from opgen.limits import (
     decode_utf8,
     read_input_bytes,
 )
+from opgen.spec.chains import REGISTER_MACROS
 from opgen.spec.cpp_lexer import (
     BOL,
     END,
@@ -43,7 +44,6 @@ from opgen.spec.cpp_lexer import (
     token_location,
     tokenize,
 )
-from opgen.spec.chains import REGISTER_MACROS
 from opgen.spec.pp_expr import evaluate_if_expression
 from opgen.spec.predefined import predefined_macros
 
@@ -451,7 +451,7 @@ class Preprocessor:
             t = toks[i]
             if t[TEXT] == "__has_include" and t[KIND] == "id":
                 value, i = self._has_include(toks, i)
-                resolved.append(("num", value) + t[2:])
+                resolved.append(("num", value, *t[2:]))
                 continue
             if t[TEXT] == "defined" and t[KIND] == "id":
                 j = i + 1
@@ -466,7 +466,7 @@ class Preprocessor:
                     j += 1
                     if j >= len(toks) or toks[j][TEXT] != ")":
                         raise token_error(t, "missing ')' after \"defined\"")
-                resolved.append(("num", value) + t[2:])
+                resolved.append(("num", value, *t[2:]))
                 operands[id(resolved[-1])] = toks[i + 2 if paren else i + 1]
                 i = j + 1
                 continue
@@ -485,7 +485,7 @@ class Preprocessor:
                 UndefinedInCondition(t[TEXT], token_location(t), missing) for t in expanded
                 if t[KIND] == "id" and t[TEXT] not in ("true", "false") and t[TEXT] not in tested
                 and t[TEXT] not in _BUILD_CONFIG_MACROS and not _reserved(t[TEXT])]
-        final = [("num", "1" if t[TEXT] == "true" else "0") + t[2:] if t[KIND] == "id" else t for t in expanded]
+        final = [("num", "1" if t[TEXT] == "true" else "0", *t[2:]) if t[KIND] == "id" else t for t in expanded]
         return final, undefined
 
     def _has_include(self, toks: list[Token], i: int) -> tuple[str, int]:

@@ -21,8 +21,7 @@ import os
 import sys
 from typing import Any
 
-from . import op_libraries, tf_backend
-from . import registry as _registry
+from . import op_libraries, registry as _registry, tf_backend
 from .graph import _default_stack
 from .tf_backend import tensorflow
 
