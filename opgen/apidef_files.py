@@ -166,7 +166,9 @@ class _Reader:
         piece_lines = piece.split("\n")
         if 0 < line <= len(piece_lines):  # protobuf echoes the line: it is in the location already
             message = message.removeprefix(f"'{piece_lines[line - 1]}': ")
-        return OpgenError(f"cannot parse as {FORMAT_TITLES[self.fmt]}: {message}", loc, hint=parse_hint(message, self.fmt))
+        return OpgenError(
+            f"cannot parse as {FORMAT_TITLES[self.fmt]}: {message}", loc, hint=parse_hint(message, self.fmt)
+        )
 
     def recover(self, error: OpgenError) -> tuple[str, list[OpgenError], set[int]]:
         """The text with each entry or field that does not parse blanked out, their errors

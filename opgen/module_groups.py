@@ -79,4 +79,11 @@ def unmatched_patterns(names: Iterable[str], patterns: Iterable[str]) -> list[st
     return [pattern for pattern in patterns if not any(fnmatch.fnmatchcase(n, pattern) for n in names)]
 
 
-__all__ = ["group_ops", "module_for_source", "module_library", "module_rule", "unmatched_patterns", "validate_module_name"]
+__all__ = [
+    "group_ops",
+    "module_for_source",
+    "module_library",
+    "module_rule",
+    "unmatched_patterns",
+    "validate_module_name",
+]

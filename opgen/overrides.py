@@ -235,7 +235,9 @@ def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_def
         current = api_defs.get(entry.name)
         main = entry.rename_to or (current.endpoint[0].name if current is not None else entry.name)
         api.endpoint.add(name=main)
-        update.locs[("endpoint", 0)] = node.first("rename_to" if entry.rename_to else "alias" if entry.alias else "hide").loc
+        update.locs[("endpoint", 0)] = node.first(
+            "rename_to" if entry.rename_to else "alias" if entry.alias else "hide"
+        ).loc
         for i, alias in enumerate(entry.alias):
             api.endpoint.add(name=alias)
             update.locs[("endpoint", i + 1)] = node.nth("alias", i).loc

@@ -137,7 +137,9 @@ def _attr(r: random.Random, name: str, kinds: dict[str, str]) -> str:
         return head + "float" + (f" = {r.choice(FLOATS)}" if r.random() < 0.7 else "")
     if kind == "bool":
         kinds[name] = "bool"
-        return head + "bool" + (f" = {r.choice(['true', 'false', 'True', 'False', '0', '1'])}" if r.random() < 0.7 else "")
+        return (
+            head + "bool" + (f" = {r.choice(['true', 'false', 'True', 'False', '0', '1'])}" if r.random() < 0.7 else "")
+        )
     if kind == "string":
         kinds[name] = "string"
         return head + "string" + (f" = {_quoted(r, r.choice(STRINGS))}" if r.random() < 0.7 else "")
@@ -169,7 +171,9 @@ def _attr(r: random.Random, name: str, kinds: dict[str, str]) -> str:
         return head + "tensor" + (f" = {r.choice(TENSORS)}" if r.random() < 0.6 else "")
     if kind == "func":
         kinds[name] = "func"
-        return head + "func" + (' = { name: "f" attr { key: "T" value { type: DT_INT32 } } }' if r.random() < 0.3 else "")
+        return (
+            head + "func" + (' = { name: "f" attr { key: "T" value { type: DT_INT32 } } }' if r.random() < 0.3 else "")
+        )
     kinds[name] = "list(func)"
     return head + "list(func)" + (" = []" if r.random() < 0.5 else "")
 

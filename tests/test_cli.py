@@ -202,7 +202,9 @@ def test_main_returns_the_status():
 
 def test_python_dash_m_and_usage_error_in_a_subprocess(project):
     env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
-    r = subprocess.run([sys.executable, "-m", "opgen", "--version"], capture_output=True, text=True, env=env, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "opgen", "--version"], capture_output=True, text=True, env=env, check=False
+    )
     assert (r.returncode, r.stdout) == (0, f"opgen {__version__}\n")
     r = subprocess.run([sys.executable, "-m", "opgen", "build", "--format", "md"], capture_output=True, text=True,
                        env=env, check=False)

@@ -64,8 +64,10 @@ def test_missing_configured_paths_are_located_errors(run, tmp_path):
     lines = [line for line in err.splitlines() if ": error: " in line]
     assert lines == [
         f"{tmp_path / 'pyproject.toml'}:2:18: error: [tool.opgen] sources entry 'c' does not exist ({tmp_path / 'c'})",
-        f"{tmp_path / 'pyproject.toml'}:3:1: error: [tool.opgen] overrides 'overides' does not exist ({tmp_path / 'overides'})",
-        f"{tmp_path / 'pyproject.toml'}:4:17: error: [tool.opgen] include_dirs entry 'inc' does not exist ({tmp_path / 'inc'})",
+        (f"{tmp_path / 'pyproject.toml'}:3:1: error: [tool.opgen] overrides 'overides' does not exist "
+         f"({tmp_path / 'overides'})"),
+        (f"{tmp_path / 'pyproject.toml'}:4:17: error: [tool.opgen] include_dirs entry 'inc' does not exist "
+         f"({tmp_path / 'inc'})"),
         f"{tmp_path / 'pyproject.toml'}:5:1: error: [tool.opgen] templates 'tpl' does not exist ({tmp_path / 'tpl'})",
     ]
     assert not (tmp_path / "generated").exists()
@@ -94,7 +96,9 @@ def test_modules_pattern_matching_no_op_is_a_located_warning(run, tmp_path):
     code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"OpA" = "gen_a"\n"Nope*" = "gen_x"\n',
                     "build", "--quiet")
     assert code == 0
-    assert err.startswith(f"{tmp_path / 'pyproject.toml'}:5:1: warning: [tool.opgen.modules] pattern 'Nope*' matches no op")
+    assert err.startswith(
+        f"{tmp_path / 'pyproject.toml'}:5:1: warning: [tool.opgen.modules] pattern 'Nope*' matches no op"
+    )
     assert "'A'" not in err
 
 

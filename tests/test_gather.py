@@ -234,7 +234,9 @@ def _generated_op(rng, k: int) -> str:
     if rng.random() < 0.3:
         calls.append("GEN_LIST_IN(items, N, TL)")
     if rng.random() < 0.3:
-        calls.append(rng.choice(["GEN_CALLS(SetIsStateful())", "GEN_CALLS(SetIsCommutative().SetAllowsUninitializedInput())"]))
+        calls.append(
+            rng.choice(["GEN_CALLS(SetIsStateful())", "GEN_CALLS(SetIsCommutative().SetAllowsUninitializedInput())"])
+        )
     if rng.random() < 0.3:
         calls.append('Attr("level: int = " GEN_XSTR(GEN_LEVEL))')
     doc = rng.choice([

@@ -53,15 +53,32 @@ def test_type_default_hint_spells_the_enum(bad, fixed):
     assert error.hint == f'a type default is a DataType enum: Attr("{fixed}")'
 
 
-@pytest.mark.parametrize(("spec", "hint"), [
-    ("T: {float, int}", "did you mean 'int32'? (types are TF's names: float, double, int32, int64, string, bool, ...)"),
-    ("s: strin", ("did you mean 'string'? (attr types: string, int, float, bool, type, shape, tensor, func, "
-                  "list(...) of one, or a set of allowed values ({float, int32}))")),
-    ("s: string = abc", "the default of a string attr is a quoted string (`s: string = 'text'`)"),
-    ("e: {'a', 'b'} = c", "the default of a {'a', 'b'} attr is one of the allowed values, quoted (`e: {'a', 'b'} = 'a'`)"),
-    ("l: list(int) = 7", "a list default is bracketed, `= [v1, v2]` (`= []` when empty), each value an integer (`n: int = 3`)"),
-    ("l: list(type) = [DT_INT32 , DT_HALF]", None),  # the enums are right: no hint rather than a wrong one
-])
+@pytest.mark.parametrize(
+    ("spec", "hint"),
+    [
+        (
+            "T: {float, int}",
+            "did you mean 'int32'? (types are TF's names: float, double, int32, int64, string, bool, ...)",
+        ),
+        (
+            "s: strin",
+            (
+                "did you mean 'string'? (attr types: string, int, float, bool, type, shape, tensor, func, "
+                "list(...) of one, or a set of allowed values ({float, int32}))"
+            ),
+        ),
+        ("s: string = abc", "the default of a string attr is a quoted string (`s: string = 'text'`)"),
+        (
+            "e: {'a', 'b'} = c",
+            "the default of a {'a', 'b'} attr is one of the allowed values, quoted (`e: {'a', 'b'} = 'a'`)",
+        ),
+        (
+            "l: list(int) = 7",
+            "a list default is bracketed, `= [v1, v2]` (`= []` when empty), each value an integer (`n: int = 3`)",
+        ),
+        ("l: list(type) = [DT_INT32 , DT_HALF]", None),  # the enums are right: no hint rather than a wrong one
+    ],
+)
 def test_hints(spec, hint):
     [error] = _built_errors("Z", [("Attr", (spec,))])
     assert error.hint == hint

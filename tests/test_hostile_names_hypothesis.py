@@ -53,8 +53,10 @@ def _name(rnd: random.Random, valid_first: str) -> str:
     if r < 0.88:
         return rnd.choice(_HOSTILE + _DATA_TYPE_NAMES)
     if r < 0.94:  # random Unicode
-        return "".join(chr(rnd.choice([rnd.randint(0x21, 0x7E), rnd.randint(0xA0, 0xD7FF), rnd.randint(0xE000, 0x10FFFF)]))
-                       for _ in range(rnd.randint(1, 5)))
+        return "".join(
+            chr(rnd.choice([rnd.randint(0x21, 0x7E), rnd.randint(0xA0, 0xD7FF), rnd.randint(0xE000, 0x10FFFF)]))
+            for _ in range(rnd.randint(1, 5))
+        )
     return rnd.choice(_HOSTILE) + rnd.choice("abc_1")
 
 

@@ -204,7 +204,9 @@ def test_opgen_kernels_cross_check_and_errors(project, capsys, monkeypatch):
 
 def test_snapshot_lists_kernels_and_diff_needs_both_sides(project, capsys, monkeypatch):
     monkeypatch.chdir(project)
-    (project / "pyproject.toml").write_text(CONFIG + 'sources = ["ops.cc", "kernels.cc"]\ndefines = ["GOOGLE_CUDA=1"]\n')
+    (project / "pyproject.toml").write_text(
+        CONFIG + 'sources = ["ops.cc", "kernels.cc"]\ndefines = ["GOOGLE_CUDA=1"]\n'
+    )
     code, out, _ = _run(["api"], capsys)
     assert code == 0
     assert "- kernels: CPU (T: float32, float64, int32; Tidx: int32), GPU (T: float32; Tidx: int32)\n" in out

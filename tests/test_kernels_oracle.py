@@ -75,7 +75,12 @@ def test_gpu_kernels_as_written():
     gpu = [k for k in kernels if k.device_type == "GPU"]
     reduce_types = collections.Counter(c.allowed_values.list.type[0] for k in gpu if k.op == "OpgenKlReduce"
                                        for c in k.constraint if c.name == "T")
-    assert reduce_types == {types_pb2.DT_HALF: 2, types_pb2.DT_BFLOAT16: 2, types_pb2.DT_FLOAT: 2, types_pb2.DT_DOUBLE: 2}
+    assert reduce_types == {
+        types_pb2.DT_HALF: 2,
+        types_pb2.DT_BFLOAT16: 2,
+        types_pb2.DT_FLOAT: 2,
+        types_pb2.DT_DOUBLE: 2,
+    }
     cast = kernel_def_pb2.KernelDef(op="OpgenKlCast", device_type="GPU", priority=2)
     cast.constraint.add(name="SrcT").allowed_values.list.type.extend([types_pb2.DT_FLOAT])
     cast.constraint.add(name="DstT").allowed_values.list.type.extend([types_pb2.DT_FLOAT, types_pb2.DT_INT32])

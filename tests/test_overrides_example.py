@@ -153,7 +153,9 @@ def _hidden_build(tmp_path, override: str, filename: str) -> tuple[set[str], lis
     (root / "ov").mkdir()
     (root / "ov" / filename).write_text(override, encoding="utf-8")
     # the sources declare TF's own ops on purpose: keep them (docs/gathering.md, core ops)
-    (root / "pyproject.toml").write_text('[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\nout = "gen"\noverrides = "ov"\n')
+    (root / "pyproject.toml").write_text(
+        '[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\nout = "gen"\noverrides = "ov"\n'
+    )
     cwd = os.getcwd()
     os.chdir(root)
     try:

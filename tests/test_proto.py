@@ -128,7 +128,8 @@ def test_committed_pb2_load_at_both_ends_of_protobuf_range(version, tmp_path):
     code = (
         "import google.protobuf as p, sys;"
         f"assert p.__version__ == {version!r}, p.__version__;"
-        "import opgen_runtime.proto.graph_pb2, opgen.proto.api_def_pb2, opgen.proto.op_gen_overrides_pb2, opgen.proto.kernel_def_pb2;"
+        "import opgen_runtime.proto.graph_pb2, opgen.proto.api_def_pb2, opgen.proto.op_gen_overrides_pb2, "
+        "opgen.proto.kernel_def_pb2;"
         "from opgen_runtime.proto import op_def_pb2;"
         "o = op_def_pb2.OpDef(name='X'); assert op_def_pb2.OpDef.FromString(o.SerializeToString()).name == 'X'"
     )

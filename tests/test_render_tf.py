@@ -47,7 +47,9 @@ def _tf_op_list():
 
 
 def _build(out: Path, formatter: str, op_list: op_def_pb2.OpList, jobs: int = 2) -> Path:
-    sources = {op.name: OpSource(Location(f"{MODULE.removeprefix('gen_')}.pbtxt", i + 1)) for i, op in enumerate(op_list.op)}
+    sources = {
+        op.name: OpSource(Location(f"{MODULE.removeprefix('gen_')}.pbtxt", i + 1)) for i, op in enumerate(op_list.op)
+    }
     opts = BuildOptions(out=out, templates=None, formatter=formatter, jobs=jobs, modules={}, root=REPO,
                         config_location=Location("pyproject.toml"))
     result = render_tree(GatherResult(op_list, sources), default_api_model(op_list), opts)
@@ -158,7 +160,9 @@ def test_signatures_match_tf(ours, tf_generated):
             if a.kind != b.kind or not _same_default(a.default, b.default, attr_types.get(b.name)):
                 mismatches.append(f"{op.name}.{a.name}: default {b.default!r} != TF {a.default!r}")
             if _norm_annotation(a.annotation) != _norm_annotation(b.annotation):
-                annotation_diffs.append((op.name, a.name, _norm_annotation(a.annotation), _norm_annotation(b.annotation)))
+                annotation_diffs.append(
+                    (op.name, a.name, _norm_annotation(a.annotation), _norm_annotation(b.annotation))
+                )
         if _norm_annotation(s_tf.return_annotation) != _norm_annotation(s_ours.return_annotation):
             annotation_diffs.append((op.name, "->", s_tf.return_annotation, s_ours.return_annotation))
     assert mismatches == []
@@ -166,7 +170,12 @@ def test_signatures_match_tf(ours, tf_generated):
     for op_name, param, tf_ann, our_ann in annotation_diffs:
         op = next(o for o in op_list.op if o.name == op_name)
         attr = next((a for a in op.attr if a.name == param), None)
-        assert attr is not None and attr.type == "type" and attr.HasField("default_value"), (op_name, param, tf_ann, our_ann)
+        assert attr is not None and attr.type == "type" and attr.HasField("default_value"), (
+            op_name,
+            param,
+            tf_ann,
+            our_ann,
+        )
         assert our_ann == "_empty" or our_ann.endswith("empty"), (op_name, param, our_ann)
 
 

@@ -27,14 +27,17 @@ def _op(text: str) -> op_def_pb2.OpDef:
 TEST_OPS = [
     _op(
         'name: "RtPlaceholder" output_arg { name: "output" type_attr: "dtype" } '
-        'attr { name: "dtype" type: "type" } attr { name: "shape" type: "shape" default_value { shape { unknown_rank: true } } }'
+        'attr { name: "dtype" type: "type" } '
+        'attr { name: "shape" type: "shape" default_value { shape { unknown_rank: true } } }'
     ),
     _op(
         'name: "RtAdd" input_arg { name: "x" type_attr: "T" } input_arg { name: "y" type_attr: "T" } '
-        'output_arg { name: "z" type_attr: "T" } attr { name: "T" type: "type" allowed_values { list { type: DT_FLOAT type: DT_INT32 } } }'
+        'output_arg { name: "z" type_attr: "T" } '
+        'attr { name: "T" type: "type" allowed_values { list { type: DT_FLOAT type: DT_INT32 } } }'
     ),
     _op(
-        'name: "RtAddN" input_arg { name: "inputs" type_attr: "T" number_attr: "N" } output_arg { name: "sum" type_attr: "T" } '
+        'name: "RtAddN" input_arg { name: "inputs" type_attr: "T" number_attr: "N" } '
+        'output_arg { name: "sum" type_attr: "T" } '
         'attr { name: "N" type: "int" has_minimum: true minimum: 1 } attr { name: "T" type: "type" }'
     ),
     _op(
@@ -46,9 +49,7 @@ TEST_OPS = [
         'attr { name: "T" type: "type" } attr { name: "k" type: "int" default_value { i: 1 } } '
         'attr { name: "flag" type: "bool" default_value { b: false } }'
     ),
-    _op(
-        'name: "RtOld" output_arg { name: "y" type: DT_FLOAT } deprecation { version: 7 explanation: "Use RtNew" }'
-    ),
+    _op('name: "RtOld" output_arg { name: "y" type: DT_FLOAT } deprecation { version: 7 explanation: "Use RtNew" }'),
 ]
 
 

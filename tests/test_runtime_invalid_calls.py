@@ -414,7 +414,8 @@ def test_invalid_calls_match_tensorflow(env):
         compared += 1
         if our_type is not tf_type:
             failures.append(
-                f"{desc}: TF {tf_type.__name__}: {tf_msg[:300]}\n   ours {our_type and our_type.__name__}: {str(our_msg)[:300]}"
+                f"{desc}: TF {tf_type.__name__}: {tf_msg[:300]}\n"
+                f"   ours {our_type and our_type.__name__}: {str(our_msg)[:300]}"
             )
         elif our_msg != tf_msg and not (
             tf_msg.startswith("No argument for input")

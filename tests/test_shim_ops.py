@@ -45,7 +45,9 @@ def test_shim_ops_are_located_at_their_macro_and_spec_strings():
     assert str(trim.location) == f"{ops_dir / 'trimmer_ops.cc'}:9:1"
     template = SHIM_TEXT / "shim_text" / "core" / "kernels" / "trimmer_kernel_template.h"
     parts = dict(trim.parts)
-    assert str(parts["attr N"]) == f"{template}:50:11" and str(parts["input input_values"]).startswith(f"{template}:55:")
+    assert str(parts["attr N"]) == f"{template}:50:11" and str(parts["input input_values"]).startswith(
+        f"{template}:55:"
+    )
     assert trim.shape_fn == "RoundRobinTrimInstance::ShapeInference"
 
 

@@ -87,7 +87,9 @@ def parse_module(source: str, *, tf_style: bool = True) -> dict[str, PyFunction]
         defaults = [None] * (len(args) - len(fn.args.defaults)) + [ast.dump(d) for d in fn.args.defaults]
         params = tuple((a.arg, d) for a, d in zip(args, defaults) if a.arg != "name")
         keywords = tuple(sorted((k.arg, k.value.id) for k in helper.keywords if k.arg != "name"))
-        result[op] = PyFunction(op, fn.name, hidden, dispatched, params, keywords, fields.get(f"_{avoid_reserved(op)}Output", ()))
+        result[op] = PyFunction(
+            op, fn.name, hidden, dispatched, params, keywords, fields.get(f"_{avoid_reserved(op)}Output", ())
+        )
     return result
 
 

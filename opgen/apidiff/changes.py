@@ -205,7 +205,11 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     elif (a.module, a.name) != (b.module, b.name):
         kept = b.module == a.module and a.name in b.aliases
         rule = "function_moved" if a.name == b.name else "function_renamed"
-        add(rule, public and not kept, f"{_qualified(a)} -> {_qualified(b)}" + (" (old name kept as alias)" if kept else ""))
+        add(
+            rule,
+            public and not kept,
+            f"{_qualified(a)} -> {_qualified(b)}" + (" (old name kept as alias)" if kept else ""),
+        )
     for alias in a.aliases:
         if alias not in b.aliases and alias != b.name:
             add("alias_removed", public, f"alias {a.module}.{alias} of {_qualified(a)} removed")
@@ -252,14 +256,25 @@ def _param_changes(a: Function, b: Function) -> list[tuple[str, bool, str, str]]
         if p.name != q.name:
             out.append(("param_renamed", True, f"{fn}: parameter '{p.name}' renamed to '{q.name}'", q.binds))
         if i != j:
-            out.append(("param_moved", True, f"{fn}: parameter '{q.name}' moved from position {i + 1} to {j + 1}", q.binds))
+            out.append(
+                ("param_moved", True, f"{fn}: parameter '{q.name}' moved from position {i + 1} to {j + 1}", q.binds)
+            )
         if p.default is not None and q.default is None:
             message = f"{fn}: parameter '{q.name}' is required now (default was {p.default})"
             out.append(("param_default_removed", True, message, q.binds))
         elif p.default is None and q.default is not None:
-            out.append(("param_default_added", False, f"{fn}: parameter '{q.name}' has a default now: {q.default}", q.binds))
+            out.append(
+                ("param_default_added", False, f"{fn}: parameter '{q.name}' has a default now: {q.default}", q.binds)
+            )
         elif p.default != q.default:
-            out.append(("param_default_changed", True, f"{fn}: parameter '{q.name}' default {p.default} -> {q.default}", q.binds))
+            out.append(
+                (
+                    "param_default_changed",
+                    True,
+                    f"{fn}: parameter '{q.name}' default {p.default} -> {q.default}",
+                    q.binds,
+                )
+            )
     for q in b.params:
         if q.name in matched:
             continue
@@ -286,7 +301,9 @@ def _kernel_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     for device in sorted(set(old.kernels) | set(new.kernels), key=device_key):
         before, after = old.kernels.get(device), new.kernels.get(device)
         if after is None:
-            add("device_removed", True, f"no {device} kernel any more (it ran {runs_on({device: old.kernels[device]})})")
+            add(
+                "device_removed", True, f"no {device} kernel any more (it ran {runs_on({device: old.kernels[device]})})"
+            )
             continue
         if before is None:
             add("device_added", False, f"{device} kernel added: {runs_on({device: after})}")

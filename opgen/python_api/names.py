@@ -76,9 +76,9 @@ _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # tensorflow-cpu 2.21 requires (its wheel's METADATA `Requires-Dist`): a module named like one
 # of them (a generated `google.py` next to the caller) would be imported in its place.
 _RUNTIME_PACKAGES = frozenset({
-    "opgen", "opgen_runtime", "google", "numpy", "ml_dtypes", "tensorflow", "tensorboard", "keras", "tf_keras", "absl", "astunparse",
-    "flatbuffers", "gast", "pasta", "clang", "opt_einsum", "packaging", "requests", "setuptools", "pkg_resources",
-    "six", "termcolor", "typing_extensions", "wrapt", "grpc", "h5py",
+    "opgen", "opgen_runtime", "google", "numpy", "ml_dtypes", "tensorflow", "tensorboard", "keras", "tf_keras", "absl",
+    "astunparse", "flatbuffers", "gast", "pasta", "clang", "opt_einsum", "packaging", "requests", "setuptools",
+    "pkg_resources", "six", "termcolor", "typing_extensions", "wrapt", "grpc", "h5py",
 })
 # Module names a generated module may not take: those, a standard-library module, or a
 # package's special file.
@@ -155,7 +155,8 @@ def avoid_reserved(name: str) -> str:
 
 
 def function_name(base: str, *, hidden: bool, hidden_by_api_def: bool) -> str | None:
-    """The wrapper's name (`python_op_gen.cc` GetPythonOpsImpl) from `base` = lower_case_op_name(endpoint); None = not generated.
+    """The wrapper's name (`python_op_gen.cc` GetPythonOpsImpl) from `base` = lower_case_op_name(endpoint);
+    None = not generated.
 
     A visible op whose name is reserved is silently skipped, exactly as TF does.
     """

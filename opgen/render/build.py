@@ -94,7 +94,9 @@ class Renderer:
     def salt(self) -> str:
         return f"opgen {__version__}\0{code_digest()}\0{self.templates.digest}\0{self.templates.shipped}"
 
-    def render(self, groups: dict[str, list[op_def_pb2.OpDef]], sources: dict[str, OpSource], pack: str) -> RenderResult:
+    def render(
+        self, groups: dict[str, list[op_def_pb2.OpDef]], sources: dict[str, OpSource], pack: str
+    ) -> RenderResult:
         """Module texts and the source map; unchanged ops and headers come from the cache."""
         cache = self.formatter.load_pack(pack)
         used: dict[str, tuple[object, bytes]] = {}
@@ -126,15 +128,20 @@ class Renderer:
                 if self.progress and done % 64 == 0:
                     self.progress("checked", done, total)
         rendered = self._render_ops([op for _, op in misses], sources)
-        to_format = [(key, summary, text, lines, statement) for (key, _), (summary, text, lines, statement) in zip(misses, rendered)
-                     if not summary.skipped and lines != []]
+        to_format = [
+            (key, summary, text, lines, statement)
+            for (key, _), (summary, text, lines, statement) in zip(misses, rendered)
+            if not summary.skipped and lines != []
+        ]
         for (key, _), (summary, text, lines, statement) in zip(misses, rendered):
             if summary.skipped or lines == []:
                 chunk = _with_op_def(text, statement).encode()
                 entries[summary.op_name] = (summary, chunk)
                 used[key] = (summary.to_plain(), chunk)
-        formatted = self._format_residuals([(text, lines) for _, _, text, lines, _ in to_format],
-                                           [(f"op '{summary.op_name}'", "function.py.j2") for _, summary, *_ in to_format])
+        formatted = self._format_residuals(
+            [(text, lines) for _, _, text, lines, _ in to_format],
+            [(f"op '{summary.op_name}'", "function.py.j2") for _, summary, *_ in to_format],
+        )
         for (key, summary, _, _, statement), text in zip(to_format, formatted):
             chunk = _with_op_def(text, statement).encode()
             entries[summary.op_name] = (summary, chunk)
@@ -146,7 +153,9 @@ class Renderer:
         for name, ops in groups.items():
             functions = [entries[op.name][0] for op in ops]
             located = {op.name: source for op in ops if (source := sources.get(op.name)) is not None}
-            src_files = sorted({display_path(p, self.root) for p in {source.location.path for source in located.values()}})
+            src_files = sorted(
+                {display_path(p, self.root) for p in {source.location.path for source in located.values()}}
+            )
             shape_fns = {op_name: source.shape_fn for op_name, source in located.items() if source.shape_fn}
             registration = emit.render_registration(self.templates, shape_fns,
                                                 module_library(name, self.libraries, self.library))
@@ -170,8 +179,9 @@ class Renderer:
                 header_misses.append((key, text, lines))
         header_names = [(f"the header of module {name}", "module_header.py.j2") for name in groups
                         if headers[name] in {key for key, _, _ in header_misses}]
-        for (key, _, _), text in zip(header_misses, self._format_residuals([(t, lines) for _, t, lines in header_misses],
-                                                                           header_names)):
+        for (key, _, _), text in zip(
+            header_misses, self._format_residuals([(t, lines) for _, t, lines in header_misses], header_names)
+        ):
             used[key] = (None, text.encode())
 
         files: dict[str, bytes] = {}
@@ -189,13 +199,21 @@ class Renderer:
                 op_json = _json_str(op.name)
                 parts.append(chunk)  # the function (none for a skipped op), then its OpDef
                 if summary.skipped:
-                    functions_map.append((f"<skipped {op.name}>", f'{{"op": {op_json}, "skipped": {_json_str(summary.skipped)}, "source": {where}}}'))
+                    functions_map.append(
+                        (
+                            f"<skipped {op.name}>",
+                            f'{{"op": {op_json}, "skipped": {_json_str(summary.skipped)}, "source": {where}}}',
+                        )
+                    )
                     continue
                 overrides = ", ".join(_json_str(path) for path in dict.fromkeys(
                     display_path(loc.path, self.root) for loc in provenance.get(op.name, ())))
                 aliases = ", ".join(_json_str(a) for a in summary.aliases)
                 functions_map.append(
-                    (summary.name, f'{{"aliases": [{aliases}], "op": {op_json}, "overrides": [{overrides}], "source": {where}}}')
+                    (
+                        summary.name,
+                        f'{{"aliases": [{aliases}], "op": {op_json}, "overrides": [{overrides}], "source": {where}}}',
+                    )
                 )
             # Registered last: `register_op_list` also marks the module's functions for AutoGraph.
             parts.append(registrations[name])

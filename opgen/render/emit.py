@@ -266,9 +266,14 @@ def dispatch_keywords(f: FunctionApi) -> list[str | Bracketed]:
 
 
 def list_type_error(param: str, op_name: str, value: str) -> str:
-    """The TypeError message of TF's list-length checks (`python_op_gen.cc`) as an f-string naming `param` and `op_name`."""
+    """The TypeError message of TF's list-length checks (`python_op_gen.cc`) as an f-string naming `param`
+    and `op_name`."""
     return literals.py_fstring(
-        [("text", f"Expected list for '{param}' argument to '{op_name}' Op, not "), ("expr", value + "!r"), ("text", ".")]
+        [
+            ("text", f"Expected list for '{param}' argument to '{op_name}' Op, not "),
+            ("expr", value + "!r"),
+            ("text", "."),
+        ]
     )
 
 

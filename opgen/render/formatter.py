@@ -50,7 +50,9 @@ def _ruff_bin() -> str:
         found = shutil.which("ruff")
         if found:
             return found
-    raise OpgenError("formatter 'ruff' selected but ruff is not installed", hint="pip install ruff, or use --formatter black")
+    raise OpgenError(
+        "formatter 'ruff' selected but ruff is not installed", hint="pip install ruff, or use --formatter black"
+    )
 
 
 # Chunks are top-level statements, so ruff formats them in one file separated by this
@@ -64,7 +66,17 @@ def _ruff_format(sources: list[str]) -> list[str]:
             return [_ruff_format([t])[0] for t in sources]
     text = ("\n\n\n" + _SEPARATOR + "\n").join(s.strip("\n") + "\n" for s in sources)
     proc = subprocess.run(
-        [_ruff_bin(), "format", "--isolated", "--no-cache", "--line-length", "88", "--stdin-filename", "chunks.py", "-"],
+        [
+            _ruff_bin(),
+            "format",
+            "--isolated",
+            "--no-cache",
+            "--line-length",
+            "88",
+            "--stdin-filename",
+            "chunks.py",
+            "-",
+        ],
         input=text,
         capture_output=True,
         text=True,

@@ -17,7 +17,9 @@ from collections.abc import Callable
 INDENT = "    "
 
 
-def format_residuals(format_many: Callable[[list[str]], list[str]], chunks: list[tuple[str, list[int] | None]]) -> list[str]:
+def format_residuals(
+    format_many: Callable[[list[str]], list[str]], chunks: list[tuple[str, list[int] | None]]
+) -> list[str]:
     """Each (text, residual lines) chunk as the formatter lays it out (lines None: the whole
     chunk goes through `format_many`); one `format_many` call for every piece of every chunk."""
     pieces: list[str] = []

@@ -231,7 +231,9 @@ def plan(out: Path, files: dict[str, bytes], source_map: str) -> Changes:
         except OSError as e:
             raise OpgenError(f"cannot read output: {e.strerror}", Location(str(path))) from None
         if not stat.S_ISREG(st.st_mode):
-            kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a symlink" if stat.S_ISLNK(st.st_mode) else "not a file"
+            kind = (
+                "a directory" if stat.S_ISDIR(st.st_mode) else "a symlink" if stat.S_ISLNK(st.st_mode) else "not a file"
+            )
             raise OpgenError(f"output {rel} is {kind}", Location(str(path)),
                              hint=f"remove {path} (opgen only replaces regular files it can own)")
         try:

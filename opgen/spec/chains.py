@@ -53,7 +53,9 @@ class UndefinedNameError(OpgenError):
         self.name = name
 
 
-def extract_registrations(tokens: list[Token], helpers: Mapping[str, str]) -> tuple[list[Registration], list[OpgenError]]:
+def extract_registrations(
+    tokens: list[Token], helpers: Mapping[str, str]
+) -> tuple[list[Registration], list[OpgenError]]:
     """Every REGISTER_OP chain of a translation unit, in source order, and the errors of
     the chains that could not be read. String constants and functions returning a
     literal defined before a chain (`constexpr char kAttrs[] = "...";`,

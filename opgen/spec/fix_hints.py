@@ -79,7 +79,9 @@ def _default_hint(value: str, spec: str) -> str | None:
     else:
         literal = _LITERALS.get(element)
     if is_list:
-        return "a list default is bracketed, `= [v1, v2]` (`= []` when empty)" + (f", each value {literal}" if literal else "")
+        return "a list default is bracketed, `= [v1, v2]` (`= []` when empty)" + (
+            f", each value {literal}" if literal else ""
+        )
     return f"the default of {'an' if element[:1] in 'aeiou' else 'a'} {element} attr is {literal}" if literal else None
 
 
@@ -98,7 +100,9 @@ def fix_hint(message: str, failed_attrs: set[str]) -> str | None:
         if word and type_text.startswith(("{", "list({")):  # a member of a set of types
             return _data_type_hint(word.group())
         close = difflib.get_close_matches(word.group(), ATTR_TYPES, n=1, cutoff=0.6) if word else []
-        choices = f"attr types: {', '.join(ATTR_TYPES)}, list(...) of one, or a set of allowed values ({{float, int32}})"
+        choices = (
+            f"attr types: {', '.join(ATTR_TYPES)}, list(...) of one, or a set of allowed values ({{float, int32}})"
+        )
         return f"did you mean '{close[0]}'? ({choices})" if close else choices
     m = _FOLLOW_ON.match(message)
     if m and m.group("attr") in failed_attrs:

@@ -5,7 +5,8 @@ of kernels against the ops the sources declare.
 A device's types for an attr are the union over its kernels of each kernel's constraint on
 that attr (a kernel that does not constrain it accepts every type the op allows: None when
 the op allows any), within the types the op allows. Kernels no node can get (constraints on
-attrs the op lacks, no allowed type left) are left out; the cross-check reports them. Attrs no kernel of the device constrains are left out. Labelled kernels
+attrs the op lacks, no allowed type left) are left out; the cross-check reports them. Attrs no kernel of
+the device constrains are left out. Labelled kernels
 (selected only by a node's `_kernel` attr, op_kernel.cc FindKernelRegistration) are not part
 of what an op "runs on"; the Markdown table lists them on their own rows.
 """

@@ -739,9 +739,11 @@ class Preprocessor:
         if len(args) < nparams:
             if macro.variadic and len(args) == nparams - 1:
                 return [*args, []], rparen, True
-            raise token_error(name_tok, f"macro \"{macro.name}\" requires {nparams} arguments, but only {len(args)} given")
+            raise token_error(
+                name_tok, f'macro "{macro.name}" requires {nparams} arguments, but only {len(args)} given'
+            )
         if len(args) > nparams:
-            raise token_error(name_tok, f"macro \"{macro.name}\" passed {len(args)} arguments, but takes just {nparams}")
+            raise token_error(name_tok, f'macro "{macro.name}" passed {len(args)} arguments, but takes just {nparams}')
         return args, rparen, False
 
     def _substitute(self, macro: Macro, args: list[list[Token]], va_absent: bool, site: tuple,
@@ -845,7 +847,9 @@ def _va_opt_end(body: tuple[Token, ...] | list[Token], i: int) -> int | None:
     return None
 
 
-def _replace_va_opt(body: tuple[Token, ...], has_va_args: bool, stringized: Callable[[list[Token]], str]) -> list[Token]:
+def _replace_va_opt(
+    body: tuple[Token, ...], has_va_args: bool, stringized: Callable[[list[Token]], str]
+) -> list[Token]:
     """The body with each `__VA_OPT__(content)` replaced by its content when the variadic
     argument expands to tokens, else by a placemarker (C++20 [cpp.subst]); and each
     `#__VA_OPT__(content)` by a string literal: `stringized(content)`, else `""`

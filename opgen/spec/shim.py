@@ -189,10 +189,15 @@ class _ShimReader:
         if len(args) != 1:
             raise _Unreadable(macro_tok, f"{SHIM_MACRO} takes one kernel class, got {len(args)} arguments")
         shim, kernel = self.shim_class(args[0])
-        calls = [*shim.calls,
-                 BuilderCall("SetShapeFn", (CallArg("expr", f"{kernel[TEXT]}::ShapeInference", token_location(kernel)),),
-                             token_location(kernel)),
-                 shim.doc]
+        calls = [
+            *shim.calls,
+            BuilderCall(
+                "SetShapeFn",
+                (CallArg("expr", f"{kernel[TEXT]}::ShapeInference", token_location(kernel)),),
+                token_location(kernel),
+            ),
+            shim.doc,
+        ]
         return Registration(shim.op_name, token_location(macro_tok), tuple(calls))
 
     def shim_class(self, kernel_type: list[Token]) -> tuple[_ShimClass, Token]:
