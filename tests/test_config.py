@@ -119,7 +119,7 @@ def test_api_path_errors_point_at_the_key_and_suggest_a_path_inside_out(run, api
 
 
 def test_libraries_give_each_module_its_library_and_warn_at_a_pattern_matching_no_module(run, tmp_path):
-    (tmp_path / "cc" / "b.cc").write_text(OP.replace('"A"', '"B"'))
+    (tmp_path / "cc" / "b.cc").write_text(OP.replace('"OpA"', '"OpB"'))
     toml = ('[tool.opgen]\nsources = ["cc"]\nlibrary = "_default.so"\n[tool.opgen.libraries]\n"gen_a" = "_a.so"\n'
             '"gen_x*" = "pkg:_x.so"\n')
     code, err = run(toml, "build", "--quiet")
