@@ -132,7 +132,8 @@ def _ours_cases(gen_dir: Path) -> dict[str, tuple]:
 def _tf_cases() -> dict[str, tuple]:
     """label -> (make_graph, setup, call, n) through TF's own generated wrappers in a tf.Graph."""
     import tensorflow as tf
-    from tensorflow.python.ops import gen_array_ops as tf_array, gen_math_ops as tf_math
+    from tensorflow.python.ops import gen_array_ops as tf_array
+    from tensorflow.python.ops import gen_math_ops as tf_math
 
     def setup():
         return (
@@ -197,7 +198,8 @@ def _large_steps(gen_dir: Path, side: str) -> tuple:
         make_graph, float32, sum_ = Graph, "float32", math.sum
     else:
         import tensorflow as tf
-        from tensorflow.python.ops import gen_array_ops as array, gen_math_ops as math
+        from tensorflow.python.ops import gen_array_ops as array
+        from tensorflow.python.ops import gen_math_ops as math
 
         make_graph, float32, sum_ = tf.Graph, tf.float32, math._sum
 

@@ -63,7 +63,8 @@ def _opgen_modules(tmp: Path):
 
 def _cases(tf, ours, custom, tf_custom):
     """(name, opgen call, TF call) with inputs made in the current graph (or eagerly)."""
-    from tensorflow.python.ops import gen_array_ops as array, gen_math_ops as math
+    from tensorflow.python.ops import gen_array_ops as array
+    from tensorflow.python.ops import gen_math_ops as math
 
     x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
     v = tf.constant([1.0, 2.0, 3.0, 4.0])

@@ -20,7 +20,8 @@ import click
 
 from opgen import __version__
 from opgen.config import PATH_KEYS, Config, check_paths, load_config
-from opgen.errors import Location, OpgenError, printable_path, report as _report
+from opgen.errors import Location, OpgenError, printable_path
+from opgen.errors import report as _report
 
 Args = SimpleNamespace  # one command's options by name (what the layers below read)
 

@@ -14,7 +14,8 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from opgen import __version__, cli as cli_module
+from opgen import __version__
+from opgen import cli as cli_module
 from opgen.cli import cli
 
 REPO = Path(__file__).resolve().parent.parent

@@ -5,7 +5,8 @@ decoys around REGISTER_OP chains scan to exactly the chains that were written.""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from opgen.errors import OpgenError
 from opgen.spec.chains import extract_registrations

@@ -17,7 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError, OpgenErrors

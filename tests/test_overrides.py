@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 import tomllib
 from google.protobuf import text_format
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from opgen.errors import OpgenError
 from opgen.overrides import describe_api_model, load_overrides

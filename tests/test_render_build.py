@@ -19,7 +19,8 @@ import pytest
 from build_locks import wait_until_blocked
 
 from opgen.cli import main
-from opgen.render import build as build_mod, tree_writer
+from opgen.render import build as build_mod
+from opgen.render import tree_writer
 
 REPO = Path(__file__).resolve().parent.parent
 

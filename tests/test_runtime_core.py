@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from opgen_runtime import Graph, TensorShape, dtypes, execute as _execute, op_def_library as lib, registry
+from opgen_runtime import Graph, TensorShape, dtypes, registry
+from opgen_runtime import execute as _execute
+from opgen_runtime import op_def_library as lib
 from opgen_runtime.constant_op import make_tensor_proto
 from opgen_runtime.devices import canonical_device
 from opgen_runtime.proto import op_def_pb2

@@ -257,7 +257,8 @@ def _build(rt, spec, op_name, is_tf):
         graph, dtypes = tf.Graph(), tf.dtypes
         make_proto = tf_tensor_pb2.TensorProto.FromString
     else:
-        from opgen_runtime import Graph, dtypes, op_def_library as lib
+        from opgen_runtime import Graph, dtypes
+        from opgen_runtime import op_def_library as lib
 
         graph = Graph()
         make_proto = tensor_pb2.TensorProto.FromString

@@ -29,7 +29,8 @@ def _sides():
     import tensorflow as tf
     from tensorflow.python.framework import op_def_library as tf_lib
 
-    from opgen_runtime import Graph, op_def_library as our_lib
+    from opgen_runtime import Graph
+    from opgen_runtime import op_def_library as our_lib
 
     return [("tf", tf.Graph, tf_lib), ("ours", Graph, our_lib)]
 

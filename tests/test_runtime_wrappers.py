@@ -52,7 +52,8 @@ def _build(function, spec, is_tf):
 
         graph = tf.Graph()
     else:
-        from opgen_runtime import Graph, op_def_library as lib
+        from opgen_runtime import Graph
+        from opgen_runtime import op_def_library as lib
 
         graph = Graph()
     params = inspect.signature(function).parameters

@@ -10,7 +10,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from spec_corpus import (
     BROKEN_ARGS,
     BROKEN_ATTRS,

@@ -27,7 +27,8 @@ from opgen.fsutil import atomic_write, cache_root, read_cache_file, seal, unseal
 from opgen.python_api import literals
 from opgen.python_api.function import FunctionApi, SkippedOp
 from opgen.python_api.names import MODULE_GLOBALS
-from opgen_runtime.version import __version__ as runtime_version, series
+from opgen_runtime.version import __version__ as runtime_version
+from opgen_runtime.version import series
 
 LINE_LENGTH = 88  # black's default
 TEMPLATE_NAMES = ("module_header.py.j2", "module_registration.py.j2", "function.py.j2")

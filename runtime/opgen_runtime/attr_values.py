@@ -8,7 +8,8 @@ from typing import Any
 
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2, tensor_pb2, tensor_shape_pb2
 
-from . import dtypes as _dtypes, tensor_shape as _tensor_shape
+from . import dtypes as _dtypes
+from . import tensor_shape as _tensor_shape
 from .tf_objects import as_own_message
 
 

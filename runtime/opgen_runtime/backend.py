@@ -21,7 +21,8 @@ import os
 import sys
 from typing import Any
 
-from . import op_libraries, registry as _registry, tf_backend
+from . import op_libraries, tf_backend
+from . import registry as _registry
 from .graph import _default_stack
 from .tf_backend import tensorflow
 

@@ -16,7 +16,9 @@ from typing import Any
 
 from opgen_runtime.proto import attr_value_pb2, tensor_pb2
 
-from . import dtypes as _dtypes, registry as _registry, shape_inference as _shape_inference
+from . import dtypes as _dtypes
+from . import registry as _registry
+from . import shape_inference as _shape_inference
 from .attr_values import _TYPE_ATTRS
 from .constant_op import _const_op, _const_parts_for, constant
 from .graph import get_default_graph

@@ -28,7 +28,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from . import backend as _backend, import_hooks as _import_hooks
+from . import backend as _backend
+from . import import_hooks as _import_hooks
 
 # TF's attribute names (`tensorflow/python/util/dispatch.py` FALLBACK_DISPATCH_ATTR,
 # TYPE_BASED_DISPATCH_ATTR): TF's dispatch functions look them up on the wrapper.

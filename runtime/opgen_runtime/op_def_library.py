@@ -13,13 +13,11 @@ from typing import Any
 
 from opgen_runtime.proto import attr_value_pb2
 
-from . import (
-    backend as _backend,
-    dtypes as _dtypes,
-    op_libraries as _op_libraries,
-    registry as _registry,
-    shape_inference as _shape_inference,
-)
+from . import backend as _backend
+from . import dtypes as _dtypes
+from . import op_libraries as _op_libraries
+from . import registry as _registry
+from . import shape_inference as _shape_inference
 from .attr_values import _attr_proto
 from .conversion import convert_to_tensor
 from .fast_path import plan_for, planned_inputs

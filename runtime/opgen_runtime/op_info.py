@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from opgen_runtime.proto import op_def_pb2
 
-from . import dtypes as _dtypes, registry as _registry
+from . import dtypes as _dtypes
+from . import registry as _registry
 
 
 class OpInfo:

@@ -42,7 +42,8 @@ from typing import Any
 from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.proto.datatypes import python_name
 
-from . import import_hooks as _import_hooks, registry as _registry
+from . import import_hooks as _import_hooks
+from . import registry as _registry
 
 
 class OpLibraryError(RuntimeError):

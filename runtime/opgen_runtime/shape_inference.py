@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import registry as _registry, shape_fns
+from . import registry as _registry
+from . import shape_fns
 from .shape_context import (
     InferenceContext,
     ShapeError,

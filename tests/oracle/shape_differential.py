@@ -393,7 +393,8 @@ def build(
 
         graph = tf.Graph()
     else:
-        from opgen_runtime import Graph, op_def_library as lib
+        from opgen_runtime import Graph
+        from opgen_runtime import op_def_library as lib
 
         graph = Graph()
 
