@@ -120,13 +120,9 @@ def _cmd_build(args: Args, config: Config) -> int:
     def gather():
         gathered = _gather(args, config)
         for pattern in unmatched_patterns((op.name for op in gathered.op_list.op), config.modules):
-            _report(
-                OpgenError(
-                    f"[tool.opgen.modules] pattern {pattern!r} matches no op",
-                    config.where("modules", pattern),
-                    hint="patterns are fnmatch globs on op names, case-sensitive ('Foo*')",
-                ).format_warning()
-            )
+            _report(OpgenError(f"[tool.opgen.modules] pattern {pattern!r} matches no op",
+                               config.where("modules", pattern),
+                               hint="patterns are fnmatch globs on op names, case-sensitive ('Foo*')").format_warning())
         # what `opgen kernels` reports (a kernel for a type its op does not allow, ...): TF
         # would never select such a kernel, or fail creating it
         for finding in cross_check(gathered.kernels or [], gathered.op_list, internal_ops_listed=args.include_internal):
@@ -134,14 +130,11 @@ def _cmd_build(args: Args, config: Config) -> int:
         if config.libraries:
             modules = group_ops(gathered.op_list, gathered.sources, config.modules, config.where("modules"))
             for pattern in unmatched_patterns(modules, config.libraries):
-                _report(
-                    OpgenError(
-                        f"[tool.opgen.libraries] pattern {pattern!r} matches no module",
-                        config.where("libraries", pattern),
-                        hint="patterns are fnmatch globs on module names; this build writes "
-                             f"{', '.join(modules) or 'none'}",
-                    ).format_warning()
-                )
+                _report(OpgenError(
+                    f"[tool.opgen.libraries] pattern {pattern!r} matches no module", config.where("libraries", pattern),
+                    hint="patterns are fnmatch globs on module names; this build writes "
+                         f"{', '.join(modules) or 'none'}",
+                ).format_warning())
         return gathered
 
     return run_build(args, config, gather=gather)
@@ -214,10 +207,8 @@ def _check_output(args: Args, config: Config, read, overrides: str | Path | None
         return
     from opgen.written_files import check_written_file, gathered_inputs
 
-    inputs = [
-        *(read if isinstance(read, list) else gathered_inputs(read)),
-        *(Path(overrides).rglob("*") if overrides is not None and Path(overrides).is_dir() else []),
-    ]
+    inputs = [*(read if isinstance(read, list) else gathered_inputs(read)),
+              *(Path(overrides).rglob("*") if overrides is not None and Path(overrides).is_dir() else [])]
     pyproject = config.root / "pyproject.toml"
     if pyproject.is_file():
         inputs.append(str(pyproject))
@@ -383,30 +374,13 @@ _define(cli, "kernels", "_cmd_kernels", "Gather REGISTER_KERNEL_BUILDER registra
     _option("--check", is_flag=True, section="Output", help="Exit 1 when the cross-check reports a kernel."),
 ], "Gather REGISTER_KERNEL_BUILDER registrations into a KernelList.")
 
-_define(
-    cli,
-    "specs",
-    "_cmd_specs",
-    "Write REGISTER_OP C++ (with Doc) for the OpList file OPLIST (.pbtxt or .pb).",
-    [
-        click.argument("oplist"),
-        _option(
-            "-o",
-            "--output",
-            required=True,
-            metavar="FILE.cc",
-            section="Output",
-            help="The C++ file to write (required).",
-        ),
-        _option(
-            "--skip-inexpressible",
-            is_flag=True,
-            section="Output",
-            help="Write a comment for OpDefs REGISTER_OP cannot express instead of failing.",
-        ),
-    ],
-    "Write REGISTER_OP C++ for an OpList file.",
-)
+_define(cli, "specs", "_cmd_specs", "Write REGISTER_OP C++ (with Doc) for the OpList file OPLIST (.pbtxt or .pb).", [
+    click.argument("oplist"),
+    _option("-o", "--output", required=True, metavar="FILE.cc", section="Output",
+            help="The C++ file to write (required)."),
+    _option("--skip-inexpressible", is_flag=True, section="Output",
+            help="Write a comment for OpDefs REGISTER_OP cannot express instead of failing."),
+], "Write REGISTER_OP C++ for an OpList file.")
 
 _define(cli, "build", "_cmd_build", "Render gen_*_ops.py modules, their source map and the API snapshot into the "
         "output directory (incremental and all-or-nothing). Kernels the cross-check of `opgen kernels` reports are "
@@ -475,28 +449,17 @@ _define(cli, "api", "_cmd_api", "Print the API snapshot of the generated modules
     _output_option("the snapshot"),
 ], "Write the API snapshot of the generated modules.")
 
-_define(
-    cli,
-    "diff",
-    "_cmd_diff",
-    "Compare two APIs and classify each change (graph or Python API; breaking or "
-    "not); exit 1 on a breaking change.\n\nOLD and NEW are spec trees, projects, OpList files "
-    "(.pbtxt/.pb/.json) or API snapshots (API.md, .json); NEW defaults to the work tree. With --git REV, "
-    "OLD is read from that git revision.",
-    [
-        click.argument("old", required=False),
-        click.argument("new", required=False),
-        _option(
-            "--git",
-            metavar="REV",
-            section="Input",
-            help="Read OLD from this git revision (the work tree is untouched).",
-        ),
-        _format_option(["text", "md", "json", "github"], "text", " (md for PR comments, github for annotations)"),
-        _option("--allow-breaking", is_flag=True, section="Output", help="Exit 0 even on breaking changes."),
-    ],
-    "Compare two APIs and classify the changes.",
-)
+_define(cli, "diff", "_cmd_diff", "Compare two APIs and classify each change (graph or Python API; breaking or "
+        "not); exit 1 on a breaking change.\n\nOLD and NEW are spec trees, projects, OpList files "
+        "(.pbtxt/.pb/.json) or API snapshots (API.md, .json); NEW defaults to the work tree. With --git REV, "
+        "OLD is read from that git revision.", [
+    click.argument("old", required=False),
+    click.argument("new", required=False),
+    _option("--git", metavar="REV", section="Input",
+            help="Read OLD from this git revision (the work tree is untouched)."),
+    _format_option(["text", "md", "json", "github"], "text", " (md for PR comments, github for annotations)"),
+    _option("--allow-breaking", is_flag=True, section="Output", help="Exit 0 even on breaking changes."),
+], "Compare two APIs and classify the changes.")
 
 
 def os_error(e: OSError) -> OpgenError:
