@@ -70,8 +70,15 @@ def main() -> int:
         """A no-op `opgen build` from an OpList file: gather (cached text parse), render, compare."""
         t = time.perf_counter()
         gathered_file = gather([str(source)], include_internal=True, cache=True)
-        opts = build.BuildOptions(out=out, templates=None, formatter="ruff", jobs=args.jobs, modules={"*": "gen_tf_registry"},
-                                  root=REPO, config_location=Location("pyproject.toml"))
+        opts = build.BuildOptions(
+            out=out,
+            templates=None,
+            formatter="ruff",
+            jobs=args.jobs,
+            modules={"*": "gen_tf_registry"},
+            root=REPO,
+            config_location=Location("pyproject.toml"),
+        )
         result = build.render_tree(gathered_file, ApiModel({}), opts)
         tree_writer.commit(out, build.compute_changes(out, result.files))
         return time.perf_counter() - t
@@ -136,8 +143,10 @@ def main() -> int:
             run(out, gathered_changed, "ruff")
             same = (out / "gen_tf_registry.py").read_bytes() == (out_b / "gen_tf_registry.py").read_bytes()
 
-    print(f"TensorFlow registry: {len(op_list.op)} ops; machine: {os.cpu_count()} cores; started {started}, "
-          f"load {load_before:.2f} before, {os.getloadavg()[0]:.2f} after; {ruff_chunks} chunks formatted in a cold build")
+    print(
+        f"TensorFlow registry: {len(op_list.op)} ops; machine: {os.cpu_count()} cores; started {started}, "
+        f"load {load_before:.2f} before, {os.getloadavg()[0]:.2f} after; {ruff_chunks} chunks formatted in a cold build"
+    )
     print(f"  {'':<44} {'median':>8} {'range':>15}  {'opgen/TF: median':>16} {'range':>13}  target")
     print(f"  {'TF GetPythonWrappers (C++), every round':<44} {statistics.median(tf_times):8.3f} "
           f"{min(tf_times):7.3f}-{max(tf_times):.3f} s")

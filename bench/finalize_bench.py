@@ -35,7 +35,7 @@ def main() -> None:
 
     ops = tf_op_list().op
     calls = [(op.name, op_def_calls(op)) for op in ops]
-    for name, c in calls:  # the harness takes SetTypeConstructor as (helper, args...)
+    for _name, c in calls:  # the harness takes SetTypeConstructor as (helper, args...)
         for i, (method, args) in enumerate(c):
             if method == "SetTypeConstructor":
                 helper, rest = args[0].split("::", 1)[1].split("(", 1)

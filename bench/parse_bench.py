@@ -37,8 +37,8 @@ def registry_with_docs():
     """TF's registry (only ops `opgen specs` can express) with synthetic docs."""
     from oracle.tf_registry import tf_op_list
 
-    from opgen_runtime.proto import op_def_pb2
     from opgen.spec.emit_cc import Inexpressible, cc_for_op_def
+    from opgen_runtime.proto import op_def_pb2
 
     result = op_def_pb2.OpList()
     for op in tf_op_list().op:

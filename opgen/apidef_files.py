@@ -166,7 +166,9 @@ class _Reader:
         piece_lines = piece.split("\n")
         if 0 < line <= len(piece_lines):  # protobuf echoes the line: it is in the location already
             message = message.removeprefix(f"'{piece_lines[line - 1]}': ")
-        return OpgenError(f"cannot parse as {FORMAT_TITLES[self.fmt]}: {message}", loc, hint=parse_hint(message, self.fmt))
+        return OpgenError(
+            f"cannot parse as {FORMAT_TITLES[self.fmt]}: {message}", loc, hint=parse_hint(message, self.fmt)
+        )
 
     def recover(self, error: OpgenError) -> tuple[str, list[OpgenError], set[int]]:
         """The text with each entry or field that does not parse blanked out, their errors
@@ -274,9 +276,8 @@ def _fields(tokens, pos: int, end: int) -> list[tuple[int, int, int, int]] | Non
                 kind = tokens[pos][0]
                 if kind in _CLOSING:
                     stack.append(_CLOSING[kind])
-                elif kind in ("}", ">", "]"):
-                    if not stack or stack.pop() != kind:
-                        return None
+                elif kind in ("}", ">", "]") and (not stack or stack.pop() != kind):
+                    return None
                 pos += 1
                 if not stack:
                     break

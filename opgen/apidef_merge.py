@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 from opgen.errors import Location, OpgenError
 from opgen.proto import api_def_pb2
-from opgen_runtime.proto import op_def_pb2
 from opgen.python_api.names import identifier_problem, is_reserved
 from opgen.python_api.signature import inferred_attrs, is_private_endpoint
 from opgen.spec.validate import validate_attr_value
+from opgen_runtime.proto import op_def_pb2
 
 ApiDef = api_def_pb2.ApiDef
 
@@ -82,7 +82,9 @@ def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
     inferred = inferred_attrs(op_def)
     for index, attr in enumerate(api.attr):
         if attr.name in inferred and (attr.rename_to or attr.HasField("default_value")):
-            source = next(a.name for a in op_def.input_arg if attr.name in (a.type_attr, a.type_list_attr, a.number_attr))
+            source = next(
+                a.name for a in op_def.input_arg if attr.name in (a.type_attr, a.type_list_attr, a.number_attr)
+            )
             err(f"attr {attr.name!r} is inferred from input {source!r} and is no parameter, so its "
                 f"{'rename' if attr.rename_to else 'default'} would have no effect", update.loc("attr", index),
                 hint="remove it")

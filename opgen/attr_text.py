@@ -18,9 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 from opgen.fingerprint import fingerprint64
+from opgen.proto_text import SPACE, c_escape, parse_proto_text, to_float32
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2, tensor_shape_pb2, types_pb2
 from opgen_runtime.proto.datatypes import cpp_name
-from opgen.proto_text import SPACE, c_escape, parse_proto_text, to_float32
 
 __all__ = [
     "format_double",
@@ -43,13 +43,11 @@ _MAX_TENSOR_NEST_DEPTH = 100
 def _field_for_type(attr_type: str) -> tuple[str, bool] | None:
     is_list = attr_type.startswith("list(")
     rest = attr_type[5:] if is_list else attr_type
-    for prefix, field in _FIELD_FOR_TYPE:
-        if rest.startswith(prefix):
-            rest = rest[len(prefix):]
-            break
-    else:
+    found = next(((prefix, field) for prefix, field in _FIELD_FOR_TYPE if rest.startswith(prefix)), None)
+    if found is None:
         return None
-    if is_list and not rest.startswith(")"):
+    prefix, field = found
+    if is_list and not rest[len(prefix):].startswith(")"):
         return None
     return field, is_list
 

@@ -12,15 +12,16 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Sequence
 
 import click
 
 from opgen import __version__
 from opgen.config import PATH_KEYS, Config, check_paths, load_config
-from opgen.errors import Location, OpgenError, printable_path, report as _report
+from opgen.errors import Location, OpgenError, printable_path
+from opgen.errors import report as _report
 
 Args = SimpleNamespace  # one command's options by name (what the layers below read)
 
@@ -51,9 +52,9 @@ def _cmd_oplist(args: Args, config: Config) -> int:
     from opgen.fsutil import atomic_write
 
     if args.from_library:
-        from opgen_runtime.backend import op_list_from_library
-        from opgen_runtime.tf_backend import OpLibraryError
         from opgen.spec.oplist_io import check_op_list
+        from opgen_runtime.backend import op_list_from_library
+        from opgen_runtime.op_libraries import OpLibraryError
 
         _require_tensorflow(args.from_library)
         try:
@@ -119,7 +120,8 @@ def _cmd_build(args: Args, config: Config) -> int:
     def gather():
         gathered = _gather(args, config)
         for pattern in unmatched_patterns((op.name for op in gathered.op_list.op), config.modules):
-            _report(OpgenError(f"[tool.opgen.modules] pattern {pattern!r} matches no op", config.where("modules", pattern),
+            _report(OpgenError(f"[tool.opgen.modules] pattern {pattern!r} matches no op",
+                               config.where("modules", pattern),
                                hint="patterns are fnmatch globs on op names, case-sensitive ('Foo*')").format_warning())
         # what `opgen kernels` reports (a kernel for a type its op does not allow, ...): TF
         # would never select such a kernel, or fail creating it
@@ -130,7 +132,8 @@ def _cmd_build(args: Args, config: Config) -> int:
             for pattern in unmatched_patterns(modules, config.libraries):
                 _report(OpgenError(
                     f"[tool.opgen.libraries] pattern {pattern!r} matches no module", config.where("libraries", pattern),
-                    hint=f"patterns are fnmatch globs on module names; this build writes {', '.join(modules) or 'none'}",
+                    hint="patterns are fnmatch globs on module names; this build writes "
+                         f"{', '.join(modules) or 'none'}",
                 ).format_warning())
         return gathered
 
@@ -204,7 +207,8 @@ def _check_output(args: Args, config: Config, read, overrides: str | Path | None
         return
     from opgen.written_files import check_written_file, gathered_inputs
 
-    inputs = [*(read if isinstance(read, list) else gathered_inputs(read)), *(Path(overrides).rglob("*") if overrides is not None and Path(overrides).is_dir() else [])]
+    inputs = [*(read if isinstance(read, list) else gathered_inputs(read)),
+              *(Path(overrides).rglob("*") if overrides is not None and Path(overrides).is_dir() else [])]
     pyproject = config.root / "pyproject.toml"
     if pyproject.is_file():
         inputs.append(str(pyproject))
@@ -324,7 +328,7 @@ class _OpgenGroup(click.Group):
     boundary, so the console script, `python -m opgen`, `main([...])` and click's CliRunner
     give the same output and exit status."""
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         status = main(args)
         if standalone_mode:
             sys.exit(status)
@@ -372,7 +376,8 @@ _define(cli, "kernels", "_cmd_kernels", "Gather REGISTER_KERNEL_BUILDER registra
 
 _define(cli, "specs", "_cmd_specs", "Write REGISTER_OP C++ (with Doc) for the OpList file OPLIST (.pbtxt or .pb).", [
     click.argument("oplist"),
-    _option("-o", "--output", required=True, metavar="FILE.cc", section="Output", help="The C++ file to write (required)."),
+    _option("-o", "--output", required=True, metavar="FILE.cc", section="Output",
+            help="The C++ file to write (required)."),
     _option("--skip-inexpressible", is_flag=True, section="Output",
             help="Write a comment for OpDefs REGISTER_OP cannot express instead of failing."),
 ], "Write REGISTER_OP C++ for an OpList file.")
@@ -450,7 +455,8 @@ _define(cli, "diff", "_cmd_diff", "Compare two APIs and classify each change (gr
         "OLD is read from that git revision.", [
     click.argument("old", required=False),
     click.argument("new", required=False),
-    _option("--git", metavar="REV", section="Input", help="Read OLD from this git revision (the work tree is untouched)."),
+    _option("--git", metavar="REV", section="Input",
+            help="Read OLD from this git revision (the work tree is untouched)."),
     _format_option(["text", "md", "json", "github"], "text", " (md for PR comments, github for annotations)"),
     _option("--allow-breaking", is_flag=True, section="Output", help="Exit 0 even on breaking changes."),
 ], "Compare two APIs and classify the changes.")
@@ -494,7 +500,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv  # accepted anywhere on the line
     if sys.stdout is None:  # started with file descriptor 1 closed
-        sys.stdout = _ClosedStdout()  # type: ignore[assignment]
+        sys.stdout = _ClosedStdout()
     started = time.perf_counter()
     try:
         args = _parse([a for a in argv if a != "--debug"])

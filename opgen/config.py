@@ -5,10 +5,11 @@ from __future__ import annotations
 import glob
 import os
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 from opgen.errors import Location, OpgenError, OpgenErrors, printable_path
 from opgen.fsutil import LiteralPath
@@ -123,7 +124,8 @@ def load_config(start: Path | None = None) -> Config:
         message, line, col = (m.group(1), int(m.group(2)), int(m.group(3))) if m else (str(e), 0, 0)
         raise OpgenError(f"cannot parse pyproject.toml: {message}", Location(str(pyproject), line, col)) from None
     except RecursionError:
-        raise OpgenError("cannot parse pyproject.toml: arrays or tables nested too deeply", Location(str(pyproject))) from None
+        raise OpgenError("cannot parse pyproject.toml: arrays or tables nested too deeply",
+                         Location(str(pyproject))) from None
     every_position = key_positions(text)
     positions = {key[2:]: at for key, at in every_position.items() if key[:2] == ("tool", "opgen")}
 
@@ -133,10 +135,12 @@ def load_config(start: Path | None = None) -> Config:
     tool = data.get("tool", {})
     if not isinstance(tool, dict):  # `tool = 1` would otherwise hide any [tool.opgen] silently
         raise OpgenError("[tool] must be a table (of tool settings, such as [tool.opgen])",
-                         _located(pyproject, every_position, ("tool",)), hint="write [tool.opgen] followed by key = value lines")
+                         _located(pyproject, every_position, ("tool",)),
+                         hint="write [tool.opgen] followed by key = value lines")
     table = tool.get("opgen", {})
     if not isinstance(table, dict):
-        raise OpgenError("[tool.opgen] must be a table", where(), hint="write [tool.opgen] followed by key = value lines")
+        raise OpgenError("[tool.opgen] must be a table", where(),
+                         hint="write [tool.opgen] followed by key = value lines")
     unknown = sorted(set(table) - _KNOWN_KEYS)
     if unknown:
         raise OpgenError(
@@ -150,8 +154,10 @@ def load_config(start: Path | None = None) -> Config:
             if isinstance(value, str):
                 value = [value]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                bad = next((i for i, v in enumerate(value) if not isinstance(v, str)), None) if isinstance(value, list) else None
-                raise OpgenError(f"[tool.opgen] {key} must be a list of strings", where(key, *([] if bad is None else [bad])))
+                bad = (next((i for i, v in enumerate(value) if not isinstance(v, str)), None)
+                       if isinstance(value, list) else None)
+                raise OpgenError(f"[tool.opgen] {key} must be a list of strings",
+                                 where(key, *([] if bad is None else [bad])))
             if key == "defines":
                 for i, define in enumerate(value):
                     _check_define(define, where(key, i))
@@ -226,7 +232,8 @@ def check_paths(config: Config, keys: Iterable[str]) -> None:
                     f"[tool.opgen] {key} {'entry ' if isinstance(value, tuple) else ''}{entry!r} {problem} "
                     f"({printable_path(path)})", where,
                     hint=f"paths in [tool.opgen] are relative to {printable_path(config.root)}"
-                    + ("; remove the key to use the default (overrides, when it exists)" if key == "overrides" else "")))
+                    + ("; remove the key to use the default (overrides, when it exists)"
+                       if key == "overrides" else "")))
     errors.sort(key=lambda e: (e.location.line, e.location.col) if e.location else (0, 0))
     if len(errors) == 1:
         raise errors[0]
@@ -257,5 +264,6 @@ def check_library(value: str, where: Location, what: str) -> None:
         raise OpgenError(
             f"{what} {value!r} is not a usable path",
             where,
-            hint='give the op library as a path relative to the generated modules ("_my_ops.so") or as "package:resource"',
+            hint='give the op library as a path relative to the generated modules ("_my_ops.so") or as '
+                 '"package:resource"',
         )

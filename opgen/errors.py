@@ -92,7 +92,11 @@ class OpgenError(Exception):
         return self._format_as("note")
 
     def _format_as(self, severity: str) -> str:
-        return self.format().replace(": error: ", f": {severity}: ", 1) if self.location else f"{severity}: " + self.format()[7:]
+        return (
+            self.format().replace(": error: ", f": {severity}: ", 1)
+            if self.location
+            else f"{severity}: " + self.format()[7:]
+        )
 
 
 def did_you_mean(name: str, choices, quote: str = "") -> str | None:

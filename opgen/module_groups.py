@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from opgen.errors import Location, OpgenError
-from opgen_runtime.proto import op_def_pb2
 from opgen.python_api.names import module_name_problem
 from opgen.spec.model import OpSource
+from opgen_runtime.proto import op_def_pb2
 
 
 def validate_module_name(name: str, where: Location) -> str:
@@ -22,7 +22,7 @@ def validate_module_name(name: str, where: Location) -> str:
     problem = module_name_problem(name)
     if problem:
         raise OpgenError(
-            f"invalid module name {ascii(name)}: it {problem}",
+            f"invalid module name {name!a}: it {problem}",
             where,
             hint="module names must be ASCII Python identifiers (letters, digits, _), without dots or slashes, "
             "and must not shadow opgen, a package the runtime or TensorFlow imports (google, numpy, ...), "
@@ -79,4 +79,11 @@ def unmatched_patterns(names: Iterable[str], patterns: Iterable[str]) -> list[st
     return [pattern for pattern in patterns if not any(fnmatch.fnmatchcase(n, pattern) for n in names)]
 
 
-__all__ = ["group_ops", "module_for_source", "module_library", "module_rule", "unmatched_patterns", "validate_module_name"]
+__all__ = [
+    "group_ops",
+    "module_for_source",
+    "module_library",
+    "module_rule",
+    "unmatched_patterns",
+    "validate_module_name",
+]

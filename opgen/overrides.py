@@ -46,13 +46,13 @@ from opgen.proto import (
     api_def_pb2,
     op_gen_overrides_pb2,
 )
+from opgen.python_api.names import MODULE_GLOBALS, endpoint_base_name
+from opgen.python_api.signature import python_alias_name, python_aliases, python_function_name, python_params
 from opgen_runtime.proto import (
     attr_value_pb2,
     datatypes,
     op_def_pb2,
 )
-from opgen.python_api.names import MODULE_GLOBALS, endpoint_base_name
-from opgen.python_api.signature import python_alias_name, python_aliases, python_function_name, python_params
 
 ApiDef = api_def_pb2.ApiDef
 
@@ -235,7 +235,9 @@ def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_def
         current = api_defs.get(entry.name)
         main = entry.rename_to or (current.endpoint[0].name if current is not None else entry.name)
         api.endpoint.add(name=main)
-        update.locs[("endpoint", 0)] = node.first("rename_to" if entry.rename_to else "alias" if entry.alias else "hide").loc
+        update.locs[("endpoint", 0)] = node.first(
+            "rename_to" if entry.rename_to else "alias" if entry.alias else "hide"
+        ).loc
         for i, alias in enumerate(entry.alias):
             api.endpoint.add(name=alias)
             update.locs[("endpoint", i + 1)] = node.nth("alias", i).loc
@@ -373,7 +375,7 @@ def describe_api_model(model: ApiModel, op_list: op_def_pb2.OpList | None = None
         elif name in op_defs:
             params = [p.name + ("" if p.default is None else "=" + attr_value_text(p.default))
                       for p in python_params(op_defs[name], api)]
-            lines.append(f"python: def {fn}({', '.join(params + ['name=None'])}) [{visibility}]")
+            lines.append(f"python: def {fn}({', '.join([*params, 'name=None'])}) [{visibility}]")
         else:
             lines.append(f"python: def {fn}(...) [{visibility}]")
         aliases = python_aliases(api)

@@ -116,7 +116,8 @@ def _root_relative(path: Path, root: Path) -> str:
 
 def options_from(args, config: Config) -> BuildOptions:
     out = Path(args.out) if args.out else config.path(config.out)
-    templates = Path(args.templates) if args.templates else (config.path(config.templates) if config.templates else None)
+    templates = (Path(args.templates) if args.templates
+                 else config.path(config.templates) if config.templates else None)
     return BuildOptions(
         out=out,
         templates=templates,
@@ -182,7 +183,8 @@ def _formatter_files(kind: str) -> list[str]:
         dist = importlib.metadata.distribution(kind)
     except importlib.metadata.PackageNotFoundError:
         return []
-    return [str(dist.locate_file(f)) for f in dist.files or () if f.name == "METADATA" and f.parent.suffix == ".dist-info"]
+    return [str(dist.locate_file(f)) for f in dist.files or ()
+            if f.name == "METADATA" and f.parent.suffix == ".dist-info"]
 
 
 def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: Path | None) -> set[str]:
@@ -262,7 +264,8 @@ def _report_stale(args, opts: BuildOptions, changes: Changes) -> int:
         sys.stdout.buffer.flush()
     else:
         for rel in stale:
-            verb = "would delete" if rel in changes.delete else "would rewrite" if (opts.out / rel).exists() else "would create"
+            verb = ("would delete" if rel in changes.delete
+                    else "would rewrite" if (opts.out / rel).exists() else "would create")
             print(f"{verb} {printable_path(_root_relative(opts.out / rel, opts.root))}")
     shown = printable_path(_root_relative(opts.out, opts.root))
     if not stale:
@@ -335,7 +338,8 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
         if rel.casefold() in {f.casefold() for f in result.files}:
             raise OpgenError(f"[tool.opgen] api = {config.api!r} names a file the build generates ({rel})",
                              config.where("api"),
-                             hint=f"give the API snapshot its own name, e.g. api = {config.out.rstrip('/') + '/API.md'!r}")
+                             hint="give the API snapshot its own name, e.g. "
+                                  f"api = {config.out.rstrip('/') + '/API.md'!r}")
     changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
     phases.done(f"API snapshot and comparison: {len(changes.write)} to write, {len(changes.delete)} to delete, "
                 f"{changes.unchanged} unchanged")
@@ -358,7 +362,8 @@ def run_build(args, config: Config, gather: Callable[[], GatherResult] | None = 
     elapsed = time.perf_counter() - started
     _summary(
         args,
-        f"opgen build: {_count(len(result.files) - 1, 'module')}, {_count(result.ops, 'op')} -> {printable_path(opts.out)}: "
+        f"opgen build: {_count(len(result.files) - 1, 'module')}, {_count(result.ops, 'op')} -> "
+        f"{printable_path(opts.out)}: "
         f"{len(changes.write)} written, {len(changes.delete)} deleted, {changes.unchanged} unchanged "
         f"({result.formatted} chunks formatted, {elapsed:.2f}s)",
     )

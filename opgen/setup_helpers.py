@@ -61,7 +61,7 @@ def tensorflow_flags() -> tuple[list[str], list[str]]:
     return compile_flags, link_flags
 
 
-class build_ext(_setuptools_build_ext):  # setuptools' command name
+class build_ext(_setuptools_build_ext):  # noqa: N801 - setuptools' command name
     """setuptools' `build_ext`, which also compiles `OpLibrary` extensions with g++ and TF's flags."""
 
     def get_ext_fullpath(self, ext_name: str) -> str:

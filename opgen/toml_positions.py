@@ -29,9 +29,11 @@ def _unquote(part: str) -> str:
     if part.startswith("'"):
         return part[1:-1]
     if part.startswith('"'):
-        return re.sub(r"\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)",
-                      lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] in "uU" else _ESCAPES.get(m.group(1), m.group(1)),
-                      part[1:-1])
+        return re.sub(
+            r"\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)",
+            lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] in "uU" else _ESCAPES.get(m.group(1), m.group(1)),
+            part[1:-1],
+        )
     return part
 
 

@@ -67,7 +67,7 @@ def _name(r: random.Random, used: set[str], upper: bool) -> str:
         first = r.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ" if upper else "abcdefghijklmnopqrstuvwxyz")
         rest = "".join(r.choice("abcdefghijklmnopqrstuvwxyz0123456789_") for _ in range(r.randint(0, 6)))
         name = first + rest
-        if name not in used and name.lower() not in {t for t in TYPE_NAMES} and not name.startswith("list"):
+        if name not in used and name.lower() not in set(TYPE_NAMES) and not name.startswith("list"):
             used.add(name)
             return name
 
@@ -137,7 +137,9 @@ def _attr(r: random.Random, name: str, kinds: dict[str, str]) -> str:
         return head + "float" + (f" = {r.choice(FLOATS)}" if r.random() < 0.7 else "")
     if kind == "bool":
         kinds[name] = "bool"
-        return head + "bool" + (f" = {r.choice(['true', 'false', 'True', 'False', '0', '1'])}" if r.random() < 0.7 else "")
+        return (
+            head + "bool" + (f" = {r.choice(['true', 'false', 'True', 'False', '0', '1'])}" if r.random() < 0.7 else "")
+        )
     if kind == "string":
         kinds[name] = "string"
         return head + "string" + (f" = {_quoted(r, r.choice(STRINGS))}" if r.random() < 0.7 else "")
@@ -169,7 +171,9 @@ def _attr(r: random.Random, name: str, kinds: dict[str, str]) -> str:
         return head + "tensor" + (f" = {r.choice(TENSORS)}" if r.random() < 0.6 else "")
     if kind == "func":
         kinds[name] = "func"
-        return head + "func" + (' = { name: "f" attr { key: "T" value { type: DT_INT32 } } }' if r.random() < 0.3 else "")
+        return (
+            head + "func" + (' = { name: "f" attr { key: "T" value { type: DT_INT32 } } }' if r.random() < 0.3 else "")
+        )
     kinds[name] = "list(func)"
     return head + "list(func)" + (" = []" if r.random() < 0.5 else "")
 
@@ -186,7 +190,7 @@ def _arg(r: random.Random, name: str, kinds: dict[str, str], int_attrs: list[str
     elif choice == "list":
         body = r.choice(list_attrs)
     else:
-        body = f"{r.choice(int_attrs)}{r.choice(WS)}*{r.choice(WS)}{r.choice(type_attrs + ['float', 'int32'])}"
+        body = f"{r.choice(int_attrs)}{r.choice(WS)}*{r.choice(WS)}{r.choice([*type_attrs, 'float', 'int32'])}"
     if choice != "list" and r.random() < 0.15:
         body = f"Ref{r.choice(WS)}({r.choice(WS)}{body}{r.choice(WS)})"
     return f"{name}{r.choice(WS)}:{r.choice(WS)}{body}"

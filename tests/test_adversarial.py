@@ -28,8 +28,8 @@ from google.protobuf import text_format
 
 from opgen.cli import main
 from opgen.proto import op_gen_overrides_pb2
-from opgen_runtime.proto import op_def_pb2
 from opgen.spec.oplist_io import dump_op_list
+from opgen_runtime.proto import op_def_pb2
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -156,8 +156,8 @@ def _generated_cases() -> list[Case]:
 
 
 def _nested(depth: int) -> str:
-    return "op { name: \"A\" output_arg { name: \"y\" type: DT_FLOAT } attr { name: \"s\" type: \"shape\" " \
-           "default_value " + "{ list " * depth + "}" * depth + " } }\n"
+    return ("op { name: \"A\" output_arg { name: \"y\" type: DT_FLOAT } attr { name: \"s\" type: \"shape\" "
+            "default_value " + "{ list " * depth + "}" * depth + " } }\n")
 
 
 def _plant_journal(entries: dict) -> object:
@@ -208,71 +208,147 @@ def _hand_made_cases() -> list[Case]:
         Case("cc-if-shift-huge", {"specs/a.cc": "#if 1 << 100000000000\n#endif\n"}, exits=(2,)),
         Case("cc-if-parens", {"specs/a.cc": "#if " + "(" * 5000 + "1" + ")" * 5000 + "\n#endif\n"}, exits=(2,)),
         Case("cc-if-unary", {"specs/a.cc": "#if " + "-" * 5000 + "1\n#endif\n"}, exits=(2,)),
-        Case("cc-macro-nest", {"specs/a.cc": "#define F(x) x\nint y = " + "F(" * 500 + "1" + ")" * 500 + ";\n"},
-             exits=(2,)),
-        Case("cc-laughs", {"specs/a.cc": "#define L0 a a\n" + "".join(f"#define L{i} L{i-1} L{i-1}\n"
-                                                                       for i in range(1, 31)) + "int x = L30;\n"},
-             exits=(2,)),
-        Case("cc-min-digits", {"specs/a.cc": f'REGISTER_OP("A").Attr("n: int >= {digits}").Output("y: float");\n'},
-             exits=(2,)),
-        Case("cc-default-digits", {"specs/a.cc": f'REGISTER_OP("A").Attr("n: int = {digits}").Output("y: float");\n'},
-             exits=(2,)),
-        Case("cc-dim-digits", {"specs/a.cc": 'REGISTER_OP("A").Attr("s: shape = { dim { size: '
-                                             f'{digits} }} }}").Output("y: float");\n'}, exits=(2,)),
-        Case("cc-deprecated-digits", {"specs/a.cc": f'REGISTER_OP("A").Deprecated({digits}, "x").Output("y: float");\n'},
-             exits=(2,)),
-        Case("cc-digraph-if", {"specs/a.cc": '%:if 0\nREGISTER_OP("Hidden").Output("y: float");\n%:endif\n'
-                                             'REGISTER_OP("Shown").Output("y: float");\n'}, exits=(0,),
-             post=_module_lacks("gen/gen_a.py", "def hidden(")),
+        Case(
+            "cc-macro-nest",
+            {"specs/a.cc": "#define F(x) x\nint y = " + "F(" * 500 + "1" + ")" * 500 + ";\n"},
+            exits=(2,),
+        ),
+        Case(
+            "cc-laughs",
+            {
+                "specs/a.cc": "#define L0 a a\n"
+                + "".join(f"#define L{i} L{i - 1} L{i - 1}\n" for i in range(1, 31))
+                + "int x = L30;\n"
+            },
+            exits=(2,),
+        ),
+        Case(
+            "cc-min-digits",
+            {"specs/a.cc": f'REGISTER_OP("A").Attr("n: int >= {digits}").Output("y: float");\n'},
+            exits=(2,),
+        ),
+        Case(
+            "cc-default-digits",
+            {"specs/a.cc": f'REGISTER_OP("A").Attr("n: int = {digits}").Output("y: float");\n'},
+            exits=(2,),
+        ),
+        Case(
+            "cc-dim-digits",
+            {"specs/a.cc": f'REGISTER_OP("A").Attr("s: shape = {{ dim {{ size: {digits} }} }}").Output("y: float");\n'},
+            exits=(2,),
+        ),
+        Case(
+            "cc-deprecated-digits",
+            {"specs/a.cc": f'REGISTER_OP("A").Deprecated({digits}, "x").Output("y: float");\n'},
+            exits=(2,),
+        ),
+        Case(
+            "cc-digraph-if",
+            {
+                "specs/a.cc": '%:if 0\nREGISTER_OP("Hidden").Output("y: float");\n%:endif\n'
+                'REGISTER_OP("Shown").Output("y: float");\n'
+            },
+            exits=(0,),
+            post=_module_lacks("gen/gen_a.py", "def hidden("),
+        ),
         Case("cc-error-control", {"specs/a.cc": "#error \x1b[2J\x07bell\n"}, exits=(2,)),
         Case("cc-not-utf8", {"specs/a.cc": b'REGISTER_OP("A\xff").Output("y: float");\n'}, exits=(2,)),
         Case("cc-fifo", {}, setup=_make("fifo", "specs/f.cc"), exits=(2,)),
         Case("cc-fifo-named", {}, argv=["build", "specs/f.cc"], setup=_make("fifo", "specs/f.cc"), exits=(2,)),
         Case("cc-include-fifo", {"specs/a.cc": '#include "f.h"\n'}, setup=_make("fifo", "specs/f.h"), exits=(2,)),
         Case("cc-include-dir", {"specs/a.cc": '#include "d.h"\n'}, setup=_make("dir", "specs/d.h"), exits=(2,)),
-        Case("cc-dt-invalid-default", {"specs/a.cc": 'REGISTER_OP("A").Attr("T: type = DT_INVALID").Output("y: T");\n'},
-             exits=(2,)),
+        Case(
+            "cc-dt-invalid-default",
+            {"specs/a.cc": 'REGISTER_OP("A").Attr("T: type = DT_INVALID").Output("y: T");\n'},
+            exits=(2,),
+        ),
         # OpList files
         Case("oplist-nested", {"specs/a.pbtxt": _nested(40)}, argv=["build", "specs/a.pbtxt"], exits=(2,)),
-        Case("oplist-int-digits", {"specs/a.pbtxt": 'op { name: "A" output_arg { name: "y" type: DT_FLOAT } '
-                                                    f'attr {{ name: "n" type: "int" default_value {{ i: {digits} }} }} }}\n'},
-             argv=["build", "specs/a.pbtxt"], exits=(2,)),
-        Case("oplist-missing-attr", {"specs/a.pbtxt": 'op { name: "A" input_arg { name: "x" type_attr: "T" } }\n'},
-             argv=["build", "specs/a.pbtxt"], exits=(2,)),
-        Case("oplist-bad-enum", {"specs/a.pbtxt": 'op { name: "A" output_arg { name: "y" type: 999 } }\n'},
-             argv=["build", "specs/a.pbtxt"], exits=(2,)),
-        Case("oplist-dt-invalid-default", {"specs/a.pbtxt": 'op { name: "A" output_arg { name: "y" type_attr: "T" } '
-                                                            'attr { name: "T" type: "type" default_value { type: DT_INVALID } } }\n'},
-             argv=["build", "specs/a.pbtxt"], exits=(2,)),
-        Case("oplist-enum-999-default", {"specs/a.pbtxt": 'op { name: "A" output_arg { name: "y" type_attr: "T" } '
-                                                          'attr { name: "T" type: "type" default_value { type: 999 } } }\n'},
-             argv=["build", "specs/a.pbtxt"], exits=(2,)),
-        Case("oplist-json-nested", {"specs/a.json": '{"op": [' + '{"op": [' * 200 + "]}" * 200 + "]}"},
-             argv=["build", "specs/a.json"], exits=(2,)),
-        Case("oplist-pb-garbage", {"specs/a.pb": b"\x0a\xff\xff\xff\xff\x0f"}, argv=["build", "specs/a.pb"], exits=(2,)),
+        Case(
+            "oplist-int-digits",
+            {
+                "specs/a.pbtxt": 'op { name: "A" output_arg { name: "y" type: DT_FLOAT } '
+                f'attr {{ name: "n" type: "int" default_value {{ i: {digits} }} }} }}\n'
+            },
+            argv=["build", "specs/a.pbtxt"],
+            exits=(2,),
+        ),
+        Case(
+            "oplist-missing-attr",
+            {"specs/a.pbtxt": 'op { name: "A" input_arg { name: "x" type_attr: "T" } }\n'},
+            argv=["build", "specs/a.pbtxt"],
+            exits=(2,),
+        ),
+        Case(
+            "oplist-bad-enum",
+            {"specs/a.pbtxt": 'op { name: "A" output_arg { name: "y" type: 999 } }\n'},
+            argv=["build", "specs/a.pbtxt"],
+            exits=(2,),
+        ),
+        Case(
+            "oplist-dt-invalid-default",
+            {
+                "specs/a.pbtxt": 'op { name: "A" output_arg { name: "y" type_attr: "T" } '
+                'attr { name: "T" type: "type" default_value { type: DT_INVALID } } }\n'
+            },
+            argv=["build", "specs/a.pbtxt"],
+            exits=(2,),
+        ),
+        Case(
+            "oplist-enum-999-default",
+            {
+                "specs/a.pbtxt": 'op { name: "A" output_arg { name: "y" type_attr: "T" } '
+                'attr { name: "T" type: "type" default_value { type: 999 } } }\n'
+            },
+            argv=["build", "specs/a.pbtxt"],
+            exits=(2,),
+        ),
+        Case(
+            "oplist-json-nested",
+            {"specs/a.json": '{"op": [' + '{"op": [' * 200 + "]}" * 200 + "]}"},
+            argv=["build", "specs/a.json"],
+            exits=(2,),
+        ),
+        Case(
+            "oplist-pb-garbage", {"specs/a.pb": b"\x0a\xff\xff\xff\xff\x0f"}, argv=["build", "specs/a.pb"], exits=(2,)
+        ),
         Case("oplist-not-utf8", {"specs/a.pbtxt": b'op { name: "\xff" }'}, argv=["build", "specs/a.pbtxt"], exits=(2,)),
-        Case("oplist-internal-hostile", {"specs/a.pbtxt": 'op { name: "_x\\nimport os" output_arg { name: "y" type: DT_FLOAT } }\n'},
-             argv=["build", "--include-internal", "specs/a.pbtxt"], exits=(2,)),
+        Case(
+            "oplist-internal-hostile",
+            {"specs/a.pbtxt": 'op { name: "_x\\nimport os" output_arg { name: "y" type: DT_FLOAT } }\n'},
+            argv=["build", "--include-internal", "specs/a.pbtxt"],
+            exits=(2,),
+        ),
         # override files
         Case("override-nested", {**good, "overrides/o.pbtxt": "op { " * 300 + "}" * 300}, exits=(2,)),
-        Case("override-not-utf8", {**good, "overrides/o.pbtxt": b'op { name: "Victim" rename_to: "\xff" }'},
-             exits=(2,)),
+        Case(
+            "override-not-utf8", {**good, "overrides/o.pbtxt": b'op { name: "Victim" rename_to: "\xff" }'}, exits=(2,)
+        ),
         Case("override-fifo", good, setup=_make("fifo", "overrides/o.pbtxt"), exits=(2,)),
         # config
         Case("config-tool-int", {**good, "pyproject.toml": "tool = 5\n"}, exits=(2,)),  # no [tool.opgen]: op_specs
         Case("config-opgen-int", {**good, "pyproject.toml": "[tool]\nopgen = 5\n"}, exits=(2,)),
-        Case("config-not-utf8", {**good, "pyproject.toml": b"[tool.opgen]\nout = \"\xff\"\n"}, exits=(2,)),
+        Case("config-not-utf8", {**good, "pyproject.toml": b'[tool.opgen]\nout = "\xff"\n'}, exits=(2,)),
         Case("config-bad-toml", {**good, "pyproject.toml": "[tool.opgen\n"}, exits=(2,)),
         Case("config-jobs", {**good, "pyproject.toml": _PYPROJECT + "jobs = -1\n"}, exits=(2,)),
         Case("config-unknown", {**good, "pyproject.toml": _PYPROJECT + "outt = 1\n"}, exits=(2,)),
         Case("config-api-module", {**good, "pyproject.toml": _PYPROJECT + 'api = "gen/gen_ops.py"\n'}, exits=(2,)),
-        Case("config-api-sourcemap", {**good, "pyproject.toml": _PYPROJECT + 'api = "gen/opgen_sourcemap.json"\n'},
-             exits=(2,)),
-        Case("config-api-missing-dir", {**good, "pyproject.toml": _PYPROJECT + 'api = "gen/docs/deep/API.md"\n'},
-             exits=(0,)),
+        Case(
+            "config-api-sourcemap",
+            {**good, "pyproject.toml": _PYPROJECT + 'api = "gen/opgen_sourcemap.json"\n'},
+            exits=(2,),
+        ),
+        Case(
+            "config-api-missing-dir",
+            {**good, "pyproject.toml": _PYPROJECT + 'api = "gen/docs/deep/API.md"\n'},
+            exits=(0,),
+        ),
         Case("config-api-outside", {**good, "pyproject.toml": _PYPROJECT + 'api = "API.md"\n'}, exits=(2,)),
-        Case("config-api-internal", {**good, "pyproject.toml": _PYPROJECT + 'api = "gen/.opgen-journal.json"\n'},
-             exits=(2,)),
+        Case(
+            "config-api-internal",
+            {**good, "pyproject.toml": _PYPROJECT + 'api = "gen/.opgen-journal.json"\n'},
+            exits=(2,),
+        ),
         Case("config-deep-toml", {**good, "pyproject.toml": "a = " + "[" * 100000 + "]" * 100000 + "\n"}, exits=(2,)),
         Case("tree-out-symlink-root", good, setup=_link_out("/"), exits=(2,)),
         Case("tree-out-symlink-parent", good, setup=_link_out(".."), exits=(2,)),
@@ -282,18 +358,33 @@ def _hand_made_cases() -> list[Case]:
         # a planted source map is not opgen's: never overwritten (tree_writer.plan), a located error
         Case("tree-deep-sourcemap", {**good, "gen/opgen_sourcemap.json": "[" * 100000 + "]" * 100000}, exits=(2,)),
         Case("tree-deep-journal", {**good, "gen/.opgen-journal.json": "[" * 100000 + "]" * 100000}, exits=(2,)),
-        Case("diff-deep-snapshot", {"a.json": '{"format": "opgen-api-snapshot/1", "x": ' + "[" * 100000 + "]" * 100000 + "}"},
-             argv=["diff", "a.json", "a.json"], exits=(2,)),
-        Case("diff-malformed-snapshot", {"a.json": '{"format": "opgen-api-snapshot/1", "ops": 5}'},
-             argv=["diff", "a.json", "a.json"], exits=(2,)),
-        Case("config-modules-nul", {**good, "pyproject.toml": _PYPROJECT + '[tool.opgen.modules]\n"V*" = "a\\u0000"\n'},
-             exits=(2,)),
+        Case(
+            "diff-deep-snapshot",
+            {"a.json": '{"format": "opgen-api-snapshot/1", "x": ' + "[" * 100000 + "]" * 100000 + "}"},
+            argv=["diff", "a.json", "a.json"],
+            exits=(2,),
+        ),
+        Case(
+            "diff-malformed-snapshot",
+            {"a.json": '{"format": "opgen-api-snapshot/1", "ops": 5}'},
+            argv=["diff", "a.json", "a.json"],
+            exits=(2,),
+        ),
+        Case(
+            "config-modules-nul",
+            {**good, "pyproject.toml": _PYPROJECT + '[tool.opgen.modules]\n"V*" = "a\\u0000"\n'},
+            exits=(2,),
+        ),
     ]
     for module in ("opgen", "os", "sys", "__init__", "__main__", "collections", "typing", "a.b", "../x", "",
                    "ｇen", "class", "gen_ops\n", "google", "numpy", "tensorflow", "ml_dtypes", "keras"):
-        cases.append(Case(f"config-module-{module.encode().hex()}",
-                          {**good, "pyproject.toml": _PYPROJECT + f'[tool.opgen.modules]\n"V*" = {json.dumps(module)}\n'},
-                          exits=(2,)))
+        cases.append(
+            Case(
+                f"config-module-{module.encode().hex()}",
+                {**good, "pyproject.toml": _PYPROJECT + f'[tool.opgen.modules]\n"V*" = {json.dumps(module)}\n'},
+                exits=(2,),
+            )
+        )
     for argv in (["build", "--depfile", "specs/ops.cc"], ["build", "--depfile", "pyproject.toml"],
                  ["build", "--depfile", "gen/.opgen-manifest.json"], ["oplist", "-o", "specs/ops.cc"],
                  ["build", "--depfile", "d.d", "--out", "gen"]):
@@ -307,11 +398,27 @@ def _hand_made_cases() -> list[Case]:
     for out in ("/", "..", ".", "../..", "specs", "overrides", "specs/sub", "overrides/x", "pyproject.toml",
                 "specs/ops.cc", "gen/../..", "/tmp/../"):
         exits = (0,) if out == "specs/sub" else (2,)  # inside a source dir is fine: no C++ is written there
-        cases.append(Case(f"config-out-{out.encode().hex()}",
-                          {**good, "overrides/.keep": "", "pyproject.toml": _PYPROJECT.replace('out = "gen"', f"out = {json.dumps(out)}")},
-                          exits=exits, may_write=("specs/sub",)))
-        cases.append(Case(f"cli-out-{out.encode().hex()}", {**good, "overrides/.keep": ""}, argv=["build", "--out", out],
-                          exits=exits, may_write=("specs/sub",)))
+        cases.append(
+            Case(
+                f"config-out-{out.encode().hex()}",
+                {
+                    **good,
+                    "overrides/.keep": "",
+                    "pyproject.toml": _PYPROJECT.replace('out = "gen"', f"out = {json.dumps(out)}"),
+                },
+                exits=exits,
+                may_write=("specs/sub",),
+            )
+        )
+        cases.append(
+            Case(
+                f"cli-out-{out.encode().hex()}",
+                {**good, "overrides/.keep": ""},
+                argv=["build", "--out", out],
+                exits=exits,
+                may_write=("specs/sub",),
+            )
+        )
     # hostile source file names reach the module header and the source map
     for i, fname in enumerate(['a"""b', "a\nb", "a\\", "é", "a'b", "a\x1bb", "a\rb", "a b", "$x", "a{{b}}"]):
         cases.append(Case(f"filename-{i}", {f"specs/{fname}.cc": 'REGISTER_OP("Named").Output("y: float");\n'},
@@ -320,39 +427,78 @@ def _hand_made_cases() -> list[Case]:
     cases += [
         Case("cli-out-is-file", good, argv=["build", "--out", "afile"], setup=_make("x", "afile"), exits=(2,)),
         Case("cli-o-dir", good, argv=["oplist", "-o", "adir"], setup=_make("dir", "adir"), exits=(2,)),
-        Case("cli-o-missing-dir", good, argv=["oplist", "-o", "no/such/dir/x.pbtxt"], exits=(0, 2),
-             may_write=("no",)),
+        Case("cli-o-missing-dir", good, argv=["oplist", "-o", "no/such/dir/x.pbtxt"], exits=(0, 2), may_write=("no",)),
         Case("cli-depfile-dir", good, argv=["build", "--depfile", "adir"], setup=_make("dir", "adir"), exits=(2,)),
-        Case("cli-depfile-newline", {"specs/a\nb.cc": 'REGISTER_OP("A").Output("y: float");\n'},
-             argv=["build", "--depfile", "deps.d"], exits=(2,)),
-        Case("cli-specs-o-dir", {"in.pbtxt": 'op { name: "A" output_arg { name: "y" type: DT_FLOAT } }\n'},
-             argv=["specs", "in.pbtxt", "-o", "adir"], setup=_make("dir", "adir"), exits=(2,)),
-        Case("cli-allow-fifo", good, argv=["build", "--allow", "allow.txt"], setup=_make("fifo", "allow.txt"),
-             exits=(2,)),
+        Case(
+            "cli-depfile-newline",
+            {"specs/a\nb.cc": 'REGISTER_OP("A").Output("y: float");\n'},
+            argv=["build", "--depfile", "deps.d"],
+            exits=(2,),
+        ),
+        Case(
+            "cli-specs-o-dir",
+            {"in.pbtxt": 'op { name: "A" output_arg { name: "y" type: DT_FLOAT } }\n'},
+            argv=["specs", "in.pbtxt", "-o", "adir"],
+            setup=_make("dir", "adir"),
+            exits=(2,),
+        ),
+        Case(
+            "cli-allow-fifo", good, argv=["build", "--allow", "allow.txt"], setup=_make("fifo", "allow.txt"), exits=(2,)
+        ),
         Case("cli-missing-source", good, argv=["build", "nope.cc"], exits=(2,)),
         Case("cli-missing-overrides", good, argv=["build", "--overrides", "nope"], exits=(2,)),
         Case("cli-templates-missing", good, argv=["build", "--templates", "nope"], exits=(2,)),
-        Case("cli-templates-raise", {**good, **_templates("{{ (1/0) if f.name else '' }}")},
-             argv=["build", "--templates", "tpl"], exits=(2,)),
-        Case("cli-templates-syntax", {**good, **_templates("{% if %}")}, argv=["build", "--templates", "tpl"],
-             exits=(2,)),
-        Case("cli-templates-bad-python", {**good, **_templates("def (((")}, argv=["build", "--templates", "tpl"],
-             exits=(2,)),
+        Case(
+            "cli-templates-raise",
+            {**good, **_templates("{{ (1/0) if f.name else '' }}")},
+            argv=["build", "--templates", "tpl"],
+            exits=(2,),
+        ),
+        Case(
+            "cli-templates-syntax", {**good, **_templates("{% if %}")}, argv=["build", "--templates", "tpl"], exits=(2,)
+        ),
+        Case(
+            "cli-templates-bad-python",
+            {**good, **_templates("def (((")},
+            argv=["build", "--templates", "tpl"],
+            exits=(2,),
+        ),
         # output tree: planted journals, links and leftovers
-        Case("tree-journal-delete-parent", good,
-             setup=_plant_journal({"generator": "opgen", "write": {}, "delete": {"../victim.txt": ""}, "manifest": None}),
-             exits=(2,)),
-        Case("tree-journal-delete-abs", good,
-             setup=_plant_journal({"generator": "opgen", "write": {}, "delete": {"/etc/hostname": ""}, "manifest": None}),
-             exits=(2,)),
-        Case("tree-journal-write-parent", good,
-             setup=_plant_journal({"generator": "opgen", "write": {"../x.py": ""}, "delete": {}, "manifest": None}),
-             exits=(2,)),
-        Case("tree-journal-old-format", good, setup=_plant_journal({"write": ["x.py"], "delete": ["../victim.txt"]}),
-             exits=(2,)),
-        Case("tree-journal-delete-handwritten", {**good, "gen/mine.py": "x = 1\n"},
-             setup=_plant_journal({"generator": "opgen", "write": {}, "delete": {"mine.py": ""}, "manifest": None}),
-             exits=(2,), post=_exists("gen/mine.py")),
+        Case(
+            "tree-journal-delete-parent",
+            good,
+            setup=_plant_journal(
+                {"generator": "opgen", "write": {}, "delete": {"../victim.txt": ""}, "manifest": None}
+            ),
+            exits=(2,),
+        ),
+        Case(
+            "tree-journal-delete-abs",
+            good,
+            setup=_plant_journal(
+                {"generator": "opgen", "write": {}, "delete": {"/etc/hostname": ""}, "manifest": None}
+            ),
+            exits=(2,),
+        ),
+        Case(
+            "tree-journal-write-parent",
+            good,
+            setup=_plant_journal({"generator": "opgen", "write": {"../x.py": ""}, "delete": {}, "manifest": None}),
+            exits=(2,),
+        ),
+        Case(
+            "tree-journal-old-format",
+            good,
+            setup=_plant_journal({"write": ["x.py"], "delete": ["../victim.txt"]}),
+            exits=(2,),
+        ),
+        Case(
+            "tree-journal-delete-handwritten",
+            {**good, "gen/mine.py": "x = 1\n"},
+            setup=_plant_journal({"generator": "opgen", "write": {}, "delete": {"mine.py": ""}, "manifest": None}),
+            exits=(2,),
+            post=_exists("gen/mine.py"),
+        ),
         Case("tree-journal-garbage", good, setup=_plant_journal(["not", "a", "journal"]), exits=(2,)),  # type: ignore[arg-type]
         Case("tree-journal-fifo", good, setup=_make("fifo", "gen/.opgen-journal.json"), exits=(2,)),
         Case("tree-manifest-fifo", good, setup=_make("fifo", "gen/.opgen-manifest.json"), exits=(0,)),
@@ -363,14 +509,38 @@ def _hand_made_cases() -> list[Case]:
         Case("tree-staging-symlink", good, setup=_symlink(".opgen-staging", "../victimdir"), exits=(0,)),
         Case("tree-module-is-dir", good, setup=_make("dir", "gen/gen_ops.py"), exits=(2,)),
         Case("tree-module-symlink", good, setup=_symlink("gen_ops.py", "../victim.txt"), exits=(2,)),
-        Case("tree-handwritten-marker", {**good, "gen/gen_old_ops.py": '"""Generated by opgen 0.1.0 from x. Do not edit."""\n'},
-             exits=(0,), post=_exists("gen/gen_old_ops.py")),
-        Case("tree-manifest-parent", {**good, "gen/.opgen-manifest.json": json.dumps(
-            {"generator": "opgen", "files": {"../victim.txt": hashlib.sha256(b"victim\n").hexdigest()}})}, exits=(0,)),
-        Case("tree-sourcemap-parent", {**good, "gen/opgen_sourcemap.json": json.dumps(
-            {"generator": "opgen", "modules": {"../victim.txt": {}, "/etc/hostname": {}}})}, exits=(2,)),
-        Case("tree-symlinked-subdir", {**good, "pyproject.toml": _PYPROJECT + 'api = "gen/docs/API.md"\n'},
-             setup=_symlink("docs", "../victimdir"), exits=(2,)),
+        Case(
+            "tree-handwritten-marker",
+            {**good, "gen/gen_old_ops.py": '"""Generated by opgen 0.1.0 from x. Do not edit."""\n'},
+            exits=(0,),
+            post=_exists("gen/gen_old_ops.py"),
+        ),
+        Case(
+            "tree-manifest-parent",
+            {
+                **good,
+                "gen/.opgen-manifest.json": json.dumps(
+                    {"generator": "opgen", "files": {"../victim.txt": hashlib.sha256(b"victim\n").hexdigest()}}
+                ),
+            },
+            exits=(0,),
+        ),
+        Case(
+            "tree-sourcemap-parent",
+            {
+                **good,
+                "gen/opgen_sourcemap.json": json.dumps(
+                    {"generator": "opgen", "modules": {"../victim.txt": {}, "/etc/hostname": {}}}
+                ),
+            },
+            exits=(2,),
+        ),
+        Case(
+            "tree-symlinked-subdir",
+            {**good, "pyproject.toml": _PYPROJECT + 'api = "gen/docs/API.md"\n'},
+            setup=_symlink("docs", "../victimdir"),
+            exits=(2,),
+        ),
     ]
     return cases
 
@@ -500,12 +670,17 @@ def test_from_library_oplist_is_validated(tmp_path, monkeypatch, capsys):
 
 _BOMBS = {
     # 2**31 tokens if expanded: each level doubles the one below
-    "object-like": "#define L0 a a\n" + "".join(f"#define L{i} L{i-1} L{i-1}\n" for i in range(1, 31)) + "int x = L30;\n",
+    "object-like": "#define L0 a a\n"
+    + "".join(f"#define L{i} L{i - 1} L{i - 1}\n" for i in range(1, 31))
+    + "int x = L30;\n",
     # function-like: each level passes its argument twice
-    "function-like": "#define F0(x) x x\n" + "".join(f"#define F{i}(x) F{i-1}(F{i-1}(x))\n" for i in range(1, 31))
-                     + "int x = F30(a);\n",
+    "function-like": "#define F0(x) x x\n"
+    + "".join(f"#define F{i}(x) F{i - 1}(F{i - 1}(x))\n" for i in range(1, 31))
+    + "int x = F30(a);\n",
     # nested in #if: expansion happens while evaluating the condition
-    "in-#if": "#define L0 1 + 1\n" + "".join(f"#define L{i} L{i-1} + L{i-1}\n" for i in range(1, 31)) + "#if L30\n#endif\n",
+    "in-#if": "#define L0 1 + 1\n"
+    + "".join(f"#define L{i} L{i - 1} + L{i - 1}\n" for i in range(1, 31))
+    + "#if L30\n#endif\n",
 }
 
 
@@ -566,7 +741,10 @@ def test_a_bad_defines_entry_is_located_at_its_entry(tmp_path, monkeypatch, caps
     assert main(["oplist"]) == 2
     err = capsys.readouterr().err
     line = _PYPROJECT.count("\n") + 1
-    assert err.startswith(f"{tmp_path / 'proj' / 'pyproject.toml'}:{line}:18: error: [tool.opgen] defines entry ") and message in err, err
+    assert (
+        err.startswith(f"{tmp_path / 'proj' / 'pyproject.toml'}:{line}:18: error: [tool.opgen] defines entry ")
+        and message in err
+    ), err
     assert "<command-line>" not in err
 
 

@@ -202,7 +202,9 @@ def test_git_revision_classifies_like_spec_trees(scenario, tmp_path, monkeypatch
     repo = tmp_path / "repo"
     shutil.copytree(folder / "old", repo / "tree")
     # the sources declare TF's own ops on purpose: keep them (docs/gathering.md, core ops)
-    (repo / "pyproject.toml").write_text('[tool.opgen]\ncore_ops = ["*"]\nsources = ["tree"]\noverrides = "tree/overrides"\n')
+    (repo / "pyproject.toml").write_text(
+        '[tool.opgen]\ncore_ops = ["*"]\nsources = ["tree"]\noverrides = "tree/overrides"\n'
+    )
     _git(repo, "init", "-q")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "old")

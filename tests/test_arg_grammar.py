@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from opgen_runtime.proto import op_def_pb2
 from opgen.spec.arg_grammar import finalize_arg, finalize_control_output
 from opgen.spec.attr_grammar import finalize_attr
+from opgen_runtime.proto import op_def_pb2
 
 
 def op_with(*attrs: str) -> op_def_pb2.OpDef:

@@ -8,7 +8,6 @@ import math
 import pytest
 
 from opgen.attr_text import parse_attr_value, summarize_attr_value, summarize_op_def
-from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 from opgen.proto_text import ParseError, c_escape, c_unescape
 from opgen.spec.attr_grammar import (
     NUMBER_TYPES,
@@ -16,6 +15,7 @@ from opgen.spec.attr_grammar import (
     REAL_NUMBER_TYPES,
     finalize_attr,
 )
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 
 def attr(spec: str):
@@ -84,15 +84,32 @@ def test_errors(spec, message):
     assert err == f'{message} from Attr("{spec}") for Op Op'
 
 
-@pytest.mark.parametrize("attr_type,text,expected", [
-    ("int", "3", "i: 3"), ("int", "1 2", "i: 1"), ("int", "+5", "i: 5"), ("int", "1 # c", "i: 1"),
-    ("float", ".5", "f: 0.5"), ("float", "Infinity", "f: inf"), ("bool", "True", "b: true"),
-    ("type", "DT_HALF", "type: DT_HALF"), ("type", "3", "type: DT_INT32"), ("type", "999", "type: 999"),
-    ("string", "'x' y", 's: "x"'), ("list(int)", "[1] i: [2]", "list { i: 1 i: 2 }"),
-    ("shape", "{}", "shape { }"), ("shape", "{ dim { size: 1 } dim_x }", "shape { dim { size: 1 } }"),
-    ("float", "1e50", "f: inf"), ("float", "1e-50", "f: 0.0"), ("func", '{ name: "f" attr { key: "T" value { type: DT_FLOAT } } }',
-                                    'func { name: "f" attr { key: "T" value { type: DT_FLOAT } } }'),
-])
+@pytest.mark.parametrize(
+    "attr_type,text,expected",
+    [
+        ("int", "3", "i: 3"),
+        ("int", "1 2", "i: 1"),
+        ("int", "+5", "i: 5"),
+        ("int", "1 # c", "i: 1"),
+        ("float", ".5", "f: 0.5"),
+        ("float", "Infinity", "f: inf"),
+        ("bool", "True", "b: true"),
+        ("type", "DT_HALF", "type: DT_HALF"),
+        ("type", "3", "type: DT_INT32"),
+        ("type", "999", "type: 999"),
+        ("string", "'x' y", 's: "x"'),
+        ("list(int)", "[1] i: [2]", "list { i: 1 i: 2 }"),
+        ("shape", "{}", "shape { }"),
+        ("shape", "{ dim { size: 1 } dim_x }", "shape { dim { size: 1 } }"),
+        ("float", "1e50", "f: inf"),
+        ("float", "1e-50", "f: 0.0"),
+        (
+            "func",
+            '{ name: "f" attr { key: "T" value { type: DT_FLOAT } } }',
+            'func { name: "f" attr { key: "T" value { type: DT_FLOAT } } }',
+        ),
+    ],
+)
 def test_parse_attr_value_accepts(attr_type, text, expected):
     from google.protobuf import text_format
 

@@ -9,12 +9,12 @@ import pytest
 
 from opgen.apidef import default_api_model
 from opgen.limits import MAX_IF_NESTING, MAX_INCLUDES
-from opgen_runtime.proto import op_def_pb2
 from opgen.python_api import literals
 from opgen.python_api.function import FunctionApi, function_api
 from opgen.render import emit
 from opgen.spec.builder import build_op_def, registration
 from opgen.spec.gather import GatherErrors, gather
+from opgen_runtime.proto import op_def_pb2
 
 
 def _gather_errors(tmp_path, files: dict[str, str]) -> str:
@@ -91,15 +91,22 @@ def _shape(rank: int) -> str:
 LIST_DEFAULTS = {
     "ints that fit on the inner line": [f"l: list(int) = [{_ints(12)}]"],
     "ints one per line": [f"l: list(int) = [{_ints(40)}]"],
-    "floats and strings": ["f: list(float) = [" + ", ".join(f"{i}.5" for i in range(30)) + "]",
-                           "s: list(string) = [" + ", ".join(f'"item number {i}"' for i in range(12)) + "]"],
-    "types and bools": ["t: list(type) = [" + ", ".join(["DT_FLOAT", "DT_INT32", "DT_STRING"] * 8) + "]",
-                        "b: list(bool) = [" + ", ".join(["true", "false"] * 20) + "]"],
+    "floats and strings": [
+        "f: list(float) = [" + ", ".join(f"{i}.5" for i in range(30)) + "]",
+        "s: list(string) = [" + ", ".join(f'"item number {i}"' for i in range(12)) + "]",
+    ],
+    "types and bools": [
+        "t: list(type) = [" + ", ".join(["DT_FLOAT", "DT_INT32", "DT_STRING"] * 8) + "]",
+        "b: list(bool) = [" + ", ".join(["true", "false"] * 20) + "]",
+    ],
     "shapes nest": ["sh: list(shape) = [" + ", ".join(_shape(k) for k in (0, 3, 30, 2)) + ", { unknown_rank: true }]"],
     "one long shape": [f"one: list(shape) = [{_shape(50)}]"],
-    "named dims": ["nd: list(shape) = [{ " + " ".join(f'dim {{ size: {i} name: "dim_{i}" }}' for i in range(12)) + " }]"],
-    "a long name with a short list": ["an_attribute_name_forty_characters_long: list(int) = ["
-                                      + ", ".join(map(str, range(16))) + "]"],
+    "named dims": [
+        "nd: list(shape) = [{ " + " ".join(f'dim {{ size: {i} name: "dim_{i}" }}' for i in range(12)) + " }]"
+    ],
+    "a long name with a short list": [
+        "an_attribute_name_forty_characters_long: list(int) = [" + ", ".join(map(str, range(16))) + "]"
+    ],
 }
 
 

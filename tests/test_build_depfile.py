@@ -55,7 +55,11 @@ def test_list_outputs_is_what_build_writes(tmp_path):
     listed = _opgen(root, "--list-outputs").stdout.split()
     assert "generated/API.md" in listed and "generated/opgen_sourcemap.json" in listed
     assert _opgen(root).returncode == 0
-    assert listed[-3:] == ["generated/opgen_sourcemap.json", "generated/API.md", "generated/.gitignore"]  # modules first
+    assert listed[-3:] == [
+        "generated/opgen_sourcemap.json",
+        "generated/API.md",
+        "generated/.gitignore",
+    ]  # modules first
     written = sorted(p.relative_to(root).as_posix() for p in (root / "generated").rglob("*")
                      if p.is_file() and not p.name.startswith(".opgen-"))
     assert sorted(listed) == written
@@ -245,7 +249,9 @@ def _hostile_project(root: Path, names: dict[str, str]) -> list[str]:
     shutil.copy(REPO / "op_specs" / "common_macros.h", root / "specs" / names["header"])
     (root / "ov").mkdir()
     (root / "ov" / names["override"]).write_text("notes\n", encoding="utf-8")
-    (root / "pyproject.toml").write_text('[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\noverrides = "ov"\n', encoding="utf-8")
+    (root / "pyproject.toml").write_text(
+        '[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\noverrides = "ov"\n', encoding="utf-8"
+    )
     return [f"specs/{names['source']}", f"specs/{names['header']}", f"ov/{names['override']}", "pyproject.toml"]
 
 

@@ -33,7 +33,7 @@ REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_GPU).TypeConstraint<float>("
 def _insert_comment(path: Path, before_line: int) -> None:
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     comment = "# a reviewer's note\n" if path.suffix == ".pbtxt" else "// a reviewer's note\n"
-    path.write_text("".join(lines[:before_line - 1] + [comment] + lines[before_line - 1:]), encoding="utf-8")
+    path.write_text("".join([*lines[:before_line - 1], comment, *lines[before_line - 1:]]), encoding="utf-8")
 
 
 def _line_of(path: Path, text: str) -> int:
@@ -100,8 +100,12 @@ def test_comments_in_op_and_kernel_files_change_no_committed_file(tmp_path, monk
 
     # a real change: located at the line that changed, in the commented sources
     ops.write_text(ops.read_text().replace("factor: float = 2.0", "factor: float = 3.0"))
-    kernels.write_text(kernels.read_text().replace(  # int32 on CPU now, no GPU kernel any more
-        'Device(DEVICE_GPU).TypeConstraint<float>("T"), ScaleOp<float>', 'Device(DEVICE_CPU).TypeConstraint<int32>("T"), ScaleOp<int>'))
+    kernels.write_text(
+        kernels.read_text().replace(  # int32 on CPU now, no GPU kernel any more
+            'Device(DEVICE_GPU).TypeConstraint<float>("T"), ScaleOp<float>',
+            'Device(DEVICE_CPU).TypeConstraint<int32>("T"), ScaleOp<int>',
+        )
+    )
     assert main(["build", "--check"]) == 1
     capsys.readouterr()
     assert main(["diff", "generated/API.md", "--format", "json", "--allow-breaking"]) == 0
@@ -110,4 +114,6 @@ def test_comments_in_op_and_kernel_files_change_no_committed_file(tmp_path, monk
     assert where["default_changed"] == f"cc/scale_ops.cc:{attr_line}:6"
     assert where["param_default_changed"] == f"cc/scale_ops.cc:{attr_line}:6"
     assert where["device_removed"] == f"cc/scale_ops.cc:{_line_of(ops, 'REGISTER_OP')}:1"
-    assert where["types_widened"] == f"cc/scale_kernels.cc:{_line_of(kernels, 'DEVICE_CPU')}:1"  # the device's first kernel
+    assert (
+        where["types_widened"] == f"cc/scale_kernels.cc:{_line_of(kernels, 'DEVICE_CPU')}:1"
+    )  # the device's first kernel

@@ -14,7 +14,8 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from opgen import __version__, cli as cli_module
+from opgen import __version__
+from opgen import cli as cli_module
 from opgen.cli import cli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -172,7 +173,7 @@ def test_usage_errors_exit_2_without_traceback(project, argv, message):
     assert result.exit_code == 2, result.output
     assert message in result.stderr
     assert result.stdout == "" and "Traceback" not in result.output
-    if not argv[-1] == "overrides":
+    if argv[-1] != "overrides":
         assert "opgen: error: " in result.stderr and "--help' for help." in result.stderr
 
 
@@ -202,7 +203,9 @@ def test_main_returns_the_status():
 
 def test_python_dash_m_and_usage_error_in_a_subprocess(project):
     env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
-    r = subprocess.run([sys.executable, "-m", "opgen", "--version"], capture_output=True, text=True, env=env, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "opgen", "--version"], capture_output=True, text=True, env=env, check=False
+    )
     assert (r.returncode, r.stdout) == (0, f"opgen {__version__}\n")
     r = subprocess.run([sys.executable, "-m", "opgen", "build", "--format", "md"], capture_output=True, text=True,
                        env=env, check=False)

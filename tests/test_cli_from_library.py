@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import types
 
 
 def test_from_library_without_tensorflow_is_a_clear_error(tmp_path, monkeypatch, capsys):
@@ -15,4 +16,18 @@ def test_from_library_without_tensorflow_is_a_clear_error(tmp_path, monkeypatch,
     assert main(["oplist", "--from-library", str(library)]) == 2
     err = capsys.readouterr().err
     assert "--from-library needs TensorFlow" in err and "pip install tensorflow-cpu" in err
+    assert "Traceback" not in err and "internal error" not in err
+
+
+def test_from_library_of_a_missing_file_is_a_located_error(tmp_path, monkeypatch, capsys):
+    """The runtime's OpLibraryError becomes a located error (the file is checked before
+    TensorFlow is used, so a stand-in module is enough)."""
+    from opgen.cli import main
+
+    monkeypatch.setitem(sys.modules, "tensorflow", types.ModuleType("tensorflow"))
+    missing = tmp_path / "missing.so"
+    assert main(["oplist", "--from-library", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert f"{missing}: error: op library {missing} does not exist" in err
+    assert "hint: pass the path of a compiled .so" in err
     assert "Traceback" not in err and "internal error" not in err

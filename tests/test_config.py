@@ -46,7 +46,7 @@ def test_type_error_is_located_at_the_key(run, tmp_path):
 
 def test_unknown_key_and_parse_error_are_located(run, tmp_path):
     code, err = run('[tool.opgen]\nsources = ["cc"]\noutt = "x"\n', "oplist")
-    assert code == 2 and f"pyproject.toml:3:1: error: unknown [tool.opgen] key(s): outt" in err
+    assert code == 2 and "pyproject.toml:3:1: error: unknown [tool.opgen] key(s): outt" in err
     code, err = run('[tool.opgen]\nout = "x\n', "oplist")
     assert code == 2 and "pyproject.toml:2:9: error: cannot parse pyproject.toml: Illegal character" in err
 
@@ -64,8 +64,10 @@ def test_missing_configured_paths_are_located_errors(run, tmp_path):
     lines = [line for line in err.splitlines() if ": error: " in line]
     assert lines == [
         f"{tmp_path / 'pyproject.toml'}:2:18: error: [tool.opgen] sources entry 'c' does not exist ({tmp_path / 'c'})",
-        f"{tmp_path / 'pyproject.toml'}:3:1: error: [tool.opgen] overrides 'overides' does not exist ({tmp_path / 'overides'})",
-        f"{tmp_path / 'pyproject.toml'}:4:17: error: [tool.opgen] include_dirs entry 'inc' does not exist ({tmp_path / 'inc'})",
+        (f"{tmp_path / 'pyproject.toml'}:3:1: error: [tool.opgen] overrides 'overides' does not exist "
+         f"({tmp_path / 'overides'})"),
+        (f"{tmp_path / 'pyproject.toml'}:4:17: error: [tool.opgen] include_dirs entry 'inc' does not exist "
+         f"({tmp_path / 'inc'})"),
         f"{tmp_path / 'pyproject.toml'}:5:1: error: [tool.opgen] templates 'tpl' does not exist ({tmp_path / 'tpl'})",
     ]
     assert not (tmp_path / "generated").exists()
@@ -94,7 +96,9 @@ def test_modules_pattern_matching_no_op_is_a_located_warning(run, tmp_path):
     code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"OpA" = "gen_a"\n"Nope*" = "gen_x"\n',
                     "build", "--quiet")
     assert code == 0
-    assert err.startswith(f"{tmp_path / 'pyproject.toml'}:5:1: warning: [tool.opgen.modules] pattern 'Nope*' matches no op")
+    assert err.startswith(
+        f"{tmp_path / 'pyproject.toml'}:5:1: warning: [tool.opgen.modules] pattern 'Nope*' matches no op"
+    )
     assert "'A'" not in err
 
 
@@ -115,7 +119,7 @@ def test_api_path_errors_point_at_the_key_and_suggest_a_path_inside_out(run, api
 
 
 def test_libraries_give_each_module_its_library_and_warn_at_a_pattern_matching_no_module(run, tmp_path):
-    (tmp_path / "cc" / "b.cc").write_text(OP.replace('"A"', '"B"'))
+    (tmp_path / "cc" / "b.cc").write_text(OP.replace('"OpA"', '"OpB"'))
     toml = ('[tool.opgen]\nsources = ["cc"]\nlibrary = "_default.so"\n[tool.opgen.libraries]\n"gen_a" = "_a.so"\n'
             '"gen_x*" = "pkg:_x.so"\n')
     code, err = run(toml, "build", "--quiet")

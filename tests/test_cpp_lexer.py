@@ -92,7 +92,7 @@ def test_lexer_errors(text, message):
 # ------------------------------------------------------------------ hypothesis
 
 _TEXT = st.lists(
-    st.sampled_from(list("abcXYZ019 _:,{}=<>'\"\\()#/*\n\t") + ["é", "✓", ")\"", "*/", "//", "\n#if 0\n"]),
+    st.sampled_from([*list("abcXYZ019 _:,{}=<>'\"\\()#/*\n\t"), "é", "✓", ')"', "*/", "//", "\n#if 0\n"]),
     max_size=16,
 ).map("".join)
 _METHODS = st.sampled_from(["Input", "Output", "Attr", "Doc", "ControlOutput"])
@@ -172,7 +172,7 @@ def sources(draw):
     ops = draw(st.lists(st.tuples(_OP_NAME, st.lists(st.tuples(_METHODS, _TEXT), max_size=4)), max_size=4))
     parts = ['#include "tensorflow/core/framework/op.h"\n']
     for name, calls in ops:
-        parts.append(draw(st.sampled_from(_DECOYS + ["", "\n"])))
+        parts.append(draw(st.sampled_from([*_DECOYS, "", "\n"])))
         chain = ["REGISTER_OP", _noise(draw) if draw(st.booleans()) else "", "(", _literal(draw, name), ")"]
         for method, value in calls:
             chain += [_noise(draw), ".", method, "(", _noise(draw), _literal(draw, value), _noise(draw), ")"]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from opgen_runtime.proto import op_def_pb2
 from opgen.spec.doc import finalize_doc, is_name_line
+from opgen_runtime.proto import op_def_pb2
 
 
 def doc_op(text: str) -> tuple[op_def_pb2.OpDef, str | None]:

@@ -96,5 +96,7 @@ def f(x: Annotated[Any, T], collections=None, name=None):
 g = f
 '''
     assert free_globals(code) == {"TypeVar", "_atypes", "Annotated", "Any", "_execute", "_op_def_library"}
-    assert ChunkUses.of(code) == ChunkUses(("atypes", "execute", "op_def_library"), ("Annotated", "Any", "TypeVar"), False)
+    assert ChunkUses.of(code) == ChunkUses(
+        ("atypes", "execute", "op_def_library"), ("Annotated", "Any", "TypeVar"), False
+    )
     assert free_globals("def broken(:\n") == frozenset()

@@ -84,7 +84,9 @@ def test_unknown_arg_datatype_tf_loads_is_a_located_error(tmp_path, monkeypatch,
 
 
 def test_arg_name_tf_loads_is_refused_where_it_reaches_python(tmp_path, monkeypatch, capsys):
-    library = _library(tmp_path, "bad_name", "OpgenLibGoodB", _raw_op("OpgenLibBadName", "Bad-Name", "tensorflow::DT_FLOAT"))
+    library = _library(
+        tmp_path, "bad_name", "OpgenLibGoodB", _raw_op("OpgenLibBadName", "Bad-Name", "tensorflow::DT_FLOAT")
+    )
     assert _tf_op_names(library, "OpgenLibBadName", "OpgenLibGoodB") == ["OpgenLibBadName", "OpgenLibGoodB"]
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text("[tool.opgen]\n")

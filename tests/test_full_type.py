@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from google.protobuf import text_format
 
-from opgen_runtime.proto import full_type_pb2, op_def_pb2
 from opgen.spec.full_type import (
     TypeConstructorError,
     match_type_constructor,
     parse_type_constructor,
 )
+from opgen_runtime.proto import full_type_pb2, op_def_pb2
 
 EXPECTED = {
     'full_type::Nullary(TFT_MUTEX_LOCK)': "type_id: TFT_MUTEX_LOCK",

@@ -12,9 +12,9 @@ import pytest
 
 from opgen.cli import main
 from opgen.errors import OpgenError, OpgenErrors
-from opgen_runtime.proto import op_def_pb2
 from opgen.spec.gather import expand_sources, gather
 from opgen.spec.oplist_io import dump_op_list, load_op_list_file
+from opgen_runtime.proto import op_def_pb2
 
 LIBRARY = Path(__file__).parent / "gather_corpus" / "macro_library"
 LIBRARY_DEFINES = ["MY_OPS_VERSION=2", "MY_WITH_EXPERIMENTAL"]
@@ -234,7 +234,9 @@ def _generated_op(rng, k: int) -> str:
     if rng.random() < 0.3:
         calls.append("GEN_LIST_IN(items, N, TL)")
     if rng.random() < 0.3:
-        calls.append(rng.choice(["GEN_CALLS(SetIsStateful())", "GEN_CALLS(SetIsCommutative().SetAllowsUninitializedInput())"]))
+        calls.append(
+            rng.choice(["GEN_CALLS(SetIsStateful())", "GEN_CALLS(SetIsCommutative().SetAllowsUninitializedInput())"])
+        )
     if rng.random() < 0.3:
         calls.append('Attr("level: int = " GEN_XSTR(GEN_LEVEL))')
     doc = rng.choice([

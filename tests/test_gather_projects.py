@@ -119,7 +119,7 @@ def test_if_name_a_missing_include_may_define_is_warned(monkeypatch, capsys, tmp
     """A macro only tested in #if/#elif reads as 0 when the header defining it is missing:
     a located warning naming the include (not for names `defined` tests, the build's
     configuration macros or the compiler's reserved names); --strict-includes: an error."""
-    src, _ = _feature_project(tmp_path)
+    _src, _ = _feature_project(tmp_path)
     monkeypatch.chdir(tmp_path)
     assert main(["oplist", "ops", "-o", "ops.pbtxt"]) == 0
     hint = ('  hint: likely cause: "feature_config.h" (ops/feature_ops.cc:1:10) was not found and may define '

@@ -95,7 +95,9 @@ def test_strict_defines_makes_each_skipping_conditional_an_error(monkeypatch, ca
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("defines", [(), ("SWITCH_OPS_WITH_TF=1",), ("SWITCH_OPS_WITH_TF=1", "SWITCH_OPS_EXPERIMENTAL")])
+@pytest.mark.parametrize(
+    "defines", [(), ("SWITCH_OPS_WITH_TF=1",), ("SWITCH_OPS_WITH_TF=1", "SWITCH_OPS_EXPERIMENTAL")]
+)
 def test_switch_ops_equal_the_library_compiled_with_the_same_defines(defines, capsys):
     compiled = library_op_list(SWITCH_SOURCES, defines=defines, include_dirs=[SWITCH])
     _assert_equals_compiled(gather([str(SWITCH)], defines=defines).op_list, compiled)
@@ -104,7 +106,9 @@ def test_switch_ops_equal_the_library_compiled_with_the_same_defines(defines, ca
 def test_a_big_project_gets_one_line_per_macro_for_the_rest(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.opgen]\n")
     for i in range(6):
-        (tmp_path / f"op{i}.cc").write_text(f'#if BIG_WITH_TF\nREGISTER_OP("Big{i}");\nREGISTER_OP("Big{i}x");\n#endif\n')
+        (tmp_path / f"op{i}.cc").write_text(
+            f'#if BIG_WITH_TF\nREGISTER_OP("Big{i}");\nREGISTER_OP("Big{i}x");\n#endif\n'
+        )
     warnings: list[str] = []
     with pytest.raises(Exception, match="no op registered"):
         gather([str(tmp_path)], warn=warnings.append, require_ops=True)
@@ -209,7 +213,7 @@ def test_predefined_macros_are_gxx_ones():
                           capture_output=True, text=True, check=True).stdout
     gxx = {}
     for line in text.splitlines():
-        _, name, value = (line.split(" ", 2) + [""])[:3]
+        _, name, value = [*line.split(" ", 2), ""][:3]
         gxx[name] = value
     version_macros = {"__GNUC__", "__GNUC_MINOR__", "__GNUC_PATCHLEVEL__", "__GNUG__", "__VERSION__",
                       "__GXX_ABI_VERSION"}

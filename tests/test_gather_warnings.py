@@ -39,6 +39,12 @@ def test_tf_namespace_names_get_the_nearest_even_when_far(tmp_path):
 
 
 def test_known_and_own_shape_fns_are_quiet(tmp_path):
-    assert _warnings(tmp_path, 'REGISTER_OP("A").Output("y: float").SetShapeFn(shape_inference::UnchangedShape);\n'
-                               'REGISTER_OP("B").Output("y: float").SetShapeFn(::tensorflow::shape_inference::MatMulShape);\n'
-                               'REGISTER_OP("C").Output("y: float").SetShapeFn(MyLibraryShapeFn);\n') == []
+    assert (
+        _warnings(
+            tmp_path,
+            'REGISTER_OP("A").Output("y: float").SetShapeFn(shape_inference::UnchangedShape);\n'
+            'REGISTER_OP("B").Output("y: float").SetShapeFn(::tensorflow::shape_inference::MatMulShape);\n'
+            'REGISTER_OP("C").Output("y: float").SetShapeFn(MyLibraryShapeFn);\n',
+        )
+        == []
+    )

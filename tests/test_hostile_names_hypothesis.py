@@ -22,13 +22,13 @@ from hypothesis import strategies as st
 
 from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError, OpgenErrors
-from opgen_runtime.proto import op_def_pb2
+from opgen.python_api.function import FunctionApi
 from opgen.render import emit
 from opgen.render.build import Renderer, _located
 from opgen.render.formatter import ChunkFormatter
-from opgen.python_api.function import FunctionApi
 from opgen.spec.model import OpSource
 from opgen.spec.oplist_io import check_op_list
+from opgen_runtime.proto import op_def_pb2
 
 REPO = Path(__file__).resolve().parent.parent
 OPS_PER_EXAMPLE = 100
@@ -54,8 +54,10 @@ def _name(rnd: random.Random, valid_first: str) -> str:
     if r < 0.88:
         return rnd.choice(_HOSTILE + _DATA_TYPE_NAMES)
     if r < 0.94:  # random Unicode
-        return "".join(chr(rnd.choice([rnd.randint(0x21, 0x7E), rnd.randint(0xA0, 0xD7FF), rnd.randint(0xE000, 0x10FFFF)]))
-                       for _ in range(rnd.randint(1, 5)))
+        return "".join(
+            chr(rnd.choice([rnd.randint(0x21, 0x7E), rnd.randint(0xA0, 0xD7FF), rnd.randint(0xE000, 0x10FFFF)]))
+            for _ in range(rnd.randint(1, 5))
+        )
     return rnd.choice(_HOSTILE) + rnd.choice("abc_1")
 
 

@@ -11,10 +11,10 @@ from google.protobuf import text_format
 
 from opgen.cli import main
 from opgen.proto import kernel_def_pb2
-from opgen_runtime.proto import types_pb2
 from opgen.spec.gather import GatherErrors, gather
 from opgen.spec.kernel_summary import cross_check, device_types, runs_on
 from opgen.spec.kernels import kernel_list
+from opgen_runtime.proto import types_pb2
 
 OPS = """
 #include "tensorflow/core/framework/op.h"
@@ -177,8 +177,8 @@ def test_opgen_kernels_formats(project, capsys, monkeypatch):
     assert len(text_format.Parse(out, kernel_def_pb2.KernelList()).kernel) == 6
     code, out, _ = _run(["kernels", ".", "--format", "md"], capsys)
     assert code == 0
-    assert "## Sum\n\n| Device | T | Tidx | Host memory |\n|---|---|---|---|\n" \
-           "| CPU | float32, float64, int32 | int32 | axis |\n" in out
+    assert ("## Sum\n\n| Device | T | Tidx | Host memory |\n|---|---|---|---|\n"
+            "| CPU | float32, float64, int32 | int32 | axis |\n") in out
     assert "| GPU (label \"fast\") (priority -3) | complex64 |" in out
     code, out, _ = _run(["kernels", ".", "--format", "json"], capsys)
     assert code == 0 and '"device_type": "CPU"' in out
@@ -204,7 +204,9 @@ def test_opgen_kernels_cross_check_and_errors(project, capsys, monkeypatch):
 
 def test_snapshot_lists_kernels_and_diff_needs_both_sides(project, capsys, monkeypatch):
     monkeypatch.chdir(project)
-    (project / "pyproject.toml").write_text(CONFIG + 'sources = ["ops.cc", "kernels.cc"]\ndefines = ["GOOGLE_CUDA=1"]\n')
+    (project / "pyproject.toml").write_text(
+        CONFIG + 'sources = ["ops.cc", "kernels.cc"]\ndefines = ["GOOGLE_CUDA=1"]\n'
+    )
     code, out, _ = _run(["api"], capsys)
     assert code == 0
     assert "- kernels: CPU (T: float32, float64, int32; Tidx: int32), GPU (T: float32; Tidx: int32)\n" in out

@@ -19,9 +19,9 @@ import pytest
 from oracle.cxx_build import compile_op_library
 
 from opgen.proto import kernel_def_pb2
-from opgen_runtime.proto import types_pb2
 from opgen.spec.gather import GatherErrors, gather
 from opgen.spec.kernels import kernel_list
+from opgen_runtime.proto import types_pb2
 
 pytestmark = pytest.mark.oracle
 
@@ -75,7 +75,12 @@ def test_gpu_kernels_as_written():
     gpu = [k for k in kernels if k.device_type == "GPU"]
     reduce_types = collections.Counter(c.allowed_values.list.type[0] for k in gpu if k.op == "OpgenKlReduce"
                                        for c in k.constraint if c.name == "T")
-    assert reduce_types == {types_pb2.DT_HALF: 2, types_pb2.DT_BFLOAT16: 2, types_pb2.DT_FLOAT: 2, types_pb2.DT_DOUBLE: 2}
+    assert reduce_types == {
+        types_pb2.DT_HALF: 2,
+        types_pb2.DT_BFLOAT16: 2,
+        types_pb2.DT_FLOAT: 2,
+        types_pb2.DT_DOUBLE: 2,
+    }
     cast = kernel_def_pb2.KernelDef(op="OpgenKlCast", device_type="GPU", priority=2)
     cast.constraint.add(name="SrcT").allowed_values.list.type.extend([types_pb2.DT_FLOAT])
     cast.constraint.add(name="DstT").allowed_values.list.type.extend([types_pb2.DT_FLOAT, types_pb2.DT_INT32])
@@ -119,10 +124,10 @@ def test_kernel_macro_of_a_missing_header_is_warned(tmp_path, capsys):
     gathered = gather([str(src)])
     assert [k.kernel_def.device_type for k in gathered.kernels] == ["GPU"]
     assert gathered.warnings[-1].splitlines() == [
-        f"{src}:13:15: warning: 'REGISTER_FOO_CPU(...)' looks like a kernel registration through the macro "
-        "'REGISTER_FOO_CPU', which is not defined: it registers nothing",
-        f'  hint: likely cause: "my_kernel_macros.h" ({src}:4:10) was not found and may define \'REGISTER_FOO_CPU\'; '
-        "add its directory with -I DIR or [tool.opgen] include_dirs",
+        (f"{src}:13:15: warning: 'REGISTER_FOO_CPU(...)' looks like a kernel registration through the macro "
+         "'REGISTER_FOO_CPU', which is not defined: it registers nothing"),
+        (f'  hint: likely cause: "my_kernel_macros.h" ({src}:4:10) was not found and may define \'REGISTER_FOO_CPU\'; '
+         "add its directory with -I DIR or [tool.opgen] include_dirs"),
         "  (kernel registration skipped)",
     ]
     with pytest.raises(GatherErrors) as e:

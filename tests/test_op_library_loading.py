@@ -53,7 +53,9 @@ def _package(root: Path, libraries: dict[str, Path], scale: str = "scale") -> Pa
     ops = root / "pkg" / "ops"
     ops.mkdir(parents=True)
     (root / "pkg" / "__init__.py").write_text("")
-    (ops / "__init__.py").write_text("from .gen_scale_ops import *  # noqa: F403\nfrom .gen_shift_ops import *  # noqa: F403\n")
+    (ops / "__init__.py").write_text(
+        "from .gen_scale_ops import *  # noqa: F403\nfrom .gen_shift_ops import *  # noqa: F403\n"
+    )
     build = subprocess.run([sys.executable, "-m", "opgen", "build"], cwd=root, capture_output=True, text=True,
                            env=_env(root), check=False)
     assert build.returncode == 0, build.stderr
@@ -208,5 +210,7 @@ def test_stale_libraries_are_errors_and_compatible_ones_warnings(libraries, tmp_
     out, stderr = results["COMPATIBLE_ADDED_ATTR"]
     assert out == {"call": [2.0]}
     warned = stderr.split("imported\n")[0]
-    assert "OpLibraryWarning: op library " in warned and "differs compatibly from the module: " + COMPATIBLE_ATTR in warned
+    assert (
+        "OpLibraryWarning: op library " in warned and "differs compatibly from the module: " + COMPATIBLE_ATTR in warned
+    )
     assert "Error" not in stderr

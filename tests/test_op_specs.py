@@ -10,8 +10,8 @@ import pytest
 from oracle.tf_library import library_op_list
 from oracle.tf_registry import tf_op_list
 
-from opgen_runtime.proto import op_def_pb2, types_pb2
 from opgen.spec.gather import gather
+from opgen_runtime.proto import op_def_pb2, types_pb2
 
 REPO = Path(__file__).resolve().parent.parent
 OP_SPECS = REPO / "op_specs"

@@ -65,7 +65,7 @@ def check_golden(path: Path, actual: str) -> None:
 
 
 def test_every_field_and_error_has_a_case():
-    assert REQUIRED_CASES <= set(CASES), sorted(REQUIRED_CASES - set(CASES))
+    assert set(CASES) >= REQUIRED_CASES, sorted(REQUIRED_CASES - set(CASES))
 
 
 @pytest.mark.parametrize("case", CASES)

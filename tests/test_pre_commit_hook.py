@@ -37,8 +37,9 @@ def test_hooks_pass_then_fail_on_stale_output_and_breaking_change(tmp_path):
     for name in ("math_ops.cc", "common_macros.h"):
         shutil.copy(REPO / "op_specs" / name, work / "specs" / name)
     # the sources declare TF's own ops on purpose: keep them (docs/gathering.md, core ops)
-    (work / "pyproject.toml").write_text('[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\nout = "gen"\noverrides = ""\n'
-                                         'api = "gen/API.md"\n')
+    (work / "pyproject.toml").write_text(
+        '[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\nout = "gen"\noverrides = ""\napi = "gen/API.md"\n'
+    )
     subprocess.run([sys.executable, "-m", "opgen", "build"], cwd=work, check=True, capture_output=True,
                    env=dict(os.environ, PYTHONPATH=str(REPO)))
     _git(tmp_path, "init", "-q", "--bare", str(origin))

@@ -9,7 +9,6 @@ import re
 import pytest
 from oracle.cxx_build import CxxBuildError, tf_install
 
-from opgen_runtime.proto import types_pb2
 from opgen.spec.cpp_lexer import TEXT
 from opgen.spec.preprocessor import Preprocessor
 from opgen.spec.register_types import (
@@ -21,6 +20,7 @@ from opgen.spec.register_types import (
     datatype_of_enum_name,
     tf_call_defines,
 )
+from opgen_runtime.proto import types_pb2
 
 PLATFORMS = [
     (),

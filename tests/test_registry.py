@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from opgen.errors import Location, OpgenError, OpgenErrors
-from opgen_runtime.proto import op_def_pb2
 from opgen.registry import OpListRegistry, OpRegistry
 from opgen.spec.model import OpSource
+from opgen_runtime.proto import op_def_pb2
 
 
 def src(line: int) -> OpSource:

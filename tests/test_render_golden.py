@@ -42,7 +42,9 @@ def test_golden_case(case, tmp_path, monkeypatch, capsys):
     if os.environ.get("OPGEN_UPDATE_GOLDEN") == "1":
         shutil.rmtree(expected_dir, ignore_errors=True)
         shutil.copytree(root / "out", expected_dir, ignore=shutil.ignore_patterns(".opgen-*"))
-    expected = {p.relative_to(expected_dir).as_posix(): p.read_bytes() for p in sorted(expected_dir.rglob("*")) if p.is_file()}
+    expected = {
+        p.relative_to(expected_dir).as_posix(): p.read_bytes() for p in sorted(expected_dir.rglob("*")) if p.is_file()
+    }
     assert sorted(produced) == sorted(expected)
     for name, data in produced.items():
         assert data.decode() == expected[name].decode(), name

@@ -2,8 +2,8 @@
 
 Ops are rendered 100 per module through the real pipeline (pyapi -> templates -> ruff
 formatter for the chunks the templates don't emit in black's layout themselves; a sample
-also goes through black, and ruff must be a fixed point of every module). Every module must compile and import; every docstring and every default must
-round-trip exactly.
+also goes through black, and ruff must be a fixed point of every module). Every module must compile and
+import; every docstring and every default must round-trip exactly.
 """
 
 from __future__ import annotations
@@ -24,14 +24,14 @@ from hypothesis import strategies as st
 
 from opgen.apidef import default_api_model
 from opgen.errors import Location
-from opgen_runtime.proto import attr_value_pb2, op_def_pb2, tensor_pb2, tensor_shape_pb2
-from opgen_runtime.proto.datatypes import BY_ENUM, python_name
+from opgen.python_api.function import FunctionApi, function_api
+from opgen.python_api.literals import docstring_value
 from opgen.render import emit
 from opgen.render.build import Renderer
 from opgen.render.formatter import ChunkFormatter
-from opgen.python_api.literals import docstring_value
-from opgen.python_api.function import FunctionApi, function_api
 from opgen.spec.model import OpSource
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2, tensor_pb2, tensor_shape_pb2
+from opgen_runtime.proto.datatypes import BY_ENUM, python_name
 
 OPS_PER_MODULE = 100
 EXAMPLES = 100  # x OPS_PER_MODULE = 10,000 OpDefs
@@ -66,8 +66,12 @@ def _text(rnd) -> str:
         elif r < 0.8:
             parts.append("".join(rnd.choice("abc XYZ.,:;-()`") for _ in range(rnd.randint(1, 10))))
         else:
-            parts.append("".join(chr(rnd.choice([rnd.randint(1, 0x7F), rnd.randint(0xA0, 0xD7FF), rnd.randint(0xE000, 0x10FFFF)]))
-                                 for _ in range(rnd.randint(1, 4))))
+            parts.append(
+                "".join(
+                    chr(rnd.choice([rnd.randint(1, 0x7F), rnd.randint(0xA0, 0xD7FF), rnd.randint(0xE000, 0x10FFFF)]))
+                    for _ in range(rnd.randint(1, 4))
+                )
+            )
     return "".join(parts)
 
 
@@ -76,7 +80,9 @@ def _bytes(rnd) -> bytes:
 
 
 def _float(rnd) -> float:
-    return rnd.choice(_FLOATS) if rnd.random() < 0.5 else struct.unpack("<f", struct.pack("<f", rnd.uniform(-1e6, 1e6)))[0]
+    return (
+        rnd.choice(_FLOATS) if rnd.random() < 0.5 else struct.unpack("<f", struct.pack("<f", rnd.uniform(-1e6, 1e6)))[0]
+    )
 
 
 def _shape(rnd) -> tensor_shape_pb2.TensorShapeProto:
@@ -100,7 +106,9 @@ def _tensor(rnd) -> tensor_pb2.TensorProto:
 _LIST = attr_value_pb2.AttrValue.ListValue
 ATTR_KINDS = {
     "string": lambda r: attr_value_pb2.AttrValue(s=_bytes(r)),
-    "int": lambda r: attr_value_pb2.AttrValue(i=r.choice(_INT64) if r.random() < 0.5 else r.randint(-(2**63), 2**63 - 1)),
+    "int": lambda r: attr_value_pb2.AttrValue(
+        i=r.choice(_INT64) if r.random() < 0.5 else r.randint(-(2**63), 2**63 - 1)
+    ),
     "float": lambda r: attr_value_pb2.AttrValue(f=_float(r)),
     "bool": lambda r: attr_value_pb2.AttrValue(b=r.random() < 0.5),
     "type": lambda r: attr_value_pb2.AttrValue(type=r.choice(_DTYPES)),
@@ -111,7 +119,9 @@ ATTR_KINDS = {
     "list(int)": lambda r: attr_value_pb2.AttrValue(list=_LIST(i=[r.choice(_INT64) for _ in range(r.randint(0, 3))])),
     "list(float)": lambda r: attr_value_pb2.AttrValue(list=_LIST(f=[_float(r) for _ in range(r.randint(0, 3))])),
     "list(bool)": lambda r: attr_value_pb2.AttrValue(list=_LIST(b=[r.random() < 0.5 for _ in range(r.randint(0, 3))])),
-    "list(type)": lambda r: attr_value_pb2.AttrValue(list=_LIST(type=[r.choice(_DTYPES) for _ in range(r.randint(0, 3))])),
+    "list(type)": lambda r: attr_value_pb2.AttrValue(
+        list=_LIST(type=[r.choice(_DTYPES) for _ in range(r.randint(0, 3))])
+    ),
     "list(shape)": lambda r: attr_value_pb2.AttrValue(list=_LIST(shape=[_shape(r) for _ in range(r.randint(0, 2))])),
     "list(tensor)": lambda r: attr_value_pb2.AttrValue(list=_LIST(tensor=[_tensor(r) for _ in range(r.randint(1, 2))])),
 }
@@ -197,7 +207,9 @@ def _expected_default(attr: op_def_pb2.OpDef.AttrDef):
     field = attr.type[5:-1]
     if field == "tensor":
         return [t.SerializeToString(deterministic=True) for t in v.list.tensor]
-    items = list(getattr(v.list, {"string": "s", "int": "i", "float": "f", "bool": "b", "type": "type", "shape": "shape"}[field]))
+    items = list(
+        getattr(v.list, {"string": "s", "int": "i", "float": "f", "bool": "b", "type": "type", "shape": "shape"}[field])
+    )
     conv = {"string": lambda b: b, "int": int, "float": f32, "bool": bool, "type": python_name, "shape": shape}[field]
     return [conv(x) for x in items]
 

@@ -7,9 +7,9 @@ import keyword
 
 import pytest
 
+from opgen.python_api import literals
 from opgen.python_api.names import PY_RESERVED, avoid_reserved, function_name, lower_case_op_name
 from opgen_runtime.proto import attr_value_pb2, tensor_pb2
-from opgen.python_api import literals
 
 F4_TABLE = [
     ("MatMul", "mat_mul"), ("BatchMatMulV2", "batch_mat_mul_v2"),
@@ -110,22 +110,50 @@ def test_layout_is_black_layout(width):
 
     n = "x" * width
     statements = [
-        emit.wrap_call(f"def f_{n}(", [f"a_{n}", "b: int = 1", "name=None"], ") -> Annotated[Any, TV_T]:", "") + "\n    pass",
+        emit.wrap_call(f"def f_{n}(", [f"a_{n}", "b: int = 1", "name=None"], ") -> Annotated[Any, TV_T]:", "")
+        + "\n    pass",
         emit.wrap_call(f"def g_{n}(", ["name=None"], ") -> Annotated[Any, _atypes.Int32]:", "") + "\n    pass",
-        emit.assign_call(f"_{n}Output", "collections.namedtuple(", [emit.literals.py_str(f"_{n}Output"),
-                                                                   emit.str_list([f"y_{n}", "batch_mean", "z"])], ""),
-        emit.wrap_call(f"def k_{n}(", [emit._annotated_param(f"input_{n}", f"Annotated[list[Any], TV_{n}_T]", ""), "name=None"],
-                       f") -> Annotated[Any, TV_{n}_T]:", "") + "\n    pass",
+        emit.assign_call(
+            f"_{n}Output",
+            "collections.namedtuple(",
+            [emit.literals.py_str(f"_{n}Output"), emit.str_list([f"y_{n}", "batch_mean", "z"])],
+            "",
+        ),
+        emit.wrap_call(
+            f"def k_{n}(",
+            [emit._annotated_param(f"input_{n}", f"Annotated[list[Any], TV_{n}_T]", ""), "name=None"],
+            f") -> Annotated[Any, TV_{n}_T]:",
+            "",
+        )
+        + "\n    pass",
         emit.assign_atom([f"_{n}.__name__", f"_{n}.__qualname__"], emit.literals.py_str(n), ""),
-        "def h():\n    " + emit.assign_sum("_result", ["_result[:2]", f"[_result[2 : 2 + len({n})]]", f"_result[2 + len({n}) :]"], "    "),
-        "def h():\n    " + emit.wrap_call(f"_attr_{n} = [", [emit.comprehension(f'_execute.make_type(_i, "{n}")', f"for _i in {n}")], "]", "    "),
-        "def h():\n    " + emit.wrap_call(f"_attr_{n} = _execute.make_bool(", [f"p_{n}", emit.literals.py_str(f"p_{n}")], ")", "    "),
-        "def h():\n    if x:\n        " + emit.wrap_call("raise TypeError(", [f'f"Expected list for {n} {{x!r}}."'], ")", "        "),
-        "def h():\n    " + emit.wrap_call("_, _, _op, _outputs = _op_def_library._apply_op_helper(",
-                                          [emit.literals.py_str(n), f"x_{n}=x", "name=name"], ")", "    "),
-        "def h(t):\n    if t is None:\n        " + emit.assign_default(
-            "t", emit.literals.attr_default(attr_value_pb2.AttrValue(tensor=tensor_pb2.TensorProto(
-                dtype=3, string_val=[n.encode()])), "t"), "        "),
+        "def h():\n    "
+        + emit.assign_sum(
+            "_result", ["_result[:2]", f"[_result[2 : 2 + len({n})]]", f"_result[2 + len({n}) :]"], "    "
+        ),
+        "def h():\n    "
+        + emit.wrap_call(
+            f"_attr_{n} = [", [emit.comprehension(f'_execute.make_type(_i, "{n}")', f"for _i in {n}")], "]", "    "
+        ),
+        "def h():\n    "
+        + emit.wrap_call(f"_attr_{n} = _execute.make_bool(", [f"p_{n}", emit.literals.py_str(f"p_{n}")], ")", "    "),
+        "def h():\n    if x:\n        "
+        + emit.wrap_call("raise TypeError(", [f'f"Expected list for {n} {{x!r}}."'], ")", "        "),
+        "def h():\n    "
+        + emit.wrap_call(
+            "_, _, _op, _outputs = _op_def_library._apply_op_helper(",
+            [emit.literals.py_str(n), f"x_{n}=x", "name=name"],
+            ")",
+            "    ",
+        ),
+        "def h(t):\n    if t is None:\n        "
+        + emit.assign_default(
+            "t",
+            emit.literals.attr_default(
+                attr_value_pb2.AttrValue(tensor=tensor_pb2.TensorProto(dtype=3, string_val=[n.encode()])), "t"
+            ),
+            "        ",
+        ),
         emit.wrap_call("__all__ = [", [emit.literals.py_str(f"{c}_{n}") for c in "abc"], "]", ""),
     ]
     direct = [s + "\n" for s in statements if emit.direct_chunk(s + "\n", "")]

@@ -58,7 +58,8 @@ def test_statements_alone_format_as_the_whole_chunk(name):
 
 def test_lines_outside_a_framed_statement_send_the_whole_chunk():
     """An `elif` header (not framed alone) or a nested def: the formatter gets the whole chunk."""
-    elif_chunk = f"def f(a):\n    if a:\n        pass\n    elif isinstance({LONG}, (list, tuple)) and len({LONG}) > 1000:\n        pass\n"
+    elif_chunk = (f"def f(a):\n    if a:\n        pass\n"
+                  f"    elif isinstance({LONG}, (list, tuple)) and len({LONG}) > 1000:\n        pass\n")
     nested_def = f"def f(a):\n    def {LONG}(first_argument, second_argument, third_argument):\n        pass\n"
     for text in (elif_chunk, nested_def):
         recorder = _Recorder()

@@ -49,5 +49,7 @@ def test_list_checks(sig):
     with rt.Graph().as_default():
         with pytest.raises(TypeError, match="Expected list for 'values' argument to 'list_inputs' Op"):
             sig.list_inputs(1, [3], [5])
-        with pytest.raises(ValueError, match="List argument 'more' to 'list_inputs' Op with length 1 must match length 2"):
+        with pytest.raises(
+            ValueError, match="List argument 'more' to 'list_inputs' Op with length 1 must match length 2"
+        ):
             sig.list_inputs([1, 2], [3], [5])

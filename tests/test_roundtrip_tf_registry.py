@@ -11,10 +11,10 @@ import pytest
 from oracle.tf_registry import tf_op_list
 
 from opgen.cli import main
-from opgen_runtime.proto import op_def_pb2
 from opgen.spec.builder import build_op_def, registration
 from opgen.spec.emit_cc import op_def_calls, op_list_to_cc
 from opgen.spec.validate import validate_op_def
+from opgen_runtime.proto import op_def_pb2
 
 pytestmark = pytest.mark.oracle
 

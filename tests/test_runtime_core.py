@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from opgen_runtime.proto import op_def_pb2
 from opgen_runtime import Graph, TensorShape, dtypes, registry
 from opgen_runtime import execute as _execute
 from opgen_runtime import op_def_library as lib
 from opgen_runtime.constant_op import make_tensor_proto
 from opgen_runtime.devices import canonical_device
+from opgen_runtime.proto import op_def_pb2
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -29,14 +29,17 @@ def _op(text: str) -> op_def_pb2.OpDef:
 TEST_OPS = [
     _op(
         'name: "RtPlaceholder" output_arg { name: "output" type_attr: "dtype" } '
-        'attr { name: "dtype" type: "type" } attr { name: "shape" type: "shape" default_value { shape { unknown_rank: true } } }'
+        'attr { name: "dtype" type: "type" } '
+        'attr { name: "shape" type: "shape" default_value { shape { unknown_rank: true } } }'
     ),
     _op(
         'name: "RtAdd" input_arg { name: "x" type_attr: "T" } input_arg { name: "y" type_attr: "T" } '
-        'output_arg { name: "z" type_attr: "T" } attr { name: "T" type: "type" allowed_values { list { type: DT_FLOAT type: DT_INT32 } } }'
+        'output_arg { name: "z" type_attr: "T" } '
+        'attr { name: "T" type: "type" allowed_values { list { type: DT_FLOAT type: DT_INT32 } } }'
     ),
     _op(
-        'name: "RtAddN" input_arg { name: "inputs" type_attr: "T" number_attr: "N" } output_arg { name: "sum" type_attr: "T" } '
+        'name: "RtAddN" input_arg { name: "inputs" type_attr: "T" number_attr: "N" } '
+        'output_arg { name: "sum" type_attr: "T" } '
         'attr { name: "N" type: "int" has_minimum: true minimum: 1 } attr { name: "T" type: "type" }'
     ),
     _op(
@@ -48,9 +51,7 @@ TEST_OPS = [
         'attr { name: "T" type: "type" } attr { name: "k" type: "int" default_value { i: 1 } } '
         'attr { name: "flag" type: "bool" default_value { b: false } }'
     ),
-    _op(
-        'name: "RtOld" output_arg { name: "y" type: DT_FLOAT } deprecation { version: 7 explanation: "Use RtNew" }'
-    ),
+    _op('name: "RtOld" output_arg { name: "y" type: DT_FLOAT } deprecation { version: 7 explanation: "Use RtNew" }'),
 ]
 
 
@@ -132,7 +133,7 @@ def test_tensor_shape_semantics():
     )
     assert TensorShape(None).merge_with(s) == s
     assert TensorShape(3).as_list() == [3]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="are not compatible"):
         s.merge_with([1, 4])
     with pytest.raises(ValueError, match="Dimension -1 must be >= 0"):
         TensorShape([-1])
@@ -153,11 +154,11 @@ def test_execute_make_helpers():
         and _execute.make_shape(None, "s") is None
     )
     assert _execute.make_tensor("dtype: DT_FLOAT float_val: 1", "t").float_val == [1.0]
-    with pytest.raises(TypeError, match="Expected bool for argument 'b' not 1."):
+    with pytest.raises(TypeError, match=r"Expected bool for argument 'b' not 1."):
         _execute.make_bool(1, "b")
     with pytest.raises(
         ValueError,
-        match="Error converting s to a TensorShape: Dimension -2 must be >= 0.",
+        match=r"Error converting s to a TensorShape: Dimension -2 must be >= 0.",
     ):
         _execute.make_shape([-2], "s")
 
@@ -229,7 +230,7 @@ def test_registry_conflicts_name_both_modules():
         registry.register_op_list(
             "tests.third", op_def_pb2.OpList(op=[changed]).SerializeToString()
         )
-    with Graph().as_default(), pytest.raises(RuntimeError, match="^Unrecognized Op name NoSuchOpAtAll$"):
+    with Graph().as_default(), pytest.raises(RuntimeError, match=r"^Unrecognized Op name NoSuchOpAtAll$"):
         lib._apply_op_helper("NoSuchOpAtAll")
 
 
@@ -498,7 +499,7 @@ def test_backend_selection_from_environment():
         bad.returncode != 0
         and "OPGEN_BACKEND='torch' is not one of embedded, tensorflow" in bad.stderr
     )
-    with pytest.raises(ValueError, match="unknown backend 'jax'"):
-        from opgen_runtime import set_backend
+    from opgen_runtime import set_backend
 
+    with pytest.raises(ValueError, match="unknown backend 'jax'"):
         set_backend("jax")

@@ -293,17 +293,17 @@ def _build(rt, spec, op_name, is_tf):
             }
         kwargs.update(attrs)
         with (
-            _maybe(spec.get("scope"), graph.name_scope),
-            _maybe(spec.get("device"), graph.device),
+            _Maybe(spec.get("scope"), graph.name_scope),
+            _Maybe(spec.get("device"), graph.device),
         ):
             deps = [placeholder(1, False)] if spec.get("control") else None
-            with _maybe(deps, graph.control_dependencies):
+            with _Maybe(deps, graph.control_dependencies):
                 lib._apply_op_helper(op_name, name=spec.get("name"), **kwargs)
         raw = graph.as_graph_def().SerializeToString()
     return graph_pb2.GraphDef.FromString(raw)
 
 
-class _maybe:
+class _Maybe:
     def __init__(self, arg, factory):
         self.cm = factory(arg) if arg is not None else None
 

@@ -255,9 +255,9 @@ def test_automatic_backend_inside_tf_graph(tf):
 
 
 def test_backend_missing_op_is_a_clear_error(tf):
-    from opgen_runtime.proto import op_def_pb2
     from opgen_runtime import op_def_library as lib
     from opgen_runtime import registry, set_backend
+    from opgen_runtime.proto import op_def_pb2
 
     registry.register_op_def("custom_module", op_def_pb2.OpDef(name="OpgenNotInTf"))
     set_backend("tensorflow")

@@ -63,7 +63,9 @@ def _call(make_graph, lib, build):
 
 
 def _handwritten():
-    P = lambda ph, d="float32": ph(d)
+    def placeholder(ph, d="float32"):
+        return ph(d)
+
     tensor = tensor_pb2.TensorProto(dtype=1)
     del tensor
     return [
@@ -71,7 +73,7 @@ def _handwritten():
         ("AddV2 int/float", lambda ph: ("AddV2", None, {"x": 1, "y": 2.0}, None)),
         (
             "AddV2 tensor mismatch",
-            lambda ph: ("AddV2", None, {"x": P(ph), "y": P(ph, "int32")}, None),
+            lambda ph: ("AddV2", None, {"x": placeholder(ph), "y": placeholder(ph, "int32")}, None),
         ),
         ("AddV2 None", lambda ph: ("AddV2", None, {"x": None, "y": 1.0}, None)),
         (
@@ -79,7 +81,7 @@ def _handwritten():
             lambda ph: (
                 "AddV2",
                 None,
-                {"x": P(ph, "string"), "y": P(ph, "string")},
+                {"x": placeholder(ph, "string"), "y": placeholder(ph, "string")},
                 None,
             ),
         ),
@@ -95,19 +97,19 @@ def _handwritten():
         ("AddN not list", lambda ph: ("AddN", None, {"inputs": 1.0}, None)),
         (
             "AddN mixed",
-            lambda ph: ("AddN", None, {"inputs": [P(ph), P(ph, "int32")]}, None),
+            lambda ph: ("AddN", None, {"inputs": [placeholder(ph), placeholder(ph, "int32")]}, None),
         ),
-        ("AddN bad element", lambda ph: ("AddN", None, {"inputs": [P(ph), "x"]}, None)),
+        ("AddN bad element", lambda ph: ("AddN", None, {"inputs": [placeholder(ph), "x"]}, None)),
         (
             "ConcatV2 one",
-            lambda ph: ("ConcatV2", None, {"values": [P(ph)], "axis": 0}, None),
+            lambda ph: ("ConcatV2", None, {"values": [placeholder(ph)], "axis": 0}, None),
         ),
         (
             "ConcatV2 float axis",
             lambda ph: (
                 "ConcatV2",
                 None,
-                {"values": [P(ph), P(ph)], "axis": 0.5},
+                {"values": [placeholder(ph), placeholder(ph)], "axis": 0.5},
                 None,
             ),
         ),
@@ -117,8 +119,8 @@ def _handwritten():
                 "Conv2D",
                 None,
                 {
-                    "input": P(ph),
-                    "filter": P(ph),
+                    "input": placeholder(ph),
+                    "filter": placeholder(ph),
                     "strides": [1, 1, 1, 1],
                     "padding": "FOO",
                     "use_cudnn_on_gpu": None,
@@ -135,8 +137,8 @@ def _handwritten():
                 "Conv2D",
                 None,
                 {
-                    "input": P(ph),
-                    "filter": P(ph),
+                    "input": placeholder(ph),
+                    "filter": placeholder(ph),
                     "strides": 1,
                     "padding": "SAME",
                     "use_cudnn_on_gpu": None,
@@ -153,8 +155,8 @@ def _handwritten():
                 "Conv2D",
                 None,
                 {
-                    "input": P(ph),
-                    "filter": P(ph),
+                    "input": placeholder(ph),
+                    "filter": placeholder(ph),
                     "strides": [1, 1, 1, 1],
                     "padding": "SAME",
                     "use_cudnn_on_gpu": 1,
@@ -167,15 +169,15 @@ def _handwritten():
         ),
         (
             "MatMul missing attr",
-            lambda ph: ("MatMul", None, {"a": P(ph), "b": P(ph)}, None),
+            lambda ph: ("MatMul", None, {"a": placeholder(ph), "b": placeholder(ph)}, None),
         ),
-        ("MatMul missing input", lambda ph: ("MatMul", None, {"a": P(ph)}, None)),
+        ("MatMul missing input", lambda ph: ("MatMul", None, {"a": placeholder(ph)}, None)),
         (
             "Cast bad type",
             lambda ph: (
                 "Cast",
                 None,
-                {"x": P(ph), "DstT": "DT_FLOAT", "Truncate": None},
+                {"x": placeholder(ph), "DstT": "DT_FLOAT", "Truncate": None},
                 None,
             ),
         ),
@@ -184,7 +186,7 @@ def _handwritten():
             lambda ph: (
                 "Cast",
                 None,
-                {"x": P(ph), "DstT": int, "Truncate": None},
+                {"x": placeholder(ph), "DstT": int, "Truncate": None},
                 None,
             ),
         ),
@@ -220,8 +222,8 @@ def _handwritten():
                 "Assign",
                 None,
                 {
-                    "ref": P(ph),
-                    "value": P(ph),
+                    "ref": placeholder(ph),
+                    "value": placeholder(ph),
                     "validate_shape": None,
                     "use_locking": None,
                 },
@@ -239,7 +241,7 @@ def _handwritten():
             lambda ph: (
                 "Split",
                 None,
-                {"split_dim": 0, "value": P(ph), "num_split": "2"},
+                {"split_dim": 0, "value": placeholder(ph), "num_split": "2"},
                 None,
             ),
         ),
@@ -248,7 +250,7 @@ def _handwritten():
             lambda ph: (
                 "Split",
                 None,
-                {"split_dim": 0, "value": P(ph), "num_split": 0},
+                {"split_dim": 0, "value": placeholder(ph), "num_split": 0},
                 None,
             ),
         ),
@@ -271,7 +273,7 @@ def _handwritten():
                 "LRN",
                 None,
                 {
-                    "input": P(ph),
+                    "input": placeholder(ph),
                     "depth_radius": None,
                     "bias": "x",
                     "alpha": None,
@@ -282,18 +284,18 @@ def _handwritten():
         ),
         (
             "AddV2 tensor then bad python",
-            lambda ph: ("AddV2", None, {"x": P(ph, "int32"), "y": 1.5}, None),
+            lambda ph: ("AddV2", None, {"x": placeholder(ph, "int32"), "y": 1.5}, None),
         ),
         (
             "AddV2 python then tensor",
-            lambda ph: ("AddV2", None, {"x": 1.5, "y": P(ph, "int32")}, None),
+            lambda ph: ("AddV2", None, {"x": 1.5, "y": placeholder(ph, "int32")}, None),
         ),
         (
             "ConcatV2 axis str",
             lambda ph: (
                 "ConcatV2",
                 None,
-                {"values": [P(ph), P(ph)], "axis": "a"},
+                {"values": [placeholder(ph), placeholder(ph)], "axis": "a"},
                 None,
             ),
         ),
@@ -302,7 +304,7 @@ def _handwritten():
             lambda ph: (
                 "Sum",
                 None,
-                {"input": P(ph), "reduction_indices": 0.5, "keep_dims": None},
+                {"input": placeholder(ph), "reduction_indices": 0.5, "keep_dims": None},
                 None,
             ),
         ),
@@ -311,7 +313,7 @@ def _handwritten():
             lambda ph: (
                 "Sum",
                 None,
-                {"input": P(ph), "reduction_indices": None, "keep_dims": None},
+                {"input": placeholder(ph), "reduction_indices": None, "keep_dims": None},
                 None,
             ),
         ),
@@ -320,7 +322,7 @@ def _handwritten():
             lambda ph: (
                 "Split",
                 None,
-                {"split_dim": 2**40, "value": P(ph), "num_split": 2},
+                {"split_dim": 2**40, "value": placeholder(ph), "num_split": 2},
                 None,
             ),
         ),
@@ -329,7 +331,7 @@ def _handwritten():
             lambda ph: (
                 "ShapeN",
                 None,
-                {"input": [P(ph), P(ph, "int32")], "out_type": None},
+                {"input": [placeholder(ph), placeholder(ph, "int32")], "out_type": None},
                 None,
             ),
         ),
@@ -413,7 +415,8 @@ def test_invalid_calls_match_tensorflow(env):
         compared += 1
         if our_type is not tf_type:
             failures.append(
-                f"{desc}: TF {tf_type.__name__}: {tf_msg[:300]}\n   ours {our_type and our_type.__name__}: {str(our_msg)[:300]}"
+                f"{desc}: TF {tf_type.__name__}: {tf_msg[:300]}\n"
+                f"   ours {our_type and our_type.__name__}: {str(our_msg)[:300]}"
             )
         elif our_msg != tf_msg and not (
             tf_msg.startswith("No argument for input")

@@ -61,9 +61,7 @@ SHAPES = [
 def env(tf):
     from oracle.tf_registry import tf_op_list_bytes
 
-    from opgen_runtime import registry
-
-    from opgen_runtime import register_shape_fn, shape_fns
+    from opgen_runtime import register_shape_fn, registry, shape_fns
 
     registry.register_op_list(
         "tensorflow_registry_shapes", tf_op_list_bytes(), SHAPE_FNS

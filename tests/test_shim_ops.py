@@ -45,7 +45,9 @@ def test_shim_ops_are_located_at_their_macro_and_spec_strings():
     assert str(trim.location) == f"{ops_dir / 'trimmer_ops.cc'}:9:1"
     template = SHIM_TEXT / "shim_text" / "core" / "kernels" / "trimmer_kernel_template.h"
     parts = dict(trim.parts)
-    assert str(parts["attr N"]) == f"{template}:50:11" and str(parts["input input_values"]).startswith(f"{template}:55:")
+    assert str(parts["attr N"]) == f"{template}:50:11" and str(parts["input input_values"]).startswith(
+        f"{template}:55:"
+    )
     assert trim.shape_fn == "RoundRobinTrimInstance::ShapeInference"
 
 
@@ -103,7 +105,7 @@ PLAIN = 'REGISTER_OP("Plain").Output("y: float");\n'
     ("a name nothing defines", _shim_op("Unknown", attrs="{kMissing}"),
      "in UnknownOp::Attrs(): cannot resolve 'kMissing' in Attr()"),
     ("a kernel class that is not a shim kernel",
-     ("class NotAShim : public tensorflow::OpKernel {};\n" "REGISTER_TF_OP_SHIM(NotAShim);\n"),
+     ("class NotAShim : public tensorflow::OpKernel {};\nREGISTER_TF_OP_SHIM(NotAShim);\n"),
      "'NotAShim' is not a tflite::shim::TfOpKernel"),
     ("a template-dependent spec", _shim_op("Dependent", attrs="{absl::StrCat(\"T: \", TypeName<float>())}"),
      "'TypeName < float > ( )' in DependentOp::Attrs() is not a string opgen can evaluate"),
@@ -126,8 +128,8 @@ def test_a_shim_kernel_from_a_missing_header_names_the_header(tmp_path, monkeypa
                            + PLAIN)
     assert names == ["Plain"]
     assert "a.cc:2:1: warning: cannot read the op REGISTER_TF_OP_SHIM registers here: 'SplitKernel' is not a" in err
-    assert 'hint: likely cause: "my_text/kernels/split_kernel.h" (a.cc:1:10) was not found and may define ' \
-           "'SplitKernel'" in err
+    assert ('hint: likely cause: "my_text/kernels/split_kernel.h" (a.cc:1:10) was not found and may define '
+            "'SplitKernel'") in err
 
 
 UNREAD = """REGISTER_MY_OP("Hidden");

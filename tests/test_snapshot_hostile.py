@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
@@ -99,7 +100,7 @@ def test_hostile_strings_never_forge_or_break_the_snapshot(hostile, hostile_proj
     hostile_project(hostile)
     code, _, err = _main(["build"], capsys)
     assert code == 0, err
-    committed = open("generated/API.md", encoding="utf-8").read()
+    committed = Path("generated/API.md").read_text(encoding="utf-8")
     # the hostile strings did reach the snapshot (docs, device, host memory, deprecation, helper)
     snapshot = from_markdown(committed, "API.md")
     keep = snapshot.ops["Keep"]
@@ -110,9 +111,9 @@ def test_hostile_strings_never_forge_or_break_the_snapshot(hostile, hostile_proj
     # one heading per module, function, and the title
     _check_markdown(committed, headings=1 + 1 + 2)
     # the committed snapshot says what the sources say: no change; then the victim op goes
-    assert _main(["diff", "generated/API.md"], capsys)[:2] == (0, "opgen diff: 0 breaking, 0 compatible, "
-                                                                "0 docs-only change(s); ops: none\n")
-    open("specs/ops.cc", "w", encoding="utf-8").write(_spec(hostile, keep_victim=False))
+    assert _main(["diff", "generated/API.md"], capsys)[:2] == (0, ("opgen diff: 0 breaking, 0 compatible, "
+                                                                 "0 docs-only change(s); ops: none\n"))
+    Path("specs/ops.cc").write_text(_spec(hostile, keep_victim=False), encoding="utf-8")
     outputs = {}
     for fmt in ("text", "md", "json", "github"):
         code, out, err = _main(["diff", "generated/API.md", "--format", fmt], capsys)
@@ -133,13 +134,13 @@ def test_hostile_strings_in_the_kernels_table_and_the_diff_report(hostile, hosti
     assert code == 0
     _check_markdown(out, headings=2)  # the title and the one op with kernels
     # a change whose message and location carry the string: text, Markdown and GitHub stay intact
-    open("specs/ops.cc", "a", encoding="utf-8").write(
-        f'REGISTER_KERNEL_BUILDER(Name("Keep").Device("GPU").HostMemory({_cpp(hostile)}), KeepOp);\n')
+    with open("specs/ops.cc", "a", encoding="utf-8") as spec:
+        spec.write(f'REGISTER_KERNEL_BUILDER(Name("Keep").Device("GPU").HostMemory({_cpp(hostile)}), KeepOp);\n')
     code, _, _ = _main(["build"], capsys)
     for fmt in ("text", "md", "github"):
         _main(["diff", "generated/API.md", "--format", fmt], capsys)
     without_device = _spec(hostile).replace(f"Device({_cpp(hostile)})", 'Device("TPU")')
-    open("specs/ops.cc", "w", encoding="utf-8").write(without_device)
+    Path("specs/ops.cc").write_text(without_device, encoding="utf-8")
     for fmt, check in (("text", None), ("md", _check_markdown), ("github", None)):
         code, out, err = _main(["diff", "generated/API.md", "--format", fmt, "--allow-breaking"], capsys)
         assert (code, err) == (0, "")
@@ -162,7 +163,7 @@ def test_escaping_helpers(hostile):
 def test_a_planted_block_in_a_hand_edited_snapshot_is_an_error(hostile_project, capsys):
     hostile_project("plain")
     assert _main(["build"], capsys)[0] == 0
-    committed = open("generated/API.md", encoding="utf-8").read()
+    committed = Path("generated/API.md").read_text(encoding="utf-8")
     head, block = committed.split("\n<!--", 1)
     cases = {
         "second block": (head + "\n<!--" + block + "\n" + "<!--" + block, "a second HTML comment"),
@@ -173,7 +174,7 @@ def test_a_planted_block_in_a_hand_edited_snapshot_is_an_error(hostile_project, 
         "no block": (head, "no `<!-- opgen-api-snapshot/1"),
     }
     for name, (text, message) in cases.items():
-        open("bad.md", "w", encoding="utf-8").write(text)
+        Path("bad.md").write_text(text, encoding="utf-8")
         code, out, err = _main(["diff", "bad.md"], capsys)
         assert (code, out) == (2, ""), name
         assert err.startswith("bad.md:") and message in err, (name, err)

@@ -65,91 +65,236 @@ def check(specs: list[Spec], oracle) -> tuple[int, int]:
     return valid, invalid
 
 
-def A(*specs: str) -> list[tuple[str, tuple]]:
+def A(*specs: str) -> list[tuple[str, tuple]]:  # noqa: N802 - reads as the chain's .Attr
     return [("Attr", (s,)) for s in specs]
 
 
-HAND_WRITTEN: list[Spec] = [
-    ("AddN", [("Input", ("inputs: N * T",)), ("Output", ("sum: T",)), *A("N: int >= 1", "T: {numbertype, variant}"),
-              ("SetIsCommutative", ()), ("SetIsAggregate", ())]),
-    ("IdentityN", [("Input", ("input: T",)), ("Output", ("output: T",)), *A("T: list(type)")]),
-    ("Split", [("Input", ("split_dim: int32",)), ("Input", ("value: T",)), ("Output", ("output: num_split * T",)),
-               *A("num_split: int >= 1", "T: type")]),
-    ("Assign", [("Input", ("ref: Ref(T)",)), ("Input", ("value: T",)), ("Output", ("output_ref: Ref(T)",)),
+HAND_WRITTEN: list[Spec] = (
+    [
+        (
+            "AddN",
+            [
+                ("Input", ("inputs: N * T",)),
+                ("Output", ("sum: T",)),
+                *A("N: int >= 1", "T: {numbertype, variant}"),
+                ("SetIsCommutative", ()),
+                ("SetIsAggregate", ()),
+            ],
+        ),
+        ("IdentityN", [("Input", ("input: T",)), ("Output", ("output: T",)), *A("T: list(type)")]),
+        (
+            "Split",
+            [
+                ("Input", ("split_dim: int32",)),
+                ("Input", ("value: T",)),
+                ("Output", ("output: num_split * T",)),
+                *A("num_split: int >= 1", "T: type"),
+            ],
+        ),
+        (
+            "Assign",
+            [
+                ("Input", ("ref: Ref(T)",)),
+                ("Input", ("value: T",)),
+                ("Output", ("output_ref: Ref(T)",)),
                 *A("T: type", "validate_shape: bool = true", "use_locking: bool = true"),
-                ("SetAllowsUninitializedInput", ())]),
-    ("VarHandle", [("Output", ("resource: resource",)), *A("container: string = ''", "shared_name: string = ''",
-                                                           "dtype: type", "shape: shape")]),
-    ("RefN", [("Input", ("x: Ref(N * T)",)), *A("N: int", "T: type")]),
-    ("Conv", [*A("padding: {'SAME', 'VALID', 'EXPLICIT'}", "explicit_paddings: list(int) = []",
-                 "data_format: {'NHWC', 'NCHW'} = 'NHWC'", "dilations: list(int) = [1, 1, 1, 1]")]),
-    ("Defaults", [*A("a: int = -3", "b: float = 1e-3", "c: bool = True", "d: string = \"x\\ty\"",
-                     "e: type = DT_HALF", "f: shape = { dim { size: -1 } dim { size: 3 } }",
-                     "g: tensor = { dtype: DT_FLOAT tensor_shape { } float_val: 1 }",
-                     "h: func = { name: \"f\" }", "i: list(type) = [DT_INT32, DT_HALF]",
-                     "j: list(shape) = [{ dim { size: 1 } }, { unknown_rank: true }]", "k: list(func) = []",
-                     "l: list(string) = [\"a\", 'b']", "m: list(float) = [1, .5, -inf]",
-                     "n: list(bool) = [true, False]", "o: shape = {}", "p: type = 3")]),
-    ("Quirks", [*A("a: int = 1 2", "b: int = 1 # comment", "c: int>=1=5", "d : int", "e: list (int)",
-                   "f: {int32, int32, numbertype}", "g: {realnumerictype}", "h: {'a', \"b\\n\", 'c',}",
-                   "i: int >= -3 = 1", "j: list(int) = [1] i: [2]", "k: string = 'x' y", "l: float = +2",
-                   "m: type = -0", "n: list(type) = [ ]", "o: shape = { dim { size: 1 } dim_x }",
-                   "p: float = 1e50", "q: float = 1e-50", "r: string = \"\\u00e9\"",
-                   "s: func = { name: \"f\" attr { key: \"a\" value { i: 1 } } attr { key: \"a\" value { i: 2 } } }",
-                   "t: int = -9223372036854775808")]),
-    ("QuirksBad1", A("s: string = \"a\" \"b\"")), ("QuirksBad2", A("i: int = 1 s: 'x'")),
-    ("QuirksBad3", A("i: int = 007")), ("QuirksBad4", A("f: float = 1e")), ("QuirksBad5", A("f: float = +-1")),
-    ("QuirksBad6", A("t: type = 2147483648")), ("QuirksBad7", A("l: list(int) = [1, 2] # c")),
-    ("QuirksBad8", A("f: func = { name: \"f\" attr { key: \"a\" } }")),
-    ("QuirksBad9", A("i: int = 9223372036854775808")),
-    ("Compound", [*A("a: numbertype", "b: numerictype", "c: realnumbertype", "d: quantizedtype",
-                     "e: list(numbertype)", "f: {quantizedtype, bool}", "g: {float32, float64, float16}")]),
-    ("ImplicitMin", [*A("N: int", "L: list(type)", "M: int >= 0", "K: list(type) >= 0"),
-                     ("Input", ("a: N * float",)), ("Input", ("b: L",)), ("Output", ("c: M * int32",)),
-                     ("Output", ("d: K",))]),
-    ("ResourceRef", [("Input", ("r: Ref(resource)",))]),
-    ("Stateful", [("SetDoNotOptimize", ()), ("SetIsDistributedCommunication", ())]),
-    ("Dep", [("Deprecated", (7, "Use Dep2 instead")), ("Output", ("y: float",))]),
-    ("Ctl", [("ControlOutput", ("a",)), ("ControlOutput", ("b-garbage",))]),
-    ("Ns>Inner", []), ("_Internal", []), ("_", []), ("A_34", []), ("A>B>C", []),
-    ("DocFull", [("Input", ("x: float",)), ("Output", ("y: float",)), *A("T: type"),
-                 ("Doc", (("\n\nSummary line.   \n\n\nDescription para 1.\n  indented line\n\nPara 2.\n\n\n"
-                           "x: The input.\n  continued more\n    deeper\n\n  after blank\n"
-                           "y:= Output without type.\nT : spaced colon name\n"),))]),
-    ("DocEdge", [("Input", ("n: float",)), ("Doc", ("x: summary looks like entry\nn: \nEND",))]),
-    ("DocTabs", [("Input", ("n: float",)), ("Doc", ("S\n\nn: a\n\tb\n  c",))]),
-    ("DocOverwrite", [("Input", ("n: float",)), ("Doc", ("S\nn: one\nn: two",))]),
-    ("DocEmptyFirst", [("Doc", ("",)), ("Doc", ("Second wins",))]),
-    ("DocWordColon", [("Doc", ("S\n\nDesc with word: colon\n  x: indented\n",))]),
-    ("TypeCtor", [("Output", ("handle: variant",)), *A("element_dtype: type"),
-                  ("SetTypeConstructor", ("UnaryTensorContainer", "TFT_ARRAY", "element_dtype"))]),
-    ("TypeCtor2", [("Output", ("handle: variant",)), *A("output_types: list(type) >= 1"),
-                   ("SetTypeConstructor", ("VariadicTensorContainer", "TFT_DATASET", "output_types"))]),
-    ("TypeCtor3", [("Output", ("y: variant",)), ("SetTypeConstructor", ("UnaryTensorContainer", "TFT_DATASET", "TFT_STRING"))]),
-    ("TypeCtor4", [("Output", ("y: resource",)), ("SetTypeConstructor", ("Nullary", "TFT_MUTEX_LOCK"))]),
-    ("TypeCtor5", [("Output", ("y: variant",)), ("SetTypeConstructor", ("UnaryGeneric", "TFT_DATASET"))]),
-    ("TypeCtor6", [("Output", ("y: variant",)), ("SetTypeConstructor", ("Unary", "TFT_RAGGED", "Tvalues"))]),
-    ("TypeCtor7", [("Output", ("y: variant",)), ("SetTypeConstructor", ("NoOp",))]),
-    ("TypeCtor8", [("Output", ("y: variant",)), ("SetTypeConstructor", ("NoOutputs",))]),
-    # Invalid: Finalize errors accumulate across calls, in TF's order.
-    ("Many", [*A("x: {Float}", "y: int32"), ("Input", ("A: float",)), ("Doc", ("Sum.\n\nNote: bad",)),
-              ("Doc", ("again",)), ("Deprecated", (1, "a")), ("Deprecated", (2, "b"))]),
-    ("BadRefs", [*A("N: list(int)", "S: string"), ("Input", ("a: N * float",)), ("Input", ("b: S",))]),
-    ("WrongLen", [*A("N: list(int)"), ("Input", ("a: N * float",))]),
-    ("MinOnType", [*A("T: type"), ("Input", ("a: T * float",))]),
-    ("NoNAttr", [("Input", ("a: N * float",))]),
-    ("BothLists", [*A("N: int", "L: list(type)"), ("Input", ("a: N * L",))]),
-    ("DefaultBelowImplicit", [*A("N: int = 0"), ("Input", ("a: N * float",))]),
-    ("DupArg", [("Input", ("a: float",)), ("Output", ("a: float",))]),
-    ("DupAttrArg", [*A("a: int"), ("Input", ("a: float",))]),
-    ("bad_name", []), ("", []), ("Bad Name", []),
-    ("AllowedInt", [*A("x: int = 3")]),
-    ("ShapeTwice", [("SetShapeFn", ("f",)), ("SetShapeFn", ("g",))]),
-    ("CtlBad", [("ControlOutput", ("1a",)), ("ControlOutput", ("",))]),
-] + [("BadAttr", A(s)) for s in BROKEN_ATTRS] \
-  + [("BadValid", A(s)) for s in BROKEN_VALIDATION_ATTRS] \
-  + [("BadArg", [*A("T: type", "N: int"), ("Input", (s,))]) for s in BROKEN_ARGS] \
-  + [("BadOut", [("Output", (s,))]) for s in BROKEN_ARGS]
+                ("SetAllowsUninitializedInput", ()),
+            ],
+        ),
+        (
+            "VarHandle",
+            [
+                ("Output", ("resource: resource",)),
+                *A("container: string = ''", "shared_name: string = ''", "dtype: type", "shape: shape"),
+            ],
+        ),
+        ("RefN", [("Input", ("x: Ref(N * T)",)), *A("N: int", "T: type")]),
+        (
+            "Conv",
+            [
+                *A(
+                    "padding: {'SAME', 'VALID', 'EXPLICIT'}",
+                    "explicit_paddings: list(int) = []",
+                    "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+                    "dilations: list(int) = [1, 1, 1, 1]",
+                )
+            ],
+        ),
+        (
+            "Defaults",
+            [
+                *A(
+                    "a: int = -3",
+                    "b: float = 1e-3",
+                    "c: bool = True",
+                    'd: string = "x\\ty"',
+                    "e: type = DT_HALF",
+                    "f: shape = { dim { size: -1 } dim { size: 3 } }",
+                    "g: tensor = { dtype: DT_FLOAT tensor_shape { } float_val: 1 }",
+                    'h: func = { name: "f" }',
+                    "i: list(type) = [DT_INT32, DT_HALF]",
+                    "j: list(shape) = [{ dim { size: 1 } }, { unknown_rank: true }]",
+                    "k: list(func) = []",
+                    "l: list(string) = [\"a\", 'b']",
+                    "m: list(float) = [1, .5, -inf]",
+                    "n: list(bool) = [true, False]",
+                    "o: shape = {}",
+                    "p: type = 3",
+                )
+            ],
+        ),
+        (
+            "Quirks",
+            [
+                *A(
+                    "a: int = 1 2",
+                    "b: int = 1 # comment",
+                    "c: int>=1=5",
+                    "d : int",
+                    "e: list (int)",
+                    "f: {int32, int32, numbertype}",
+                    "g: {realnumerictype}",
+                    "h: {'a', \"b\\n\", 'c',}",
+                    "i: int >= -3 = 1",
+                    "j: list(int) = [1] i: [2]",
+                    "k: string = 'x' y",
+                    "l: float = +2",
+                    "m: type = -0",
+                    "n: list(type) = [ ]",
+                    "o: shape = { dim { size: 1 } dim_x }",
+                    "p: float = 1e50",
+                    "q: float = 1e-50",
+                    'r: string = "\\u00e9"',
+                    's: func = { name: "f" attr { key: "a" value { i: 1 } } attr { key: "a" value { i: 2 } } }',
+                    "t: int = -9223372036854775808",
+                )
+            ],
+        ),
+        ("QuirksBad1", A('s: string = "a" "b"')),
+        ("QuirksBad2", A("i: int = 1 s: 'x'")),
+        ("QuirksBad3", A("i: int = 007")),
+        ("QuirksBad4", A("f: float = 1e")),
+        ("QuirksBad5", A("f: float = +-1")),
+        ("QuirksBad6", A("t: type = 2147483648")),
+        ("QuirksBad7", A("l: list(int) = [1, 2] # c")),
+        ("QuirksBad8", A('f: func = { name: "f" attr { key: "a" } }')),
+        ("QuirksBad9", A("i: int = 9223372036854775808")),
+        (
+            "Compound",
+            [
+                *A(
+                    "a: numbertype",
+                    "b: numerictype",
+                    "c: realnumbertype",
+                    "d: quantizedtype",
+                    "e: list(numbertype)",
+                    "f: {quantizedtype, bool}",
+                    "g: {float32, float64, float16}",
+                )
+            ],
+        ),
+        (
+            "ImplicitMin",
+            [
+                *A("N: int", "L: list(type)", "M: int >= 0", "K: list(type) >= 0"),
+                ("Input", ("a: N * float",)),
+                ("Input", ("b: L",)),
+                ("Output", ("c: M * int32",)),
+                ("Output", ("d: K",)),
+            ],
+        ),
+        ("ResourceRef", [("Input", ("r: Ref(resource)",))]),
+        ("Stateful", [("SetDoNotOptimize", ()), ("SetIsDistributedCommunication", ())]),
+        ("Dep", [("Deprecated", (7, "Use Dep2 instead")), ("Output", ("y: float",))]),
+        ("Ctl", [("ControlOutput", ("a",)), ("ControlOutput", ("b-garbage",))]),
+        ("Ns>Inner", []),
+        ("_Internal", []),
+        ("_", []),
+        ("A_34", []),
+        ("A>B>C", []),
+        (
+            "DocFull",
+            [
+                ("Input", ("x: float",)),
+                ("Output", ("y: float",)),
+                *A("T: type"),
+                (
+                    "Doc",
+                    (
+                        (
+                            "\n\nSummary line.   \n\n\nDescription para 1.\n  indented line\n\nPara 2.\n\n\n"
+                            "x: The input.\n  continued more\n    deeper\n\n  after blank\n"
+                            "y:= Output without type.\nT : spaced colon name\n"
+                        ),
+                    ),
+                ),
+            ],
+        ),
+        ("DocEdge", [("Input", ("n: float",)), ("Doc", ("x: summary looks like entry\nn: \nEND",))]),
+        ("DocTabs", [("Input", ("n: float",)), ("Doc", ("S\n\nn: a\n\tb\n  c",))]),
+        ("DocOverwrite", [("Input", ("n: float",)), ("Doc", ("S\nn: one\nn: two",))]),
+        ("DocEmptyFirst", [("Doc", ("",)), ("Doc", ("Second wins",))]),
+        ("DocWordColon", [("Doc", ("S\n\nDesc with word: colon\n  x: indented\n",))]),
+        (
+            "TypeCtor",
+            [
+                ("Output", ("handle: variant",)),
+                *A("element_dtype: type"),
+                ("SetTypeConstructor", ("UnaryTensorContainer", "TFT_ARRAY", "element_dtype")),
+            ],
+        ),
+        (
+            "TypeCtor2",
+            [
+                ("Output", ("handle: variant",)),
+                *A("output_types: list(type) >= 1"),
+                ("SetTypeConstructor", ("VariadicTensorContainer", "TFT_DATASET", "output_types")),
+            ],
+        ),
+        (
+            "TypeCtor3",
+            [
+                ("Output", ("y: variant",)),
+                ("SetTypeConstructor", ("UnaryTensorContainer", "TFT_DATASET", "TFT_STRING")),
+            ],
+        ),
+        ("TypeCtor4", [("Output", ("y: resource",)), ("SetTypeConstructor", ("Nullary", "TFT_MUTEX_LOCK"))]),
+        ("TypeCtor5", [("Output", ("y: variant",)), ("SetTypeConstructor", ("UnaryGeneric", "TFT_DATASET"))]),
+        ("TypeCtor6", [("Output", ("y: variant",)), ("SetTypeConstructor", ("Unary", "TFT_RAGGED", "Tvalues"))]),
+        ("TypeCtor7", [("Output", ("y: variant",)), ("SetTypeConstructor", ("NoOp",))]),
+        ("TypeCtor8", [("Output", ("y: variant",)), ("SetTypeConstructor", ("NoOutputs",))]),
+        # Invalid: Finalize errors accumulate across calls, in TF's order.
+        (
+            "Many",
+            [
+                *A("x: {Float}", "y: int32"),
+                ("Input", ("A: float",)),
+                ("Doc", ("Sum.\n\nNote: bad",)),
+                ("Doc", ("again",)),
+                ("Deprecated", (1, "a")),
+                ("Deprecated", (2, "b")),
+            ],
+        ),
+        ("BadRefs", [*A("N: list(int)", "S: string"), ("Input", ("a: N * float",)), ("Input", ("b: S",))]),
+        ("WrongLen", [*A("N: list(int)"), ("Input", ("a: N * float",))]),
+        ("MinOnType", [*A("T: type"), ("Input", ("a: T * float",))]),
+        ("NoNAttr", [("Input", ("a: N * float",))]),
+        ("BothLists", [*A("N: int", "L: list(type)"), ("Input", ("a: N * L",))]),
+        ("DefaultBelowImplicit", [*A("N: int = 0"), ("Input", ("a: N * float",))]),
+        ("DupArg", [("Input", ("a: float",)), ("Output", ("a: float",))]),
+        ("DupAttrArg", [*A("a: int"), ("Input", ("a: float",))]),
+        ("bad_name", []),
+        ("", []),
+        ("Bad Name", []),
+        ("AllowedInt", [*A("x: int = 3")]),
+        ("ShapeTwice", [("SetShapeFn", ("f",)), ("SetShapeFn", ("g",))]),
+        ("CtlBad", [("ControlOutput", ("1a",)), ("ControlOutput", ("",))]),
+    ]
+    + [("BadAttr", A(s)) for s in BROKEN_ATTRS]
+    + [("BadValid", A(s)) for s in BROKEN_VALIDATION_ATTRS]
+    + [("BadArg", [*A("T: type", "N: int"), ("Input", (s,))]) for s in BROKEN_ARGS]
+    + [("BadOut", [("Output", (s,))]) for s in BROKEN_ARGS]
+)
 
 
 def test_hand_written_edge_cases_match_tf(oracle):
@@ -297,15 +442,15 @@ def test_emitted_cc_compiles_and_loads_in_tf(oracle, tmp_path, tf):
     from oracle.tf_library import library_op_list
     from oracle.tf_registry import tf_op_list
 
-    from opgen_runtime.proto import op_def_pb2
     from opgen.spec.emit_cc import op_list_to_cc
+    from opgen_runtime.proto import op_def_pb2
 
     r = random.Random(5)
     specs = [random_spec(r) for _ in range(60)]
     results = oracle.finalize_many([(name, to_oracle_calls((name, calls))) for name, calls in specs])
     ops = {res.op_def.name: res.op_def for res in results if res.ok and not res.op_def.control_output}
     for op in tf_op_list().op:  # registry ops with full types and deprecations
-        if op.output_arg and op.output_arg[0].HasField("experimental_full_type") or op.HasField("deprecation"):
+        if (op.output_arg and op.output_arg[0].HasField("experimental_full_type")) or op.HasField("deprecation"):
             ops.setdefault(op.name, op)
     source = tmp_path / "emitted_ops.cc"
     source.write_text(op_list_to_cc(op_def_pb2.OpList(op=list(ops.values()))))

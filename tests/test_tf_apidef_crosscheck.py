@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 from google.protobuf import text_format
 
-from opgen.python_api.names import PY_RESERVED, avoid_reserved
 from opgen.proto import api_def_pb2
+from opgen.python_api.names import PY_RESERVED, avoid_reserved
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 DATA = Path(__file__).parent / "data" / "tf_python_api"
@@ -87,7 +87,9 @@ def parse_module(source: str, *, tf_style: bool = True) -> dict[str, PyFunction]
         defaults = [None] * (len(args) - len(fn.args.defaults)) + [ast.dump(d) for d in fn.args.defaults]
         params = tuple((a.arg, d) for a, d in zip(args, defaults) if a.arg != "name")
         keywords = tuple(sorted((k.arg, k.value.id) for k in helper.keywords if k.arg != "name"))
-        result[op] = PyFunction(op, fn.name, hidden, dispatched, params, keywords, fields.get(f"_{avoid_reserved(op)}Output", ()))
+        result[op] = PyFunction(
+            op, fn.name, hidden, dispatched, params, keywords, fields.get(f"_{avoid_reserved(op)}Output", ())
+        )
     return result
 
 

@@ -183,7 +183,10 @@ def test_invalid_calls_raise_like_tensorflow(tf, modules, working_calls):
         key = first.name if first.name in kw else first.name + "_"
         invalid = dict(kw, **{key: bad})
         our_fn, tf_fn = getattr(ours, names[op_name]), getattr(theirs, names[op_name])
-        a, b = _outcome(our_fn, **invalid), _outcome(tf_fn, **invalid, **_integral_float_defaults(ops[op_name], invalid))
+        a, b = (
+            _outcome(our_fn, **invalid),
+            _outcome(tf_fn, **invalid, **_integral_float_defaults(ops[op_name], invalid)),
+        )
         if b[0] == "ok":
             continue  # strings are allowed here
         if a[0] != "error" or type(a[1]) is not type(b[1]) or str(a[1]) != str(b[1]):
@@ -259,7 +262,7 @@ def test_gradients_equal_tensorflow(tf, modules, working_calls):
     _, ours, theirs, names = modules
     working, _ = working_calls
     same, mismatches = set(), []
-    for op_name, (desc, kw, _) in sorted(working.items()):
+    for op_name, (_desc, kw, _) in sorted(working.items()):
         try:
             if tf_ops.gradient_registry.lookup(op_name) is None:  # NotDifferentiable
                 continue

@@ -32,7 +32,9 @@ def _project(tmp_path: Path, out: Path | None = None) -> Path:
     (root / "specs" / "ops.cc").write_text(_SMALL)
     out_value = str(out) if out is not None else "gen"
     # the sources declare TF's own ops on purpose: keep them (docs/gathering.md, core ops)
-    (root / "pyproject.toml").write_text(f'[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\nout = "{out_value}"\noverrides = ""\n')
+    (root / "pyproject.toml").write_text(
+        f'[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\nout = "{out_value}"\noverrides = ""\n'
+    )
     return root
 
 
@@ -47,8 +49,13 @@ def _tree(out: Path) -> dict[str, bytes]:
 
 
 def _debris(out: Path) -> list[str]:
-    return sorted(p.name for p in out.iterdir() if p.name.startswith((tree_writer.STAGING, tree_writer.JOURNAL,
-                                                                        "." + tree_writer.JOURNAL, "." + tree_writer.MANIFEST)))
+    return sorted(
+        p.name
+        for p in out.iterdir()
+        if p.name.startswith(
+            (tree_writer.STAGING, tree_writer.JOURNAL, "." + tree_writer.JOURNAL, "." + tree_writer.MANIFEST)
+        )
+    )
 
 
 def _build(root: Path, monkeypatch, capsys, *argv: str) -> tuple[int, str]:
@@ -62,7 +69,9 @@ def tmpfs(tmp_path):
     """A 256 KiB tmpfs (skipped when this process may not mount one)."""
     mount = tmp_path / "tmpfs"
     mount.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], capture_output=True, check=False)
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], capture_output=True, check=False
+    )
     if r.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here ({r.stderr.decode().strip()}); the injected-OSError tests cover this")
     try:
@@ -480,7 +489,9 @@ def test_specs_o_may_not_replace_its_oplist(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "ops.pbtxt").read_text() == 'op { name: "A" }\n'
 
 
-@pytest.mark.parametrize("api", ["gen/.gitignore", "gen/.opgen-manifest.json", "gen/.opgen-lock", "gen/opgen_sourcemap.json"])
+@pytest.mark.parametrize(
+    "api", ["gen/.gitignore", "gen/.opgen-manifest.json", "gen/.opgen-lock", "gen/opgen_sourcemap.json"]
+)
 def test_api_may_not_name_a_file_the_tree_keeps(tmp_path, monkeypatch, capsys, api):
     root = _project(tmp_path)
     assert _build(root, monkeypatch, capsys)[0] == 0
@@ -494,7 +505,9 @@ def test_api_may_not_name_a_file_the_tree_keeps(tmp_path, monkeypatch, capsys, a
 @pytest.mark.parametrize("module", ["google", "opgen", "numpy", "tensorflow", "os", "json"])
 def test_a_module_may_not_shadow_a_package_the_runtime_imports(tmp_path, monkeypatch, capsys, module):
     root = _project(tmp_path)
-    (root / "pyproject.toml").write_text((root / "pyproject.toml").read_text() + f'[tool.opgen.modules]\n"*" = "{module}"\n')
+    (root / "pyproject.toml").write_text(
+        (root / "pyproject.toml").read_text() + f'[tool.opgen.modules]\n"*" = "{module}"\n'
+    )
     status, err = _build(root, monkeypatch, capsys)
     assert status == 2 and f"pyproject.toml:6:1: error: invalid module name '{module}': it would shadow" in err, err
     assert not (root / "gen").exists()
@@ -513,7 +526,12 @@ def test_glob_characters_in_the_project_directory_are_not_a_glob(tmp_path, monke
     (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs", "specs/*.cc"]\nout = "gen"\n')
     status, err = _build(root, monkeypatch, capsys)
     assert status == 0, err
-    assert "def small(" in (root / "gen" / "gen_ops.py").read_text() and "Sibling" not in (root / "gen" / "gen_ops.py").read_text()
+    assert (
+        "def small(" in (root / "gen" / "gen_ops.py").read_text()
+        and "Sibling" not in (root / "gen" / "gen_ops.py").read_text()
+    )
     (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["nothing/*.cc"]\n')
     status, err = _build(root, monkeypatch, capsys)
-    assert status == 2 and "pyproject.toml:2:12: error: [tool.opgen] sources entry 'nothing/*.cc' matches no files" in err, err
+    assert (
+        status == 2 and "pyproject.toml:2:12: error: [tool.opgen] sources entry 'nothing/*.cc' matches no files" in err
+    ), err

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 from opgen.spec.validate import (
     attr_value_has_type,
     validate_attr_value,
     validate_op_def,
 )
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 
 def op(**kw) -> op_def_pb2.OpDef:

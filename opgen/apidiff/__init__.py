@@ -8,4 +8,4 @@ Modules: `snapshot` (the model), `snapshot_build` (specs + overrides + pyapi -> 
 
 from opgen.apidiff.commands import run_api, run_diff, snapshot_outputs, snapshot_path
 
-__all__ = ["run_api", "run_diff", "snapshot_outputs"]
+__all__ = ["run_api", "run_diff", "snapshot_outputs", "snapshot_path"]

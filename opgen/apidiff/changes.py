@@ -39,9 +39,9 @@ from opgen.apidiff.snapshot import Function, OpEntry, Snapshot
 from opgen.apidiff.snapshot_format import describe_attr
 from opgen.attr_text import summarize_attr_value
 from opgen.errors import Location
+from opgen.spec.kernel_summary import device_key, runs_on
 from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.proto.op_def_compat import accepted_changes, attr_map, describe_arg, without_restatements
-from opgen.spec.kernel_summary import device_key, runs_on
 
 Category = Literal["graph", "python", "kernel", "docs"]
 CATEGORIES: tuple[Category, ...] = ("graph", "python", "kernel", "docs")
@@ -205,7 +205,11 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     elif (a.module, a.name) != (b.module, b.name):
         kept = b.module == a.module and a.name in b.aliases
         rule = "function_moved" if a.name == b.name else "function_renamed"
-        add(rule, public and not kept, f"{_qualified(a)} -> {_qualified(b)}" + (" (old name kept as alias)" if kept else ""))
+        add(
+            rule,
+            public and not kept,
+            f"{_qualified(a)} -> {_qualified(b)}" + (" (old name kept as alias)" if kept else ""),
+        )
     for alias in a.aliases:
         if alias not in b.aliases and alias != b.name:
             add("alias_removed", public, f"alias {a.module}.{alias} of {_qualified(a)} removed")
@@ -252,14 +256,25 @@ def _param_changes(a: Function, b: Function) -> list[tuple[str, bool, str, str]]
         if p.name != q.name:
             out.append(("param_renamed", True, f"{fn}: parameter '{p.name}' renamed to '{q.name}'", q.binds))
         if i != j:
-            out.append(("param_moved", True, f"{fn}: parameter '{q.name}' moved from position {i + 1} to {j + 1}", q.binds))
+            out.append(
+                ("param_moved", True, f"{fn}: parameter '{q.name}' moved from position {i + 1} to {j + 1}", q.binds)
+            )
         if p.default is not None and q.default is None:
             message = f"{fn}: parameter '{q.name}' is required now (default was {p.default})"
             out.append(("param_default_removed", True, message, q.binds))
         elif p.default is None and q.default is not None:
-            out.append(("param_default_added", False, f"{fn}: parameter '{q.name}' has a default now: {q.default}", q.binds))
+            out.append(
+                ("param_default_added", False, f"{fn}: parameter '{q.name}' has a default now: {q.default}", q.binds)
+            )
         elif p.default != q.default:
-            out.append(("param_default_changed", True, f"{fn}: parameter '{q.name}' default {p.default} -> {q.default}", q.binds))
+            out.append(
+                (
+                    "param_default_changed",
+                    True,
+                    f"{fn}: parameter '{q.name}' default {p.default} -> {q.default}",
+                    q.binds,
+                )
+            )
     for q in b.params:
         if q.name in matched:
             continue
@@ -275,7 +290,7 @@ def _param_changes(a: Function, b: Function) -> list[tuple[str, bool, str, str]]
 def _kernel_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     if old.kernels is None or new.kernels is None:
         return []
-    out = []
+    out: list[Change] = []
     old_at, new_at = dict(old.kernel_locations), dict(new.kernel_locations)
 
     def add(rule: str, breaking: bool, message: str) -> None:
@@ -286,7 +301,9 @@ def _kernel_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     for device in sorted(set(old.kernels) | set(new.kernels), key=device_key):
         before, after = old.kernels.get(device), new.kernels.get(device)
         if after is None:
-            add("device_removed", True, f"no {device} kernel any more (it ran {runs_on({device: before})})")
+            add(
+                "device_removed", True, f"no {device} kernel any more (it ran {runs_on({device: old.kernels[device]})})"
+            )
             continue
         if before is None:
             add("device_added", False, f"{device} kernel added: {runs_on({device: after})}")

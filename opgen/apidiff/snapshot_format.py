@@ -21,10 +21,10 @@ from opgen.attr_text import summarize_attr_value
 from opgen.errors import Location, OpgenError
 from opgen.json_input import JsonProblem, load_json
 from opgen.output_escape import md_code, md_code_block, md_text
-from opgen_runtime.proto import attr_value_pb2, op_def_pb2
-from opgen_runtime.proto.op_def_compat import FLAGS, describe_arg
 from opgen.spec.kernel_summary import placement_text, runs_on
 from opgen.spec.oplist_io import op_def_problem
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2
+from opgen_runtime.proto.op_def_compat import FLAGS, describe_arg
 
 __all__ = ["FORMAT_TAG", "describe_attr", "from_json", "from_markdown",
            "to_json", "to_markdown"]
@@ -359,8 +359,8 @@ def from_markdown(text: str, path: str) -> Snapshot:
                          Location(path, line, col), hint=regenerate)
     snapshot = _read_json(body, path, first + 2)
     names = {md_text(name): name for name in snapshot.ops}
-    lines = {names.get(written, written): line for written, line in _markdown_entry_lines(lines[:first]).items()}
-    return _located_at_entries(snapshot, path, lines)
+    entry_lines = {names.get(written, written): line for written, line in _markdown_entry_lines(lines[:first]).items()}
+    return _located_at_entries(snapshot, path, entry_lines)
 
 
 def _markdown_entry_lines(lines: list[str]) -> dict[str, int]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.proto import api_def_pb2
-from opgen_runtime.proto import op_def_pb2
-from opgen_runtime.proto.datatypes import is_ref
 from opgen.python_api.literals import attr_value_doc, dtype_name
 from opgen.python_api.names import avoid_reserved
+from opgen_runtime.proto import op_def_pb2
+from opgen_runtime.proto.datatypes import is_ref
 
 RIGHT_MARGIN = 74  # AppendWithinWidth's width for entries
 

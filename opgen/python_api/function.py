@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError
 from opgen.proto import api_def_pb2
-from opgen_runtime.proto import op_def_pb2
-from opgen_runtime.proto.datatypes import BY_ENUM
 from opgen.python_api import docstrings
 from opgen.python_api.literals import annotation_class, attr_default, py_str
 from opgen.python_api.names import avoid_reserved, identifier_problem, is_reserved, lower_case_op_name
 from opgen.python_api.signature import inferred_attrs, python_aliases, python_function_name, python_params
+from opgen_runtime.proto import op_def_pb2
+from opgen_runtime.proto.datatypes import BY_ENUM
 
 # All annotation classes, sorted as strings: the constraints of a TypeVar whose attr allows any type.
 _ALL_ANNOTATIONS = tuple(sorted({f"_atypes.{n.annotation}" for n in BY_ENUM.values()} | {"_atypes.Float16"}))
@@ -168,7 +168,8 @@ def _check_identifier(name: str, what: str, op_name: str) -> str:
     if problem:
         raise OpgenError(
             f"op {ascii(op_name)[1:-1]}: {what} {name!a} {problem}",
-            hint="names reaching generated Python must be ASCII identifiers: fix the OpDef, or rename it with an override",
+            hint="names reaching generated Python must be ASCII identifiers: fix the OpDef, or rename it with an "
+                 "override",
         )
     return name
 
@@ -256,7 +257,9 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
         if py.kind == "input":
             arg = in_args[py.graph_name]
             desc = api_in[py.graph_name].description if py.graph_name in api_in else arg.description
-            doc = docstrings.arg_entry(pname, docstrings.arg_type_phrase(ctx, arg, is_output=False), desc, is_input=True)
+            doc = docstrings.arg_entry(
+                pname, docstrings.arg_type_phrase(ctx, arg, is_output=False), desc, is_input=True
+            )
             params.append(
                 Param(
                     name=pname,
@@ -290,7 +293,8 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
         )
     _check_unique([p.name for p in params] + ["name"], "parameter", op_def.name)
 
-    # Int attrs inferred from list inputs (TF's GenEagerPythonOp length checks) (OpDef attr order), their inputs in arg_order.
+    # Int attrs inferred from list inputs (TF's GenEagerPythonOp length checks) (OpDef attr order), their
+    # inputs in arg_order.
     list_lengths: list[ListLength] = []
     for attr in op_def.attr:
         if attr.type != "int" or attr.name not in inferred_from:
@@ -319,7 +323,9 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
         elif arg.type_list_attr:
             t = arg.type_list_attr
             size = (
-                f"len({input_param_name(inferred_from[t])})" if t in inferred_from else f"len(_attr_{attr_param_name(t)})"
+                f"len({input_param_name(inferred_from[t])})"
+                if t in inferred_from
+                else f"len(_attr_{attr_param_name(t)})"
             )
         outputs.append(Output(arg.name, field, bool(arg.number_attr or arg.type_list_attr), size))
     if len(outputs) > 1:
@@ -394,8 +400,9 @@ def _visible(api_def: api_def_pb2.ApiDef) -> bool:
 
 
 def _attr_annotation(attr: op_def_pb2.OpDef.AttrDef, typevars: dict[str, TypeVarDef], has_default: bool) -> str | None:
-    """Attr annotations (TF's GenEagerPythonOp type annotations). A `type` attr with a default is left unannotated (TF writes
-    `T:TV_Op_T=_dtypes.float32`, which no type checker accepts: a DType is not the TypeVar)."""
+    """Attr annotations (TF's GenEagerPythonOp type annotations). A `type` attr with a default is left
+    unannotated (TF writes `T:TV_Op_T=_dtypes.float32`, which no type checker accepts: a DType is not the
+    TypeVar)."""
     if attr.type == "type":
         return None if has_default else typevars[attr.name].name
     return _SCALAR_ANNOTATIONS.get(attr.type)
@@ -429,9 +436,9 @@ __all__ = [
     "Output",
     "Param",
     "SkippedOp",
-    "reserved_name_warning",
     "TypeVarDef",
     "function_api",
     "module_api",
     "py_str",
+    "reserved_name_warning",
 ]

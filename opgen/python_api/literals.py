@@ -227,7 +227,9 @@ def attr_default(value: attr_value_pb2.AttrValue, param: str) -> str:
         field, items = _list_items(value)
         if field == "tensor":
             # TF writes a comprehension over the text protos; the plain list is the same value.
-            return "[" + ", ".join(f"_execute.make_tensor({py_str(tensor_text(t))}, {py_str(param)})" for t in items) + "]"
+            return (
+                "[" + ", ".join(f"_execute.make_tensor({py_str(tensor_text(t))}, {py_str(param)})" for t in items) + "]"
+            )
         return "[" + ", ".join(_list_item(field, x, "_dtypes.") for x in items) + "]"
     if kind == "tensor":
         return f"_execute.make_tensor({py_str(tensor_text(value.tensor))}, {py_str(param)})"

@@ -76,9 +76,9 @@ _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # tensorflow-cpu 2.21 requires (its wheel's METADATA `Requires-Dist`): a module named like one
 # of them (a generated `google.py` next to the caller) would be imported in its place.
 _RUNTIME_PACKAGES = frozenset({
-    "opgen", "opgen_runtime", "google", "numpy", "ml_dtypes", "tensorflow", "tensorboard", "keras", "tf_keras", "absl", "astunparse",
-    "flatbuffers", "gast", "pasta", "clang", "opt_einsum", "packaging", "requests", "setuptools", "pkg_resources",
-    "six", "termcolor", "typing_extensions", "wrapt", "grpc", "h5py",
+    "opgen", "opgen_runtime", "google", "numpy", "ml_dtypes", "tensorflow", "tensorboard", "keras", "tf_keras", "absl",
+    "astunparse", "flatbuffers", "gast", "pasta", "clang", "opt_einsum", "packaging", "requests", "setuptools",
+    "pkg_resources", "six", "termcolor", "typing_extensions", "wrapt", "grpc", "h5py",
 })
 # Module names a generated module may not take: those, a standard-library module, or a
 # package's special file.
@@ -93,7 +93,7 @@ def identifier_problem(name: str) -> str | None:
     aliases, parameters, keywords, namedtuple fields and type names, TypeVars): ASCII
     only, so names that differ in source never become equal under Python's NFKC
     normalisation of identifiers (`ｆoo` is `foo`, `__ｄｅｂｕｇ__` is `__debug__`).
-    """
+    """  # noqa: RUF002 - look-alike letters are the point
     if not _ASCII_IDENTIFIER.match(name):
         if name.isidentifier():
             return "is not an ASCII identifier (Python would NFKC-normalise it)"
@@ -155,7 +155,8 @@ def avoid_reserved(name: str) -> str:
 
 
 def function_name(base: str, *, hidden: bool, hidden_by_api_def: bool) -> str | None:
-    """The wrapper's name (`python_op_gen.cc` GetPythonOpsImpl) from `base` = lower_case_op_name(endpoint); None = not generated.
+    """The wrapper's name (`python_op_gen.cc` GetPythonOpsImpl) from `base` = lower_case_op_name(endpoint);
+    None = not generated.
 
     A visible op whose name is reserved is silently skipped, exactly as TF does.
     """

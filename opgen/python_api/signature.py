@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from opgen.proto import api_def_pb2
-from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 from opgen.python_api.names import avoid_body_builtins, avoid_reserved, endpoint_base_name, function_name
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,8 @@ def python_params(op_def: op_def_pb2.OpDef, api: api_def_pb2.ApiDef) -> list[PyP
 
 
 def python_function_name(api: api_def_pb2.ApiDef) -> str | None:
-    """The `def` name (from the first endpoint; `python_op_gen.cc` GetPythonOpsImpl); None for SKIP or a dropped reserved name."""
+    """The `def` name (from the first endpoint; `python_op_gen.cc` GetPythonOpsImpl); None for SKIP or a
+    dropped reserved name."""
     if api.visibility == api_def_pb2.ApiDef.SKIP:
         return None
     endpoint = api.endpoint[0].name if api.endpoint else api.graph_op_name

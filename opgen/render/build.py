@@ -26,12 +26,12 @@ from opgen import __version__
 from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError, report
 from opgen.module_groups import group_ops, module_library
-from opgen_runtime.proto import op_def_pb2
 from opgen.python_api.function import FunctionApi, SkippedOp, function_api, reserved_name_warning
 from opgen.render import emit, residual
 from opgen.render.formatter import ChunkFormatter
 from opgen.render.tree_writer import Changes, plan
 from opgen.spec.model import GatherResult, OpSource
+from opgen_runtime.proto import op_def_pb2
 
 SOURCE_MAP = "opgen_sourcemap.json"
 _OP_DEFS_DECLARATION = emit.OP_DEFS_DECLARATION.encode()
@@ -94,7 +94,9 @@ class Renderer:
     def salt(self) -> str:
         return f"opgen {__version__}\0{code_digest()}\0{self.templates.digest}\0{self.templates.shipped}"
 
-    def render(self, groups: dict[str, list[op_def_pb2.OpDef]], sources: dict[str, OpSource], pack: str) -> RenderResult:
+    def render(
+        self, groups: dict[str, list[op_def_pb2.OpDef]], sources: dict[str, OpSource], pack: str
+    ) -> RenderResult:
         """Module texts and the source map; unchanged ops and headers come from the cache."""
         cache = self.formatter.load_pack(pack)
         used: dict[str, tuple[object, bytes]] = {}
@@ -126,15 +128,20 @@ class Renderer:
                 if self.progress and done % 64 == 0:
                     self.progress("checked", done, total)
         rendered = self._render_ops([op for _, op in misses], sources)
-        to_format = [(key, summary, text, lines, statement) for (key, _), (summary, text, lines, statement) in zip(misses, rendered)
-                     if not summary.skipped and lines != []]
+        to_format = [
+            (key, summary, text, lines, statement)
+            for (key, _), (summary, text, lines, statement) in zip(misses, rendered)
+            if not summary.skipped and lines != []
+        ]
         for (key, _), (summary, text, lines, statement) in zip(misses, rendered):
             if summary.skipped or lines == []:
                 chunk = _with_op_def(text, statement).encode()
                 entries[summary.op_name] = (summary, chunk)
                 used[key] = (summary.to_plain(), chunk)
-        formatted = self._format_residuals([(text, lines) for _, _, text, lines, _ in to_format],
-                                           [(f"op '{summary.op_name}'", "function.py.j2") for _, summary, *_ in to_format])
+        formatted = self._format_residuals(
+            [(text, lines) for _, _, text, lines, _ in to_format],
+            [(f"op '{summary.op_name}'", "function.py.j2") for _, summary, *_ in to_format],
+        )
         for (key, summary, _, _, statement), text in zip(to_format, formatted):
             chunk = _with_op_def(text, statement).encode()
             entries[summary.op_name] = (summary, chunk)
@@ -146,7 +153,9 @@ class Renderer:
         for name, ops in groups.items():
             functions = [entries[op.name][0] for op in ops]
             located = {op.name: source for op in ops if (source := sources.get(op.name)) is not None}
-            src_files = sorted({display_path(p, self.root) for p in {source.location.path for source in located.values()}})
+            src_files = sorted(
+                {display_path(p, self.root) for p in {source.location.path for source in located.values()}}
+            )
             shape_fns = {op_name: source.shape_fn for op_name, source in located.items() if source.shape_fn}
             registration = emit.render_registration(self.templates, shape_fns,
                                                 module_library(name, self.libraries, self.library))
@@ -170,8 +179,9 @@ class Renderer:
                 header_misses.append((key, text, lines))
         header_names = [(f"the header of module {name}", "module_header.py.j2") for name in groups
                         if headers[name] in {key for key, _, _ in header_misses}]
-        for (key, _, _), text in zip(header_misses, self._format_residuals([(t, lines) for _, t, lines in header_misses],
-                                                                           header_names)):
+        for (key, _, _), text in zip(
+            header_misses, self._format_residuals([(t, lines) for _, t, lines in header_misses], header_names)
+        ):
             used[key] = (None, text.encode())
 
         files: dict[str, bytes] = {}
@@ -181,21 +191,29 @@ class Renderer:
             parts = [used[headers[name]][1], _OP_DEFS_DECLARATION]
             functions_map: list[tuple[str, str]] = []
             for op in ops:
-                summary, text = entries[op.name]
+                summary, chunk = entries[op.name]
                 src = sources.get(op.name)
                 # files, not lines: a comment added to a source or override file changes no
                 # committed output (the API snapshot carries no locations either)
                 where = _json_str(display_path(src.location.path, self.root)) if src else "null"
                 op_json = _json_str(op.name)
-                parts.append(text)  # the function (none for a skipped op), then its OpDef
+                parts.append(chunk)  # the function (none for a skipped op), then its OpDef
                 if summary.skipped:
-                    functions_map.append((f"<skipped {op.name}>", f'{{"op": {op_json}, "skipped": {_json_str(summary.skipped)}, "source": {where}}}'))
+                    functions_map.append(
+                        (
+                            f"<skipped {op.name}>",
+                            f'{{"op": {op_json}, "skipped": {_json_str(summary.skipped)}, "source": {where}}}',
+                        )
+                    )
                     continue
                 overrides = ", ".join(_json_str(path) for path in dict.fromkeys(
                     display_path(loc.path, self.root) for loc in provenance.get(op.name, ())))
                 aliases = ", ".join(_json_str(a) for a in summary.aliases)
                 functions_map.append(
-                    (summary.name, f'{{"aliases": [{aliases}], "op": {op_json}, "overrides": [{overrides}], "source": {where}}}')
+                    (
+                        summary.name,
+                        f'{{"aliases": [{aliases}], "op": {op_json}, "overrides": [{overrides}], "source": {where}}}',
+                    )
                 )
             # Registered last: `register_op_list` also marks the module's functions for AutoGraph.
             parts.append(registrations[name])
@@ -386,4 +404,4 @@ def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions,
 
 
 
-__all__ = ["BuildOptions", "RenderResult", "Renderer", "SOURCE_MAP", "compute_changes", "display_path", "render_tree"]
+__all__ = ["SOURCE_MAP", "BuildOptions", "RenderResult", "Renderer", "compute_changes", "display_path", "render_tree"]

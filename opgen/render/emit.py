@@ -267,9 +267,14 @@ def dispatch_keywords(f: FunctionApi) -> list[str | Bracketed]:
 
 
 def list_type_error(param: str, op_name: str, value: str) -> str:
-    """The TypeError message of TF's list-length checks (`python_op_gen.cc`) as an f-string naming `param` and `op_name`."""
+    """The TypeError message of TF's list-length checks (`python_op_gen.cc`) as an f-string naming `param`
+    and `op_name`."""
     return literals.py_fstring(
-        [("text", f"Expected list for '{param}' argument to '{op_name}' Op, not "), ("expr", value + "!r"), ("text", ".")]
+        [
+            ("text", f"Expected list for '{param}' argument to '{op_name}' Op, not "),
+            ("expr", value + "!r"),
+            ("text", "."),
+        ]
     )
 
 
@@ -289,7 +294,7 @@ FILTERS = {
     "py_str": literals.py_str,
     "py_str_list": literals.py_str_list,
     "py_bytes": py_bytes,
-    "docstring": lambda text, indent: literals.docstring_literal(text, indent),
+    "docstring": literals.docstring_literal,
     "wrap_call": wrap_call,
     "str_list": str_list,
     "assign_atom": assign_atom,
@@ -517,7 +522,7 @@ def module_exports(functions: list[FunctionSummary]) -> list[str]:
 def check_collisions(module: str, functions: list[FunctionSummary], locations: dict[str, Location]) -> None:
     """Two top-level names of one module may not collide (TF's generator emits both; an error here);
     the error points at the second op's REGISTER_OP (or OpList entry) when it is known."""
-    owners: dict[str, str] = {g: "the module itself" for g in MODULE_GLOBALS}
+    owners: dict[str, str] = dict.fromkeys(MODULE_GLOBALS, "the module itself")
     for f in functions:
         if not f.name:
             continue

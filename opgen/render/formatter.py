@@ -20,6 +20,7 @@ import secrets
 import shutil
 import stat
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 from opgen.errors import OpgenError
@@ -30,11 +31,12 @@ FORMATTERS = ("black", "ruff")
 
 def _black_format(sources: list[str]) -> list[str]:
     import black
+    from black.parsing import InvalidInput
 
     mode = black.Mode()
     try:
         return [black.format_str(s, mode=mode) for s in sources]
-    except black.InvalidInput as e:  # only a user's templates can produce code black cannot parse
+    except InvalidInput as e:  # only a user's templates can produce code black cannot parse
         raise OpgenError(f"black cannot format the generated code: {str(e).splitlines()[0]}",
                          hint="the --templates produce invalid Python; check them") from None
 
@@ -48,7 +50,9 @@ def _ruff_bin() -> str:
         found = shutil.which("ruff")
         if found:
             return found
-    raise OpgenError("formatter 'ruff' selected but ruff is not installed", hint="pip install ruff, or use --formatter black")
+    raise OpgenError(
+        "formatter 'ruff' selected but ruff is not installed", hint="pip install ruff, or use --formatter black"
+    )
 
 
 # Chunks are top-level statements, so ruff formats them in one file separated by this
@@ -62,7 +66,17 @@ def _ruff_format(sources: list[str]) -> list[str]:
             return [_ruff_format([t])[0] for t in sources]
     text = ("\n\n\n" + _SEPARATOR + "\n").join(s.strip("\n") + "\n" for s in sources)
     proc = subprocess.run(
-        [_ruff_bin(), "format", "--isolated", "--no-cache", "--line-length", "88", "--stdin-filename", "chunks.py", "-"],
+        [
+            _ruff_bin(),
+            "format",
+            "--isolated",
+            "--no-cache",
+            "--line-length",
+            "88",
+            "--stdin-filename",
+            "chunks.py",
+            "-",
+        ],
         input=text,
         capture_output=True,
         text=True,
@@ -100,7 +114,7 @@ class ChunkPack:
         """(summary, chunk text in UTF-8) stored under `key`; None if there is none, or if its
         seal does not match the key, summary and text (a cache another user or job wrote,
         or altered: its text never reaches a module)."""
-        entry = self.index.get(key)
+        entry: object = self.index.get(key)  # the index is read with marshal: checked here
         if not (isinstance(entry, tuple) and len(entry) == 4):
             return None
         summary, start, end, stored = entry
@@ -164,7 +178,7 @@ class ChunkFormatter:
             pass
         return ChunkPack()
 
-    def save_pack(self, pack: str, entries: dict[object, tuple[object, bytes]], base: ChunkPack | None = None) -> None:
+    def save_pack(self, pack: str, entries: Mapping[str, tuple[object, bytes]], base: ChunkPack | None = None) -> None:
         """Store `entries` (key -> (summary, chunk text in UTF-8)) as the pack, replacing the old one.
 
         Chunks already in `base` (the loaded pack) keep their place and new ones are appended

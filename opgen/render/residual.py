@@ -17,7 +17,9 @@ from collections.abc import Callable
 INDENT = "    "
 
 
-def format_residuals(format_many: Callable[[list[str]], list[str]], chunks: list[tuple[str, list[int] | None]]) -> list[str]:
+def format_residuals(
+    format_many: Callable[[list[str]], list[str]], chunks: list[tuple[str, list[int] | None]]
+) -> list[str]:
     """Each (text, residual lines) chunk as the formatter lays it out (lines None: the whole
     chunk goes through `format_many`); one `format_many` call for every piece of every chunk."""
     pieces: list[str] = []
@@ -98,7 +100,7 @@ def _spans(text: str, lines: list[int]) -> list[_Span] | None:
         if not isinstance(body, list):
             span = _Span(node.lineno, node.end_lineno or node.lineno, depth, False)
         elif _framed_header(node, depth, source[node.lineno - 1]):
-            span = _Span(node.lineno, node.body[0].lineno - 1, depth, True)
+            span = _Span(node.lineno, body[0].lineno - 1, depth, True)
         else:
             continue  # its lines stay uncovered: the whole chunk is formatted
         if any(span.start <= n <= span.end for n in wanted):
@@ -114,6 +116,8 @@ def _framed_header(node: ast.stmt, depth: int, first_line: str) -> bool:
     `def` (a nested one's blank lines depend on what precedes it) or an `if` (not `elif`)."""
     if isinstance(node, ast.FunctionDef):
         ok = depth == 0 and not node.decorator_list
+    elif isinstance(node, ast.If):
+        ok = first_line.lstrip().startswith("if ")
     else:
-        ok = isinstance(node, ast.If) and first_line.lstrip().startswith("if ")
+        return False
     return ok and node.body[0].lineno > node.lineno

@@ -231,7 +231,9 @@ def plan(out: Path, files: dict[str, bytes], source_map: str) -> Changes:
         except OSError as e:
             raise OpgenError(f"cannot read output: {e.strerror}", Location(str(path))) from None
         if not stat.S_ISREG(st.st_mode):
-            kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a symlink" if stat.S_ISLNK(st.st_mode) else "not a file"
+            kind = (
+                "a directory" if stat.S_ISDIR(st.st_mode) else "a symlink" if stat.S_ISLNK(st.st_mode) else "not a file"
+            )
             raise OpgenError(f"output {rel} is {kind}", Location(str(path)),
                              hint=f"remove {path} (opgen only replaces regular files it can own)")
         try:
@@ -458,9 +460,9 @@ def build_lock(out: Path):
         yield
         failed = False
     finally:
-        with lock:  # removed while held: a build waiting on this file sees it gone and locks a new one
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(out / LOCK)
+        # removed while held: a build waiting on this file sees it gone and locks a new one
+        with lock, contextlib.suppress(FileNotFoundError):
+            os.unlink(out / LOCK)
         if failed:
             for directory in created:
                 try:
@@ -498,5 +500,21 @@ def _acquire(path: Path, shown: str):
         f.close()
 
 
-__all__ = ["GITIGNORE", "JOURNAL", "LOCK", "MANIFEST", "STAGING", "Changes", "gitignore_output", "build_lock", "check_out_dir", "check_relative", "commit", "is_internal", "owns",
-           "interrupted", "plan", "recover"]
+__all__ = [
+    "GITIGNORE",
+    "JOURNAL",
+    "LOCK",
+    "MANIFEST",
+    "STAGING",
+    "Changes",
+    "build_lock",
+    "check_out_dir",
+    "check_relative",
+    "commit",
+    "gitignore_output",
+    "interrupted",
+    "is_internal",
+    "owns",
+    "plan",
+    "recover",
+]

@@ -1,4 +1,5 @@
-"""`.Input(spec)` / `.Output(spec)` / `.ControlOutput(name)`: TF 2.21's arg grammar (`op_def_builder.cc` FinalizeInputOrOutput).
+"""`.Input(spec)` / `.Output(spec)` / `.ControlOutput(name)`: TF 2.21's arg grammar (`op_def_builder.cc`
+FinalizeInputOrOutput).
 
 Mirrors C++ `FinalizeInputOrOutput` / `FinalizeControlOutput`: the ArgDef is appended
 first and filled while parsing; attrs are looked up in the OpDef as built so far (all

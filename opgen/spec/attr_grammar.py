@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 from opgen.attr_text import parse_attr_value
+from opgen.proto_text import SPACE, ParseError, c_unescape
 from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.proto.datatypes import data_type_from_string
-from opgen.proto_text import SPACE, ParseError, c_unescape
 
 _WS = "[ \t\n\v\f\r]*"
 _RE_NAME = re.compile(rf"([A-Za-z][A-Za-z0-9_]*){_WS}:{_WS}")

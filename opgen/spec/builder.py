@@ -13,7 +13,6 @@ import itertools
 import re
 
 from opgen.errors import Location, OpgenError, OpgenErrors
-from opgen_runtime.proto import op_def_pb2
 from opgen.spec import arg_grammar, attr_grammar
 from opgen.spec.arg_grammar import attr_index, finalize_arg, finalize_control_output
 from opgen.spec.attr_grammar import finalize_attr
@@ -26,6 +25,7 @@ from opgen.spec.full_type import (
 )
 from opgen.spec.model import BuilderCall, CallArg, Registration
 from opgen.spec.validate import validate_op_def
+from opgen_runtime.proto import op_def_pb2
 
 # A shape function given by name: `shape_inference::UnchangedShape`, `::ns::Fn`.
 _RE_FUNCTION_NAME = re.compile(r"(?:::)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*\Z")
@@ -48,7 +48,7 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     "SetShapeFn": ("any",),
     "SetTypeConstructor": ("any",),
     "SetForwardTypeFn": ("any",),
-    **{flag: () for flag in _FLAGS},
+    **dict.fromkeys(_FLAGS, ()),
 }
 KNOWN_METHODS = tuple(SIGNATURES)
 _ANY_KINDS = ("string", "int", "expr")

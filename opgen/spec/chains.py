@@ -53,7 +53,9 @@ class UndefinedNameError(OpgenError):
         self.name = name
 
 
-def extract_registrations(tokens: list[Token], helpers: Mapping[str, str]) -> tuple[list[Registration], list[OpgenError]]:
+def extract_registrations(
+    tokens: list[Token], helpers: Mapping[str, str]
+) -> tuple[list[Registration], list[OpgenError]]:
     """Every REGISTER_OP chain of a translation unit, in source order, and the errors of
     the chains that could not be read. String constants and functions returning a
     literal defined before a chain (`constexpr char kAttrs[] = "...";`,
@@ -399,7 +401,7 @@ def _source_text(toks: list[Token]) -> str:
     parts = [first[TEXT]]
     for prev, t in itertools.pairwise(toks):
         a, b = prev[TEXT][-1], t[TEXT][0]
-        if t[SPACE] or (a.isalnum() or a == "_") and (b.isalnum() or b == "_" or b in "\"'") or (
+        if t[SPACE] or ((a.isalnum() or a == "_") and (b.isalnum() or b == "_" or b in "\"'")) or (
             a in _OPERATOR_CHARS and b in _OPERATOR_CHARS
         ):
             parts.append(" ")

@@ -22,12 +22,12 @@ from typing import Any
 from google.protobuf.descriptor import FieldDescriptor
 
 from opgen.errors import OpgenError, OpgenErrors
-from opgen_runtime.proto import attr_value_pb2, op_def_pb2
-from opgen_runtime.proto.datatypes import BY_ENUM, cpp_name, enum_name, is_ref
 from opgen.proto_text import SPACE, c_escape, to_float32
 from opgen.spec.attr_grammar import COMPOUND_TYPES
 from opgen.spec.doc import is_name_line
 from opgen.spec.full_type import match_type_constructor
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2
+from opgen_runtime.proto.datatypes import BY_ENUM, cpp_name, enum_name, is_ref
 
 _FLAG_METHODS = (
     ("is_commutative", "SetIsCommutative"),
@@ -277,7 +277,7 @@ def doc_text(op_def: op_def_pb2.OpDef) -> str | None:
         bad = next((line for line in desc_lines if is_name_line(line)), None)
         if bad is not None:
             raise Inexpressible(f"description line {bad!r} would be read as an arg entry")
-        lines += [""] + desc_lines
+        lines += ["", *desc_lines]
     for name, text in entries:
         _check_line(text, f"the doc of '{name}'")
         first, *rest = text.split("\n")

@@ -66,19 +66,22 @@ def _default_hint(value: str, spec: str) -> str | None:
     type_text = rest.split("=", 1)[0].strip()
     is_list = type_text.startswith("list(") and type_text.endswith(")")
     element = type_text[5:-1].strip() if is_list else type_text
-    if element == "type" or element.startswith("{") and not element.startswith("{'") and not element.startswith('{"'):
+    if element == "type" or (element.startswith("{") and not element.startswith("{'") and not element.startswith('{"')):
         if all(w.startswith("DT_") for w in _WORD.findall(value)) and _WORD.search(value):
             return None  # the enums are right; the syntax around them is not
         fixed = _WORD.sub(lambda m: _enum_spelling(m.group()) or m.group(), value)
         if fixed != value:
             return f"a type default is a DataType enum: Attr(\"{name.strip()}: {type_text} = {fixed}\")"
         return "a type default is a DataType enum such as DT_FLOAT or DT_INT32"
+    literal: str | None
     if element.startswith("{"):  # a set of allowed strings
         literal = "one of the allowed values, quoted (`e: {'a', 'b'} = 'a'`)"
     else:
         literal = _LITERALS.get(element)
     if is_list:
-        return "a list default is bracketed, `= [v1, v2]` (`= []` when empty)" + (f", each value {literal}" if literal else "")
+        return "a list default is bracketed, `= [v1, v2]` (`= []` when empty)" + (
+            f", each value {literal}" if literal else ""
+        )
     return f"the default of {'an' if element[:1] in 'aeiou' else 'a'} {element} attr is {literal}" if literal else None
 
 
@@ -97,7 +100,9 @@ def fix_hint(message: str, failed_attrs: set[str]) -> str | None:
         if word and type_text.startswith(("{", "list({")):  # a member of a set of types
             return _data_type_hint(word.group())
         close = difflib.get_close_matches(word.group(), ATTR_TYPES, n=1, cutoff=0.6) if word else []
-        choices = f"attr types: {', '.join(ATTR_TYPES)}, list(...) of one, or a set of allowed values ({{float, int32}})"
+        choices = (
+            f"attr types: {', '.join(ATTR_TYPES)}, list(...) of one, or a set of allowed values ({{float, int32}})"
+        )
         return f"did you mean '{close[0]}'? ({choices})" if close else choices
     m = _FOLLOW_ON.match(message)
     if m and m.group("attr") in failed_attrs:

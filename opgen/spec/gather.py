@@ -185,9 +185,9 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
     # Any other registration-like macro is a warning (one reported above stays an error).
     reported = {e.name for e in [*undefined_macros, *kernel_errors] if isinstance(e, UndefinedNameError)}
     unread += [e for e in unread_registration_macros(tokens) if e.name not in reported]
-    for e in unread:
-        if isinstance(e, UndefinedNameError) and e.hint is None:
-            e.hint = f"define '{e.name}', or include the header that defines it"
+    for warning in unread:
+        if isinstance(warning, UndefinedNameError) and warning.hint is None:
+            warning.hint = f"define '{warning.name}', or include the header that defines it"
     shape_fns = {str(c.args[0].value).rsplit("::", 1)[-1].strip() for r in regs for c in r.calls
                  if c.method == "SetShapeFn" and c.args and c.args[0].kind == "expr"}
     return ScannedFile(regs, errors, kernels, kernel_errors, unread,

@@ -5,7 +5,8 @@ of kernels against the ops the sources declare.
 A device's types for an attr are the union over its kernels of each kernel's constraint on
 that attr (a kernel that does not constrain it accepts every type the op allows: None when
 the op allows any), within the types the op allows. Kernels no node can get (constraints on
-attrs the op lacks, no allowed type left) are left out; the cross-check reports them. Attrs no kernel of the device constrains are left out. Labelled kernels
+attrs the op lacks, no allowed type left) are left out; the cross-check reports them. Attrs no kernel of
+the device constrains are left out. Labelled kernels
 (selected only by a node's `_kernel` attr, op_kernel.cc FindKernelRegistration) are not part
 of what an op "runs on"; the Markdown table lists them on their own rows.
 """
@@ -17,8 +18,8 @@ from collections.abc import Callable, Iterable, Mapping
 from opgen.errors import OpgenError
 from opgen.output_escape import md_text
 from opgen.proto import kernel_def_pb2
-from opgen_runtime.proto import datatypes, op_def_pb2
 from opgen.spec.model import KernelRegistration
+from opgen_runtime.proto import datatypes, op_def_pb2
 
 # device -> attr -> type names (tf.DType names, in DataType order), None: any type.
 DeviceTypes = dict[str, dict[str, "tuple[str, ...] | None"]]
@@ -53,7 +54,7 @@ def _usable(k: kernel_def_pb2.KernelDef, op_def: op_def_pb2.OpDef | None,
     names = {a.name for a in op_def.attr}
     for c in k.constraint:
         types = c.allowed_values.list.type
-        if c.name not in names or types and c.name not in type_attrs:
+        if c.name not in names or (types and c.name not in type_attrs):
             return False
         allowed = type_attrs.get(c.name)
         if types and allowed is not None and not set(types) & set(allowed):
@@ -108,15 +109,15 @@ def device_types(kernels: Iterable[kernel_def_pb2.KernelDef], op_def: op_def_pb2
         for attr in dict.fromkeys(constrained):
             union: set[int] = set()
             anything = False
+            allowed = attrs.get(attr)
             for k in ks:
                 own = [t for c in k.constraint if c.name == attr for t in c.allowed_values.list.type]
                 if own:
                     union.update(own)
-                elif attrs.get(attr) is None:
+                elif allowed is None:
                     anything = True
                 else:
-                    union.update(attrs[attr])
-            allowed = attrs.get(attr)
+                    union.update(allowed)
             if allowed is not None:  # a type the op does not allow never reaches a kernel
                 union &= set(allowed)
             per_attr[attr] = None if anything else _names(union, type_name)

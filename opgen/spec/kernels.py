@@ -287,7 +287,8 @@ def _template_args(toks: list[Token], i: int) -> tuple[list[Token] | None, int]:
     (None, i) when there is none."""
     if i >= len(toks) or toks[i][TEXT] != "<":
         return None, i
-    depth, out = 1, []
+    depth = 1
+    out: list[Token] = []
     for j in range(i + 1, len(toks)):
         t = toks[j]
         if t[TEXT] == "<":

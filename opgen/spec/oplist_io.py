@@ -22,9 +22,9 @@ from opgen.limits import (
     text_nesting_problem,
     text_proto_structure,
 )
+from opgen.spec.validate import validate_op_def
 from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.proto.datatypes import BY_ENUM
-from opgen.spec.validate import validate_op_def
 
 FORMATS = ("pbtxt", "pb", "json")
 BINARY_SUFFIXES = (".pb", ".binarypb")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from opgen.errors import Location, OpgenError, OpgenErrors
@@ -27,6 +27,7 @@ from opgen.limits import (
     decode_utf8,
     read_input_bytes,
 )
+from opgen.spec.chains import REGISTER_MACROS
 from opgen.spec.cpp_lexer import (
     BOL,
     END,
@@ -43,7 +44,6 @@ from opgen.spec.cpp_lexer import (
     token_location,
     tokenize,
 )
-from opgen.spec.chains import REGISTER_MACROS
 from opgen.spec.pp_expr import evaluate_if_expression
 from opgen.spec.predefined import predefined_macros
 
@@ -451,7 +451,7 @@ class Preprocessor:
             t = toks[i]
             if t[TEXT] == "__has_include" and t[KIND] == "id":
                 value, i = self._has_include(toks, i)
-                resolved.append(("num", value) + t[2:])
+                resolved.append(("num", value, *t[2:]))
                 continue
             if t[TEXT] == "defined" and t[KIND] == "id":
                 j = i + 1
@@ -466,7 +466,7 @@ class Preprocessor:
                     j += 1
                     if j >= len(toks) or toks[j][TEXT] != ")":
                         raise token_error(t, "missing ')' after \"defined\"")
-                resolved.append(("num", value) + t[2:])
+                resolved.append(("num", value, *t[2:]))
                 operands[id(resolved[-1])] = toks[i + 2 if paren else i + 1]
                 i = j + 1
                 continue
@@ -485,7 +485,7 @@ class Preprocessor:
                 UndefinedInCondition(t[TEXT], token_location(t), missing) for t in expanded
                 if t[KIND] == "id" and t[TEXT] not in ("true", "false") and t[TEXT] not in tested
                 and t[TEXT] not in _BUILD_CONFIG_MACROS and not _reserved(t[TEXT])]
-        final = [("num", "1" if t[TEXT] == "true" else "0") + t[2:] if t[KIND] == "id" else t for t in expanded]
+        final = [("num", "1" if t[TEXT] == "true" else "0", *t[2:]) if t[KIND] == "id" else t for t in expanded]
         return final, undefined
 
     def _has_include(self, toks: list[Token], i: int) -> tuple[str, int]:
@@ -739,15 +739,17 @@ class Preprocessor:
         if len(args) < nparams:
             if macro.variadic and len(args) == nparams - 1:
                 return [*args, []], rparen, True
-            raise token_error(name_tok, f"macro \"{macro.name}\" requires {nparams} arguments, but only {len(args)} given")
+            raise token_error(
+                name_tok, f'macro "{macro.name}" requires {nparams} arguments, but only {len(args)} given'
+            )
         if len(args) > nparams:
-            raise token_error(name_tok, f"macro \"{macro.name}\" passed {len(args)} arguments, but takes just {nparams}")
+            raise token_error(name_tok, f'macro "{macro.name}" passed {len(args)} arguments, but takes just {nparams}')
         return args, rparen, False
 
     def _substitute(self, macro: Macro, args: list[list[Token]], va_absent: bool, site: tuple,
                     hide: frozenset[str]) -> list[Token]:
         params = {p: i for i, p in enumerate(macro.params or ())}
-        body = macro.body
+        body: Sequence[Token] = macro.body
         result: list[Token] = []
         expanded: dict[int, list[Token]] = {}
         if macro.va_opt:
@@ -758,7 +760,7 @@ class Preprocessor:
                 return _stringize(self._substitute(replace(macro, body=tuple(content), va_opt=False), args,
                                                    va_absent, site, hide))
 
-            body = _replace_va_opt(body, bool(expanded[va]), stringized)
+            body = _replace_va_opt(macro.body, bool(expanded[va]), stringized)
         i = 0
         while i < len(body):
             t = body[i]
@@ -845,7 +847,9 @@ def _va_opt_end(body: tuple[Token, ...] | list[Token], i: int) -> int | None:
     return None
 
 
-def _replace_va_opt(body: tuple[Token, ...], has_va_args: bool, stringized: Callable[[list[Token]], str]) -> list[Token]:
+def _replace_va_opt(
+    body: tuple[Token, ...], has_va_args: bool, stringized: Callable[[list[Token]], str]
+) -> list[Token]:
     """The body with each `__VA_OPT__(content)` replaced by its content when the variadic
     argument expands to tokens, else by a placemarker (C++20 [cpp.subst]); and each
     `#__VA_OPT__(content)` by a string literal: `stringized(content)`, else `""`

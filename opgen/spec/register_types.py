@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from opgen_runtime.proto import types_pb2
 from opgen.spec.preprocessor import parse_define_option
+from opgen_runtime.proto import types_pb2
 
 # `TF_CALL_<name>(m)` -> `m(<C++ type>)`, in register_types.h's order.
 TYPE_MACROS: dict[str, str] = {

@@ -27,10 +27,16 @@ def known_shape_fns() -> frozenset[str]:
     assert spec is not None and spec.origin is not None, "opgen depends on its runtime"
     source = Path(spec.origin).parent / "shape_fns" / "common.py"
     tree = ast.parse(source.read_text(encoding="utf-8"))
+    target: ast.expr
     for node in tree.body:
-        target = node.target if isinstance(node, ast.AnnAssign) else (node.targets[0] if isinstance(node, ast.Assign) else None)
-        if isinstance(target, ast.Name) and target.id == "NAMED" and isinstance(node.value, ast.Dict):
-            return frozenset(k.value for k in node.value.keys if isinstance(k, ast.Constant))
+        if isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        elif isinstance(node, ast.Assign):
+            target, value = node.targets[0], node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id == "NAMED" and isinstance(value, ast.Dict):
+            return frozenset(k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
     raise RuntimeError(f"no NAMED dict in {source}")
 
 

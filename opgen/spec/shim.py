@@ -126,11 +126,11 @@ class ShimOpNames:
             raise OpgenError(message, token_location(toks[0])) from None
 
 
-def unread_registration_macros(tokens: list[Token]) -> list[OpgenError]:
+def unread_registration_macros(tokens: list[Token]) -> list[UndefinedNameError]:
     """Calls at file scope of an undefined macro named like an op registration
     (`REGISTER_MY_OP(...)`, `REGISTER_RESOURCE_HANDLE_OP(T)`), each macro once: opgen cannot
     see what it registers. Macros opgen reads and TF's that register no op are left alone."""
-    found: list[OpgenError] = []
+    found: list[UndefinedNameError] = []
     seen: set[str] = set()
     scopes: list[bool] = []  # per open brace: a namespace's or `extern "C"`'s (still file scope)
     inner = 0  # open braces that are not a namespace's: not at file scope
@@ -189,10 +189,15 @@ class _ShimReader:
         if len(args) != 1:
             raise _Unreadable(macro_tok, f"{SHIM_MACRO} takes one kernel class, got {len(args)} arguments")
         shim, kernel = self.shim_class(args[0])
-        calls = [*shim.calls,
-                 BuilderCall("SetShapeFn", (CallArg("expr", f"{kernel[TEXT]}::ShapeInference", token_location(kernel)),),
-                             token_location(kernel)),
-                 shim.doc]
+        calls = [
+            *shim.calls,
+            BuilderCall(
+                "SetShapeFn",
+                (CallArg("expr", f"{kernel[TEXT]}::ShapeInference", token_location(kernel)),),
+                token_location(kernel),
+            ),
+            shim.doc,
+        ]
         return Registration(shim.op_name, token_location(macro_tok), tuple(calls))
 
     def shim_class(self, kernel_type: list[Token]) -> tuple[_ShimClass, Token]:

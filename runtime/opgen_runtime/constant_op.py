@@ -116,7 +116,7 @@ def _dense_dims(value: Any) -> list[int]:
         return []
     if not value:
         return [0]
-    return [len(value)] + _dense_dims(value[0])
+    return [len(value), *_dense_dims(value[0])]
 
 
 def _flatten(
@@ -207,9 +207,9 @@ def _infer_dtype(flat: list[Any], values: Any) -> int:
     if "i" in kinds:
         ints = [int(v) for v in flat]
         lo, hi = min(ints), max(ints)
-        if -(2**31) <= lo and hi < 2**31:
+        if lo >= -(2**31) and hi < 2**31:
             return 3
-        if -(2**63) <= lo and hi < 2**63:
+        if lo >= -(2**63) and hi < 2**63:
             return 9
         if lo < -(2**63) or hi >= 2**64:
             raise _not_convertible(values)  # numpy: an object array

@@ -43,7 +43,8 @@ def convert_to_tensor(
             dtype = _dtypes.as_dtype(dtype)
             if not dtype.is_compatible_with(value._dtype):
                 raise ValueError(
-                    f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype {value._dtype.name}: {value!r}"
+                    f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+                    f"{value._dtype.name}: {value!r}"
                 )
         return value
     if hasattr(value, "_as_graph_tensor"):

@@ -112,7 +112,7 @@ class DType:
                 other = as_dtype(other)
             except TypeError:
                 return False
-        return self._type_enum == other._type_enum  # type: ignore[union-attr]
+        return self._type_enum == other._type_enum
 
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
@@ -156,7 +156,8 @@ _BY_PYTHON_TYPE: dict[type, DType] = {
     builtins.object: _BY_ENUM[7],
 }
 
-# Module attributes (they shadow the builtins `bool`/`float` here: use `builtins.`): generator names (`half`), Python names (`float16`), aliases, `_ref` forms.
+# Module attributes (they shadow the builtins `bool`/`float` here: use `builtins.`): generator names
+# (`half`), Python names (`float16`), aliases, `_ref` forms.
 for _key, _dt in _BY_STRING.items():
     globals()[_key] = _dt
 for _n in _names.BY_ENUM.values():

@@ -82,12 +82,12 @@ class Graph:
             scopes.name_stack = old_stack
 
     def _enter_name_scope(
-        self, name: str | None, scopes: ThreadScopes
+        self, name: str | bytes | None, scopes: ThreadScopes
     ) -> tuple[str, str]:
         """TF's `Graph.name_scope` entry: validates, sets the stack; returns (old stack, scope)."""
+        if isinstance(name, bytes):
+            name = name.decode()
         if name and name not in _VALID_NAMES:
-            if isinstance(name, bytes):
-                name = name.decode()
             if scopes.name_stack:
                 if not VALID_SCOPE_NAME_REGEX.match(name):
                     raise ValueError(

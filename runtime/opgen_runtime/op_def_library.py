@@ -305,7 +305,8 @@ def _extract_inputs_and_attrs(
                         ) from None
                     if type_attr in attrs:
                         raise TypeError(
-                            f"{prefix} that do not match type {_dtypes.as_dtype(dtype).name} inferred from earlier arguments."
+                            f"{prefix} that do not match type {_dtypes.as_dtype(dtype).name} inferred from "
+                            "earlier arguments."
                         ) from None
                     raise TypeError(f"{prefix} that don't all match.") from None
                 raise TypeError(

@@ -237,7 +237,7 @@ class InferenceContext:
         if len(dims) != 1:
             raise ShapeError(
                 f"Input tensor must be rank 1, but was rank {len(dims)}. Saw tensor shape "
-                + "["
+                 "["
                 + ",".join(str(d) for d in dims)
                 + "]"
             )

@@ -240,7 +240,7 @@ class TensorShape:
             other = as_shape(other)
         except (TypeError, ValueError):
             return NotImplemented
-        return self._dims == other._dims  # type: ignore[union-attr]
+        return self._dims == other._dims
 
     def __hash__(self) -> int:
         return hash(self._dims)

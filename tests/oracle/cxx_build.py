@@ -69,7 +69,7 @@ def tf_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     import tensorflow as tf
 
     compile_flags = tuple(tf.sysconfig.get_compile_flags())
-    link_flags = tuple(tf.sysconfig.get_link_flags()) + (f"-Wl,-rpath,{tf_install().package_dir}",)
+    link_flags = (*tf.sysconfig.get_link_flags(), f"-Wl,-rpath,{tf_install().package_dir}")
     return compile_flags, link_flags
 
 

@@ -61,8 +61,8 @@ def rebuild_and_compare(tf_graph: Any) -> tuple[int, int, collections.Counter[st
     import tensorflow as tf
     from tensorflow.python.ops import handle_data_util
 
-    from opgen_runtime.proto import attr_value_pb2
     from opgen_runtime import Graph, dtypes, registry, shape_inference
+    from opgen_runtime.proto import attr_value_pb2
     from opgen_runtime.tensor_shape import TensorShape
 
     tf_resource = tf.resource

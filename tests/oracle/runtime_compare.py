@@ -9,8 +9,8 @@ from opgen_runtime.proto import graph_pb2, node_def_pb2
 
 def register_tf_ops(module_name: str, names: tuple[str, ...]) -> None:
     """Registers TF's own OpDefs of `names` in opgen's runtime registry."""
-    from opgen_runtime.proto import op_def_pb2
     from opgen_runtime import registry
+    from opgen_runtime.proto import op_def_pb2
     from oracle.tf_registry import tf_op_list
 
     ops = [op for op in tf_op_list().op if op.name in names]

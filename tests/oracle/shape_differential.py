@@ -215,7 +215,7 @@ def _pick_type(attr: Any, prefer_int: bool) -> int:
     allowed = (
         list(attr.allowed_values.list.type) if attr.HasField("allowed_values") else []
     )
-    order = [3, 9] + PREFERRED if prefer_int else PREFERRED
+    order = [3, 9, *PREFERRED] if prefer_int else PREFERRED
     for t in order:
         if not allowed or t in allowed:
             return t

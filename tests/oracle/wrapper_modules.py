@@ -68,5 +68,5 @@ def tf_module(op_list_bytes: bytes) -> types.ModuleType:
 
     source = _pywrap_python_op_gen.GetPythonWrappers(op_list_bytes)
     module = types.ModuleType("tf_wrappers_" + hashlib.sha1(source).hexdigest()[:12])
-    exec(source, module.__dict__)  # noqa: S102 - TF's own generated code
+    exec(source, module.__dict__)
     return module

@@ -130,7 +130,7 @@ def _load(tree: ast.Module, filename: str, name: str) -> types.ModuleType:
     module.__file__ = filename
     sys.modules[name] = module  # the registration marks the module's functions (registry.py)
     try:
-        exec(compile(tree, filename, "exec"), module.__dict__)  # noqa: S102 - the module under test
+        exec(compile(tree, filename, "exec"), module.__dict__)
     except BaseException:
         del sys.modules[name]
         raise
@@ -392,7 +392,9 @@ def check_module(source: str | Path, *, name: str | None = None, tf: bool | None
                 tree = ast.parse(text, filename)
                 module = _load(tree, filename, module_name)
             except Exception as e:  # noqa: BLE001 - a module that fails to import is the first crash
-                report.crashes.append(f"import: {type(e).__name__}: {e}\n" + "".join(traceback.format_exception(e)[-4:]))
+                report.crashes.append(
+                    f"import: {type(e).__name__}: {e}\n" + "".join(traceback.format_exception(e)[-4:])
+                )
                 return report
             try:
                 found, report.unwrapped = wrappers(module, tree)
@@ -457,7 +459,9 @@ def build_dir_modules(out: Path) -> dict[Path, str]:
         return {}
     names = [n for n in modules if isinstance(n, str) and n.endswith(".py") and n[:-3].isidentifier()]
     texts = {out / name: read_regular(out / name) for name in sorted(names)}
-    return {path: text for path, text in texts.items() if text is not None and opens_with_module_header(text, path.stem)}
+    return {
+        path: text for path, text in texts.items() if text is not None and opens_with_module_header(text, path.stem)
+    }
 
 
 def check_build_dir(out: Path, **options: Any) -> list[CallReport]:
@@ -538,7 +542,9 @@ def record_build_dir(out: Path) -> None:
     recorder().add_dir(out)
 
 
-def check_in_subprocess(paths: list[Path], env: dict[str, str], *, tf: bool, tf_eager: bool = False) -> list[CallReport]:
+def check_in_subprocess(
+    paths: list[Path], env: dict[str, str], *, tf: bool, tf_eager: bool = False
+) -> list[CallReport]:
     """`check_module` of each module in a fresh Python process (a library loaded into TF
     there stays out of the test process); `env` must put opgen and the modules' packages
     on PYTHONPATH."""
@@ -546,8 +552,14 @@ def check_in_subprocess(paths: list[Path], env: dict[str, str], *, tf: bool, tf_
     import subprocess
 
     tests = str(Path(__file__).resolve().parent.parent)
-    args = [sys.executable, "-m", "support.call_wrappers", *(["--tf"] if tf else []), *(["--tf-eager"] if tf_eager else []),
-            *map(str, paths)]
+    args = [
+        sys.executable,
+        "-m",
+        "support.call_wrappers",
+        *(["--tf"] if tf else []),
+        *(["--tf-eager"] if tf_eager else []),
+        *map(str, paths),
+    ]
     run = subprocess.run(args, cwd=tests, env=env, capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr[-3000:]
     return [CallReport(**report) for report in json.loads(run.stdout.splitlines()[-1])]

@@ -148,7 +148,7 @@ def _expand_dims(c: InferenceContext) -> None:
         raise ShapeError(f"dim {dim} not in the interval [{-rank - 1}, {rank}].")
     if dim < 0:
         dim += rank + 1
-    c.set_output(0, c.make_shape(shape.dims[:dim] + (1,) + shape.dims[dim:]))
+    c.set_output(0, c.make_shape((*shape.dims[:dim], 1, *shape.dims[dim:])))
 
 
 def _squeeze(c: InferenceContext) -> None:

@@ -74,7 +74,7 @@ def _one_hot(c: InferenceContext) -> None:
     new_rank = len(indices.dims) + 1
     index = (axis + new_rank) % new_rank
     c.set_output(
-        0, c.make_shape(indices.dims[:index] + (depth,) + indices.dims[index:])
+        0, c.make_shape((*indices.dims[:index], depth, *indices.dims[index:]))
     )
 
 
@@ -97,7 +97,7 @@ def _dynamic_stitch(c: InferenceContext) -> None:
         c.merge_prefix(c.input(i + n), indices)
         extra = c.merge(extra, c.subshape(c.input(i + n), len(indices.dims)))
         if value is not None and value[0]:
-            max_index = max(max_index, max(int(v) for v in value[0]))
+            max_index = max(max_index, *(int(v) for v in value[0]))
     out = c.vector(max_index + 1 if all_constant else None)
     c.set_output(0, c.concatenate(out, extra))
 

@@ -267,7 +267,7 @@ def _matrix_diag_part(c: InferenceContext) -> None:
         c.set_output(0, c.unknown_shape())
         return
     dims = shape.dims
-    c.set_output(0, c.make_shape(dims[:-2] + (_min_dim(dims[-2], dims[-1]),)))
+    c.set_output(0, c.make_shape((*dims[:-2], _min_dim(dims[-2], dims[-1]))))
 
 
 def _matrix_set_diag(c: InferenceContext) -> None:

@@ -92,7 +92,7 @@ def broadcast_shapes(
             if dy is not None and dy > 1 and dx != dy:
                 raise ShapeError(f"Dimensions must be equal, but are {dx} and {dy}")
             dims.append(dx)
-        elif dy is not None and dy > 1 or dx == 1:
+        elif (dy is not None and dy > 1) or dx == 1:
             dims.append(dy)
         elif dy == 1:
             dims.append(dx)

@@ -114,7 +114,7 @@ def _split_guarded(op: Op) -> bool:
     if size is None or num_split <= 0 or size % num_split:
         return False
     out = TensorShape._from_dims(
-        dims[:split_dim] + (size // num_split,) + dims[split_dim + 1 :]
+        (*dims[:split_dim], size // num_split, *dims[split_dim + 1 :])
     )
     for t in op._outputs:
         t._shape = out
@@ -146,7 +146,7 @@ def _concat_v2_guarded(op: Op) -> bool:
             return False
         total += dims[axis]
     op._outputs[0]._shape = TensorShape._from_dims(
-        first[:axis] + (total,) + first[axis + 1 :]
+        (*first[:axis], total, *first[axis + 1 :])
     )
     return True
 

@@ -213,15 +213,15 @@ BY_OP: dict[str, ShapeFn] = {
             "QuantizedConv2DWithBiasSumAndReluAndRequantize",
         )
     },
-    **{
-        name: _depthwise
-        for name in (
+    **dict.fromkeys(
+        (
             "QuantizedDepthwiseConv2D",
             "QuantizedDepthwiseConv2DWithBias",
             "QuantizedDepthwiseConv2DWithBiasAndRelu",
             "QuantizedDepthwiseConv2DWithBiasAndReluAndRequantize",
-        )
-    },
+        ),
+        _depthwise,
+    ),
     **{
         name: _fused(mat_mul_shape)
         for name in (
