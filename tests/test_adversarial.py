@@ -770,4 +770,5 @@ def test_helpers_take_qualified_keys_and_the_hint_names_a_key_that_works(tmp_pat
         f.write('"ns A" = "x: int"\n')
     assert main(["oplist"]) == 2
     line = _PYPROJECT.count("\n") + 6
-    assert f"pyproject.toml:{line}:1: error: [tool.opgen.helpers] key 'ns A' is not a C++ name" in capsys.readouterr().err
+    error = f"pyproject.toml:{line}:1: error: [tool.opgen.helpers] key 'ns A' is not a C++ name"
+    assert error in capsys.readouterr().err
