@@ -46,12 +46,24 @@ class Expr:
     code: str
     type: str  # shape | dim | int | bool | str | list_int | list_str | list_dim | list_shape
     prec: int = 20
-    call: tuple[str, tuple[str, ...]] | None = None
+    call: tuple[str, tuple[Expr | str, ...]] | None = None
 
 
 def _call(prefix: str, args: Sequence[Expr | str], type_: str) -> Expr:
     codes = tuple(a.code if isinstance(a, Expr) else a for a in args)
-    return Expr(f"{prefix}{', '.join(codes)})", type_, 20, (prefix, codes))
+    return Expr(f"{prefix}{', '.join(codes)})", type_, 20, (prefix, tuple(args)))
+
+
+def _bracketed(e: Expr | str):
+    """The call as the renderer's `Bracketed` tree (nested calls too), for black's layout."""
+    from opgen.render.emit import Bracketed  # (the renderer's imports are not needed to gather)
+
+    if isinstance(e, str):
+        return e
+    if e.call is None:
+        return e.code
+    prefix, args = e.call
+    return Bracketed(prefix, tuple(_bracketed(a) for a in args), ")")
 
 
 LINE_LENGTH = 88  # black's, as opgen/render/emit.py lays out generated code
@@ -87,6 +99,7 @@ class _Parser:
         self.scopes: list[dict[str, tuple[str, str]]] = [{}]
         self.lines: list[str] = []
         self.depth = 1
+        self.statement_tok: Token | None = None  # where the statement being translated starts
 
     # tokens
     def peek(self, k: int = 0) -> Token | None:
@@ -155,7 +168,7 @@ class _Parser:
         indent = "    " * self.depth
         text = indent + line
         if len(text) > LINE_LENGTH:
-            raise self.fail("a statement too long for one line")
+            raise self.fail("a statement too long for one line", self.statement_tok)
         self.lines.append(text)
 
     def emit_call(self, head: str, e: Expr) -> None:
@@ -164,12 +177,12 @@ class _Parser:
         if len(indent) + len(head) + len(e.code) <= LINE_LENGTH or e.call is None:
             self.emit(head + e.code)
             return
-        from opgen.render.emit import wrap_call  # (the renderer's imports are not needed to gather)
+        from opgen.render.emit import layout
 
-        prefix, args = e.call
-        text = indent + wrap_call(head + prefix, list(args), ")", indent)
+        tree = _bracketed(e)
+        text = indent + layout(type(tree)(head + tree.prefix, tree.items, tree.suffix), indent)
         if any(len(line) > LINE_LENGTH for line in text.split("\n")):
-            raise self.fail("a statement too long for one line")
+            raise self.fail("a statement too long for one line", self.statement_tok)
         self.lines.extend(text.split("\n"))
 
     # types
@@ -228,6 +241,7 @@ class _Parser:
         t = self.peek()
         if t is None:
             raise self.fail()
+        self.statement_tok = t
         text = t[TEXT]
         if text == ";":
             self.next()
@@ -652,6 +666,16 @@ class _Parser:
                 except (UnicodeDecodeError, Exception):
                     raise self.fail("a string literal", s) from None
             return Expr(py_str("".join(parts)), "str")
+        if text == "static_cast" and self.text(1) == "<":
+            self.i += 2
+            type_ = self.try_type(named=False)
+            if type_ != "int":
+                raise self.fail("static_cast", t)
+            self.expect(">")
+            self.expect("(")
+            e = self.convert(self.expression(), "int", t)
+            self.expect(")")
+            return e
         if text in ("true", "false"):
             self.next()
             return Expr("True" if text == "true" else "False", "bool")

@@ -191,6 +191,8 @@ class InferenceContext:
         return UNKNOWN
 
     def unknown_shape_of_rank(self, rank: int) -> ShapeHandle:
+        if rank == -1:  # TF's UnknownShapeOfRank(kUnknownRank)
+            return UNKNOWN
         return ShapeHandle([None] * rank)
 
     def scalar(self) -> ShapeHandle:
