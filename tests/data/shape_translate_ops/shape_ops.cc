@@ -2,7 +2,8 @@
 // a C++ lambda (or a function of this file) using one idiom of TF's InferenceContext API.
 // Compiled against the TF wheel, TF's graph mode runs these functions; opgen translates
 // them into Python for its embedded runtime; the test compares the two on many shapes.
-// No kernels: shape inference happens when a node is built.
+// No kernels: shape inference happens when a node is built. Every Dim() index is checked
+// first: TF's DimKnownRank does not bound-check (an out-of-range index crashes TF).
 #include <vector>
 
 #include "tensorflow/core/framework/common_shape_fns.h"
@@ -220,9 +221,11 @@ REGISTER_OP("StAddConstant")
     .Input("x: float")
     .Output("y: float")
     .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &x));
       DimensionHandle d;
-      TF_RETURN_IF_ERROR(c->Add(c->Dim(c->input(0), 0), 3, &d));
-      c->set_output(0, c->Matrix(d, c->Dim(c->input(0), 0)));
+      TF_RETURN_IF_ERROR(c->Add(c->Dim(x, 0), 3, &d));
+      c->set_output(0, c->Matrix(d, c->Dim(x, 0)));
       return OkStatus();
     });
 
@@ -243,8 +246,12 @@ REGISTER_OP("StMergeDims")
     .Input("y: float")
     .Output("z: float")
     .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x;
+      ShapeHandle y;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &x));
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(1), 1, &y));
       DimensionHandle d;
-      TF_RETURN_IF_ERROR(c->Merge(c->Dim(c->input(0), -1), c->Dim(c->input(1), 0), &d));
+      TF_RETURN_IF_ERROR(c->Merge(c->Dim(x, -1), c->Dim(y, 0), &d));
       c->set_output(0, c->Vector(d));
       return OkStatus();
     });
@@ -582,6 +589,10 @@ REGISTER_OP("StTrailingReturnType")
     .SetShapeFn([](::tensorflow::shape_inference::InferenceContext* ctx) -> absl::Status {
       ::tensorflow::shape_inference::ShapeHandle s;
       TF_RETURN_IF_ERROR(ctx->WithRankAtLeast(ctx->input(0), 1, &s));
+      if (!ctx->RankKnown(s)) {
+        ctx->set_output(0, ctx->UnknownShape());
+        return absl::OkStatus();
+      }
       ctx->set_output(0, ctx->UnknownShapeOfRank(ctx->Rank(s)));
       return absl::OkStatus();
     });
