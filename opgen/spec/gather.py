@@ -545,7 +545,9 @@ def _gather(
                                          f"(op {op_def.name}: unknown output shapes without TensorFlow)")
             register(op_def, OpSource(reg.loc, shape_fn, _part_locations(reg),
                                       translation.lines if translation is not None else None,
-                                      _shape_fn_kind(call, translation)))
+                                      _shape_fn_kind(call, translation),
+                                      f"{translation.location}: {translation.problem.split(': ', 1)[1]}"
+                                      if translation is not None and translation.problem else None))
             if core_ops is not None and is_tf_core_op(op_def.name) and not any(
                     fnmatch.fnmatchcase(op_def.name, glob) for glob in core_ops):
                 core_registrations.append(reg)

@@ -59,6 +59,7 @@ class OpSource:
     # runtime may know), "lambda|function, translated|not translated", or "none".
     shape_fn_python: tuple[str, ...] | None = None
     shape_fn_kind: str = "none"
+    shape_fn_problem: str | None = None  # `path:line:col: <construct>` when not translated
 
 
 @dataclass(frozen=True)
