@@ -1858,7 +1858,7 @@ def _shape_fn_1(c):
 def _shape_fn_2(c):
     c.set_output(0, c.vector(c.make_dim(-1)))
     c.set_output(1, c.input(0))
-    v_unused = c.with_rank(c.input(0), 1)
+    c.with_rank(c.input(0), 1)
 
 
 _registry.register_op_list(

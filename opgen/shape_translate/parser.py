@@ -86,6 +86,16 @@ _CPP_BINARY = {  # C++ operator -> (C++ precedence, Python operator, Python prec
 }
 
 
+@dataclass(frozen=True)
+class _Assign:
+    """`target = value` at `depth`, laid out once the whole function says whether target is read."""
+
+    depth: int
+    target: str
+    value: Expr
+    tok: Token | None
+
+
 def _paren(e: Expr, prec: int) -> str:
     return f"({e.code})" if e.prec < prec else e.code
 
@@ -97,7 +107,10 @@ class _Parser:
         self.end = end
         self.ctx = ctx_name
         self.scopes: list[dict[str, tuple[str, str]]] = [{}]
-        self.lines: list[str] = []
+        # Lines, and assignments laid out at the end: a variable never read gets none (its
+        # call stays, for its checks), so the output has no unused locals.
+        self.lines: list[str | _Assign] = []
+        self.reads: set[str] = set()
         self.depth = 1
         self.statement_tok: Token | None = None  # where the statement being translated starts
 
@@ -173,17 +186,34 @@ class _Parser:
 
     def emit_call(self, head: str, e: Expr) -> None:
         """`head` + a call expression, wrapped like black when it is too long."""
-        indent = "    " * self.depth
+        self.lines.extend(self.layout(self.depth, head, e, self.statement_tok))
+
+    def assign(self, target: str, e: Expr) -> None:
+        self.lines.append(_Assign(self.depth, target, e, self.statement_tok))
+
+    def layout(self, depth: int, head: str, e: Expr, tok: Token | None) -> list[str]:
+        indent = "    " * depth
         if len(indent) + len(head) + len(e.code) <= LINE_LENGTH or e.call is None:
-            self.emit(head + e.code)
-            return
+            if len(indent) + len(head) + len(e.code) > LINE_LENGTH:
+                raise self.fail("a statement too long for one line", tok)
+            return [indent + head + e.code]
         from opgen.render.emit import layout
 
         tree = _bracketed(e)
         text = indent + layout(type(tree)(head + tree.prefix, tree.items, tree.suffix), indent)
         if any(len(line) > LINE_LENGTH for line in text.split("\n")):
-            raise self.fail("a statement too long for one line", self.statement_tok)
-        self.lines.extend(text.split("\n"))
+            raise self.fail("a statement too long for one line", tok)
+        return text.split("\n")
+
+    def finished_lines(self) -> list[str]:
+        out: list[str] = []
+        for line in self.lines:
+            if isinstance(line, _Assign):
+                head = f"{line.target} = " if line.target in self.reads else ""
+                out.extend(self.layout(line.depth, head, line.value, line.tok))
+            else:
+                out.append(line)
+        return out
 
     # types
     def try_type(self, named: bool = True) -> str | None:
@@ -293,7 +323,7 @@ class _Parser:
                     value = self.convert(value, type_, tok)
                     var_type = type_
                 py = self.declare(tok, var_type)
-                self.emit_call(f"{py} = ", value)
+                self.assign(py, value)
             else:
                 if self.text() == "{":
                     self.next()
@@ -424,13 +454,15 @@ class _Parser:
             py, type_, _ = outs[0]
             if type_ not in ("int", "bool", "str", "list_int", "list_str"):
                 raise self.fail(f"GetAttr into a {type_}", m)
-            self.emit_call(f"{py} = ", _call("c.attr_value(", [args[0], py_str(type_)], type_))
+            self.assign(py, _call("c.attr_value(", [args[0], py_str(type_)], type_))
             return
         call, out_types = _STATUS_METHODS[method](self, args, m)
         if [o[1] for o in outs] != list(out_types):
             raise self.fail(f"{self.ctx}->{method} with these arguments", m)
-        targets = ", ".join(o[0] for o in outs)
-        self.emit_call(f"{targets} = ", call)
+        if len(outs) == 1:
+            self.assign(outs[0][0], call)
+        else:
+            self.emit_call(", ".join(o[0] for o in outs) + " = ", call)
 
     def if_statement(self, keyword: str) -> None:
         self.expect("if")
@@ -529,13 +561,13 @@ class _Parser:
                 raise self.fail(f"{t[TEXT]} of a {type_}", t)
             self.emit(f"{py} {t[TEXT][0]}= 1")
             return
-        py, type_ = self.var(t)
+        py, type_ = self.var(t, read=self.text() != "=")
         op = self.next()
         if op[TEXT] in ("++", "--") and type_ == "int":
             self.emit(f"{py} {op[TEXT][0]}= 1")
         elif op[TEXT] == "=":
             value = self.convert(self.expression(), type_, op)
-            self.emit_call(f"{py} = ", value)
+            self.assign(py, value)
         elif op[TEXT] in ("+=", "-=", "*=") and type_ == "int":
             value = self.convert(self.expression(), "int", op)
             self.emit(f"{py} {op[TEXT]} {value.code}")
@@ -551,10 +583,12 @@ class _Parser:
         else:
             raise self.fail(tok=op)
 
-    def var(self, t: Token) -> tuple[str, str]:
+    def var(self, t: Token, read: bool = True) -> tuple[str, str]:
         found = self.lookup(t[TEXT]) if t[KIND] == "id" else None
         if found is None:
             raise self.fail(tok=t)
+        if read:
+            self.reads.add(found[0])
         return found
 
     # expressions (C++ precedence climbing; Python parenthesized by its own precedences)
@@ -710,6 +744,7 @@ class _Parser:
             found = self.lookup(text) if kind == "id" else None
             if found is not None:
                 self.next()
+                self.reads.add(found[0])
                 return Expr(found[0], found[1])
             name, first = self.qualified()
             if name in ("kUnknownDim", "InferenceContext::kUnknownDim"):
@@ -857,11 +892,10 @@ def _body(tokens: Sequence[Token], i: int, ctx: str) -> tuple[str, ...]:
             raise Untranslatable("continue", t)
     p = _Parser(tokens, i + 1, j + 1, ctx)
     p.block_body()
-    if p.lines and p.lines[-1] == "    return":  # falling off the end does the same
-        p.lines.pop()
-    if not p.lines:
-        p.emit("pass")
-    return tuple(p.lines)
+    lines = p.finished_lines()
+    if lines and lines[-1] == "    return":  # falling off the end does the same
+        lines.pop()
+    return tuple(lines or ["    pass"])
 
 
 def _located(e: Untranslatable) -> Translation:
