@@ -6,6 +6,7 @@ black's layout and never pastes input text; and the runtime methods it calls
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import black
 import pytest
@@ -157,3 +158,16 @@ def test_report_shapes(tmp_path, capsys):
         "project functions: 1 of 1 translated (100.0%)\n"
         "shape functions: 1 of 2 translated (50.0%); 1 named (built-in or unread), 1 without\n"
     )
+
+
+def test_every_translation_of_the_test_library_is_black_layout_and_compiles():
+    from opgen.spec.gather import scan_cpp_file
+    from opgen.spec.preprocessor import Preprocessor
+
+    source = Path(__file__).parent / "data" / "shape_translate_ops" / "shape_ops.cc"
+    scanned = scan_cpp_file(str(source), Preprocessor(), {})
+    translated = [t for t in scanned.translations.values() if t.lines is not None]
+    assert len(translated) == len(scanned.translations) - 1 >= 45
+    for t in translated:
+        assert _black_stable(t.lines)
+        compile("def f(c):\n" + "\n".join(t.lines), "<t>", "exec")
