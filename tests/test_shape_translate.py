@@ -88,6 +88,8 @@ def test_trailing_return_type_and_other_context_name():
     ("return ReduceShape(c);", "ReduceShape", 8),
     ("int \u00e9 = 1; return OkStatus();", "\u00e9", 5),
     ("int x = (1 < 2) < 3; return OkStatus();", "comparing a bool with a int", 17),
+    ("absl::Status s = c->Merge(c->input(0), c->input(1), &m); return s;",
+     "a Status variable (its error not returned)", 1),
 ])
 def test_refusals_are_located_and_name_the_construct(cpp, construct, column):
     t = _translate(cpp)

@@ -297,12 +297,22 @@ class _Parser:
             self.status_call()
             self.expect(")")
             self.expect(";")
+        elif self.declares_status():
+            raise self.fail("a Status variable (its error not returned)", t)
         else:
             type_ = self.try_type()
             if type_ is not None:
                 self.declaration(type_)
             else:
                 self.expression_statement()
+
+    def declares_status(self) -> bool:
+        """`[::][ns::]Status name` at the cursor (a status kept in a variable)."""
+        k = 0
+        while self.text(k) in ("::", "tensorflow", "absl", "tsl") or self.text(k) in _NAMESPACES:
+            k += 1
+        t = self.peek(k + 1)
+        return self.text(k) == "Status" and t is not None and t[KIND] == "id"
 
     def declaration(self, type_: str) -> None:
         while True:
