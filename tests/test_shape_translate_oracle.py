@@ -42,6 +42,11 @@ ATTRS = {
     "StListAttr": [{}, {"perm": [0, 1]}, {"perm": [2, 0, 1]}, {"perm": [0, 5]}, {"perm": []}],
     "StListAttrSize": [{}, {"sizes": []}, {"sizes": [4]}, {"sizes": [2, 3, 4]}],
 }
+SCALAR_TENSORS = [("ph", [], INT32), ("ph", U, INT32), ("ph", [2], INT32), ("const", 3), ("const", 0),
+                  ("const", -2), ("const", [1, 2])]
+# input_tensor probes without negative sizes (TF's MakeDim only DCHECKs them)
+SIZE_TENSORS = [("ph", U, INT32), ("ph", [3], INT32), ("ph", [], INT32), ("const", [2, 3]), ("const", []),
+                ("const", [0, 5, 1]), ("const", 4)]
 UNTRANSLATED = {"StHandleData"}
 
 
@@ -79,8 +84,12 @@ def _probes(op) -> list[tuple[dict, dict]]:
     if len(args) == 1 and args[0].number_attr:
         inputs = [{"xs": ("list", [("ph", s, FLOAT)] * n)} for n in (1, 2, 3) for s in SHAPES[:8]]
         inputs += [{"xs": ("list", [("ph", a, FLOAT), ("ph", b, FLOAT)])} for a, b in itertools.product(PAIR_SHAPES, repeat=2)]
+    elif op.name == "StConstantVector":
+        inputs = [{args[0].name: s} for s in SIZE_TENSORS]
     elif len(args) == 1 and args[0].type == INT32:
         inputs = [{args[0].name: s} for s in SHAPE_TENSORS]
+    elif len(args) == 2 and args[1].type == INT32:
+        inputs = [{args[0].name: ("ph", a, FLOAT), args[1].name: k} for a in PAIR_SHAPES for k in SCALAR_TENSORS]
     elif len(args) == 1:
         inputs = [{args[0].name: ("ph", s, FLOAT)} for s in SHAPES]
     else:
@@ -93,7 +102,7 @@ def test_build_warns_once_naming_the_untranslated_construct(sides):
     _, _, stderr = sides
     warnings = [line for line in stderr.splitlines() if "warning:" in line]
     assert warnings == [
-        "shape_ops.cc:630:14: warning: shape function not translated: c->input_handle_shapes_and_types "
+        "shape_ops.cc:670:14: warning: shape function not translated: c->input_handle_shapes_and_types "
         "(op StHandleData: unknown output shapes without TensorFlow)"
     ]
 

@@ -230,6 +230,9 @@ class _Parser:
             self.next()
         name, _ = self.qualified()
         type_: str | None = _SCALAR_TYPES.get(name)
+        if name == "Tensor" and self.text() == "*":  # `const Tensor* t = c->input_tensor(i);`
+            self.next()
+            type_ = "tensor"
         if name == "vector" and self.text() == "<":
             self.next()
             inner = self.try_type(named=False)
@@ -356,6 +359,8 @@ class _Parser:
             return e
         if type_ == "int" and e.type == "bool":
             return Expr(f"int({e.code})", "int")
+        if type_ == "bool" and e.type == "tensor":
+            return Expr(f"{_paren(e, _CMP + 1)} is not None", "bool", _CMP)
         if type_ == "bool" and e.type == "int":
             return Expr(f"{_paren(e, _CMP + 1)} != 0", "bool", _CMP)
         raise self.fail(f"a {e.type} used as a {type_}", tok)
@@ -637,6 +642,9 @@ class _Parser:
         if text in ("&&", "||"):
             a, b = self.convert(a, "bool", op), self.convert(b, "bool", op)
             return Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "bool", prec)
+        if prec == _CMP and {a.type, b.type} == {"tensor", "null"} and text in ("==", "!="):
+            tensor = a if a.type == "tensor" else b
+            return Expr(f"{tensor.code} {'is' if text == '==' else 'is not'} None", "bool", _CMP)
         if prec == _CMP:
             if a.type != b.type or (a.type not in ("int", "bool") and not (a.type == "str" and text in ("==", "!="))):
                 raise self.fail(f"comparing a {a.type} with a {b.type}", op)
@@ -652,6 +660,8 @@ class _Parser:
         if t is not None and t[KIND] == "op" and t[TEXT] in ("!", "-", "+"):
             self.next()
             e = self.unary()
+            if t[TEXT] == "!" and e.type == "tensor":
+                return Expr(f"{_paren(e, _CMP + 1)} is None", "bool", _CMP)
             if t[TEXT] == "!":
                 e = self.convert(e, "bool", t)
                 return Expr(f"not {_paren(e, _NOT)}", "bool", _NOT)
@@ -678,8 +688,34 @@ class _Parser:
                 self.i += 3
                 self.expect(")")
                 e = Expr(f"not {e.code}", "bool", _NOT)
+            elif self.text() == "->" and e.type == "tensor":
+                e = self.tensor_access(e)
             else:
                 return e
+
+    def tensor_access(self, e: Expr) -> Expr:
+        """`t->scalar<int>()()`, `t->flat<int>()(i)` / `vec`, `t->NumElements()`, `t->dims()`
+        of a constant input (integer values only; TF's accessors CHECK their type)."""
+        self.next()
+        m = self.next()
+        if m[TEXT] in ("NumElements", "dims") and self.text() == "(" and self.text(1) == ")":
+            self.i += 2
+            return _call("c.tensor_size(" if m[TEXT] == "NumElements" else "c.tensor_rank(", [e], "int")
+        if m[TEXT] not in ("scalar", "flat", "vec") or self.text() != "<":
+            raise self.fail(f"Tensor::{m[TEXT]}", m)
+        self.next()
+        if self.try_type(named=False) != "int":
+            raise self.fail(f"Tensor::{m[TEXT]} of a non-integer type", m)
+        self.expect(">")
+        self.expect("(")
+        self.expect(")")
+        self.expect("(")
+        if m[TEXT] == "scalar":
+            self.expect(")")
+            return _call("c.tensor_scalar(", [e], "int")
+        index = self.convert(self.expression(), "int", m)
+        self.expect(")")
+        return _call("c.tensor_element(", [e, index], "int")
 
     def primary(self) -> Expr:
         t = self.peek()
@@ -720,6 +756,9 @@ class _Parser:
             e = self.convert(self.expression(), "int", t)
             self.expect(")")
             return e
+        if text == "nullptr":
+            self.next()
+            return Expr("None", "null")
         if text in ("true", "false"):
             self.next()
             return Expr("True" if text == "true" else "False", "bool")
@@ -829,6 +868,7 @@ _VALUE_METHODS = {
     "UnknownDim": _value("unknown_dim", "", "dim"),
     "MakeDim": _value("make_dim", "i", "dim"),
     "DebugString": _dim_text,
+    "input_tensor": _value("input_tensor", "i", "tensor"),
 }
 
 

@@ -510,6 +510,35 @@ class InferenceContext:
             items = [v.decode("utf-8", "replace") for v in items]
         return items if kind.startswith("list_") else items[0]
 
+    @staticmethod
+    def _int_values(value: Values) -> list[int]:
+        if any(type(v) is not int for v in value[0]):
+            raise ShapeError("the shape function reads a non-integer input tensor as integers")
+        return value[0]
+
+    @staticmethod
+    def tensor_scalar(value: Values) -> int:
+        """`t->scalar<int>()()` of a constant input (TF CHECKs that it is a scalar)."""
+        if value[1]:
+            raise ShapeError("the shape function reads a non-scalar input tensor as a scalar")
+        return InferenceContext._int_values(value)[0]
+
+    @staticmethod
+    def tensor_element(value: Values, i: int) -> int:
+        """`t->flat<int>()(i)` of a constant input (out of range: TF reads out of bounds)."""
+        values = InferenceContext._int_values(value)
+        if not 0 <= i < len(values):
+            raise ShapeError(f"the shape function reads element {i} of an input tensor of {len(values)}")
+        return values[i]
+
+    @staticmethod
+    def tensor_size(value: Values) -> int:
+        return len(value[0])
+
+    @staticmethod
+    def tensor_rank(value: Values) -> int:
+        return len(value[1])
+
     def run_named(self, name: str) -> None:
         """Runs the built-in shape function `name` (`return shape_inference::X(c);`)."""
         from . import shape_fns

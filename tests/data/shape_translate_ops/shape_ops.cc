@@ -622,6 +622,46 @@ REGISTER_OP("StShapeTensor")
       return OkStatus();
     });
 
+REGISTER_OP("StConstantInput")
+    .Input("x: float")
+    .Input("k: int32")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &x));
+      const Tensor* k = c->input_tensor(1);
+      if (k == nullptr) {
+        c->set_output(0, c->UnknownShapeOfRank(2));
+        return OkStatus();
+      }
+      if (k->dims() != 0) {
+        return errors::InvalidArgument("k must be a scalar, got ", k->NumElements(), " values");
+      }
+      const int32 n = k->scalar<int32>()();
+      if (n < 0) return errors::InvalidArgument("k must be >= 0 but is ", n);
+      c->set_output(0, c->Matrix(c->Dim(x, 0), n));
+      return OkStatus();
+    });
+
+REGISTER_OP("StConstantVector")
+    .Input("sizes: int32")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle unused;
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, &unused));
+      const Tensor* sizes = c->input_tensor(0);
+      if (!sizes) {
+        c->set_output(0, c->UnknownShape());
+        return OkStatus();
+      }
+      std::vector<DimensionHandle> dims;
+      for (int64_t i = 0; i < sizes->NumElements(); ++i) {
+        dims.push_back(c->MakeDim(sizes->flat<int32>()(i) * 2));
+      }
+      c->set_output(0, c->MakeShape(dims));
+      return OkStatus();
+    });
+
 // Not translatable: resource handle data. opgen warns and leaves the shape unknown.
 REGISTER_OP("StHandleData")
     .Input("x: float")
