@@ -41,6 +41,7 @@ ATTRS = {
     "StStringAttr": [{}, {"data_format": "NCHW"}],
     "StListAttr": [{}, {"perm": [0, 1]}, {"perm": [2, 0, 1]}, {"perm": [0, 5]}, {"perm": []}],
     "StListAttrSize": [{}, {"sizes": []}, {"sizes": [4]}, {"sizes": [2, 3, 4]}],
+    "StShapeAttr": [{"shape": [2, 3]}, {"shape": [None, 3]}, {"shape": []}, {"shape": [4, 2, None]}],
 }
 SCALAR_TENSORS = [("ph", [], INT32), ("ph", U, INT32), ("ph", [2], INT32), ("const", 3), ("const", 0),
                   ("const", -2), ("const", [1, 2])]
@@ -102,7 +103,7 @@ def test_build_warns_once_naming_the_untranslated_construct(sides):
     _, _, stderr = sides
     warnings = [line for line in stderr.splitlines() if "warning:" in line]
     assert warnings == [
-        "shape_ops.cc:670:14: warning: shape function not translated: c->input_handle_shapes_and_types "
+        "shape_ops.cc:684:14: warning: shape function not translated: c->input_handle_shapes_and_types "
         "(op StHandleData: unknown output shapes without TensorFlow)"
     ]
 

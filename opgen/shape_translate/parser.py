@@ -71,7 +71,8 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _INT_TYPES = {"int", "int32", "int64", "int32_t", "int64_t", "long", "size_t", "unsigned", "int16", "int8",
               "uint32", "uint64"}
 _SCALAR_TYPES = {**{t: "int" for t in _INT_TYPES}, "bool": "bool", "ShapeHandle": "shape",
-                 "DimensionHandle": "dim", "string": "str", "tstring": "str", "auto": "auto"}
+                 "DimensionHandle": "dim", "string": "str", "tstring": "str", "auto": "auto",
+                 "PartialTensorShape": "attrshape"}
 _NAMESPACES = {"std", "tensorflow", "shape_inference", "tsl", "absl"}
 _OK_RETURNS = {"OkStatus", "OK", "Status", "absl::OkStatus", "Status::OK", "absl::Status", "tsl::OkStatus"}
 
@@ -467,9 +468,10 @@ class _Parser:
             if len(args) != 1 or args[0].type != "str" or len(outs) != 1:
                 raise self.fail(f"{self.ctx}->GetAttr", m)
             py, type_, _ = outs[0]
-            if type_ not in ("int", "bool", "str", "list_int", "list_str"):
+            if type_ not in ("int", "bool", "str", "list_int", "list_str", "attrshape"):
                 raise self.fail(f"GetAttr into a {type_}", m)
-            self.assign(py, _call("c.attr_value(", [args[0], py_str(type_)], type_))
+            kind = "shape" if type_ == "attrshape" else type_
+            self.assign(py, _call("c.attr_value(", [args[0], py_str(kind)], type_))
             return
         call, out_types = _STATUS_METHODS[method](self, args, m)
         if [o[1] for o in outs] != list(out_types):
@@ -821,7 +823,7 @@ def _args(p: _Parser, args: list[Expr], types: str, tok: Token) -> list[Expr]:
         if t == "D":
             out.append(p.dim_or_constant(a, tok))
             continue
-        want = {"s": "shape", "d": "dim", "i": "int", "b": "bool"}[t]
+        want = {"s": "shape", "d": "dim", "i": "int", "b": "bool", "a": "attrshape"}[t]
         out.append(p.convert(a, want, tok))
     return out
 
@@ -907,6 +909,9 @@ _STATUS_METHODS = {
     "Divide": _by_types((("dim", "int", "bool"), "divide", "dib", ("dim",)),
                         (("dim", "dim", "bool"), "divide", "ddb", ("dim",))),
     "MakeShapeFromShapeTensor": _by_types((("int",), "make_shape_from_shape_tensor", "i", ("shape",))),
+    # a PartialTensorShape attr is read as the ShapeHandle it makes
+    "MakeShapeFromPartialTensorShape": lambda p, args, tok: (
+        Expr(_args(p, args, "a", tok)[0].code, "shape"), ("shape",)),
     "GetAttr": None,  # handled by `status_call` (the out-param's type says the attr's)
 }
 

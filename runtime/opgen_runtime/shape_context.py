@@ -498,8 +498,13 @@ class InferenceContext:
     _ATTR_KINDS = {"int": int, "bool": bool, "str": bytes}
 
     def attr_value(self, name: str, kind: str) -> Any:
-        """`c->GetAttr(name, &v)` for v of `kind` (int, bool, str, list_int, list_str)."""
+        """`c->GetAttr(name, &v)` for v of `kind` (int, bool, str, list_int, list_str, or
+        shape: a PartialTensorShape, as the ShapeHandle MakeShapeFromPartialTensorShape makes)."""
         value = self.get_attr(name)
+        if kind == "shape":
+            if not hasattr(value, "unknown_rank"):
+                raise ShapeError(f"Attr {name} does not have the type the shape function reads")
+            return self.make_shape_from_attr(value)
         item_kind = kind[5:] if kind.startswith("list_") else kind
         items = value if kind.startswith("list_") else [value]
         if not isinstance(items, list) or any(

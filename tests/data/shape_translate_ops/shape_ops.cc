@@ -662,6 +662,20 @@ REGISTER_OP("StConstantVector")
       return OkStatus();
     });
 
+REGISTER_OP("StShapeAttr")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("shape: shape")
+    .SetShapeFn([](InferenceContext* c) {
+      PartialTensorShape shape;
+      TF_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
+      ShapeHandle out;
+      TF_RETURN_IF_ERROR(c->MakeShapeFromPartialTensorShape(shape, &out));
+      TF_RETURN_IF_ERROR(c->Merge(out, c->input(0), &out));
+      c->set_output(0, out);
+      return OkStatus();
+    });
+
 // Not translatable: resource handle data. opgen warns and leaves the shape unknown.
 REGISTER_OP("StHandleData")
     .Input("x: float")
