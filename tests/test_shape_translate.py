@@ -33,19 +33,19 @@ def _black_stable(lines: tuple[str, ...]) -> bool:
 
 
 @pytest.mark.parametrize(("cpp", "python"), [
-    ("ShapeHandle s; TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 3, &s));"
-     " c->set_output(0, c->Matrix(c->Dim(s, 0), 2)); return OkStatus();",
+    (("ShapeHandle s; TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 3, &s));"
+     " c->set_output(0, c->Matrix(c->Dim(s, 0), 2)); return OkStatus();"),
      "v_s = c.with_rank(c.input(0), 3)\nc.set_output(0, c.matrix(c.dim(v_s, 0), c.make_dim(2)))"),
     ("return shape_inference::UnchangedShape(c);", 'c.run_named("UnchangedShape")'),
     ("c->set_output(0, c->input(0)); return Status::OK();", "c.set_output(0, c.input(0))"),
     ("c->set_output(0, c->Scalar()); return ::tensorflow::OkStatus();", "c.set_output(0, c.scalar())"),
     ("ShapeHandle a, b; TF_RETURN_IF_ERROR(c->MergePrefix(c->input(0), c->input(1), &a, &b)); return Status();",
      "v_a, v_b = c.merge_prefix(c.input(0), c.input(1))"),
-    ("DimensionHandle d; TF_RETURN_IF_ERROR(c->Merge(c->Dim(c->input(0), 0), c->UnknownDim(), &d));"
-     " return absl::OkStatus();",
+    (("DimensionHandle d; TF_RETURN_IF_ERROR(c->Merge(c->Dim(c->input(0), 0), c->UnknownDim(), &d));"
+     " return absl::OkStatus();"),
      "c.merge_dim(c.dim(c.input(0), 0), c.unknown_dim())"),  # d is never read: no local
-    ("int64 n; TF_RETURN_IF_ERROR(c->GetAttr(\"n\", &n)); c->set_output(0, c->Vector(n / -2 % 3));"
-     " return OkStatus();",
+    (("int64 n; TF_RETURN_IF_ERROR(c->GetAttr(\"n\", &n)); c->set_output(0, c->Vector(n / -2 % 3));"
+     " return OkStatus();"),
      'v_n = c.attr_value("n", "int")\nc.set_output(0, c.vector(c.make_dim(c.truncmod(c.truncdiv(v_n, -2), 3))))'),
     ("for (int i = 0; i < 2; ++i) { if (i == 1) break; } return OkStatus();",
      "v_i = 0\nwhile v_i < 2:\n    if v_i == 1:\n        break\n    v_i += 1"),
@@ -53,8 +53,8 @@ def _black_stable(lines: tuple[str, ...]) -> bool:
      "v_x = 1 + 2 * (3 - 4)\nnot v_x < 2 and v_x != 0 or False"),
     ("bool b = (1 < 2) == (3 < 4); if (b) return OkStatus(); return OkStatus();",
      "v_b = (1 < 2) == (3 < 4)\nif v_b:\n    return"),
-    ("if (c->Rank(c->input(0)) > 2) return errors::InvalidArgument(\"bad \\\"rank\\\"\", 2);"
-     " return OkStatus();",
+    (("if (c->Rank(c->input(0)) > 2) return errors::InvalidArgument(\"bad \\\"rank\\\"\", 2);"
+     " return OkStatus();"),
      "if c.rank_value(c.input(0)) > 2:\n    raise c.invalid_argument('bad \"rank\"', str(2))"),
     ("if (true) {} else { return OkStatus(); } return OkStatus();", "if True:\n    pass\nelse:\n    return"),
 ])

@@ -8,6 +8,10 @@ input says is pasted into the output: identifiers are checked and renamed, liter
 decoded and re-printed, calls map through a fixed table (`parser.py`).
 """
 
-from opgen.shape_translate.parser import Translation, translate_function, translate_lambda
+from opgen.shape_translate.parser import (
+    Translation,
+    translate_function,
+    translate_lambda,
+)
 
 __all__ = ["Translation", "translate_function", "translate_lambda"]

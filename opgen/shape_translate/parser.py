@@ -13,12 +13,20 @@ raises `Untranslatable` naming the construct: the op keeps unknown shapes, never
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
-from opgen.errors import Location
+from opgen.errors import Location, OpgenError
 from opgen.python_api.literals import py_str
-from opgen.spec.cpp_lexer import KIND, POS, SRC, TEXT, Token, decode_escapes, parse_int_literal
+from opgen.spec.cpp_lexer import (
+    KIND,
+    POS,
+    SRC,
+    TEXT,
+    Token,
+    decode_escapes,
+    parse_int_literal,
+)
 
 
 @dataclass(frozen=True)
@@ -56,7 +64,8 @@ def _call(prefix: str, args: Sequence[Expr | str], type_: str) -> Expr:
 
 def _bracketed(e: Expr | str):
     """The call as the renderer's `Bracketed` tree (nested calls too), for black's layout."""
-    from opgen.render.emit import Bracketed  # (the renderer's imports are not needed to gather)
+    # imported here: gathering does not need the renderer's imports
+    from opgen.render.emit import Bracketed
 
     if isinstance(e, str):
         return e
@@ -371,7 +380,7 @@ class _Parser:
         if self.text() == ";":
             raise self.fail("return without a status", t)
         start = self.i
-        name, first = self.qualified() if (t and (t[KIND] == "id" or t[TEXT] == "::")) else ("", t)
+        name = self.qualified()[0] if (t and (t[KIND] == "id" or t[TEXT] == "::")) else ""
         if name in _OK_RETURNS and self.text() == "(" and self.text(1) == ")":
             self.next()
             self.next()
@@ -428,7 +437,6 @@ class _Parser:
 
     def status_call(self) -> None:
         """A call returning a Status, its errors propagated (out-params assigned)."""
-        t = self.peek()
         name, first = self.qualified()
         if name != self.ctx:
             if self.text() == "(" and self.text(1) == self.ctx and self.text(2) == ")":
@@ -745,7 +753,7 @@ class _Parser:
                     raise self.fail("a prefixed string literal", s)
                 try:
                     parts.append(decode_escapes(s[TEXT][1:-1], s).decode("utf-8"))
-                except (UnicodeDecodeError, Exception):
+                except (UnicodeDecodeError, OpgenError):  # not UTF-8, or a bad escape
                     raise self.fail("a string literal", s) from None
             return Expr(py_str("".join(parts)), "str")
         if text == "static_cast" and self.text(1) == "<":

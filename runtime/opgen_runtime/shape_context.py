@@ -60,6 +60,10 @@ def dim_string(dim: DimensionHandle) -> str:
     return "?" if dim is None else str(dim)
 
 
+# The Python type of each attr kind a translated shape function reads (`attr_value`).
+_ATTR_KINDS = {"int": int, "bool": bool, "str": bytes}
+
+
 class ShapeError(ValueError):
     """A shape function rejected the op's inputs (message like TF's InvalidArgument text)."""
 
@@ -495,8 +499,6 @@ class InferenceContext:
         """`errors::InvalidArgument(pieces...)` (StrCat of the pieces), to raise."""
         return ShapeError("".join(pieces))
 
-    _ATTR_KINDS = {"int": int, "bool": bool, "str": bytes}
-
     def attr_value(self, name: str, kind: str) -> Any:
         """`c->GetAttr(name, &v)` for v of `kind` (int, bool, str, list_int, list_str, or
         shape: a PartialTensorShape, as the ShapeHandle MakeShapeFromPartialTensorShape makes)."""
@@ -505,10 +507,10 @@ class InferenceContext:
             if not hasattr(value, "unknown_rank"):
                 raise ShapeError(f"Attr {name} does not have the type the shape function reads")
             return self.make_shape_from_attr(value)
-        item_kind = kind[5:] if kind.startswith("list_") else kind
+        item_kind = kind.removeprefix("list_")
         items = value if kind.startswith("list_") else [value]
         if not isinstance(items, list) or any(
-            type(v) is not self._ATTR_KINDS[item_kind] for v in items
+            type(v) is not _ATTR_KINDS[item_kind] for v in items
         ):
             raise ShapeError(f"Attr {name} does not have the type the shape function reads")
         if item_kind == "str":
