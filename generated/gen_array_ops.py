@@ -1847,14 +1847,38 @@ _OP_DEFS.append(
 )
 
 
+def _shape_fn_0(c):
+    c.run_named("UnknownShape")
+
+
+def _shape_fn_1(c):
+    c.set_output(0, c.vector(c.make_dim(c.rank_value(c.input(0)))))
+
+
+def _shape_fn_2(c):
+    c.set_output(0, c.vector(c.make_dim(-1)))
+    c.set_output(1, c.input(0))
+    c.with_rank(c.input(0), 1)
+
+
 _registry.register_op_list(
     __name__,
     b"".join(_OP_DEFS),
     shape_fns={
         "ConcatV2": "shape_inference::ConcatV2Shape",
+        "ExpandDims": _shape_fn_0,
+        "Fill": _shape_fn_0,
         "Identity": "shape_inference::UnchangedShape",
+        "MirrorPad": _shape_fn_0,
         "NoOp": "shape_inference::NoOutputs",
+        "Pack": _shape_fn_0,
         "PlaceholderV2": "shape_inference::ExplicitShape",
+        "Reshape": _shape_fn_0,
+        "Shape": _shape_fn_1,
+        "Squeeze": _shape_fn_0,
+        "Tile": _shape_fn_0,
+        "Transpose": _shape_fn_0,
+        "Unique": _shape_fn_2,
         "ZerosLike": "shape_inference::UnchangedShape",
     },
 )

@@ -1756,12 +1756,29 @@ _OP_DEFS.append(
 )
 
 
+def _shape_fn_0(c):
+    v_cur = c.input(c.num_inputs - 1)
+    v_i = c.num_inputs - 2
+    while v_i >= 0:
+        if c.rank_known(v_cur):
+            v_cur = c.merge(c.input(v_i), v_cur)
+        else:
+            v_cur = c.input(v_i)
+        v_i -= 1
+    c.set_output(0, v_cur)
+
+
+def _shape_fn_1(c):
+    c.run_named("UnknownShape")
+
+
 _registry.register_op_list(
     __name__,
     b"".join(_OP_DEFS),
     shape_fns={
         "Abs": "shape_inference::UnchangedShape",
         "Add": "shape_inference::BroadcastBinaryOpShapeFn",
+        "AddN": _shape_fn_0,
         "AddV2": "shape_inference::BroadcastBinaryOpShapeFn",
         "Cast": "shape_inference::UnchangedShape",
         "MatMul": "shape_inference::MatMulShape",
@@ -1770,7 +1787,9 @@ _registry.register_op_list(
         "Mean": "shape_inference::ReductionShape",
         "Mul": "shape_inference::BroadcastBinaryOpShapeFn",
         "Neg": "shape_inference::UnchangedShape",
+        "Range": _shape_fn_1,
         "RealDiv": "shape_inference::BroadcastBinaryOpShapeFn",
+        "Select": _shape_fn_1,
         "Sqrt": "shape_inference::UnchangedShape",
         "Square": "shape_inference::UnchangedShape",
         "Sub": "shape_inference::BroadcastBinaryOpShapeFn",

@@ -719,13 +719,27 @@ _OP_DEFS.append(
 )
 
 
+def _shape_fn_0(c):
+    v_validate_shape = c.attr_value("validate_shape", "bool")
+    if v_validate_shape:
+        c.run_named("MergeBothInputsShapeFn")
+        return
+    c.set_output(0, c.input(1))
+
+
+def _shape_fn_1(c):
+    c.set_output(0, c.scalar())
+
+
 _registry.register_op_list(
     __name__,
     b"".join(_OP_DEFS),
     shape_fns={
+        "Assign": _shape_fn_0,
         "AssignAdd": "shape_inference::MergeBothInputsShapeFn",
         "AssignVariableOp": "shape_inference::NoOutputs",
         "ReadVariableOp": "shape_inference::UnknownShape",
+        "VarHandleOp": _shape_fn_1,
         "VariableV2": "shape_inference::ExplicitShape",
     },
 )

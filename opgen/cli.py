@@ -69,7 +69,11 @@ def _cmd_oplist(args: Args, config: Config) -> int:
         gathered = _gather(args, config)
         _check_output(args, config, gathered, *([_overrides_dir(args, config)] if args.api else []))
         op_list = gathered.op_list
-    if args.api:
+    if args.report_shapes and not args.from_library:
+        from opgen.shape_translate.report import shape_report
+
+        data = shape_report(gathered.sources).encode()
+    elif args.api:
         from opgen.overrides import describe_api_model, load_overrides
 
         model = load_overrides(_overrides_dir(args, config), op_list, merge=config.merge_overrides)
@@ -362,6 +366,9 @@ _define(cli, "oplist", "_cmd_oplist", "Gather REGISTER_OP specs into an OpList (
             help="Read a compiled op library's OpList through TensorFlow instead of SOURCES."),
     _overrides_option("Input"),
     _option("--api", is_flag=True, section="Output", help="Print the per-op Python API model after overrides."),
+    _option("--report-shapes", is_flag=True, section="Output",
+            help="Print how each op's shape function reaches opgen's runtime (translated from C++ or not, and why) "
+            "and the share translated, instead of the OpList."),
     _format_option(["pbtxt", "pb", "json"], "pbtxt"),
     _output_option("the OpList"),
 ], "Gather REGISTER_OP specs into an OpList.")

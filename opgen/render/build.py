@@ -157,7 +157,9 @@ class Renderer:
                 {display_path(p, self.root) for p in {source.location.path for source in located.values()}}
             )
             shape_fns = {op_name: source.shape_fn for op_name, source in located.items() if source.shape_fn}
-            registration = emit.render_registration(self.templates, shape_fns,
+            translated = {op_name: source.shape_fn_python for op_name, source in located.items()
+                          if source.shape_fn_python is not None}
+            registration = emit.render_registration(self.templates, shape_fns, translated,
                                                 module_library(name, self.libraries, self.library))
             registrations[name] = registration.encode()
             registration_uses = emit.ChunkUses.of(registration)

@@ -635,7 +635,18 @@ def op_def_statement(op_list_entry: bytes, width: int = 88) -> str:
     return f"{OP_DEFS}.append(\n{''.join(pieces)})\n"
 
 
-def render_registration(templates: Templates, shape_fns: dict[str, str], library: str | None = None) -> str:
+def render_registration(templates: Templates, shape_fns: dict[str, str],
+                        translated: dict[str, tuple[str, ...]] | None = None, library: str | None = None) -> str:
     """The `register_op_list(...)` statement, already in black's layout (never formatted); it
-    registers `_OP_DEFS`, the OpDefs appended next to each function."""
-    return templates.render("module_registration.py.j2", op_defs=OP_DEFS, shape_fns=shape_fns, library=library)
+    registers `_OP_DEFS`, the OpDefs appended next to each function, and each op's shape
+    function by built-in name or,
+    translated from C++ (opgen/shape_translate), as a function of the module (one per
+    distinct body, named by order of first use in op-name order, so output is deterministic)."""
+    bodies: dict[tuple[str, ...], str] = {}
+    for op in sorted(translated or {}):
+        body = translated[op]  # type: ignore[index]
+        bodies.setdefault(body, f"_shape_fn_{len(bodies)}")
+    functions = [(name, body) for body, name in bodies.items()]
+    translated_names = {op: bodies[body] for op, body in (translated or {}).items()}
+    return templates.render("module_registration.py.j2", op_defs=OP_DEFS, shape_fns=shape_fns,
+                            translated_fns=functions, translated_shape_fns=translated_names, library=library)

@@ -21,7 +21,7 @@ import gc
 import glob
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from opgen.errors import (
     Location,
@@ -41,14 +41,15 @@ from opgen.spec.chains import (
     extract_registrations,
     undefined_registration_macros,
 )
-from opgen.spec.cpp_lexer import KIND, TEXT, Token
+from opgen.shape_translate import Translation, translate_function, translate_lambda
+from opgen.spec.cpp_lexer import KIND, TEXT, Token, token_location
 from opgen.spec.helpers import helper_table
 from opgen.spec.kernels import extract_kernels, undefined_kernel_macros
-from opgen.spec.model import GatherResult, KernelRegistration, OpSource, Registration
+from opgen.spec.model import BuilderCall, GatherResult, KernelRegistration, OpSource, Registration
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
 from opgen.spec.preprocessor import MissingInclude, Preprocessor, SkippedRegistrations
 from opgen.spec.register_types import tf_call_defines
-from opgen.spec.shape_fn_names import unknown_shape_fn_warning
+from opgen.spec.shape_fn_names import known_shape_fns, unknown_shape_fn_warning
 from opgen.spec.shim import extract_shim_registrations, unread_registration_macros
 from opgen.spec.tf_core_ops import is_tf_core_op
 
@@ -154,6 +155,8 @@ class ScannedFile:
     unread: list[OpgenError]
     # The names its SetShapeFn calls could mean that the unit declares (`Status ReduceShape(`).
     declared_shape_fns: frozenset[str] = frozenset()
+    # Each SetShapeFn argument's Python translation (or why there is none), by where it stands.
+    translations: dict[Location, Translation] = field(default_factory=dict)
 
 
 def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> ScannedFile:
@@ -191,7 +194,50 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
     shape_fns = {str(c.args[0].value).rsplit("::", 1)[-1].strip() for r in regs for c in r.calls
                  if c.method == "SetShapeFn" and c.args and c.args[0].kind == "expr"}
     return ScannedFile(regs, errors, kernels, kernel_errors, unread,
-                       declared_functions(tokens, shape_fns) if shape_fns else frozenset())
+                       declared_functions(tokens, shape_fns) if shape_fns else frozenset(),
+                       translate_shape_fns(tokens, regs) if regs else {})
+
+
+def _shape_fn_kind(call: BuilderCall | None, translation: Translation | None) -> str:
+    """How an op's shape function reaches the runtime (`opgen oplist --report-shapes`)."""
+    if call is None or str(call.args[0].value).strip() == "nullptr":
+        return "none"
+    if translation is None:
+        return "lambda, not translated" if str(call.args[0].value).lstrip().startswith("[") else "named"
+    what = "lambda" if str(call.args[0].value).lstrip().startswith("[") else "function"
+    return f"{what}, translated" if translation.lines is not None else f"{what}, not translated"
+
+
+def translate_shape_fns(tokens: Sequence[Token], regs: list[Registration]) -> dict[Location, Translation]:
+    """The Python translation of each SetShapeFn argument that is a lambda, or names a
+    function (or a lambda variable) the tokens define; built-in names are left to the runtime."""
+    wanted = {c.args[0].loc: str(c.args[0].value) for r in regs for c in r.calls
+              if c.method == "SetShapeFn" and c.args and c.args[0].kind == "expr"}
+    if not wanted:
+        return {}
+    known = known_shape_fns()
+    names = {text.rsplit("::", 1)[-1].strip() for text in wanted.values() if not text.lstrip().startswith("[")} - known
+    found: dict[Location, Translation] = {}
+    definitions: dict[str, Translation] = {}
+    for i in range(len(tokens) - 2):
+        text = tokens[i][TEXT]
+        if text == "SetShapeFn" and tokens[i + 1][TEXT] == "(" and tokens[i + 2][TEXT] == "[":
+            loc = token_location(tokens[i + 2])
+            if loc in wanted:
+                found[loc] = translate_lambda(tokens, i + 2)
+        elif text in names and tokens[i][KIND] == "id" and text not in definitions and i > 0:
+            following = tokens[i + 1][TEXT]
+            if following == "(" and tokens[i - 1][TEXT] == "Status":
+                definition = translate_function(tokens, i)
+                if definition is not None:
+                    definitions[text] = definition
+            elif following == "=" and tokens[i + 2][TEXT] == "[":
+                definitions[text] = translate_lambda(tokens, i + 2)
+    for arg_loc, text in wanted.items():
+        definition = definitions.get(text.rsplit("::", 1)[-1].strip())
+        if definition is not None:
+            found[arg_loc] = definition
+    return found
 
 
 class _Explanations:
@@ -491,12 +537,21 @@ def _gather(
         for _, errs in sorted(located, key=lambda item: item[0]):
             errors.extend(errs)
         for (op_def, shape_fn), reg in built:
-            register(op_def, OpSource(reg.loc, shape_fn, _part_locations(reg)))
+            call = next((c for c in reg.calls if c.method == "SetShapeFn" and c.args), None)
+            translation = scanned.translations.get(call.args[0].loc) if call is not None else None
+            # (TF's own ops have the runtime's hand ports: no warning for them)
+            if translation is not None and translation.problem is not None and not is_tf_core_op(op_def.name):
+                shape_fn_warnings.append(f"{translation.location}: warning: {translation.problem} "
+                                         f"(op {op_def.name}: unknown output shapes without TensorFlow)")
+            register(op_def, OpSource(reg.loc, shape_fn, _part_locations(reg),
+                                      translation.lines if translation is not None else None,
+                                      _shape_fn_kind(call, translation),
+                                      f"{translation.location}: {translation.problem.split(': ', 1)[1]}"
+                                      if translation is not None and translation.problem else None))
             if core_ops is not None and is_tf_core_op(op_def.name) and not any(
                     fnmatch.fnmatchcase(op_def.name, glob) for glob in core_ops):
                 core_registrations.append(reg)
-            if shape_fn and shape_fn.rsplit("::", 1)[-1] not in scanned.declared_shape_fns:
-                call = next(c for c in reg.calls if c.method == "SetShapeFn")
+            if shape_fn and call and shape_fn.rsplit("::", 1)[-1] not in scanned.declared_shape_fns:
                 shape_fn_warnings.append(unknown_shape_fn_warning(shape_fn, call.args[0].loc))
 
     for path in files.oplists:

@@ -54,6 +54,12 @@ class OpSource:
     # Where each part was declared: ("attr T" | "input x" | "output y" | "flag is_stateful" |
     # "deprecation", its builder call), so reviews point at the line that changed.
     parts: tuple[tuple[str, Location], ...] = ()
+    # The shape function translated to Python (its body's lines), when it could be
+    # (opgen/shape_translate); and how the shape function was given: "named" (a name the
+    # runtime may know), "lambda|function, translated|not translated", or "none".
+    shape_fn_python: tuple[str, ...] | None = None
+    shape_fn_kind: str = "none"
+    shape_fn_problem: str | None = None  # `path:line:col: <construct>` when not translated
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,11 @@ from types import FunctionType
 from opgen_runtime.proto import op_def_pb2
 
 
+# What a module declares as an op's shape function: a built-in's SetShapeFn name, or a
+# function translated from the op's C++ shape function (taking an InferenceContext).
+DeclaredShapeFn = str | Callable[..., None]
+
+
 class OpRegistrationError(ValueError):
     """Two modules registered different OpDefs under one op name."""
 
@@ -25,7 +30,7 @@ class _Entry:
     __slots__ = ("blob", "module", "name", "op_def", "shape_fn")
 
     def __init__(
-        self, name: str, module: str, blob: _Blob, shape_fn: str | None
+        self, name: str, module: str, blob: _Blob, shape_fn: DeclaredShapeFn | None
     ) -> None:
         self.name = name
         self.module = module
@@ -111,7 +116,7 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
 def register_op_list(
     module_name: str,
     serialized_op_list: bytes,
-    shape_fns: dict[str, str] | None = None,
+    shape_fns: dict[str, DeclaredShapeFn] | None = None,
     library: str | None = None,
 ) -> None:
     """Registers a module's OpDefs. Identical re-registration is fine; a conflict raises.
@@ -205,7 +210,7 @@ def op_defs_of(module_name: str) -> dict[str, op_def_pb2.OpDef]:
     return dict(blob.ops()) if blob is not None else {}
 
 
-def shape_fn_name(op_type_name: str) -> str | None:
-    """The SetShapeFn name a generated module declared for the op, if any."""
+def shape_fn_name(op_type_name: str) -> DeclaredShapeFn | None:
+    """The SetShapeFn name (or translated function) a generated module declared for the op, if any."""
     entry = _entries.get(op_type_name)
     return entry.shape_fn if entry is not None else None

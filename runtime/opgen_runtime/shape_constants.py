@@ -339,6 +339,11 @@ def partial_shape(tensor: Tensor, depth: int = 0) -> list[int | None] | None:
         return _partial_strided_slice(tensor, depth)
     value = constant_value(tensor)
     if value is not None and len(value[1]) == 1:
+        for v in value[0]:
+            if v < -1:
+                # TF's MakeShapeFromTensor, called by ShapeRefiner::ConstantPartialShape
+                # between shape function passes: its error is not framed with the node.
+                raise ValueError(f"Invalid value in tensor used for shape: {v}")
         return [None if v == -1 else int(v) for v in value[0]]
     if dims is not None and len(dims) == 1 and dims[0] is not None:
         return [None] * dims[0]

@@ -60,6 +60,10 @@ def dim_string(dim: DimensionHandle) -> str:
     return "?" if dim is None else str(dim)
 
 
+# The Python type of each attr kind a translated shape function reads (`attr_value`).
+_ATTR_KINDS = {"int": int, "bool": bool, "str": bytes}
+
+
 class ShapeError(ValueError):
     """A shape function rejected the op's inputs (message like TF's InvalidArgument text)."""
 
@@ -191,6 +195,8 @@ class InferenceContext:
         return UNKNOWN
 
     def unknown_shape_of_rank(self, rank: int) -> ShapeHandle:
+        if rank == -1:  # TF's UnknownShapeOfRank(kUnknownRank)
+            return UNKNOWN
         return ShapeHandle([None] * rank)
 
     def scalar(self) -> ShapeHandle:
@@ -271,7 +277,12 @@ class InferenceContext:
 
     @staticmethod
     def num_elements(shape: ShapeHandle) -> DimensionHandle:
-        if shape.dims is None or None in shape.dims:
+        """TF's NumElements: a zero dimension makes it 0 even beside unknown ones."""
+        if shape.dims is None:
+            return None
+        if 0 in shape.dims:
+            return 0
+        if None in shape.dims:
             return None
         n = 1
         for d in shape.dims:
@@ -386,7 +397,12 @@ class InferenceContext:
         if shape.dims is None:
             return UNKNOWN
         dims = list(shape.dims)
-        dims[i if i >= 0 else len(dims) + i] = dim
+        index = i if i >= 0 else len(dims) + i
+        if not 0 <= index < len(dims):
+            raise ShapeError(
+                f"Out of range dim_index {i} for shape with {len(dims)} dimensions"
+            )
+        dims[index] = dim
         return ShapeHandle(dims)
 
     @staticmethod
@@ -415,11 +431,12 @@ class InferenceContext:
 
     @staticmethod
     def divide(
-        a: DimensionHandle, divisor: int, evenly_divisible: bool
+        a: DimensionHandle, divisor: DimensionHandle, evenly_divisible: bool
     ) -> DimensionHandle:
+        """TF's Divide: `divisor` None is an unknown dimension (a constant is never None)."""
         if divisor == 1:
             return a
-        if a is None:
+        if a is None or divisor is None:
             return None
         if divisor <= 0:
             raise ShapeError(f"Divisor must be positive but is {divisor}")
@@ -428,3 +445,109 @@ class InferenceContext:
                 f"Dimension size must be evenly divisible by {divisor} but is {a}"
             )
         return a // divisor
+
+    # What translated C++ shape functions call (opgen/shape_translate): C++ values, where
+    # the methods above use None for unknown, and StrCat-built errors.
+    @staticmethod
+    def rank_value(shape: ShapeHandle) -> int:
+        """TF's Rank: kUnknownRank (-1) when unknown."""
+        return -1 if shape.dims is None else len(shape.dims)
+
+    @staticmethod
+    def dim_value(dim: DimensionHandle) -> int:
+        """TF's Value: kUnknownDim (-1) when unknown."""
+        return -1 if dim is None else dim
+
+    @staticmethod
+    def rank_known(shape: ShapeHandle) -> bool:
+        return shape.dims is not None
+
+    @staticmethod
+    def value_known(dim: DimensionHandle) -> bool:
+        return dim is not None
+
+    @staticmethod
+    def unknown_dim() -> DimensionHandle:
+        return None
+
+    @staticmethod
+    def make_dim(value: DimensionHandle) -> DimensionHandle:
+        """TF's DimensionOrConstant of an int: -1 (kUnknownDim) is unknown."""
+        return None if value is None or value == -1 else value
+
+    @staticmethod
+    def dim_string(dim: DimensionHandle) -> str:
+        return dim_string(dim)
+
+    @staticmethod
+    def debug_string(shape: ShapeHandle) -> str:
+        return debug_string(shape)
+
+    @staticmethod
+    def truncdiv(a: int, b: int) -> int:
+        """C++ integer division (toward zero)."""
+        q = abs(a) // abs(b)
+        return q if (a < 0) == (b < 0) else -q
+
+    @staticmethod
+    def truncmod(a: int, b: int) -> int:
+        """C++ `%` (the sign of the dividend)."""
+        return a - b * InferenceContext.truncdiv(a, b)
+
+    @staticmethod
+    def invalid_argument(*pieces: str) -> ShapeError:
+        """`errors::InvalidArgument(pieces...)` (StrCat of the pieces), to raise."""
+        return ShapeError("".join(pieces))
+
+    def attr_value(self, name: str, kind: str) -> Any:
+        """`c->GetAttr(name, &v)` for v of `kind` (int, bool, str, list_int, list_str, or
+        shape: a PartialTensorShape, as the ShapeHandle MakeShapeFromPartialTensorShape makes)."""
+        value = self.get_attr(name)
+        if kind == "shape":
+            if not hasattr(value, "unknown_rank"):
+                raise ShapeError(f"Attr {name} does not have the type the shape function reads")
+            return self.make_shape_from_attr(value)
+        item_kind = kind.removeprefix("list_")
+        items = value if kind.startswith("list_") else [value]
+        if not isinstance(items, list) or any(
+            type(v) is not _ATTR_KINDS[item_kind] for v in items
+        ):
+            raise ShapeError(f"Attr {name} does not have the type the shape function reads")
+        if item_kind == "str":
+            items = [v.decode("utf-8", "replace") for v in items]
+        return items if kind.startswith("list_") else items[0]
+
+    @staticmethod
+    def _int_values(value: Values) -> list[int]:
+        if any(type(v) is not int for v in value[0]):
+            raise ShapeError("the shape function reads a non-integer input tensor as integers")
+        return value[0]
+
+    @staticmethod
+    def tensor_scalar(value: Values) -> int:
+        """`t->scalar<int>()()` of a constant input (TF CHECKs that it is a scalar)."""
+        if value[1]:
+            raise ShapeError("the shape function reads a non-scalar input tensor as a scalar")
+        return InferenceContext._int_values(value)[0]
+
+    @staticmethod
+    def tensor_element(value: Values, i: int) -> int:
+        """`t->flat<int>()(i)` of a constant input (out of range: TF reads out of bounds)."""
+        values = InferenceContext._int_values(value)
+        if not 0 <= i < len(values):
+            raise ShapeError(f"the shape function reads element {i} of an input tensor of {len(values)}")
+        return values[i]
+
+    @staticmethod
+    def tensor_size(value: Values) -> int:
+        return len(value[0])
+
+    @staticmethod
+    def tensor_rank(value: Values) -> int:
+        return len(value[1])
+
+    def run_named(self, name: str) -> None:
+        """Runs the built-in shape function `name` (`return shape_inference::X(c);`)."""
+        from . import shape_fns
+
+        shape_fns.by_name(name)(self)

@@ -40,10 +40,15 @@ def by_name(name: str) -> ShapeFn:
         ) from None
 
 
-def lookup(op_type: str, declared_name: str | None) -> ShapeFn | None:
-    """The function for an op: its declared SetShapeFn name if built in, else TF's op's port."""
-    if declared_name:
-        fn = NAMED.get(declared_name.rsplit("::", 1)[-1])
+def lookup(op_type: str, declared: str | ShapeFn | None) -> ShapeFn | None:
+    """The function for an op: its declared SetShapeFn name if built in, else TF's op's
+    port, else the function its module translated from the op's C++ shape function (a
+    port of TF's op is checked against TF; the translation of its lambda would agree)."""
+    if isinstance(declared, str):
+        fn = NAMED.get(declared.rsplit("::", 1)[-1])
         if fn is not None:
             return fn
-    return BY_OP.get(op_type)
+    port = BY_OP.get(op_type)
+    if port is not None or declared is None or isinstance(declared, str):
+        return port
+    return declared

@@ -1,0 +1,17 @@
+"""Translating C++ shape functions (`SetShapeFn` lambdas and project functions) into Python.
+
+`translate(tokens, start)` reads the lambda whose `[` is `tokens[start]` (or, for a named
+function, its definition's parameter list) and returns a `Translation`: the body of a
+Python function over the runtime's `InferenceContext` (`opgen_runtime/shape_context.py`),
+or the location and name of the first construct it cannot express exactly. Nothing the
+input says is pasted into the output: identifiers are checked and renamed, literals are
+decoded and re-printed, calls map through a fixed table (`parser.py`).
+"""
+
+from opgen.shape_translate.parser import (
+    Translation,
+    translate_function,
+    translate_lambda,
+)
+
+__all__ = ["Translation", "translate_function", "translate_lambda"]

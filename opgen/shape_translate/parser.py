@@ -1,0 +1,1006 @@
+"""C++ shape function -> typed statements -> Python source, in one recursive-descent pass.
+
+The accepted language is the part of C++ shape functions whose meaning is fixed by TF's
+`InferenceContext` (tensorflow/core/framework/shape_inference.h/.cc): locals of a few
+types, `TF_RETURN_IF_ERROR` around the context's status methods, `if`/`for`/range-`for`,
+`return OkStatus()`-like returns and `return errors::InvalidArgument(...)`. Every
+expression is typed (shape, dim, int, bool, str, list of those) so each C++ call picks the
+runtime method with TF's semantics for its argument types (`Merge` of shapes or of dims,
+`Vector` of a dimension or of a constant, `Rank` giving -1 when unknown). Anything else
+raises `Untranslatable` naming the construct: the op keeps unknown shapes, never a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from opgen.errors import Location, OpgenError
+from opgen.python_api.literals import py_str
+from opgen.spec.cpp_lexer import (
+    KIND,
+    POS,
+    SRC,
+    TEXT,
+    Token,
+    decode_escapes,
+    parse_int_literal,
+)
+
+
+@dataclass(frozen=True)
+class Translation:
+    """`lines`: the Python function body (4-space indented), or None with `problem` (a
+    located `shape function not translated: <construct>` message)."""
+
+    lines: tuple[str, ...] | None
+    problem: str | None = None
+    location: Location | None = None
+
+
+class Untranslatable(Exception):
+    def __init__(self, construct: str, tok: Token | None):
+        super().__init__(construct)
+        self.construct = construct
+        self.tok = tok
+
+
+@dataclass(frozen=True)
+class Expr:
+    """A typed Python expression; `prec` is its Python precedence (higher binds tighter);
+    `call` = (prefix, args) when it is a call, so a long statement can be wrapped as black would."""
+
+    code: str
+    type: str  # shape | dim | int | bool | str | list_int | list_str | list_dim | list_shape
+    prec: int = 20
+    call: tuple[str, tuple[Expr | str, ...]] | None = None
+
+
+def _call(prefix: str, args: Sequence[Expr | str], type_: str) -> Expr:
+    codes = tuple(a.code if isinstance(a, Expr) else a for a in args)
+    return Expr(f"{prefix}{', '.join(codes)})", type_, 20, (prefix, tuple(args)))
+
+
+def _bracketed(e: Expr | str):
+    """The call as the renderer's `Bracketed` tree (nested calls too), for black's layout."""
+    # imported here: gathering does not need the renderer's imports
+    from opgen.render.emit import Bracketed
+
+    if isinstance(e, str):
+        return e
+    if e.call is None:
+        return e.code
+    prefix, args = e.call
+    return Bracketed(prefix, tuple(_bracketed(a) for a in args), ")")
+
+
+LINE_LENGTH = 88  # black's, as opgen/render/emit.py lays out generated code
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_INT_TYPES = {"int", "int32", "int64", "int32_t", "int64_t", "long", "size_t", "unsigned", "int16", "int8",
+              "uint32", "uint64"}
+_SCALAR_TYPES = {**{t: "int" for t in _INT_TYPES}, "bool": "bool", "ShapeHandle": "shape",
+                 "DimensionHandle": "dim", "string": "str", "tstring": "str", "auto": "auto",
+                 "PartialTensorShape": "attrshape"}
+_NAMESPACES = {"std", "tensorflow", "shape_inference", "tsl", "absl"}
+_OK_RETURNS = {"OkStatus", "OK", "Status", "absl::OkStatus", "Status::OK", "absl::Status", "tsl::OkStatus"}
+
+# Python precedences (higher binds tighter)
+_TERNARY, _OR, _AND, _NOT, _CMP, _ADD, _MUL, _UNARY = 1, 2, 3, 4, 5, 9, 10, 11
+_CPP_BINARY = {  # C++ operator -> (C++ precedence, Python operator, Python precedence)
+    "||": (1, "or", _OR), "&&": (2, "and", _AND),
+    "==": (3, "==", _CMP), "!=": (3, "!=", _CMP),
+    "<": (4, "<", _CMP), "<=": (4, "<=", _CMP), ">": (4, ">", _CMP), ">=": (4, ">=", _CMP),
+    "+": (5, "+", _ADD), "-": (5, "-", _ADD),
+    "*": (6, "*", _MUL), "/": (6, "/", _MUL), "%": (6, "%", _MUL),
+}
+
+
+@dataclass(frozen=True)
+class _Assign:
+    """`target = value` at `depth`, laid out once the whole function says whether target is read."""
+
+    depth: int
+    target: str
+    value: Expr
+    tok: Token | None
+
+
+def _paren(e: Expr, prec: int) -> str:
+    return f"({e.code})" if e.prec < prec else e.code
+
+
+class _Parser:
+    def __init__(self, tokens: Sequence[Token], pos: int, end: int, ctx_name: str):
+        self.toks = tokens
+        self.i = pos
+        self.end = end
+        self.ctx = ctx_name
+        self.scopes: list[dict[str, tuple[str, str]]] = [{}]
+        # Lines, and assignments laid out at the end: a variable never read gets none (its
+        # call stays, for its checks), so the output has no unused locals.
+        self.lines: list[str | _Assign] = []
+        self.reads: set[str] = set()
+        self.depth = 1
+        self.statement_tok: Token | None = None  # where the statement being translated starts
+
+    # tokens
+    def peek(self, k: int = 0) -> Token | None:
+        j = self.i + k
+        return self.toks[j] if j < self.end else None
+
+    def text(self, k: int = 0) -> str:
+        t = self.peek(k)
+        return "" if t is None else t[TEXT]
+
+    def next(self) -> Token:
+        t = self.peek()
+        if t is None:
+            raise Untranslatable("end of function", self.toks[self.end - 1] if self.end else None)
+        self.i += 1
+        return t
+
+    def expect(self, text: str) -> Token:
+        t = self.peek()
+        if t is None or t[TEXT] != text:
+            raise Untranslatable(t[TEXT] if t else "end of function", t)
+        self.i += 1
+        return t
+
+    def fail(self, construct: str | None = None, tok: Token | None = None) -> Untranslatable:
+        tok = tok or self.peek()
+        return Untranslatable(construct or (tok[TEXT] if tok else "end of function"), tok)
+
+    # names
+    def qualified(self) -> tuple[str, Token]:
+        """`::a::b::c` -> "c" when every qualifier is a TF/std namespace (else the full name)."""
+        first = self.peek()
+        parts = []
+        if self.text() == "::":
+            self.next()
+        while True:
+            t = self.next()
+            if t[KIND] != "id":
+                raise self.fail(tok=t)
+            parts.append(t[TEXT])
+            if self.text() != "::":
+                break
+            self.next()
+        assert first is not None
+        if all(p in _NAMESPACES for p in parts[:-1]):
+            return parts[-1], first
+        return "::".join(parts), first
+
+    def lookup(self, name: str) -> tuple[str, str] | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def declare(self, tok: Token, type_: str) -> str:
+        name = tok[TEXT]
+        if not _IDENT.match(name):
+            raise self.fail(name, tok)
+        if self.lookup(name) is not None or name == self.ctx:
+            raise self.fail(f"redeclared name {name}", tok)
+        py = "v_" + name
+        self.scopes[-1][name] = (py, type_)
+        return py
+
+    def emit(self, line: str) -> None:
+        indent = "    " * self.depth
+        text = indent + line
+        if len(text) > LINE_LENGTH:
+            raise self.fail("a statement too long for one line", self.statement_tok)
+        self.lines.append(text)
+
+    def emit_call(self, head: str, e: Expr) -> None:
+        """`head` + a call expression, wrapped like black when it is too long."""
+        self.lines.extend(self.layout(self.depth, head, e, self.statement_tok))
+
+    def assign(self, target: str, e: Expr) -> None:
+        self.lines.append(_Assign(self.depth, target, e, self.statement_tok))
+
+    def layout(self, depth: int, head: str, e: Expr, tok: Token | None) -> list[str]:
+        indent = "    " * depth
+        if len(indent) + len(head) + len(e.code) <= LINE_LENGTH or e.call is None:
+            if len(indent) + len(head) + len(e.code) > LINE_LENGTH:
+                raise self.fail("a statement too long for one line", tok)
+            return [indent + head + e.code]
+        from opgen.render.emit import layout
+
+        tree = _bracketed(e)
+        text = indent + layout(type(tree)(head + tree.prefix, tree.items, tree.suffix), indent)
+        if any(len(line) > LINE_LENGTH for line in text.split("\n")):
+            raise self.fail("a statement too long for one line", tok)
+        return text.split("\n")
+
+    def finished_lines(self) -> list[str]:
+        out: list[str] = []
+        for line in self.lines:
+            if isinstance(line, _Assign):
+                head = f"{line.target} = " if line.target in self.reads else ""
+                out.extend(self.layout(line.depth, head, line.value, line.tok))
+            else:
+                out.append(line)
+        return out
+
+    # types
+    def try_type(self, named: bool = True) -> str | None:
+        """A declaration's type at the cursor (consumed), else None (cursor unchanged);
+        `named`: only when a name follows (a declaration, not a template argument)."""
+        start = self.i
+        while self.text() in ("const", "constexpr", "static"):
+            self.next()
+        t = self.peek()
+        if t is None or (t[KIND] != "id" and t[TEXT] != "::"):
+            self.i = start
+            return None
+        if t[TEXT] == "unsigned" and self.text(1) == "int":
+            self.next()
+        name, _ = self.qualified()
+        type_: str | None = _SCALAR_TYPES.get(name)
+        if name == "Tensor" and self.text() == "*":  # `const Tensor* t = c->input_tensor(i);`
+            self.next()
+            type_ = "tensor"
+        if name == "vector" and self.text() == "<":
+            self.next()
+            inner = self.try_type(named=False)
+            if inner not in ("int", "str", "dim", "shape") or self.text() != ">":
+                self.i = start
+                return None
+            self.next()
+            type_ = "list_" + inner
+        if type_ is None or named and (self.peek() is None or self.peek()[KIND] != "id"):  # type: ignore[index]
+            self.i = start
+            return None
+        while self.text() in ("const",):
+            self.next()
+        return type_
+
+    # statements
+    def block_body(self) -> None:
+        """Statements up to the closing `}` (consumed)."""
+        while self.text() != "}":
+            self.statement()
+        self.next()
+
+    def nested(self) -> None:
+        """The body of an if/else/for: a statement in its own scope and indentation."""
+        self.scopes.append({})
+        self.depth += 1
+        before = len(self.lines)
+        if self.text() == "{":
+            self.next()
+            self.block_body()
+        else:
+            self.statement()
+        if len(self.lines) == before:
+            self.emit("pass")
+        self.depth -= 1
+        self.scopes.pop()
+
+    def statement(self) -> None:
+        t = self.peek()
+        if t is None:
+            raise self.fail()
+        self.statement_tok = t
+        text = t[TEXT]
+        if text == ";":
+            self.next()
+        elif text == "{":
+            self.next()
+            self.scopes.append({})
+            self.block_body()
+            self.scopes.pop()
+        elif text == "return":
+            self.next()
+            self.return_statement()
+        elif text == "if":
+            self.if_statement("if ")
+        elif text == "for":
+            self.for_statement()
+        elif text == "break":
+            self.next()
+            self.expect(";")
+            self.emit("break")
+        elif text == "TF_RETURN_IF_ERROR":
+            self.next()
+            self.expect("(")
+            self.status_call()
+            self.expect(")")
+            self.expect(";")
+        elif self.declares_status():
+            raise self.fail("a Status variable (its error not returned)", t)
+        else:
+            type_ = self.try_type()
+            if type_ is not None:
+                self.declaration(type_)
+            else:
+                self.expression_statement()
+
+    def declares_status(self) -> bool:
+        """`[::][ns::]Status name` at the cursor (a status kept in a variable)."""
+        k = 0
+        while self.text(k) in ("::", "tensorflow", "absl", "tsl") or self.text(k) in _NAMESPACES:
+            k += 1
+        t = self.peek(k + 1)
+        return self.text(k) == "Status" and t is not None and t[KIND] == "id"
+
+    def declaration(self, type_: str) -> None:
+        while True:
+            tok = self.next()
+            if tok[KIND] != "id":
+                raise self.fail(tok=tok)
+            if self.text() in ("=", "(", "{") and not (self.text() == "{" and self.text(1) == "}"):
+                opener = self.next()[TEXT]
+                value = self.expression()
+                if opener != "=":
+                    self.expect(")" if opener == "(" else "}")
+                actual = value.type
+                if type_ == "auto":
+                    if actual.startswith("list_"):
+                        raise self.fail("auto of a vector", tok)
+                    var_type = actual
+                else:
+                    value = self.convert(value, type_, tok)
+                    var_type = type_
+                py = self.declare(tok, var_type)
+                self.assign(py, value)
+            else:
+                if self.text() == "{":
+                    self.next()
+                    self.next()
+                if type_ == "auto":
+                    raise self.fail("auto without initializer", tok)
+                py = self.declare(tok, type_)
+                default = {"str": '""'}.get(type_, "[]" if type_.startswith("list_") else None)
+                if default is not None:
+                    self.emit(f"{py} = {default}")
+            if self.text() == ",":
+                self.next()
+                continue
+            self.expect(";")
+            return
+
+    def convert(self, e: Expr, type_: str, tok: Token | None) -> Expr:
+        """`e` as a value of C++ type `type_` (the implicit conversions shape functions use)."""
+        if e.type == type_:
+            return e
+        if type_ == "int" and e.type == "bool":
+            return Expr(f"int({e.code})", "int")
+        if type_ == "bool" and e.type == "tensor":
+            return Expr(f"{_paren(e, _CMP + 1)} is not None", "bool", _CMP)
+        if type_ == "bool" and e.type == "int":
+            return Expr(f"{_paren(e, _CMP + 1)} != 0", "bool", _CMP)
+        raise self.fail(f"a {e.type} used as a {type_}", tok)
+
+    def return_statement(self) -> None:
+        t = self.peek()
+        if self.text() == ";":
+            raise self.fail("return without a status", t)
+        start = self.i
+        name = self.qualified()[0] if (t and (t[KIND] == "id" or t[TEXT] == "::")) else ""
+        if name in _OK_RETURNS and self.text() == "(" and self.text(1) == ")":
+            self.next()
+            self.next()
+            self.expect(";")
+            self.emit("return")
+            return
+        if name.endswith("::OK") and name.rsplit("::", 1)[0] in ("Status", "tensorflow::Status", "::tensorflow::Status") \
+                and self.text() == "(" and self.text(1) == ")":
+            self.next()
+            self.next()
+            self.expect(";")
+            self.emit("return")
+            return
+        self.i = start
+        if self.error_call():
+            self.expect(";")
+            return
+        self.status_call()
+        self.expect(";")
+        self.emit("return")
+
+    def error_call(self) -> bool:
+        """`errors::InvalidArgument(pieces...)` (the cursor stays put when it is not one)."""
+        start = self.i
+        if self.text() == "::":
+            self.next()
+        parts = []
+        while self.peek() is not None and self.peek()[KIND] == "id":  # type: ignore[index]
+            parts.append(self.next()[TEXT])
+            if self.text() != "::":
+                break
+            self.next()
+        if not parts or parts[-1] != "InvalidArgument" or parts[:-1] not in (
+                ["errors"], ["tensorflow", "errors"], ["tsl", "errors"]):
+            self.i = start
+            return False
+        self.expect("(")
+        pieces = []
+        while True:
+            e = self.expression()
+            if e.type == "int":
+                pieces.append(Expr(f"str({e.code})", "str"))
+            elif e.type == "str":
+                pieces.append(e)
+            else:
+                raise self.fail(f"a {e.type} in an error message")
+            if self.text() == ",":
+                self.next()
+                continue
+            self.expect(")")
+            break
+        self.emit_call("raise ", _call("c.invalid_argument(", pieces, "error"))
+        return True
+
+    def status_call(self) -> None:
+        """A call returning a Status, its errors propagated (out-params assigned)."""
+        name, first = self.qualified()
+        if name != self.ctx:
+            if self.text() == "(" and self.text(1) == self.ctx and self.text(2) == ")":
+                from opgen.spec.shape_fn_names import known_shape_fns
+
+                if name in known_shape_fns():
+                    self.i += 3
+                    self.emit(f"c.run_named({py_str(name)})")
+                    return
+            raise self.fail(f"{name}", first)
+        self.expect("->")
+        m = self.next()
+        method = m[TEXT]
+        if method not in _STATUS_METHODS:
+            raise self.fail(f"{self.ctx}->{method}", m)
+        self.expect("(")
+        args: list[Expr] = []
+        outs: list[tuple[str, str, Token]] = []
+        while self.text() != ")":
+            if self.text() == "&":
+                amp = self.next()
+                v = self.next()
+                found = self.lookup(v[TEXT])
+                if found is None:
+                    raise self.fail(f"&{v[TEXT]}", v)
+                outs.append((found[0], found[1], amp))
+            elif outs:
+                raise self.fail(tok=self.peek())
+            elif method == "MakeShape" or self.text() == "{":
+                raise self.fail()
+            else:
+                args.append(self.expression())
+            if self.text() == ",":
+                self.next()
+        self.next()
+        if method == "GetAttr":
+            if len(args) != 1 or args[0].type != "str" or len(outs) != 1:
+                raise self.fail(f"{self.ctx}->GetAttr", m)
+            py, type_, _ = outs[0]
+            if type_ not in ("int", "bool", "str", "list_int", "list_str", "attrshape"):
+                raise self.fail(f"GetAttr into a {type_}", m)
+            kind = "shape" if type_ == "attrshape" else type_
+            self.assign(py, _call("c.attr_value(", [args[0], py_str(kind)], type_))
+            return
+        call, out_types = _STATUS_METHODS[method](self, args, m)
+        if [o[1] for o in outs] != list(out_types):
+            raise self.fail(f"{self.ctx}->{method} with these arguments", m)
+        if len(outs) == 1:
+            self.assign(outs[0][0], call)
+        else:
+            self.emit_call(", ".join(o[0] for o in outs) + " = ", call)
+
+    def if_statement(self, keyword: str) -> None:
+        self.expect("if")
+        self.expect("(")
+        cond = self.convert(self.expression(), "bool", self.peek())
+        self.expect(")")
+        self.emit(f"{keyword}{cond.code}:")
+        self.nested()
+        if self.text() == "else":
+            self.next()
+            if self.text() == "if":
+                self.if_statement("elif ")
+            else:
+                self.emit("else:")
+                self.nested()
+
+    def for_statement(self) -> None:
+        """`for (init; cond; step) body` as a while loop (exact whatever the body does;
+        `continue` would skip the step, so it is refused); `for (x : vector)` over a copy."""
+        self.expect("for")
+        self.expect("(")
+        self.scopes.append({})
+        type_ = self.try_type()
+        if type_ is not None and self.text(1) == ":":
+            tok = self.next()
+            self.next()
+            seq = self.expression()
+            self.expect(")")
+            if not seq.type.startswith("list_") or type_ not in ("auto", seq.type[5:]):
+                raise self.fail("a range-for over this", tok)
+            py = self.declare(tok, seq.type[5:])
+            self.emit(f"for {py} in list({seq.code}):")
+            self.nested()
+            self.scopes.pop()
+            return
+        if type_ is not None:
+            self.declaration(type_)
+        elif self.text() != ";":
+            self.expression_statement()
+        else:
+            self.next()
+        if self.text() == ";":
+            raise self.fail("a for loop without a condition")
+        cond = self.convert(self.expression(), "bool", self.peek())
+        self.expect(";")
+        step_start = self.i
+        depth = 0
+        while depth or self.text() != ")":  # the step is translated after the body
+            depth += {"(": 1, ")": -1}.get(self.text(), 0)
+            self.next()
+        step_end = self.i
+        self.next()
+        self.emit(f"while {cond.code}:")
+        self.nested()
+        body_end = self.i
+        self.i = step_start
+        self.depth += 1
+        saved_end = self.end
+        self.end = step_end
+        self.simple_update()
+        if self.i != step_end:
+            raise self.fail()
+        self.end = saved_end
+        self.depth -= 1
+        self.i = body_end
+        self.scopes.pop()
+
+    def expression_statement(self) -> None:
+        t = self.peek()
+        if t is not None and t[TEXT] == self.ctx and self.text(1) == "->" and self.text(2) == "set_output":
+            self.i += 3
+            self.expect("(")
+            index = self.convert(self.expression(), "int", self.peek())
+            self.expect(",")
+            shape = self.expression()
+            if shape.type != "shape":
+                raise self.fail("set_output of a " + shape.type, t)
+            self.expect(")")
+            self.expect(";")
+            self.emit_call("", _call("c.set_output(", [index, shape], "void"))
+            return
+        if t is not None and t[TEXT] == self.ctx:
+            m = self.peek(2)
+            if m is not None and m[TEXT] in _STATUS_METHODS:
+                raise self.fail(f"an ignored status of {self.ctx}->{m[TEXT]}", m)
+        self.simple_update()
+        self.expect(";")
+
+    def simple_update(self) -> None:
+        """`x = e`, `x op= e`, `++x`, `x++`, `v.push_back(e)`."""
+        t = self.next()
+        if t[TEXT] in ("++", "--"):
+            v = self.next()
+            py, type_ = self.var(v)
+            if type_ != "int":
+                raise self.fail(f"{t[TEXT]} of a {type_}", t)
+            self.emit(f"{py} {t[TEXT][0]}= 1")
+            return
+        py, type_ = self.var(t, read=self.text() != "=")
+        op = self.next()
+        if op[TEXT] in ("++", "--") and type_ == "int":
+            self.emit(f"{py} {op[TEXT][0]}= 1")
+        elif op[TEXT] == "=":
+            value = self.convert(self.expression(), type_, op)
+            self.assign(py, value)
+        elif op[TEXT] in ("+=", "-=", "*=") and type_ == "int":
+            value = self.convert(self.expression(), "int", op)
+            self.emit(f"{py} {op[TEXT]} {value.code}")
+        elif op[TEXT] == "." and type_.startswith("list_") and self.text() in ("push_back", "emplace_back"):
+            self.next()
+            self.expect("(")
+            value = self.expression()
+            if type_ == "list_dim" and value.type == "int":
+                value = _call("c.make_dim(", [value], "dim")
+            value = self.convert(value, type_[5:], op)
+            self.expect(")")
+            self.emit_call("", _call(f"{py}.append(", [value], "void"))
+        else:
+            raise self.fail(tok=op)
+
+    def var(self, t: Token, read: bool = True) -> tuple[str, str]:
+        found = self.lookup(t[TEXT]) if t[KIND] == "id" else None
+        if found is None:
+            raise self.fail(tok=t)
+        if read:
+            self.reads.add(found[0])
+        return found
+
+    # expressions (C++ precedence climbing; Python parenthesized by its own precedences)
+    def expression(self) -> Expr:
+        cond = self.binary(1)
+        if self.text() != "?":
+            return cond
+        q = self.next()
+        cond = self.convert(cond, "bool", q)
+        a = self.expression()
+        self.expect(":")
+        b = self.expression()
+        if a.type != b.type:
+            if {a.type, b.type} == {"int", "dim"}:
+                a = a if a.type == "dim" else _call("c.make_dim(", [a], "dim")
+                b = b if b.type == "dim" else _call("c.make_dim(", [b], "dim")
+            else:
+                raise self.fail("a conditional of two types", q)
+        return Expr(f"{_paren(a, _TERNARY + 1)} if {_paren(cond, _TERNARY + 1)} else {_paren(b, _TERNARY)}",
+                    a.type, _TERNARY)
+
+    def binary(self, min_prec: int) -> Expr:
+        left = self.unary()
+        while True:
+            op = self.peek()
+            spec = _CPP_BINARY.get(op[TEXT]) if op is not None and op[KIND] == "op" else None
+            if spec is None or spec[0] < min_prec:
+                return left
+            self.next()
+            right = self.binary(spec[0] + 1)
+            left = self.combine(left, op, right, spec)  # type: ignore[arg-type]
+
+    def combine(self, a: Expr, op: Token, b: Expr, spec: tuple[int, str, int]) -> Expr:
+        _, pyop, prec = spec
+        text = op[TEXT]
+        if text in ("&&", "||"):
+            a, b = self.convert(a, "bool", op), self.convert(b, "bool", op)
+            return Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "bool", prec)
+        if prec == _CMP and {a.type, b.type} == {"tensor", "null"} and text in ("==", "!="):
+            tensor = a if a.type == "tensor" else b
+            return Expr(f"{tensor.code} {'is' if text == '==' else 'is not'} None", "bool", _CMP)
+        if prec == _CMP:
+            if a.type != b.type or (a.type not in ("int", "bool") and not (a.type == "str" and text in ("==", "!="))):
+                raise self.fail(f"comparing a {a.type} with a {b.type}", op)
+            return Expr(f"{_paren(a, prec + 1)} {pyop} {_paren(b, prec + 1)}", "bool", prec)
+        a, b = self.convert(a, "int", op), self.convert(b, "int", op)
+        if text in ("/", "%"):  # C++ integer division truncates toward zero
+            name = "c.truncdiv(" if text == "/" else "c.truncmod("
+            return _call(name, [a, b], "int")
+        return Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "int", prec)
+
+    def unary(self) -> Expr:
+        t = self.peek()
+        if t is not None and t[KIND] == "op" and t[TEXT] in ("!", "-", "+"):
+            self.next()
+            e = self.unary()
+            if t[TEXT] == "!" and e.type == "tensor":
+                return Expr(f"{_paren(e, _CMP + 1)} is None", "bool", _CMP)
+            if t[TEXT] == "!":
+                e = self.convert(e, "bool", t)
+                return Expr(f"not {_paren(e, _NOT)}", "bool", _NOT)
+            e = self.convert(e, "int", t)
+            if t[TEXT] == "+":
+                return e
+            if e.code.isdigit():
+                return Expr(f"-{e.code}", "int", _UNARY)
+            return Expr(f"-{_paren(e, _UNARY)}", "int", _UNARY)
+        return self.postfix(self.primary())
+
+    def postfix(self, e: Expr) -> Expr:
+        while True:
+            if self.text() == "[" and e.type.startswith("list_"):
+                self.next()
+                index = self.convert(self.expression(), "int", self.peek())
+                self.expect("]")
+                e = Expr(f"{e.code}[{index.code}]", e.type[5:])
+            elif self.text() == "." and e.type.startswith("list_") and self.text(1) == "size" and self.text(2) == "(":
+                self.i += 3
+                self.expect(")")
+                e = Expr(f"len({e.code})", "int")
+            elif self.text() == "." and e.type == "list_int" and self.text(1) == "empty" and self.text(2) == "(":
+                self.i += 3
+                self.expect(")")
+                e = Expr(f"not {e.code}", "bool", _NOT)
+            elif self.text() == "->" and e.type == "tensor":
+                e = self.tensor_access(e)
+            else:
+                return e
+
+    def tensor_access(self, e: Expr) -> Expr:
+        """`t->scalar<int>()()`, `t->flat<int>()(i)` / `vec`, `t->NumElements()`, `t->dims()`
+        of a constant input (integer values only; TF's accessors CHECK their type)."""
+        self.next()
+        m = self.next()
+        if m[TEXT] in ("NumElements", "dims") and self.text() == "(" and self.text(1) == ")":
+            self.i += 2
+            return _call("c.tensor_size(" if m[TEXT] == "NumElements" else "c.tensor_rank(", [e], "int")
+        if m[TEXT] not in ("scalar", "flat", "vec") or self.text() != "<":
+            raise self.fail(f"Tensor::{m[TEXT]}", m)
+        self.next()
+        if self.try_type(named=False) != "int":
+            raise self.fail(f"Tensor::{m[TEXT]} of a non-integer type", m)
+        self.expect(">")
+        self.expect("(")
+        self.expect(")")
+        self.expect("(")
+        if m[TEXT] == "scalar":
+            self.expect(")")
+            return _call("c.tensor_scalar(", [e], "int")
+        index = self.convert(self.expression(), "int", m)
+        self.expect(")")
+        return _call("c.tensor_element(", [e, index], "int")
+
+    def primary(self) -> Expr:
+        t = self.peek()
+        if t is None:
+            raise self.fail()
+        kind, text = t[KIND], t[TEXT]
+        if text == "(":
+            self.next()
+            e = self.expression()
+            self.expect(")")
+            return e
+        if kind == "num":
+            value = parse_int_literal(text)
+            if value is None or value >= 1 << 63:
+                raise self.fail(f"the number {text}", t)
+            self.next()
+            return Expr(str(value), "int")
+        if kind == "str":
+            if not text.startswith('"'):
+                raise self.fail("a prefixed string literal", t)
+            parts = []
+            while self.peek() is not None and self.peek()[KIND] == "str":  # type: ignore[index]
+                s = self.next()
+                if not s[TEXT].startswith('"'):
+                    raise self.fail("a prefixed string literal", s)
+                try:
+                    parts.append(decode_escapes(s[TEXT][1:-1], s).decode("utf-8"))
+                except (UnicodeDecodeError, OpgenError):  # not UTF-8, or a bad escape
+                    raise self.fail("a string literal", s) from None
+            return Expr(py_str("".join(parts)), "str")
+        if text == "static_cast" and self.text(1) == "<":
+            self.i += 2
+            type_ = self.try_type(named=False)
+            if type_ != "int":
+                raise self.fail("static_cast", t)
+            self.expect(">")
+            self.expect("(")
+            e = self.convert(self.expression(), "int", t)
+            self.expect(")")
+            return e
+        if text == "nullptr":
+            self.next()
+            return Expr("None", "null")
+        if text in ("true", "false"):
+            self.next()
+            return Expr("True" if text == "true" else "False", "bool")
+        if kind == "id" and text == self.ctx:
+            self.next()
+            self.expect("->")
+            m = self.next()
+            spec = _VALUE_METHODS.get(m[TEXT])
+            if spec is None:
+                raise self.fail(f"{self.ctx}->{m[TEXT]}", m)
+            self.expect("(")
+            args: list[Expr] = []
+            if m[TEXT] == "MakeShape" and self.text() == "{":
+                self.next()
+                dims = []
+                while self.text() != "}":
+                    dims.append(self.dim_or_constant(self.expression(), m))
+                    if self.text() == ",":
+                        self.next()
+                self.next()
+                self.expect(")")
+                return _call("c.make_shape(", ["[" + ", ".join(d.code for d in dims) + "]"], "shape")
+            while self.text() != ")":
+                args.append(self.expression())
+                if self.text() == ",":
+                    self.next()
+                elif self.text() != ")":
+                    raise self.fail()
+            self.next()
+            return spec(self, args, m)
+        if kind == "id" or text == "::":
+            found = self.lookup(text) if kind == "id" else None
+            if found is not None:
+                self.next()
+                self.reads.add(found[0])
+                return Expr(found[0], found[1])
+            name, first = self.qualified()
+            if name in ("kUnknownDim", "InferenceContext::kUnknownDim"):
+                return Expr("-1", "int", _UNARY)
+            if name in ("kUnknownRank", "InferenceContext::kUnknownRank"):
+                return Expr("-1", "int", _UNARY)
+            raise self.fail(name, first)
+        raise self.fail(tok=t)
+
+    def dim_or_constant(self, e: Expr, tok: Token) -> Expr:
+        """TF's DimensionOrConstant: a dimension, or an int (-1 meaning unknown)."""
+        if e.type == "dim":
+            return e
+        if e.type == "int":
+            return _call("c.make_dim(", [e], "dim")
+        raise self.fail(f"a {e.type} used as a dimension", tok)
+
+
+def _args(p: _Parser, args: list[Expr], types: str, tok: Token) -> list[Expr]:
+    """`args` checked against `types` (s=shape, d=dim, i=int, b=bool, D=dimension-or-constant)."""
+    if len(args) != len(types):
+        raise p.fail(f"{p.ctx}->{tok[TEXT]} with {len(args)} arguments", tok)
+    out = []
+    for a, t in zip(args, types):
+        if t == "D":
+            out.append(p.dim_or_constant(a, tok))
+            continue
+        want = {"s": "shape", "d": "dim", "i": "int", "b": "bool", "a": "attrshape"}[t]
+        out.append(p.convert(a, want, tok))
+    return out
+
+
+def _value(py: str, types: str, result: str):
+    def build(p: _Parser, args: list[Expr], tok: Token) -> Expr:
+        return _call(f"c.{py}(", _args(p, args, types, tok), result)
+    return build
+
+
+def _by_types(*variants: tuple[tuple[str, ...], str, str, tuple[str, ...]]):
+    """A status method overloaded on its argument types: (arg types, python method, types spec, out types)."""
+    def build(p: _Parser, args: list[Expr], tok: Token):
+        for arg_types, py, spec, outs in variants:
+            if len(args) == len(arg_types) and all(a.type == t or t == "*" for a, t in zip(args, arg_types)):
+                return _call(f"c.{py}(", _args(p, args, spec, tok), "void"), outs
+        raise p.fail(f"{p.ctx}->{tok[TEXT]} with these arguments", tok)
+    return build
+
+
+def _dim_text(p: _Parser, args: list[Expr], tok: Token) -> Expr:
+    if len(args) != 1 or args[0].type not in ("shape", "dim"):
+        raise p.fail(f"{p.ctx}->DebugString with these arguments", tok)
+    return _call("c.debug_string(" if args[0].type == "shape" else "c.dim_string(", args, "str")
+
+
+_DIM_OR_INT = ("*", "*")
+_VALUE_METHODS = {
+    "input": _value("input", "i", "shape"),
+    "output": _value("output", "i", "shape"),
+    "Rank": _value("rank_value", "s", "int"),
+    "RankKnown": _value("rank_known", "s", "bool"),
+    "FullyDefined": _value("fully_defined", "s", "bool"),
+    "Dim": _value("dim", "si", "dim"),
+    "DimKnownRank": _value("dim", "si", "dim"),
+    "NumElements": _value("num_elements", "s", "dim"),
+    "Value": _value("dim_value", "D", "int"),
+    "ValueKnown": _value("value_known", "d", "bool"),
+    "Scalar": _value("scalar", "", "shape"),
+    "UnknownShape": _value("unknown_shape", "", "shape"),
+    "UnknownShapeOfRank": _value("unknown_shape_of_rank", "i", "shape"),
+    "Vector": _value("vector", "D", "shape"),
+    "Matrix": _value("matrix", "DD", "shape"),
+    "UnknownDim": _value("unknown_dim", "", "dim"),
+    "MakeDim": _value("make_dim", "i", "dim"),
+    "DebugString": _dim_text,
+    "input_tensor": _value("input_tensor", "i", "tensor"),
+}
+
+
+def _make_shape(p: _Parser, args: list[Expr], tok: Token) -> Expr:
+    if len(args) == 1 and args[0].type == "list_dim":
+        return _call("c.make_shape(", args, "shape")
+    raise p.fail(f"{p.ctx}->MakeShape with these arguments", tok)
+
+
+def _count(attribute: str):
+    def build(p: _Parser, args: list[Expr], tok: Token) -> Expr:
+        _args(p, args, "", tok)
+        return Expr(f"c.{attribute}", "int")
+    return build
+
+
+_VALUE_METHODS["MakeShape"] = _make_shape
+_VALUE_METHODS["num_inputs"] = _count("num_inputs")
+_VALUE_METHODS["num_outputs"] = _count("num_outputs")
+
+_STATUS_METHODS = {
+    "WithRank": _by_types((("shape", "int"), "with_rank", "si", ("shape",))),
+    "WithRankAtLeast": _by_types((("shape", "int"), "with_rank_at_least", "si", ("shape",))),
+    "WithRankAtMost": _by_types((("shape", "int"), "with_rank_at_most", "si", ("shape",))),
+    "WithValue": _by_types((("dim", "int"), "with_value", "di", ("dim",))),
+    "Merge": _by_types((("shape", "shape"), "merge", "ss", ("shape",)),
+                       (("dim", "dim"), "merge_dim", "dd", ("dim",))),
+    "MergePrefix": _by_types((("shape", "shape"), "merge_prefix", "ss", ("shape", "shape"))),
+    "Subshape": _by_types((("shape", "int"), "subshape", "si", ("shape",)),
+                          (("shape", "int", "int"), "subshape", "sii", ("shape",))),
+    "Concatenate": _by_types((("shape", "shape"), "concatenate", "ss", ("shape",))),
+    "ReplaceDim": _by_types((("shape", "int", "dim"), "replace_dim", "sid", ("shape",))),
+    "Add": _by_types((_DIM_OR_INT, "add", "DD", ("dim",))),
+    "Subtract": _by_types((_DIM_OR_INT, "subtract", "DD", ("dim",))),
+    "Multiply": _by_types((_DIM_OR_INT, "multiply", "DD", ("dim",))),
+    "Divide": _by_types((("dim", "int", "bool"), "divide", "dib", ("dim",)),
+                        (("dim", "dim", "bool"), "divide", "ddb", ("dim",))),
+    "MakeShapeFromShapeTensor": _by_types((("int",), "make_shape_from_shape_tensor", "i", ("shape",))),
+    # a PartialTensorShape attr is read as the ShapeHandle it makes
+    "MakeShapeFromPartialTensorShape": lambda p, args, tok: (
+        Expr(_args(p, args, "a", tok)[0].code, "shape"), ("shape",)),
+    "GetAttr": None,  # handled by `status_call` (the out-param's type says the attr's)
+}
+
+
+def _params(tokens: Sequence[Token], i: int) -> tuple[str, int]:
+    """`(InferenceContext* c)` at i -> ("c", index after `)`)."""
+    if tokens[i][TEXT] != "(":
+        raise Untranslatable(tokens[i][TEXT], tokens[i])
+    j = i + 1
+    names = []
+    while tokens[j][TEXT] not in ("*", ")"):
+        names.append(tokens[j][TEXT])
+        j += 1
+    if [n for n in names if n not in ("::", "const")][-1:] != ["InferenceContext"] or tokens[j][TEXT] != "*":
+        raise Untranslatable("a shape function whose parameter is not InferenceContext*", tokens[i])
+    name = tokens[j + 1]
+    if name[KIND] != "id" or not _IDENT.match(name[TEXT]) or tokens[j + 2][TEXT] != ")":
+        raise Untranslatable("a shape function whose parameter is not InferenceContext*", name)
+    return name[TEXT], j + 3
+
+
+def _body(tokens: Sequence[Token], i: int, ctx: str) -> tuple[str, ...]:
+    """The function body whose `{` is tokens[i], translated."""
+    depth = 0
+    for j in range(i, len(tokens)):
+        depth += {"{": 1, "}": -1}.get(tokens[j][TEXT], 0) if tokens[j][KIND] == "op" else 0
+        if depth == 0:
+            break
+    else:
+        raise Untranslatable("an unclosed body", tokens[i])
+    for t in tokens[i:j]:  # a for loop's `continue` would skip its step in the while loop it becomes
+        if t[TEXT] == "continue" and t[KIND] == "id":
+            raise Untranslatable("continue", t)
+    p = _Parser(tokens, i + 1, j + 1, ctx)
+    p.block_body()
+    lines = p.finished_lines()
+    if lines and lines[-1] == "    return":  # falling off the end does the same
+        lines.pop()
+    return tuple(lines or ["    pass"])
+
+
+def _located(e: Untranslatable) -> Translation:
+    loc = e.tok[SRC].location(e.tok[POS]) if e.tok is not None else None
+    return Translation(None, f"shape function not translated: {e.construct}", loc)
+
+
+def translate_lambda(tokens: Sequence[Token], start: int) -> Translation:
+    """The lambda `[...](InferenceContext* c) [-> Status] { ... }` at tokens[start]."""
+    try:
+        i = start
+        if tokens[i][TEXT] != "[":
+            raise Untranslatable(tokens[i][TEXT], tokens[i])
+        while tokens[i][TEXT] != "]":
+            i += 1
+        if i != start + 1:
+            raise Untranslatable("a lambda with captures", tokens[start])
+        ctx, i = _params(tokens, i + 1)
+        if tokens[i][TEXT] == "->":
+            i += 1
+            while tokens[i][TEXT] != "{":
+                i += 1
+        if tokens[i][TEXT] != "{":
+            raise Untranslatable(tokens[i][TEXT], tokens[i])
+        return Translation(_body(tokens, i, ctx))
+    except Untranslatable as e:
+        return _located(e)
+    except IndexError:
+        return _located(Untranslatable("an incomplete lambda", tokens[start]))
+
+
+def translate_function(tokens: Sequence[Token], name_index: int) -> Translation | None:
+    """The definition `Status Name(InferenceContext* c) { ... }` whose name is
+    tokens[name_index]; None for a declaration (no body)."""
+    try:
+        ctx, i = _params(tokens, name_index + 1)
+        if tokens[i][TEXT] == ";":
+            return None
+        if tokens[i][TEXT] != "{":
+            raise Untranslatable(tokens[i][TEXT], tokens[i])
+        return Translation(_body(tokens, i, ctx))
+    except Untranslatable as e:
+        return _located(e)
+    except IndexError:
+        return _located(Untranslatable("an incomplete function", tokens[name_index]))

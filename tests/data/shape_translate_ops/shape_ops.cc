@@ -1,0 +1,690 @@
+// Ops written for tests/test_shape_translate_oracle.py: each declares its shape function as
+// a C++ lambda (or a function of this file) using one idiom of TF's InferenceContext API.
+// Compiled against the TF wheel, TF's graph mode runs these functions; opgen translates
+// them into Python for its embedded runtime; the test compares the two on many shapes.
+// No kernels: shape inference happens when a node is built. Every Dim() index is checked
+// first: TF's DimKnownRank does not bound-check (an out-of-range index crashes TF).
+#include <vector>
+
+#include "tensorflow/core/framework/common_shape_fns.h"
+#include "tensorflow/core/framework/op.h"
+#include "tensorflow/core/framework/shape_inference.h"
+
+namespace tensorflow {
+
+using shape_inference::DimensionHandle;
+using shape_inference::InferenceContext;
+using shape_inference::ShapeHandle;
+
+namespace {
+
+// A project shape function passed by name.
+Status PairRowsShape(InferenceContext* c) {
+  ShapeHandle a;
+  ShapeHandle b;
+  TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &a));
+  TF_RETURN_IF_ERROR(c->WithRank(c->input(1), 2, &b));
+  DimensionHandle rows;
+  TF_RETURN_IF_ERROR(c->Merge(c->Dim(a, 0), c->Dim(b, 0), &rows));
+  DimensionHandle cols;
+  TF_RETURN_IF_ERROR(c->Add(c->Dim(a, 1), c->Dim(b, 1), &cols));
+  c->set_output(0, c->Matrix(rows, cols));
+  return OkStatus();
+}
+
+Status FirstInputShape(InferenceContext* c);
+
+Status FirstInputShape(InferenceContext* c) {
+  c->set_output(0, c->input(0));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+REGISTER_OP("StRank3ToMatrix")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 3, &s));
+      c->set_output(0, c->Matrix(c->Dim(s, 0), 2));
+      return OkStatus();
+    });
+
+REGISTER_OP("StAtLeast2LastDim")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 2, &s));
+      c->set_output(0, c->Vector(c->Dim(s, -1)));
+      return OkStatus();
+    });
+
+REGISTER_OP("StAtMost2")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->WithRankAtMost(c->input(0), 2, &s));
+      c->set_output(0, s);
+      return OkStatus();
+    });
+
+REGISTER_OP("StMergeTwo")
+    .Input("x: float")
+    .Input("y: float")
+    .Output("z: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle out;
+      TF_RETURN_IF_ERROR(c->Merge(c->input(0), c->input(1), &out));
+      c->set_output(0, out);
+      return OkStatus();
+    });
+
+REGISTER_OP("StMergePrefix")
+    .Input("x: float")
+    .Input("prefix: float")
+    .Output("y: float")
+    .Output("p: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      ShapeHandle p;
+      TF_RETURN_IF_ERROR(c->MergePrefix(c->input(0), c->input(1), &s, &p));
+      c->set_output(0, s);
+      c->set_output(1, p);
+      return OkStatus();
+    });
+
+REGISTER_OP("StDropLast")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->Subshape(c->input(0), 0, -1, &s));
+      c->set_output(0, s);
+      return OkStatus();
+    });
+
+REGISTER_OP("StDropFirst")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->Subshape(c->input(0), 1, &s));
+      c->set_output(0, s);
+      return OkStatus();
+    });
+
+REGISTER_OP("StMiddle")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->Subshape(c->input(0), 1, -1, &s));
+      c->set_output(0, s);
+      return OkStatus();
+    });
+
+REGISTER_OP("StConcatShapes")
+    .Input("x: float")
+    .Input("y: float")
+    .Output("z: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->Concatenate(c->input(0), c->input(1), &s));
+      c->set_output(0, s);
+      return OkStatus();
+    });
+
+REGISTER_OP("StReplaceFirst")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->ReplaceDim(c->input(0), 0, c->MakeDim(7), &s));
+      c->set_output(0, s);
+      return OkStatus();
+    });
+
+REGISTER_OP("StReplaceLast")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->ReplaceDim(c->input(0), -1, c->UnknownDim(), &s));
+      c->set_output(0, s);
+      return OkStatus();
+    });
+
+REGISTER_OP("StAddDims")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &s));
+      DimensionHandle d;
+      TF_RETURN_IF_ERROR(c->Add(c->Dim(s, 0), c->Dim(s, 1), &d));
+      c->set_output(0, c->Vector(d));
+      return OkStatus();
+    });
+
+REGISTER_OP("StSubtractDims")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &s));
+      DimensionHandle d;
+      TF_RETURN_IF_ERROR(c->Subtract(c->Dim(s, 0), c->Dim(s, 1), &d));
+      c->set_output(0, c->Vector(d));
+      return OkStatus();
+    });
+
+REGISTER_OP("StMultiplyDims")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &s));
+      DimensionHandle d;
+      TF_RETURN_IF_ERROR(c->Multiply(c->Dim(s, 0), c->Dim(s, 1), &d));
+      c->set_output(0, c->Vector(d));
+      return OkStatus();
+    });
+
+REGISTER_OP("StDivideEven")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &s));
+      DimensionHandle half;
+      TF_RETURN_IF_ERROR(c->Divide(c->Dim(s, 0), 2, true, &half));
+      c->set_output(0, c->Vector(half));
+      return OkStatus();
+    });
+
+REGISTER_OP("StDivideByDim")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &s));
+      DimensionHandle q;
+      TF_RETURN_IF_ERROR(c->Divide(c->Dim(s, 0), c->Dim(s, 1), false, &q));
+      c->set_output(0, c->Vector(q));
+      return OkStatus();
+    });
+
+REGISTER_OP("StAddConstant")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &x));
+      DimensionHandle d;
+      TF_RETURN_IF_ERROR(c->Add(c->Dim(x, 0), 3, &d));
+      c->set_output(0, c->Matrix(d, c->Dim(x, 0)));
+      return OkStatus();
+    });
+
+REGISTER_OP("StWithValue")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &s));
+      DimensionHandle d;
+      TF_RETURN_IF_ERROR(c->WithValue(c->Dim(s, 1), 3, &d));
+      c->set_output(0, c->MakeShape({c->Dim(s, 0), d, 1}));
+      return OkStatus();
+    });
+
+REGISTER_OP("StMergeDims")
+    .Input("x: float")
+    .Input("y: float")
+    .Output("z: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x;
+      ShapeHandle y;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &x));
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(1), 1, &y));
+      DimensionHandle d;
+      TF_RETURN_IF_ERROR(c->Merge(c->Dim(x, -1), c->Dim(y, 0), &d));
+      c->set_output(0, c->Vector(d));
+      return OkStatus();
+    });
+
+REGISTER_OP("StScalarOut")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle unused;
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 0, &unused));
+      c->set_output(0, c->Scalar());
+      return OkStatus();
+    });
+
+REGISTER_OP("StRankVector")
+    .Input("x: float")
+    .Output("y: int32")
+    .SetShapeFn([](InferenceContext* c) {
+      c->set_output(0, c->Vector(c->Rank(c->input(0))));
+      return OkStatus();
+    });
+
+REGISTER_OP("StNumElements")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      c->set_output(0, c->Vector(c->NumElements(c->input(0))));
+      return OkStatus();
+    });
+
+REGISTER_OP("StRankBranch")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x = c->input(0);
+      if (!c->RankKnown(x)) {
+        c->set_output(0, c->UnknownShape());
+        return OkStatus();
+      }
+      if (c->Rank(x) == 0) {
+        c->set_output(0, c->Vector(1));
+      } else if (c->Rank(x) == 1) {
+        c->set_output(0, c->Matrix(c->Dim(x, 0), 1));
+      } else {
+        c->set_output(0, x);
+      }
+      return OkStatus();
+    });
+
+REGISTER_OP("StRankError")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x = c->input(0);
+      if (c->RankKnown(x) && c->Rank(x) > 3) {
+        return errors::InvalidArgument("StRankError wants rank <= 3, got rank ", c->Rank(x),
+                                       " for shape ", c->DebugString(x));
+      }
+      c->set_output(0, x);
+      return OkStatus();
+    });
+
+REGISTER_OP("StDimError")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &x));
+      DimensionHandle last = c->Dim(x, -1);
+      if (c->ValueKnown(last) && c->Value(last) % 2 != 0) {
+        return errors::InvalidArgument("last dimension must be even, got ", c->Value(last),
+                                       " (", c->DebugString(last), ")");
+      }
+      c->set_output(0, x);
+      return OkStatus();
+    });
+
+REGISTER_OP("StReverseDims")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x = c->input(0);
+      if (!c->RankKnown(x)) {
+        c->set_output(0, c->UnknownShape());
+        return OkStatus();
+      }
+      std::vector<DimensionHandle> dims;
+      for (int i = c->Rank(x) - 1; i >= 0; --i) {
+        dims.push_back(c->Dim(x, i));
+      }
+      c->set_output(0, c->MakeShape(dims));
+      return OkStatus();
+    });
+
+REGISTER_OP("StSumDims")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &x));
+      DimensionHandle total = c->MakeDim(0);
+      for (int i = 0; i < c->Rank(x); i++) {
+        TF_RETURN_IF_ERROR(c->Add(total, c->Dim(x, i), &total));
+      }
+      c->set_output(0, c->Vector(total));
+      return OkStatus();
+    });
+
+REGISTER_OP("StIntArithmetic")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x;
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, &x));
+      const int64_t n = c->Value(c->Dim(x, 0));
+      if (n == InferenceContext::kUnknownDim) {
+        c->set_output(0, c->UnknownShapeOfRank(2));
+        return OkStatus();
+      }
+      c->set_output(0, c->Matrix(n / 3 + 1, (n * 2 - 1) % 5));
+      return OkStatus();
+    });
+
+REGISTER_OP("StTernary")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      const int rank = c->Rank(c->input(0));
+      c->set_output(0, c->Vector(rank < 0 ? -1 : rank * 2));
+      return OkStatus();
+    });
+
+REGISTER_OP("StFullyDefined")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      if (c->FullyDefined(c->input(0))) {
+        c->set_output(0, c->input(0));
+      } else {
+        c->set_output(0, c->UnknownShape());
+      }
+      return OkStatus();
+    });
+
+REGISTER_OP("StIntAttr")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("n: int = 3")
+    .SetShapeFn([](InferenceContext* c) {
+      int64_t n;
+      TF_RETURN_IF_ERROR(c->GetAttr("n", &n));
+      if (n < 0) {
+        return errors::InvalidArgument("n must be non-negative, got ", n);
+      }
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &s));
+      c->set_output(0, c->MakeShape({c->Dim(s, 0), n}));
+      return OkStatus();
+    });
+
+REGISTER_OP("StBoolAttr")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("keep_dims: bool = false")
+    .SetShapeFn([](InferenceContext* c) {
+      bool keep_dims;
+      TF_RETURN_IF_ERROR(c->GetAttr("keep_dims", &keep_dims));
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &s));
+      if (keep_dims) {
+        c->set_output(0, c->Matrix(c->Dim(s, 0), 1));
+      } else {
+        c->set_output(0, c->Vector(c->Dim(s, 0)));
+      }
+      return OkStatus();
+    });
+
+REGISTER_OP("StStringAttr")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .SetShapeFn([](InferenceContext* c) {
+      std::string data_format;
+      TF_RETURN_IF_ERROR(c->GetAttr("data_format", &data_format));
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &s));
+      DimensionHandle channels = data_format == "NHWC" ? c->Dim(s, 3) : c->Dim(s, 1);
+      c->set_output(0, c->Vector(channels));
+      return OkStatus();
+    });
+
+REGISTER_OP("StListAttr")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("perm: list(int) = [1, 0]")
+    .SetShapeFn([](InferenceContext* c) {
+      std::vector<int64_t> perm;
+      TF_RETURN_IF_ERROR(c->GetAttr("perm", &perm));
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), perm.size(), &s));
+      std::vector<DimensionHandle> dims;
+      for (int64_t p : perm) {
+        if (p < 0 || p >= static_cast<int64_t>(perm.size())) {
+          return errors::InvalidArgument("perm entry ", p, " out of range");
+        }
+        dims.push_back(c->Dim(s, p));
+      }
+      c->set_output(0, c->MakeShape(dims));
+      return OkStatus();
+    });
+
+REGISTER_OP("StListAttrSize")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("sizes: list(int) = [2, 3]")
+    .SetShapeFn([](InferenceContext* c) {
+      std::vector<int64_t> sizes;
+      TF_RETURN_IF_ERROR(c->GetAttr("sizes", &sizes));
+      std::vector<DimensionHandle> dims;
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        dims.push_back(c->MakeDim(sizes[i]));
+      }
+      ShapeHandle batch;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &batch));
+      ShapeHandle out;
+      TF_RETURN_IF_ERROR(c->Concatenate(c->Vector(c->Dim(batch, 0)), c->MakeShape(dims), &out));
+      c->set_output(0, out);
+      return OkStatus();
+    });
+
+REGISTER_OP("StNamedUnchanged")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) { return shape_inference::UnchangedShape(c); });
+
+REGISTER_OP("StNamedThenCheck")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      TF_RETURN_IF_ERROR(shape_inference::UnchangedShape(c));
+      ShapeHandle unused;
+      return c->WithRankAtMost(c->input(0), 3, &unused);
+    });
+
+REGISTER_OP("StProjectFunction")
+    .Input("a: float")
+    .Input("b: float")
+    .Output("y: float")
+    .SetShapeFn(PairRowsShape);
+
+REGISTER_OP("StProjectFunctionDeclaredFirst")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn(FirstInputShape);
+
+REGISTER_OP("StMultiOutput")
+    .Input("x: float")
+    .Output("y: float")
+    .Output("n: int32")
+    .Output("r: int32")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &x));
+      ShapeHandle batch;
+      TF_RETURN_IF_ERROR(c->Subshape(x, 0, 1, &batch));
+      c->set_output(0, batch);
+      c->set_output(1, c->Scalar());
+      c->set_output(2, c->Vector(c->Rank(x)));
+      return OkStatus();
+    });
+
+REGISTER_OP("StListInput")
+    .Input("xs: N * float")
+    .Output("y: float")
+    .Attr("N: int >= 1")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle out = c->input(0);
+      for (int i = 1; i < c->num_inputs(); ++i) {
+        TF_RETURN_IF_ERROR(c->Merge(out, c->input(i), &out));
+      }
+      c->set_output(0, out);
+      return OkStatus();
+    });
+
+REGISTER_OP("StBatchMatMulLike")
+    .Input("a: float")
+    .Input("b: float")
+    .Output("c: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle a;
+      ShapeHandle b;
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 3, &a));
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(1), 3, &b));
+      DimensionHandle batch;
+      TF_RETURN_IF_ERROR(c->Merge(c->Dim(a, 0), c->Dim(b, 0), &batch));
+      DimensionHandle inner;
+      TF_RETURN_IF_ERROR(c->Merge(c->Dim(a, 2), c->Dim(b, 1), &inner));
+      c->set_output(0, c->MakeShape({batch, c->Dim(a, 1), c->Dim(b, 2)}));
+      return OkStatus();
+    });
+
+REGISTER_OP("StFlattenInner")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 2, &x));
+      ShapeHandle inner;
+      TF_RETURN_IF_ERROR(c->Subshape(x, 1, &inner));
+      c->set_output(0, c->Matrix(c->Dim(x, 0), c->NumElements(inner)));
+      return OkStatus();
+    });
+
+REGISTER_OP("StBreakLoop")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x = c->input(0);
+      int first_unknown = -1;
+      if (c->RankKnown(x)) {
+        for (int i = 0; i < c->Rank(x); ++i) {
+          if (!c->ValueKnown(c->Dim(x, i))) {
+            first_unknown = i;
+            break;
+          }
+        }
+      }
+      c->set_output(0, c->Vector(first_unknown + 2));
+      return OkStatus();
+    });
+
+REGISTER_OP("StTrailingReturnType")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](::tensorflow::shape_inference::InferenceContext* ctx) -> absl::Status {
+      ::tensorflow::shape_inference::ShapeHandle s;
+      TF_RETURN_IF_ERROR(ctx->WithRankAtLeast(ctx->input(0), 1, &s));
+      if (!ctx->RankKnown(s)) {
+        ctx->set_output(0, ctx->UnknownShape());
+        return absl::OkStatus();
+      }
+      ctx->set_output(0, ctx->UnknownShapeOfRank(ctx->Rank(s)));
+      return absl::OkStatus();
+    });
+
+REGISTER_OP("StBoolLogic")
+    .Input("x: float")
+    .Input("y: float")
+    .Output("z: float")
+    .SetShapeFn([](InferenceContext* c) {
+      const bool both = c->RankKnown(c->input(0)) && c->RankKnown(c->input(1));
+      const bool same = both && c->Rank(c->input(0)) == c->Rank(c->input(1));
+      if (!both || same) {
+        c->set_output(0, c->input(0));
+      } else {
+        c->set_output(0, c->input(1));
+      }
+      return OkStatus();
+    });
+
+REGISTER_OP("StShapeTensor")
+    .Input("shape: int32")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle out;
+      TF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(0, &out));
+      c->set_output(0, out);
+      return OkStatus();
+    });
+
+REGISTER_OP("StConstantInput")
+    .Input("x: float")
+    .Input("k: int32")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &x));
+      const Tensor* k = c->input_tensor(1);
+      if (k == nullptr) {
+        c->set_output(0, c->UnknownShapeOfRank(2));
+        return OkStatus();
+      }
+      if (k->dims() != 0) {
+        return errors::InvalidArgument("k must be a scalar, got ", k->NumElements(), " values");
+      }
+      const int32 n = k->scalar<int32>()();
+      if (n < 0) return errors::InvalidArgument("k must be >= 0 but is ", n);
+      c->set_output(0, c->Matrix(c->Dim(x, 0), n));
+      return OkStatus();
+    });
+
+REGISTER_OP("StConstantVector")
+    .Input("sizes: int32")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle unused;
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, &unused));
+      const Tensor* sizes = c->input_tensor(0);
+      if (!sizes) {
+        c->set_output(0, c->UnknownShape());
+        return OkStatus();
+      }
+      std::vector<DimensionHandle> dims;
+      for (int64_t i = 0; i < sizes->NumElements(); ++i) {
+        dims.push_back(c->MakeDim(sizes->flat<int32>()(i) * 2));
+      }
+      c->set_output(0, c->MakeShape(dims));
+      return OkStatus();
+    });
+
+REGISTER_OP("StShapeAttr")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("shape: shape")
+    .SetShapeFn([](InferenceContext* c) {
+      PartialTensorShape shape;
+      TF_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
+      ShapeHandle out;
+      TF_RETURN_IF_ERROR(c->MakeShapeFromPartialTensorShape(shape, &out));
+      TF_RETURN_IF_ERROR(c->Merge(out, c->input(0), &out));
+      c->set_output(0, out);
+      return OkStatus();
+    });
+
+// Not translatable: resource handle data. opgen warns and leaves the shape unknown.
+REGISTER_OP("StHandleData")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      if (c->input_handle_shapes_and_types(0) == nullptr) {
+        c->set_output(0, c->UnknownShape());
+      }
+      return OkStatus();
+    });
+
+}  // namespace tensorflow
