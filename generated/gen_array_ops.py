@@ -1852,10 +1852,16 @@ def _shape_fn_0(c):
 
 
 def _shape_fn_1(c):
-    c.set_output(0, c.vector(c.make_dim(c.rank_value(c.input(0)))))
+    v_declared = c.attr_value("shape", "shape")
+    v_out = v_declared
+    c.set_output(0, v_out)
 
 
 def _shape_fn_2(c):
+    c.set_output(0, c.vector(c.make_dim(c.rank_value(c.input(0)))))
+
+
+def _shape_fn_3(c):
     c.set_output(0, c.vector(c.make_dim(-1)))
     c.set_output(1, c.input(0))
     c.with_rank(c.input(0), 1)
@@ -1872,13 +1878,14 @@ _registry.register_op_list(
         "MirrorPad": _shape_fn_0,
         "NoOp": "shape_inference::NoOutputs",
         "Pack": _shape_fn_0,
+        "Placeholder": _shape_fn_1,
         "PlaceholderV2": "shape_inference::ExplicitShape",
         "Reshape": _shape_fn_0,
-        "Shape": _shape_fn_1,
+        "Shape": _shape_fn_2,
         "Squeeze": _shape_fn_0,
         "Tile": _shape_fn_0,
         "Transpose": _shape_fn_0,
-        "Unique": _shape_fn_2,
+        "Unique": _shape_fn_3,
         "ZerosLike": "shape_inference::UnchangedShape",
     },
 )

@@ -1769,6 +1769,15 @@ def _shape_fn_0(c):
 
 
 def _shape_fn_1(c):
+    v_input = c.input(0)
+    v_dimension_t = c.input_tensor(1)
+    if v_dimension_t is None or not c.rank_known(v_input):
+        c.set_output(0, c.unknown_shape())
+        return
+    c.set_output(0, c.unknown_shape_of_rank(c.rank_value(v_input) - 1))
+
+
+def _shape_fn_2(c):
     c.run_named("UnknownShape")
 
 
@@ -1780,6 +1789,7 @@ _registry.register_op_list(
         "Add": "shape_inference::BroadcastBinaryOpShapeFn",
         "AddN": _shape_fn_0,
         "AddV2": "shape_inference::BroadcastBinaryOpShapeFn",
+        "ArgMax": _shape_fn_1,
         "Cast": "shape_inference::UnchangedShape",
         "MatMul": "shape_inference::MatMulShape",
         "Max": "shape_inference::ReductionShape",
@@ -1787,9 +1797,9 @@ _registry.register_op_list(
         "Mean": "shape_inference::ReductionShape",
         "Mul": "shape_inference::BroadcastBinaryOpShapeFn",
         "Neg": "shape_inference::UnchangedShape",
-        "Range": _shape_fn_1,
+        "Range": _shape_fn_2,
         "RealDiv": "shape_inference::BroadcastBinaryOpShapeFn",
-        "Select": _shape_fn_1,
+        "Select": _shape_fn_2,
         "Sqrt": "shape_inference::UnchangedShape",
         "Square": "shape_inference::UnchangedShape",
         "Sub": "shape_inference::BroadcastBinaryOpShapeFn",

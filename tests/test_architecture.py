@@ -44,7 +44,7 @@ LAYERS: list[dict[str, list[str]]] = [
     # outputs: render and apidiff never import each other
     {"render": ["opgen.render"], "apidiff": ["opgen.apidiff"]},
     {"settings": ["opgen.config"], "overrides": ["opgen.overrides", "opgen.apidef_files", "opgen.apidef_merge"]},
-    {"front end": ["opgen.spec"], "module groups": ["opgen.module_groups"]},
+    {"front end": ["opgen.spec", "opgen.shape_translate"], "module groups": ["opgen.module_groups"]},
     {"python api": ["opgen.python_api"]},
     {"registry": ["opgen.registry"]},
     # the model every stage shares: OpDefs with their sources, and the per-op ApiDefs
@@ -52,6 +52,7 @@ LAYERS: list[dict[str, list[str]]] = [
     {
         "tf text": ["opgen.attr_text", "opgen.proto_text", "opgen.fingerprint"],
         "json input": ["opgen.json_input"],
+        "code layout": ["opgen.render.layout"],
         "output escaping": ["opgen.output_escape"],
         "toml positions": ["opgen.toml_positions"],
     },

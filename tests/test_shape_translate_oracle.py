@@ -84,7 +84,8 @@ def _probes(op) -> list[tuple[dict, dict]]:
     args = list(op.input_arg)
     if len(args) == 1 and args[0].number_attr:
         inputs = [{"xs": ("list", [("ph", s, FLOAT)] * n)} for n in (1, 2, 3) for s in SHAPES[:8]]
-        inputs += [{"xs": ("list", [("ph", a, FLOAT), ("ph", b, FLOAT)])} for a, b in itertools.product(PAIR_SHAPES, repeat=2)]
+        pairs = itertools.product(PAIR_SHAPES, repeat=2)
+        inputs += [{"xs": ("list", [("ph", a, FLOAT), ("ph", b, FLOAT)])} for a, b in pairs]
     elif op.name == "StConstantVector":
         inputs = [{args[0].name: s} for s in SIZE_TENSORS]
     elif len(args) == 1 and args[0].type == INT32:

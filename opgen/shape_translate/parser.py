@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from opgen.errors import Location, OpgenError
 from opgen.python_api.literals import py_str
+from opgen.render.layout import LINE_LENGTH, Bracketed, layout
 from opgen.spec.cpp_lexer import (
     KIND,
     POS,
@@ -64,9 +65,6 @@ def _call(prefix: str, args: Sequence[Expr | str], type_: str) -> Expr:
 
 def _bracketed(e: Expr | str):
     """The call as the renderer's `Bracketed` tree (nested calls too), for black's layout."""
-    # imported here: gathering does not need the renderer's imports
-    from opgen.render.emit import Bracketed
-
     if isinstance(e, str):
         return e
     if e.call is None:
@@ -75,11 +73,10 @@ def _bracketed(e: Expr | str):
     return Bracketed(prefix, tuple(_bracketed(a) for a in args), ")")
 
 
-LINE_LENGTH = 88  # black's, as opgen/render/emit.py lays out generated code
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _INT_TYPES = {"int", "int32", "int64", "int32_t", "int64_t", "long", "size_t", "unsigned", "int16", "int8",
               "uint32", "uint64"}
-_SCALAR_TYPES = {**{t: "int" for t in _INT_TYPES}, "bool": "bool", "ShapeHandle": "shape",
+_SCALAR_TYPES = {**dict.fromkeys(_INT_TYPES, "int"), "bool": "bool", "ShapeHandle": "shape",
                  "DimensionHandle": "dim", "string": "str", "tstring": "str", "auto": "auto",
                  "PartialTensorShape": "attrshape"}
 _NAMESPACES = {"std", "tensorflow", "shape_inference", "tsl", "absl"}
@@ -207,8 +204,6 @@ class _Parser:
             if len(indent) + len(head) + len(e.code) > LINE_LENGTH:
                 raise self.fail("a statement too long for one line", tok)
             return [indent + head + e.code]
-        from opgen.render.emit import layout
-
         tree = _bracketed(e)
         text = indent + layout(type(tree)(head + tree.prefix, tree.items, tree.suffix), indent)
         if any(len(line) > LINE_LENGTH for line in text.split("\n")):
@@ -251,7 +246,7 @@ class _Parser:
                 return None
             self.next()
             type_ = "list_" + inner
-        if type_ is None or named and (self.peek() is None or self.peek()[KIND] != "id"):  # type: ignore[index]
+        if type_ is None or (named and (self.peek() is None or self.peek()[KIND] != "id")):  # type: ignore[index]
             self.i = start
             return None
         while self.text() in ("const",):
@@ -387,7 +382,8 @@ class _Parser:
             self.expect(";")
             self.emit("return")
             return
-        if name.endswith("::OK") and name.rsplit("::", 1)[0] in ("Status", "tensorflow::Status", "::tensorflow::Status") \
+        status_types = ("Status", "tensorflow::Status", "::tensorflow::Status")
+        if name.endswith("::OK") and name.rsplit("::", 1)[0] in status_types \
                 and self.text() == "(" and self.text(1) == ")":
             self.next()
             self.next()

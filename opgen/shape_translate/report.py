@@ -25,6 +25,7 @@ def shape_report(sources: dict[str, OpSource]) -> str:
     functions = kinds["function, translated"] + kinds["function, not translated"]
     lines.append(f"lambdas: {_share(kinds['lambda, translated'], lambdas)}")
     lines.append(f"project functions: {_share(kinds['function, translated'], functions)}")
-    lines.append(f"shape functions: {_share(kinds['lambda, translated'] + kinds['function, translated'], lambdas + functions)}"
+    translated = kinds["lambda, translated"] + kinds["function, translated"]
+    lines.append(f"shape functions: {_share(translated, lambdas + functions)}"
                  f"; {kinds['named']} named (built-in or unread), {kinds['none']} without")
     return "\n".join(lines) + "\n"

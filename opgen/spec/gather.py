@@ -34,6 +34,7 @@ from opgen.errors import (
 from opgen.fsutil import LiteralPath
 from opgen.limits import read_text_file
 from opgen.registry import OpRegistry
+from opgen.shape_translate import Translation, translate_function, translate_lambda
 from opgen.spec.builder import build_op_def
 from opgen.spec.chains import (
     UndefinedNameError,
@@ -41,7 +42,6 @@ from opgen.spec.chains import (
     extract_registrations,
     undefined_registration_macros,
 )
-from opgen.shape_translate import Translation, translate_function, translate_lambda
 from opgen.spec.cpp_lexer import KIND, TEXT, Token, token_location
 from opgen.spec.helpers import helper_table
 from opgen.spec.kernels import extract_kernels, undefined_kernel_macros

@@ -16,7 +16,6 @@ from types import FunctionType
 
 from opgen_runtime.proto import op_def_pb2
 
-
 # What a module declares as an op's shape function: a built-in's SetShapeFn name, or a
 # function translated from the op's C++ shape function (taking an InferenceContext).
 DeclaredShapeFn = str | Callable[..., None]

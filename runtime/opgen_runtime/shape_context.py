@@ -8,7 +8,7 @@ summary TF appends and raises them as ValueError, as TF graph mode does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import shape_constants as _constants
@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 DimensionHandle = int | None
 Values = _constants.Values
 
+
+# The built-in shape functions by name (`shape_fns.by_name`). shape_fns is built on this module,
+# so it cannot be imported here: shape_inference, which imports both, sets it.
+builtin_shape_fn: Callable[[str], Callable[[InferenceContext], None]] | None = None
 
 class ShapeHandle:
     """A shape: `dims` is None for unknown rank, else a tuple of DimensionHandles."""
@@ -548,6 +552,5 @@ class InferenceContext:
 
     def run_named(self, name: str) -> None:
         """Runs the built-in shape function `name` (`return shape_inference::X(c);`)."""
-        from . import shape_fns
-
-        shape_fns.by_name(name)(self)
+        assert builtin_shape_fn is not None  # set when shape_inference is imported
+        builtin_shape_fn(name)(self)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import registry as _registry
+from . import shape_context as _shape_context
 from . import shape_fns
 from .shape_context import (
     InferenceContext,
@@ -23,6 +24,8 @@ from .shape_context import (
     debug_string,
 )
 from .tensor_shape import TensorShape
+
+_shape_context.builtin_shape_fn = shape_fns.by_name
 
 if TYPE_CHECKING:
     from .operation import Operation

@@ -1,0 +1,57 @@
+"""Black's layout of a bracketed Python expression, for code opgen writes without the formatter.
+
+Its own module, below every stage that writes Python: the renderer's templates and the shape
+function translator (which gathering runs) lay out their code with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+LINE_LENGTH = 88  # black's default
+
+
+@dataclass(frozen=True)
+class Bracketed:
+    """`prefix` + items joined by ", " + `suffix`: a call, def, list or subscript whose items
+    are atoms (str) or further `Bracketed` expressions, for `layout`."""
+
+    prefix: str  # up to and including the opening bracket
+    items: tuple[Bracketed | str, ...]
+    suffix: str  # the closing bracket and whatever follows it on the line
+    is_def: bool = False  # a `def`: a lone parameter split onto its own line gets a comma too
+    separator: str = ", "  # " " between a comprehension's element and its `for` clause
+    explode: bool = True  # False for a subscript: never laid out one item per line here
+    # A list or tuple display: once split, black puts each of several items on its own line
+    # even when they would fit on one (`linegen._should_split_line`).
+    collection: bool = False
+
+    def __str__(self) -> str:
+        return self.prefix + self.separator.join(map(str, self.items)) + self.suffix
+
+
+def layout(node: Bracketed | str, indent: str, trailer: str = "") -> str:
+    """`node` + `trailer` laid out as black lays out a bracketed expression of atoms.
+
+    One line when it fits; else the items on one indented line (a single item always,
+    split further if it is bracketed; never several items of a collection); else one item
+    per line with a magic trailing comma.
+    `indent` is the line's indentation (the first line's is supplied by the caller). Lines
+    black would lay out otherwise are too long, and `residual_lines` sends them to the formatter.
+    """
+    flat = str(node) + trailer
+    if isinstance(node, str) or len(indent) + len(flat) <= LINE_LENGTH:
+        return flat
+    inner = indent + "    " if node.prefix else indent  # a comprehension's clauses stay at `indent`
+    if len(node.items) == 1:
+        body = layout(node.items[0], inner, "," if node.is_def else "")
+    else:
+        body = node.separator.join(map(str, node.items))
+        if not node.items or len(inner) + len(body) > LINE_LENGTH or node.collection:
+            if not node.explode:
+                return flat  # too long: left to the formatter (`residual_lines`)
+            comma = "," if node.separator == ", " else ""
+            body = f"\n{inner}".join(layout(item, inner, comma) for item in node.items)
+    if not node.prefix:  # a comprehension's clauses, split by the enclosing brackets
+        return body
+    return f"{node.prefix}\n{inner}{body}\n{indent}{node.suffix}{trailer}"
