@@ -171,7 +171,9 @@ def _cli_project(tmp_path: Path, monkeypatch) -> Path:
     (root / "specs").mkdir(parents=True)
     shutil.copy(Path(__file__).resolve().parent.parent / "op_specs" / "math_ops.cc", root / "specs")
     shutil.copy(Path(__file__).resolve().parent.parent / "op_specs" / "common_macros.h", root / "specs")
-    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs"]\nout = "gen"\noverrides = ""\n')
+    (root / "pyproject.toml").write_text(
+        '[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\nout = "gen"\noverrides = ""\n'
+    )
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.chdir(root)
     return root

@@ -76,6 +76,11 @@ def test_scaffold_builds_and_its_wrapper_runs_on_the_embedded_runtime(tmp_path, 
     assert main(["build", "--quiet"]) == 0
     # the module alone: the package's __init__ would import TensorFlow to register the gradient
     monkeypatch.syspath_prepend(str(project / "scaffolded_ops"))
+    # Its library is not compiled here: keep it pending even when another test of this process
+    # imported TensorFlow (the module would register it at import then, and fail).
+    from opgen_runtime import registry
+
+    monkeypatch.setattr(registry, "library_registered", None)
     module = importlib.import_module("gen_scaffolded_ops")
     assert module.__all__ == ["scaffolded_ops_scale"]
     from opgen_runtime import Graph, dtypes

@@ -54,7 +54,7 @@ def test_without_tensorflow_calls_build_embedded_graphs():
         f"x = math.add(1.0, 2.0)\nout['add'] = {_kind('x')}\n"
         "out['tf_imported'] = 'tensorflow' in sys.modules"
     )
-    assert out == {"add": "opgen:Tensor", "tf_imported": False}
+    assert out == {"add": "opgen_runtime:Tensor", "tf_imported": False}
 
 
 def test_tensorflow_eager_gets_eager_tensors_for_python_only_calls():
@@ -91,8 +91,8 @@ def test_opgen_graph_as_default_wins_over_imported_tensorflow():
         "out['nodes'] = [n.name for n in g.as_graph_def().node]"
     )
     assert out == {
-        "inside": "opgen:Tensor",
-        "op": "opgen:Operation",
+        "inside": "opgen_runtime:Tensor",
+        "op": "opgen_runtime:Operation",
         "after": "tensorflow:EagerTensor",
         "nodes": ["Add/x", "Add/y", "Add", "NoOp"],
     }
@@ -147,7 +147,7 @@ def test_set_backend_and_environment_override_the_rule(how, env):
         "out['backend'] = runtime.get_backend()",
         **env,
     )
-    assert out == {"add": "opgen:Tensor", "backend": "embedded"}
+    assert out == {"add": "opgen_runtime:Tensor", "backend": "embedded"}
 
 
 def test_set_backend_tensorflow_imports_tensorflow():

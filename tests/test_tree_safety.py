@@ -498,7 +498,7 @@ def test_api_may_not_name_a_file_the_tree_keeps(tmp_path, monkeypatch, capsys, a
     (root / "pyproject.toml").write_text((root / "pyproject.toml").read_text() + f'api = "{api}"\n')
     before = _snapshot(root)
     status, err = _build(root, monkeypatch, capsys)
-    assert status == 2 and f"pyproject.toml:5:1: error: [tool.opgen] api = '{api}'" in err, err
+    assert status == 2 and f"pyproject.toml:6:1: error: [tool.opgen] api = '{api}'" in err, err
     assert _snapshot(root) == before
 
 
@@ -509,7 +509,7 @@ def test_a_module_may_not_shadow_a_package_the_runtime_imports(tmp_path, monkeyp
         (root / "pyproject.toml").read_text() + f'[tool.opgen.modules]\n"*" = "{module}"\n'
     )
     status, err = _build(root, monkeypatch, capsys)
-    assert status == 2 and f"pyproject.toml:6:1: error: invalid module name '{module}': it would shadow" in err, err
+    assert status == 2 and f"pyproject.toml:7:1: error: invalid module name '{module}': it would shadow" in err, err
     assert not (root / "gen").exists()
 
 

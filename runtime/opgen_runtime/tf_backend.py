@@ -344,7 +344,7 @@ def _to_tensorflow(value: Any) -> Any:
         return value
     if cls is list or cls is tuple:
         return cls(_to_tensorflow(v) for v in value)
-    if cls.__module__.startswith("opgen."):
+    if cls.__module__.startswith("opgen_runtime."):
         name = cls.__name__
         if name in _TF_MESSAGES:
             tf_cls = getattr(importlib.import_module(_TF_MESSAGES[name]), name)
