@@ -16,7 +16,7 @@ import pytest
 from test_runtime_differential import (
     _cases_for,
     _input_makers,
-    _maybe,
+    _Maybe,
     _normalise,
     _selected_ops,
 )
@@ -85,11 +85,11 @@ def _build(function, spec, is_tf):
                 v = dtypes.as_dtype(v).name
             kwargs[keyword(name)] = v
         with (
-            _maybe(spec.get("scope"), graph.name_scope),
-            _maybe(spec.get("device"), graph.device),
+            _Maybe(spec.get("scope"), graph.name_scope),
+            _Maybe(spec.get("device"), graph.device),
         ):
             deps = [placeholder(1, False)] if spec.get("control") else None
-            with _maybe(deps, graph.control_dependencies):
+            with _Maybe(deps, graph.control_dependencies):
                 function(name=spec.get("name"), **kwargs)
     from opgen_runtime.proto import graph_pb2
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.call_wrappers import isolated_registry
 
 from opgen.cli import main
 
@@ -76,11 +77,13 @@ def test_scaffold_builds_and_its_wrapper_runs_on_the_embedded_runtime(tmp_path, 
     assert main(["build", "--quiet"]) == 0
     # the module alone: the package's __init__ would import TensorFlow to register the gradient
     monkeypatch.syspath_prepend(str(project / "scaffolded_ops"))
-    # Its library is not compiled here: keep it pending even when another test of this process
-    # imported TensorFlow (the module would register it at import then, and fail).
-    from opgen_runtime import registry
+    # Its library is not compiled here: an isolated registry keeps it pending, even when another
+    # test of this process imported TensorFlow, and forgets it afterwards.
+    with isolated_registry():
+        _run_scaffolded_module(monkeypatch)
 
-    monkeypatch.setattr(registry, "library_registered", None)
+
+def _run_scaffolded_module(monkeypatch):
     module = importlib.import_module("gen_scaffolded_ops")
     assert module.__all__ == ["scaffolded_ops_scale"]
     from opgen_runtime import Graph, dtypes

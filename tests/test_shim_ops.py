@@ -184,7 +184,8 @@ def test_kernels_name_their_shim_op_through_the_kernel_class():
     """`REGISTER_KERNEL_BUILDER(Name(Kernel::OpName())...)`, as tensorflow-text registers its kernels."""
     warnings: list[str] = []
     result = gather([str(SHIM_TEXT)], strict_kernels=True, warn=warnings.append)
-    assert warnings == []
+    # the shim's ShapeInference(ShapeInferenceContext*) is not translated (docs/shape-functions.md)
+    assert [w for w in warnings if "shape function not translated" not in w] == []
     assert result.kernels is not None
     assert [(k.kernel_def.op, k.kernel_def.device_type, [c.name for c in k.kernel_def.constraint])
             for k in result.kernels] == [("ShimText>ByteSplitWithOffsets", "CPU", []),
