@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from build_locks import wait_until_blocked
 
-from opgen import cli
 from opgen.cli import main
 from opgen.render import tree_writer
 
