@@ -24,7 +24,8 @@ from click.core import ParameterSource
 
 from opgen import __version__
 from opgen.config import FORMATTERS, PATH_KEYS, check_library, check_paths, load_config
-from opgen.errors import Location, OpgenError, report as _report
+from opgen.errors import Location, OpgenError
+from opgen.errors import report as _report
 from opgen.settings import Settings, SpecInput, option_defaults
 
 _CONFIG = "opgen.config"  # where a command's context keeps its Config (click's Context.meta)
@@ -201,7 +202,7 @@ class _OpgenGroup(click.Group):
     boundary, so the console script, `python -m opgen`, `main([...])` and click's CliRunner
     give the same output and exit status."""
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         status = main(args)
         if standalone_mode:
             sys.exit(status)
@@ -250,61 +251,138 @@ _define(cli, "kernels", "Gather REGISTER_KERNEL_BUILDER registrations into a Ker
     _option("--check", is_flag=True, section="Output", help="Exit 1 when the cross-check reports a kernel."),
 ], "Gather REGISTER_KERNEL_BUILDER registrations into a KernelList.")
 
-_define(cli, "specs", "Write REGISTER_OP C++ (with Doc) for the OpList file OPLIST (.pbtxt or .pb).", [
-    click.argument("oplist"),
-    _option("-o", "--output", required=True, metavar="FILE.cc", section="Output", help="The C++ file to write (required)."),
-    _option("--skip-inexpressible", is_flag=True, section="Output",
-            help="Write a comment for OpDefs REGISTER_OP cannot express instead of failing."),
-], "Write REGISTER_OP C++ for an OpList file.")
+_define(
+    cli,
+    "specs",
+    "Write REGISTER_OP C++ (with Doc) for the OpList file OPLIST (.pbtxt or .pb).",
+    [
+        click.argument("oplist"),
+        _option(
+            "-o",
+            "--output",
+            required=True,
+            metavar="FILE.cc",
+            section="Output",
+            help="The C++ file to write (required).",
+        ),
+        _option(
+            "--skip-inexpressible",
+            is_flag=True,
+            section="Output",
+            help="Write a comment for OpDefs REGISTER_OP cannot express instead of failing.",
+        ),
+    ],
+    "Write REGISTER_OP C++ for an OpList file.",
+)
 
-_define(cli, "build", "Render gen_*_ops.py modules, their source map and the API snapshot into the "
-        "output directory (incremental and all-or-nothing). Kernels the cross-check of `opgen kernels` reports are "
-        "warnings.\n\n" + _SOURCES, [
-    *_SPEC_INPUT,
-    _overrides_option("Rendering"),
-    _option("--templates", metavar="DIR", section="Rendering",
+_define(
+    cli,
+    "build",
+    "Render gen_*_ops.py modules, their source map and the API snapshot into the "
+    "output directory (incremental and all-or-nothing). Kernels the cross-check of `opgen kernels` reports are "
+    "warnings.\n\n" + _SOURCES,
+    [
+        *_SPEC_INPUT,
+        _overrides_option("Rendering"),
+        _option(
+            "--templates",
+            metavar="DIR",
+            section="Rendering",
             help="Jinja templates replacing the shipped ones. [tool.opgen] templates; "
-                 "default: the templates shipped with opgen."),
-    _option("--formatter", type=click.Choice(FORMATTERS), section="Rendering",
-            help="Formatter (same bytes either way). [tool.opgen] formatter; default: black."),
-    _option("-j", "--jobs", type=click.IntRange(min=0), metavar="N", section="Rendering",
+            "default: the templates shipped with opgen.",
+        ),
+        _option(
+            "--formatter",
+            type=click.Choice(FORMATTERS),
+            section="Rendering",
+            help="Formatter (same bytes either way). [tool.opgen] formatter; default: black.",
+        ),
+        _option(
+            "-j",
+            "--jobs",
+            type=click.IntRange(min=0),
+            metavar="N",
+            section="Rendering",
             help="Render/format worker processes; 0 = one per core. [tool.opgen] jobs; "
-                 "default: 1 (fastest measured on 2 shared cores)."),
-    _option("--library", metavar="PATH", section="Rendering", callback=_checked_library,
+            "default: 1 (fastest measured on 2 shared cores).",
+        ),
+        _option(
+            "--library",
+            metavar="PATH",
+            section="Rendering",
+            callback=_checked_library,
             help="Compiled op library that registers the modules' ops with TensorFlow (loaded at import, or when "
-                 "TensorFlow is imported): a path relative to the modules, or package:resource; modules that "
-                 "[tool.opgen.libraries] matches use theirs. [tool.opgen] library; default: none."),
-    _option("--out", metavar="DIR", section="Output",
+            "TensorFlow is imported): a path relative to the modules, or package:resource; modules that "
+            "[tool.opgen.libraries] matches use theirs. [tool.opgen] library; default: none.",
+        ),
+        _option(
+            "--out",
+            metavar="DIR",
+            section="Output",
             help="Output directory; the whole tree moves there, the API snapshot ([tool.opgen] api, a path "
-                 "inside out) to the same place inside it. [tool.opgen] out; default: generated."),
-    _option("--depfile", metavar="FILE", section="Output",
-            help="Also write a depfile: every output, and every file the build read."),
-    _option("--depfile-format", type=click.Choice(["make", "ninja"]), default="make", section="Output",
+            "inside out) to the same place inside it. [tool.opgen] out; default: generated.",
+        ),
+        _option(
+            "--depfile",
+            metavar="FILE",
+            section="Output",
+            help="Also write a depfile: every output, and every file the build read.",
+        ),
+        _option(
+            "--depfile-format",
+            type=click.Choice(["make", "ninja"]),
+            default="make",
+            section="Output",
             help="Whose depfile syntax to write: GNU make's (also for CMake) or ninja's; a file name the tool "
-                 "cannot read back exactly is an error. Default: make."),
-    _option("--depfile-relative-to", metavar="DIR", section="Output",
+            "cannot read back exactly is an error. Default: make.",
+        ),
+        _option(
+            "--depfile-relative-to",
+            metavar="DIR",
+            section="Output",
             help="Write the depfile's paths relative to DIR (absolute when not below it), e.g. CMake's "
-                 "CMAKE_CURRENT_BINARY_DIR; default: the working directory (as make and ninja read them)."),
-    _option("--list-outputs", is_flag=True, section="Output", help="Print every file the build writes, and exit."),
-    _option("--check", is_flag=True, section="Review (write nothing)",
-            help="List each stale file; exit 1 when anything is stale."),
-    _option("--diff", is_flag=True, section="Review (write nothing)",
+            "CMAKE_CURRENT_BINARY_DIR; default: the working directory (as make and ninja read them).",
+        ),
+        _option("--list-outputs", is_flag=True, section="Output", help="Print every file the build writes, and exit."),
+        _option(
+            "--check",
+            is_flag=True,
+            section="Review (write nothing)",
+            help="List each stale file; exit 1 when anything is stale.",
+        ),
+        _option(
+            "--diff",
+            is_flag=True,
+            section="Review (write nothing)",
             help="Print a unified diff, paths relative to the project root (for git apply); "
-                 "with --check also exit 1 when anything is stale."),
-    _option("--dry-run", is_flag=True, section="Review (write nothing)", help="Say what would change."),
-], "Render gen_*_ops.py modules.")
+            "with --check also exit 1 when anything is stale.",
+        ),
+        _option("--dry-run", is_flag=True, section="Review (write nothing)", help="Say what would change."),
+    ],
+    "Render gen_*_ops.py modules.",
+)
 
 
-_define(cli, "init", "Scaffold a custom-op package in DIRECTORY (created if needed; no file is "
-        "overwritten): pyproject.toml with [tool.opgen], an op with its CPU kernel in ops/<package>.cc, the "
-        "package's __init__.py registering its gradient, and a setup.py that compiles the op library into the "
-        "wheel with g++ and TensorFlow's flags (opgen.setup_helpers). Then: opgen build, and "
-        "pip wheel --no-build-isolation .", [
-    click.argument("directory"),
-    _option("--package", metavar="NAME", section="Output",
+_define(
+    cli,
+    "init",
+    "Scaffold a custom-op package in DIRECTORY (created if needed; no file is "
+    "overwritten): pyproject.toml with [tool.opgen], an op with its CPU kernel in ops/<package>.cc, the "
+    "package's __init__.py registering its gradient, and a setup.py that compiles the op library into the "
+    "wheel with g++ and TensorFlow's flags (opgen.setup_helpers). Then: opgen build, and "
+    "pip wheel --no-build-isolation .",
+    [
+        click.argument("directory"),
+        _option(
+            "--package",
+            metavar="NAME",
+            section="Output",
             help="The Python package (a lower-case identifier); also names the distribution (_ as -), the op "
-                 "source and the library. Default: DIRECTORY's name, - as _."),
-], "Scaffold a custom-op package that builds a wheel.")
+            "source and the library. Default: DIRECTORY's name, - as _.",
+        ),
+    ],
+    "Scaffold a custom-op package that builds a wheel.",
+)
 
 
 @cli.group("overrides", context_settings=_CONTEXT)
@@ -312,28 +390,49 @@ def overrides_group() -> None:
     """Override files (OpGenOverride, ApiDef)."""
 
 
-_define(overrides_group, "check",
-        "Validate the override files against the OpList of SOURCES.\n\n" + _SOURCES,
-        [*_SPEC_INPUT, _overrides_option("Input")], "Validate override files against the OpList.")
+_define(
+    overrides_group,
+    "check",
+    "Validate the override files against the OpList of SOURCES.\n\n" + _SOURCES,
+    [*_SPEC_INPUT, _overrides_option("Input")],
+    "Validate override files against the OpList.",
+)
 
-_define(cli, "api", "Print the API snapshot of the generated modules: per module each function's "
-        "signature, outputs and graph op (opgen build writes it to [tool.opgen] api).\n\n" + _SOURCES, [
-    *_SPEC_INPUT,
-    _overrides_option("Input"),
-    _format_option(["md", "json"], "md"),
-    _output_option("the snapshot"),
-], "Write the API snapshot of the generated modules.")
+_define(
+    cli,
+    "api",
+    "Print the API snapshot of the generated modules: per module each function's "
+    "signature, outputs and graph op (opgen build writes it to [tool.opgen] api).\n\n" + _SOURCES,
+    [
+        *_SPEC_INPUT,
+        _overrides_option("Input"),
+        _format_option(["md", "json"], "md"),
+        _output_option("the snapshot"),
+    ],
+    "Write the API snapshot of the generated modules.",
+)
 
-_define(cli, "diff", "Compare two APIs and classify each change (graph or Python API; breaking or "
-        "not); exit 1 on a breaking change.\n\nOLD and NEW are spec trees, projects, OpList files "
-        "(.pbtxt/.pb/.json) or API snapshots (API.md, .json); NEW defaults to the work tree. With --git REV, "
-        "OLD is read from that git revision.", [
-    click.argument("old", required=False),
-    click.argument("new", required=False),
-    _option("--git", metavar="REV", section="Input", help="Read OLD from this git revision (the work tree is untouched)."),
-    _format_option(["text", "md", "json", "github"], "text", " (md for PR comments, github for annotations)"),
-    _option("--allow-breaking", is_flag=True, section="Output", help="Exit 0 even on breaking changes."),
-], "Compare two APIs and classify the changes.")
+_define(
+    cli,
+    "diff",
+    "Compare two APIs and classify each change (graph or Python API; breaking or "
+    "not); exit 1 on a breaking change.\n\nOLD and NEW are spec trees, projects, OpList files "
+    "(.pbtxt/.pb/.json) or API snapshots (API.md, .json); NEW defaults to the work tree. With --git REV, "
+    "OLD is read from that git revision.",
+    [
+        click.argument("old", required=False),
+        click.argument("new", required=False),
+        _option(
+            "--git",
+            metavar="REV",
+            section="Input",
+            help="Read OLD from this git revision (the work tree is untouched).",
+        ),
+        _format_option(["text", "md", "json", "github"], "text", " (md for PR comments, github for annotations)"),
+        _option("--allow-breaking", is_flag=True, section="Output", help="Exit 0 even on breaking changes."),
+    ],
+    "Compare two APIs and classify the changes.",
+)
 
 
 def os_error(e: OSError) -> OpgenError:
@@ -343,12 +442,15 @@ def os_error(e: OSError) -> OpgenError:
     if isinstance(where, bytes):
         where = where.decode("utf-8", "backslashreplace")
     if where and e.errno == errno.EISDIR:
-        return OpgenError("a directory where a file is expected", Location(where),
-                          hint="-o and --depfile name the file to write: give a file's path (e.g. one inside "
-                               "this directory)")
+        return OpgenError(
+            "a directory where a file is expected",
+            Location(where),
+            hint="-o and --depfile name the file to write: give a file's path (e.g. one inside this directory)",
+        )
     reason = e.strerror or str(e)
-    return OpgenError(f"cannot access file: {reason}" if where else f"I/O error: {reason}",
-                      Location(where) if where else None)
+    return OpgenError(
+        f"cannot access file: {reason}" if where else f"I/O error: {reason}", Location(where) if where else None
+    )
 
 
 def _parse(argv: list[str]) -> Invocation | int:
@@ -374,7 +476,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv  # accepted anywhere on the line
     if sys.stdout is None:  # started with file descriptor 1 closed
-        sys.stdout = _ClosedStdout()  # type: ignore[assignment]
+        sys.stdout = _ClosedStdout()
     started = time.perf_counter()
     try:
         invocation = _parse([a for a in argv if a != "--debug"])

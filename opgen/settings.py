@@ -68,7 +68,7 @@ class SpecInput:
     def from_options(cls, options: Mapping[str, Any], config: Config) -> SpecInput:
         """From resolved option values (a command's, or `option_defaults`), with the keys no
         option sets from `config`."""
-        given = {key: tuple(value) if isinstance(value, (list, tuple)) else value
+        given: dict[str, Any] = {key: tuple(value) if isinstance(value, (list, tuple)) else value
                  for key, value in options.items() if key in cls.OPTIONS}
         return cls(**given, helpers=MappingProxyType(dict(config.helpers)), core_ops=tuple(config.core_ops))
 

@@ -19,7 +19,7 @@ import pytest
 from build_locks import wait_until_blocked
 
 from opgen.cli import main
-from opgen.render import tree_writer
+from opgen.outputs import tree_writer
 
 REPO = Path(__file__).resolve().parent.parent
 _SMALL = 'REGISTER_OP("Small").Input("x: float").Output("y: float");\n'

@@ -106,7 +106,9 @@ def _rewrite_from_imports(text: str) -> str:
             if old in MOVES:
                 new_package, _, new_name = MOVES[old].rpartition(".")
                 local = alias.strip() or name.strip()
-                moved.append(f"{indent}from {new_package} import {new_name}" + (f" as {local}" if local != new_name else ""))
+                moved.append(
+                    f"{indent}from {new_package} import {new_name}" + (f" as {local}" if local != new_name else "")
+                )
             else:
                 kept.append(entry)
         if not moved:
@@ -124,7 +126,7 @@ def rewrite(text: str) -> str:
         old_path, new_path = path_of(old).as_posix(), path_of(new).as_posix()
         text = re.sub(rf"(?<![\w/]){re.escape(old_path)}", new_path, text)
         # paths relative to opgen/ in quotes (a cache key's hand list: "apidef.py", "render/tree_writer.py")
-        text = text.replace(f'"{old_path[len("opgen/"):]}"', f'"{new_path[len("opgen/"):]}"')
+        text = text.replace(f'"{old_path[len("opgen/") :]}"', f'"{new_path[len("opgen/") :]}"')
     return _rewrite_from_imports(text)  # after the dotted names: its output holds new names only
 
 
@@ -134,8 +136,13 @@ def rewrite_files() -> list[Path]:
     tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     for name in sorted(filter(None, tracked.split("\0"))):
         rel, path = Path(name), ROOT / name
-        if rel.parts[0] in SKIP or path.suffix not in SUFFIXES or not path.is_file() or path.is_symlink() \
-                or path.resolve() == me:
+        if (
+            rel.parts[0] in SKIP
+            or path.suffix not in SUFFIXES
+            or not path.is_file()
+            or path.is_symlink()
+            or path.resolve() == me
+        ):
             continue
         try:
             text = path.read_text(encoding="utf-8")

@@ -34,7 +34,7 @@ def project_snapshot(config: Config, shown_root: Path | None = None, warn: Calla
 
     Locations are relative to the cwd, as if the project were at `shown_root` (default: its root).
     """
-    from opgen.overrides import load_overrides
+    from opgen.overrides.load import load_overrides
 
     gathered = gather_config(config, warn=warn)
     model = load_overrides(option_defaults(config).get("overrides"), gathered.op_list, merge=config.merge_overrides)
@@ -50,7 +50,7 @@ def _is_snapshot_file(path: Path) -> bool:
 
 def _spec_tree_snapshot(tree: Path, config: Config) -> Snapshot:
     """A bare directory of specs: its C++ and OpList files, overrides from `tree/overrides`."""
-    from opgen.overrides import load_overrides
+    from opgen.overrides.load import load_overrides
     from opgen.spec.gather import TRANSLATION_UNIT_SUFFIXES
     from opgen.spec.oplist_io import OPLIST_SUFFIXES
 
@@ -80,7 +80,7 @@ def load_side(spec: str, config: Config) -> Snapshot:
     if _is_snapshot_file(path):
         return from_json(read_text_file(path, "API snapshot"), spec)
     # a C++ source or an OpList file: gather reads both
-    from opgen.overrides import load_overrides
+    from opgen.overrides.load import load_overrides
 
     single = dataclasses.replace(config, root=path.parent)
     gathered = gather_config(single, [str(path)])

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from opgen.apidef import ApiModel
 from opgen.apidiff.snapshot import Snapshot
 from opgen.apidiff.snapshot_build import build_snapshot
 from opgen.apidiff.snapshot_format import to_json, to_markdown
 from opgen.config import Config
 from opgen.errors import OpgenError
-from opgen.spec.model import GatherResult
+from opgen.model import GatherResult
+from opgen.overrides.apidef import ApiModel
 
 
 def render_snapshot(snapshot: Snapshot, fmt: str) -> str:

@@ -23,8 +23,8 @@ def run(settings: Settings) -> int:
     from opgen.apidiff.snapshot_build import build_snapshot
     from opgen.apidiff.snapshot_file import render_snapshot
     from opgen.fsutil import atomic_write
-    from opgen.overrides import load_overrides
-    from opgen.written_files import check_output_option
+    from opgen.outputs.written_files import check_output_option
+    from opgen.overrides.load import load_overrides
 
     config = settings.config
     gathered = settings.input.gather()

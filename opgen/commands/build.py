@@ -1,7 +1,7 @@
 """`opgen build`: gather -> overrides -> render -> API snapshot -> write the tree.
 
 The layers it drives do not know each other: `opgen.render` renders modules and the source
-map, `opgen.apidiff` renders the API snapshot, `opgen.render.tree_writer` compares and writes
+map, `opgen.apidiff` renders the API snapshot, `opgen.outputs.tree_writer` compares and writes
 the output tree atomically. This module decides what is read (for depfiles), what is
 written (for `--list-outputs`), and what `--check`, `--diff` and `--dry-run` print.
 """
@@ -16,23 +16,32 @@ from pathlib import Path
 
 import click
 
-from opgen.apidef import ApiModel
 from opgen.apidiff.snapshot_file import api_hint, snapshot_outputs, snapshot_path
 from opgen.config import Config
-from opgen.depfile import depfile_bytes
 from opgen.errors import Location, OpgenError, printable_path, report
 from opgen.fsutil import LiteralPath, atomic_write
+from opgen.model import GatherResult
 from opgen.module_groups import group_ops, unmatched_patterns
-from opgen.overrides import load_overrides
+from opgen.outputs.depfile import depfile_bytes
+from opgen.outputs.diff_writer import root_relative, unified_diff
+from opgen.outputs.tree_writer import (
+    Changes,
+    build_lock,
+    check_out_dir,
+    commit,
+    compute_changes,
+    gitignore_output,
+    is_internal,
+    recover,
+)
+from opgen.outputs.written_files import check_written_file, gathered_inputs
+from opgen.overrides.apidef import ApiModel
+from opgen.overrides.load import load_overrides
 from opgen.render import emit
-from opgen.render.build import SOURCE_MAP, BuildOptions, compute_changes, render_tree
-from opgen.render.diff_writer import root_relative, unified_diff
-from opgen.render.tree_writer import Changes, build_lock, check_out_dir, commit, gitignore_output, is_internal, recover
+from opgen.render.build import SOURCE_MAP, BuildOptions, render_tree
 from opgen.settings import Settings as _Settings
 from opgen.settings import SpecInput
 from opgen.spec.kernel_summary import cross_check
-from opgen.spec.model import GatherResult
-from opgen.written_files import check_written_file, gathered_inputs
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,7 +121,8 @@ def _formatter_files(kind: str) -> list[str]:
         dist = importlib.metadata.distribution(kind)
     except importlib.metadata.PackageNotFoundError:
         return []
-    return [str(dist.locate_file(f)) for f in dist.files or () if f.name == "METADATA" and f.parent.suffix == ".dist-info"]
+    files = dist.files or ()
+    return [str(dist.locate_file(f)) for f in files if f.name == "METADATA" and f.parent.suffix == ".dist-info"]
 
 
 def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: Path | None) -> set[str]:
@@ -142,8 +152,11 @@ def _depfile(settings: Settings, opts: BuildOptions, gathered: GatherResult, ove
     assert settings.depfile is not None
     check_written_file(Path(settings.depfile), "--depfile", inputs, opts.out, outputs)
     base = Path(settings.depfile_relative_to) if settings.depfile_relative_to else None
-    return depfile_bytes([_shown(opts.out / rel, base) for rel in outputs],
-                         sorted({_shown(p, base) for p in inputs}), settings.depfile_format)
+    return depfile_bytes(
+        [_shown(opts.out / rel, base) for rel in outputs],
+        sorted({_shown(p, base) for p in inputs}),
+        settings.depfile_format,
+    )
 
 
 def output_paths(groups: dict, config: Config, opts: BuildOptions) -> list[str]:
@@ -151,8 +164,12 @@ def output_paths(groups: dict, config: Config, opts: BuildOptions) -> list[str]:
     snapshot. Depfiles list their targets in this order (ninja wants the first one to be the
     build edge's first output)."""
     api = snapshot_path(config)
-    return [*sorted(f"{m}.py" for m in groups), SOURCE_MAP, *([api.as_posix()] if api else []),
-            *gitignore_output(opts.out)]
+    return [
+        *sorted(f"{m}.py" for m in groups),
+        SOURCE_MAP,
+        *([api.as_posix()] if api else []),
+        *gitignore_output(opts.out),
+    ]
 
 
 def _shown(path: Path | str, base: Path | None = None) -> str:
@@ -191,13 +208,21 @@ def _report_stale(settings: Settings, opts: BuildOptions, changes: Changes) -> i
         sys.stdout.buffer.flush()
     else:
         for rel in stale:
-            verb = "would delete" if rel in changes.delete else "would rewrite" if (opts.out / rel).exists() else "would create"
+            verb = (
+                "would delete"
+                if rel in changes.delete
+                else "would rewrite"
+                if (opts.out / rel).exists()
+                else "would create"
+            )
             print(f"{verb} {printable_path(root_relative(opts.out / rel, opts.root))}")
     shown = printable_path(root_relative(opts.out, opts.root))
     if not stale:
         _summary(settings, f"opgen build: {shown} is up to date ({total} files)")
         return 0
-    _summary(settings, f"opgen build: {_count(len(stale), 'file')} of {total} in {shown} would change; run `opgen build`")
+    _summary(
+        settings, f"opgen build: {_count(len(stale), 'file')} of {total} in {shown} would change; run `opgen build`"
+    )
     return 1 if settings.check else 0
 
 
@@ -207,31 +232,45 @@ def _count(n: int, noun: str) -> str:
 
 def _report_kept(out: Path, changes: Changes) -> None:
     for rel in changes.kept:
-        report(f"opgen: keeping {_printed(out / rel)}: opgen wrote it but it was changed since; "
-               "delete it by hand if it is no longer needed")
+        report(
+            f"opgen: keeping {_printed(out / rel)}: opgen wrote it but it was changed since; "
+            "delete it by hand if it is no longer needed"
+        )
 
 
 def _gather(settings: Settings) -> GatherResult:
     """The build's specs, with the warnings only a build gives: a [tool.opgen.modules] or
     [tool.opgen.libraries] pattern that matches nothing, and what `opgen kernels` reports."""
     config = settings.config
-    gathered = settings.input.gather(cache=not settings.dry_run,  # `--dry-run` writes no cache
-                                     require_ops=True)  # a build from no ops would delete every module
+    gathered = settings.input.gather(
+        cache=not settings.dry_run,  # `--dry-run` writes no cache
+        require_ops=True,
+    )  # a build from no ops would delete every module
     for pattern in unmatched_patterns((op.name for op in gathered.op_list.op), config.modules):
-        report(OpgenError(f"[tool.opgen.modules] pattern {pattern!r} matches no op", config.where("modules", pattern),
-                          hint="patterns are fnmatch globs on op names, case-sensitive ('Foo*')").format_warning())
+        report(
+            OpgenError(
+                f"[tool.opgen.modules] pattern {pattern!r} matches no op",
+                config.where("modules", pattern),
+                hint="patterns are fnmatch globs on op names, case-sensitive ('Foo*')",
+            ).format_warning()
+        )
     # what `opgen kernels` reports (a kernel for a type its op does not allow, ...): TF
     # would never select such a kernel, or fail creating it
-    for finding in cross_check(gathered.kernels or [], gathered.op_list,
-                               internal_ops_listed=settings.input.include_internal):
+    for finding in cross_check(
+        gathered.kernels or [], gathered.op_list, internal_ops_listed=settings.input.include_internal
+    ):
         report(finding.format_warning())
     if config.libraries:
         modules = group_ops(gathered.op_list, gathered.sources, config.modules, config.where("modules"))
         for pattern in unmatched_patterns(modules, config.libraries):
-            report(OpgenError(
-                f"[tool.opgen.libraries] pattern {pattern!r} matches no module", config.where("libraries", pattern),
-                hint=f"patterns are fnmatch globs on module names; this build writes {', '.join(modules) or 'none'}",
-            ).format_warning())
+            report(
+                OpgenError(
+                    f"[tool.opgen.libraries] pattern {pattern!r} matches no module",
+                    config.where("libraries", pattern),
+                    hint="patterns are fnmatch globs on module names; this build writes "
+                    f"{', '.join(modules) or 'none'}",
+                ).format_warning()
+            )
     return gathered
 
 
@@ -247,8 +286,11 @@ def run(settings: Settings) -> int:
     opts = build_options(settings)
     api = snapshot_path(config)
     if api is not None and (not api.parts or is_internal(api)):
-        raise OpgenError(f"[tool.opgen] api = {config.api!r} names a file opgen build keeps for itself",
-                         config.where("api"), hint=api_hint(config))
+        raise OpgenError(
+            f"[tool.opgen] api = {config.api!r} names a file opgen build keeps for itself",
+            config.where("api"),
+            hint=api_hint(config),
+        )
     _check_out(settings, opts)
     reviewing = settings.check or settings.diff or settings.dry_run
     if not (settings.list_outputs or reviewing) and opts.out.is_dir():
@@ -278,20 +320,25 @@ def run(settings: Settings) -> int:
         from opgen.render.kernel_docs import with_kernel_docs
 
         render_model = with_kernel_docs(api_model, gathered)
-    result = render_tree(gathered, render_model, opts, progress=_progress_bar(started, settings.quiet),
-                         write_cache=not settings.dry_run)
+    result = render_tree(
+        gathered, render_model, opts, progress=_progress_bar(started, settings.quiet), write_cache=not settings.dry_run
+    )
     if sys.stderr.isatty() and not settings.quiet:
         sys.stderr.write("\r\x1b[K")
     phases.done(f"rendered {_count(len(result.files) - 1, 'module')}, {result.formatted} chunks formatted")
     api_snapshot = snapshot_outputs(config, gathered, api_model, opts.out)
     for rel in api_snapshot:
         if rel.casefold() in {f.casefold() for f in result.files}:
-            raise OpgenError(f"[tool.opgen] api = {config.api!r} names a file the build generates ({rel})",
-                             config.where("api"),
-                             hint=f"give the API snapshot its own name, e.g. api = {config.out.rstrip('/') + '/API.md'!r}")
+            raise OpgenError(
+                f"[tool.opgen] api = {config.api!r} names a file the build generates ({rel})",
+                config.where("api"),
+                hint=f"give the API snapshot its own name, e.g. api = {config.out.rstrip('/') + '/API.md'!r}",
+            )
     changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
-    phases.done(f"API snapshot and comparison: {len(changes.write)} to write, {len(changes.delete)} to delete, "
-                f"{changes.unchanged} unchanged")
+    phases.done(
+        f"API snapshot and comparison: {len(changes.write)} to write, {len(changes.delete)} to delete, "
+        f"{changes.unchanged} unchanged"
+    )
     if depfile is not None and settings.depfile and not reviewing:
         atomic_write(Path(settings.depfile), depfile)
     if settings.check or settings.diff:
@@ -311,7 +358,8 @@ def run(settings: Settings) -> int:
     elapsed = time.perf_counter() - started
     _summary(
         settings,
-        f"opgen build: {_count(len(result.files) - 1, 'module')}, {_count(result.ops, 'op')} -> {printable_path(opts.out)}: "
+        f"opgen build: {_count(len(result.files) - 1, 'module')}, {_count(result.ops, 'op')} -> "
+        f"{printable_path(opts.out)}: "
         f"{len(changes.write)} written, {len(changes.delete)} deleted, {changes.unchanged} unchanged "
         f"({result.formatted} chunks formatted, {elapsed:.2f}s)",
     )

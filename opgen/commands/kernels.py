@@ -24,10 +24,10 @@ class Settings(_Settings):
 def run(settings: Settings) -> int:
     from opgen.errors import report
     from opgen.fsutil import atomic_write
+    from opgen.outputs.written_files import check_output_option
     from opgen.spec.kernel_summary import cross_check, kernels_markdown
     from opgen.spec.kernels import kernel_list
     from opgen.spec.oplist_io import dump_op_list
-    from opgen.written_files import check_output_option
 
     # kernels of `_` ops are checked against their declarations too
     gathered = dataclasses.replace(settings.input, include_internal=True).gather(strict_kernels=True)

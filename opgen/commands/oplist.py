@@ -25,7 +25,7 @@ class Settings(_Settings):
 
 def run(settings: Settings) -> int:
     from opgen.fsutil import atomic_write
-    from opgen.written_files import check_output_option
+    from opgen.outputs.written_files import check_output_option
 
     if settings.from_library:
         from opgen.spec import op_library
@@ -44,7 +44,7 @@ def run(settings: Settings) -> int:
 
         data = shape_report(gathered.sources).encode()
     elif settings.api:
-        from opgen.overrides import describe_api_model, load_overrides
+        from opgen.overrides.load import describe_api_model, load_overrides
 
         model = load_overrides(settings.overrides, op_list, merge=settings.config.merge_overrides)
         data = describe_api_model(model, op_list).encode()

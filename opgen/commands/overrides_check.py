@@ -16,7 +16,7 @@ class Settings(_Settings):
 
 def run(settings: Settings) -> int:
     from opgen.errors import printable_path
-    from opgen.overrides import load_overrides
+    from opgen.overrides.load import load_overrides
 
     op_list = settings.input.gather().op_list
     model = load_overrides(settings.overrides, op_list, merge=settings.config.merge_overrides)

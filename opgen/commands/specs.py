@@ -17,9 +17,9 @@ class Settings(_Settings):
 
 def run(settings: Settings) -> int:
     from opgen.fsutil import atomic_write
+    from opgen.outputs.written_files import check_output_option
     from opgen.spec.emit_cc import op_list_to_cc
     from opgen.spec.oplist_io import load_op_list_file
-    from opgen.written_files import check_output_option
 
     op_list = load_op_list_file(settings.oplist)
     check_output_option(settings.output, settings.config, [settings.oplist])

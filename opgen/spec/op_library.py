@@ -34,4 +34,4 @@ def op_list_from_library(path: str) -> op_def_pb2.OpList:
     finally:
         c_api.TF_DeleteLibraryHandle(handle)
     ops = op_def_pb2.OpList.FromString(data)
-    return op_def_pb2.OpList(op=sorted(ops.op, key=lambda o: o.name.encode()))
+    return op_def_pb2.OpList(op=sorted(ops.op, key=lambda o: o.name.encode()))  # type: ignore[union-attr]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from opgen.config import Config
 from opgen.errors import Location, OpgenError, printable_path
-from opgen.render.tree_writer import owns
-from opgen.spec.model import GatherResult
+from opgen.model import GatherResult
+from opgen.outputs.tree_writer import owns
 
 
 def gathered_inputs(gathered: GatherResult) -> set[str]:

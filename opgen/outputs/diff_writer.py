@@ -8,7 +8,7 @@ import os
 import re
 from pathlib import Path
 
-from opgen.render.tree_writer import Changes
+from opgen.outputs.tree_writer import Changes
 
 
 def unified_diff(out: Path, changes: Changes, root: Path) -> bytes:
