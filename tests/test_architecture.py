@@ -324,7 +324,7 @@ def test_the_real_table_fails_on_planted_imports(tmp_path):
     for top, root in ROOTS.items():
         shutil.copytree(root, roots[top], ignore=shutil.ignore_patterns("__pycache__"))
     _append(roots["opgen_runtime"] / "registry.py", "from opgen.errors import OpgenError\n")
-    _append(roots["opgen"] / "spec" / "model.py", "def _late():\n    from opgen.render import build\n")
+    _append(roots["opgen"] / "model.py", "def _late():\n    from opgen.render import build\n")
     _append(roots["opgen"] / "spec" / "cpp_lexer.py", "from opgen.spec import preprocessor\n")
     problems = check(roots, LAYERS)
     assert [p.partition(": ")[2] for p in problems if not p.startswith("import cycle")] == [

@@ -21,10 +21,10 @@ def op_list_from_library(path: str) -> op_def_pb2.OpList:
         raise OpgenError("--from-library needs TensorFlow to load the op library, and it is not installed",
                          Location(path), hint="pip install tensorflow-cpu, or give the library's REGISTER_OP "
                          "sources (or an OpList file) instead") from None
-    from tensorflow.python.client import pywrap_tf_session as c_api
-
     if not os.path.isfile(path):
         raise OpgenError(f"op library {path} does not exist", Location(path), hint="pass the path of a compiled .so")
+    from tensorflow.python.client import pywrap_tf_session as c_api
+
     try:
         handle = c_api.TF_LoadLibrary(path)
     except Exception as e:  # noqa: BLE001 - TF raises its own NotFoundError/InvalidArgumentError types
