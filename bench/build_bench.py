@@ -40,11 +40,12 @@ def main() -> int:
     from oracle.tf_registry import tf_op_list, tf_op_list_bytes
     from tensorflow.python.framework import _pywrap_python_op_gen
 
-    from opgen.apidef import ApiModel
     from opgen.errors import Location
-    from opgen.render import build, tree_writer
+    from opgen.model import GatherResult, OpSource
+    from opgen.outputs import tree_writer
+    from opgen.overrides.apidef import ApiModel
+    from opgen.render import build
     from opgen.spec.gather import gather
-    from opgen.spec.model import GatherResult, OpSource
     from opgen.spec.oplist_io import dump_op_list
 
     op_list = tf_op_list()

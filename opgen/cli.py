@@ -1,228 +1,92 @@
-"""The `opgen` command line (click): option parsing and wiring of the layers, nothing else.
+"""The `opgen` command line (click): the options of each command, its settings built once from
+them and `[tool.opgen]`, and the one error boundary (`main`). The commands themselves are
+`opgen/commands/<command>.py`, each `run(settings) -> int`.
 
 Every user mistake surfaces as an OpgenError, printed as `path:line:col: error: ...` with
-exit status 2; nothing is written when a command fails. `main` is the one error boundary.
+exit status 2; nothing is written when a command fails.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import importlib
 import os
 import sys
 import time
 import traceback
-from collections.abc import Sequence
-from pathlib import Path
-from types import SimpleNamespace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from opgen import __version__
-from opgen.config import PATH_KEYS, Config, check_paths, load_config
-from opgen.errors import Location, OpgenError, printable_path
+from opgen.config import FORMATTERS, PATH_KEYS, check_library, check_paths, load_config
+from opgen.errors import Location, OpgenError
 from opgen.errors import report as _report
+from opgen.settings import Settings, SpecInput, option_defaults
 
-Args = SimpleNamespace  # one command's options by name (what the layers below read)
-
-
-def _gather(args: Args, config: Config, strict_kernels: bool = False):
-    from opgen.spec.gather import gather
-
-    sources = args.sources or config.source_paths()
-    return gather(
-        sources,
-        defines=args.defines if args.defines is not None else list(config.defines),
-        include_dirs=args.include_dirs if args.include_dirs is not None else
-        [str(config.path(d)) for d in config.include_dirs],
-        allow_file=args.allow or (str(config.path(config.allow)) if config.allow else None),
-        include_internal=args.include_internal,
-        helpers=config.helpers,
-        strict_includes=args.strict_includes or config.strict_includes,
-        strict_kernels=strict_kernels,
-        undefines=args.undefines if args.undefines is not None else list(config.undefines),
-        strict_defines=args.strict_defines or config.strict_defines,
-        core_ops=config.core_ops,
-        cache=args.command == "build" and not args.dry_run,  # `--dry-run` writes no cache
-        require_ops=args.command == "build",  # a build from no ops would delete every module
-    )
+_CONFIG = "opgen.config"  # where a command's context keeps its Config (click's Context.meta)
 
 
-def _cmd_oplist(args: Args, config: Config) -> int:
-    from opgen.fsutil import atomic_write
+@dataclass(frozen=True)
+class Invocation:
+    """A parsed command line: the command's `run` and the settings it runs with."""
 
-    if args.from_library:
-        from opgen.spec.oplist_io import check_op_list
-        from opgen_runtime.backend import op_list_from_library
-        from opgen_runtime.op_libraries import OpLibraryError
-
-        _require_tensorflow(args.from_library)
-        try:
-            op_list = op_list_from_library(args.from_library)
-        except OpLibraryError as e:  # missing, or TF refused to load it: located at the library
-            missing = not os.path.isfile(args.from_library)
-            hint = "pass the path of a compiled .so" if missing else None
-            raise OpgenError(str(e), Location(args.from_library), hint) from None
-        check_op_list(op_list, args.from_library)
-        _check_output(args, config, [args.from_library])
-    else:
-        gathered = _gather(args, config)
-        _check_output(args, config, gathered, *([_overrides_dir(args, config)] if args.api else []))
-        op_list = gathered.op_list
-    if args.report_shapes and not args.from_library:
-        from opgen.shape_translate.report import shape_report
-
-        data = shape_report(gathered.sources).encode()
-    elif args.api:
-        from opgen.overrides import describe_api_model, load_overrides
-
-        model = load_overrides(_overrides_dir(args, config), op_list, merge=config.merge_overrides)
-        data = describe_api_model(model, op_list).encode()
-    else:
-        from opgen.spec.oplist_io import dump_op_list
-
-        data = dump_op_list(op_list, args.format)
-    if args.output:
-        atomic_write(Path(args.output), data)
-    else:
-        sys.stdout.buffer.write(data)
-    return 0
-
-
-def _require_tensorflow(library: str) -> None:
-    """`--from-library` loads the library into TensorFlow: without it, a user error."""
-    try:
-        import tensorflow  # noqa: F401
-    except ImportError:
-        raise OpgenError("--from-library needs TensorFlow to load the op library, and it is not installed",
-                         Location(library), hint="pip install tensorflow-cpu, or give the library's REGISTER_OP "
-                         "sources (or an OpList file) instead") from None
-
-
-def _cmd_specs(args: Args, config: Config) -> int:
-    from opgen.fsutil import atomic_write
-    from opgen.spec.emit_cc import op_list_to_cc
-    from opgen.spec.oplist_io import load_op_list_file
-
-    op_list = load_op_list_file(args.oplist)
-    _check_output(args, config, [args.oplist])
-    cc = op_list_to_cc(op_list, skip_inexpressible=args.skip_inexpressible)
-    atomic_write(Path(args.output), cc.encode())
-    return 0
-
-
-def _cmd_build(args: Args, config: Config) -> int:
-    from opgen.module_groups import group_ops, unmatched_patterns
-    from opgen.pipeline import run_build
-    from opgen.spec.kernel_summary import cross_check
-
-    if args.depfile_relative_to and not args.depfile:
-        raise click.UsageError("--depfile-relative-to needs --depfile")
-    if args.depfile_format != "make" and not args.depfile:
-        raise click.UsageError("--depfile-format needs --depfile")
-
-    def gather():
-        gathered = _gather(args, config)
-        for pattern in unmatched_patterns((op.name for op in gathered.op_list.op), config.modules):
-            _report(OpgenError(f"[tool.opgen.modules] pattern {pattern!r} matches no op",
-                               config.where("modules", pattern),
-                               hint="patterns are fnmatch globs on op names, case-sensitive ('Foo*')").format_warning())
-        # what `opgen kernels` reports (a kernel for a type its op does not allow, ...): TF
-        # would never select such a kernel, or fail creating it
-        for finding in cross_check(gathered.kernels or [], gathered.op_list, internal_ops_listed=args.include_internal):
-            _report(finding.format_warning())
-        if config.libraries:
-            modules = group_ops(gathered.op_list, gathered.sources, config.modules, config.where("modules"))
-            for pattern in unmatched_patterns(modules, config.libraries):
-                _report(OpgenError(
-                    f"[tool.opgen.libraries] pattern {pattern!r} matches no module", config.where("libraries", pattern),
-                    hint="patterns are fnmatch globs on module names; this build writes "
-                         f"{', '.join(modules) or 'none'}",
-                ).format_warning())
-        return gathered
-
-    return run_build(args, config, gather=gather)
-
-
-def _overrides_dir(args: Args, config: Config) -> str | Path | None:
-    """`--overrides` (must exist), else the configured directory when it exists."""
-    if args.overrides:
-        return args.overrides
-    configured = config.path(config.overrides) if config.overrides else None
-    return configured if configured is not None and configured.exists() else None
-
-
-def _cmd_overrides_check(args: Args, config: Config) -> int:
-    from opgen.overrides import load_overrides
-
-    op_list = _gather(args, config).op_list
-    overrides_dir = _overrides_dir(args, config)
-    model = load_overrides(overrides_dir, op_list, merge=config.merge_overrides)
-    if not args.quiet:
-        print("overrides OK: no override directory" if overrides_dir is None else
-              f"overrides OK: {len(model.provenance)} of {len(op_list.op)} ops overridden by "
-              f"{printable_path(overrides_dir)}")
-    return 0
-
-
-def _cmd_api(args: Args, config: Config) -> int:
-    from opgen.apidiff import run_api
-
-    gathered = _gather(args, config)
-    _check_output(args, config, gathered, _overrides_dir(args, config))
-    return run_api(args, config, gathered)
-
-
-def _cmd_diff(args: Args, config: Config) -> int:
-    from opgen.apidiff import run_diff
-
-    return run_diff(args, config)
-
-
-def _cmd_init(args: Args, config: Config) -> int:
-    from opgen.scaffold import init_project
-
-    directory = Path(args.directory)
-    written = init_project(directory, args.package)
-    if not args.quiet:
-        package = written[-1].parent.name
-        _report(f"opgen init: wrote {len(written)} files into {printable_path(directory)}: "
-                + ", ".join(printable_path(p.relative_to(directory)) for p in written))
-        _report(f"next, in {printable_path(directory)}: `opgen build` writes {package}/gen_{package}.py (commit it); "
-                "`pip wheel --no-build-isolation --no-deps -w dist .` compiles the op library (needs g++ and "
-                "TensorFlow) and builds the wheel")
-    return 0
-
-
-def _cmd_kernels(args: Args, config: Config) -> int:
-    from opgen.kernels_command import run_kernels
-
-    args.include_internal = True  # kernels of `_` ops are checked against their declarations too
-    gathered = _gather(args, config, strict_kernels=True)
-    _check_output(args, config, gathered)
-    return run_kernels(args, gathered)
-
-
-def _check_output(args: Args, config: Config, read, overrides: str | Path | None = None) -> None:
-    """`-o` replaces none of the files the command read (`read`: a GatherResult's inputs or a
-    list of paths; the override files under `overrides`; pyproject.toml) nor a file of the
-    build's output tree (`check_written_file`)."""
-    if not args.output:
-        return
-    from opgen.written_files import check_written_file, gathered_inputs
-
-    inputs = [*(read if isinstance(read, list) else gathered_inputs(read)),
-              *(Path(overrides).rglob("*") if overrides is not None and Path(overrides).is_dir() else [])]
-    pyproject = config.root / "pyproject.toml"
-    if pyproject.is_file():
-        inputs.append(str(pyproject))
-    check_written_file(Path(args.output), "-o", inputs, config.path(config.out))
+    command: str  # as typed: "build", "overrides check"
+    run: Callable[[Any], int]
+    settings: Settings
 
 
 # ---------------------------------------------------------------------------- click commands
 #
-# Each command's callback only collects its options into Args (with the handler to run);
-# `main` runs the handler inside the error boundary, so click never sees a command's errors.
+# Each command's callback only builds its settings (`_settings_callback`); `main` runs the
+# command inside the error boundary, so click never sees a command's errors.
+
+class _ProjectConfig(click.Parameter):
+    """Not on the command line: before the command's options are resolved (after --help,
+    which needs no project), loads `[tool.opgen]` and makes it the command's `default_map`
+    (`opgen.settings.option_defaults`), as black reads pyproject.toml through an eager option,
+    so an option given on the command line wins and one not given takes the key's value."""
+
+    param_type_name = "project configuration"
+
+    def __init__(self) -> None:
+        super().__init__(["project_config"], expose_value=False, is_eager=True, callback=self._load)
+
+    def _parse_decls(self, decls, expose_value):
+        return decls[0], [], []
+
+    def add_to_parser(self, parser, ctx: click.Context) -> None:
+        pass
+
+    @staticmethod
+    def _load(ctx: click.Context, param: click.Parameter, value: object) -> None:
+        if ctx.resilient_parsing:  # shell completion reads no project
+            return
+        config = load_config()
+        ctx.meta[_CONFIG] = config
+        ctx.default_map = option_defaults(config)
+
+
+class _Source(click.ParamType):
+    """A source as given, or as `Config.source_paths` gives it (a `LiteralPath` stays one)."""
+
+    name = "source"
+
+    def convert(self, value, param, ctx):
+        return value
+
+
+def _checked_library(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """`--library` is written into the modules: the check `[tool.opgen] library` gets, located
+    at the option."""
+    if value is not None and ctx.get_parameter_source("library") is ParameterSource.COMMANDLINE:
+        check_library(value, Location("--library"), "--library")
+    return value
+
 
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
 _SOURCES = ("SOURCES are C++ files, directories, globs or OpList files (.pbtxt, .pb, .json); "
@@ -263,7 +127,7 @@ _VERBOSITY = [
 ]
 
 _SPEC_INPUT = [
-    click.argument("sources", nargs=-1),
+    click.argument("sources", nargs=-1, type=_Source()),
     _option("-D", "defines", multiple=True, metavar="NAME[=V]", section="Input",
             help="Preprocessor define; repeatable. [tool.opgen] defines; default: none."),
     _option("-U", "undefines", multiple=True, metavar="NAME", section="Input",
@@ -298,33 +162,39 @@ def _format_option(choices: list[str], default: str, what: str = ""):
                    help=f"Output format{what}; default: {default}.")
 
 
-def _collect(handler: str, name: str):
-    """The click callback of command `name`: its options (and the shared --quiet/--verbose)
-    as Args, with the handler `main` runs (the module function named `handler`, looked up
-    when the command line is parsed)."""
+def _settings_callback(name: str, module: str):
+    """The click callback of command `name`: its options, resolved against `[tool.opgen]`, as
+    the `Settings` of `opgen.commands.<module>` (imported when the command runs: a command
+    line loads only its own command), with the shared --quiet/--verbose."""
 
-    def callback(**options) -> Args:
+    def callback(**options) -> Invocation:
         ctx = click.get_current_context()
         shared = ctx.find_root().params
         quiet = options.pop("quiet") or shared.get("quiet", False)
         verbose = options.pop("verbose") or shared.get("verbose", False)
         if quiet and verbose:
             raise click.UsageError("--quiet and --verbose exclude each other", ctx)
-        if "sources" in options:
-            options["sources"] = list(options["sources"])
-        for key in ("defines", "undefines", "include_dirs"):  # None: not given, [tool.opgen] applies
-            if key in options:
-                options[key] = list(options[key]) or None
-        return Args(command=name, handler=globals()[handler], quiet=quiet, verbose=verbose, **options)
+        config = ctx.meta[_CONFIG]
+        # The configured paths this command reads (it has the option) and no option replaces.
+        check_paths(config, [key for key in PATH_KEYS
+                             if key in options and ctx.get_parameter_source(key) is not ParameterSource.COMMANDLINE])
+        command = importlib.import_module(f"opgen.commands.{module}")
+        if "input" in command.Settings.field_names():
+            options = {key: value for key, value in options.items() if key not in SpecInput.OPTIONS} | {
+                "input": SpecInput.from_options(options, config)}
+        return Invocation(name, command.run, command.Settings(config=config, quiet=quiet, verbose=verbose, **options))
 
     return callback
 
 
-def _define(group: click.Group, name: str, handler: str, help_text: str, decorators: list, short_help: str):
-    callback = _collect(handler, name)
+def _define(group: click.Group, name: str, help_text: str, decorators: list, short_help: str):
+    """Command `name` of `group`, run by `opgen.commands.<name>` (`overrides check`: overrides_check)."""
+    module = f"{group.name}_{name}" if group is not cli else name
+    callback = _settings_callback(f"{group.name} {name}" if group is not cli else name, module)
     for decorator in reversed([*decorators, *_VERBOSITY]):
         callback = decorator(callback)
-    group.command(name, cls=_SectionedCommand, help=help_text, short_help=short_help)(callback)
+    command = group.command(name, cls=_SectionedCommand, help=help_text, short_help=short_help)(callback)
+    command.params.insert(0, _ProjectConfig())
 
 
 class _OpgenGroup(click.Group):
@@ -357,10 +227,10 @@ def cli(debug: bool, quiet: bool, verbose: bool) -> None:
     opgen diff --git REV   classify API changes since a git revision
     """
     # --debug is listed here for --help; `main` reads it from the whole line before parsing.
-    # --quiet/--verbose given here reach the command through `_collect`.
+    # --quiet/--verbose given here reach the command through `_settings_callback`.
 
 
-_define(cli, "oplist", "_cmd_oplist", "Gather REGISTER_OP specs into an OpList (pbtxt, pb or json).\n\n" + _SOURCES, [
+_define(cli, "oplist", "Gather REGISTER_OP specs into an OpList (pbtxt, pb or json).\n\n" + _SOURCES, [
     *_SPEC_INPUT,
     _option("--from-library", metavar="SO", section="Input",
             help="Read a compiled op library's OpList through TensorFlow instead of SOURCES."),
@@ -373,7 +243,7 @@ _define(cli, "oplist", "_cmd_oplist", "Gather REGISTER_OP specs into an OpList (
     _output_option("the OpList"),
 ], "Gather REGISTER_OP specs into an OpList.")
 
-_define(cli, "kernels", "_cmd_kernels", "Gather REGISTER_KERNEL_BUILDER registrations into a KernelList, and "
+_define(cli, "kernels", "Gather REGISTER_KERNEL_BUILDER registrations into a KernelList, and "
         "cross-check each kernel against the ops of the same sources (printed as warnings).\n\n" + _SOURCES, [
     *_SPEC_INPUT,
     _format_option(["pbtxt", "pb", "json", "md"], "pbtxt", " (md: per op, a table of devices x allowed types)"),
@@ -381,62 +251,138 @@ _define(cli, "kernels", "_cmd_kernels", "Gather REGISTER_KERNEL_BUILDER registra
     _option("--check", is_flag=True, section="Output", help="Exit 1 when the cross-check reports a kernel."),
 ], "Gather REGISTER_KERNEL_BUILDER registrations into a KernelList.")
 
-_define(cli, "specs", "_cmd_specs", "Write REGISTER_OP C++ (with Doc) for the OpList file OPLIST (.pbtxt or .pb).", [
-    click.argument("oplist"),
-    _option("-o", "--output", required=True, metavar="FILE.cc", section="Output",
-            help="The C++ file to write (required)."),
-    _option("--skip-inexpressible", is_flag=True, section="Output",
-            help="Write a comment for OpDefs REGISTER_OP cannot express instead of failing."),
-], "Write REGISTER_OP C++ for an OpList file.")
+_define(
+    cli,
+    "specs",
+    "Write REGISTER_OP C++ (with Doc) for the OpList file OPLIST (.pbtxt or .pb).",
+    [
+        click.argument("oplist"),
+        _option(
+            "-o",
+            "--output",
+            required=True,
+            metavar="FILE.cc",
+            section="Output",
+            help="The C++ file to write (required).",
+        ),
+        _option(
+            "--skip-inexpressible",
+            is_flag=True,
+            section="Output",
+            help="Write a comment for OpDefs REGISTER_OP cannot express instead of failing.",
+        ),
+    ],
+    "Write REGISTER_OP C++ for an OpList file.",
+)
 
-_define(cli, "build", "_cmd_build", "Render gen_*_ops.py modules, their source map and the API snapshot into the "
-        "output directory (incremental and all-or-nothing). Kernels the cross-check of `opgen kernels` reports are "
-        "warnings.\n\n" + _SOURCES, [
-    *_SPEC_INPUT,
-    _overrides_option("Rendering"),
-    _option("--templates", metavar="DIR", section="Rendering",
+_define(
+    cli,
+    "build",
+    "Render gen_*_ops.py modules, their source map and the API snapshot into the "
+    "output directory (incremental and all-or-nothing). Kernels the cross-check of `opgen kernels` reports are "
+    "warnings.\n\n" + _SOURCES,
+    [
+        *_SPEC_INPUT,
+        _overrides_option("Rendering"),
+        _option(
+            "--templates",
+            metavar="DIR",
+            section="Rendering",
             help="Jinja templates replacing the shipped ones. [tool.opgen] templates; "
-                 "default: the templates shipped with opgen."),
-    _option("--formatter", type=click.Choice(["black", "ruff"]), section="Rendering",
-            help="Formatter (same bytes either way). [tool.opgen] formatter; default: black."),
-    _option("-j", "--jobs", type=click.IntRange(min=0), metavar="N", section="Rendering",
+            "default: the templates shipped with opgen.",
+        ),
+        _option(
+            "--formatter",
+            type=click.Choice(FORMATTERS),
+            section="Rendering",
+            help="Formatter (same bytes either way). [tool.opgen] formatter; default: black.",
+        ),
+        _option(
+            "-j",
+            "--jobs",
+            type=click.IntRange(min=0),
+            metavar="N",
+            section="Rendering",
             help="Render/format worker processes; 0 = one per core. [tool.opgen] jobs; "
-                 "default: 1 (fastest measured on 2 shared cores)."),
-    _option("--library", metavar="PATH", section="Rendering",
+            "default: 1 (fastest measured on 2 shared cores).",
+        ),
+        _option(
+            "--library",
+            metavar="PATH",
+            section="Rendering",
+            callback=_checked_library,
             help="Compiled op library that registers the modules' ops with TensorFlow (loaded at import, or when "
-                 "TensorFlow is imported): a path relative to the modules, or package:resource; modules that "
-                 "[tool.opgen.libraries] matches use theirs. [tool.opgen] library; default: none."),
-    _option("--out", metavar="DIR", section="Output",
+            "TensorFlow is imported): a path relative to the modules, or package:resource; modules that "
+            "[tool.opgen.libraries] matches use theirs. [tool.opgen] library; default: none.",
+        ),
+        _option(
+            "--out",
+            metavar="DIR",
+            section="Output",
             help="Output directory; the whole tree moves there, the API snapshot ([tool.opgen] api, a path "
-                 "inside out) to the same place inside it. [tool.opgen] out; default: generated."),
-    _option("--depfile", metavar="FILE", section="Output",
-            help="Also write a depfile: every output, and every file the build read."),
-    _option("--depfile-format", type=click.Choice(["make", "ninja"]), default="make", section="Output",
+            "inside out) to the same place inside it. [tool.opgen] out; default: generated.",
+        ),
+        _option(
+            "--depfile",
+            metavar="FILE",
+            section="Output",
+            help="Also write a depfile: every output, and every file the build read.",
+        ),
+        _option(
+            "--depfile-format",
+            type=click.Choice(["make", "ninja"]),
+            default="make",
+            section="Output",
             help="Whose depfile syntax to write: GNU make's (also for CMake) or ninja's; a file name the tool "
-                 "cannot read back exactly is an error. Default: make."),
-    _option("--depfile-relative-to", metavar="DIR", section="Output",
+            "cannot read back exactly is an error. Default: make.",
+        ),
+        _option(
+            "--depfile-relative-to",
+            metavar="DIR",
+            section="Output",
             help="Write the depfile's paths relative to DIR (absolute when not below it), e.g. CMake's "
-                 "CMAKE_CURRENT_BINARY_DIR; default: the working directory (as make and ninja read them)."),
-    _option("--list-outputs", is_flag=True, section="Output", help="Print every file the build writes, and exit."),
-    _option("--check", is_flag=True, section="Review (write nothing)",
-            help="List each stale file; exit 1 when anything is stale."),
-    _option("--diff", is_flag=True, section="Review (write nothing)",
+            "CMAKE_CURRENT_BINARY_DIR; default: the working directory (as make and ninja read them).",
+        ),
+        _option("--list-outputs", is_flag=True, section="Output", help="Print every file the build writes, and exit."),
+        _option(
+            "--check",
+            is_flag=True,
+            section="Review (write nothing)",
+            help="List each stale file; exit 1 when anything is stale.",
+        ),
+        _option(
+            "--diff",
+            is_flag=True,
+            section="Review (write nothing)",
             help="Print a unified diff, paths relative to the project root (for git apply); "
-                 "with --check also exit 1 when anything is stale."),
-    _option("--dry-run", is_flag=True, section="Review (write nothing)", help="Say what would change."),
-], "Render gen_*_ops.py modules.")
+            "with --check also exit 1 when anything is stale.",
+        ),
+        _option("--dry-run", is_flag=True, section="Review (write nothing)", help="Say what would change."),
+    ],
+    "Render gen_*_ops.py modules.",
+)
 
 
-_define(cli, "init", "_cmd_init", "Scaffold a custom-op package in DIRECTORY (created if needed; no file is "
-        "overwritten): pyproject.toml with [tool.opgen], an op with its CPU kernel in ops/<package>.cc, the "
-        "package's __init__.py registering its gradient, and a setup.py that compiles the op library into the "
-        "wheel with g++ and TensorFlow's flags (opgen.setup_helpers). Then: opgen build, and "
-        "pip wheel --no-build-isolation .", [
-    click.argument("directory"),
-    _option("--package", metavar="NAME", section="Output",
+_define(
+    cli,
+    "init",
+    "Scaffold a custom-op package in DIRECTORY (created if needed; no file is "
+    "overwritten): pyproject.toml with [tool.opgen], an op with its CPU kernel in ops/<package>.cc, the "
+    "package's __init__.py registering its gradient, and a setup.py that compiles the op library into the "
+    "wheel with g++ and TensorFlow's flags (opgen.setup_helpers). Then: opgen build, and "
+    "pip wheel --no-build-isolation .",
+    [
+        click.argument("directory"),
+        _option(
+            "--package",
+            metavar="NAME",
+            section="Output",
             help="The Python package (a lower-case identifier); also names the distribution (_ as -), the op "
-                 "source and the library. Default: DIRECTORY's name, - as _."),
-], "Scaffold a custom-op package that builds a wheel.")
+            "source and the library. Default: DIRECTORY's name, - as _.",
+        ),
+    ],
+    "Scaffold a custom-op package that builds a wheel.",
+)
 
 
 @cli.group("overrides", context_settings=_CONTEXT)
@@ -444,29 +390,49 @@ def overrides_group() -> None:
     """Override files (OpGenOverride, ApiDef)."""
 
 
-_define(overrides_group, "check", "_cmd_overrides_check",
-        "Validate the override files against the OpList of SOURCES.\n\n" + _SOURCES,
-        [*_SPEC_INPUT, _overrides_option("Input")], "Validate override files against the OpList.")
+_define(
+    overrides_group,
+    "check",
+    "Validate the override files against the OpList of SOURCES.\n\n" + _SOURCES,
+    [*_SPEC_INPUT, _overrides_option("Input")],
+    "Validate override files against the OpList.",
+)
 
-_define(cli, "api", "_cmd_api", "Print the API snapshot of the generated modules: per module each function's "
-        "signature, outputs and graph op (opgen build writes it to [tool.opgen] api).\n\n" + _SOURCES, [
-    *_SPEC_INPUT,
-    _overrides_option("Input"),
-    _format_option(["md", "json"], "md"),
-    _output_option("the snapshot"),
-], "Write the API snapshot of the generated modules.")
+_define(
+    cli,
+    "api",
+    "Print the API snapshot of the generated modules: per module each function's "
+    "signature, outputs and graph op (opgen build writes it to [tool.opgen] api).\n\n" + _SOURCES,
+    [
+        *_SPEC_INPUT,
+        _overrides_option("Input"),
+        _format_option(["md", "json"], "md"),
+        _output_option("the snapshot"),
+    ],
+    "Write the API snapshot of the generated modules.",
+)
 
-_define(cli, "diff", "_cmd_diff", "Compare two APIs and classify each change (graph or Python API; breaking or "
-        "not); exit 1 on a breaking change.\n\nOLD and NEW are spec trees, projects, OpList files "
-        "(.pbtxt/.pb/.json) or API snapshots (API.md, .json); NEW defaults to the work tree. With --git REV, "
-        "OLD is read from that git revision.", [
-    click.argument("old", required=False),
-    click.argument("new", required=False),
-    _option("--git", metavar="REV", section="Input",
-            help="Read OLD from this git revision (the work tree is untouched)."),
-    _format_option(["text", "md", "json", "github"], "text", " (md for PR comments, github for annotations)"),
-    _option("--allow-breaking", is_flag=True, section="Output", help="Exit 0 even on breaking changes."),
-], "Compare two APIs and classify the changes.")
+_define(
+    cli,
+    "diff",
+    "Compare two APIs and classify each change (graph or Python API; breaking or "
+    "not); exit 1 on a breaking change.\n\nOLD and NEW are spec trees, projects, OpList files "
+    "(.pbtxt/.pb/.json) or API snapshots (API.md, .json); NEW defaults to the work tree. With --git REV, "
+    "OLD is read from that git revision.",
+    [
+        click.argument("old", required=False),
+        click.argument("new", required=False),
+        _option(
+            "--git",
+            metavar="REV",
+            section="Input",
+            help="Read OLD from this git revision (the work tree is untouched).",
+        ),
+        _format_option(["text", "md", "json", "github"], "text", " (md for PR comments, github for annotations)"),
+        _option("--allow-breaking", is_flag=True, section="Output", help="Exit 0 even on breaking changes."),
+    ],
+    "Compare two APIs and classify the changes.",
+)
 
 
 def os_error(e: OSError) -> OpgenError:
@@ -476,18 +442,21 @@ def os_error(e: OSError) -> OpgenError:
     if isinstance(where, bytes):
         where = where.decode("utf-8", "backslashreplace")
     if where and e.errno == errno.EISDIR:
-        return OpgenError("a directory where a file is expected", Location(where),
-                          hint="-o and --depfile name the file to write: give a file's path (e.g. one inside "
-                               "this directory)")
+        return OpgenError(
+            "a directory where a file is expected",
+            Location(where),
+            hint="-o and --depfile name the file to write: give a file's path (e.g. one inside this directory)",
+        )
     reason = e.strerror or str(e)
-    return OpgenError(f"cannot access file: {reason}" if where else f"I/O error: {reason}",
-                      Location(where) if where else None)
+    return OpgenError(
+        f"cannot access file: {reason}" if where else f"I/O error: {reason}", Location(where) if where else None
+    )
 
 
-def _parse(argv: list[str]) -> Args | int:
-    """The command line as Args, or the exit status of --help/--version (printed)."""
+def _parse(argv: list[str]) -> Invocation | int:
+    """The command line as the command to run, or the exit status of --help/--version (printed)."""
     result = click.Group.main(cli, args=argv, prog_name="opgen", standalone_mode=False)  # also shell completion
-    return result if isinstance(result, Args) else int(result or 0)
+    return result if isinstance(result, Invocation) else int(result or 0)
 
 
 def _usage_error(e: click.UsageError) -> str:
@@ -510,16 +479,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout = _ClosedStdout()
     started = time.perf_counter()
     try:
-        args = _parse([a for a in argv if a != "--debug"])
-        if isinstance(args, int):
-            return args
-        config = load_config()
-        # The configured paths this command reads (it has the option) and no option replaces.
-        check_paths(config, [key for key in PATH_KEYS if hasattr(args, key) and not getattr(args, key)])
-        status = args.handler(args, config)
+        invocation = _parse([a for a in argv if a != "--debug"])
+        if isinstance(invocation, int):
+            return invocation
+        status = invocation.run(invocation.settings)
         sys.stdout.flush()
-        if args.verbose:
-            _report(f"opgen {args.command}: exit {status} after {time.perf_counter() - started:.2f}s")
+        if invocation.settings.verbose:
+            _report(f"opgen {invocation.command}: exit {status} after {time.perf_counter() - started:.2f}s")
         return status
     except click.UsageError as e:  # an unknown option, a bad choice, a missing argument, ...
         _report(_usage_error(e))

@@ -1,4 +1,5 @@
-"""`[tool.opgen]` settings from the nearest pyproject.toml; CLI options override them."""
+"""`[tool.opgen]` settings from the nearest pyproject.toml, checked and located; the options
+that override them, and how, are `opgen.settings`."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from opgen.toml_positions import key_positions
 
 _GLOB_CHARS = set("*?[")
 _CPP_NAME = re.compile(r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*", re.ASCII)
+FORMATTERS = ("black", "ruff")  # what `--formatter` and `[tool.opgen] formatter` choose from
 _KNOWN_KEYS = {
     "sources",  # list of C++ files/dirs/globs or OpList files
     "overrides",  # directory of OpGenOverride / ApiDef files
@@ -193,6 +195,9 @@ def load_config(start: Path | None = None) -> Config:
             raise OpgenError(f"[tool.opgen] {key} must be a string", where(key))
         elif key == "library":
             check_library(value, where(key), "[tool.opgen] library")
+        elif key == "formatter" and value not in FORMATTERS:
+            raise OpgenError(f"[tool.opgen] formatter {value!r} is not one of {', '.join(FORMATTERS)}", where(key),
+                             hint='write formatter = "black" (the default) or formatter = "ruff"')
         kwargs[key] = value
     return Config(root=pyproject.parent, positions=positions, written=frozenset(table), **kwargs)  # type: ignore[arg-type]
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from opgen.errors import Location, OpgenError
+from opgen.model import OpSource
 from opgen.python_api.names import module_name_problem
-from opgen.spec.model import OpSource
 from opgen_runtime.proto import op_def_pb2
 
 

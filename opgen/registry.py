@@ -24,7 +24,7 @@ from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen_runtime.proto import op_def_pb2
 
 if TYPE_CHECKING:  # OpSource is plain data; no runtime import of the spec layer
-    from opgen.spec.model import OpSource
+    from opgen.model import OpSource
 
 OpFactory = Callable[[], op_def_pb2.OpDef]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 import re
 
+from opgen.model import Registration
 from opgen.spec.builder import registration
-from opgen.spec.model import Registration
 
 Spec = tuple[str, list[tuple[str, tuple]]]
 

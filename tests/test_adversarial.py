@@ -658,10 +658,10 @@ def test_adversarial(case: Case, tmp_path, monkeypatch, capsys):
 
 def test_from_library_oplist_is_validated(tmp_path, monkeypatch, capsys):
     """`opgen oplist --from-library` validates what the library registers like any OpList."""
-    from opgen_runtime import backend
+    from opgen.spec import op_library
 
     hostile = op_def_pb2.OpList(op=[_op_def({**_NAMES, "op": "Bad\nName"})])
-    monkeypatch.setattr(backend, "op_list_from_library", lambda path: hostile)
+    monkeypatch.setattr(op_library, "op_list_from_library", lambda path: hostile)
     monkeypatch.chdir(tmp_path)
     assert main(["oplist", "--from-library", "lib.so"]) == 2
     err = capsys.readouterr().err

@@ -271,7 +271,7 @@ def test_snapshot_outputs_is_what_opgen_api_prints(project, capsys):
     from opgen.apidiff import snapshot_outputs
     from opgen.apidiff.inputs import gather_config
     from opgen.errors import OpgenError
-    from opgen.overrides import load_overrides
+    from opgen.overrides.load import load_overrides
 
     config = load_config(project)
     gathered = gather_config(config)

@@ -241,11 +241,11 @@ def test_json_snapshot_is_lossless_on_tf_registry(tmp_path):
     """Every graph fact of TF's own ops survives the JSON snapshot (what `opgen diff` reads back)."""
     from oracle.tf_registry import tf_op_list
 
-    from opgen.apidef import default_api_model
     from opgen.apidiff.snapshot_build import build_snapshot
     from opgen.apidiff.snapshot_format import from_json, to_json
     from opgen.config import Config
-    from opgen.spec.model import GatherResult
+    from opgen.model import GatherResult
+    from opgen.overrides.apidef import default_api_model
 
     ops = op_def_pb2.OpList()
     ops.op.extend(op for op in tf_op_list().op if not op.name.startswith("_"))

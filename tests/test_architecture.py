@@ -34,23 +34,20 @@ ROOTS = {"opgen": REPO / "opgen", "opgen_runtime": REPO / "runtime" / "opgen_run
 LAYERS: list[dict[str, list[str]]] = [
     {"entry point": ["opgen.__main__"]},
     {"cli": ["opgen.cli"]},
-    {
-        "build command": ["opgen.pipeline"],
-        "kernels command": ["opgen.kernels_command"],
-        "init command": ["opgen.scaffold"],
-        "setup helpers": ["opgen.setup_helpers"],
-    },
-    {"written files": ["opgen.written_files"], "depfile": ["opgen.depfile"]},
-    # outputs: render and apidiff never import each other
+    {"commands": ["opgen.commands"]},
+    {"init scaffold": ["opgen.scaffold"], "setup helpers": ["opgen.setup_helpers"]},
+    # what `opgen build` writes: the tree, its diff, the depfile, the rules for written paths
+    {"outputs": ["opgen.outputs"]},
+    # render and apidiff never import each other
     {"render": ["opgen.render"], "apidiff": ["opgen.apidiff"]},
-    {"settings": ["opgen.config"], "overrides": ["opgen.overrides", "opgen.apidef_files", "opgen.apidef_merge"]},
+    {"settings": ["opgen.settings", "opgen.config"], "overrides": ["opgen.overrides"]},
     {"front end": ["opgen.spec", "opgen.shape_translate"], "module groups": ["opgen.module_groups"]},
     {"python api": ["opgen.python_api"]},
     {"registry": ["opgen.registry"]},
     # the model every stage shares: OpDefs with their sources, and the per-op ApiDefs
-    {"model": ["opgen.spec.model", "opgen.apidef"]},
+    {"model": ["opgen.model", "opgen.overrides.apidef"]},
     {
-        "tf text": ["opgen.attr_text", "opgen.proto_text", "opgen.fingerprint"],
+        "tf text": ["opgen.tf_text"],
         "json input": ["opgen.json_input"],
         "code layout": ["opgen.render.layout"],
         "output escaping": ["opgen.output_escape"],
@@ -327,11 +324,11 @@ def test_the_real_table_fails_on_planted_imports(tmp_path):
     for top, root in ROOTS.items():
         shutil.copytree(root, roots[top], ignore=shutil.ignore_patterns("__pycache__"))
     _append(roots["opgen_runtime"] / "registry.py", "from opgen.errors import OpgenError\n")
-    _append(roots["opgen"] / "spec" / "model.py", "def _late():\n    from opgen.render import build\n")
+    _append(roots["opgen"] / "model.py", "def _late():\n    from opgen.render import build\n")
     _append(roots["opgen"] / "spec" / "cpp_lexer.py", "from opgen.spec import preprocessor\n")
     problems = check(roots, LAYERS)
     assert [p.partition(": ")[2] for p in problems if not p.startswith("import cycle")] == [
-        "opgen.spec.model (model) imports opgen.render.build (render): upward",
+        "opgen.model (model) imports opgen.render.build (render): upward",
         "opgen_runtime.registry (runtime) imports opgen.errors (base): upward",
     ]
     assert any(p.startswith("import cycle: ") and "opgen.spec.cpp_lexer <-> " in p and "opgen.spec.preprocessor" in p

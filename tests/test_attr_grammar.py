@@ -7,14 +7,14 @@ import math
 
 import pytest
 
-from opgen.attr_text import parse_attr_value, summarize_attr_value, summarize_op_def
-from opgen.proto_text import ParseError, c_escape, c_unescape
 from opgen.spec.attr_grammar import (
     NUMBER_TYPES,
     QUANTIZED_TYPES,
     REAL_NUMBER_TYPES,
     finalize_attr,
 )
+from opgen.tf_text.attr_text import parse_attr_value, summarize_attr_value, summarize_op_def
+from opgen.tf_text.proto_text import ParseError, c_escape, c_unescape
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import black
 import pytest
 
-from opgen.apidef import default_api_model
 from opgen.limits import MAX_IF_NESTING, MAX_INCLUDES
+from opgen.overrides.apidef import default_api_model
 from opgen.python_api import literals
 from opgen.python_api.function import FunctionApi, function_api
 from opgen.render import emit

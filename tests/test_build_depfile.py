@@ -263,7 +263,7 @@ def _no_strays(root: Path, before: set[str]) -> None:
 
 def _makefile(out: str, outputs: list[str]) -> str:
     """A grouped rule for `outputs`, its names spelled as the depfile spells them."""
-    from opgen.depfile import spell_name
+    from opgen.outputs.depfile import spell_name
 
     command = f"{OPGEN} --out {shlex.quote(out)} --depfile opgen.d".replace("$", "$$")
     touch = " ".join(shlex.quote(o) for o in outputs).replace("$", "$$")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from opgen.errors import Location, OpgenErrors
+from opgen.model import BuilderCall, CallArg, Registration
 from opgen.spec.builder import build_op_def, registration
-from opgen.spec.model import BuilderCall, CallArg, Registration
 
 
 def build(calls, name="Foo"):

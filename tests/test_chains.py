@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from opgen.errors import Location
+from opgen.model import Registration
 from opgen.spec.chains import extract_registrations
 from opgen.spec.helpers import BUILTIN_HELPERS, helper_table
-from opgen.spec.model import Registration
 from opgen.spec.preprocessor import Preprocessor
 
 CORPUS = Path(__file__).parent / "scanner_corpus"

@@ -184,10 +184,12 @@ def test_no_command_prints_help_and_exits_2(project):
 
 
 def test_internal_error_is_one_line_traceback_with_debug(project, monkeypatch):
-    def boom(args, config):
+    import opgen.commands.api
+
+    def boom(settings):
         raise KeyError("bug")
 
-    monkeypatch.setattr(cli_module, "_cmd_api", boom)
+    monkeypatch.setattr(opgen.commands.api, "run", boom)
     result = run("api")
     assert result.exit_code == 1
     assert result.stderr.count("\n") == 1 and "internal error, please report" in result.stderr

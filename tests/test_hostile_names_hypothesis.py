@@ -20,13 +20,13 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.model import OpSource
+from opgen.overrides.apidef import ApiModel
 from opgen.python_api.function import FunctionApi
 from opgen.render import emit
 from opgen.render.build import Renderer, _located
 from opgen.render.formatter import ChunkFormatter
-from opgen.spec.model import OpSource
 from opgen.spec.oplist_io import check_op_list
 from opgen_runtime.proto import op_def_pb2
 

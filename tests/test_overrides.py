@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from opgen.errors import OpgenError
-from opgen.overrides import describe_api_model, load_overrides
+from opgen.overrides.load import describe_api_model, load_overrides
 from opgen_runtime.proto import op_def_pb2
 
 GOLDEN = Path(__file__).parent / "golden" / "overrides"
@@ -134,7 +134,7 @@ def test_cli_reports_every_error_with_hints(tmp_path, monkeypatch, capsys):
 
 def test_locations_follow_text_format_syntax(tmp_path):
     """List syntax, `<...>` messages, comments, `;` separators and concatenated strings."""
-    from opgen.apidef_files import read_override_file
+    from opgen.overrides.files import read_override_file
 
     path = tmp_path / "a.pbtxt"
     path.write_text(
@@ -155,7 +155,7 @@ def test_locations_follow_text_format_syntax(tmp_path):
 
 
 def test_multiline_lines_map_back_to_the_file(tmp_path):
-    from opgen.apidef_files import read_override_file
+    from opgen.overrides.files import read_override_file
 
     path = tmp_path / "api_def_Add.pbtxt"
     path.write_text('op {\n  graph_op_name: "Add"\n  summary: <<END\none\ntwo\nEND\n  description: <<X\nd\nX\n}\n')

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from google.protobuf.message import Message
 
-from opgen.apidef_files import read_override_file
-from opgen.overrides import override_layers
+from opgen.overrides.files import read_override_file
+from opgen.overrides.load import override_layers
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -15,8 +15,8 @@ import pytest
 from google.protobuf import text_format
 from test_overrides import CASES, GOLDEN
 
-from opgen.apidef_files import detect_format
-from opgen.overrides import load_overrides, override_layers
+from opgen.overrides.files import detect_format
+from opgen.overrides.load import load_overrides, override_layers
 from opgen.proto import api_def_pb2
 from opgen_runtime.proto import op_def_pb2
 

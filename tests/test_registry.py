@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.model import OpSource
 from opgen.registry import OpListRegistry, OpRegistry
-from opgen.spec.model import OpSource
 from opgen_runtime.proto import op_def_pb2
 
 

@@ -19,8 +19,8 @@ import pytest
 from build_locks import wait_until_blocked
 
 from opgen.cli import main
+from opgen.outputs import tree_writer
 from opgen.render import build as build_mod
-from opgen.render import tree_writer
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -271,7 +271,7 @@ def test_outputs_never_leave_out_dir(tmp_path):
 
     for rel in ("../x.py", "/abs.py", "a/../../b.py", ".opgen-journal.json"):
         with pytest.raises(OpgenError, match="inside --out"):
-            build_mod.compute_changes(tmp_path, {rel: b""})
+            tree_writer.compute_changes(tmp_path, {rel: b""})
 
 
 def test_committed_example_library_is_up_to_date_and_clean(tmp_path):

@@ -1,7 +1,7 @@
 """Golden corpus: tests/golden/render/<case>/{specs,overrides?,expected}.
 
 Each case is built with `opgen build` (C++ specs through the real front end, override
-files through opgen.overrides) and compared byte for byte with `expected/`. Cases cover
+files through opgen.overrides.load) and compared byte for byte with `expected/`. Cases cover
 the naming, signature, default-rendering, docstring and override rules; regenerate after
 a deliberate change with OPGEN_UPDATE_GOLDEN=1 and review the diff.
 """

@@ -22,14 +22,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from opgen.apidef import default_api_model
 from opgen.errors import Location
+from opgen.model import OpSource
+from opgen.overrides.apidef import default_api_model
 from opgen.python_api.function import FunctionApi, function_api
 from opgen.python_api.literals import docstring_value
 from opgen.render import emit
 from opgen.render.build import Renderer
 from opgen.render.formatter import ChunkFormatter
-from opgen.spec.model import OpSource
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2, tensor_pb2, tensor_shape_pb2
 from opgen_runtime.proto.datatypes import BY_ENUM, python_name
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError
+from opgen.model import OpSource
+from opgen.overrides.apidef import ApiModel
 from opgen.render import build, emit
 from opgen.render.formatter import ChunkFormatter
-from opgen.spec.model import OpSource
 from opgen_runtime.proto import op_def_pb2
 
 PACK = "/some/out\0ruff"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import black
 import pytest
 
-from opgen.apidef import default_api_model
+from opgen.overrides.apidef import default_api_model
 from opgen.python_api import literals
 from opgen.python_api.function import SkippedOp, function_api
 from opgen.render import emit, residual

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from opgen.apidef import default_api_model
 from opgen.errors import Location
+from opgen.model import GatherResult, OpSource
+from opgen.outputs.tree_writer import commit, compute_changes
+from opgen.overrides.apidef import default_api_model
 from opgen.python_api.function import module_api
-from opgen.render.build import BuildOptions, compute_changes, render_tree
-from opgen.render.tree_writer import commit
-from opgen.spec.model import GatherResult, OpSource
+from opgen.render.build import BuildOptions, render_tree
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 pytestmark = pytest.mark.oracle

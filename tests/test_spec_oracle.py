@@ -386,7 +386,7 @@ def test_summarize_op_def_matches_tf(oracle):
     TF prints it inside OpDefCompatible's message."""
     from oracle.harness import SpecCall
 
-    from opgen.attr_text import summarize_op_def
+    from opgen.tf_text.attr_text import summarize_op_def
 
     calls = [SpecCall("Attr", (s,)) for s in SUMMARY_ATTRS]
     calls += [SpecCall("Input", ("x: T",)), SpecCall("Input", ("ns: n * int32",)),
@@ -404,7 +404,7 @@ def test_summarize_op_def_matches_tf(oracle):
 def test_fingerprint64_matches_tf(tf):
     import struct
 
-    from opgen.fingerprint import fingerprint64
+    from opgen.tf_text.fingerprint import fingerprint64
 
     r = random.Random(3)
     data = [bytes(r.randrange(256) for _ in range(n)) for n in [*range(140), 200, 255, 256, 1000]]

@@ -7,7 +7,7 @@ holds ApiDef files reproducing those differences, derived here from the two sour
 shipped module is the oracle; `OPGEN_UPDATE_GOLDEN=1` rewrites the files). The tests check
 
 * the committed ApiDef files are exactly the derived differences (nothing stale, nothing missing);
-* they load through `opgen.overrides.load_overrides` without error (so TF's own API
+* they load through `opgen.overrides.load.load_overrides` without error (so TF's own API
   passes every collision/validity check);
 * with the resulting ApiModel, opgen's Python API model (`opgen.python_api.function`) and the
   module `opgen build` renders give every op of the modules the shipped function name,
@@ -221,7 +221,7 @@ def tf_spelt(ours: PyFunction, theirs: PyFunction) -> PyFunction:
 
 
 def model_for(module: str):
-    from opgen.overrides import load_overrides
+    from opgen.overrides.load import load_overrides
 
     return load_overrides(api_def_file(module), module_op_list(module))
 

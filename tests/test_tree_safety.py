@@ -18,9 +18,8 @@ from pathlib import Path
 import pytest
 from build_locks import wait_until_blocked
 
-from opgen import cli
 from opgen.cli import main
-from opgen.render import tree_writer
+from opgen.outputs import tree_writer
 
 REPO = Path(__file__).resolve().parent.parent
 _SMALL = 'REGISTER_OP("Small").Input("x: float").Output("y: float");\n'
@@ -269,10 +268,12 @@ def test_internal_error_is_one_line_unless_debug(tmp_path, monkeypatch, capsys):
     root = _project(tmp_path)
     monkeypatch.chdir(root)
 
-    def boom(args, config):
+    import opgen.commands.build
+
+    def boom(settings):
         raise KeyError("bug")
 
-    monkeypatch.setattr(cli, "_cmd_build", boom)
+    monkeypatch.setattr(opgen.commands.build, "run", boom)
     assert main(["build"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "internal error, please report" in err and "Traceback" not in err, err

@@ -1,11 +1,13 @@
 """API snapshots (`opgen api`) and classified API diffs (`opgen diff`).
 
 Modules: `snapshot` (the model), `snapshot_build` (specs + overrides + pyapi -> model),
-`snapshot_format` (JSON / Markdown), `graph_compat` (TF's OpDef compatibility rules),
-`changes` (classification), `report` (output formats), `inputs` (diff sides, git),
-`commands` (the CLI handlers and the build hook).
+`snapshot_format` (JSON / Markdown), `snapshot_file` (where `opgen build` writes the
+snapshot, and its text), `graph_compat` (TF's OpDef compatibility rules), `changes`
+(classification), `report` (output formats), `inputs` (diff sides, git), `compare` (two
+sides classified and reported: what `opgen diff` runs).
 """
 
-from opgen.apidiff.commands import run_api, run_diff, snapshot_outputs, snapshot_path
+from opgen.apidiff.compare import run_diff
+from opgen.apidiff.snapshot_file import snapshot_outputs, snapshot_path
 
-__all__ = ["run_api", "run_diff", "snapshot_outputs", "snapshot_path"]
+__all__ = ["run_diff", "snapshot_outputs", "snapshot_path"]

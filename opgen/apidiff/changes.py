@@ -37,9 +37,9 @@ from typing import Literal
 from opgen.apidiff.graph_compat import DEFAULTS_RULES, compatible_message, graph_issues
 from opgen.apidiff.snapshot import Function, OpEntry, Snapshot
 from opgen.apidiff.snapshot_format import describe_attr
-from opgen.attr_text import summarize_attr_value
 from opgen.errors import Location
 from opgen.spec.kernel_summary import device_key, runs_on
+from opgen.tf_text.attr_text import summarize_attr_value
 from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.proto.op_def_compat import accepted_changes, attr_map, describe_arg, without_restatements
 

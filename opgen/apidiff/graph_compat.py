@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.attr_text import summarize_attr_value, summarize_op_def
+from opgen.tf_text.attr_text import summarize_attr_value, summarize_op_def
 from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.proto.op_def_compat import (
     COMPATIBLE_RULES,

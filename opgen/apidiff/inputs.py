@@ -20,26 +20,13 @@ from opgen.config import Config, load_config
 from opgen.errors import Location, OpgenError, OpgenErrors, printable_path, report
 from opgen.limits import MAX_FILE_BYTES, MAX_REVISION_BYTES, read_input_bytes, read_text_file
 from opgen.module_groups import module_rule
+from opgen.settings import SpecInput, option_defaults
 
 
 def gather_config(config: Config, sources: list[str] | None = None, warn: Callable[[str], None] = report):
     """Gather the specs a configuration names (or `sources`, with its defines and helpers);
     its warnings go to `warn` (as for every command that gathers: `gather`)."""
-    from opgen.spec.gather import gather
-
-    return gather(
-        sources if sources is not None else config.source_paths(),
-        defines=list(config.defines),
-        include_dirs=[str(config.path(d)) for d in config.include_dirs],
-        allow_file=str(config.path(config.allow)) if config.allow else None,
-        include_internal=False,
-        helpers=config.helpers,
-        strict_includes=config.strict_includes,
-        warn=warn,
-        undefines=list(config.undefines),
-        strict_defines=config.strict_defines,
-        core_ops=config.core_ops,
-    )
+    return SpecInput.from_config(config, sources).gather(warn=warn)
 
 
 def project_snapshot(config: Config, shown_root: Path | None = None, warn: Callable[[str], None] = report) -> Snapshot:
@@ -47,13 +34,10 @@ def project_snapshot(config: Config, shown_root: Path | None = None, warn: Calla
 
     Locations are relative to the cwd, as if the project were at `shown_root` (default: its root).
     """
-    from opgen.overrides import load_overrides
+    from opgen.overrides.load import load_overrides
 
     gathered = gather_config(config, warn=warn)
-    overrides = config.path(config.overrides) if config.overrides else None
-    if overrides is not None and not overrides.exists():
-        overrides = None
-    model = load_overrides(overrides, gathered.op_list, merge=config.merge_overrides)
+    model = load_overrides(option_defaults(config).get("overrides"), gathered.op_list, merge=config.merge_overrides)
     return build_snapshot(gathered, model, config, shown_root=shown_root or config.root)
 
 
@@ -66,7 +50,7 @@ def _is_snapshot_file(path: Path) -> bool:
 
 def _spec_tree_snapshot(tree: Path, config: Config) -> Snapshot:
     """A bare directory of specs: its C++ and OpList files, overrides from `tree/overrides`."""
-    from opgen.overrides import load_overrides
+    from opgen.overrides.load import load_overrides
     from opgen.spec.gather import TRANSLATION_UNIT_SUFFIXES
     from opgen.spec.oplist_io import OPLIST_SUFFIXES
 
@@ -96,7 +80,7 @@ def load_side(spec: str, config: Config) -> Snapshot:
     if _is_snapshot_file(path):
         return from_json(read_text_file(path, "API snapshot"), spec)
     # a C++ source or an OpList file: gather reads both
-    from opgen.overrides import load_overrides
+    from opgen.overrides.load import load_overrides
 
     single = dataclasses.replace(config, root=path.parent)
     gathered = gather_config(single, [str(path)])

@@ -5,15 +5,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from opgen.apidef import ApiModel
 from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot, strip_docs
 from opgen.config import Config
 from opgen.errors import Location, OpgenError
+from opgen.model import GatherResult
 from opgen.module_groups import group_ops
+from opgen.overrides.apidef import ApiModel
 from opgen.proto import api_def_pb2
 from opgen.python_api.function import FunctionApi, SkippedOp, function_api
 from opgen.spec.kernel_summary import device_placement, device_types, selectable
-from opgen.spec.model import GatherResult
 
 _SKIP_REASONS = {
     "skip": "skipped by an override (visibility SKIP)",

@@ -17,12 +17,12 @@ from google.protobuf import json_format, text_format
 
 from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot
 from opgen.apidiff.snapshot_schema import FORMAT_TAG, snapshot_problem
-from opgen.attr_text import summarize_attr_value
 from opgen.errors import Location, OpgenError
 from opgen.json_input import JsonProblem, load_json
 from opgen.output_escape import md_code, md_code_block, md_text
 from opgen.spec.kernel_summary import placement_text, runs_on
 from opgen.spec.oplist_io import op_def_problem
+from opgen.tf_text.attr_text import summarize_attr_value
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 from opgen_runtime.proto.op_def_compat import FLAGS, describe_arg
 

@@ -3,7 +3,7 @@ OpDef + ApiDef -> `FunctionApi` (function and alias names, parameters, defaults,
 attrs, annotations, outputs, docstrings, reserved and builtin names).
 
 The renderer (`opgen.render`), the API snapshot (`opgen.apidiff`) and override validation
-(`opgen.overrides`) all ask this package; none of them decides a Python name itself.
+(`opgen.overrides.load`) all ask this package; none of them decides a Python name itself.
 
 - `names`: snake case, reserved words, the identifier policy, module-level names.
 - `signature`: function name, aliases, parameters and inferred attrs of an ApiDef.

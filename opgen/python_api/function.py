@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError
+from opgen.overrides.apidef import ApiModel
 from opgen.proto import api_def_pb2
 from opgen.python_api import docstrings
 from opgen.python_api.literals import annotation_class, attr_default, py_str

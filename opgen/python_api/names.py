@@ -2,7 +2,7 @@
 (`python_op_gen_internal.cc` GenerateLowerCaseOpName, IsPythonReserved, AvoidPythonReserved,
 IsOpWithUnderscorePrefix; `python_op_gen.cc` GetPythonOpsImpl).
 
-Pure helpers shared by override validation (`opgen.overrides`, which rejects renames that
+Pure helpers shared by override validation (`opgen.overrides.load`, which rejects renames that
 collide) and rendering, so both agree on every name; started as `opgen/render/naming.py`
 and moved here because `overrides` may not import `render`.
 

@@ -4,7 +4,7 @@ Pipeline: gathered OpList + ApiModel -> modules (by source file stem or `[tool.o
 globs) -> per-op chunks (cached by content: op, ApiDef, opgen version, templates,
 formatter) -> module texts + source map -> compare with `--out` -> write.
 
-Writes are all-or-nothing (staging, journal, lock, recovery): `opgen.render.tree_writer`.
+Writes are all-or-nothing (staging, journal, lock, recovery): `opgen.outputs.tree_writer`.
 """
 
 from __future__ import annotations
@@ -23,14 +23,13 @@ from json.encoder import (
 from pathlib import Path
 
 from opgen import __version__
-from opgen.apidef import ApiModel
 from opgen.errors import Location, OpgenError, report
+from opgen.model import GatherResult, OpSource
 from opgen.module_groups import group_ops, module_library
+from opgen.overrides.apidef import ApiModel
 from opgen.python_api.function import FunctionApi, SkippedOp, function_api, reserved_name_warning
 from opgen.render import emit, residual
 from opgen.render.formatter import ChunkFormatter
-from opgen.render.tree_writer import Changes, plan
-from opgen.spec.model import GatherResult, OpSource
 from opgen_runtime.proto import op_def_pb2
 
 SOURCE_MAP = "opgen_sourcemap.json"
@@ -61,7 +60,7 @@ def code_digest() -> str:
     base = Path(opgen.__file__).parent
     h = hashlib.sha256()
     python_api = sorted(p.relative_to(base).as_posix() for p in (base / "python_api").glob("*.py"))
-    files = {rel: base / rel for rel in ("apidef.py", *python_api, "render/emit.py", "render/residual.py",
+    files = {rel: base / rel for rel in ("overrides/apidef.py", *python_api, "render/emit.py", "render/residual.py",
                                          "render/formatter.py")}
     files["datatypes.py"] = Path(datatypes.__file__)  # the runtime's DataType names
     for rel, path in files.items():
@@ -370,11 +369,6 @@ def source_map_text(modules: dict[str, list[str]]) -> str:
 # ---------------------------------------------------------------------------- output tree
 
 
-def compute_changes(out: Path, files: dict[str, bytes]) -> Changes:
-    """What writing `files` into `out` changes (ownership and containment: `tree_writer.plan`)."""
-    return plan(out, files, SOURCE_MAP)
-
-
 @dataclass(frozen=True)
 class BuildOptions:
     out: Path
@@ -406,4 +400,4 @@ def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions,
 
 
 
-__all__ = ["SOURCE_MAP", "BuildOptions", "RenderResult", "Renderer", "compute_changes", "display_path", "render_tree"]
+__all__ = ["SOURCE_MAP", "BuildOptions", "RenderResult", "Renderer", "display_path", "render_tree"]

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import textwrap
 
-from opgen.apidef import ApiModel
+from opgen.model import GatherResult
+from opgen.overrides.apidef import ApiModel
 from opgen.proto import api_def_pb2
 from opgen.python_api.literals import dtype_name
 from opgen.spec.kernel_summary import device_types, runs_on
-from opgen.spec.model import GatherResult
 
 
 def runs_on_paragraph(text: str) -> str:

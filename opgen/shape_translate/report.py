@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from opgen.spec.model import OpSource
+from opgen.model import OpSource
 
 
 def _share(done: int, total: int) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from opgen.attr_text import parse_attr_value
-from opgen.proto_text import SPACE, ParseError, c_unescape
+from opgen.tf_text.attr_text import parse_attr_value
+from opgen.tf_text.proto_text import SPACE, ParseError, c_unescape
 from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.proto.datatypes import data_type_from_string
 

@@ -13,6 +13,7 @@ import itertools
 import re
 
 from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.model import BuilderCall, CallArg, Registration
 from opgen.spec import arg_grammar, attr_grammar
 from opgen.spec.arg_grammar import attr_index, finalize_arg, finalize_control_output
 from opgen.spec.attr_grammar import finalize_attr
@@ -23,7 +24,6 @@ from opgen.spec.full_type import (
     TypeConstructorError,
     parse_type_constructor,
 )
-from opgen.spec.model import BuilderCall, CallArg, Registration
 from opgen.spec.validate import validate_op_def
 from opgen_runtime.proto import op_def_pb2
 

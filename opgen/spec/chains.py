@@ -14,6 +14,7 @@ import itertools
 from collections.abc import Mapping
 
 from opgen.errors import OpgenError
+from opgen.model import BuilderCall, CallArg, Registration
 from opgen.spec.cpp_lexer import (
     END,
     HIDE,
@@ -30,7 +31,6 @@ from opgen.spec.cpp_lexer import (
     token_error,
     token_location,
 )
-from opgen.spec.model import BuilderCall, CallArg, Registration
 
 REGISTER_MACROS = {"REGISTER_OP": False, "REGISTER_SYSTEM_OP": True}
 # Builder methods whose arguments are std::strings (Deprecated: its second argument).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from opgen.proto_text import SPACE
+from opgen.tf_text.proto_text import SPACE
 from opgen_runtime.proto import op_def_pb2
 
 NAME_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_]*)[ \t\n\v\f\r]*:[ \t\n\v\f\r]*")

@@ -22,10 +22,10 @@ from typing import Any
 from google.protobuf.descriptor import FieldDescriptor
 
 from opgen.errors import OpgenError, OpgenErrors
-from opgen.proto_text import SPACE, c_escape, to_float32
 from opgen.spec.attr_grammar import COMPOUND_TYPES
 from opgen.spec.doc import is_name_line
 from opgen.spec.full_type import match_type_constructor
+from opgen.tf_text.proto_text import SPACE, c_escape, to_float32
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 from opgen_runtime.proto.datatypes import BY_ENUM, cpp_name, enum_name, is_ref
 

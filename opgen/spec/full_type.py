@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from opgen.proto_text import ParseError, c_escape, c_unescape
+from opgen.tf_text.proto_text import ParseError, c_escape, c_unescape
 from opgen_runtime.proto import full_type_pb2, op_def_pb2
 
 _IDS = full_type_pb2.FullTypeId.DESCRIPTOR.values_by_name

@@ -33,6 +33,7 @@ from opgen.errors import (
 )
 from opgen.fsutil import LiteralPath
 from opgen.limits import read_text_file
+from opgen.model import BuilderCall, GatherResult, KernelRegistration, OpSource, Registration
 from opgen.registry import OpRegistry
 from opgen.shape_translate import Translation, translate_function, translate_lambda
 from opgen.spec.builder import build_op_def
@@ -45,7 +46,6 @@ from opgen.spec.chains import (
 from opgen.spec.cpp_lexer import KIND, TEXT, Token, token_location
 from opgen.spec.helpers import helper_table
 from opgen.spec.kernels import extract_kernels, undefined_kernel_macros
-from opgen.spec.model import BuilderCall, GatherResult, KernelRegistration, OpSource, Registration
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
 from opgen.spec.preprocessor import MissingInclude, Preprocessor, SkippedRegistrations
 from opgen.spec.register_types import tf_call_defines

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from opgen.errors import OpgenError
+from opgen.model import KernelRegistration
 from opgen.output_escape import md_text
 from opgen.proto import kernel_def_pb2
-from opgen.spec.model import KernelRegistration
 from opgen_runtime.proto import datatypes, op_def_pb2
 
 # device -> attr -> type names (tf.DType names, in DataType order), None: any type.

@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from opgen.errors import Location, OpgenError
+from opgen.model import KernelRegistration
 from opgen.proto import kernel_def_pb2
 from opgen.spec.chains import ChainReader, UndefinedNameError
 from opgen.spec.cpp_lexer import (
@@ -31,7 +32,6 @@ from opgen.spec.cpp_lexer import (
     token_error,
     token_location,
 )
-from opgen.spec.model import KernelRegistration
 from opgen.spec.register_types import (
     DEVICE_NAMES,
     datatype_of_cpp_type,

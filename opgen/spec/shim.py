@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from opgen.errors import OpgenError
+from opgen.model import BuilderCall, CallArg, Registration
 from opgen.spec.chains import REGISTER_MACROS, ChainReader, UndefinedNameError
 from opgen.spec.cpp_lexer import KIND, TEXT, Token, token_location
-from opgen.spec.model import BuilderCall, CallArg, Registration
 
 SHIM_MACRO = "REGISTER_TF_OP_SHIM"
 # The members CreateOpDefBuilderWrapper reads, in its call order.

@@ -82,29 +82,3 @@ def active() -> bool:
     if _selected is not None:
         return _selected == "tensorflow"
     return "tensorflow" in sys.modules and not _default_stack()
-
-
-def op_list_from_library(path: str) -> Any:
-    """The OpList a compiled op library registers (TF_LoadLibrary + TF_GetOpList); an
-    `OpLibraryError` when the file is missing or TensorFlow cannot load it."""
-    from opgen_runtime.proto import op_def_pb2
-
-    if not os.path.isfile(path):
-        raise op_libraries.OpLibraryError(f"op library {path} does not exist")
-    tensorflow()
-    from tensorflow.python.client import pywrap_tf_session as c_api
-
-    try:
-        handle = c_api.TF_LoadLibrary(path)
-    except Exception as e:  # noqa: BLE001 - TF raises its own NotFoundError/InvalidArgumentError types
-        raise op_libraries.OpLibraryError(
-            f"cannot load op library {path}: {getattr(e, 'message', e)}"
-        ) from None
-    try:
-        data = c_api.TF_GetOpList(handle)
-    finally:
-        c_api.TF_DeleteLibraryHandle(handle)
-    ops = op_def_pb2.OpList.FromString(data)
-    result = op_def_pb2.OpList()
-    result.op.extend(sorted(ops.op, key=lambda o: o.name.encode()))
-    return result

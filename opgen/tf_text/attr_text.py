@@ -2,7 +2,7 @@
 
 * `parse_attr_value(attr_type, text)`: C++ `ParseAttrValue`, used for attr defaults
   (`Attr("x: int = 3")`, `op_def_builder.cc` FinalizeAttr), on top of TF's proto_text parser
-  (`opgen.proto_text`, whose quirks it shares).
+  (`opgen.tf_text.proto_text`, whose quirks it shares).
 * `summarize_attr_value` / `summarize_op_def`: C++ `SummarizeAttrValue` / `SummarizeOpDef`
   (`op_def_util.cc` SummarizeAttrValue, checked against TF 2.21's OpDefCompatible messages), the one-line
   forms used in compatibility messages; `format_float` is TF's float-to-text.
@@ -17,8 +17,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from opgen.fingerprint import fingerprint64
-from opgen.proto_text import SPACE, c_escape, parse_proto_text, to_float32
+from opgen.tf_text.fingerprint import fingerprint64
+from opgen.tf_text.proto_text import SPACE, c_escape, parse_proto_text, to_float32
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2, tensor_shape_pb2, types_pb2
 from opgen_runtime.proto.datatypes import cpp_name
 

@@ -42,6 +42,7 @@ from pathlib import Path, PurePath, PurePosixPath
 from opgen.errors import Location, OpgenError, OpgenErrors, printable_path, report
 from opgen.fsutil import atomic_write, file_mode
 from opgen.python_api.names import module_name_problem
+from opgen.render.build import SOURCE_MAP
 from opgen.render.emit import opens_with_module_header
 
 STAGING = ".opgen-staging"
@@ -518,3 +519,8 @@ __all__ = [
     "plan",
     "recover",
 ]
+
+
+def compute_changes(out: Path, files: dict[str, bytes]) -> Changes:
+    """What writing `files` (a build's modules and source map) into `out` changes."""
+    return plan(out, files, SOURCE_MAP)

@@ -1,9 +1,9 @@
-"""Override files compiled into the per-op API model (`opgen.apidef.ApiModel`), validated.
+"""Override files compiled into the per-op API model (`opgen.overrides.apidef.ApiModel`), validated.
 
 Layout of an override directory (`[tool.opgen] overrides`, `--overrides DIR`):
 * every `*.pbtxt` file is read (`*.md` and dotfiles are skipped, anything else is an
   error, so a misnamed file cannot be silently ignored); each holds either opgen
-  `OpGenOverrides` or TF `ApiDefs` (told apart by parsing, see `opgen.apidef_files`), and
+  `OpGenOverrides` or TF `ApiDefs` (told apart by parsing, see `opgen.overrides.files`), and
   may use TF's `<<END` multi-line strings;
 * each directory is one layer; layers load in order: DIR itself, then its subdirectories
   in name order, depth first (TF's `base_api/` then `python_api/`); files of a layer load in
@@ -31,9 +31,10 @@ from pathlib import Path
 
 from google.protobuf import text_format
 
-from opgen.apidef import ApiModel, default_api_def
-from opgen.apidef_files import Node, OverrideFile, read_override_file
-from opgen.apidef_merge import (
+from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean, error_summary
+from opgen.overrides.apidef import ApiModel, default_api_def
+from opgen.overrides.files import Node, OverrideFile, read_override_file
+from opgen.overrides.merge import (
     MergeState,
     Update,
     bad_identifier,
@@ -41,7 +42,6 @@ from opgen.apidef_merge import (
     merge_update,
     update_docs,
 )
-from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean, error_summary
 from opgen.proto import (
     api_def_pb2,
     op_gen_overrides_pb2,

@@ -9,9 +9,10 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from opgen.config import Config
 from opgen.errors import Location, OpgenError, printable_path
-from opgen.render.tree_writer import owns
-from opgen.spec.model import GatherResult
+from opgen.model import GatherResult
+from opgen.outputs.tree_writer import owns
 
 
 def gathered_inputs(gathered: GatherResult) -> set[str]:
@@ -32,6 +33,21 @@ def check_written_file(path: Path, option: str, inputs: Iterable[str | Path], ou
     if owns(out, path) or any(_same_file(path, out / rel) for rel in outputs):
         raise OpgenError(f"{option} names a file opgen build writes in {printable_path(out)}", Location(str(path)),
                          hint=hint)
+
+
+def check_output_option(output: str | None, config: Config, read: GatherResult | list[str],
+                        overrides: str | Path | None = None) -> None:
+    """`-o` replaces none of the files the command read (`read`: a GatherResult's inputs or a
+    list of paths; the override files under `overrides`; pyproject.toml) nor a file of the
+    build's output tree (`check_written_file`)."""
+    if not output:
+        return
+    inputs = [*(read if isinstance(read, list) else gathered_inputs(read)),
+              *(Path(overrides).rglob("*") if overrides is not None and Path(overrides).is_dir() else [])]
+    pyproject = config.root / "pyproject.toml"
+    if pyproject.is_file():
+        inputs.append(str(pyproject))
+    check_written_file(Path(output), "-o", inputs, config.path(config.out))
 
 
 def _same_file(a: Path, b: Path) -> bool:

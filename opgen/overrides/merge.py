@@ -2,7 +2,7 @@
 every condition TF ignores or only warns about turned into a located error, and UpdateDocs.
 
 Both override formats reach this module as ApiDef updates (OpGenOverride entries are
-translated by `opgen.overrides`), so there is one merge path.
+translated by `opgen.overrides.load`), so there is one merge path.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The per-op Python API model: one `ApiDef` per op, as TF's ApiDefMap holds it.
 
 Overrides (OpGenOverride files and TF ApiDef files) compile into this model
-(`opgen.overrides`); rendering and API snapshots consume only this model, so there is
+(`opgen.overrides.load`); rendering and API snapshots consume only this model, so there is
 one code path for both override formats. Mapping of OpGenOverride fields (TF 1.x's
 `op_gen_overrides.proto`):
 skip -> visibility SKIP, hide -> HIDDEN, rename_to -> endpoint[0].name, alias -> further

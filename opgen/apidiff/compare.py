@@ -1,0 +1,87 @@
+"""`opgen diff`'s comparison: two sides (`inputs`) classified (`changes`) and reported
+(`report`), with the exit status the command returns."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from pathlib import Path
+from typing import Protocol
+
+from opgen.apidiff.changes import DiffResult, diff_snapshots
+from opgen.apidiff.inputs import git_revision_snapshot, load_side, project_snapshot
+from opgen.apidiff.report import FORMATTERS, format_text
+from opgen.apidiff.snapshot import Snapshot
+from opgen.config import Config
+from opgen.errors import Location, OpgenError
+
+
+class DiffOptions(Protocol):
+    """What `opgen diff` was asked (its command line; `opgen.commands.diff.Settings`)."""
+
+    @property
+    def old(self) -> str | None: ...
+    @property
+    def new(self) -> str | None: ...
+    @property
+    def git(self) -> str | None: ...
+    @property
+    def format(self) -> str: ...
+    @property
+    def allow_breaking(self) -> bool: ...
+
+
+def _sides(args: DiffOptions, config: Config) -> tuple[Snapshot, Snapshot]:
+    if args.git:
+        if args.old and args.new:
+            raise OpgenError("with --git REV give at most one path (the NEW side)",
+                             hint="opgen diff --git REV [NEW]")
+        new_spec = args.old or args.new
+        old = git_revision_snapshot(args.git, config)
+        new = load_side(new_spec, config) if new_spec else project_snapshot(config)
+        return old, new
+    if not args.old:
+        raise OpgenError("nothing to compare: give OLD [NEW] or --git REV",
+                         hint="opgen diff old_specs/ new_specs/  |  opgen diff --git HEAD~1")
+    old = load_side(args.old, config)
+    new = load_side(args.new, config) if args.new else project_snapshot(config)
+    return old, new
+
+
+def _use_color(stream) -> bool:
+    return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+def _workspace_relative(result: DiffResult, workspace: Path) -> DiffResult:
+    """Annotation paths relative to the GitHub workspace (the repository checkout)."""
+
+    def move(loc: Location | None) -> Location | None:
+        if loc is None:
+            return None
+        try:
+            rel = (Path.cwd() / loc.path).resolve().relative_to(workspace.resolve())
+        except ValueError:
+            return loc
+        return Location(rel.as_posix(), loc.line, loc.col)
+
+    return DiffResult([dataclasses.replace(c, location=move(c.location), override_location=move(c.override_location))
+                       for c in result.changes], result.ops)
+
+
+def run_diff(args: DiffOptions, config: Config) -> int:
+    """Report the differences NEW - OLD; exit 1 on a breaking change unless --allow-breaking.
+
+    Locations are relative to the cwd; `--format github` makes them relative to
+    $GITHUB_WORKSPACE when that is set, as GitHub resolves annotation paths there.
+    """
+    old, new = _sides(args, config)
+    result = diff_snapshots(old, new)
+    if args.format == "github" and os.environ.get("GITHUB_WORKSPACE"):
+        result = _workspace_relative(result, Path(os.environ["GITHUB_WORKSPACE"]))
+    if args.format == "text":
+        text = format_text(result, color=_use_color(sys.stdout))
+    else:
+        text = FORMATTERS[args.format](result)
+    sys.stdout.write(text)
+    return 1 if result.breaking and not args.allow_breaking else 0

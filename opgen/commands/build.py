@@ -1,0 +1,366 @@
+"""`opgen build`: gather -> overrides -> render -> API snapshot -> write the tree.
+
+The layers it drives do not know each other: `opgen.render` renders modules and the source
+map, `opgen.apidiff` renders the API snapshot, `opgen.outputs.tree_writer` compares and writes
+the output tree atomically. This module decides what is read (for depfiles), what is
+written (for `--list-outputs`), and what `--check`, `--diff` and `--dry-run` print.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from opgen.apidiff.snapshot_file import api_hint, snapshot_outputs, snapshot_path
+from opgen.config import Config
+from opgen.errors import Location, OpgenError, printable_path, report
+from opgen.fsutil import LiteralPath, atomic_write
+from opgen.model import GatherResult
+from opgen.module_groups import group_ops, unmatched_patterns
+from opgen.outputs.depfile import depfile_bytes
+from opgen.outputs.diff_writer import root_relative, unified_diff
+from opgen.outputs.tree_writer import (
+    Changes,
+    build_lock,
+    check_out_dir,
+    commit,
+    compute_changes,
+    gitignore_output,
+    is_internal,
+    recover,
+)
+from opgen.outputs.written_files import check_written_file, gathered_inputs
+from opgen.overrides.apidef import ApiModel
+from opgen.overrides.load import load_overrides
+from opgen.render import emit
+from opgen.render.build import SOURCE_MAP, BuildOptions, render_tree
+from opgen.settings import Settings as _Settings
+from opgen.settings import SpecInput
+from opgen.spec.kernel_summary import cross_check
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings(_Settings):
+    input: SpecInput
+    overrides: str | None = None  # the override directory read (`--overrides`, else the configured one that exists)
+    templates: str | None = None
+    formatter: str = "black"
+    jobs: int = 1
+    library: str | None = None
+    out: str
+    depfile: str | None = None
+    depfile_format: str = "make"
+    depfile_relative_to: str | None = None
+    list_outputs: bool = False
+    check: bool = False
+    diff: bool = False
+    dry_run: bool = False
+
+
+def build_options(settings: Settings) -> BuildOptions:
+    config = settings.config
+    return BuildOptions(
+        out=Path(settings.out),
+        templates=Path(settings.templates) if settings.templates else None,
+        formatter=settings.formatter,
+        jobs=settings.jobs,
+        modules=dict(config.modules),
+        root=config.root,
+        config_location=Location(str(config.root / "pyproject.toml")),
+        library=settings.library,
+        libraries=dict(config.libraries),
+    )
+
+
+def _progress_bar(started: float, quiet: bool):
+    """On a terminal: one rewritten line with the phase, counts and elapsed time; None when
+    stderr is piped (logs get the summary line only) or with --quiet."""
+    if quiet or not sys.stderr.isatty():
+        return None
+
+    def show(phase: str, done: int, total: int) -> None:
+        width = 30
+        filled = width * done // max(total, 1)
+        sys.stderr.write(f"\ropgen build [{'#' * filled}{'.' * (width - filled)}] {phase} {done}/{total} ops, "
+                         f"{time.perf_counter() - started:.1f}s\x1b[K")
+        sys.stderr.flush()
+
+    return show
+
+
+class _Phases:
+    """--verbose: one stderr line per build phase, with what it did and its elapsed time."""
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+        self.last = time.perf_counter()
+
+    def done(self, what: str) -> None:
+        now = time.perf_counter()
+        if self.verbose:
+            report(f"opgen build: {what} ({now - self.last:.2f}s)")
+        self.last = now
+
+
+def _summary(settings: Settings, text: str) -> None:
+    """A summary line on stderr (terminal-safe), left out under --quiet."""
+    if not settings.quiet:
+        report(text)
+
+
+def _formatter_files(kind: str) -> list[str]:
+    """The formatter's identity as files: its installed distribution's METADATA (rewritten
+    by every upgrade, downgrade or reinstall; its version is in the chunk cache key too).
+    Empty when it is not installed (the build then fails anyway)."""
+    try:
+        dist = importlib.metadata.distribution(kind)
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    files = dist.files or ()
+    return [str(dist.locate_file(f)) for f in files if f.name == "METADATA" and f.parent.suffix == ".dist-info"]
+
+
+def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: Path | None) -> set[str]:
+    """Every file the build read: sources with the headers they include and the allow file
+    (`gathered_inputs`), override files, templates, pyproject.toml ([tool.opgen]) and the
+    formatter's distribution metadata (`_formatter_files`)."""
+    inputs = gathered_inputs(gathered)
+    if overrides_dir is not None and overrides_dir.exists():
+        # directories too: adding or removing an override file changes their mtime
+        inputs.update(str(p) for p in (overrides_dir.rglob("*") if overrides_dir.is_dir() else []))
+        inputs.add(str(overrides_dir))
+    tdir = opts.templates or emit.shipped_templates_dir()
+    inputs.update(str(tdir / n) for n in emit.TEMPLATE_NAMES)
+    pyproject = Path(opts.config_location.path)
+    if pyproject.is_file():
+        inputs.add(str(pyproject))
+    inputs.update(_formatter_files(opts.formatter))
+    return inputs
+
+
+def _depfile(settings: Settings, opts: BuildOptions, gathered: GatherResult, overrides_dir: Path | None) -> bytes:
+    """The `--depfile` text, after checking that the depfile replaces no input and no file
+    of the output tree (`check_written_file`)."""
+    groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
+    outputs = output_paths(groups, settings.config, opts)
+    inputs = _depfile_inputs(gathered, opts, overrides_dir)
+    assert settings.depfile is not None
+    check_written_file(Path(settings.depfile), "--depfile", inputs, opts.out, outputs)
+    base = Path(settings.depfile_relative_to) if settings.depfile_relative_to else None
+    return depfile_bytes(
+        [_shown(opts.out / rel, base) for rel in outputs],
+        sorted({_shown(p, base) for p in inputs}),
+        settings.depfile_format,
+    )
+
+
+def output_paths(groups: dict, config: Config, opts: BuildOptions) -> list[str]:
+    """Every file `opgen build` writes, relative to `--out`: modules (sorted), source map, API
+    snapshot. Depfiles list their targets in this order (ninja wants the first one to be the
+    build edge's first output)."""
+    api = snapshot_path(config)
+    return [
+        *sorted(f"{m}.py" for m in groups),
+        SOURCE_MAP,
+        *([api.as_posix()] if api else []),
+        *gitignore_output(opts.out),
+    ]
+
+
+def _shown(path: Path | str, base: Path | None = None) -> str:
+    """A path for output listings: relative to the working directory when below it. With
+    `base` (`--depfile-relative-to`): relative to `base` when below it, else absolute."""
+    p = Path(path)
+    try:
+        return p.resolve().relative_to((base or Path.cwd()).resolve()).as_posix()
+    except ValueError:
+        return p.resolve().as_posix() if base else p.as_posix()
+
+
+def _printed(path: Path | str) -> str:
+    """`_shown(path)` as printed on a line of its own or in a summary (`printable_path`)."""
+    return printable_path(_shown(path))
+
+
+def _check_out(settings: Settings, opts: BuildOptions) -> None:
+    """`--out` may not overlap the inputs (`tree_writer.check_out_dir`)."""
+    inputs = [Path(s) for s in settings.input.sources if isinstance(s, LiteralPath) or not set(s) & set("*?[")]
+    inputs += [Path(d) for d in settings.input.include_dirs]
+    read_whole = [Path(settings.overrides)] if settings.overrides else []
+    if opts.templates is not None:
+        read_whole.append(opts.templates)
+    check_out_dir(opts.out, settings.config.root, inputs, opts.config_location, read_whole=read_whole)
+
+
+def _report_stale(settings: Settings, opts: BuildOptions, changes: Changes) -> int:
+    """`--check` (black's manners: one line per stale file, then a summary; exit 1 when
+    stale) and `--diff` (a unified diff, paths relative to the project root)."""
+    stale = sorted([*changes.write, *changes.delete])
+    total = len(changes.write) + len(changes.delete) + changes.unchanged
+    if settings.diff:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(unified_diff(opts.out, changes, opts.root))
+        sys.stdout.buffer.flush()
+    else:
+        for rel in stale:
+            verb = (
+                "would delete"
+                if rel in changes.delete
+                else "would rewrite"
+                if (opts.out / rel).exists()
+                else "would create"
+            )
+            print(f"{verb} {printable_path(root_relative(opts.out / rel, opts.root))}")
+    shown = printable_path(root_relative(opts.out, opts.root))
+    if not stale:
+        _summary(settings, f"opgen build: {shown} is up to date ({total} files)")
+        return 0
+    _summary(
+        settings, f"opgen build: {_count(len(stale), 'file')} of {total} in {shown} would change; run `opgen build`"
+    )
+    return 1 if settings.check else 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _report_kept(out: Path, changes: Changes) -> None:
+    for rel in changes.kept:
+        report(
+            f"opgen: keeping {_printed(out / rel)}: opgen wrote it but it was changed since; "
+            "delete it by hand if it is no longer needed"
+        )
+
+
+def _gather(settings: Settings) -> GatherResult:
+    """The build's specs, with the warnings only a build gives: a [tool.opgen.modules] or
+    [tool.opgen.libraries] pattern that matches nothing, and what `opgen kernels` reports."""
+    config = settings.config
+    gathered = settings.input.gather(
+        cache=not settings.dry_run,  # `--dry-run` writes no cache
+        require_ops=True,
+    )  # a build from no ops would delete every module
+    for pattern in unmatched_patterns((op.name for op in gathered.op_list.op), config.modules):
+        report(
+            OpgenError(
+                f"[tool.opgen.modules] pattern {pattern!r} matches no op",
+                config.where("modules", pattern),
+                hint="patterns are fnmatch globs on op names, case-sensitive ('Foo*')",
+            ).format_warning()
+        )
+    # what `opgen kernels` reports (a kernel for a type its op does not allow, ...): TF
+    # would never select such a kernel, or fail creating it
+    for finding in cross_check(
+        gathered.kernels or [], gathered.op_list, internal_ops_listed=settings.input.include_internal
+    ):
+        report(finding.format_warning())
+    if config.libraries:
+        modules = group_ops(gathered.op_list, gathered.sources, config.modules, config.where("modules"))
+        for pattern in unmatched_patterns(modules, config.libraries):
+            report(
+                OpgenError(
+                    f"[tool.opgen.libraries] pattern {pattern!r} matches no module",
+                    config.where("libraries", pattern),
+                    hint="patterns are fnmatch globs on module names; this build writes "
+                    f"{', '.join(modules) or 'none'}",
+                ).format_warning()
+            )
+    return gathered
+
+
+def run(settings: Settings) -> int:
+    """The `opgen build` command (exit 0 ok, 1 stale with --check, 2 user error)."""
+    if settings.depfile_relative_to and not settings.depfile:
+        raise click.UsageError("--depfile-relative-to needs --depfile")
+    if settings.depfile_format != "make" and not settings.depfile:
+        raise click.UsageError("--depfile-format needs --depfile")
+    config = settings.config
+    started = time.perf_counter()
+    phases = _Phases(settings.verbose)
+    opts = build_options(settings)
+    api = snapshot_path(config)
+    if api is not None and (not api.parts or is_internal(api)):
+        raise OpgenError(
+            f"[tool.opgen] api = {config.api!r} names a file opgen build keeps for itself",
+            config.where("api"),
+            hint=api_hint(config),
+        )
+    _check_out(settings, opts)
+    reviewing = settings.check or settings.diff or settings.dry_run
+    if not (settings.list_outputs or reviewing) and opts.out.is_dir():
+        with build_lock(opts.out):
+            message = recover(opts.out)
+        if message:
+            report(message)
+    gathered = _gather(settings)
+    phases.done(f"gathered {_count(len(gathered.op_list.op), 'op')}")
+    overrides_dir = Path(settings.overrides) if settings.overrides else None
+    if overrides_dir is not None:
+        api_model = load_overrides(overrides_dir, gathered.op_list, merge=config.merge_overrides)
+    else:
+        api_model = ApiModel({})  # every op's default ApiDef, built on demand by ApiModel.get
+    phases.done(f"overrides: {printable_path(overrides_dir) if overrides_dir is not None else 'none'}")
+
+    depfile = _depfile(settings, opts, gathered, overrides_dir) if settings.depfile else None
+
+    if settings.list_outputs:
+        groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
+        for name in output_paths(groups, config, opts):
+            print(_printed(opts.out / name))
+        return 0
+
+    render_model = api_model
+    if config.docstring_kernels:
+        from opgen.render.kernel_docs import with_kernel_docs
+
+        render_model = with_kernel_docs(api_model, gathered)
+    result = render_tree(
+        gathered, render_model, opts, progress=_progress_bar(started, settings.quiet), write_cache=not settings.dry_run
+    )
+    if sys.stderr.isatty() and not settings.quiet:
+        sys.stderr.write("\r\x1b[K")
+    phases.done(f"rendered {_count(len(result.files) - 1, 'module')}, {result.formatted} chunks formatted")
+    api_snapshot = snapshot_outputs(config, gathered, api_model, opts.out)
+    for rel in api_snapshot:
+        if rel.casefold() in {f.casefold() for f in result.files}:
+            raise OpgenError(
+                f"[tool.opgen] api = {config.api!r} names a file the build generates ({rel})",
+                config.where("api"),
+                hint=f"give the API snapshot its own name, e.g. api = {config.out.rstrip('/') + '/API.md'!r}",
+            )
+    changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
+    phases.done(
+        f"API snapshot and comparison: {len(changes.write)} to write, {len(changes.delete)} to delete, "
+        f"{changes.unchanged} unchanged"
+    )
+    if depfile is not None and settings.depfile and not reviewing:
+        atomic_write(Path(settings.depfile), depfile)
+    if settings.check or settings.diff:
+        return _report_stale(settings, opts, changes)
+    if settings.dry_run:
+        for rel in changes.write:
+            print(f"would write {_printed(opts.out / rel)}")
+        for rel in changes.delete:
+            print(f"would delete {_printed(opts.out / rel)}")
+        _report_kept(opts.out, changes)
+        return 0
+    with build_lock(opts.out):  # another build may have committed meanwhile: compare again
+        changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
+        commit(opts.out, changes)
+    phases.done(f"wrote {printable_path(opts.out)}")
+    _report_kept(opts.out, changes)
+    elapsed = time.perf_counter() - started
+    _summary(
+        settings,
+        f"opgen build: {_count(len(result.files) - 1, 'module')}, {_count(result.ops, 'op')} -> "
+        f"{printable_path(opts.out)}: "
+        f"{len(changes.write)} written, {len(changes.delete)} deleted, {changes.unchanged} unchanged "
+        f"({result.formatted} chunks formatted, {elapsed:.2f}s)",
+    )
+    return 0

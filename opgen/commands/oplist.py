@@ -1,0 +1,59 @@
+"""`opgen oplist`: the gathered OpList (pbtxt, pb or json), or with `--api` the per-op Python
+API model after the overrides, or with `--report-shapes` how each op's shape function reaches
+the runtime; `--from-library` reads a compiled library's OpList instead."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from opgen.settings import Settings as _Settings
+from opgen.settings import SpecInput
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings(_Settings):
+    input: SpecInput
+    from_library: str | None = None
+    overrides: str | None = None
+    api: bool = False
+    report_shapes: bool = False
+    format: str = "pbtxt"
+    output: str | None = None
+
+
+def run(settings: Settings) -> int:
+    from opgen.fsutil import atomic_write
+    from opgen.outputs.written_files import check_output_option
+
+    if settings.from_library:
+        from opgen.spec import op_library
+        from opgen.spec.oplist_io import check_op_list
+
+        op_list = op_library.op_list_from_library(settings.from_library)
+        check_op_list(op_list, settings.from_library)
+        check_output_option(settings.output, settings.config, [settings.from_library])
+    else:
+        gathered = settings.input.gather()
+        check_output_option(settings.output, settings.config, gathered,
+                            *([settings.overrides] if settings.api else []))
+        op_list = gathered.op_list
+    if settings.report_shapes and not settings.from_library:
+        from opgen.shape_translate.report import shape_report
+
+        data = shape_report(gathered.sources).encode()
+    elif settings.api:
+        from opgen.overrides.load import describe_api_model, load_overrides
+
+        model = load_overrides(settings.overrides, op_list, merge=settings.config.merge_overrides)
+        data = describe_api_model(model, op_list).encode()
+    else:
+        from opgen.spec.oplist_io import dump_op_list
+
+        data = dump_op_list(op_list, settings.format)
+    if settings.output:
+        atomic_write(Path(settings.output), data)
+    else:
+        sys.stdout.buffer.write(data)
+    return 0

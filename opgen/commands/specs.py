@@ -1,0 +1,28 @@
+"""`opgen specs`: REGISTER_OP C++ (with Doc) for an OpList file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from opgen.settings import Settings as _Settings
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings(_Settings):
+    oplist: str
+    output: str
+    skip_inexpressible: bool = False
+
+
+def run(settings: Settings) -> int:
+    from opgen.fsutil import atomic_write
+    from opgen.outputs.written_files import check_output_option
+    from opgen.spec.emit_cc import op_list_to_cc
+    from opgen.spec.oplist_io import load_op_list_file
+
+    op_list = load_op_list_file(settings.oplist)
+    check_output_option(settings.output, settings.config, [settings.oplist])
+    cc = op_list_to_cc(op_list, skip_inexpressible=settings.skip_inexpressible)
+    atomic_write(Path(settings.output), cc.encode())
+    return 0

@@ -1,0 +1,37 @@
+"""`opgen oplist --from-library`: the OpList a compiled op library registers, read through
+TensorFlow (the one generator path that needs it: a compiled library can only be asked by
+loading it)."""
+
+from __future__ import annotations
+
+import os
+
+from opgen.errors import Location, OpgenError
+from opgen_runtime.proto import op_def_pb2
+
+
+def op_list_from_library(path: str) -> op_def_pb2.OpList:
+    """What `path` registers, as TensorFlow reads it (c_api.cc TF_LoadLibrary and
+    TF_GetOpList), ops sorted by name; an error located at the library when it is missing,
+    TensorFlow is not installed, or TensorFlow cannot load it."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # TF's C++ start-up logging is not opgen's output
+    try:
+        import tensorflow  # noqa: F401 - first: its submodules may be imported already
+    except ImportError:
+        raise OpgenError("--from-library needs TensorFlow to load the op library, and it is not installed",
+                         Location(path), hint="pip install tensorflow-cpu, or give the library's REGISTER_OP "
+                         "sources (or an OpList file) instead") from None
+    if not os.path.isfile(path):
+        raise OpgenError(f"op library {path} does not exist", Location(path), hint="pass the path of a compiled .so")
+    from tensorflow.python.client import pywrap_tf_session as c_api
+
+    try:
+        handle = c_api.TF_LoadLibrary(path)
+    except Exception as e:  # noqa: BLE001 - TF raises its own NotFoundError/InvalidArgumentError types
+        raise OpgenError(f"cannot load op library {path}: {getattr(e, 'message', e)}", Location(path)) from None
+    try:
+        data = c_api.TF_GetOpList(handle)
+    finally:
+        c_api.TF_DeleteLibraryHandle(handle)
+    ops = op_def_pb2.OpList.FromString(data)
+    return op_def_pb2.OpList(op=sorted(ops.op, key=lambda o: o.name.encode()))  # type: ignore[union-attr]

@@ -1,0 +1,3 @@
+"""TensorFlow's text forms: attr values and OpDef summaries (`attr_text`), the protobuf
+text format (`proto_text`) and OpDef fingerprints (`fingerprint`).
+"""
