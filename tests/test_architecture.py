@@ -40,7 +40,7 @@ LAYERS: list[dict[str, list[str]]] = [
     {"outputs": ["opgen.outputs"]},
     # render and apidiff never import each other
     {"render": ["opgen.render"], "apidiff": ["opgen.apidiff"]},
-    {"settings": ["opgen.settings", "opgen.config"], "overrides": ["opgen.overrides.load"]},
+    {"settings": ["opgen.settings", "opgen.config"], "overrides": ["opgen.overrides"]},
     {"front end": ["opgen.spec", "opgen.shape_translate"], "module groups": ["opgen.module_groups"]},
     {"python api": ["opgen.python_api"]},
     {"registry": ["opgen.registry"]},
