@@ -8,6 +8,7 @@ from __future__ import annotations
 import collections
 from typing import Annotated, Any, TypeVar
 
+from opgen_runtime import api_types as _api_types
 from opgen_runtime import atypes as _atypes
 from opgen_runtime import dispatch as _dispatch
 from opgen_runtime import dtypes as _dtypes
@@ -75,11 +76,11 @@ TV_ListInputs_T = TypeVar(
 @_dispatch.add_fallback_dispatch_list
 @_dispatch.add_type_based_api_dispatcher
 def list_inputs(
-    values: Annotated[list[Any], TV_ListInputs_T],
-    more: Annotated[list[Any], TV_ListInputs_T],
-    fixed: Annotated[list[Any], _atypes.Int32],
-    name=None,
-) -> Annotated[Any, TV_ListInputs_T]:
+    values: Annotated[_api_types.TensorLikeList, TV_ListInputs_T],
+    more: Annotated[_api_types.TensorLikeList, TV_ListInputs_T],
+    fixed: Annotated[_api_types.TensorLikeList, _atypes.Int32],
+    name: str | None = None,
+) -> Annotated[_api_types.Tensor, TV_ListInputs_T]:
     r"""TODO: add doc.
 
     Args:
@@ -91,6 +92,7 @@ def list_inputs(
     Returns:
       A `Tensor`. Has the same type as `values`.
     """
+    _result: Annotated[_api_types.Tensor, TV_ListInputs_T]
     _ctx = _execute.eager_context()
     if _ctx is not None:
         try:
@@ -135,8 +137,7 @@ def list_inputs(
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
-    _result = _outputs[:]
-    (_result,) = _result
+    (_result,) = _outputs
     return _result
 
 
@@ -161,7 +162,11 @@ TV_ManyOutputs_T = TypeVar("TV_ManyOutputs_T", _atypes.Float32, _atypes.Half)
 
 @_dispatch.add_fallback_dispatch_list
 @_dispatch.add_type_based_api_dispatcher
-def many_outputs(x: Annotated[Any, TV_ManyOutputs_T], n: int, name=None):
+def many_outputs(
+    x: Annotated[_api_types.TensorLike, TV_ManyOutputs_T],
+    n: int,
+    name: str | None = None,
+) -> _ManyOutputsOutput:
     r"""TODO: add doc.
 
     Args:
@@ -177,6 +182,7 @@ def many_outputs(x: Annotated[Any, TV_ManyOutputs_T], n: int, name=None):
       count: A `Tensor` of type `int64`.
       last_list: A list of `n` `Tensor` objects with type `int32`.
     """
+    _result: _ManyOutputsOutput
     _ctx = _execute.eager_context()
     if _ctx is not None:
         try:
@@ -200,10 +206,10 @@ def many_outputs(x: Annotated[Any, TV_ManyOutputs_T], n: int, name=None):
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
-    _result = _outputs[:]
-    _result = _result[:1] + [_result[1 : 1 + _attr_n]] + _result[1 + _attr_n :]
-    _result = _result[:3] + [_result[3:]]
-    _result = _ManyOutputsOutput._make(_result)
+    _values: list[Any] = _outputs[:]
+    _values = _values[:1] + [_values[1 : 1 + _attr_n]] + _values[1 + _attr_n :]
+    _values = _values[:3] + [_values[3:]]
+    _result = _ManyOutputsOutput._make(_values)
     return _result
 
 
@@ -219,7 +225,9 @@ _OP_DEFS.append(
 
 @_dispatch.add_fallback_dispatch_list
 @_dispatch.add_type_based_api_dispatcher
-def no_outputs(x: Annotated[Any, _atypes.Float32], name=None):
+def no_outputs(
+    x: Annotated[_api_types.TensorLike, _atypes.Float32], name: str | None = None
+) -> _api_types.Operation | None:
     r"""TODO: add doc.
 
     Args:
@@ -229,6 +237,7 @@ def no_outputs(x: Annotated[Any, _atypes.Float32], name=None):
     Returns:
       The created Operation.
     """
+    _result: _api_types.Operation | None
     _ctx = _execute.eager_context()
     if _ctx is not None:
         try:
@@ -304,14 +313,14 @@ TV_Ordering_dst = TypeVar(
 @_dispatch.add_fallback_dispatch_list
 @_dispatch.add_type_based_api_dispatcher
 def ordering(
-    x: Annotated[Any, TV_Ordering_T],
-    y: Annotated[Any, TV_Ordering_T],
+    x: Annotated[_api_types.TensorLike, TV_Ordering_T],
+    y: Annotated[_api_types.TensorLike, TV_Ordering_T],
     required: str,
-    dst: TV_Ordering_dst,
+    dst: Annotated[_api_types.DTypeLike, TV_Ordering_dst],
     with_default: int = 3,
-    out_type=_dtypes.int64,
-    name=None,
-) -> Annotated[Any, TV_Ordering_out_type]:
+    out_type: _api_types.DTypeLike = _dtypes.int64,
+    name: str | None = None,
+) -> Annotated[_api_types.Tensor, TV_Ordering_out_type]:
     r"""TODO: add doc.
 
     Args:
@@ -326,6 +335,7 @@ def ordering(
     Returns:
       A `Tensor` of type `out_type`.
     """
+    _result: Annotated[_api_types.Tensor, TV_Ordering_out_type]
     _ctx = _execute.eager_context()
     if _ctx is not None:
         try:
@@ -381,8 +391,7 @@ def ordering(
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
-    _result = _outputs[:]
-    (_result,) = _result
+    (_result,) = _outputs
     return _result
 
 
@@ -403,8 +412,8 @@ TV_SingleType_T = TypeVar("TV_SingleType_T", bound=_atypes.BFloat16)
 @_dispatch.add_fallback_dispatch_list
 @_dispatch.add_type_based_api_dispatcher
 def single_type(
-    x: Annotated[Any, TV_SingleType_T], name=None
-) -> Annotated[Any, TV_SingleType_T]:
+    x: Annotated[_api_types.TensorLike, TV_SingleType_T], name: str | None = None
+) -> Annotated[_api_types.Tensor, TV_SingleType_T]:
     r"""TODO: add doc.
 
     Args:
@@ -414,6 +423,7 @@ def single_type(
     Returns:
       A `Tensor`. Has the same type as `x`.
     """
+    _result: Annotated[_api_types.Tensor, TV_SingleType_T]
     _ctx = _execute.eager_context()
     if _ctx is not None:
         try:
@@ -436,8 +446,7 @@ def single_type(
         if _result is _dispatch.NOT_SUPPORTED:
             raise
         return _result
-    _result = _outputs[:]
-    (_result,) = _result
+    (_result,) = _outputs
     return _result
 
 
@@ -492,11 +501,11 @@ TV_SplitLike_T = TypeVar(
 @_dispatch.add_fallback_dispatch_list
 @_dispatch.add_type_based_api_dispatcher
 def split_like(
-    split_dim: Annotated[Any, _atypes.Int32],
-    value: Annotated[Any, TV_SplitLike_T],
+    split_dim: Annotated[_api_types.TensorLike, _atypes.Int32],
+    value: Annotated[_api_types.TensorLike, TV_SplitLike_T],
     num_split: int,
-    name=None,
-):
+    name: str | None = None,
+) -> list[_api_types.Tensor]:
     r"""TODO: add doc.
 
     Args:
@@ -508,6 +517,7 @@ def split_like(
     Returns:
       A list of `num_split` `Tensor` objects with the same type as `value`.
     """
+    _result: list[_api_types.Tensor]
     _ctx = _execute.eager_context()
     if _ctx is not None:
         try:
@@ -555,7 +565,9 @@ _OP_DEFS.append(
 
 @_dispatch.add_fallback_dispatch_list
 @_dispatch.add_type_based_api_dispatcher
-def stateful_list_output(n: int, name=None):
+def stateful_list_output(
+    n: int, name: str | None = None
+) -> list[_api_types.Tensor] | _api_types.Operation | None:
     r"""TODO: add doc.
 
     Args:
@@ -565,6 +577,7 @@ def stateful_list_output(n: int, name=None):
     Returns:
       A list of `n` `Tensor` objects with type `float32`.
     """
+    _result: list[_api_types.Tensor] | _api_types.Operation | None
     _ctx = _execute.eager_context()
     if _ctx is not None:
         try:
@@ -607,7 +620,11 @@ _OP_DEFS.append(
 
 @_dispatch.add_fallback_dispatch_list
 @_dispatch.add_type_based_api_dispatcher
-def type_lists(args, Tout, name=None):
+def type_lists(
+    args: _api_types.TensorLikeList,
+    Tout: list[_api_types.DTypeLike] | tuple[_api_types.DTypeLike, ...],
+    name: str | None = None,
+) -> list[_api_types.Tensor]:
     r"""TODO: add doc.
 
     Args:
@@ -618,6 +635,7 @@ def type_lists(args, Tout, name=None):
     Returns:
       A list of `Tensor` objects of type `Tout`.
     """
+    _result: list[_api_types.Tensor]
     _ctx = _execute.eager_context()
     if _ctx is not None:
         try:
