@@ -87,6 +87,7 @@ class Output:
     field: str  # namedtuple field (ApiDef rename, AvoidPythonReserved)
     is_list: bool
     size: str | None  # list size expression (`_attr_N`, `num_split`, `len(x)`), lists only
+    annotation: str = "_api_types.Tensor"  # the namedtuple field's type (`list[...]` for a list)
 
 
 @dataclass(frozen=True)
@@ -335,7 +336,9 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
             size = (
                 f"len({input_param_name(inferred_from[t])})" if t in inferred_from else f"len(_attr_{attr_param_name(t)})"
             )
-        outputs.append(Output(arg.name, field, bool(arg.number_attr or arg.type_list_attr), size))
+        is_list = bool(arg.number_attr or arg.type_list_attr)
+        annotation = "list[_api_types.Tensor]" if is_list else f"Annotated[_api_types.Tensor, {dtype_metadata(arg)}]"
+        outputs.append(Output(arg.name, field, is_list, size, annotation))
     if len(outputs) > 1:
         _check_unique([o.field for o in outputs], "output field", op_def.name)
         for o in outputs:

@@ -411,7 +411,7 @@ def _template_line(tb, name: str) -> int:
 # What a module header can import, by the name a rendered body uses for it: the runtime
 # modules (`from opgen_runtime import execute as _execute`), `typing` names and `collections`.
 RUNTIME_MODULES = ("api_types", "atypes", "dispatch", "dtypes", "execute", "op_def_library", "registry")
-TYPING_NAMES = ("Annotated", "Any", "List", "Literal", "TypeVar")
+TYPING_NAMES = ("TYPE_CHECKING", "Annotated", "Any", "List", "Literal", "NamedTuple", "TypeVar")
 _BUILTINS = frozenset(dir(builtins))
 
 

@@ -3,6 +3,7 @@ every line marked `# mistake:`, and none elsewhere (tests/test_typing.py)."""
 
 from __future__ import annotations
 
+import gen_array_ops
 import gen_math_ops
 import gen_nn_ops
 
@@ -13,3 +14,4 @@ gen_math_ops.reduce_mean(x, [0], bogus=1)  # mistake: a keyword the wrapper does
 gen_math_ops.reduce_mean(x, [0], keep_dims="yes")  # mistake: a str for a bool attr
 gen_nn_ops.bias_add(x, x, data_format="NWHC")  # mistake: a string outside the attr's set
 first = gen_math_ops.add(x, x)[0]  # mistake: a single-output result used as a tuple
+gen_array_ops.unique([3, 1, 3]).values[0]  # mistake: a field of a multi-output result indexed
