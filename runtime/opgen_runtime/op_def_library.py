@@ -178,7 +178,7 @@ def _apply_op_helper(
                 stack.pop()
     finally:
         scopes.name_stack = old_scope
-    outputs = op._out
+    outputs: Any = op._out  # a Tensor, or a tuple of them for several
     return (
         list(structure),
         info.is_stateful,
