@@ -551,7 +551,7 @@ def module_uses(functions: list[FunctionSummary], registration: ChunkUses) -> di
         # B008: tensor defaults are built by a call, exactly like TF's.
         "noqa": sorted(noqa),
         "collections": registration.collections or any(f.collections for f in functions),
-        "typing": sorted(typing),
+        "typing": sorted(typing, key=literals.isort_key),  # ruff's isort order: CONSTANTS, Classes, rest
         "runtime": [r for r in RUNTIME_MODULES if r in runtime],
     }
 
