@@ -23,6 +23,8 @@ _FILES = {
     "gitignore.j2": ".gitignore",
     "op.cc.j2": "ops/{package}.cc",
     "__init__.py.j2": "{package}/__init__.py",
+    # the marker that type checkers read the package's annotations by (docs/typing.md)
+    "py.typed.j2": "{package}/py.typed",
 }
 
 

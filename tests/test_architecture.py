@@ -62,6 +62,7 @@ LAYERS: list[dict[str, list[str]]] = [
 
 # What generated modules may import from the runtime: the surface the runtime keeps stable.
 FACADE = frozenset({
+    "opgen_runtime.api_types",
     "opgen_runtime.atypes",
     "opgen_runtime.dispatch",
     "opgen_runtime.dtypes",

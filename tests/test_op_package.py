@@ -111,7 +111,8 @@ def user_venv(tf, tmp_path_factory) -> Path:
     package = fresh_venv.build_wheel(project, wheels, "--no-build-isolation",
                                      env=fresh_venv.clean_env(PYTHONPATH=str(REPO)))
     names = set(zipfile.ZipFile(package).namelist())
-    assert {"example_ops/__init__.py", "example_ops/gen_example_ops.py", "example_ops/_example_ops.so"} <= names
+    assert {"example_ops/__init__.py", "example_ops/gen_example_ops.py", "example_ops/_example_ops.so",
+            "example_ops/py.typed"} <= names
     fresh_venv.build_wheel(REPO / "runtime", wheels)
     python = fresh_venv.create(root / "venv", layer=fresh_venv.tensorflow_layer())
     before = fresh_venv.distributions(python)

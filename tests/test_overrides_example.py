@@ -72,7 +72,9 @@ def _module_names(sources: dict[str, str]):
     exported: set[str] = set()
     namedtuples: dict[str, list[str]] = {}
     for source in sources.values():
-        for node in ast.parse(source).body:
+        body = ast.parse(source).body
+        # the namedtuple is made in the `else:` of `if TYPE_CHECKING:` (docs/typing.md)
+        for node in [*body, *(n for s in body if isinstance(s, ast.If) for n in s.orelse)]:
             if isinstance(node, ast.FunctionDef):
                 functions[node.name] = node
             elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):

@@ -46,6 +46,7 @@ def test_runtime_wheel_holds_the_runtime_and_its_protos_and_needs_protobuf_only(
     wheel = fresh_venv.build_wheel(REPO / "runtime", tmp_path)
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"opgen_runtime/__init__.py", "opgen_runtime/version.py", "opgen_runtime/atypes.pyi",
+            "opgen_runtime/py.typed",
             "opgen_runtime/shape_fns/__init__.py", "opgen_runtime/proto/datatypes.py",
             "opgen_runtime/proto/op_def.proto", "opgen_runtime/proto/op_def_pb2.py"} <= names
     assert {n.split("/")[0] for n in names} == {"opgen_runtime", wheel.name.split("-")[0] + "-0.1.0.dist-info"}

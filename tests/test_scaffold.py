@@ -24,14 +24,15 @@ def test_init_writes_the_example_package(tmp_path, capsys):
     assert main(["init", str(tmp_path / "example_ops")]) == 0
     assert _files(tmp_path / "example_ops") == _files(EXAMPLE)
     err = capsys.readouterr().err
-    assert "opgen init: wrote 5 files into" in err and "`opgen build` writes example_ops/gen_example_ops.py" in err
+    assert "opgen init: wrote 6 files into" in err and "`opgen build` writes example_ops/gen_example_ops.py" in err
 
 
 def test_init_names_everything_after_the_package(tmp_path, capsys):
     assert main(["init", "--quiet", "--package", "tf_blur", str(tmp_path / "blur-project")]) == 0
     assert capsys.readouterr().err == ""
     files = _files(tmp_path / "blur-project")
-    assert set(files) == {".gitignore", "pyproject.toml", "setup.py", "ops/tf_blur.cc", "tf_blur/__init__.py"}
+    assert set(files) == {".gitignore", "pyproject.toml", "setup.py", "ops/tf_blur.cc", "tf_blur/__init__.py",
+                          "tf_blur/py.typed"}
     assert b'REGISTER_OP("TfBlurScale")' in files["ops/tf_blur.cc"]
     assert b'name = "tf-blur"' in files["pyproject.toml"] and b'library = "_tf_blur.so"' in files["pyproject.toml"]
     assert b'OpLibrary("tf_blur/_tf_blur.so", ["ops/tf_blur.cc"])' in files["setup.py"]

@@ -63,7 +63,8 @@ def parse_module(source: str, *, tf_style: bool = True) -> dict[str, PyFunction]
     fields: dict[str, tuple[str, ...]] = {}  # `_<Op>Output` -> namedtuple fields
     exported: set[str] = set()
     result = {}
-    for node in tree.body:
+    # opgen's namedtuple is made in the `else:` of `if TYPE_CHECKING:` (docs/typing.md)
+    for node in [*tree.body, *(n for s in tree.body if isinstance(s, ast.If) for n in s.orelse)]:
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
             if node.targets[0].id == "__all__":
                 exported = set(ast.literal_eval(node.value))

@@ -22,7 +22,7 @@ from opgen.python_api import docstrings
 from opgen.python_api.literals import annotation_class, attr_default, py_str
 from opgen.python_api.names import avoid_reserved, identifier_problem, is_reserved, lower_case_op_name
 from opgen.python_api.signature import inferred_attrs, python_aliases, python_function_name, python_params
-from opgen_runtime.proto import op_def_pb2
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 from opgen_runtime.proto.datatypes import BY_ENUM
 
 # All annotation classes, sorted as strings: the constraints of a TypeVar whose attr allows any type.
@@ -38,7 +38,17 @@ _CONVERTERS = {
     "tensor": "make_tensor",
 }
 _SUPPORTED_ATTR_TYPES = frozenset(_CONVERTERS) | {"func"} | {f"list({t})" for t in (*_CONVERTERS, "func")}
-_SCALAR_ANNOTATIONS = {"bool": "bool", "int": "int", "float": "float", "string": "str"}
+# An attr's Python type by its (scalar) AttrDef type; strings with allowed values get a Literal.
+_ATTR_ANNOTATIONS = {
+    "bool": "bool",
+    "int": "int",
+    "float": "float",
+    "string": "str",
+    "type": "_api_types.DTypeLike",
+    "shape": "_api_types.ShapeLike",
+    "tensor": "_api_types.TensorProtoLike",
+    "func": "_api_types.FuncLike",
+}
 
 
 @dataclass(frozen=True)
@@ -53,7 +63,7 @@ class Param:
     name: str  # Python parameter name (ApiDef rename, AvoidPythonReserved)
     keyword: str  # `_apply_op_helper` keyword: OpDef name through AvoidPythonReserved
     kind: str  # "input" | "attr"
-    annotation: str | None  # annotation source, None = unannotated
+    annotation: str  # annotation source (`opgen_runtime.api_types` aliases, builtins, Literal)
     default: str | None  # default value source; None = required
     doc: str  # the Args entry, unindented (`x: A `Tensor`. ...`)
     attr_type: str | None = None  # attrs: "int", "list(type)", ...
@@ -77,6 +87,7 @@ class Output:
     field: str  # namedtuple field (ApiDef rename, AvoidPythonReserved)
     is_list: bool
     size: str | None  # list size expression (`_attr_N`, `num_split`, `len(x)`), lists only
+    annotation: str = "_api_types.Tensor"  # the namedtuple field's type (`list[...]` for a list)
 
 
 @dataclass(frozen=True)
@@ -90,7 +101,7 @@ class FunctionApi:
     aliases: tuple[str, ...]  # further module-level names bound to this function (extra endpoints)
     params: tuple[Param, ...]  # in signature order, without the trailing `name=None`
     typevars: tuple[TypeVarDef, ...]
-    return_annotation: str | None
+    return_annotation: str
     outputs: tuple[Output, ...]
     namedtuple: str | None  # `_<Op>Output` class name when there are several outputs
     namedtuple_typename: str | None  # the namedtuple's type name (`<Op>`)
@@ -239,11 +250,15 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
 
     typevars = {a.name: _typevar(op_def.name, a) for a in op_def.attr if a.type == "type"}
 
-    def tensor_annotation(arg: op_def_pb2.OpDef.ArgDef) -> str | None:
-        if arg.type_list_attr:
-            return None
-        inner = typevars[arg.type_attr].name if arg.type_attr else f"_atypes.{annotation_class(arg.type)}"
-        return f"Annotated[list[Any], {inner}]" if arg.number_attr else f"Annotated[Any, {inner}]"
+    def dtype_metadata(arg: op_def_pb2.OpDef.ArgDef) -> str:
+        """TF's `Annotated` metadata of a tensor argument: its dtype's TypeVar or annotation class."""
+        return typevars[arg.type_attr].name if arg.type_attr else f"_atypes.{annotation_class(arg.type)}"
+
+    def tensor_annotation(arg: op_def_pb2.OpDef.ArgDef) -> str:
+        if arg.type_list_attr:  # TF annotates none: the dtypes are a list attr's
+            return "_api_types.TensorLikeList"
+        kind = "_api_types.TensorLikeList" if arg.number_attr else "_api_types.TensorLike"
+        return f"Annotated[{kind}, {dtype_metadata(arg)}]"
 
     params: list[Param] = []
     for py in python_params(op_def, api_def):
@@ -282,7 +297,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
                 name=pname,
                 keyword=_check_identifier(avoid_reserved(attr.name), "attr", op_def.name),
                 kind="attr",
-                annotation=_attr_annotation(attr, typevars, py.default is not None),
+                annotation=_attr_annotation(attr, typevars, py.default),
                 default=attr_default(py.default, pname) if py.default is not None else None,
                 doc=docstrings.arg_entry(pname, docstrings.attr_type_phrase(attr, py.default), desc, is_input=False),
                 attr_type=attr.type,
@@ -327,7 +342,9 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
                 if t in inferred_from
                 else f"len(_attr_{attr_param_name(t)})"
             )
-        outputs.append(Output(arg.name, field, bool(arg.number_attr or arg.type_list_attr), size))
+        is_list = bool(arg.number_attr or arg.type_list_attr)
+        annotation = "list[_api_types.Tensor]" if is_list else f"Annotated[_api_types.Tensor, {dtype_metadata(arg)}]"
+        outputs.append(Output(arg.name, field, is_list, size, annotation))
     if len(outputs) > 1:
         _check_unique([o.field for o in outputs], "output field", op_def.name)
         for o in outputs:
@@ -338,11 +355,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
                 )
             _check_identifier(o.field, "output field", op_def.name)
 
-    return_annotation = None
-    if len(outputs) == 1 and not outputs[0].is_list:
-        out = op_def.output_arg[0]
-        inner = typevars[out.type_attr].name if out.type_attr else f"_atypes.{annotation_class(out.type)}"
-        return_annotation = f"Annotated[Any, {inner}]"
+    return_annotation = _return_annotation(op_def, outputs, dtype_metadata)
 
     entries = [p.doc for p in params] + ["name: A name for the operation (optional)."]
     doc = docstrings.docstring_text(
@@ -399,13 +412,46 @@ def _visible(api_def: api_def_pb2.ApiDef) -> bool:
     return api_def.visibility in (api_def_pb2.ApiDef.VISIBLE, api_def_pb2.ApiDef.DEFAULT_VISIBILITY)
 
 
-def _attr_annotation(attr: op_def_pb2.OpDef.AttrDef, typevars: dict[str, TypeVarDef], has_default: bool) -> str | None:
-    """Attr annotations (TF's GenEagerPythonOp type annotations). A `type` attr with a default is left
-    unannotated (TF writes `T:TV_Op_T=_dtypes.float32`, which no type checker accepts: a DType is not the
-    TypeVar)."""
-    if attr.type == "type":
-        return None if has_default else typevars[attr.name].name
-    return _SCALAR_ANNOTATIONS.get(attr.type)
+def _attr_annotation(
+    attr: op_def_pb2.OpDef.AttrDef, typevars: dict[str, TypeVarDef], default: attr_value_pb2.AttrValue | None
+) -> str:
+    """What the runtime's conversion of the attr (`opgen_runtime.attr_values`) accepts, as
+    a type (docs/typing.md): `int`, `float`, `bool`, `str` or the `Literal` of a string
+    attr's allowed values, the `opgen_runtime.api_types` alias of a dtype, shape, tensor or
+    func; a list attr a list or tuple of those (the wrapper checks `isinstance(v, (list,
+    tuple))`). A `type` attr without default keeps TF's TypeVar as `Annotated` metadata (TF
+    annotates it with the bare TypeVar, which no DType satisfies). A default of None (an attr
+    whose default AttrValue is empty) adds `| None`."""
+    is_list = attr.type.startswith("list(")
+    scalar = attr.type[5:-1] if is_list else attr.type
+    allowed = attr.allowed_values.list.s if attr.HasField("allowed_values") else ()
+    if scalar == "string" and allowed:
+        item = "Literal[" + ", ".join(py_str(v.decode("utf-8", "surrogateescape")) for v in allowed) + "]"
+    else:
+        item = _ATTR_ANNOTATIONS[scalar]
+    text = f"list[{item}] | tuple[{item}, ...]" if is_list else item
+    if attr.type == "type" and default is None:
+        text = f"Annotated[{text}, {typevars[attr.name].name}]"
+    if default is not None and default.WhichOneof("value") is None and scalar != "shape":
+        text += " | None"
+    return text
+
+
+def _return_annotation(op_def: op_def_pb2.OpDef, outputs: list[Output], dtype_metadata) -> str:
+    """The result's type: the namedtuple class of several outputs, the Tensor of one (with TF's
+    dtype metadata), a list of Tensors for a list output, `Operation | None` for none (TF's
+    eager fast path and eager fallback return None for an op without outputs). A stateful op's
+    one list output returns its Operation (None when TF ran it eagerly) when the list is empty,
+    as TF's wrappers do."""
+    if not outputs:
+        return "_api_types.Operation | None"
+    if len(outputs) > 1:
+        return f"_{avoid_reserved(op_def.name)}Output"
+    if outputs[0].is_list:
+        return (
+            "list[_api_types.Tensor] | _api_types.Operation | None" if op_def.is_stateful else "list[_api_types.Tensor]"
+        )
+    return f"Annotated[_api_types.Tensor, {dtype_metadata(op_def.output_arg[0])}]"
 
 
 def _check_unique(names: list[str], what: str, op_name: str) -> None:

@@ -55,8 +55,9 @@ UNDERSCORE_SET: frozenset[str] = frozenset(
 # Names the generated module itself binds at top level; a function or alias named like one
 # would shadow it (checked by the emitter).
 MODULE_GLOBALS: frozenset[str] = frozenset(
-    {"collections", "Annotated", "Any", "List", "TypeVar", "_atypes", "_dtypes", "_execute",
-     "_op_def_library", "_registry", "_dispatch", "_require_runtime", "__all__", "_OP_DEFS"}
+    {"collections", "TYPE_CHECKING", "Annotated", "Any", "List", "Literal", "NamedTuple", "TypeVar", "_api_types",
+     "_atypes", "_dtypes", "_execute", "_op_def_library", "_registry", "_dispatch", "_require_runtime", "__all__",
+     "_OP_DEFS"}
 )
 
 

@@ -187,15 +187,13 @@ def assign_default(name: str, default: str, indent: str) -> str:
 def signature_params(f: FunctionApi) -> list[Bracketed | str]:
     parts: list[Bracketed | str] = []
     for p in f.params:
-        if p.annotation:
-            parts.append(_annotated_param(p.name, p.annotation, f" = {p.default}" if p.default is not None else ""))
-        elif p.default is not None and (args := _tensor_call(p.default)) is not None:
-            parts.append(Bracketed(f"{p.name}={_MAKE_TENSOR}", args, ")"))
-        elif p.default is not None:
-            parts.append(_display(f"{p.name}=", p.default))
+        if p.default is not None and (args := _tensor_call(p.default)) is not None:
+            parts.append(Bracketed(f"{p.name}: {p.annotation} = {_MAKE_TENSOR}", args, ")"))
+        elif p.default is not None and p.default.startswith("["):
+            parts.append(_display(f"{p.name}: {p.annotation} = ", p.default))
         else:
-            parts.append(p.name)
-    parts.append("name=None")
+            parts.append(_annotated_param(p.name, p.annotation, f" = {p.default}" if p.default is not None else ""))
+    parts.append("name: str | None = None")
     return parts
 
 
@@ -371,8 +369,8 @@ def _template_line(tb, name: str) -> int:
 
 # What a module header can import, by the name a rendered body uses for it: the runtime
 # modules (`from opgen_runtime import execute as _execute`), `typing` names and `collections`.
-RUNTIME_MODULES = ("atypes", "dispatch", "dtypes", "execute", "op_def_library", "registry")
-TYPING_NAMES = ("Annotated", "Any", "List", "TypeVar")
+RUNTIME_MODULES = ("api_types", "atypes", "dispatch", "dtypes", "execute", "op_def_library", "registry")
+TYPING_NAMES = ("TYPE_CHECKING", "Annotated", "Any", "List", "Literal", "NamedTuple", "TypeVar")
 _BUILTINS = frozenset(dir(builtins))
 
 
@@ -512,7 +510,7 @@ def module_uses(functions: list[FunctionSummary], registration: ChunkUses) -> di
         # B008: tensor defaults are built by a call, exactly like TF's.
         "noqa": sorted(noqa),
         "collections": registration.collections or any(f.collections for f in functions),
-        "typing": sorted(typing),
+        "typing": sorted(typing, key=literals.isort_key),  # ruff's isort order: CONSTANTS, Classes, rest
         "runtime": [r for r in RUNTIME_MODULES if r in runtime],
     }
 

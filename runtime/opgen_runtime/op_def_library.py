@@ -94,8 +94,13 @@ def _raise_not_same_graph(element: Any, original: Any, graph: Graph) -> None:
     )
 
 
-def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any):
-    """Adds an `op_type_name` node; returns (output_structure, is_stateful, op, outputs)."""
+def _apply_op_helper(
+    op_type_name: str, name: str | None = None, **keywords: Any
+) -> tuple[Any, Any, Operation | None, list[Tensor]]:
+    """Adds an `op_type_name` node; returns (output_structure, is_stateful, op, outputs).
+
+    On TensorFlow the op and outputs are TF's (op None when TF ran it eagerly,
+    `tf_backend.apply_op_helper`): typed as opgen's, whose members they have (docs/typing.md)."""
     if _backend.active():
         if _registry.pending_libraries:
             _op_libraries.load_op_libraries()
@@ -173,7 +178,7 @@ def _apply_op_helper(op_type_name: str, name: str | None = None, **keywords: Any
                 stack.pop()
     finally:
         scopes.name_stack = old_scope
-    outputs = op._out
+    outputs: Any = op._out  # a Tensor, or a tuple of them for several
     return (
         list(structure),
         info.is_stateful,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from opgen_runtime import api_types as _api_types
 from opgen_runtime import atypes as _atypes
 from opgen_runtime import dispatch as _dispatch
 from opgen_runtime import dtypes as _dtypes
@@ -151,22 +152,27 @@ def defaults(
     f_neg_zero: float = -0.0,
     f_hundred: float = 100.0,
     b: bool = True,
-    t_half=_dtypes.half,
-    t_float=_dtypes.float32,
-    t_bool=_dtypes.bool_,
-    shape_unknown=None,
-    shape_partial=[-1, 3],
-    shape_scalar=[],
-    ten=_execute.make_tensor("dtype: DT_INT32 tensor_shape { } int_val: 7 ", "ten"),
-    li=[1, 2, 3],
-    l_empty=[],
-    lf=[0.5, 10.0, 1e10],
-    ls=["a", "b\n"],
-    lb=[True, False],
-    lt=[_dtypes.int32, _dtypes.float64],
-    lshape=[[], [1]],
-    name=None,
-):
+    t_half: _api_types.DTypeLike = _dtypes.half,
+    t_float: _api_types.DTypeLike = _dtypes.float32,
+    t_bool: _api_types.DTypeLike = _dtypes.bool_,
+    shape_unknown: _api_types.ShapeLike = None,
+    shape_partial: _api_types.ShapeLike = [-1, 3],
+    shape_scalar: _api_types.ShapeLike = [],
+    ten: _api_types.TensorProtoLike = _execute.make_tensor(
+        "dtype: DT_INT32 tensor_shape { } int_val: 7 ", "ten"
+    ),
+    li: list[int] | tuple[int, ...] = [1, 2, 3],
+    l_empty: list[int] | tuple[int, ...] = [],
+    lf: list[float] | tuple[float, ...] = [0.5, 10.0, 1e10],
+    ls: list[str] | tuple[str, ...] = ["a", "b\n"],
+    lb: list[bool] | tuple[bool, ...] = [True, False],
+    lt: list[_api_types.DTypeLike] | tuple[_api_types.DTypeLike, ...] = [
+        _dtypes.int32,
+        _dtypes.float64,
+    ],
+    lshape: list[_api_types.ShapeLike] | tuple[_api_types.ShapeLike, ...] = [[], [1]],
+    name: str | None = None,
+) -> _api_types.Operation | None:
     """TODO: add doc.
 
     Args:
@@ -198,6 +204,7 @@ def defaults(
     Returns:
       The created Operation.
     """
+    _result: _api_types.Operation | None
     _ctx = _execute.eager_context()
     if _ctx is not None:
         try:

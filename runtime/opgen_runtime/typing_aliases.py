@@ -1,0 +1,113 @@
+"""The types generated wrappers annotate their parameters and results with (docs/typing.md),
+read through `api_types`, which builds this module only when something evaluates them.
+
+Each alias is what the runtime accepts for one kind of argument, on either backend, written
+so that a type checker can hold a call to it without TensorFlow installed: TensorFlow's own
+objects (`tf.Tensor`, `tf.DType`, `tf.TensorShape`, TF's protos) are matched by Protocols of
+the members the runtime reads from them (`tf_objects`), never by importing TensorFlow.
+
+Results: the embedded runtime returns its `Tensor` and `Operation`; on the TensorFlow
+backend the objects are TensorFlow's, which have the same members (a checker sees
+opgen's classes). TensorFlow's eager fast path returns None for an op without outputs
+(`TFE_Py_FastPathExecute`), hence `Operation | None` there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, Union
+
+from opgen_runtime.proto import attr_value_pb2, tensor_pb2, tensor_shape_pb2
+
+from .dtypes import DType
+from .operation import Operation
+from .shape_context import InferenceContext
+from .tensor import Tensor
+from .tensor_shape import Dimension, TensorShape
+
+__all__ = [
+    "DType",
+    "DTypeLike",
+    "FuncLike",
+    "InferenceContext",
+    "Operation",
+    "ShapeLike",
+    "Tensor",
+    "TensorLike",
+    "TensorLikeList",
+    "TensorProtoLike",
+]
+
+
+class SupportsArray(Protocol):
+    """numpy arrays and scalars, TensorFlow's tensors and variables (`__array__`)."""
+
+    def __array__(self) -> Any: ...
+
+
+class SupportsDatatypeEnum(Protocol):
+    """`tf.DType` (what `dtypes.as_dtype` reads of it)."""
+
+    @property
+    def as_datatype_enum(self) -> int: ...
+
+
+class SupportsAsList(Protocol):
+    """`tf.TensorShape` (`tensor_shape.TensorShape` reads `rank` and `as_list()`)."""
+
+    @property
+    def rank(self) -> int | None: ...
+
+    def as_list(self) -> list[int | None]: ...
+
+
+class SerializedMessage(Protocol):
+    """A protobuf message, TensorFlow's copy of a proto included (`tf_objects.as_own_message`)."""
+
+    def SerializeToString(self) -> bytes: ...  # noqa: N802 - protobuf's method name
+
+
+class NamedFunction(Protocol):
+    """A function TensorFlow's `tf.function` made graph-callable (`attr_values.make_func`)."""
+
+    name: Any
+
+    def add_to_graph(self, graph: Any) -> None: ...
+
+
+# A value `convert_to_tensor` takes: a Tensor, an array-like, a Python scalar, a shape, or a
+# (nested) list or tuple of them.
+# Union, not `|`: the recursive reference is a string, which has no `|` at run time.
+TensorLike = Union[  # noqa: UP007
+    Tensor,
+    SupportsArray,
+    bool,
+    int,
+    float,
+    complex,
+    str,
+    bytes,
+    Dimension,
+    TensorShape,
+    Sequence["TensorLike"],
+]
+# A list input (`N * T`, a type list): a list or tuple of tensor-likes (a Sequence, so that a
+# `list[Tensor]` is one too).
+TensorLikeList = Sequence[TensorLike]
+# `dtypes.as_dtype`: a DType (opgen's or TF's), a name, an enum value, a Python or numpy type.
+DTypeLike = DType | SupportsDatatypeEnum | str | int | type[Any]
+# `tensor_shape.as_shape`: a TensorShape (opgen's or TF's), dims (None: unknown), a
+# TensorShapeProto, or None for an unknown rank.
+ShapeLike = (
+    TensorShape
+    | SupportsAsList
+    | Sequence[int | Dimension | None]
+    | tensor_shape_pb2.TensorShapeProto
+    | SerializedMessage
+    | int
+    | None
+)
+# `execute.make_tensor`: a TensorProto (opgen's or TF's) or its text format.
+TensorProtoLike = tensor_pb2.TensorProto | SerializedMessage | str
+# `attr_values.make_func`: a NameAttrList, a function name, or a graph-callable function.
+FuncLike = attr_value_pb2.NameAttrList | SerializedMessage | str | bytes | NamedFunction

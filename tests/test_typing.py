@@ -1,0 +1,58 @@
+"""Types a checker can use (docs/typing.md): mypy --strict and pyright over the example
+library (generated/), a user's script that must check clean and run, and a script of
+deliberate mistakes, each reported by both checkers on its line. TF's whole registry as
+generated is checked in test_render_tf.py (its build is that file's fixture)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.type_checkers import REPO, pyright_missing, run_mypy, run_pyright
+
+GENERATED = REPO / "generated"
+SCRIPTS = REPO / "tests" / "data" / "typing"
+USER_SCRIPT = SCRIPTS / "user_script.py"
+MISTAKES = SCRIPTS / "mistakes.py"
+
+
+def _corpus() -> list[Path]:
+    return [*sorted(GENERATED.glob("gen_*.py")), USER_SCRIPT, MISTAKES]
+
+
+def _planted() -> set[int]:
+    lines = MISTAKES.read_text().splitlines()
+    return {i for i, line in enumerate(lines, 1) if "  # mistake:" in line}
+
+
+def _check(found: list[tuple[str, int, str]]) -> None:
+    """No error outside the mistakes script; there, one error on each planted line and none elsewhere."""
+    outside = [f for f in found if f[0] != MISTAKES.name]
+    assert not outside, "\n".join(map(str, outside))
+    per_line: dict[int, list[str]] = {}
+    for _, line, message in found:
+        per_line.setdefault(line, []).append(message)
+    assert set(per_line) == _planted(), per_line
+    assert all(len(messages) == 1 for messages in per_line.values()), per_line
+
+
+def test_mypy_strict(tmp_path):
+    _check(run_mypy(_corpus(), [GENERATED], tmp_path))
+
+
+def test_pyright(tmp_path):
+    missing = pyright_missing()
+    if missing:
+        pytest.skip(missing)
+    _check(run_pyright(_corpus(), [GENERATED], tmp_path))
+
+
+def test_user_script_runs():
+    """The script the checkers accept also runs, on the embedded runtime."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(GENERATED), str(REPO)]), OPGEN_BACKEND="embedded")
+    proc = subprocess.run([sys.executable, str(USER_SCRIPT)], capture_output=True, text=True, check=False, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Mean" in proc.stdout and "Unique" in proc.stdout, proc.stdout
