@@ -90,14 +90,14 @@ def op_list_from_library(path: str) -> Any:
     from opgen_runtime.proto import op_def_pb2
 
     if not os.path.isfile(path):
-        raise tf_backend.OpLibraryError(f"op library {path} does not exist")
+        raise op_libraries.OpLibraryError(f"op library {path} does not exist")
     tensorflow()
     from tensorflow.python.client import pywrap_tf_session as c_api
 
     try:
         handle = c_api.TF_LoadLibrary(path)
     except Exception as e:  # noqa: BLE001 - TF raises its own NotFoundError/InvalidArgumentError types
-        raise tf_backend.OpLibraryError(
+        raise op_libraries.OpLibraryError(
             f"cannot load op library {path}: {getattr(e, 'message', e)}"
         ) from None
     try:

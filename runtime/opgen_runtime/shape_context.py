@@ -56,10 +56,6 @@ def debug_string(shape: ShapeHandle) -> str:
     return "[" + ",".join("?" if d is None else str(d) for d in shape.dims) + "]"
 
 
-def dim_string(dim: DimensionHandle) -> str:
-    return "?" if dim is None else str(dim)
-
-
 class ShapeError(ValueError):
     """A shape function rejected the op's inputs (message like TF's InvalidArgument text)."""
 
