@@ -2,49 +2,30 @@
 that is most likely a typo of one (`shape_inference::UnchangedShap`): such an op would
 silently get unknown output shapes in the runtime.
 
-The known names are `opgen_runtime.shape_fns.common.NAMED`'s keys, read from that module's
-source: gathering never imports the runtime (importing it costs ~90 ms, a sixth of a build
-of TF's whole registry)."""
+The known names are the keys of the runtime's table `opgen_runtime.shape_fn_names.PORTS`, a leaf
+module the runtime builds its `NAMED` shape functions from.
+"""
 
 from __future__ import annotations
 
-import ast
 import difflib
-import functools
-import importlib.util
-from pathlib import Path
 
 from opgen.errors import Location, OpgenError
+from opgen_runtime.shape_fn_names import PORTS
 
 _TF_NAMESPACES = ("shape_inference::", "tensorflow::shape_inference::")
 
 
-@functools.cache
 def known_shape_fns() -> frozenset[str]:
-    """The keys of the runtime's `NAMED` dict, read from its source: the generator needs the
-    names only, not the runtime's shape functions (found, not imported)."""
-    spec = importlib.util.find_spec("opgen_runtime")
-    assert spec is not None and spec.origin is not None, "opgen depends on its runtime"
-    source = Path(spec.origin).parent / "shape_fns" / "common.py"
-    tree = ast.parse(source.read_text(encoding="utf-8"))
-    target: ast.expr
-    for node in tree.body:
-        if isinstance(node, ast.AnnAssign):
-            target, value = node.target, node.value
-        elif isinstance(node, ast.Assign):
-            target, value = node.targets[0], node.value
-        else:
-            continue
-        if isinstance(target, ast.Name) and target.id == "NAMED" and isinstance(value, ast.Dict):
-            return frozenset(k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
-    raise RuntimeError(f"no NAMED dict in {source}")
+    """The `SetShapeFn` names the runtime has a shape function for."""
+    return frozenset(PORTS)
 
 
 def unknown_shape_fn_warning(name: str, location: Location) -> str | None:
     """A warning for a `SetShapeFn` name the runtime does not know when it names TF's
     `shape_inference` namespace or is close to a known name; None for a known name or a
     library's own function (which only the compiled library runs)."""
-    known = known_shape_fns()
+    known = PORTS.keys()
     last = name.rsplit("::", 1)[-1]
     if last in known:
         return None

@@ -15,7 +15,15 @@ Op libraries (`[tool.opgen] library`) are registered with TensorFlow at the modu
 or when TF is imported, or by `load_op_libraries()` (`op_libraries`; docs/custom-ops.md).
 """
 
-from . import dtypes
+# The modules generated code imports by name (`from opgen_runtime import execute as
+# _execute`, opgen/render/emit.py RUNTIME_MODULES): the facade keeps them importable from here
+# wherever they live (`x as x`: a re-export).
+from . import atypes as atypes
+from . import dispatch as dispatch
+from . import dtypes as dtypes
+from . import execute as execute
+from . import op_def_library as op_def_library
+from . import registry as registry
 from .backend import get_backend, set_backend
 from .constant_op import constant
 from .conversion import convert_to_tensor

@@ -379,14 +379,6 @@ def _partial_strided_slice(tensor: Tensor, depth: int) -> list[int | None] | Non
     return inner[slice(begin, end, stride)]
 
 
-def debug_tensor(tensor: Tensor, value: Values) -> str:
-    """TF's Tensor::DebugString of a small integer tensor."""
-    dtype = _INT_TYPES.get(tensor._dtype._type_enum, "int32")
-    shape = "[" + ",".join(str(d) for d in value[1]) + "]"
-    values = " ".join(str(v) for v in value[0][:3])
-    return f"Tensor<type: {dtype} shape: {shape} values: {values}>"
-
-
 def summarize_value(value: Values, max_values: int = 256) -> str:
     """TF's Tensor::SummarizeValue: values space-separated, nested brackets per dimension."""
     values, dims = value

@@ -16,8 +16,11 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-# As frames name their files: `co_filename` is the `__file__` the module was imported from.
-RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "")
+import opgen_runtime
+
+# The package's directory, subpackages included, as frames name their files: `co_filename`
+# is the `__file__` the module was imported from.
+RUNTIME_DIR = os.path.join(opgen_runtime.__path__[0], "")
 
 
 def hide_runtime_frames(traceback_utils: ModuleType) -> None:

@@ -1,7 +1,8 @@
 """Ports of TF's common shape functions (tensorflow/core/framework/common_shape_fns.cc).
 
 `NAMED` maps the names TF registers them under (`SetShapeFn(shape_inference::X)`) to the
-ports, looked up by the name a generated module declares.
+ports, looked up by the name a generated module declares; the names and which port each
+gets are the table in `shape_fn_names`.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..shape_context import InferenceContext, ShapeError, ShapeHandle, Values
+from ..shape_fn_names import PORTS
 
 ShapeFn = Callable[[InferenceContext], None]
 
@@ -30,10 +32,6 @@ def unchanged_shape_with_rank(c: InferenceContext, rank: int) -> None:
 
 def unchanged_shape_with_rank_at_least(c: InferenceContext, rank: int) -> None:
     c.set_output(0, c.with_rank_at_least(c.input(0), rank))
-
-
-def unchanged_shape_with_rank_at_most(c: InferenceContext, rank: int) -> None:
-    c.set_output(0, c.with_rank_at_most(c.input(0), rank))
 
 
 def scalar_input_dim(c: InferenceContext, index: int) -> int | None:
@@ -374,25 +372,5 @@ def pool_shape(
     c.set_output(0, c.make_shape(dims))
 
 
-NAMED: dict[str, ShapeFn] = {
-    "UnchangedShape": unchanged_shape,
-    "ScalarShape": scalar_shape,
-    "NoOutputs": no_outputs,
-    "UnknownShape": unknown_shape,
-    "MatMulShape": mat_mul_shape,
-    "BroadcastBinaryOpShapeFn": broadcast_binary_op_shape,
-    "BroadcastBinaryOpOutputShapeFn": broadcast_binary_op_shape,
-    "ReductionShape": reduction_shape,
-    "ConcatV2Shape": concat_v2_shape,
-    "ConcatShape": concat_shape,
-    "MergeBothInputsShapeFn": merge_both_inputs_shape,
-    "ExplicitShape": explicit_shape,
-    "BiasAddShape": bias_add_shape,
-    "Conv2DShape": conv2d_shape,
-    "Conv2DShapeWithExplicitPadding": conv2d_shape,
-    "DepthwiseConv2DNativeShape": depthwise_conv2d_shape,
-    "DepthwiseConv2DNativeShapeWithExplicitPadding": depthwise_conv2d_shape,
-    "MaxPoolShape": max_pool_shape,
-    "MaxPoolShapeWithExplicitPadding": max_pool_shape,
-    "AvgPoolShape": avg_pool_shape,
-}
+# Each port by the name TF registers it under, from the table the generator reads too.
+NAMED: dict[str, ShapeFn] = {name: globals()[port] for name, port in PORTS.items()}
