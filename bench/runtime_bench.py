@@ -405,7 +405,7 @@ def _import_ms(path: Path, pre: str, name: str, from_source: bool = False) -> fl
     return float(out.stdout.strip().splitlines()[-1])
 
 
-_RUNTIME_IMPORTED = "import typing, opgen_runtime.op_def_library, opgen_runtime.execute"
+_RUNTIME_IMPORTED = "import typing, opgen_runtime.ops.op_def_library, opgen_runtime.ops.execute"
 
 
 def bench_import(gen_dir: Path, repeat: int) -> dict[str, list[float]]:

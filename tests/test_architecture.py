@@ -64,11 +64,11 @@ LAYERS: list[dict[str, list[str]]] = [
 FACADE = frozenset({
     "opgen_runtime.api_types",
     "opgen_runtime.atypes",
-    "opgen_runtime.dispatch",
-    "opgen_runtime.dtypes",
-    "opgen_runtime.execute",
-    "opgen_runtime.op_def_library",
-    "opgen_runtime.registry",
+    "opgen_runtime.tf.dispatch",
+    "opgen_runtime.values.dtypes",
+    "opgen_runtime.ops.execute",
+    "opgen_runtime.ops.op_def_library",
+    "opgen_runtime.ops.registry",
     "opgen_runtime.version",
 })
 GENERATED = [REPO / "generated", REPO / "tests" / "golden"]
@@ -330,7 +330,7 @@ def test_the_real_table_fails_on_planted_imports(tmp_path):
     problems = check(roots, LAYERS)
     assert [p.partition(": ")[2] for p in problems if not p.startswith("import cycle")] == [
         "opgen.model (model) imports opgen.render.build (render): upward",
-        "opgen_runtime.registry (runtime) imports opgen.errors (base): upward",
+        "opgen_runtime.ops.registry (runtime) imports opgen.errors (base): upward",
     ]
     assert any(p.startswith("import cycle: ") and "opgen.spec.cpp_lexer <-> " in p and "opgen.spec.preprocessor" in p
                for p in problems)

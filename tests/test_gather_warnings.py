@@ -4,7 +4,7 @@ accept (a mistyped shape function name, ...)."""
 from __future__ import annotations
 
 from opgen.spec.gather import gather
-from opgen_runtime.shape_fn_names import PORTS
+from opgen_runtime.shapes.fn_names import PORTS
 
 HEADER = '#include "tensorflow/core/framework/op.h"\n'
 
@@ -18,7 +18,7 @@ def _warnings(tmp_path, text: str) -> list[str]:
 
 
 def test_known_names_are_the_runtimes():
-    from opgen_runtime.shape_fns.common import NAMED
+    from opgen_runtime.shapes.fns.common import NAMED
 
     assert NAMED.keys() == PORTS.keys()
 

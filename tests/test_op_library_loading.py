@@ -1,5 +1,5 @@
 """Op libraries register with TensorFlow as soon as TF could need them, never twice, and a
-stale library is caught (`opgen_runtime.op_libraries`, docs/custom-ops.md).
+stale library is caught (`opgen_runtime.tf.op_libraries`, docs/custom-ops.md).
 
 The package `pkg` (tests/data/op_library_loading) is one build with two libraries
 (`[tool.opgen.libraries]`): `pkg.ops.gen_scale_ops` loads `_scale_ops.so` beside it,
@@ -191,7 +191,7 @@ def test_stale_libraries_are_errors_and_compatible_ones_warnings(libraries, tmp_
         runs[variant] = _start(_package(tmp_path / variant, libraries, scale=variant), script)
     results = {variant: _finish(process, ok=variant.startswith("COMPATIBLE")) for variant, process in runs.items()}
 
-    error = "opgen_runtime.op_libraries.OpLibraryError: op library "
+    error = "opgen_runtime.tf.op_libraries.OpLibraryError: op library "
     _, stderr = results["STALE_CHANGED_DEFAULT"]
     assert stderr.splitlines()[-1].startswith(error) and stderr.splitlines()[-1].endswith(STALE_DEFAULT)
     assert "_scale_ops.so of module 'pkg.ops.gen_scale_ops' does not match the module: " in stderr

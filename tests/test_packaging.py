@@ -47,7 +47,7 @@ def test_runtime_wheel_holds_the_runtime_and_its_protos_and_needs_protobuf_only(
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"opgen_runtime/__init__.py", "opgen_runtime/version.py", "opgen_runtime/atypes.pyi",
             "opgen_runtime/py.typed",
-            "opgen_runtime/shape_fns/__init__.py", "opgen_runtime/proto/datatypes.py",
+            "opgen_runtime/shapes/fns/__init__.py", "opgen_runtime/proto/datatypes.py",
             "opgen_runtime/proto/op_def.proto", "opgen_runtime/proto/op_def_pb2.py"} <= names
     assert {n.split("/")[0] for n in names} == {"opgen_runtime", wheel.name.split("-")[0] + "-0.1.0.dist-info"}
     assert [re.split(r"[<>=!~;\s]", r)[0] for r in _requires(wheel)] == ["protobuf"]

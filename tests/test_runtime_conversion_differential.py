@@ -276,7 +276,8 @@ class _Side:
             )
             self.graph = tf.Graph()
         else:
-            from opgen_runtime import Graph, convert_to_tensor, op_def_library
+            from opgen_runtime import Graph, convert_to_tensor
+            from opgen_runtime.ops import op_def_library
 
             self._convert, self._apply = (
                 convert_to_tensor,

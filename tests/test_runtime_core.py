@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from opgen_runtime import Graph, TensorShape, dtypes, registry
-from opgen_runtime import execute as _execute
-from opgen_runtime import op_def_library as lib
-from opgen_runtime.constant_op import make_tensor_proto
-from opgen_runtime.devices import canonical_device
+from opgen_runtime import Graph, TensorShape
+from opgen_runtime.values import dtypes
+from opgen_runtime.ops import registry
+from opgen_runtime.ops import execute as _execute
+from opgen_runtime.ops import op_def_library as lib
+from opgen_runtime.values.constant_op import make_tensor_proto
+from opgen_runtime.graph.devices import canonical_device
 from opgen_runtime.proto import op_def_pb2
 
 REPO = Path(__file__).resolve().parent.parent
@@ -66,7 +68,7 @@ def _registered():
 
 def test_import_pulls_in_neither_tensorflow_nor_numpy():
     code = (
-        "import sys, opgen_runtime, opgen_runtime.op_def_library, opgen_runtime.execute, opgen_runtime.atypes;"
+        "import sys, opgen_runtime, opgen_runtime.ops.op_def_library, opgen_runtime.ops.execute, opgen_runtime.atypes;"
         "print('tensorflow' in sys.modules, 'numpy' in sys.modules)"
     )
     out = subprocess.run(
@@ -291,7 +293,7 @@ def test_reused_call_plans_build_what_fresh_ones_do():
     """Calls that differ only in input dtypes, value types (True vs 1, 0.0 vs -0.0), list
     lengths or attr values never share a plan wrongly: each builds the node, or raises the
     error, that the same call planned afresh does."""
-    from opgen_runtime import fast_path
+    from opgen_runtime.ops import fast_path
 
     def build(fresh: bool) -> list:
         with Graph().as_default():

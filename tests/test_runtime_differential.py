@@ -55,7 +55,7 @@ CRASH_TF_WITH_CONSTANTS = {"FakeQuantWithMinMaxVarsPerChannelGradient"}
 def env(tf):
     from oracle.tf_registry import tf_op_list, tf_op_list_bytes
 
-    from opgen_runtime import registry
+    from opgen_runtime.ops import registry
 
     registry.register_op_list("tensorflow_registry", tf_op_list_bytes())
     return tf, {op.name: op for op in tf_op_list().op}
@@ -257,8 +257,9 @@ def _build(rt, spec, op_name, is_tf):
         graph, dtypes = tf.Graph(), tf.dtypes
         make_proto = tf_tensor_pb2.TensorProto.FromString
     else:
-        from opgen_runtime import Graph, dtypes
-        from opgen_runtime import op_def_library as lib
+        from opgen_runtime import Graph
+        from opgen_runtime.values import dtypes
+        from opgen_runtime.ops import op_def_library as lib
 
         graph = Graph()
         make_proto = tensor_pb2.TensorProto.FromString

@@ -36,7 +36,8 @@ class _Side:
 
             self.graph = tf.Graph()
         else:
-            from opgen_runtime import Graph, op_def_library
+            from opgen_runtime import Graph
+            from opgen_runtime.ops import op_def_library
 
             self.graph = Graph()
         self._apply = op_def_library._apply_op_helper

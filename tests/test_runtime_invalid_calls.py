@@ -19,7 +19,7 @@ pytestmark = pytest.mark.oracle
 def env(tf):
     from oracle.tf_registry import tf_op_list, tf_op_list_bytes
 
-    from opgen_runtime import registry
+    from opgen_runtime.ops import registry
 
     registry.register_op_list("tensorflow_registry", tf_op_list_bytes())
     return tf, {op.name: op for op in tf_op_list().op}
@@ -30,7 +30,7 @@ def _sides():
     from tensorflow.python.framework import op_def_library as tf_lib
 
     from opgen_runtime import Graph
-    from opgen_runtime import op_def_library as our_lib
+    from opgen_runtime.ops import op_def_library as our_lib
 
     return [("tf", tf.Graph, tf_lib), ("ours", Graph, our_lib)]
 

@@ -61,7 +61,9 @@ SHAPES = [
 def env(tf):
     from oracle.tf_registry import tf_op_list_bytes
 
-    from opgen_runtime import register_shape_fn, registry, shape_fns
+    from opgen_runtime import register_shape_fn
+    from opgen_runtime.ops import registry
+    from opgen_runtime.shapes import fns as shape_fns
 
     registry.register_op_list(
         "tensorflow_registry_shapes", tf_op_list_bytes(), SHAPE_FNS
@@ -86,7 +88,7 @@ def _build(is_tf, op, inputs, attrs):
         graph = tf.Graph()
     else:
         from opgen_runtime import Graph
-        from opgen_runtime import op_def_library as lib
+        from opgen_runtime.ops import op_def_library as lib
 
         graph = Graph()
 
@@ -347,7 +349,7 @@ def test_static_shapes_equal_tensorflow(env):
 
 def test_unknown_shape_function_gives_unknown_shapes(env):
     from opgen_runtime import Graph
-    from opgen_runtime import op_def_library as lib
+    from opgen_runtime.ops import op_def_library as lib
 
     with Graph().as_default():
         x = lib._apply_op_helper("Placeholder", dtype="float32", shape=[2, 3])[3][0]
@@ -359,7 +361,7 @@ def test_unknown_shape_function_gives_unknown_shapes(env):
 
 def test_user_registered_shape_fn(env):
     from opgen_runtime import Graph, register_shape_fn
-    from opgen_runtime import op_def_library as lib
+    from opgen_runtime.ops import op_def_library as lib
 
     def softsign_shape(c):
         c.set_output(0, c.make_shape([c.dim(c.input(0), 0), 7]))
@@ -381,7 +383,7 @@ def test_shape_function_reading_an_input_the_op_lacks_is_a_clear_error(env):
     Fill's does, for an op declared with one) is a ValueError naming the op, never an
     IndexError from inside the runtime."""
     from opgen_runtime import Graph, register_shape_fn
-    from opgen_runtime import op_def_library as lib
+    from opgen_runtime.ops import op_def_library as lib
 
     def two_input_shape(c):
         c.set_output(0, c.input(1))

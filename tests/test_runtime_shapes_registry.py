@@ -22,7 +22,9 @@ def differential(tf):
     from oracle import shape_differential
     from oracle.tf_registry import tf_op_list_bytes
 
-    from opgen_runtime import register_shape_fn, registry, shape_fns
+    from opgen_runtime import register_shape_fn
+    from opgen_runtime.ops import registry
+    from opgen_runtime.shapes import fns as shape_fns
 
     registry.register_op_list("tensorflow_registry_shapes", tf_op_list_bytes())
     # Another test module may have registered the same TF ops first with other declared
@@ -63,7 +65,7 @@ def test_module_shapes_equal_tensorflow(differential, module):
 
 
 def test_other_ported_ops_equal_tensorflow(differential):
-    from opgen_runtime import shape_fns
+    from opgen_runtime.shapes import fns as shape_fns
 
     modules = differential.module_of_ops()
     names = sorted(

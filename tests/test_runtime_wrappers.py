@@ -53,7 +53,7 @@ def _build(function, spec, is_tf):
         graph = tf.Graph()
     else:
         from opgen_runtime import Graph
-        from opgen_runtime import op_def_library as lib
+        from opgen_runtime.ops import op_def_library as lib
 
         graph = Graph()
     params = inspect.signature(function).parameters
@@ -64,7 +64,7 @@ def _build(function, spec, is_tf):
     # Tensor attrs are opgen protos on both sides: the wrappers convert them for TF.
     placeholder, value = _input_makers(lib, tensor_pb2.TensorProto.FromString)
 
-    from opgen_runtime import dtypes
+    from opgen_runtime.values import dtypes
 
     with graph.as_default():
         kwargs = {}

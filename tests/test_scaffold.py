@@ -87,7 +87,8 @@ def test_scaffold_builds_and_its_wrapper_runs_on_the_embedded_runtime(tmp_path, 
 def _run_scaffolded_module(monkeypatch):
     module = importlib.import_module("gen_scaffolded_ops")
     assert module.__all__ == ["scaffolded_ops_scale"]
-    from opgen_runtime import Graph, dtypes
+    from opgen_runtime import Graph
+    from opgen_runtime.values import dtypes
 
     with Graph().as_default() as graph:
         y = module.scaffolded_ops_scale([[1.0, 2.0]])

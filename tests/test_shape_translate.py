@@ -14,7 +14,7 @@ import pytest
 from opgen.cli import main
 from opgen.shape_translate import translate_lambda
 from opgen.spec.cpp_lexer import SourceFile, tokenize
-from opgen_runtime.shape_context import InferenceContext, ShapeError, ShapeHandle
+from opgen_runtime.shapes.context import InferenceContext, ShapeError, ShapeHandle
 
 
 def _translate(body: str, header: str = "[](InferenceContext* c)"):

@@ -58,7 +58,7 @@ def sides(tf, tmp_path_factory):
     from oracle.tf_registry import tf_op_list_bytes
     from support.call_wrappers import record_build_dir
 
-    from opgen_runtime import registry
+    from opgen_runtime.ops import registry
 
     op_list = library_op_list([SOURCE])
     _, key = build_library([SOURCE])
@@ -112,7 +112,7 @@ def test_build_warns_once_naming_the_untranslated_construct(sides):
 def test_translated_shape_functions_agree_with_tf(sides, capsys):
     from oracle.shape_differential import build
 
-    from opgen_runtime import registry
+    from opgen_runtime.ops import registry
 
     prefix, ops, _ = sides
     translated = sorted(n for n in ops if callable(registry.shape_fn_name(n)))
@@ -149,7 +149,7 @@ def test_untranslated_op_keeps_unknown_shapes(sides):
 def test_user_shape_fn_wins_over_translated(sides):
     from oracle.shape_differential import build
 
-    from opgen_runtime import shape_inference
+    from opgen_runtime.shapes import inference as shape_inference
 
     def fixed(c):
         c.set_output(0, c.make_shape([11]))

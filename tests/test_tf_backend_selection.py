@@ -1,4 +1,4 @@
-"""Which backend a call runs on (opgen_runtime.backend's rule), and TF objects as arguments.
+"""Which backend a call runs on (opgen_runtime.tf.backend's rule), and TF objects as arguments.
 
 Each scenario runs in a fresh interpreter with the example library's generated modules
 (generated/) on the path, so whether TensorFlow is imported is under the test's control.

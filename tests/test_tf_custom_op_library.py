@@ -194,5 +194,5 @@ def test_missing_library_is_a_clear_error(project, tmp_path):
     )
     assert run.returncode == 1
     last = run.stderr.strip().splitlines()[-1]
-    assert last.startswith("opgen_runtime.op_libraries.OpLibraryError: op library ")
+    assert last.startswith("opgen_runtime.tf.op_libraries.OpLibraryError: op library ")
     assert str(tmp_path / "my_ops" / "_custom_ops.so") in last and "(OpgenCallCounter, OpgenScaledSquare)" in last

@@ -1,6 +1,6 @@
 """Errors raised while tracing a `tf.function` through generated wrappers show the user's
 code, not opgen's runtime: its frames are hidden as TF hides its own
-(`opgen_runtime.tf_tracebacks`), and shown again with TF's when filtering is disabled."""
+(`opgen_runtime.tf.tracebacks`), and shown again with TF's when filtering is disabled."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def _traced_error(tmp_path: Path, mode: str) -> str:
 
 
 def test_tf_function_error_shows_the_users_line_and_no_runtime_frame(tmp_path):
-    from opgen_runtime import tf_tracebacks
+    from opgen_runtime.tf import tracebacks as tf_tracebacks
 
     message = _traced_error(tmp_path, "filtered")
     assert "Expected float32 passed to parameter 'y' of op 'Add'" in message

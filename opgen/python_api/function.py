@@ -401,7 +401,7 @@ def _body_builtins(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> fro
     defaults = {a.name for a in api_def.attr if a.HasField("default_value")}
     if any(a.type in ("float", "list(float)") and a.name in defaults for a in op_def.attr):
         used.add("float")
-    if _visible(api_def):  # TF's dispatch (`opgen_runtime.dispatch`)
+    if _visible(api_def):  # TF's dispatch (`opgen_runtime.tf.dispatch`)
         used.update(("NotImplemented", "TypeError", "ValueError", "locals"))
     return frozenset(used)
 
@@ -415,7 +415,7 @@ def _visible(api_def: api_def_pb2.ApiDef) -> bool:
 def _attr_annotation(
     attr: op_def_pb2.OpDef.AttrDef, typevars: dict[str, TypeVarDef], default: attr_value_pb2.AttrValue | None
 ) -> str:
-    """What the runtime's conversion of the attr (`opgen_runtime.attr_values`) accepts, as
+    """What the runtime's conversion of the attr (`opgen_runtime.values.attr_values`) accepts, as
     a type (docs/typing.md): `int`, `float`, `bool`, `str` or the `Literal` of a string
     attr's allowed values, the `opgen_runtime.api_types` alias of a dtype, shape, tensor or
     func; a list attr a list or tuple of those (the wrapper checks `isinstance(v, (list,

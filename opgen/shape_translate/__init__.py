@@ -2,7 +2,7 @@
 
 `translate(tokens, start)` reads the lambda whose `[` is `tokens[start]` (or, for a named
 function, its definition's parameter list) and returns a `Translation`: the body of a
-Python function over the runtime's `InferenceContext` (`opgen_runtime/shape_context.py`),
+Python function over the runtime's `InferenceContext` (`opgen_runtime/shapes/context.py`),
 or the location and name of the first construct it cannot express exactly. Nothing the
 input says is pasted into the output: identifiers are checked and renamed, literals are
 decoded and re-printed, calls map through a fixed table (`parser.py`).

@@ -2,7 +2,7 @@
 that is most likely a typo of one (`shape_inference::UnchangedShap`): such an op would
 silently get unknown output shapes in the runtime.
 
-The known names are the keys of the runtime's table `opgen_runtime.shape_fn_names.PORTS`, a leaf
+The known names are the keys of the runtime's table `opgen_runtime.shapes.fn_names.PORTS`, a leaf
 module the runtime builds its `NAMED` shape functions from.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 
 from opgen.errors import Location, OpgenError
-from opgen_runtime.shape_fn_names import PORTS
+from opgen_runtime.shapes.fn_names import PORTS
 
 _TF_NAMESPACES = ("shape_inference::", "tensorflow::shape_inference::")
 
@@ -38,5 +38,5 @@ def unknown_shape_fn_warning(name: str, location: Location) -> str | None:
         "TensorFlow the op's outputs get unknown shapes",
         location,
         hint=f"did you mean shape_inference::{nearest[0]}? (a function of your own: register it in Python with "
-        "opgen_runtime.shape_inference.register_shape_fn)",
+        "opgen_runtime.shapes.inference.register_shape_fn)",
     ).format_warning()

@@ -19,15 +19,7 @@ or when TF is imported, or by `load_op_libraries()` (`op_libraries`; docs/custom
 # _execute`, opgen/render/emit.py RUNTIME_MODULES): the facade keeps them importable from here
 # wherever they live (`x as x`: a re-export).
 from . import atypes as atypes
-from . import dispatch as dispatch
-from . import dtypes as dtypes
-from . import execute as execute
-from . import op_def_library as op_def_library
-from . import registry as registry
-from .backend import get_backend, set_backend
-from .constant_op import constant
-from .conversion import convert_to_tensor
-from .graph import (
+from .graph.graph import (
     Graph,
     control_dependencies,
     device,
@@ -35,11 +27,19 @@ from .graph import (
     name_scope,
     reset_default_graph,
 )
-from .op_libraries import OpLibraryError, OpLibraryWarning, load_op_libraries
-from .operation import Operation
-from .shape_inference import InferenceContext, ShapeHandle, register_shape_fn
-from .tensor import Tensor
-from .tensor_shape import Dimension, TensorShape
+from .graph.operation import Operation
+from .graph.tensor import Tensor
+from .ops import execute as execute
+from .ops import op_def_library as op_def_library
+from .ops import registry as registry
+from .shapes.inference import InferenceContext, ShapeHandle, register_shape_fn
+from .tf import dispatch as dispatch
+from .tf.backend import get_backend, set_backend
+from .tf.op_libraries import OpLibraryError, OpLibraryWarning, load_op_libraries
+from .values import dtypes as dtypes
+from .values.constant_op import constant
+from .values.conversion import convert_to_tensor
+from .values.tensor_shape import Dimension, TensorShape
 
 __all__ = [
     "Dimension",

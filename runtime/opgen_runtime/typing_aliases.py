@@ -19,11 +19,11 @@ from typing import Any, Protocol, Union
 
 from opgen_runtime.proto import attr_value_pb2, tensor_pb2, tensor_shape_pb2
 
-from .dtypes import DType
-from .operation import Operation
-from .shape_context import InferenceContext
-from .tensor import Tensor
-from .tensor_shape import Dimension, TensorShape
+from .graph.operation import Operation
+from .graph.tensor import Tensor
+from .shapes.context import InferenceContext
+from .values.dtypes import DType
+from .values.tensor_shape import Dimension, TensorShape
 
 __all__ = [
     "DType",

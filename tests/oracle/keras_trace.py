@@ -61,9 +61,12 @@ def rebuild_and_compare(tf_graph: Any) -> tuple[int, int, collections.Counter[st
     import tensorflow as tf
     from tensorflow.python.ops import handle_data_util
 
-    from opgen_runtime import Graph, dtypes, registry, shape_inference
+    from opgen_runtime import Graph
+    from opgen_runtime.values import dtypes
+    from opgen_runtime.ops import registry
+    from opgen_runtime.shapes import inference as shape_inference
     from opgen_runtime.proto import attr_value_pb2
-    from opgen_runtime.tensor_shape import TensorShape
+    from opgen_runtime.values.tensor_shape import TensorShape
 
     tf_resource = tf.resource
     graph = Graph()
@@ -148,7 +151,7 @@ def _dims(shape: Any) -> Any:
 
 
 def main() -> int:
-    from opgen_runtime import registry
+    from opgen_runtime.ops import registry
     from oracle.tf_registry import tf_op_list_bytes
 
     registry.register_op_list("tensorflow_registry", tf_op_list_bytes())

@@ -9,7 +9,7 @@ from opgen_runtime.proto import graph_pb2, node_def_pb2
 
 def register_tf_ops(module_name: str, names: tuple[str, ...]) -> None:
     """Registers TF's own OpDefs of `names` in opgen's runtime registry."""
-    from opgen_runtime import registry
+    from opgen_runtime.ops import registry
     from opgen_runtime.proto import op_def_pb2
     from oracle.tf_registry import tf_op_list
 
@@ -22,7 +22,7 @@ def register_tf_ops(module_name: str, names: tuple[str, ...]) -> None:
 def mask_message(message: str) -> str:
     """An exception message without object addresses and Graph class paths."""
     message = re.sub(r"0x[0-9a-f]+", "0x?", message)
-    for path in ("tensorflow.python.framework.ops.Graph", "opgen_runtime.graph.Graph"):
+    for path in ("tensorflow.python.framework.ops.Graph", "opgen_runtime.graph.graph.Graph"):
         message = message.replace(path, "Graph")
     return message
 

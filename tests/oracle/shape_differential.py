@@ -394,7 +394,7 @@ def build(
         graph = tf.Graph()
     else:
         from opgen_runtime import Graph
-        from opgen_runtime import op_def_library as lib
+        from opgen_runtime.ops import op_def_library as lib
 
         graph = Graph()
 
@@ -458,7 +458,7 @@ def run_differential(
     op_names: list[str] | None = None,
 ) -> list[OpReport]:
     """Runs the differential; needs TF imported and TF's registry registered in opgen."""
-    from opgen_runtime import shape_fns
+    from opgen_runtime.shapes import fns as shape_fns
     from oracle.tf_registry import tf_op_list
 
     modules = module_of_ops()
@@ -527,7 +527,7 @@ def format_coverage(table: dict[str, tuple[int, int]]) -> str:
 def main(argv: list[str]) -> int:
     import time
 
-    from opgen_runtime import registry
+    from opgen_runtime.ops import registry
     from oracle.tf_registry import tf_op_list_bytes
 
     registry.register_op_list("tensorflow_registry", tf_op_list_bytes())

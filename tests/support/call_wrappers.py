@@ -198,7 +198,7 @@ class _Side:
         from test_runtime_differential import _input_makers
 
         if backend == "embedded":
-            from opgen_runtime import op_def_library as lib
+            from opgen_runtime.ops import op_def_library as lib
 
             self.lib = lib
             self.make_proto = tensor_pb2.TensorProto.FromString
@@ -302,7 +302,7 @@ def isolated_registry() -> Iterator[None]:
     caches (`op_info.infos`, and the fast-path plans keyed by them) go with it: a name is
     never registered twice with different OpDefs in one process, so they are not keyed by
     the registry's generation."""
-    from opgen_runtime import fast_path, op_info, registry
+    from opgen_runtime.ops import fast_path, op_info, registry
 
     state: list[dict[Any, Any]] = [registry._entries, registry._modules, registry.pending_libraries,
                                    op_info.infos, fast_path._PLANS]
@@ -328,7 +328,7 @@ def _tf_has(op: op_def_pb2.OpDef) -> bool:
     """Whether TF has `op` registered with an equal OpDef (documentation aside)."""
     from tensorflow.python.framework import op_def_registry
 
-    from opgen_runtime.registry import _signature
+    from opgen_runtime.ops.registry import _signature
 
     theirs = op_def_registry.get(op.name)
     return theirs is not None and _signature(op_def_pb2.OpDef.FromString(theirs.SerializeToString())) == _signature(op)
@@ -421,7 +421,8 @@ def check_module(source: str | Path, *, name: str | None = None, tf: bool | None
 def _load_library() -> None:
     """The module's `library`, loaded into TF if it names one (a missing or unloadable library
     leaves its ops unregistered in TF: then they are not called on TF, and reported so)."""
-    from opgen_runtime import op_libraries, registry
+    from opgen_runtime.tf import op_libraries
+    from opgen_runtime.ops import registry
 
     if registry.pending_libraries:
         with contextlib.suppress(Exception):

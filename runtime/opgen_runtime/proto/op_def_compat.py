@@ -4,7 +4,7 @@
 (`tensorflow/core/framework/op_def_util.cc`) reject, in the order TF checks them;
 `accepted_changes` lists the differences TF accepts. Both name each change by a rule id
 and its subject only: `opgen diff` (`opgen.apidiff`) words them for reviews, with TF's own
-reason texts, and the runtime (`opgen_runtime.op_libraries`) for the stale-library check. Pure
+reason texts, and the runtime (`opgen_runtime.tf.op_libraries`) for the stale-library check. Pure
 Python over the runtime's protos, beside them: it imports nothing but them.
 """
 

@@ -9,7 +9,7 @@ import gen_nn_ops
 import gen_state_ops
 
 import opgen_runtime as rt
-from opgen_runtime import dtypes
+from opgen_runtime.values import dtypes
 
 
 def build() -> list[str]:

@@ -1,0 +1,2 @@
+"""The graph core: `Graph`, `Operation`, `Tensor`, name, control and device scopes.
+"""

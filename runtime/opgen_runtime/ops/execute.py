@@ -1,0 +1,78 @@
+"""What generated wrappers call besides `_apply_op_helper`, like TF's `eager.execute` module.
+
+Attr conversions (TF's `_execute.make_*`): `make_type` returns the DataType enum,
+`make_str` bytes, `make_shape` a list (None for unknown rank); `make_tensor` also parses a
+text-format TensorProto.
+
+TensorFlow's eager branch: `eager_context()` is None unless the call runs eagerly on
+TensorFlow (see `backend`); then the wrapper calls `fast_path_execute` (TF's
+`TFE_Py_FastPathExecute` itself) and handles `NotOkStatusException` with
+`raise_from_not_ok_status`; on `FallbackException` it goes on with its conversions and
+`_apply_op_helper`, which runs TF's eager fallback (`tf_backend`). Those three names are
+TensorFlow's and resolve on first use (only then: TensorFlow is imported by then), so they
+are not in `__all__`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opgen_runtime.proto import tensor_pb2
+
+from ..tf.backend import eager_context
+from ..tf.bridge import raise_from_not_ok_status, tensorflow
+from ..values import tensor_shape as _tensor_shape
+from ..values.attr_values import make_bool, make_float, make_int, make_str, make_type
+from ..values.tf_objects import as_own_message
+
+__all__ = [
+    "eager_context",
+    "make_bool",
+    "make_float",
+    "make_int",
+    "make_shape",
+    "make_str",
+    "make_tensor",
+    "make_type",
+    "raise_from_not_ok_status",
+]
+
+_FROM_TENSORFLOW = frozenset(
+    ("fast_path_execute", "FallbackException", "NotOkStatusException")
+)
+
+
+def __getattr__(name: str) -> Any:
+    """TensorFlow's fast path and exception classes, bound here on first use."""
+    if name not in _FROM_TENSORFLOW:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(tensorflow(), name)
+    globals()[name] = value
+    return value
+
+
+def make_shape(v: Any, arg_name: str) -> list[int | None] | None:
+    try:
+        shape = _tensor_shape.as_shape(v)
+    except TypeError as e:
+        raise TypeError(f"Error converting {arg_name} to a TensorShape: {e}.") from None
+    except ValueError as e:
+        raise ValueError(
+            f"Error converting {arg_name} to a TensorShape: {e}."
+        ) from None
+    return None if shape.rank is None else shape.as_list()
+
+
+def make_tensor(v: Any, arg_name: str) -> tensor_pb2.TensorProto:
+    v = as_own_message(v, tensor_pb2.TensorProto) or v  # TF's own TensorProto
+    if isinstance(v, tensor_pb2.TensorProto):
+        return v
+    if isinstance(v, str):
+        from google.protobuf import text_format
+
+        proto = tensor_pb2.TensorProto()
+        text_format.Merge(v, proto)
+        return proto
+    raise TypeError(
+        f"Don't know how to convert {v!r} to a TensorProto for argument '{arg_name}'."
+    )

@@ -1,0 +1,166 @@
+"""Shape inference dispatch: which shape function an op runs, and running it.
+
+Built-in functions live in the `shape_fns` package: the common functions under their TF
+names (`UnchangedShape`, `MatMulShape`, ...), which generated modules declare per op
+(`register_op_list(..., shape_fns=...)`), and ports of TF's per-op shape functions by op
+name, used when a module declares none (modules built from an OpList or `--from-library`).
+Users register their own with `register_shape_fn(op_type, fn)`. An op without a function
+gets unknown output shapes. Errors surface as ValueError (TF's C++ shape errors do too),
+formatted like TF's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..ops import registry as _registry
+from ..values.tensor_shape import TensorShape
+from . import context as _shape_context
+from . import fns as shape_fns
+from .context import (
+    InferenceContext,
+    ShapeError,
+    ShapeHandle,
+    debug_string,
+)
+
+_shape_context.builtin_shape_fn = shape_fns.by_name
+
+if TYPE_CHECKING:
+    from ..graph.operation import Operation
+
+__all__ = [
+    "InferenceContext",
+    "ShapeHandle",
+    "register_shape_fn",
+    "run",
+    "shape_fn_for",
+    "summarize_node",
+]
+
+ShapeFn = Callable[[InferenceContext], None]
+_user_fns: dict[str, ShapeFn] = {}
+
+
+def register_shape_fn(op_type: str, fn: ShapeFn | str) -> None:
+    """Uses `fn` (a callable taking an InferenceContext, or a built-in's name) for `op_type`."""
+    if isinstance(fn, str):
+        fn = shape_fns.by_name(fn)
+    _user_fns[op_type] = fn
+    _callbacks.pop(op_type, None)
+
+
+_callbacks: dict[str, tuple[int, Callable[[Operation], None] | None]] = {}
+
+
+def shape_fn_for(op_type: str) -> Callable[[Operation], None] | None:
+    """The inference callback the graph runs for a new `op_type` node (before adding it), if any."""
+    cached = _callbacks.get(op_type)
+    if cached is not None and cached[0] == _registry.generation:
+        return cached[1]
+    fn = _user_fns.get(op_type)
+    if fn is None:
+        fn = shape_fns.lookup(op_type, _registry.shape_fn_name(op_type))
+    callback = None if fn is None else _callback(fn)
+    _callbacks[op_type] = (_registry.generation, callback)
+    return callback
+
+
+def _callback(fn: ShapeFn) -> Callable[[Operation], None]:
+    """The graph's inference callback for `fn`: a direct equivalent when one exists."""
+    direct = shape_fns.DIRECT.get(fn)
+    if direct is not None:
+        return direct
+    guarded = shape_fns.GUARDED.get(fn)
+    if guarded is not None:
+
+        def guarded_or_run(op: Operation) -> None:
+            if not guarded(op):
+                run(op, fn)
+
+        return guarded_or_run
+    return lambda op: run(op, fn)
+
+
+def run(op: Operation, fn: ShapeFn) -> None:
+    ctx = InferenceContext(op, eager=True)
+    try:
+        fn(ctx)
+    except ShapeError:
+        # TF's ShapeRefiner runs the function in passes, input values a pass asked for
+        # becoming available to the next, and an error in any pass is final: replay that
+        # for TF's error and the inputs its message lists.
+        ctx = _run_in_passes(op, fn)
+    for tensor, shape in zip(op._outputs, ctx._outputs):
+        if shape.dims is not None:
+            tensor._shape = TensorShape._from_dims(shape.dims)
+
+
+def _run_in_passes(op: Operation, fn: ShapeFn) -> InferenceContext:
+    ctx = InferenceContext(op)
+    try:
+        fn(ctx)
+        while ctx.evaluate_requests():
+            ctx.reset_outputs()
+            fn(ctx)
+    except ShapeError as e:
+        shapes = ", ".join(debug_string(s) for s in ctx._inputs)
+        raise ValueError(
+            f"{e} for '{{{{node {op._name}}}}} = {summarize_node(op)}' with input shapes: "
+            f"{shapes}{ctx.error_context()}."
+        ) from None
+    return ctx
+
+
+def summarize_node(op: Operation) -> str:
+    """`Op[attr=v, ...](in1, in2)` like TF's SummarizeNodeDef (attrs sorted, user attrs only)."""
+    attrs = ", ".join(
+        f"{k}={_summarize_attr(v)}"
+        for k, v in sorted(op._attrs.items())
+        if not k.startswith("_")
+    )
+    inputs = ", ".join(t._as_node_def_input() for t in op._inputs)
+    return f"{op._type}[{attrs}]({inputs})"
+
+
+def _summarize_attr(value: Any) -> str:
+    which = value.WhichOneof("value")
+    if which == "type":
+        return "DT_" + _enum_name(value.type)
+    if which == "b":
+        return "true" if value.b else "false"
+    if which == "i":
+        return str(value.i)
+    if which == "f":
+        return f"{value.f:g}"
+    if which == "s":
+        return '"' + value.s.decode("utf-8", "replace") + '"'
+    if which == "shape":
+        if value.shape.unknown_rank:
+            return "<unknown>"
+        return debug_string(ShapeHandle(TensorShape(value.shape)._dims))
+    if which == "list":
+        lst = value.list
+        if lst.type:
+            return "[" + ", ".join("DT_" + _enum_name(t) for t in lst.type) + "]"
+        if lst.i:
+            return "[" + ", ".join(str(i) for i in lst.i) + "]"
+        if lst.f:
+            return "[" + ", ".join(f"{f:g}" for f in lst.f) + "]"
+        if lst.b:
+            return "[" + ", ".join("true" if b else "false" for b in lst.b) + "]"
+        if lst.s:
+            return (
+                "["
+                + ", ".join('"' + x.decode("utf-8", "replace") + '"' for x in lst.s)
+                + "]"
+            )
+        return "[]"
+    return "<...>"
+
+
+def _enum_name(enum: int) -> str:
+    from opgen_runtime.proto import datatypes
+
+    return datatypes.enum_name(enum)[3:]

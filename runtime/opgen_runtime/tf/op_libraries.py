@@ -1,0 +1,325 @@
+"""Op libraries of generated modules, registered with TensorFlow as soon as TF could need them.
+
+A module generated with a library (`[tool.opgen] library`, `[tool.opgen.libraries]`) names
+the compiled `.so` that registers its ops and kernels. TensorFlow needs those ops before
+any of the module's wrappers runs: `tf.saved_model.load` or a `tf.data` pipeline may use
+them in a fresh process whose code never calls a wrapper. So the library is registered
+
+1. when the module is imported, if TensorFlow is imported already (errors raise there);
+2. else right after TensorFlow is imported (`import_hooks`); errors cannot raise inside
+   `import tensorflow`, so they are warned (`OpLibraryWarning`) and the library stays
+   pending;
+3. on the first op that runs on TensorFlow, for every library still pending (errors raise);
+4. by `load_op_libraries()`, which raises errors where the program chooses.
+
+Registering never loads a library whose ops TF has already (the same `.so` loaded by
+another module, a copy of it, or the user's `tf.load_op_library`): a second copy of a
+library registers its kernels twice, and TF then fails every call with `Multiple OpKernel
+registrations match NodeDef at the same priority` (`kernel_registry` lookup in
+`tensorflow/core/framework/op_kernel.cc` FindKernelRegistration).
+
+Stale libraries: once the ops are registered, each OpDef TensorFlow holds (the library's)
+is compared with the module's own (`_OP_DEFS`, what the wrappers were generated from),
+documentation aside, by TF's graph-compatibility rules with the module as the old side
+(`opgen_runtime.proto.op_def_compat`; TF's `OpDefCompatible` and `OpDefAttrDefaultsUnchanged` in
+`op_def_util.cc`). A change those rules reject is an `OpLibraryError`; so is an input
+renamed (TF accepts it, since graphs bind inputs by position, but the wrappers pass inputs
+by name to `_apply_op_helper`), and so is an op the library lacks. Every other difference
+is an `OpLibraryWarning`. docs/custom-ops.md lists them.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import sys
+import threading
+import warnings
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from opgen_runtime.proto import op_def_pb2
+from opgen_runtime.proto.datatypes import python_name
+
+from ..ops import registry as _registry
+from . import import_hooks as _import_hooks
+
+
+class OpLibraryError(RuntimeError):
+    """A generated module's op library is missing, cannot be loaded, or does not match the module."""
+
+
+class OpLibraryWarning(UserWarning):
+    """An op library differs compatibly from its module, or could not be registered when
+    TensorFlow was imported (the error is raised on first use)."""
+
+
+_lock = threading.RLock()  # re-entrant: registering may import TF, whose hook registers too
+_hook_installed = False
+_loaded_paths: set[str] = set()  # real paths of the libraries this process loaded
+_caller = threading.local()  # imports_tensorflow: this thread's `load_op_libraries` imports TF
+
+
+def module_registered(module_name: str) -> None:
+    """Called by `registry.register_op_list` for a module with a library, at its import."""
+    global _hook_installed
+    if _import_hooks.imported("tensorflow") is not None:
+        load_op_libraries(module_name)
+        return
+    with _lock:
+        if _hook_installed:
+            return
+        _hook_installed = True
+    _import_hooks.call_when_imported("tensorflow", _register_when_tensorflow_imported)
+
+
+_registry.library_registered = module_registered
+
+
+def _register_when_tensorflow_imported(_tensorflow: ModuleType) -> None:
+    global _hook_installed
+    with _lock:
+        _hook_installed = False
+        if getattr(_caller, "imports_tensorflow", False):
+            return  # `load_op_libraries` imports TF, and registers (raising, not warning) next
+        for module_name in list(_registry.pending_libraries):
+            try:
+                _register(module_name)
+            except OpLibraryError as e:
+                # stacklevel 3: past the hook's loader (warnings skips importlib's frames) to `import tensorflow`
+                warnings.warn(f"{e} (opgen's wrappers raise this error when they run on TensorFlow)",
+                              OpLibraryWarning, stacklevel=3)
+
+
+def load_op_libraries(*modules: ModuleType | str) -> None:
+    """Registers with TensorFlow the ops of generated modules that have an op library.
+
+    `modules` (module objects or names) default to every imported generated module whose
+    library is not registered yet. Imports TensorFlow. Normally not needed (modules register
+    their library at import, or when TF is imported); call it to get an `OpLibraryError`
+    where you choose, e.g. before `tf.saved_model.load` in a fresh process. A library whose
+    ops TF already has is not loaded again: its ops are compared with the module's.
+    """
+    from .bridge import tensorflow
+
+    _caller.imports_tensorflow = True
+    try:
+        tensorflow()
+    finally:
+        _caller.imports_tensorflow = False
+    names = [m if isinstance(m, str) else m.__name__ for m in modules]
+    with _lock:
+        for module_name in names or list(_registry.pending_libraries):
+            if module_name in _registry.pending_libraries:
+                _register(module_name)
+
+
+def _register(module_name: str) -> None:
+    """Loads the module's library unless TF has its ops, then checks them; raises OpLibraryError."""
+    from .bridge import tensorflow
+
+    tf = tensorflow()
+    library = _registry.pending_libraries[module_name]
+    path = resolve_library(module_name, library)
+    module_ops = _registry.op_defs_of(module_name)
+    listed = ", ".join(sorted(module_ops)) or "none"
+    registered = _registered_op_defs(tf, module_ops)
+    loaded_here = os.path.realpath(path) in _loaded_paths
+    if len(registered) < len(module_ops) and not loaded_here:
+        if registered:
+            raise OpLibraryError(
+                f"TensorFlow already has ops {', '.join(sorted(registered))} of module '{module_name}' but not "
+                f"{', '.join(sorted(set(module_ops) - set(registered)))}: another library registered them, and "
+                f"loading op library {path} as well would register their kernels twice; load that library's "
+                f"module instead, or give these ops their own module"
+            )
+        if not os.path.isfile(path):
+            raise OpLibraryError(
+                f"op library {path} of module '{module_name}' does not exist, so its ops ({listed}) cannot run "
+                f"on TensorFlow; build the library, or fix `library` in [tool.opgen] and regenerate"
+            )
+        try:
+            tf.tf.load_op_library(path)
+        except Exception as e:  # noqa: BLE001 - TF raises NotFoundError and friends
+            message = getattr(e, "message", None) or str(e)
+            raise OpLibraryError(
+                f"TensorFlow cannot load op library {path} of module '{module_name}' (ops {listed}): {message}"
+            ) from None
+        _loaded_paths.add(os.path.realpath(path))
+        loaded_here = True
+        registered = _registered_op_defs(tf, module_ops)
+    source = (f"op library {path} of module '{module_name}'" if loaded_here else
+              f"the ops of module '{module_name}' that TensorFlow already has (from another module or "
+              f"tf.load_op_library; {path} is not loaded again)")
+    missing = sorted(set(module_ops) - set(registered))
+    if missing:
+        raise OpLibraryError(
+            f"{source} registers no op {', '.join(missing)}; rebuild the library or the wrappers"
+        )
+    errors, notes = _compare(module_ops, registered)
+    if errors:
+        raise OpLibraryError(f"{source} does not match the module: {'; '.join(errors)}; "
+                             f"rebuild the library or the wrappers")
+    del _registry.pending_libraries[module_name]
+    if notes:
+        warnings.warn(f"{source} differs compatibly from the module: {'; '.join(notes)}; rebuild the library "
+                      f"or the wrappers to make them equal", OpLibraryWarning, stacklevel=2)
+
+
+def _registered_op_defs(tf: Any, module_ops: dict[str, op_def_pb2.OpDef]) -> dict[str, op_def_pb2.OpDef]:
+    """The OpDefs TensorFlow has registered under the module's op names (TF's `op_def_registry`)."""
+    found = {}
+    for name in module_ops:
+        op_def = tf.op_def_registry.get(name)
+        if op_def is not None:
+            found[name] = op_def_pb2.OpDef.FromString(op_def.SerializeToString())
+    return found
+
+
+def resolve_library(module_name: str, library: str) -> str:
+    """`library` as written in [tool.opgen]: `package:resource`, else a path from the module's folder."""
+    if ":" in library and not os.path.isabs(library):
+        from importlib import resources
+
+        package, _, resource = library.partition(":")
+        try:
+            return str(resources.files(package).joinpath(resource))
+        except (ImportError, TypeError) as e:  # TypeError: a module that is no package
+            raise OpLibraryError(
+                f"op library {library!r} of module '{module_name}' names package '{package}', which cannot be "
+                f"imported as a package ({e}); install it, or fix `library` in [tool.opgen] and regenerate"
+            ) from None
+    if os.path.isabs(library):
+        return library
+    module_file = getattr(sys.modules.get(module_name), "__file__", None)
+    base = os.path.dirname(os.path.abspath(module_file)) if module_file else os.getcwd()
+    return os.path.normpath(os.path.join(base, library))
+
+
+# ---------------------------------------------------------------------------- stale check
+
+
+def _compare(
+    module_ops: dict[str, op_def_pb2.OpDef], registered: dict[str, op_def_pb2.OpDef]
+) -> tuple[list[str], list[str]]:
+    """(errors, notes): how each op TensorFlow has differs from the module's, `op X: detail`."""
+    from opgen_runtime.proto.op_def_compat import (
+        accepted_changes,
+        breaking_changes,
+        without_restatements,
+    )
+
+    errors: list[str] = []
+    notes: list[str] = []
+    for name in sorted(module_ops):
+        ours, theirs = _registry.without_docs(module_ops[name]), _registry.without_docs(registered[name])
+        if ours.SerializeToString(deterministic=True) == theirs.SerializeToString(deterministic=True):
+            continue
+        breaking = without_restatements(breaking_changes(ours, theirs))
+        accepted = accepted_changes(ours, theirs) if not breaking else []
+        errors += [f"op {name}: {_detail(rule, subject, ours, theirs)}" for rule, subject in breaking]
+        errors += [f"op {name}: {_detail(rule, subject, ours, theirs)}" for rule, subject in accepted
+                   if rule == "inputs_renamed"]
+        notes += [f"op {name}: {_detail(rule, subject, ours, theirs)}" for rule, subject in accepted
+                  if rule != "inputs_renamed"]
+        if not breaking and not accepted:  # a field no rule looks at, e.g. an arg's full type
+            notes.append(f"op {name}: differs in fields opgen does not compare (library: {_one_line(theirs)})")
+    return errors, notes
+
+
+def _detail(rule: str, subject: str, module: op_def_pb2.OpDef, library: op_def_pb2.OpDef) -> str:
+    """One change of `library` against `module`, as `what: module X, library Y`."""
+    from opgen_runtime.proto.op_def_compat import attr_map, describe_arg
+
+    ours, theirs = attr_map(module).get(subject), attr_map(library).get(subject)
+    if rule in ("attr_removed", "attr_added_without_default", "attr_added"):
+        attr = ours or theirs
+        assert attr is not None
+        default = f" = {_value_text(attr.default_value)}" if attr.HasField("default_value") else ", no default"
+        side = "in the module, not the library" if ours else "in the library, not the module"
+        return f"attr '{subject}' ({attr.type}{default}): {side}"
+    if ours is not None and theirs is not None:  # a rule about one attr both sides have
+        field, text = _attr_fields()[rule]
+        return f"attr '{subject}' {field}: module {text(ours)}, library {text(theirs)}"
+    if rule == "flag_changed":
+        mine_set, other_set = (str(getattr(side, subject)).lower() for side in (module, library))
+        return f"{subject}: module {mine_set}, library {other_set}"
+    if rule.startswith("input"):
+        what, mine, other = "inputs", module.input_arg, library.input_arg
+    elif rule.startswith("output"):
+        what, mine, other = "outputs", module.output_arg, library.output_arg
+    else:
+        what, mine, other = {
+            "control_outputs_changed": ("control outputs", module.control_output, library.control_output),
+            "op_deprecated": ("deprecation", [], [_one_line(library.deprecation)]),
+            "op_undeprecated": ("deprecation", [_one_line(module.deprecation)], []),
+            "attrs_reordered": ("attr order", [a.name for a in module.attr], [a.name for a in library.attr]),
+        }[rule]
+        return f"{what}: module ({', '.join(mine)}), library ({', '.join(other)})"
+    return (f"{what}: module ({', '.join(describe_arg(a) for a in mine)}), "
+            f"library ({', '.join(describe_arg(a) for a in other)})")
+
+
+def _attr_fields() -> dict[str, tuple[str, Callable[[op_def_pb2.OpDef.AttrDef], str]]]:
+    from opgen_runtime.proto.op_def_compat import allowed_text, default_text, minimum_text
+
+    def allowed(attr: op_def_pb2.OpDef.AttrDef) -> str:
+        return allowed_text(attr, _value_text)
+
+    def default(attr: op_def_pb2.OpDef.AttrDef) -> str:
+        return default_text(attr, _value_text)
+
+    return {
+        "attr_type_changed": ("type", lambda attr: attr.type),
+        "allowed_values_narrowed": ("allowed values", allowed),
+        "allowed_values_widened": ("allowed values", allowed),
+        "allowed_values_unrestricted": ("allowed values", allowed),
+        "minimum_raised": ("minimum", minimum_text),
+        "minimum_lowered": ("minimum", minimum_text),
+        "default_removed": ("default", default),
+        "default_changed": ("default", default),
+        "default_added": ("default", default),
+    }
+
+
+def _value_text(value: Any) -> str:
+    """An AttrValue as Python writes the value (`2.0`, `'SAME'`, `float32`, `[1, 2]`)."""
+    which = value.WhichOneof("value")
+    if which == "list":
+        for field in ("s", "i", "f", "b", "type", "shape"):
+            items = getattr(value.list, field)
+            if len(items):
+                return "[" + ", ".join(_scalar_text(field, v) for v in items) + "]"
+        return "[]"
+    if which in ("s", "i", "f", "b", "type", "shape"):
+        return _scalar_text(which, getattr(value, which))
+    return _one_line(value)
+
+
+def _scalar_text(field: str, value: Any) -> str:
+    if field == "s":
+        return repr(value.decode("utf-8", "backslashreplace"))
+    if field == "f":
+        return _float32_text(value)
+    if field == "type":
+        return python_name(value)
+    if field == "shape":
+        return "None" if value.unknown_rank else repr([d.size if d.size >= 0 else None for d in value.dim])
+    return repr(value)
+
+
+def _float32_text(value: float) -> str:
+    """The shortest decimal that reads back as the same float32 (AttrValue.f is one)."""
+    packed = struct.pack("<f", value)
+    for digits in range(1, 10):
+        text = f"{value:.{digits}g}"
+        if struct.pack("<f", float(text)) == packed:
+            break
+    return text if any(c in text for c in ".en") else text + ".0"  # `3.0`, not `3`; `inf`, `nan`, `1e+20`
+
+
+def _one_line(message: Any) -> str:
+    from google.protobuf import text_format
+
+    return text_format.MessageToString(message, as_one_line=True)
