@@ -2,9 +2,9 @@
 
 Builds TensorFlow-compatible graphs without TensorFlow (`Graph.as_graph_def()` imports into
 TF), or runs the wrappers on real TensorFlow exactly as TF's own generated wrappers run
-(`tf_backend`). Importing it imports neither tensorflow nor numpy.
+(`tf.bridge`). Importing it imports neither tensorflow nor numpy.
 
-Which backend a call runs on, first match wins (`backend`):
+Which backend a call runs on, first match wins (`tf.backend`):
 1. `set_backend("tensorflow" | "embedded")`, else the environment variable
    `OPGEN_BACKEND`; `set_backend(None)` returns to the rule below;
 2. an opgen `Graph` is this thread's default graph (`with graph.as_default():`): embedded;
@@ -12,7 +12,7 @@ Which backend a call runs on, first match wins (`backend`):
 4. otherwise: embedded.
 
 Op libraries (`[tool.opgen] library`) are registered with TensorFlow at the module's import,
-or when TF is imported, or by `load_op_libraries()` (`op_libraries`; docs/custom-ops.md).
+or when TF is imported, or by `load_op_libraries()` (`tf.op_libraries`; docs/custom-ops.md).
 """
 
 # The modules generated code imports by name (`from opgen_runtime import execute as

@@ -8,7 +8,7 @@ TensorFlow's eager branch: `eager_context()` is None unless the call runs eagerl
 TensorFlow (see `backend`); then the wrapper calls `fast_path_execute` (TF's
 `TFE_Py_FastPathExecute` itself) and handles `NotOkStatusException` with
 `raise_from_not_ok_status`; on `FallbackException` it goes on with its conversions and
-`_apply_op_helper`, which runs TF's eager fallback (`tf_backend`). Those three names are
+`_apply_op_helper`, which runs TF's eager fallback (`tf.bridge`). Those three names are
 TensorFlow's and resolve on first use (only then: TensorFlow is imported by then), so they
 are not in `__all__`.
 """

@@ -1,8 +1,8 @@
 """The common shape functions TF registers by name (`SetShapeFn(shape_inference::X)`, from
 tensorflow/core/framework/common_shape_fns.h) that the runtime ports, each with the name of
-its port in `shape_fns.common`.
+its port in `fns.common`.
 
-A leaf module that imports nothing: the runtime builds `shape_fns.common.NAMED` from it and
+A leaf module that imports nothing: the runtime builds `fns.common.NAMED` from it and
 the generator (opgen/spec/shape_fn_names.py) warns about `SetShapeFn` names missing from it,
 so both read one table.
 """

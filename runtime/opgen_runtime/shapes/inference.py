@@ -1,6 +1,6 @@
 """Shape inference dispatch: which shape function an op runs, and running it.
 
-Built-in functions live in the `shape_fns` package: the common functions under their TF
+Built-in functions live in the `fns` package: the common functions under their TF
 names (`UnchangedShape`, `MatMulShape`, ...), which generated modules declare per op
 (`register_op_list(..., shape_fns=...)`), and ports of TF's per-op shape functions by op
 name, used when a module declares none (modules built from an OpList or `--from-library`).

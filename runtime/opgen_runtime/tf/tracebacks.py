@@ -7,7 +7,7 @@ of the "in user code:" frames of an error raised while tracing a `tf.function`
 `traceback_utils.include_frame`, which drops a frame whose file contains a path of that
 module's `_EXCLUDED_PATHS`. TF offers no public call to add a path, so the runtime's directory
 is appended to that tuple, the one place both filters read, when TensorFlow is first used
-(`tf_backend.tensorflow()`); `tf.debugging.disable_traceback_filtering()` shows opgen's frames
+(`tf.bridge.tensorflow()`); `tf.debugging.disable_traceback_filtering()` shows opgen's frames
 again along with TF's. The generated module's own frame stays: it is the user's package.
 """
 

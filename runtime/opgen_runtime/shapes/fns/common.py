@@ -2,7 +2,7 @@
 
 `NAMED` maps the names TF registers them under (`SetShapeFn(shape_inference::X)`) to the
 ports, looked up by the name a generated module declares; the names and which port each
-gets are the table in `shape_fn_names`.
+gets are the table in `shapes.fn_names`.
 """
 
 from __future__ import annotations
