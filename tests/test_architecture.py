@@ -20,11 +20,13 @@ because the importer asked for it). To move or split a package, edit the table.
 from __future__ import annotations
 
 import ast
+import importlib
 import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 REPO = Path(__file__).resolve().parent.parent
 ROOTS = {"opgen": REPO / "opgen", "opgen_runtime": REPO / "runtime" / "opgen_runtime"}
@@ -254,6 +256,18 @@ def test_generated_modules_import_only_the_runtime_facade():
     files = sorted(p for d in GENERATED for p in d.rglob("*.py"))
     assert len(files) >= 7
     assert facade_violations(files, FACADE) == []
+
+
+def test_the_facade_keeps_what_generated_modules_import():
+    """Generated modules import these by name from the package (`from opgen_runtime import
+    execute as _execute`), wherever in the runtime's subpackages they live."""
+    from opgen.render.emit import RUNTIME_MODULES
+
+    assert {f"opgen_runtime.{name}" for name in RUNTIME_MODULES} <= FACADE
+    for name in sorted(FACADE):
+        module = importlib.import_module(name.rpartition(".")[0])
+        attr = getattr(module, name.rpartition(".")[2], None) or importlib.import_module(name)
+        assert isinstance(attr, ModuleType), name
 
 
 def test_the_reader_sees_every_kind_of_import(tmp_path):

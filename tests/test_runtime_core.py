@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from opgen_runtime import Graph, TensorShape
-from opgen_runtime.values import dtypes
-from opgen_runtime.ops import registry
+from opgen_runtime.graph.devices import canonical_device
 from opgen_runtime.ops import execute as _execute
 from opgen_runtime.ops import op_def_library as lib
-from opgen_runtime.values.constant_op import make_tensor_proto
-from opgen_runtime.graph.devices import canonical_device
+from opgen_runtime.ops import registry
 from opgen_runtime.proto import op_def_pb2
+from opgen_runtime.values import dtypes
+from opgen_runtime.values.constant_op import make_tensor_proto
 
 REPO = Path(__file__).resolve().parent.parent
 

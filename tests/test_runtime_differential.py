@@ -258,8 +258,8 @@ def _build(rt, spec, op_name, is_tf):
         make_proto = tf_tensor_pb2.TensorProto.FromString
     else:
         from opgen_runtime import Graph
-        from opgen_runtime.values import dtypes
         from opgen_runtime.ops import op_def_library as lib
+        from opgen_runtime.values import dtypes
 
         graph = Graph()
         make_proto = tensor_pb2.TensorProto.FromString

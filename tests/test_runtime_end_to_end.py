@@ -220,8 +220,8 @@ def test_embedded_graphs_run_in_tensorflow(tf, example_graphs):
 def test_tensorflow_backend_graph_and_eager(tf, example_graphs):
     from tensorflow.python.framework import op_def_library as tf_lib
 
-    from opgen_runtime.ops import op_def_library as lib
     from opgen_runtime import set_backend
+    from opgen_runtime.ops import op_def_library as lib
 
     _, ops = example_graphs
     set_backend("tensorflow")
@@ -255,9 +255,9 @@ def test_automatic_backend_inside_tf_graph(tf):
 
 
 def test_backend_missing_op_is_a_clear_error(tf):
+    from opgen_runtime import set_backend
     from opgen_runtime.ops import op_def_library as lib
     from opgen_runtime.ops import registry
-    from opgen_runtime import set_backend
     from opgen_runtime.proto import op_def_pb2
 
     registry.register_op_def("custom_module", op_def_pb2.OpDef(name="OpgenNotInTf"))
@@ -392,8 +392,8 @@ def test_generated_wrappers_embedded_and_tensorflow_backend(
 
 
 def test_backend_eager_runs_ops_without_outputs(tf, example_graphs):
-    from opgen_runtime.ops import op_def_library as lib
     from opgen_runtime import set_backend
+    from opgen_runtime.ops import op_def_library as lib
 
     variable = tf.Variable(1.0)
     set_backend("tensorflow")

@@ -9,9 +9,9 @@ import sys
 import pytest
 from google.protobuf import text_format
 
+from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.tf import import_hooks, op_libraries
 from opgen_runtime.tf.op_libraries import OpLibraryError
-from opgen_runtime.proto import op_def_pb2
 
 MODULE_OP = """
 name: "Scale"

@@ -143,8 +143,8 @@ def test_oplist_from_missing_library_is_a_clear_error(tmp_path):
 def test_custom_op_embedded_and_tensorflow_backend(library, tf):
     from opgen.spec.op_library import op_list_from_library
     from opgen_runtime import Graph, set_backend
-    from opgen_runtime.ops import registry
     from opgen_runtime.ops import op_def_library as lib
+    from opgen_runtime.ops import registry
 
     registry.register_op_list(
         "tests.custom_ops",

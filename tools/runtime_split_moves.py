@@ -223,7 +223,8 @@ def _rewrite_import(node: ast.ImportFrom, package: list[str] | None, old_package
             parent, _, last = target.rpartition(".")
             bound = alias.asname or alias.name
             # (an explicit `x as x` stays: it marks a re-export)
-            groups.setdefault(parent, []).append(last if alias.asname is None and bound == last else f"{last} as {bound}")
+            name = last if alias.asname is None and bound == last else f"{last} as {bound}"
+            groups.setdefault(parent, []).append(name)
         else:
             groups.setdefault(rel, []).append(alias.name if alias.asname is None else f"{alias.name} as {alias.asname}")
     if node.level:
@@ -320,7 +321,7 @@ def rewrite_files() -> list[str]:
         if not path.is_file():
             continue
         text = path.read_text(encoding="utf-8")
-        if PACKAGE not in text and not (ROOT in path.parents):
+        if PACKAGE not in text and ROOT not in path.parents:
             continue
         new = rewrite_python(path, text) if path.suffix in (".py", ".pyi") else text
         new = rewrite_text(new)

@@ -62,10 +62,10 @@ def rebuild_and_compare(tf_graph: Any) -> tuple[int, int, collections.Counter[st
     from tensorflow.python.ops import handle_data_util
 
     from opgen_runtime import Graph
-    from opgen_runtime.values import dtypes
     from opgen_runtime.ops import registry
-    from opgen_runtime.shapes import inference as shape_inference
     from opgen_runtime.proto import attr_value_pb2
+    from opgen_runtime.shapes import inference as shape_inference
+    from opgen_runtime.values import dtypes
     from opgen_runtime.values.tensor_shape import TensorShape
 
     tf_resource = tf.resource

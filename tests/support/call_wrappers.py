@@ -421,8 +421,8 @@ def check_module(source: str | Path, *, name: str | None = None, tf: bool | None
 def _load_library() -> None:
     """The module's `library`, loaded into TF if it names one (a missing or unloadable library
     leaves its ops unregistered in TF: then they are not called on TF, and reported so)."""
-    from opgen_runtime.tf import op_libraries
     from opgen_runtime.ops import registry
+    from opgen_runtime.tf import op_libraries
 
     if registry.pending_libraries:
         with contextlib.suppress(Exception):
