@@ -66,11 +66,11 @@ LAYERS: list[dict[str, list[str]]] = [
 FACADE = frozenset({
     "opgen_runtime.api_types",
     "opgen_runtime.atypes",
-    "opgen_runtime.tf.dispatch",
-    "opgen_runtime.values.dtypes",
-    "opgen_runtime.ops.execute",
-    "opgen_runtime.ops.op_def_library",
-    "opgen_runtime.ops.registry",
+    "opgen_runtime.dispatch",
+    "opgen_runtime.dtypes",
+    "opgen_runtime.execute",
+    "opgen_runtime.op_def_library",
+    "opgen_runtime.registry",
     "opgen_runtime.version",
 })
 GENERATED = [REPO / "generated", REPO / "tests" / "golden"]
@@ -338,7 +338,7 @@ def test_the_real_table_fails_on_planted_imports(tmp_path):
     roots = {top: tmp_path / top for top in ROOTS}
     for top, root in ROOTS.items():
         shutil.copytree(root, roots[top], ignore=shutil.ignore_patterns("__pycache__"))
-    _append(roots["opgen_runtime"] / "registry.py", "from opgen.errors import OpgenError\n")
+    _append(roots["opgen_runtime"] / "ops" / "registry.py", "from opgen.errors import OpgenError\n")
     _append(roots["opgen"] / "model.py", "def _late():\n    from opgen.render import build\n")
     _append(roots["opgen"] / "spec" / "cpp_lexer.py", "from opgen.spec import preprocessor\n")
     problems = check(roots, LAYERS)

@@ -16,11 +16,9 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-import opgen_runtime
-
-# The package's directory, subpackages included, as frames name their files: `co_filename`
-# is the `__file__` the module was imported from.
-RUNTIME_DIR = os.path.join(opgen_runtime.__path__[0], "")
+# The package's directory (this module's grandparent), subpackages included, as frames name
+# their files: `co_filename` is the `__file__` the module was imported from.
+RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "")
 
 
 def hide_runtime_frames(traceback_utils: ModuleType) -> None:
