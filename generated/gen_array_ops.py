@@ -1421,7 +1421,7 @@ TV_Squeeze_T = TypeVar(
 @_dispatch.add_type_based_api_dispatcher
 def squeeze(
     input: Annotated[_api_types.TensorLike, TV_Squeeze_T],
-    axis: list[int] | tuple[int, ...] = [],
+    axis: _api_types.ListOrTuple[int] = [],
     name: str | None = None,
 ) -> Annotated[_api_types.Tensor, TV_Squeeze_T]:
     r"""Drops dimensions of length 1.

@@ -68,10 +68,10 @@ TV_If_Tcond = TypeVar(
 def _if(
     cond: Annotated[_api_types.TensorLike, TV_If_Tcond],
     input: _api_types.TensorLikeList,
-    Tout: list[_api_types.DTypeLike] | tuple[_api_types.DTypeLike, ...],
+    Tout: _api_types.ListOrTuple[_api_types.DTypeLike],
     then_branch: _api_types.FuncLike,
     else_branch: _api_types.FuncLike,
-    output_shapes: list[_api_types.ShapeLike] | tuple[_api_types.ShapeLike, ...] = [],
+    output_shapes: _api_types.ListOrTuple[_api_types.ShapeLike] = [],
     name: str | None = None,
 ) -> list[_api_types.Tensor] | _api_types.Operation | None:
     r"""Calls one of two functions depending on a condition.
@@ -163,7 +163,7 @@ _OP_DEFS.append(
 @_dispatch.add_type_based_api_dispatcher
 def partitioned_call(
     args: _api_types.TensorLikeList,
-    Tout: list[_api_types.DTypeLike] | tuple[_api_types.DTypeLike, ...],
+    Tout: _api_types.ListOrTuple[_api_types.DTypeLike],
     f: _api_types.FuncLike,
     config: str = "",
     config_proto: str = "",
@@ -272,7 +272,7 @@ _OP_DEFS.append(
 @_dispatch.add_type_based_api_dispatcher
 def stateful_partitioned_call(
     args: _api_types.TensorLikeList,
-    Tout: list[_api_types.DTypeLike] | tuple[_api_types.DTypeLike, ...],
+    Tout: _api_types.ListOrTuple[_api_types.DTypeLike],
     f: _api_types.FuncLike,
     config: str = "",
     config_proto: str = "",
@@ -382,7 +382,7 @@ def _while(
     input: _api_types.TensorLikeList,
     cond: _api_types.FuncLike,
     body: _api_types.FuncLike,
-    output_shapes: list[_api_types.ShapeLike] | tuple[_api_types.ShapeLike, ...] = [],
+    output_shapes: _api_types.ListOrTuple[_api_types.ShapeLike] = [],
     parallel_iterations: int = 10,
     name: str | None = None,
 ) -> list[_api_types.Tensor] | _api_types.Operation | None:

@@ -144,12 +144,12 @@ TV_Conv2D_T = TypeVar(
 def conv2d(
     input: Annotated[_api_types.TensorLike, TV_Conv2D_T],
     filter: Annotated[_api_types.TensorLike, TV_Conv2D_T],
-    strides: list[int] | tuple[int, ...],
+    strides: _api_types.ListOrTuple[int],
     padding: Literal["SAME", "VALID", "EXPLICIT"],
     use_cudnn_on_gpu: bool = True,
-    explicit_paddings: list[int] | tuple[int, ...] = [],
+    explicit_paddings: _api_types.ListOrTuple[int] = [],
     data_format: Literal["NHWC", "NCHW"] = "NHWC",
-    dilations: list[int] | tuple[int, ...] = [1, 1, 1, 1],
+    dilations: _api_types.ListOrTuple[int] = [1, 1, 1, 1],
     name: str | None = None,
 ) -> Annotated[_api_types.Tensor, TV_Conv2D_T]:
     r"""2-D convolution of a batch of images with a bank of filters.
@@ -323,11 +323,11 @@ TV_DepthwiseConv2dNative_T = TypeVar(
 def depthwise_conv2d_native(
     input: Annotated[_api_types.TensorLike, TV_DepthwiseConv2dNative_T],
     filter: Annotated[_api_types.TensorLike, TV_DepthwiseConv2dNative_T],
-    strides: list[int] | tuple[int, ...],
+    strides: _api_types.ListOrTuple[int],
     padding: Literal["SAME", "VALID", "EXPLICIT"],
-    explicit_paddings: list[int] | tuple[int, ...] = [],
+    explicit_paddings: _api_types.ListOrTuple[int] = [],
     data_format: Literal["NHWC", "NCHW"] = "NHWC",
-    dilations: list[int] | tuple[int, ...] = [1, 1, 1, 1],
+    dilations: _api_types.ListOrTuple[int] = [1, 1, 1, 1],
     name: str | None = None,
 ) -> Annotated[_api_types.Tensor, TV_DepthwiseConv2dNative_T]:
     r"""Convolves each input channel with its own set of filters.
@@ -540,10 +540,10 @@ TV_MaxPool_T = TypeVar(
 @_dispatch.add_type_based_api_dispatcher
 def max_pool(
     input: Annotated[_api_types.TensorLike, TV_MaxPool_T],
-    ksize: list[int] | tuple[int, ...],
-    strides: list[int] | tuple[int, ...],
+    ksize: _api_types.ListOrTuple[int],
+    strides: _api_types.ListOrTuple[int],
     padding: Literal["SAME", "VALID", "EXPLICIT"],
-    explicit_paddings: list[int] | tuple[int, ...] = [],
+    explicit_paddings: _api_types.ListOrTuple[int] = [],
     data_format: Literal["NHWC", "NCHW", "NCHW_VECT_C"] = "NHWC",
     name: str | None = None,
 ) -> Annotated[_api_types.Tensor, TV_MaxPool_T]:

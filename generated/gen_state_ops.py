@@ -488,7 +488,7 @@ def var_handle_op(
     container: str = "",
     shared_name: str = "",
     debug_name: str = "",
-    allowed_devices: list[str] | tuple[str, ...] = [],
+    allowed_devices: _api_types.ListOrTuple[str] = [],
     name: str | None = None,
 ) -> Annotated[_api_types.Tensor, _atypes.Resource]:
     r"""Creates (or finds) a resource variable and returns its handle.

@@ -726,7 +726,7 @@ def test_negative_zero_defaults_keep_their_sign(tmp_path, monkeypatch, capsys):
     module = importlib.util.module_from_spec(spec)  # its own name: another test's gen_ops may be imported
     spec.loader.exec_module(module)
     params = inspect.signature(module.z).parameters
-    assert str(params["l"]).endswith("=[-0.0, 1.5]") and str(params["f"]).endswith("= -0.0")
+    assert str(params["l"]).endswith("= [-0.0, 1.5]") and str(params["f"]).endswith("= -0.0")
     assert math.copysign(1, params["l"].default[0]) == -1 == math.copysign(1, params["f"].default)
     from opgen_runtime import Graph
 

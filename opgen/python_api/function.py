@@ -429,7 +429,7 @@ def _attr_annotation(
         item = "Literal[" + ", ".join(py_str(v.decode("utf-8", "surrogateescape")) for v in allowed) + "]"
     else:
         item = _ATTR_ANNOTATIONS[scalar]
-    text = f"list[{item}] | tuple[{item}, ...]" if is_list else item
+    text = f"_api_types.ListOrTuple[{item}]" if is_list else item
     if attr.type == "type" and default is None:
         text = f"Annotated[{text}, {typevars[attr.name].name}]"
     if default is not None and default.WhichOneof("value") is None and scalar != "shape":

@@ -15,7 +15,7 @@ opgen's classes). TensorFlow's eager fast path returns None for an op without ou
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, Union
+from typing import Any, Protocol, TypeVar, Union
 
 from opgen_runtime.proto import attr_value_pb2, tensor_pb2, tensor_shape_pb2
 
@@ -30,6 +30,7 @@ __all__ = [
     "DTypeLike",
     "FuncLike",
     "InferenceContext",
+    "ListOrTuple",
     "Operation",
     "ShapeLike",
     "Tensor",
@@ -94,6 +95,10 @@ TensorLike = Union[  # noqa: UP007
 # A list input (`N * T`, a type list): a list or tuple of tensor-likes (a Sequence, so that a
 # `list[Tensor]` is one too).
 TensorLikeList = Sequence[TensorLike]
+_T = TypeVar("_T")
+# A list attr's value: the wrapper accepts exactly a list or a tuple (one short name keeps a
+# signature's lines as short as black and ruff lay them out alike).
+ListOrTuple = list[_T] | tuple[_T, ...]
 # `dtypes.as_dtype`: a DType (opgen's or TF's), a name, an enum value, a Python or numpy type.
 DTypeLike = DType | SupportsDatatypeEnum | str | int | type[Any]
 # `tensor_shape.as_shape`: a TensorShape (opgen's or TF's), dims (None: unknown), a

@@ -161,16 +161,13 @@ def defaults(
     ten: _api_types.TensorProtoLike = _execute.make_tensor(
         "dtype: DT_INT32 tensor_shape { } int_val: 7 ", "ten"
     ),
-    li: list[int] | tuple[int, ...] = [1, 2, 3],
-    l_empty: list[int] | tuple[int, ...] = [],
-    lf: list[float] | tuple[float, ...] = [0.5, 10.0, 1e10],
-    ls: list[str] | tuple[str, ...] = ["a", "b\n"],
-    lb: list[bool] | tuple[bool, ...] = [True, False],
-    lt: list[_api_types.DTypeLike] | tuple[_api_types.DTypeLike, ...] = [
-        _dtypes.int32,
-        _dtypes.float64,
-    ],
-    lshape: list[_api_types.ShapeLike] | tuple[_api_types.ShapeLike, ...] = [[], [1]],
+    li: _api_types.ListOrTuple[int] = [1, 2, 3],
+    l_empty: _api_types.ListOrTuple[int] = [],
+    lf: _api_types.ListOrTuple[float] = [0.5, 10.0, 1e10],
+    ls: _api_types.ListOrTuple[str] = ["a", "b\n"],
+    lb: _api_types.ListOrTuple[bool] = [True, False],
+    lt: _api_types.ListOrTuple[_api_types.DTypeLike] = [_dtypes.int32, _dtypes.float64],
+    lshape: _api_types.ListOrTuple[_api_types.ShapeLike] = [[], [1]],
     name: str | None = None,
 ) -> _api_types.Operation | None:
     """TODO: add doc.

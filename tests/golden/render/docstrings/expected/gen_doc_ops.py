@@ -39,7 +39,7 @@ def documented(
     indices: Annotated[_api_types.TensorLike, TV_Documented_Tidx],
     count: int,
     mode: Literal["fast", "exact"] = "fast",
-    ratios: list[float] | tuple[float, ...] = [0.5],
+    ratios: _api_types.ListOrTuple[float] = [0.5],
     name: str | None = None,
 ) -> Annotated[_api_types.Tensor, TV_Documented_T]:
     """Combines `x` and `y` with a very long summary line that goes on and on past the margin.

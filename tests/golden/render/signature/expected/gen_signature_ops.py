@@ -631,7 +631,7 @@ _OP_DEFS.append(
 @_dispatch.add_type_based_api_dispatcher
 def type_lists(
     args: _api_types.TensorLikeList,
-    Tout: list[_api_types.DTypeLike] | tuple[_api_types.DTypeLike, ...],
+    Tout: _api_types.ListOrTuple[_api_types.DTypeLike],
     name: str | None = None,
 ) -> list[_api_types.Tensor]:
     r"""TODO: add doc.
