@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from support.apidiff_cases import CORPUS, SPEC_V1, git, run_cli
 
-from opgen import cli
 from opgen.apidiff.changes import diff_snapshots
 from opgen.apidiff.inputs import load_side, project_snapshot
 from opgen.apidiff.report import format_text
@@ -18,28 +17,9 @@ from opgen.apidiff.snapshot_format import from_json, to_json, to_markdown
 from opgen.config import Config, load_config
 from opgen.errors import Location
 
-CORPUS = Path(__file__).parent / "golden" / "apidiff"
 SNAPSHOT_GOLDEN = Path(__file__).parent / "golden" / "apidiff_snapshot"
 UPDATE = os.environ.get("OPGEN_UPDATE_GOLDEN") == "1"
 
-SPEC_V1 = """\
-#include "tensorflow/core/framework/op.h"
-REGISTER_OP("Scale")
-    .Input("x: T")
-    .Output("y: T")
-    .Attr("T: {float, int32}")
-    .Attr("factor: float = 1.0")
-    .Doc(R"doc(
-Scales `x`.
-)doc");
-REGISTER_OP("Divide")
-    .Input("x: float")
-    .Output("quotient: float")
-    .Output("remainder: float")
-    .Attr("rounding: string");
-REGISTER_KERNEL_BUILDER(Name("Divide").Device(DEVICE_CPU), DivideOp);
-REGISTER_KERNEL_BUILDER(Name("Divide").Device(DEVICE_GPU).HostMemory("remainder").Priority(1), DivideOp);
-"""
 
 
 def _golden(name: str, text: str) -> None:
@@ -47,12 +27,6 @@ def _golden(name: str, text: str) -> None:
     if UPDATE:
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8")
-
-
-def _main(argv: list[str], capsys) -> tuple[int, str, str]:
-    code = cli.main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
@@ -71,14 +45,14 @@ def project(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("fmt", ["md", "json"])
 def test_api_snapshot_golden(project, capsys, fmt):
-    code, out, err = _main(["api", "--format", fmt], capsys)
+    code, out, err = run_cli(["api", "--format", fmt], capsys)
     assert (code, err) == (0, "")
     _golden(f"project.{fmt}", out)
 
 
 def test_api_writes_file_atomically(project, capsys):
-    assert _main(["api", "-o", "snap/API.md"], capsys)[0] == 0
-    assert (project / "snap" / "API.md").read_text() == _main(["api"], capsys)[1]
+    assert run_cli(["api", "-o", "snap/API.md"], capsys)[0] == 0
+    assert (project / "snap" / "API.md").read_text() == run_cli(["api"], capsys)[1]
 
 
 def test_corpus_snapshots_golden(monkeypatch):
@@ -109,11 +83,11 @@ def test_json_snapshot_round_trip_gives_same_diff(scenario, monkeypatch):
 
 
 def test_diff_snapshot_file_against_spec_tree(project, capsys):
-    code, out, _ = _main(["api", "--format", "json", "-o", "old.json"], capsys)
+    code, out, _ = run_cli(["api", "--format", "json", "-o", "old.json"], capsys)
     assert code == 0
     spec = project / "specs" / "ops.cc"
     spec.write_text(spec.read_text().replace('.Attr("rounding: string")', '.Attr("rounding: string = \'floor\'")'))
-    code, out, _ = _main(["diff", "old.json", "--format", "json"], capsys)
+    code, out, _ = run_cli(["diff", "old.json", "--format", "json"], capsys)
     report = json.loads(out)
     assert code == 0
     assert [(c["rule"], c["breaking"]) for c in report["changes"]] == [
@@ -128,7 +102,7 @@ def test_diff_oplist_files(tmp_path, monkeypatch, capsys):
         (tmp_path / side).mkdir()
         (tmp_path / side / "math.pbtxt").write_text(
             f'op {{ name: "Neg" input_arg {{ name: "x" type: {dtype} }} output_arg {{ name: "y" type: DT_FLOAT }} }}\n')
-    code, out, _ = _main(["diff", "old/math.pbtxt", "new/math.pbtxt", "--format", "github"], capsys)
+    code, out, _ = run_cli(["diff", "old/math.pbtxt", "new/math.pbtxt", "--format", "github"], capsys)
     assert code == 1
     assert out == ("::error file=new/math.pbtxt,line=1,col=1,title=opgen graph input_signature_changed (Neg)::"
                    "Input signature mismatch 'float' vs. 'double'\n")
@@ -137,19 +111,19 @@ def test_diff_oplist_files(tmp_path, monkeypatch, capsys):
 def test_diff_single_files_take_modules_from_the_other_side(project, capsys):
     """An OpList file (e.g. a `--from-library` dump) names its module after itself: against
     another file, a spec tree or the project no function is reported moved."""
-    assert _main(["oplist", "specs", "-o", "lib.pbtxt"], capsys)[0] == 0
-    assert _main(["oplist", "specs", "-o", "renamed.pbtxt"], capsys)[0] == 0
+    assert run_cli(["oplist", "specs", "-o", "lib.pbtxt"], capsys)[0] == 0
+    assert run_cli(["oplist", "specs", "-o", "renamed.pbtxt"], capsys)[0] == 0
     for argv in (["lib.pbtxt", "renamed.pbtxt"], ["lib.pbtxt", "specs"], ["specs", "lib.pbtxt"], ["lib.pbtxt"]):
-        code, out, err = _main(["diff", *argv, "--format", "json"], capsys)
+        code, out, err = run_cli(["diff", *argv, "--format", "json"], capsys)
         rules = [c["rule"] for c in json.loads(out)["changes"]]
         assert "function_moved" not in rules, (argv, rules)
         assert code == 0 and err == "", argv
     # the project's module for an op the file lacks; NEW's (the file's) when both are files
     spec = project / "specs" / "ops.cc"
     spec.write_text(spec.read_text() + 'REGISTER_OP("Offset").Input("x: float").Output("y: float");\n')
-    assert _main(["diff", "lib.pbtxt", "--format", "json"], capsys)[0] == 0
-    assert _main(["oplist", "specs", "-o", "lib2.pbtxt"], capsys)[0] == 0
-    code, out, _ = _main(["diff", "lib2.pbtxt", "renamed.pbtxt"], capsys)
+    assert run_cli(["diff", "lib.pbtxt", "--format", "json"], capsys)[0] == 0
+    assert run_cli(["oplist", "specs", "-o", "lib2.pbtxt"], capsys)[0] == 0
+    code, out, _ = run_cli(["diff", "lib2.pbtxt", "renamed.pbtxt"], capsys)
     assert code == 1
     assert "BREAKING python function_removed: gen_renamed.offset removed with its op" in out
     assert "gen_lib2" not in out
@@ -158,13 +132,13 @@ def test_diff_single_files_take_modules_from_the_other_side(project, capsys):
 def test_diff_keeps_a_real_move_between_project_modules(project, capsys):
     """A `[tool.opgen.modules]` glob places an op whatever file it comes from; moving it
     to another module of the project stays a breaking `function_moved`."""
-    assert _main(["oplist", "specs", "-o", "lib.pbtxt"], capsys)[0] == 0
-    assert _main(["api", "--format", "json", "-o", "old.json"], capsys)[0] == 0
+    assert run_cli(["oplist", "specs", "-o", "lib.pbtxt"], capsys)[0] == 0
+    assert run_cli(["api", "--format", "json", "-o", "old.json"], capsys)[0] == 0
     pyproject = project / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + '[tool.opgen.modules]\n"Scale" = "gen_scaling"\n')
-    code, out, _ = _main(["diff", "lib.pbtxt", "--format", "json"], capsys)
+    code, out, _ = run_cli(["diff", "lib.pbtxt", "--format", "json"], capsys)
     assert code == 0 and [c["rule"] for c in json.loads(out)["changes"]] == ["alias_added"]  # the override
-    code, out, _ = _main(["diff", "old.json"], capsys)
+    code, out, _ = run_cli(["diff", "old.json"], capsys)
     assert code == 1
     assert "BREAKING python function_moved: gen_ops.scale -> gen_scaling.scale" in out
 
@@ -177,33 +151,27 @@ def test_text_is_colored_only_when_asked(monkeypatch):
     assert "\033[31;1mBREAKING" in format_text(result, color=True)
 
 
-def _git(repo: Path, *args: str) -> str:
-    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t",
-               GIT_COMMITTER_EMAIL="t@example.com", GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_SYSTEM=os.devnull)
-    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout
-
-
 def _tree_state(repo: Path) -> dict:
     files = {str(p.relative_to(repo)): p.read_bytes() for p in repo.rglob("*")
              if p.is_file() and ".git" not in p.relative_to(repo).parts}
-    return {"files": files, "status": _git(repo, "status", "--porcelain"), "head": _git(repo, "rev-parse", "HEAD"),
-            "stash": _git(repo, "stash", "list"), "index": (repo / ".git" / "index").read_bytes()}
+    return {"files": files, "status": git(repo, "status", "--porcelain"), "head": git(repo, "rev-parse", "HEAD"),
+            "stash": git(repo, "stash", "list"), "index": (repo / ".git" / "index").read_bytes()}
 
 
 def test_diff_git_revision_leaves_work_tree_untouched(project, capsys):
     repo = project
-    _git(repo, "init", "-q")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-q", "-m", "v1")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "v1")
     spec = repo / "specs" / "ops.cc"
     spec.write_text(spec.read_text().replace('    .Attr("factor: float = 1.0")\n', ""))
-    _git(repo, "commit", "-q", "-am", "v2: factor removed")
+    git(repo, "commit", "-q", "-am", "v2: factor removed")
     # an uncommitted edit and an untracked file: the work tree side must see them, and keep them
     (repo / "overrides" / "scale.pbtxt").write_text('op {\n  name: "Scale"\n  alias: "Rescale"\n  alias: "Mul"\n}\n')
     (repo / "notes.txt").write_text("untracked\n")
     before = _tree_state(repo)
 
-    code, out, err = _main(["diff", "--git", "HEAD~1", "--format", "json"], capsys)
+    code, out, err = run_cli(["diff", "--git", "HEAD~1", "--format", "json"], capsys)
     assert (code, err) == (1, "")
     report = json.loads(out)
     rules = [(c["category"], c["rule"], c["breaking"]) for c in report["changes"]]
@@ -214,24 +182,24 @@ def test_diff_git_revision_leaves_work_tree_untouched(project, capsys):
 
     # HEAD~1 against HEAD (named as a git-archived tree through a second call is not needed:
     # the work tree equals HEAD except the override) and HEAD against the work tree
-    code, out, _ = _main(["diff", "--git", "HEAD", "--format", "json"], capsys)
+    code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "json"], capsys)
     assert code == 0
     assert [c["rule"] for c in json.loads(out)["changes"]] == ["alias_added"]
     assert _tree_state(repo) == before
 
 
 def test_diff_git_errors(project, capsys):
-    code, _, err = _main(["diff", "--git", "HEAD"], capsys)
+    code, _, err = run_cli(["diff", "--git", "HEAD"], capsys)
     assert code == 2 and "is not in a git work tree" in err
-    _git(project, "init", "-q")
-    _git(project, "add", ".")
-    _git(project, "commit", "-q", "-m", "v1")
-    code, _, err = _main(["diff", "--git", "no-such-rev"], capsys)
+    git(project, "init", "-q")
+    git(project, "add", ".")
+    git(project, "commit", "-q", "-m", "v1")
+    code, _, err = run_cli(["diff", "--git", "no-such-rev"], capsys)
     assert code == 2 and err.startswith("error: unknown git revision 'no-such-rev'")
     # errors inside the revision name the revision, not the temporary extraction
-    _git(project, "rm", "-q", "-r", "specs")
-    _git(project, "commit", "-q", "-m", "no specs")
-    code, _, err = _main(["diff", "--git", "HEAD", "old.json"], capsys)
+    git(project, "rm", "-q", "-r", "specs")
+    git(project, "commit", "-q", "-m", "no specs")
+    code, _, err = run_cli(["diff", "--git", "HEAD", "old.json"], capsys)
     assert (code, err) == (2, "HEAD:specs: error: no such file or directory\n")
 
 
@@ -244,7 +212,7 @@ def test_diff_git_errors(project, capsys):
 def test_bad_input_is_an_error(project, capsys, argv, message):
     (project / "bad.json").write_text('{"format": "opgen-api-snapshot/1", oops}')
     (project / "other.json").write_text('{"format": "opgen-api-snapshot/1x", "ops": []}')
-    code, out, err = _main(argv, capsys)
+    code, out, err = run_cli(argv, capsys)
     assert (code, out) == (2, "")
     assert err.startswith(message), err
 
@@ -258,7 +226,7 @@ def test_kernel_locations_only_name_kernels_tensorflow_selects(project, capsys):
         'REGISTER_KERNEL_BUILDER(Name("Scale").Device("TPU").TypeConstraint<bool>("T"), ScaleOp);\n'
         'REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_CPU).TypeConstraint<bool>("T"), ScaleOp);\n'
         'REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_CPU).TypeConstraint<int32>("T"), ScaleOp);\n'))
-    code, out, _ = _main(["api", "--format", "json"], capsys)
+    code, out, _ = run_cli(["api", "--format", "json"], capsys)
     assert code == 0
     scale = next(op for op in json.loads(out)["ops"] if op["op"] == "Scale")
     assert scale["kernels"] == {"CPU": {"T": ["int32"]}}
@@ -277,7 +245,7 @@ def test_snapshot_outputs_is_what_opgen_api_prints(project, capsys):
     gathered = gather_config(config)
     model = load_overrides(project / "overrides", gathered.op_list)
     files = snapshot_outputs(config, gathered, model, project / "elsewhere")
-    assert files == {"API.md": _main(["api"], capsys)[1].encode()}
+    assert files == {"API.md": run_cli(["api"], capsys)[1].encode()}
     assert snapshot_outputs(replace(config, api=None), gathered, model, project / "generated") == {}
     with pytest.raises(OpgenError, match="is not inside out"):
         snapshot_outputs(replace(config, api="API.md"), gathered, model, project / "generated")
@@ -291,38 +259,39 @@ def test_diff_git_revision_of_a_project_in_a_subdirectory(tmp_path, monkeypatch,
     (project / "specs" / "ops.cc").write_text(SPEC_V1)
     (repo / "big").mkdir()
     (repo / "big" / "unrelated.txt").write_text("not extracted\n")
-    _git(repo, "init", "-q")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-q", "-m", "v1")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "v1")
     spec = project / "specs" / "ops.cc"
     spec.write_text(spec.read_text().replace("T: {float, int32}", "T: {float}"))
     monkeypatch.chdir(project)
     message = ",line=5,col=6,title=opgen graph allowed_values_narrowed (Scale)::Attr 'T' has a stricter set of "
-    code, out, err = _main(["diff", "--git", "HEAD", "--format", "github"], capsys)
+    code, out, err = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)
     assert (code, err) == (1, "")
     assert out.startswith("::error file=specs/ops.cc" + message)
     # on GitHub the paths are relative to the checkout, and from a subdirectory relative to the cwd
     monkeypatch.setenv("GITHUB_WORKSPACE", str(repo))
-    assert _main(["diff", "--git", "HEAD", "--format", "github"], capsys)[1].startswith(
+    assert run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)[1].startswith(
         "::error file=lib/ops/specs/ops.cc" + message)
     monkeypatch.delenv("GITHUB_WORKSPACE")
     monkeypatch.chdir(project / "specs")
-    assert _main(["diff", "--git", "HEAD", "--format", "github"], capsys)[1].startswith("::error file=ops.cc" + message)
+    out = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)[1]
+    assert out.startswith("::error file=ops.cc" + message)
 
 
 def test_build_writes_and_checks_the_api_snapshot(project, capsys):
-    assert _main(["build"], capsys)[0] == 0
+    assert run_cli(["build"], capsys)[0] == 0
     snapshot = project / "generated" / "API.md"
-    assert snapshot.read_text() == _main(["api"], capsys)[1]
-    assert _main(["build", "--check"], capsys)[0] == 0
+    assert snapshot.read_text() == run_cli(["api"], capsys)[1]
+    assert run_cli(["build", "--check"], capsys)[0] == 0
     spec = project / "specs" / "ops.cc"
     spec.write_text(spec.read_text().replace("factor: float = 1.0", "factor: float = 2.0"))
-    code, out, _ = _main(["build", "--check"], capsys)
+    code, out, _ = run_cli(["build", "--check"], capsys)
     assert code == 1 and out == "would rewrite generated/API.md\nwould rewrite generated/gen_ops.py\n"
-    code, out, _ = _main(["build", "--check", "--diff"], capsys)
+    code, out, _ = run_cli(["build", "--check", "--diff"], capsys)
     assert code == 1 and "-  - `factor: float, default=1`\n+  - `factor: float, default=2`" in out
     # the committed snapshot is an input of `opgen diff`: against the work tree
-    code, out, _ = _main(["diff", "generated/API.md", "--format", "json"], capsys)
+    code, out, _ = run_cli(["diff", "generated/API.md", "--format", "json"], capsys)
     changes = json.loads(out)["changes"]
     assert code == 1 and [c["rule"] for c in changes] == ["default_changed", "param_default_changed"]
 
@@ -330,11 +299,11 @@ def test_build_writes_and_checks_the_api_snapshot(project, capsys):
 def test_diff_git_revision_with_glob_sources(project, capsys):
     """Sources given as globs: the whole project is extracted from the revision."""
     (project / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs/*.cc"]\noverrides = "overrides"\n')
-    _git(project, "init", "-q")
-    _git(project, "add", ".")
-    _git(project, "commit", "-q", "-m", "v1")
+    git(project, "init", "-q")
+    git(project, "add", ".")
+    git(project, "commit", "-q", "-m", "v1")
     spec = project / "specs" / "ops.cc"
     spec.write_text(spec.read_text().replace('REGISTER_OP("Divide")', 'REGISTER_OP("DivideV2")'))
-    code, out, _ = _main(["diff", "--git", "HEAD", "--format", "json"], capsys)
+    code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "json"], capsys)
     assert code == 1
     assert [(o["op"], o["status"]) for o in json.loads(out)["ops"]] == [("Divide", "removed"), ("DivideV2", "added")]

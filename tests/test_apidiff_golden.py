@@ -16,15 +16,11 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
+from support.apidiff_cases import CORPUS, FILE_SCENARIOS, SCENARIOS, scenario_side
 
 from opgen.apidiff import run_diff
 from opgen.config import Config
 
-CORPUS = Path(__file__).parent / "golden" / "apidiff"
-SCENARIOS = sorted(p.name for p in CORPUS.iterdir() if (p / "old").is_dir() and (p / "new").is_dir())
-# a side given as one file `old.<ext>` / `new.<ext>` (an OpList or C++ file): its modules are
-# named after the file, so it takes the other side's
-FILE_SCENARIOS = sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and p.name not in SCENARIOS)
 FORMATS = {"text": "txt", "md": "md", "json": "json", "github": "github"}
 UPDATE = os.environ.get("OPGEN_UPDATE_GOLDEN") == "1"
 
@@ -32,11 +28,6 @@ UPDATE = os.environ.get("OPGEN_UPDATE_GOLDEN") == "1"
 def _config(root: Path) -> Config:
     """A scenario's configuration; the corpus declares TF op names (Barrier, Fill) on purpose."""
     return Config(root=root, core_ops=("*",))
-
-
-def scenario_side(folder: Path, side: str) -> str:
-    """`old` / `new`: a spec tree, or the one file `old.<ext>` / `new.<ext>`."""
-    return side if (folder / side).is_dir() else next(p.name for p in folder.glob(f"{side}.*"))
 
 
 def _diff(scenario: str, fmt: str, monkeypatch) -> tuple[int, str]:

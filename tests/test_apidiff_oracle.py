@@ -219,7 +219,7 @@ def test_scenario_corpus_graph_verdicts_match_tf(oracle, monkeypatch):
     """Every op pair of the golden scenario corpus gets TF's verdict and message."""
     from pathlib import Path
 
-    from test_apidiff_golden import FILE_SCENARIOS, SCENARIOS, scenario_side
+    from support.apidiff_cases import FILE_SCENARIOS, SCENARIOS, scenario_side
 
     from opgen.apidiff.inputs import load_side
     from opgen.config import Config

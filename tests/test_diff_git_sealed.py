@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from test_apidiff import SPEC_V1, _git, _main
+from support.apidiff_cases import SPEC_V1, git, run_cli
 
 from opgen.limits import MAX_FILE_BYTES
 
@@ -26,9 +26,9 @@ def repo(tmp_path, monkeypatch):
     (root / "specs").mkdir(parents=True)
     (root / "pyproject.toml").write_text(PYPROJECT)
     (root / "specs" / "ops.cc").write_text(SPEC_V1)
-    _git(root, "init", "-q")
-    _git(root, "add", ".")
-    _git(root, "commit", "-q", "-m", "v1")
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "v1")
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "elsewhere" / "evil.cc").write_text('#include "tensorflow/core/framework/op.h"\n'
                                                     'REGISTER_OP("Planted").Output("y: float");\n')
@@ -40,12 +40,12 @@ def repo(tmp_path, monkeypatch):
 
 
 def _commit(root: Path, message: str) -> None:
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", message)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
 
 
 def _assert_unchanged(capsys) -> None:
-    code, out, err = _main(["diff", "--git", "HEAD", "--format", "json"], capsys)
+    code, out, err = run_cli(["diff", "--git", "HEAD", "--format", "json"], capsys)
     assert (code, json.loads(out)["changes"]) == (0, []), err
 
 
@@ -66,7 +66,7 @@ def test_config_that_is_a_directory_or_a_link_is_an_error(repo, capsys, kind):
     else:
         config.unlink()
     config.write_text(PYPROJECT)
-    code, out, err = _main(["diff", "--git", "HEAD"], capsys)
+    code, out, err = run_cli(["diff", "--git", "HEAD"], capsys)
     assert (code, out) == (2, "")
     shown = kind if kind == "a directory" else "a symbolic link"
     assert err.startswith(f"HEAD:pyproject.toml: error: pyproject.toml is {shown} in the revision"), err
@@ -76,7 +76,7 @@ def test_config_that_is_a_directory_or_a_link_is_an_error(repo, capsys, kind):
 def test_links_out_of_the_revision_are_refused(repo, capsys, target):
     os.symlink(target, repo / "specs" / "evil.cc")
     _commit(repo, "a link out")
-    code, out, err = _main(["diff", "--git", "HEAD"], capsys)
+    code, out, err = run_cli(["diff", "--git", "HEAD"], capsys)
     assert (code, out) == (2, "")
     assert err.startswith(f"HEAD:specs/evil.cc: error: a symbolic link to {target!r}, outside the revision"), err
 
@@ -95,13 +95,13 @@ def test_an_archive_bomb_is_refused_before_anything_is_read(repo, capsys):
     blob = repo / "blob"
     with open(blob, "wb") as f:
         f.truncate(MAX_FILE_BYTES)
-    oid = _git(repo, "hash-object", "-w", str(blob)).strip()
+    oid = git(repo, "hash-object", "-w", str(blob)).strip()
     blob.unlink()
     for i in range(40):
-        _git(repo, "update-index", "--add", "--cacheinfo", f"100644,{oid},specs/bomb{i}.h")
-    _git(repo, "commit", "-q", "-m", "bomb")
-    _git(repo, "reset", "-q", "--hard")
-    code, out, err = _main(["diff", "--git", "HEAD"], capsys)
+        git(repo, "update-index", "--add", "--cacheinfo", f"100644,{oid},specs/bomb{i}.h")
+    git(repo, "commit", "-q", "-m", "bomb")
+    git(repo, "reset", "-q", "--hard")
+    code, out, err = run_cli(["diff", "--git", "HEAD"], capsys)
     assert (code, out) == (2, "")
     assert "error: the files opgen diff --git reads from revision HEAD are more than" in err
     assert err.startswith("HEAD:specs/bomb"), err
@@ -123,14 +123,14 @@ def test_include_dirs_outside_the_repository(repo, tmp_path, capsys):
     spec.write_text('#include "common.h"\n' + SPEC_V1.replace('.Doc(R"doc(\nScales `x`.\n)doc")', ".Doc(SCALE_DOC)"))
     (repo / "pyproject.toml").write_text(PYPROJECT + 'include_dirs = ["../shared"]\n')
     _commit(repo, "shared headers")
-    code, out, err = _main(["diff", "--git", "HEAD", "--format", "json"], capsys)
+    code, out, err = run_cli(["diff", "--git", "HEAD", "--format", "json"], capsys)
     assert (code, json.loads(out)["changes"]) == (0, [])
     assert err.startswith("note: include directory ../shared is outside the git repository"), err
     # a revision may not make opgen read a directory the user's config does not name
     (repo / "pyproject.toml").write_text(PYPROJECT + f'include_dirs = ["{tmp_path / "elsewhere"}"]\n')
     _commit(repo, "names another directory")
     (repo / "pyproject.toml").write_text(PYPROJECT + 'include_dirs = ["../shared"]\n')
-    code, out, err = _main(["diff", "--git", "HEAD"], capsys)
+    code, out, err = run_cli(["diff", "--git", "HEAD"], capsys)
     assert (code, out) == (2, "")
     assert err.startswith("HEAD:pyproject.toml:3:17: error: [tool.opgen] include_dirs names"), err
 
@@ -144,10 +144,10 @@ def test_include_dirs_elsewhere_in_the_repository_come_from_the_revision(tmp_pat
     (project / "pyproject.toml").write_text(PYPROJECT + 'include_dirs = ["../shared"]\n')
     (project / "specs" / "ops.cc").write_text(
         '#include "common.h"\n' + SPEC_V1.replace('.Doc(R"doc(\nScales `x`.\n)doc")', ".Doc(SCALE_DOC)"))
-    _git(root, "init", "-q")
+    git(root, "init", "-q")
     _commit(root, "v1")
     monkeypatch.chdir(project)
     _assert_unchanged(capsys)
     (root / "shared" / "common.h").write_text('#define SCALE_DOC "Scales more."\n')
-    code, out, _ = _main(["diff", "--git", "HEAD", "--format", "json"], capsys)
+    code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "json"], capsys)
     assert code == 0 and [c["rule"] for c in json.loads(out)["changes"]] == ["doc_changed"]

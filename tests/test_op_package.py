@@ -19,8 +19,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-import fresh_venv
 import pytest
+from support import fresh_venv
 from support.call_wrappers import record_build_dir
 
 pytestmark = pytest.mark.oracle

@@ -17,13 +17,12 @@ import tomllib
 from google.protobuf import text_format
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.overrides_cases import CASES, GOLDEN
 
 from opgen.errors import OpgenError
 from opgen.overrides.load import describe_api_model, load_overrides
 from opgen_runtime.proto import op_def_pb2
 
-GOLDEN = Path(__file__).parent / "golden" / "overrides"
-CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
 UPDATE = os.environ.get("OPGEN_UPDATE_GOLDEN") == "1"
 
 # Every OpGenOverride field, every ApiDef field and every error of issue 5 has a case.

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from google.protobuf import text_format
-from test_overrides import CASES, GOLDEN
+from support.overrides_cases import CASES, GOLDEN
 
 from opgen.overrides.files import detect_format
 from opgen.overrides.load import load_overrides, override_layers

@@ -11,8 +11,8 @@ import zipfile
 from email.parser import Parser
 from pathlib import Path
 
-import fresh_venv
 import pytest
+from support import fresh_venv
 
 REPO = Path(__file__).resolve().parent.parent
 

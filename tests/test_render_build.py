@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from build_locks import wait_until_blocked
+from support.build_locks import wait_until_blocked
 
 from opgen.cli import main
 from opgen.outputs import tree_writer

@@ -13,12 +13,12 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from test_runtime_differential import (
-    _cases_for,
-    _input_makers,
-    _Maybe,
-    _normalise,
-    _selected_ops,
+from support.op_call_cases import (
+    OptionalContext,
+    cases_for,
+    input_makers,
+    normalise,
+    selected_ops,
 )
 
 from opgen_runtime.proto import op_def_pb2, tensor_pb2
@@ -33,7 +33,7 @@ def generated(tf):
     from oracle.wrapper_modules import opgen_module
 
     ops = {op.name: op for op in tf_op_list().op}
-    selected = set(_selected_ops(ops, 420)) | {
+    selected = set(selected_ops(ops, 420)) | {
         "Placeholder",
         "VariableV2",
     }  # the cases build inputs with them
@@ -62,7 +62,7 @@ def _build(function, spec, is_tf):
         return name if name in params else name + "_"
 
     # Tensor attrs are opgen protos on both sides: the wrappers convert them for TF.
-    placeholder, value = _input_makers(lib, tensor_pb2.TensorProto.FromString)
+    placeholder, value = input_makers(lib, tensor_pb2.TensorProto.FromString)
 
     from opgen_runtime.values import dtypes
 
@@ -85,11 +85,11 @@ def _build(function, spec, is_tf):
                 v = dtypes.as_dtype(v).name
             kwargs[keyword(name)] = v
         with (
-            _Maybe(spec.get("scope"), graph.name_scope),
-            _Maybe(spec.get("device"), graph.device),
+            OptionalContext(spec.get("scope"), graph.name_scope),
+            OptionalContext(spec.get("device"), graph.device),
         ):
             deps = [placeholder(1, False)] if spec.get("control") else None
-            with _Maybe(deps, graph.control_dependencies):
+            with OptionalContext(deps, graph.control_dependencies):
                 function(name=spec.get("name"), **kwargs)
     from opgen_runtime.proto import graph_pb2
 
@@ -101,7 +101,7 @@ def test_wrapper_node_defs_equal_tensorflow(generated):
     same, mismatches, both_failed = 0, [], 0
     used_ops = set()
     for op_name, function in sorted(functions.items()):
-        for desc, spec in _cases_for(ops[op_name]):
+        for desc, spec in cases_for(ops[op_name]):
             spec = {k: v for k, v in spec.items() if k != "python"}
             try:
                 theirs = _build(function, spec, True)
@@ -123,7 +123,7 @@ def test_wrapper_node_defs_equal_tensorflow(generated):
                 continue
             if theirs is None:
                 continue  # TF's C++ shape function rejected the placeholder inputs (see differential test)
-            if _normalise(ours) != _normalise(theirs):
+            if normalise(ours) != normalise(theirs):
                 mismatches.append(
                     f"{op_name} [{desc}]: GraphDefs differ\nours={ours}\ntheirs={theirs}"
                 )

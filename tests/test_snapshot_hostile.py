@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
-from test_apidiff import _main
+from support.apidiff_cases import run_cli
 
 from opgen.apidiff.snapshot_format import from_markdown, to_markdown
 from opgen.output_escape import gh_data, gh_property, md_code, md_text
@@ -98,7 +98,7 @@ def _check_markdown(text: str, headings: int | None = None) -> None:
 @pytest.mark.parametrize("hostile", HOSTILE, ids=[f"s{i}" for i in range(len(HOSTILE))])
 def test_hostile_strings_never_forge_or_break_the_snapshot(hostile, hostile_project, capsys):
     hostile_project(hostile)
-    code, _, err = _main(["build"], capsys)
+    code, _, err = run_cli(["build"], capsys)
     assert code == 0, err
     committed = Path("generated/API.md").read_text(encoding="utf-8")
     # the hostile strings did reach the snapshot (docs, device, host memory, deprecation, helper)
@@ -111,12 +111,12 @@ def test_hostile_strings_never_forge_or_break_the_snapshot(hostile, hostile_proj
     # one heading per module, function, and the title
     _check_markdown(committed, headings=1 + 1 + 2)
     # the committed snapshot says what the sources say: no change; then the victim op goes
-    assert _main(["diff", "generated/API.md"], capsys)[:2] == (0, ("opgen diff: 0 breaking, 0 compatible, "
+    assert run_cli(["diff", "generated/API.md"], capsys)[:2] == (0, ("opgen diff: 0 breaking, 0 compatible, "
                                                                  "0 docs-only change(s); ops: none\n"))
     Path("specs/ops.cc").write_text(_spec(hostile, keep_victim=False), encoding="utf-8")
     outputs = {}
     for fmt in ("text", "md", "json", "github"):
-        code, out, err = _main(["diff", "generated/API.md", "--format", fmt], capsys)
+        code, out, err = run_cli(["diff", "generated/API.md", "--format", fmt], capsys)
         assert (code, err) == (1, ""), err
         outputs[fmt] = out
     rules = [c["rule"] for c in json.loads(outputs["json"])["changes"]]
@@ -130,19 +130,19 @@ def test_hostile_strings_never_forge_or_break_the_snapshot(hostile, hostile_proj
 @pytest.mark.parametrize("hostile", HOSTILE, ids=[f"s{i}" for i in range(len(HOSTILE))])
 def test_hostile_strings_in_the_kernels_table_and_the_diff_report(hostile, hostile_project, capsys):
     hostile_project(hostile)
-    code, out, _ = _main(["kernels", "--format", "md"], capsys)
+    code, out, _ = run_cli(["kernels", "--format", "md"], capsys)
     assert code == 0
     _check_markdown(out, headings=2)  # the title and the one op with kernels
     # a change whose message and location carry the string: text, Markdown and GitHub stay intact
     with open("specs/ops.cc", "a", encoding="utf-8") as spec:
         spec.write(f'REGISTER_KERNEL_BUILDER(Name("Keep").Device("GPU").HostMemory({_cpp(hostile)}), KeepOp);\n')
-    code, _, _ = _main(["build"], capsys)
+    code, _, _ = run_cli(["build"], capsys)
     for fmt in ("text", "md", "github"):
-        _main(["diff", "generated/API.md", "--format", fmt], capsys)
+        run_cli(["diff", "generated/API.md", "--format", fmt], capsys)
     without_device = _spec(hostile).replace(f"Device({_cpp(hostile)})", 'Device("TPU")')
     Path("specs/ops.cc").write_text(without_device, encoding="utf-8")
     for fmt, check in (("text", None), ("md", _check_markdown), ("github", None)):
-        code, out, err = _main(["diff", "generated/API.md", "--format", fmt, "--allow-breaking"], capsys)
+        code, out, err = run_cli(["diff", "generated/API.md", "--format", fmt, "--allow-breaking"], capsys)
         assert (code, err) == (0, "")
         assert "device_removed" in out and not _RAW_CONTROL.search(out)
         if check:
@@ -162,7 +162,7 @@ def test_escaping_helpers(hostile):
 
 def test_a_planted_block_in_a_hand_edited_snapshot_is_an_error(hostile_project, capsys):
     hostile_project("plain")
-    assert _main(["build"], capsys)[0] == 0
+    assert run_cli(["build"], capsys)[0] == 0
     committed = Path("generated/API.md").read_text(encoding="utf-8")
     head, block = committed.split("\n<!--", 1)
     cases = {
@@ -175,6 +175,6 @@ def test_a_planted_block_in_a_hand_edited_snapshot_is_an_error(hostile_project, 
     }
     for name, (text, message) in cases.items():
         Path("bad.md").write_text(text, encoding="utf-8")
-        code, out, err = _main(["diff", "bad.md"], capsys)
+        code, out, err = run_cli(["diff", "bad.md"], capsys)
         assert (code, out) == (2, ""), name
         assert err.startswith("bad.md:") and message in err, (name, err)

@@ -12,7 +12,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from spec_corpus import (
+from support.spec_corpus import (
     BROKEN_ARGS,
     BROKEN_ATTRS,
     BROKEN_VALIDATION_ATTRS,
@@ -336,7 +336,7 @@ def test_hypothesis_specs_match_tf(oracle, rnd, broken):
 
 def test_cpp_source_path_matches_tf(oracle, tmp_path):
     """A subset through the whole front end: C++ text -> gather -> OpDef / located errors."""
-    from spec_corpus import to_cc
+    from support.spec_corpus import to_cc
 
     from opgen.errors import OpgenError
     from opgen.spec.gather import gather

@@ -241,8 +241,8 @@ def test_ragged_tensors_reach_tensorflows_elementwise_handlers(tf, modules):
 def test_hidden_op_has_no_dispatch(tf, tmp_path):
     """An op TF's ApiDef hides gets no dispatch from TF's generator; opgen's wrapper neither
     (TF's `gen_math_ops.add` vs opgen's built with TF's Python ApiDefs)."""
+    from support.tf_python_api import api_def_file, module_op_list
     from tensorflow.python.ops import gen_math_ops
-    from test_tf_apidef_crosscheck import api_def_file, module_op_list
 
     from opgen import cli
 

@@ -15,7 +15,7 @@ import inspect
 import logging
 
 import pytest
-import tf_dropin_cases as cases
+from support import tf_dropin_cases as cases
 
 from opgen_runtime.proto import op_def_pb2
 

@@ -8,7 +8,7 @@ carries everything needed: its OpDefs (`_OP_DEFS`); a wrapper is the function wh
 name an op (`_apply_op_helper("<Op>", ...)`, `fast_path_execute(_ctx, "<Op>", ...)`), and its
 `_apply_op_helper` keywords tie each parameter to its op arg or attr (overrides may rename
 parameters). Values suit the OpDef's types: placeholders of an allowed dtype (lists of the
-least allowed length), attrs as `test_runtime_differential._attr_value` picks them. TF runs
+least allowed length), attrs as `support.op_call_cases.attr_value` picks them. TF runs
 in graph mode (a node is built, with TF's shape function); eagerly only for kernels written
 for the tests, since a registry kernel may abort the process on such values.
 
@@ -195,7 +195,7 @@ class _Side:
     """Input and attr values for one backend, synthesized from an OpDef."""
 
     def __init__(self, backend: str) -> None:
-        from test_runtime_differential import _input_makers
+        from support.op_call_cases import input_makers
 
         if backend == "embedded":
             from opgen_runtime.ops import op_def_library as lib
@@ -209,7 +209,7 @@ class _Side:
             self.lib = lib
             self.make_proto = tf_tensor_pb2.TensorProto.FromString
         self.backend = backend
-        _, self.value = _input_makers(lib, self.make_proto)
+        _, self.value = input_makers(lib, self.make_proto)
 
     def tensor(self, dtype: int, ref: bool) -> Any:
         if self.backend == "embedded":
@@ -227,8 +227,8 @@ class _Side:
 def arguments(w: Wrapper, side: _Side) -> dict[str, Any]:
     """Keyword arguments for every parameter of `w` without a default, from its OpDef: inputs of
     a type each type attr allows (lists of the least length the OpDef allows, at least 1),
-    attrs as `test_runtime_differential._attr_value` picks them."""
-    from test_runtime_differential import _attr_value, _pick_type
+    attrs as `support.op_call_cases.attr_value` picks them."""
+    from support.op_call_cases import attr_value, pick_type
 
     attrs = {a.name: a for a in w.op.attr}
     chosen: dict[str, Any] = {}
@@ -236,7 +236,7 @@ def arguments(w: Wrapper, side: _Side) -> dict[str, Any]:
     def dtype_of(attr_name: str) -> int:
         if attr_name not in chosen:
             a = attrs[attr_name]
-            chosen[attr_name] = a.default_value.type if a.HasField("default_value") else _pick_type(a)
+            chosen[attr_name] = a.default_value.type if a.HasField("default_value") else pick_type(a)
         return chosen[attr_name]
 
     def count(attr_name: str, default: int = 1) -> int:
@@ -248,7 +248,7 @@ def arguments(w: Wrapper, side: _Side) -> dict[str, Any]:
         if arg.type_list_attr:
             a = attrs[arg.type_list_attr]
             types_ = list(a.default_value.list.type) if a.HasField("default_value") else []
-            types_ = types_ or [_pick_type(a)] * count(arg.type_list_attr)
+            types_ = types_ or [pick_type(a)] * count(arg.type_list_attr)
             values[arg.name] = [side.tensor(t, arg.is_ref) for t in types_]
             continue
         dtype = arg.type or dtype_of(arg.type_attr)
@@ -258,7 +258,7 @@ def arguments(w: Wrapper, side: _Side) -> dict[str, Any]:
             values[arg.name] = side.tensor(dtype, arg.is_ref)
     for a in w.op.attr:
         if a.name not in values:
-            values[a.name] = side.value(_attr_value(a))
+            values[a.name] = side.value(attr_value(a))
     signature = inspect.signature(w.function).parameters
     required = [p for p, spec in signature.items() if spec.default is inspect.Parameter.empty and p != "name"]
     by_param = {param: op_name for op_name, param in w.params.items()}
@@ -582,5 +582,5 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `support`, `test_runtime_differential`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `support`, `oracle`
     sys.exit(main(sys.argv[1:]))

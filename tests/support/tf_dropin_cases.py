@@ -3,12 +3,12 @@
 Each op gets a few input recipes (shapes and values per input dtype); the first recipe on
 which TF's own generated wrapper runs is the op's case, and opgen's wrapper must then give
 the same outputs. Attrs without defaults get the explicit values of the graph-mode
-differential (test_runtime_differential._attr_value); attrs with defaults are left out.
+differential (support.op_call_cases.attr_value); attrs with defaults are left out.
 """
 
 from __future__ import annotations
 
-from test_runtime_differential import _attr_value, _pick_type
+from support.op_call_cases import attr_value, pick_type
 
 # Ops left out of the value differential, with why. Stateful ops are left out as a class
 # (random ops, queues, resources: their outputs depend on state, not only on inputs).
@@ -119,8 +119,8 @@ def calls(tf, op):
     for arg in op.input_arg:
         for ref in (arg.type_attr,):
             if ref and ref not in types:
-                types[ref] = _pick_type(attrs[ref])
-    explicit = {a.name: _attr_value(a) for a in op.attr if a.name not in inferred and not a.HasField("default_value")}
+                types[ref] = pick_type(attrs[ref])
+    explicit = {a.name: attr_value(a) for a in op.attr if a.name not in inferred and not a.HasField("default_value")}
     if any(isinstance(v, tuple) for v in explicit.values()):
         return  # tensor attrs: covered by the graph-mode differential
     for desc, shape, integer in RECIPES:
@@ -130,7 +130,7 @@ def calls(tf, op):
                 if arg.type_list_attr:
                     a = attrs[arg.type_list_attr]
                     n = max(a.minimum if a.has_minimum else 0, 2)
-                    kwargs[arg.name] = [tensor(tf, _pick_type(a), shape, integer) for _ in range(n)]
+                    kwargs[arg.name] = [tensor(tf, pick_type(a), shape, integer) for _ in range(n)]
                     continue
                 dt = arg.type or types[arg.type_attr]
                 if arg.number_attr:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import tomllib
 
-REPO = Path(__file__).resolve().parent.parent
+from support.paths import REPO
 
 
 def clean_env(**extra: str) -> dict[str, str]:
