@@ -25,13 +25,12 @@ from pathlib import Path
 
 import pytest
 from google.protobuf import text_format
+from support.paths import REPO
 
 from opgen.cli import main
 from opgen.proto import op_gen_overrides_pb2
 from opgen.spec.oplist_io import dump_op_list
 from opgen_runtime.proto import op_def_pb2
-
-REPO = Path(__file__).resolve().parent.parent
 
 # Names that try to run code, escape a string or comment, collide under NFKC, shadow a
 # builtin or a body local, drive the terminal, or are just not identifiers.

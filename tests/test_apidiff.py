@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from support.apidiff_cases import CORPUS, SPEC_V1, git, run_cli
+from support.paths import TESTS
 
 from opgen.apidiff.changes import diff_snapshots
 from opgen.apidiff.inputs import load_side, project_snapshot
@@ -17,7 +18,7 @@ from opgen.apidiff.snapshot_format import from_json, to_json, to_markdown
 from opgen.config import Config, load_config
 from opgen.errors import Location
 
-SNAPSHOT_GOLDEN = Path(__file__).parent / "golden" / "apidiff_snapshot"
+SNAPSHOT_GOLDEN = TESTS / "golden" / "apidiff_snapshot"
 UPDATE = os.environ.get("OPGEN_UPDATE_GOLDEN") == "1"
 
 

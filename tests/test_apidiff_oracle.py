@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from support.paths import TESTS
 
 from opgen.apidiff.graph_compat import (
     attr_defaults_unchanged,
@@ -217,14 +218,13 @@ def test_long_lists_and_name_mismatch_match_tf(oracle):
 
 def test_scenario_corpus_graph_verdicts_match_tf(oracle, monkeypatch):
     """Every op pair of the golden scenario corpus gets TF's verdict and message."""
-    from pathlib import Path
 
     from support.apidiff_cases import FILE_SCENARIOS, SCENARIOS, scenario_side
 
     from opgen.apidiff.inputs import load_side
     from opgen.config import Config
 
-    corpus = Path(__file__).parent / "golden" / "apidiff"
+    corpus = TESTS / "golden" / "apidiff"
     checked = 0
     for folder in (corpus / s for s in SCENARIOS + FILE_SCENARIOS):
         monkeypatch.chdir(folder)

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-REPO = Path(__file__).resolve().parent.parent
+from support.paths import REPO
+
 ROOTS = {"opgen": REPO / "opgen", "opgen_runtime": REPO / "runtime" / "opgen_runtime"}
 
 # Top to bottom. A row is a layer: component name -> module prefixes ("pkg.__init__" is a

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 OPGEN = f"env PYTHONPATH={REPO} {sys.executable} -m opgen build"  # stands for `opgen build` in the snippets
 RAN = "opgen build: "  # opgen's summary line, printed by every build it runs
 EDITS = ["specs/common_macros.h", "pyproject.toml", "tpl/function.py.j2", "ov/math_ops.pbtxt", "ov/new_override.pbtxt"]

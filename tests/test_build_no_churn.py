@@ -10,10 +10,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 from opgen.cli import main
-
-REPO = Path(__file__).resolve().parent.parent
 
 OPS = """\
 #include "tensorflow/core/framework/op.h"

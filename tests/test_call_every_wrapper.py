@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 from support.call_wrappers import (
@@ -16,11 +15,11 @@ from support.call_wrappers import (
     check_build_dir,
     check_module,
 )
+from support.paths import REPO
 from support.projects import build_copy
 
 from opgen.cli import main
 
-REPO = Path(__file__).resolve().parent.parent
 TESTS = REPO / "tests"
 LIBRARY = TESTS / "data" / "first_call_library"
 GATHER_PROJECTS = TESTS / "gather_projects"

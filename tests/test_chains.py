@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
+from support.paths import TESTS
 
 from opgen.errors import Location
 from opgen.model import Registration
@@ -19,7 +19,7 @@ from opgen.spec.chains import extract_registrations
 from opgen.spec.helpers import BUILTIN_HELPERS, helper_table
 from opgen.spec.preprocessor import Preprocessor
 
-CORPUS = Path(__file__).parent / "scanner_corpus"
+CORPUS = TESTS / "scanner_corpus"
 CASES = sorted(p.stem for p in CORPUS.glob("*.cc"))
 USER_HELPERS = {"kUserConstant": "c: int = 0", "UserHelper": "h: float = 1.5"}
 

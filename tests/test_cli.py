@@ -13,12 +13,11 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner, Result
+from support.paths import REPO
 
 from opgen import __version__
 from opgen import cli as cli_module
 from opgen.cli import cli
-
-REPO = Path(__file__).resolve().parent.parent
 
 _SMALL = 'REGISTER_OP("Small").Input("x: float").Output("y: float").Attr("keep: bool = true");\n'
 _KERNEL = 'REGISTER_KERNEL_BUILDER(Name("Small").Device(DEVICE_CPU), SmallOp);\n'

@@ -10,10 +10,10 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from oracle.cxx_build import compile_op_library
+from support.paths import REPO
 
 from opgen.proto import kernel_def_pb2
 from opgen.spec.gather import gather
@@ -21,7 +21,6 @@ from opgen.spec.kernels import kernel_list
 
 pytestmark = pytest.mark.oracle
 
-REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "op_specs" / "custom_ops.cc"
 OPS = ["OpgenExampleClamp", "OpgenExampleRunningSum"]
 

@@ -18,11 +18,11 @@ from support.call_wrappers import (
     check_build_dir,
     check_in_subprocess,
 )
+from support.paths import REPO
 from support.projects import build_copy
 
 from opgen.cli import main
 
-REPO = Path(__file__).resolve().parent.parent
 LIBRARY = REPO / "tests" / "data" / "first_call_library"
 MODULES = ("gen_hidden_only", "gen_inferred_number", "gen_inferred_type", "gen_list_outputs", "gen_no_attrs",
            "gen_no_inputs", "gen_no_outputs", "gen_type_list")

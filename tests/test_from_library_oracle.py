@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from oracle.cxx_build import compile_op_library
+from support.paths import REPO
 
 from opgen.cli import main
 from opgen.spec.oplist_io import load_op_list_file
@@ -111,7 +112,7 @@ def test_valid_library_gives_tfs_oplist_and_builds(tmp_path, monkeypatch, capsys
     code = ("import inspect, sys; sys.path.insert(0, 'gen'); import gen_ops; "
             "print(inspect.signature(gen_ops.opgen_lib_good).parameters['scale'].default, gen_ops.__all__)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
     # TF's python_op_gen writes scale=2; opgen a float (README "Deliberate differences ...")
     assert proc.stdout.split() == ["2.0", "['opgen_lib_good']"]
 

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
+from support.paths import TESTS
 
 from opgen.cli import main
 from opgen.errors import OpgenError, OpgenErrors
@@ -16,7 +17,7 @@ from opgen.spec.gather import expand_sources, gather
 from opgen.spec.oplist_io import dump_op_list, load_op_list_file
 from opgen_runtime.proto import op_def_pb2
 
-LIBRARY = Path(__file__).parent / "gather_corpus" / "macro_library"
+LIBRARY = TESTS / "gather_corpus" / "macro_library"
 LIBRARY_DEFINES = ["MY_OPS_VERSION=2", "MY_WITH_EXPERIMENTAL"]
 
 

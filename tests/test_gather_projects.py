@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 from oracle.tf_library import library_op_list
+from support.paths import TESTS
 
 from opgen.cli import main
 from opgen.spec.gather import gather
 from opgen.spec.oplist_io import dump_op_list
 
-PROJECTS = Path(__file__).parent / "gather_projects"
+PROJECTS = TESTS / "gather_projects"
 VISION = PROJECTS / "vision_ops"
 VISION_SOURCES = sorted(p for p in (VISION / "vision_ops" / "cc" / "ops").iterdir() if p.suffix in (".cc", ".c++"))
 COMPILER_INCLUDES = [VISION, PROJECTS, PROJECTS / "_build_deps"]

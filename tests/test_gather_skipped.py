@@ -21,13 +21,14 @@ from pathlib import Path
 import pytest
 from oracle.cxx_build import compile_op_library
 from oracle.tf_library import library_op_list
+from support.paths import TESTS
 
 from opgen.cli import main
 from opgen.spec.gather import gather
 from opgen.spec.oplist_io import load_op_list_file
 from opgen.spec.predefined import GXX_X86_64_LINUX
 
-PROJECTS = Path(__file__).parent / "gather_projects"
+PROJECTS = TESTS / "gather_projects"
 SWITCH = PROJECTS / "switch_ops"
 SWITCH_SOURCES = sorted((SWITCH / "switch_ops" / "cc").glob("*.cc"))
 SHARED = PROJECTS / "shared_header_ops"

@@ -15,10 +15,10 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.paths import REPO
 
 from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.model import OpSource
@@ -30,7 +30,6 @@ from opgen.render.formatter import ChunkFormatter
 from opgen.spec.oplist_io import check_op_list
 from opgen_runtime.proto import op_def_pb2
 
-REPO = Path(__file__).resolve().parent.parent
 OPS_PER_EXAMPLE = 100
 EXAMPLES = 100  # x OPS_PER_EXAMPLE = 10,000 OpDefs
 

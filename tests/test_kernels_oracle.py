@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from oracle.cxx_build import compile_op_library
+from support.paths import TESTS
 
 from opgen.proto import kernel_def_pb2
 from opgen.spec.gather import GatherErrors, gather
@@ -25,7 +26,7 @@ from opgen_runtime.proto import types_pb2
 
 pytestmark = pytest.mark.oracle
 
-SOURCE = Path(__file__).resolve().parent / "data" / "kernel_library" / "kernels.cc"
+SOURCE = TESTS / "data" / "kernel_library" / "kernels.cc"
 OPS = ["OpgenKlReduce", "OpgenKlCast", "OpgenKlShape", "OpgenKlLabelled", "OpgenKlSystem", "OpgenKlAttrs"]
 
 DUMP = """

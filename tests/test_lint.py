@@ -6,11 +6,10 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import sys
-from pathlib import Path
+
+from support.paths import REPO
 
 from opgen.fsutil import cache_root
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

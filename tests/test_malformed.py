@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 import pytest
+from support.paths import TESTS
 
 from opgen.cli import main
 
-CORPUS = Path(__file__).parent / "malformed"
+CORPUS = TESTS / "malformed"
 CASES = sorted(p.name for p in CORPUS.iterdir() if (p / "expected.txt").exists())
 
 

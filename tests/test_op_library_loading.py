@@ -21,10 +21,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 pytestmark = pytest.mark.oracle
 
-REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data" / "op_library_loading"
 
 # What each stale build of scale_ops.cc changes against the wrappers (built from the plain source).

@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 from support import fresh_venv
 from support.call_wrappers import record_build_dir
+from support.paths import REPO
 
 pytestmark = pytest.mark.oracle
 
-REPO = Path(__file__).resolve().parent.parent
 PROJECT = REPO / "tests" / "data" / "op_package"
 
 TRAIN_AND_EXPORT = """

@@ -4,16 +4,14 @@ which opgen's front end reads into exactly the OpList TF builds from it (docs in
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from oracle.tf_library import library_op_list
 from oracle.tf_registry import tf_op_list
+from support.paths import REPO
 
 from opgen.spec.gather import gather
 from opgen_runtime.proto import op_def_pb2, types_pb2
 
-REPO = Path(__file__).resolve().parent.parent
 OP_SPECS = REPO / "op_specs"
 SOURCES = sorted(OP_SPECS.glob("*.cc"))
 

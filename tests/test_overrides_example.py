@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import ast
 import os
-from pathlib import Path
 
 import pytest
 from google.protobuf.message import Message
+from support.paths import REPO
 
 from opgen.overrides.files import read_override_file
 from opgen.overrides.load import override_layers
-
-REPO = Path(__file__).resolve().parent.parent
 
 OPGEN_FIELDS = {"name", "skip", "hide", "rename_to", "alias", "attr_default", "attr_rename", "input_rename",
                 "output_rename"}

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 from support import fresh_venv
-
-REPO = Path(__file__).resolve().parent.parent
+from support.paths import REPO
 
 
 def _requires(wheel: Path) -> list[str]:

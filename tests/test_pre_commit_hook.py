@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 PRE_COMMIT = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or shutil.which("pre-commit")
 
 pytestmark = pytest.mark.skipif(PRE_COMMIT is None or not (REPO / ".git").exists(),

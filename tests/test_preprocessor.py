@@ -17,13 +17,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.paths import TESTS
 
 from opgen.errors import OpgenError
 from opgen.spec.chains import extract_registrations
 from opgen.spec.cpp_lexer import SourceFile, tokenize
 from opgen.spec.preprocessor import Preprocessor, parse_define_option
 
-CORPUS = Path(__file__).parent / "scanner_corpus"
+CORPUS = TESTS / "scanner_corpus"
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from oracle.tf_registry import tf_op_list_bytes
+from support.paths import REPO
 
 from opgen.proto import (
     api_def_pb2,
@@ -30,8 +31,6 @@ from opgen_runtime.proto import (
     types_pb2,
     versions_pb2,
 )
-
-REPO = Path(__file__).resolve().parent.parent
 
 OURS_TO_TF = {
     types_pb2: "tensorflow.core.framework.types_pb2",

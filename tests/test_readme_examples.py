@@ -8,11 +8,9 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parent.parent
+from support.paths import REPO
 
 
 def _python_blocks(page: str) -> list[str]:

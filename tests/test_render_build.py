@@ -17,12 +17,11 @@ from pathlib import Path
 
 import pytest
 from support.build_locks import wait_until_blocked
+from support.paths import REPO
 
 from opgen.cli import main
 from opgen.outputs import tree_writer
 from opgen.render import build as build_mod
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def _project(tmp_path: Path, extra: str = "", specs=("math_ops.cc", "array_ops.cc", "common_macros.h")) -> Path:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import shutil
-from pathlib import Path
 
 import pytest
+from support.paths import TESTS
 
 from opgen.cli import main
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "render"
+GOLDEN = TESTS / "golden" / "render"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "specs").is_dir())
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 from opgen.errors import Location, OpgenError
 from opgen.model import OpSource
@@ -169,8 +170,8 @@ def _cli_project(tmp_path: Path, monkeypatch) -> Path:
 
     root = tmp_path / "proj"
     (root / "specs").mkdir(parents=True)
-    shutil.copy(Path(__file__).resolve().parent.parent / "op_specs" / "math_ops.cc", root / "specs")
-    shutil.copy(Path(__file__).resolve().parent.parent / "op_specs" / "common_macros.h", root / "specs")
+    shutil.copy(REPO / "op_specs" / "math_ops.cc", root / "specs")
+    shutil.copy(REPO / "op_specs" / "common_macros.h", root / "specs")
     (root / "pyproject.toml").write_text(
         '[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\nout = "gen"\noverrides = ""\n'
     )

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
+from support.paths import TESTS
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "render"
+GOLDEN = TESTS / "golden" / "render"
 
 
 def _load(case: str, module: str):

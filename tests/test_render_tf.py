@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.paths import REPO
 from support.type_checkers import pyright_missing, run_mypy, run_pyright
 
 from opgen.errors import Location
@@ -30,7 +31,6 @@ from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 pytestmark = pytest.mark.oracle
 
-REPO = Path(__file__).resolve().parent.parent
 MODULE = "gen_tf_registry"
 
 # Deliberate differences from TF's generator (docs/differences-from-tf.md "Deliberate

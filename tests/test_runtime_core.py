@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 from opgen_runtime import Graph, TensorShape
 from opgen_runtime.graph.devices import canonical_device
@@ -18,8 +18,6 @@ from opgen_runtime.ops import registry
 from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.values import dtypes
 from opgen_runtime.values.constant_op import make_tensor_proto
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def _op(text: str) -> op_def_pb2.OpDef:

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 from support.example_calls import CALLS, complete
+from support.paths import REPO
 
 pytestmark = pytest.mark.oracle
 
-REPO = Path(__file__).resolve().parent.parent
 
 _BUILD_SCRIPT = r"""
 import base64, json, sys

@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 pytestmark = pytest.mark.oracle
 
-REPO = Path(__file__).resolve().parent.parent
 
 SOURCE = r"""
 #include "tensorflow/core/framework/op.h"

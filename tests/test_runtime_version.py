@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from support.paths import REPO
 
 import opgen
 from opgen_runtime import version
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize(

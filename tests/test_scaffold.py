@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from support.call_wrappers import isolated_registry
+from support.paths import REPO
 
 from opgen.cli import main
 
-REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "tests" / "data" / "op_package"
 
 

@@ -6,10 +6,10 @@ black's layout and never pastes input text; and the runtime methods it calls
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import black
 import pytest
+from support.paths import TESTS
 
 from opgen.cli import main
 from opgen.shape_translate import translate_lambda
@@ -166,7 +166,7 @@ def test_every_translation_of_the_test_library_is_black_layout_and_compiles():
     from opgen.spec.gather import scan_cpp_file
     from opgen.spec.preprocessor import Preprocessor
 
-    source = Path(__file__).parent / "data" / "shape_translate_ops" / "shape_ops.cc"
+    source = TESTS / "data" / "shape_translate_ops" / "shape_ops.cc"
     scanned = scan_cpp_file(str(source), Preprocessor(), {})
     translated = [t for t in scanned.translations.values() if t.lines is not None]
     assert len(translated) == len(scanned.translations) - 1 >= 45

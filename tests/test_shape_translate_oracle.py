@@ -18,13 +18,12 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 pytestmark = pytest.mark.oracle
 
-REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "tests" / "data" / "shape_translate_ops" / "shape_ops.cc"
 FLOAT, INT32 = 1, 3
 U = "unknown"

@@ -9,15 +9,15 @@ the wheel's own `tensorflow/lite/kernels/shim/tf_op_shim.h` and loaded into TF.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from oracle.tf_library import library_op_list
+from support.paths import TESTS
 
 from opgen.cli import main
 from opgen.spec.gather import GatherErrors, gather
 
-PROJECTS = Path(__file__).parent / "gather_projects"
+PROJECTS = TESTS / "gather_projects"
 SHIM_TEXT = PROJECTS / "shim_text"
 SHIM_OPS = ["ShimText>ByteSplitWithOffsets", "ShimText>RoundRobinTrim", "ShimTextNgrams"]
 

@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.paths import TESTS
 
 from opgen import cli
 
-BASE = json.loads((Path(__file__).parent / "golden" / "apidiff_snapshot" / "project.json").read_text())
+BASE = json.loads((TESTS / "golden" / "apidiff_snapshot" / "project.json").read_text())
 OPLIST = {"op": [{
     "name": "Scale",
     "input_arg": [{"name": "x", "type_attr": "T"}],

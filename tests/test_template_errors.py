@@ -4,13 +4,11 @@ invalid Python from a custom template names the op and the template."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 from opgen.cli import main
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture

@@ -5,13 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 from opgen.spec.tf_core_ops import is_tf_core_op, tf_core_op_names
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.oracle

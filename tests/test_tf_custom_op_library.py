@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 pytestmark = pytest.mark.oracle
 
-REPO = Path(__file__).resolve().parent.parent
 PROJECT = REPO / "tests" / "data" / "custom_op_project"
 
 PRELUDE = """

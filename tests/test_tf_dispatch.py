@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+from support.paths import REPO
 
 from opgen_runtime.proto import op_def_pb2
 
@@ -293,9 +294,8 @@ def test_dispatch_needs_no_tensorflow_until_used():
         "    return T(x.v + 1)\n"
         "print(int(m.abs(T(tf.constant(1))).v))\n"
     )
-    from pathlib import Path
 
-    repo = Path(__file__).resolve().parent.parent
+    repo = REPO
     result = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True,
                             env={**__import__("os").environ, "PYTHONPATH": str(repo), "TF_CPP_MIN_LOG_LEVEL": "3"},
                             check=False)

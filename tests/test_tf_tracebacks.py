@@ -11,10 +11,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 pytestmark = pytest.mark.oracle
 
-REPO = Path(__file__).resolve().parent.parent
 
 SCRIPT = textwrap.dedent('''\
     import sys

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 from support.build_locks import wait_until_blocked
+from support.paths import REPO
 
 from opgen.cli import main
 from opgen.outputs import tree_writer
 
-REPO = Path(__file__).resolve().parent.parent
 _SMALL = 'REGISTER_OP("Small").Input("x: float").Output("y: float");\n'
 
 
