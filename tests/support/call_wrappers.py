@@ -36,14 +36,14 @@ How every module the tests build gets here (`conftest.py`, `BuildRecorder`):
     own templates (a user's `--templates` may render anything);
   - subprocess builds: each test's `tmp_path` is scanned for build outputs (a directory
     holding `opgen_sourcemap.json`) at teardown, and fixtures that build elsewhere (content
-    caches, `tmp_path_factory`) call `record_build_dir`; `tests/test_call_every_wrapper.py`
+    caches, `tmp_path_factory`) call `record_build_dir`; `tests/render/test_call_every_wrapper.py`
     lists every subprocess build site in the tests and fails when a new one appears that is
     not in `SUBPROCESS_BUILD_SITES` (which says how each is covered).
 A test's teardown checks the modules recorded during it (each distinct module text once per
 process) and errors naming the crashed wrappers. So the example library (generated/), TF's
 registry (test_render_tf.py), the random-OpDef and hostile-name corpora, the adversarial
 builds and the golden corpora are all called, as the tests that build them run; the gather
-projects are built for it by tests/test_call_every_wrapper.py. Corpora whose ops TF has
+projects are built for it by tests/render/test_call_every_wrapper.py. Corpora whose ops TF has
 (TF's registry; libraries compiled for the tests: tests/data/first_call_library and
 custom_op_project) are also checked on TF by their own tests.
 """
@@ -69,19 +69,19 @@ from opgen_runtime.proto import op_def_pb2, tensor_pb2
 SOURCE_MAP = "opgen_sourcemap.json"
 
 # Every place in the tests that runs `opgen build` in a subprocess, and how its output is
-# covered (kept equal to the tests' sources by tests/test_call_every_wrapper.py).
+# covered (kept equal to the tests' sources by tests/render/test_call_every_wrapper.py).
 SUBPROCESS_BUILD_SITES = {
-    "tests/test_cli.py": "builds into the test's tmp_path (scanned at teardown)",
-    "tests/test_tf_custom_op_library.py": "the fixture calls record_build_dir (checked on TF too)",
-    "tests/test_tree_safety.py": "builds into the test's tmp_path (scanned at teardown)",
-    "tests/test_runtime_end_to_end.py": "the fixture calls record_build_dir",
+    "tests/commands/test_cli.py": "builds into the test's tmp_path (scanned at teardown)",
+    "tests/tf/test_tf_custom_op_library.py": "the fixture calls record_build_dir (checked on TF too)",
+    "tests/commands/test_tree_safety.py": "builds into the test's tmp_path (scanned at teardown)",
+    "tests/runtime/test_runtime_end_to_end.py": "the fixture calls record_build_dir",
     "tests/oracle/wrapper_modules.py": "opgen_module calls record_build_dir",
-    "tests/test_pre_commit_hook.py": "builds into the test's tmp_path (scanned at teardown)",
-    "tests/test_render_build.py": "builds into the test's tmp_path (scanned at teardown), or generated/",
-    "tests/test_build_depfile.py": "builds into the test's tmp_path (scanned at teardown)",
-    "tests/test_op_library_loading.py": "builds into the test's tmp_path (scanned at teardown)",
-    "tests/test_op_package.py": "the fixture calls record_build_dir",
-    "tests/test_shape_translate_oracle.py": "the fixture calls record_build_dir",
+    "tests/commands/test_pre_commit_hook.py": "builds into the test's tmp_path (scanned at teardown)",
+    "tests/commands/test_render_build.py": "builds into the test's tmp_path (scanned at teardown), or generated/",
+    "tests/commands/test_build_depfile.py": "builds into the test's tmp_path (scanned at teardown)",
+    "tests/tf/test_op_library_loading.py": "builds into the test's tmp_path (scanned at teardown)",
+    "tests/commands/test_op_package.py": "the fixture calls record_build_dir",
+    "tests/shapes/test_shape_translate_oracle.py": "the fixture calls record_build_dir",
 }
 
 # A placeholder op of any dtype (and a ref one) for the embedded side's inputs: registered

@@ -112,7 +112,7 @@ def derived_api_defs(module: str) -> api_def_pb2.ApiDefs:
 @pytest.mark.parametrize("module", MODULES)
 def test_committed_api_defs_are_the_derived_differences(module):
     text = (f"# TF 2.21 Python ApiDefs behind tensorflow.python.ops.{module}, derived by\n"
-            f"# tests/test_tf_apidef_crosscheck.py (OPGEN_UPDATE_GOLDEN=1 rewrites this file).\n"
+            f"# tests/overrides/test_tf_apidef_crosscheck.py (OPGEN_UPDATE_GOLDEN=1 rewrites this file).\n"
             + text_format.MessageToString(derived_api_defs(module), indent=0))
     if UPDATE:
         DATA.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ Corpus format (tests/malformed/<case>/):
                  indented `hint: ...` line may follow one), then the summary line
                  (`3 errors in 2 files`); paths relative to the case folder (the test runs there).
 Regenerate an expected.txt only after checking the new message by hand:
-  OPGEN_UPDATE_GOLDEN=1 pytest tests/test_malformed.py
+  OPGEN_UPDATE_GOLDEN=1 pytest tests/gather/test_malformed.py
 """
 
 from __future__ import annotations

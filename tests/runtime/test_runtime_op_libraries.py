@@ -1,6 +1,6 @@
 """The parts of op-library loading that need no TensorFlow: the stale-library comparison
 and its wording, `library` resolution errors, and the runtime's import hook.
-(tests/test_op_library_loading.py runs them with compiled libraries in fresh processes.)"""
+(tests/tf/test_op_library_loading.py runs them with compiled libraries in fresh processes.)"""
 
 from __future__ import annotations
 

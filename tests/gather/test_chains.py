@@ -2,7 +2,7 @@
 tests/scanner_corpus/*.cc: each case's Registrations, with every location, must equal
 <case>.golden.json. A first line `// defines: A B=2` gives -D options; `include/` is on
 the include path. Regenerate after checking the change by hand:
-  OPGEN_UPDATE_GOLDEN=1 pytest tests/test_chains.py
+  OPGEN_UPDATE_GOLDEN=1 pytest tests/gather/test_chains.py
 """
 
 from __future__ import annotations

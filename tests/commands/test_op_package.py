@@ -1,6 +1,6 @@
 """A custom-op package end to end, as its author ships it and its users install it.
 
-tests/data/op_package is what `opgen init` writes (tests/test_scaffold.py keeps them equal): an
+tests/data/op_package is what `opgen init` writes (tests/commands/test_scaffold.py keeps them equal): an
 op with its CPU kernel, `[tool.opgen]`, a package `__init__` registering the gradient, and a
 setup.py compiling the op library with g++ and TensorFlow's flags (`opgen.setup_helpers`). Here:
 `opgen build`, then `pip wheel --no-build-isolation` (in this environment, which has opgen on

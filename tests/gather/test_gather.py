@@ -201,7 +201,7 @@ def test_macro_library_matches_tensorflow():
         assert mine == tf_op, mine.name
 
 
-_GENERATED_MACROS = r"""// Macros of the generated library (tests/test_gather.py).
+_GENERATED_MACROS = r"""// Macros of the generated library (tests/gather/test_gather.py).
 #ifndef GEN_MACROS_H_
 #define GEN_MACROS_H_
 #define GEN_STR(x) #x

@@ -1,7 +1,7 @@
 """The C++ -> Python shape function translator (opgen/shape_translate) on single idioms:
 what each becomes, what is refused (located, naming the construct), that the output is
 black's layout and never pastes input text; and the runtime methods it calls
-(tests/test_shape_translate_oracle.py compares whole functions with TF)."""
+(tests/shapes/test_shape_translate_oracle.py compares whole functions with TF)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ decorates each for dispatch). The same dispatch targets are registered on both s
 the same calls run eagerly, inside `tf.function` and in a `tf.Graph`: which handler is
 called, with which arguments, and the results (or exception types) must agree. Which ops
 carry TF's decorators at all (ApiDef visibility) is checked over TF's shipped
-gen_math_ops/gen_array_ops by tests/test_tf_apidef_crosscheck.py.
+gen_math_ops/gen_array_ops by tests/overrides/test_tf_apidef_crosscheck.py.
 """
 
 # No `from __future__ import annotations`: `dispatch_for_api` reads the handlers' annotations.

@@ -1,5 +1,5 @@
 """`opgen init`: the scaffold of a custom-op package. What it writes is tests/data/op_package
-byte for byte, which tests/test_op_package.py builds into a wheel and runs end to end."""
+byte for byte, which tests/commands/test_op_package.py builds into a wheel and runs end to end."""
 
 from __future__ import annotations
 
