@@ -39,37 +39,33 @@ def write(tmp_path: Path, text: str, name: str = "t.cc") -> Path:
     return p
 
 
-def test_object_and_function_macros(tmp_path):
-    p = write(tmp_path, "#define A 1 + B\n#define B 2\n#define F(x, y) x * y\nA; F(A, (3, 4));\n")
-    assert texts(p) == ["1", "+", "2", ";", "1", "+", "2", "*", "(", "3", ",", "4", ")", ";"]
+# (source, -D options, the tokens it expands to)
+EXPANSIONS = [
+    pytest.param("#define A 1 + B\n#define B 2\n#define F(x, y) x * y\nA; F(A, (3, 4));\n", [],
+                 ["1", "+", "2", ";", "1", "+", "2", "*", "(", "3", ",", "4", ")", ";"],
+                 id="object_and_function_macros"),
+    pytest.param("#define F(x) x\nint F; F (1);\n", [], ["int", "F", ";", "1", ";"],
+                 id="function_macro_name_without_parens_is_not_invoked"),
+    pytest.param('#define S(x) #x\n#define C(a, b) a ## b\n#define XS(x) S(x)\n'
+                 'S( a  "b\\n"  c ); C(x, 1); XS(C(y, z));\n', [],
+                 ['"a \\"b\\\\n\\" c"', ";", "x1", ";", '"yz"', ";"], id="stringize_and_paste"),
+    pytest.param("#define V(a, ...) a: __VA_ARGS__\n#define G(x...) x\nV(1, 2, 3) V(4) G(5, 6)\n", [],
+                 ["1", ":", "2", ",", "3", "4", ":", "5", ",", "6"], id="variadic"),
+    pytest.param("#define foo foo + 1\n#define f(x) x f(x)\nfoo; f(2);\n", [],
+                 ["foo", "+", "1", ";", "2", "f", "(", "2", ")", ";"], id="self_reference_is_not_expanded_again"),
+    pytest.param("#define A 1\nA\n#undef A\nA\n#define A 2\nA\n", [], ["1", "A", "2"], id="undef_and_redefine"),
+    pytest.param("#if 0\na\n#elif 1\nb\n#elif 1\nc\n#else\nd\n#endif\n#ifdef X\ne\n#elifndef X\nf\n#endif\n", [],
+                 ["b", "f"], id="elif_chain_takes_first_true_branch_only"),
+    pytest.param("#if 0\n#frobnicate\ndon't\n#error no\n#if garbage (\n#endif\n#endif\nok\n", [], ["ok"],
+                 id="skipped_groups_ignore_unknown_directives_and_bad_literals"),
+    pytest.param("SQ(3) A\n", ["SQ(x)=((x) * (x))", "A="], ["(", "(", "3", ")", "*", "(", "3", ")", ")"],
+                 id="function_like_define_option"),
+]
 
 
-def test_function_macro_name_without_parens_is_not_invoked(tmp_path):
-    p = write(tmp_path, "#define F(x) x\nint F; F (1);\n")
-    assert texts(p) == ["int", "F", ";", "1", ";"]
-
-
-def test_stringize_and_paste(tmp_path):
-    p = write(
-        tmp_path,
-        '#define S(x) #x\n#define C(a, b) a ## b\n#define XS(x) S(x)\nS( a  "b\\n"  c ); C(x, 1); XS(C(y, z));\n',
-    )
-    assert texts(p) == ['"a \\"b\\\\n\\" c"', ";", "x1", ";", '"yz"', ";"]
-
-
-def test_variadic(tmp_path):
-    p = write(tmp_path, "#define V(a, ...) a: __VA_ARGS__\n#define G(x...) x\nV(1, 2, 3) V(4) G(5, 6)\n")
-    assert texts(p) == ["1", ":", "2", ",", "3", "4", ":", "5", ",", "6"]
-
-
-def test_self_reference_is_not_expanded_again(tmp_path):
-    p = write(tmp_path, "#define foo foo + 1\n#define f(x) x f(x)\nfoo; f(2);\n")
-    assert texts(p) == ["foo", "+", "1", ";", "2", "f", "(", "2", ")", ";"]
-
-
-def test_undef_and_redefine(tmp_path):
-    p = write(tmp_path, "#define A 1\nA\n#undef A\nA\n#define A 2\nA\n")
-    assert texts(p) == ["1", "A", "2"]
+@pytest.mark.parametrize(("source", "defines", "tokens"), EXPANSIONS)
+def test_expansion(tmp_path, source, defines, tokens):
+    assert texts(write(tmp_path, source), defines) == tokens
 
 
 @pytest.mark.parametrize("expr,value", [
@@ -81,16 +77,6 @@ def test_undef_and_redefine(tmp_path):
 def test_if_expressions(tmp_path, expr, value):
     p = write(tmp_path, f"#if {expr}\nyes\n#else\nno\n#endif\n")
     assert texts(p, ["X=5", "Y"]) == (["yes"] if value else ["no"])
-
-
-def test_elif_chain_takes_first_true_branch_only(tmp_path):
-    p = write(tmp_path, "#if 0\na\n#elif 1\nb\n#elif 1\nc\n#else\nd\n#endif\n#ifdef X\ne\n#elifndef X\nf\n#endif\n")
-    assert texts(p) == ["b", "f"]
-
-
-def test_skipped_groups_ignore_unknown_directives_and_bad_literals(tmp_path):
-    p = write(tmp_path, "#if 0\n#frobnicate\ndon't\n#error no\n#if garbage (\n#endif\n#endif\nok\n")
-    assert texts(p) == ["ok"]
 
 
 def test_include_search_order_and_guards(tmp_path):
@@ -132,11 +118,6 @@ def test_include_search_without_a_project_marker_stops_at_the_working_directory(
     pp = Preprocessor()
     assert [t[1] for t in pp.run(str(p))] == ["TOP"]
     assert pp.missing_includes[0].searched == (str(p.parent),)
-
-
-def test_function_like_define_option(tmp_path):
-    p = write(tmp_path, "SQ(3) A\n")
-    assert texts(p, ["SQ(x)=((x) * (x))", "A="]) == ["(", "(", "3", ")", "*", "(", "3", ")", ")"]
 
 
 def test_define_options():

@@ -1,7 +1,7 @@
 """TF's shipped Python op modules read back: each op's wrapper as `PyFunction` (name, visibility,
 dispatch, parameters, `_apply_op_helper` keywords, namedtuple fields), a module's OpList, and
 the committed ApiDef files tests/data/tf_python_api/<module>.pbtxt that reproduce TF's
-Python ApiDefs (derived by tests/tf/test_tf_apidef_crosscheck.py)."""
+Python ApiDefs (derived by tests/overrides/test_tf_apidef_crosscheck.py)."""
 
 from __future__ import annotations
 
