@@ -1,4 +1,4 @@
-"""`opgen diff --git REV` reads the revision alone (issue 19): its config only from a regular
+"""`opgen diff --git REV` reads the revision alone (docs/api-review.md): its config only from a regular
 file in the revision (never a parent directory of the temporary tree), no link leaving the
 revision, a bounded amount of data, and neither `.gitattributes` export rules nor headers
 outside the repository make an unchanged revision look changed."""

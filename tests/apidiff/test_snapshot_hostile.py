@@ -1,4 +1,4 @@
-"""Hostile strings from sources in the API snapshot and in every output format (issue 19).
+"""Hostile strings from sources in the API snapshot and in every output format (docs/api-review.md).
 
 Every string field a source can put into the snapshot (a kernel's device name and
 HostMemory args, a Deprecated explanation, a `[tool.opgen.helpers]` value, docs, attr

@@ -1,4 +1,4 @@
-"""Random JSON values in every field of an API snapshot (issue 19): `opgen diff` on it exits 0
+"""Random JSON values in every field of an API snapshot (docs/api-review.md): `opgen diff` on it exits 0
 or with a located error (exit 2) — never 1 (an internal error; `--allow-breaking` keeps real
 breaking changes at 0), never a traceback. The same for JSON OpLists."""
 

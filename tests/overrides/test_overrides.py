@@ -25,7 +25,7 @@ from opgen_runtime.proto import op_def_pb2
 
 UPDATE = os.environ.get("OPGEN_UPDATE_GOLDEN") == "1"
 
-# Every OpGenOverride field, every ApiDef field and every error of issue 5 has a case.
+# Every OpGenOverride field, every ApiDef field and every error overrides/README.md describes has a case.
 REQUIRED_CASES = {
     "field_skip", "field_hide", "field_rename_to", "field_alias", "field_attr_default",
     "field_attr_rename", "field_input_rename", "field_output_rename",

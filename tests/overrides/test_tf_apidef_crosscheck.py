@@ -1,4 +1,4 @@
-"""TF cross-check of the override layer (issue 5).
+"""TF cross-check of the override layer (overrides/README.md, docs/tensorflow-backend.md).
 
 TF 2.21's shipped `gen_math_ops` / `gen_array_ops` differ from what its generator writes
 for the bare OpList (`_pywrap_python_op_gen.GetPythonWrappers`, every op VISIBLE, no

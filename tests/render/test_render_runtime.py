@@ -1,5 +1,6 @@
 """Generated bodies run on opgen_runtime: list checks, attr defaults/conversions, list and
-tuple outputs, stateful no-output rules (contract_runtime.md)."""
+tuple outputs, stateful no-output rules (docs/runtime.md; TF's wrappers as
+`tensorflow/python/framework/python_op_gen.cc` writes them)."""
 
 from __future__ import annotations
 
