@@ -1,7 +1,7 @@
 // Example op library, custom module: two ops TensorFlow does not have, with CPU kernels
 // that compute, registered per type through TF_CALL_* as TF's own kernels are. This is
 // what a custom-op project looks like: `opgen kernels op_specs --format md` shows where
-// each op runs, generated/API.md lists the kernels, and tests/test_example_kernels.py
+// each op runs, generated/API.md lists the kernels, and tests/gather/test_example_kernels.py
 // compiles this file, loads it into TensorFlow and runs the generated wrappers on it.
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // Example op library, math module: element-wise arithmetic, reductions, casts.
 //
 // These declarations mirror TensorFlow 2.21's registry entries for the same ops (their
-// OpDefs are compared in tests/test_op_specs.py); the documentation is our own.
+// OpDefs are compared in tests/gather/test_op_specs.py); the documentation is our own.
 
 #include "common_macros.h"
 #include "tensorflow/core/framework/common_shape_fns.h"

@@ -6,7 +6,7 @@ sorted by bytes as OpRegistry::Export sorts them.
     PYTHONPATH=. python tools/gen_tf_core_ops.py --check  # exit 1 when it differs
 
 Run it in a fresh process: a library loaded before would add its ops to TF's registry.
-tests/test_tf_core_ops.py runs `--check`.
+tests/gather/test_tf_core_ops.py runs `--check`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ that reads the file reads exactly that name, and nothing else.
 make and ninja read depfiles differently, so the file is written for one of them
 (`--depfile-format`); a name the chosen tool cannot read back exactly is a located error (exit 2),
 never a depfile that misnames a file or makes make run a command. The rules, checked by running
-real GNU make 4.3 and ninja 1.11 on hostile names (tests/test_build_depfile.py):
+real GNU make 4.3 and ninja 1.11 on hostile names (tests/commands/test_build_depfile.py):
 
 make (GNU make's read.c `eval` and `parse_file_seq`):
 - `$` is `$$`; a blank, `#`, `:`, `|` and the glob characters `[`, `]`, `*`, `?` take a

@@ -4,7 +4,7 @@
 data model, byte order, compiler identity and version, language level and the
 exception/RTTI switches. Left out: floating-point limits, type names and widths, atomics,
 instruction-set extensions beyond SSE2 and the `__cpp_*` feature macros (no op library
-registers ops depending on them). tests/test_predefined_macros.py compares each value with
+registers ops depending on them). tests/gather/test_gather_skipped.py compares each value with
 the installed g++.
 
 `-U NAME` (`[tool.opgen] undefines`) removes one, `-D NAME=V` replaces it; another

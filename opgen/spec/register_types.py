@@ -3,7 +3,7 @@ without TF's headers: the `TF_CALL_*` type lists of `register_types.h` (with the
 defines that change them), the C++ types `DataTypeToEnum` maps to a DataType (`types.h`),
 and the device names of `types.h` (`DEVICE_CPU`, ...).
 
-`tests/test_register_types.py` expands the wheel's own `register_types.h` with opgen's
+`tests/gather/test_register_types.py` expands the wheel's own `register_types.h` with opgen's
 preprocessor under each platform and checks it equals `tf_call_defines`.
 """
 

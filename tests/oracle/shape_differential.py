@@ -24,7 +24,7 @@ from typing import Any
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-from test_runtime_differential import PREFERRED, _attr_value
+from support.op_call_cases import PREFERRED, attr_value
 
 U = "unknown"  # unknown rank
 INT_TYPES = (3, 9)
@@ -236,7 +236,7 @@ def _is_int_arg(arg: Any, attrs: dict[str, Any]) -> bool:
 
 def _required_value(attr: Any) -> Any:
     hints = ATTR_HINTS.get(attr.name)
-    return hints[0] if hints else _attr_value(attr)
+    return hints[0] if hints else attr_value(attr)
 
 
 def setups(op: Any) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:

@@ -17,7 +17,7 @@ import sys
 import types
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent.parent
+from support.paths import REPO
 
 
 def _cache_root() -> Path:

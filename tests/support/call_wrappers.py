@@ -8,7 +8,7 @@ carries everything needed: its OpDefs (`_OP_DEFS`); a wrapper is the function wh
 name an op (`_apply_op_helper("<Op>", ...)`, `fast_path_execute(_ctx, "<Op>", ...)`), and its
 `_apply_op_helper` keywords tie each parameter to its op arg or attr (overrides may rename
 parameters). Values suit the OpDef's types: placeholders of an allowed dtype (lists of the
-least allowed length), attrs as `test_runtime_differential._attr_value` picks them. TF runs
+least allowed length), attrs as `support.op_call_cases.attr_value` picks them. TF runs
 in graph mode (a node is built, with TF's shape function); eagerly only for kernels written
 for the tests, since a registry kernel may abort the process on such values.
 
@@ -36,14 +36,14 @@ How every module the tests build gets here (`conftest.py`, `BuildRecorder`):
     own templates (a user's `--templates` may render anything);
   - subprocess builds: each test's `tmp_path` is scanned for build outputs (a directory
     holding `opgen_sourcemap.json`) at teardown, and fixtures that build elsewhere (content
-    caches, `tmp_path_factory`) call `record_build_dir`; `tests/test_call_every_wrapper.py`
+    caches, `tmp_path_factory`) call `record_build_dir`; `tests/render/test_call_every_wrapper.py`
     lists every subprocess build site in the tests and fails when a new one appears that is
     not in `SUBPROCESS_BUILD_SITES` (which says how each is covered).
 A test's teardown checks the modules recorded during it (each distinct module text once per
 process) and errors naming the crashed wrappers. So the example library (generated/), TF's
 registry (test_render_tf.py), the random-OpDef and hostile-name corpora, the adversarial
 builds and the golden corpora are all called, as the tests that build them run; the gather
-projects are built for it by tests/test_call_every_wrapper.py. Corpora whose ops TF has
+projects are built for it by tests/render/test_call_every_wrapper.py. Corpora whose ops TF has
 (TF's registry; libraries compiled for the tests: tests/data/first_call_library and
 custom_op_project) are also checked on TF by their own tests.
 """
@@ -69,19 +69,19 @@ from opgen_runtime.proto import op_def_pb2, tensor_pb2
 SOURCE_MAP = "opgen_sourcemap.json"
 
 # Every place in the tests that runs `opgen build` in a subprocess, and how its output is
-# covered (kept equal to the tests' sources by tests/test_call_every_wrapper.py).
+# covered (kept equal to the tests' sources by tests/render/test_call_every_wrapper.py).
 SUBPROCESS_BUILD_SITES = {
-    "tests/test_cli.py": "builds into the test's tmp_path (scanned at teardown)",
-    "tests/test_tf_custom_op_library.py": "the fixture calls record_build_dir (checked on TF too)",
-    "tests/test_tree_safety.py": "builds into the test's tmp_path (scanned at teardown)",
-    "tests/test_runtime_end_to_end.py": "the fixture calls record_build_dir",
+    "tests/commands/test_cli.py": "builds into the test's tmp_path (scanned at teardown)",
+    "tests/tf/test_tf_custom_op_library.py": "the fixture calls record_build_dir (checked on TF too)",
+    "tests/commands/test_tree_safety.py": "builds into the test's tmp_path (scanned at teardown)",
+    "tests/runtime/test_runtime_end_to_end.py": "the fixture calls record_build_dir",
     "tests/oracle/wrapper_modules.py": "opgen_module calls record_build_dir",
-    "tests/test_pre_commit_hook.py": "builds into the test's tmp_path (scanned at teardown)",
-    "tests/test_render_build.py": "builds into the test's tmp_path (scanned at teardown), or generated/",
-    "tests/test_build_depfile.py": "builds into the test's tmp_path (scanned at teardown)",
-    "tests/test_op_library_loading.py": "builds into the test's tmp_path (scanned at teardown)",
-    "tests/test_op_package.py": "the fixture calls record_build_dir",
-    "tests/test_shape_translate_oracle.py": "the fixture calls record_build_dir",
+    "tests/commands/test_pre_commit_hook.py": "builds into the test's tmp_path (scanned at teardown)",
+    "tests/commands/test_render_build.py": "builds into the test's tmp_path (scanned at teardown), or generated/",
+    "tests/commands/test_build_depfile.py": "builds into the test's tmp_path (scanned at teardown)",
+    "tests/tf/test_op_library_loading.py": "builds into the test's tmp_path (scanned at teardown)",
+    "tests/commands/test_op_package.py": "the fixture calls record_build_dir",
+    "tests/shapes/test_shape_translate_oracle.py": "the fixture calls record_build_dir",
 }
 
 # A placeholder op of any dtype (and a ref one) for the embedded side's inputs: registered
@@ -195,7 +195,7 @@ class _Side:
     """Input and attr values for one backend, synthesized from an OpDef."""
 
     def __init__(self, backend: str) -> None:
-        from test_runtime_differential import _input_makers
+        from support.op_call_cases import input_makers
 
         if backend == "embedded":
             from opgen_runtime.ops import op_def_library as lib
@@ -209,7 +209,7 @@ class _Side:
             self.lib = lib
             self.make_proto = tf_tensor_pb2.TensorProto.FromString
         self.backend = backend
-        _, self.value = _input_makers(lib, self.make_proto)
+        _, self.value = input_makers(lib, self.make_proto)
 
     def tensor(self, dtype: int, ref: bool) -> Any:
         if self.backend == "embedded":
@@ -227,8 +227,8 @@ class _Side:
 def arguments(w: Wrapper, side: _Side) -> dict[str, Any]:
     """Keyword arguments for every parameter of `w` without a default, from its OpDef: inputs of
     a type each type attr allows (lists of the least length the OpDef allows, at least 1),
-    attrs as `test_runtime_differential._attr_value` picks them."""
-    from test_runtime_differential import _attr_value, _pick_type
+    attrs as `support.op_call_cases.attr_value` picks them."""
+    from support.op_call_cases import attr_value, pick_type
 
     attrs = {a.name: a for a in w.op.attr}
     chosen: dict[str, Any] = {}
@@ -236,7 +236,7 @@ def arguments(w: Wrapper, side: _Side) -> dict[str, Any]:
     def dtype_of(attr_name: str) -> int:
         if attr_name not in chosen:
             a = attrs[attr_name]
-            chosen[attr_name] = a.default_value.type if a.HasField("default_value") else _pick_type(a)
+            chosen[attr_name] = a.default_value.type if a.HasField("default_value") else pick_type(a)
         return chosen[attr_name]
 
     def count(attr_name: str, default: int = 1) -> int:
@@ -248,7 +248,7 @@ def arguments(w: Wrapper, side: _Side) -> dict[str, Any]:
         if arg.type_list_attr:
             a = attrs[arg.type_list_attr]
             types_ = list(a.default_value.list.type) if a.HasField("default_value") else []
-            types_ = types_ or [_pick_type(a)] * count(arg.type_list_attr)
+            types_ = types_ or [pick_type(a)] * count(arg.type_list_attr)
             values[arg.name] = [side.tensor(t, arg.is_ref) for t in types_]
             continue
         dtype = arg.type or dtype_of(arg.type_attr)
@@ -258,7 +258,7 @@ def arguments(w: Wrapper, side: _Side) -> dict[str, Any]:
             values[arg.name] = side.tensor(dtype, arg.is_ref)
     for a in w.op.attr:
         if a.name not in values:
-            values[a.name] = side.value(_attr_value(a))
+            values[a.name] = side.value(attr_value(a))
     signature = inspect.signature(w.function).parameters
     required = [p for p, spec in signature.items() if spec.default is inspect.Parameter.empty and p != "name"]
     by_param = {param: op_name for op_name, param in w.params.items()}
@@ -582,5 +582,5 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `support`, `test_runtime_differential`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `support`, `oracle`
     sys.exit(main(sys.argv[1:]))

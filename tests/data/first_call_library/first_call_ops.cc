@@ -1,5 +1,5 @@
 // Ops whose wrappers need no attr conversion, one per generated module (pyproject.toml):
-// tests/test_first_call_library.py builds them, compiles this file against the TF wheel and
+// tests/render/test_first_call_library.py builds them, compiles this file against the TF wheel and
 // calls every wrapper on the embedded runtime, in a tf.Graph and eagerly on TF.
 #include "tensorflow/core/framework/op.h"
 #include "tensorflow/core/framework/op_kernel.h"

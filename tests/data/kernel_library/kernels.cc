@@ -1,4 +1,4 @@
-// A kernel library for the differential test of `opgen kernels` (tests/test_kernels_oracle.py):
+// A kernel library for the differential test of `opgen kernels` (tests/gather/test_kernels_oracle.py):
 // compiled with g++ against the TF wheel (with and without -DGOOGLE_CUDA=1), loaded, and
 // TF's registered KernelDefs per op compared with what opgen reads from this file.
 // Kernels compute nothing: only their registrations are under test.

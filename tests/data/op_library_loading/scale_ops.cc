@@ -1,4 +1,4 @@
-// Two op libraries built into one package (tests/test_op_library_loading.py): this one,
+// Two op libraries built into one package (tests/tf/test_op_library_loading.py): this one,
 // compiled as pkg/ops/_scale_ops.so, and shift_ops.cc. The STALE_* macros compile the
 // library as it would be after an edit that was not followed by `opgen build`.
 #include "tensorflow/core/framework/common_shape_fns.h"

@@ -1,4 +1,4 @@
-// Ops written for tests/test_shape_translate_oracle.py: each declares its shape function as
+// Ops written for tests/shapes/test_shape_translate_oracle.py: each declares its shape function as
 // a C++ lambda (or a function of this file) using one idiom of TF's InferenceContext API.
 // Compiled against the TF wheel, TF's graph mode runs these functions; opgen translates
 // them into Python for its embedded runtime; the test compares the two on many shapes.

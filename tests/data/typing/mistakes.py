@@ -1,5 +1,5 @@
 """Deliberate mistakes: mypy --strict and pyright must each report exactly one error on
-every line marked `# mistake:`, and none elsewhere (tests/test_typing.py)."""
+every line marked `# mistake:`, and none elsewhere (tests/project/test_typing.py)."""
 
 from __future__ import annotations
 

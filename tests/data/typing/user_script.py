@@ -1,5 +1,5 @@
 """A user's script over the example library (generated/): mypy --strict and pyright must
-accept it as it is, and it runs (tests/test_typing.py)."""
+accept it as it is, and it runs (tests/project/test_typing.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,310 @@
+"""`opgen api` snapshots, snapshot round trips, diff inputs (`--git`, JSON, OpList) and errors."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from support.apidiff_cases import CORPUS, SPEC_V1, git, run_cli
+from support.paths import TESTS
+
+from opgen.apidiff.changes import diff_snapshots
+from opgen.apidiff.inputs import load_side, project_snapshot
+from opgen.apidiff.report import format_text
+from opgen.apidiff.snapshot_format import from_json, to_json, to_markdown
+from opgen.config import Config, load_config
+from opgen.errors import Location
+
+SNAPSHOT_GOLDEN = TESTS / "golden" / "apidiff_snapshot"
+UPDATE = os.environ.get("OPGEN_UPDATE_GOLDEN") == "1"
+
+
+
+def _golden(name: str, text: str) -> None:
+    path = SNAPSHOT_GOLDEN / name
+    if UPDATE:
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A project with pyproject.toml, specs/ and overrides/, as the cwd."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.opgen]\nsources = ["specs"]\noverrides = "overrides"\nout = "generated"\n'
+        'api = "generated/API.md"\n')
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "ops.cc").write_text(SPEC_V1)
+    (tmp_path / "overrides").mkdir()
+    (tmp_path / "overrides" / "scale.pbtxt").write_text('op {\n  name: "Scale"\n  alias: "Rescale"\n}\n')
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("fmt", ["md", "json"])
+def test_api_snapshot_golden(project, capsys, fmt):
+    code, out, err = run_cli(["api", "--format", fmt], capsys)
+    assert (code, err) == (0, "")
+    _golden(f"project.{fmt}", out)
+
+
+def test_api_writes_file_atomically(project, capsys):
+    assert run_cli(["api", "-o", "snap/API.md"], capsys)[0] == 0
+    assert (project / "snap" / "API.md").read_text() == run_cli(["api"], capsys)[1]
+
+
+def test_corpus_snapshots_golden(monkeypatch):
+    """The Markdown snapshot of a scenario with overrides, aliases, namedtuples and refs."""
+    monkeypatch.chdir(CORPUS)
+    config = Config(root=CORPUS)
+    parts = [to_markdown(load_side(f"{s}/new", config), title=s) for s in (
+        "ok_alias_added", "break_python_output_fields_changed", "break_graph_input_became_ref",
+        "break_python_function_removed", "ok_op_deprecated")]
+    _golden("corpus.md", "\n".join(parts))
+
+
+@pytest.mark.parametrize("scenario", ["break_python_param_renamed", "break_graph_default_changed",
+                                      "ok_function_exposed", "break_python_function_removed"])
+def test_json_snapshot_round_trip_gives_same_diff(scenario, monkeypatch):
+    monkeypatch.chdir(CORPUS / scenario)
+    config = Config(root=CORPUS / scenario)
+    old, new = load_side("old", config), load_side("new", config)
+    old2, new2 = from_json(to_json(old), "old.json"), from_json(to_json(new), "new.json")
+    assert to_json(old2) == to_json(old)
+    # the files record no source lines: the same changes, located at the files' op entries
+    unlocated = [replace(c, location=None, override_location=None) for c in diff_snapshots(old, new).changes]
+    changes = diff_snapshots(old2, new2).changes
+    assert [replace(c, location=None) for c in changes] == unlocated
+    new_entries = {name: entry.location for name, entry in new2.ops.items()}
+    assert all(c.location == new_entries.get(c.op, old2.ops[c.op].location) for c in changes)
+    assert all(c.location is not None and c.location.line > 0 for c in changes)
+
+
+def test_diff_snapshot_file_against_spec_tree(project, capsys):
+    code, out, _ = run_cli(["api", "--format", "json", "-o", "old.json"], capsys)
+    assert code == 0
+    spec = project / "specs" / "ops.cc"
+    spec.write_text(spec.read_text().replace('.Attr("rounding: string")', '.Attr("rounding: string = \'floor\'")'))
+    code, out, _ = run_cli(["diff", "old.json", "--format", "json"], capsys)
+    report = json.loads(out)
+    assert code == 0
+    assert [(c["rule"], c["breaking"]) for c in report["changes"]] == [
+        ("default_added", False), ("param_default_added", False)]
+    # located at the `.Attr(...)` that changed (line 14), not at REGISTER_OP (line 10)
+    assert [c["location"] for c in report["changes"]] == ["specs/ops.cc:14:6", "specs/ops.cc:14:6"]
+
+
+def test_diff_oplist_files(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    for side, dtype in (("old", "DT_FLOAT"), ("new", "DT_DOUBLE")):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "math.pbtxt").write_text(
+            f'op {{ name: "Neg" input_arg {{ name: "x" type: {dtype} }} output_arg {{ name: "y" type: DT_FLOAT }} }}\n')
+    code, out, _ = run_cli(["diff", "old/math.pbtxt", "new/math.pbtxt", "--format", "github"], capsys)
+    assert code == 1
+    assert out == ("::error file=new/math.pbtxt,line=1,col=1,title=opgen graph input_signature_changed (Neg)::"
+                   "Input signature mismatch 'float' vs. 'double'\n")
+
+
+def test_diff_single_files_take_modules_from_the_other_side(project, capsys):
+    """An OpList file (e.g. a `--from-library` dump) names its module after itself: against
+    another file, a spec tree or the project no function is reported moved."""
+    assert run_cli(["oplist", "specs", "-o", "lib.pbtxt"], capsys)[0] == 0
+    assert run_cli(["oplist", "specs", "-o", "renamed.pbtxt"], capsys)[0] == 0
+    for argv in (["lib.pbtxt", "renamed.pbtxt"], ["lib.pbtxt", "specs"], ["specs", "lib.pbtxt"], ["lib.pbtxt"]):
+        code, out, err = run_cli(["diff", *argv, "--format", "json"], capsys)
+        rules = [c["rule"] for c in json.loads(out)["changes"]]
+        assert "function_moved" not in rules, (argv, rules)
+        assert code == 0 and err == "", argv
+    # the project's module for an op the file lacks; NEW's (the file's) when both are files
+    spec = project / "specs" / "ops.cc"
+    spec.write_text(spec.read_text() + 'REGISTER_OP("Offset").Input("x: float").Output("y: float");\n')
+    assert run_cli(["diff", "lib.pbtxt", "--format", "json"], capsys)[0] == 0
+    assert run_cli(["oplist", "specs", "-o", "lib2.pbtxt"], capsys)[0] == 0
+    code, out, _ = run_cli(["diff", "lib2.pbtxt", "renamed.pbtxt"], capsys)
+    assert code == 1
+    assert "BREAKING python function_removed: gen_renamed.offset removed with its op" in out
+    assert "gen_lib2" not in out
+
+
+def test_diff_keeps_a_real_move_between_project_modules(project, capsys):
+    """A `[tool.opgen.modules]` glob places an op whatever file it comes from; moving it
+    to another module of the project stays a breaking `function_moved`."""
+    assert run_cli(["oplist", "specs", "-o", "lib.pbtxt"], capsys)[0] == 0
+    assert run_cli(["api", "--format", "json", "-o", "old.json"], capsys)[0] == 0
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + '[tool.opgen.modules]\n"Scale" = "gen_scaling"\n')
+    code, out, _ = run_cli(["diff", "lib.pbtxt", "--format", "json"], capsys)
+    assert code == 0 and [c["rule"] for c in json.loads(out)["changes"]] == ["alias_added"]  # the override
+    code, out, _ = run_cli(["diff", "old.json"], capsys)
+    assert code == 1
+    assert "BREAKING python function_moved: gen_ops.scale -> gen_scaling.scale" in out
+
+
+def test_text_is_colored_only_when_asked(monkeypatch):
+    monkeypatch.chdir(CORPUS / "break_graph_attr_removed")
+    config = Config(root=CORPUS)
+    result = diff_snapshots(load_side("old", config), load_side("new", config))
+    assert "\033[" not in format_text(result)
+    assert "\033[31;1mBREAKING" in format_text(result, color=True)
+
+
+def _tree_state(repo: Path) -> dict:
+    files = {str(p.relative_to(repo)): p.read_bytes() for p in repo.rglob("*")
+             if p.is_file() and ".git" not in p.relative_to(repo).parts}
+    return {"files": files, "status": git(repo, "status", "--porcelain"), "head": git(repo, "rev-parse", "HEAD"),
+            "stash": git(repo, "stash", "list"), "index": (repo / ".git" / "index").read_bytes()}
+
+
+def test_diff_git_revision_leaves_work_tree_untouched(project, capsys):
+    repo = project
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "v1")
+    spec = repo / "specs" / "ops.cc"
+    spec.write_text(spec.read_text().replace('    .Attr("factor: float = 1.0")\n', ""))
+    git(repo, "commit", "-q", "-am", "v2: factor removed")
+    # an uncommitted edit and an untracked file: the work tree side must see them, and keep them
+    (repo / "overrides" / "scale.pbtxt").write_text('op {\n  name: "Scale"\n  alias: "Rescale"\n  alias: "Mul"\n}\n')
+    (repo / "notes.txt").write_text("untracked\n")
+    before = _tree_state(repo)
+
+    code, out, err = run_cli(["diff", "--git", "HEAD~1", "--format", "json"], capsys)
+    assert (code, err) == (1, "")
+    report = json.loads(out)
+    rules = [(c["category"], c["rule"], c["breaking"]) for c in report["changes"]]
+    assert ("graph", "attr_removed", True) in rules
+    assert ("python", "param_removed", True) in rules
+    assert ("python", "alias_added", False) in rules
+    assert {c["location"] for c in report["changes"] if c["category"] == "graph"} == {"specs/ops.cc:2:1"}
+
+    # HEAD~1 against HEAD (named as a git-archived tree through a second call is not needed:
+    # the work tree equals HEAD except the override) and HEAD against the work tree
+    code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "json"], capsys)
+    assert code == 0
+    assert [c["rule"] for c in json.loads(out)["changes"]] == ["alias_added"]
+    assert _tree_state(repo) == before
+
+
+def test_diff_git_errors(project, capsys):
+    code, _, err = run_cli(["diff", "--git", "HEAD"], capsys)
+    assert code == 2 and "is not in a git work tree" in err
+    git(project, "init", "-q")
+    git(project, "add", ".")
+    git(project, "commit", "-q", "-m", "v1")
+    code, _, err = run_cli(["diff", "--git", "no-such-rev"], capsys)
+    assert code == 2 and err.startswith("error: unknown git revision 'no-such-rev'")
+    # errors inside the revision name the revision, not the temporary extraction
+    git(project, "rm", "-q", "-r", "specs")
+    git(project, "commit", "-q", "-m", "no specs")
+    code, _, err = run_cli(["diff", "--git", "HEAD", "old.json"], capsys)
+    assert (code, err) == (2, "HEAD:specs: error: no such file or directory\n")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["diff"], "error: nothing to compare"),
+    (["diff", "missing_dir"], "error: no such file or directory: missing_dir"),
+    (["diff", "bad.json", "bad.json"], "bad.json:1:36: error: API snapshot is not valid JSON"),
+    (["diff", "other.json", "other.json"], "other.json:1: error: not an opgen API snapshot"),
+])
+def test_bad_input_is_an_error(project, capsys, argv, message):
+    (project / "bad.json").write_text('{"format": "opgen-api-snapshot/1", oops}')
+    (project / "other.json").write_text('{"format": "opgen-api-snapshot/1x", "ops": []}')
+    code, out, err = run_cli(argv, capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(message), err
+
+
+def test_kernel_locations_only_name_kernels_tensorflow_selects(project, capsys):
+    """A kernel the cross-check says TF never selects (a constraint on an attr the op lacks,
+    a type the op does not allow) gives its device no location: the op does not run there."""
+    spec = project / "specs" / "ops.cc"
+    spec.write_text(spec.read_text() + (
+        'REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_GPU).TypeConstraint<float>("U"), ScaleOp);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Scale").Device("TPU").TypeConstraint<bool>("T"), ScaleOp);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_CPU).TypeConstraint<bool>("T"), ScaleOp);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_CPU).TypeConstraint<int32>("T"), ScaleOp);\n'))
+    code, out, _ = run_cli(["api", "--format", "json"], capsys)
+    assert code == 0
+    scale = next(op for op in json.loads(out)["ops"] if op["op"] == "Scale")
+    assert scale["kernels"] == {"CPU": {"T": ["int32"]}}
+    assert "kernel_locations" not in scale  # locations are recomputed from the sources by `opgen diff`
+    snapshot = project_snapshot(load_config(project))
+    assert snapshot.ops["Scale"].kernel_locations == (("CPU", Location("specs/ops.cc", 20, 1)),)
+
+
+def test_snapshot_outputs_is_what_opgen_api_prints(project, capsys):
+    from opgen.apidiff import snapshot_outputs
+    from opgen.apidiff.inputs import gather_config
+    from opgen.errors import OpgenError
+    from opgen.overrides.load import load_overrides
+
+    config = load_config(project)
+    gathered = gather_config(config)
+    model = load_overrides(project / "overrides", gathered.op_list)
+    files = snapshot_outputs(config, gathered, model, project / "elsewhere")
+    assert files == {"API.md": run_cli(["api"], capsys)[1].encode()}
+    assert snapshot_outputs(replace(config, api=None), gathered, model, project / "generated") == {}
+    with pytest.raises(OpgenError, match="is not inside out"):
+        snapshot_outputs(replace(config, api="API.md"), gathered, model, project / "generated")
+
+
+def test_diff_git_revision_of_a_project_in_a_subdirectory(tmp_path, monkeypatch, capsys):
+    repo = tmp_path / "repo"
+    project = repo / "lib" / "ops"
+    (project / "specs").mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs"]\n')
+    (project / "specs" / "ops.cc").write_text(SPEC_V1)
+    (repo / "big").mkdir()
+    (repo / "big" / "unrelated.txt").write_text("not extracted\n")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "v1")
+    spec = project / "specs" / "ops.cc"
+    spec.write_text(spec.read_text().replace("T: {float, int32}", "T: {float}"))
+    monkeypatch.chdir(project)
+    message = ",line=5,col=6,title=opgen graph allowed_values_narrowed (Scale)::Attr 'T' has a stricter set of "
+    code, out, err = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)
+    assert (code, err) == (1, "")
+    assert out.startswith("::error file=specs/ops.cc" + message)
+    # on GitHub the paths are relative to the checkout, and from a subdirectory relative to the cwd
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(repo))
+    assert run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)[1].startswith(
+        "::error file=lib/ops/specs/ops.cc" + message)
+    monkeypatch.delenv("GITHUB_WORKSPACE")
+    monkeypatch.chdir(project / "specs")
+    out = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)[1]
+    assert out.startswith("::error file=ops.cc" + message)
+
+
+def test_build_writes_and_checks_the_api_snapshot(project, capsys):
+    assert run_cli(["build"], capsys)[0] == 0
+    snapshot = project / "generated" / "API.md"
+    assert snapshot.read_text() == run_cli(["api"], capsys)[1]
+    assert run_cli(["build", "--check"], capsys)[0] == 0
+    spec = project / "specs" / "ops.cc"
+    spec.write_text(spec.read_text().replace("factor: float = 1.0", "factor: float = 2.0"))
+    code, out, _ = run_cli(["build", "--check"], capsys)
+    assert code == 1 and out == "would rewrite generated/API.md\nwould rewrite generated/gen_ops.py\n"
+    code, out, _ = run_cli(["build", "--check", "--diff"], capsys)
+    assert code == 1 and "-  - `factor: float, default=1`\n+  - `factor: float, default=2`" in out
+    # the committed snapshot is an input of `opgen diff`: against the work tree
+    code, out, _ = run_cli(["diff", "generated/API.md", "--format", "json"], capsys)
+    changes = json.loads(out)["changes"]
+    assert code == 1 and [c["rule"] for c in changes] == ["default_changed", "param_default_changed"]
+
+
+def test_diff_git_revision_with_glob_sources(project, capsys):
+    """Sources given as globs: the whole project is extracted from the revision."""
+    (project / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs/*.cc"]\noverrides = "overrides"\n')
+    git(project, "init", "-q")
+    git(project, "add", ".")
+    git(project, "commit", "-q", "-m", "v1")
+    spec = project / "specs" / "ops.cc"
+    spec.write_text(spec.read_text().replace('REGISTER_OP("Divide")', 'REGISTER_OP("DivideV2")'))
+    code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "json"], capsys)
+    assert code == 1
+    assert [(o["op"], o["status"]) for o in json.loads(out)["ops"]] == [("Divide", "removed"), ("DivideV2", "added")]

@@ -1,0 +1,100 @@
+"""`opgen init`: the scaffold of a custom-op package. What it writes is tests/data/op_package
+byte for byte, which tests/commands/test_op_package.py builds into a wheel and runs end to end."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+from support.call_wrappers import isolated_registry
+from support.paths import REPO
+
+from opgen.cli import main
+
+EXAMPLE = REPO / "tests" / "data" / "op_package"
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_init_writes_the_example_package(tmp_path, capsys):
+    assert main(["init", str(tmp_path / "example_ops")]) == 0
+    assert _files(tmp_path / "example_ops") == _files(EXAMPLE)
+    err = capsys.readouterr().err
+    assert "opgen init: wrote 6 files into" in err and "`opgen build` writes example_ops/gen_example_ops.py" in err
+
+
+def test_init_names_everything_after_the_package(tmp_path, capsys):
+    assert main(["init", "--quiet", "--package", "tf_blur", str(tmp_path / "blur-project")]) == 0
+    assert capsys.readouterr().err == ""
+    files = _files(tmp_path / "blur-project")
+    assert set(files) == {".gitignore", "pyproject.toml", "setup.py", "ops/tf_blur.cc", "tf_blur/__init__.py",
+                          "tf_blur/py.typed"}
+    assert b'REGISTER_OP("TfBlurScale")' in files["ops/tf_blur.cc"]
+    assert b'name = "tf-blur"' in files["pyproject.toml"] and b'library = "_tf_blur.so"' in files["pyproject.toml"]
+    assert b'OpLibrary("tf_blur/_tf_blur.so", ["ops/tf_blur.cc"])' in files["setup.py"]
+
+
+def test_init_never_overwrites(tmp_path, capsys):
+    target = tmp_path / "example_ops"
+    (target / "example_ops").mkdir(parents=True)
+    (target / "example_ops" / "__init__.py").write_text("mine\n")
+    assert main(["init", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert f"{target}/example_ops/__init__.py: error: 1 of the files opgen init writes already exist: " in err
+    assert "hint: choose an empty or new directory; opgen init never overwrites a file" in err
+    assert _files(target) == {"example_ops/__init__.py": b"mine\n"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--package", "MyOps"], "package name 'MyOps' (from --package) is not a lower-case identifier"),
+        (["--package", "json"], "package name 'json' (from --package) would shadow the package of that name"),
+        (["--package", "class"], "package name 'class' (from --package) is a Python keyword"),
+        (["--package", "_ops"], "package name '_ops' (from --package) is not a lower-case identifier"),
+    ],
+)
+def test_init_rejects_package_names(tmp_path, capsys, args, message):
+    assert main(["init", *args, str(tmp_path / "p")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {message}") and "hint: pass --package with a lower-case Python identifier" in err
+    assert not (tmp_path / "p").exists()
+
+
+def test_init_rejects_a_directory_name_that_is_no_package(tmp_path, capsys):
+    assert main(["init", str(tmp_path / "2ops")]) == 2
+    assert "package name '2ops' (from the directory name '2ops') is not a Python identifier" in capsys.readouterr().err
+
+
+def test_scaffold_builds_and_its_wrapper_runs_on_the_embedded_runtime(tmp_path, monkeypatch):
+    """The wrapper `opgen build` writes for the scaffold's op, called (TF-backed runs: test_op_package)."""
+    project = tmp_path / "scaffolded"
+    assert main(["init", "--quiet", "--package", "scaffolded_ops", str(project)]) == 0
+    monkeypatch.chdir(project)
+    assert main(["build", "--quiet"]) == 0
+    # the module alone: the package's __init__ would import TensorFlow to register the gradient
+    monkeypatch.syspath_prepend(str(project / "scaffolded_ops"))
+    # Its library is not compiled here: an isolated registry keeps it pending, even when another
+    # test of this process imported TensorFlow, and forgets it afterwards.
+    with isolated_registry():
+        _run_scaffolded_module(monkeypatch)
+
+
+def _run_scaffolded_module(monkeypatch):
+    module = importlib.import_module("gen_scaffolded_ops")
+    assert module.__all__ == ["scaffolded_ops_scale"]
+    from opgen_runtime import Graph
+    from opgen_runtime.values import dtypes
+
+    with Graph().as_default() as graph:
+        y = module.scaffolded_ops_scale([[1.0, 2.0]])
+        z = module.scaffolded_ops_scale([3.0], factor=0.5)
+    assert (y.dtype, str(y.shape), str(z.shape)) == (dtypes.float32, "(1, 2)", "(1,)")
+    nodes = {n.name: n for n in graph.as_graph_def().node}
+    assert nodes["ScaffoldedOpsScale"].attr["factor"].f == 2.0
+    assert nodes["ScaffoldedOpsScale_1"].attr["factor"].f == 0.5
+    monkeypatch.delitem(sys.modules, "gen_scaffolded_ops")

@@ -1,0 +1,538 @@
+"""Write-path failures of `opgen build` and the CLI's error boundary: a full or read-only disk
+(a real tmpfs when this process may mount one, else an injected OSError), a failure after the
+commit point, closed standard output, and internal errors.
+
+Whatever fails, the previous tree stays as it was (or the interrupted build is completed by
+the next one), no staging debris is left, and the message is located with exit status 2.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.build_locks import wait_until_blocked
+from support.paths import REPO
+
+from opgen.cli import main
+from opgen.outputs import tree_writer
+
+_SMALL = 'REGISTER_OP("Small").Input("x: float").Output("y: float");\n'
+
+
+def _project(tmp_path: Path, out: Path | None = None) -> Path:
+    root = tmp_path / "proj"
+    (root / "specs").mkdir(parents=True)
+    (root / "specs" / "ops.cc").write_text(_SMALL)
+    out_value = str(out) if out is not None else "gen"
+    # the sources declare TF's own ops on purpose: keep them (docs/gathering.md, core ops)
+    (root / "pyproject.toml").write_text(
+        f'[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\nout = "{out_value}"\noverrides = ""\n'
+    )
+    return root
+
+
+def _grow(root: Path) -> None:
+    """Make the next build write much more (TF-like math and array ops)."""
+    for name in ("math_ops.cc", "array_ops.cc", "common_macros.h"):
+        shutil.copy(REPO / "op_specs" / name, root / "specs" / name)
+
+
+def _tree(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+
+
+def _debris(out: Path) -> list[str]:
+    return sorted(
+        p.name
+        for p in out.iterdir()
+        if p.name.startswith(
+            (tree_writer.STAGING, tree_writer.JOURNAL, "." + tree_writer.JOURNAL, "." + tree_writer.MANIFEST)
+        )
+    )
+
+
+def _build(root: Path, monkeypatch, capsys, *argv: str) -> tuple[int, str]:
+    monkeypatch.chdir(root)
+    status = main(["build", *argv])
+    return status, capsys.readouterr().err
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    """A 256 KiB tmpfs (skipped when this process may not mount one)."""
+    mount = tmp_path / "tmpfs"
+    mount.mkdir()
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], capture_output=True, check=False
+    )
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({r.stderr.decode().strip()}); the injected-OSError tests cover this")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_disk_full_on_tmpfs_keeps_the_old_tree(tmp_path, tmpfs, monkeypatch, capsys):
+    out = tmpfs / "gen"
+    root = _project(tmp_path, out)
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    old = _tree(out)
+    filler = tmpfs / "filler"
+    with open(filler, "wb", buffering=0) as f:  # then free a few KiB: too little for the grown build
+        try:
+            while True:
+                f.write(b"\0" * 4096)
+        except OSError:
+            pass
+    os.truncate(filler, max(0, filler.stat().st_size - 8192))
+    _grow(root)
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 2, err
+    assert "no space left on device" in err and err.startswith(str(out)), err
+    assert "Traceback" not in err
+    assert _tree(out) == old and _debris(out) == []
+    filler.unlink()
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    assert "def mat_mul(" in (out / "gen_math_ops.py").read_text()
+
+
+def test_read_only_tmpfs_keeps_the_old_tree(tmp_path, tmpfs, monkeypatch, capsys):
+    out = tmpfs / "gen"
+    root = _project(tmp_path, out)
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    old = _tree(out)
+    subprocess.run(["mount", "-o", "remount,ro", str(tmpfs)], check=True)
+    _grow(root)
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and "Read-only file system" in err and "Traceback" not in err, err
+    assert _tree(out) == old and _debris(out) == []
+
+
+def _fail_nth(monkeypatch, name: str, n: int, code: int, where: str) -> None:
+    """Make the n-th call of `os.<name>` whose first path argument contains `where` fail with `code`."""
+    real = getattr(os, name)
+    calls = {"n": 0}
+
+    def fake(path, *args, **kwargs):
+        if where in str(path):
+            calls["n"] += 1
+            if calls["n"] == n:
+                raise OSError(code, os.strerror(code), str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, name, fake)
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EIO])
+def test_injected_write_failure_while_staging_keeps_the_old_tree(tmp_path, monkeypatch, capsys, code):
+    """Disk full / read-only / I/O error simulated (an OSError injected into the 2nd staged write)."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    old = _tree(out)
+    _grow(root)
+    with monkeypatch.context() as m:
+        _fail_nth(m, "open", 2, code, tree_writer.STAGING)
+        status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and "Traceback" not in err, err
+    assert err.startswith(str(out / tree_writer.STAGING)) and "the previous output is intact" in err, err
+    assert _tree(out) == old and _debris(out) == []
+
+
+def test_failure_after_the_commit_point_is_completed_by_the_next_build(tmp_path, monkeypatch, capsys):
+    root = _project(tmp_path)
+    out = root / "gen"
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    _grow(root)
+    with monkeypatch.context() as m:
+        _fail_nth(m, "replace", 2, errno.EIO, tree_writer.STAGING)
+        status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and "the next `opgen build` completes it" in err and "Traceback" not in err, err
+    assert tree_writer.interrupted(out)
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0 and "completed an interrupted build" in err, err
+    assert _debris(out) == [] and "def mat_mul(" in (out / "gen_math_ops.py").read_text()
+    assert _build(root, monkeypatch, capsys, "--check")[0] == 0
+
+
+def test_stale_file_changed_by_hand_is_kept_and_reported(tmp_path, monkeypatch, capsys):
+    root = _project(tmp_path)
+    out = root / "gen"
+    (root / "specs" / "extra.cc").write_text('REGISTER_OP("Extra").Output("y: float");\n')
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    (out / "gen_extra.py").write_text((out / "gen_extra.py").read_text() + "# my note\n")
+    (root / "specs" / "extra.cc").unlink()
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0 and "keeping gen/gen_extra.py" in err, err
+    assert (out / "gen_extra.py").exists()
+
+
+def test_a_failed_build_leaves_no_lock_nor_a_directory_it_created(tmp_path, monkeypatch, capsys):
+    """The lock exists only while a build runs: a build refused for a hand-written file
+    leaves the directory exactly as it was, a failed write into a new --out removes the
+    directories it created, and a successful build leaves no lock either."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    out.mkdir()
+    (out / "gen_ops.py").write_text("# hand-written\n")
+    for argv in ([], ["--check"]):
+        status, err = _build(root, monkeypatch, capsys, *argv)
+        assert status == 2 and "opgen did not write it" in err, err
+        assert os.listdir(out) == ["gen_ops.py"]
+    shutil.rmtree(out)
+    with monkeypatch.context() as m:
+        _fail_nth(m, "open", 1, errno.ENOSPC, tree_writer.STAGING)
+        status, err = _build(root, monkeypatch, capsys, "--out", "new/gen")
+    assert status == 2 and "no space left on device" in err, err
+    assert sorted(os.listdir(root)) == ["pyproject.toml", "specs"]
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    assert tree_writer.LOCK not in os.listdir(out) and "gen_ops.py" in os.listdir(out)
+
+
+def test_a_build_waiting_on_a_lock_its_holder_removes_locks_the_new_one(tmp_path):
+    """A waiting build is granted the lock on a file the holder has removed (as every build
+    does when done): it must then lock the file now at the path, held by a third build."""
+    import fcntl
+
+    root = _project(tmp_path)
+    out = root / "gen"
+    out.mkdir()
+    with open(out / tree_writer.LOCK, "a+b") as first:
+        fcntl.flock(first, fcntl.LOCK_EX)
+        proc = subprocess.Popen([sys.executable, "-m", "opgen", "build"], cwd=root, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "PYTHONPATH": str(REPO)})
+        wait_until_blocked(out / tree_writer.LOCK, proc)
+        os.unlink(out / tree_writer.LOCK)
+        with open(out / tree_writer.LOCK, "a+b") as third:
+            fcntl.flock(third, fcntl.LOCK_EX)
+            fcntl.flock(first, fcntl.LOCK_UN)
+            wait_until_blocked(out / tree_writer.LOCK, proc)  # now waiting on the third's lock
+            assert not (out / "gen_ops.py").exists()
+            fcntl.flock(third, fcntl.LOCK_UN)
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0 and err.count("waiting for another opgen build") == 1, err
+    assert (out / "gen_ops.py").exists() and not (out / tree_writer.LOCK).exists()
+
+
+def test_planted_journal_outside_out_is_refused_and_touches_nothing(tmp_path, monkeypatch, capsys):
+    root = _project(tmp_path)
+    out = root / "gen"
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    (out / tree_writer.JOURNAL).write_text(
+        '{"generator": "opgen", "write": {}, "delete": {"../../victim.txt": "x"}, "manifest": null}')
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and "must stay inside --out" in err and f"delete {out / tree_writer.JOURNAL}" in err, err
+    assert victim.read_text() == "keep me\n"
+
+
+def test_lock_symlink_is_not_followed(tmp_path, monkeypatch, capsys):
+    root = _project(tmp_path)
+    out = root / "gen"
+    out.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    (out / tree_writer.LOCK).symlink_to(victim)
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and "is a symlink: delete it" in err, err
+    assert victim.read_text() == "keep me\n"
+
+
+def _opgen(args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-c", f"{sys.executable} -m opgen {args}"], cwd=cwd, capture_output=True,
+                          text=True, check=False, env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+def test_closed_or_broken_stdout(tmp_path):
+    root = _project(tmp_path)
+    _grow(root)
+    closed = _opgen("oplist >&-", root)
+    assert closed.returncode == 2 and "Traceback" not in closed.stderr, closed.stderr
+    assert closed.stderr.startswith("error: ") or ": error: " in closed.stderr, closed.stderr
+    broken = subprocess.run(["bash", "-c", f"set -o pipefail; {sys.executable} -m opgen oplist | true"],
+                            cwd=root, capture_output=True, text=True, check=False,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert broken.returncode == 2 and "Traceback" not in broken.stderr, broken.stderr
+    assert "standard output was closed" in broken.stderr
+
+
+def test_internal_error_is_one_line_unless_debug(tmp_path, monkeypatch, capsys):
+    root = _project(tmp_path)
+    monkeypatch.chdir(root)
+
+    import opgen.commands.build
+
+    def boom(settings):
+        raise KeyError("bug")
+
+    monkeypatch.setattr(opgen.commands.build, "run", boom)
+    assert main(["build"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error, please report" in err and "Traceback" not in err, err
+    assert main(["build", "--debug"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "internal error, please report" in err
+
+
+# ---- a tree without a manifest (a fresh clone of the committed output) ------------------
+
+def _clone(tmp_path: Path, monkeypatch, capsys) -> Path:
+    """A project built once with modules gen_ops and gen_b (one per source file), whose output tree then lost
+    its manifest, as a fresh clone of a committed `gen/` has none."""
+    root = _project(tmp_path)
+    (root / "specs" / "b.cc").write_text('REGISTER_OP("Bee").Output("y: float");\n')
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    (root / "gen" / tree_writer.MANIFEST).unlink()
+    assert sorted(_tree(root / "gen")) == [".gitignore", "gen_b.py", "gen_ops.py", "opgen_sourcemap.json"]
+    return root
+
+
+_HEADER = '"""Python wrappers.\n\nGenerated by opgen 0.1.0 from specs/x.cc. Do not edit.\n"""\n'
+
+
+def test_fresh_clone_owns_only_what_the_source_map_lists_with_opgen_header(tmp_path, monkeypatch, capsys):
+    """Without a manifest, a stale module is deleted only when the committed source map
+    lists it and it carries opgen's header; planted files (with or without that header,
+    listed or not) are never deleted or overwritten; the build then writes a manifest."""
+    root = _clone(tmp_path, monkeypatch, capsys)
+    out = root / "gen"
+    planted = {"notes.txt": b"mine\n", "helper.py": _HEADER.encode() + b"x = 1\n",
+               "gen_c.py": _HEADER.encode() + b"c = 1\n"}
+    for name, data in planted.items():
+        (out / name).write_bytes(data)
+    (root / "specs" / "b.cc").unlink()  # gen_b goes stale: listed, opgen's header: opgen's
+    (root / "specs" / "ops.cc").write_text(_SMALL + 'REGISTER_OP("More").Output("z: float");\n')
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0, err
+    assert not (out / "gen_b.py").exists() and "More" in (out / "gen_ops.py").read_text()
+    assert {name: (out / name).read_bytes() for name in planted} == planted
+    assert tree_writer.MANIFEST in os.listdir(out)
+
+
+def test_fresh_clone_keeps_a_listed_module_without_opgen_header(tmp_path, monkeypatch, capsys):
+    """A module the source map lists but whose header is gone (rewritten by hand) is not
+    opgen's to delete: kept when stale, and reported."""
+    root = _clone(tmp_path, monkeypatch, capsys)
+    hand = b"# my own bee module\n"
+    (root / "gen" / "gen_b.py").write_bytes(hand)
+    (root / "specs" / "b.cc").unlink()
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0, err
+    assert (root / "gen" / "gen_b.py").read_bytes() == hand
+    assert "opgen: keeping gen/gen_b.py" in err
+
+
+@pytest.mark.parametrize("manifest", [False, True], ids=["fresh_clone", "with_manifest"])
+def test_a_hand_written_file_where_a_new_output_goes_is_never_overwritten(tmp_path, monkeypatch, capsys, manifest):
+    root = _clone(tmp_path, monkeypatch, capsys)
+    if manifest:
+        assert _build(root, monkeypatch, capsys)[0] == 0
+    out = root / "gen"
+    before = _tree(out)
+    hand = b"# hand-written, not opgen's\n"
+    (out / "gen_c.py").write_bytes(hand)
+    (root / "specs" / "c.cc").write_text('REGISTER_OP("Sea").Output("y: float");\n')
+    for argv in ([], ["--check"], ["--dry-run"]):
+        status, err = _build(root, monkeypatch, capsys, *argv)
+        assert status == 2, err
+        assert err.startswith(f"{out / 'gen_c.py'}: error: output gen_c.py exists and opgen did not write it")
+    assert (out / "gen_c.py").read_bytes() == hand
+    assert {k: v for k, v in _tree(out).items() if k != "gen_c.py"} == before
+    (out / "gen_c.py").unlink()  # moved away: the build goes through
+    assert _build(root, monkeypatch, capsys)[0] == 0 and "Sea" in (out / "gen_c.py").read_text()
+
+
+def test_fresh_clone_with_custom_templates_rewrites_the_listed_modules(tmp_path, monkeypatch, capsys):
+    """Modules written through templates without opgen's header are still opgen's to
+    rewrite in a fresh clone: the committed source map lists them."""
+    root = _clone(tmp_path, monkeypatch, capsys)
+    templates = root / "tpl"
+    shutil.copytree(REPO / "templates", templates)
+    header = templates / "module_header.py.j2"
+    header.write_text(header.read_text().replace("Generated by opgen", "Made by our generator"))
+    assert _build(root, monkeypatch, capsys, "--templates", str(templates))[0] == 0
+    (root / "gen" / tree_writer.MANIFEST).unlink()
+    (root / "specs" / "ops.cc").write_text(_SMALL + 'REGISTER_OP("More").Output("z: float");\n')
+    status, err = _build(root, monkeypatch, capsys, "--templates", str(templates))
+    assert status == 0, err
+    assert "More" in (root / "gen" / "gen_ops.py").read_text()
+
+
+# ---- a module no build of this tree wrote (git apply of --diff, a pull) ------------------
+
+def _git_apply(root: Path, diff: str) -> None:
+    subprocess.run(["git", "apply", "-"], input=diff, cwd=root, capture_output=True, text=True, check=True)
+
+
+@pytest.mark.parametrize("manifest", [True, False], ids=["with_manifest", "fresh_clone"])
+def test_a_stale_module_added_by_git_apply_is_reported_and_deleted(tmp_path, monkeypatch, capsys, manifest):
+    """docs/build-integration.md's `opgen build --diff | git apply` adds a module the manifest does not
+    list: opgen's by its name and exact header, so once its op is gone `--check` fails on
+    it, `--diff` deletes it through `git apply`, and a build deletes it; also when no source
+    map lists it any more (the tree an older opgen's build left, or a teammate's pull)."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    if not manifest:
+        (out / tree_writer.MANIFEST).unlink()
+
+    def add_by_git_apply() -> bytes:
+        (root / "specs" / "new_ops.cc").write_text('REGISTER_OP("Fresh").Output("y: float");\n')
+        assert main(["build", "--diff"]) == 0
+        _git_apply(root, capsys.readouterr().out)
+        (root / "specs" / "new_ops.cc").unlink()
+        return (out / "gen_new_ops.py").read_bytes()
+
+    add_by_git_apply()
+    assert main(["build", "--check"]) == 1
+    assert "would delete gen/gen_new_ops.py" in capsys.readouterr().out.splitlines()
+    assert main(["build", "--diff"]) == 0
+    diff = capsys.readouterr().out
+    assert "--- a/gen/gen_new_ops.py\n+++ /dev/null\n" in diff, diff
+    _git_apply(root, diff)
+    assert not (out / "gen_new_ops.py").exists()
+    assert _build(root, monkeypatch, capsys, "--check")[0] == 0
+
+    add_by_git_apply()
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0 and "1 deleted" in err, err
+    assert not (out / "gen_new_ops.py").exists()
+    assert _build(root, monkeypatch, capsys, "--check")[0] == 0
+
+    module = add_by_git_apply()
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    (out / "gen_new_ops.py").write_bytes(module)  # the source map no longer lists it
+    if not manifest:
+        (out / tree_writer.MANIFEST).unlink()
+    assert main(["build", "--check"]) == 1
+    said = capsys.readouterr()
+    assert said.out == "would delete gen/gen_new_ops.py\n", said
+    assert "1 file of 4 in gen would change" in said.err, said.err
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0 and "1 deleted" in err and not (out / "gen_new_ops.py").exists(), err
+
+
+def test_only_a_module_with_opgen_exact_header_naming_it_is_deleted_unlisted(tmp_path, monkeypatch, capsys):
+    """Unlisted files are kept unless they open with the header opgen gives a module of
+    their name: a copy under another name, a header reworded or moved down, a non-module
+    name, a symlink, or a file in a subdirectory are never touched."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    (root / "specs" / "c.cc").write_text('REGISTER_OP("Sea").Output("y: float");\n')
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    module = (out / "gen_c.py").read_bytes()
+    (root / "specs" / "c.cc").unlink()
+    assert _build(root, monkeypatch, capsys)[0] == 0 and not (out / "gen_c.py").exists()
+    (out / "sub").mkdir()
+    target = tmp_path / "target.py"
+    target.write_bytes(module)
+    planted = {
+        "gen_d.py": module,  # header names module c
+        "mine.py": b"# notes\n" + module,  # the header is not the file's opening
+        "gen_e.py": module.replace(b"ops of c.", b"ops of e.").replace(b"Do not edit.", b"Edit freely."),
+        "gen-c.py": module.replace(b"ops of c.", b"ops of gen-c."),  # not a module name
+        "sub/gen_c.py": module,
+        "gen_c.txt": module,
+    }
+    for name, data in planted.items():
+        (out / name).write_bytes(data)
+    (out / "gen_c.py").symlink_to(target)
+    assert _build(root, monkeypatch, capsys, "--check")[0] == 0
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    assert {name: (out / name).read_bytes() for name in planted} == planted
+    assert (out / "gen_c.py").is_symlink() and target.read_bytes() == module
+
+
+# ------------------------------------------------- what -o, --depfile, api and modules may name
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("argv", [
+    ["build", "--depfile", "specs/ops.cc"],
+    ["build", "--depfile", "pyproject.toml"],
+    ["build", "--depfile", "gen/.opgen-manifest.json"],
+    ["build", "--depfile", "gen/.gitignore"],
+    ["build", "--depfile", "gen/opgen_sourcemap.json"],
+    ["build", "--depfile", "gen/gen_ops.py"],
+    ["build", "--depfile", "specs/../specs/ops.cc"],
+    ["oplist", "-o", "specs/ops.cc"],
+    ["oplist", "-o", "pyproject.toml"],
+    ["oplist", "-o", "gen/gen_ops.py"],
+    ["api", "-o", "gen/.opgen-manifest.json"],
+    ["kernels", "-o", "specs/ops.cc"],
+])
+def test_written_files_never_replace_an_input_or_the_trees_own(tmp_path, monkeypatch, capsys, argv):
+    root = _project(tmp_path)
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    before = _snapshot(root)
+    status = main(argv)
+    err = capsys.readouterr().err
+    assert status == 2 and f"{argv[2]}: error: {argv[1]} names a file" in err, err
+    assert _snapshot(root) == before
+
+
+def test_specs_o_may_not_replace_its_oplist(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ops.pbtxt").write_text('op { name: "A" }\n')
+    assert main(["specs", "ops.pbtxt", "-o", "ops.pbtxt"]) == 2
+    assert "ops.pbtxt: error: -o names a file this command reads" in capsys.readouterr().err
+    assert (tmp_path / "ops.pbtxt").read_text() == 'op { name: "A" }\n'
+
+
+@pytest.mark.parametrize(
+    "api", ["gen/.gitignore", "gen/.opgen-manifest.json", "gen/.opgen-lock", "gen/opgen_sourcemap.json"]
+)
+def test_api_may_not_name_a_file_the_tree_keeps(tmp_path, monkeypatch, capsys, api):
+    root = _project(tmp_path)
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    (root / "pyproject.toml").write_text((root / "pyproject.toml").read_text() + f'api = "{api}"\n')
+    before = _snapshot(root)
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and f"pyproject.toml:6:1: error: [tool.opgen] api = '{api}'" in err, err
+    assert _snapshot(root) == before
+
+
+@pytest.mark.parametrize("module", ["google", "opgen", "numpy", "tensorflow", "os", "json"])
+def test_a_module_may_not_shadow_a_package_the_runtime_imports(tmp_path, monkeypatch, capsys, module):
+    root = _project(tmp_path)
+    (root / "pyproject.toml").write_text(
+        (root / "pyproject.toml").read_text() + f'[tool.opgen.modules]\n"*" = "{module}"\n'
+    )
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and f"pyproject.toml:7:1: error: invalid module name '{module}': it would shadow" in err, err
+    assert not (root / "gen").exists()
+
+
+@pytest.mark.parametrize("project", ["proj[1]", "proj*x", "proj?"])
+def test_glob_characters_in_the_project_directory_are_not_a_glob(tmp_path, monkeypatch, capsys, project):
+    """Configured sources are made absolute below the project directory; only the entry's own
+    glob characters glob, so a sibling the project's name would match as a glob is never read."""
+    for sibling in ("proj1", "projAx", "projA"):
+        (tmp_path / sibling / "specs").mkdir(parents=True)
+        (tmp_path / sibling / "specs" / "ops.cc").write_text('REGISTER_OP("Sibling");\n')
+    root = tmp_path / project
+    (root / "specs").mkdir(parents=True)
+    (root / "specs" / "ops.cc").write_text(_SMALL)
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs", "specs/*.cc"]\nout = "gen"\n')
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0, err
+    assert (
+        "def small(" in (root / "gen" / "gen_ops.py").read_text()
+        and "Sibling" not in (root / "gen" / "gen_ops.py").read_text()
+    )
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["nothing/*.cc"]\n')
+    status, err = _build(root, monkeypatch, capsys)
+    assert (
+        status == 2 and "pyproject.toml:2:12: error: [tool.opgen] sources entry 'nothing/*.cc' matches no files" in err
+    ), err

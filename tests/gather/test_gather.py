@@ -1,0 +1,284 @@
+"""Gathering sources into an OpList: source expansion, determinism, selective
+registration, error collection, OpList files, the `opgen oplist` command, and the
+differential test of a macro-heavy op library against TensorFlow itself."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from support.paths import TESTS
+
+from opgen.cli import main
+from opgen.errors import OpgenError, OpgenErrors
+from opgen.spec.gather import expand_sources, gather
+from opgen.spec.oplist_io import dump_op_list, load_op_list_file
+from opgen_runtime.proto import op_def_pb2
+
+LIBRARY = TESTS / "gather_corpus" / "macro_library"
+LIBRARY_DEFINES = ["MY_OPS_VERSION=2", "MY_WITH_EXPERIMENTAL"]
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        p = root / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+
+
+def names(op_list) -> list[str]:
+    return [op.name for op in op_list.op]
+
+
+def gather_library(**kw):
+    return gather([str(LIBRARY / "ops")], defines=LIBRARY_DEFINES, include_dirs=[str(LIBRARY / "include")], **kw)
+
+
+def test_library_ops_sorted_by_name():
+    result = gather_library()
+    assert names(result.op_list) == [
+        "MyAdd", "MyAddN", "MyAssign", "MyAssignVariable", "MyConv2D", "MyExperimental", "MyHelperFormats",
+        "MyHelperMirrorPad", "MyHelperPadding", "MyHelperPaddingExplicit", "MyIdentityN", "MyNeg", "MyReadVariable",
+        "MyShapeAttrs", "MySquare",
+    ]
+    neg = result.sources["MyNeg"]
+    assert (Path(neg.location.path).name, neg.location.line, neg.location.col) == ("math_ops.cc", 11, 1)
+    assert neg.shape_fn == "::tensorflow::shape_inference::UnchangedShape"
+    assert result.sources["MyAdd"].shape_fn is None  # a lambda
+
+
+def test_inputs_list_every_file_read(tmp_path):
+    write(tmp_path, {"a.cc": '#include "m.h"\n#include "tensorflow/core/framework/op.h"\nREGISTER_OP("A");',
+                     "m.h": "#define M 1\n", "ops.pbtxt": 'op { name: "B" }', "allow.txt": "A\nB\n"})
+    result = gather([str(tmp_path / "a.cc"), str(tmp_path / "ops.pbtxt")], allow_file=str(tmp_path / "allow.txt"))
+    assert [Path(p).name for p in result.inputs] == ["a.cc", "allow.txt", "m.h", "ops.pbtxt"]
+
+
+def test_include_internal_and_defines():
+    result = gather_library(include_internal=True)
+    assert "_MyInternal" in names(result.op_list)
+    without = gather([str(LIBRARY / "ops")], include_dirs=[str(LIBRARY / "include")])
+    assert "MyNotExperimental" in names(without.op_list)
+    assert "MyExperimental" not in names(without.op_list)
+
+
+def test_directories_scan_translation_units_only(tmp_path):
+    write(tmp_path, {
+        "a/x.cc": 'REGISTER_OP("X");', "a/b/y.cpp": 'REGISTER_OP("Y");', "a/h.h": 'REGISTER_OP("H");',
+        "a/ops.pbtxt": 'op { name: "P" }', "a/.hidden/z.cc": 'REGISTER_OP("Z");', "a/notes.txt": "REGISTER_OP",
+    })
+    files = expand_sources([str(tmp_path / "a")])
+    assert [Path(p).name for p in files.cpp] == ["y.cpp", "x.cc"]
+    assert files.oplists == []
+    assert names(gather([str(tmp_path / "a"), str(tmp_path / "a/h.h"), str(tmp_path / "a/*.pbtxt")]).op_list) == [
+        "H", "P", "X", "Y",
+    ]
+
+
+def test_same_file_named_twice_is_read_once(tmp_path):
+    write(tmp_path, {"ops/x.cc": 'REGISTER_OP("X");'})
+    result = gather([str(tmp_path / "ops"), str(tmp_path / "ops/x.cc"), str(tmp_path / "ops/../ops/*.cc")])
+    assert names(result.op_list) == ["X"]
+
+
+def test_result_and_errors_do_not_depend_on_source_order(tmp_path):
+    write(tmp_path, {
+        "a.cc": 'REGISTER_OP("A").Input("x: float");\nREGISTER_OP("Dup");',
+        "b.cc": 'REGISTER_OP("B").Output("y: int32");\nREGISTER_OP("Dup");',
+    })
+    a, b = str(tmp_path / "a.cc"), str(tmp_path / "b.cc")
+    errors = []
+    for order in ([a, b], [b, a]):
+        with pytest.raises(OpgenErrors) as e:
+            gather(order)
+        errors.append(e.value.format())
+    assert errors[0] == errors[1]
+    assert "b.cc:2:1: error: Op with name Dup" in errors[0]
+    write(tmp_path, {"b.cc": 'REGISTER_OP("B").Output("y: int32");'})
+    assert dump_op_list(gather([a, b]).op_list, "pb") == dump_op_list(gather([b, a]).op_list, "pb")
+
+
+def test_all_errors_of_all_files_are_collected(tmp_path):
+    write(tmp_path, {
+        "a.cc": 'REGISTER_OP("A").Input("x: floaty");\nREGISTER_OP("B").Attr(Unknown());\nREGISTER_OP("C");',
+        "b.cc": '#if 1\nREGISTER_OP("D");',
+        "c.cc": 'REGISTER_OP("E").Output("y: float").Output("y: float");',
+    })
+    with pytest.raises(OpgenErrors) as e:
+        gather([str(tmp_path)])
+    *lines, summary = e.value.format().splitlines()
+    assert [line.split(": error: ")[0].replace(str(tmp_path) + os.sep, "") for line in lines] == [
+        "a.cc:1:24", "a.cc:2:23", "b.cc:1:1", "c.cc:1:44"]
+    assert summary == "4 errors in 3 files"
+
+
+def test_missing_sources_are_reported_with_the_other_errors(tmp_path):
+    write(tmp_path, {"a.cc": 'REGISTER_OP("A").Input("x: floaty");'})
+    with pytest.raises(OpgenErrors) as e:
+        gather([str(tmp_path / "nope.cc"), str(tmp_path / "a.cc"), str(tmp_path / "*.pbtxt")])
+    *lines, summary = e.value.format().splitlines()
+    assert [line.split(": error: ")[1][:24] for line in lines] == [
+        "no such file or director", "glob matches no files", "Reference to unknown att",
+    ]
+    assert summary == "3 errors in 3 files"
+
+
+def test_selective_registration(tmp_path):
+    write(tmp_path, {
+        "ops.cc": 'REGISTER_OP("Keep");\nREGISTER_OP("Drop");\nREGISTER_SYSTEM_OP("System");\n'
+                  'REGISTER_OP("Bad").Input("x: nonsense");',
+        "allow.txt": "# ops to keep\nKeep\n\n  OnlyInOpList  # trailing comment\n",
+        "more.pbtxt": 'op { name: "OnlyInOpList" }\nop { name: "NotAllowed" }\n',
+    })
+    result = gather([str(tmp_path / "ops.cc"), str(tmp_path / "more.pbtxt")], allow_file=str(tmp_path / "allow.txt"))
+    assert names(result.op_list) == ["Keep", "OnlyInOpList", "System"]
+
+
+def test_oplist_file_sources_are_located_at_their_entries(tmp_path):
+    write(tmp_path, {"ops.pbtxt": '# header\nop {\n  name: "B"\n}\nop { name: "A" attr { name: "op" type: "int" } }\n'})
+    result = gather([str(tmp_path / "ops.pbtxt")])
+    assert names(result.op_list) == ["A", "B"]
+    assert (result.sources["A"].location.line, result.sources["B"].location.line) == (5, 2)
+
+
+def test_oplist_formats_round_trip(tmp_path):
+    op_list = gather_library(include_internal=True).op_list
+    for fmt, suffix in (("pbtxt", ".pbtxt"), ("pb", ".pb"), ("json", ".json")):
+        data = dump_op_list(op_list, fmt)
+        assert data == dump_op_list(op_list, fmt)
+        path = tmp_path / f"ops{suffix}"
+        path.write_bytes(data)
+        assert load_op_list_file(path) == op_list
+    assert json.loads(dump_op_list(op_list, "json"))["op"][0]["name"] == "MyAdd"
+
+
+def test_load_op_list_errors_are_located(tmp_path):
+    bad = tmp_path / "bad.pbtxt"
+    bad.write_text('op {\n  name: "A"\n  is_stateful: maybe\n}\n')
+    with pytest.raises(OpgenError) as e:
+        load_op_list_file(bad)
+    assert e.value.format().startswith(f"{bad}:3:16: error: cannot parse text OpList")
+
+
+def test_cli_oplist_formats_and_default_sources(tmp_path, monkeypatch, capsys):
+    write(tmp_path, {
+        # "A" and "B" are ops of TF's registry too: kept with core_ops
+        "pyproject.toml": '[tool.opgen]\nsources = ["specs"]\ndefines = ["WITH_B"]\ninclude_dirs = ["inc"]\n'
+                          'core_ops = ["A", "B"]\n'
+                          '[tool.opgen.helpers]\nMySpec = "x: float"\n',
+        "inc/m.h": '#define B_OP REGISTER_OP("B").Input(MySpec());\n',
+        "specs/ops.cc": '#include "m.h"\nREGISTER_OP("A").Output("y: int32");\n#ifdef WITH_B\nB_OP\n#endif\n',
+    })
+    monkeypatch.chdir(tmp_path)
+    assert main(["oplist", "-o", "out.pbtxt"]) == 0
+    op_list = load_op_list_file(tmp_path / "out.pbtxt")
+    assert names(op_list) == ["A", "B"]
+    assert op_list.op[1].input_arg[0].name == "x"
+    assert main(["oplist", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["op"][1]["input_arg"][0]["type"] == "DT_FLOAT"
+    assert main(["oplist", "specs", "--format", "pb", "-o", "out.pb"]) == 0
+    assert op_def_pb2.OpList.FromString((tmp_path / "out.pb").read_bytes()) == op_list
+    assert main(["oplist", "specs", "-D", "NOTHING", "-o", "out2.pbtxt"]) == 0  # -D replaces the config's
+    assert names(load_op_list_file(tmp_path / "out2.pbtxt")) == ["A"]
+
+
+@pytest.mark.oracle
+def test_macro_library_matches_tensorflow():
+    """The whole library compiled by g++ against TF 2.21 and loaded with TF_LoadLibrary
+    gives exactly our OpDefs (docs included); ops/helper_ops.cc checks every built-in
+    helper string against TF's own function."""
+    from oracle.tf_library import library_op_list
+
+    ours = gather_library(include_internal=True).op_list
+    theirs = library_op_list(sorted(LIBRARY.glob("ops/*.cc")), defines=LIBRARY_DEFINES,
+                             include_dirs=[LIBRARY / "include"])
+    theirs_sorted = op_def_pb2.OpList()
+    theirs_sorted.op.extend(sorted(theirs.op, key=lambda op: op.name.encode()))
+    assert names(ours) == names(theirs_sorted)
+    for mine, tf_op in zip(ours.op, theirs_sorted.op):
+        assert mine == tf_op, mine.name
+
+
+_GENERATED_MACROS = r"""// Macros of the generated library (tests/gather/test_gather.py).
+#ifndef GEN_MACROS_H_
+#define GEN_MACROS_H_
+#define GEN_STR(x) #x
+#define GEN_XSTR(x) GEN_STR(x)
+#define GEN_CAT(a, b) a##b
+#define GEN_IN(name, type) Input(GEN_XSTR(name) ": " #type)
+#define GEN_OUT(name, type) Output(GEN_XSTR(name) ": " #type)
+#define GEN_INT_ATTR(name, def) Attr(#name ": int = " #def)
+#define GEN_TYPE_ATTR(name) \
+  Attr(#name ": {float, double, int32} = DT_FLOAT")
+#define GEN_LIST_IN(name, n, t) Input(#name ": " #n " * " #t).Attr(#n ": int >= 1").Attr(#t ": type")
+#define GEN_DOC(...) Doc(#__VA_ARGS__)
+#define GEN_CALLS(...) __VA_ARGS__
+#define GEN_REGISTER(name) REGISTER_OP(GEN_XSTR(GEN_CAT(Gen, name)))
+#endif
+"""
+
+
+def _generated_op(rng, k: int) -> str:
+    """One macro-heavy REGISTER_OP chain whose OpDef is valid."""
+    calls = []
+    typed = rng.random() < 0.5
+    if typed:
+        calls.append("GEN_TYPE_ATTR(T)")
+    for j in range(rng.randint(0, 3)):
+        calls.append(f"GEN_IN(GEN_CAT(in, {j}), {rng.choice(['float', 'int32', 'string'] + (['T'] if typed else []))})")
+    for j in range(rng.randint(0, 2)):
+        calls.append(f"GEN_OUT(GEN_CAT(out, {j}), {rng.choice(['float', 'int64'] + (['T'] if typed else []))})")
+    for j in range(rng.randint(0, 2)):
+        calls.append(f"GEN_INT_ATTR(a{j}, {rng.choice(['-3', '0', '7'])})")
+    if rng.random() < 0.3:
+        calls.append("GEN_LIST_IN(items, N, TL)")
+    if rng.random() < 0.3:
+        calls.append(
+            rng.choice(["GEN_CALLS(SetIsStateful())", "GEN_CALLS(SetIsCommutative().SetAllowsUninitializedInput())"])
+        )
+    if rng.random() < 0.3:
+        calls.append('Attr("level: int = " GEN_XSTR(GEN_LEVEL))')
+    doc = rng.choice([
+        None, f"GEN_DOC(Generated op {k}, with a comma.)",
+        f'Doc(R"doc(\nSummary of op {k}.\n\n# A heading in the description.\n)doc")',
+        f'Doc("Summary of op {k}.\\n\\nMore \\"text\\" \\\ncontinued.")',
+    ])
+    if doc:
+        calls.append(doc)
+    rng.shuffle(calls)
+    sep = rng.choice(["\n    .", " .", "  /* c */\n    .", " \\\n    ."])
+    chain = "".join(sep + c for c in calls)
+    head = rng.choice([f"GEN_REGISTER(Op{k})", f'REGISTER_OP("GenOp{k}")'])
+    if rng.random() < 0.25:
+        return (f"#if GEN_LEVEL >= {rng.randint(1, 3)}\n{head}{chain};\n#else\n"
+                f'REGISTER_OP("GenElse{k}").Output("y: float");\n#endif\n')
+    return f"{head}{chain};\n"
+
+
+@pytest.mark.oracle
+def test_generated_macro_library_matches_tensorflow(tmp_path):
+    """Sixty generated macro-heavy ops (fixed seed, so the compiled library is cached):
+    g++ + TF_LoadLibrary and opgen give the same OpDefs."""
+    import random
+
+    from oracle.tf_library import library_op_list
+
+    rng = random.Random(20261122)
+    write(tmp_path, {"include/gen_macros.h": _GENERATED_MACROS})
+    sources = []
+    for f in range(2):
+        body = "".join(_generated_op(rng, 30 * f + k) for k in range(30))
+        name = f"gen_ops_{f}.cc"
+        write(tmp_path, {name: f'#include "tensorflow/core/framework/op.h"\n#include "gen_macros.h"\n\n{body}'})
+        sources.append(tmp_path / name)
+    defines = ["GEN_LEVEL=2"]
+    ours = gather([str(p) for p in sources], defines=defines, include_dirs=[str(tmp_path / "include")]).op_list
+    theirs = library_op_list(sources, defines=defines, include_dirs=[tmp_path / "include"])
+    theirs_sorted = op_def_pb2.OpList()
+    theirs_sorted.op.extend(sorted(theirs.op, key=lambda op: op.name.encode()))
+    assert len(ours.op) == 60
+    assert names(ours) == names(theirs_sorted)
+    for mine, tf_op in zip(ours.op, theirs_sorted.op):
+        assert mine == tf_op, mine.name

@@ -1,0 +1,275 @@
+"""What gathering skips, and says so once (tests/gather_projects/, projects written for these
+tests, each compiled with g++ against the TF wheel as the oracle):
+
+- switch_ops: registrations behind `#if SWITCH_OPS_WITH_TF` (a macro the project's build
+  defines) are a located note per conditional naming the -D that brings them back;
+  --strict-defines makes them errors; with the -D the ops equal the library compiled with it.
+- core_op_clash: a registration of a TensorFlow core op name (ApplyAdam) is a located
+  warning and left out, as TF leaves it out of the loaded library; `core_ops` keeps it.
+- platform_ops: g++'s predefined macros (`__linux__`, `__GNUC__`, ...) hold without flags.
+- shared_header_ops: a shared header's `#if` warning is printed once, blaming only the
+  missing include every file that includes it misses.
+- own_shape_fns: a shape function the sources declare is never an unknown one.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from oracle.cxx_build import compile_op_library
+from oracle.tf_library import library_op_list
+from support.paths import TESTS
+
+from opgen.cli import main
+from opgen.spec.gather import gather
+from opgen.spec.oplist_io import load_op_list_file
+from opgen.spec.predefined import GXX_X86_64_LINUX
+
+PROJECTS = TESTS / "gather_projects"
+SWITCH = PROJECTS / "switch_ops"
+SWITCH_SOURCES = sorted((SWITCH / "switch_ops" / "cc").glob("*.cc"))
+SHARED = PROJECTS / "shared_header_ops"
+CLASH = PROJECTS / "core_op_clash"
+PLATFORM = PROJECTS / "platform_ops"
+OWN_SHAPES = PROJECTS / "own_shape_fns"
+
+
+def _oplist(args: list[str], capsys, out: Path) -> tuple[int, list[str], list[str]]:
+    """`opgen oplist` -> (exit status, stderr lines, names of the ops written)."""
+    code = main(["oplist", *args, "-o", str(out)])
+    err = capsys.readouterr().err.splitlines()
+    names = [op.name for op in load_op_list_file(str(out)).op] if code == 0 else []
+    return code, err, names
+
+
+def _assert_equals_compiled(gathered, compiled) -> None:
+    by_name = {op.name: op for op in compiled.op}
+    assert [op.name for op in gathered.op] == sorted(by_name, key=str.encode)
+    for op in gathered.op:
+        assert op == by_name[op.name], op.name
+
+
+# --------------------------------------------------------------------------- switch_ops
+
+SWITCH_HINT = "  hint: -D SWITCH_OPS_WITH_TF=1, or [tool.opgen] defines"
+
+
+def test_registrations_behind_an_undefined_project_macro_are_one_note_per_conditional(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(SWITCH)
+    code, err, names = _oplist(["."], capsys, tmp_path / "ops.pbtxt")
+    at = "switch_ops/cc/"
+    assert code == 0 and names == ["SwitchPlain"]
+    assert err == [
+        f"{at}array_ops.cc:6:13: note: 'SWITCH_OPS_WITH_TF' is not defined, so this conditional skips 1 registration",
+        SWITCH_HINT,
+        f"{at}tensor_ops.cc:9:5: note: 'SWITCH_OPS_WITH_TF' is not defined, so this conditional skips 3 registrations",
+        SWITCH_HINT,
+    ]
+    code, err, names = _oplist([".", "-D", "SWITCH_OPS_WITH_TF=1"], capsys, tmp_path / "ops.pbtxt")
+    assert code == 0 and names == ["SwitchConcat", "SwitchPlain", "SwitchScale", "SwitchShift"]
+    assert err == [(f"{at}tensor_ops.cc:12:8: note: 'SWITCH_OPS_EXPERIMENTAL' is not defined, so this conditional "
+                   "skips 1 registration"), "  hint: -D SWITCH_OPS_EXPERIMENTAL=1, or [tool.opgen] defines"]
+
+
+def test_strict_defines_makes_each_skipping_conditional_an_error(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(SWITCH)
+    out = tmp_path / "ops.pbtxt"
+    assert main(["oplist", ".", "--strict-defines", "-o", str(out)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        ("switch_ops/cc/array_ops.cc:6:13: error: 'SWITCH_OPS_WITH_TF' is not defined, so this conditional skips "
+        "1 registration"), SWITCH_HINT,
+        ("switch_ops/cc/tensor_ops.cc:9:5: error: 'SWITCH_OPS_WITH_TF' is not defined, so this conditional skips "
+        "3 registrations"), SWITCH_HINT,
+        "2 errors in 2 files",
+    ]
+    assert not out.exists()
+    # the config key, and the defines that bring every op back
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.opgen]\nstrict_defines = true\ndefines = ["SWITCH_OPS_WITH_TF=1", "SWITCH_OPS_EXPERIMENTAL"]\n')
+    monkeypatch.chdir(tmp_path)
+    assert main(["oplist", str(SWITCH), "-o", str(out)]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    "defines", [(), ("SWITCH_OPS_WITH_TF=1",), ("SWITCH_OPS_WITH_TF=1", "SWITCH_OPS_EXPERIMENTAL")]
+)
+def test_switch_ops_equal_the_library_compiled_with_the_same_defines(defines, capsys):
+    compiled = library_op_list(SWITCH_SOURCES, defines=defines, include_dirs=[SWITCH])
+    _assert_equals_compiled(gather([str(SWITCH)], defines=defines).op_list, compiled)
+
+
+def test_a_big_project_gets_one_line_per_macro_for_the_rest(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.opgen]\n")
+    for i in range(6):
+        (tmp_path / f"op{i}.cc").write_text(
+            f'#if BIG_WITH_TF\nREGISTER_OP("Big{i}");\nREGISTER_OP("Big{i}x");\n#endif\n'
+        )
+    warnings: list[str] = []
+    with pytest.raises(Exception, match="no op registered"):
+        gather([str(tmp_path)], warn=warnings.append, require_ops=True)
+    warnings = []
+    (tmp_path / "plain.cc").write_text('REGISTER_OP("BigPlain");\n')
+    gather([str(tmp_path)], warn=warnings.append)
+    lines = "\n".join(warnings).splitlines()
+    assert [line.split(": note: ")[0] for line in lines if ": note: " in line] == [
+        str(tmp_path / f"op{i}.cc:1:5") for i in range(3)]
+    assert lines[-1] == (f"note: 'BIG_WITH_TF' is not defined: 3 more conditionals skip 6 more registrations "
+                         f"(first at {tmp_path / 'op3.cc'}:1:5)")
+
+
+def test_only_macros_that_decide_are_named(tmp_path):
+    """`!defined(X)` with X undefined does not skip anything; platform and configuration
+    macros (GOOGLE_CUDA, _WIN32) are the platform opgen reads for, not a forgotten -D; an
+    #elif after a taken branch is not blamed on what decided that branch."""
+    src = tmp_path / "ops.cc"
+    src.write_text("#if HAVE_A && !defined(NO_B)\nREGISTER_OP(\"A\");\n#elif HAVE_C\nREGISTER_OP(\"C\");\n#endif\n"
+                   "#if GOOGLE_CUDA || defined(_WIN32)\nREGISTER_OP(\"Gpu\");\n#endif\n"
+                   "#ifndef SKIP_D\nREGISTER_OP(\"OpD\");\n#else\nREGISTER_OP(\"OpE\");\n#endif\n")
+    warnings: list[str] = []
+    gather([str(src)], warn=warnings.append)
+    notes = ["'HAVE_A' is not defined", "'HAVE_C' is not defined", "'SKIP_D' is not defined"]
+    assert [w.split(": note: ")[1].split(",")[0] for w in warnings] == notes
+    warnings = []
+    gather([str(src)], defines=["HAVE_A"], warn=warnings.append)
+    # HAVE_C's #elif is skipped because the #if was taken; #ifndef SKIP_D was taken, so its #else is not
+    assert [w.split(": note: ")[1].split(",")[0] for w in warnings] == notes[2:]
+
+
+# --------------------------------------------------------------------------- core_op_clash
+
+CLASH_WARNING = [
+    ("ops/optimizer_ops.cc:6:1: warning: 'ApplyAdam' is a TensorFlow core op: TensorFlow keeps its own definition "
+    "and ignores this registration when it loads the library; left out"),
+    ("  hint: give the op a name of its own, or list it in [tool.opgen] core_ops to generate a wrapper for "
+    "TensorFlow's op"),
+]
+
+
+@pytest.mark.oracle
+def test_a_core_op_name_is_left_out_as_tf_leaves_it_out_of_the_loaded_library(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(CLASH)
+    code, err, names = _oplist(["."], capsys, tmp_path / "ops.pbtxt")
+    assert code == 0 and err == CLASH_WARNING and names == ["ClashMomentum"]
+    # TF: the library loads, its OpList lacks ApplyAdam, and TF's own ApplyAdam stays.
+    library = compile_op_library(CLASH / "ops" / "optimizer_ops.cc", "libcore_op_clash.so")
+    assert main(["oplist", "--from-library", str(library), "-o", str(tmp_path / "tf.pbtxt")]) == 0
+    assert load_op_list_file(str(tmp_path / "tf.pbtxt")) == load_op_list_file(str(tmp_path / "ops.pbtxt"))
+    from oracle.tf_registry import tf_op_list
+
+    tf_adam = next(op for op in tf_op_list().op if op.name == "ApplyAdam")
+    assert [a.name for a in tf_adam.input_arg][:3] == ["var", "m", "v"]
+
+
+def test_build_leaves_core_ops_out_unless_core_ops_keeps_them(monkeypatch, capsys, tmp_path):
+    shutil.copytree(CLASH, tmp_path / "clash")
+    monkeypatch.chdir(tmp_path / "clash")
+    assert main(["build", "--check", "--diff"]) == 1  # prints the modules, writes nothing
+    captured = capsys.readouterr()
+    assert "def clash_momentum(" in captured.out and "def apply_adam(" not in captured.out
+    assert captured.err.splitlines()[:2] == [f"{tmp_path / 'clash'}/{CLASH_WARNING[0]}", CLASH_WARNING[1]]
+    Path("pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\ncore_ops = ["Apply*"]\n')
+    assert main(["build", "--check", "--diff"]) == 1
+    captured = capsys.readouterr()
+    assert "def apply_adam(" in captured.out and "core op" not in captured.err
+
+
+# --------------------------------------------------------------------------- platform_ops
+
+@pytest.mark.oracle
+def test_ops_under_the_compilers_predefined_macros_equal_the_compiled_library(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(PLATFORM)
+    code, err, names = _oplist(["."], capsys, tmp_path / "ops.pbtxt")
+    assert code == 0 and err == []
+    assert names == ["PlatformExceptions", "PlatformGnu64", "PlatformLinux"]
+    compiled = library_op_list([PLATFORM / "ops" / "platform_ops.cc"])
+    _assert_equals_compiled(gather([str(PLATFORM)]).op_list, compiled)
+    # -U takes one away (quietly: it is the compiler's), -D brings another platform's
+    code, err, names = _oplist([".", "-U", "__linux__", "-D", "__APPLE__"], capsys, tmp_path / "ops.pbtxt")
+    assert code == 0 and err == [] and names == ["PlatformExceptions", "PlatformGnu64", "PlatformOther"]
+
+
+def test_undefines_config_key_and_bad_names(tmp_path, monkeypatch, capsys):
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nundefines = ["__linux__", "__x86_64__"]\n')
+    monkeypatch.chdir(tmp_path)
+    code, _err, names = _oplist([str(PLATFORM / "ops")], capsys, tmp_path / "ops.pbtxt")
+    assert code == 0 and names == ["PlatformExceptions", "PlatformGnu64"]
+    assert main(["oplist", str(PLATFORM / "ops"), "-U", "1X"]) == 2
+    assert "-U '1X': macro names must be identifiers" in capsys.readouterr().err
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nundefines = ["A B"]\n')
+    assert main(["oplist", str(PLATFORM / "ops")]) == 2
+    assert "pyproject.toml:2:14: error: [tool.opgen] undefines entry 'A B'" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
+def test_predefined_macros_are_gxx_ones():
+    """Each predefined macro has g++ -std=c++17's value (the version macros only for the
+    GCC 12 they were taken from)."""
+    text = subprocess.run(["g++", "-x", "c++", "-std=c++17", "-dM", "-E", "-"], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, check=True).stdout
+    gxx = {}
+    for line in text.splitlines():
+        _, name, value = [*line.split(" ", 2), ""][:3]
+        gxx[name] = value
+    version_macros = {"__GNUC__", "__GNUC_MINOR__", "__GNUC_PATCHLEVEL__", "__GNUG__", "__VERSION__",
+                      "__GXX_ABI_VERSION"}
+    same_compiler = gxx.get("__GNUC__") == GXX_X86_64_LINUX["__GNUC__"]
+    for name, value in GXX_X86_64_LINUX.items():
+        if same_compiler or name not in version_macros:
+            assert gxx.get(name) == value, name
+
+
+# --------------------------------------------------------------------------- shared_header_ops
+
+@pytest.mark.oracle
+def test_a_shared_headers_if_warning_is_printed_once_blaming_only_what_applies(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(SHARED)
+    code, err, names = _oplist(["."], capsys, tmp_path / "ops.pbtxt")
+    assert code == 0 and names == ["SharedA", "SharedB", "SharedC"]
+    searched = "(searched: ops, .)"
+    assert err == [
+        f'ops/a_ops.cc:2:10: warning: cannot find include file "deps/a_dep.h" {searched}; skipped',
+        f'ops/shared.h:3:10: warning: cannot find include file "gen/build_flags.h" {searched}; skipped',
+        f'ops/b_ops.cc:2:10: warning: cannot find include file "deps/b_dep.h" {searched}; skipped',
+        f'ops/c_ops.cc:2:10: warning: cannot find include file "deps/c_dep.h" {searched}; skipped',
+        "ops/shared.h:4:5: warning: 'SHARED_FAST_PATH' is not defined and reads as 0 in #if",
+        ('  hint: likely cause: "gen/build_flags.h" (ops/shared.h:3:10) was not found and may define '
+        "'SHARED_FAST_PATH'; add its directory with -I DIR or [tool.opgen] include_dirs"),
+    ]
+    # with the include directory the build gives: no warning, the library's ops and docs
+    sources = sorted((SHARED / "ops").glob("*.cc"))
+    compiled = library_op_list(sources, include_dirs=[SHARED / "_deps"])
+    gathered = gather([str(SHARED)], include_dirs=[str(SHARED / "_deps")])
+    assert capsys.readouterr().err == ""
+    _assert_equals_compiled(gathered.op_list, compiled)
+    assert {op.summary for op in compiled.op} == {"Runs the fast path."}
+
+
+# --------------------------------------------------------------------------- own_shape_fns
+
+@pytest.mark.oracle
+def test_shape_functions_the_sources_declare_are_not_unknown(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(OWN_SHAPES)
+    code, err, names = _oplist(["."], capsys, tmp_path / "ops.pbtxt")
+    assert code == 0 and err == [] and names == ["OwnIdentity", "OwnReduceMax", "OwnReduceSum"]
+    compiled = library_op_list([OWN_SHAPES / "ops" / "reduce_ops.cc"])
+    _assert_equals_compiled(gather([str(OWN_SHAPES)]).op_list, compiled)
+
+
+def test_a_build_of_core_op_names_only_says_why_nothing_is_left(tmp_path, monkeypatch, capsys):
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\n')
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "a.cc").write_text('REGISTER_OP("MatMul").Output("y: float");\n')
+    monkeypatch.chdir(tmp_path)
+    assert main(["build"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[2:] == [(f"{tmp_path / 'ops'}: error: no op left: the 1 op registered is a TensorFlow core op, "
+                        "which TensorFlow ignores in a library"),
+                       "  hint: give the ops names of their own, or list them in [tool.opgen] core_ops",
+                       "1 error in 1 file, 1 warning"]
+    assert not (tmp_path / "generated").exists()

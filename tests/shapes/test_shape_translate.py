@@ -1,0 +1,175 @@
+"""The C++ -> Python shape function translator (opgen/shape_translate) on single idioms:
+what each becomes, what is refused (located, naming the construct), that the output is
+black's layout and never pastes input text; and the runtime methods it calls
+(tests/shapes/test_shape_translate_oracle.py compares whole functions with TF)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import black
+import pytest
+from support.paths import TESTS
+
+from opgen.cli import main
+from opgen.shape_translate import translate_lambda
+from opgen.spec.cpp_lexer import SourceFile, tokenize
+from opgen_runtime.shapes.context import InferenceContext, ShapeError, ShapeHandle
+
+
+def _translate(body: str, header: str = "[](InferenceContext* c)"):
+    return translate_lambda(tokenize(SourceFile("ops.cc", header + " {\n" + body + "\n}")), 0)
+
+
+def _python(body: str, **kw) -> str:
+    t = _translate(body, **kw)
+    assert t.lines is not None, t.problem
+    return "\n".join(t.lines)
+
+
+def _black_stable(lines: tuple[str, ...]) -> bool:
+    code = "def f(c):\n" + "\n".join(lines) + "\n"
+    return black.format_str(code, mode=black.Mode()) == code
+
+
+@pytest.mark.parametrize(("cpp", "python"), [
+    (("ShapeHandle s; TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 3, &s));"
+     " c->set_output(0, c->Matrix(c->Dim(s, 0), 2)); return OkStatus();"),
+     "v_s = c.with_rank(c.input(0), 3)\nc.set_output(0, c.matrix(c.dim(v_s, 0), c.make_dim(2)))"),
+    ("return shape_inference::UnchangedShape(c);", 'c.run_named("UnchangedShape")'),
+    ("c->set_output(0, c->input(0)); return Status::OK();", "c.set_output(0, c.input(0))"),
+    ("c->set_output(0, c->Scalar()); return ::tensorflow::OkStatus();", "c.set_output(0, c.scalar())"),
+    ("ShapeHandle a, b; TF_RETURN_IF_ERROR(c->MergePrefix(c->input(0), c->input(1), &a, &b)); return Status();",
+     "v_a, v_b = c.merge_prefix(c.input(0), c.input(1))"),
+    (("DimensionHandle d; TF_RETURN_IF_ERROR(c->Merge(c->Dim(c->input(0), 0), c->UnknownDim(), &d));"
+     " return absl::OkStatus();"),
+     "c.merge_dim(c.dim(c.input(0), 0), c.unknown_dim())"),  # d is never read: no local
+    (("int64 n; TF_RETURN_IF_ERROR(c->GetAttr(\"n\", &n)); c->set_output(0, c->Vector(n / -2 % 3));"
+     " return OkStatus();"),
+     'v_n = c.attr_value("n", "int")\nc.set_output(0, c.vector(c.make_dim(c.truncmod(c.truncdiv(v_n, -2), 3))))'),
+    ("for (int i = 0; i < 2; ++i) { if (i == 1) break; } return OkStatus();",
+     "v_i = 0\nwhile v_i < 2:\n    if v_i == 1:\n        break\n    v_i += 1"),
+    ("int x = 1 + 2 * (3 - 4); bool b = !(x < 2) && x != 0 || false; return OkStatus();",
+     "v_x = 1 + 2 * (3 - 4)\nnot v_x < 2 and v_x != 0 or False"),
+    ("bool b = (1 < 2) == (3 < 4); if (b) return OkStatus(); return OkStatus();",
+     "v_b = (1 < 2) == (3 < 4)\nif v_b:\n    return"),
+    (("if (c->Rank(c->input(0)) > 2) return errors::InvalidArgument(\"bad \\\"rank\\\"\", 2);"
+     " return OkStatus();"),
+     "if c.rank_value(c.input(0)) > 2:\n    raise c.invalid_argument('bad \"rank\"', str(2))"),
+    ("if (true) {} else { return OkStatus(); } return OkStatus();", "if True:\n    pass\nelse:\n    return"),
+])
+def test_idioms(cpp, python):
+    assert _python(cpp) == textwrap.indent(python, "    ")
+
+
+def test_output_is_black_layout_even_when_long():
+    t = _translate('return errors::InvalidArgument("' + "x" * 60 + '", c->Rank(c->input(0)), "' + "y" * 40
+                   + '", c->DebugString(c->input(1)));')
+    assert t.lines is not None and len(t.lines) > 1 and _black_stable(t.lines)
+
+
+def test_trailing_return_type_and_other_context_name():
+    cpp = "ctx->set_output(0, ctx->input(0)); return absl::OkStatus();"
+    header = "[](::tensorflow::shape_inference::InferenceContext* ctx) -> absl::Status"
+    assert _python(cpp, header=header) == "    c.set_output(0, c.input(0))"
+
+
+@pytest.mark.parametrize(("cpp", "construct", "column"), [
+    ("c->set_output(0, c->input_handle_shapes_and_types(0)); return OkStatus();",
+     "c->input_handle_shapes_and_types", 21),
+    ("c->WithRank(c->input(0), 2, &s); return OkStatus();", "an ignored status of c->WithRank", 4),
+    ("for (int i = 0; i < 2; ++i) { continue; } return OkStatus();", "continue", 31),
+    ("float f = 1; return OkStatus();", "float", 1),
+    ("return errors::Unimplemented(\"no\");", "errors::Unimplemented", 8),
+    ("c->set_output(0, outer); return OkStatus();", "outer", 18),
+    ("ShapeHandle s; ShapeHandle s; return OkStatus();", "redeclared name s", 28),
+    ("c->set_output(0, c->Vector(1.5)); return OkStatus();", "the number 1.5", 28),
+    ("c->set_output(0, c->Vector(c->input(0))); return OkStatus();", "a shape used as a dimension", 21),
+    ("return ReduceShape(c);", "ReduceShape", 8),
+    ("int \u00e9 = 1; return OkStatus();", "\u00e9", 5),
+    ("int x = (1 < 2) < 3; return OkStatus();", "comparing a bool with a int", 17),
+    ("absl::Status s = c->Merge(c->input(0), c->input(1), &m); return s;",
+     "a Status variable (its error not returned)", 1),
+])
+def test_refusals_are_located_and_name_the_construct(cpp, construct, column):
+    t = _translate(cpp)
+    assert t.lines is None
+    assert t.problem == f"shape function not translated: {construct}"
+    assert (t.location.line, t.location.col) == (2, column)
+
+
+def test_lambda_with_captures_is_refused():
+    t = translate_lambda(tokenize(SourceFile("ops.cc", "[&](InferenceContext* c) { return OkStatus(); }")), 0)
+    assert t.problem == "shape function not translated: a lambda with captures"
+
+
+def test_input_text_never_pasted():
+    """A hostile string literal is decoded and re-printed; names are renamed (`v_`)."""
+    t = _translate('int __import__ = 0; return errors::InvalidArgument("\\"); import os; (\\"", __import__);')
+    code = "\n".join(t.lines)
+    assert "raise c.invalid_argument(" in code and "'\"); import os; (\"'" in code
+    assert "v___import__" in code and " __import__" not in code.replace("v___import__", "")
+    compile("def f(c):\n" + code, "<t>", "exec")
+
+
+# the runtime methods translated code calls (TF's InferenceContext semantics)
+def test_cpp_integer_arithmetic():
+    assert [InferenceContext.truncdiv(a, b) for a, b in ((7, 2), (-7, 2), (7, -2), (-7, -2))] == [3, -3, -3, 3]
+    assert [InferenceContext.truncmod(a, b) for a, b in ((7, 2), (-7, 2), (7, -2), (-7, -2))] == [1, -1, 1, -1]
+
+
+def test_dimension_rules():
+    assert InferenceContext.make_dim(-1) is None and InferenceContext.make_dim(4) == 4
+    assert InferenceContext.num_elements(ShapeHandle([None, 0])) == 0
+    assert InferenceContext.num_elements(ShapeHandle([None, 2])) is None
+    assert InferenceContext.divide(6, None, True) is None and InferenceContext.divide(None, 1, True) is None
+    with pytest.raises(ShapeError, match="Divisor must be positive but is -1"):
+        InferenceContext.divide(6, -1, False)
+    assert InferenceContext.rank_value(ShapeHandle(None)) == -1 and InferenceContext.dim_value(None) == -1
+
+
+def test_replace_dim_bounds_and_unknown_rank_of_minus_one():
+    ctx = InferenceContext.__new__(InferenceContext)
+    with pytest.raises(ShapeError, match="Out of range dim_index -3 for shape with 2 dimensions"):
+        ctx.replace_dim(ShapeHandle([1, 2]), -3, 5)
+    assert ctx.replace_dim(ShapeHandle([1, 2]), -1, 5).dims == (1, 5)
+    assert ctx.unknown_shape_of_rank(-1).dims is None
+
+
+def test_report_shapes(tmp_path, capsys):
+    (tmp_path / "ops.cc").write_text(textwrap.dedent("""\
+        #include "tensorflow/core/framework/op.h"
+        namespace tensorflow {
+        Status Shared(shape_inference::InferenceContext* c) { c->set_output(0, c->input(0)); return OkStatus(); }
+        REGISTER_OP("A").Input("x: float").Output("y: float").SetShapeFn(Shared);
+        REGISTER_OP("B").Output("y: float").SetShapeFn([](shape_inference::InferenceContext* c) {
+          return c->input_tensor(0) == nullptr ? OkStatus() : OkStatus();
+        });
+        REGISTER_OP("C").Output("y: float").SetShapeFn(shape_inference::ScalarShape);
+        REGISTER_OP("D").Output("y: float");
+        }
+        """))
+    assert main(["oplist", str(tmp_path / "ops.cc"), "--report-shapes"]) == 0
+    out = capsys.readouterr().out
+    path = tmp_path / "ops.cc"
+    assert out == (
+        "A\tfunction, translated\n"
+        f"B\tlambda, not translated\t{path}:6:13: c->input_tensor\n"
+        "C\tnamed\nD\tnone\n"
+        "lambdas: 0 of 1 translated (0.0%)\n"
+        "project functions: 1 of 1 translated (100.0%)\n"
+        "shape functions: 1 of 2 translated (50.0%); 1 named (built-in or unread), 1 without\n"
+    )
+
+
+def test_every_translation_of_the_test_library_is_black_layout_and_compiles():
+    from opgen.spec.gather import scan_cpp_file
+    from opgen.spec.preprocessor import Preprocessor
+
+    source = TESTS / "data" / "shape_translate_ops" / "shape_ops.cc"
+    scanned = scan_cpp_file(str(source), Preprocessor(), {})
+    translated = [t for t in scanned.translations.values() if t.lines is not None]
+    assert len(translated) == len(scanned.translations) - 1 >= 45
+    for t in translated:
+        assert _black_stable(t.lines)
+        compile("def f(c):\n" + "\n".join(t.lines), "<t>", "exec")

@@ -1,0 +1,198 @@
+"""The custom-op example end to end: C++ ops and kernels -> g++ -> `opgen build` with
+`[tool.opgen] library` -> `import my_ops.gen_custom_ops` used like a hand-written TF ops
+module: eager (kernel state kept across calls), `tf.function`, `tf.Graph`, an embedded
+graph imported into TF, gradients through a `@tf.RegisterGradient`, and a training loop.
+
+Each scenario runs in a fresh interpreter, so that the library is loaded by the generated
+module itself (`tf.load_op_library`, at import or when TF is imported), as in a user's program.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.paths import REPO
+
+pytestmark = pytest.mark.oracle
+
+PROJECT = REPO / "tests" / "data" / "custom_op_project"
+
+PRELUDE = """
+import json, sys
+import my_ops.gen_custom_ops as ops
+assert "tensorflow" not in sys.modules, "importing the generated module imported TensorFlow"
+import tensorflow as tf
+
+@tf.RegisterGradient("OpgenScaledSquare")
+def _scaled_square_grad(op, grad):
+    return [2.0 * op.get_attr("scale") * op.inputs[0] * grad]
+
+out = {}
+"""
+
+EAGER = """
+x = tf.constant([1.0, -2.0, 3.0])
+out["square"] = ops.opgen_scaled_square(x, scale=0.5).numpy().tolist()
+out["counter"] = [int(ops.opgen_call_counter()) for _ in range(3)]
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    y = tf.reduce_sum(ops.opgen_scaled_square(x, scale=3.0))
+out["grad"] = tape.gradient(y, x).numpy().tolist()
+"""
+
+FUNCTION = """
+@tf.function
+def step(x):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(ops.opgen_scaled_square(x))
+    return y, tape.gradient(y, x), ops.opgen_call_counter()
+
+results = [step(tf.constant([1.0, 2.0])) for _ in range(3)]
+out["value"] = float(results[0][0])
+out["grad"] = results[0][1].numpy().tolist()
+out["counter"] = [int(r[2]) for r in results]
+"""
+
+GRAPH = """
+with tf.Graph().as_default() as g:
+    x = tf.compat.v1.placeholder(tf.float64, [2])
+    y = ops.opgen_scaled_square(x, scale=2.0)
+    (dy,) = tf.gradients(tf.reduce_sum(y), [x])
+    count = ops.opgen_call_counter()
+    with tf.compat.v1.Session(graph=g) as session:
+        values = [session.run([y, dy, count], {x: [1.0, 3.0]}) for _ in range(2)]
+out["y"] = values[0][0].tolist()
+out["dy"] = values[0][1].tolist()
+out["counter"] = [int(v[2]) for v in values]
+"""
+
+EMBEDDED = """
+from opgen_runtime import Graph
+from opgen_runtime.proto import graph_pb2
+
+g = Graph()
+with g.as_default():
+    x = ops.opgen_scaled_square(2.0, scale=1.5, name="square")
+out["embedded"] = type(x).__module__.startswith("opgen_runtime.")
+ops.opgen_scaled_square(tf.constant(1.0))  # the TF backend loads the library
+with tf.Graph().as_default() as tf_graph:
+    graph_def = tf.compat.v1.GraphDef.FromString(g.as_graph_def().SerializeToString())
+    tf.graph_util.import_graph_def(graph_def, name="")
+    with tf.compat.v1.Session(graph=tf_graph) as session:
+        out["value"] = float(session.run("square:0"))
+"""
+
+TRAINING = """
+w = tf.Variable([3.0, -0.5])
+target = tf.constant([4.0, 1.0])
+optimizer = tf.keras.optimizers.SGD(learning_rate=0.01)
+
+@tf.function
+def train_step():
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.square(ops.opgen_scaled_square(w) - target))
+    optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+    return loss
+
+losses = [float(train_step()) for _ in range(300)]
+out["first_loss"], out["last_loss"] = losses[0], losses[-1]
+out["w"] = w.numpy().tolist()
+"""
+
+
+@pytest.fixture(scope="module")
+def project(tf, tmp_path_factory):
+    from oracle.cxx_build import compile_op_library
+
+    if shutil.which("g++") is None:
+        pytest.skip("g++ not available")
+    root = tmp_path_factory.mktemp("custom_op_project")
+    shutil.copytree(PROJECT, root, dirs_exist_ok=True)
+    package = root / "my_ops"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    shutil.copy(compile_op_library(PROJECT / "custom_ops.cc", "_custom_ops.so"), package / "_custom_ops.so")
+    build = subprocess.run(
+        [sys.executable, "-m", "opgen", "build"], cwd=root, capture_output=True, text=True, env=_env(root), check=False
+    )
+    assert build.returncode == 0, build.stderr
+    module = (package / "gen_custom_ops.py").read_text()
+    assert "Runs on: CPU (float32, float64)." in module and module.count("Runs on: CPU") == 2
+    return root
+
+
+def test_every_wrapper_runs_on_both_backends(project):
+    """Every wrapper, called once on the embedded runtime, in a tf.Graph and eagerly on TF
+    (the module loads its library), with inputs synthesized from its OpDefs."""
+    from support.call_wrappers import assert_all_called, check_in_subprocess
+
+    reports = check_in_subprocess([project / "my_ops" / "gen_custom_ops.py"], _env(project), tf=True, tf_eager=True)
+    assert_all_called(reports, strict=True)
+    assert not reports[0].tf_skipped and reports[0].calls == 3 * 2
+
+
+def _env(root: Path) -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=f"{root}{os.pathsep}{REPO}", TF_CPP_MIN_LOG_LEVEL="3")
+
+
+def _run(root: Path, body: str) -> dict:
+    script = PRELUDE + body + "\nprint(json.dumps(out))\n"
+    run = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, env=_env(root), check=False
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_generated_module_names_its_library(project):
+    text = (project / "my_ops" / "gen_custom_ops.py").read_text()
+    assert 'library="_custom_ops.so"' in text
+    assert "def opgen_scaled_square(" in text and "def opgen_call_counter(" in text
+
+
+def test_eager_calls_keep_kernel_state_and_record_gradients(project):
+    out = _run(project, EAGER)
+    assert out["square"] == [0.5, 2.0, 4.5]
+    assert out["counter"] == [1, 2, 3]
+    assert out["grad"] == [6.0, -12.0, 18.0]
+
+
+def test_tf_function(project):
+    out = _run(project, FUNCTION)
+    assert out == {"value": 5.0, "grad": [2.0, 4.0], "counter": [1, 2, 3]}
+
+
+def test_tf_graph_and_session(project):
+    out = _run(project, GRAPH)
+    assert out == {"y": [2.0, 18.0], "dy": [4.0, 12.0], "counter": [1, 2]}
+
+
+def test_embedded_graph_imported_into_tensorflow(project):
+    out = _run(project, EMBEDDED)
+    assert out == {"embedded": True, "value": 6.0}
+
+
+def test_training_loop_converges(project):
+    out = _run(project, TRAINING)
+    assert out["first_loss"] > 10 and out["last_loss"] < 1e-4
+    assert [round(abs(v), 3) for v in out["w"]] == [2.0, 1.0]
+
+
+def test_missing_library_is_a_clear_error(project, tmp_path):
+    shutil.copytree(project / "my_ops", tmp_path / "my_ops")
+    (tmp_path / "my_ops" / "_custom_ops.so").unlink()
+    script = "import tensorflow as tf, my_ops.gen_custom_ops as ops\nops.opgen_call_counter()\n"
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=_env(tmp_path), check=False
+    )
+    assert run.returncode == 1
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("opgen_runtime.tf.op_libraries.OpLibraryError: op library ")
+    assert str(tmp_path / "my_ops" / "_custom_ops.so") in last and "(OpgenCallCounter, OpgenScaledSquare)" in last
