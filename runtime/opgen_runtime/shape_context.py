@@ -12,7 +12,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import shape_constants as _constants
+from .dtypes import DType
 from .operation import attr_value_to_python
+from .proto.datatypes import cpp_name
 
 if TYPE_CHECKING:
     from .operation import Operation
@@ -24,7 +26,7 @@ Values = _constants.Values
 
 # The built-in shape functions by name (`shape_fns.by_name`). shape_fns is built on this module,
 # so it cannot be imported here: shape_inference, which imports both, sets it.
-builtin_shape_fn: Callable[[str], Callable[[InferenceContext], None]] | None = None
+builtin_shape_fn: Callable[[str, bool], Callable[..., None]] | None = None
 
 class ShapeHandle:
     """A shape: `dims` is None for unknown rank, else a tuple of DimensionHandles."""
@@ -65,7 +67,7 @@ def dim_string(dim: DimensionHandle) -> str:
 
 
 # The Python type of each attr kind a translated shape function reads (`attr_value`).
-_ATTR_KINDS = {"int": int, "bool": bool, "str": bytes}
+_ATTR_KINDS = {"int": int, "bool": bool, "str": bytes, "float": float, "type": DType}
 
 
 class ShapeError(ValueError):
@@ -504,22 +506,36 @@ class InferenceContext:
         return ShapeError("".join(pieces))
 
     def attr_value(self, name: str, kind: str) -> Any:
-        """`c->GetAttr(name, &v)` for v of `kind` (int, bool, str, list_int, list_str, or
-        shape: a PartialTensorShape, as the ShapeHandle MakeShapeFromPartialTensorShape makes)."""
+        """`c->GetAttr(name, &v)` for v of `kind`: int, bool, str, float, type (a DataType,
+        as its enum value), their lists (`list_int`, ...), or shape / list_shape: a
+        PartialTensorShape, as the ShapeHandle MakeShapeFromPartialTensorShape makes."""
         value = self.get_attr(name)
-        if kind == "shape":
-            if not hasattr(value, "unknown_rank"):
-                raise ShapeError(f"Attr {name} does not have the type the shape function reads")
-            return self.make_shape_from_attr(value)
         item_kind = kind.removeprefix("list_")
         items = value if kind.startswith("list_") else [value]
         if not isinstance(items, list) or any(
-            type(v) is not _ATTR_KINDS[item_kind] for v in items
+            not hasattr(v, "unknown_rank") if item_kind == "shape"
+            else type(v) is not _ATTR_KINDS[item_kind]
+            for v in items
         ):
             raise ShapeError(f"Attr {name} does not have the type the shape function reads")
-        if item_kind == "str":
+        if item_kind == "shape":
+            items = [self.make_shape_from_attr(v) for v in items]
+        elif item_kind == "str":
             items = [v.decode("utf-8", "replace") for v in items]
+        elif item_kind == "type":
+            items = [v.as_datatype_enum for v in items]
         return items if kind.startswith("list_") else items[0]
+
+    @staticmethod
+    def float_text(value: float) -> str:
+        """`StrCat` of a float or double: absl's SixDigitsToBuffer, printf's `%.6g`
+        (absl/strings/numbers.cc)."""
+        return "%.6g" % value
+
+    @staticmethod
+    def dtype_string(enum: int) -> str:
+        """TF's DataTypeString (tensorflow/core/framework/types.cc)."""
+        return cpp_name(enum)
 
     @staticmethod
     def _int_values(value: Values) -> list[int]:
@@ -550,7 +566,8 @@ class InferenceContext:
     def tensor_rank(value: Values) -> int:
         return len(value[1])
 
-    def run_named(self, name: str) -> None:
-        """Runs the built-in shape function `name` (`return shape_inference::X(c);`)."""
+    def run_named(self, name: str, *args: Any) -> None:
+        """Runs the built-in shape function `name` (`return shape_inference::X(c);`), or one
+        of TF's common functions taking arguments after the context (`X(c, 1)`)."""
         assert builtin_shape_fn is not None  # set when shape_inference is imported
-        builtin_shape_fn(name)(self)
+        builtin_shape_fn(name, bool(args))(self, *args)

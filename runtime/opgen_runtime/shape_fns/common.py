@@ -77,6 +77,11 @@ def broadcast_binary_op_shape(c: InferenceContext) -> None:
     c.set_output(0, broadcast_shapes(c, c.input(0), c.input(1)))
 
 
+def broadcast_binary_op_output_shape(c: InferenceContext, output_index: int) -> None:
+    """TF's BroadcastBinaryOpOutputShapeFn(c, output_index) (common_shape_fns.h)."""
+    c.set_output(output_index, broadcast_shapes(c, c.input(0), c.input(1)))
+
+
 def broadcast_shapes(
     c: InferenceContext, x: ShapeHandle, y: ShapeHandle
 ) -> ShapeHandle:
@@ -395,4 +400,14 @@ NAMED: dict[str, ShapeFn] = {
     "MaxPoolShape": max_pool_shape,
     "MaxPoolShapeWithExplicitPadding": max_pool_shape,
     "AvgPoolShape": avg_pool_shape,
+}
+
+# TF's common functions that take arguments after the context (common_shape_fns.h), which a
+# translated shape function calls (`return shape_inference::UnchangedShapeWithRank(c, 2);`);
+# not `SetShapeFn` names. opgen/shape_translate/parser.py's `_COMMON_WITH_ARGS` lists them.
+WITH_ARGS: dict[str, Callable[..., None]] = {
+    "UnchangedShapeWithRank": unchanged_shape_with_rank,
+    "UnchangedShapeWithRankAtLeast": unchanged_shape_with_rank_at_least,
+    "UnchangedShapeWithRankAtMost": unchanged_shape_with_rank_at_most,
+    "BroadcastBinaryOpOutputShapeFn": broadcast_binary_op_output_shape,
 }
