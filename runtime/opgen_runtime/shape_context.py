@@ -155,11 +155,31 @@ class InferenceContext:
     def input_partial_shape(self, i: int) -> ShapeHandle:
         """TF's ShapeRefiner::ConstantPartialShape of input i (a shape given as a tensor)."""
         if self.eager and i not in self.requested_partial_shapes:
-            shape = ShapeHandle(_constants.partial_shape(self.op._inputs[i]))
+            shape = self._constant_partial_shape(i)
             if shape.dims is not None:
                 self.partial_shapes[i] = shape
         self.requested_partial_shapes.add(i)
         return self.partial_shapes.get(i, UNKNOWN)
+
+    def _constant_partial_shape(self, i: int) -> ShapeHandle:
+        """ShapeRefiner::ConstantPartialShape (tensorflow/core/common_runtime/shape_refiner.cc):
+        a scalar shape tensor must be a constant -1 (unknown shape), else the node is
+        rejected with the refiner's own error (a ValueError without the node framing)."""
+        tensor = self.op._inputs[i]
+        if tensor._shape._dims != ():
+            return ShapeHandle(_constants.partial_shape(tensor))
+        value = _constants.constant_value(tensor)
+        if value is None:
+            raise ValueError(
+                "Received a shape scalar with unknown static value.  A static value of '-1' "
+                "is required to represent an unknown shape."
+            )
+        if value[0][0] != -1:
+            raise ValueError(
+                "Received an invalid shape scalar with a static value that is not '-1': "
+                f"Tensor<type: {tensor._dtype.name} shape: [] values: {value[0][0]}>"
+            )
+        return UNKNOWN
 
     def evaluate_requests(self) -> bool:
         """Makes requested input values/partial shapes available; True if any became so."""
@@ -170,7 +190,7 @@ class InferenceContext:
                 self.tensors[i] = value
                 found = True
         for i in sorted(self.requested_partial_shapes - self.partial_shapes.keys()):
-            shape = ShapeHandle(_constants.partial_shape(self.op._inputs[i]))
+            shape = self._constant_partial_shape(i)
             if shape.dims is not None:
                 self.partial_shapes[i] = shape
                 found = True
