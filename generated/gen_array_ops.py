@@ -1862,6 +1862,38 @@ def _shape_fn_2(c):
 
 
 def _shape_fn_3(c):
+    def f_SplitShapeFn(c, v_value_input):
+        v_value = c.input(v_value_input)
+        v_out = (
+            c.unknown_shape_of_rank(c.rank_value(v_value))
+            if c.rank_known(v_value)
+            else c.unknown_shape()
+        )
+        v_i = 0
+        while v_i < c.num_outputs:
+            c.set_output(v_i, v_out)
+            v_i += 1
+
+    f_SplitShapeFn(c, 1)
+
+
+def _shape_fn_4(c):
+    def f_SplitShapeFn(c, v_value_input):
+        v_value = c.input(v_value_input)
+        v_out = (
+            c.unknown_shape_of_rank(c.rank_value(v_value))
+            if c.rank_known(v_value)
+            else c.unknown_shape()
+        )
+        v_i = 0
+        while v_i < c.num_outputs:
+            c.set_output(v_i, v_out)
+            v_i += 1
+
+    f_SplitShapeFn(c, 0)
+
+
+def _shape_fn_5(c):
     c.set_output(0, c.vector(c.make_dim(-1)))
     c.set_output(1, c.input(0))
     c.with_rank(c.input(0), 1)
@@ -1882,10 +1914,12 @@ _registry.register_op_list(
         "PlaceholderV2": "shape_inference::ExplicitShape",
         "Reshape": _shape_fn_0,
         "Shape": _shape_fn_2,
+        "Split": _shape_fn_3,
+        "SplitV": _shape_fn_4,
         "Squeeze": _shape_fn_0,
         "Tile": _shape_fn_0,
         "Transpose": _shape_fn_0,
-        "Unique": _shape_fn_3,
+        "Unique": _shape_fn_5,
         "ZerosLike": "shape_inference::UnchangedShape",
     },
 )

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from opgen.errors import Location, OpgenError
 from opgen.python_api.literals import py_str
 from opgen.render.layout import LINE_LENGTH, Bracketed, layout
-from opgen_runtime.proto.datatypes import BY_ENUM
 from opgen.spec.cpp_lexer import (
     KIND,
     POS,
@@ -30,6 +29,7 @@ from opgen.spec.cpp_lexer import (
     decode_escapes,
     parse_int_literal,
 )
+from opgen_runtime.proto.datatypes import BY_ENUM
 
 
 @dataclass(frozen=True)

@@ -550,7 +550,7 @@ class InferenceContext:
     def float_text(value: float) -> str:
         """`StrCat` of a float or double: absl's SixDigitsToBuffer, printf's `%.6g`
         (absl/strings/numbers.cc)."""
-        return "%.6g" % value
+        return f"{value:.6g}"
 
     @staticmethod
     def dtype_string(enum: int) -> str:
