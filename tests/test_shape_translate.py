@@ -78,6 +78,9 @@ def _black_stable(lines: tuple[str, ...]) -> bool:
     (("ShapeHandle s; TF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensorTreatScalarAsUnknownShape(1, &s));"
      " c->set_output(0, s); return OkStatus();"),
      "v_s = c.make_shape_from_shape_tensor(1, True)\nc.set_output(0, v_s)"),
+    (('std::vector<ShapeHandle> xs; TF_RETURN_IF_ERROR(c->input("xs", &xs));'
+      ' TF_RETURN_IF_ERROR(c->set_output("ys", xs)); return OkStatus();'),
+     'v_xs = []\nv_xs = c.input_list("xs")\nc.set_output_list("ys", v_xs)'),
 ])
 def test_idioms(cpp, python):
     assert _python(cpp) == textwrap.indent(python, "    ")
@@ -260,3 +263,24 @@ def test_float_and_dtype_text():
     assert [InferenceContext.float_text(v) for v in (0.5, 1e-7, 123456789.0, -2.5, 3.0)] == [
         "0.5", "1e-07", "1.23457e+08", "-2.5", "3"]
     assert InferenceContext.dtype_string(7) == "string" and InferenceContext.dtype_string(101) == "float_ref"
+
+
+def test_named_arg_ranges_follow_the_op_def():
+    """TF's NameRangesForNode: a list arg spans its number attr's count; an unknown name is TF's error."""
+    from types import SimpleNamespace
+
+    from opgen_runtime.proto import attr_value_pb2, op_def_pb2
+
+    op_def = op_def_pb2.OpDef(name="Op")
+    op_def.input_arg.add(name="a", type=1)
+    op_def.input_arg.add(name="xs", type=1, number_attr="N")
+    op_def.output_arg.add(name="ys", type=1, number_attr="N")
+    ctx = InferenceContext.__new__(InferenceContext)
+    ctx.op = SimpleNamespace(_op_def=op_def, _attrs={"N": attr_value_pb2.AttrValue(i=2)})
+    ctx._inputs = [ShapeHandle([1]), ShapeHandle([2]), ShapeHandle([3])]
+    ctx._outputs = [ShapeHandle(None)] * 2
+    assert [s.dims for s in ctx.input_list("xs")] == [(2,), (3,)]
+    with pytest.raises(ShapeError, match=r"^Unknown input name: b$"):
+        ctx.input_list("b")
+    with pytest.raises(ShapeError, match=r"^Must provide exactly 2 shapes\.$"):
+        ctx.set_output_list("ys", [ShapeHandle([1])])

@@ -512,7 +512,9 @@ class _Parser:
         call, out_types = _STATUS_METHODS[method](self, args, m)
         if [o[1] for o in outs] != list(out_types):
             raise self.fail(f"{self.ctx}->{method} with these arguments", m)
-        if len(outs) == 1:
+        if not outs:
+            self.emit_call("", call)
+        elif len(outs) == 1:
             self.assign(outs[0][0], call)
         else:
             self.emit_call(", ".join(o[0] for o in outs) + " = ", call)
@@ -927,7 +929,8 @@ def _to_float(value: float) -> float:
 
 
 def _args(p: _Parser, args: list[Expr], types: str, tok: Token) -> list[Expr]:
-    """`args` checked against `types` (s=shape, d=dim, i=int, b=bool, D=dimension-or-constant)."""
+    """`args` checked against `types` (s=shape, d=dim, i=int, b=bool, t=string, a=PartialTensorShape,
+    l=vector of shapes, D=dimension-or-constant)."""
     if len(args) != len(types):
         raise p.fail(f"{p.ctx}->{tok[TEXT]} with {len(args)} arguments", tok)
     out = []
@@ -935,7 +938,7 @@ def _args(p: _Parser, args: list[Expr], types: str, tok: Token) -> list[Expr]:
         if t == "D":
             out.append(p.dim_or_constant(a, tok))
             continue
-        want = {"s": "shape", "d": "dim", "i": "int", "b": "bool", "a": "attrshape"}[t]
+        want = {"s": "shape", "d": "dim", "i": "int", "b": "bool", "t": "str", "a": "attrshape", "l": "list_shape"}[t]
         out.append(p.convert(a, want, tok))
     return out
 
@@ -1027,6 +1030,10 @@ _STATUS_METHODS = {
     "MakeShapeFromPartialTensorShape": lambda p, args, tok: (
         Expr(_args(p, args, "a", tok)[0].code, "shape"), ("shape",)),
     "GetAttr": None,  # handled by `status_call` (the out-param's type says the attr's)
+    # the shapes of a named input or output arg (a list of any length), by its OpDef name
+    "input": _by_types((("str",), "input_list", "t", ("list_shape",))),
+    "output": _by_types((("str",), "output_list", "t", ("list_shape",))),
+    "set_output": _by_types((("str", "list_shape"), "set_output_list", "tl", ())),
 }
 
 

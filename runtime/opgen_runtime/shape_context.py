@@ -124,6 +124,40 @@ class InferenceContext:
     def output(self, i: int) -> ShapeHandle:
         return self._outputs[i]
 
+    def _arg_range(self, output: bool, name: str) -> range:
+        """Where the input or output arg `name` lies: TF's NameRangesForNode
+        (tensorflow/core/framework/node_def_util.cc), an arg's length given by its number
+        or type-list attr."""
+        op_def = self.op._op_def
+        start = 0
+        for arg in (op_def.output_arg if output else op_def.input_arg) if op_def is not None else ():
+            if arg.number_attr:
+                size = self.op._attrs[arg.number_attr].i
+            elif arg.type_list_attr:
+                size = len(self.op._attrs[arg.type_list_attr].list.type)
+            else:
+                size = 1
+            if arg.name == name:
+                return range(start, start + size)
+            start += size
+        raise ShapeError(f"Unknown {'output' if output else 'input'} name: {name}")
+
+    def input_list(self, name: str) -> list[ShapeHandle]:
+        """TF's `input(input_name, &shapes)`."""
+        return [self._inputs[i] for i in self._arg_range(False, name)]
+
+    def output_list(self, name: str) -> list[ShapeHandle]:
+        """TF's `output(output_name, &shapes)`."""
+        return [self._outputs[i] for i in self._arg_range(True, name)]
+
+    def set_output_list(self, name: str, shapes: Sequence[ShapeHandle]) -> None:
+        """TF's `set_output(output_name, shapes)`: exactly as many shapes as the arg has."""
+        where = self._arg_range(True, name)
+        if len(where) != len(shapes):
+            raise ShapeError(f"Must provide exactly {len(where)} shapes.")
+        for i, shape in zip(where, shapes):
+            self._outputs[i] = shape
+
     def get_attr(self, name: str) -> Any:
         value = self.op._attrs.get(name)
         if value is None:

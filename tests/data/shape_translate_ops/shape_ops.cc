@@ -765,6 +765,26 @@ REGISTER_OP("StShapeListAttr")
       return OkStatus();
     });
 
+// Shapes of named input and output args of any length (TF's NameRangesForNode).
+REGISTER_OP("StNamedArgs")
+    .Input("xs: N * float")
+    .Output("ys: N * float")
+    .Output("first: float")
+    .Attr("N: int >= 1")
+    .SetShapeFn([](InferenceContext* c) {
+      std::vector<ShapeHandle> xs;
+      TF_RETURN_IF_ERROR(c->input("xs", &xs));
+      std::vector<ShapeHandle> ranked;
+      for (ShapeHandle s : xs) {
+        if (c->Rank(s) != 0) ranked.push_back(s);
+      }
+      TF_RETURN_IF_ERROR(c->set_output("ys", ranked));
+      std::vector<ShapeHandle> ys;
+      TF_RETURN_IF_ERROR(c->output("ys", &ys));
+      c->set_output(c->num_outputs() - 1, ys[0]);
+      return OkStatus();
+    });
+
 // TF's common functions taking arguments after the context.
 REGISTER_OP("StUnchangedRank3")
     .Input("x: float")
