@@ -486,7 +486,7 @@ def _shape_fn_1(c):
 
     v_shapes = []
     v_shapes = c.attr_value("output_shapes", "list_shape")
-    if not not v_shapes:
+    if bool(v_shapes):
         f_ShapesFromAttr(c)
         return
     v_i = 0

@@ -78,6 +78,8 @@ def _black_stable(lines: tuple[str, ...]) -> bool:
     (("ShapeHandle s; TF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensorTreatScalarAsUnknownShape(1, &s));"
      " c->set_output(0, s); return OkStatus();"),
      "v_s = c.make_shape_from_shape_tensor(1, True)\nc.set_output(0, v_s)"),
+    ("std::vector<int> v; if (!v.empty()) return OkStatus(); return OkStatus();",
+     "v_v = []\nif bool(v_v):\n    return"),
     (('std::vector<ShapeHandle> xs; TF_RETURN_IF_ERROR(c->input("xs", &xs));'
       ' TF_RETURN_IF_ERROR(c->set_output("ys", xs)); return OkStatus();'),
      'v_xs = []\nv_xs = c.input_list("xs")\nc.set_output_list("ys", v_xs)'),

@@ -745,6 +745,8 @@ class _Parser:
                 return Expr(f"{_paren(e, _CMP + 1)} is None", "bool", _CMP)
             if t[TEXT] == "!":
                 e = self.convert(e, "bool", t)
+                if e.prec == _NOT and e.code.startswith("not "):  # `!v.empty()`: no `not not`
+                    return Expr(f"bool({e.code[4:]})", "bool")
                 return Expr(f"not {_paren(e, _NOT)}", "bool", _NOT)
             if e.type in ("float", "double") and t[TEXT] == "-" and _FLOAT_LITERAL.match(e.code):
                 return Expr(repr(-float(e.code)), e.type, _UNARY)
