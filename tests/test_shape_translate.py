@@ -75,6 +75,10 @@ def _black_stable(lines: tuple[str, ...]) -> bool:
      'c.run_named("UnchangedShapeWithRankAtLeast", 2)'),
     ("TF_RETURN_IF_ERROR(::tensorflow::shape_inference::BroadcastBinaryOpOutputShapeFn(c, 1)); return OkStatus();",
      'c.run_named("BroadcastBinaryOpOutputShapeFn", 1)'),
+    (("ShapeHandle s; TF_RETURN_IF_ERROR(BroadcastBinaryOpOutputShapeFnHelper(c, c->input(0), c->input(1), true, &s));"
+      " c->set_output(0, s); return OkStatus();"),
+     ('v_s = c.run_named(\n    "BroadcastBinaryOpOutputShapeFnHelper", c.input(0), c.input(1), True\n)\n'
+     "c.set_output(0, v_s)")),
     (("ShapeHandle s; TF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensorTreatScalarAsUnknownShape(1, &s));"
      " c->set_output(0, s); return OkStatus();"),
      "v_s = c.make_shape_from_shape_tensor(1, True)\nc.set_output(0, v_s)"),
@@ -108,10 +112,10 @@ def test_trailing_return_type_and_other_context_name():
     ("float f = 0.1; return OkStatus();", "a double that float may round", 7),
     ("float f = 1; if (f < c->Rank(c->input(0))) return OkStatus(); return OkStatus();",
      "comparing a float with a int", 20),
-    ("return shape_inference::UnchangedShapeWithRank(c);",
-     "UnchangedShapeWithRank with 0 arguments after the context", 8),
-    ("return shape_inference::UnchangedShapeWithRank(c, 1, 2);",
-     "UnchangedShapeWithRank with 2 arguments after the context", 8),
+    ("return shape_inference::UnchangedShapeWithRank(c);", "UnchangedShapeWithRank with these arguments", 8),
+    ("return shape_inference::UnchangedShapeWithRank(c, 1, 2);", "UnchangedShapeWithRank with these arguments", 8),
+    (("ShapeHandle s; TF_RETURN_IF_ERROR(BroadcastBinaryOpOutputShapeFnHelper(c, c->input(0), c->input(1), false, &s));"
+      " return OkStatus();"), "BroadcastBinaryOpOutputShapeFnHelper with incompatible_shape_error other than true", 35),
     ("return errors::Unimplemented(\"no\");", "errors::Unimplemented", 8),
     ("c->set_output(0, outer); return OkStatus();", "outer", 18),
     ("ShapeHandle s; ShapeHandle s; return OkStatus();", "redeclared name s", 28),

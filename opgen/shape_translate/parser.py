@@ -94,11 +94,13 @@ _DTYPES = {n.enum_name: n.enum for n in BY_ENUM.values()}
 _EXACT_IN_FLOAT = 1 << 24
 # TF's common functions taking arguments after the context, by their parameters' types
 # (tensorflow/core/framework/common_shape_fns.h); the runtime's `shape_fns.common.WITH_ARGS`.
-_COMMON_WITH_ARGS = {
-    "UnchangedShapeWithRank": "i",
-    "UnchangedShapeWithRankAtLeast": "i",
-    "UnchangedShapeWithRankAtMost": "i",
-    "BroadcastBinaryOpOutputShapeFn": "i",
+# (the type of an out-param ending the arguments, if any).
+_COMMON_WITH_ARGS: dict[str, tuple[str, str | None]] = {
+    "UnchangedShapeWithRank": ("i", None),
+    "UnchangedShapeWithRankAtLeast": ("i", None),
+    "UnchangedShapeWithRankAtMost": ("i", None),
+    "BroadcastBinaryOpOutputShapeFn": ("i", None),
+    "BroadcastBinaryOpOutputShapeFnHelper": ("ssb", "shape"),
 }
 _NAMESPACES = {"std", "tensorflow", "shape_inference", "tsl", "absl"}
 _OK_RETURNS = {"OkStatus", "OK", "Status", "absl::OkStatus", "Status::OK", "absl::Status", "tsl::OkStatus"}
@@ -527,23 +529,35 @@ class _Parser:
             raise self.fail(name, first)
         self.i += 2
         args: list[Expr] = []
-        while self.text() == ",":
+        out: tuple[str, str] | None = None  # a last `&out` argument: (its Python name, type)
+        while self.text() == "," and out is None:
             self.next()
-            args.append(self.expression())
+            if self.text() == "&":
+                self.next()
+                out = self.var(self.next(), read=False)
+            else:
+                args.append(self.expression())
         self.expect(")")
         from opgen.spec.shape_fn_names import known_shape_fns
 
-        if not args and name in known_shape_fns():
+        if not args and out is None and name in known_shape_fns():
             self.emit(f"c.run_named({py_str(name)})")
             return
         if name in _COMMON_WITH_ARGS:
-            types = _COMMON_WITH_ARGS[name]
-            if len(args) != len(types):
-                raise self.fail(f"{name} with {len(args)} arguments after the context", first)
-            self.emit_call("", _call("c.run_named(", [py_str(name), *_args(self, args, types, first)], "void"))
+            types, out_type = _COMMON_WITH_ARGS[name]
+            if len(args) != len(types) or (out[1] if out else None) != out_type:
+                raise self.fail(f"{name} with these arguments", first)
+            call = _call("c.run_named(", [py_str(name), *_args(self, args, types, first)], out_type or "void")
+            if name == "BroadcastBinaryOpOutputShapeFnHelper" and call.code.split(", ")[-1] != "True)":
+                # the runtime's port is TF's rule for incompatible_shape_error=true only
+                raise self.fail(f"{name} with incompatible_shape_error other than true", first)
+            if out is None:
+                self.emit_call("", call)
+            else:
+                self.assign(out[0], call)
             return
         py, params = self.shared.helper(self, name, first)
-        if len(args) != len(params):
+        if out is not None or len(args) != len(params):
             raise self.fail(f"{name} with {len(args)} arguments after the context", first)
         self.emit_call("", _call(f"{py}(", ["c", *(self.convert(a, t, first) for a, t in zip(args, params))], "void"))
 

@@ -26,7 +26,7 @@ Values = _constants.Values
 
 # The built-in shape functions by name (`shape_fns.by_name`). shape_fns is built on this module,
 # so it cannot be imported here: shape_inference, which imports both, sets it.
-builtin_shape_fn: Callable[[str, bool], Callable[..., None]] | None = None
+builtin_shape_fn: Callable[[str, bool], Callable[..., Any]] | None = None
 
 class ShapeHandle:
     """A shape: `dims` is None for unknown rank, else a tuple of DimensionHandles."""
@@ -620,8 +620,9 @@ class InferenceContext:
     def tensor_rank(value: Values) -> int:
         return len(value[1])
 
-    def run_named(self, name: str, *args: Any) -> None:
+    def run_named(self, name: str, *args: Any) -> Any:
         """Runs the built-in shape function `name` (`return shape_inference::X(c);`), or one
-        of TF's common functions taking arguments after the context (`X(c, 1)`)."""
+        of TF's common functions taking arguments after the context (`X(c, 1)`; its
+        out-param, if any, returned)."""
         assert builtin_shape_fn is not None  # set when shape_inference is imported
-        builtin_shape_fn(name, bool(args))(self, *args)
+        return builtin_shape_fn(name, bool(args))(self, *args)

@@ -82,6 +82,15 @@ def broadcast_binary_op_output_shape(c: InferenceContext, output_index: int) -> 
     c.set_output(output_index, broadcast_shapes(c, c.input(0), c.input(1)))
 
 
+def broadcast_binary_op_output_shape_helper(
+    c: InferenceContext, x: ShapeHandle, y: ShapeHandle, incompatible_shape_error: bool
+) -> ShapeHandle:
+    """TF's BroadcastBinaryOpOutputShapeFnHelper(c, x, y, true, &out) (common_shape_fns.cc):
+    translated shape functions call it with incompatible_shape_error true only."""
+    assert incompatible_shape_error
+    return broadcast_shapes(c, x, y)
+
+
 def broadcast_shapes(
     c: InferenceContext, x: ShapeHandle, y: ShapeHandle
 ) -> ShapeHandle:
@@ -405,9 +414,10 @@ NAMED: dict[str, ShapeFn] = {
 # TF's common functions that take arguments after the context (common_shape_fns.h), which a
 # translated shape function calls (`return shape_inference::UnchangedShapeWithRank(c, 2);`);
 # not `SetShapeFn` names. opgen/shape_translate/parser.py's `_COMMON_WITH_ARGS` lists them.
-WITH_ARGS: dict[str, Callable[..., None]] = {
+WITH_ARGS: dict[str, Callable[..., ShapeHandle | None]] = {
     "UnchangedShapeWithRank": unchanged_shape_with_rank,
     "UnchangedShapeWithRankAtLeast": unchanged_shape_with_rank_at_least,
     "UnchangedShapeWithRankAtMost": unchanged_shape_with_rank_at_most,
     "BroadcastBinaryOpOutputShapeFn": broadcast_binary_op_output_shape,
+    "BroadcastBinaryOpOutputShapeFnHelper": broadcast_binary_op_output_shape_helper,
 }

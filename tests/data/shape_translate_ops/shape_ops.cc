@@ -812,6 +812,18 @@ REGISTER_OP("StBroadcastSecondOutput")
       return OkStatus();
     });
 
+REGISTER_OP("StBroadcastHelper")
+    .Input("x: float")
+    .Input("y: float")
+    .Output("z: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle out;
+      TF_RETURN_IF_ERROR(shape_inference::BroadcastBinaryOpOutputShapeFnHelper(
+          c, c->input(1), c->input(0), true, &out));
+      c->set_output(0, out);
+      return OkStatus();
+    });
+
 REGISTER_OP("StShapeTensorOrScalar")
     .Input("shape: int32")
     .Output("y: float")
