@@ -11,6 +11,9 @@ get TF's static shapes and shape errors.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from . import array, array_index, array_layout, image, math, nn, other, quantized
 from .common import NAMED, WITH_ARGS, ShapeFn
 from .fast import DIRECT, GUARDED
@@ -29,7 +32,7 @@ BY_OP: dict[str, ShapeFn] = {
 }
 
 
-def by_name(name: str, with_args: bool = False) -> ShapeFn:
+def by_name(name: str, with_args: bool = False) -> Callable[..., Any]:
     """The built-in called `name` (`shape_inference::` qualifiers allowed); KeyError if none.
     `with_args`: one of TF's common functions called with arguments after the context."""
     key = name.rsplit("::", 1)[-1]
