@@ -547,10 +547,10 @@ class _Parser:
             types, out_type = _COMMON_WITH_ARGS[name]
             if len(args) != len(types) or (out[1] if out else None) != out_type:
                 raise self.fail(f"{name} with these arguments", first)
-            call = _call("c.run_named(", [py_str(name), *_args(self, args, types, first)], out_type or "void")
-            if name == "BroadcastBinaryOpOutputShapeFnHelper" and call.code.split(", ")[-1] != "True)":
+            if name == "BroadcastBinaryOpOutputShapeFnHelper" and args[2].code != "True":
                 # the runtime's port is TF's rule for incompatible_shape_error=true only
                 raise self.fail(f"{name} with incompatible_shape_error other than true", first)
+            call = _call("c.run_named(", [py_str(name), *_args(self, args, types, first)], out_type or "void")
             if out is None:
                 self.emit_call("", call)
             else:
