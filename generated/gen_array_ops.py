@@ -1882,16 +1882,54 @@ def _shape_fn_0(c: _api_types.InferenceContext) -> None:
 
 
 def _shape_fn_1(c: _api_types.InferenceContext) -> None:
+    v_input = []
+    v_input = c.input_list("input")
+    c.set_output_list("output", v_input)
+
+
+def _shape_fn_2(c: _api_types.InferenceContext) -> None:
     v_declared = c.attr_value("shape", "shape")
     v_out = v_declared
     c.set_output(0, v_out)
 
 
-def _shape_fn_2(c: _api_types.InferenceContext) -> None:
+def _shape_fn_3(c: _api_types.InferenceContext) -> None:
     c.set_output(0, c.vector(c.make_dim(c.rank_value(c.input(0)))))
 
 
-def _shape_fn_3(c: _api_types.InferenceContext) -> None:
+def _shape_fn_4(c: _api_types.InferenceContext) -> None:
+    def f_SplitShapeFn(c, v_value_input):
+        v_value = c.input(v_value_input)
+        v_out = (
+            c.unknown_shape_of_rank(c.rank_value(v_value))
+            if c.rank_known(v_value)
+            else c.unknown_shape()
+        )
+        v_i = 0
+        while v_i < c.num_outputs:
+            c.set_output(v_i, v_out)
+            v_i += 1
+
+    f_SplitShapeFn(c, 1)
+
+
+def _shape_fn_5(c: _api_types.InferenceContext) -> None:
+    def f_SplitShapeFn(c, v_value_input):
+        v_value = c.input(v_value_input)
+        v_out = (
+            c.unknown_shape_of_rank(c.rank_value(v_value))
+            if c.rank_known(v_value)
+            else c.unknown_shape()
+        )
+        v_i = 0
+        while v_i < c.num_outputs:
+            c.set_output(v_i, v_out)
+            v_i += 1
+
+    f_SplitShapeFn(c, 0)
+
+
+def _shape_fn_6(c: _api_types.InferenceContext) -> None:
     c.set_output(0, c.vector(c.make_dim(-1)))
     c.set_output(1, c.input(0))
     c.with_rank(c.input(0), 1)
@@ -1905,17 +1943,20 @@ _registry.register_op_list(
         "ExpandDims": _shape_fn_0,
         "Fill": _shape_fn_0,
         "Identity": "shape_inference::UnchangedShape",
+        "IdentityN": _shape_fn_1,
         "MirrorPad": _shape_fn_0,
         "NoOp": "shape_inference::NoOutputs",
         "Pack": _shape_fn_0,
-        "Placeholder": _shape_fn_1,
+        "Placeholder": _shape_fn_2,
         "PlaceholderV2": "shape_inference::ExplicitShape",
         "Reshape": _shape_fn_0,
-        "Shape": _shape_fn_2,
+        "Shape": _shape_fn_3,
+        "Split": _shape_fn_4,
+        "SplitV": _shape_fn_5,
         "Squeeze": _shape_fn_0,
         "Tile": _shape_fn_0,
         "Transpose": _shape_fn_0,
-        "Unique": _shape_fn_3,
+        "Unique": _shape_fn_6,
         "ZerosLike": "shape_inference::UnchangedShape",
     },
 )

@@ -468,12 +468,50 @@ _OP_DEFS.append(
 )
 
 
+def _shape_fn_0(c: _api_types.InferenceContext) -> None:
+    v_shapes = []
+    v_shapes = c.attr_value("output_shapes", "list_shape")
+    if not v_shapes:
+        c.run_named("UnknownShape")
+        return
+    v_i = 0
+    while v_i < c.num_outputs and v_i < len(v_shapes):
+        v_s = v_shapes[v_i]
+        c.set_output(v_i, v_s)
+        v_i += 1
+
+
+def _shape_fn_1(c: _api_types.InferenceContext) -> None:
+    def f_ShapesFromAttr(c):
+        v_shapes = []
+        v_shapes = c.attr_value("output_shapes", "list_shape")
+        if not v_shapes:
+            c.run_named("UnknownShape")
+            return
+        v_i = 0
+        while v_i < c.num_outputs and v_i < len(v_shapes):
+            v_s = v_shapes[v_i]
+            c.set_output(v_i, v_s)
+            v_i += 1
+
+    v_shapes = []
+    v_shapes = c.attr_value("output_shapes", "list_shape")
+    if bool(v_shapes):
+        f_ShapesFromAttr(c)
+        return
+    v_i = 0
+    while v_i < c.num_outputs:
+        c.set_output(v_i, c.input(v_i))
+        v_i += 1
+
+
 _registry.register_op_list(
     __name__,
     b"".join(_OP_DEFS),
     shape_fns={
-        "If": "ShapesFromAttr",
+        "If": _shape_fn_0,
         "PartitionedCall": "shape_inference::UnknownShape",
         "StatefulPartitionedCall": "shape_inference::UnknownShape",
+        "While": _shape_fn_1,
     },
 )

@@ -1799,6 +1799,17 @@ def _shape_fn_1(c: _api_types.InferenceContext) -> None:
 
 
 def _shape_fn_2(c: _api_types.InferenceContext) -> None:
+    v_x = c.input(0)
+    v_y = c.input(1)
+    v_strict = True
+    v_strict = c.attr_value("incompatible_shape_error", "bool")
+    if not v_strict and (not c.rank_known(v_x) or not c.rank_known(v_y)):
+        c.set_output(0, c.unknown_shape())
+        return
+    c.run_named("BroadcastBinaryOpOutputShapeFn", 0)
+
+
+def _shape_fn_3(c: _api_types.InferenceContext) -> None:
     c.run_named("UnknownShape")
 
 
@@ -1812,15 +1823,16 @@ _registry.register_op_list(
         "AddV2": "shape_inference::BroadcastBinaryOpShapeFn",
         "ArgMax": _shape_fn_1,
         "Cast": "shape_inference::UnchangedShape",
+        "Equal": _shape_fn_2,
         "MatMul": "shape_inference::MatMulShape",
         "Max": "shape_inference::ReductionShape",
         "Maximum": "shape_inference::BroadcastBinaryOpShapeFn",
         "Mean": "shape_inference::ReductionShape",
         "Mul": "shape_inference::BroadcastBinaryOpShapeFn",
         "Neg": "shape_inference::UnchangedShape",
-        "Range": _shape_fn_2,
+        "Range": _shape_fn_3,
         "RealDiv": "shape_inference::BroadcastBinaryOpShapeFn",
-        "Select": _shape_fn_2,
+        "Select": _shape_fn_3,
         "Sqrt": "shape_inference::UnchangedShape",
         "Square": "shape_inference::UnchangedShape",
         "Sub": "shape_inference::BroadcastBinaryOpShapeFn",

@@ -883,6 +883,10 @@ _OP_DEFS.append(
 
 
 def _shape_fn_0(c: _api_types.InferenceContext) -> None:
+    c.run_named("UnchangedShapeWithRankAtLeast", 1)
+
+
+def _shape_fn_1(c: _api_types.InferenceContext) -> None:
     c.run_named("UnknownShape")
 
 
@@ -896,6 +900,7 @@ _registry.register_op_list(
         "LeakyRelu": "shape_inference::UnchangedShape",
         "MaxPool": "shape_inference::MaxPoolShapeWithExplicitPadding",
         "Relu": "shape_inference::UnchangedShape",
-        "TopK": _shape_fn_0,
+        "Softmax": _shape_fn_0,
+        "TopK": _shape_fn_1,
     },
 )

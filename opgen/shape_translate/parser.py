@@ -13,6 +13,7 @@ raises `Untranslatable` naming the construct: the op keeps unknown shapes, never
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,6 +29,7 @@ from opgen.spec.cpp_lexer import (
     decode_escapes,
     parse_int_literal,
 )
+from opgen_runtime.proto.datatypes import BY_ENUM
 
 
 @dataclass(frozen=True)
@@ -53,9 +55,11 @@ class Expr:
     `call` = (prefix, args) when it is a call, so a long statement can be wrapped as black would."""
 
     code: str
-    type: str  # shape | dim | int | bool | str | list_int | list_str | list_dim | list_shape
+    type: str  # shape | dim | int | bool | str | float | dtype | attrshape | tensor | list_<one of those>,
+    # or double: a floating literal without `f` (a C++ double; no variable has that type)
     prec: int = 20
     call: tuple[str, tuple[Expr | str, ...]] | None = None
+    ternary: tuple[str, str, str] | None = None  # `a if cond else b`: (a, "if cond", "else b")
 
 
 def _call(prefix: str, args: Sequence[Expr | str], type_: str) -> Expr:
@@ -74,11 +78,30 @@ def _bracketed(e: Expr | str):
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_FLOAT_LITERAL = re.compile(r"-?[0-9.e+-]+\Z")
 _INT_TYPES = {"int", "int32", "int64", "int32_t", "int64_t", "long", "size_t", "unsigned", "int16", "int8",
               "uint32", "uint64"}
 _SCALAR_TYPES = {**dict.fromkeys(_INT_TYPES, "int"), "bool": "bool", "ShapeHandle": "shape",
                  "DimensionHandle": "dim", "string": "str", "tstring": "str", "auto": "auto",
-                 "PartialTensorShape": "attrshape"}
+                 "PartialTensorShape": "attrshape", "float": "float", "DataType": "dtype",
+                 "DataTypeVector": "list_dtype"}
+_VECTOR_ITEMS = ("int", "str", "dim", "shape", "float", "dtype", "attrshape")
+# What GetAttr reads into a local of each type (and lists of them): the runtime's attr kinds
+_ATTR_KINDS = {"int": "int", "bool": "bool", "str": "str", "float": "float", "dtype": "type", "attrshape": "shape"}
+# DataType enum values by name (`DT_FLOAT`; tensorflow/core/framework/types.proto)
+_DTYPES = {n.enum_name: n.enum for n in BY_ENUM.values()}
+# A float compared with an int converts the int to float: exact for these (2**24, float's mantissa)
+_EXACT_IN_FLOAT = 1 << 24
+# TF's common functions taking arguments after the context, by their parameters' types
+# (tensorflow/core/framework/common_shape_fns.h); the runtime's `shape_fns.common.WITH_ARGS`.
+# (the type of an out-param ending the arguments, if any).
+_COMMON_WITH_ARGS: dict[str, tuple[str, str | None]] = {
+    "UnchangedShapeWithRank": ("i", None),
+    "UnchangedShapeWithRankAtLeast": ("i", None),
+    "UnchangedShapeWithRankAtMost": ("i", None),
+    "BroadcastBinaryOpOutputShapeFn": ("i", None),
+    "BroadcastBinaryOpOutputShapeFnHelper": ("ssb", "shape"),
+}
 _NAMESPACES = {"std", "tensorflow", "shape_inference", "tsl", "absl"}
 _OK_RETURNS = {"OkStatus", "OK", "Status", "absl::OkStatus", "Status::OK", "absl::Status", "tsl::OkStatus"}
 
@@ -108,17 +131,19 @@ def _paren(e: Expr, prec: int) -> str:
 
 
 class _Parser:
-    def __init__(self, tokens: Sequence[Token], pos: int, end: int, ctx_name: str):
+    def __init__(self, tokens: Sequence[Token], pos: int, end: int, ctx_name: str, helpers: _Helpers,
+                 depth: int = 1):
         self.toks = tokens
         self.i = pos
         self.end = end
         self.ctx = ctx_name
+        self.shared = helpers
         self.scopes: list[dict[str, tuple[str, str]]] = [{}]
         # Lines, and assignments laid out at the end: a variable never read gets none (its
         # call stays, for its checks), so the output has no unused locals.
         self.lines: list[str | _Assign] = []
         self.reads: set[str] = set()
-        self.depth = 1
+        self.depth = depth
         self.statement_tok: Token | None = None  # where the statement being translated starts
 
     # tokens
@@ -200,6 +225,13 @@ class _Parser:
 
     def layout(self, depth: int, head: str, e: Expr, tok: Token | None) -> list[str]:
         indent = "    " * depth
+        if len(indent) + len(head) + len(e.code) > LINE_LENGTH and e.ternary is not None and head.endswith("= "):
+            # black's right-hand split: the value in parentheses, on one line or one per part
+            inner = indent + "    "
+            parts = [e.code] if len(inner) + len(e.code) <= LINE_LENGTH else list(e.ternary)
+            if any(len(inner) + len(part) > LINE_LENGTH for part in parts):
+                raise self.fail("a statement too long for one line", tok)
+            return [f"{indent}{head}(", *(inner + part for part in parts), f"{indent})"]
         if len(indent) + len(head) + len(e.code) <= LINE_LENGTH or e.call is None:
             if len(indent) + len(head) + len(e.code) > LINE_LENGTH:
                 raise self.fail("a statement too long for one line", tok)
@@ -241,7 +273,7 @@ class _Parser:
         if name == "vector" and self.text() == "<":
             self.next()
             inner = self.try_type(named=False)
-            if inner not in ("int", "str", "dim", "shape") or self.text() != ">":
+            if inner not in _VECTOR_ITEMS or self.text() != ">":
                 self.i = start
                 return None
             self.next()
@@ -364,6 +396,11 @@ class _Parser:
             return e
         if type_ == "int" and e.type == "bool":
             return Expr(f"int({e.code})", "int")
+        if type_ == "float" and e.type in ("double", "int"):  # only values float holds exactly
+            value = float(e.code) if _FLOAT_LITERAL.match(e.code) else None
+            if value is not None and _to_float(value) == value:
+                return Expr(repr(value), "float", e.prec)
+            raise self.fail(f"a {e.type} that float may round", tok)
         if type_ == "bool" and e.type == "tensor":
             return Expr(f"{_paren(e, _CMP + 1)} is not None", "bool", _CMP)
         if type_ == "bool" and e.type == "int":
@@ -419,6 +456,8 @@ class _Parser:
             e = self.expression()
             if e.type == "int":
                 pieces.append(Expr(f"str({e.code})", "str"))
+            elif e.type in ("float", "double"):
+                pieces.append(_call("c.float_text(", [e], "str"))
             elif e.type == "str":
                 pieces.append(e)
             else:
@@ -435,14 +474,8 @@ class _Parser:
         """A call returning a Status, its errors propagated (out-params assigned)."""
         name, first = self.qualified()
         if name != self.ctx:
-            if self.text() == "(" and self.text(1) == self.ctx and self.text(2) == ")":
-                from opgen.spec.shape_fn_names import known_shape_fns
-
-                if name in known_shape_fns():
-                    self.i += 3
-                    self.emit(f"c.run_named({py_str(name)})")
-                    return
-            raise self.fail(f"{name}", first)
+            self.function_call(name, first)
+            return
         self.expect("->")
         m = self.next()
         method = m[TEXT]
@@ -472,18 +505,61 @@ class _Parser:
             if len(args) != 1 or args[0].type != "str" or len(outs) != 1:
                 raise self.fail(f"{self.ctx}->GetAttr", m)
             py, type_, _ = outs[0]
-            if type_ not in ("int", "bool", "str", "list_int", "list_str", "attrshape"):
+            item = type_.removeprefix("list_")
+            if item not in _ATTR_KINDS:
                 raise self.fail(f"GetAttr into a {type_}", m)
-            kind = "shape" if type_ == "attrshape" else type_
+            kind = type_.replace(item, _ATTR_KINDS[item])
             self.assign(py, _call("c.attr_value(", [args[0], py_str(kind)], type_))
             return
         call, out_types = _STATUS_METHODS[method](self, args, m)
         if [o[1] for o in outs] != list(out_types):
             raise self.fail(f"{self.ctx}->{method} with these arguments", m)
-        if len(outs) == 1:
+        if not outs:
+            self.emit_call("", call)
+        elif len(outs) == 1:
             self.assign(outs[0][0], call)
         else:
             self.emit_call(", ".join(o[0] for o in outs) + " = ", call)
+
+    def function_call(self, name: str, first: Token) -> None:
+        """`F(c, args...)` returning a Status: a built-in of the runtime (TF's common
+        functions), or a function of the project defined in the sources, translated as a
+        nested function (`def f_F(c, ...)`) on first use."""
+        if self.text() != "(" or self.text(1) != self.ctx:
+            raise self.fail(name, first)
+        self.i += 2
+        args: list[Expr] = []
+        out: tuple[str, str] | None = None  # a last `&out` argument: (its Python name, type)
+        while self.text() == "," and out is None:
+            self.next()
+            if self.text() == "&":
+                self.next()
+                out = self.var(self.next(), read=False)
+            else:
+                args.append(self.expression())
+        self.expect(")")
+        from opgen.spec.shape_fn_names import known_shape_fns
+
+        if not args and out is None and name in known_shape_fns():
+            self.emit(f"c.run_named({py_str(name)})")
+            return
+        if name in _COMMON_WITH_ARGS:
+            types, out_type = _COMMON_WITH_ARGS[name]
+            if len(args) != len(types) or (out[1] if out else None) != out_type:
+                raise self.fail(f"{name} with these arguments", first)
+            if name == "BroadcastBinaryOpOutputShapeFnHelper" and args[2].code != "True":
+                # the runtime's port is TF's rule for incompatible_shape_error=true only
+                raise self.fail(f"{name} with incompatible_shape_error other than true", first)
+            call = _call("c.run_named(", [py_str(name), *_args(self, args, types, first)], out_type or "void")
+            if out is None:
+                self.emit_call("", call)
+            else:
+                self.assign(out[0], call)
+            return
+        py, params = self.shared.helper(self, name, first)
+        if out is not None or len(args) != len(params):
+            raise self.fail(f"{name} with {len(args)} arguments after the context", first)
+        self.emit_call("", _call(f"{py}(", ["c", *(self.convert(a, t, first) for a, t in zip(args, params))], "void"))
 
     def if_statement(self, keyword: str) -> None:
         self.expect("if")
@@ -628,8 +704,8 @@ class _Parser:
                 b = b if b.type == "dim" else _call("c.make_dim(", [b], "dim")
             else:
                 raise self.fail("a conditional of two types", q)
-        return Expr(f"{_paren(a, _TERNARY + 1)} if {_paren(cond, _TERNARY + 1)} else {_paren(b, _TERNARY)}",
-                    a.type, _TERNARY)
+        parts = (_paren(a, _TERNARY + 1), f"if {_paren(cond, _TERNARY + 1)}", f"else {_paren(b, _TERNARY)}")
+        return Expr(" ".join(parts), a.type, _TERNARY, ternary=parts)
 
     def binary(self, min_prec: int) -> Expr:
         left = self.unary()
@@ -651,8 +727,11 @@ class _Parser:
         if prec == _CMP and {a.type, b.type} == {"tensor", "null"} and text in ("==", "!="):
             tensor = a if a.type == "tensor" else b
             return Expr(f"{tensor.code} {'is' if text == '==' else 'is not'} None", "bool", _CMP)
+        if prec == _CMP and {a.type, b.type} & {"float", "double"}:
+            a, b = self.float_operand(a, op), self.float_operand(b, op)
         if prec == _CMP:
-            if a.type != b.type or (a.type not in ("int", "bool") and not (a.type == "str" and text in ("==", "!="))):
+            if a.type != b.type or (a.type not in ("int", "bool", "float")
+                                    and not (a.type in ("str", "dtype") and text in ("==", "!="))):
                 raise self.fail(f"comparing a {a.type} with a {b.type}", op)
             return Expr(f"{_paren(a, prec + 1)} {pyop} {_paren(b, prec + 1)}", "bool", prec)
         a, b = self.convert(a, "int", op), self.convert(b, "int", op)
@@ -660,6 +739,16 @@ class _Parser:
             name = "c.truncdiv(" if text == "/" else "c.truncmod("
             return _call(name, [a, b], "int")
         return Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "int", prec)
+
+    def float_operand(self, e: Expr, op: Token) -> Expr:
+        """A comparison operand beside a float or double: C++ compares them as doubles (a
+        float converts exactly), as Python does; an int literal converts exactly too, other
+        ints could round, so are refused."""
+        if e.type in ("float", "double"):
+            return Expr(e.code, "float", e.prec)
+        if e.type == "int" and e.code.lstrip("-").isdigit() and abs(int(e.code)) <= _EXACT_IN_FLOAT:
+            return Expr(e.code, "float", e.prec)
+        raise self.fail(f"comparing a float with a {e.type}", op)
 
     def unary(self) -> Expr:
         t = self.peek()
@@ -670,7 +759,11 @@ class _Parser:
                 return Expr(f"{_paren(e, _CMP + 1)} is None", "bool", _CMP)
             if t[TEXT] == "!":
                 e = self.convert(e, "bool", t)
+                if e.prec == _NOT and e.code.startswith("not "):  # `!v.empty()`: no `not not`
+                    return Expr(f"bool({e.code[4:]})", "bool")
                 return Expr(f"not {_paren(e, _NOT)}", "bool", _NOT)
+            if e.type in ("float", "double") and t[TEXT] == "-" and _FLOAT_LITERAL.match(e.code):
+                return Expr(repr(-float(e.code)), e.type, _UNARY)
             e = self.convert(e, "int", t)
             if t[TEXT] == "+":
                 return e
@@ -690,7 +783,7 @@ class _Parser:
                 self.i += 3
                 self.expect(")")
                 e = Expr(f"len({e.code})", "int")
-            elif self.text() == "." and e.type == "list_int" and self.text(1) == "empty" and self.text(2) == "(":
+            elif self.text() == "." and e.type.startswith("list_") and self.text(1) == "empty" and self.text(2) == "(":
                 self.i += 3
                 self.expect(")")
                 e = Expr(f"not {e.code}", "bool", _NOT)
@@ -735,7 +828,9 @@ class _Parser:
             return e
         if kind == "num":
             value = parse_int_literal(text)
-            if value is None or value >= 1 << 63:
+            if value is None:
+                return self.float_literal(t)
+            if value >= 1 << 63:
                 raise self.fail(f"the number {text}", t)
             self.next()
             return Expr(str(value), "int")
@@ -806,8 +901,34 @@ class _Parser:
                 return Expr("-1", "int", _UNARY)
             if name in ("kUnknownRank", "InferenceContext::kUnknownRank"):
                 return Expr("-1", "int", _UNARY)
+            dtype = _DTYPES.get(name.removeprefix("DataType::"))
+            if dtype is not None:
+                return Expr(str(dtype), "dtype")
+            if name == "DataTypeString" and self.text() == "(":
+                self.next()
+                e = self.expression()
+                self.expect(")")
+                if e.type != "dtype":
+                    raise self.fail(f"DataTypeString of a {e.type}", first)
+                return _call("c.dtype_string(", [e], "str")
             raise self.fail(name, first)
         raise self.fail(tok=t)
+
+    def float_literal(self, t: Token) -> Expr:
+        """A decimal floating literal: a double, or with `f` a float (rounded as the compiler
+        does). Python floats are doubles: a float value is a double that float holds exactly."""
+        self.next()
+        text = t[TEXT].lower().replace("'", "")
+        suffix = text[-1] if text[-1] in "fl" else ""
+        try:
+            value = float(text.removesuffix(suffix)) if not text.startswith("0x") else None
+        except ValueError:
+            value = None
+        if value is None or value != value or value in (float("inf"), float("-inf")):
+            raise self.fail(f"the number {t[TEXT]}", t)
+        if suffix == "f":
+            return Expr(repr(_to_float(value)), "float")
+        return Expr(repr(value), "double")
 
     def dim_or_constant(self, e: Expr, tok: Token) -> Expr:
         """TF's DimensionOrConstant: a dimension, or an int (-1 meaning unknown)."""
@@ -818,8 +939,14 @@ class _Parser:
         raise self.fail(f"a {e.type} used as a dimension", tok)
 
 
+def _to_float(value: float) -> float:
+    """`value` rounded to the nearest C++ float."""
+    return struct.unpack("<f", struct.pack("<f", value))[0]
+
+
 def _args(p: _Parser, args: list[Expr], types: str, tok: Token) -> list[Expr]:
-    """`args` checked against `types` (s=shape, d=dim, i=int, b=bool, D=dimension-or-constant)."""
+    """`args` checked against `types` (s=shape, d=dim, i=int, b=bool, t=string, a=PartialTensorShape,
+    l=vector of shapes, D=dimension-or-constant)."""
     if len(args) != len(types):
         raise p.fail(f"{p.ctx}->{tok[TEXT]} with {len(args)} arguments", tok)
     out = []
@@ -827,7 +954,7 @@ def _args(p: _Parser, args: list[Expr], types: str, tok: Token) -> list[Expr]:
         if t == "D":
             out.append(p.dim_or_constant(a, tok))
             continue
-        want = {"s": "shape", "d": "dim", "i": "int", "b": "bool", "a": "attrshape"}[t]
+        want = {"s": "shape", "d": "dim", "i": "int", "b": "bool", "t": "str", "a": "attrshape", "l": "list_shape"}[t]
         out.append(p.convert(a, want, tok))
     return out
 
@@ -913,15 +1040,25 @@ _STATUS_METHODS = {
     "Divide": _by_types((("dim", "int", "bool"), "divide", "dib", ("dim",)),
                         (("dim", "dim", "bool"), "divide", "ddb", ("dim",))),
     "MakeShapeFromShapeTensor": _by_types((("int",), "make_shape_from_shape_tensor", "i", ("shape",))),
+    "MakeShapeFromShapeTensorTreatScalarAsUnknownShape": lambda p, args, tok: (
+        _call("c.make_shape_from_shape_tensor(", [*_args(p, args, "i", tok), "True"], "shape"), ("shape",)),
     # a PartialTensorShape attr is read as the ShapeHandle it makes
     "MakeShapeFromPartialTensorShape": lambda p, args, tok: (
         Expr(_args(p, args, "a", tok)[0].code, "shape"), ("shape",)),
     "GetAttr": None,  # handled by `status_call` (the out-param's type says the attr's)
+    # the shapes of a named input or output arg (a list of any length), by its OpDef name
+    "input": _by_types((("str",), "input_list", "t", ("list_shape",))),
+    "output": _by_types((("str",), "output_list", "t", ("list_shape",))),
+    "set_output": _by_types((("str", "list_shape"), "set_output_list", "tl", ())),
 }
 
 
-def _params(tokens: Sequence[Token], i: int) -> tuple[str, int]:
-    """`(InferenceContext* c)` at i -> ("c", index after `)`)."""
+_PARAM_TYPES = {"int", "bool", "str", "float", "dtype", "shape", "dim", "attrshape"}
+
+
+def _params(tokens: Sequence[Token], i: int) -> tuple[str, list[tuple[Token, str]], int]:
+    """`(InferenceContext* c[, more])` at i -> ("c", [(name token, type) of the others],
+    index after `)`); the others are values or const references of the local types."""
     if tokens[i][TEXT] != "(":
         raise Untranslatable(tokens[i][TEXT], tokens[i])
     j = i + 1
@@ -932,29 +1069,102 @@ def _params(tokens: Sequence[Token], i: int) -> tuple[str, int]:
     if [n for n in names if n not in ("::", "const")][-1:] != ["InferenceContext"] or tokens[j][TEXT] != "*":
         raise Untranslatable("a shape function whose parameter is not InferenceContext*", tokens[i])
     name = tokens[j + 1]
-    if name[KIND] != "id" or not _IDENT.match(name[TEXT]) or tokens[j + 2][TEXT] != ")":
+    if name[KIND] != "id" or not _IDENT.match(name[TEXT]) or tokens[j + 2][TEXT] not in (")", ","):
         raise Untranslatable("a shape function whose parameter is not InferenceContext*", name)
-    return name[TEXT], j + 3
+    j += 2
+    params: list[tuple[Token, str]] = []
+    while tokens[j][TEXT] == ",":
+        p = _Parser(tokens, j + 1, len(tokens), name[TEXT], _Helpers(tokens))
+        const = p.text() == "const"
+        type_ = p.try_type(named=False)
+        if p.text() == "&" and const:
+            p.next()
+        param = p.next()
+        if type_ is None or type_.removeprefix("list_") not in _PARAM_TYPES or param[KIND] != "id" \
+                or not _IDENT.match(param[TEXT]) or p.text() not in (",", ")"):
+            raise Untranslatable("a parameter of this type", tokens[j + 1])
+        params.append((param, type_))
+        j = p.i
+    return name[TEXT], params, j + 1
 
 
-def _body(tokens: Sequence[Token], i: int, ctx: str) -> tuple[str, ...]:
-    """The function body whose `{` is tokens[i], translated."""
-    depth = 0
+def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers | None = None,
+          params: Sequence[tuple[Token, str]] = (), depth: int = 1) -> tuple[str, ...]:
+    """The function body whose `{` is tokens[i], translated; `helpers`: the project
+    functions translated so far (for a nested function's body)."""
+    depth_ = 0
     for j in range(i, len(tokens)):
-        depth += {"{": 1, "}": -1}.get(tokens[j][TEXT], 0) if tokens[j][KIND] == "op" else 0
-        if depth == 0:
+        depth_ += {"{": 1, "}": -1}.get(tokens[j][TEXT], 0) if tokens[j][KIND] == "op" else 0
+        if depth_ == 0:
             break
     else:
         raise Untranslatable("an unclosed body", tokens[i])
     for t in tokens[i:j]:  # a for loop's `continue` would skip its step in the while loop it becomes
         if t[TEXT] == "continue" and t[KIND] == "id":
             raise Untranslatable("continue", t)
-    p = _Parser(tokens, i + 1, j + 1, ctx)
+    shared = helpers or _Helpers(tokens)
+    p = _Parser(tokens, i + 1, j + 1, ctx, shared, depth)
+    for tok, type_ in params:
+        p.declare(tok, type_)
     p.block_body()
     lines = p.finished_lines()
-    if lines and lines[-1] == "    return":  # falling off the end does the same
+    indent = "    " * depth
+    if lines and lines[-1] == indent + "return":  # falling off the end does the same
         lines.pop()
-    return tuple(lines or ["    pass"])
+    lines = lines or [indent + "pass"]
+    return tuple(lines if helpers is not None else [*shared.lines, *lines])
+
+
+class _Helpers:
+    """The project functions a shape function calls (`SplitShape(c, 1)`), each translated
+    once, on first use, as a nested function at the top of the translation: `def f_Name(c, ...)`."""
+
+    def __init__(self, tokens: Sequence[Token]):
+        self.tokens = tokens
+        self.found: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self.active: set[str] = set()
+        self.lines: list[str] = []
+
+    def helper(self, caller: _Parser, name: str, tok: Token) -> tuple[str, tuple[str, ...]]:
+        """(Python name, parameter types after the context) of the function `name`."""
+        if name in self.found:
+            return self.found[name]
+        if name in self.active:
+            raise caller.fail(f"a recursive call of {name}", tok)
+        definition = _definition(self.tokens, name) if _IDENT.match(name) else None
+        if definition is None:
+            raise caller.fail(name, tok)
+        ctx, params, body = definition
+        self.active.add(name)
+        lines = _body(self.tokens, body, ctx, self, params, depth=2)
+        self.active.discard(name)
+        py = "f_" + name
+        head = f"    def {py}(" + ", ".join(["c", *("v_" + t[TEXT] for t, _ in params)]) + "):"
+        if len(head) > LINE_LENGTH:
+            raise caller.fail("a statement too long for one line", tok)
+        self.lines += [head, *lines, ""]
+        self.found[name] = (py, tuple(t for _, t in params))
+        return self.found[name]
+
+
+def _definition(tokens: Sequence[Token], name: str) -> tuple[str, list[tuple[Token, str]], int] | None:
+    """The definition `Status name(InferenceContext* c, ...) { ... }` in the tokens:
+    (context name, other parameters, index of its `{`); None when there is none. Parameters
+    opgen cannot take are refused where they stand (a declaration's unnamed ones are skipped)."""
+    refused = None
+    for i in range(1, len(tokens) - 1):
+        if tokens[i][TEXT] == name and tokens[i][KIND] == "id" and tokens[i + 1][TEXT] == "(" \
+                and tokens[i - 1][TEXT] == "Status":
+            try:
+                ctx, params, j = _params(tokens, i + 1)
+            except Untranslatable as e:
+                refused = refused or e
+                continue
+            if tokens[j][TEXT] == "{":
+                return ctx, params, j
+    if refused is not None:
+        raise refused
+    return None
 
 
 def _located(e: Untranslatable) -> Translation:
@@ -972,7 +1182,9 @@ def translate_lambda(tokens: Sequence[Token], start: int) -> Translation:
             i += 1
         if i != start + 1:
             raise Untranslatable("a lambda with captures", tokens[start])
-        ctx, i = _params(tokens, i + 1)
+        ctx, params, i = _params(tokens, i + 1)
+        if params:
+            raise Untranslatable("a shape function with parameters after InferenceContext*", tokens[start])
         if tokens[i][TEXT] == "->":
             i += 1
             while tokens[i][TEXT] != "{":
@@ -990,7 +1202,9 @@ def translate_function(tokens: Sequence[Token], name_index: int) -> Translation 
     """The definition `Status Name(InferenceContext* c) { ... }` whose name is
     tokens[name_index]; None for a declaration (no body)."""
     try:
-        ctx, i = _params(tokens, name_index + 1)
+        ctx, params, i = _params(tokens, name_index + 1)
+        if params:
+            raise Untranslatable("a shape function with parameters after InferenceContext*", tokens[name_index])
         if tokens[i][TEXT] == ";":
             return None
         if tokens[i][TEXT] != "{":

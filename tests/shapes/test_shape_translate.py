@@ -57,6 +57,36 @@ def _black_stable(lines: tuple[str, ...]) -> bool:
      " return OkStatus();"),
      "if c.rank_value(c.input(0)) > 2:\n    raise c.invalid_argument('bad \"rank\"', str(2))"),
     ("if (true) {} else { return OkStatus(); } return OkStatus();", "if True:\n    pass\nelse:\n    return"),
+    (('float a; TF_RETURN_IF_ERROR(c->GetAttr("a", &a)); if (a < 0.1f || a == -2.5 || a > 2)'
+     ' return errors::InvalidArgument("bad ", a); return OkStatus();'),
+     ('v_a = c.attr_value("a", "float")\nif v_a < 0.10000000149011612 or v_a == -2.5 or v_a > 2:\n'
+     '    raise c.invalid_argument("bad ", c.float_text(v_a))')),
+    (('DataType t; TF_RETURN_IF_ERROR(c->GetAttr("T", &t)); if (t != DataType::DT_HALF)'
+     ' return errors::InvalidArgument(DataTypeString(t)); return OkStatus();'),
+     'v_t = c.attr_value("T", "type")\nif v_t != 19:\n    raise c.invalid_argument(c.dtype_string(v_t))'),
+    (('DataTypeVector ts; TF_RETURN_IF_ERROR(c->GetAttr("Tout", &ts)); c->set_output(0, c->Vector(ts.size()));'
+     ' return OkStatus();'),
+     'v_ts = []\nv_ts = c.attr_value("Tout", "list_type")\nc.set_output(0, c.vector(c.make_dim(len(v_ts))))'),
+    (('std::vector<PartialTensorShape> s; TF_RETURN_IF_ERROR(c->GetAttr("s", &s)); if (s.empty()) return OkStatus();'
+     ' ShapeHandle o; TF_RETURN_IF_ERROR(c->MakeShapeFromPartialTensorShape(s[0], &o)); c->set_output(0, o);'
+     ' return OkStatus();'),
+     'v_s = []\nv_s = c.attr_value("s", "list_shape")\nif not v_s:\n    return\nv_o = v_s[0]\nc.set_output(0, v_o)'),
+    ("return shape_inference::UnchangedShapeWithRankAtLeast(c, 2);",
+     'c.run_named("UnchangedShapeWithRankAtLeast", 2)'),
+    ("TF_RETURN_IF_ERROR(::tensorflow::shape_inference::BroadcastBinaryOpOutputShapeFn(c, 1)); return OkStatus();",
+     'c.run_named("BroadcastBinaryOpOutputShapeFn", 1)'),
+    (("ShapeHandle s; TF_RETURN_IF_ERROR(BroadcastBinaryOpOutputShapeFnHelper(c, c->input(0), c->input(1), true, &s));"
+      " c->set_output(0, s); return OkStatus();"),
+     ('v_s = c.run_named(\n    "BroadcastBinaryOpOutputShapeFnHelper", c.input(0), c.input(1), True\n)\n'
+     "c.set_output(0, v_s)")),
+    (("ShapeHandle s; TF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensorTreatScalarAsUnknownShape(1, &s));"
+     " c->set_output(0, s); return OkStatus();"),
+     "v_s = c.make_shape_from_shape_tensor(1, True)\nc.set_output(0, v_s)"),
+    ("std::vector<int> v; if (!v.empty()) return OkStatus(); return OkStatus();",
+     "v_v = []\nif bool(v_v):\n    return"),
+    (('std::vector<ShapeHandle> xs; TF_RETURN_IF_ERROR(c->input("xs", &xs));'
+      ' TF_RETURN_IF_ERROR(c->set_output("ys", xs)); return OkStatus();'),
+     'v_xs = []\nv_xs = c.input_list("xs")\nc.set_output_list("ys", v_xs)'),
 ])
 def test_idioms(cpp, python):
     assert _python(cpp) == textwrap.indent(python, "    ")
@@ -79,11 +109,18 @@ def test_trailing_return_type_and_other_context_name():
      "c->input_handle_shapes_and_types", 21),
     ("c->WithRank(c->input(0), 2, &s); return OkStatus();", "an ignored status of c->WithRank", 4),
     ("for (int i = 0; i < 2; ++i) { continue; } return OkStatus();", "continue", 31),
-    ("float f = 1; return OkStatus();", "float", 1),
+    ("float f = 0.1; return OkStatus();", "a double that float may round", 7),
+    ("float f = 1; if (f < c->Rank(c->input(0))) return OkStatus(); return OkStatus();",
+     "comparing a float with a int", 20),
+    ("return shape_inference::UnchangedShapeWithRank(c);", "UnchangedShapeWithRank with these arguments", 8),
+    ("return shape_inference::UnchangedShapeWithRank(c, 1, 2);", "UnchangedShapeWithRank with these arguments", 8),
+    (("ShapeHandle s; TF_RETURN_IF_ERROR(BroadcastBinaryOpOutputShapeFnHelper(c, c->input(0), c->input(1), false, &s));"
+      " return OkStatus();"), "BroadcastBinaryOpOutputShapeFnHelper with incompatible_shape_error other than true", 35),
     ("return errors::Unimplemented(\"no\");", "errors::Unimplemented", 8),
     ("c->set_output(0, outer); return OkStatus();", "outer", 18),
     ("ShapeHandle s; ShapeHandle s; return OkStatus();", "redeclared name s", 28),
-    ("c->set_output(0, c->Vector(1.5)); return OkStatus();", "the number 1.5", 28),
+    ("c->set_output(0, c->Vector(1.5)); return OkStatus();", "a double used as a dimension", 21),
+    ("c->set_output(0, c->Vector(0x1p3)); return OkStatus();", "the number 0x1p3", 28),
     ("c->set_output(0, c->Vector(c->input(0))); return OkStatus();", "a shape used as a dimension", 21),
     ("return ReduceShape(c);", "ReduceShape", 8),
     ("int \u00e9 = 1; return OkStatus();", "\u00e9", 5),
@@ -96,6 +133,58 @@ def test_refusals_are_located_and_name_the_construct(cpp, construct, column):
     assert t.lines is None
     assert t.problem == f"shape function not translated: {construct}"
     assert (t.location.line, t.location.col) == (2, column)
+
+
+def _translate_source(source: str):
+    """The first lambda of a source that also defines project functions."""
+    tokens = tokenize(SourceFile("ops.cc", textwrap.dedent(source)))
+    start = next(i for i, t in enumerate(tokens) if t[1] == "[" and tokens[i + 1][1] == "]")
+    return translate_lambda(tokens, start)
+
+
+def test_project_function_with_parameters_becomes_a_nested_function():
+    t = _translate_source("""\
+        Status Ranked(InferenceContext* ctx, int i, const std::string& what) {
+          if (ctx->Rank(ctx->input(i)) == 0) return errors::InvalidArgument(what);
+          return Both(ctx);
+        }
+        Status Both(InferenceContext* c) { c->set_output(0, c->input(0)); return OkStatus(); }
+        auto fn = [](InferenceContext* c) { return Ranked(c, 1, "x"); };
+        """)
+    assert t.lines is not None, t.problem
+    assert t.lines == (
+        "    def f_Both(c):", "        c.set_output(0, c.input(0))", "",
+        "    def f_Ranked(c, v_i, v_what):", "        if c.rank_value(c.input(v_i)) == 0:",
+        "            raise c.invalid_argument(v_what)", "        f_Both(c)", "",
+        '    f_Ranked(c, 1, "x")')
+    assert _black_stable(t.lines)
+
+
+@pytest.mark.parametrize(("source", "construct", "line"), [
+    ("Status R(InferenceContext* c) { return R(c); }\nauto f = [](InferenceContext* c) { return R(c); };",
+     "a recursive call of R", 1),
+    (("Status R(InferenceContext* c, int* out) { return OkStatus(); }\n"
+     "auto f = [](InferenceContext* c) { return R(c, nullptr); };"), "a parameter of this type", 1),
+    (("Status R(InferenceContext* c, int n) { return OkStatus(); }\n"
+     "auto f = [](InferenceContext* c) { return R(c); };"), "R with 0 arguments after the context", 2),
+])
+def test_project_function_refusals(source, construct, line):
+    t = _translate_source(source)
+    assert t.problem == f"shape function not translated: {construct}"
+    assert t.location.line == line
+
+
+def test_long_conditional_is_split_as_black_does():
+    t = _translate("ShapeHandle out = c->RankKnown(c->input(0)) ? c->UnknownShapeOfRank(c->Rank(c->input(0)))"
+                   " : c->UnknownShape(); c->set_output(0, out); return OkStatus();")
+    assert t.lines is not None and t.lines[0] == "    v_out = (" and _black_stable(t.lines)
+
+
+def test_common_functions_with_arguments_exist_in_the_runtime():
+    from opgen.shape_translate.parser import _COMMON_WITH_ARGS
+    from opgen_runtime.shape_fns.common import WITH_ARGS
+
+    assert set(_COMMON_WITH_ARGS) == set(WITH_ARGS)
 
 
 def test_lambda_with_captures_is_refused():
@@ -173,3 +262,31 @@ def test_every_translation_of_the_test_library_is_black_layout_and_compiles():
     for t in translated:
         assert _black_stable(t.lines)
         compile("def f(c):\n" + "\n".join(t.lines), "<t>", "exec")
+
+
+def test_float_and_dtype_text():
+    """StrCat of a float (absl's six digits) and DataTypeString, as errors print them."""
+    assert [InferenceContext.float_text(v) for v in (0.5, 1e-7, 123456789.0, -2.5, 3.0)] == [
+        "0.5", "1e-07", "1.23457e+08", "-2.5", "3"]
+    assert InferenceContext.dtype_string(7) == "string" and InferenceContext.dtype_string(101) == "float_ref"
+
+
+def test_named_arg_ranges_follow_the_op_def():
+    """TF's NameRangesForNode: a list arg spans its number attr's count; an unknown name is TF's error."""
+    from types import SimpleNamespace
+
+    from opgen_runtime.proto import attr_value_pb2, op_def_pb2
+
+    op_def = op_def_pb2.OpDef(name="Op")
+    op_def.input_arg.add(name="a", type=1)
+    op_def.input_arg.add(name="xs", type=1, number_attr="N")
+    op_def.output_arg.add(name="ys", type=1, number_attr="N")
+    ctx = InferenceContext.__new__(InferenceContext)
+    ctx.op = SimpleNamespace(_op_def=op_def, _attrs={"N": attr_value_pb2.AttrValue(i=2)})
+    ctx._inputs = [ShapeHandle([1]), ShapeHandle([2]), ShapeHandle([3])]
+    ctx._outputs = [ShapeHandle(None)] * 2
+    assert [s.dims for s in ctx.input_list("xs")] == [(2,), (3,)]
+    with pytest.raises(ShapeError, match=r"^Unknown input name: b$"):
+        ctx.input_list("b")
+    with pytest.raises(ShapeError, match=r"^Must provide exactly 2 shapes\.$"):
+        ctx.set_output_list("ys", [ShapeHandle([1])])

@@ -33,7 +33,7 @@ SHAPES = [U, [], [3], [None], [6], [2, 3], [None, 3], [2, None], [3, 3], [2, 4],
 PAIR_SHAPES = [U, [], [3], [None], [2, 3], [None, 3], [2, None], [3, 3], [2, 3, 4], [4, 2, 3], [2, 3, 4, 5]]
 SHAPE_TENSORS = [("ph", U, INT32), ("ph", [3], INT32), ("ph", [None], INT32), ("ph", [], INT32),
                  ("ph", [2, 2], INT32), ("const", [2, 3]), ("const", [-1, 4]), ("const", []),
-                 ("const", [2, -5]), ("const", 5)]
+                 ("const", [2, -5]), ("const", 5), ("const", -1)]
 ATTRS = {
     "StIntAttr": [{}, {"n": 0}, {"n": 5}, {"n": -1}],
     "StBoolAttr": [{}, {"keep_dims": True}, {"keep_dims": False}],
@@ -41,6 +41,11 @@ ATTRS = {
     "StListAttr": [{}, {"perm": [0, 1]}, {"perm": [2, 0, 1]}, {"perm": [0, 5]}, {"perm": []}],
     "StListAttrSize": [{}, {"sizes": []}, {"sizes": [4]}, {"sizes": [2, 3, 4]}],
     "StShapeAttr": [{"shape": [2, 3]}, {"shape": [None, 3]}, {"shape": []}, {"shape": [4, 2, None]}],
+    "StFloatAttr": [{}, {"alpha": 0.1}, {"alpha": 0.05}, {"alpha": 1e-7}, {"alpha": -2.5}, {"alpha": 3.5},
+                    {"alpha": 123456789.0}],
+    "StTypeAttr": [{}, {"out_type": INT32}, {"out_type": 9}, {"out_type": 7}],
+    "StTypeListAttr": [{}, {"types": [FLOAT, INT32, FLOAT]}, {"types": [INT32]}],
+    "StShapeListAttr": [{}, {"shapes": [[2, 3]]}, {"shapes": [[None, 3], [4]]}, {"shapes": [[], [2, None]]}],
 }
 SCALAR_TENSORS = [("ph", [], INT32), ("ph", U, INT32), ("ph", [2], INT32), ("const", 3), ("const", 0),
                   ("const", -2), ("const", [1, 2])]
@@ -103,7 +108,7 @@ def test_build_warns_once_naming_the_untranslated_construct(sides):
     _, _, stderr = sides
     warnings = [line for line in stderr.splitlines() if "warning:" in line]
     assert warnings == [
-        ("shape_ops.cc:684:14: warning: shape function not translated: c->input_handle_shapes_and_types "
+        ("shape_ops.cc:842:14: warning: shape function not translated: c->input_handle_shapes_and_types "
         "(op StHandleData: unknown output shapes without TensorFlow)")
     ]
 

@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..graph.operation import attr_value_to_python
+from ..proto.datatypes import cpp_name
+from ..values.dtypes import DType
 from . import constants as _constants
 
 if TYPE_CHECKING:
@@ -24,7 +26,7 @@ Values = _constants.Values
 
 # The built-in shape functions by name (`shape_fns.by_name`). shape_fns is built on this module,
 # so it cannot be imported here: shape_inference, which imports both, sets it.
-builtin_shape_fn: Callable[[str], Callable[[InferenceContext], None]] | None = None
+builtin_shape_fn: Callable[[str, bool], Callable[..., Any]] | None = None
 
 class ShapeHandle:
     """A shape: `dims` is None for unknown rank, else a tuple of DimensionHandles."""
@@ -65,7 +67,7 @@ def dim_string(dim: DimensionHandle) -> str:
 
 
 # The Python type of each attr kind a translated shape function reads (`attr_value`).
-_ATTR_KINDS = {"int": int, "bool": bool, "str": bytes}
+_ATTR_KINDS = {"int": int, "bool": bool, "str": bytes, "float": float, "type": DType}
 
 
 class ShapeError(ValueError):
@@ -122,6 +124,40 @@ class InferenceContext:
     def output(self, i: int) -> ShapeHandle:
         return self._outputs[i]
 
+    def _arg_range(self, output: bool, name: str) -> range:
+        """Where the input or output arg `name` lies: TF's NameRangesForNode
+        (tensorflow/core/framework/node_def_util.cc), an arg's length given by its number
+        or type-list attr."""
+        op_def = self.op._op_def
+        start = 0
+        for arg in (op_def.output_arg if output else op_def.input_arg) if op_def is not None else ():
+            if arg.number_attr:
+                size = self.op._attrs[arg.number_attr].i
+            elif arg.type_list_attr:
+                size = len(self.op._attrs[arg.type_list_attr].list.type)
+            else:
+                size = 1
+            if arg.name == name:
+                return range(start, start + size)
+            start += size
+        raise ShapeError(f"Unknown {'output' if output else 'input'} name: {name}")
+
+    def input_list(self, name: str) -> list[ShapeHandle]:
+        """TF's `input(input_name, &shapes)`."""
+        return [self._inputs[i] for i in self._arg_range(False, name)]
+
+    def output_list(self, name: str) -> list[ShapeHandle]:
+        """TF's `output(output_name, &shapes)`."""
+        return [self._outputs[i] for i in self._arg_range(True, name)]
+
+    def set_output_list(self, name: str, shapes: Sequence[ShapeHandle]) -> None:
+        """TF's `set_output(output_name, shapes)`: exactly as many shapes as the arg has."""
+        where = self._arg_range(True, name)
+        if len(where) != len(shapes):
+            raise ShapeError(f"Must provide exactly {len(where)} shapes.")
+        for i, shape in zip(where, shapes):
+            self._outputs[i] = shape
+
     def get_attr(self, name: str) -> Any:
         value = self.op._attrs.get(name)
         if value is None:
@@ -153,11 +189,31 @@ class InferenceContext:
     def input_partial_shape(self, i: int) -> ShapeHandle:
         """TF's ShapeRefiner::ConstantPartialShape of input i (a shape given as a tensor)."""
         if self.eager and i not in self.requested_partial_shapes:
-            shape = ShapeHandle(_constants.partial_shape(self.op._inputs[i]))
+            shape = self._constant_partial_shape(i)
             if shape.dims is not None:
                 self.partial_shapes[i] = shape
         self.requested_partial_shapes.add(i)
         return self.partial_shapes.get(i, UNKNOWN)
+
+    def _constant_partial_shape(self, i: int) -> ShapeHandle:
+        """ShapeRefiner::ConstantPartialShape (tensorflow/core/common_runtime/shape_refiner.cc):
+        a scalar shape tensor must be a constant -1 (unknown shape), else the node is
+        rejected with the refiner's own error (a ValueError without the node framing)."""
+        tensor = self.op._inputs[i]
+        if tensor._shape._dims != ():
+            return ShapeHandle(_constants.partial_shape(tensor))
+        value = _constants.constant_value(tensor)
+        if value is None:
+            raise ValueError(
+                "Received a shape scalar with unknown static value.  A static value of '-1' "
+                "is required to represent an unknown shape."
+            )
+        if value[0][0] != -1:
+            raise ValueError(
+                "Received an invalid shape scalar with a static value that is not '-1': "
+                f"Tensor<type: {tensor._dtype.name} shape: [] values: {value[0][0]}>"
+            )
+        return UNKNOWN
 
     def evaluate_requests(self) -> bool:
         """Makes requested input values/partial shapes available; True if any became so."""
@@ -168,7 +224,7 @@ class InferenceContext:
                 self.tensors[i] = value
                 found = True
         for i in sorted(self.requested_partial_shapes - self.partial_shapes.keys()):
-            shape = ShapeHandle(_constants.partial_shape(self.op._inputs[i]))
+            shape = self._constant_partial_shape(i)
             if shape.dims is not None:
                 self.partial_shapes[i] = shape
                 found = True
@@ -504,22 +560,36 @@ class InferenceContext:
         return ShapeError("".join(pieces))
 
     def attr_value(self, name: str, kind: str) -> Any:
-        """`c->GetAttr(name, &v)` for v of `kind` (int, bool, str, list_int, list_str, or
-        shape: a PartialTensorShape, as the ShapeHandle MakeShapeFromPartialTensorShape makes)."""
+        """`c->GetAttr(name, &v)` for v of `kind`: int, bool, str, float, type (a DataType,
+        as its enum value), their lists (`list_int`, ...), or shape / list_shape: a
+        PartialTensorShape, as the ShapeHandle MakeShapeFromPartialTensorShape makes."""
         value = self.get_attr(name)
-        if kind == "shape":
-            if not hasattr(value, "unknown_rank"):
-                raise ShapeError(f"Attr {name} does not have the type the shape function reads")
-            return self.make_shape_from_attr(value)
         item_kind = kind.removeprefix("list_")
         items = value if kind.startswith("list_") else [value]
         if not isinstance(items, list) or any(
-            type(v) is not _ATTR_KINDS[item_kind] for v in items
+            not hasattr(v, "unknown_rank") if item_kind == "shape"
+            else type(v) is not _ATTR_KINDS[item_kind]
+            for v in items
         ):
             raise ShapeError(f"Attr {name} does not have the type the shape function reads")
-        if item_kind == "str":
+        if item_kind == "shape":
+            items = [self.make_shape_from_attr(v) for v in items]
+        elif item_kind == "str":
             items = [v.decode("utf-8", "replace") for v in items]
+        elif item_kind == "type":
+            items = [v.as_datatype_enum for v in items]
         return items if kind.startswith("list_") else items[0]
+
+    @staticmethod
+    def float_text(value: float) -> str:
+        """`StrCat` of a float or double: absl's SixDigitsToBuffer, printf's `%.6g`
+        (absl/strings/numbers.cc)."""
+        return f"{value:.6g}"
+
+    @staticmethod
+    def dtype_string(enum: int) -> str:
+        """TF's DataTypeString (tensorflow/core/framework/types.cc)."""
+        return cpp_name(enum)
 
     @staticmethod
     def _int_values(value: Values) -> list[int]:
@@ -550,7 +620,9 @@ class InferenceContext:
     def tensor_rank(value: Values) -> int:
         return len(value[1])
 
-    def run_named(self, name: str) -> None:
-        """Runs the built-in shape function `name` (`return shape_inference::X(c);`)."""
+    def run_named(self, name: str, *args: Any) -> Any:
+        """Runs the built-in shape function `name` (`return shape_inference::X(c);`), or one
+        of TF's common functions taking arguments after the context (`X(c, 1)`; its
+        out-param, if any, returned)."""
         assert builtin_shape_fn is not None  # set when shape_inference is imported
-        builtin_shape_fn(name)(self)
+        return builtin_shape_fn(name, bool(args))(self, *args)

@@ -137,9 +137,7 @@ def _summarize_attr(value: Any) -> str:
     if which == "s":
         return '"' + value.s.decode("utf-8", "replace") + '"'
     if which == "shape":
-        if value.shape.unknown_rank:
-            return "<unknown>"
-        return debug_string(ShapeHandle(TensorShape(value.shape)._dims))
+        return _summarize_shape(value.shape)
     if which == "list":
         lst = value.list
         if lst.type:
@@ -150,6 +148,8 @@ def _summarize_attr(value: Any) -> str:
             return "[" + ", ".join(f"{f:g}" for f in lst.f) + "]"
         if lst.b:
             return "[" + ", ".join("true" if b else "false" for b in lst.b) + "]"
+        if lst.shape:
+            return "[" + ", ".join(_summarize_shape(x) for x in lst.shape) + "]"
         if lst.s:
             return (
                 "["
@@ -158,6 +158,13 @@ def _summarize_attr(value: Any) -> str:
             )
         return "[]"
     return "<...>"
+
+
+def _summarize_shape(proto: Any) -> str:
+    """TF's SummarizeAttrValue of a shape (tensorflow/core/framework/attr_value_util.cc)."""
+    if proto.unknown_rank:
+        return "<unknown>"
+    return debug_string(ShapeHandle(TensorShape(proto)._dims))
 
 
 def _enum_name(enum: int) -> str:

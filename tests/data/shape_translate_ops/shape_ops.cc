@@ -32,6 +32,15 @@ Status PairRowsShape(InferenceContext* c) {
   return OkStatus();
 }
 
+// A project function with parameters after the context, called from a lambda.
+Status RankedInput(InferenceContext* c, int input, int64_t rank, const std::string& what) {
+  ShapeHandle s;
+  TF_RETURN_IF_ERROR(c->WithRank(c->input(input), rank, &s));
+  if (c->Value(c->Dim(s, 1)) == 0) return errors::InvalidArgument(what, " must not be empty");
+  c->set_output(0, s);
+  return OkStatus();
+}
+
 Status FirstInputShape(InferenceContext* c);
 
 Status FirstInputShape(InferenceContext* c) {
@@ -672,6 +681,155 @@ REGISTER_OP("StShapeAttr")
       ShapeHandle out;
       TF_RETURN_IF_ERROR(c->MakeShapeFromPartialTensorShape(shape, &out));
       TF_RETURN_IF_ERROR(c->Merge(out, c->input(0), &out));
+      c->set_output(0, out);
+      return OkStatus();
+    });
+
+REGISTER_OP("StHelperWithArgs")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      if (c->Rank(c->input(0)) == 3) return RankedInput(c, 0, 3, "a cube");
+      return RankedInput(c, 0, 2, "a matrix");
+    });
+
+// A float attr compared with float and double literals and printed (StrCat's six digits).
+REGISTER_OP("StFloatAttr")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("alpha: float = 1.0")
+    .SetShapeFn([](InferenceContext* c) {
+      float alpha;
+      TF_RETURN_IF_ERROR(c->GetAttr("alpha", &alpha));
+      if (alpha < 0.1f || alpha == -2.5) {
+        return errors::InvalidArgument("alpha must be at least 0.1 but is ", alpha);
+      }
+      if (alpha > 2) {
+        c->set_output(0, c->Vector(c->Rank(c->input(0))));
+        return OkStatus();
+      }
+      c->set_output(0, c->input(0));
+      return OkStatus();
+    });
+
+REGISTER_OP("StTypeAttr")
+    .Input("x: float")
+    .Output("y: out_type")
+    .Attr("out_type: {float, int32, int64, string} = DT_FLOAT")
+    .SetShapeFn([](InferenceContext* c) {
+      DataType out_type;
+      TF_RETURN_IF_ERROR(c->GetAttr("out_type", &out_type));
+      if (out_type == DT_STRING) {
+        return errors::InvalidArgument("out_type must be numeric, not ", DataTypeString(out_type));
+      }
+      if (out_type == DataType::DT_INT32 || out_type == DT_INT64) {
+        c->set_output(0, c->Scalar());
+      } else {
+        c->set_output(0, c->input(0));
+      }
+      return OkStatus();
+    });
+
+REGISTER_OP("StTypeListAttr")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("types: list(type) >= 0 = []")
+    .SetShapeFn([](InferenceContext* c) {
+      DataTypeVector types;
+      TF_RETURN_IF_ERROR(c->GetAttr("types", &types));
+      int floats = 0;
+      for (DataType t : types) {
+        if (t == DT_FLOAT) ++floats;
+      }
+      c->set_output(0, c->Matrix(floats, static_cast<int>(types.size())));
+      return OkStatus();
+    });
+
+REGISTER_OP("StShapeListAttr")
+    .Input("x: float")
+    .Output("y: float")
+    .Output("z: float")
+    .Attr("shapes: list(shape) = []")
+    .SetShapeFn([](InferenceContext* c) {
+      std::vector<PartialTensorShape> shapes;
+      TF_RETURN_IF_ERROR(c->GetAttr("shapes", &shapes));
+      if (shapes.empty()) return shape_inference::UnknownShape(c);
+      for (int i = 0; i < c->num_outputs(); ++i) {
+        ShapeHandle s = c->UnknownShape();
+        if (i < static_cast<int>(shapes.size())) {
+          TF_RETURN_IF_ERROR(c->MakeShapeFromPartialTensorShape(shapes[i], &s));
+        }
+        TF_RETURN_IF_ERROR(c->Merge(s, c->input(0), &s));
+        c->set_output(i, s);
+      }
+      return OkStatus();
+    });
+
+// Shapes of named input and output args of any length (TF's NameRangesForNode).
+REGISTER_OP("StNamedArgs")
+    .Input("xs: N * float")
+    .Output("ys: N * float")
+    .Output("first: float")
+    .Attr("N: int >= 1")
+    .SetShapeFn([](InferenceContext* c) {
+      std::vector<ShapeHandle> xs;
+      TF_RETURN_IF_ERROR(c->input("xs", &xs));
+      std::vector<ShapeHandle> ranked;
+      for (ShapeHandle s : xs) {
+        if (c->Rank(s) != 0) ranked.push_back(s);
+      }
+      TF_RETURN_IF_ERROR(c->set_output("ys", ranked));
+      std::vector<ShapeHandle> ys;
+      TF_RETURN_IF_ERROR(c->output("ys", &ys));
+      c->set_output(c->num_outputs() - 1, ys[0]);
+      return OkStatus();
+    });
+
+// TF's common functions taking arguments after the context.
+REGISTER_OP("StUnchangedRank3")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) { return shape_inference::UnchangedShapeWithRank(c, 3); });
+
+REGISTER_OP("StUnchangedAtLeast2")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) { return shape_inference::UnchangedShapeWithRankAtLeast(c, 2); });
+
+REGISTER_OP("StUnchangedAtMost1")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) { return shape_inference::UnchangedShapeWithRankAtMost(c, 1); });
+
+REGISTER_OP("StBroadcastSecondOutput")
+    .Input("x: float")
+    .Input("y: float")
+    .Output("flag: bool")
+    .Output("z: float")
+    .SetShapeFn([](InferenceContext* c) {
+      c->set_output(0, c->Scalar());
+      TF_RETURN_IF_ERROR(shape_inference::BroadcastBinaryOpOutputShapeFn(c, 1));
+      return OkStatus();
+    });
+
+REGISTER_OP("StBroadcastHelper")
+    .Input("x: float")
+    .Input("y: float")
+    .Output("z: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle out;
+      TF_RETURN_IF_ERROR(shape_inference::BroadcastBinaryOpOutputShapeFnHelper(
+          c, c->input(1), c->input(0), true, &out));
+      c->set_output(0, out);
+      return OkStatus();
+    });
+
+REGISTER_OP("StShapeTensorOrScalar")
+    .Input("shape: int32")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle out;
+      TF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensorTreatScalarAsUnknownShape(0, &out));
       c->set_output(0, out);
       return OkStatus();
     });

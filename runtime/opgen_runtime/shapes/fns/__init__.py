@@ -11,8 +11,11 @@ get TF's static shapes and shape errors.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from . import array, array_index, array_layout, image, math, nn, other, quantized
-from .common import NAMED, ShapeFn
+from .common import NAMED, WITH_ARGS, ShapeFn
 from .fast import DIRECT, GUARDED
 
 __all__ = ["BY_OP", "DIRECT", "GUARDED", "NAMED", "ShapeFn", "by_name", "lookup"]
@@ -29,11 +32,12 @@ BY_OP: dict[str, ShapeFn] = {
 }
 
 
-def by_name(name: str) -> ShapeFn:
-    """The built-in called `name` (`shape_inference::` qualifiers allowed); KeyError if none."""
+def by_name(name: str, with_args: bool = False) -> Callable[..., Any]:
+    """The built-in called `name` (`shape_inference::` qualifiers allowed); KeyError if none.
+    `with_args`: one of TF's common functions called with arguments after the context."""
     key = name.rsplit("::", 1)[-1]
     try:
-        return NAMED[key]
+        return WITH_ARGS[key] if with_args else NAMED[key]
     except KeyError:
         raise KeyError(
             f"no built-in shape function named {name!r}; known: {', '.join(sorted(NAMED))}"

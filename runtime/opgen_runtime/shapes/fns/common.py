@@ -34,6 +34,10 @@ def unchanged_shape_with_rank_at_least(c: InferenceContext, rank: int) -> None:
     c.set_output(0, c.with_rank_at_least(c.input(0), rank))
 
 
+def unchanged_shape_with_rank_at_most(c: InferenceContext, rank: int) -> None:
+    c.set_output(0, c.with_rank_at_most(c.input(0), rank))
+
+
 def scalar_input_dim(c: InferenceContext, index: int) -> int | None:
     """TF's MakeDimForScalarInput: a constant scalar input as a non-negative dimension."""
     value = c.input_tensor(index)
@@ -73,6 +77,20 @@ def mat_mul_shape(c: InferenceContext) -> None:
 
 def broadcast_binary_op_shape(c: InferenceContext) -> None:
     c.set_output(0, broadcast_shapes(c, c.input(0), c.input(1)))
+
+
+def broadcast_binary_op_output_shape(c: InferenceContext, output_index: int) -> None:
+    """TF's BroadcastBinaryOpOutputShapeFn(c, output_index) (common_shape_fns.h)."""
+    c.set_output(output_index, broadcast_shapes(c, c.input(0), c.input(1)))
+
+
+def broadcast_binary_op_output_shape_helper(
+    c: InferenceContext, x: ShapeHandle, y: ShapeHandle, incompatible_shape_error: bool
+) -> ShapeHandle:
+    """TF's BroadcastBinaryOpOutputShapeFnHelper(c, x, y, true, &out) (common_shape_fns.cc):
+    translated shape functions call it with incompatible_shape_error true only."""
+    assert incompatible_shape_error
+    return broadcast_shapes(c, x, y)
 
 
 def broadcast_shapes(
@@ -374,3 +392,14 @@ def pool_shape(
 
 # Each port by the name TF registers it under, from the table the generator reads too.
 NAMED: dict[str, ShapeFn] = {name: globals()[port] for name, port in PORTS.items()}
+
+# TF's common functions that take arguments after the context (common_shape_fns.h), which a
+# translated shape function calls (`return shape_inference::UnchangedShapeWithRank(c, 2);`);
+# not `SetShapeFn` names. opgen/shape_translate/parser.py's `_COMMON_WITH_ARGS` lists them.
+WITH_ARGS: dict[str, Callable[..., ShapeHandle | None]] = {
+    "UnchangedShapeWithRank": unchanged_shape_with_rank,
+    "UnchangedShapeWithRankAtLeast": unchanged_shape_with_rank_at_least,
+    "UnchangedShapeWithRankAtMost": unchanged_shape_with_rank_at_most,
+    "BroadcastBinaryOpOutputShapeFn": broadcast_binary_op_output_shape,
+    "BroadcastBinaryOpOutputShapeFnHelper": broadcast_binary_op_output_shape_helper,
+}
