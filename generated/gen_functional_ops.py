@@ -482,7 +482,7 @@ def _shape_fn_0(c: _api_types.InferenceContext) -> None:
 
 
 def _shape_fn_1(c: _api_types.InferenceContext) -> None:
-    def f_ShapesFromAttr(c):
+    def f_ShapesFromAttr(c: _api_types.InferenceContext) -> None:
         v_shapes = []
         v_shapes = c.attr_value("output_shapes", "list_shape")
         if not v_shapes:

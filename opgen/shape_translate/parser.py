@@ -1139,12 +1139,24 @@ class _Helpers:
         lines = _body(self.tokens, body, ctx, self, params, depth=2)
         self.active.discard(name)
         py = "f_" + name
-        head = f"    def {py}(" + ", ".join(["c", *("v_" + t[TEXT] for t, _ in params)]) + "):"
-        if len(head) > LINE_LENGTH:
-            raise caller.fail("a statement too long for one line", tok)
-        self.lines += [head, *lines, ""]
+        # typed for `mypy --strict` over generated modules: the context, and Any for values
+        # (ints, shape and dimension handles, attr values: the runtime's own types)
+        args = ["c: _api_types.InferenceContext", *(f"v_{t[TEXT]}: Any" for t, _ in params)]
+        self.lines += [*_def_lines(py, args), *lines, ""]
         self.found[name] = (py, tuple(t for _, t in params))
         return self.found[name]
+
+
+def _def_lines(name: str, args: list[str]) -> list[str]:
+    """A nested `def` head as black lays it out: one line; else the arguments on a line of
+    their own; else one argument a line with a trailing comma."""
+    one = f"    def {name}(" + ", ".join(args) + ") -> None:"
+    if len(one) <= LINE_LENGTH:
+        return [one]
+    inner = "        " + ", ".join(args)
+    if len(inner) <= LINE_LENGTH:
+        return [f"    def {name}(", inner, "    ) -> None:"]
+    return [f"    def {name}(", *(f"        {a}," for a in args), "    ) -> None:"]
 
 
 def _definition(tokens: Sequence[Token], name: str) -> tuple[str, list[tuple[Token, str]], int] | None:

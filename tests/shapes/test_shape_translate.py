@@ -153,8 +153,9 @@ def test_project_function_with_parameters_becomes_a_nested_function():
         """)
     assert t.lines is not None, t.problem
     assert t.lines == (
-        "    def f_Both(c):", "        c.set_output(0, c.input(0))", "",
-        "    def f_Ranked(c, v_i, v_what):", "        if c.rank_value(c.input(v_i)) == 0:",
+        "    def f_Both(c: _api_types.InferenceContext) -> None:", "        c.set_output(0, c.input(0))", "",
+        "    def f_Ranked(c: _api_types.InferenceContext, v_i: Any, v_what: Any) -> None:",
+        "        if c.rank_value(c.input(v_i)) == 0:",
         "            raise c.invalid_argument(v_what)", "        f_Both(c)", "",
         '    f_Ranked(c, 1, "x")')
     assert _black_stable(t.lines)
@@ -182,7 +183,7 @@ def test_long_conditional_is_split_as_black_does():
 
 def test_common_functions_with_arguments_exist_in_the_runtime():
     from opgen.shape_translate.parser import _COMMON_WITH_ARGS
-    from opgen_runtime.shape_fns.common import WITH_ARGS
+    from opgen_runtime.shapes.fns.common import WITH_ARGS
 
     assert set(_COMMON_WITH_ARGS) == set(WITH_ARGS)
 
