@@ -9,7 +9,7 @@ RSS (`ru_maxrss`, the interpreter and opgen's imports included). Cases:
 - `semicolons`: 10 MB of `;`;
 - `identifiers`: 10 MB of short identifiers separated by spaces;
 - `string default`: one REGISTER_OP whose `string` attr has a 10 MB default;
-- `deep shape`: one REGISTER_OP whose `shape` attr default has rank 100,000 (1.7 MB);
+- `deep shape`: one REGISTER_OP whose `shape` attr default has rank 625,000 (10 MB);
 - `100k ops`: 100,000 REGISTER_OPs, one input, one output and one attr each (8 MB).
 
 Target: each gather <= 2 s, or a located error (exit 2) when a documented limit
@@ -54,7 +54,7 @@ def _string_default() -> str:
 
 
 def _deep_shape() -> str:
-    dims = " ".join("dim { size: 1 }" for _ in range(100_000))
+    dims = " ".join("dim { size: 1 }" for _ in range(625_000))
     return f'REGISTER_OP("DeepShape").Output("y: float").Attr("s: shape = {{ {dims} }}");\n'
 
 
