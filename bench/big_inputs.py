@@ -138,6 +138,7 @@ def bench_import(ops: int, rounds: int, env: dict[str, str]) -> None:
         child = ("import sys, time; start = time.perf_counter(); import importlib; "
                  f"importlib.import_module({dotted!r}); print(time.perf_counter() - start)")
         import_env = {**env, "PYTHONPATH": os.pathsep.join([str(root), str(REPO)])}
+        import_env.pop("PYTHONDONTWRITEBYTECODE", None)  # set on this machine; the warm import needs the .pyc
         # opgen_runtime is imported (and its bytecode cached) first so that only the module counts
         subprocess.run([sys.executable, "-c", "import opgen_runtime"], env=import_env, check=True)
         baseline = [float(subprocess.run([sys.executable, "-c", child.replace(dotted, "opgen_runtime")], cwd=root,

@@ -14,7 +14,7 @@ from opgen.spec.attr_grammar import (
     finalize_attr,
 )
 from opgen.tf_text.attr_text import parse_attr_value, summarize_attr_value, summarize_op_def
-from opgen.tf_text.proto_text import ParseError, c_escape, c_unescape
+from opgen.tf_text.proto_text import ParseError, c_escape, c_unescape, parse_proto_text
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 
@@ -178,8 +178,6 @@ def test_summaries():
 def test_shape_defaults_read_as_the_general_parser_reads_them(text):
     """The string-method reading of `{ dim { size: N } ... }` shapes (any rank at C speed) gives
     what TF's proto_text parser (`parse_proto_text`) gives, and leaves every other text to it."""
-    from opgen.tf_text.proto_text import parse_proto_text
-
     general = attr_value_pb2.AttrValue()
     expected = general if parse_proto_text(f"shape: {text}", general) else None
     value = parse_attr_value("shape", text)
