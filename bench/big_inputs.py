@@ -10,7 +10,9 @@ RSS (`ru_maxrss`, the interpreter and opgen's imports included). Cases:
 - `identifiers`: 10 MB of short identifiers separated by spaces;
 - `string default`: one REGISTER_OP whose `string` attr has a 10 MB default;
 - `deep shape`: one REGISTER_OP whose `shape` attr default has rank 625,000 (10 MB);
-- `100k ops`: 100,000 REGISTER_OPs, one input, one output and one attr each (8 MB).
+- `100k ops`: 100,000 REGISTER_OPs, one input, one output and one attr each (9 MB);
+- `26k ops`: 26,000 of them (2.4 MB, 520,000 tokens): the most ops a translation unit holds within
+  opgen/limits.py's MAX_TRANSLATION_UNIT_TOKENS, so the whole gather runs.
 
 Target: each gather <= 2 s, or a located error (exit 2) when a documented limit
 (opgen/limits.py) stops it sooner. Then `opgen build` of a 10,000-op source and the import
@@ -70,6 +72,7 @@ CASES: dict[str, Callable[[], str]] = {
     "string default": _string_default,
     "deep shape": _deep_shape,
     "100k ops": lambda: _ops(100_000),
+    "26k ops": lambda: _ops(26_000),
 }
 
 # The child: gathers one file, prints {"seconds", "maxrss_kb", "ops", "error"} as JSON.

@@ -146,8 +146,9 @@ def token_error(tok: Token, message: str) -> OpgenError:
 
 
 def tokenize(src: SourceFile, limit: int | None = None) -> list[Token]:
-    """Every token of `src`; raises a located OpgenError for an unterminated comment or
-    raw string (they swallow the rest of the file), or at token `limit + 1` if there is one."""
+    """Every token of `src`, or with `limit` its first `limit + 1` at most (lexing stops there:
+    the caller reports the excess); raises a located OpgenError for an unterminated comment or
+    raw string (they swallow the rest of the file)."""
     text = src.text
     tokens: list[Token] = []
     append = tokens.append
@@ -177,11 +178,6 @@ def tokenize(src: SourceFile, limit: int | None = None) -> list[Token]:
             kind = _special_token(src, kind, m, tstart)
         append((kind, text[tstart:tend], src, tstart, tend, bol, None, space))
         bol = False
-    if limit is not None and len(tokens) > limit:
-        raise OpgenError(f"more than {limit} tokens in this translation unit (opgen's limit)",
-                         token_location(tokens[limit]),
-                         hint="split the source into several files; TensorFlow's whole op registry is about "
-                              "100,000 tokens")
     if src._cuts:
         _revert_splices_in_raw_strings(src, tokens)
     return tokens

@@ -266,6 +266,13 @@ class Preprocessor:
         self.files_read.append(path)
         src = SourceFile(path, text)
         toks = tokenize(src, self._tokens_left)
+        if len(toks) > self._tokens_left:
+            at = toks[self._tokens_left]
+            self._tokens_left = -1  # reported once; the unit's other #includes are not read
+            raise OpgenError(f"more than {MAX_TRANSLATION_UNIT_TOKENS} tokens in this translation unit (opgen's limit)",
+                             token_location(at),
+                             hint="split the source into several files; TensorFlow's whole op registry is about "
+                                  "100,000 tokens")
         self._tokens_left -= len(toks)
         stream = _Stream(toks)
         conds: list[_Cond] = []
@@ -620,6 +627,8 @@ class Preprocessor:
             return
         if depth + 1 >= MAX_INCLUDE_DEPTH:
             raise token_error(name_tok, f"#include nested depth {depth + 1} exceeds maximum of {MAX_INCLUDE_DEPTH}")
+        if self._tokens_left < 0:  # past MAX_TRANSLATION_UNIT_TOKENS
+            return
         self._includes += 1
         if self._includes > MAX_INCLUDES:
             if self._includes == MAX_INCLUDES + 1:  # reported once; the unit's other #includes are not read
