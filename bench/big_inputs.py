@@ -13,7 +13,8 @@ more than the wall time when other jobs share the machine). Cases:
 - `deep shape`: one REGISTER_OP whose `shape` attr default has rank 625,000 (10 MB);
 - `100k ops`: 100,000 REGISTER_OPs, one input, one output and one attr each (9 MB);
 - `26k ops`: 26,000 of them (2.4 MB, 520,000 tokens): the most ops a translation unit holds within
-  opgen/limits.py's MAX_TRANSLATION_UNIT_TOKENS, so the whole gather runs.
+  opgen/limits.py's MAX_TRANSLATION_UNIT_TOKENS, so the whole gather runs;
+- `OpList text`: a 10 MB text-format OpList (`.pbtxt`) of such ops.
 
 Target: each gather <= 2 s, or a located error (exit 2) when a documented limit
 (opgen/limits.py) stops it sooner. Then `opgen build` of a 10,000-op source and the import
@@ -67,6 +68,14 @@ def _ops(count: int) -> str:
         for i in range(count))
 
 
+def _oplist_text() -> str:
+    op = ('op {{\n  name: "BigOp{i}"\n  input_arg {{\n    name: "x"\n    type_attr: "T"\n  }}\n'
+          '  output_arg {{\n    name: "y"\n    type_attr: "T"\n  }}\n  attr {{\n    name: "T"\n    type: "type"\n'
+          '    default_value {{\n      type: DT_FLOAT\n    }}\n    allowed_values {{\n      list {{\n'
+          '        type: DT_FLOAT\n        type: DT_INT32\n      }}\n    }}\n  }}\n}}\n')
+    return "".join(op.format(i=i) for i in range(MB // len(op.format(i=10_000))))
+
+
 CASES: dict[str, Callable[[], str]] = {
     "semicolons": _semicolons,
     "identifiers": _identifiers,
@@ -74,7 +83,9 @@ CASES: dict[str, Callable[[], str]] = {
     "deep shape": _deep_shape,
     "100k ops": lambda: _ops(100_000),
     "26k ops": lambda: _ops(26_000),
+    "OpList text": _oplist_text,
 }
+SUFFIX = {"OpList text": ".pbtxt"}
 
 # The child: gathers one file, prints {"seconds", "cpu", "maxrss_kb", "ops", "error"} as JSON.
 _GATHER_CHILD = """
@@ -105,7 +116,7 @@ def _summary(values: list[float], unit: str = "s", digits: int = 2) -> str:
 
 def bench_gather(name: str, text: str, rounds: int, env: dict[str, str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "big.cc"
+        path = Path(tmp) / f"big{SUFFIX.get(name, '.cc')}"
         path.write_text(text, encoding="utf-8")
         results = []
         for _ in range(rounds):
