@@ -77,8 +77,8 @@ _TOKEN = re.compile(
     r")",
     re.DOTALL,
 )
-_KINDS = (None, *(
-    {"op1": "op", "id1": "id", "delim": None}.get(name, name)
+_KINDS: tuple[str, ...] = ("", *(  # by group index; "" for group 0 and `delim`, never a token's last group
+    {"op1": "op", "id1": "id", "delim": ""}.get(name, name)
     for name, _ in sorted(_TOKEN.groupindex.items(), key=lambda item: item[1])))
 _BLOCK_OR_LINE_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
@@ -160,7 +160,7 @@ def tokenize(src: SourceFile, limit: int | None = None) -> list[Token]:
         matches = itertools.islice(matches, limit + 1)
     for m in matches:
         group: int = m.lastindex  # type: ignore[assignment]  # every alternative is a group
-        kind: str = kinds[group]
+        kind = kinds[group]
         tstart = m.start(group)
         mstart = m.start()
         space = tstart != mstart  # whitespace or comments before the token
