@@ -25,7 +25,9 @@ column of the original file.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
+from collections.abc import Iterable
 from typing import Final
 
 from opgen.errors import Location, OpgenError
@@ -51,10 +53,16 @@ _PUNCT = (
 )
 _PREFIX = r"(?:u8|[uUL])?"
 
+# Alternatives are tried in order, so the commonest tokens that nothing else can start come
+# first: punctuators that begin no longer token, and identifiers whose first letter cannot
+# prefix a literal (`u8"`, `R"(`, `L'`, ...); the other identifiers wait until the literals
+# have failed. Each group's kind is `_KINDS[m.lastindex]` (the whitespace is no group).
 _TOKEN = re.compile(
-    r"(?P<ws>(?:[ \t\n\r\f\v]+|//[^\n]*|/\*.*?\*/)*)"
+    r"(?:[ \t\n\r\f\v]+|//[^\n]*|/\*.*?\*/)*"
     r"(?:"
-    rf"(?P<raw>{_PREFIX}R\"(?P<delim>[^()\\ \t\n\r\f\v\"]{{0,16}})\(.*?\)(?P=delim)\")"
+    r"(?P<op1>[;,()\[\]{}~?])"
+    r"|(?P<id1>[^\W\duULR]\w*)"
+    rf"|(?P<raw>{_PREFIX}R\"(?P<delim>[^()\\ \t\n\r\f\v\"]{{0,16}})\(.*?\)(?P=delim)\")"
     rf"|(?P<str>{_PREFIX}\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\")"
     rf"|(?P<chr>{_PREFIX}'[^'\\\n]*(?:\\.[^'\\\n]*)*')"
     rf"|(?P<badraw>{_PREFIX}R\")"
@@ -69,6 +77,9 @@ _TOKEN = re.compile(
     r")",
     re.DOTALL,
 )
+_KINDS: tuple[str, ...] = ("", *(  # by group index; "" for group 0 and `delim`, never a token's last group
+    {"op1": "op", "id1": "id", "delim": ""}.get(name, name)
+    for name, _ in sorted(_TOKEN.groupindex.items(), key=lambda item: item[1])))
 _BLOCK_OR_LINE_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
 
@@ -134,17 +145,23 @@ def token_error(tok: Token, message: str) -> OpgenError:
     return tok[SRC].error(tok[POS], message)
 
 
-def tokenize(src: SourceFile) -> list[Token]:
-    """Every token of `src`; raises a located OpgenError for an unterminated comment or
+def tokenize(src: SourceFile, limit: int | None = None) -> list[Token]:
+    """Every token of `src`, or with `limit` its first `limit + 1` at most (lexing stops there:
+    the caller reports the excess); raises a located OpgenError for an unterminated comment or
     raw string (they swallow the rest of the file)."""
     text = src.text
     tokens: list[Token] = []
     append = tokens.append
     find = text.find
+    kinds = _KINDS
     bol = True
-    for m in _TOKEN.finditer(text):
-        kind: str = m.lastgroup  # type: ignore[assignment]  # every alternative is a named group
-        tstart = m.start(kind)
+    matches: Iterable[re.Match[str]] = _TOKEN.finditer(text)
+    if limit is not None and len(text) > limit:  # each token takes at least one character
+        matches = itertools.islice(matches, limit + 1)
+    for m in matches:
+        group: int = m.lastindex  # type: ignore[assignment]  # every alternative is a group
+        kind = kinds[group]
+        tstart = m.start(group)
         mstart = m.start()
         space = tstart != mstart  # whitespace or comments before the token
         if space and not bol and find("\n", mstart, tstart) >= 0:

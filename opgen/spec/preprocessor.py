@@ -24,6 +24,7 @@ from opgen.limits import (
     MAX_INCLUDES,
     MAX_MACRO_EXPANSION_TOKENS,
     MAX_MACRO_NESTING,
+    MAX_TRANSLATION_UNIT_TOKENS,
     decode_utf8,
     read_input_bytes,
 )
@@ -219,6 +220,7 @@ class Preprocessor:
         self._nesting = 0
         self._expansion_budget = MAX_MACRO_EXPANSION_TOKENS
         self._includes = 0  # #include expansions of this translation unit (MAX_INCLUDES)
+        self._tokens_left = MAX_TRANSLATION_UNIT_TOKENS  # tokens its files may still hold
         self._include_chain: list[Token] = []  # the `#include`s of the files being read, outermost first
 
     def run(self, path: str) -> list[Token]:
@@ -228,6 +230,7 @@ class Preprocessor:
         self._nesting = 0  # expand_list calls on the Python stack (macro arguments within arguments)
         self._expansion_budget = MAX_MACRO_EXPANSION_TOKENS  # tokens all expansions of this file may produce
         self._includes = 0
+        self._tokens_left = MAX_TRANSLATION_UNIT_TOKENS
         self._include_chain = []
         self.macros: dict[str, Macro] = {}
         self._once: set[str] = set()
@@ -262,7 +265,16 @@ class Preprocessor:
     def _file(self, path: str, text: str, out: list[Token], depth: int) -> None:
         self.files_read.append(path)
         src = SourceFile(path, text)
-        stream = _Stream(tokenize(src))
+        toks = tokenize(src, self._tokens_left)
+        if len(toks) > self._tokens_left:
+            at = toks[self._tokens_left]
+            self._tokens_left = -1  # reported once; the unit's other #includes are not read
+            raise OpgenError(f"more than {MAX_TRANSLATION_UNIT_TOKENS} tokens in this translation unit (opgen's limit)",
+                             token_location(at),
+                             hint="split the source into several files; TensorFlow's whole op registry is about "
+                                  "100,000 tokens")
+        self._tokens_left -= len(toks)
+        stream = _Stream(toks)
         conds: list[_Cond] = []
         stream.conds = conds
         macros = self.macros
@@ -615,6 +627,8 @@ class Preprocessor:
             return
         if depth + 1 >= MAX_INCLUDE_DEPTH:
             raise token_error(name_tok, f"#include nested depth {depth + 1} exceeds maximum of {MAX_INCLUDE_DEPTH}")
+        if self._tokens_left < 0:  # past MAX_TRANSLATION_UNIT_TOKENS
+            return
         self._includes += 1
         if self._includes > MAX_INCLUDES:
             if self._includes == MAX_INCLUDES + 1:  # reported once; the unit's other #includes are not read

@@ -99,6 +99,12 @@ _RE_FAST_ENUM = re.compile(r"(DT_[A-Z0-9_]+)[ \t\n\v\f\r]*\Z")
 _RE_FAST_BOOL = re.compile(r"(true|false)[ \t\n\v\f\r]*\Z")
 _RE_FAST_STR = re.compile(r'"([^"\\#]*)"[ \t\n\v\f\r]*\Z')
 _DATATYPE_VALUES = attr_value_pb2.AttrValue.DESCRIPTOR.fields_by_name["type"].enum_type.values_by_name
+# `{ dim { size: N } ... }` (no names, comments or `<...>`), the shape defaults ops write: read
+# with C-level string passes at any rank instead of one general-parser step per dim. A space
+# left between two words or numbers once the others are dropped, or a character str.split()
+# takes for a space and TF's isspace() does not, takes the general parser.
+_NOT_TF_SPACES = "\x1c\x1d\x1e\x1f"  # str.split()'s ASCII separators beyond TF's " \t\n\v\f\r"
+_RE_FAST_DIM_REST = re.compile(r"(-?(?:0|[1-9][0-9]{0,18}))\}\Z")  # what follows each `dim{size:`
 
 
 def _fast_scalar(field: str, text: str) -> attr_value_pb2.AttrValue | None:
@@ -119,6 +125,27 @@ def _fast_scalar(field: str, text: str) -> attr_value_pb2.AttrValue | None:
         m = _RE_FAST_STR.match(text)
         if m:
             return attr_value_pb2.AttrValue(s=m.group(1).encode("utf-8"))
+    elif field == "shape" and text[:1] == "{" and (shape := text.rstrip(SPACE))[-1] == "}":
+        inner = shape[1:-1]
+        if not inner.isascii() or any(c in inner for c in _NOT_TF_SPACES):
+            return None
+        compact = " ".join(inner.split())
+        for spaced, tight in (("{ ", "{"), (" {", "{"), ("} ", "}"), (" }", "}"), (": ", ":"), (" :", ":")):
+            compact = compact.replace(spaced, tight)
+        first, *dims = compact.split("dim{size:")
+        if first or " " in compact:
+            return None
+        # Serialized one-dim shapes concatenated parse as the whole shape (repeated fields append).
+        encoded: dict[str, bytes] = {}
+        for dim in set(dims):
+            m = _RE_FAST_DIM_REST.match(dim)
+            if m is None or not -(2**63) <= (v := int(m.group(1))) < 2**63:
+                return None
+            encoded[dim] = tensor_shape_pb2.TensorShapeProto(dim=[{"size": v}]).SerializeToString()
+        out = attr_value_pb2.AttrValue()
+        out.shape.MergeFromString(b"".join(map(encoded.__getitem__, dims)))
+        out.shape.SetInParent()
+        return out
     return None
 
 

@@ -14,7 +14,7 @@ from opgen.spec.attr_grammar import (
     finalize_attr,
 )
 from opgen.tf_text.attr_text import parse_attr_value, summarize_attr_value, summarize_op_def
-from opgen.tf_text.proto_text import ParseError, c_escape, c_unescape
+from opgen.tf_text.proto_text import ParseError, c_escape, c_unescape, parse_proto_text
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 
@@ -165,3 +165,22 @@ def test_summaries():
     t.default_value.type = 1
     assert summarize_op_def(op) == ("Op<name=Foo; signature=a:Ref(N*T) -> y:float; "
                                     "attr=T:type,default=DT_FLOAT; is_stateful=true>")
+
+
+@pytest.mark.parametrize("text", [
+    "{}", "{ }", "{ dim { size: 1 } }", "{dim{size:-1}dim{size:0}}", "{\n dim {\n size: 5\n }\n}\n",
+    "{ dim { size: 9223372036854775807 } }", "{ dim { size: -9223372036854775808 } }",
+    "{ dim { size: 9223372036854775808 } }", "{ dim { size: 00 } }", "{ dim { size: -0 } }", "{ dim {} }",
+    "{ dim { size: 2 name: 'x' } }", "{ unknown_rank: true }", "{ dim { size: 1 } } junk", "{ d im { size: 1 } }",
+    "{ dim { size: 1 2 } }", "{ dim { size:- 1 } }", "{ dim { size: 1 } # c\n }", "{ dim < size: 1 > }",
+    "{ dim: { size: 1 } }", "{ dim { size:\x1c1 } }", "{ dim {\xa0size: 1 } }", "{ dim { size: 1 }\x1f}",
+])
+def test_shape_defaults_read_as_the_general_parser_reads_them(text):
+    """The string-method reading of `{ dim { size: N } ... }` shapes (any rank at C speed) gives
+    what TF's proto_text parser (`parse_proto_text`) gives, and leaves every other text to it."""
+    general = attr_value_pb2.AttrValue()
+    expected = general if parse_proto_text(f"shape: {text}", general) else None
+    value = parse_attr_value("shape", text)
+    assert value == expected
+    if expected is not None:
+        assert value.HasField("shape")  # type: ignore[union-attr]

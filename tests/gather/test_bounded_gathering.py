@@ -7,7 +7,7 @@ from __future__ import annotations
 import black
 import pytest
 
-from opgen.limits import MAX_IF_NESTING, MAX_INCLUDES
+from opgen.limits import MAX_IF_NESTING, MAX_INCLUDES, MAX_TRANSLATION_UNIT_TOKENS
 from opgen.overrides.apidef import default_api_model
 from opgen.python_api import literals
 from opgen.python_api.function import FunctionApi, function_api
@@ -50,6 +50,19 @@ def test_guarded_headers_included_many_times_stay_within_the_limit(tmp_path):
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     assert [op.name for op in gather([str(tmp_path / "a.cc")]).op_list.op] == ["A"]
+
+
+def test_tokens_beyond_the_translation_unit_limit_are_a_located_error(tmp_path):
+    """The files of a translation unit share the token limit (a header's count with its includer's):
+    the error points at the first token beyond it, in the header here (read after a.cc is lexed)."""
+    half = MAX_TRANSLATION_UNIT_TOKENS // 2
+    err = _gather_errors(tmp_path, {"a.cc": '#include "h.h"\n' * 3 + ";" * (half + 1) + "\n", "h.h": ";" * half})
+    [first, hint, summary] = err.splitlines()
+    # a.cc holds 9 + half + 1 tokens, so the header's token `half - 10` (0-based) is one too many; the
+    # error is reported once, the other #includes are not read
+    assert first == (f"{tmp_path / 'h.h'}:1:{half - 9}: error: more than {MAX_TRANSLATION_UNIT_TOKENS} tokens in "
+                     "this translation unit (opgen's limit)")
+    assert "split the source" in hint and summary == "1 error in 1 file"
 
 
 @pytest.mark.parametrize("expression", [

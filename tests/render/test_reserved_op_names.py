@@ -4,12 +4,17 @@ saying so, with the override that gives one."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from opgen.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
 
 # (`Float`, `Len`: a deliberate difference, docs/cli.md: a function named like a builtin the bodies
 # call gets a trailing `_`.)
@@ -66,3 +71,30 @@ def test_same_functions_as_tf(tmp_path, capsys, monkeypatch, tf):
     tf_src = _pywrap_python_op_gen.GetPythonWrappers(op_list.SerializeToString()).decode()
     tf_functions = {f for f in re.findall(r"^def (\w+)", tf_src, re.M) if not f.endswith("_eager_fallback")}
     assert functions == tf_functions
+
+
+def test_each_warning_once_per_build(tmp_path):
+    """A real `opgen build` (a fresh process, 2 workers and enough ops that rendering forks them,
+    an empty format cache), then a rebuild after one op changed: each warning, the reserved-name
+    one among them, is on stderr once per build."""
+    (tmp_path / "cc").mkdir()
+    ops = "".join(f'REGISTER_OP("Op{i}").Input("x: float").Output("y: float");\n' for i in range(300))
+    source = tmp_path / "cc" / "r.cc"
+    source.write_text('#include "missing.h"\n'
+                      'REGISTER_OP("Lambda").Input("x: float").Output("y: float");\n'
+                      'REGISTER_OP("Print").Input("x: float").Output("y: float");\n' + ops)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.opgen]\ncore_ops = ["*"]\nsources = ["cc"]\nout = "out"\njobs = 2\n')
+    # buffered streams as a user's shell gives them: a buffer a forked worker inherits and flushes
+    # again would print its text twice
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env.update(PYTHONPATH=str(REPO), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    for edit in ("", 'REGISTER_OP("Changed").Output("y: float");\n'):
+        source.write_text(source.read_text() + edit)
+        proc = subprocess.run([sys.executable, "-m", "opgen", "build"], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, check=False)
+        assert proc.returncode == 0, proc.stderr
+        warnings = [line for line in proc.stderr.splitlines() if ": warning: " in line]
+        assert len(warnings) == 2, proc.stderr
+        assert len(set(warnings)) == 2, proc.stderr
+        assert sum("get no Python function" in w for w in warnings) == 1, proc.stderr
