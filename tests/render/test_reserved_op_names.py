@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 from opgen.cli import main
-
-REPO = Path(__file__).resolve().parent.parent
 
 # (`Float`, `Len`: a deliberate difference, docs/cli.md: a function named like a builtin the bodies
 # call gets a trailing `_`.)

@@ -156,7 +156,7 @@ if TYPE_CHECKING:
     class _ManyOutputsOutput(NamedTuple):
         first: Annotated[_api_types.Tensor, TV_ManyOutputs_T]
         middle: list[_api_types.Tensor]
-        count: Annotated[_api_types.Tensor, _atypes.Int64]
+        count: Annotated[_api_types.Tensor, _atypes.Int64]  # type: ignore[assignment]
         last_list: list[_api_types.Tensor]
 
 else:
