@@ -1142,21 +1142,10 @@ class _Helpers:
         # typed for `mypy --strict` over generated modules: the context, and Any for values
         # (ints, shape and dimension handles, attr values: the runtime's own types)
         args = ["c: _api_types.InferenceContext", *(f"v_{t[TEXT]}: Any" for t, _ in params)]
-        self.lines += [*_def_lines(py, args), *lines, ""]
+        head = Bracketed(f"def {py}(", tuple(args), ") -> None:", is_def=True)
+        self.lines += [*("    " + layout(head, "    ")).split("\n"), *lines, ""]
         self.found[name] = (py, tuple(t for _, t in params))
         return self.found[name]
-
-
-def _def_lines(name: str, args: list[str]) -> list[str]:
-    """A nested `def` head as black lays it out: one line; else the arguments on a line of
-    their own; else one argument a line with a trailing comma."""
-    one = f"    def {name}(" + ", ".join(args) + ") -> None:"
-    if len(one) <= LINE_LENGTH:
-        return [one]
-    inner = "        " + ", ".join(args)
-    if len(inner) <= LINE_LENGTH:
-        return [f"    def {name}(", inner, "    ) -> None:"]
-    return [f"    def {name}(", *(f"        {a}," for a in args), "    ) -> None:"]
 
 
 def _definition(tokens: Sequence[Token], name: str) -> tuple[str, list[tuple[Token, str]], int] | None:
