@@ -395,8 +395,99 @@ def free_globals(code: str) -> frozenset[str]:
     return frozenset(read - bound - _BUILTINS)
 
 
+# The names a module header may import, as a rendered chunk spells them.
+HEADER_NAMES = frozenset((*(f"_{m}" for m in RUNTIME_MODULES), *TYPING_NAMES, "collections"))
+# Code whose strings or bindings the scan in `header_names_read` does not follow: `\"""`
+# f-strings and `'''` strings (other strings must close on their line), a backslash before a
+# quote, a newline or a docstring's end (escapes, continued strings), imports and match
+# patterns (which bind a name followed by `.` or after `: `) and type parameter lists (which
+# bind the names in their `[`). Each pattern starts with a literal, which `re` finds fast; a
+# false alarm costs only time.
+_SCAN_UNSAFE = tuple(
+    re.compile(pattern)
+    for pattern in (
+        "'''", r"""\\(?:["'\n]|\Z)""", r"import\b", r"case\b",
+        r"def\s+\w+\s*\[", r"class\s+\w+\s*\[", r"type\s+\w+\s*\[",
+    )
+)
+_F_PREFIX_END = re.compile(r"(?<!\w)(?:[rRbB]?[fF]|[fF][rRbB])\Z")
+_ONE_LINE_STRING_OR_COMMENT = re.compile(r"""'[^'\n]*'|"[^"\n]*"|#[^\n]*""")
+_F_STRING_FIELD = re.compile(r"\{([^{}]*)\}")
+# A header name followed by neither `.`, `(` nor `[` (attribute, call, subscript): unless it
+# follows `_READ_LEAD`, it may be bound there (a parameter, keyword, assignment target).
+_MAYBE_BOUND = {name: re.compile(re.escape(name) + r"(?![\w.(\[])") for name in HEADER_NAMES}
+# What may precede a name that is read, whatever follows it: an annotation's `x: T`, `-> T`
+# and subscript `X[T`, a class's first base, an operand of a keyword operator.
+_READ_LEAD = re.compile(
+    r"(?::|->|[\w\]]\[|\bclass\s+\w+\(|\b(?:if|elif|while|return|not|and|or|in|is|else|assert))\s*\Z"
+)
+
+
+def _code_of_line_strings(part: str) -> str:
+    """`part` with each one-line string and comment blanked (`''`), except the fields of an
+    f-string, which are code: they stay, in parentheses. A field the scan cannot follow (a
+    quote, a nested field, a format spec) leaves a `"`, which sends the chunk to `free_globals`."""
+
+    def blank(m: re.Match[str]) -> str:
+        text = m.group()
+        if "{" not in text or text[0] == "#":
+            return "''"
+        prefix_start = m.start()
+        while prefix_start and part[prefix_start - 1].isalnum():
+            prefix_start -= 1
+        if part[prefix_start : m.start()].lower() not in ("f", "rf", "fr"):
+            return "''"
+        body = text[1:-1].replace("{{", "").replace("}}", "")
+        fields = [re.sub(r"![rsa]\Z", "", field) for field in _F_STRING_FIELD.findall(body)]
+        if body.count("{") != len(fields) or any(c in field for field in fields for c in "'\":=!"):
+            return '"'
+        return "''" + "".join(f"({field})" for field in fields)
+
+    return _ONE_LINE_STRING_OR_COMMENT.sub(blank, part)
+
+
+def header_names_read(code: str) -> frozenset[str]:
+    """`free_globals(code) & HEADER_NAMES` for code that parses, found without parsing when every occurrence of
+    those names is plainly a global read: outside strings and comments, and followed by `.`,
+    `(` or `[` or placed where a name is read (`_READ_LEAD`). Any other occurrence may bind
+    the name in some scope, and code the scan cannot follow (`_SCAN_UNSAFE`) may hide one;
+    then Python's own scoping (`free_globals`) decides: exact, and slower on a registry's
+    megabytes of chunks than the whole render."""
+    present = [name for name in HEADER_NAMES if name in code]
+    if not present:
+        return frozenset()
+    parts = code.split('"""')
+    outside = parts[0::2]  # the code between docstrings (a string prefix such as `r` ends a part)
+    if len(parts) % 2 == 0 or any(
+        _F_PREFIX_END.search(part[-3:]) or any(pattern.search(part) for pattern in _SCAN_UNSAFE) for part in outside
+    ):
+        return free_globals(code) & HEADER_NAMES
+    stripped = "\n".join(_code_of_line_strings(part) for part in outside)
+    if "'" in stripped.replace("''", "") or '"' in stripped:
+        return free_globals(code) & HEADER_NAMES  # a string that does not close on its line, or an odd f-string
+    read = set()
+    for name in present:
+        for m in _MAYBE_BOUND[name].finditer(stripped):
+            before = stripped[m.start() - 1 : m.start()]
+            if before.isalnum() or before in ("_", "."):
+                continue  # part of a longer name, or an attribute
+            if not _READ_LEAD.search(stripped, stripped.rfind("\n", 0, m.start()) + 1, m.start()):
+                return free_globals(code) & HEADER_NAMES
+            read.add(name)
+        if name not in read:
+            start = stripped.find(name)
+            while start >= 0:
+                before = stripped[start - 1 : start]
+                after = stripped[start + len(name) : start + len(name) + 1]
+                if not (before.isalnum() or before in ("_", ".") or after.isalnum() or after == "_"):
+                    read.add(name)
+                    break
+                start = stripped.find(name, start + len(name))
+    return frozenset(read)
+
+
 class ChunkUses(NamedTuple):
-    """What one rendered chunk needs its module header to import (`free_globals` sorted by kind)."""
+    """What one rendered chunk needs its module header to import (`header_names_read` sorted by kind)."""
 
     runtime: tuple[str, ...]  # `opgen_runtime` modules, as `_<name>`
     typing: tuple[str, ...]  # `from typing import` names
@@ -404,7 +495,7 @@ class ChunkUses(NamedTuple):
 
     @classmethod
     def of(cls, code: str) -> ChunkUses:
-        names = free_globals(code)
+        names = header_names_read(code)
         return cls(
             runtime=tuple(m for m in RUNTIME_MODULES if f"_{m}" in names),
             typing=tuple(n for n in TYPING_NAMES if n in names),
