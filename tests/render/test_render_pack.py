@@ -185,7 +185,7 @@ PAYLOAD = b'import os; os.system("touch PWNED")\n'
 
 @pytest.mark.parametrize("attack", ["text", "swap", "forged"])
 def test_a_poisoned_chunk_cache_never_reaches_a_module(tmp_path, monkeypatch, capsys, attack):
-    """Chunk text altered in the pack (`text`), entries' seals swapped (`swap`), or a pack
+    """Chunk text altered in the pack (`text`), entries' digests swapped under the index's seal (`swap`), or a pack
     written whole by someone without this user's cache key (`forged`, e.g. a CI cache restored
     from another job): every such chunk is rendered again, and the module is what a clean
     build writes."""
@@ -198,21 +198,23 @@ def test_a_poisoned_chunk_cache_never_reaches_a_module(tmp_path, monkeypatch, ca
     clean = (root / "gen" / "gen_math_ops.py").read_bytes()
     [index_path] = (tmp_path / "cache" / "opgen" / "format").glob("*.marshal")
     [text_path] = (tmp_path / "cache" / "opgen" / "format").glob("*.text")
-    form, generation, index = marshal.loads(index_path.read_bytes())
+    sealed = index_path.read_bytes()
+    seal, (form, generation, index) = sealed[:32], marshal.loads(sealed[32:])
     if attack == "text":  # the same length, so every offset still fits
         data = text_path.read_bytes()
         text_path.write_bytes(b"".join(PAYLOAD.ljust(end - start, b"#")[:end - start] if end - start >= len(PAYLOAD)
                                        else data[start:end] for _, start, end, _ in sorted(index.values(),
                                                                                           key=lambda e: e[1])))
-    elif attack == "swap":
+    elif attack == "swap":  # under the old seal
         keys = sorted(index)
-        seals = [index[k][3] for k in keys]
-        index = {k: (*index[k][:3], seals[(i + 1) % len(keys)]) for i, k in enumerate(keys)}
-        index_path.write_bytes(marshal.dumps((form, generation, index)))
+        digests = [index[k][3] for k in keys]
+        index = {k: (*index[k][:3], digests[(i + 1) % len(keys)]) for i, k in enumerate(keys)}
+        index_path.write_bytes(seal + marshal.dumps((form, generation, index)))
     else:
         import hashlib
 
-        index = {k: (summary, 0, len(PAYLOAD), hashlib.sha256(PAYLOAD).digest()) for k, (summary, *_) in index.items()}
+        index = {k: (summary, 0, len(PAYLOAD), hashlib.blake2b(PAYLOAD, digest_size=16).digest())
+                 for k, (summary, *_) in index.items()}
         index_path.write_bytes(marshal.dumps((form, generation, index)))
         text_path.write_bytes(PAYLOAD)
     (root / "gen" / "gen_math_ops.py").unlink()
