@@ -143,6 +143,11 @@ def _annotated_param(name: str, annotation: str, rest: str) -> Bracketed | str:
     return Bracketed(f"{name}: Annotated[", (first, second), "]" + rest, explode=False)
 
 
+def annotated(name: str, annotation: str, indent: str) -> str:
+    """`name: annotation` (a NamedTuple field) laid out as black lays it out."""
+    return layout(_annotated_param(name, annotation, ""), indent)
+
+
 _MAKE_TENSOR = "_execute.make_tensor("
 
 
@@ -253,6 +258,7 @@ FILTERS = {
     "assign_sum": assign_sum,
     "assign_call": assign_call,
     "assign_default": assign_default,
+    "annotated": annotated,
     "comprehension": comprehension,
     "signature_params": signature_params,
     "helper_keywords": helper_keywords,

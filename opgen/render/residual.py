@@ -112,10 +112,11 @@ def _spans(text: str, lines: list[int]) -> list[_Span] | None:
 
 
 def _framed_header(node: ast.stmt, depth: int, first_line: str) -> bool:
-    """A header formatted alone as black formats it in its chunk: a top-level undecorated
-    `def` (a nested one's blank lines depend on what precedes it) or an `if` (not `elif`)."""
+    """A header formatted alone as black formats it in its chunk: a top-level `def` (a nested
+    one's blank lines depend on what precedes it; a decorated one's follow its decorators, which
+    stay as they are) or an `if` (not `elif`)."""
     if isinstance(node, ast.FunctionDef):
-        ok = depth == 0 and not node.decorator_list
+        ok = depth == 0
     elif isinstance(node, ast.If):
         ok = first_line.lstrip().startswith("if ")
     else:
