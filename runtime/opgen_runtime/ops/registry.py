@@ -75,7 +75,7 @@ def _op_names(data: bytes) -> list[str]:
     OpDefs serialized so), which puts a short name's tag and one-byte length first; any
     other layout takes the general field walk (`_name_field`).
     """
-    names = []
+    names: list[str] = []
     append = names.append
     pos, end = 0, len(data)
     while pos < end:
