@@ -307,6 +307,16 @@ _define(
             "default: 1 (fastest measured on 2 shared cores).",
         ),
         _option(
+            "--max-ops-per-module",
+            type=click.IntRange(min=1),
+            metavar="N",
+            section="Rendering",
+            help="Write a module of more than N ops as a package of parts of N ops each, whose __init__.py "
+            "re-exports them (imports stay `from gen_x import f`): each file compiles with less memory and an "
+            "edit recompiles one part, but importing the module still compiles (or loads) every part. "
+            "[tool.opgen] max_ops_per_module; default: never split.",
+        ),
+        _option(
             "--library",
             metavar="PATH",
             section="Rendering",

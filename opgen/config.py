@@ -34,6 +34,7 @@ _KNOWN_KEYS = {
     "include_dirs",  # list of directories, like -I
     "allow",  # file of allowed op names (selective registration)
     "jobs",  # parallel formatter workers
+    "max_ops_per_module",  # split a module with more ops into a package of parts (default: never)
     "formatter",  # "black" or "ruff"
     "merge_overrides",  # allow several override files to touch one op
     "api",  # path of the committed API snapshot
@@ -63,6 +64,7 @@ class Config:
     # development machine a cold build of TF's registry measured 0.54 s with 1 and 0.63-0.70 s
     # with 2 (bench/build_bench.py --jobs N); forking only pays with idle cores.
     jobs: int = 1
+    max_ops_per_module: int | None = None
     formatter: str = "black"
     merge_overrides: bool = False
     api: str | None = None
@@ -188,6 +190,10 @@ def load_config(start: Path | None = None) -> Config:
         elif key == "jobs":
             if not isinstance(value, int) or value < 0:
                 raise OpgenError("[tool.opgen] jobs must be a non-negative integer", where(key))
+        elif key == "max_ops_per_module":
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise OpgenError("[tool.opgen] max_ops_per_module must be a positive integer", where(key),
+                                 hint="write max_ops_per_module = 2000, or leave it out to never split a module")
         elif key in ("merge_overrides", "strict_includes", "strict_defines", "docstring_kernels"):
             if not isinstance(value, bool):
                 raise OpgenError(f"[tool.opgen] {key} must be true or false", where(key))

@@ -8,8 +8,9 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from opgen.errors import Location, OpgenError
 from opgen.model import OpSource
@@ -65,6 +66,25 @@ def group_ops(
     return dict(sorted(groups.items()))
 
 
+T = TypeVar("T")
+
+PACKAGE_INIT = "__init__"  # the split module's package file: it re-exports the parts
+
+
+def module_files(module: str, ops: Sequence[T], max_ops: int | None) -> list[tuple[str, Sequence[T]]]:
+    """The files `module` is written to (paths relative to --out, without `.py`) and their ops:
+    `module` itself, unless it has more than `max_ops` ops (`[tool.opgen] max_ops_per_module`):
+    then the package `module`, whose parts `module/_part1` ... hold `max_ops` consecutive ops each
+    (numbered with leading zeros, so names sort in order) and whose `module/__init__` (no ops)
+    re-exports them (docs/rendering.md says why and what it costs)."""
+    if max_ops is None or len(ops) <= max_ops:
+        return [(module, ops)]
+    count = -(-len(ops) // max_ops)
+    width = len(str(count))
+    parts = [(f"{module}/_part{i + 1:0{width}d}", ops[i * max_ops : (i + 1) * max_ops]) for i in range(count)]
+    return [(f"{module}/{PACKAGE_INIT}", ops[:0]), *parts]
+
+
 def module_library(module: str, libraries: dict[str, str], default: str | None) -> str | None:
     """The op library of `module`: the first `[tool.opgen.libraries]` glob on module names
     that matches it, else `[tool.opgen] library` (`default`)."""
@@ -80,7 +100,9 @@ def unmatched_patterns(names: Iterable[str], patterns: Iterable[str]) -> list[st
 
 
 __all__ = [
+    "PACKAGE_INIT",
     "group_ops",
+    "module_files",
     "module_for_source",
     "module_library",
     "module_rule",

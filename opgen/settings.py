@@ -39,6 +39,7 @@ def option_defaults(config: Config) -> dict[str, Any]:
         "templates": str(config.path(config.templates)) if config.templates else None,
         "formatter": config.formatter,
         "jobs": config.jobs,
+        "max_ops_per_module": config.max_ops_per_module,
         "library": config.library,
         "out": str(config.path(config.out)),
     }

@@ -21,7 +21,7 @@ from opgen.config import Config
 from opgen.errors import Location, OpgenError, printable_path, report
 from opgen.fsutil import LiteralPath, atomic_write
 from opgen.model import GatherResult
-from opgen.module_groups import group_ops, unmatched_patterns
+from opgen.module_groups import group_ops, module_files, unmatched_patterns
 from opgen.outputs.depfile import depfile_bytes
 from opgen.outputs.diff_writer import root_relative, unified_diff
 from opgen.outputs.tree_writer import (
@@ -51,6 +51,7 @@ class Settings(_Settings):
     templates: str | None = None
     formatter: str = "black"
     jobs: int = 1
+    max_ops_per_module: int | None = None
     library: str | None = None
     out: str
     depfile: str | None = None
@@ -74,6 +75,7 @@ def build_options(settings: Settings) -> BuildOptions:
         config_location=Location(str(config.root / "pyproject.toml")),
         library=settings.library,
         libraries=dict(config.libraries),
+        max_ops_per_module=settings.max_ops_per_module,
     )
 
 
@@ -164,8 +166,9 @@ def output_paths(groups: dict, config: Config, opts: BuildOptions) -> list[str]:
     snapshot. Depfiles list their targets in this order (ninja wants the first one to be the
     build edge's first output)."""
     api = snapshot_path(config)
+    modules = (path for name, ops in groups.items() for path, _ in module_files(name, ops, opts.max_ops_per_module))
     return [
-        *sorted(f"{m}.py" for m in groups),
+        *sorted(f"{path}.py" for path in modules),
         SOURCE_MAP,
         *([api.as_posix()] if api else []),
         *gitignore_output(opts.out),
@@ -325,7 +328,7 @@ def run(settings: Settings) -> int:
     )
     if sys.stderr.isatty() and not settings.quiet:
         sys.stderr.write("\r\x1b[K")
-    phases.done(f"rendered {_count(len(result.files) - 1, 'module')}, {result.formatted} chunks formatted")
+    phases.done(f"rendered {_count(result.modules, 'module')}, {result.formatted} chunks formatted")
     api_snapshot = snapshot_outputs(config, gathered, api_model, opts.out)
     for rel in api_snapshot:
         if rel.casefold() in {f.casefold() for f in result.files}:
@@ -358,7 +361,7 @@ def run(settings: Settings) -> int:
     elapsed = time.perf_counter() - started
     _summary(
         settings,
-        f"opgen build: {_count(len(result.files) - 1, 'module')}, {_count(result.ops, 'op')} -> "
+        f"opgen build: {_count(result.modules, 'module')}, {_count(result.ops, 'op')} -> "
         f"{printable_path(opts.out)}: "
         f"{len(changes.write)} written, {len(changes.delete)} deleted, {changes.unchanged} unchanged "
         f"({result.formatted} chunks formatted, {elapsed:.2f}s)",

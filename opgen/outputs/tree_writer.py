@@ -159,14 +159,22 @@ def gitignore_output(out: Path) -> dict[str, bytes]:
 
 
 def _listed_modules(out: Path, source_map: str) -> list[str]:
-    """The module files the tree's source map lists (plain names inside `out`)."""
+    """The module files the tree's source map lists: plain names inside `out`, and the files of
+    a split module's package (`gen_x/_part1.py`, `gen_x/__init__.py`: `module_groups.module_files`)."""
     try:
         data = _read_json(out / source_map)
     except (OSError, ValueError):
         return []
     modules = data.get("modules") if isinstance(data, dict) else None
     return [rel for rel in (modules if isinstance(modules, dict) else ())
-            if isinstance(rel, str) and "/" not in rel and rel.endswith(".py") and not rel.startswith(".")]
+            if isinstance(rel, str) and rel.endswith(".py") and not rel.startswith(".")
+            and ("/" not in rel or _is_package_file(rel))]
+
+
+def _is_package_file(rel: str) -> bool:
+    """`rel` names a file of a split module's package: `<module>/<identifier>.py`."""
+    package, _, name = rel.partition("/")
+    return module_name_problem(package) is None and name[:-3].isidentifier()
 
 
 def _head(path: Path, size: int = _HEAD_BYTES) -> str:
@@ -373,6 +381,10 @@ def _apply(out: Path, write: dict[str, str], delete: list[str], manifest: dict[s
     for rel in delete:
         with contextlib.suppress(FileNotFoundError):
             check_relative(out, rel).unlink()
+    # a split module's package folder once its last file is gone (its __pycache__ keeps it)
+    for folder in sorted({PurePosixPath(rel).parent for rel in delete} - {PurePosixPath(".")}, reverse=True):
+        with contextlib.suppress(OSError):
+            check_relative(out, folder.as_posix()).rmdir()
     if manifest is not None:
         atomic_write(out / MANIFEST, json.dumps({"generator": "opgen", "files": manifest}, sort_keys=True,
                                                 indent=0).encode())

@@ -15,7 +15,7 @@ import gc
 import hashlib
 import marshal
 import multiprocessing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from json.encoder import (
     encode_basestring_ascii as _json_str,  # json.dumps of a str, in C
@@ -25,7 +25,7 @@ from pathlib import Path
 from opgen import __version__
 from opgen.errors import Location, OpgenError, report
 from opgen.model import GatherResult, OpSource
-from opgen.module_groups import group_ops, module_library
+from opgen.module_groups import PACKAGE_INIT, group_ops, module_files, module_library
 from opgen.overrides.apidef import ApiModel
 from opgen.python_api.function import FunctionApi, SkippedOp, function_api, reserved_name_warning
 from opgen.render import emit, residual
@@ -74,6 +74,7 @@ def code_digest() -> str:
 @dataclass
 class RenderResult:
     files: dict[str, bytes]  # path relative to --out -> content
+    modules: int = 0  # a split module counts once
     ops: int = 0
     formatted: int = 0  # chunks that went through the formatter (cache misses)
 
@@ -89,6 +90,7 @@ class Renderer:
     progress: Callable[[str, int, int], None] | None = None  # (phase, ops done, ops in all)
     library: str | None = None  # op library of modules no `libraries` glob matches
     libraries: dict[str, str] = field(default_factory=dict)  # module-name glob -> op library
+    max_ops_per_module: int | None = None  # split bigger modules into packages of parts (`module_files`)
 
     def salt(self) -> str:
         return f"opgen {__version__}\0{code_digest()}\0{self.templates.digest}\0{self.templates.shipped}"
@@ -146,27 +148,31 @@ class Renderer:
             entries[summary.op_name] = (summary, chunk)
             used[key] = (summary.to_plain(), chunk)
 
+        # (file path relative to --out without `.py`, its module's name, its ops): a module's
+        # own file, or the parts of a split one (whose package file renders below)
+        op_files = [(path, name, file_ops) for name, ops in groups.items()
+                        for path, file_ops in module_files(name, ops, self.max_ops_per_module)
+                        if path != f"{name}/{PACKAGE_INIT}"]
         headers: dict[str, str] = {}
         registrations: dict[str, bytes] = {}
         header_misses: list[tuple[str, str, list[int] | None]] = []
-        for name, ops in groups.items():
-            functions = [entries[op.name][0] for op in ops]
-            located = {op.name: source for op in ops if (source := sources.get(op.name)) is not None}
-            src_files = sorted(
-                {display_path(p, self.root) for p in {source.location.path for source in located.values()}}
-            )
+        for path, name, file_ops in op_files:
+            functions = [entries[op.name][0] for op in file_ops]
+            located = {op.name: source for op in file_ops if (source := sources.get(op.name)) is not None}
+            src_files = _source_files(located.values(), self.root)
             shape_fns = {op_name: source.shape_fn for op_name, source in located.items() if source.shape_fn}
             translated = {op_name: source.shape_fn_python for op_name, source in located.items()
                           if source.shape_fn_python is not None}
+            library = module_library(name, self.libraries, self.library)
             registration = emit.render_registration(self.templates, shape_fns, translated,
-                                                module_library(name, self.libraries, self.library))
-            registrations[name] = registration.encode()
+                                                    _library_from(path, library))
+            registrations[path] = registration.encode()
             registration_uses = emit.ChunkUses.of(registration)
-            # The header depends on the module's name, sources, function summaries and what
+            # The header depends on the file's path, sources, function summaries and what
             # its registration reads only (not on docs or bodies: a changed op rarely changes
             # it). marshal version 2 writes no back-references, so equal data gives equal bytes.
-            data = marshal.dumps((name, src_files, [tuple(f) for f in functions], tuple(registration_uses)), 2)
-            key = headers[name] = "hdr:" + sha256(salt + data).hexdigest()
+            data = marshal.dumps((path, src_files, [tuple(f) for f in functions], tuple(registration_uses)), 2)
+            key = headers[path] = "hdr:" + sha256(salt + data).hexdigest()
             hit = cache.get(key)
             if hit is not None:  # stored by a build whose collision check passed on these summaries
                 used[key] = hit
@@ -178,8 +184,9 @@ class Renderer:
                 used[key] = (None, text.encode())
             else:
                 header_misses.append((key, text, lines))
-        header_names = [(f"the header of module {name}", "module_header.py.j2") for name in groups
-                        if headers[name] in {key for key, _, _ in header_misses}]
+        missed = {key for key, _, _ in header_misses}
+        header_names = [(f"the header of module {name}" + (f" ({path}.py)" if path != name else ""),
+                         "module_header.py.j2") for path, name, _ in op_files if headers[path] in missed]
         for (key, _, _), text in zip(
             header_misses, self._format_residuals([(t, lines) for _, t, lines in header_misses], header_names)
         ):
@@ -188,10 +195,10 @@ class Renderer:
         files: dict[str, bytes] = {}
         source_map: dict[str, list[str]] = {}
         provenance = self.api_model.provenance
-        for name, ops in groups.items():
-            parts = [used[headers[name]][1], _OP_DEFS_DECLARATION]
+        for path, _, file_ops in op_files:
+            parts = [used[headers[path]][1], _OP_DEFS_DECLARATION]
             functions_map: list[tuple[str, str]] = []
-            for op in ops:
+            for op in file_ops:
                 summary, chunk = entries[op.name]
                 src = sources.get(op.name)
                 # files, not lines: a comment added to a source or override file changes no
@@ -217,10 +224,15 @@ class Renderer:
                     )
                 )
             # Registered last: `register_op_list` also marks the module's functions for AutoGraph.
-            parts.append(registrations[name])
-            files[f"{name}.py"] = b"\n\n".join(parts)
+            parts.append(registrations[path])
+            files[f"{path}.py"] = b"\n\n".join(parts)
             functions_map.sort()
-            source_map[f"{name}.py"] = [f"{_json_str(fn)}: {entry}" for fn, entry in functions_map]
+            source_map[f"{path}.py"] = [f"{_json_str(fn)}: {entry}" for fn, entry in functions_map]
+        for name, ops in groups.items():
+            package_init, *module_parts = module_files(name, ops, self.max_ops_per_module)
+            if module_parts:
+                files[f"{package_init[0]}.py"] = self._package_init(name, module_parts, entries, sources)
+                source_map[f"{package_init[0]}.py"] = []  # listed: opgen owns it (`tree_writer`)
         files[SOURCE_MAP] = source_map_text(source_map).encode()
         reserved = [(op.name, src.location if (src := sources.get(op.name)) else None)
                     for ops in groups.values() for op in ops if entries[op.name][0].skipped == "reserved"]
@@ -228,7 +240,19 @@ class Renderer:
             report(reserved_name_warning(sorted(reserved, key=lambda item: item[1] or Location(""))))
         if used.keys() != cache.index.keys():
             self.formatter.save_pack(pack, used, base=cache)
-        return RenderResult(files, ops=total, formatted=len(to_format) + len(header_misses))
+        return RenderResult(files, modules=len(groups), ops=total, formatted=len(to_format) + len(header_misses))
+
+    def _package_init(self, name: str, module_parts: list[tuple[str, Sequence[op_def_pb2.OpDef]]],
+                      entries: dict[str, tuple[emit.FunctionSummary, bytes]], sources: dict[str, OpSource]) -> bytes:
+        """The `__init__.py` of split module `name`: it re-exports its parts' functions. The
+        names of all its functions may not collide, as in one module (each part checks its own)."""
+        parts = [(path.rpartition("/")[2], [entries[op.name][0] for op in ops]) for path, ops in module_parts]
+        functions = [f for _, part in parts for f in part]
+        located = {op.name: source for _, ops in module_parts for op in ops
+                   if (source := sources.get(op.name)) is not None}
+        emit.check_collisions(name, functions, {op_name: source.location for op_name, source in located.items()})
+        return emit.render_package_init(name, parts, _source_files(located.values(), self.root) or ["an OpList"],
+                                        self.max_ops_per_module).encode()
 
     def _format_residuals(self, chunks: list[tuple[str, list[int] | None]], names: list[tuple[str, str]]) -> list[str]:
         """Chunks (text, residual lines) as the formatter lays them out (`residual.format_residuals`);
@@ -321,6 +345,19 @@ def _render_share(share: tuple[int, int]) -> list[tuple]:
     return out
 
 
+def _source_files(located: Iterable[OpSource], root: Path) -> list[str]:
+    """The source files of ops, as module headers name them."""
+    return sorted({display_path(p, root) for p in {source.location.path for source in located}})
+
+
+def _library_from(path: str, library: str | None) -> str | None:
+    """The op library as the module file at `path` (relative to --out) names it: a path
+    relative to the module's folder moves up one folder for a split module's part."""
+    if library is None or "/" not in path or ":" in library or library.startswith("/"):
+        return library
+    return f"../{library}"
+
+
 def _with_op_def(function_text: str, op_def_statement: str) -> str:
     """A chunk as the module holds it: the op's function, then the statement appending its
     OpDef to the module's `_OP_DEFS` (cached with the chunk: both depend on the OpDef)."""
@@ -380,6 +417,7 @@ class BuildOptions:
     config_location: Location
     library: str | None = None  # op library the modules load for TensorFlow ([tool.opgen] library)
     libraries: dict[str, str] = field(default_factory=dict)  # per module ([tool.opgen.libraries])
+    max_ops_per_module: int | None = None  # split bigger modules ([tool.opgen] max_ops_per_module)
 
 
 def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions, progress=None,
@@ -392,7 +430,8 @@ def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions,
         templates = emit.Templates.load(opts.templates)
         formatter = ChunkFormatter(opts.formatter, opts.jobs, write_cache=write_cache)
         groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
-        renderer = Renderer(templates, formatter, api_model, opts.root, progress, opts.library, opts.libraries)
+        renderer = Renderer(templates, formatter, api_model, opts.root, progress, opts.library, opts.libraries,
+                            opts.max_ops_per_module)
         return renderer.render(groups, gathered.sources, f"{opts.out.resolve()}\0{opts.formatter}")
     finally:
         if gc_was_enabled:

@@ -657,6 +657,30 @@ def render_header(
     return text, residual_lines(text, literals.docstring_literal(header_doc, "")) if templates.shipped else None
 
 
+def render_package_init(module: str, parts: list[tuple[str, list[FunctionSummary]]], sources: list[str],
+                        max_ops: int | None) -> str:
+    """The `__init__.py` of a module split into the package's `parts` (name, functions): the
+    module's header docstring, each part's functions and aliases re-exported (`x as x`) and
+    the module's `__all__`, in black's and ruff's layout (not a template: it holds no op's code)."""
+    header_doc = f"{_header_title(module)}\n\n{_HEADER_ORIGIN.format(version=__version__, sources=', '.join(sources))}"
+    lines = [
+        literals.docstring_literal(header_doc, ""),
+        "",
+        f"# Split into {len(parts)} parts of at most {max_ops} ops ([tool.opgen] max_ops_per_module);",
+        "# this module is the API: the parts are private.",
+    ]
+    for part, functions in parts:
+        names = sorted({n for f in functions if f.name for n in (f.name, *f.aliases)}, key=literals.isort_key)
+        for n in names:  # ruff's isort (combine-as-imports off) keeps each `as` import apart
+            line = f"from .{part} import {n} as {n}"
+            lines.append(line if len(line) <= LINE_LENGTH else f"from .{part} import (\n    {n} as {n},\n)")
+    exports: list[Bracketed | str] = [
+        literals.py_str(n) for n in module_exports([f for _, functions in parts for f in functions])
+    ]
+    lines += ["", wrap_call("__all__ = [", exports, "]", "")]
+    return "\n".join(lines) + "\n"
+
+
 OP_DEFS = "_OP_DEFS"  # the module-level list of its serialized OpDefs, registered last
 OP_DEFS_DECLARATION = f"{OP_DEFS}: list[bytes] = []\n"
 _BYTES_PER_PIECE = 81  # `b"` + 81 printable bytes + `"` after a 4-space indent: 88 columns

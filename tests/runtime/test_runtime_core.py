@@ -234,6 +234,26 @@ def test_registry_conflicts_name_both_modules():
         lib._apply_op_helper("NoSuchOpAtAll")
 
 
+def test_registry_reads_op_names_in_any_field_order_and_parses_on_first_lookup():
+    """Registration reads only the op names (fast when the name is serialized first, as
+    protobuf writes it); any other valid layout registers the same ops, and the OpList is
+    parsed on the first lookup, not at registration."""
+    long_name = "RtLong" + "x" * 200  # a 2-byte length, and an OpDef over 127 bytes
+    canonical = op_def_pb2.OpDef(name=long_name, summary="s" * 300)
+    short = op_def_pb2.OpDef(name="RtSummaryFirst", summary="first")
+    # OpDef.summary (field 5) before OpDef.name (field 1): valid protobuf, not protobuf's own order
+    serialized = short.SerializeToString()
+    name_field = op_def_pb2.OpDef(name=short.name).SerializeToString()
+    reordered = serialized[len(name_field) :] + name_field
+    assert op_def_pb2.OpDef.FromString(reordered) == short
+    data = op_def_pb2.OpList(op=[canonical]).SerializeToString() + b"\n" + bytes([len(reordered)]) + reordered
+    registry.register_op_list("tests.field_order", data)
+    assert registry._modules["tests.field_order"].parsed is None
+    assert registry.get(long_name) == canonical
+    assert registry.get("RtSummaryFirst") == short
+    assert set(registry.op_defs_of("tests.field_order")) == {long_name, "RtSummaryFirst"}
+
+
 def test_function_attrs_are_added_to_the_inputs_graph():
     """A function value goes to the op's graph (the inputs'), not to the outer default graph."""
 

@@ -448,8 +448,9 @@ def read_regular(path: Path) -> str | None:
 
 def build_dir_modules(out: Path) -> dict[Path, str]:
     """The generated modules of a build output directory and their texts: the `<name>.py`
-    files directly in it that its source map lists and that open with opgen's module header
-    (tests plant source maps naming other files)."""
+    files directly in it, and the parts `<name>/_partN.py` of split modules, that its source
+    map lists and that open with opgen's module header (tests plant source maps naming other
+    files). A split module's `__init__.py` holds no wrapper: it only imports its parts."""
     import json
 
     from opgen.render.emit import opens_with_module_header
@@ -460,11 +461,16 @@ def build_dir_modules(out: Path) -> dict[Path, str]:
         return {}
     if not isinstance(modules, dict):
         return {}
-    names = [n for n in modules if isinstance(n, str) and n.endswith(".py") and n[:-3].isidentifier()]
+    names = [n for n in modules if isinstance(n, str) and n.endswith(".py") and not n.endswith(_PACKAGE_INIT)
+             and all(part.isidentifier() for part in n[:-3].split("/", 1))]
     texts = {out / name: read_regular(out / name) for name in sorted(names)}
     return {
-        path: text for path, text in texts.items() if text is not None and opens_with_module_header(text, path.stem)
+        path: text for path, text in texts.items()
+        if text is not None and opens_with_module_header(text, path.stem if path.parent == out else path.parent.name)
     }
+
+
+_PACKAGE_INIT = "/__init__.py"  # a split module's package file (`opgen.module_groups.module_files`)
 
 
 def check_build_dir(out: Path, **options: Any) -> list[CallReport]:
@@ -500,7 +506,7 @@ class BuildRecorder:
             result = render(renderer, *args, **kwargs)
             if renderer.templates.shipped:
                 for path, data in result.files.items():
-                    if path.endswith(".py"):
+                    if path.endswith(".py") and not path.endswith(_PACKAGE_INIT):
                         recorder.add(Path(path).stem, data.decode("utf-8"))
             return result
 

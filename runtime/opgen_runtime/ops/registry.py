@@ -68,37 +68,63 @@ library_registered: Callable[[str], None] | None = None
 
 
 def _op_names(data: bytes) -> list[str]:
-    """The op names of a serialized OpList without building messages (field 1 of each OpDef)."""
-    names = []
+    """The op names of a serialized OpList without building messages (field 1 of each OpDef).
+
+    Called at every generated module's import, so it is linear in the module's size and
+    cheap per op: protobuf serializes fields in field-number order (generated modules hold
+    OpDefs serialized so), which puts a short name's tag and one-byte length first; any
+    other layout takes the general field walk (`_name_field`).
+    """
+    names: list[str] = []
+    append = names.append
     pos, end = 0, len(data)
     while pos < end:
-        key, pos = _varint(data, pos)
-        length, pos = _varint(data, pos)
-        if key != (1 << 3 | 2):  # OpList.op, length-delimited
+        if data[pos] != _OP_LIST_OP_TAG:
             raise ValueError("malformed OpList")
+        length = data[pos + 1]
+        if length < 0x80:
+            pos += 2
+        else:
+            length, pos = _varint(data, pos + 1)
         sub_end = pos + length
-        sub = pos
-        name = None
-        while sub < sub_end:
-            k, sub = _varint(data, sub)
-            wire = k & 7
-            if wire == 2:
-                ln, sub = _varint(data, sub)
-                if k >> 3 == 1:
-                    name = data[sub : sub + ln].decode()
-                    break
-                sub += ln
-            elif wire == 0:
-                _, sub = _varint(data, sub)
-            elif wire == 5:
-                sub += 4
-            elif wire == 1:
-                sub += 8
-            else:
-                raise ValueError("malformed OpList")
-        names.append(name or "")
+        if sub_end > end:
+            raise ValueError("malformed OpList")
+        if (
+            length >= 2
+            and data[pos] == _OP_DEF_NAME_TAG
+            and data[pos + 1] < 0x80
+            and pos + 2 + data[pos + 1] <= sub_end
+        ):
+            append(data[pos + 2 : pos + 2 + data[pos + 1]].decode())
+        else:
+            append(_name_field(data, pos, sub_end))
         pos = sub_end
     return names
+
+
+_OP_LIST_OP_TAG = 1 << 3 | 2  # OpList.op: field 1, length-delimited
+_OP_DEF_NAME_TAG = 1 << 3 | 2  # OpDef.name: field 1, length-delimited
+
+
+def _name_field(data: bytes, pos: int, end: int) -> str:
+    """OpDef.name of the OpDef serialized in `data[pos:end]`, wherever it is ("" if absent)."""
+    while pos < end:
+        key, pos = _varint(data, pos)
+        wire = key & 7
+        if wire == 2:
+            length, pos = _varint(data, pos)
+            if key == _OP_DEF_NAME_TAG:
+                return data[pos : pos + length].decode()
+            pos += length
+        elif wire == 0:
+            _, pos = _varint(data, pos)
+        elif wire == 5:
+            pos += 4
+        elif wire == 1:
+            pos += 8
+        else:
+            raise ValueError("malformed OpList")
+    return ""
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
