@@ -195,6 +195,13 @@ class Renderer:
         files: dict[str, bytes] = {}
         source_map: dict[str, list[str]] = {}
         provenance = self.api_model.provenance
+        shown: dict[str, str] = {}  # display_path of each source path (many ops share one; it may resolve links)
+
+        def show(path: str) -> str:
+            if path not in shown:
+                shown[path] = display_path(path, self.root)
+            return shown[path]
+
         for path, _, file_ops in op_files:
             parts = [used[headers[path]][1], _OP_DEFS_DECLARATION]
             functions_map: list[tuple[str, str]] = []
@@ -203,7 +210,7 @@ class Renderer:
                 src = sources.get(op.name)
                 # files, not lines: a comment added to a source or override file changes no
                 # committed output (the API snapshot carries no locations either)
-                where = _json_str(display_path(src.location.path, self.root)) if src else "null"
+                where = _json_str(show(src.location.path)) if src else "null"
                 op_json = _json_str(op.name)
                 parts.append(chunk)  # the function (none for a skipped op), then its OpDef
                 if summary.skipped:
@@ -215,7 +222,7 @@ class Renderer:
                     )
                     continue
                 overrides = ", ".join(_json_str(path) for path in dict.fromkeys(
-                    display_path(loc.path, self.root) for loc in provenance.get(op.name, ())))
+                    show(loc.path) for loc in provenance.get(op.name, ())))
                 aliases = ", ".join(_json_str(a) for a in summary.aliases)
                 functions_map.append(
                     (

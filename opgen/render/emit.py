@@ -96,6 +96,18 @@ def comprehension(element: str, clause: str) -> Bracketed:
 # Lines black leaves too long: one string or f-string literal alone, or one `keyword=name`
 # argument (maybe with a comma): nothing to split at.
 _LONE_STRING = re.compile(r' *(?:f?"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*=[A-Za-z_][A-Za-z0-9_.]*),?\Z')
+# An assignment's head `target = name(` or `target = name.attr(` (at most one dot: black
+# keeps an attribute chain in its optional parentheses): black leaves it too long when the
+# call's head does not fit inside those parentheses either (`assign_call`).
+_LONG_CALL_HEAD = re.compile(r"( *)[A-Za-z_]\w* = ([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?\()\Z")
+
+
+def _black_keeps_long(line: str) -> bool:
+    """A line longer than black allows that black leaves so (and so does ruff)."""
+    if _LONE_STRING.match(line) or line.lstrip().startswith("#"):
+        return True
+    head = _LONG_CALL_HEAD.match(line)
+    return head is not None and len(head.group(1)) + 4 + len(head.group(2)) > LINE_LENGTH
 
 
 def residual_lines(chunk: str, docstring: str) -> list[int] | None:
@@ -103,8 +115,8 @@ def residual_lines(chunk: str, docstring: str) -> list[int] | None:
     (and ruff's) output yet: [] when the chunk is final, None when all of it needs a formatter.
 
     The templates and `layout` emit black's layout; what they leave to a formatter are
-    lines longer than black allows (other than a lone string literal or `keyword=name`
-    argument, or a comment, which black leaves as they are) and non-ASCII code (black measures
+    lines longer than black allows (other than those black leaves as they are:
+    `_black_keeps_long`) and non-ASCII code (black measures
     width by East Asian width: the whole chunk). `docstring`, the chunk's docstring literal, is
     exempt: black leaves its lines as they are. Tests prove black and ruff are fixed points of
     every direct chunk of TF's registry and of the random OpDef corpus.
@@ -113,7 +125,7 @@ def residual_lines(chunk: str, docstring: str) -> list[int] | None:
     if chunk.startswith("\n") or not code.isascii():
         return None
     return [number for number, line in enumerate(code.split("\n"), 1)
-            if len(line) > LINE_LENGTH and not _LONE_STRING.match(line) and not line.lstrip().startswith("#")]
+            if len(line) > LINE_LENGTH and not _black_keeps_long(line)]
 
 
 def direct_chunk(chunk: str, docstring: str) -> bool:
@@ -124,15 +136,15 @@ def direct_chunk(chunk: str, docstring: str) -> bool:
 
 def assign_call(target: str, prefix: str, args: list[Bracketed | str], indent: str) -> str:
     """`target = prefix + args + ")"`: `layout`, or with the call in black's parentheses
-    when `target = prefix` alone is too long."""
+    when `target = prefix` alone is too long and every line then fits; else, as black
+    (`linegen.run_transformer`: the parenthesised split is only a second opinion, taken when
+    all its lines fit), the long head with the arguments split under it."""
+    omitted = wrap_call(f"{target} = {prefix}", args, ")", indent)
     if len(indent) + len(target) + 3 + len(prefix) <= LINE_LENGTH:
-        return wrap_call(f"{target} = {prefix}", args, ")", indent)
+        return omitted
     inner = indent + "    "
     text = f"{target} = (\n{inner}{layout(Bracketed(prefix, tuple(args), ')'), inner)}\n{indent})"
-    if any(len(line) > LINE_LENGTH for line in text.split("\n")):
-        # black then keeps the long head instead; left to the formatter (`residual_lines`).
-        return f"{target} = {Bracketed(prefix, tuple(args), ')')}"
-    return text
+    return omitted if any(len(line) > LINE_LENGTH for line in text.split("\n")) else text
 
 
 def _annotated_param(name: str, annotation: str, rest: str) -> Bracketed | str:
