@@ -254,7 +254,11 @@ class _Output:
 
     def __init__(self) -> None:
         self.chunks: list[bytes] = []
+        # What a line means in a message of each table: an opening `name {` (no bytes), or
+        # a scalar field on the wire and whether its value is not the default.
         self.caches: list[dict[str, tuple[_Field, bytes, bool]]] = [{} for _ in range(len(_TABLES))]
+        for table in _TABLES.values():
+            self.caches[table.index].update((line, (field, b"", True)) for line, field in table.opens.items())
 
     def open(self, frame: _Frame, field: _Field, bracket: str, in_list: bool, depth: int) -> _Frame:
         self.chunks.append(b"")
@@ -277,7 +281,7 @@ def read_text_message(text: str, message: Any) -> list[int]:
     out = _Output()
     chunks = out.chunks
     caches = out.caches
-    root = _Frame(table, {}, "\n", 0, False, {}, -1, None)
+    root = _Frame(table, caches[table.index], "\n", 0, False, {}, -1, None)
     frame = root
     stack: list[_Frame] = []
     starts: list[int] = []
@@ -289,47 +293,51 @@ def read_text_message(text: str, message: Any) -> list[int]:
     step = _STEP.match
     while True:
         table, cache, closing, depth, in_list, seen, header, closing_field = frame
-        opens = table.opens
         for i in range(i, count):  # a line at a time
             line = lines[i]
-            field = opens.get(line)
-            if field is not None:
-                if depth >= MAX_TEXT_NESTING or (field.check and _seen_before(seen, field, True)):
-                    break
-                if not depth:
-                    pos += sum(map(len, raw[known:i])) + i - known
-                    known = i
-                    top = pos + len(raw[i]) - len(raw[i].lstrip())
-                    starts.append(top)
-                stack.append(frame)
-                header = len(chunks)
-                chunks.append(b"")
-                table = field.table
-                depth += 1
-                frame = _new_tuple(_Frame, (table, caches[table.index], "}", depth, False, {}, header, field))
-                cache, closing, in_list, seen, closing_field = frame[1], "}", False, frame[5], field
-                opens = table.opens
-                continue
             if line == closing:
                 if in_list:
                     break
-                chunks[header] = closing_field.key + _varint(sum(map(len, chunks[header + 1:])))
+                n = sum(map(len, chunks[header + 1:]))
+                chunks[header] = closing_field.key + (_SMALL_VARINTS[n] if n < 128 else _varint(n))
                 frame = stack.pop()
                 table, cache, closing, depth, in_list, seen, header, closing_field = frame
-                opens = table.opens
-                continue
-            if not line or line[0] == "#":
                 continue
             hit = cache.get(line)
             if hit is None:
+                if not line or line[0] == "#":
+                    continue
                 hit = _line_scalar(table, line) if depth else None
                 if hit is None:
                     break
                 cache[line] = hit
             field, data, set_value = hit
-            if field.check and _seen_before(seen, field, set_value):
+            check = field.check
+            if check:
+                if check == _TRUTH:  # the common case of _seen_before
+                    if field.name in seen:
+                        break
+                    if set_value:
+                        seen[field.name] = field.name
+                elif _seen_before(seen, field, set_value):
+                    break
+            if data:
+                chunks.append(data)
+                continue
+            if depth >= MAX_TEXT_NESTING:  # a message field's `name {`
                 break
-            chunks.append(data)
+            if not depth:
+                pos += sum(map(len, raw[known:i])) + i - known
+                known = i
+                top = pos + len(raw[i]) - len(raw[i].lstrip())
+                starts.append(top)
+            stack.append(frame)
+            header = len(chunks)
+            chunks.append(b"")
+            table = field.table
+            depth += 1
+            frame = _new_tuple(_Frame, (table, caches[table.index], "}", depth, False, {}, header, field))
+            cache, closing, in_list, seen, closing_field = frame[1], "}", False, frame[5], field
         else:
             i = count
         pos += sum(map(len, raw[known:i])) + i - known
