@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 import re
+import tempfile
+from pathlib import Path
 
 import pytest
 from google.protobuf import text_format
@@ -182,10 +184,13 @@ def test_errors_are_protobufs_at_its_line_and_column(text, tmp_path):
     path.write_text(text, encoding="utf-8")
     with pytest.raises(OpgenError) as got:
         load_op_list_with_lines(path)
-    message = re.sub(r"^\d+:\d+ : ", "", str(expected.value))
-    assert got.value.format().splitlines()[0] == (
-        f"{path}:{expected.value.GetLine()}:{expected.value.GetColumn()}: error: cannot parse text OpList: "
-        + " ".join(message.split()))
+    assert got.value.format().splitlines()[0] == located(path, expected.value)
+
+
+def located(path, error: text_format.ParseError) -> str:
+    """The first line opgen reports for protobuf's `error` in `path`."""
+    message = " ".join(re.sub(r"^\d+:\d+ : ", "", str(error)).split())
+    return f"{path}:{error.GetLine()}:{error.GetColumn()}: error: cannot parse text OpList: {message}"
 
 
 # Generated OpLists: every field kind an OpList holds, with values text_format must escape or
@@ -278,3 +283,32 @@ def test_generated_op_lists_read_like_protobuf(op_list, options, gaps, respace):
     expected = protobuf(text)
     assert same(expected, op_list)
     assert same(ours(text), expected)
+
+
+_EDITS = list("{}<>[]:,;\"'#\\ \nx0-.é")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_op_lists(), st.booleans(), st.data())
+def test_edited_op_lists_fail_or_read_like_protobuf(op_list, one_line, data):
+    """One character deleted, replaced or inserted: protobuf's error at its line and column,
+    or its message."""
+    text = text_format.MessageToString(op_list, as_one_line=one_line)
+    at = data.draw(st.integers(0, len(text)))
+    edit = data.draw(st.sampled_from(["delete", "replace", "insert"]))
+    char = data.draw(st.sampled_from(_EDITS))
+    text = text[:at] + (char if edit != "delete" else "") + text[at + (edit != "insert"):]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "ops.pbtxt"
+        path.write_text(text, encoding="utf-8")
+        try:
+            expected = protobuf(text)
+        except text_format.ParseError as e:
+            with pytest.raises(OpgenError) as got:
+                load_op_list_with_lines(path)
+            assert got.value.format().splitlines()[0] == located(path, e)
+            return
+        try:
+            assert same(ours(text), expected)
+        except Unread:
+            assert same(_read_unvalidated(path), expected)
