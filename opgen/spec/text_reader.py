@@ -113,11 +113,11 @@ class _Field(NamedTuple):
 
 class _Table(NamedTuple):
     """A message type's fields by name, and its message fields by the line `MessageToString`
-    opens them with (`name {`); `index` numbers the tables (one cache of lines per table)."""
+    opens them with (`name {`); `number` numbers the tables (one cache of lines per table)."""
 
     fields: dict[str, _Field]
     opens: dict[str, _Field]
-    index: int
+    number: int
 
 
 _NONE, _TRUTH, _FULL = range(3)
@@ -170,7 +170,7 @@ def _value(field: _Field, strings: str | None, single: bool, word: str | None) -
     of adjacent `strings` (`single`: just one) or a `word`; raises ValueError (UnicodeDecodeError
     among them) where it raises ParseError."""
     kind = field.kind
-    if kind == _STR or kind == _BYTES:
+    if kind in (_STR, _BYTES):
         if strings is None:
             raise ValueError("not a string")
         if single:
@@ -200,7 +200,7 @@ def _encode(field: _Field, value: Any) -> tuple[bytes, bool]:
     """The field with `value` on the wire, and whether the value is not its type's default
     (protobuf's `decoder.IsDefaultScalarValue`: -0.0 is not)."""
     kind = field.kind
-    if kind == _STR or kind == _BYTES:
+    if kind in (_STR, _BYTES):
         data = value.encode("utf-8") if kind == _STR else value
         return field.key + _varint(len(data)) + data, bool(data)
     t = field.descriptor.type
@@ -258,15 +258,17 @@ class _Output:
         # a scalar field on the wire and whether its value is not the default.
         self.caches: list[dict[str, tuple[_Field, bytes, bool]]] = [{} for _ in range(len(_TABLES))]
         for table in _TABLES.values():
-            self.caches[table.index].update((line, (field, b"", True)) for line, field in table.opens.items())
+            self.caches[table.number].update((line, (field, b"", True)) for line, field in table.opens.items())
 
-    def open(self, frame: _Frame, field: _Field, bracket: str, in_list: bool, depth: int) -> _Frame:
+    def open(self, field: _Field, bracket: str, in_list: bool, depth: int) -> _Frame:
+        """Start the message of `field` (its tag and length are written when it ends)."""
         self.chunks.append(b"")
         table = field.table
-        return _Frame(table, self.caches[table.index], ">" if bracket == "<" else "}", depth, in_list, {},
+        return _Frame(table, self.caches[table.number], ">" if bracket == "<" else "}", depth, in_list, {},
                       len(self.chunks) - 1, field)
 
     def close(self, frame: _Frame) -> None:
+        """End the message of `frame`: its tag and length before it."""
         chunks = self.chunks
         h = frame.header
         assert frame.field is not None
@@ -281,7 +283,7 @@ def read_text_message(text: str, message: Any) -> list[int]:
     out = _Output()
     chunks = out.chunks
     caches = out.caches
-    root = _Frame(table, caches[table.index], "\n", 0, False, {}, -1, None)
+    root = _Frame(table, caches[table.number], "\n", 0, False, {}, -1, None)
     frame = root
     stack: list[_Frame] = []
     starts: list[int] = []
@@ -293,12 +295,13 @@ def read_text_message(text: str, message: Any) -> list[int]:
     step = _STEP.match
     while True:
         table, cache, closing, depth, in_list, seen, header, closing_field = frame
-        for i in range(i, count):  # a line at a time
+        for i in range(known, count):  # a line at a time
             line = lines[i]
             if line == closing:
                 if in_list:
                     break
                 n = sum(map(len, chunks[header + 1:]))
+                assert closing_field is not None  # the top level is not closed
                 chunks[header] = closing_field.key + (_SMALL_VARINTS[n] if n < 128 else _varint(n))
                 frame = stack.pop()
                 table, cache, closing, depth, in_list, seen, header, closing_field = frame
@@ -336,7 +339,7 @@ def read_text_message(text: str, message: Any) -> list[int]:
             chunks.append(b"")
             table = field.table
             depth += 1
-            frame = _new_tuple(_Frame, (table, caches[table.index], "}", depth, False, {}, header, field))
+            frame = _new_tuple(_Frame, (table, caches[table.number], "}", depth, False, {}, header, field))
             cache, closing, in_list, seen, closing_field = frame[1], "}", False, frame[5], field
         else:
             i = count
@@ -426,7 +429,7 @@ def _step_field(out: _Output, text: str, m: re.Match[str], frame: _Frame, root: 
                 field.check and _seen_before(frame.seen, field, True)):
             raise Unread(pos, top)
         stack.append(frame)
-        return m.end(), out.open(frame, field, opened, False, frame.depth + 1)
+        return m.end(), out.open(field, opened, False, frame.depth + 1)
     if opened is not None or m.group("colon") is None:
         raise Unread(pos, top)
     try:
@@ -474,7 +477,7 @@ def _list_message(out: _Output, text: str, pos: int, frame: _Frame, field: _Fiel
     if m is None or frame.depth + 2 > MAX_TEXT_NESTING:
         raise Unread(pos, top)
     stack.append(frame)
-    return m.end(), out.open(frame, field, m.group("open"), True, frame.depth + 2)
+    return m.end(), out.open(field, m.group("open"), True, frame.depth + 2)
 
 
 def _list_rest(out: _Output, text: str, pos: int, frame: _Frame, field: _Field | None, stack: list[_Frame],

@@ -84,15 +84,15 @@ ODD_FORMS = [
     'op { name: "A" input_arg { name: "x" type: 1 } output_arg { name: "y" type: 0x13 } }',
     'op { name: "A" output_arg { name: "y" type: 12345 } }',
     # maps (NameAttrList.attr), repeated keys (the last wins), nested messages
-    'op { name: "A" attr { name: "f" type: "func" default_value { func { name: "g" attr { key: "k" value { i: 1 } }'
-    ' attr { key: "k" value { s: "x" } } attr { key: "j" } } } } }',
-    'op { name: "A" attr { name: "s" type: "shape" default_value { shape { dim { size: -1 } dim { size: 3 '
-    'name: "n" } } } } }',
-    'op { name: "A" attr { name: "t" type: "tensor" default_value { tensor { dtype: DT_FLOAT tensor_shape { } '
-    'float_val: 1 float_val: [2, 3] tensor_content: "\\001\\002" } } } }',
+    ('op { name: "A" attr { name: "f" type: "func" default_value { func { name: "g" attr { key: "k" value { i: 1 } }'
+    ' attr { key: "k" value { s: "x" } } attr { key: "j" } } } } }'),
+    ('op { name: "A" attr { name: "s" type: "shape" default_value { shape { dim { size: -1 } dim { size: 3 '
+    'name: "n" } } } } }'),
+    ('op { name: "A" attr { name: "t" type: "tensor" default_value { tensor { dtype: DT_FLOAT tensor_shape { } '
+    'float_val: 1 float_val: [2, 3] tensor_content: "\\001\\002" } } } }'),
     'op { name: "A" deprecation { version: 3 explanation: "use B" } }',
-    'op { name: "A" output_arg { name: "y" type: DT_FLOAT experimental_full_type { type_id: TFT_PRODUCT args { '
-    'type_id: TFT_TENSOR args { type_id: TFT_FLOAT } } s: "x" } } }',
+    ('op { name: "A" output_arg { name: "y" type: DT_FLOAT experimental_full_type { type_id: TFT_PRODUCT args { '
+    'type_id: TFT_TENSOR args { type_id: TFT_FLOAT } } s: "x" } } }'),
     # fields set to their default first can be set again (proto3, no presence)
     'op { name: "" name: "A" is_stateful: false is_stateful: true }',
     # several ops on a line, an op over several lines, empty text
