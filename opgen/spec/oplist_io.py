@@ -88,7 +88,7 @@ def load_op_list_with_lines(path: str | Path, cache: bool = False) -> tuple[op_d
     """The OpList and, for a text file, the 1-based line of each `op` entry (0 otherwise);
     every OpDef validated (`check_op_list`). With `cache`, an OpList parsed and validated
     before (same bytes, same opgen code) is read from its binary form in opgen's cache:
-    protobuf's pure-Python text parser and the validation take most of a no-op rebuild."""
+    parsing and validation take most of a no-op rebuild."""
     name = str(path)
     data = read_input_bytes(path, "OpList file")
     suffix = Path(name).suffix.lower()
