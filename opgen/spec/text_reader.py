@@ -236,7 +236,7 @@ def _seen_before(seen: dict[str, str], field: _Field, set_value: bool) -> bool:
 
 class _Frame(NamedTuple):
     table: _Table
-    cache: dict[str, tuple[_Field, bytes, bool]]  # the message type's scalar lines read so far
+    cache: dict[str, tuple[_Field, bytes, bool]]  # what the lines read so far mean in its message type
     end: str  # the closing bracket ("\n", which no stripped line equals, for the top level)
     depth: int  # brackets open around the message's fields, `[` included (text_nesting_problem's count)
     in_list: bool  # an element of `field: [...]`
