@@ -22,6 +22,7 @@ from opgen.limits import (
     text_nesting_problem,
     text_proto_structure,
 )
+from opgen.spec.text_reader import Unread, protobuf_error, read_text_message
 from opgen.spec.validate import validate_op_def
 from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.proto.datatypes import BY_ENUM
@@ -87,7 +88,7 @@ def load_op_list_with_lines(path: str | Path, cache: bool = False) -> tuple[op_d
     """The OpList and, for a text file, the 1-based line of each `op` entry (0 otherwise);
     every OpDef validated (`check_op_list`). With `cache`, an OpList parsed and validated
     before (same bytes, same opgen code) is read from its binary form in opgen's cache:
-    protobuf's pure-Python text parser and the validation take most of a no-op rebuild."""
+    parsing and validation take most of a no-op rebuild."""
     name = str(path)
     data = read_input_bytes(path, "OpList file")
     suffix = Path(name).suffix.lower()
@@ -117,7 +118,7 @@ def _code_digest() -> bytes:
     from opgen_runtime.proto import datatypes
 
     here = Path(__file__).parent
-    return hashlib.sha256(b"".join((here / f).read_bytes() for f in ("oplist_io.py", "validate.py"))
+    return hashlib.sha256(b"".join((here / f).read_bytes() for f in ("oplist_io.py", "text_reader.py", "validate.py"))
                           + Path(datatypes.__file__).read_bytes()).digest()
 
 
@@ -167,20 +168,46 @@ def _parse_op_list(name: str, data: bytes, suffix: str) -> tuple[op_def_pb2.OpLi
         except (json_format.ParseError, ValueError) as e:  # what the shape check leaves: bad base64, ...
             raise OpgenError(f"not a JSON OpList: {_one_line(str(e))}", Location(name)) from None
         return op_list, [0] * len(op_list.op)
+    try:
+        lines = _lines_at(text, read_text_message(text, op_list))
+    except Unread as stop:
+        op_list = _parse_text_op_list(name, text, stop)
+        lines = _op_entry_lines(text)
+    if len(lines) != len(op_list.op):  # `op: [...]` list syntax: no per-entry lines
+        lines = [0] * len(op_list.op)
+    return op_list, lines
+
+
+def _parse_text_op_list(name: str, text: str, stop: Unread) -> op_def_pb2.OpList:
+    """A text OpList `read_text_message` stopped in: protobuf's `text_format.Parse` decides
+    (its error, read from the top-level entry where the reader stopped when that tells), after
+    opgen's nesting limit."""
     deep = text_nesting_problem(text)
     if deep is not None:
         raise OpgenError(f"text OpList nests messages more than {MAX_TEXT_NESTING} deep (opgen's limit)",
                          Location(name, deep))
+    op_list = op_def_pb2.OpList()
     try:
+        error = protobuf_error(text, stop, op_def_pb2.OpList)
+        if error is not None:
+            raise error
         text_format.Parse(text, op_list)
     except text_format.ParseError as e:
         line, col = e.GetLine() or 0, e.GetColumn() or 0
         message = re.sub(r"^\d+:\d+ : ", "", str(e))
         raise OpgenError(f"cannot parse text OpList: {_one_line(message)}", Location(name, line, col)) from None
-    lines = _op_entry_lines(text)
-    if len(lines) != len(op_list.op):  # `op: [...]` list syntax: no per-entry lines
-        lines = [0] * len(op_list.op)
-    return op_list, lines
+    return op_list
+
+
+def _lines_at(text: str, offsets: list[int]) -> list[int]:
+    """The 1-based lines of increasing offsets into `text`."""
+    lines = []
+    line, last = 1, 0
+    for offset in offsets:
+        line += text.count("\n", last, offset)
+        last = offset
+        lines.append(line)
+    return lines
 
 
 def _op_entry_lines(text: str) -> list[int]:
