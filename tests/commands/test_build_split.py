@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from support.paths import REPO
+from support.projects import op_specs_project
 
 from opgen.cli import main
 
@@ -20,14 +20,7 @@ SPECS = ("math_ops.cc", "common_macros.h")  # 20 ops, all in gen_math_ops
 
 
 def _project(tmp_path: Path, extra: str = "") -> Path:
-    root = tmp_path / "proj"
-    (root / "specs").mkdir(parents=True)
-    for name in SPECS:
-        shutil.copy(REPO / "op_specs" / name, root / "specs" / name)
-    (root / "pyproject.toml").write_text(
-        f'[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\nout = "gen"\noverrides = ""\n{extra}', encoding="utf-8"
-    )
-    return root
+    return op_specs_project(tmp_path, SPECS, extra)
 
 
 def _build(root: Path, monkeypatch, *argv: str) -> int:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from support.build_locks import wait_until_blocked
 from support.paths import REPO
+from support.projects import op_specs_project
 
 from opgen.cli import main
 from opgen.outputs import tree_writer
@@ -25,15 +26,7 @@ from opgen.render import build as build_mod
 
 
 def _project(tmp_path: Path, extra: str = "", specs=("math_ops.cc", "array_ops.cc", "common_macros.h")) -> Path:
-    root = tmp_path / "proj"
-    (root / "specs").mkdir(parents=True)
-    for name in specs:
-        shutil.copy(REPO / "op_specs" / name, root / "specs" / name)
-    # the sources declare TF's own ops on purpose: keep them (docs/gathering.md, core ops)
-    (root / "pyproject.toml").write_text(
-        f'[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\nout = "gen"\noverrides = ""\n{extra}', encoding="utf-8"
-    )
-    return root
+    return op_specs_project(tmp_path, specs, extra)
 
 
 def _run(root: Path, monkeypatch, *argv: str) -> int:

@@ -1,4 +1,5 @@
-"""Building a copy of a test project as its author would (`opgen build` from its root)."""
+"""Test projects: a project of this repo's op_specs, and building a copy of a project as its
+author would (`opgen build` from its root)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,21 @@ import shutil
 from pathlib import Path
 
 from opgen.cli import main
+from support.paths import REPO
+
+
+def op_specs_project(tmp_path: Path, specs: tuple[str, ...], extra: str = "") -> Path:
+    """`tmp_path/proj`: the `specs` files of op_specs/ in specs/, and a pyproject.toml building them
+    into gen/ (plus `extra` [tool.opgen] lines). The sources declare TF's own ops on purpose:
+    `core_ops = ["*"]` keeps them (docs/gathering.md, core ops)."""
+    root = tmp_path / "proj"
+    (root / "specs").mkdir(parents=True)
+    for name in specs:
+        shutil.copy(REPO / "op_specs" / name, root / "specs" / name)
+    (root / "pyproject.toml").write_text(
+        f'[tool.opgen]\ncore_ops = ["*"]\nsources = ["specs"]\nout = "gen"\noverrides = ""\n{extra}', encoding="utf-8"
+    )
+    return root
 
 
 def build_copy(project: Path, root: Path, *argv: str) -> Path:
