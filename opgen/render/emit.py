@@ -124,8 +124,10 @@ def residual_lines(chunk: str, docstring: str) -> list[int] | None:
     code = chunk.replace(docstring, "\n" * docstring.count("\n"), 1) if docstring else chunk
     if chunk.startswith("\n") or not code.isascii():
         return None
-    return [number for number, line in enumerate(code.split("\n"), 1)
-            if len(line) > LINE_LENGTH and not _black_keeps_long(line)]
+    lines = code.split("\n")
+    if max(map(len, lines)) <= LINE_LENGTH:  # most chunks: no line to look at
+        return []
+    return [number for number, line in enumerate(lines, 1) if len(line) > LINE_LENGTH and not _black_keeps_long(line)]
 
 
 def direct_chunk(chunk: str, docstring: str) -> bool:

@@ -6,12 +6,12 @@ function translator (which gathering runs) lay out their code with it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 LINE_LENGTH = 88  # black's default
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ costs a call per field
 class Bracketed:
     """`prefix` + items joined by ", " + `suffix`: a call, def, list or subscript whose items
     are atoms (str) or further `Bracketed` expressions, for `layout`."""
@@ -26,8 +26,12 @@ class Bracketed:
     # even when they would fit on one (`linegen._should_split_line`).
     collection: bool = False
 
+    flat: str | None = field(default=None, init=False, repr=False, compare=False)  # __str__, once
+
     def __str__(self) -> str:
-        return self.prefix + self.separator.join(map(str, self.items)) + self.suffix
+        if self.flat is None:  # `layout` asks each level for it, and a level's own text holds its items'
+            self.flat = self.prefix + self.separator.join(map(str, self.items)) + self.suffix
+        return self.flat
 
 
 def layout(node: Bracketed | str, indent: str, trailer: str = "") -> str:
