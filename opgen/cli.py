@@ -303,8 +303,8 @@ _define(
             type=click.IntRange(min=0),
             metavar="N",
             section="Rendering",
-            help="Render/format worker processes; 0 = one per core. [tool.opgen] jobs; "
-            "default: 1 (fastest measured on 2 shared cores).",
+            help="Render/format worker processes (used from 256 ops); [tool.opgen] jobs; "
+            "default: 0, one per core.",
         ),
         _option(
             "--max-ops-per-module",

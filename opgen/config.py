@@ -60,10 +60,10 @@ class Config:
     core_ops: tuple[str, ...] = ()
     include_dirs: tuple[str, ...] = ()
     allow: str | None = None
-    # Rendering/formatting worker processes (0 = one per core). 1 by default: on the 2-core
-    # development machine a cold build of TF's registry measured 0.54 s with 1 and 0.63-0.70 s
-    # with 2 (bench/build_bench.py --jobs N); forking only pays with idle cores.
-    jobs: int = 1
+    # Rendering/formatting worker processes (0 = one per core, the default): on the 2-core
+    # development machine a cold build of TF's registry took 2.47 s with 1 and 1.50 s with 2
+    # (bench/build_bench.py --jobs N, 2026-11-26); fewer than 256 ops render in-process anyway.
+    jobs: int = 0
     max_ops_per_module: int | None = None
     formatter: str = "black"
     merge_overrides: bool = False

@@ -50,7 +50,7 @@ class Settings(_Settings):
     overrides: str | None = None  # the override directory read (`--overrides`, else the configured one that exists)
     templates: str | None = None
     formatter: str = "black"
-    jobs: int = 1
+    jobs: int = 0
     max_ops_per_module: int | None = None
     library: str | None = None
     out: str
