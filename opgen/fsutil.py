@@ -67,10 +67,10 @@ def _read_key(path: Path) -> bytes:
 
 
 def seal(*parts: bytes) -> bytes:
-    """A MAC of `parts` under this user's cache key (keyed BLAKE2b, one C call: a no-op
-    build checks one per op): stored with a cache entry and checked (`hmac.compare_digest`)
-    before the entry is used, so a cache file written by anyone else, or altered, is a miss.
-    Each part is length-prefixed, so parts cannot run together."""
+    """A MAC of `parts` under this user's cache key (keyed BLAKE2b, one C call): stored with a
+    cache file and checked (`hmac.compare_digest`) before the file is used, so a cache file
+    written by anyone else, or altered, is a miss. Each part is length-prefixed, so parts
+    cannot run together."""
     message = b"".join(len(part).to_bytes(8, "little") + part for part in parts)
     return hashlib.blake2b(message, key=_cache_key(), digest_size=_SEAL_BYTES).digest()
 

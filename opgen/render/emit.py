@@ -467,12 +467,18 @@ def _code_of_line_strings(part: str) -> str:
 
 
 def header_names_read(code: str) -> frozenset[str]:
-    """`free_globals(code) & HEADER_NAMES` for code that parses, found without parsing when every occurrence of
+    """`free_globals(code) & HEADER_NAMES` for code that parses: by `_scanned_header_names`
+    when the scan can tell, else by Python's own scoping (`free_globals`), which is exact and
+    slower on a registry's megabytes of chunks than the whole render."""
+    scanned = _scanned_header_names(code)
+    return free_globals(code) & HEADER_NAMES if scanned is None else scanned
+
+
+def _scanned_header_names(code: str) -> frozenset[str] | None:
+    """The `HEADER_NAMES` that `code` reads, found without parsing when every occurrence of
     those names is plainly a global read: outside strings and comments, and followed by `.`,
-    `(` or `[` or placed where a name is read (`_READ_LEAD`). Any other occurrence may bind
-    the name in some scope, and code the scan cannot follow (`_SCAN_UNSAFE`) may hide one;
-    then Python's own scoping (`free_globals`) decides: exact, and slower on a registry's
-    megabytes of chunks than the whole render."""
+    `(` or `[` or placed where a name is read (`_READ_LEAD`). None when another occurrence may
+    bind the name in some scope, or code the scan cannot follow (`_SCAN_UNSAFE`) may hide one."""
     present = [name for name in HEADER_NAMES if name in code]
     if not present:
         return frozenset()
@@ -481,29 +487,31 @@ def header_names_read(code: str) -> frozenset[str]:
     if len(parts) % 2 == 0 or any(
         _F_PREFIX_END.search(part[-3:]) or any(pattern.search(part) for pattern in _SCAN_UNSAFE) for part in outside
     ):
-        return free_globals(code) & HEADER_NAMES
+        return None
     stripped = "\n".join(_code_of_line_strings(part) for part in outside)
     if "'" in stripped.replace("''", "") or '"' in stripped:
-        return free_globals(code) & HEADER_NAMES  # a string that does not close on its line, or an odd f-string
+        return None  # a string that does not close on its line, or an odd f-string
     read = set()
     for name in present:
         for m in _MAYBE_BOUND[name].finditer(stripped):
-            before = stripped[m.start() - 1 : m.start()]
-            if before.isalnum() or before in ("_", "."):
+            if not _stands_alone(stripped, m.start(), m.end()):
                 continue  # part of a longer name, or an attribute
             if not _READ_LEAD.search(stripped, stripped.rfind("\n", 0, m.start()) + 1, m.start()):
-                return free_globals(code) & HEADER_NAMES
+                return None
             read.add(name)
         if name not in read:
             start = stripped.find(name)
-            while start >= 0:
-                before = stripped[start - 1 : start]
-                after = stripped[start + len(name) : start + len(name) + 1]
-                if not (before.isalnum() or before in ("_", ".") or after.isalnum() or after == "_"):
-                    read.add(name)
-                    break
+            while start >= 0 and not _stands_alone(stripped, start, start + len(name)):
                 start = stripped.find(name, start + len(name))
+            if start >= 0:
+                read.add(name)
     return frozenset(read)
+
+
+def _stands_alone(text: str, start: int, end: int) -> bool:
+    """`text[start:end]` is a whole name: not part of a longer one, nor an attribute (`x.name`)."""
+    before, after = text[start - 1 : start], text[end : end + 1]
+    return not (before.isalnum() or before in ("_", ".") or after.isalnum() or after == "_")
 
 
 class ChunkUses(NamedTuple):
