@@ -56,7 +56,7 @@ def group_ops(
         validate_module_name(module, rules_location)
     groups: dict[str, list[op_def_pb2.OpDef]] = {}
     for op in op_list.op:
-        rule = module_rule(op.name, rules)
+        rule = module_rule(op.name, rules) if rules else None
         if rule is not None:
             module = rule
         else:

@@ -24,12 +24,13 @@ from pathlib import Path
 
 from opgen import __version__
 from opgen.errors import Location, OpgenError, report
+from opgen.fsutil import read_cache_file
 from opgen.model import GatherResult, OpSource
 from opgen.module_groups import PACKAGE_INIT, group_ops, module_files, module_library
 from opgen.overrides.apidef import ApiModel
 from opgen.python_api.function import FunctionApi, SkippedOp, function_api, reserved_name_warning
 from opgen.render import emit, residual
-from opgen.render.formatter import ChunkFormatter
+from opgen.render.formatter import BuildStamp, ChunkFormatter
 from opgen_runtime.proto import op_def_pb2
 
 SOURCE_MAP = "opgen_sourcemap.json"
@@ -53,7 +54,8 @@ def display_path(path: str, root: Path) -> str:
 
 @functools.cache
 def code_digest() -> str:
-    """sha256 of the code that shapes a chunk (a cache input besides opgen's version)."""
+    """sha256 of the code that shapes a chunk or assembles a module (a cache and `BuildStamp`
+    input besides opgen's version: a changed checkout re-renders)."""
     import opgen
     from opgen_runtime.proto import datatypes
 
@@ -61,7 +63,7 @@ def code_digest() -> str:
     h = hashlib.sha256()
     python_api = sorted(p.relative_to(base).as_posix() for p in (base / "python_api").glob("*.py"))
     files = {rel: base / rel for rel in ("overrides/apidef.py", *python_api, "render/emit.py", "render/residual.py",
-                                         "render/formatter.py")}
+                                         "render/formatter.py", "render/build.py", "module_groups.py")}
     files["datatypes.py"] = Path(datatypes.__file__)  # the runtime's DataType names
     for rel, path in files.items():
         try:
@@ -77,6 +79,7 @@ class RenderResult:
     modules: int = 0  # a split module counts once
     ops: int = 0
     formatted: int = 0  # chunks that went through the formatter (cache misses)
+    warnings: list[str] = field(default_factory=list)  # what the render reported
 
 
 @dataclass
@@ -95,13 +98,40 @@ class Renderer:
     def salt(self) -> str:
         return f"opgen {__version__}\0{code_digest()}\0{self.templates.digest}\0{self.templates.shipped}"
 
+    def _key_salt(self) -> bytes:
+        """What every cache key starts with: opgen's version and code, the templates and the formatter."""
+        return hashlib.sha256(f"{self.salt()}\0{self.formatter.kind}\0{self.formatter.version}".encode()).digest()
+
+    def inputs_digest(self, op_list: op_def_pb2.OpList, sources: dict[str, OpSource], modules: dict[str, str],
+                      pack: str) -> bytes:
+        """sha256 of everything `render` of `op_list`'s modules reads: the key salt, the
+        output tree and settings, the ops (one serialization of the whole list), the ApiDef
+        overrides and their provenance, and each op's source as headers, the source map,
+        registrations and warnings show it. Equal digests render equal files (`BuildStamp`)."""
+        # every source, in the gathering's order (a source of an op not rendered only costs a miss)
+        located = [(name, src.location.path, src.location.line, src.location.col, src.shape_fn, src.shape_fn_python)
+                   for name, src in sources.items()]
+        provenance = sorted((name, tuple((loc.path, loc.line, loc.col) for loc in locations))
+                            for name, locations in self.api_model.provenance.items())
+        paths = {path for _, path, *_ in located} | {loc[0] for _, locations in provenance for loc in locations}
+        shown = sorted((path, display_path(path, self.root)) for path in paths)  # it may resolve links
+        api_defs = sorted((name, api.SerializeToString(deterministic=True))
+                          for name, api in self.api_model.api_defs.items())
+        settings = (pack, str(self.root), sorted(modules.items()), self.library, sorted(self.libraries.items()),
+                    self.max_ops_per_module, located, provenance, shown, api_defs)
+        h = hashlib.sha256(self._key_salt())
+        # marshal version 2 writes no back-references: equal data gives equal bytes
+        for part in (marshal.dumps(settings, 2), op_list.SerializeToString(deterministic=True)):
+            h.update(len(part).to_bytes(8, "little") + part)
+        return h.digest()
+
     def render(
         self, groups: dict[str, list[op_def_pb2.OpDef]], sources: dict[str, OpSource], pack: str
     ) -> RenderResult:
         """Module texts and the source map; unchanged ops and headers come from the cache."""
         cache = self.formatter.load_pack(pack)
         used: dict[str, tuple[object, bytes]] = {}
-        salt = hashlib.sha256(f"{self.salt()}\0{self.formatter.kind}\0{self.formatter.version}".encode()).digest()
+        salt = self._key_salt()
         sha256 = hashlib.sha256
         overridden = self.api_model.api_defs
         entries: dict[str, tuple[emit.FunctionSummary, bytes]] = {}  # op name -> summary, chunk (UTF-8)
@@ -243,11 +273,15 @@ class Renderer:
         files[SOURCE_MAP] = source_map_text(source_map).encode()
         reserved = [(op.name, src.location if (src := sources.get(op.name)) else None)
                     for ops in groups.values() for op in ops if entries[op.name][0].skipped == "reserved"]
+        warnings = []
         if reserved:
-            report(reserved_name_warning(sorted(reserved, key=lambda item: item[1] or Location(""))))
+            warnings.append(reserved_name_warning(sorted(reserved, key=lambda item: item[1] or Location(""))))
+        for warning in warnings:
+            report(warning)
         if used.keys() != cache.index.keys():
             self.formatter.save_pack(pack, used, base=cache)
-        return RenderResult(files, modules=len(groups), ops=total, formatted=len(to_format) + len(header_misses))
+        return RenderResult(files, modules=len(groups), ops=total, formatted=len(to_format) + len(header_misses),
+                            warnings=warnings)
 
     def _package_init(self, name: str, module_parts: list[tuple[str, Sequence[op_def_pb2.OpDef]]],
                       entries: dict[str, tuple[emit.FunctionSummary, bytes]], sources: dict[str, OpSource]) -> bytes:
@@ -436,14 +470,42 @@ def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions,
     try:
         templates = emit.Templates.load(opts.templates)
         formatter = ChunkFormatter(opts.formatter, opts.jobs, write_cache=write_cache)
-        groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
         renderer = Renderer(templates, formatter, api_model, opts.root, progress, opts.library, opts.libraries,
                             opts.max_ops_per_module)
-        return renderer.render(groups, gathered.sources, f"{opts.out.resolve()}\0{opts.formatter}")
+        pack = f"{opts.out.resolve()}\0{opts.formatter}"
+        inputs = renderer.inputs_digest(gathered.op_list, gathered.sources, opts.modules, pack)
+        stamp = formatter.load_stamp(pack)
+        if stamp is not None and stamp.inputs == inputs:
+            files = _files_as_stamped(opts.out, stamp)
+            if files is not None:
+                for warning in stamp.warnings:
+                    report(warning)
+                return RenderResult(files, modules=stamp.modules, ops=len(gathered.op_list.op),
+                                    warnings=list(stamp.warnings))
+        groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
+        result = renderer.render(groups, gathered.sources, pack)
+        digests = tuple((rel, hashlib.sha256(data).digest()) for rel, data in result.files.items())
+        formatter.save_stamp(pack, BuildStamp(inputs, digests, result.modules, tuple(result.warnings)))
+        return result
     finally:
         if gc_was_enabled:
             gc.enable()
 
+
+
+def _files_as_stamped(out: Path, stamp: BuildStamp) -> dict[str, bytes] | None:
+    """The files `stamp` records, read from `out` (never through a symlink), when each still
+    has its recorded digest; None when one is missing or differs (the build renders them)."""
+    files: dict[str, bytes] = {}
+    for rel, digest in stamp.digests:
+        try:
+            data = read_cache_file(out.joinpath(*rel.split("/")))
+        except OSError:
+            return None
+        if hashlib.sha256(data).digest() != digest:
+            return None
+        files[rel] = data
+    return files
 
 
 __all__ = ["SOURCE_MAP", "BuildOptions", "RenderResult", "Renderer", "display_path", "render_tree"]

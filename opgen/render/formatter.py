@@ -10,6 +10,7 @@ whole module (checked by tests on TF's whole registry).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import functools
 import hashlib
 import importlib.metadata
@@ -20,6 +21,7 @@ import shutil
 import stat
 import subprocess
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from opgen.errors import OpgenError
@@ -90,6 +92,16 @@ def _ruff_format(sources: list[str]) -> list[str]:
     return [p if p.endswith("\n") else p + "\n" for p in parts]
 
 
+@functools.cache
+def _installed_version(package: str) -> str:
+    """A package's installed version, read once per process (the metadata lookup costs
+    milliseconds, as much as a whole no-op build's check of its outputs)."""
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
 _Entry = tuple[object, int, int, bytes]  # summary, start and end offsets in the text, text digest
 
 
@@ -139,6 +151,23 @@ def _sealed_index(generation: str, index: dict[object, _Entry]) -> bytes:
     return seal(_INDEX_SEAL_CONTEXT, payload) + payload
 
 
+@dataclass(frozen=True)
+class BuildStamp:
+    """What the last build into an output tree rendered: the digest of all its inputs
+    (`Renderer.inputs_digest`), each output file's sha256, and what it reported. A build
+    whose inputs have the same digest, into a tree whose files still have those digests,
+    renders nothing: its files are the ones on disk."""
+
+    inputs: bytes
+    digests: tuple[tuple[str, bytes], ...]  # (path relative to --out, sha256 of its bytes)
+    modules: int
+    warnings: tuple[str, ...]
+
+
+_STAMP_FORMAT = "opgen build stamp 1"
+_STAMP_SEAL_CONTEXT = b"opgen build stamp"
+
+
 class ChunkFormatter:
     """Formats chunks with black (across `jobs` processes) or ruff, and stores the build's
     cache pack: content keys (computed by the renderer from opgen's version and code, the
@@ -156,14 +185,11 @@ class ChunkFormatter:
         self.use_cache = use_cache
         self.write_cache = write_cache  # False for `--dry-run`: it writes nothing at all
 
-    @functools.cached_property
+    @property
     def version(self) -> str:
         """The formatter's installed version: part of every cache key, so a formatter
         upgrade re-formats the chunks that go through it."""
-        try:
-            return importlib.metadata.version(self.kind)
-        except importlib.metadata.PackageNotFoundError:
-            return "not installed"
+        return _installed_version(self.kind)
 
     def _pack_path(self, pack: str) -> Path:
         return self.cache_dir / (hashlib.sha256(pack.encode()).hexdigest()[:32] + ".marshal")
@@ -263,6 +289,27 @@ class ChunkFormatter:
             index[key] = (summary, offset, offset + len(data), _text_digest(data))
             offset += len(data)
         return True
+
+    def load_stamp(self, pack: str) -> BuildStamp | None:
+        """The pack's `BuildStamp`, None when there is none (or it is not this user's)."""
+        if not self.use_cache:
+            return None
+        try:
+            payload = unsealed(read_cache_file(self._pack_path(pack).with_suffix(".stamp")), _STAMP_SEAL_CONTEXT)
+            if payload is None:
+                return None
+            form, *fields = marshal.loads(payload)
+            return BuildStamp(*fields) if form == _STAMP_FORMAT else None
+        except (OSError, EOFError, ValueError, TypeError):
+            return None
+
+    def save_stamp(self, pack: str, stamp: BuildStamp) -> None:
+        if not (self.use_cache and self.write_cache):
+            return
+        payload = marshal.dumps((_STAMP_FORMAT, stamp.inputs, stamp.digests, stamp.modules, stamp.warnings), 2)
+        with contextlib.suppress(OSError):  # the cache is an optimisation
+            atomic_write(self._pack_path(pack).with_suffix(".stamp"), seal(_STAMP_SEAL_CONTEXT, payload) + payload,
+                         durable=False)
 
     def format_many(self, texts: list[str]) -> list[str]:
         """Format `texts` (no cache): black across `jobs` processes, or one ruff run."""
