@@ -125,22 +125,26 @@ class ChunkPack:
         self.data = data
         self.index = index or {}
         self.generation = generation
-        self.checked: set[object] = set()  # keys whose text matched its digest (`save_pack` asks again)
+        # entries whose text matched its digest, as `get` returned them: asked again (by
+        # `save_pack`), the same objects, compared without copying or hashing their text again
+        self.checked: dict[object, tuple[object, bytes]] = {}
 
     def get(self, key: object) -> tuple[object, bytes] | None:
         """(summary, chunk text in UTF-8) stored under `key`; None if there is none, or if the
         text does not match its digest (text another build rewrote, or someone altered: it
         never reaches a module)."""
+        checked = self.checked.get(key)
+        if checked is not None:
+            return checked
         entry = self.index.get(key)
         if entry is None:
             return None
         summary, start, end, digest = entry
         text = self.data[start:end]
-        if key not in self.checked:
-            if _text_digest(text) != digest:
-                return None
-            self.checked.add(key)
-        return summary, text
+        if _text_digest(text) != digest:
+            return None
+        checked = self.checked[key] = (summary, text)
+        return checked
 
 
 _PACK_FORMAT = "opgen chunk pack 4"
