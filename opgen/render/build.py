@@ -34,6 +34,8 @@ from opgen.render.formatter import BuildStamp, ChunkFormatter
 from opgen_runtime.proto import op_def_pb2
 
 SOURCE_MAP = "opgen_sourcemap.json"
+# More changed ops than this render as a whole build: in parallel, from the chunk pack.
+_MOST_OPS_RERENDERED = 64
 _OP_DEFS_DECLARATION = emit.OP_DEFS_DECLARATION.encode()
 
 
@@ -80,6 +82,12 @@ class RenderResult:
     ops: int = 0
     formatted: int = 0  # chunks that went through the formatter (cache misses)
     warnings: list[str] = field(default_factory=list)  # what the render reported
+    # each module file's chunks in order: (op name, summary as a plain tuple, start and end
+    # byte offsets in the file), and each op's chunk key: a rebuild can replace a chunk
+    # (`Renderer.rerender`)
+    layout: dict[str, tuple[tuple[str, tuple, int, int], ...]] = field(default_factory=dict)
+    op_keys: dict[str, str] = field(default_factory=dict)
+    digests: dict[str, bytes] = field(default_factory=dict)  # sha256 of files known without hashing them
 
 
 @dataclass
@@ -103,11 +111,13 @@ class Renderer:
         return hashlib.sha256(f"{self.salt()}\0{self.formatter.kind}\0{self.formatter.version}".encode()).digest()
 
     def inputs_digest(self, op_list: op_def_pb2.OpList, sources: dict[str, OpSource], modules: dict[str, str],
-                      pack: str) -> bytes:
-        """sha256 of everything `render` of `op_list`'s modules reads: the key salt, the
-        output tree and settings, the ops (one serialization of the whole list), the ApiDef
-        overrides and their provenance, and each op's source as headers, the source map,
-        registrations and warnings show it. Equal digests render equal files (`BuildStamp`)."""
+                      pack: str) -> tuple[bytes, bytes]:
+        """(context, inputs): sha256 of everything `render` of `op_list`'s modules reads but
+        the ops' own OpDefs and ApiDefs (the key salt, the output tree and settings, the op
+        names in order, the overrides' provenance, and each op's source as headers, the source
+        map, registrations and warnings show it), and of all that with the whole OpList and
+        the ApiDef overrides. Equal inputs render equal files (`BuildStamp`); with an equal
+        context, only the chunks of ops whose key changed can differ (`rerender`)."""
         # every source, in the gathering's order (a source of an op not rendered only costs a miss)
         located = [(name, src.location.path, src.location.line, src.location.col, src.shape_fn, src.shape_fn_python)
                    for name, src in sources.items()]
@@ -115,15 +125,34 @@ class Renderer:
                             for name, locations in self.api_model.provenance.items())
         paths = {path for _, path, *_ in located} | {loc[0] for _, locations in provenance for loc in locations}
         shown = sorted((path, display_path(path, self.root)) for path in paths)  # it may resolve links
+        settings = (pack, str(self.root), sorted(modules.items()), self.library, sorted(self.libraries.items()),
+                    self.max_ops_per_module, [op.name for op in op_list.op], located, provenance, shown)
+        # marshal version 2 writes no back-references: equal data gives equal bytes
+        context = hashlib.sha256(self._key_salt() + marshal.dumps(settings, 2)).digest()
         api_defs = sorted((name, api.SerializeToString(deterministic=True))
                           for name, api in self.api_model.api_defs.items())
-        settings = (pack, str(self.root), sorted(modules.items()), self.library, sorted(self.libraries.items()),
-                    self.max_ops_per_module, located, provenance, shown, api_defs)
-        h = hashlib.sha256(self._key_salt())
-        # marshal version 2 writes no back-references: equal data gives equal bytes
-        for part in (marshal.dumps(settings, 2), op_list.SerializeToString(deterministic=True)):
+        h = hashlib.sha256(context)
+        for part in (marshal.dumps(api_defs, 2), op_list.SerializeToString(deterministic=True)):
             h.update(len(part).to_bytes(8, "little") + part)
-        return h.digest()
+        return context, h.digest()
+
+    def op_keys(self, ops: Iterable[op_def_pb2.OpDef]) -> list[str]:
+        """Each op's chunk key: the key salt, its OpDef, and its ApiDef when it has an override."""
+        salt = self._key_salt()
+        sha256 = hashlib.sha256
+        overridden = self.api_model.api_defs
+        keys = []
+        for op in ops:
+            api = overridden.get(op.name)
+            # An op without an override renders from its OpDef alone (its ApiDef is the
+            # default one), so its key needs no ApiDef built, serialized or hashed.
+            if api is None:
+                head = salt + b"\0"
+            else:
+                api_data = api.SerializeToString(deterministic=True)
+                head = salt + b"\1" + len(api_data).to_bytes(8, "little") + api_data
+            keys.append("op:" + sha256(head + op.SerializeToString(deterministic=True)).hexdigest())
+        return keys
 
     def render(
         self, groups: dict[str, list[op_def_pb2.OpDef]], sources: dict[str, OpSource], pack: str
@@ -133,50 +162,25 @@ class Renderer:
         used: dict[str, tuple[object, bytes]] = {}
         salt = self._key_salt()
         sha256 = hashlib.sha256
-        overridden = self.api_model.api_defs
         entries: dict[str, tuple[emit.FunctionSummary, bytes]] = {}  # op name -> summary, chunk (UTF-8)
         misses: list[tuple[str, op_def_pb2.OpDef]] = []
-        total = sum(len(ops) for ops in groups.values())
-        done = 0
-        for ops in groups.values():
-            for op in ops:
-                api = overridden.get(op.name)
-                # An op without an override renders from its OpDef alone (its ApiDef is the
-                # default one), so its key needs no ApiDef built, serialized or hashed.
-                if api is None:
-                    head = salt + b"\0"
-                else:
-                    api_data = api.SerializeToString(deterministic=True)
-                    head = salt + b"\1" + len(api_data).to_bytes(8, "little") + api_data
-                key = "op:" + sha256(head + op.SerializeToString(deterministic=True)).hexdigest()
-                hit = cache.get(key)
-                if hit is not None:
-                    entries[op.name] = (emit.FunctionSummary.from_plain(hit[0]), hit[1])  # type: ignore[arg-type]
-                    used[key] = hit
-                else:
-                    misses.append((key, op))
-                done += 1
-                if self.progress and done % 64 == 0:
-                    self.progress("checked", done, total)
-        rendered = self._render_ops([op for _, op in misses], sources)
-        to_format = [
-            (key, summary, text, lines, statement)
-            for (key, _), (summary, text, lines, statement) in zip(misses, rendered)
-            if not summary.skipped and lines != []
-        ]
-        for (key, _), (summary, text, lines, statement) in zip(misses, rendered):
-            if summary.skipped or lines == []:
-                chunk = _with_op_def(text, statement).encode()
-                entries[summary.op_name] = (summary, chunk)
-                used[key] = (summary.to_plain(), chunk)
-        formatted = self._format_residuals(
-            [(text, lines) for _, _, text, lines, _ in to_format],
-            [(f"op '{summary.op_name}'", "function.py.j2") for _, summary, *_ in to_format],
-        )
-        for (key, summary, _, _, statement), text in zip(to_format, formatted):
-            chunk = _with_op_def(text, statement).encode()
+        all_ops = [op for ops in groups.values() for op in ops]
+        total = len(all_ops)
+        op_keys = self.op_keys(all_ops)
+        for done, (op, key) in enumerate(zip(all_ops, op_keys), start=1):
+            hit = cache.get(key)
+            if hit is not None:
+                entries[op.name] = (emit.FunctionSummary.from_plain(hit[0]), hit[1])  # type: ignore[arg-type]
+                used[key] = hit
+            else:
+                misses.append((key, op))
+            if self.progress and done % 64 == 0:
+                self.progress("checked", done, total)
+        chunks, formatted = self._chunks([op for _, op in misses], sources)
+        for (key, _), (summary, chunk) in zip(misses, chunks):
             entries[summary.op_name] = (summary, chunk)
             used[key] = (summary.to_plain(), chunk)
+        key_of = {op.name: key for op, key in zip(all_ops, op_keys)}
 
         # (file path relative to --out without `.py`, its module's name, its ops): a module's
         # own file, or the parts of a split one (whose package file renders below)
@@ -232,11 +236,16 @@ class Renderer:
                 shown[path] = display_path(path, self.root)
             return shown[path]
 
+        layout: dict[str, tuple[tuple[str, tuple, int, int], ...]] = {}
         for path, _, file_ops in op_files:
             parts = [used[headers[path]][1], _OP_DEFS_DECLARATION]
+            offset = len(parts[0]) + len(parts[1]) + 4  # parts are joined by blank lines
+            placed = []
             functions_map: list[tuple[str, str]] = []
             for op in file_ops:
                 summary, chunk = entries[op.name]
+                placed.append((op.name, summary.to_plain(), offset, offset + len(chunk)))
+                offset += len(chunk) + 2
                 src = sources.get(op.name)
                 # files, not lines: a comment added to a source or override file changes no
                 # committed output (the API snapshot carries no locations either)
@@ -263,6 +272,7 @@ class Renderer:
             # Registered last: `register_op_list` also marks the module's functions for AutoGraph.
             parts.append(registrations[path])
             files[f"{path}.py"] = b"\n\n".join(parts)
+            layout[f"{path}.py"] = tuple(placed)
             functions_map.sort()
             source_map[f"{path}.py"] = [f"{_json_str(fn)}: {entry}" for fn, entry in functions_map]
         for name, ops in groups.items():
@@ -280,8 +290,69 @@ class Renderer:
             report(warning)
         if used.keys() != cache.index.keys():
             self.formatter.save_pack(pack, used, base=cache)
-        return RenderResult(files, modules=len(groups), ops=total, formatted=len(to_format) + len(header_misses),
-                            warnings=warnings)
+        return RenderResult(files, modules=len(groups), ops=total, formatted=formatted + len(header_misses),
+                            warnings=warnings, layout=layout, op_keys=key_of)
+
+    def _chunks(self, ops: list[op_def_pb2.OpDef],
+                sources: dict[str, OpSource]) -> tuple[list[tuple[emit.FunctionSummary, bytes]], int]:
+        """Each op's summary and chunk (UTF-8: its function as the formatter lays it out, then
+        its OpDef statement), and how many chunks went through the formatter."""
+        rendered = self._render_ops(ops, sources)
+        residual_at = [i for i, (summary, _, lines, _) in enumerate(rendered) if not summary.skipped and lines != []]
+        texts = [text for _, text, _, _ in rendered]
+        for i, text in zip(residual_at, self._format_residuals(
+                [(rendered[i][1], rendered[i][2]) for i in residual_at],
+                [(f"op '{rendered[i][0].op_name}'", "function.py.j2") for i in residual_at])):
+            texts[i] = text
+        return [(summary, _with_op_def(text, statement).encode())
+                for (summary, _, _, statement), text in zip(rendered, texts)], len(residual_at)
+
+    def rerender(self, op_list: op_def_pb2.OpList, sources: dict[str, OpSource], stamp: BuildStamp,
+                 files: dict[str, bytes]) -> RenderResult | None:
+        """The files of `stamp`'s build (`files`, as read back and checked) with the chunks of
+        the ops whose key changed rendered again and put in place of the old ones, when the
+        build's context is the stamp's (the caller checks) and those ops are few and keep
+        their summaries: then headers, registrations, the source map and the warnings are the
+        stamp's. None otherwise (`render` renders the build)."""
+        keys = self.op_keys(op_list.op)
+        if len(keys) != len(stamp.keys):
+            return None
+        changed = [i for i, (old, new) in enumerate(zip(stamp.keys, keys)) if old != new]
+        if len(changed) > _MOST_OPS_RERENDERED:
+            return None
+        layout = dict(stamp.layout)
+        placed = {entry[0]: (rel, i) for rel, entries in layout.items() if changed for i, entry in enumerate(entries)}
+        chunks, formatted = self._chunks([op_list.op[i] for i in changed], sources)
+        replaced: dict[str, dict[int, bytes]] = {}
+        for summary, chunk in chunks:
+            rel, i = placed[summary.op_name]
+            if summary.to_plain() != layout[rel][i][1]:
+                return None
+            replaced.setdefault(rel, {})[i] = chunk
+        files = dict(files)
+        for rel, new_chunks in replaced.items():
+            data = memoryview(files[rel])  # its slices are joined with one copy
+            pieces: list[memoryview | bytes] = []
+            shift = end = 0
+            placed_chunks = list(layout[rel])
+            for i, (op_name, plain, start, stop) in enumerate(layout[rel]):
+                new_chunk = new_chunks.get(i)
+                if new_chunk is not None:
+                    pieces += [data[end:start], new_chunk]
+                    end = stop
+                    placed_chunks[i] = (op_name, plain, start + shift, start + shift + len(new_chunk))
+                    shift += len(new_chunk) - (stop - start)
+                elif shift:
+                    placed_chunks[i] = (op_name, plain, start + shift, stop + shift)
+            pieces.append(data[end:])
+            files[rel] = b"".join(pieces)
+            layout[rel] = tuple(placed_chunks)
+        for warning in stamp.warnings:
+            report(warning)
+        return RenderResult(files, modules=stamp.modules, ops=len(op_list.op), formatted=formatted,
+                            warnings=list(stamp.warnings), layout=layout,
+                            op_keys={op.name: key for op, key in zip(op_list.op, keys)},
+                            digests={rel: digest for rel, digest in stamp.digests if rel not in replaced})
 
     def _package_init(self, name: str, module_parts: list[tuple[str, Sequence[op_def_pb2.OpDef]]],
                       entries: dict[str, tuple[emit.FunctionSummary, bytes]], sources: dict[str, OpSource]) -> bytes:
@@ -473,19 +544,25 @@ def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions,
         renderer = Renderer(templates, formatter, api_model, opts.root, progress, opts.library, opts.libraries,
                             opts.max_ops_per_module)
         pack = f"{opts.out.resolve()}\0{opts.formatter}"
-        inputs = renderer.inputs_digest(gathered.op_list, gathered.sources, opts.modules, pack)
+        context, inputs = renderer.inputs_digest(gathered.op_list, gathered.sources, opts.modules, pack)
         stamp = formatter.load_stamp(pack)
-        if stamp is not None and stamp.inputs == inputs:
-            files = _files_as_stamped(opts.out, stamp)
-            if files is not None:
+        files = _files_as_stamped(opts.out, stamp) if stamp is not None and stamp.context == context else None
+        result = None
+        if stamp is not None and files is not None:
+            if stamp.inputs == inputs:
                 for warning in stamp.warnings:
                     report(warning)
                 return RenderResult(files, modules=stamp.modules, ops=len(gathered.op_list.op),
-                                    warnings=list(stamp.warnings))
-        groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
-        result = renderer.render(groups, gathered.sources, pack)
-        digests = tuple((rel, hashlib.sha256(data).digest()) for rel, data in result.files.items())
-        formatter.save_stamp(pack, BuildStamp(inputs, digests, result.modules, tuple(result.warnings)))
+                                    warnings=list(stamp.warnings), digests=dict(stamp.digests))
+            result = renderer.rerender(gathered.op_list, gathered.sources, stamp, files)
+        if result is None:
+            groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
+            result = renderer.render(groups, gathered.sources, pack)
+        result.digests = {rel: result.digests.get(rel) or hashlib.sha256(data).digest()
+                          for rel, data in result.files.items()}
+        formatter.save_stamp(pack, BuildStamp(inputs, context, tuple(result.digests.items()), result.modules,
+                                              tuple(result.warnings), tuple(result.layout.items()),
+                                              tuple(result.op_keys[op.name] for op in gathered.op_list.op)))
         return result
     finally:
         if gc_was_enabled:

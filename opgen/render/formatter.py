@@ -163,9 +163,12 @@ class BuildStamp:
     renders nothing: its files are the ones on disk."""
 
     inputs: bytes
+    context: bytes  # the digest of the inputs but the ops' OpDefs and ApiDefs
     digests: tuple[tuple[str, bytes], ...]  # (path relative to --out, sha256 of its bytes)
     modules: int
     warnings: tuple[str, ...]
+    layout: tuple[tuple[str, tuple[tuple[str, tuple, int, int], ...]], ...]  # `RenderResult.layout`
+    keys: tuple[str, ...]  # each op's chunk key, in the OpList's order
 
 
 _STAMP_FORMAT = "opgen build stamp 1"
@@ -310,7 +313,8 @@ class ChunkFormatter:
     def save_stamp(self, pack: str, stamp: BuildStamp) -> None:
         if not (self.use_cache and self.write_cache):
             return
-        payload = marshal.dumps((_STAMP_FORMAT, stamp.inputs, stamp.digests, stamp.modules, stamp.warnings), 2)
+        payload = marshal.dumps((_STAMP_FORMAT, stamp.inputs, stamp.context, stamp.digests, stamp.modules,
+                                 stamp.warnings, stamp.layout, stamp.keys), 2)
         with contextlib.suppress(OSError):  # the cache is an optimisation
             atomic_write(self._pack_path(pack).with_suffix(".stamp"), seal(_STAMP_SEAL_CONTEXT, payload) + payload,
                          durable=False)

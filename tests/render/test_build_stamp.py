@@ -1,8 +1,11 @@
 """The build stamp (`opgen.render.formatter.BuildStamp`): a build whose inputs are those of the
-last build into the same tree, whose files are unchanged, renders nothing; anything else renders."""
+last build into the same tree, whose files are unchanged, renders nothing; one where only a few
+ops changed renders their chunks into the old files (`Renderer.rerender`), byte for byte what a
+clean build writes; anything else renders whole."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,16 +30,24 @@ def _gathered(summary: str = "Adds.", line: int = 1) -> GatherResult:
 
 @pytest.fixture
 def renders(monkeypatch, tmp_path):
-    """How many times `Renderer.render` ran (the session's recorder patch still records)."""
+    """The builds `Renderer.render` rendered whole ("render") or `Renderer.rerender` rendered
+    into the old files ("rerender"), in order (the session's recorder patch still records)."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    calls = []
-    render = build.Renderer.render
+    calls: list[str] = []
+    render, rerender = build.Renderer.render, build.Renderer.rerender
 
-    def counting(self, *args, **kwargs):
-        calls.append(args[0].keys())
+    def counting_render(self, *args, **kwargs):
+        calls.append("render")
         return render(self, *args, **kwargs)
 
-    monkeypatch.setattr(build.Renderer, "render", counting)
+    def counting_rerender(self, *args, **kwargs):
+        result = rerender(self, *args, **kwargs)
+        if result is not None:
+            calls.append("rerender")
+        return result
+
+    monkeypatch.setattr(build.Renderer, "render", counting_render)
+    monkeypatch.setattr(build.Renderer, "rerender", counting_rerender)
     return calls
 
 
@@ -59,16 +70,24 @@ def test_same_inputs_render_nothing_and_give_the_same_files(tmp_path, renders, c
     assert "gets no Python function" in capsys.readouterr().err  # warned again, as every build does
 
 
-def test_a_changed_input_renders(tmp_path, renders):
+def _clean(tmp_path: Path, gathered: GatherResult, formatter: str = "ruff") -> dict[str, bytes]:
+    """What a build from nothing writes (a fresh output tree, no cache)."""
+    opts = build.BuildOptions(out=tmp_path / "clean", templates=None, formatter=formatter, jobs=1, modules={},
+                              root=REPO, config_location=Location("pyproject.toml"))
+    return build.render_tree(gathered, ApiModel({}), opts, write_cache=False).files
+
+
+def test_a_changed_op_is_rendered_into_the_old_file(tmp_path, renders):
     out = tmp_path / "out"
     _build(out, _gathered())
-    changed = _build(out, _gathered(summary="Adds them."))
-    assert len(renders) == 2
-    assert b"Adds them." in changed.files["gen_ops.py"]
-    _build(out, _gathered(summary="Adds them.", line=7))  # a moved REGISTER_OP: its warning's location
-    assert len(renders) == 3
-    _build(out, _gathered(summary="Adds them.", line=7), formatter="black")  # another formatter
-    assert len(renders) == 4
+    changed = _build(out, _gathered(summary="Adds them, and says so at length."))
+    assert renders == ["render", "rerender"]
+    assert changed.files == _clean(tmp_path, _gathered(summary="Adds them, and says so at length."))
+    assert b"says so at length" in (out / "gen_ops.py").read_bytes()
+    _build(out, _gathered(summary="Adds them, and says so at length.", line=7))  # a moved REGISTER_OP: its location
+    assert renders[-1] == "render"
+    _build(out, _gathered(summary="Adds them, and says so at length.", line=7), formatter="black")  # another pack
+    assert renders[-1] == "render"
 
 
 def test_a_file_changed_by_hand_is_rendered_again(tmp_path, renders):
@@ -77,11 +96,11 @@ def test_a_file_changed_by_hand_is_rendered_again(tmp_path, renders):
     module = out / "gen_ops.py"
     module.write_bytes(module.read_bytes() + b"# edited\n")
     again = _build(out, _gathered())
-    assert len(renders) == 2 and again.files == first.files
+    assert renders == ["render", "render"] and again.files == first.files
     assert module.read_bytes() == first.files["gen_ops.py"]
     module.unlink()
     _build(out, _gathered())
-    assert len(renders) == 3 and module.read_bytes() == first.files["gen_ops.py"]
+    assert renders == ["render"] * 3 and module.read_bytes() == first.files["gen_ops.py"]
 
 
 def test_a_stamp_not_sealed_by_this_user_is_ignored(tmp_path, renders):
@@ -105,3 +124,57 @@ def test_a_symlink_in_place_of_an_output_is_not_read(tmp_path, renders):
     with pytest.raises(Exception, match="symlink"):  # the comparison refuses it, as without a stamp
         _build(out, _gathered())
     assert len(renders) == 2
+
+
+def _edits(ops: op_def_pb2.OpList) -> list[tuple[str, Callable[[op_def_pb2.OpList], None]]]:
+    """Edits a rebuild meets, each on top of the ones before: docs, a default, a new attr, a
+    new type attr (its summary changes: a whole render), several ops at once, the first and the
+    last op, a chunk that shrinks, and one undone."""
+    with_default = next(i for i, op in enumerate(ops.op) if any(a.HasField("default_value") for a in op.attr))
+
+    def summary(i: int, text: str) -> Callable[[op_def_pb2.OpList], None]:
+        return lambda ol: setattr(ol.op[i], "summary", text)
+
+    def default(ol: op_def_pb2.OpList) -> None:
+        attr = next(a for a in ol.op[with_default].attr if a.HasField("default_value"))
+        attr.description = "A default that says more."
+
+    def new_attr(ol: op_def_pb2.OpList) -> None:
+        attr = ol.op[7].attr.add(name="new_flag", type="bool")
+        attr.default_value.b = True
+
+    def new_type_attr(ol: op_def_pb2.OpList) -> None:  # a new TypeVar: the summary changes
+        ol.op[9].attr.add(name="T_extra", type="type")
+        ol.op[9].input_arg.add(name="extra", type_attr="T_extra")
+
+    def several(ol: op_def_pb2.OpList) -> None:
+        for i in range(10, 60, 7):
+            ol.op[i].description = f"Edited description #{i}."
+
+    def shrink(ol: op_def_pb2.OpList) -> None:
+        del ol.op[with_default].attr[:]
+
+    return [("summary", summary(0, "A longer summary for the first op of the list.")), ("default", default),
+            ("new attr", new_attr), ("new type attr", new_type_attr), ("several", several), ("last", summary(-1, "The last op, edited.")),
+            ("shrink", shrink), ("undo", summary(0, ops.op[0].summary))]
+
+
+@pytest.mark.oracle
+def test_rebuilds_after_edits_write_what_a_clean_build_writes(tmp_path, renders):
+    """Differential: TF ops (200 of the registry's), edited one step at a time; each rebuild
+    (the few-ops path when it applies) gives exactly a clean build's files."""
+    from oracle.tf_registry import tf_op_list
+
+    ops = op_def_pb2.OpList(op=list(tf_op_list().op)[:200])
+    out = tmp_path / "out"
+    _build(out, GatherResult(ops, {}))
+    paths = []
+    for name, edit in _edits(ops):
+        edit(ops)
+        renders.clear()
+        result = _build(out, GatherResult(ops, {}))
+        paths.append((name, *renders))
+        assert result.files == _clean(tmp_path, GatherResult(ops, {})), name
+    assert paths == [("summary", "rerender"), ("default", "rerender"), ("new attr", "rerender"),
+                     ("new type attr", "render"), ("several", "rerender"), ("last", "rerender"),
+                     ("shrink", "rerender"), ("undo", "rerender")]
