@@ -32,8 +32,9 @@ wrapper differentials against TF (test_runtime_wrappers.py), cover those.
 
 How every module the tests build gets here (`conftest.py`, `BuildRecorder`):
   - in-process builds (`opgen build` through click, `render_tree`, `Renderer.render`): the
-    session patches `Renderer.render` and records each module it renders with opgen's
-    own templates (a user's `--templates` may render anything);
+    session patches `Renderer.render` and `Renderer.rerender` and records each module they
+    render with opgen's own templates (a user's `--templates` may render anything; a build
+    whose stamp matches renders nothing: its files were recorded when they were rendered);
   - subprocess builds: each test's `tmp_path` is scanned for build outputs (a directory
     holding `opgen_sourcemap.json`) at teardown, and fixtures that build elsewhere (content
     caches, `tmp_path_factory`) call `record_build_dir`; `tests/render/test_call_every_wrapper.py`
@@ -496,21 +497,25 @@ class BuildRecorder:
         self.dirs: list[Path] = []
 
     def install(self, monkeypatch: Any) -> None:
-        """Records every module `Renderer.render` renders with opgen's own templates."""
+        """Records every module `Renderer.render` renders, or `Renderer.rerender` puts changed
+        chunks into, with opgen's own templates."""
         from opgen.render import build
 
-        render = build.Renderer.render
         recorder = self
 
-        def recording_render(renderer: build.Renderer, *args: Any, **kwargs: Any) -> build.RenderResult:
-            result = render(renderer, *args, **kwargs)
-            if renderer.templates.shipped:
-                for path, data in result.files.items():
-                    if path.endswith(".py") and not path.endswith(_PACKAGE_INIT):
-                        recorder.add(Path(path).stem, data.decode("utf-8"))
-            return result
+        def recording(method: Any) -> Any:
+            def record(renderer: build.Renderer, *args: Any, **kwargs: Any) -> build.RenderResult | None:
+                result = method(renderer, *args, **kwargs)
+                if result is not None and renderer.templates.shipped:
+                    for path, data in result.files.items():
+                        if path.endswith(".py") and not path.endswith(_PACKAGE_INIT):
+                            recorder.add(Path(path).stem, data.decode("utf-8"))
+                return result
 
-        monkeypatch.setattr(build.Renderer, "render", recording_render)
+            return record
+
+        monkeypatch.setattr(build.Renderer, "render", recording(build.Renderer.render))
+        monkeypatch.setattr(build.Renderer, "rerender", recording(build.Renderer.rerender))
 
     def add(self, name: str, text: str) -> None:
         key = hashlib.sha256(text.encode()).hexdigest()
