@@ -155,8 +155,8 @@ def _edits(ops: op_def_pb2.OpList) -> list[tuple[str, Callable[[op_def_pb2.OpLis
         del ol.op[with_default].attr[:]
 
     return [("summary", summary(0, "A longer summary for the first op of the list.")), ("default", default),
-            ("new attr", new_attr), ("new type attr", new_type_attr), ("several", several), ("last", summary(-1, "The last op, edited.")),
-            ("shrink", shrink), ("undo", summary(0, ops.op[0].summary))]
+            ("new attr", new_attr), ("new type attr", new_type_attr), ("several", several),
+            ("last", summary(-1, "The last op, edited.")), ("shrink", shrink), ("undo", summary(0, ops.op[0].summary))]
 
 
 @pytest.mark.oracle
