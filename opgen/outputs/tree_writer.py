@@ -20,11 +20,13 @@ journal, lock, recovery. Every path this module touches is checked to lie inside
   (the next build drops the staging dir); one killed after it is completed by the next
   build. A failed write (read-only or full disk, ...) before the journal removes the
   staging dir and leaves the old tree.
-* fsync: the journal (the commit point) and, before the journal is removed, the output
-  directory. Neither the staged files nor the manifest are synced on their own: a killed
-  process loses nothing the kernel already holds, the manifest is replaced atomically
-  (temporary file, rename), and it is a copy of what the journal records, which stays until
-  the new manifest is in place, so a build killed before that is completed by the next one.
+* fsync: only the journal, the commit point, is synced before its rename. The staged files,
+  the manifest and the directory are not: a killed build loses nothing the kernel already
+  holds, and a kill at any point leaves a state covered above (the journal records the
+  manifest too and is removed only once every file and the new manifest are in place).
+  Power loss is outside this story: the written files are never synced, so a new file can
+  come back empty; a directory fsync would not change that, only wait (on ext4, which
+  flushes a file renamed over another with the rename) for the whole module to reach disk.
 * A journal is only obeyed when every entry is a plain relative path inside `--out`, every
   staged file is a regular file whose hash matches, and every deletion is an owned file;
   otherwise nothing is touched and the error says what to delete.
@@ -408,7 +410,6 @@ def _apply(out: Path, write: dict[str, str], delete: list[str], manifest: dict[s
         # not synced: the journal, removed only after this, records it (module docstring)
         atomic_write(out / MANIFEST, json.dumps({"generator": "opgen", "files": manifest}, sort_keys=True,
                                                 indent=0).encode(), durable=False)
-    _fsync_dir(out)
     (out / JOURNAL).unlink()
     _remove_staging(out)
 
@@ -421,19 +422,6 @@ def _remove_staging(out: Path) -> None:
             shutil.rmtree(staging)  # removes symlinks inside it, never their targets
         else:
             staging.unlink()
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def commit(out: Path, changes: Changes) -> None:
@@ -454,8 +442,7 @@ def commit(out: Path, changes: Changes) -> None:
                 os.fchmod(fd, file_mode(check_relative(out, rel)))
                 f.write(data)
             written[rel] = changes.digests.get(rel) or _digest(data)
-        # No fsync of the staged files: a killed process loses nothing the kernel already has,
-        # and the journal below (written with fsync) is the commit point.
+        # Staged files are not synced (module docstring: fsync); the journal below is the commit point.
         deleted = {rel: _digest(check_relative(out, rel).read_bytes()) for rel in changes.delete}
         journal = {"generator": "opgen", "write": written, "delete": deleted, "manifest": changes.manifest}
         atomic_write(out / JOURNAL, json.dumps(journal, sort_keys=True).encode())
