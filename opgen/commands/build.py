@@ -277,6 +277,16 @@ def _gather(settings: Settings) -> GatherResult:
     return gathered
 
 
+def _compared(out: Path, outputs: dict[str, bytes], phases: _Phases) -> Changes:
+    """What writing the build's `outputs` (and opgen's `.gitignore`) into `out` changes."""
+    changes = compute_changes(out, {**outputs, **gitignore_output(out)})
+    phases.done(
+        f"API snapshot and comparison: {len(changes.write)} to write, {len(changes.delete)} to delete, "
+        f"{changes.unchanged} unchanged"
+    )
+    return changes
+
+
 def run(settings: Settings) -> int:
     """The `opgen build` command (exit 0 ok, 1 stale with --check, 2 user error)."""
     if settings.depfile_relative_to and not settings.depfile:
@@ -337,24 +347,21 @@ def run(settings: Settings) -> int:
                 config.where("api"),
                 hint=f"give the API snapshot its own name, e.g. api = {config.out.rstrip('/') + '/API.md'!r}",
             )
-    changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
-    phases.done(
-        f"API snapshot and comparison: {len(changes.write)} to write, {len(changes.delete)} to delete, "
-        f"{changes.unchanged} unchanged"
-    )
-    if depfile is not None and settings.depfile and not reviewing:
-        atomic_write(Path(settings.depfile), depfile)
-    if settings.check or settings.diff:
-        return _report_stale(settings, opts, changes)
-    if settings.dry_run:
+    outputs = {**result.files, **api_snapshot}
+    if reviewing:
+        changes = _compared(opts.out, outputs, phases)
+        if settings.check or settings.diff:
+            return _report_stale(settings, opts, changes)
         for rel in changes.write:
             print(f"would write {_printed(opts.out / rel)}")
         for rel in changes.delete:
             print(f"would delete {_printed(opts.out / rel)}")
         _report_kept(opts.out, changes)
         return 0
-    with build_lock(opts.out):  # another build may have committed meanwhile: compare again
-        changes = compute_changes(opts.out, {**result.files, **api_snapshot, **gitignore_output(opts.out)})
+    with build_lock(opts.out):  # compared under the lock: no other build commits in between
+        changes = _compared(opts.out, outputs, phases)
+        if depfile is not None and settings.depfile:
+            atomic_write(Path(settings.depfile), depfile)
         commit(opts.out, changes)
     phases.done(f"wrote {printable_path(opts.out)}")
     _report_kept(opts.out, changes)

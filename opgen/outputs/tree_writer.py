@@ -20,6 +20,13 @@ journal, lock, recovery. Every path this module touches is checked to lie inside
   (the next build drops the staging dir); one killed after it is completed by the next
   build. A failed write (read-only or full disk, ...) before the journal removes the
   staging dir and leaves the old tree.
+* fsync: only the journal, the commit point, is synced before its rename. The staged files,
+  the manifest and the directory are not: a killed build loses nothing the kernel already
+  holds, and a kill at any point leaves a state covered above (the journal records the
+  manifest too and is removed only once every file and the new manifest are in place).
+  Power loss is outside this story: the written files are never synced, so a new file can
+  come back empty; a directory fsync would not change that, only wait (on ext4, which
+  flushes a file renamed over another with the rename) for the whole module to reach disk.
 * A journal is only obeyed when every entry is a plain relative path inside `--out`, every
   staged file is a regular file whose hash matches, and every deletion is an owned file;
   otherwise nothing is touched and the error says what to delete.
@@ -31,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import json
 import os
@@ -202,19 +210,25 @@ def _orphan_modules(out: Path, known: set[str]) -> list[str]:
                   and opens_with_module_header(_head(out / e.name, _MODULE_HEAD_BYTES), e.name[:-3]))
 
 
-def _legacy_owned(out: Path, listed: list[str], source_map: str) -> dict[str, str]:
-    """A tree without a manifest: the `listed` modules that carry opgen's header."""
+def _legacy_owned(out: Path, listed: list[str], source_map: str, proven: dict[str, str]) -> dict[str, str]:
+    """A tree without a manifest: the `listed` modules that carry opgen's header. `proven`: the
+    digest of each file whose bytes this build has just compared equal to its own (read and
+    hashed once: only its header is read again)."""
     owned: dict[str, str] = {}
     for rel in listed:
-        try:
-            data = (out / rel).read_bytes() if _is_regular(out / rel) else b""
-        except OSError:
-            continue
-        head = data[:_HEAD_BYTES].decode("utf-8", "replace")
+        path = out / rel
+        if rel in proven:
+            data, head = None, _head(path)
+        else:
+            try:
+                data = path.read_bytes() if _is_regular(path) else b""
+            except OSError:
+                continue
+            head = data[:_HEAD_BYTES].decode("utf-8", "replace")
         if _GENERATED_MARK in head and "Do not edit." in head:
-            owned[rel] = _digest(data)
+            owned[rel] = proven[rel] if data is None else _digest(data)
     if owned and _is_regular(out / source_map):
-        owned[source_map] = _digest((out / source_map).read_bytes())
+        owned[source_map] = proven.get(source_map) or _digest((out / source_map).read_bytes())
     return owned
 
 
@@ -228,8 +242,11 @@ def plan(out: Path, files: dict[str, bytes], source_map: str) -> Changes:
         if other != rel:
             raise OpgenError(f"outputs {other!r} and {rel!r} differ only in case", Location(str(out)),
                              hint="give the modules names that differ in more than case")
+    # Each file's bytes are hashed once, here: the manifest, the journal and a tree without a
+    # manifest (`_legacy_owned`) use this digest.
+    digests = {rel: _digest(data) for rel, data in files.items()}
     write: dict[str, bytes] = {}
-    unchanged = 0
+    proven: dict[str, str] = {}  # files already holding this build's bytes: their digests
     for rel, data in sorted(files.items()):
         path = paths[rel]
         try:
@@ -245,29 +262,34 @@ def plan(out: Path, files: dict[str, bytes], source_map: str) -> Changes:
             )
             raise OpgenError(f"output {rel} is {kind}", Location(str(path)),
                              hint=f"remove {path} (opgen only replaces regular files it can own)")
+        if st.st_size != len(data):  # another size: other bytes, known without reading them
+            write[rel] = data
+            continue
         try:
             same = path.read_bytes() == data
         except OSError as e:
             raise OpgenError(f"cannot read output: {e.strerror}", Location(str(path))) from None
         if same:
-            unchanged += 1
+            proven[rel] = digests[rel]
         else:
             write[rel] = data
     recorded = _manifest(out)
-    listed = _listed_modules(out, source_map)
-    owned = recorded if recorded is not None else _legacy_owned(out, listed, source_map)
+    # The source map's module list is read only when it matters: without a manifest, or to tell
+    # whether an existing file this build replaces and the manifest does not list is opgen's.
+    listed = functools.cache(functools.partial(_listed_modules, out, source_map))
+    owned = recorded if recorded is not None else _legacy_owned(out, listed(), source_map, proven)
     foreign = [OpgenError(f"output {rel} exists and opgen did not write it (no opgen header, not in {MANIFEST} "
                           f"or {source_map})", Location(str(paths[rel])),
                           hint="move it out of --out (or delete it) and rebuild: opgen never overwrites a file "
                                "it did not write")
-               for rel in write if rel not in owned and rel not in listed and os.path.lexists(paths[rel])
+               for rel in write if rel not in owned and os.path.lexists(paths[rel]) and rel not in listed()
                and not any(mark in _head(paths[rel]) for mark in _OUTPUT_MARKS)]
     if foreign:
         raise foreign[0] if len(foreign) == 1 else OpgenErrors(foreign)
     delete: list[str] = []
     kept: list[str] = []
     if recorded is None:  # listed modules without opgen's header: changed by hand since
-        kept += [rel for rel in listed if rel not in files and rel not in owned and _is_regular(out / rel)]
+        kept += [rel for rel in listed() if rel not in files and rel not in owned and _is_regular(out / rel)]
     for rel, digest in sorted(owned.items()):
         if rel in files:
             continue
@@ -279,9 +301,8 @@ def plan(out: Path, files: dict[str, bytes], source_map: str) -> Changes:
             continue
         (delete if _digest(path.read_bytes()) == digest else kept).append(rel)
     delete += _orphan_modules(out, {*files, *owned, *kept})
-    digests = {rel: _digest(data) for rel, data in files.items()}
     manifest = None if recorded == digests else digests
-    return Changes(write, delete, unchanged, tuple(sorted(kept)), manifest, digests)
+    return Changes(write, delete, len(proven), tuple(sorted(kept)), manifest, digests)
 
 
 def check_out_dir(out: Path, root: Path, inputs: list[Path], where: Location, *, read_whole: list[Path]) -> None:
@@ -386,9 +407,9 @@ def _apply(out: Path, write: dict[str, str], delete: list[str], manifest: dict[s
         with contextlib.suppress(OSError):
             check_relative(out, folder.as_posix()).rmdir()
     if manifest is not None:
+        # not synced: the journal, removed only after this, records it (module docstring)
         atomic_write(out / MANIFEST, json.dumps({"generator": "opgen", "files": manifest}, sort_keys=True,
-                                                indent=0).encode())
-    _fsync_dir(out)
+                                                indent=0).encode(), durable=False)
     (out / JOURNAL).unlink()
     _remove_staging(out)
 
@@ -401,19 +422,6 @@ def _remove_staging(out: Path) -> None:
             shutil.rmtree(staging)  # removes symlinks inside it, never their targets
         else:
             staging.unlink()
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def commit(out: Path, changes: Changes) -> None:
@@ -434,8 +442,7 @@ def commit(out: Path, changes: Changes) -> None:
                 os.fchmod(fd, file_mode(check_relative(out, rel)))
                 f.write(data)
             written[rel] = changes.digests.get(rel) or _digest(data)
-        # No fsync of the staged files: a killed process loses nothing the kernel already has,
-        # and the journal below (written with fsync) is the commit point.
+        # Staged files are not synced (module docstring: fsync); the journal below is the commit point.
         deleted = {rel: _digest(check_relative(out, rel).read_bytes()) for rel in changes.delete}
         journal = {"generator": "opgen", "write": written, "delete": deleted, "manifest": changes.manifest}
         atomic_write(out / JOURNAL, json.dumps(journal, sort_keys=True).encode())

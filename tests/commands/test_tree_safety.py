@@ -9,6 +9,9 @@ the next one), no staging debris is left, and the message is located with exit s
 from __future__ import annotations
 
 import errno
+import fcntl
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -20,6 +23,7 @@ from support.build_locks import wait_until_blocked
 from support.paths import REPO
 
 from opgen.cli import main
+from opgen.commands import build as build_command
 from opgen.outputs import tree_writer
 
 _SMALL = 'REGISTER_OP("Small").Input("x: float").Output("y: float");\n'
@@ -160,6 +164,76 @@ def test_failure_after_the_commit_point_is_completed_by_the_next_build(tmp_path,
     assert status == 0 and "completed an interrupted build" in err, err
     assert _debris(out) == [] and "def mat_mul(" in (out / "gen_math_ops.py").read_text()
     assert _build(root, monkeypatch, capsys, "--check")[0] == 0
+
+
+def _manifest_files(out: Path) -> dict[str, str]:
+    return json.loads((out / tree_writer.MANIFEST).read_bytes())["files"]
+
+
+def _sha256s(out: Path) -> dict[str, str]:
+    """The sha256 of every file of the tree but opgen's lock, manifest and journal, by relative path."""
+    return {p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in out.rglob("*")
+            if p.is_file() and not p.relative_to(out).parts[0].startswith(".opgen-")}
+
+
+def test_a_build_killed_before_its_manifest_is_in_place_is_completed_with_it(tmp_path, monkeypatch, capsys):
+    """The manifest is not synced on its own: the journal records it and stays until the new
+    manifest has replaced the old one, so a build stopped before that is completed, manifest
+    included, by the next build."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    _grow(root)
+    with monkeypatch.context() as m:
+        _fail_nth(m, "replace", 1, errno.EIO, tree_writer.MANIFEST)
+        status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and "the next `opgen build` completes it" in err, err
+    assert "def mat_mul(" in (out / "gen_math_ops.py").read_text()  # moved into place before the manifest
+    assert "gen_math_ops.py" not in _manifest_files(out) and tree_writer.interrupted(out)
+    status, err = _build(root, monkeypatch, capsys, "--quiet")
+    assert status == 0 and "completed an interrupted build" in err, err
+    assert _manifest_files(out) == _sha256s(out) and _debris(out) == []
+
+
+def _lock_held(lock: Path) -> bool:
+    """Whether a build holds the output tree's lock file `lock` (flock: per open file, so
+    this process's own build blocks this process's try too)."""
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+@pytest.mark.parametrize("argv", [[], ["--check"], ["--diff"], ["--dry-run"]])
+def test_a_build_compares_the_tree_once_and_under_the_lock_when_it_writes(tmp_path, monkeypatch, capsys, argv):
+    """A writing build takes the lock before it compares the tree, so no other build can
+    commit between its comparison and its commit, and compares once; a review compares once
+    without the lock. The fresh clone's no-op build then records every file's sha256."""
+    root = _clone(tmp_path, monkeypatch, capsys)
+    out = root / "gen"
+    held: list[bool] = []
+    compare = build_command.compute_changes
+
+    def counted(out_dir: Path, files: dict[str, bytes]) -> tree_writer.Changes:
+        held.append(_lock_held(out_dir / tree_writer.LOCK))
+        return compare(out_dir, files)
+
+    monkeypatch.setattr(build_command, "compute_changes", counted)
+    (root / "specs" / "ops.cc").write_text(_SMALL + 'REGISTER_OP("More").Output("z: float");\n')
+    status, err = _build(root, monkeypatch, capsys, *argv)
+    assert status == (1 if argv == ["--check"] else 0), err
+    assert held == [not argv]
+    if not argv:
+        assert "More" in (out / "gen_ops.py").read_text() and _manifest_files(out) == _sha256s(out)
+        held.clear()
+        assert _build(root, monkeypatch, capsys)[0] == 0 and held == [True]
 
 
 def test_stale_file_changed_by_hand_is_kept_and_reported(tmp_path, monkeypatch, capsys):
