@@ -277,9 +277,10 @@ def _gather(settings: Settings) -> GatherResult:
     return gathered
 
 
-def _compared(out: Path, outputs: dict[str, bytes], phases: _Phases) -> Changes:
-    """What writing the build's `outputs` (and opgen's `.gitignore`) into `out` changes."""
-    changes = compute_changes(out, {**outputs, **gitignore_output(out)})
+def _compared(out: Path, outputs: dict[str, bytes], known: dict[str, str], phases: _Phases) -> Changes:
+    """What writing the build's `outputs` (and opgen's `.gitignore`) into `out` changes
+    (`known`: the digests of outputs the render has hashed)."""
+    changes = compute_changes(out, {**outputs, **gitignore_output(out)}, known)
     phases.done(
         f"API snapshot and comparison: {len(changes.write)} to write, {len(changes.delete)} to delete, "
         f"{changes.unchanged} unchanged"
@@ -349,7 +350,7 @@ def run(settings: Settings) -> int:
             )
     outputs = {**result.files, **api_snapshot}
     if reviewing:
-        changes = _compared(opts.out, outputs, phases)
+        changes = _compared(opts.out, outputs, result.hex_digests(), phases)
         if settings.check or settings.diff:
             return _report_stale(settings, opts, changes)
         for rel in changes.write:
@@ -359,7 +360,7 @@ def run(settings: Settings) -> int:
         _report_kept(opts.out, changes)
         return 0
     with build_lock(opts.out):  # compared under the lock: no other build commits in between
-        changes = _compared(opts.out, outputs, phases)
+        changes = _compared(opts.out, outputs, result.hex_digests(), phases)
         if depfile is not None and settings.depfile:
             atomic_write(Path(settings.depfile), depfile)
         commit(opts.out, changes)

@@ -44,6 +44,7 @@ import json
 import os
 import shutil
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath, PurePosixPath
 
@@ -232,9 +233,10 @@ def _legacy_owned(out: Path, listed: list[str], source_map: str, proven: dict[st
     return owned
 
 
-def plan(out: Path, files: dict[str, bytes], source_map: str) -> Changes:
+def plan(out: Path, files: dict[str, bytes], source_map: str, known: Mapping[str, str] | None = None) -> Changes:
     """What writing `files` (relative path -> bytes) into `out` changes; raises OpgenError for
-    an output outside `out` or where a directory (or other non-file) stands."""
+    an output outside `out` or where a directory (or other non-file) stands. `known`: the
+    sha256 (hex) of files the caller has already hashed (`RenderResult.digests`)."""
     paths = {rel: check_relative(out, rel) for rel in files}
     folded: dict[str, str] = {}
     for rel in files:  # one file on a case-insensitive file system
@@ -244,7 +246,8 @@ def plan(out: Path, files: dict[str, bytes], source_map: str) -> Changes:
                              hint="give the modules names that differ in more than case")
     # Each file's bytes are hashed once, here: the manifest, the journal and a tree without a
     # manifest (`_legacy_owned`) use this digest.
-    digests = {rel: _digest(data) for rel, data in files.items()}
+    known = known or {}
+    digests = {rel: known.get(rel) or _digest(data) for rel, data in files.items()}
     write: dict[str, bytes] = {}
     proven: dict[str, str] = {}  # files already holding this build's bytes: their digests
     for rel, data in sorted(files.items()):
@@ -540,6 +543,7 @@ __all__ = [
 ]
 
 
-def compute_changes(out: Path, files: dict[str, bytes]) -> Changes:
-    """What writing `files` (a build's modules and source map) into `out` changes."""
-    return plan(out, files, SOURCE_MAP)
+def compute_changes(out: Path, files: dict[str, bytes], known: Mapping[str, str] | None = None) -> Changes:
+    """What writing `files` (a build's modules and source map) into `out` changes (`known`:
+    see `plan`)."""
+    return plan(out, files, SOURCE_MAP, known)

@@ -82,12 +82,16 @@ class RenderResult:
     ops: int = 0
     formatted: int = 0  # chunks that went through the formatter (cache misses)
     warnings: list[str] = field(default_factory=list)  # what the render reported
-    # each module file's chunks in order: (op name, summary as a plain tuple, start and end
-    # byte offsets in the file), and each op's chunk key: a rebuild can replace a chunk
+    # each module file's chunks in order: (op name, `_summary_digest`, start and end byte
+    # offsets in the file), and each op's chunk key: a rebuild can replace a chunk
     # (`Renderer.rerender`)
-    layout: dict[str, tuple[tuple[str, tuple, int, int], ...]] = field(default_factory=dict)
+    layout: dict[str, tuple[tuple[str, bytes, int, int], ...]] = field(default_factory=dict)
     op_keys: dict[str, str] = field(default_factory=dict)
     digests: dict[str, bytes] = field(default_factory=dict)  # sha256 of files known without hashing them
+
+    def hex_digests(self) -> dict[str, str]:
+        """`digests` as `tree_writer.compute_changes` takes them (`known`)."""
+        return {rel: digest.hex() for rel, digest in self.digests.items()}
 
 
 @dataclass
@@ -110,14 +114,15 @@ class Renderer:
         """What every cache key starts with: opgen's version and code, the templates and the formatter."""
         return hashlib.sha256(f"{self.salt()}\0{self.formatter.kind}\0{self.formatter.version}".encode()).digest()
 
-    def inputs_digest(self, op_list: op_def_pb2.OpList, sources: dict[str, OpSource], modules: dict[str, str],
-                      pack: str) -> tuple[bytes, bytes]:
+    def inputs_digest(self, op_list: op_def_pb2.OpList, serialized: bytes, sources: dict[str, OpSource],
+                      modules: dict[str, str], pack: str) -> tuple[bytes, bytes]:
         """(context, inputs): sha256 of everything `render` of `op_list`'s modules reads but
         the ops' own OpDefs and ApiDefs (the key salt, the output tree and settings, the op
         names in order, the overrides' provenance, and each op's source as headers, the source
-        map, registrations and warnings show it), and of all that with the whole OpList and
-        the ApiDef overrides. Equal inputs render equal files (`BuildStamp`); with an equal
-        context, only the chunks of ops whose key changed can differ (`rerender`)."""
+        map, registrations and warnings show it), and of all that with the whole OpList
+        (`serialized`, deterministically) and the ApiDef overrides. Equal inputs render equal
+        files (`BuildStamp`); with an equal context, only the chunks of ops whose key changed
+        can differ (`rerender`)."""
         # every source, in the gathering's order (a source of an op not rendered only costs a miss)
         located = [(name, src.location.path, src.location.line, src.location.col, src.shape_fn, src.shape_fn_python)
                    for name, src in sources.items()]
@@ -132,26 +137,28 @@ class Renderer:
         api_defs = sorted((name, api.SerializeToString(deterministic=True))
                           for name, api in self.api_model.api_defs.items())
         h = hashlib.sha256(context)
-        for part in (marshal.dumps(api_defs, 2), op_list.SerializeToString(deterministic=True)):
+        for part in (marshal.dumps(api_defs, 2), serialized):
             h.update(len(part).to_bytes(8, "little") + part)
         return context, h.digest()
 
-    def op_keys(self, ops: Iterable[op_def_pb2.OpDef]) -> list[str]:
-        """Each op's chunk key: the key salt, its OpDef, and its ApiDef when it has an override."""
+    def op_keys(self, ops: Iterable[tuple[str, bytes | memoryview]]) -> list[str]:
+        """Each op's chunk key, from its name and serialized OpDef: the key salt, the OpDef, and
+        its ApiDef when it has an override."""
         salt = self._key_salt()
         sha256 = hashlib.sha256
         overridden = self.api_model.api_defs
         keys = []
-        for op in ops:
-            api = overridden.get(op.name)
+        for name, op_data in ops:
+            api = overridden.get(name)
             # An op without an override renders from its OpDef alone (its ApiDef is the
             # default one), so its key needs no ApiDef built, serialized or hashed.
             if api is None:
-                head = salt + b"\0"
+                h = sha256(salt + b"\0")
             else:
                 api_data = api.SerializeToString(deterministic=True)
-                head = salt + b"\1" + len(api_data).to_bytes(8, "little") + api_data
-            keys.append("op:" + sha256(head + op.SerializeToString(deterministic=True)).hexdigest())
+                h = sha256(salt + b"\1" + len(api_data).to_bytes(8, "little") + api_data)
+            h.update(op_data)
+            keys.append("op:" + h.hexdigest())
         return keys
 
     def render(
@@ -166,7 +173,7 @@ class Renderer:
         misses: list[tuple[str, op_def_pb2.OpDef]] = []
         all_ops = [op for ops in groups.values() for op in ops]
         total = len(all_ops)
-        op_keys = self.op_keys(all_ops)
+        op_keys = self.op_keys((op.name, op.SerializeToString(deterministic=True)) for op in all_ops)
         for done, (op, key) in enumerate(zip(all_ops, op_keys), start=1):
             hit = cache.get(key)
             if hit is not None:
@@ -236,7 +243,7 @@ class Renderer:
                 shown[path] = display_path(path, self.root)
             return shown[path]
 
-        layout: dict[str, tuple[tuple[str, tuple, int, int], ...]] = {}
+        layout: dict[str, tuple[tuple[str, bytes, int, int], ...]] = {}
         for path, _, file_ops in op_files:
             parts = [used[headers[path]][1], _OP_DEFS_DECLARATION]
             offset = len(parts[0]) + len(parts[1]) + 4  # parts are joined by blank lines
@@ -244,7 +251,7 @@ class Renderer:
             functions_map: list[tuple[str, str]] = []
             for op in file_ops:
                 summary, chunk = entries[op.name]
-                placed.append((op.name, summary.to_plain(), offset, offset + len(chunk)))
+                placed.append((op.name, _summary_digest(summary), offset, offset + len(chunk)))
                 offset += len(chunk) + 2
                 src = sources.get(op.name)
                 # files, not lines: a comment added to a source or override file changes no
@@ -307,14 +314,18 @@ class Renderer:
         return [(summary, _with_op_def(text, statement).encode())
                 for (summary, _, _, statement), text in zip(rendered, texts)], len(residual_at)
 
-    def rerender(self, op_list: op_def_pb2.OpList, sources: dict[str, OpSource], stamp: BuildStamp,
-                 files: dict[str, bytes]) -> RenderResult | None:
+    def rerender(self, op_list: op_def_pb2.OpList, serialized: bytes, sources: dict[str, OpSource],
+                 stamp: BuildStamp, files: dict[str, bytes]) -> RenderResult | None:
         """The files of `stamp`'s build (`files`, as read back and checked) with the chunks of
         the ops whose key changed rendered again and put in place of the old ones, when the
         build's context is the stamp's (the caller checks) and those ops are few and keep
         their summaries: then headers, registrations, the source map and the warnings are the
-        stamp's. None otherwise (`render` renders the build)."""
-        keys = self.op_keys(op_list.op)
+        stamp's. None otherwise (`render` renders the build). `serialized`: the OpList,
+        deterministically (split, it gives each op's bytes without serializing each again)."""
+        names = [op.name for op in op_list.op]
+        op_data = _op_list_entries(serialized)
+        keys = self.op_keys(zip(names, op_data) if len(op_data) == len(names) else
+                            ((op.name, op.SerializeToString(deterministic=True)) for op in op_list.op))
         if len(keys) != len(stamp.keys):
             return None
         changed = [i for i, (old, new) in enumerate(zip(stamp.keys, keys)) if old != new]
@@ -326,7 +337,7 @@ class Renderer:
         replaced: dict[str, dict[int, bytes]] = {}
         for summary, chunk in chunks:
             rel, i = placed[summary.op_name]
-            if summary.to_plain() != layout[rel][i][1]:
+            if _summary_digest(summary) != layout[rel][i][1]:
                 return None
             replaced.setdefault(rel, {})[i] = chunk
         files = dict(files)
@@ -351,7 +362,7 @@ class Renderer:
             report(warning)
         return RenderResult(files, modules=stamp.modules, ops=len(op_list.op), formatted=formatted,
                             warnings=list(stamp.warnings), layout=layout,
-                            op_keys={op.name: key for op, key in zip(op_list.op, keys)},
+                            op_keys=dict(zip(names, keys)),
                             digests={rel: digest for rel, digest in stamp.digests if rel not in replaced})
 
     def _package_init(self, name: str, module_parts: list[tuple[str, Sequence[op_def_pb2.OpDef]]],
@@ -492,6 +503,34 @@ def _op_list_entry(op_bytes: bytes) -> bytes:
     return b"\x0a" + bytes(varint) + op_bytes
 
 
+def _op_list_entries(serialized: bytes) -> list[memoryview]:
+    """The inverse of `_op_list_entry`: each op's bytes in a serialized OpList, without a copy;
+    stops at anything but an `op` field (an unknown field from an OpList file): the caller
+    then sees fewer entries than ops."""
+    data = memoryview(serialized)
+    entries = []
+    i, n = 0, len(serialized)
+    while i < n and serialized[i] == 0x0A:
+        i += 1
+        length = shift = 0
+        while i < n:
+            byte = serialized[i]
+            i += 1
+            length |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                break
+            shift += 7
+        entries.append(data[i:i + length])
+        i += length
+    return entries if i == n else entries[:0]
+
+
+def _summary_digest(summary: emit.FunctionSummary) -> bytes:
+    """A short digest of an op's summary (what the build stamp keeps of it, to tell whether a
+    rebuilt op still fits the module's header, source map and warnings)."""
+    return hashlib.blake2b(marshal.dumps(summary.to_plain(), 2), digest_size=16).digest()
+
+
 def _located(op: op_def_pb2.OpDef, api_model: ApiModel, source: OpSource | None) -> FunctionApi | SkippedOp:
     """`function_api` whose errors point at the op's REGISTER_OP (or OpList entry)."""
     try:
@@ -544,7 +583,8 @@ def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions,
         renderer = Renderer(templates, formatter, api_model, opts.root, progress, opts.library, opts.libraries,
                             opts.max_ops_per_module)
         pack = f"{opts.out.resolve()}\0{opts.formatter}"
-        context, inputs = renderer.inputs_digest(gathered.op_list, gathered.sources, opts.modules, pack)
+        serialized = gathered.op_list.SerializeToString(deterministic=True)
+        context, inputs = renderer.inputs_digest(gathered.op_list, serialized, gathered.sources, opts.modules, pack)
         stamp = formatter.load_stamp(pack)
         files = _files_as_stamped(opts.out, stamp) if stamp is not None and stamp.context == context else None
         result = None
@@ -554,7 +594,7 @@ def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions,
                     report(warning)
                 return RenderResult(files, modules=stamp.modules, ops=len(gathered.op_list.op),
                                     warnings=list(stamp.warnings), digests=dict(stamp.digests))
-            result = renderer.rerender(gathered.op_list, gathered.sources, stamp, files)
+            result = renderer.rerender(gathered.op_list, serialized, gathered.sources, stamp, files)
         if result is None:
             groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
             result = renderer.render(groups, gathered.sources, pack)

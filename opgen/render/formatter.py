@@ -167,7 +167,7 @@ class BuildStamp:
     digests: tuple[tuple[str, bytes], ...]  # (path relative to --out, sha256 of its bytes)
     modules: int
     warnings: tuple[str, ...]
-    layout: tuple[tuple[str, tuple[tuple[str, tuple, int, int], ...]], ...]  # `RenderResult.layout`
+    layout: tuple[tuple[str, tuple[tuple[str, bytes, int, int], ...]], ...]  # `RenderResult.layout`
     keys: tuple[str, ...]  # each op's chunk key, in the OpList's order
 
 
