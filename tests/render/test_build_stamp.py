@@ -178,3 +178,14 @@ def test_rebuilds_after_edits_write_what_a_clean_build_writes(tmp_path, renders)
     assert paths == [("summary", "rerender"), ("default", "rerender"), ("new attr", "rerender"),
                      ("new type attr", "render"), ("several", "rerender"), ("last", "rerender"),
                      ("shrink", "rerender"), ("undo", "rerender")]
+
+
+def test_a_serialized_oplist_splits_into_its_ops():
+    ops = _gathered().op_list
+    ops.op[0].attr.add(name="big", type="string").default_value.s = b"x" * 300  # a two-byte length
+    serialized = ops.SerializeToString(deterministic=True)
+    assert [bytes(e) for e in build._op_list_entries(serialized)] == [
+        op.SerializeToString(deterministic=True) for op in ops.op]
+    # a field OpList does not define (kept from an OpList file): no split, the caller serializes each op
+    assert build._op_list_entries(serialized + b"\x12\x01x") == []
+    assert build._op_list_entries(serialized[:-1]) == []
