@@ -10,6 +10,7 @@ Writes are all-or-nothing (staging, journal, lock, recovery): `opgen.outputs.tre
 from __future__ import annotations
 
 import ast
+import concurrent.futures
 import functools
 import gc
 import hashlib
@@ -315,13 +316,14 @@ class Renderer:
                 for (summary, _, _, statement), text in zip(rendered, texts)], len(residual_at)
 
     def rerender(self, op_list: op_def_pb2.OpList, serialized: bytes, sources: dict[str, OpSource],
-                 stamp: BuildStamp, files: dict[str, bytes]) -> RenderResult | None:
-        """The files of `stamp`'s build (`files`, as read back and checked) with the chunks of
-        the ops whose key changed rendered again and put in place of the old ones, when the
-        build's context is the stamp's (the caller checks) and those ops are few and keep
-        their summaries: then headers, registrations, the source map and the warnings are the
-        stamp's. None otherwise (`render` renders the build). `serialized`: the OpList,
-        deterministically (split, it gives each op's bytes without serializing each again)."""
+                 stamp: BuildStamp, stamped: Callable[[], dict[str, bytes] | None]) -> RenderResult | None:
+        """The files of `stamp`'s build (`stamped()`, as read back and checked: None when one
+        is gone or changed) with the chunks of the ops whose key changed rendered again and
+        put in place of the old ones, when the build's context is the stamp's (the caller
+        checks) and those ops are few and keep their summaries: then headers, registrations,
+        the source map and the warnings are the stamp's. None otherwise (`render` renders the
+        build). `serialized`: the OpList, deterministically (split, it gives each op's bytes
+        without serializing each again)."""
         names = [op.name for op in op_list.op]
         op_data = _op_list_entries(serialized)
         keys = self.op_keys(zip(names, op_data) if len(op_data) == len(names) else
@@ -340,7 +342,10 @@ class Renderer:
             if _summary_digest(summary) != layout[rel][i][1]:
                 return None
             replaced.setdefault(rel, {})[i] = chunk
-        files = dict(files)
+        old_files = stamped()
+        if old_files is None:
+            return None
+        files = dict(old_files)
         for rel, new_chunks in replaced.items():
             data = memoryview(files[rel])  # its slices are joined with one copy
             pieces: list[memoryview | bytes] = []
@@ -583,18 +588,23 @@ def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions,
         renderer = Renderer(templates, formatter, api_model, opts.root, progress, opts.library, opts.libraries,
                             opts.max_ops_per_module)
         pack = f"{opts.out.resolve()}\0{opts.formatter}"
-        serialized = gathered.op_list.SerializeToString(deterministic=True)
-        context, inputs = renderer.inputs_digest(gathered.op_list, serialized, gathered.sources, opts.modules, pack)
         stamp = formatter.load_stamp(pack)
-        files = _files_as_stamped(opts.out, stamp) if stamp is not None and stamp.context == context else None
         result = None
-        if stamp is not None and files is not None:
-            if stamp.inputs == inputs:
-                for warning in stamp.warnings:
-                    report(warning)
-                return RenderResult(files, modules=stamp.modules, ops=len(gathered.op_list.op),
-                                    warnings=list(stamp.warnings), digests=dict(stamp.digests))
-            result = renderer.rerender(gathered.op_list, serialized, gathered.sources, stamp, files)
+        with concurrent.futures.ThreadPoolExecutor(1) as reader:
+            # Reading the stamped files back and hashing them (5 MB for TF's registry) releases
+            # the GIL: a thread does it while this one digests the inputs and keys the ops.
+            stamped = reader.submit(_files_as_stamped, opts.out, stamp) if stamp is not None else None
+            serialized = gathered.op_list.SerializeToString(deterministic=True)
+            context, inputs = renderer.inputs_digest(gathered.op_list, serialized, gathered.sources, opts.modules,
+                                                     pack)
+            if stamp is not None and stamped is not None and stamp.context == context:
+                if stamp.inputs != inputs:
+                    result = renderer.rerender(gathered.op_list, serialized, gathered.sources, stamp, stamped.result)
+                elif (files := stamped.result()) is not None:
+                    for warning in stamp.warnings:
+                        report(warning)
+                    return RenderResult(files, modules=stamp.modules, ops=len(gathered.op_list.op),
+                                        warnings=list(stamp.warnings), digests=dict(stamp.digests))
         if result is None:
             groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
             result = renderer.render(groups, gathered.sources, pack)
