@@ -334,7 +334,9 @@ class Renderer:
         if len(changed) > _MOST_OPS_RERENDERED:
             return None
         layout = dict(stamp.layout)
-        placed = {entry[0]: (rel, i) for rel, entries in layout.items() if changed for i, entry in enumerate(entries)}
+        placed: dict[str, tuple[str, int]] = {}  # where each op's chunk lies, looked up for changed ops only
+        if changed:
+            placed = {entry[0]: (rel, i) for rel, entries in layout.items() for i, entry in enumerate(entries)}
         chunks, formatted = self._chunks([op_list.op[i] for i in changed], sources)
         replaced: dict[str, dict[int, bytes]] = {}
         for summary, chunk in chunks:
@@ -351,15 +353,15 @@ class Renderer:
             pieces: list[memoryview | bytes] = []
             shift = end = 0
             placed_chunks = list(layout[rel])
-            for i, (op_name, plain, start, stop) in enumerate(layout[rel]):
+            for i, (op_name, summary_digest, start, stop) in enumerate(layout[rel]):
                 new_chunk = new_chunks.get(i)
                 if new_chunk is not None:
                     pieces += [data[end:start], new_chunk]
                     end = stop
-                    placed_chunks[i] = (op_name, plain, start + shift, start + shift + len(new_chunk))
+                    placed_chunks[i] = (op_name, summary_digest, start + shift, start + shift + len(new_chunk))
                     shift += len(new_chunk) - (stop - start)
                 elif shift:
-                    placed_chunks[i] = (op_name, plain, start + shift, stop + shift)
+                    placed_chunks[i] = (op_name, summary_digest, start + shift, stop + shift)
             pieces.append(data[end:])
             files[rel] = b"".join(pieces)
             layout[rel] = tuple(placed_chunks)
