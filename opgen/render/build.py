@@ -60,6 +60,7 @@ def code_digest() -> str:
     """sha256 of the code that shapes a chunk or assembles a module (a cache and `BuildStamp`
     input besides opgen's version: a changed checkout re-renders)."""
     import opgen
+    from opgen_runtime import version
     from opgen_runtime.proto import datatypes
 
     base = Path(opgen.__file__).parent
@@ -68,6 +69,7 @@ def code_digest() -> str:
     files = {rel: base / rel for rel in ("overrides/apidef.py", *python_api, "render/emit.py", "render/residual.py",
                                          "render/formatter.py", "render/build.py", "module_groups.py")}
     files["datatypes.py"] = Path(datatypes.__file__)  # the runtime's DataType names
+    files["runtime_version.py"] = Path(version.__file__)  # the runtime release headers require
     for rel, path in files.items():
         try:
             h.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
