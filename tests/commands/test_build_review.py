@@ -54,3 +54,35 @@ def test_one_op_change_on_tf_registry_is_small_and_applies(tf_project, monkeypat
                        check=False)
     assert r.returncode == 0, r.stderr
     (root / "ops" / "tf_ops.pb").write_bytes(op_list.SerializeToString(deterministic=True))
+
+
+def test_a_rebuild_after_one_op_changed_writes_what_a_clean_build_writes(tf_project, monkeypatch, capsys):
+    """`opgen build` after one op changed puts that op's chunk into the module it wrote before
+    (`Renderer.rerender`); a build from an empty cache finds nothing to change."""
+    from opgen.render import build
+
+    root, op_list = tf_project
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(root / "cache"))
+    assert main(["build", "--quiet"]) == 0
+    changed = type(op_list)()
+    changed.CopyFrom(op_list)
+    mat_mul = next(op for op in changed.op if op.name == "MatMul")
+    mat_mul.summary = "Multiplies two matrices, at length."
+    next(a for a in mat_mul.attr if a.name == "transpose_b").default_value.CopyFrom(attr_value_pb2.AttrValue(b=True))
+    (root / "ops" / "tf_ops.pb").write_bytes(changed.SerializeToString(deterministic=True))
+    rerendered = []
+    rerender = build.Renderer.rerender
+
+    def recording(self, *args, **kwargs):
+        result = rerender(self, *args, **kwargs)
+        rerendered.append(result is not None)
+        return result
+
+    with monkeypatch.context() as m:
+        m.setattr(build.Renderer, "rerender", recording)
+        assert main(["build", "--quiet"]) == 0
+    assert rerendered == [True]
+    monkeypatch.setenv("XDG_CACHE_HOME", str(root / "empty-cache"))
+    assert main(["build", "--check"]) == 0, capsys.readouterr()
+    (root / "ops" / "tf_ops.pb").write_bytes(op_list.SerializeToString(deterministic=True))
