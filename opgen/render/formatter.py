@@ -157,10 +157,12 @@ def _sealed_index(generation: str, index: dict[object, _Entry]) -> bytes:
 
 @dataclass(frozen=True)
 class BuildStamp:
-    """What the last build into an output tree rendered: the digest of all its inputs
-    (`Renderer.inputs_digest`), each output file's sha256, and what it reported. A build
-    whose inputs have the same digest, into a tree whose files still have those digests,
-    renders nothing: its files are the ones on disk."""
+    """What the last build into an output tree rendered: the digests of all its inputs and of
+    its context (`Renderer.inputs_digest`), each output file's sha256, what it reported, and
+    where each op's chunk lies with the op's key. A build whose inputs have the same digest,
+    into a tree whose files still have those digests, renders nothing: its files are the ones
+    on disk; one with the same context renders only the ops whose key changed into those
+    files (`Renderer.rerender`)."""
 
     inputs: bytes
     context: bytes  # the digest of the inputs but the ops' OpDefs and ApiDefs
