@@ -5,11 +5,15 @@ clean build writes; anything else renders whole."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from support.paths import REPO
+from test_render_hypothesis import random_op  # the random OpDef corpus
 
 from opgen.errors import Location
 from opgen.model import GatherResult, OpSource
@@ -189,3 +193,27 @@ def test_a_serialized_oplist_splits_into_its_ops():
     # a field OpList does not define (kept from an OpList file): no split, the caller serializes each op
     assert build._op_list_entries(serialized + b"\x12\x01x") == []
     assert build._op_list_entries(serialized[:-1]) == []
+
+
+@given(st.integers(min_value=0, max_value=2**32))
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_random_edits_rebuild_to_what_a_clean_build_writes(tmp_path_factory, seed):
+    """Differential on the random OpDef corpus: ops replaced by others of the same name (a new
+    summary: a whole render, mostly) or given new docs (the few-ops path), a few at a time; every
+    rebuild writes exactly what a clean build writes."""
+    rnd = random.Random(seed)
+    tmp = tmp_path_factory.mktemp("stamp")
+    ops = op_def_pb2.OpList(op=[random_op(rnd) for _ in range(16)])
+    with pytest.MonkeyPatch.context() as m:
+        m.setenv("XDG_CACHE_HOME", str(tmp / "cache"))
+        _build(tmp / "out", GatherResult(ops, {}))
+        for _ in range(4):
+            for i in rnd.sample(range(len(ops.op)), rnd.randint(1, 3)):
+                if rnd.random() < 0.5:
+                    ops.op[i].description = random_op(rnd).description
+                else:
+                    new = random_op(rnd)
+                    new.name = ops.op[i].name
+                    ops.op[i].CopyFrom(new)
+            result = _build(tmp / "out", GatherResult(ops, {}))
+            assert result.files == _clean(tmp, GatherResult(ops, {}))
