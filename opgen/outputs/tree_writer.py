@@ -244,8 +244,8 @@ def plan(out: Path, files: dict[str, bytes], source_map: str, known: Mapping[str
         if other != rel:
             raise OpgenError(f"outputs {other!r} and {rel!r} differ only in case", Location(str(out)),
                              hint="give the modules names that differ in more than case")
-    # Each file's bytes are hashed once, here: the manifest, the journal and a tree without a
-    # manifest (`_legacy_owned`) use this digest.
+    # Each file's bytes are hashed once, here or by the caller (`known`): the manifest, the
+    # journal and a tree without a manifest (`_legacy_owned`) use this digest.
     known = known or {}
     digests = {rel: known.get(rel) or _digest(data) for rel, data in files.items()}
     write: dict[str, bytes] = {}

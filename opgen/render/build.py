@@ -84,7 +84,7 @@ class RenderResult:
     modules: int = 0  # a split module counts once
     ops: int = 0
     formatted: int = 0  # chunks that went through the formatter (cache misses)
-    warnings: list[str] = field(default_factory=list)  # what the render reported
+    warnings: list[str] = field(default_factory=list)  # for the build to report (`render_tree` does)
     # each module file's chunks in order: (op name, `_summary_digest`, start and end byte
     # offsets in the file), and each op's chunk key: a rebuild can replace a chunk
     # (`Renderer.rerender`)
@@ -296,8 +296,6 @@ class Renderer:
         warnings = []
         if reserved:
             warnings.append(reserved_name_warning(sorted(reserved, key=lambda item: item[1] or Location(""))))
-        for warning in warnings:
-            report(warning)
         if used.keys() != cache.index.keys():
             self.formatter.save_pack(pack, used, base=cache)
         return RenderResult(files, modules=len(groups), ops=total, formatted=formatted + len(header_misses),
@@ -367,8 +365,6 @@ class Renderer:
             pieces.append(data[end:])
             files[rel] = b"".join(pieces)
             layout[rel] = tuple(placed_chunks)
-        for warning in stamp.warnings:
-            report(warning)
         return RenderResult(files, modules=stamp.modules, ops=len(op_list.op), formatted=formatted,
                             warnings=list(stamp.warnings), layout=layout,
                             op_keys=dict(zip(names, keys)),
@@ -593,7 +589,7 @@ def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions,
                             opts.max_ops_per_module)
         pack = f"{opts.out.resolve()}\0{opts.formatter}"
         stamp = formatter.load_stamp(pack)
-        result = None
+        result = unchanged = None
         with concurrent.futures.ThreadPoolExecutor(1) as reader:
             # Reading the stamped files back and hashing them (5 MB for TF's registry) releases
             # the GIL: a thread does it while this one digests the inputs and keys the ops.
@@ -605,18 +601,19 @@ def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions,
                 if stamp.inputs != inputs:
                     result = renderer.rerender(gathered.op_list, serialized, gathered.sources, stamp, stamped.result)
                 elif (files := stamped.result()) is not None:
-                    for warning in stamp.warnings:
-                        report(warning)
-                    return RenderResult(files, modules=stamp.modules, ops=len(gathered.op_list.op),
-                                        warnings=list(stamp.warnings), digests=dict(stamp.digests))
+                    result = unchanged = RenderResult(files, modules=stamp.modules, ops=len(gathered.op_list.op),
+                                                      warnings=list(stamp.warnings), digests=dict(stamp.digests))
         if result is None:
             groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
             result = renderer.render(groups, gathered.sources, pack)
-        result.digests = {rel: result.digests.get(rel) or hashlib.sha256(data).digest()
-                          for rel, data in result.files.items()}
-        formatter.save_stamp(pack, BuildStamp(inputs, context, tuple(result.digests.items()), result.modules,
-                                              tuple(result.warnings), tuple(result.layout.items()),
-                                              tuple(result.op_keys[op.name] for op in gathered.op_list.op)))
+        for warning in result.warnings:
+            report(warning)
+        if result is not unchanged:
+            result.digests = {rel: result.digests.get(rel) or hashlib.sha256(data).digest()
+                              for rel, data in result.files.items()}
+            formatter.save_stamp(pack, BuildStamp(inputs, context, tuple(result.digests.items()), result.modules,
+                                                  tuple(result.warnings), tuple(result.layout.items()),
+                                                  tuple(result.op_keys[op.name] for op in gathered.op_list.op)))
         return result
     finally:
         if gc_was_enabled:

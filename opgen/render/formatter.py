@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import importlib.metadata
@@ -21,7 +22,6 @@ import shutil
 import stat
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from opgen.errors import OpgenError
@@ -155,7 +155,7 @@ def _sealed_index(generation: str, index: dict[object, _Entry]) -> bytes:
     return seal(_INDEX_SEAL_CONTEXT, payload) + payload
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class BuildStamp:
     """What the last build into an output tree rendered: the digests of all its inputs and of
     its context (`Renderer.inputs_digest`), each output file's sha256, what it reported, and
@@ -299,12 +299,15 @@ class ChunkFormatter:
             offset += len(data)
         return True
 
+    def _stamp_path(self, pack: str) -> Path:
+        return self._pack_path(pack).with_suffix(".stamp")
+
     def load_stamp(self, pack: str) -> BuildStamp | None:
         """The pack's `BuildStamp`, None when there is none (or it is not this user's)."""
         if not self.use_cache:
             return None
         try:
-            payload = unsealed(read_cache_file(self._pack_path(pack).with_suffix(".stamp")), _STAMP_SEAL_CONTEXT)
+            payload = unsealed(read_cache_file(self._stamp_path(pack)), _STAMP_SEAL_CONTEXT)
             if payload is None:
                 return None
             form, *fields = marshal.loads(payload)
@@ -315,11 +318,10 @@ class ChunkFormatter:
     def save_stamp(self, pack: str, stamp: BuildStamp) -> None:
         if not (self.use_cache and self.write_cache):
             return
-        payload = marshal.dumps((_STAMP_FORMAT, stamp.inputs, stamp.context, stamp.digests, stamp.modules,
-                                 stamp.warnings, stamp.layout, stamp.keys), 2)
+        # `load_stamp` rebuilds it from the same fields in the same order
+        payload = marshal.dumps((_STAMP_FORMAT, *(getattr(stamp, f.name) for f in dataclasses.fields(stamp))), 2)
         with contextlib.suppress(OSError):  # the cache is an optimisation
-            atomic_write(self._pack_path(pack).with_suffix(".stamp"), seal(_STAMP_SEAL_CONTEXT, payload) + payload,
-                         durable=False)
+            atomic_write(self._stamp_path(pack), seal(_STAMP_SEAL_CONTEXT, payload) + payload, durable=False)
 
     def format_many(self, texts: list[str]) -> list[str]:
         """Format `texts` (no cache): black across `jobs` processes, or one ruff run."""
