@@ -68,7 +68,7 @@ def main() -> int:
         t = time.perf_counter()
         # As `opgen build` without overrides: default ApiDefs are built on demand.
         result = build.render_tree(gathered_ops, ApiModel({}), opts)
-        tree_writer.commit(out, tree_writer.compute_changes(out, result.files, result.hex_digests()))
+        tree_writer.commit(out, tree_writer.compute_changes(out, result.files, result.hex_digests(), result.stale))
         return time.perf_counter() - t, result.formatted
 
     def run_from_file(out: Path, source: Path) -> float:
@@ -85,7 +85,7 @@ def main() -> int:
             config_location=Location("pyproject.toml"),
         )
         result = build.render_tree(gathered_file, ApiModel({}), opts)
-        tree_writer.commit(out, tree_writer.compute_changes(out, result.files, result.hex_digests()))
+        tree_writer.commit(out, tree_writer.compute_changes(out, result.files, result.hex_digests(), result.stale))
         return time.perf_counter() - t
 
     def tf_run() -> float:

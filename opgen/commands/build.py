@@ -38,7 +38,7 @@ from opgen.outputs.written_files import check_written_file, gathered_inputs
 from opgen.overrides.apidef import ApiModel
 from opgen.overrides.load import load_overrides
 from opgen.render import emit
-from opgen.render.build import SOURCE_MAP, BuildOptions, render_tree
+from opgen.render.build import SOURCE_MAP, BuildOptions, RenderResult, render_tree
 from opgen.settings import Settings as _Settings
 from opgen.settings import SpecInput
 from opgen.spec.kernel_summary import cross_check
@@ -277,10 +277,11 @@ def _gather(settings: Settings) -> GatherResult:
     return gathered
 
 
-def _compared(out: Path, outputs: dict[str, bytes], known: dict[str, str], phases: _Phases) -> Changes:
-    """What writing the build's `outputs` (and opgen's `.gitignore`) into `out` changes
-    (`known`: the digests of outputs the render has hashed)."""
-    changes = compute_changes(out, {**outputs, **gitignore_output(out)}, known)
+def _compared(out: Path, outputs: dict[str, bytes], result: RenderResult, phases: _Phases) -> Changes:
+    """What writing the build's `outputs` (`result`'s files, and more) and opgen's `.gitignore`
+    into `out` changes (the digests `result` knows, and the files it knows to be stale, are
+    not computed again)."""
+    changes = compute_changes(out, {**outputs, **gitignore_output(out)}, result.hex_digests(), result.stale)
     phases.done(
         f"API snapshot and comparison: {len(changes.write)} to write, {len(changes.delete)} to delete, "
         f"{changes.unchanged} unchanged"
@@ -350,7 +351,7 @@ def run(settings: Settings) -> int:
             )
     outputs = {**result.files, **api_snapshot}
     if reviewing:
-        changes = _compared(opts.out, outputs, result.hex_digests(), phases)
+        changes = _compared(opts.out, outputs, result, phases)
         if settings.check or settings.diff:
             return _report_stale(settings, opts, changes)
         for rel in changes.write:
@@ -360,7 +361,7 @@ def run(settings: Settings) -> int:
         _report_kept(opts.out, changes)
         return 0
     with build_lock(opts.out):  # compared under the lock: no other build commits in between
-        changes = _compared(opts.out, outputs, result.hex_digests(), phases)
+        changes = _compared(opts.out, outputs, result, phases)
         if depfile is not None and settings.depfile:
             atomic_write(Path(settings.depfile), depfile)
         commit(opts.out, changes)

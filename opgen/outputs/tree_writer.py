@@ -20,13 +20,13 @@ journal, lock, recovery. Every path this module touches is checked to lie inside
   (the next build drops the staging dir); one killed after it is completed by the next
   build. A failed write (read-only or full disk, ...) before the journal removes the
   staging dir and leaves the old tree.
-* fsync: only the journal, the commit point, is synced before its rename. The staged files,
-  the manifest and the directory are not: a killed build loses nothing the kernel already
-  holds, and a kill at any point leaves a state covered above (the journal records the
-  manifest too and is removed only once every file and the new manifest are in place).
-  Power loss is outside this story: the written files are never synced, so a new file can
-  come back empty; a directory fsync would not change that, only wait (on ext4, which
-  flushes a file renamed over another with the rename) for the whole module to reach disk.
+* fsync: nothing is synced, as compilers and formatters do not sync their outputs. A killed
+  build loses nothing the kernel already holds, and a kill at any point leaves a state covered
+  above (the journal records the manifest too and is removed only once every file and the new
+  manifest are in place). A power loss or OS crash may lose or tear what the last build wrote
+  (even the journal: the next build then names what to delete); the outputs are a function of
+  the inputs, so a rebuild restores them. Syncing the journal alone would not make the files
+  it names durable, and cost a one-op rebuild of TF's registry 10-30 ms of waiting on the disk.
 * A journal is only obeyed when every entry is a plain relative path inside `--out`, every
   staged file is a regular file whose hash matches, and every deletion is an owned file;
   otherwise nothing is touched and the error says what to delete.
@@ -44,7 +44,7 @@ import json
 import os
 import shutil
 import stat
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath, PurePosixPath
 
@@ -233,10 +233,13 @@ def _legacy_owned(out: Path, listed: list[str], source_map: str, proven: dict[st
     return owned
 
 
-def plan(out: Path, files: dict[str, bytes], source_map: str, known: Mapping[str, str] | None = None) -> Changes:
+def plan(out: Path, files: dict[str, bytes], source_map: str, known: Mapping[str, str] | None = None,
+         stale: Collection[str] = ()) -> Changes:
     """What writing `files` (relative path -> bytes) into `out` changes; raises OpgenError for
     an output outside `out` or where a directory (or other non-file) stands. `known`: the
-    sha256 (hex) of files the caller has already hashed (`RenderResult.digests`)."""
+    sha256 (hex) of files the caller has already hashed (`RenderResult.digests`); `stale`:
+    files the caller read from `out` and knows to differ (`RenderResult.stale`), written
+    without reading them again (were one changed since, writing it is still right)."""
     paths = {rel: check_relative(out, rel) for rel in files}
     folded: dict[str, str] = {}
     for rel in files:  # one file on a case-insensitive file system
@@ -265,7 +268,7 @@ def plan(out: Path, files: dict[str, bytes], source_map: str, known: Mapping[str
             )
             raise OpgenError(f"output {rel} is {kind}", Location(str(path)),
                              hint=f"remove {path} (opgen only replaces regular files it can own)")
-        if st.st_size != len(data):  # another size: other bytes, known without reading them
+        if st.st_size != len(data) or rel in stale:  # other bytes, known without reading them
             write[rel] = data
             continue
         try:
@@ -445,10 +448,10 @@ def commit(out: Path, changes: Changes) -> None:
                 os.fchmod(fd, file_mode(check_relative(out, rel)))
                 f.write(data)
             written[rel] = changes.digests.get(rel) or _digest(data)
-        # Staged files are not synced (module docstring: fsync); the journal below is the commit point.
+        # Nothing is synced (module docstring: fsync); the journal below is the commit point.
         deleted = {rel: _digest(check_relative(out, rel).read_bytes()) for rel in changes.delete}
         journal = {"generator": "opgen", "write": written, "delete": deleted, "manifest": changes.manifest}
-        atomic_write(out / JOURNAL, json.dumps(journal, sort_keys=True).encode())
+        atomic_write(out / JOURNAL, json.dumps(journal, sort_keys=True).encode(), durable=False)
     except OSError as e:
         with contextlib.suppress(OSError):
             _remove_staging(out)
@@ -543,7 +546,8 @@ __all__ = [
 ]
 
 
-def compute_changes(out: Path, files: dict[str, bytes], known: Mapping[str, str] | None = None) -> Changes:
-    """What writing `files` (a build's modules and source map) into `out` changes (`known`:
-    see `plan`)."""
-    return plan(out, files, SOURCE_MAP, known)
+def compute_changes(out: Path, files: dict[str, bytes], known: Mapping[str, str] | None = None,
+                    stale: Collection[str] = ()) -> Changes:
+    """What writing `files` (a build's modules and source map) into `out` changes (`known`,
+    `stale`: see `plan`)."""
+    return plan(out, files, SOURCE_MAP, known, stale)

@@ -91,6 +91,9 @@ class RenderResult:
     layout: dict[str, tuple[tuple[str, bytes, int, int], ...]] = field(default_factory=dict)
     op_keys: dict[str, str] = field(default_factory=dict)
     digests: dict[str, bytes] = field(default_factory=dict)  # sha256 of files known without hashing them
+    # files `rerender` read back from --out and changed: known to differ from what --out
+    # holds, without reading them again (`tree_writer.plan`'s `stale`)
+    stale: frozenset[str] = frozenset()
 
     def hex_digests(self) -> dict[str, str]:
         """`digests` as `tree_writer.compute_changes` takes them (`known`)."""
@@ -150,13 +153,14 @@ class Renderer:
         salt = self._key_salt()
         sha256 = hashlib.sha256
         overridden = self.api_model.api_defs
+        plain = sha256(salt + b"\0")
         keys = []
         for name, op_data in ops:
             api = overridden.get(name)
             # An op without an override renders from its OpDef alone (its ApiDef is the
             # default one), so its key needs no ApiDef built, serialized or hashed.
             if api is None:
-                h = sha256(salt + b"\0")
+                h = plain.copy()
             else:
                 api_data = api.SerializeToString(deterministic=True)
                 h = sha256(salt + b"\1" + len(api_data).to_bytes(8, "little") + api_data)
@@ -368,7 +372,8 @@ class Renderer:
         return RenderResult(files, modules=stamp.modules, ops=len(op_list.op), formatted=formatted,
                             warnings=list(stamp.warnings), layout=layout,
                             op_keys=dict(zip(names, keys)),
-                            digests={rel: digest for rel, digest in stamp.digests if rel not in replaced})
+                            digests={rel: digest for rel, digest in stamp.digests if rel not in replaced},
+                            stale=frozenset(rel for rel in replaced if files[rel] != old_files[rel]))
 
     def _package_init(self, name: str, module_parts: list[tuple[str, Sequence[op_def_pb2.OpDef]]],
                       entries: dict[str, tuple[emit.FunctionSummary, bytes]], sources: dict[str, OpSource]) -> bytes:

@@ -210,9 +210,9 @@ def test_a_build_compares_the_tree_once_and_under_the_lock_when_it_writes(tmp_pa
     held: list[bool] = []
     compare = build_command.compute_changes
 
-    def counted(out_dir: Path, files: dict[str, bytes], known: dict[str, str] | None = None) -> tree_writer.Changes:
+    def counted(out_dir: Path, *args) -> tree_writer.Changes:
         held.append(_lock_held(out_dir / tree_writer.LOCK))
-        return compare(out_dir, files, known)
+        return compare(out_dir, *args)
 
     monkeypatch.setattr(build_command, "compute_changes", counted)
     (root / "specs" / "ops.cc").write_text(_SMALL + 'REGISTER_OP("More").Output("z: float");\n')

@@ -59,7 +59,7 @@ def _build(out: Path, gathered: GatherResult, formatter: str = "ruff") -> build.
     opts = build.BuildOptions(out=out, templates=None, formatter=formatter, jobs=1, modules={}, root=REPO,
                               config_location=Location("pyproject.toml"))
     result = build.render_tree(gathered, ApiModel({}), opts)
-    commit(out, compute_changes(out, result.files))
+    commit(out, compute_changes(out, result.files, result.hex_digests(), result.stale))  # as `opgen build`
     return result
 
 
@@ -92,6 +92,25 @@ def test_a_changed_op_is_rendered_into_the_old_file(tmp_path, renders):
     assert renders[-1] == "render"
     _build(out, _gathered(summary="Adds them, and says so at length.", line=7), formatter="black")  # another pack
     assert renders[-1] == "render"
+
+
+def test_a_rerendered_file_is_written_without_reading_it_again(tmp_path, renders, monkeypatch):
+    out = tmp_path / "out"
+    first = _build(out, _gathered(summary="Adds one."))
+    assert first.stale == frozenset()
+    module = out / "gen_ops.py"
+    read_bytes = Path.read_bytes
+
+    def unread_module(path: Path) -> bytes:
+        assert path != module, "the comparison read the module rerender knew to be changed"
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", unread_module)
+    changed = _build(out, _gathered(summary="Adds two."))  # the same size: only `stale` tells it differs
+    assert renders == ["render", "rerender"] and changed.stale == {"gen_ops.py"}
+    assert changed.files == _clean(tmp_path, _gathered(summary="Adds two."))
+    assert read_bytes(module) == changed.files["gen_ops.py"] and len(changed.files["gen_ops.py"]) == len(
+        first.files["gen_ops.py"])
 
 
 def test_a_file_changed_by_hand_is_rendered_again(tmp_path, renders):
