@@ -17,7 +17,7 @@ more than the wall time when other jobs share the machine). Cases:
 - `OpList text`: a 10 MB text-format OpList (`.pbtxt`) of such ops.
 
 Target: each gather <= 2 s, or a located error (exit 2) when a documented limit
-(opgen/limits.py) stops it sooner. Then `opgen build` of a 10,000-op source and the import
+(opgen/limits.py) stops it sooner. Then `opgen build` of 10,000 ops (in sources within the token limit, one module) and the import
 of the generated module in fresh processes, first from source (writes its bytecode), then
 from the cached bytecode: target <= 1 s; with the import's peak RSS (compiling from source
 dominates it). `--max-ops-per-module N` builds the module split into parts of N ops.
@@ -67,10 +67,10 @@ def _deep_shape() -> str:
     return f'REGISTER_OP("DeepShape").Output("y: float").Attr("s: shape = {{ {dims} }}");\n'
 
 
-def _ops(count: int) -> str:
+def _ops(count: int, first: int = 0) -> str:
     return "".join(
         f'REGISTER_OP("BigOp{i}").Input("x: T").Output("y: T").Attr("T: {{float, int32}} = DT_FLOAT");\n'
-        for i in range(count))
+        for i in range(first, first + count))
 
 
 def _oplist_text() -> str:
@@ -144,9 +144,13 @@ def bench_import(ops: int, rounds: int, env: dict[str, str], max_ops_per_module:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "ops").mkdir()
-        (root / "ops" / "big.cc").write_text(_ops(ops), encoding="utf-8")
+        # Sources within the token limit (opgen/limits.py), their ops in one module.
+        per_file = MAX_TRANSLATION_UNIT_TOKENS // 20
+        for n, first in enumerate(range(0, ops, per_file)):
+            (root / "ops" / f"big_{n}.cc").write_text(_ops(min(per_file, ops - first), first), encoding="utf-8")
         split = f"max_ops_per_module = {max_ops_per_module}\n" if max_ops_per_module else ""
-        (root / "pyproject.toml").write_text(f'[tool.opgen]\nsources = ["ops"]\nout = "gen"\n{split}')
+        (root / "pyproject.toml").write_text(f'[tool.opgen]\nsources = ["ops"]\nout = "gen"\n{split}'
+                                             '[tool.opgen.modules]\n"BigOp*" = "gen_big"\n')
         start = time.perf_counter()
         proc = subprocess.run([sys.executable, "-m", "opgen", "build"], cwd=root, env=env, capture_output=True,
                               text=True, check=False)
