@@ -17,10 +17,11 @@ more than the wall time when other jobs share the machine). Cases:
 - `OpList text`: a 10 MB text-format OpList (`.pbtxt`) of such ops.
 
 Target: each gather <= 2 s, or a located error (exit 2) when a documented limit
-(opgen/limits.py) stops it sooner. Then `opgen build` of 10,000 ops (in sources within the token limit, one module) and the import
-of the generated module in fresh processes, first from source (writes its bytecode), then
-from the cached bytecode: target <= 1 s; with the import's peak RSS (compiling from source
-dominates it). `--max-ops-per-module N` builds the module split into parts of N ops.
+(opgen/limits.py) stops it sooner. Then `opgen build` of 10,000 ops (in sources within the
+token limit, one module) and the import of the generated module in fresh processes, first
+from source (writes its bytecode), then from the cached bytecode: target <= 1 s; with the
+import's peak RSS (compiling from source dominates it). `--max-ops-per-module N` builds the
+module split into parts of N ops.
 
 Prints the load, then the median and range over the rounds.
 Usage: python bench/big_inputs.py [--rounds N] [--case NAME ...] [--import-ops N] [--max-ops-per-module N]

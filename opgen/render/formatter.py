@@ -26,6 +26,7 @@ from pathlib import Path
 
 from opgen.errors import OpgenError
 from opgen.fsutil import atomic_write, cache_root, read_cache_file, seal, unsealed
+from opgen.parallel import cores
 
 FORMATTERS = ("black", "ruff")
 
@@ -189,7 +190,7 @@ class ChunkFormatter:
         if kind not in FORMATTERS:
             raise OpgenError(f"unknown formatter {kind!r}", hint="use 'black' or 'ruff'")
         self.kind = kind
-        self.jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
+        self.jobs = jobs if jobs > 0 else cores()
         self.cache_dir = (cache_dir or cache_root()) / "format"
         self.use_cache = use_cache
         self.write_cache = write_cache  # False for `--dry-run`: it writes nothing at all

@@ -8,6 +8,7 @@ import functools
 import hashlib
 import re
 import struct
+from collections.abc import Iterable
 from pathlib import Path
 
 from google.protobuf import json_format, text_format
@@ -22,6 +23,7 @@ from opgen.limits import (
     text_nesting_problem,
     text_proto_structure,
 )
+from opgen.parallel import can_fork, cores, in_shares
 from opgen.spec.text_reader import Unread, protobuf_error, read_text_message
 from opgen.spec.validate import validate_op_def
 from opgen_runtime.proto import op_def_pb2
@@ -54,20 +56,25 @@ def load_op_list_file(path: str | Path) -> op_def_pb2.OpList:
     return load_op_list_with_lines(path)[0]
 
 
-def check_op_list(op_list: op_def_pb2.OpList, path: str, lines: list[int] | None = None) -> None:
+def check_op_list(op_list: op_def_pb2.OpList, path: str, lines: list[int] | None = None,
+                  problems: list[tuple[int, str]] | None = None) -> None:
     """Every OpDef of an OpList source must be one TF could have registered: TF's
     `ValidateOpDef` (its messages, via `opgen.spec.validate`) and known DataType enums
     for args (which ValidateOpDef leaves to the registering builder). Raises OpgenErrors
-    located at the file (and the entry's line for text files)."""
+    located at the file (and the entry's line for text files). `problems`: `_problems` of
+    the ops when the caller found them already."""
     errors: list[OpgenError] = []
-    for i, op_def in enumerate(op_list.op):
+    for i, message in _problems(op_list.op) if problems is None else problems:
         line = lines[i] if lines else 0
-        message = op_def_problem(op_def)
-        if message:
-            entry = "" if line else f"OpList entry {i + 1}: "
-            errors.append(OpgenError(entry + message, Location(path, line, 1 if line else 0)))
+        entry = "" if line else f"OpList entry {i + 1}: "
+        errors.append(OpgenError(entry + message, Location(path, line, 1 if line else 0)))
     if errors:
         raise OpgenErrors(errors)
+
+
+def _problems(ops: Iterable[op_def_pb2.OpDef], first: int = 0) -> list[tuple[int, str]]:
+    """(index, `op_def_problem`) of each op TF could not have registered; indices from `first`."""
+    return [(i, message) for i, op_def in enumerate(ops, first) if (message := op_def_problem(op_def))]
 
 
 def op_def_problem(op_def: op_def_pb2.OpDef) -> str | None:
@@ -96,8 +103,8 @@ def load_op_list_with_lines(path: str | Path, cache: bool = False) -> tuple[op_d
     parsed = _read_cached(cached) if cached is not None else None
     if parsed is not None:
         return parsed
-    op_list, lines = _parse_op_list(name, data, suffix)
-    check_op_list(op_list, name, lines)
+    op_list, lines, problems = _parse_op_list(name, data, suffix)
+    check_op_list(op_list, name, lines, problems)
     if cached is not None:  # only what passed validation
         _write_cached(cached, op_list, lines)
     return op_list, lines
@@ -144,14 +151,17 @@ def _write_cached(path: Path, op_list: op_def_pb2.OpList, lines: list[int]) -> N
         atomic_write(path, seal(path.name.encode(), blob) + blob)
 
 
-def _parse_op_list(name: str, data: bytes, suffix: str) -> tuple[op_def_pb2.OpList, list[int]]:
+def _parse_op_list(name: str, data: bytes,
+                   suffix: str) -> tuple[op_def_pb2.OpList, list[int], list[tuple[int, str]] | None]:
+    """The OpList, each entry's line (0: not known), and for text its `_problems` (None: not
+    looked for yet)."""
     op_list = op_def_pb2.OpList()
     if suffix in BINARY_SUFFIXES:
         try:
             op_list.ParseFromString(data)
         except (DecodeError, RecursionError) as e:
             raise OpgenError(f"not a binary OpList: {e}", Location(name)) from None
-        return op_list, [0] * len(op_list.op)
+        return op_list, [0] * len(op_list.op), None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -167,15 +177,61 @@ def _parse_op_list(name: str, data: bytes, suffix: str) -> tuple[op_def_pb2.OpLi
             json_format.ParseDict(data, op_list)
         except (json_format.ParseError, ValueError) as e:  # what the shape check leaves: bad base64, ...
             raise OpgenError(f"not a JSON OpList: {_one_line(str(e))}", Location(name)) from None
-        return op_list, [0] * len(op_list.op)
+        return op_list, [0] * len(op_list.op), None
+    problems: list[tuple[int, str]] | None = None
     try:
-        lines = _lines_at(text, read_text_message(text, op_list))
+        starts, problems = _read_text_in_shares(text, op_list)
+        lines = _lines_at(text, starts)
     except Unread as stop:
         op_list = _parse_text_op_list(name, text, stop)
         lines = _op_entry_lines(text)
     if len(lines) != len(op_list.op):  # `op: [...]` list syntax: no per-entry lines
         lines = [0] * len(op_list.op)
-    return op_list, lines
+    return op_list, lines, problems
+
+
+# A text OpList from this size on is read and checked in pieces by several processes; below it
+# a worker's start costs more than it saves.
+_SHARED_TEXT_BYTES = 1 << 20
+# Where a piece may start: a line that opens a top-level `op` entry. No message in an OpList
+# has a field named `op` and a string or comment never spans lines, so such a line is at the
+# top level whenever the text before it reads as a whole message (which each piece checks).
+_ENTRY_LINE = re.compile(r"\n(?=op[ \t]*\{)")
+
+
+def _read_text_in_shares(text: str, op_list: op_def_pb2.OpList) -> tuple[list[int], list[tuple[int, str]]]:
+    """`read_text_message(text, op_list)` and `_problems` of its ops; a big text in pieces read
+    and checked by forked workers at once (`_SHARED_TEXT_BYTES`), whose OpLists joined are
+    the one the whole text gives. Raises Unread (about the whole text) where the reader stops."""
+    shares = min(cores(), len(text) // _SHARED_TEXT_BYTES) if can_fork() else 1
+    cuts = [0]
+    for k in range(1, shares):
+        m = _ENTRY_LINE.search(text, max(cuts[-1], len(text) * k // shares))
+        if m is not None:
+            cuts.append(m.end())
+    cuts.append(len(text))
+    if len(cuts) == 2:
+        return read_text_message(text, op_list), _problems(op_list.op)
+
+    def piece(k: int, _: int) -> tuple[bytes, list[int], list[tuple[int, str]]] | None:
+        """Share k: its OpList (serialized), entry offsets and problems; None where it stops."""
+        part = op_def_pb2.OpList()
+        try:
+            starts = read_text_message(text[cuts[k]:cuts[k + 1]], part)
+        except Unread:
+            return None
+        return part.SerializeToString(), [cuts[k] + offset for offset in starts], _problems(part.op)
+
+    pieces = in_shares(piece, piece, len(cuts) - 1)
+    if any(p is None for p in pieces):  # the whole text's reader says where it stops
+        return read_text_message(text, op_list), _problems(op_list.op)
+    starts: list[int] = []
+    problems: list[tuple[int, str]] = []
+    for data, piece_starts, piece_problems in pieces:  # type: ignore[misc]
+        problems += [(len(op_list.op) + i, message) for i, message in piece_problems]
+        op_list.MergeFromString(data)
+        starts += piece_starts
+    return starts, problems
 
 
 def _parse_text_op_list(name: str, text: str, stop: Unread) -> op_def_pb2.OpList:

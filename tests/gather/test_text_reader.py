@@ -5,10 +5,12 @@ invalid text the error protobuf reports, at the same line and column."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import tempfile
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from google.protobuf import text_format
@@ -16,7 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle.tf_registry import tf_op_list
 
+from opgen import parallel
 from opgen.errors import OpgenError
+from opgen.spec import oplist_io
 from opgen.spec.oplist_io import load_op_list_with_lines
 from opgen.spec.text_reader import Unread, read_text_message
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2, tensor_shape_pb2
@@ -312,3 +316,78 @@ def test_edited_op_lists_fail_or_read_like_protobuf(op_list, one_line, data):
             assert same(ours(text), expected)
         except Unread:
             assert same(_read_unvalidated(path), expected)
+
+
+@contextlib.contextmanager
+def _in_pieces(pieces: int, fork: bool = False):
+    """Text OpLists of any size read in `pieces` pieces (`oplist_io._read_text_in_shares`),
+    by forked workers or, without `fork`, one after the other in this process."""
+    with mock.patch.object(oplist_io, "_SHARED_TEXT_BYTES", 1), \
+            mock.patch.object(oplist_io, "cores", return_value=pieces), \
+            mock.patch.object(oplist_io, "can_fork", return_value=True), \
+            mock.patch.object(parallel, "can_fork", return_value=fork):
+        yield
+
+
+def _parsed(text: str) -> tuple[bytes, list[int], list[tuple[int, str]] | None]:
+    op_list, lines, problems = oplist_io._parse_op_list("ops.pbtxt", text.encode(), ".pbtxt")
+    return op_list.SerializeToString(deterministic=True), lines, problems
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_op_lists(), st.integers(2, 5), st.lists(st.sampled_from(_GAPS), min_size=1), st.booleans())
+def test_a_text_read_in_pieces_is_the_whole_text_read(op_list, pieces, gaps, respace):
+    """The same OpList, entry lines and validation problems, cut wherever the pieces fall."""
+    text = text_format.MessageToString(op_list)
+    if respace:  # other whitespace and comments: a cut may fall in none of them
+        tokens = _TOKENS.findall(text)
+        text = "".join(tok + gaps[i % len(gaps)] for i, tok in enumerate(tokens))
+    whole = _parsed(text)
+    with _in_pieces(pieces):
+        assert _parsed(text) == whole
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_op_lists(), st.integers(2, 5), st.data())
+def test_an_edited_text_read_in_pieces_fails_or_reads_as_a_whole(op_list, pieces, data):
+    """One character deleted, replaced or inserted: the error reading the whole text gives
+    (where a piece cannot be read alone, the whole text is read), or its OpList."""
+    text = text_format.MessageToString(op_list)
+    at = data.draw(st.integers(0, len(text)))
+    edit = data.draw(st.sampled_from(["delete", "replace", "insert"]))
+    char = data.draw(st.sampled_from(_EDITS))
+    text = text[:at] + (char if edit != "delete" else "") + text[at + (edit != "insert"):]
+    try:
+        whole: object = _parsed(text)
+    except OpgenError as e:
+        whole = e.format()
+    with _in_pieces(pieces):
+        try:
+            assert _parsed(text) == whole
+        except OpgenError as e:
+            assert e.format() == whole
+
+
+@pytest.mark.oracle
+def test_a_big_text_op_list_is_read_by_forked_workers_as_a_whole(tmp_path):
+    """TF's registry four times over (renamed), 10 MB: read in pieces by forked workers, it is the
+    OpList, lines and problems of the whole; a bad op in the last piece is located as ever."""
+    ops = op_def_pb2.OpList()
+    for copy in range(4):
+        for op in tf_op_list().op:
+            ops.op.add().CopyFrom(op)
+            ops.op[-1].name = f"{op.name}{'V' * copy}"
+    text = text_format.MessageToString(ops)
+    assert len(text) > 3 * oplist_io._SHARED_TEXT_BYTES
+    whole = _parsed(text)
+    assert whole[0] == ops.SerializeToString(deterministic=True)
+    path = tmp_path / "ops.pbtxt"
+    bad = text[:-40] + text[-40:].replace("}", "} op { name: \"lower\" }", 1)
+    path.write_text(bad, encoding="utf-8")
+    with pytest.raises(OpgenError) as expected:
+        load_op_list_with_lines(path)
+    with _in_pieces(3, fork=True), mock.patch.object(oplist_io, "_SHARED_TEXT_BYTES", 1 << 20):
+        assert _parsed(text) == whole
+        with pytest.raises(OpgenError) as got:
+            load_op_list_with_lines(path)
+    assert got.value.format() == expected.value.format() and "Invalid name: lower" in expected.value.format()
