@@ -86,8 +86,9 @@ def op_def_problem(op_def: op_def_pb2.OpDef) -> str | None:
 def _unknown_arg_type(op_def: op_def_pb2.OpDef) -> str | None:
     for kind, args in (("input", op_def.input_arg), ("output", op_def.output_arg)):
         for arg in args:
-            if arg.type and arg.type not in BY_ENUM:
-                return f"Invalid DataType enum {arg.type} for {kind} '{arg.name}' of op '{op_def.name}'"
+            dtype = arg.type
+            if dtype and dtype not in BY_ENUM:
+                return f"Invalid DataType enum {dtype} for {kind} '{arg.name}' of op '{op_def.name}'"
     return None
 
 

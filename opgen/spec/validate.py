@@ -161,30 +161,33 @@ def validate_op_def(op_def: op_def_pb2.OpDef) -> OpDefProblem | None:
 
     names: set[str] = set()
     attrs: dict[str, op_def_pb2.OpDef.AttrDef] = {}  # FindAttr: the first attr of each name
+    # Each field is read once into a local: a protobuf attribute read costs more than the check.
     for i, attr in enumerate(op_def.attr):
-        if attr.name in names:
-            return fail(f"Duplicate name: {attr.name}", "attr", i)
-        names.add(attr.name)
-        attrs[attr.name] = attr
-        if data_type_from_string(attr.name) is not None:
-            return fail(f"Attr can't have name {attr.name} that matches a data type", "attr", i)
-        if attr.type not in _VALID_ATTR_TYPES:
+        attr_name, attr_type = attr.name, attr.type
+        if attr_name in names:
+            return fail(f"Duplicate name: {attr_name}", "attr", i)
+        names.add(attr_name)
+        attrs[attr_name] = attr
+        if data_type_from_string(attr_name) is not None:
+            return fail(f"Attr can't have name {attr_name} that matches a data type", "attr", i)
+        if attr_type not in _VALID_ATTR_TYPES:
             return fail(_attr_type_problem(attr), "attr", i)
-        is_list = attr.type.startswith("list(")
+        is_list = attr_type.startswith("list(")
+        minimum = attr.minimum
         if attr.has_minimum:
-            if not (attr.type == "int" or is_list):
-                return fail(f"Attr '{attr.name}' has minimum for unsupported type {attr.type}", "attr", i)
-            if is_list and attr.minimum < 0:
-                return fail(f"Attr '{attr.name}' with list type must have a non-negative minimum, "
-                            f"not {attr.minimum}", "attr", i)
-        elif attr.minimum != 0:
-            return fail(f"Attr '{attr.name}' with has_minimum = false but minimum {attr.minimum} "
+            if not (attr_type == "int" or is_list):
+                return fail(f"Attr '{attr_name}' has minimum for unsupported type {attr_type}", "attr", i)
+            if is_list and minimum < 0:
+                return fail(f"Attr '{attr_name}' with list type must have a non-negative minimum, "
+                            f"not {minimum}", "attr", i)
+        elif minimum != 0:
+            return fail(f"Attr '{attr_name}' with has_minimum = false but minimum {minimum} "
                         "not equal to default of 0", "attr", i)
         if attr.HasField("allowed_values"):
-            list_type = attr.type if is_list else f"list({attr.type})"
+            list_type = attr_type if is_list else f"list({attr_type})"
             problem = attr_value_has_type(attr.allowed_values, list_type)
             if problem:
-                return OpDefProblem(f"{problem}\n\t for attr '{attr.name}' in Op '{name}'", "attr", i)
+                return OpDefProblem(f"{problem}\n\t for attr '{attr_name}' in Op '{name}'", "attr", i)
         if attr.HasField("default_value"):
             problem = validate_attr_value(attr.default_value, attr)
             if problem:
