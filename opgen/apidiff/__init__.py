@@ -4,10 +4,6 @@ Modules: `snapshot` (the model), `snapshot_build` (specs + overrides + pyapi -> 
 `snapshot_format` (JSON / Markdown), `snapshot_file` (where `opgen build` writes the
 snapshot, and its text), `graph_compat` (TF's OpDef compatibility rules), `changes`
 (classification), `report` (output formats), `inputs` (diff sides, git), `compare` (two
-sides classified and reported: what `opgen diff` runs).
+sides classified and reported: what `opgen diff` runs). Nothing is imported here: `opgen
+build` needs only `snapshot_file` and what it imports, not the comparison.
 """
-
-from opgen.apidiff.compare import run_diff
-from opgen.apidiff.snapshot_file import snapshot_outputs, snapshot_path
-
-__all__ = ["run_diff", "snapshot_outputs", "snapshot_path"]

@@ -237,8 +237,8 @@ def test_kernel_locations_only_name_kernels_tensorflow_selects(project, capsys):
 
 
 def test_snapshot_outputs_is_what_opgen_api_prints(project, capsys):
-    from opgen.apidiff import snapshot_outputs
     from opgen.apidiff.inputs import gather_config
+    from opgen.apidiff.snapshot_file import snapshot_outputs
     from opgen.errors import OpgenError
     from opgen.overrides.load import load_overrides
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from support.apidiff_cases import CORPUS, FILE_SCENARIOS, SCENARIOS, scenario_side
 
-from opgen.apidiff import run_diff
+from opgen.apidiff.compare import run_diff
 from opgen.config import Config
 
 FORMATS = {"text": "txt", "md": "md", "json": "json", "github": "github"}
