@@ -303,7 +303,8 @@ _define(
             type=click.IntRange(min=0),
             metavar="N",
             section="Rendering",
-            help="Render/format worker processes (used from 256 ops); [tool.opgen] jobs; "
+            help="Render/format worker processes (used from 256 ops), and readers of a text OpList "
+            "(from 2 MB); [tool.opgen] jobs; "
             "default: 0, one per core.",
         ),
         _option(

@@ -82,7 +82,7 @@ class SpecInput:
         return cls.from_options(options, config)
 
     def gather(self, *, strict_kernels: bool = False, cache: bool = False, require_ops: bool = False,
-               warn: Callable[[str], None] = report):
+               warn: Callable[[str], None] = report, jobs: int = 0):
         """The GatherResult (`opgen.spec.gather.gather` says what the flags do)."""
         from opgen.spec.gather import gather
 
@@ -98,6 +98,7 @@ class SpecInput:
             cache=cache,
             require_ops=require_ops,
             warn=warn,
+            jobs=jobs,
             undefines=list(self.undefines),
             strict_defines=self.strict_defines,
             core_ops=self.core_ops,

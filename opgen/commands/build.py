@@ -248,6 +248,7 @@ def _gather(settings: Settings) -> GatherResult:
     gathered = settings.input.gather(
         cache=not settings.dry_run,  # `--dry-run` writes no cache
         require_ops=True,
+        jobs=settings.jobs,
     )  # a build from no ops would delete every module
     for pattern in unmatched_patterns((op.name for op in gathered.op_list.op), config.modules):
         report(

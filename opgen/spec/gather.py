@@ -380,13 +380,15 @@ def gather(
     undefines: Iterable[str] = (),
     strict_defines: bool = False,
     core_ops: Iterable[str] | None = None,
+    jobs: int = 0,
 ) -> GatherResult:
     """The OpList (sorted by name, `_` ops only with include_internal) of every op the
     sources register, and their kernels; raises GatherErrors with every error found. A
     kernel registration that cannot be evaluated is a warning and skipped, or an error
     with strict_kernels. TF's `TF_CALL_*` macros are predefined for the `defines`.
     `cache`: parsed text OpLists are kept in opgen's cache
-    (`oplist_io.load_op_list_with_lines`). The warnings of a successful gather go to `warn`
+    (`oplist_io.load_op_list_with_lines`); `jobs`: the processes that may read a big one
+    (0: one per core). The warnings of a successful gather go to `warn`
     (stderr, terminal-safe), so every command that gathers prints them alike; a failed
     one's are part of its GatherErrors. Sources that register no op (and no kernel) are a
     warning, or an error with `require_ops` (`opgen build`: it would delete every module).
@@ -403,7 +405,8 @@ def gather(
     try:
         result = _gather(sources, list(defines), include_dirs, allow_file, include_internal, helpers,
                          strict_includes, strict_kernels, cache, require_ops, undefines=undefines,
-                         strict_defines=strict_defines, core_ops=None if core_ops is None else tuple(core_ops))
+                         strict_defines=strict_defines, core_ops=None if core_ops is None else tuple(core_ops),
+                         jobs=jobs)
     except GatherErrors:
         raise
     except OpgenError as e:  # a bad -D option or allow file: nothing can be gathered
@@ -469,6 +472,7 @@ def _gather(
     undefines: Iterable[str] = (),
     strict_defines: bool = False,
     core_ops: tuple[str, ...] | None = None,
+    jobs: int = 0,
 ) -> GatherResult:
     sources = list(sources)
     files = expand_sources(sources)
@@ -556,7 +560,7 @@ def _gather(
 
     for path in files.oplists:
         try:
-            op_list, lines = load_op_list_with_lines(path, cache=cache)
+            op_list, lines = load_op_list_with_lines(path, cache=cache, jobs=jobs)
         except OpgenError as e:
             errors.append(e)
             continue

@@ -92,11 +92,12 @@ def _unknown_arg_type(op_def: op_def_pb2.OpDef) -> str | None:
     return None
 
 
-def load_op_list_with_lines(path: str | Path, cache: bool = False) -> tuple[op_def_pb2.OpList, list[int]]:
+def load_op_list_with_lines(path: str | Path, cache: bool = False,
+                            jobs: int = 0) -> tuple[op_def_pb2.OpList, list[int]]:
     """The OpList and, for a text file, the 1-based line of each `op` entry (0 otherwise);
     every OpDef validated (`check_op_list`). With `cache`, an OpList parsed and validated
     before (same bytes, same opgen code) is read from its binary form in opgen's cache:
-    parsing and validation take most of a no-op rebuild."""
+    parsing and validation take most of a no-op rebuild. `jobs`: see `_parse_op_list`."""
     name = str(path)
     data = read_input_bytes(path, "OpList file")
     suffix = Path(name).suffix.lower()
@@ -104,7 +105,7 @@ def load_op_list_with_lines(path: str | Path, cache: bool = False) -> tuple[op_d
     parsed = _read_cached(cached) if cached is not None else None
     if parsed is not None:
         return parsed
-    op_list, lines, problems = _parse_op_list(name, data, suffix)
+    op_list, lines, problems = _parse_op_list(name, data, suffix, jobs)
     check_op_list(op_list, name, lines, problems)
     if cached is not None:  # only what passed validation
         _write_cached(cached, op_list, lines)
@@ -152,10 +153,10 @@ def _write_cached(path: Path, op_list: op_def_pb2.OpList, lines: list[int]) -> N
         atomic_write(path, seal(path.name.encode(), blob) + blob)
 
 
-def _parse_op_list(name: str, data: bytes,
-                   suffix: str) -> tuple[op_def_pb2.OpList, list[int], list[tuple[int, str]] | None]:
+def _parse_op_list(name: str, data: bytes, suffix: str,
+                   jobs: int = 0) -> tuple[op_def_pb2.OpList, list[int], list[tuple[int, str]] | None]:
     """The OpList, each entry's line (0: not known), and for text its `_problems` (None: not
-    looked for yet)."""
+    looked for yet); a big text read by up to `jobs` processes (0: one per core)."""
     op_list = op_def_pb2.OpList()
     if suffix in BINARY_SUFFIXES:
         try:
@@ -181,7 +182,7 @@ def _parse_op_list(name: str, data: bytes,
         return op_list, [0] * len(op_list.op), None
     problems: list[tuple[int, str]] | None = None
     try:
-        starts, problems = _read_text_in_shares(text, op_list)
+        starts, problems = _read_text_in_shares(text, op_list, jobs or cores())
         lines = _lines_at(text, starts)
     except Unread as stop:
         op_list = _parse_text_op_list(name, text, stop)
@@ -191,8 +192,9 @@ def _parse_op_list(name: str, data: bytes,
     return op_list, lines, problems
 
 
-# A text OpList from this size on is read and checked in pieces by several processes; below it
-# a worker's start costs more than it saves.
+# A text OpList is read and checked in a piece per this many bytes (so in pieces from twice
+# this size on), by as many processes as `jobs` allows; a smaller piece would save less than
+# a worker's start costs.
 _SHARED_TEXT_BYTES = 1 << 20
 # Where a piece may start: a line that opens a top-level `op` entry. No message in an OpList
 # has a field named `op` and a string or comment never spans lines, so such a line is at the
@@ -200,11 +202,13 @@ _SHARED_TEXT_BYTES = 1 << 20
 _ENTRY_LINE = re.compile(r"\n(?=op[ \t]*\{)")
 
 
-def _read_text_in_shares(text: str, op_list: op_def_pb2.OpList) -> tuple[list[int], list[tuple[int, str]]]:
+def _read_text_in_shares(text: str, op_list: op_def_pb2.OpList,
+                         jobs: int) -> tuple[list[int], list[tuple[int, str]]]:
     """`read_text_message(text, op_list)` and `_problems` of its ops; a big text in pieces read
-    and checked by forked workers at once (`_SHARED_TEXT_BYTES`), whose OpLists joined are
-    the one the whole text gives. Raises Unread (about the whole text) where the reader stops."""
-    shares = min(cores(), len(text) // _SHARED_TEXT_BYTES) if can_fork() else 1
+    and checked by up to `jobs` forked workers at once (`_SHARED_TEXT_BYTES`), whose OpLists
+    joined are the one the whole text gives. Raises Unread (about the whole text) where the
+    reader stops."""
+    shares = min(jobs, len(text) // _SHARED_TEXT_BYTES) if can_fork() else 1
     cuts = [0]
     for k in range(1, shares):
         m = _ENTRY_LINE.search(text, max(cuts[-1], len(text) * k // shares))

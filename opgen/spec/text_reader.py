@@ -55,6 +55,7 @@ _LIST_MESSAGE = re.compile(rf"{_WS}(?P<open>[{{<])")
 _LIST_NEXT = re.compile(rf"{_WS}(?:(?P<comma>,)|\](?:{_WS}[,;])?)")
 _LIST_EMPTY = re.compile(rf"{_WS}\](?:{_WS}[,;])?")
 _END = re.compile(rf"{_WS}\Z")
+_SEPARATOR = re.compile(rf"{_WS}[,;]")
 _ONE_STRING = re.compile(rf"{_STRING}|#[^\n]*")
 _WORD_ONLY = re.compile(_WORD)
 # A token of text_format.Tokenizer (a lone character when nothing else matches).
@@ -356,7 +357,9 @@ def read_text_message(text: str, message: Any) -> list[int]:
                 if frame is root and _END.match(text, pos):
                     i = count
                     break
-                raise Unread(pos, top if stack else pos)
+                # At the top level, a `,` or `;` may end the field before it (read by lines,
+                # without it): that field is where text_format's verdict starts.
+                raise Unread(pos, top if stack or (starts and _SEPARATOR.match(text, pos)) else pos)
             close = m.group("close")
             if close is not None:
                 if close != frame.end:

@@ -99,6 +99,9 @@ ODD_FORMS = [
     'type_id: TFT_TENSOR args { type_id: TFT_FLOAT } } s: "x" } } }'),
     # fields set to their default first can be set again (proto3, no presence)
     'op { name: "" name: "A" is_stateful: false is_stateful: true }',
+    # a separator on its own line after a top-level field (text_format takes one after any field)
+    'op {\n  name: "A"\n}\n,\nop {\n  name: "B"\n}\n;\n',
+    'op {\n  name: "A"\n}\n,',
     # several ops on a line, an op over several lines, empty text
     'op { name: "A" } op { name: "B" }\nop {\nname: "C"\n}',
     '',
@@ -177,6 +180,8 @@ BAD = [
     'op { name: "A" summary: "x" # }\n',
     '\ufeffop { name: "A" }',
     'op {\n' + '  input_arg { name: "x" type: DT_FLOAT }\n' * 50 + '  input_arg { name: "y" type: DT_NOPE }\n}\n',
+    'op {\n  name: "A"\n}\n,\n,\n',
+    'op {\n  name: "A"\n}\n,\nop {\n  name: "B"\n  bad: 1\n}\n',
 ]
 
 
@@ -366,6 +371,13 @@ def test_an_edited_text_read_in_pieces_fails_or_reads_as_a_whole(op_list, pieces
             assert _parsed(text) == whole
         except OpgenError as e:
             assert e.format() == whole
+
+
+def test_one_job_reads_a_big_text_alone():
+    text = 'op {\n  name: "A"\n}\n' * 4
+    with _in_pieces(3, fork=True), mock.patch.object(oplist_io, "in_shares", side_effect=AssertionError("forked")):
+        op_list, lines, problems = oplist_io._parse_op_list("ops.pbtxt", text.encode(), ".pbtxt", jobs=1)
+    assert [op.name for op in op_list.op] == ["A"] * 4 and lines == [1, 4, 7, 10] and problems == []
 
 
 @pytest.mark.oracle
