@@ -9,7 +9,8 @@ import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-T = TypeVar("T")
+M = TypeVar("M")
+W = TypeVar("W")
 
 # The work of the pool running now, which its forked workers inherit (set only while it runs).
 _WORK: list[Callable[[int, int], Any]] = []
@@ -27,19 +28,20 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def in_shares(work: Callable[[int, int], T], mine: Callable[[int, int], T], shares: int) -> list[T]:
-    """[mine(0, shares), work(1, shares), ..., work(shares - 1, shares)]: share 0 in this process
-    (`mine`, which may report progress or raise located errors), while `shares - 1` forked
-    workers compute the others; each worker's result comes back pickled, and so does an
-    exception it raises (re-raised here). Without fork, or for one share, all in this process."""
+def in_shares(mine: Callable[[int, int], M], work: Callable[[int, int], W], shares: int) -> tuple[M, list[W]]:
+    """(mine(0, shares), [work(1, shares), ..., work(shares - 1, shares)]): share 0 in this
+    process (`mine`, which may report progress or raise located errors), while `shares - 1`
+    forked workers compute the others (they inherit everything: only each share's index is
+    sent); each worker's result comes back pickled, and so does an exception it raises
+    (re-raised here). Without fork, all in this process."""
     if shares <= 1 or not can_fork():
-        return [mine(0, 1)] if shares <= 1 else [mine(0, shares), *(work(i, shares) for i in range(1, shares))]
+        return mine(0, max(shares, 1)), [work(i, shares) for i in range(1, shares)]
     _WORK.append(work)
     try:
         with multiprocessing.get_context("fork").Pool(shares - 1) as pool:
             pending = pool.map_async(_run_share, [(i, shares) for i in range(1, shares)])
             first = mine(0, shares)
-            return [first, *pending.get()]
+            return first, pending.get()
     finally:
         _WORK.pop()
 

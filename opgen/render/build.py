@@ -15,7 +15,6 @@ import functools
 import gc
 import hashlib
 import marshal
-import multiprocessing
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from json.encoder import (
@@ -29,6 +28,7 @@ from opgen.fsutil import read_cache_file
 from opgen.model import GatherResult, OpSource
 from opgen.module_groups import PACKAGE_INIT, group_ops, module_files, module_library
 from opgen.overrides.apidef import ApiModel
+from opgen.parallel import can_fork, in_shares
 from opgen.python_api.function import FunctionApi, SkippedOp, function_api, reserved_name_warning
 from opgen.render import emit, residual
 from opgen.render.formatter import BuildStamp, ChunkFormatter
@@ -409,19 +409,12 @@ class Renderer:
 
     def _render_ops(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource]) -> list[RenderedOp]:
         """`_render_one` of each op; for big batches, `jobs - 1` forked workers render all but
-        one share, which this process renders meanwhile."""
+        one share, which this process renders meanwhile (`in_shares`)."""
         jobs = self.formatter.jobs
-        if jobs > 1 and len(ops) >= 256 and "fork" in multiprocessing.get_all_start_methods():
+        if jobs > 1 and len(ops) >= 256 and can_fork():
             n = min(jobs, len(ops))
-            # Forked workers inherit `ops`: each is sent only its share's index.
-            _WORKER_STATE.update(renderer=self, ops=ops)
-            try:
-                with multiprocessing.get_context("fork").Pool(n - 1) as pool:
-                    pending = pool.map_async(_render_share, [(i, n) for i in range(1, n)])
-                    mine = self._render_each(ops[0::n], sources, len(ops))
-                    shares = pending.get()
-            finally:
-                _WORKER_STATE.clear()
+            mine, shares = in_shares(lambda first, step: self._render_each(ops[first::step], sources, len(ops)),
+                                     lambda first, step: _render_share(self, ops[first::step]), n)
             out: list[RenderedOp] = [None] * len(ops)  # type: ignore[list-item]
             out[0::n] = mine
             for i, share in enumerate(shares, start=1):
@@ -457,18 +450,11 @@ class Renderer:
 # (`emit.render_function`), and the statement appending its OpDef.
 RenderedOp = tuple[emit.FunctionSummary, str, list[int] | None, str]
 
-# The renderer and the ops handed to forked workers (set only while a pool runs).
-_WORKER_STATE: dict[str, object] = {}
-
-
-def _render_share(share: tuple[int, int]) -> list[tuple]:
-    """`_render_one` of ops[first::step] in a forked worker, summaries as plain tuples; an op
-    whose API is in error gives ("error", message) (the parent re-raises it, located)."""
-    first, step = share
-    renderer: Renderer = _WORKER_STATE["renderer"]  # type: ignore[assignment]
-    ops: list[op_def_pb2.OpDef] = _WORKER_STATE["ops"]  # type: ignore[assignment]
+def _render_share(renderer: Renderer, ops: list[op_def_pb2.OpDef]) -> list[tuple]:
+    """`_render_one` of each op in a forked worker, summaries as plain tuples; an op whose API
+    is in error gives ("error", message) (the parent re-raises it, located)."""
     out: list[tuple] = []
-    for op in ops[first::step]:
+    for op in ops:
         try:
             summary, *rest = renderer._render_one(op, None)
         except OpgenError as e:

@@ -227,7 +227,8 @@ def _read_text_in_shares(text: str, op_list: op_def_pb2.OpList,
             return None
         return part.SerializeToString(), [cuts[k] + offset for offset in starts], _problems(part.op)
 
-    pieces = in_shares(piece, piece, len(cuts) - 1)
+    first, rest = in_shares(piece, piece, len(cuts) - 1)
+    pieces = [first, *rest]
     if any(p is None for p in pieces):  # the whole text's reader says where it stops
         return read_text_message(text, op_list), _problems(op_list.op)
     starts: list[int] = []
