@@ -413,6 +413,7 @@ class Renderer:
         jobs = self.formatter.jobs
         if jobs > 1 and len(ops) >= 256 and "fork" in multiprocessing.get_all_start_methods():
             n = min(jobs, len(ops))
+            self.templates.precompile("function.py.j2")
             # Forked workers inherit `ops`: each is sent only its share's index.
             _WORKER_STATE.update(renderer=self, ops=ops)
             try:
