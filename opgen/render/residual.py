@@ -94,16 +94,19 @@ def _spans(text: str, lines: list[int]) -> list[_Span] | None:
     spans: dict[int, _Span] = {}
     # Statements nest only in statement lists; a statement holds no wanted line unless its
     # lines do, so only those lists are walked (a chunk's few residual lines sit in a
-    # function of dozens of statements and thousands of expression nodes).
-    pending: list[ast.stmt] = list(tree.body)
+    # function of dozens of statements and thousands of expression nodes). In source order,
+    # as `ast.walk` went: of two statements starting on one line (`a; b`), the last one counts.
+    pending: list[ast.stmt] = tree.body[::-1]
     while pending:
         node = pending.pop()
         end = node.end_lineno or node.lineno
         if not any(node.lineno <= n <= end for n in wanted):
             continue
+        children: list[ast.stmt] = []
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             for child in getattr(node, field, ()):
-                pending.extend(child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else (child,))
+                children.extend(child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else (child,))
+        pending.extend(reversed(children))
         if node.col_offset % len(INDENT):
             continue
         depth = node.col_offset // len(INDENT)
