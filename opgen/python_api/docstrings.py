@@ -8,6 +8,7 @@ Type phrases always name OpDef inputs (through AvoidPythonReserved), as TF's do.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from opgen.proto import api_def_pb2
@@ -44,6 +45,11 @@ def _append_within_width(dest: str, text: str, width: int = RIGHT_MARGIN) -> str
 
 
 def _type_list(types) -> str:
+    return _type_list_of(tuple(types))
+
+
+@functools.lru_cache(maxsize=1024)  # ops share a few dozen type constraints (TF_CALL_* sets)
+def _type_list_of(types: tuple[int, ...]) -> str:
     return ", ".join(f"`{_mutable(t)}`" for t in types)
 
 

@@ -13,6 +13,7 @@ Entry points: `function_api(op_def, api_def) -> FunctionApi | SkippedOp` and
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from opgen.errors import Location, OpgenError
@@ -187,12 +188,18 @@ def _check_identifier(name: str, what: str, op_name: str) -> str:
 
 def _typevar(op_name: str, attr: op_def_pb2.OpDef.AttrDef) -> TypeVarDef:
     name = avoid_reserved(f"TV_{op_name}_{attr.name}")
-    allowed = list(attr.allowed_values.list.type)
+    allowed = tuple(attr.allowed_values.list.type)
     if len(allowed) == 1:
         return TypeVarDef(name, (), f"_atypes.{annotation_class(allowed[0])}")
     if not allowed:
         return TypeVarDef(name, _ALL_ANNOTATIONS, None)
-    return TypeVarDef(name, tuple(sorted({f"_atypes.{annotation_class(t)}" for t in allowed})), None)
+    return TypeVarDef(name, _constraints(allowed), None)
+
+
+@functools.lru_cache(maxsize=1024)  # ops share a few dozen type constraints (TF_CALL_* sets)
+def _constraints(allowed: tuple[int, ...]) -> tuple[str, ...]:
+    """The TypeVar constraints of a type attr allowing several types: their annotation classes, sorted."""
+    return tuple(sorted({f"_atypes.{annotation_class(t)}" for t in allowed}))
 
 
 def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> FunctionApi | SkippedOp:

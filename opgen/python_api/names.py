@@ -117,32 +117,17 @@ def module_name_problem(name: str) -> str | None:
     return None
 
 
-def _is_upper(c: str) -> bool:
-    return "A" <= c <= "Z"
-
-
-def _is_lower(c: str) -> bool:
-    return "a" <= c <= "z"
+# Where TF's GenerateLowerCaseOpName inserts `_`: before an uppercase letter that follows a
+# lowercase one, or that a lowercase one follows (not right after a `>`, which becomes `_`).
+_WORD_START = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[^>])(?=[A-Z][a-z])")
+# ASCII letters only: TF's `ToLower` leaves every other byte as it is.
+_LOWER_CASE = str.maketrans({**{chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)}, ">": "_"})
 
 
 @functools.lru_cache(maxsize=8192)  # asked for each op's function name and again for its aliases
 def lower_case_op_name(name: str) -> str:
     """TF's GenerateLowerCaseOpName (`python_op_gen_internal.cc`): `MatMul` -> `mat_mul`, `NS>Op` -> `ns_op`."""
-    out: list[str] = []
-    n = len(name)
-    for i, c in enumerate(name):
-        if c == ">":
-            out.append("_")
-            continue
-        if (
-            _is_upper(c)
-            and i > 0
-            and (_is_lower(name[i - 1]) or (i + 1 < n and _is_lower(name[i + 1])))
-            and name[i - 1] != ">"
-        ):
-            out.append("_")
-        out.append(c.lower() if _is_upper(c) else c)
-    return "".join(out)
+    return _WORD_START.sub("_", name).translate(_LOWER_CASE)
 
 
 def is_reserved(name: str) -> bool:

@@ -413,6 +413,7 @@ class Renderer:
         jobs = self.formatter.jobs
         if jobs > 1 and len(ops) >= 256 and can_fork():
             n = min(jobs, len(ops))
+            self.templates.precompile("function.py.j2")  # once, not in each worker
             mine, shares = in_shares(lambda first, step: self._render_each(ops[first::step], sources, len(ops)),
                                      lambda first, step: _render_share(self, ops[first::step]), n)
             out: list[RenderedOp] = [None] * len(ops)  # type: ignore[list-item]

@@ -372,6 +372,13 @@ class Templates:
                              Location(self.path(name), _template_line(e.__traceback__, name)),
                              hint="fix the template in --templates") from None
 
+    def precompile(self, name: str) -> None:
+        """Compile template `name` now, so that processes forked next share it rather than each
+        compiling it (a cold cache's compile of function.py.j2 costs as much as rendering
+        50 ops); one that does not compile is left to `render`, which reports it located."""
+        with contextlib.suppress(jinja2.TemplateError):
+            self.env.get_template(name)
+
     def path(self, name: str) -> str:
         """Template `name` as the user gave its directory (`--templates` or [tool.opgen] templates)."""
         return str(Path(self.directory) / name)

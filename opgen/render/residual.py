@@ -92,13 +92,27 @@ def _spans(text: str, lines: list[int]) -> list[_Span] | None:
     wanted = set(lines)
     source = text.split("\n")
     spans: dict[int, _Span] = {}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.stmt) or node.col_offset % len(INDENT):
+    # Statements nest only in statement lists; a statement holds no wanted line unless its
+    # lines do, so only those lists are walked (a chunk's few residual lines sit in a
+    # function of dozens of statements and thousands of expression nodes). In source order,
+    # as `ast.walk` went: of two statements starting on one line (`a; b`), the last one counts.
+    pending: list[ast.stmt] = tree.body[::-1]
+    while pending:
+        node = pending.pop()
+        end = node.end_lineno or node.lineno
+        if not any(node.lineno <= n <= end for n in wanted):
+            continue
+        children: list[ast.stmt] = []
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in getattr(node, field, ()):
+                children.extend(child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else (child,))
+        pending.extend(reversed(children))
+        if node.col_offset % len(INDENT):
             continue
         depth = node.col_offset // len(INDENT)
         body = getattr(node, "body", None)
         if not isinstance(body, list):
-            span = _Span(node.lineno, node.end_lineno or node.lineno, depth, False)
+            span = _Span(node.lineno, end, depth, False)
         elif _framed_header(node, depth, source[node.lineno - 1]):
             span = _Span(node.lineno, body[0].lineno - 1, depth, True)
         else:
