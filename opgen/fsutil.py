@@ -107,8 +107,8 @@ def file_mode(path: Path) -> int:
 
 def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
     """Write `data` to `path` via a temporary file in the same directory and os.replace, with
-    the mode `file_mode` says; `durable=False` skips the fsync (for caches and the build's output tree: a
-    file lost or torn by a crash is rebuilt)."""
+    the mode `file_mode` says; `durable=False` skips the fsync (for caches and the build's
+    output tree: a file lost or torn by a crash is rebuilt)."""
     if os.path.isdir(path):  # named after `path`, not the temporary file os.replace would fail on
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -174,7 +174,7 @@ class BuildStamp:
     keys: tuple[str, ...]  # each op's chunk key, in the OpList's order
 
 
-_STAMP_FORMAT = "opgen build stamp 1"
+_STAMP_FORMAT = "opgen build stamp 2"  # 2: the context, the layout and the op keys
 _STAMP_SEAL_CONTEXT = b"opgen build stamp"
 
 

@@ -72,9 +72,9 @@ def check_op_list(op_list: op_def_pb2.OpList, path: str, lines: list[int] | None
         raise OpgenErrors(errors)
 
 
-def _problems(ops: Iterable[op_def_pb2.OpDef], first: int = 0) -> list[tuple[int, str]]:
-    """(index, `op_def_problem`) of each op TF could not have registered; indices from `first`."""
-    return [(i, message) for i, op_def in enumerate(ops, first) if (message := op_def_problem(op_def))]
+def _problems(ops: Iterable[op_def_pb2.OpDef]) -> list[tuple[int, str]]:
+    """(index, `op_def_problem`) of each op TF could not have registered."""
+    return [(i, message) for i, op_def in enumerate(ops) if (message := op_def_problem(op_def))]
 
 
 def op_def_problem(op_def: op_def_pb2.OpDef) -> str | None:
@@ -215,8 +215,6 @@ def _read_text_in_shares(text: str, op_list: op_def_pb2.OpList,
         if m is not None:
             cuts.append(m.end())
     cuts.append(len(text))
-    if len(cuts) == 2:
-        return read_text_message(text, op_list), _problems(op_list.op)
 
     def piece(k: int, _: int) -> tuple[bytes, list[int], list[tuple[int, str]]] | None:
         """Share k: its OpList (serialized), entry offsets and problems; None where it stops."""
@@ -227,17 +225,19 @@ def _read_text_in_shares(text: str, op_list: op_def_pb2.OpList,
             return None
         return part.SerializeToString(), [cuts[k] + offset for offset in starts], _problems(part.op)
 
-    first, rest = in_shares(piece, piece, len(cuts) - 1)
-    pieces = [first, *rest]
-    if any(p is None for p in pieces):  # the whole text's reader says where it stops
-        return read_text_message(text, op_list), _problems(op_list.op)
-    starts: list[int] = []
-    problems: list[tuple[int, str]] = []
-    for data, piece_starts, piece_problems in pieces:  # type: ignore[misc]
-        problems += [(len(op_list.op) + i, message) for i, message in piece_problems]
-        op_list.MergeFromString(data)
-        starts += piece_starts
-    return starts, problems
+    if len(cuts) > 2:
+        first, rest = in_shares(piece, piece, len(cuts) - 1)
+        pieces = [first, *rest]
+        if all(p is not None for p in pieces):
+            starts: list[int] = []
+            problems: list[tuple[int, str]] = []
+            for data, piece_starts, piece_problems in pieces:  # type: ignore[misc]
+                problems += [(len(op_list.op) + i, message) for i, message in piece_problems]
+                op_list.MergeFromString(data)
+                starts += piece_starts
+            return starts, problems
+    # one piece, or one that does not read alone: the whole text's reader says where it stops
+    return read_text_message(text, op_list), _problems(op_list.op)
 
 
 def _parse_text_op_list(name: str, text: str, stop: Unread) -> op_def_pb2.OpList:
