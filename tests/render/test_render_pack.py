@@ -246,14 +246,23 @@ def test_cache_files_are_never_read_or_appended_through_a_symlink(tmp_path):
     assert victim.read_bytes() == b"precious\n"
 
 
-def test_poisoned_oplist_and_template_caches_are_not_trusted(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("beside", [True, False], ids=["beside-templates", "templates-folder-read-only"])
+def test_poisoned_oplist_and_template_caches_are_not_trusted(tmp_path, monkeypatch, capsys, beside):
     """The parsed-OpList cache (validated once, then trusted) and Jinja's compiled-template
     cache (Jinja unpickles it) are sealed like chunks: a file put there by anyone else is a
-    miss, never an op that skipped validation nor code that runs."""
+    miss, never an op that skipped validation nor code that runs. The shipped templates'
+    compiled code is kept beside them (`__pycache__`), or under the opgen cache when that
+    folder cannot be made."""
     import pickle
+    import shutil
 
     from opgen.cli import main
 
+    shipped = tmp_path / "shipped"
+    shutil.copytree(emit.shipped_templates_dir(), shipped, ignore=shutil.ignore_patterns("__pycache__"))
+    if not beside:
+        (shipped / "__pycache__").write_text("a file where the folder would go\n")
+    monkeypatch.setattr(emit, "shipped_templates_dir", lambda: shipped)
     root = _cli_project(tmp_path, monkeypatch)
     (root / "specs" / "ops.pbtxt").write_text('op { name: "Listed" }\n')
     (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs", "specs/ops.pbtxt"]\nout = "gen"\n')
@@ -269,8 +278,10 @@ def test_poisoned_oplist_and_template_caches_are_not_trusted(tmp_path, monkeypat
         def __reduce__(self):
             return (open, (str(root / "PWNED"), "w"))
 
-    assert list((cache / "jinja").iterdir())
-    for template in (cache / "jinja").iterdir():
+    compiled = shipped / "__pycache__" if beside else cache / "jinja"
+    assert not (cache / "jinja").exists() if beside else (shipped / "__pycache__").is_file()
+    assert list(compiled.iterdir())
+    for template in compiled.iterdir():
         template.write_bytes(template.read_bytes()[:32] + b"j2" + pickle.dumps(Boom()))
     (root / "gen" / "gen_ops.py").unlink()
     assert main(["build"]) == 0
