@@ -142,12 +142,12 @@ def assign_call(target: str, prefix: str, args: list[Bracketed | str], indent: s
     when `target = prefix` alone is too long and every line then fits; else, as black
     (`linegen.run_transformer`: the parenthesised split is only a second opinion, taken when
     all its lines fit), the long head with the arguments split under it."""
-    omitted = wrap_call(f"{target} = {prefix}", args, ")", indent)
-    if len(indent) + len(target) + 3 + len(prefix) <= LINE_LENGTH:
-        return omitted
-    inner = indent + "    "
-    text = f"{target} = (\n{inner}{layout(Bracketed(prefix, tuple(args), ')'), inner)}\n{indent})"
-    return omitted if any(len(line) > LINE_LENGTH for line in text.split("\n")) else text
+    if len(indent) + len(target) + 3 + len(prefix) > LINE_LENGTH:
+        inner = indent + "    "
+        text = f"{target} = (\n{inner}{layout(Bracketed(prefix, tuple(args), ')'), inner)}\n{indent})"
+        if all(len(line) <= LINE_LENGTH for line in text.split("\n")):
+            return text
+    return wrap_call(f"{target} = {prefix}", args, ")", indent)
 
 
 def _annotated_param(name: str, annotation: str, rest: str) -> Bracketed | str:
