@@ -216,26 +216,28 @@ def _read_text_in_shares(text: str, op_list: op_def_pb2.OpList,
             cuts.append(m.end())
     cuts.append(len(text))
 
-    def piece(k: int, _: int) -> tuple[bytes, list[int], list[tuple[int, str]]] | None:
-        """Share k: its OpList (serialized), entry offsets and problems; None where it stops."""
-        part = op_def_pb2.OpList()
+    def piece(k: int, _: int, into: op_def_pb2.OpList | None = None
+              ) -> tuple[bytes, list[int], list[tuple[int, str]]] | None:
+        """Share k: its OpList (serialized; read into `into` instead, the first share's, which
+        stays in this process), entry offsets and problems; None where it stops."""
+        part = op_def_pb2.OpList() if into is None else into
         try:
             starts = read_text_message(text[cuts[k]:cuts[k + 1]], part)
         except Unread:
             return None
-        return part.SerializeToString(), [cuts[k] + offset for offset in starts], _problems(part.op)
+        return (b"" if into is not None else part.SerializeToString(),
+                [cuts[k] + offset for offset in starts], _problems(part.op))
 
     if len(cuts) > 2:
-        first, rest = in_shares(piece, piece, len(cuts) - 1)
-        pieces = [first, *rest]
-        if all(p is not None for p in pieces):
-            starts: list[int] = []
-            problems: list[tuple[int, str]] = []
-            for data, piece_starts, piece_problems in pieces:  # type: ignore[misc]
+        first, rest = in_shares(lambda k, n: piece(k, n, op_list), piece, len(cuts) - 1)
+        if first is not None and all(p is not None for p in rest):
+            _, starts, problems = first
+            for data, piece_starts, piece_problems in rest:  # type: ignore[misc]
                 problems += [(len(op_list.op) + i, message) for i, message in piece_problems]
                 op_list.MergeFromString(data)
                 starts += piece_starts
             return starts, problems
+        op_list.Clear()  # what the first share read
     # one piece, or one that does not read alone: the whole text's reader says where it stops
     return read_text_message(text, op_list), _problems(op_list.op)
 
