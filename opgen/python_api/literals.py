@@ -60,14 +60,21 @@ def py_fstring(parts: list[tuple[str, str]]) -> str:
     return 'f"' + "".join(body) + '"'
 
 
-def isort_key(name: str) -> tuple:
+def isort_key(name: str) -> tuple[int, str]:
     """The order ruff's RUF022 wants in `__all__`: CONSTANTS, then Classes, then the rest,
-    each in natural order (digit runs compare as numbers and before any other character)."""
+    each in natural order (digit runs compare as numbers and before any other character):
+    as a string, each digit run spelled NUL, a character counting its digits without leading
+    zeros, then those digits (sorting 2,000 names by it takes a C call, not a tuple per character)."""
     category = 0 if len(name) > 1 and name.isupper() else 1 if name[:1].isupper() else 2
-    return (category, [(0, int(run)) if run.isdigit() else (1, ord(run)) for run in _RUNS.findall(name)])
+    return (category, _DIGIT_RUN.sub(_number_key, name))
 
 
-_RUNS = re.compile(r"\d+|\D")
+_DIGIT_RUN = re.compile(r"\d+")
+
+
+def _number_key(run: re.Match[str]) -> str:
+    digits = run.group().lstrip("0")
+    return "\0" + chr(0x20 + len(digits)) + digits
 
 
 def py_str_list(values: list[str] | tuple[str, ...]) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import keyword
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from opgen.python_api import literals
 from opgen.python_api.names import PY_RESERVED, avoid_reserved, function_name, lower_case_op_name
@@ -186,3 +188,25 @@ def test_assign_call_is_black_layout_when_direct():
                     checked += 1
                     assert black.format_str(source, mode=black.Mode()) == source, source
     assert checked > 200
+
+
+def _natural_key(name: str) -> tuple:
+    """RUF022's order as ruff spells it: the category, then each digit run as a number
+    before any character."""
+    import re
+
+    category = 0 if len(name) > 1 and name.isupper() else 1 if name[:1].isupper() else 2
+    return (category, [(0, int(run)) if run.isdigit() else (1, ord(run)) for run in re.findall(r"\d+|\D", name)])
+
+
+_NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,12}", fullmatch=True) | st.from_regex(
+    r"[a-z]?0*[0-9]{1,4}[A-Z_]?[0-9]?", fullmatch=True  # digit runs, leading zeros
+)
+
+
+@given(st.lists(_NAMES, max_size=30))
+def test_isort_key_orders_like_natural_runs(names):
+    assert sorted(names, key=literals.isort_key) == sorted(names, key=_natural_key)
+    for a in names:
+        for b in names:
+            assert (literals.isort_key(a) == literals.isort_key(b)) == (_natural_key(a) == _natural_key(b))
