@@ -84,11 +84,15 @@ def test_odd_chunks_read_what_python_scoping_says(name):
 # Pieces of code a scan could misread (bindings, strings, comments, f-strings, keywords); a
 # random sequence of them that parses must read what Python's scoping says.
 _PIECES = [
-    "Any", "_execute", "collections", "NamedTuple", "TYPE_CHECKING", "x", "y", "f", "\n", "\n    ", " ",
-    "=", ":=", "+=", ",", ":", ";", ".", ".x", "(", ")", "[", "]", "{", "}", "*", "->", "@", "\\\n",
-    "if ", "else", "elif ", "for ", " in ", "del ", "as ", "with ", "def ", "class ", "lambda ",
-    "return ", "global ", "import ", "not ", "type ", "match x:\n    case ", "pass",
-    '"s"', "'s'", '"""d"""', "# c", 'f"{Any}"', 'f"{_execute.x}"', "f'{x[Any]}'", 'rb"x"', 'b"x"',
+    "Any", "_execute", "collections", "NamedTuple", "TYPE_CHECKING", "List", "_dispatch", "_dispatcher", "x", "y",
+    "f", "t", "\n", "\n    ", " ", "\t", "\f", "=", ":=", "+=", "==", ",", ":", ";", ".", ". ", ".x", "(", ")",
+    "[", "]", "{", "}", "*", "**", "->", "@", "\\\n", "t[", "x[", "X(", "TypeVar(", "Annotated[", "_atypes.Int32",
+    "if ", "else", "elif ", "while ", "for ", " in ", " is ", " and ", " or ", "del ", "as ", "with ", "def ",
+    "async ", "class ", "lambda ", "lambda: ", "return ", "global ", "nonlocal ", "import ", "from ", "not ",
+    "type ", "assert ", "yield ", "await ", "try:", "except ", "match x:\n    case ", "case ", "pass",
+    '"s"', "'s'", '"""d"""', "'''d'''", 'r"""d"""', 'f"""{Any}"""', "# c", "#", 'f"{Any}"', 'f"{_execute.x}"',
+    "f'{x[Any]}'", 'f"{Any!r}"', 'f"{Any:>3}"', 'Rf"{Any.x}"', 'rb"x"', 'b"x"', '"\\""', "'\\''", '"\\\\"',
+    "\u00e9", "\uff21ny",
 ]
 
 
