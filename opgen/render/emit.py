@@ -433,53 +433,70 @@ def free_globals(code: str) -> frozenset[str]:
 
 # The names a module header may import, as a rendered chunk spells them.
 HEADER_NAMES = frozenset((*(f"_{m}" for m in RUNTIME_MODULES), *TYPING_NAMES, "collections"))
-# Code whose strings or bindings the scan in `header_names_read` does not follow: `\"""`
-# f-strings and `'''` strings (other strings must close on their line), a backslash before a
-# quote, a newline or a docstring's end (escapes, continued strings), imports and match
-# patterns (which bind a name followed by `.` or after `: `) and type parameter lists (which
-# bind the names in their `[`). Each pattern starts with a literal, which `re` finds fast; a
-# false alarm costs only time.
-_SCAN_UNSAFE = tuple(
-    re.compile(pattern)
-    for pattern in (
-        "'''", r"""\\(?:["'\n]|\Z)""", r"import\b", r"case\b",
-        r"def\s+\w+\s*\[", r"class\s+\w+\s*\[", r"type\s+\w+\s*\[",
-    )
+# Python's `re` finds a pattern that starts with one literal (or alternatives that each start
+# with one) far faster than one that starts with a character class or an assertion; the
+# patterns of the scan in `header_names_read` are written so, and each may run on its own.
+#
+# The strings and comments the scan skips, read as Python's tokenizer reads them (an escape
+# pair never ends a string; a one-line string may not run past its line; a comment ends at
+# `\r` too, a newline to Python). A lone quote (a string the scan cannot follow), a backslash
+# (a continued line) or a `\r` outside them matches alone, one character: the chunk goes to
+# `free_globals`. `_DOUBLE_QUOTED` is its `"` part: a chunk's code outside the strings it
+# finds holds no `'`, `#`, `\` nor `\r`, or `_STRING_OR_COMMENT` reads the chunk again.
+_DOUBLE_QUOTED_PATTERN = (
+    r'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""'
+    r'|"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*"|"'
 )
-_F_PREFIX_END = re.compile(r"(?<!\w)(?:[rRbB]?[fF]|[fF][rRbB])\Z")
-_ONE_LINE_STRING_OR_COMMENT = re.compile(r"""'[^'\n]*'|"[^"\n]*"|#[^\n]*""")
+_DOUBLE_QUOTED = re.compile(_DOUBLE_QUOTED_PATTERN)
+_STRING_OR_COMMENT = re.compile(
+    _DOUBLE_QUOTED_PATTERN
+    + r"|'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''"
+    r"|'[^'\\\r\n]*(?:\\.[^'\\\r\n]*)*'|'"
+    r"|#[^\r\n]*|\\|\r"
+)
+# String prefixes whose fields are code (`t`: template strings, Python 3.14).
+_FIELD_PREFIXES = frozenset(("f", "rf", "fr", "t", "rt", "tr"))
 _F_STRING_FIELD = re.compile(r"\{([^{}]*)\}")
-# A header name followed by neither `.`, `(` nor `[` (attribute, call, subscript): unless it
-# follows `_READ_LEAD`, it may be bound there (a parameter, keyword, assignment target).
-_MAYBE_BOUND = {name: re.compile(re.escape(name) + r"(?![\w.(\[])") for name in HEADER_NAMES}
-# What may precede a name that is read, whatever follows it: an annotation's `x: T`, `-> T`
-# and subscript `X[T`, a class's first base, an operand of a keyword operator.
-_READ_LEAD = re.compile(
-    r"(?::|->|[\w\]]\[|\bclass\s+\w+\(|\b(?:if|elif|while|return|not|and|or|in|is|else|assert))\s*\Z"
+
+
+def _whole(word: str) -> str:
+    """A pattern for `word` not inside a longer name nor an attribute (`x.word`), checked after
+    the word, so that a pattern starting with it starts with a literal."""
+    return rf"{word}(?<![\w.]{word})(?!\w)"
+
+
+_NAMES = "(?:" + "|".join(_whole(name) for name in sorted(HEADER_NAMES)) + ")"
+# Each whole header name and the character after it (`.`, `(` or `[`: an attribute, call or
+# subscript, a read unless `_BINDS` finds the name bound by `def`, `class` or `type`; another:
+# `_read_in_place` decides). One pattern per two first letters, which `re` finds as a literal
+# (one per first letter would try every `_` of the code).
+_NAME_USES = tuple(
+    re.compile("(" + "|".join(_whole(name) for name in sorted(HEADER_NAMES) if name[:2] == start) + r")(.?)")
+    for start in sorted({name[:2] for name in HEADER_NAMES})
 )
-
-
-def _code_of_line_strings(part: str) -> str:
-    """`part` with each one-line string and comment blanked (`''`), except the fields of an
-    f-string, which are code: they stay, in parentheses. A field the scan cannot follow (a
-    quote, a nested field, a format spec) leaves a `"`, which sends the chunk to `free_globals`."""
-
-    def blank(m: re.Match[str]) -> str:
-        text = m.group()
-        if "{" not in text or text[0] == "#":
-            return "''"
-        prefix_start = m.start()
-        while prefix_start and part[prefix_start - 1].isalnum():
-            prefix_start -= 1
-        if part[prefix_start : m.start()].lower() not in ("f", "rf", "fr"):
-            return "''"
-        body = text[1:-1].replace("{{", "").replace("}}", "")
-        fields = [re.sub(r"![rsa]\Z", "", field) for field in _F_STRING_FIELD.findall(body)]
-        if body.count("{") != len(fields) or any(c in field for field in fields for c in "'\":=!"):
-            return '"'
-        return "''" + "".join(f"({field})" for field in fields)
-
-    return _ONE_LINE_STRING_OR_COMMENT.sub(blank, part)
+_PLAIN_AFTER = frozenset(".([")
+# In code without strings and comments: what may bind a header name where `_NAME_USES` sees
+# a read (`def`/`class`/`type` names, an attribute `x. name`), or bind names the scan does not
+# follow (imports). A match pattern, which binds too, starts a line with `case` (`_CASE`).
+_BINDS = tuple(
+    re.compile(pattern)
+    for pattern in (_whole("import"), rf"\.\s+{_NAMES}", rf"def\s+{_NAMES}", rf"class\s+{_NAMES}", rf"type\s+{_NAMES}")
+)
+_CASE = re.compile(_whole("case"))
+# What may precede a name that is read, whatever follows it (`_SAFE_AFTER`): an annotation's
+# `x: T` (`colon`) and `-> T`, a subscript `X[T` (not a list display after `for`, `del` or
+# `as`, which binds), an operand of a keyword operator, and a class's first base, which may
+# sit on the next line.
+_READ_LEAD = re.compile(
+    r"(?:(?P<colon>:)|->|(?:\]|\b(?!(?:for|del|as)\[)\w+)\[|\b(?:if|elif|while|return|not|and|or|in|is|else|assert))"
+    r"[ \t\f]*\Z|\bclass\s+\w+\(\s*\Z"
+)
+_TYPE_PARAMS = re.compile(r"\b(?:def|class|type)\s+\w+\[[ \t\f]*\Z")
+# What may follow a read name after a read lead: not `=`, `:=`, `+=`..., which bind it (`if x:
+# y = 1`, `if y := 1:`, `X[y := 1]`, a class keyword). After a colon, not `,` or `:` either: the
+# colon may end an `if` whose statement follows on its line (`if x: y, z = 1, 2`).
+_SAFE_AFTER = re.compile(r"[ \t\f]*(?:[)\]},\n]|:(?!=)|\Z)")
+_SAFE_AFTER_COLON = re.compile(r"[ \t\f]*(?:[)\]}\n]|\Z)")
 
 
 def header_names_read(code: str) -> frozenset[str]:
@@ -493,41 +510,74 @@ def header_names_read(code: str) -> frozenset[str]:
 def _scanned_header_names(code: str) -> frozenset[str] | None:
     """The `HEADER_NAMES` that `code` reads, found without parsing when every occurrence of
     those names is plainly a global read: outside strings and comments, and followed by `.`,
-    `(` or `[` or placed where a name is read (`_READ_LEAD`). None when another occurrence may
-    bind the name in some scope, or code the scan cannot follow (`_SCAN_UNSAFE`) may hide one."""
-    present = [name for name in HEADER_NAMES if name in code]
-    if not present:
-        return frozenset()
-    parts = code.split('"""')
-    outside = parts[0::2]  # the code between docstrings (a string prefix such as `r` ends a part)
-    if len(parts) % 2 == 0 or any(
-        _F_PREFIX_END.search(part[-3:]) or any(pattern.search(part) for pattern in _SCAN_UNSAFE) for part in outside
-    ):
+    `(` or `[` or placed where a name is read (`_read_in_place`). None when another occurrence
+    may bind the name in some scope, or code the scan cannot follow may hide one."""
+    bare = _code_of(code, _DOUBLE_QUOTED)
+    if bare is None or any(c in bare for c in "'#\\\r"):
+        bare = _code_of(code, _STRING_OR_COMMENT)
+    # Not ASCII: NFKC may turn a name into a header name (fullwidth `Any` reads as `Any`).
+    if bare is None or not bare.isascii() or any(pattern.search(bare) for pattern in _BINDS):
         return None
-    stripped = "\n".join(_code_of_line_strings(part) for part in outside)
-    if "'" in stripped.replace("''", "") or '"' in stripped:
-        return None  # a string that does not close on its line, or an odd f-string
+    for m in _CASE.finditer(bare):
+        if not bare[bare.rfind("\n", 0, m.start()) + 1 : m.start()].strip(" \t\f"):
+            return None
     read = set()
-    for name in present:
-        for m in _MAYBE_BOUND[name].finditer(stripped):
-            if not _stands_alone(stripped, m.start(), m.end()):
-                continue  # part of a longer name, or an attribute
-            if not _READ_LEAD.search(stripped, stripped.rfind("\n", 0, m.start()) + 1, m.start()):
-                return None
+    for pattern in _NAME_USES:
+        for name, after in set(pattern.findall(bare)):
+            if after not in _PLAIN_AFTER:
+                for m in pattern.finditer(bare):
+                    if m.group(1) == name and m.group(2) not in _PLAIN_AFTER and not _read_in_place(bare, *m.span(1)):
+                        return None
             read.add(name)
-        if name not in read:
-            start = stripped.find(name)
-            while start >= 0 and not _stands_alone(stripped, start, start + len(name)):
-                start = stripped.find(name, start + len(name))
-            if start >= 0:
-                read.add(name)
     return frozenset(read)
 
 
-def _stands_alone(text: str, start: int, end: int) -> bool:
-    """`text[start:end]` is a whole name: not part of a longer one, nor an attribute (`x.name`)."""
-    before, after = text[start - 1 : start], text[end : end + 1]
-    return not (before.isalnum() or before in ("_", ".") or after.isalnum() or after == "_")
+def _code_of(code: str, tokens: re.Pattern[str]) -> str | None:
+    """`code` with each string `tokens` finds blanked (`""`) and each comment dropped, except
+    the fields of a one-line f-string, which are code: they follow it, in parentheses. None
+    when `tokens` finds one character, an f-string in triple quotes or a field the scan cannot
+    follow (a quote, a nested field, a format spec, a comment, a backslash)."""
+    pieces = []
+    done = 0
+    for m in tokens.finditer(code):
+        start, end = m.span()
+        if code[start] == "#":
+            pieces.append(code[done:start])
+            done = end
+            continue
+        if end - start == 1:
+            return None
+        pieces += (code[done:start], '""')
+        done = end
+        if not code[start - 1 : start].isalpha():
+            continue  # no prefix
+        word = start - 1
+        while word and (code[word - 1].isalnum() or code[word - 1] == "_"):
+            word -= 1
+        if code[word:start].lower() not in _FIELD_PREFIXES:
+            continue  # a plain string (`elif"x"` is `elif` and a string)
+        if code.startswith(code[start] * 3, start):
+            return None
+        body = code[start + 1 : end - 1].replace("{{", "").replace("}}", "")
+        fields = [re.sub(r"![rsa]\Z", "", field) for field in _F_STRING_FIELD.findall(body)]
+        if body.count("{") != len(fields) or any(c in field for field in fields for c in "'\":=!#\\"):
+            return None
+        pieces += (f"({field})" for field in fields)
+    pieces.append(code[done:])
+    return "".join(pieces)
+
+
+def _read_in_place(code: str, start: int, end: int) -> bool:
+    """The header name at `code[start:end]` (followed by neither `.`, `(` nor `[`) is read, as
+    `_READ_LEAD` and `_SAFE_AFTER` tell from its neighbours on its line (a class base's, on the
+    line before too)."""
+    line = code.rfind("\n", 0, start) + 1
+    lead = _READ_LEAD.search(code, line, start)
+    if lead is None and not code[line:start].strip(" \t\f"):
+        lead = _READ_LEAD.search(code, code.rfind("\n", 0, max(line - 1, 0)) + 1, start)
+    if lead is None or _TYPE_PARAMS.search(code, line, start):
+        return False
+    return (_SAFE_AFTER_COLON if lead.group("colon") else _SAFE_AFTER).match(code, end) is not None
 
 
 class ChunkUses(NamedTuple):
