@@ -56,6 +56,11 @@ class ApiModel:
         api = self.api_defs.get(op_def.name)
         return api if api is not None else default_api_def(op_def)
 
+    def merged(self, op_def: op_def_pb2.OpDef) -> api_def_pb2.ApiDef | None:
+        """The op's ApiDef if the model holds one; None means TF's seed (`default_api_def`), which
+        `opgen.python_api.function.function_api` reads from the OpDef without building it."""
+        return self.api_defs.get(op_def.name)
+
 
 def default_api_model(op_list: op_def_pb2.OpList) -> ApiModel:
     return ApiModel({op.name: default_api_def(op) for op in op_list.op})

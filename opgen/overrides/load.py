@@ -47,7 +47,13 @@ from opgen.proto import (
     op_gen_overrides_pb2,
 )
 from opgen.python_api.names import MODULE_GLOBALS, endpoint_base_name
-from opgen.python_api.signature import python_alias_name, python_aliases, python_function_name, python_params
+from opgen.python_api.signature import (
+    ApiView,
+    python_alias_name,
+    python_aliases,
+    python_function_name,
+    python_params,
+)
 from opgen_runtime.proto import (
     attr_value_pb2,
     datatypes,
@@ -291,7 +297,8 @@ def _check_names(model: ApiModel, op_defs: dict[str, op_def_pb2.OpDef],
         api, state = model.api_defs[op], states[op]
         if api.visibility == ApiDef.SKIP:
             continue
-        main = python_function_name(api)
+        view = ApiView.of(api)
+        main = python_function_name(view)
         if main is None:
             if state.endpoint_loc is not None:
                 errors.append(OpgenError(
@@ -299,7 +306,7 @@ def _check_names(model: ApiModel, op_defs: dict[str, op_def_pb2.OpDef],
                     f"{endpoint_base_name(api.endpoint[0].name)!r}, a Python keyword or reserved name",
                     state.endpoint_loc, hint="choose another name, or hide the op"))
             continue
-        names = [(main, None)] + [(python_alias_name(api, e.name), endpoint_base_name(e.name))
+        names = [(main, None)] + [(python_alias_name(api.visibility, e.name), endpoint_base_name(e.name))
                                   for e in api.endpoint[1:]]
         for name, alias_base in names:
             problem = "the module's own imports" if name in MODULE_GLOBALS else None
@@ -328,7 +335,7 @@ def _check_params(op: str, op_def: op_def_pb2.OpDef, api: ApiDef, state: MergeSt
     errors: list[OpgenError] = []
     # Python name -> (what it binds, where it was renamed to that name or None)
     seen: dict[str, tuple[str, Location | None]] = {"name": ("the `name` parameter", None)}
-    for param in python_params(op_def, api):
+    for param in python_params(op_def, ApiView.of(api)):
         kind = "in_arg" if param.kind == "input" else "attr"
         what = f"{'input' if kind == 'in_arg' else 'attr'} {param.graph_name!r}"
         loc = state.rename_locs.get((kind, param.graph_name))
@@ -367,18 +374,19 @@ def describe_api_model(model: ApiModel, op_list: op_def_pb2.OpList | None = None
     for name in sorted(model.api_defs):
         api = model.api_defs[name]
         lines = [f"== {name}"]
-        fn = python_function_name(api)
+        view = ApiView.of(api)
+        fn = python_function_name(view)
         visibility = ApiDef.Visibility.Name(api.visibility)
         if fn is None:
             why = "skipped" if api.visibility == ApiDef.SKIP else "a visible op named like a Python keyword"
             lines.append(f"python: (no function: {why}) [{visibility}]")
         elif name in op_defs:
             params = [p.name + ("" if p.default is None else "=" + attr_value_text(p.default))
-                      for p in python_params(op_defs[name], api)]
+                      for p in python_params(op_defs[name], view)]
             lines.append(f"python: def {fn}({', '.join([*params, 'name=None'])}) [{visibility}]")
         else:
             lines.append(f"python: def {fn}(...) [{visibility}]")
-        aliases = python_aliases(api)
+        aliases = python_aliases(view)
         if aliases:
             lines.append("aliases: " + ", ".join(a + (" (deprecated)" if d else "") for a, d in aliases))
         if model.provenance.get(name):

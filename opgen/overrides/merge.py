@@ -177,7 +177,7 @@ def update_docs(api: ApiDef) -> None:
     """TF's ApiDefMap::UpdateDocs (`op_gen_lib.cc`): rewrite backquoted renamed names in every doc string, in order."""
     # The `_` of a private endpoint (OpGenOverride `hide`) names the function, not the op.
     shown = api.endpoint[0].name if api.endpoint else ""
-    if is_private_endpoint(api):
+    if is_private_endpoint(api.visibility, shown, api.graph_op_name):
         shown = shown[1:]
     if shown and shown != api.graph_op_name:
         _rename_in_docs(api, api.graph_op_name, shown)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from opgen.proto import api_def_pb2
 from opgen.python_api.literals import attr_value_doc, dtype_name
 from opgen.python_api.names import avoid_reserved
 from opgen_runtime.proto import op_def_pb2
@@ -31,7 +30,10 @@ class DocContext:
 
 def _indent(initial: int, rest: int, text: str) -> str:
     """TF's Indent(): strip trailing whitespace, indent the first line and non-empty others."""
-    lines = text.rstrip().split("\n")
+    text = text.rstrip()
+    if "\n" not in text:  # most entries: one line
+        return " " * initial + text
+    lines = text.split("\n")
     out = [" " * initial + lines[0]]
     out.extend(" " * rest + line if line else "" for line in lines[1:])
     return "\n".join(out)
@@ -63,69 +65,74 @@ def _mutable(dtype: int) -> str:
 
 def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bool) -> str:
     """The type sentence(s) of an input or output (TF's AddDocStringInputs/AddDocStringOutputs)."""
-    must_be = "Has one of the following types:" if is_output else "Must be one of the following types:"
-    same_as = "Has the same type as" if is_output else "Must have the same type as"
+    inferred_from = ctx.inferred_from  # attr -> the OpDef name of the input it is inferred from
+    # The input name an attr inferred from this argument maps to (None for an output: none is).
+    this = None if is_output else arg.name
+    number_attr, type_attr, type_list_attr = arg.number_attr, arg.type_attr, arg.type_list_attr
 
-    def source(attr: str) -> str:
-        """The OpDef name of the input `attr` is inferred from ("" when not inferred)."""
-        return ctx.inferred_from.get(attr, "")
-
-    def from_this(attr: str) -> bool:
-        return not is_output and source(attr) == arg.name
-
-    def ref_word() -> str:
-        return "mutable " if arg.is_ref else ""
-
-    if arg.number_attr:
-        n = arg.number_attr
-        if from_this(n):
+    if number_attr:
+        n = number_attr
+        source = inferred_from.get(n, "")
+        if source == this:
             minimum = ctx.attrs[n].minimum if ctx.attrs[n].has_minimum else 0
             prefix = f"A list of at least {minimum}" if minimum > 0 else "A list of"
-        elif source(n):
-            prefix = f"A list with the same length as `{avoid_reserved(source(n))}` of"
+        elif source:
+            prefix = f"A list with the same length as `{avoid_reserved(source)}` of"
         else:
             prefix = f"A list of `{avoid_reserved(n)}`"
-        if arg.type_attr:
-            t = arg.type_attr
-            allowed = ctx.attrs[t].allowed_values.list.type if t in ctx.attrs else []
+        if type_attr:
+            t = type_attr
             prefix += " mutable" if arg.is_ref else ""
-            if from_this(t):
+            source = inferred_from.get(t, "")
+            if source == this:
+                allowed = ctx.attrs[t].allowed_values.list.type if t in ctx.attrs else []
                 if allowed:
                     return f"{prefix} `Tensor` objects with the same type in: {_type_list(allowed)}."
                 return f"{prefix} `Tensor` objects with the same type."
-            if source(t):
-                return f"{prefix} `Tensor` objects with the same type as `{avoid_reserved(source(t))}`."
+            if source:
+                return f"{prefix} `Tensor` objects with the same type as `{avoid_reserved(source)}`."
             return f"{prefix} `Tensor` objects with type `{t}`."
         return f"{prefix} `Tensor` objects with type {_fixed(arg)}."
-    if arg.type_list_attr:
-        t = arg.type_list_attr
-        allowed = ctx.attrs[t].allowed_values.list.type if t in ctx.attrs else []
-        if from_this(t):
+    if type_list_attr:
+        t = type_list_attr
+        source = inferred_from.get(t, "")
+        if source == this:
+            allowed = ctx.attrs[t].allowed_values.list.type if t in ctx.attrs else []
             if allowed:
                 return f"A list of `Tensor` objects with types from: {_type_list(allowed)}."
             return "A list of `Tensor` objects."
-        if source(t):
-            return f"A list of `Tensor` objects. {same_as} `{avoid_reserved(source(t))}`."
+        if source:
+            same_as = "Has the same type as" if is_output else "Must have the same type as"
+            return f"A list of `Tensor` objects. {same_as} `{avoid_reserved(source)}`."
         return f"A list of `Tensor` objects of type `{t}`."
-    if arg.type_attr:
-        t = arg.type_attr
-        allowed = ctx.attrs[t].allowed_values.list.type if t in ctx.attrs else []
-        if from_this(t):
+    if type_attr:
+        t = type_attr
+        ref_word = "mutable " if arg.is_ref else ""
+        source = inferred_from.get(t, "")
+        if source == this:
+            allowed = ctx.attrs[t].allowed_values.list.type if t in ctx.attrs else []
             if allowed:
-                return f"A {ref_word()}`Tensor`. {must_be} {_type_list(allowed)}."
-            return f"A {ref_word()}`Tensor`."
-        if source(t):
-            return f"A {ref_word()}`Tensor`. {same_as} `{avoid_reserved(source(t))}`."
-        return f"A {ref_word()}`Tensor` of type `{t}`."
+                must_be = "Has one of the following types:" if is_output else "Must be one of the following types:"
+                return f"A {ref_word}`Tensor`. {must_be} {_type_list(allowed)}."
+            return f"A {ref_word}`Tensor`."
+        if source:
+            same_as = "Has the same type as" if is_output else "Must have the same type as"
+            return f"A {ref_word}`Tensor`. {same_as} `{avoid_reserved(source)}`."
+        return f"A {ref_word}`Tensor` of type `{t}`."
     return f"A `Tensor` of type {_fixed(arg)}."
 
 
 def _fixed(arg: op_def_pb2.OpDef.ArgDef) -> str:
     """A fixed dtype in a type phrase: `` `float32` ``, or ``mutable `float32` `` for a ref arg."""
-    name = dtype_name(arg.type)
-    if is_ref(arg.type):
+    return _fixed_phrase(arg.type, arg.is_ref)
+
+
+@functools.lru_cache(maxsize=256)  # a few dozen dtypes
+def _fixed_phrase(dtype: int, ref_arg: bool) -> str:
+    name = dtype_name(dtype)
+    if is_ref(dtype):
         name = name[: -len("_ref")]
-    return ("mutable " if arg.is_ref or is_ref(arg.type) else "") + f"`{name}`"
+    return ("mutable " if ref_arg or is_ref(dtype) else "") + f"`{name}`"
 
 
 _ATTR_WORDS = {
@@ -180,30 +187,35 @@ def arg_entry(name: str, type_phrase: str, description: str, *, is_input: bool) 
     return _append_within_width(line, description) if description else line
 
 
-def returns_block(ctx: DocContext, api_def: api_def_pb2.ApiDef) -> str:
-    """The Returns section's body (indented as TF's, minus the base 2 spaces)."""
+def returns_block(ctx: DocContext, out_args: dict[str, tuple[str, str]]) -> str:
+    """The Returns section's body (indented as TF's, minus the base 2 spaces); `out_args` are the
+    ApiDef's (`opgen.python_api.signature.ApiView.out_args`)."""
     outputs = list(ctx.op_def.output_arg)
-    descriptions = {a.name: a.description for a in api_def.out_arg}
-    # The namedtuple's field names (an override's out_arg rename_to): TF's GetReturns names
-    # the OpDef's outputs even where its namedtuple uses rename_to; opgen documents the
-    # fields the caller gets (docs/differences-from-tf.md).
-    fields = {a.name: a.rename_to for a in api_def.out_arg if a.rename_to}
     if not outputs:
         return "  The created Operation."
+
+    def description(arg: op_def_pb2.OpDef.ArgDef) -> str:
+        entry = out_args.get(arg.name)
+        return entry[1] if entry is not None else arg.description
+
     if len(outputs) == 1:
         arg = outputs[0]
-        desc = descriptions.get(arg.name, arg.description)
+        desc = description(arg)
         if desc.startswith("="):
             return _indent(2, 2, desc[1:].lstrip(" "))
         text = arg_type_phrase(ctx, arg, is_output=True)
         if desc:
             text = _append_within_width(text, desc)
         return _indent(2, 2, text)
-    names = [fields.get(a.name) or a.name or f"output{i}" for i, a in enumerate(outputs)]
+    # The namedtuple's field names (an override's out_arg rename_to): TF's GetReturns names
+    # the OpDef's outputs even where its namedtuple uses rename_to; opgen documents the
+    # fields the caller gets (docs/differences-from-tf.md).
+    names = [(out_args[a.name][0] if a.name in out_args else "") or a.name or f"output{i}"
+             for i, a in enumerate(outputs)]
     parts = [_indent(2, 2, f"A tuple of `Tensor` objects ({', '.join(names)}).")]
     parts.append("")
     for name, arg in zip(names, outputs):
-        desc = descriptions.get(arg.name, arg.description)
+        desc = description(arg)
         if desc.startswith("="):
             entry = f"{name}: {desc[1:].lstrip(' ')}"
         else:
@@ -226,5 +238,5 @@ def docstring_text(summary: str, description: str, arg_entries: list[str], retur
         head = summary + "\n\n" + (_indent(0, 0, stripped) + "\n" if stripped else "")
     else:
         head = summary + "\n"
-    args = "\n".join(_indent(2, 4, e) for e in arg_entries)
+    args = "\n".join([_indent(2, 4, e) for e in arg_entries])
     return f"{head}\nArgs:\n{args}\n\nReturns:\n{returns}"

@@ -7,13 +7,14 @@ decides names, parameter order, defaults, annotations, TypeVars, outputs or docs
 Rendered pieces (`default`, `annotation`, ...) are Python source produced by
 `opgen.python_api.literals`, safe to paste into code.
 
-Entry points: `function_api(op_def, api_def) -> FunctionApi | SkippedOp` and
+Entry points: `function_api(op_def, api_def | None) -> FunctionApi | SkippedOp` and
 `module_api(name, op_defs, api_model) -> ModuleApi`.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from opgen.errors import Location, OpgenError
@@ -21,8 +22,8 @@ from opgen.overrides.apidef import ApiModel
 from opgen.proto import api_def_pb2
 from opgen.python_api import docstrings
 from opgen.python_api.literals import annotation_class, attr_default, py_str
-from opgen.python_api.names import avoid_reserved, identifier_problem, is_reserved, lower_case_op_name
-from opgen.python_api.signature import inferred_attrs, python_aliases, python_function_name, python_params
+from opgen.python_api.names import PY_RESERVED, avoid_reserved, identifier_problem, lower_case_op_name
+from opgen.python_api.signature import ApiView, python_aliases, python_function_name, python_params
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 from opgen_runtime.proto.datatypes import BY_ENUM
 
@@ -202,192 +203,219 @@ def _constraints(allowed: tuple[int, ...]) -> tuple[str, ...]:
     return tuple(sorted({f"_atypes.{annotation_class(t)}" for t in allowed}))
 
 
-def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> FunctionApi | SkippedOp:
-    """The Python API of one op under its (merged) ApiDef."""
-    if api_def.visibility == api_def_pb2.ApiDef.SKIP:
-        return SkippedOp(op_def.name, "skip")
-    for attr in op_def.attr:
-        if attr.type not in _SUPPORTED_ATTR_TYPES:
-            return SkippedOp(op_def.name, f"unsupported attr type {attr.type!r}")
+def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None = None) -> FunctionApi | SkippedOp:
+    """The Python API of one op under its (merged) ApiDef; None stands for TF's seed ApiDef
+    (`opgen.overrides.apidef.default_api_def`), read from the OpDef without building one."""
+    # Each protobuf field is read once: every read builds new Python objects (except an
+    # element of a repeated field while it is alive: these lists keep them for the seed too).
+    attr_defs = list(op_def.attr)
+    input_defs = list(op_def.input_arg)
+    output_defs = list(op_def.output_arg)
+    api = ApiView.seed(op_def) if api_def is None else ApiView.of(api_def)
+    op_name = op_def.name
+    if api.visibility == api_def_pb2.ApiDef.SKIP:
+        return SkippedOp(op_name, "skip")
+    attr_types = [a.type for a in attr_defs]
+    for attr_type in attr_types:
+        if attr_type not in _SUPPORTED_ATTR_TYPES:
+            return SkippedOp(op_name, f"unsupported attr type {attr_type!r}")
     # The op's name reaches code as TypeVar and namedtuple names (`TV_<Op>_<attr>`, `_<Op>Output`).
-    op_alias = _check_identifier(avoid_reserved(op_def.name), "name", op_def.name)
-    name = python_function_name(api_def)
+    op_alias = _check_identifier(avoid_reserved(op_name), "name", op_name)
+    name = python_function_name(api)
     if name is None:
-        return SkippedOp(op_def.name, "reserved")
-    _check_identifier(name, "function name", op_def.name)
-    aliases = [_check_identifier(alias, "alias", op_def.name) for alias, _ in python_aliases(api_def)]
+        return SkippedOp(op_name, "reserved")
+    _check_identifier(name, "function name", op_name)
+    aliases = [_check_identifier(alias, "alias", op_name) for alias, _ in python_aliases(api)]
 
-    # Every OpDef name can reach code (keywords, TypeVars, `_attr_<N>` locals, list sizes).
-    for what, names in (("attr", op_def.attr), ("input", op_def.input_arg), ("output", op_def.output_arg)):
+    attr_names = [a.name for a in attr_defs]
+    input_names = [a.name for a in input_defs]
+    output_names = [a.name for a in output_defs]
+    # Every OpDef name can reach code (keywords, TypeVars, `_attr_<N>` locals, list sizes), as a
+    # keyword of `_apply_op_helper` (reserved names get `_`, nothing else changes; an unnamed
+    # output's field is `output<i>`).
+    for what, names in (("attr", attr_names), ("input", input_names), ("output", output_names)):
         for item in names:
-            if item.name or what != "output":  # an unnamed output's field is `output<i>`
-                # as a keyword of `_apply_op_helper` (reserved names get `_`, nothing else changes)
-                _check_identifier(item.name + "_" if is_reserved(item.name) else item.name, what, op_def.name)
-    attrs = {a.name: a for a in op_def.attr}
-    in_args = {a.name: a for a in op_def.input_arg}
-    api_in = {a.name: a for a in api_def.in_arg}
-    api_out = {a.name: a for a in api_def.out_arg}
-    api_attr = {a.name: a for a in api_def.attr}
-    arg_order = list(api_def.arg_order) or [a.name for a in op_def.input_arg]
+            if item or what != "output":
+                keyword = item + "_" if item in PY_RESERVED else item
+                if identifier_problem(keyword):  # (tested first: most names pass, and a call costs)
+                    _check_identifier(keyword, what, op_name)
+    attrs = dict(zip(attr_names, attr_defs))
+    in_args = dict(zip(input_names, input_defs))
+    api_in = api.in_args
+    api_out = api.out_args
+    api_attr = api.attrs
+    arg_order = list(api.arg_order) or input_names
     if sorted(arg_order) != sorted(in_args):
-        raise OpgenError(f"op {op_def.name}: arg_order {arg_order} is not a permutation of its inputs")
+        raise OpgenError(f"op {op_name}: arg_order {arg_order} is not a permutation of its inputs")
 
     # Attrs inferred from inputs (TF's GenPythonOp), and the first input (arg_order) each is inferred from.
+    input_refs = {n: (a.type_attr, a.type_list_attr, a.number_attr) for n, a in in_args.items()}
     inferred_from: dict[str, str] = {}
     for input_name in arg_order:
-        arg = in_args[input_name]
-        for ref in (arg.type_attr, arg.type_list_attr, arg.number_attr):
+        for ref in input_refs[input_name]:
             if ref and ref not in inferred_from:
                 inferred_from[ref] = input_name
     ctx = docstrings.DocContext(op_def, inferred_from, attrs)
 
     # A parameter named like a builtin this body calls would shadow it: it gets a trailing `_`.
-    shadowed = _body_builtins(op_def, api_def)
+    list_outputs = [a.type_list_attr for a in output_defs]
+    shadowed = _body_builtins(api, inferred_from.keys(), list(zip(attr_names, attr_types)),
+                              any(r[2] for r in input_refs.values()), any(list_outputs))
 
     def unshadowed(name: str) -> str:
         return name + "_" if name in shadowed else name
 
     def input_param_name(opdef_name: str) -> str:
-        api = api_in.get(opdef_name)
-        return unshadowed(avoid_reserved(api.rename_to if api and api.rename_to else opdef_name))
+        entry = api_in.get(opdef_name)
+        return unshadowed(avoid_reserved(entry[0] if entry and entry[0] else opdef_name))
 
     def attr_param_name(opdef_name: str) -> str:
-        api = api_attr.get(opdef_name)
-        return unshadowed(avoid_reserved(api.rename_to if api and api.rename_to else opdef_name))
+        entry = api_attr.get(opdef_name)
+        return unshadowed(avoid_reserved(entry[0] if entry and entry[0] else opdef_name))
 
-    typevars = {a.name: _typevar(op_def.name, a) for a in op_def.attr if a.type == "type"}
+    typevars = {n: _typevar(op_name, a) for n, t, a in zip(attr_names, attr_types, attr_defs) if t == "type"}
 
-    def dtype_metadata(arg: op_def_pb2.OpDef.ArgDef) -> str:
+    def dtype_metadata(type_attr: str, dtype: int) -> str:
         """TF's `Annotated` metadata of a tensor argument: its dtype's TypeVar or annotation class."""
-        return typevars[arg.type_attr].name if arg.type_attr else f"_atypes.{annotation_class(arg.type)}"
-
-    def tensor_annotation(arg: op_def_pb2.OpDef.ArgDef) -> str:
-        if arg.type_list_attr:  # TF annotates none: the dtypes are a list attr's
-            return "_api_types.TensorLikeList"
-        kind = "_api_types.TensorLikeList" if arg.number_attr else "_api_types.TensorLike"
-        return f"Annotated[{kind}, {dtype_metadata(arg)}]"
+        return typevars[type_attr].name if type_attr else f"_atypes.{annotation_class(dtype)}"
 
     params: list[Param] = []
-    for py in python_params(op_def, api_def):
-        pname = _check_identifier(unshadowed(py.name), f"{py.kind} name", op_def.name)
+    # Python name of each parameter, by OpDef name (inputs and attrs apart: they may share names)
+    input_params: dict[str, str] = {}
+    attr_params: dict[str, str] = {}
+    for py in python_params(op_def, api, inferred_from.keys()):
+        pname = unshadowed(py.name)
+        if identifier_problem(pname):
+            _check_identifier(pname, f"{py.kind} name", op_name)
         if pname.startswith("_"):  # the body's own names (`_execute`, `_attr_x`, `_result`, ...)
             raise OpgenError(
-                f"op {ascii(op_def.name)[1:-1]}: {py.kind} name {pname!r} starts with '_', which is "
+                f"op {ascii(op_name)[1:-1]}: {py.kind} name {pname!r} starts with '_', which is "
                 "reserved for the wrapper's own names",
                 hint="rename it with an override (input_rename / attr_rename)",
             )
+        graph_name = py.graph_name
         if py.kind == "input":
-            arg = in_args[py.graph_name]
-            desc = api_in[py.graph_name].description if py.graph_name in api_in else arg.description
+            input_params[graph_name] = pname
+            arg = in_args[graph_name]
+            type_attr, type_list_attr, number_attr = input_refs[graph_name]
+            desc = api_in[graph_name][1] if graph_name in api_in else arg.description
             doc = docstrings.arg_entry(
                 pname, docstrings.arg_type_phrase(ctx, arg, is_output=False), desc, is_input=True
             )
+            if type_list_attr:  # TF annotates none: the dtypes are a list attr's
+                annotation = "_api_types.TensorLikeList"
+            else:
+                kind = "_api_types.TensorLikeList" if number_attr else "_api_types.TensorLike"
+                annotation = f"Annotated[{kind}, {dtype_metadata(type_attr, arg.type)}]"
             params.append(
                 Param(
                     name=pname,
-                    keyword=_check_identifier(avoid_reserved(py.graph_name), "input", op_def.name),
+                    keyword=avoid_reserved(graph_name),  # checked with the other OpDef names above
                     kind="input",
-                    annotation=tensor_annotation(arg),
+                    annotation=annotation,
                     default=None,
                     doc=doc,
-                    is_list=bool(arg.number_attr or arg.type_list_attr),
+                    is_list=bool(number_attr or type_list_attr),
                 )
             )
             continue
-        attr = attrs[py.graph_name]
-        api = api_attr.get(attr.name)
-        desc = api.description if api is not None else attr.description
-        is_list = attr.type.startswith("list(")
-        scalar = attr.type[5:-1] if is_list else attr.type
+        attr_params[graph_name] = pname
+        attr = attrs[graph_name]
+        attr_type = attr.type
+        entry = api_attr.get(graph_name)
+        desc = entry[1] if entry is not None else attr.description
+        is_list = attr_type.startswith("list(")
+        scalar = attr_type[5:-1] if is_list else attr_type
         params.append(
             Param(
                 name=pname,
-                keyword=_check_identifier(avoid_reserved(attr.name), "attr", op_def.name),
+                keyword=avoid_reserved(graph_name),  # checked with the other OpDef names above
                 kind="attr",
                 annotation=_attr_annotation(attr, typevars, py.default),
                 default=attr_default(py.default, pname) if py.default is not None else None,
                 doc=docstrings.arg_entry(pname, docstrings.attr_type_phrase(attr, py.default), desc, is_input=False),
-                attr_type=attr.type,
+                attr_type=attr_type,
                 converter=_CONVERTERS.get(scalar),
                 is_list=is_list,
                 local=f"_attr_{pname}",
             )
         )
-    _check_unique([p.name for p in params] + ["name"], "parameter", op_def.name)
+    _check_unique([p.name for p in params] + ["name"], "parameter", op_name)
 
     # Int attrs inferred from list inputs (TF's GenEagerPythonOp length checks) (OpDef attr order), their
     # inputs in arg_order.
     list_lengths: list[ListLength] = []
-    for attr in op_def.attr:
-        if attr.type != "int" or attr.name not in inferred_from:
+    for attr_name, attr_type in zip(attr_names, attr_types):
+        if attr_type != "int" or attr_name not in inferred_from:
             continue
-        users = [n for n in arg_order if in_args[n].number_attr == attr.name]
+        users = [n for n in arg_order if input_refs[n][2] == attr_name]
         if users:
             list_lengths.append(
-                ListLength(attr.name, tuple(input_param_name(n) for n in users), users[0])
+                ListLength(attr_name, tuple(input_param_name(n) for n in users), users[0])
             )
 
     _check_unique(
         [p.local for p in params if p.local] + [f"_attr_{ll.attr}" for ll in list_lengths],
         "body local (`_attr_<name>`)",
-        op_def.name,
+        op_name,
     )
 
     outputs: list[Output] = []
-    for i, arg in enumerate(op_def.output_arg):
-        api = api_out.get(arg.name)
-        field = avoid_reserved(api.rename_to if api and api.rename_to else (arg.name or f"output{i}"))
+    for i, (arg, arg_name, t) in enumerate(zip(output_defs, output_names, list_outputs)):
+        out = api_out.get(arg_name)
+        field = avoid_reserved(out[0] if out and out[0] else (arg_name or f"output{i}"))
         size: str | None = None
-        if arg.number_attr:
-            n = arg.number_attr
+        n = arg.number_attr
+        if n:
             # the list-length local of an inferred N, else the converted attr's local
             size = f"_attr_{n}" if n in inferred_from else f"_attr_{attr_param_name(n)}"
-        elif arg.type_list_attr:
-            t = arg.type_list_attr
+        elif t:
             size = (
                 f"len({input_param_name(inferred_from[t])})"
                 if t in inferred_from
                 else f"len(_attr_{attr_param_name(t)})"
             )
-        is_list = bool(arg.number_attr or arg.type_list_attr)
-        annotation = "list[_api_types.Tensor]" if is_list else f"Annotated[_api_types.Tensor, {dtype_metadata(arg)}]"
-        outputs.append(Output(arg.name, field, is_list, size, annotation))
+        is_list = bool(n or t)
+        if is_list:
+            annotation = "list[_api_types.Tensor]"
+        else:
+            annotation = f"Annotated[_api_types.Tensor, {dtype_metadata(arg.type_attr, arg.type)}]"
+        outputs.append(Output(arg_name, field, is_list, size, annotation))
     if len(outputs) > 1:
-        _check_unique([o.field for o in outputs], "output field", op_def.name)
+        _check_unique([o.field for o in outputs], "output field", op_name)
         for o in outputs:
             if o.field.startswith("_"):
                 raise OpgenError(
-                    f"op {op_def.name}: output field {o.field!r} cannot start with '_' (namedtuple field)",
+                    f"op {op_name}: output field {o.field!r} cannot start with '_' (namedtuple field)",
                     hint="rename the output with an override (output_rename / out_arg rename_to)",
                 )
-            _check_identifier(o.field, "output field", op_def.name)
+            _check_identifier(o.field, "output field", op_name)
 
-    return_annotation = _return_annotation(op_def, outputs, dtype_metadata)
+    is_stateful = op_def.is_stateful
+    return_annotation = _return_annotation(op_alias, is_stateful, outputs)
 
     entries = [p.doc for p in params] + ["name: A name for the operation (optional)."]
-    doc = docstrings.docstring_text(
-        api_def.summary, api_def.description, entries, docstrings.returns_block(ctx, api_def)
-    )
-    eager_args = [input_param_name(a.name) for a in op_def.input_arg]
-    for attr in op_def.attr:
-        if attr.name not in inferred_from:
-            eager_args += [py_str(attr.name), attr_param_name(attr.name)]
+    doc = docstrings.docstring_text(api.summary, api.description, entries, docstrings.returns_block(ctx, api_out))
+    eager_args = [input_params[n] for n in input_names]
+    for attr_name in attr_names:
+        if attr_name not in inferred_from:
+            eager_args += [py_str(attr_name), attr_params[attr_name]]
     # TF names the last ref argument, outputs after inputs.
-    refs = [a.name for a in [*op_def.input_arg, *op_def.output_arg] if a.is_ref]
+    refs = [a.name for a in [*input_defs, *output_defs] if a.is_ref]
     return FunctionApi(
-        op_name=op_def.name,
+        op_name=op_name,
         name=name,
         op_name_for_messages=name.removeprefix("_"),
-        visible=_visible(api_def),
+        visible=_visible(api.visibility),
         aliases=tuple(aliases),
         params=tuple(params),
-        typevars=tuple(typevars[a.name] for a in op_def.attr if a.name in typevars),
+        typevars=tuple(typevars[n] for n in attr_names if n in typevars),
         return_annotation=return_annotation,
         outputs=tuple(outputs),
         namedtuple=f"_{op_alias}Output" if len(outputs) > 1 else None,
         namedtuple_typename=op_alias if len(outputs) > 1 else None,
         list_lengths=tuple(list_lengths),
-        is_stateful=op_def.is_stateful,
+        is_stateful=is_stateful,
         docstring=doc,
         eager_args=tuple(eager_args),
         eager_unsupported=(
@@ -396,27 +424,33 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> Funct
     )
 
 
-def _body_builtins(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef) -> frozenset[str]:
-    """The builtins the wrapper body of `op_def` calls (see templates/function.py.j2)."""
-    inferred = inferred_attrs(op_def)
-    number_inputs = any(a.number_attr for a in op_def.input_arg)
+def _body_builtins(
+    api: ApiView,
+    inferred: AbstractSet[str],
+    attr_types: list[tuple[str, str]],
+    number_inputs: bool,
+    list_outputs: bool,
+) -> frozenset[str]:
+    """The builtins the wrapper body calls (see templates/function.py.j2), given the attrs inputs
+    infer, the op's (attr name, type)s, and whether some input has a number attr and some output
+    a type list attr."""
     used: set[str] = set()
-    if number_inputs or any(a.type.startswith("list(") and a.name not in inferred for a in op_def.attr):
+    if number_inputs or any(t.startswith("list(") and n not in inferred for n, t in attr_types):
         used.update(("isinstance", "list", "tuple"))
-    if number_inputs or any(a.type_list_attr for a in op_def.output_arg):
+    if number_inputs or list_outputs:
         used.add("len")
-    defaults = {a.name for a in api_def.attr if a.HasField("default_value")}
-    if any(a.type in ("float", "list(float)") and a.name in defaults for a in op_def.attr):
+    if any(t in ("float", "list(float)") and (entry := api.attrs.get(n)) is not None and entry[2] is not None
+           for n, t in attr_types):
         used.add("float")
-    if _visible(api_def):  # TF's dispatch (`opgen_runtime.tf.dispatch`)
+    if _visible(api.visibility):  # TF's dispatch (`opgen_runtime.tf.dispatch`)
         used.update(("NotImplemented", "TypeError", "ValueError", "locals"))
     return frozenset(used)
 
 
-def _visible(api_def: api_def_pb2.ApiDef) -> bool:
+def _visible(visibility: int) -> bool:
     """ApiDef VISIBLE: exported in `__all__`, and decorated for TF's dispatch as TF decorates
     exactly these (`python_op_gen.cc` AddEagerFastPathAndGraphCode)."""
-    return api_def.visibility in (api_def_pb2.ApiDef.VISIBLE, api_def_pb2.ApiDef.DEFAULT_VISIBILITY)
+    return visibility in (api_def_pb2.ApiDef.VISIBLE, api_def_pb2.ApiDef.DEFAULT_VISIBILITY)
 
 
 def _attr_annotation(
@@ -444,7 +478,7 @@ def _attr_annotation(
     return text
 
 
-def _return_annotation(op_def: op_def_pb2.OpDef, outputs: list[Output], dtype_metadata) -> str:
+def _return_annotation(op_alias: str, is_stateful: bool, outputs: list[Output]) -> str:
     """The result's type: the namedtuple class of several outputs, the Tensor of one (with TF's
     dtype metadata), a list of Tensors for a list output, `Operation | None` for none (TF's
     eager fast path and eager fallback return None for an op without outputs). A stateful op's
@@ -453,12 +487,10 @@ def _return_annotation(op_def: op_def_pb2.OpDef, outputs: list[Output], dtype_me
     if not outputs:
         return "_api_types.Operation | None"
     if len(outputs) > 1:
-        return f"_{avoid_reserved(op_def.name)}Output"
+        return f"_{op_alias}Output"
     if outputs[0].is_list:
-        return (
-            "list[_api_types.Tensor] | _api_types.Operation | None" if op_def.is_stateful else "list[_api_types.Tensor]"
-        )
-    return f"Annotated[_api_types.Tensor, {dtype_metadata(op_def.output_arg[0])}]"
+        return "list[_api_types.Tensor] | _api_types.Operation | None" if is_stateful else "list[_api_types.Tensor]"
+    return outputs[0].annotation
 
 
 def _check_unique(names: list[str], what: str, op_name: str) -> None:
@@ -477,7 +509,7 @@ def module_api(name: str, op_defs, api_model: ApiModel) -> ModuleApi:
     functions: list[FunctionApi] = []
     skipped: list[SkippedOp] = []
     for op_def in op_defs:
-        result = function_api(op_def, api_model.get(op_def))
+        result = function_api(op_def, api_model.merged(op_def))
         (skipped if isinstance(result, SkippedOp) else functions).append(result)  # type: ignore[arg-type]
     return ModuleApi(name, tuple(functions), tuple(skipped))
 

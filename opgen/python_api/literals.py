@@ -210,6 +210,14 @@ def _list_item(field: str, item, dtype_prefix: str) -> str:
 
 def attr_value_doc(value: attr_value_pb2.AttrValue) -> str:
     """An attr value as TF's docstrings print it (AttrValueToPython, `tf.` dtypes, tensors as text proto)."""
+    return _attr_value_doc(value.SerializeToString(deterministic=True))
+
+
+# Keyed by the value's bytes: ops share most values (`false`, `"NHWC"`, allowed paddings), and
+# reading one from its bytes is exact.
+@functools.lru_cache(maxsize=4096)
+def _attr_value_doc(data: bytes) -> str:
+    value = attr_value_pb2.AttrValue.FromString(data)
     kind = value.WhichOneof("value")
     if kind == "list":
         field, items = _list_items(value)
@@ -229,6 +237,12 @@ def attr_default(value: attr_value_pb2.AttrValue, param: str) -> str:
     Tensor text protos are ordinary escaped str literals (TF pastes them into unescaped
     triple quotes, which mangles backslashes); for every other tensor the value is TF's.
     """
+    return _attr_default(value.SerializeToString(deterministic=True), param)
+
+
+@functools.lru_cache(maxsize=4096)  # as `_attr_value_doc`
+def _attr_default(data: bytes, param: str) -> str:
+    value = attr_value_pb2.AttrValue.FromString(data)
     kind = value.WhichOneof("value")
     if kind == "list":
         field, items = _list_items(value)

@@ -134,6 +134,7 @@ def is_reserved(name: str) -> bool:
     return name in PY_RESERVED
 
 
+@functools.lru_cache(maxsize=8192)  # every op asks about the same few names (x, T, name, ...)
 def avoid_reserved(name: str) -> str:
     """TF's AvoidPythonReserved: `>` -> `_`, then a trailing `_` for reserved names."""
     name = name.replace(">", "_")

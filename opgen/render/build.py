@@ -531,7 +531,7 @@ def _summary_digest(summary: emit.FunctionSummary) -> bytes:
 def _located(op: op_def_pb2.OpDef, api_model: ApiModel, source: OpSource | None) -> FunctionApi | SkippedOp:
     """`function_api` whose errors point at the op's REGISTER_OP (or OpList entry)."""
     try:
-        return function_api(op, api_model.get(op))
+        return function_api(op, api_model.merged(op))
     except OpgenError as e:
         if e.location is None and source is not None:
             e.location = source.location
