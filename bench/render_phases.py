@@ -3,8 +3,8 @@ one process, and the timeline of a cold in-process build with its workers.
 
 Per-op steps (CPU time of each step summed over the registry's ops, the minimum over
 `--rounds` passes; one process, no fork), as `Renderer._render_one` runs them:
-  * the op's ApiDef (`ApiModel.get`: the default one, the registry having no overrides);
-  * its Python API (`function_api`);
+  * its Python API (`function_api` of its merged ApiDef, none here: the registry has no
+    overrides, so the API is read from the OpDef as TF's seed ApiDef);
   * the Jinja render of its function and the lines left to the formatter (`render_function`);
   * its summary (`FunctionSummary.of`: the header names the chunk reads);
   * its OpDef statement (`op_def_statement`, serialization included).
@@ -53,11 +53,10 @@ def main() -> int:
     ops = list(op_list.op)
     api_model = ApiModel({})
     templates = emit.Templates.load(None)
-    apis = [api_model.get(op) for op in ops]
+    apis = [api_model.merged(op) for op in ops]
     functions = [function_api(op, api) for op, api in zip(ops, apis)]
     rendered = [(f, emit.render_function(templates, f)[0]) for f in functions if not isinstance(f, SkippedOp)]
     steps = {
-        "ApiDef (default)": lambda: [api_model.get(op) for op in ops],
         "function_api": lambda: [function_api(op, api) for op, api in zip(ops, apis)],
         "Jinja render + residual lines": lambda: [emit.render_function(templates, f) for f, _ in rendered],
         "summary (header names)": lambda: [emit.FunctionSummary.of(f, text) for f, text in rendered],
