@@ -6,7 +6,7 @@ from __future__ import annotations
 import keyword
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from opgen.python_api import literals
@@ -204,6 +204,7 @@ _NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,12}", fullmatch=True) | st.from
 )
 
 
+@settings(deadline=None)  # a list's pairs, compared twice: a loaded machine must not fail it
 @given(st.lists(_NAMES, max_size=30))
 def test_isort_key_orders_like_natural_runs(names):
     assert sorted(names, key=literals.isort_key) == sorted(names, key=_natural_key)
