@@ -61,18 +61,17 @@ def str_list(values: list[str]) -> Bracketed:
 
 def assign_atom(targets: list[str], value: str, indent: str) -> str:
     """`t1 = t2 = ... = value` for atoms: one line, else black's parenthesised value, else
-    (the head too long) black's parenthesised last-but-one target."""
+    (the head or value too long) black's parenthesised last-but-one target, whose lines black
+    and ruff leave too long when they are (`_black_keeps_long`), for a value shorter than it
+    (a namedtuple's name and its `__qualname__`)."""
     line = " = ".join([*targets, value])
     if len(indent) + len(line) <= LINE_LENGTH:
         return line
     head = " = ".join(targets)
     if len(indent) + len(head) + 4 <= LINE_LENGTH and len(indent) + 4 + len(value) <= LINE_LENGTH:
         return f"{head} = (\n{indent}    {value}\n{indent})"
-    if len(targets) > 1:
-        head = " = ".join(targets[:-1])
-        tail = f") = {value}"
-        if all(len(indent) + n <= LINE_LENGTH for n in (len(head) + 4, 4 + len(targets[-1]), len(tail))):
-            return f"{head} = (\n{indent}    {targets[-1]}\n{indent}{tail}"
+    if len(targets) > 1 and len(value) < len(targets[-1]):
+        return f"{' = '.join(targets[:-1])} = (\n{indent}    {targets[-1]}\n{indent}) = {value}"
     return line
 
 
@@ -94,21 +93,46 @@ def comprehension(element: str, clause: str) -> Bracketed:
     return Bracketed("", (element, clause), "", separator=" ")
 
 
-# Lines black leaves too long: one string or f-string literal alone, or one `keyword=name`
-# argument (maybe with a comma): nothing to split at.
-_LONE_STRING = re.compile(r' *(?:f?"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*=[A-Za-z_][A-Za-z0-9_.]*),?\Z')
-# An assignment's head `target = name(` or `target = name.attr(` (at most one dot: black
-# keeps an attribute chain in its optional parentheses): black leaves it too long when the
-# call's head does not fit inside those parentheses either (`assign_call`).
-_LONG_CALL_HEAD = re.compile(r"( *)[A-Za-z_]\w* = ([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?\()\Z")
+# Lines black leaves too long: one string or f-string literal alone, one name alone (an
+# argument), or one `keyword=name` argument (maybe with a comma): nothing to split at.
+_LONE_STRING = re.compile(
+    r' *(?:f?"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*=[A-Za-z_][A-Za-z0-9_.]*),?\Z'
+)
+# A `def name(` or `class Name(` head alone: the only bracket its line opens. And the lines of
+# a chained assignment's parenthesised target (`assign_atom`), which black and ruff take
+# whatever their lengths: `x.a = (`, `x.b`, `) = "value"`.
+_UNSPLITTABLE = re.compile(
+    r' *(?:(?:def|class) [A-Za-z_]\w*\(|[A-Za-z_]\w*\.[A-Za-z_]\w* = \(|[A-Za-z_]\w*\.[A-Za-z_]\w*|\) = "[^"\\]*")\Z'
+)
+# A statement's head `target = name(`, `target = name.attr(` (at most one dot: black keeps an
+# attribute chain in its optional parentheses) or `return` + such a call: black leaves it too
+# long when black's parenthesised call (`call_statement`) would not fit, either its head
+# `target = (` or the call's head inside those parentheses.
+_LONG_CALL_HEAD = re.compile(r"( *)([A-Za-z_]\w* = |return )([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?\()\Z")
+# `name: Annotation` (a declaration, `annotated`): black leaves it too long when the name does
+# not fit in black's parentheses either.
+_LONG_ANNOTATION = re.compile(r"( *)[A-Za-z_]\w*: ([A-Za-z_]\w*)\Z")
+# An annotation statement (a NamedTuple field) marked `# type: ignore[...]`: black never
+# splits a one-line statement so marked (`Line.contains_unsplittable_type_ignore`), and ruff
+# measures a line without such a pragma comment: both keep it when its code fits.
+_TYPE_IGNORED = re.compile(r"( *[A-Za-z_]\w*: [\w.\[\], |]*[\w\]])  # type: ignore\[[\w-]+\]\Z")
 
 
 def _black_keeps_long(line: str) -> bool:
     """A line longer than black allows that black leaves so (and so does ruff)."""
-    if _LONE_STRING.match(line) or line.lstrip().startswith("#"):
+    if _LONE_STRING.match(line) or _UNSPLITTABLE.match(line) or line.lstrip().startswith("#"):
         return True
+    ignored = _TYPE_IGNORED.match(line)
+    if ignored is not None:
+        return len(ignored.group(1)) <= LINE_LENGTH
+    annotation = _LONG_ANNOTATION.match(line)
+    if annotation is not None:
+        return len(annotation.group(1)) + 4 + len(annotation.group(2)) > LINE_LENGTH
     head = _LONG_CALL_HEAD.match(line)
-    return head is not None and len(head.group(1)) + 4 + len(head.group(2)) > LINE_LENGTH
+    if head is None:
+        return False
+    indent, lead, call = head.groups()
+    return len(indent) + len(lead) + 1 > LINE_LENGTH or len(indent) + 4 + len(call) > LINE_LENGTH
 
 
 def residual_lines(chunk: str, docstring: str) -> list[int] | None:
@@ -137,29 +161,54 @@ def direct_chunk(chunk: str, docstring: str) -> bool:
     return residual_lines(chunk, docstring) == []
 
 
-def assign_call(target: str, prefix: str, args: list[Bracketed | str], indent: str) -> str:
-    """`target = prefix + args + ")"`: `layout`, or with the call in black's parentheses
-    when `target = prefix` alone is too long and every line then fits; else, as black
-    (`linegen.run_transformer`: the parenthesised split is only a second opinion, taken when
-    all its lines fit), the long head with the arguments split under it."""
-    if len(indent) + len(target) + 3 + len(prefix) > LINE_LENGTH:
+def call_statement(lead: str, prefix: str, args: list[Bracketed | str], indent: str) -> str:
+    """`lead + prefix + args + ")"` (`lead`: `target = ` or `return `): `layout`, or with the
+    call in black's parentheses when `lead + prefix` alone is too long and every line then
+    fits; else, as black (`linegen.run_transformer`: the parenthesised split is only a second
+    opinion, taken when all its lines fit), the long head with the arguments split under it."""
+    if len(indent) + len(lead) + len(prefix) > LINE_LENGTH:
         inner = indent + "    "
-        text = f"{target} = (\n{inner}{layout(Bracketed(prefix, tuple(args), ')'), inner)}\n{indent})"
+        text = f"{lead}(\n{inner}{layout(Bracketed(prefix, tuple(args), ')'), inner)}\n{indent})"
         if all(len(line) <= LINE_LENGTH for line in text.split("\n")):
             return text
-    return wrap_call(f"{target} = {prefix}", args, ")", indent)
+    return wrap_call(lead + prefix, args, ")", indent)
+
+
+def assign_call(target: str, prefix: str, args: list[Bracketed | str], indent: str) -> str:
+    """`target = prefix + args + ")"` as black lays it out (`call_statement`)."""
+    return call_statement(f"{target} = ", prefix, args, indent)
+
+
+def return_call(prefix: str, args: list[Bracketed | str], indent: str) -> str:
+    """`return prefix + args + ")"` as black lays it out (`call_statement`)."""
+    return call_statement("return ", prefix, args, indent)
 
 
 def _annotated_param(name: str, annotation: str, rest: str) -> Bracketed | str:
-    """`name: Annotated[X, Y]` + rest as a `layout` item (black splits inside the brackets)."""
+    """`name: Annotated[X, Y]` or `name: Literal[...]` + rest as a `layout` item (black splits
+    inside the brackets)."""
+    flat = f"{name}: {annotation}{rest}"
+    if annotation.startswith("Literal[") and annotation.endswith("]") and annotation.isascii():
+        # A string attr's allowed values (the strings may hold `, `): their spans, as parsed.
+        node = ast.parse(annotation, mode="eval").body
+        if isinstance(node, ast.Subscript) and node.col_offset == 0 and node.end_col_offset == len(annotation):
+            values = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            item = Bracketed(f"{name}: Literal[", tuple(annotation[v.col_offset : v.end_col_offset] for v in values),
+                             "]" + rest)
+            return item if str(item) == flat else flat
     first, _, second = annotation.removeprefix("Annotated[").removesuffix("]").rpartition(", ")
     if not annotation.startswith("Annotated[") or not first or "[" in second:
-        return f"{name}: {annotation}{rest}"
-    return Bracketed(f"{name}: Annotated[", (first, second), "]" + rest, explode=False)
+        return flat
+    return Bracketed(f"{name}: Annotated[", (first, second), "]" + rest)
 
 
 def annotated(name: str, annotation: str, indent: str) -> str:
-    """`name: annotation` (a NamedTuple field) laid out as black lays it out."""
+    """`name: annotation` (a NamedTuple field, a local's declaration) laid out as black lays
+    it out: split inside `Annotated[...]`, or a long name in parentheses (black's optional
+    parentheses around an annotation, taken when the name then fits)."""
+    long = len(indent) + len(name) + 2 + len(annotation) > LINE_LENGTH
+    if long and annotation.isidentifier() and len(indent) + 4 + len(annotation) <= LINE_LENGTH:
+        return f"{name}: (\n{indent}    {annotation}\n{indent})"
     return layout(_annotated_param(name, annotation, ""), indent)
 
 
@@ -176,8 +225,8 @@ def _tensor_call(default: str) -> tuple[str, ...] | None:
 
 
 def _display(prefix: str, default: str) -> Bracketed | str:
-    """`prefix` + a default value as a `layout` item: a list display (and the lists and tuples
-    in it) split at its elements as black splits it; anything else, or a value that fits on
+    """`prefix` + a default value as a `layout` item: a list display (and the lists, tuples and
+    tensor calls in it) split at its elements as black splits it; anything else, or a value that fits on
     any line it can stand on, one atom. Laid out here rather than by black, which takes
     quadratic time over one collection (minutes for a `list(int)` default of 100k values)."""
     flat = prefix + default
@@ -191,6 +240,8 @@ def _display(prefix: str, default: str) -> Bracketed | str:
             return Bracketed(prefix + "[", tuple(item(e) for e in node.elts), "]", collection=True)
         if isinstance(node, ast.Tuple) and len(node.elts) > 1 and text.startswith("("):
             return Bracketed(prefix + "(", tuple(item(e) for e in node.elts), ")", collection=True)
+        if isinstance(node, ast.Call) and (args := _tensor_call(text)) is not None:  # a list(tensor)'s
+            return Bracketed(prefix + _MAKE_TENSOR, args, ")")
         return prefix + text
 
     return item(node, prefix) if isinstance(node, ast.List) else flat
@@ -272,6 +323,7 @@ FILTERS = {
     "assign_atom": assign_atom,
     "assign_sum": assign_sum,
     "assign_call": assign_call,
+    "return_call": return_call,
     "assign_default": assign_default,
     "annotated": annotated,
     "comprehension": comprehension,

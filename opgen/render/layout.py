@@ -21,7 +21,6 @@ class Bracketed:
     suffix: str  # the closing bracket and whatever follows it on the line
     is_def: bool = False  # a `def`: a lone parameter split onto its own line gets a comma too
     separator: str = ", "  # " " between a comprehension's element and its `for` clause
-    explode: bool = True  # False for a subscript: never laid out one item per line here
     # A list or tuple display: once split, black puts each of several items on its own line
     # even when they would fit on one (`linegen._should_split_line`).
     collection: bool = False
@@ -52,8 +51,6 @@ def layout(node: Bracketed | str, indent: str, trailer: str = "") -> str:
     else:
         body = node.separator.join(map(str, node.items))
         if not node.items or len(inner) + len(body) > LINE_LENGTH or node.collection:
-            if not node.explode:
-                return flat  # too long: left to the formatter (`residual_lines`)
             comma = "," if node.separator == ", " else ""
             body = f"\n{inner}".join(layout(item, inner, comma) for item in node.items)
     if not node.prefix:  # a comprehension's clauses, split by the enclosing brackets

