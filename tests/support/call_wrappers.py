@@ -184,8 +184,11 @@ def wrappers(module: types.ModuleType, tree: ast.Module) -> tuple[list[Wrapper],
         # a parameter named like the OpDef arg (a Python keyword with `_` appended: `in_`),
         # else the one carried by `_apply_op_helper`'s keyword of that name
         names = {n: p for n in op_names for p in (n, n + "_") if p in params}
-        names.update({(k.arg if k.arg in op_names else k.arg[:-1]): p for k in call.keywords
-                      if k.arg and (p := _parameter_of(k.value, assigned, params))})
+        for k in call.keywords:  # `in_=` carries OpDef arg `in`; `name=` carries none (not `nam`)
+            arg = k.arg or ""
+            op_name = arg if arg in op_names else arg[:-1] if arg.endswith("_") else ""
+            if op_name in op_names and (p := _parameter_of(k.value, assigned, params)):
+                names[op_name] = p
         found[op.name] = Wrapper(op, getattr(module, node.name), names)
     return list(found.values()), sorted(set(ops) - set(found))
 
