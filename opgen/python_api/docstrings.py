@@ -63,6 +63,11 @@ def _mutable(dtype: int) -> str:
     return name
 
 
+# TF's wording for an input (index False) and an output (True).
+_SAME_AS = ("Must have the same type as", "Has the same type as")
+_ONE_OF = ("Must be one of the following types:", "Has one of the following types:")
+
+
 def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bool) -> str:
     """The type sentence(s) of an input or output (TF's AddDocStringInputs/AddDocStringOutputs)."""
     inferred_from = ctx.inferred_from  # attr -> the OpDef name of the input it is inferred from
@@ -102,8 +107,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
                 return f"A list of `Tensor` objects with types from: {_type_list(allowed)}."
             return "A list of `Tensor` objects."
         if source:
-            same_as = "Has the same type as" if is_output else "Must have the same type as"
-            return f"A list of `Tensor` objects. {same_as} `{avoid_reserved(source)}`."
+            return f"A list of `Tensor` objects. {_SAME_AS[is_output]} `{avoid_reserved(source)}`."
         return f"A list of `Tensor` objects of type `{t}`."
     if type_attr:
         t = type_attr
@@ -112,12 +116,10 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
         if source == this:
             allowed = ctx.attrs[t].allowed_values.list.type if t in ctx.attrs else []
             if allowed:
-                must_be = "Has one of the following types:" if is_output else "Must be one of the following types:"
-                return f"A {ref_word}`Tensor`. {must_be} {_type_list(allowed)}."
+                return f"A {ref_word}`Tensor`. {_ONE_OF[is_output]} {_type_list(allowed)}."
             return f"A {ref_word}`Tensor`."
         if source:
-            same_as = "Has the same type as" if is_output else "Must have the same type as"
-            return f"A {ref_word}`Tensor`. {same_as} `{avoid_reserved(source)}`."
+            return f"A {ref_word}`Tensor`. {_SAME_AS[is_output]} `{avoid_reserved(source)}`."
         return f"A {ref_word}`Tensor` of type `{t}`."
     return f"A `Tensor` of type {_fixed(arg)}."
 
