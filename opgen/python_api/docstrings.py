@@ -229,12 +229,16 @@ def returns_block(ctx: DocContext, out_args: dict[str, tuple[str, str]]) -> str:
     return "\n".join(parts)
 
 
+# TF's summary line of an op declared without one (GenPythonOp::Code).
+TODO_SUMMARY = "TODO: add doc."
+
+
 def docstring_text(summary: str, description: str, arg_entries: list[str], returns: str) -> str:
     """The whole docstring (GenPythonOp::Code) with `Args:` at column 0; `arg_entries` are unindented entries."""
     # TF: summary, blank line, Indent(description) (one line per line, nothing for an
     # all-whitespace description), blank line, Args. Ops without a summary get TODO.
     if not summary:
-        head = "TODO: add doc.\n"
+        head = TODO_SUMMARY + "\n"
     elif description:
         stripped = description.rstrip()
         head = summary + "\n\n" + (_indent(0, 0, stripped) + "\n" if stripped else "")

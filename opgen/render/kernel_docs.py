@@ -6,8 +6,12 @@ Types are spelled as the rest of the docstring spells them: the generator's name
 (`python_op_gen.cc` TypeString, e.g. `half`, as in "Must be one of the following types:"),
 not tf.DType names (`float16`), so one docstring never names one type two ways.
 
-The paragraph goes into the op's ApiDef description, so the render cache (keyed by the
-ApiDef of every op that has one) renders it again whenever the kernels change."""
+The paragraph goes into the op's ApiDef description. An op without a summary keeps TF's
+"TODO: add doc." as its summary (`python_op_gen_internal.cc` GenPythonOp drops the
+description of such an op), so its paragraph is not lost.
+
+The render cache is keyed by the ApiDef of every op that has one, so it renders the op
+again whenever its kernels change."""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import textwrap
 from opgen.model import GatherResult
 from opgen.overrides.apidef import ApiModel
 from opgen.proto import api_def_pb2
+from opgen.python_api.docstrings import TODO_SUMMARY
 from opgen.python_api.literals import dtype_name
 from opgen.spec.kernel_summary import device_types, runs_on
 
@@ -38,5 +43,7 @@ def with_kernel_docs(model: ApiModel, gathered: GatherResult) -> ApiModel:
         api.CopyFrom(model.get(op_def))
         paragraph = runs_on_paragraph(runs_on(types))
         api.description = f"{api.description.rstrip()}\n\n{paragraph}" if api.description.strip() else paragraph
+        if not api.summary:
+            api.summary = TODO_SUMMARY
         api_defs[op_def.name] = api
     return ApiModel(api_defs, model.provenance)

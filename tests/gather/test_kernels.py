@@ -249,6 +249,11 @@ def test_docstring_kernels_option(project, capsys, monkeypatch):
     (project / "scale.cc").write_text((project / "scale.cc").read_text().replace("DEVICE_GPU", "DEVICE_TPU"))
     assert _run(["build"], capsys)[0] == 0  # the cached chunk is not reused: the kernels changed
     assert "Runs on: CPU (float32, float64, int32), TPU (float32)." in (project / "gen" / "gen_scale.py").read_text()
+    # An op declared without .Doc() keeps TF's TODO summary, and its paragraph
+    (project / "scale.cc").write_text((project / "scale.cc").read_text().replace('.Doc("Scales x.")', ""))
+    assert _run(["build"], capsys)[0] == 0
+    text = (project / "gen" / "gen_scale.py").read_text()
+    assert '"""TODO: add doc.\n\n    Runs on: CPU (float32, float64, int32), TPU (float32).\n\n    Args:' in text
     (project / "pyproject.toml").write_text(config + "docstring_kernels = 1\n")
     code, _, err = _run(["build"], capsys)
     assert code == 2 and "[tool.opgen] docstring_kernels must be true or false" in err
