@@ -9,6 +9,7 @@ call that caused it, with TF's message text.
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
 
@@ -78,8 +79,8 @@ class _Builder:
         self.type_ctor: tuple[TypeConstructor, BuilderCall] | None = None
         self.failed_attrs: set[str] = set()  # attrs whose own spec failed (their follow-on errors say so)
 
-    def error(self, message: str, loc: Location) -> None:
-        self.errors.append(OpgenError(message, loc, hint=fix_hint(message, self.failed_attrs)))
+    def error(self, message: str, loc: Location, hint: str | None = None) -> None:
+        self.errors.append(OpgenError(message, loc, hint=hint or fix_hint(message, self.failed_attrs)))
 
     def call(self, call: BuilderCall) -> None:
         if not self._check_signature(call):
@@ -138,8 +139,10 @@ class _Builder:
             return True
         sig = SIGNATURES.get(call.method)
         if sig is None:
+            close = difflib.get_close_matches(call.method, KNOWN_METHODS, n=1, cutoff=0.6)
             self.error(f"unknown REGISTER_OP builder method '{call.method}' for Op {self.op_def.name} "
-                       f"(known: {', '.join(KNOWN_METHODS)})", call.loc)
+                       f"(known: {', '.join(KNOWN_METHODS)})", call.loc,
+                       hint=f"did you mean '{close[0]}'?" if close else None)
             return False
         kinds = tuple(a.kind for a in call.args)
         names = {"string": "a string", "int": "an integer", "any": "an expression", "expr": "an expression"}

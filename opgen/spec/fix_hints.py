@@ -12,10 +12,15 @@ from __future__ import annotations
 import difflib
 import re
 
+from opgen.spec.chains import REGISTER_MACROS
+from opgen.spec.kernels import KERNEL_MACROS
 from opgen_runtime.proto.datatypes import BY_ENUM, data_type_from_string
 
 _DEFAULT = re.compile(r"Could not parse default value '(?P<value>.*)' from Attr\(\"(?P<spec>.*)\"\) for Op ", re.S)
 _TYPE_NAME = re.compile(r"Unrecognized type string '(?P<name>.*)' from ")
+_UNKNOWN_ATTR = re.compile(r"Reference to unknown attr '(?P<name>[^']*)' from (?P<method>Input|Output)\(")
+_UNKNOWN_LENGTH = re.compile(r"No attr with name '(?P<name>[^']*)' for (?:input|output) ")
+_NAME_COLON = re.compile(r"Trouble parsing 'name:' from (?P<method>Input|Output)\(\"(?P<spec>.*)\"\) for Op ", re.S)
 _ATTR_TYPE = re.compile(r"Trouble parsing type string at '(?P<rest>[^']*)' from Attr\(\"(?P<spec>.*)\"\) for Op ", re.S)
 _FOLLOW_ON = re.compile(r"Reference to attr '(?P<attr>[^']*)' with type  that isn't ")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -26,6 +31,7 @@ _TYPE_ALIASES = {"int": "int32", "long": "int64", "str": "string", "boolean": "b
                  "float32": "float", "float64": "double", "float16": "half", "uint": "uint32", "char": "int8",
                  "short": "int16", "unsigned": "uint32", "size_t": "uint64", "int64_t": "int64", "int32_t": "int32"}
 _DATA_TYPE_NAMES = tuple(n.cpp for n in BY_ENUM.values())
+_ENUM_NAMES = tuple(n.enum_name for n in BY_ENUM.values())
 _LITERALS = {
     "int": "an integer (`n: int = 3`)",
     "float": "a number (`x: float = 0.5`)",
@@ -43,6 +49,12 @@ def nearest_data_type(name: str) -> str | None:
     if any(n.startswith(name + "_") for n in _DATA_TYPE_NAMES):
         return None
     close = difflib.get_close_matches(name.lower(), _DATA_TYPE_NAMES, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def misspelt_macro(name: str) -> str | None:
+    """The op or kernel registration macro `name` misspells (a letter or two off), if any."""
+    close = difflib.get_close_matches(name, [*REGISTER_MACROS, *KERNEL_MACROS], n=1, cutoff=0.9)
     return close[0] if close else None
 
 
@@ -67,7 +79,12 @@ def _default_hint(value: str, spec: str) -> str | None:
     is_list = type_text.startswith("list(") and type_text.endswith(")")
     element = type_text[5:-1].strip() if is_list else type_text
     if element == "type" or (element.startswith("{") and not element.startswith("{'") and not element.startswith('{"')):
-        if all(w.startswith("DT_") for w in _WORD.findall(value)) and _WORD.search(value):
+        words = _WORD.findall(value)
+        if words and all(w.startswith("DT_") for w in words):
+            unknown = [w for w in words if w not in _ENUM_NAMES]
+            close = difflib.get_close_matches(unknown[0], _ENUM_NAMES, n=1, cutoff=0.6) if unknown else []
+            if close:
+                return f"did you mean {close[0]}? (a type default is a DataType enum such as DT_FLOAT or DT_INT32)"
             return None  # the enums are right; the syntax around them is not
         fixed = _WORD.sub(lambda m: _enum_spelling(m.group()) or m.group(), value)
         if fixed != value:
@@ -104,10 +121,30 @@ def fix_hint(message: str, failed_attrs: set[str]) -> str | None:
             f"attr types: {', '.join(ATTR_TYPES)}, list(...) of one, or a set of allowed values ({{float, int32}})"
         )
         return f"did you mean '{close[0]}'? ({choices})" if close else choices
+    m = _UNKNOWN_ATTR.match(message)
+    if m:  # `y: flaot`: a misspelt type reads as a type attr's name
+        name = m.group("name")
+        if name == "ref":
+            return f"a reference {m.group('method').lower()} is written Ref(type): x: Ref(float)"
+        nearest = nearest_data_type(name)
+        declare = f'or declare the type attr: .Attr("{name}: type")'
+        if nearest:
+            return f"did you mean the type '{nearest}'? ({declare})"
+        return f"use a type name (float, int32, ...) {declare}"
+    m = _UNKNOWN_LENGTH.match(message)
+    if m:
+        return f'declare the length attr: .Attr("{m.group("name")}: int >= 1")'
+    m = _NAME_COLON.match(message)
+    if m:
+        what, method = m.group("method").lower(), m.group("method")
+        if ":" in m.group("spec"):  # the name before it is not TF's
+            return (f"an {what}'s name is lower-case letters, digits and _, starting with a letter: "
+                    f'{method}("x: float")')
+        return f'an {what} is declared as "name: type": {method}("x: float")'
     m = _FOLLOW_ON.match(message)
     if m and m.group("attr") in failed_attrs:
         return f"follows from the error in attr '{m.group('attr')}' (TensorFlow reports both): fix that one first"
     return None
 
 
-__all__ = ["fix_hint", "nearest_data_type"]
+__all__ = ["fix_hint", "misspelt_macro", "nearest_data_type"]

@@ -44,6 +44,7 @@ from opgen.spec.chains import (
     undefined_registration_macros,
 )
 from opgen.spec.cpp_lexer import KIND, TEXT, Token, token_location
+from opgen.spec.fix_hints import misspelt_macro
 from opgen.spec.helpers import helper_table
 from opgen.spec.kernels import extract_kernels, undefined_kernel_macros
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
@@ -159,6 +160,12 @@ class ScannedFile:
     translations: dict[Location, Translation] = field(default_factory=dict)
 
 
+def _undefined_macro_hint(name: str) -> str:
+    fix = f"define '{name}', or include the header that defines it"
+    nearest = misspelt_macro(name)
+    return f"did you mean '{nearest}'? Otherwise {fix}" if nearest else fix
+
+
 def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> ScannedFile:
     """Registrations of one translation unit and its errors (with preprocessing errors,
     all of them and no chains are read; chain errors are collected per chain; brackets
@@ -181,16 +188,24 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
     # include is missing (its likely cause) or not.
     undefined_macros = undefined_registration_macros(tokens)
     for undefined in undefined_macros:
-        undefined.hint = f"define '{undefined.name}', or include the header that defines it"
+        undefined.hint = _undefined_macro_hint(undefined.name)
     errors += undefined_macros
     if pp.missing_includes or pp.missing_project_includes:
         kernel_errors += undefined_kernel_macros(tokens)
+    else:
+        # Every header was read, so an unexpanded kernel-registration-like call is a function
+        # call, or a misspelt macro when its name is a registration macro's but for a letter
+        # or two (g++ would reject it; without this, its kernels would be silently missing).
+        for macro in undefined_kernel_macros(tokens):
+            if isinstance(macro, UndefinedNameError) and misspelt_macro(macro.name):
+                macro.hint = _undefined_macro_hint(macro.name)
+                kernel_errors.append(macro)
     # Any other registration-like macro is a warning (one reported above stays an error).
     reported = {e.name for e in [*undefined_macros, *kernel_errors] if isinstance(e, UndefinedNameError)}
     unread += [e for e in unread_registration_macros(tokens) if e.name not in reported]
     for warning in unread:
         if isinstance(warning, UndefinedNameError) and warning.hint is None:
-            warning.hint = f"define '{warning.name}', or include the header that defines it"
+            warning.hint = _undefined_macro_hint(warning.name)
     shape_fns = {str(c.args[0].value).rsplit("::", 1)[-1].strip() for r in regs for c in r.calls
                  if c.method == "SetShapeFn" and c.args and c.args[0].kind == "expr"}
     return ScannedFile(regs, errors, kernels, kernel_errors, unread,

@@ -106,3 +106,66 @@ def test_hinted_fixes_are_accepted_and_follow_on_errors_are_tfs(tf):
     calls = [("Input", ("x: T",)), ("Attr", ("T: {float, int}",))]
     result = oracle.finalize("B2", [SpecCall(m, a) for m, a in calls])
     assert result.error.split("\n") == [e.message for e in _built_errors("B2", calls)]
+
+
+# (calls of a bad chain, the hint, calls fixed as the hint says: TF accepts them)
+CHAIN_FIXES = [
+    ([("Output", ("y: flaot",))], "did you mean the type 'float'? (or declare the type attr: .Attr(\"flaot: type\"))",
+     [("Output", ("y: float",))]),
+    ([("Output", ("y: T",))], 'use a type name (float, int32, ...) or declare the type attr: .Attr("T: type")',
+     [("Output", ("y: T",)), ("Attr", ("T: type",))]),
+    ([("Attr", ("T: type = DT_FLAOT",))],
+     "did you mean DT_FLOAT? (a type default is a DataType enum such as DT_FLOAT or DT_INT32)",
+     [("Attr", ("T: type = DT_FLOAT",))]),
+    ([("Input", ("x float",))], 'an input is declared as "name: type": Input("x: float")',
+     [("Input", ("x: float",))]),
+    ([("Output", ("Y: float",))],
+     "an output's name is lower-case letters, digits and _, starting with a letter: Output(\"x: float\")",
+     [("Output", ("y: float",))]),
+    ([("Input", ("x: ref(float)",))], "a reference input is written Ref(type): x: Ref(float)",
+     [("Input", ("x: Ref(float)",))]),
+    ([("Input", ("x: N * float",))], 'declare the length attr: .Attr("N: int >= 1")',
+     [("Input", ("x: N * float",)), ("Attr", ("N: int >= 1",))]),
+]
+
+
+@pytest.mark.parametrize(("calls", "hint", "fixed"), CHAIN_FIXES)
+def test_misspelt_chain_hints(calls, hint, fixed):
+    [error] = _built_errors("Z", calls)
+    assert error.hint == hint
+    assert build_op_def_ok("Z", fixed)
+
+
+def build_op_def_ok(op: str, calls: list[tuple[str, tuple]]) -> bool:
+    from opgen.spec.builder import build_op_def, registration
+
+    return build_op_def(registration(op, calls))[0].name == op
+
+
+@pytest.mark.oracle
+def test_chain_hint_fixes_are_accepted_by_tensorflow(tf):
+    from oracle.harness import SpecCall, get_oracle
+
+    oracle = get_oracle()
+    for _, _, fixed in CHAIN_FIXES:
+        result = oracle.finalize("Z", [SpecCall(m, a) for m, a in fixed])
+        assert result.ok, (fixed, result.error)
+
+
+def test_misspelt_method_and_macros_say_what_was_meant(tmp_path):
+    [method] = _built_errors("Z", [("Atr", ("T: type",))])
+    assert method.hint == "did you mean 'Attr'?"
+    errors = _errors(tmp_path, {"a.cc": 'REGISTER_OPP("A").Attr("T: type");\n'})
+    assert errors[0].endswith("hint: did you mean 'REGISTER_OP'? Otherwise define 'REGISTER_OPP', or include the "
+                              "header that defines it")
+    # Every header read: a misspelt kernel macro is reported (g++ would reject it) rather than its kernels lost
+    kernel = 'REGISTER_KERNEL_BUILDR(Name("MyOp").Device(DEVICE_CPU), K);\n'
+    (tmp_path / "k.cc").write_text(HEADER + '#include "tensorflow/core/framework/op_kernel.h"\n'
+                                   'REGISTER_OP("MyOp");\n' + kernel)
+    warnings: list[str] = []
+    gather([str(tmp_path / "k.cc")], warn=warnings.append)
+    [warning] = [w for w in warnings if "REGISTER_KERNEL_BUILDR" in w]
+    assert "k.cc:4:1: warning:" in warning
+    assert "hint: did you mean 'REGISTER_KERNEL_BUILDER'?" in warning
+    with pytest.raises(GatherErrors, match="REGISTER_KERNEL_BUILDR"):
+        gather([str(tmp_path / "k.cc")], strict_kernels=True)
