@@ -29,6 +29,8 @@ from opgen.errors import report as _report
 from opgen.settings import Settings, SpecInput, option_defaults
 
 _CONFIG = "opgen.config"  # where a command's context keeps its Config (click's Context.meta)
+# What click.option and click.argument return: adds a parameter to the command's callback.
+_Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
 @dataclass(frozen=True)
@@ -56,10 +58,10 @@ class _ProjectConfig(click.Parameter):
     def __init__(self) -> None:
         super().__init__(["project_config"], expose_value=False, is_eager=True, callback=self._load)
 
-    def _parse_decls(self, decls, expose_value):
+    def _parse_decls(self, decls: Sequence[str], expose_value: bool) -> tuple[str, list[str], list[str]]:
         return decls[0], [], []
 
-    def add_to_parser(self, parser, ctx: click.Context) -> None:
+    def add_to_parser(self, parser: object, ctx: click.Context) -> None:  # parser: unused (click's is private)
         pass
 
     @staticmethod
@@ -71,12 +73,12 @@ class _ProjectConfig(click.Parameter):
         ctx.default_map = option_defaults(config)
 
 
-class _Source(click.ParamType):
+class _Source(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.4 on; opgen supports 8.2
     """A source as given, or as `Config.source_paths` gives it (a `LiteralPath` stays one)."""
 
     name = "source"
 
-    def convert(self, value, param, ctx):
+    def convert(self, value: str, param: click.Parameter | None, ctx: click.Context | None) -> str:
         return value
 
 
@@ -96,7 +98,7 @@ _SOURCES = ("SOURCES are C++ files, directories, globs or OpList files (.pbtxt, 
 class _Option(click.Option):
     """An option listed under a section heading of its command's --help."""
 
-    def __init__(self, *decls, section: str = "General", **kwargs):
+    def __init__(self, *decls: Any, section: str = "General", **kwargs: Any) -> None:  # decls: click's, passed on
         super().__init__(*decls, **kwargs)
         self.section = section
 
@@ -115,18 +117,18 @@ class _SectionedCommand(click.Command):
                 formatter.write_dl(rows)
 
 
-def _option(*decls: str, section: str, **kwargs):
+def _option(*decls: str, section: str, **kwargs: Any) -> _Decorator:
     return click.option(*decls, cls=_Option, section=section, **kwargs)
 
 
-_VERBOSITY = [
+_VERBOSITY: list[_Decorator] = [
     _option("-q", "--quiet", is_flag=True, section="General",
             help="No summary or progress lines; warnings and errors still print."),
     _option("-v", "--verbose", is_flag=True, section="General",
             help="Also print each phase with its elapsed time, and the command's total time."),
 ]
 
-_SPEC_INPUT = [
+_SPEC_INPUT: list[_Decorator] = [
     click.argument("sources", nargs=-1, type=_Source()),
     _option("-D", "defines", multiple=True, metavar="NAME[=V]", section="Input",
             help="Preprocessor define; repeatable. [tool.opgen] defines; default: none."),
@@ -147,27 +149,27 @@ _SPEC_INPUT = [
 ]
 
 
-def _overrides_option(section: str):
+def _overrides_option(section: str) -> _Decorator:
     return _option("--overrides", metavar="DIR", section=section,
                    help="OpGenOverride/ApiDef override files. [tool.opgen] overrides; "
                         "default: overrides (when it exists).")
 
 
-def _output_option(what: str):
+def _output_option(what: str) -> _Decorator:
     return _option("-o", "--output", metavar="FILE", section="Output", help=f"Write {what} here; default: stdout.")
 
 
-def _format_option(choices: list[str], default: str, what: str = ""):
+def _format_option(choices: list[str], default: str, what: str = "") -> _Decorator:
     return _option("--format", type=click.Choice(choices), default=default, show_default=False, section="Output",
                    help=f"Output format{what}; default: {default}.")
 
 
-def _settings_callback(name: str, module: str):
+def _settings_callback(name: str, module: str) -> Callable[..., Invocation]:
     """The click callback of command `name`: its options, resolved against `[tool.opgen]`, as
     the `Settings` of `opgen.commands.<module>` (imported when the command runs: a command
     line loads only its own command), with the shared --quiet/--verbose."""
 
-    def callback(**options) -> Invocation:
+    def callback(**options: Any) -> Invocation:
         ctx = click.get_current_context()
         shared = ctx.find_root().params
         quiet = options.pop("quiet") or shared.get("quiet", False)
@@ -187,7 +189,7 @@ def _settings_callback(name: str, module: str):
     return callback
 
 
-def _define(group: click.Group, name: str, help_text: str, decorators: list, short_help: str):
+def _define(group: click.Group, name: str, help_text: str, decorators: list[_Decorator], short_help: str) -> None:
     """Command `name` of `group`, run by `opgen.commands.<name>` (`overrides check`: overrides_check)."""
     module = f"{group.name}_{name}" if group is not cli else name
     callback = _settings_callback(f"{group.name} {name}" if group is not cli else name, module)
@@ -202,7 +204,14 @@ class _OpgenGroup(click.Group):
     boundary, so the console script, `python -m opgen`, `main([...])` and click's CliRunner
     give the same output and exit status."""
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+    def main(  # type: ignore[override]  # click's overloads: NoReturn when standalone (sys.exit)
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> int:
         status = main(args)
         if standalone_mode:
             sys.exit(status)
@@ -524,14 +533,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 class _ClosedStdout:
     """Stands in for a closed standard output: writing fails like an OS write would."""
 
-    def write(self, data) -> int:
+    def write(self, data: str | bytes) -> int:
         raise OSError(errno.EBADF, "standard output is closed", "<stdout>")
 
     def flush(self) -> None:
         pass
 
     @property
-    def buffer(self):
+    def buffer(self) -> _ClosedStdout:
         return self
 
 

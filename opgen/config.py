@@ -98,7 +98,9 @@ class Config:
         return _located(self.root / "pyproject.toml", self.positions, key)
 
 
-def _located(pyproject: Path, positions: Mapping[tuple[str | int, ...], tuple[int, int]], key: tuple) -> Location:
+def _located(
+    pyproject: Path, positions: Mapping[tuple[str | int, ...], tuple[int, int]], key: tuple[str | int, ...]
+) -> Location:
     for end in range(len(key), -1, -1):
         found = positions.get(tuple(key[:end]))
         if found:

@@ -6,6 +6,7 @@ import contextlib
 import difflib
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 _ECHOED_NEWLINE = re.compile(r"\r?\n(?![ \t])")
@@ -99,7 +100,7 @@ class OpgenError(Exception):
         )
 
 
-def did_you_mean(name: str, choices, quote: str = "") -> str | None:
+def did_you_mean(name: str, choices: Iterable[str], quote: str = "") -> str | None:
     """`did you mean `hide`?` naming the choices closest to a misspelled `name` (difflib);
     None when none is close."""
     close = difflib.get_close_matches(name, list(choices), n=3)

@@ -128,8 +128,8 @@ class OpRegistry:
 class OpListRegistry:
     """Read-only registry over an OpList (TF OpListOpRegistry)."""
 
-    def __init__(self, op_list: op_def_pb2.OpList):
-        self._ops = {op.name: op for op in op_list.op}
+    def __init__(self, op_list: op_def_pb2.OpList) -> None:
+        self._ops: dict[str, op_def_pb2.OpDef] = {op.name: op for op in op_list.op}
 
     def __contains__(self, name: str) -> bool:
         return name in self._ops

@@ -14,10 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opgen.config import Config
 from opgen.errors import report
+
+if TYPE_CHECKING:
+    from opgen.model import GatherResult
 
 
 def option_defaults(config: Config) -> dict[str, Any]:
@@ -82,7 +85,7 @@ class SpecInput:
         return cls.from_options(options, config)
 
     def gather(self, *, strict_kernels: bool = False, cache: bool = False, require_ops: bool = False,
-               warn: Callable[[str], None] = report, jobs: int = 0):
+               warn: Callable[[str], None] = report, jobs: int = 0) -> GatherResult:
         """The GatherResult (`opgen.spec.gather.gather` says what the flags do)."""
         from opgen.spec.gather import gather
 

@@ -34,7 +34,9 @@ _TF_FLAGS = (
 )
 
 
-class OpLibrary(Extension):
+# setuptools has no stubs here (pyproject.toml's mypy overrides): its classes are Any to mypy,
+# and strict mypy reports subclassing Any.
+class OpLibrary(Extension):  # type: ignore[misc]
     """A TensorFlow op library: `path` is where it lands in the package (`my_ops/_my_ops.so`,
     the module's `[tool.opgen] library` resolved from its folder), `sources` its C++ files."""
 
@@ -61,13 +63,14 @@ def tensorflow_flags() -> tuple[list[str], list[str]]:
     return compile_flags, link_flags
 
 
-class build_ext(_setuptools_build_ext):  # noqa: N801 - setuptools' command name
+# Subclasses setuptools' (Any to mypy, as for OpLibrary).
+class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - setuptools' command name
     """setuptools' `build_ext`, which also compiles `OpLibrary` extensions with g++ and TF's flags."""
 
     def get_ext_fullpath(self, ext_name: str) -> str:
         """Where setuptools puts the extension (build/lib... or, --inplace, the package), under
         the library's own file name rather than a Python extension's (`_my_ops.cpython-311-...so`)."""
-        path = super().get_ext_fullpath(ext_name)
+        path: str = super().get_ext_fullpath(ext_name)  # typed: setuptools' is Any here
         for ext in self.extensions:
             if isinstance(ext, OpLibrary) and ext.name == ext_name:
                 return os.path.join(os.path.dirname(path), ext.path.name)

@@ -13,6 +13,8 @@ reported: a caller falls back to the nearest reported ancestor.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 Path = tuple[str | int, ...]
 
@@ -49,7 +51,7 @@ def key_positions(text: str) -> dict[Path, tuple[int, int]]:
     i, n = 0, len(text)
     line, line_start = 1, 0
     # open brackets: (kind, path of the value it belongs to or None, next element index)
-    stack: list[list] = []
+    stack: list[list[Any]] = []
     at_line_start = True
 
     def pos(at: int) -> tuple[int, int]:
@@ -136,7 +138,14 @@ def key_positions(text: str) -> dict[Path, tuple[int, int]]:
     return positions
 
 
-def _value(text: str, i: int, path: Path, positions, stack: list[list], pos) -> int:
+def _value(
+    text: str,
+    i: int,
+    path: Path,
+    positions: dict[Path, tuple[int, int]],
+    stack: list[list[Any]],
+    pos: Callable[[int], tuple[int, int]],
+) -> int:
     """After `key =`: an array value opens a bracket whose elements are recorded under `path`."""
     n = len(text)
     while i < n and text[i] in " \t":

@@ -31,6 +31,7 @@ Rules (B = breaking):
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -98,7 +99,9 @@ def _issue_part(entry: OpEntry, subject: str) -> str:
     return f"attr {subject}" if subject else ""
 
 
-def _first_changed(old_args, new_args, kind: str) -> str:
+def _first_changed(
+    old_args: Sequence[op_def_pb2.OpDef.ArgDef], new_args: Sequence[op_def_pb2.OpDef.ArgDef], kind: str
+) -> str:
     """The part key of the first new arg that differs from the old one at its position."""
     for i, arg in enumerate(new_args):
         if i >= len(old_args) or describe_arg(old_args[i]) != describe_arg(arg):
@@ -113,7 +116,7 @@ def _compatible_graph_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> l
     out: list[tuple[str, str, str]] = []
     old_attrs, new_attrs = attr_map(old), attr_map(new)
 
-    def listed(items) -> str:
+    def listed(items: Iterable[str]) -> str:
         return ", ".join(items) or "none"
 
     for rule, subject in accepted_changes(old, new):

@@ -7,7 +7,7 @@ import dataclasses
 import os
 import sys
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TextIO
 
 from opgen.apidiff.changes import DiffResult, diff_snapshots
 from opgen.apidiff.inputs import git_revision_snapshot, load_side, project_snapshot
@@ -49,7 +49,7 @@ def _sides(args: DiffOptions, config: Config) -> tuple[Snapshot, Snapshot]:
     return old, new
 
 
-def _use_color(stream) -> bool:
+def _use_color(stream: TextIO) -> bool:
     return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
 

@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from opgen.apidiff.snapshot import Snapshot
 from opgen.apidiff.snapshot_build import build_snapshot
@@ -22,8 +23,13 @@ from opgen.limits import MAX_FILE_BYTES, MAX_REVISION_BYTES, read_input_bytes, r
 from opgen.module_groups import module_rule
 from opgen.settings import SpecInput, option_defaults
 
+if TYPE_CHECKING:
+    from opgen.model import GatherResult
 
-def gather_config(config: Config, sources: list[str] | None = None, warn: Callable[[str], None] = report):
+
+def gather_config(
+    config: Config, sources: list[str] | None = None, warn: Callable[[str], None] = report
+) -> GatherResult:
     """Gather the specs a configuration names (or `sources`, with its defines and helpers);
     its warnings go to `warn` (as for every command that gathers: `gather`)."""
     return SpecInput.from_config(config, sources).gather(warn=warn)

@@ -11,9 +11,10 @@ from opgen.errors import Location, OpgenError
 from opgen.model import GatherResult
 from opgen.module_groups import group_ops
 from opgen.overrides.apidef import ApiModel
-from opgen.proto import api_def_pb2
+from opgen.proto import api_def_pb2, kernel_def_pb2
 from opgen.python_api.function import FunctionApi, SkippedOp, function_api
 from opgen.spec.kernel_summary import device_placement, device_types, selectable
+from opgen_runtime.proto import op_def_pb2
 
 _SKIP_REASONS = {
     "skip": "skipped by an override (visibility SKIP)",
@@ -41,7 +42,9 @@ def _project(fn: FunctionApi, module: str) -> Function:
     )
 
 
-def _function_api(op_def, api: api_def_pb2.ApiDef, location: Location | None) -> FunctionApi | SkippedOp:
+def _function_api(
+    op_def: op_def_pb2.OpDef, api: api_def_pb2.ApiDef, location: Location | None
+) -> FunctionApi | SkippedOp:
     """pyapi's mapping; its errors point at the op's REGISTER_OP when they carry no location."""
     try:
         return function_api(op_def, api)
@@ -87,7 +90,7 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
     relocate = _Relocator(config.root, shown_root)
     snapshot = Snapshot()
     modules = module_names(gathered, config)
-    kernels_by_op: dict[str, list] = {}
+    kernels_by_op: dict[str, list[kernel_def_pb2.KernelDef]] = {}
     kernel_locations: dict[str, dict[str, Location]] = {}
     op_defs = {op_def.name: op_def for op_def in gathered.op_list.op}
     for reg in gathered.kernels or []:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
+from typing import Any
 
 from google.protobuf import json_format, text_format
 
@@ -32,16 +33,19 @@ __all__ = ["FORMAT_TAG", "describe_attr", "from_json", "from_markdown",
 
 # ---- JSON -------------------------------------------------------------------------------
 
+# Typed locals: protobuf's text_format and json_format are Any to mypy (no stubs).
 def _attr_value_text(value: attr_value_pb2.AttrValue) -> str:
-    return text_format.MessageToString(value, as_one_line=True)
+    text: str = text_format.MessageToString(value, as_one_line=True)
+    return text
 
 
-def _arg_json(arg: op_def_pb2.OpDef.ArgDef) -> dict:
-    return json_format.MessageToDict(arg, preserving_proto_field_name=True)
+def _arg_json(arg: op_def_pb2.OpDef.ArgDef) -> dict[str, Any]:
+    data: dict[str, Any] = json_format.MessageToDict(arg, preserving_proto_field_name=True)
+    return data
 
 
-def _attr_json(attr: op_def_pb2.OpDef.AttrDef) -> dict:
-    out: dict = {"name": attr.name, "type": attr.type}
+def _attr_json(attr: op_def_pb2.OpDef.AttrDef) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": attr.name, "type": attr.type}
     if attr.HasField("default_value"):
         out["default"] = _attr_value_text(attr.default_value)
     if attr.has_minimum:
@@ -51,8 +55,8 @@ def _attr_json(attr: op_def_pb2.OpDef.AttrDef) -> dict:
     return out
 
 
-def _graph_json(op: op_def_pb2.OpDef) -> dict:
-    out: dict = {
+def _graph_json(op: op_def_pb2.OpDef) -> dict[str, Any]:
+    out: dict[str, Any] = {
         "inputs": [_arg_json(a) for a in op.input_arg],
         "outputs": [_arg_json(a) for a in op.output_arg],
         "attrs": [_attr_json(a) for a in op.attr],
@@ -65,7 +69,7 @@ def _graph_json(op: op_def_pb2.OpDef) -> dict:
     return out
 
 
-def _function_json(fn: Function) -> dict:
+def _function_json(fn: Function) -> dict[str, Any]:
     return {
         "module": fn.module,
         "name": fn.name,
@@ -79,11 +83,11 @@ def _function_json(fn: Function) -> dict:
     }
 
 
-def _snapshot_data(snapshot: Snapshot) -> dict:
+def _snapshot_data(snapshot: Snapshot) -> dict[str, Any]:
     ops = []
     for entry in snapshot.sorted_ops():
         # no locations: a snapshot changes only when the API or the graph facts do (snapshot.py)
-        item: dict = {"op": entry.name}
+        item: dict[str, Any] = {"op": entry.name}
         item["function"] = _function_json(entry.function) if entry.function else None
         if entry.skip_reason:
             item["skip_reason"] = entry.skip_reason
@@ -117,14 +121,14 @@ def _comment_safe_json(snapshot: Snapshot) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _text_value(text: str, message, where: str) -> None:
+def _text_value(text: str, message: attr_value_pb2.AttrValue, where: str) -> None:
     try:
         text_format.Parse(text, message)
     except text_format.ParseError as e:
         raise JsonProblem(where, f"not a text-format {message.DESCRIPTOR.name}: {e}") from None
 
 
-def _op_def_from_json(name: str, graph: dict, where: str) -> op_def_pb2.OpDef:
+def _op_def_from_json(name: str, graph: dict[str, Any], where: str) -> op_def_pb2.OpDef:
     """The OpDef of `graph` (checked by the schema); JsonProblem when a value inside is not one."""
     op = op_def_pb2.OpDef(name=name)
     for key, args in (("inputs", op.input_arg), ("outputs", op.output_arg)):
@@ -154,7 +158,7 @@ def _op_def_from_json(name: str, graph: dict, where: str) -> op_def_pb2.OpDef:
     return op
 
 
-def _function_from_json(item: dict) -> Function:
+def _function_from_json(item: dict[str, Any]) -> Function:
     return Function(
         module=item["module"],
         name=item["name"],
@@ -167,7 +171,7 @@ def _function_from_json(item: dict) -> Function:
     )
 
 
-def _kernels_from_json(data: dict) -> dict[str, dict[str, tuple[str, ...] | None]]:
+def _kernels_from_json(data: dict[str, Any]) -> dict[str, dict[str, tuple[str, ...] | None]]:
     return {device: {attr: None if types == "any" else tuple(types) for attr, types in per_attr.items()}
             for device, per_attr in data.items()}
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from google.protobuf.descriptor import Descriptor
+
 from opgen.json_input import JsonProblem, json_kind, proto_json_problem
 from opgen.limits import MAX_TEXT_NESTING, text_nesting_problem
 from opgen_runtime.proto import op_def_pb2
@@ -99,7 +101,7 @@ def _object(required: dict[str, Check], optional: dict[str, Check] | None = None
     return check
 
 
-def _proto(descriptor) -> Check:
+def _proto(descriptor: Descriptor) -> Check:
     def check(value: Any, path: str) -> None:
         problem = proto_json_problem(value, descriptor, path)
         if problem is not None:

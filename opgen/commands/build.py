@@ -11,8 +11,10 @@ from __future__ import annotations
 import importlib.metadata
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -42,6 +44,9 @@ from opgen.render.build import SOURCE_MAP, BuildOptions, RenderResult, render_tr
 from opgen.settings import Settings as _Settings
 from opgen.settings import SpecInput
 from opgen.spec.kernel_summary import cross_check
+
+if TYPE_CHECKING:
+    from opgen_runtime.proto import op_def_pb2
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,7 +84,7 @@ def build_options(settings: Settings) -> BuildOptions:
     )
 
 
-def _progress_bar(started: float, quiet: bool):
+def _progress_bar(started: float, quiet: bool) -> Callable[[str, int, int], None] | None:
     """On a terminal: one rewritten line with the phase, counts and elapsed time; None when
     stderr is piped (logs get the summary line only) or with --quiet."""
     if quiet or not sys.stderr.isatty():
@@ -161,7 +166,7 @@ def _depfile(settings: Settings, opts: BuildOptions, gathered: GatherResult, ove
     )
 
 
-def output_paths(groups: dict, config: Config, opts: BuildOptions) -> list[str]:
+def output_paths(groups: dict[str, list[op_def_pb2.OpDef]], config: Config, opts: BuildOptions) -> list[str]:
     """Every file `opgen build` writes, relative to `--out`: modules (sorted), source map, API
     snapshot. Depfiles list their targets in this order (ninja wants the first one to be the
     build edge's first output)."""

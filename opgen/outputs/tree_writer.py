@@ -40,11 +40,12 @@ import contextlib
 import errno
 import functools
 import hashlib
+import io
 import json
 import os
 import shutil
 import stat
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath, PurePosixPath
 
@@ -471,7 +472,7 @@ def write_error(e: OSError, out: Path, state: str) -> OpgenError:
 
 
 @contextlib.contextmanager
-def build_lock(out: Path):
+def build_lock(out: Path) -> Iterator[None]:
     """One writing build per output directory at a time. The lock file lives inside --out
     only while a build holds it (never followed through a symlink); a build that fails
     leaves no lock, and no directory it created that stayed empty."""
@@ -497,7 +498,7 @@ def build_lock(out: Path):
                     break
 
 
-def _acquire(path: Path, shown: str):
+def _acquire(path: Path, shown: str) -> io.BufferedRandom:
     """The lock file at `path`, opened, created if missing and locked: an open file whose
     closing releases the lock. The lock taken is on the file `path` names when it is
     granted, not on one the previous holder removed meanwhile."""

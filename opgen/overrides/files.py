@@ -14,7 +14,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from google.protobuf import descriptor_pool, text_encoding, text_format
 
@@ -130,8 +130,12 @@ def read_override_file(path: Path, display: str) -> OverrideFile:
     return OverrideFile(display, fmt, message, root, errors, frozenset(partial))
 
 
-_FILE_TYPES: dict[str, Any] = {"opgen": op_gen_overrides_pb2.OpGenOverrides, "apidef": api_def_pb2.ApiDefs}
-_ENTRY_TYPES: dict[str, Any] = {"opgen": op_gen_overrides_pb2.OpGenOverride, "apidef": api_def_pb2.ApiDef}
+# The message classes a file, or one of its entries, parses as.
+_MessageClass = type[
+    op_gen_overrides_pb2.OpGenOverrides | op_gen_overrides_pb2.OpGenOverride | api_def_pb2.ApiDefs | api_def_pb2.ApiDef
+]
+_FILE_TYPES: dict[str, _MessageClass] = {"opgen": op_gen_overrides_pb2.OpGenOverrides, "apidef": api_def_pb2.ApiDefs}
+_ENTRY_TYPES: dict[str, _MessageClass] = {"opgen": op_gen_overrides_pb2.OpGenOverride, "apidef": api_def_pb2.ApiDef}
 
 
 class _Reader:
@@ -147,7 +151,9 @@ class _Reader:
         line = bisect.bisect_right(self.line_starts, start) - 1
         return " " * (start - self.line_starts[line]) + (self.text[start:end] if text is None else text), line
 
-    def parse_error(self, start: int, end: int, message_type, text: str | None = None) -> OpgenError | None:
+    def parse_error(
+        self, start: int, end: int, message_type: _MessageClass, text: str | None = None
+    ) -> OpgenError | None:
         """The error of parsing text[start:end] (or `text` standing there) as `message_type`,
         located in the file; None if it parses."""
         piece, lines_before = self._piece(start, end, text)
@@ -255,7 +261,7 @@ def _tokens(text: str) -> list[tuple[str, int, int]]:
 _CLOSING = {"{": "}", "<": ">", "[": "]"}
 
 
-def _fields(tokens, pos: int, end: int) -> list[tuple[int, int, int, int]] | None:
+def _fields(tokens: list[tuple[str, int, int]], pos: int, end: int) -> list[tuple[int, int, int, int]] | None:
     """The fields in tokens[pos:end] as (first token, value's first token, value's end, end
     with its separator); None when they cannot be told apart (a stray brace, ...)."""
     out = []
@@ -324,7 +330,7 @@ def _scan(text: str, path: str, line_map: list[int]) -> list[Node]:
     return nodes
 
 
-def _scan_fields(tokens, pos: int, close: str | None) -> tuple[list[Node], int]:
+def _scan_fields(tokens: list[tuple[str, str, Location]], pos: int, close: str | None) -> tuple[list[Node], int]:
     nodes: list[Node] = []
     while pos < len(tokens) and tokens[pos][1] != close:
         _, name, loc = tokens[pos]
@@ -348,7 +354,7 @@ def _scan_fields(tokens, pos: int, close: str | None) -> tuple[list[Node], int]:
     return nodes, pos + 1
 
 
-def _scan_value(tokens, pos: int) -> tuple[list[Node], int]:
+def _scan_value(tokens: list[tuple[str, str, Location]], pos: int) -> tuple[list[Node], int]:
     kind, text, _ = tokens[pos]
     if text in ("{", "<"):
         return _scan_fields(tokens, pos + 1, "}" if text == "{" else ">")

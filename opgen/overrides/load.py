@@ -27,7 +27,9 @@ gathering); a faulty entry does not hide the other entries' errors.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, TypeVar
 
 from google.protobuf import text_format
 
@@ -61,6 +63,7 @@ from opgen_runtime.proto import (
 )
 
 ApiDef = api_def_pb2.ApiDef
+_Entry = TypeVar("_Entry", ApiDef.Attr, ApiDef.Arg)
 
 
 def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, merge: bool = False) -> ApiModel:
@@ -183,7 +186,7 @@ def override_layers(root: Path, display: str) -> list[list[tuple[Path, str]]]:
     return layers
 
 
-def _updates(file: OverrideFile, api_defs: dict[str, ApiDef], errors: list[OpgenError]):
+def _updates(file: OverrideFile, api_defs: dict[str, ApiDef], errors: list[OpgenError]) -> Iterator[Update]:
     """An Update for each entry of `file`; entries that change nothing are errors."""
     for index, entry in enumerate(file.message.op):
         node = file.root.nth("op", index)
@@ -279,8 +282,11 @@ def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_def
     return update
 
 
-def _entry_for(by_name: dict, repeated, name: str, update: Update, kind: str, loc: Location):
-    """The update's arg/attr entry for `name`, created (and located) on first use."""
+def _entry_for(
+    by_name: dict[str, _Entry], repeated: Any, name: str, update: Update, kind: str, loc: Location
+) -> _Entry:
+    """The update's arg/attr entry for `name`, created (and located) on first use (`repeated`:
+    the ApiDef's field the entry is added to, a protobuf container: Any without protobuf's stubs)."""
     if name not in by_name:
         update.locs[(kind, len(repeated))] = loc
         by_name[name] = repeated.add(name=name)
@@ -408,7 +414,7 @@ def attr_value_text(value: attr_value_pb2.AttrValue) -> str:
     return _scalar_text(kind, getattr(value, kind)) if kind else "?"
 
 
-def _scalar_text(kind: str, v) -> str:
+def _scalar_text(kind: str, v: Any) -> str:  # v: the AttrValue field `kind` names
     if kind == "s":
         return repr(v.decode("utf-8", "backslashreplace"))
     if kind == "b":

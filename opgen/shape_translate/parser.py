@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from opgen.errors import Location, OpgenError
@@ -67,13 +67,17 @@ def _call(prefix: str, args: Sequence[Expr | str], type_: str) -> Expr:
     return Expr(f"{prefix}{', '.join(codes)})", type_, 20, (prefix, tuple(args)))
 
 
-def _bracketed(e: Expr | str):
+def _bracketed(e: Expr | str) -> Bracketed | str:
     """The call as the renderer's `Bracketed` tree (nested calls too), for black's layout."""
     if isinstance(e, str):
         return e
     if e.call is None:
         return e.code
-    prefix, args = e.call
+    return _bracketed_call(*e.call)
+
+
+def _bracketed_call(prefix: str, args: tuple[Expr | str, ...]) -> Bracketed:
+    """An `Expr.call` as its `Bracketed` tree (typed apart from `_bracketed`: a call's tree is never a str)."""
     return Bracketed(prefix, tuple(_bracketed(a) for a in args), ")")
 
 
@@ -236,7 +240,7 @@ class _Parser:
             if len(indent) + len(head) + len(e.code) > LINE_LENGTH:
                 raise self.fail("a statement too long for one line", tok)
             return [indent + head + e.code]
-        tree = _bracketed(e)
+        tree = _bracketed_call(*e.call)
         text = indent + layout(type(tree)(head + tree.prefix, tree.items, tree.suffix), indent)
         if any(len(line) > LINE_LENGTH for line in text.split("\n")):
             raise self.fail("a statement too long for one line", tok)
@@ -511,7 +515,7 @@ class _Parser:
             kind = type_.replace(item, _ATTR_KINDS[item])
             self.assign(py, _call("c.attr_value(", [args[0], py_str(kind)], type_))
             return
-        call, out_types = _STATUS_METHODS[method](self, args, m)
+        call, out_types = _STATUS_METHODS[method](self, args, m)  # type: ignore[misc]  # GetAttr's None: returned above
         if [o[1] for o in outs] != list(out_types):
             raise self.fail(f"{self.ctx}->{method} with these arguments", m)
         if not outs:
@@ -941,7 +945,8 @@ class _Parser:
 
 def _to_float(value: float) -> float:
     """`value` rounded to the nearest C++ float."""
-    return struct.unpack("<f", struct.pack("<f", value))[0]
+    rounded: float = struct.unpack("<f", struct.pack("<f", value))[0]  # typed: unpack gives Any
+    return rounded
 
 
 def _args(p: _Parser, args: list[Expr], types: str, tok: Token) -> list[Expr]:
@@ -959,15 +964,21 @@ def _args(p: _Parser, args: list[Expr], types: str, tok: Token) -> list[Expr]:
     return out
 
 
-def _value(py: str, types: str, result: str):
+# A value method's translation: (parser, its arguments, the method's token) -> the Expr.
+_ValueMethod = Callable[[_Parser, list[Expr], Token], Expr]
+# A status method's translation: the call and the types of the values it sets.
+_StatusMethod = Callable[[_Parser, list[Expr], Token], tuple[Expr, tuple[str, ...]]]
+
+
+def _value(py: str, types: str, result: str) -> _ValueMethod:
     def build(p: _Parser, args: list[Expr], tok: Token) -> Expr:
         return _call(f"c.{py}(", _args(p, args, types, tok), result)
     return build
 
 
-def _by_types(*variants: tuple[tuple[str, ...], str, str, tuple[str, ...]]):
+def _by_types(*variants: tuple[tuple[str, ...], str, str, tuple[str, ...]]) -> _StatusMethod:
     """A status method overloaded on its argument types: (arg types, python method, types spec, out types)."""
-    def build(p: _Parser, args: list[Expr], tok: Token):
+    def build(p: _Parser, args: list[Expr], tok: Token) -> tuple[Expr, tuple[str, ...]]:
         for arg_types, py, spec, outs in variants:
             if len(args) == len(arg_types) and all(a.type == t or t == "*" for a, t in zip(args, arg_types)):
                 return _call(f"c.{py}(", _args(p, args, spec, tok), "void"), outs
@@ -1011,7 +1022,7 @@ def _make_shape(p: _Parser, args: list[Expr], tok: Token) -> Expr:
     raise p.fail(f"{p.ctx}->MakeShape with these arguments", tok)
 
 
-def _count(attribute: str):
+def _count(attribute: str) -> _ValueMethod:
     def build(p: _Parser, args: list[Expr], tok: Token) -> Expr:
         _args(p, args, "", tok)
         return Expr(f"c.{attribute}", "int")

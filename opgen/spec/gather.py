@@ -22,6 +22,7 @@ import glob
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from opgen.errors import (
     Location,
@@ -53,6 +54,9 @@ from opgen.spec.register_types import tf_call_defines
 from opgen.spec.shape_fn_names import known_shape_fns, unknown_shape_fn_warning
 from opgen.spec.shim import extract_shim_registrations, unread_registration_macros
 from opgen.spec.tf_core_ops import is_tf_core_op
+
+if TYPE_CHECKING:
+    from opgen_runtime.proto import op_def_pb2
 
 TRANSLATION_UNIT_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".cu")
 _GLOB_CHARS = set("*?[")
@@ -98,7 +102,7 @@ def expand_sources(sources: Iterable[str]) -> SourceFiles:
     return SourceFiles(_unique_sorted(cpp), _unique_sorted(oplists), errors)
 
 
-def _add_directory(directory: str, add) -> None:
+def _add_directory(directory: str, add: Callable[[str, bool], None]) -> None:
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for f in files:
@@ -499,7 +503,7 @@ def _gather(
     registry = OpRegistry()
     sources_by_op: dict[str, OpSource] = {}
 
-    def register(op_def, source: OpSource) -> None:
+    def register(op_def: op_def_pb2.OpDef, source: OpSource) -> None:
         try:
             registry.register(op_def, source)
         except OpgenError as e:

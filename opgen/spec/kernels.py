@@ -260,7 +260,7 @@ class _KernelChain:
         toks = args[1]
         items = _split_commas(toks[1:-1]) if toks[0][TEXT] == "{" and toks[-1][TEXT] == "}" else [toks]
         field_name = _ATTR_CONSTRAINT_FIELDS.get(_text(template).replace(" ", "")) if template else None
-        values: list = []
+        values: list[bytes | bool | int] = []
         for item in items:
             if not item:
                 continue

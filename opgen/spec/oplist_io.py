@@ -40,10 +40,13 @@ def dump_op_list(op_list: Message, fmt: str) -> bytes:
     """An OpList (or another list message: a KernelList) as `pbtxt` (text format, UTF-8),
     `pb` (deterministic wire format) or `json` (proto field names, 2-space indent); text
     outputs end with a newline."""
+    # Typed locals: protobuf's functions and messages are Any to mypy (no stubs).
     if fmt == "pbtxt":
-        return text_format.MessageToString(op_list, as_utf8=True).encode("utf-8")
+        text: str = text_format.MessageToString(op_list, as_utf8=True)
+        return text.encode("utf-8")
     if fmt == "pb":
-        return op_list.SerializeToString(deterministic=True)
+        data: bytes = op_list.SerializeToString(deterministic=True)
+        return data
     if fmt == "json":
         text = json_format.MessageToJson(op_list, preserving_proto_field_name=True, indent=2, sort_keys=True)
         return (text + "\n").encode("utf-8")

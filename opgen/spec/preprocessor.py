@@ -760,7 +760,7 @@ class Preprocessor:
             raise token_error(name_tok, f'macro "{macro.name}" passed {len(args)} arguments, but takes just {nparams}')
         return args, rparen, False
 
-    def _substitute(self, macro: Macro, args: list[list[Token]], va_absent: bool, site: tuple,
+    def _substitute(self, macro: Macro, args: list[list[Token]], va_absent: bool, site: tuple[SourceFile, int, int],
                     hide: frozenset[str]) -> list[Token]:
         params = {p: i for i, p in enumerate(macro.params or ())}
         body: Sequence[Token] = macro.body

@@ -40,7 +40,8 @@ class OpDefProblem:
 
 def short_debug_string(op_def: op_def_pb2.OpDef) -> str:
     """protobuf ShortDebugString (TF 2.21 prefixes it with a redaction marker; we don't)."""
-    return text_format.MessageToString(op_def, as_one_line=True)
+    text: str = text_format.MessageToString(op_def, as_one_line=True)  # typed: protobuf is Any here
+    return text
 
 
 def attr_value_has_type(value: attr_value_pb2.AttrValue, attr_type: str) -> str | None:

@@ -207,7 +207,8 @@ def _summarize_tensor(tensor: Any) -> str:
     values = list(getattr(tensor, known[0])) if known else []
     if (known is None or tensor.tensor_content or tensor.tensor_shape.unknown_rank
             or any(d < 0 for d in dims) or len(values) > count):
-        return "<Invalid TensorProto: " + text_format.MessageToString(tensor, as_one_line=True) + ">"
+        text: str = text_format.MessageToString(tensor, as_one_line=True)  # typed: protobuf is Any here
+        return "<Invalid TensorProto: " + text + ">"
     if values and len(values) < count:  # TF repeats the last value to fill the shape
         values += [values[-1]] * (count - len(values))
     elif not values:

@@ -14,12 +14,15 @@ _K1 = 0xB492B66FBE98F273
 _K2 = 0x9AE16A3B2F90404F
 
 
+# Typed locals: struct's unpacked items are Any.
 def _fetch64(s: bytes, i: int) -> int:
-    return struct.unpack_from("<Q", s, i)[0]
+    value: int = struct.unpack_from("<Q", s, i)[0]
+    return value
 
 
 def _fetch32(s: bytes, i: int) -> int:
-    return struct.unpack_from("<I", s, i)[0]
+    value: int = struct.unpack_from("<I", s, i)[0]
+    return value
 
 
 def _rot(v: int, shift: int) -> int:

@@ -165,7 +165,8 @@ class _Fail(Exception):
 def to_float32(x: float) -> float:
     """Round a double to the nearest float32 (overflow gives +-inf, like SimpleAtof)."""
     try:
-        return struct.unpack("<f", struct.pack("<f", x))[0]
+        rounded: float = struct.unpack("<f", struct.pack("<f", x))[0]  # typed: unpack gives Any
+        return rounded
     except OverflowError:
         return math.copysign(math.inf, x)
 

@@ -13,7 +13,7 @@ import contextlib
 import re
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from opgen_runtime.proto import attr_value_pb2, graph_pb2, versions_pb2
 
@@ -22,6 +22,15 @@ from .devices import DeviceScope, apply_device_functions
 from .operation import Operation, attr_entry, length_delimited, varint
 from .scopes import ControlDependencies, ThreadScopes
 from .tensor import Tensor
+
+if TYPE_CHECKING:
+
+    class _GraphLocal(Protocol):
+        """What `Graph._local` (a `threading.local`) holds: this thread's scope stacks, once
+        created. Declared so that reading them is typed, with no code on the hot path."""
+
+        scopes: ThreadScopes
+
 
 GRAPH_DEF_VERSION = 2474  # TF_GRAPH_DEF_VERSION of TensorFlow 2.21
 GRAPH_DEF_VERSION_MIN_CONSUMER = 0
@@ -47,7 +56,7 @@ class Graph:
         self._names_in_use: dict[str, int] = {}
         self._lock = threading.Lock()
         self._lock_acquire, self._lock_release = self._lock.acquire, self._lock.release
-        self._local = threading.local()
+        self._local: _GraphLocal = threading.local()
         self._finalized = False
         self.producer = GRAPH_DEF_VERSION
 
@@ -416,14 +425,22 @@ class Graph:
             raise TypeError(
                 f"Operation names are strings (or similar), not {type(name).__name__}."
             )
-        return self.as_graph_element(name, allow_tensor=False, allow_operation=True)
+        # A typed local: as_graph_element returns Any (a Tensor or an Operation, as asked).
+        op: Operation = self.as_graph_element(
+            name, allow_tensor=False, allow_operation=True
+        )
+        return op
 
     def get_tensor_by_name(self, name: Any) -> Tensor:
         if not isinstance(name, str):
             raise TypeError(
                 f"Tensor names are strings (or similar), not {type(name).__name__}."
             )
-        return self.as_graph_element(name, allow_tensor=True, allow_operation=False)
+        # A typed local: as_graph_element returns Any (a Tensor or an Operation, as asked).
+        tensor: Tensor = self.as_graph_element(
+            name, allow_tensor=True, allow_operation=False
+        )
+        return tensor
 
     # export
     def as_graph_def(
@@ -446,7 +463,9 @@ class Graph:
         parts.append(
             length_delimited(b'"', self.graph_def_versions.SerializeToString())
         )
-        return graph_pb2.GraphDef.FromString(b"".join(parts))
+        # A typed local: FromString is Any to mypy (protobuf's Message has no stubs here).
+        graph_def: graph_pb2.GraphDef = graph_pb2.GraphDef.FromString(b"".join(parts))
+        return graph_def
 
     @property
     def graph_def_versions(self) -> versions_pb2.VersionDef:

@@ -123,7 +123,9 @@ class Operation:
 
     @property
     def node_def(self) -> node_def_pb2.NodeDef:
-        return node_def_pb2.NodeDef.FromString(self._node_def_bytes())
+        # A typed local: FromString is Any to mypy (protobuf's Message has no stubs here).
+        node_def: node_def_pb2.NodeDef = node_def_pb2.NodeDef.FromString(self._node_def_bytes())
+        return node_def
 
     def _node_def_bytes(self) -> bytes:
         """This node's NodeDef, serialised (fields in NodeDef's field order)."""
@@ -185,7 +187,7 @@ def attr_value_to_python(value: attr_value_pb2.AttrValue) -> Any:
 # values: ops of a type mostly carry the same shared AttrValues (type attrs, small ints,
 # defaults), and one dict per op would be one more object per op for the cyclic GC.
 _ATTR_DICTS: dict[
-    tuple, tuple[tuple[str, ...], dict[str, attr_value_pb2.AttrValue]]
+    tuple[int, ...], tuple[tuple[str, ...], dict[str, attr_value_pb2.AttrValue]]
 ] = {}
 
 

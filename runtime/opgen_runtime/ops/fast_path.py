@@ -21,7 +21,7 @@ from ..graph.operation import shared_attrs
 from ..graph.tensor import Tensor
 from ..values import dtypes as _dtypes
 from ..values.attr_values import _INT_ATTRS, _TYPE_ATTRS, _attr_proto
-from ..values.constant_op import _const_op, _const_parts_for
+from ..values.constant_op import ConstParts, _const_op, _const_parts_for
 from .op_info import output_structure
 
 if TYPE_CHECKING:
@@ -31,22 +31,28 @@ if TYPE_CHECKING:
 # A plan: (steps, attrs dict, output structure, output dtypes). Each step makes one input
 # from the keyword values, in input order: (position, _TENSOR, None, name) takes a Tensor,
 # (position, _TENSORS, None, name) a list of Tensors, (position, _CONST, Const parts, arg
-# name) creates the Const a Python value converts to.
+# name) creates the Const a Python value converts to (Any: a step's kind, not its type, says
+# whether the parts are None).
 _TENSOR, _TENSORS, _CONST = 0, 1, 2
-Plan = tuple[tuple[tuple[int, int, Any, str], ...], dict, list, list]
+Plan = tuple[
+    tuple[tuple[int, int, Any, str], ...],
+    dict[str, attr_value_pb2.AttrValue],
+    list[int | None],
+    list[_dtypes.DType],
+]
 
 # Values a plan key may hold as themselves: hashable, and equal only when the plan would be
 # (floats are left out: 0.0 == -0.0 but their Consts differ); strings and bytes up to
 # _KEY_TEXT_MAX long.
 _KEY_SCALARS = frozenset({bool, int, type(None)})
 _KEY_TEXT_MAX = 256
-_PLANS: dict[tuple, Plan] = {}
+_PLANS: dict[tuple[Any, ...], Plan] = {}
 _PLANS_MAX = 4096
 
 
 def plan_for(
     info: OpInfo, keywords: dict[str, Any]
-) -> tuple[tuple | None, Plan | None, Graph | None]:
+) -> tuple[tuple[Any, ...] | None, Plan | None, Graph | None]:
     """(this call's plan key, its cached plan, the graph of its Tensor inputs).
 
     The key is None when a value cannot be part of one (or the Tensors are from different
@@ -103,9 +109,9 @@ def planned_inputs(
     info: OpInfo,
     keywords: dict[str, Any],
     graph: Graph,
-    key: tuple | None,
+    key: tuple[Any, ...] | None,
     plan: Plan | None,
-) -> tuple[list, Plan] | None:
+) -> tuple[list[Tensor], Plan] | None:
     """(inputs, plan) when every input is a Tensor of acceptable type or a plannable Python
     constant and all attrs are present (TF's fast-path condition); None to take the general
     path, which then raises TF's exact errors. `key` and `plan` are `plan_for`'s. Consumes
@@ -119,7 +125,7 @@ def planned_inputs(
                 _PLANS.clear()
             _PLANS[key] = plan
     values = list(keywords.values())
-    inputs: list[Any] = []
+    inputs: list[Tensor] = []
     for position, kind, parts, name in plan[0]:
         if kind == _TENSOR:
             inputs.append(values[position])
@@ -243,12 +249,12 @@ def _make_plan(
 _CONSTANT_TYPES = {int, float, bool, str, bytes, list, tuple}
 _MISSING = object()
 # (fixed DataType, int) -> the Const parts `_const_parts_for` gives (shared, never mutated)
-_FIXED_INT_CONSTS: dict[tuple[int, int], tuple] = {}
+_FIXED_INT_CONSTS: dict[tuple[int, int], ConstParts] = {}
 
 
 def _planned_constant(
     info: OpInfo, value: Any, fixed: int, type_attr: str, inferred: dict[str, Any]
-):
+) -> ConstParts | None:
     """The Const the general path would create for a Python-value input, when it creates
     exactly one and it succeeds; None otherwise (the general path then does it, errors and all).
     """
@@ -282,14 +288,22 @@ def _planned_constant(
         return None
 
 
-def _check_type(base, fixed, type_attr, inferred, allowed) -> bool:
+def _check_type(
+    base: int,
+    fixed: int,
+    type_attr: str,
+    inferred: dict[str, Any],
+    allowed: dict[str, frozenset[int]],
+) -> bool:
     """Whether an input of dtype `base` fits its fixed type, or its type attr as inferred so far
     (else within the allowed values, inferring the attr): False sends the call to the general path.
     """
     if fixed:
         return base == fixed
     if type_attr in inferred:
-        return inferred[type_attr] == base
+        # A typed local: `inferred` is Any-valued (it holds list attrs too); a type attr's is an enum.
+        inferred_base: int = inferred[type_attr]
+        return inferred_base == base
     allowed_types = allowed.get(type_attr)
     if allowed_types is not None and base not in allowed_types:
         return False

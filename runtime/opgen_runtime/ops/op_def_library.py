@@ -9,7 +9,7 @@ Python constants first try `fast_path`, which yields the same graph or defers to
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opgen_runtime.proto import attr_value_pb2
 
@@ -26,6 +26,9 @@ from ..values.conversion import convert_to_tensor
 from . import registry as _registry
 from .fast_path import plan_for, planned_inputs
 from .op_info import OpInfo, info_for, infos, output_structure
+
+if TYPE_CHECKING:
+    from opgen_runtime.proto import op_def_pb2
 
 _DT_INVALID = 0
 
@@ -187,7 +190,9 @@ def _apply_op_helper(
     )
 
 
-def _apply_general(g, info, op_type_name, scope, keywords):
+def _apply_general(
+    g: Graph, info: OpInfo, op_type_name: str, scope: str, keywords: dict[str, Any]
+) -> tuple[Operation, list[int | None]]:
     """The general path: every conversion, inference step and error of TF's Python path."""
     op_def = info.op_def
     attrs: dict[str, Any] = {}
@@ -226,7 +231,7 @@ def _apply_general(g, info, op_type_name, scope, keywords):
     return op, structure
 
 
-def _create_colocated(g, ref_inputs, *args):
+def _create_colocated(g: Graph, ref_inputs: list[Tensor], *args: Any) -> Operation:
     if not ref_inputs:
         return g._create_op(*args)
     with g.colocate_with(ref_inputs[0]):
@@ -234,7 +239,12 @@ def _create_colocated(g, ref_inputs, *args):
 
 
 def _extract_inputs_and_attrs(
-    op_type_name, op_def, info, keywords, attrs, inputs
+    op_type_name: str,
+    op_def: op_def_pb2.OpDef,
+    info: OpInfo,
+    keywords: dict[str, Any],
+    attrs: dict[str, Any],
+    inputs: list[Tensor],
 ) -> None:
     inferred_from: dict[str, str] = {}
     default_types = info.default_types
@@ -457,7 +467,13 @@ def _extract_inputs_and_attrs(
             )
 
 
-def _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs) -> None:
+def _extract_remaining_attrs(
+    op_type_name: str,
+    op_def: op_def_pb2.OpDef,
+    info: OpInfo,
+    keywords: dict[str, Any],
+    attrs: dict[str, Any],
+) -> None:
     for attr in op_def.attr:
         key = attr.name
         if key in attrs:
@@ -477,7 +493,7 @@ def _extract_remaining_attrs(op_type_name, op_def, info, keywords, attrs) -> Non
 
 
 def _extract_attr_protos(
-    op_type_name, info, attrs
+    op_type_name: str, info: OpInfo, attrs: dict[str, Any]
 ) -> dict[str, attr_value_pb2.AttrValue]:
     protos: list[attr_value_pb2.AttrValue] = []
     for key, attr_type, default, attr_def in info.attrs:

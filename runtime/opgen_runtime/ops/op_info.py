@@ -3,7 +3,9 @@ Python values (protobuf field access is slow)."""
 
 from __future__ import annotations
 
-from opgen_runtime.proto import op_def_pb2
+from collections.abc import Mapping
+
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 from ..values import dtypes as _dtypes
 from . import registry as _registry
@@ -101,7 +103,7 @@ def info_for(op_type_name: str) -> OpInfo | None:
 
 
 def output_structure(
-    info: OpInfo, attr_protos
+    info: OpInfo, attr_protos: Mapping[str, attr_value_pb2.AttrValue]
 ) -> tuple[list[int | None], list[_dtypes.DType]]:
     """The outputs' structure (None for one tensor, a count for a list) and their dtypes,
     as TF's `_apply_op_helper` derives them from the attrs."""

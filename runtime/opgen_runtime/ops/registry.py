@@ -200,7 +200,9 @@ def without_docs(op_def: op_def_pb2.OpDef) -> op_def_pb2.OpDef:
 
 def _signature(op_def: op_def_pb2.OpDef) -> bytes:
     """The OpDef without documentation: docs alone never make two registrations conflict."""
-    return without_docs(op_def).SerializeToString(deterministic=True)
+    # A typed local: SerializeToString is Any to mypy (protobuf's Message has no stubs here).
+    signature: bytes = without_docs(op_def).SerializeToString(deterministic=True)
+    return signature
 
 
 def register_op_def(

@@ -10,10 +10,10 @@ Python over the runtime's protos, beside them: it imports nothing but them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, Protocol, TypeVar
 
-from opgen_runtime.proto import op_def_pb2
+from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 from opgen_runtime.proto.datatypes import cpp_name
 
 AttrMap = dict[str, op_def_pb2.OpDef.AttrDef]
@@ -69,9 +69,12 @@ def attr_map(op: op_def_pb2.OpDef) -> AttrMap:
     return {attr.name: attr for attr in op.attr}  # later duplicates win, like FillAttrMap
 
 
-def attr_values_equal(a, b) -> bool:
+def attr_values_equal(a: attr_value_pb2.AttrValue, b: attr_value_pb2.AttrValue) -> bool:
     """TF's AreAttrValuesEqual for defaults: equal serialized protos (deterministic)."""
-    return a.SerializeToString(deterministic=True) == b.SerializeToString(deterministic=True)
+    # Typed locals: SerializeToString is Any to mypy (protobuf's Message has no stubs here).
+    serialized_a: bytes = a.SerializeToString(deterministic=True)
+    serialized_b: bytes = b.SerializeToString(deterministic=True)
+    return serialized_a == serialized_b
 
 
 def describe_arg(arg: op_def_pb2.OpDef.ArgDef) -> str:
@@ -115,7 +118,9 @@ def _higher_minimum(old: op_def_pb2.OpDef.AttrDef, new: op_def_pb2.OpDef.AttrDef
     return not old.has_minimum or new.minimum > old.minimum
 
 
-def arg_signature(args, old_attrs: AttrMap, new_attrs: AttrMap, names: bool) -> tuple[str, list[bool]]:
+def arg_signature(
+    args: Iterable[op_def_pb2.OpDef.ArgDef], old_attrs: AttrMap, new_attrs: AttrMap, names: bool
+) -> tuple[str, list[bool]]:
     """TF's ComputeArgSignature: args flattened, attrs new since `old` replaced by their defaults."""
     items: list[str] = []
     refs: list[bool] = []

@@ -11,6 +11,7 @@ ConstantPartialShape (shape_refiner.cc): a shape tensor read as a partial shape,
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
 
 # (flat values, dims) of a tensor known statically.
 Values = tuple[list[Any], list[int]]
+# The value of an op's output from its inputs' values (`constant_value`), at a depth.
+Evaluator = Callable[["Tensor", int], Values | None]
 
 _STRUCT_FORMATS = {
     1: "f",
@@ -213,7 +216,7 @@ def _fill_value(tensor: Tensor, depth: int) -> Values | None:
     return value[0] * n, list(dims[0])
 
 
-def _binary(fn: Any) -> Any:
+def _binary(fn: Callable[[Any, Any], Any]) -> Evaluator:
     def evaluate(tensor: Tensor, depth: int) -> Values | None:
         x, y = _input_value(tensor, 0, depth), _input_value(tensor, 1, depth)
         if x is None or y is None:
@@ -229,7 +232,7 @@ def _binary(fn: Any) -> Any:
     return evaluate
 
 
-def _unary(fn: Any) -> Any:
+def _unary(fn: Callable[[Any], Any]) -> Evaluator:
     def evaluate(tensor: Tensor, depth: int) -> Values | None:
         x = _input_value(tensor, 0, depth)
         return None if x is None else ([fn(a) for a in x[0]], x[1])
@@ -245,7 +248,7 @@ def _int_div(a: Any, b: Any) -> Any:
     return int(a / b) if isinstance(a, int) and isinstance(b, int) else a / b
 
 
-_EVALUATORS: dict[str, Any] = {
+_EVALUATORS: dict[str, Evaluator] = {
     "Identity": _identity_value,
     "Shape": _shape_value,
     "ShapeN": _shape_value,

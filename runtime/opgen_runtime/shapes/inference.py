@@ -12,7 +12,7 @@ formatted like TF's.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..ops import registry as _registry
 from ..values.tensor_shape import TensorShape
@@ -28,6 +28,8 @@ from .context import (
 _shape_context.builtin_shape_fn = shape_fns.by_name
 
 if TYPE_CHECKING:
+    from opgen_runtime.proto import attr_value_pb2, tensor_shape_pb2
+
     from ..graph.operation import Operation
 
 __all__ = [
@@ -124,7 +126,7 @@ def summarize_node(op: Operation) -> str:
     return f"{op._type}[{attrs}]({inputs})"
 
 
-def _summarize_attr(value: Any) -> str:
+def _summarize_attr(value: attr_value_pb2.AttrValue) -> str:
     which = value.WhichOneof("value")
     if which == "type":
         return "DT_" + _enum_name(value.type)
@@ -160,7 +162,7 @@ def _summarize_attr(value: Any) -> str:
     return "<...>"
 
 
-def _summarize_shape(proto: Any) -> str:
+def _summarize_shape(proto: tensor_shape_pb2.TensorShapeProto) -> str:
     """TF's SummarizeAttrValue of a shape (tensorflow/core/framework/attr_value_util.cc)."""
     if proto.unknown_rank:
         return "<unknown>"

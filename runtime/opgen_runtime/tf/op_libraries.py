@@ -322,4 +322,6 @@ def _float32_text(value: float) -> str:
 def _one_line(message: Any) -> str:
     from google.protobuf import text_format
 
-    return text_format.MessageToString(message, as_one_line=True)
+    # A typed local: protobuf's text_format is Any to mypy (no stubs).
+    text: str = text_format.MessageToString(message, as_one_line=True)
+    return text

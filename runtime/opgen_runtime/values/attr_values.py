@@ -173,7 +173,11 @@ def _satisfies_type_constraint(
 
 
 def _attr_proto(
-    op_type_name, attr_def, attr_type, key, value
+    op_type_name: str,
+    attr_def: op_def_pb2.OpDef.AttrDef,
+    attr_type: str,
+    key: str,
+    value: Any,
 ) -> attr_value_pb2.AttrValue:
     """One attr's AttrValue with TF's checks (list minimum, allowed strings, int minimum, allowed types)."""
     if attr_type == "type":
@@ -226,7 +230,7 @@ _BOOL_ATTRS = {
 
 
 def _satisfies_allowed_strings(
-    value: bytes, attr_def, arg_name: str, op_type_name: str
+    value: bytes, attr_def: op_def_pb2.OpDef.AttrDef, arg_name: str, op_type_name: str
 ) -> None:
     if value not in attr_def.allowed_values.list.s:
         allowed = '", "'.join(

@@ -14,6 +14,7 @@ import math
 import numbers
 import struct
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from opgen_runtime.proto import attr_value_pb2, tensor_pb2
@@ -23,6 +24,9 @@ from ..graph.tensor import Tensor
 from . import dtypes as _dtypes
 from .tensor_shape import Dimension, TensorShape
 from .tf_objects import as_own_message, is_tf_dimension
+
+# A Const's parts, planned before the op exists: (attrs, DType, TensorShape) (`_const_op`).
+ConstParts = tuple[dict[str, attr_value_pb2.AttrValue], _dtypes.DType, TensorShape]
 
 # DataTypes TF serialises into tensor_content when a tensor has more than one element.
 _CONTENT_TYPES = {
@@ -177,7 +181,8 @@ def _kind(v: Any) -> str:
         return "S"
     np = _numpy()
     if np is not None and isinstance(v, np.generic):
-        return {"u": "i"}.get(v.dtype.kind, v.dtype.kind)
+        kind: str = v.dtype.kind  # typed: numpy is Any here (never imported by this module)
+        return {"u": "i"}.get(kind, kind)
     return "O"
 
 
@@ -222,6 +227,7 @@ def _infer_dtype(flat: list[Any], values: Any) -> int:
 def _check_compatible(flat: list[Any], dtype: _dtypes.DType) -> None:
     """TF's `_AssertCompatible`: each element must suit the requested dtype."""
     base = dtype._base_enum
+    ok: Callable[[Any], bool]
     if base == 10:
         ok = lambda v: isinstance(v, bool) or _kind(v) == "b"
     elif base == 7:
@@ -246,7 +252,7 @@ def _check_compatible(flat: list[Any], dtype: _dtypes.DType) -> None:
 
 
 def _bfloat16_bits(x: float) -> int:
-    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    bits: int = struct.unpack("<I", struct.pack("<f", x))[0]
     if (bits & 0x7F800000) == 0x7F800000 and bits & 0x7FFFFF:
         return 0x7FC0
     return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
@@ -431,7 +437,7 @@ def constant(
     return _const_op(_const_parts(make_tensor_proto(value, dtype)), name, graph)
 
 
-def _const_parts_for(value: Any, dtype: Any, preferred_dtype: Any) -> tuple:
+def _const_parts_for(value: Any, dtype: Any, preferred_dtype: Any) -> ConstParts:
     """(attrs, DType, TensorShape) of the Const for a Python value; creates nothing."""
     key = _cache_key(value, dtype, preferred_dtype)
     if key is None:
@@ -448,7 +454,7 @@ def _const_parts_for(value: Any, dtype: Any, preferred_dtype: Any) -> tuple:
 # Const attrs for small Python scalars/flat lists, keyed by exact value and requested dtypes:
 # repeated constants (axes, scalars) skip TensorProto construction. The AttrValues are shared
 # and never mutated.
-_const_cache: dict[tuple, tuple] = {}
+_const_cache: dict[tuple[Any, Any, Any], ConstParts] = {}
 _SCALAR_TYPES = (int, float, bool, str, bytes)
 _INT_ONLY = frozenset({int})
 
@@ -472,12 +478,12 @@ def _dtype_key(dtype: Any) -> Any:
     return _dtypes.as_dtype(dtype).as_datatype_enum
 
 
-def _cache_key(value: Any, dtype: Any, preferred_dtype: Any) -> tuple | None:
+def _cache_key(value: Any, dtype: Any, preferred_dtype: Any) -> tuple[Any, Any, Any] | None:
     try:
         if type(value) in (list, tuple):
             if len(value) > 8:
                 return None
-            value_key: tuple
+            value_key: tuple[Any, ...]
             if set(map(type, value)) <= _INT_ONLY:  # axes and shapes: no generator per call
                 value_key = (list, int, tuple(value))
             else:
@@ -489,7 +495,7 @@ def _cache_key(value: Any, dtype: Any, preferred_dtype: Any) -> tuple | None:
         return None
 
 
-def _convert_uncached(value: Any, dtype: Any, preferred_dtype: Any) -> tuple:
+def _convert_uncached(value: Any, dtype: Any, preferred_dtype: Any) -> ConstParts:
     """(attrs, DType, TensorShape) of the Const that `convert_to_tensor` creates for `value`."""
     if dtype is None and preferred_dtype is not None:
         try:
@@ -501,7 +507,7 @@ def _convert_uncached(value: Any, dtype: Any, preferred_dtype: Any) -> tuple:
     return _const_parts(make_tensor_proto(value, dtype))
 
 
-def _const_parts(proto: tensor_pb2.TensorProto) -> tuple:
+def _const_parts(proto: tensor_pb2.TensorProto) -> ConstParts:
     attrs = {
         "value": attr_value_pb2.AttrValue(tensor=proto),
         "dtype": attr_value_pb2.AttrValue(type=proto.dtype),
@@ -513,7 +519,7 @@ def _const_parts(proto: tensor_pb2.TensorProto) -> tuple:
     )
 
 
-def _const_op(parts: tuple, name: str | None, graph: Graph | None = None) -> Tensor:
+def _const_op(parts: ConstParts, name: str | None, graph: Graph | None = None) -> Tensor:
     attrs, dtype, shape = parts
     g = graph or get_default_graph()
     # the cached attrs dict itself: ops never change an attrs dict in place

@@ -16,7 +16,7 @@ from typing import Any
 
 from opgen_runtime.proto import attr_value_pb2, tensor_pb2
 
-from ..graph.graph import get_default_graph
+from ..graph.graph import Graph, get_default_graph
 from ..graph.tensor import Tensor
 from ..ops import registry as _registry
 from ..shapes import inference as _shape_inference
@@ -48,7 +48,9 @@ def convert_to_tensor(
                 )
         return value
     if hasattr(value, "_as_graph_tensor"):
-        return value._as_graph_tensor(dtype)
+        # A typed local: `value` is Any (an object that makes its own graph tensor).
+        graph_tensor: Tensor = value._as_graph_tensor(dtype)
+        return graph_tensor
     convert = _conversion_function(value)
     if convert is not None:
         dtype = None if dtype is None else _dtypes.as_dtype(dtype)
@@ -117,7 +119,8 @@ def _registered_type(value: Any) -> str:
     return "<class 'object'>"
 
 
-ConversionFunction = Callable[[Any, Any, Any, bool], Any]
+# (value, dtype, name, as_ref) -> its Tensor, or NotImplemented (typed through _NOT_IMPLEMENTED).
+ConversionFunction = Callable[[Any, Any, Any, bool], Tensor]
 
 
 def _conversion_function(value: Any) -> ConversionFunction | None:
@@ -136,7 +139,7 @@ def _conversion_function(value: Any) -> ConversionFunction | None:
 # --- auto-packing ----------------------------------------------------------------------
 
 
-def _nested_dtype(values: list | tuple) -> _dtypes.DType | None:
+def _nested_dtype(values: list[Any] | tuple[Any, ...]) -> _dtypes.DType | None:
     """`_get_dtype_from_nested_lists`: the base dtype of the first Tensor in nested lists."""
     for item in values:
         if isinstance(item, Tensor):
@@ -216,7 +219,7 @@ def _cast(x: Tensor, dtype: _dtypes.DType, name: str) -> Tensor:
 
 
 def _create(
-    g: Any,
+    g: Graph,
     op_type: str,
     inputs: list[Tensor],
     name: str,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from opgen_runtime.proto import datatypes as _names
@@ -129,7 +130,7 @@ class DType:
     def __str__(self) -> str:
         return f"<dtype: '{self.name}'>"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[Any], DType], tuple[str]]:
         return as_dtype, (self.name,)
 
 

@@ -186,15 +186,15 @@ class TensorShape:
         )
 
     def merge_with(self, other: Any) -> TensorShape:
-        other = as_shape(other)
+        shape = as_shape(other)  # a new name: `other` is declared Any
         if self._dims is None:
-            return other
-        if other._dims is None:
+            return shape
+        if shape._dims is None:
             return self
-        if not self.is_compatible_with(other):
-            raise ValueError(f"Shapes {self} and {other} are not compatible")
+        if not self.is_compatible_with(shape):
+            raise ValueError(f"Shapes {self} and {shape} are not compatible")
         return TensorShape(
-            [a if a is not None else b for a, b in zip(self._dims, other._dims)]
+            [a if a is not None else b for a, b in zip(self._dims, shape._dims)]
         )
 
     def concatenate(self, other: Any) -> TensorShape:

@@ -38,4 +38,6 @@ def as_own_message(value: Any, message_class: type[Message]) -> Message | None:
         or not hasattr(value, "SerializeToString")
     ):
         return None
-    return message_class.FromString(value.SerializeToString())  # type: ignore[attr-defined]
+    # A typed local: protobuf's classes are Any to mypy (no stubs), so FromString returns Any.
+    message: Message = message_class.FromString(value.SerializeToString())  # type: ignore[attr-defined]
+    return message

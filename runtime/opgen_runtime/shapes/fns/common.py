@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..context import InferenceContext, ShapeError, ShapeHandle, Values
+from ..context import DimensionHandle, InferenceContext, ShapeError, ShapeHandle, Values
 from ..fn_names import PORTS
 
 ShapeFn = Callable[[InferenceContext], None]
@@ -169,7 +169,7 @@ def concat_inputs_shape(
     concat_dim = int(axis[0][0])
     min_rank = -concat_dim if concat_dim < 0 else concat_dim + 1
 
-    def split(shape: ShapeHandle):
+    def split(shape: ShapeHandle) -> tuple[ShapeHandle, DimensionHandle, ShapeHandle]:
         shape = c.with_rank_at_least(shape, min_rank)
         before = c.subshape(shape, 0, concat_dim)
         middle = c.dim(shape, concat_dim)
@@ -233,8 +233,14 @@ def bias_add_shape(c: InferenceContext) -> None:
 
 
 def _windowed_output_size(
-    size, window, dilation: int, stride: int, padding: bytes, pad_before=0, pad_after=0
-):
+    size: DimensionHandle,
+    window: DimensionHandle,
+    dilation: int,
+    stride: int,
+    padding: bytes,
+    pad_before: int = 0,
+    pad_after: int = 0,
+) -> DimensionHandle:
     """TF's GetWindowedOutputSizeFromDimsV2 on possibly-unknown sizes."""
     if stride <= 0:
         raise ShapeError(f"Stride must be > 0, but got {stride}")
