@@ -198,12 +198,18 @@ class ChainReader:
         macro = reg_tok[TEXT]
         args, i = self.paren_args(start + 1, macro)
         name_toks = _without_enclosing_parens(args[0]) if len(args) == 1 else []
-        if not name_toks or any(t[KIND] not in _LITERAL_KINDS for t in name_toks):
+        # TF's macro takes any `const char*`: a string constant (`REGISTER_OP(kOpName)`)
+        # resolves as it does in a builder call.
+        name = None
+        if name_toks and all(t[KIND] in _LITERAL_KINDS for t in name_toks):
+            name = self.string(name_toks, macro)
+        elif name_toks:
+            name = self.helper_string(macro, name_toks)
+        if name is None:
             at = next((t for t in name_toks if t[KIND] not in _LITERAL_KINDS), None) if name_toks else None
             at = at or (args[0][0] if args and args[0] else toks[start + 1])
             message = f"{macro} expects the op name as a string literal, e.g. {macro}(\"MyOp\")"
             raise UndefinedNameError(at, at[TEXT], message) if at[KIND] == "id" else token_error(at, message)
-        name = self.string(name_toks, macro)
         calls: list[BuilderCall] = []
         while True:
             if i >= len(toks):

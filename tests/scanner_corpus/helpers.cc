@@ -33,4 +33,8 @@ REGISTER_OP("Conv")
     .Attr(kShadowed)
     .Attr(LocalHelper());
 
+// An op named by a constant: REGISTER_OP takes any `const char*`.
+constexpr char kOpName[] = "NamedByConstant";
+REGISTER_OP(kOpName).Attr(kModeAttr);
+
 }  // namespace tensorflow

@@ -2,7 +2,7 @@
 
 namespace tensorflow {
 
-constexpr char kName[] = "Foo";
-REGISTER_OP(kName).Input("x: float");
+const char* names[] = {"Foo"};
+REGISTER_OP(names[0]).Input("x: float");
 
 }  // namespace tensorflow
