@@ -145,10 +145,14 @@ def test_cross_check_reports_kernels_tensorflow_would_reject(tmp_path, project):
         'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<float>("U"), SumOp);\n'
         'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<bool>("T"), SumOp);\n'
         'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<float>("keep"), SumOp);\n'
-        'REGISTER_KERNEL_BUILDER(Name("Fill").Device(DEVICE_CPU).HostMemory("w"), FillOp);\n')
+        'REGISTER_KERNEL_BUILDER(Name("Fill").Device(DEVICE_CPU).HostMemory("w"), FillOp);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Fil").Device(DEVICE_CPU), FillOp);\n')
     findings = [f.format() for f in cross_check(_registrations([project]), gather([str(project)]).op_list)]
     more = project / "more.cc"
     assert findings == [
+        (f"{more}:6:1: error: the CPU kernel of 'Fil': no REGISTER_OP in the sources declares 'Fil' (TensorFlow "
+        "cannot use a kernel of an op it does not know)\n  hint: did you mean 'Fill'? Otherwise pass the sources (or "
+        "an OpList file) that declare the op"),
         (f"{more}:5:68: error: the CPU kernel of 'Fill' puts 'w' in host memory, but 'Fill' has no input or output "
         "named 'w' (TensorFlow fails when it creates the kernel)"),
         (f"{more}:1:1: error: the CPU kernel of 'Nope': no REGISTER_OP in the sources declares 'Nope' (TensorFlow "
