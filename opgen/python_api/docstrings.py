@@ -9,12 +9,17 @@ Type phrases always name OpDef inputs (through AvoidPythonReserved), as TF's do.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from opgen.python_api.literals import attr_value_doc, dtype_name
 from opgen.python_api.names import avoid_reserved
 from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.proto.datatypes import is_ref
+
+if TYPE_CHECKING:
+    from opgen_runtime.proto import attr_value_pb2
 
 RIGHT_MARGIN = 74  # AppendWithinWidth's width for entries
 
@@ -46,7 +51,7 @@ def _append_within_width(dest: str, text: str, width: int = RIGHT_MARGIN) -> str
     return dest + " " + text
 
 
-def _type_list(types) -> str:
+def _type_list(types: Iterable[int]) -> str:
     return _type_list_of(tuple(types))
 
 
@@ -157,7 +162,7 @@ _ATTR_WORDS = {
 }
 
 
-def attr_type_phrase(attr: op_def_pb2.OpDef.AttrDef, default) -> str:
+def attr_type_phrase(attr: op_def_pb2.OpDef.AttrDef, default: attr_value_pb2.AttrValue | None) -> str:
     """`A`/`An` + type words + allowed values + minimum + `.` + default sentence (TF's AddDocStringAttrs)."""
     words = _ATTR_WORDS.get(attr.type, f"`{attr.type}`")
     if default is not None:

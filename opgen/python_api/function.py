@@ -14,6 +14,7 @@ Entry points: `function_api(op_def, api_def | None) -> FunctionApi | SkippedOp` 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
@@ -504,7 +505,7 @@ def _check_unique(names: list[str], what: str, op_name: str) -> None:
         seen.add(n)
 
 
-def module_api(name: str, op_defs, api_model: ApiModel) -> ModuleApi:
+def module_api(name: str, op_defs: Iterable[op_def_pb2.OpDef], api_model: ApiModel) -> ModuleApi:
     """The API of one generated module: its ops' functions in the given order."""
     functions: list[FunctionApi] = []
     skipped: list[SkippedOp] = []

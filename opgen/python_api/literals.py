@@ -12,9 +12,13 @@ import functools
 import math
 import re
 import struct
+from typing import TYPE_CHECKING, Any
 
 from opgen_runtime.proto import attr_value_pb2, tensor_pb2
 from opgen_runtime.proto.datatypes import BY_ENUM, base, is_ref
+
+if TYPE_CHECKING:
+    from opgen_runtime.proto import tensor_shape_pb2
 
 _SIMPLE_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -133,7 +137,7 @@ def _float(value: float, dtype_prefix: str) -> str:
     return text if not text.lstrip("-").isdigit() else text + ".0"
 
 
-def shape_literal(shape) -> str:
+def shape_literal(shape: tensor_shape_pb2.TensorShapeProto) -> str:
     if shape.unknown_rank:
         return "None"
     dims = []
@@ -182,7 +186,9 @@ def _dtype_ref(prefix: str, enum: int) -> str:
     return prefix + name
 
 
-def _list_items(value: attr_value_pb2.AttrValue) -> tuple[str, list]:
+# A list value's items are of the type its field says (bytes for `s`, a TensorShapeProto for
+# `shape`, ...): Any, which `_list_item` reads by that field.
+def _list_items(value: attr_value_pb2.AttrValue) -> tuple[str, list[Any]]:
     for field in _LIST_FIELDS:
         items = list(getattr(value.list, field))
         if items:
@@ -190,7 +196,7 @@ def _list_items(value: attr_value_pb2.AttrValue) -> tuple[str, list]:
     return "", []
 
 
-def _list_item(field: str, item, dtype_prefix: str) -> str:
+def _list_item(field: str, item: Any, dtype_prefix: str) -> str:
     if field == "s":
         return bytes_default(item)
     if field == "i":

@@ -21,6 +21,7 @@ from json.encoder import (
     encode_basestring_ascii as _json_str,  # json.dumps of a str, in C
 )
 from pathlib import Path
+from typing import Literal
 
 from opgen import __version__
 from opgen.errors import Location, OpgenError, report
@@ -100,6 +101,9 @@ class RenderResult:
         return {rel: digest.hex() for rel, digest in self.digests.items()}
 
 
+Progress = Callable[[str, int, int], None]  # (phase, ops done, ops in all)
+
+
 @dataclass
 class Renderer:
     """Renders module texts from ops with a per-op chunk cache."""
@@ -108,7 +112,7 @@ class Renderer:
     formatter: ChunkFormatter
     api_model: ApiModel
     root: Path
-    progress: Callable[[str, int, int], None] | None = None  # (phase, ops done, ops in all)
+    progress: Progress | None = None
     library: str | None = None  # op library of modules no `libraries` glob matches
     libraries: dict[str, str] = field(default_factory=dict)  # module-name glob -> op library
     max_ops_per_module: int | None = None  # split bigger modules into packages of parts (`module_files`)
@@ -450,18 +454,20 @@ class Renderer:
 # An op rendered: its summary, its function's text, the lines a formatter must lay out
 # (`emit.render_function`), and the statement appending its OpDef.
 RenderedOp = tuple[emit.FunctionSummary, str, list[int] | None, str]
+# A `RenderedOp` as a forked worker returns it (`_render_share`), or ("error", message).
+SharedOp = tuple[emit.PlainSummary, str, list[int] | None, str] | tuple[Literal["error"], str]
 
-def _render_share(renderer: Renderer, ops: list[op_def_pb2.OpDef]) -> list[tuple]:
+def _render_share(renderer: Renderer, ops: list[op_def_pb2.OpDef]) -> list[SharedOp]:
     """`_render_one` of each op in a forked worker, summaries as plain tuples; an op whose API
     is in error gives ("error", message) (the parent re-raises it, located)."""
-    out: list[tuple] = []
+    out: list[SharedOp] = []
     for op in ops:
         try:
-            summary, *rest = renderer._render_one(op, None)
+            summary, text, lines, statement = renderer._render_one(op, None)
         except OpgenError as e:
             out.append(("error", e.format()))
             continue
-        out.append((summary.to_plain(), *rest))
+        out.append((summary.to_plain(), text, lines, statement))
     return out
 
 
@@ -568,7 +574,8 @@ class BuildOptions:
     max_ops_per_module: int | None = None  # split bigger modules ([tool.opgen] max_ops_per_module)
 
 
-def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions, progress=None,
+def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions,
+                progress: Progress | None = None,
                 write_cache: bool = True) -> RenderResult:
     # Rendering allocates many small acyclic objects; cyclic GC passes over a big heap
     # (e.g. with TensorFlow imported) cost more than the whole incremental build.

@@ -17,7 +17,7 @@ import symtable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import jinja2
 import jinja2.bccache
@@ -31,6 +31,9 @@ from opgen.python_api.names import MODULE_GLOBALS
 from opgen.render.layout import LINE_LENGTH, Bracketed, layout
 from opgen_runtime.version import __version__ as runtime_version
 from opgen_runtime.version import series
+
+if TYPE_CHECKING:
+    from types import TracebackType
 
 TEMPLATE_NAMES = ("module_header.py.j2", "module_registration.py.j2", "function.py.j2")
 
@@ -415,7 +418,7 @@ class Templates:
         env.tests["identifier"] = str.isidentifier  # black spaces `:` in a slice unless its bounds are simple
         return cls(env, h.hexdigest(), shipped, str(directory))
 
-    def render(self, name: str, **context) -> str:
+    def render(self, name: str, **context: object) -> str:
         try:
             return self.env.get_template(name).render(**context)
         except jinja2.TemplateError as e:
@@ -445,7 +448,7 @@ class Templates:
         return str(Path(self.directory) / name)
 
 
-def _template_line(tb, name: str) -> int:
+def _template_line(tb: TracebackType | None, name: str) -> int:
     """The line of template `name` in a traceback Jinja rewrote (its frames carry template lines)."""
     line = 0
     while tb is not None:
@@ -649,6 +652,10 @@ class ChunkUses(NamedTuple):
         )
 
 
+# A `FunctionSummary` as a plain tuple (`FunctionSummary.to_plain`).
+PlainSummary = tuple[str | bool | tuple[str, ...], ...]
+
+
 class FunctionSummary(NamedTuple):
     """What module assembly needs of one op's function (cached next to its formatted chunk,
     so an unchanged op never goes through pyapi or the templates again; a tuple, so a cache
@@ -693,12 +700,12 @@ class FunctionSummary(NamedTuple):
             noqa=tuple(sorted(noqa)),
         )
 
-    def to_plain(self) -> tuple:
+    def to_plain(self) -> PlainSummary:
         """A plain tuple (what marshal stores)."""
         return tuple(self)
 
     @classmethod
-    def from_plain(cls, data: tuple) -> FunctionSummary:
+    def from_plain(cls, data: PlainSummary) -> FunctionSummary:
         return cls._make(data)
 
 

@@ -278,7 +278,7 @@ class ChunkFormatter:
             pass  # the cache is an optimisation; a read-only cache dir must not fail the build
 
     @staticmethod
-    def _append(text_path: Path, new: list[tuple[object, object, bytes]], index: dict) -> bool:
+    def _append(text_path: Path, new: list[tuple[object, object, bytes]], index: dict[object, _Entry]) -> bool:
         """Append the `new` chunks to the text file in one write and add them to `index`;
         False when the file is gone (another build rewrote the pack) or the write fell short."""
         blob = b"".join(data for _, _, data in new)

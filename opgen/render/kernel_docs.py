@@ -16,6 +16,7 @@ again whenever its kernels change."""
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
 from opgen.model import GatherResult
 from opgen.overrides.apidef import ApiModel
@@ -24,6 +25,9 @@ from opgen.python_api.docstrings import TODO_SUMMARY
 from opgen.python_api.literals import dtype_name
 from opgen.spec.kernel_summary import device_types, runs_on
 
+if TYPE_CHECKING:
+    from opgen.proto import kernel_def_pb2
+
 
 def runs_on_paragraph(text: str) -> str:
     return textwrap.fill(f"Runs on: {text}.", width=80, break_on_hyphens=False, break_long_words=False)
@@ -31,7 +35,7 @@ def runs_on_paragraph(text: str) -> str:
 
 def with_kernel_docs(model: ApiModel, gathered: GatherResult) -> ApiModel:
     """`model` with the "Runs on" paragraph added to each op that has unlabelled kernels."""
-    kernels: dict[str, list] = {}
+    kernels: dict[str, list[kernel_def_pb2.KernelDef]] = {}
     for reg in gathered.kernels or []:
         kernels.setdefault(reg.kernel_def.op, []).append(reg.kernel_def)
     api_defs = dict(model.api_defs)
