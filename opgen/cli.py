@@ -178,7 +178,9 @@ def _settings_callback(name: str, module: str):
         # The configured paths this command reads (it has the option) and no option replaces.
         check_paths(config, [key for key in PATH_KEYS
                              if key in options and ctx.get_parameter_source(key) is not ParameterSource.COMMANDLINE])
-        if "sources" in options and ctx.get_parameter_source("sources") is not ParameterSource.COMMANDLINE:
+        # the default `op_specs` must exist when sources are read (`oplist --from-library` reads none)
+        if ("sources" in options and not options.get("from_library")
+                and ctx.get_parameter_source("sources") is not ParameterSource.COMMANDLINE):
             check_default_sources(config, f"pass the sources (opgen {name} ops/*.cc)")
         command = importlib.import_module(f"opgen.commands.{module}")
         if "input" in command.Settings.field_names():
