@@ -9,10 +9,10 @@ In the package's `setup.py` (what `opgen init` writes):
 
 `build_ext` compiles each `OpLibrary` with g++ (or `$CXX`) and TensorFlow's own flags, as TF's
 custom-op guide does (`g++ -std=c++17 -shared ... -fPIC $(tf.sysconfig.get_compile_flags())
-$(tf.sysconfig.get_link_flags()) -O2`), into the wheel at the path the module's `[tool.opgen]
-library` names. TensorFlow must be importable where the build runs (build without isolation:
-`pip wheel --no-build-isolation .`): the library is compiled against that TensorFlow's headers
-and ABI, and its users need a matching TensorFlow.
+$(tf.sysconfig.get_link_flags()) -O2`, with -Wno-deprecated-declarations), into the wheel at
+the path the module's `[tool.opgen] library` names. TensorFlow must be importable where the
+build runs (build without isolation: `pip wheel --no-build-isolation .`): the library is
+compiled against that TensorFlow's headers and ABI, and its users need a matching TensorFlow.
 
 Before compiling, `build_ext` runs `opgen build --check` in the project and refuses to build
 when the committed wrappers are not what `opgen build` writes from the sources now: a library
@@ -115,5 +115,6 @@ class build_ext(_setuptools_build_ext):  # noqa: N801 - setuptools' command name
         compile_flags, link_flags = tensorflow_flags()
         compiler = os.environ.get("CXX", "g++")
         # TF's compile flags carry the C++ standard (--std=c++17) and the ABI macro its wheel was built with.
-        self.spawn([compiler, "-shared", "-fPIC", "-O2", *ext.sources, "-o", target,
-                    *compile_flags, *ext.extra_compile_args, *link_flags])
+        # -Wno-deprecated-declarations: TF's headers give thousands, which would bury the library's own errors.
+        self.spawn([compiler, "-shared", "-fPIC", "-O2", "-Wno-deprecated-declarations", *ext.sources,
+                    "-o", target, *compile_flags, *ext.extra_compile_args, *link_flags])
