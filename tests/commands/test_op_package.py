@@ -10,7 +10,8 @@ TensorFlow as a layer (a venv holding `tensorflow-cpu` and nothing else, cached:
 `fresh_venv.tensorflow_layer`), from a copy of the shipped dist/ with pip's index switched off
 (PIP_NO_INDEX: opgen-runtime is on no index, and TensorFlow and protobuf come from the layer).
 There each scenario runs in a fresh process: eager calls, gradients, `tf.function`, Keras
-`fit`, SavedModel export, and `tf.saved_model.load` in another fresh process.
+`fit`, SavedModel export, `tf.saved_model.load` in another fresh process, and the package
+imported before TensorFlow (which it does not import; its gradient is registered when TF is).
 """
 
 from __future__ import annotations
@@ -90,6 +91,21 @@ import my_ops
 loaded = tf.saved_model.load(sys.argv[1])  # kept: its functions use its variables
 served = loaded.serve(tf.constant([[1.0, 1.0]]))
 print(json.dumps({"served": served.numpy().tolist()}))
+"""
+
+IMPORTED_FIRST = """
+import json, sys
+import my_ops
+
+out = {"tensorflow_imported_by_package": "tensorflow" in sys.modules}
+import tensorflow as tf
+
+x = tf.constant([1.0, 2.0])
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    y = tf.reduce_sum(my_ops.my_ops_scale(x, factor=5.0))
+out["gradient"] = tape.gradient(y, x).numpy().tolist()
+print(json.dumps(out))
 """
 
 NOT_INSTALLED = """
@@ -177,3 +193,7 @@ def test_installed_package_eager_gradients_function_keras_and_saved_model(user_v
     served = _run(user_venv, LOAD, saved)["served"]
     assert [v for row in served for v in row] == pytest.approx([v for row in out["predict"] for v in row])
 
+
+def test_package_imported_before_tensorflow_leaves_it_unimported_and_gets_its_gradient(user_venv):
+    out = _run(user_venv, IMPORTED_FIRST)
+    assert out == {"tensorflow_imported_by_package": False, "gradient": [5.0, 5.0]}

@@ -78,7 +78,7 @@ def test_scaffold_builds_and_its_wrapper_runs_on_the_embedded_runtime(tmp_path, 
     assert main(["init", "--quiet", "--package", "scaffolded_ops", str(project)]) == 0
     monkeypatch.chdir(project)
     assert main(["build", "--quiet"]) == 0
-    # the module alone: the package's __init__ would import TensorFlow to register the gradient
+    # the module alone: the package's __init__ would register its gradient with a TensorFlow another test imported
     monkeypatch.syspath_prepend(str(project / "scaffolded_ops"))
     # Its library is not compiled here: an isolated registry keeps it pending, even when another
     # test of this process imported TensorFlow, and forgets it afterwards.
