@@ -23,7 +23,7 @@ import click
 from click.core import ParameterSource
 
 from opgen import __version__
-from opgen.config import FORMATTERS, PATH_KEYS, check_library, check_paths, load_config
+from opgen.config import FORMATTERS, PATH_KEYS, check_default_sources, check_library, check_paths, load_config
 from opgen.errors import Location, OpgenError
 from opgen.errors import report as _report
 from opgen.settings import Settings, SpecInput, option_defaults
@@ -180,6 +180,10 @@ def _settings_callback(name: str, module: str) -> Callable[..., Invocation]:
         # The configured paths this command reads (it has the option) and no option replaces.
         check_paths(config, [key for key in PATH_KEYS
                              if key in options and ctx.get_parameter_source(key) is not ParameterSource.COMMANDLINE])
+        # the default `op_specs` must exist when sources are read (`oplist --from-library` reads none)
+        if ("sources" in options and not options.get("from_library")
+                and ctx.get_parameter_source("sources") is not ParameterSource.COMMANDLINE):
+            check_default_sources(config, f"pass the sources (opgen {name} ops/*.cc)")
         command = importlib.import_module(f"opgen.commands.{module}")
         if "input" in command.Settings.field_names():
             options = {key: value for key, value in options.items() if key not in SpecInput.OPTIONS} | {

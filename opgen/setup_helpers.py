@@ -9,10 +9,15 @@ In the package's `setup.py` (what `opgen init` writes):
 
 `build_ext` compiles each `OpLibrary` with g++ (or `$CXX`) and TensorFlow's own flags, as TF's
 custom-op guide does (`g++ -std=c++17 -shared ... -fPIC $(tf.sysconfig.get_compile_flags())
-$(tf.sysconfig.get_link_flags()) -O2`), into the wheel at the path the module's `[tool.opgen]
-library` names. TensorFlow must be importable where the build runs (build without isolation:
-`pip wheel --no-build-isolation .`): the library is compiled against that TensorFlow's headers
-and ABI, and its users need a matching TensorFlow.
+$(tf.sysconfig.get_link_flags()) -O2`, with -Wno-deprecated-declarations), into the wheel at
+the path the module's `[tool.opgen] library` names. TensorFlow must be importable where the
+build runs (build without isolation: `pip wheel --no-build-isolation .`): the library is
+compiled against that TensorFlow's headers and ABI, and its users need a matching TensorFlow.
+
+Before compiling, `build_ext` runs `opgen build --check` in the project and refuses to build
+when the committed wrappers are not what `opgen build` writes from the sources now: a library
+compiled from edited sources beside stale wrappers would build, install, and fail only at its
+users' import (`OpLibraryError: ... does not match the module`).
 
 setuptools is imported here, not by the rest of opgen: only a package build needs it.
 """
@@ -27,6 +32,7 @@ from pathlib import PurePosixPath
 
 from setuptools import Extension
 from setuptools.command.build_ext import build_ext as _setuptools_build_ext
+from setuptools.errors import SetupError
 
 _TF_FLAGS = (
     "import json, tensorflow as tf; "
@@ -63,9 +69,36 @@ def tensorflow_flags() -> tuple[list[str], list[str]]:
     return compile_flags, link_flags
 
 
+def check_wrappers(project: str) -> None:
+    """Raise `SetupError` unless the generated wrappers of the opgen project in `project` are
+    up to date with its sources: `opgen build --check` itself, in a child process (it is
+    opgen's command line, and its output names the stale files), by the building Python."""
+    run = subprocess.run([sys.executable, "-m", "opgen", "build", "--check", "--quiet"], cwd=project,
+                         capture_output=True, text=True, check=False)
+    if run.returncode == 0:
+        return
+    if run.returncode == 1 and run.stdout.strip():  # one `would rewrite PATH` line per stale file
+        stale = "\n".join(f"  {line}" for line in run.stdout.strip().splitlines())
+        raise SetupError(
+            f"the generated wrappers in {project} are stale: `opgen build --check` reports\n{stale}\n"
+            "A wheel of them would install, then fail at its users' import (OpLibraryError: the op library "
+            "does not match the module). Run `opgen build` in the project (and commit the wrappers), then build "
+            "the wheel again.")
+    raise SetupError(
+        f"`opgen build --check` failed in {project} (exit {run.returncode}):\n{(run.stdout + run.stderr).strip()}\n"
+        "Fix what it reports, run `opgen build`, then build the wheel again.")
+
+
 # Subclasses setuptools' (Any to mypy, as for OpLibrary).
 class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - setuptools' command name
-    """setuptools' `build_ext`, which also compiles `OpLibrary` extensions with g++ and TF's flags."""
+    """setuptools' `build_ext`, which also compiles `OpLibrary` extensions with g++ and TF's
+    flags, once the generated wrappers are known to match the sources (`check_wrappers`)."""
+
+    def run(self) -> None:
+        if any(isinstance(ext, OpLibrary) for ext in self.extensions):
+            # the project root: where setuptools runs setup.py, and what OpLibrary sources are relative to
+            check_wrappers(os.getcwd())
+        super().run()
 
     def get_ext_fullpath(self, ext_name: str) -> str:
         """Where setuptools puts the extension (build/lib... or, --inplace, the package), under
@@ -85,5 +118,6 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
         compile_flags, link_flags = tensorflow_flags()
         compiler = os.environ.get("CXX", "g++")
         # TF's compile flags carry the C++ standard (--std=c++17) and the ABI macro its wheel was built with.
-        self.spawn([compiler, "-shared", "-fPIC", "-O2", *ext.sources, "-o", target,
-                    *compile_flags, *ext.extra_compile_args, *link_flags])
+        # -Wno-deprecated-declarations: TF's headers give thousands, which would bury the library's own errors.
+        self.spawn([compiler, "-shared", "-fPIC", "-O2", "-Wno-deprecated-declarations", *ext.sources,
+                    "-o", target, *compile_flags, *ext.extra_compile_args, *link_flags])

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from opgen.apidiff.snapshot import Snapshot
 from opgen.apidiff.snapshot_build import build_snapshot
 from opgen.apidiff.snapshot_format import FORMAT_TAG, from_json, from_markdown
-from opgen.config import Config, load_config
+from opgen.config import Config, check_default_sources, load_config
 from opgen.errors import Location, OpgenError, OpgenErrors, printable_path, report
 from opgen.limits import MAX_FILE_BYTES, MAX_REVISION_BYTES, read_input_bytes, read_text_file
 from opgen.module_groups import module_rule
@@ -42,6 +42,7 @@ def project_snapshot(config: Config, shown_root: Path | None = None, warn: Calla
     """
     from opgen.overrides.load import load_overrides
 
+    check_default_sources(config, "name both sides (opgen diff OLD NEW)", shown_root)
     gathered = gather_config(config, warn=warn)
     model = load_overrides(option_defaults(config).get("overrides"), gathered.op_list, merge=config.merge_overrides)
     return build_snapshot(gathered, model, config, shown_root=shown_root or config.root)

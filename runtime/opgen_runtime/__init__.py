@@ -13,6 +13,8 @@ Which backend a call runs on, first match wins (`tf.backend`):
 
 Op libraries (`[tool.opgen] library`) are registered with TensorFlow at the module's import,
 or when TF is imported, or by `load_op_libraries()` (`tf.op_libraries`; docs/custom-ops.md).
+`call_when_imported("tensorflow", callback)` does the same for a package's own TF-side
+registrations (gradients), so importing the package never imports TensorFlow.
 """
 
 # The modules generated code imports by name (`from opgen_runtime import execute as
@@ -35,6 +37,7 @@ from .ops import registry as registry
 from .shapes.inference import InferenceContext, ShapeHandle, register_shape_fn
 from .tf import dispatch as dispatch
 from .tf.backend import get_backend, set_backend
+from .tf.import_hooks import call_when_imported
 from .tf.op_libraries import OpLibraryError, OpLibraryWarning, load_op_libraries
 from .values import dtypes as dtypes
 from .values.constant_op import constant
@@ -51,6 +54,7 @@ __all__ = [
     "ShapeHandle",
     "Tensor",
     "TensorShape",
+    "call_when_imported",
     "constant",
     "control_dependencies",
     "convert_to_tensor",

@@ -92,6 +92,29 @@ def test_glob_source_matching_nothing(run):
     assert code == 2 and "pyproject.toml:2:12: error: [tool.opgen] sources entry 'cc/*.cpp' matches no files" in err
 
 
+@pytest.mark.parametrize("toml", ['[project]\nname = "x"\n', '[tool.opgen]\nout = "gen"\n'])
+def test_default_sources_missing_says_no_sources_are_configured(run, tmp_path, toml):
+    """Outside a configured project the default `op_specs` is no file the user named: the error
+    says the sources are missing and how to give them, for every command that gathers, and
+    `opgen diff` when its NEW side is the project. Exit 2, nothing written."""
+    for command in ("build", "oplist", "kernels"):
+        code, err = run(toml, command)
+        assert code == 2
+        assert err == (f"error: no op sources: op_specs/ (the default) does not exist in {tmp_path}\n"
+                       f"  hint: pass the sources (opgen {command} ops/*.cc), set [tool.opgen] sources "
+                       "in pyproject.toml, or run `opgen init` to start a project\n")
+    code, err = run(toml, "diff", "cc")
+    assert code == 2 and err.startswith("error: no op sources: op_specs/ (the default) does not exist in ")
+    assert "hint: name both sides (opgen diff OLD NEW), set [tool.opgen] sources" in err
+    assert not (tmp_path / "gen").exists() and not (tmp_path / "generated").exists()
+    # sources on the command line, or a default folder that exists, are read as before
+    code, err = run(toml, "oplist", "--format", "json", "cc")
+    assert code == 0, err
+    (tmp_path / "cc").rename(tmp_path / "op_specs")
+    code, err = run(toml, "build", "--quiet")
+    assert (code, err) == (0, "")
+
+
 def test_modules_pattern_matching_no_op_is_a_located_warning(run, tmp_path):
     code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"OpA" = "gen_a"\n"Nope*" = "gen_x"\n',
                     "build", "--quiet")

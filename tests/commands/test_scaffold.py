@@ -4,10 +4,12 @@ byte for byte, which tests/commands/test_op_package.py builds into a wheel and r
 from __future__ import annotations
 
 import importlib
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support import fresh_venv
 from support.call_wrappers import isolated_registry
 from support.paths import REPO
 
@@ -76,7 +78,7 @@ def test_scaffold_builds_and_its_wrapper_runs_on_the_embedded_runtime(tmp_path, 
     assert main(["init", "--quiet", "--package", "scaffolded_ops", str(project)]) == 0
     monkeypatch.chdir(project)
     assert main(["build", "--quiet"]) == 0
-    # the module alone: the package's __init__ would import TensorFlow to register the gradient
+    # the module alone: the package's __init__ would register its gradient with a TensorFlow another test imported
     monkeypatch.syspath_prepend(str(project / "scaffolded_ops"))
     # Its library is not compiled here: an isolated registry keeps it pending, even when another
     # test of this process imported TensorFlow, and forgets it afterwards.
@@ -98,3 +100,24 @@ def _run_scaffolded_module(monkeypatch):
     assert nodes["ScaffoldedOpsScale"].attr["factor"].f == 2.0
     assert nodes["ScaffoldedOpsScale_1"].attr["factor"].f == 0.5
     monkeypatch.delitem(sys.modules, "gen_scaffolded_ops")
+
+
+def test_wheel_build_refuses_wrappers_stale_against_the_sources(tmp_path):
+    """The documented `pip wheel --no-build-isolation` of a scaffolded project whose op was edited
+    after `opgen build`: setup.py's build_ext refuses before compiling (so neither g++ nor
+    TensorFlow is needed here), names the stale module and says to run `opgen build`; no wheel."""
+    project = tmp_path / "my_ops"
+    env = fresh_venv.clean_env(PYTHONPATH=str(REPO))  # the author's environment: opgen importable
+    fresh_venv.run(sys.executable, "-m", "opgen", "init", "--quiet", project, env=env)
+    fresh_venv.run(sys.executable, "-m", "opgen", "build", "--quiet", cwd=project, env=env)
+    source = project / "ops" / "my_ops.cc"
+    source.write_text(source.read_text().replace("factor: float = 2.0", "factor: float = 3.0"))
+    command = [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", "dist", "."]
+    done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode != 0
+    output = done.stdout + done.stderr
+    assert f"error: the generated wrappers in {project} are stale: `opgen build --check` reports\n" in output
+    assert "  would rewrite my_ops/gen_my_ops.py\n" in output
+    assert "Run `opgen build` in the project (and commit the wrappers), then build the wheel again." in output
+    assert "running build_ext" in output and "g++" not in output
+    assert not list(project.glob("dist/*.whl"))

@@ -2,20 +2,24 @@
 
 The wrappers (`gen_example_ops`, written by `opgen build`) need only opgen-runtime: without
 TensorFlow they build TensorFlow-compatible graphs; with it they run on TensorFlow and load
-`_example_ops.so`. Gradients are TensorFlow's, so they are registered when TensorFlow is installed.
+`_example_ops.so`. Gradients are TensorFlow's: they are registered as soon as TensorFlow is
+imported (now, if it is already), so `import example_ops` never imports TensorFlow itself.
 """
+
+from opgen_runtime import call_when_imported
 
 from .gen_example_ops import example_ops_scale
 
 __all__ = ["example_ops_scale"]
 
-try:
-    import tensorflow as _tf
-except ImportError:
-    pass
-else:
 
-    @_tf.RegisterGradient("ExampleOpsScale")
+def _register_gradients(tf):
+    """Called with the `tensorflow` module once it is imported; before that no op can run on it."""
+
+    @tf.RegisterGradient("ExampleOpsScale")
     def _example_ops_scale_grad(op, grad):
         """d(factor * x)/dx = factor."""
         return [grad * op.get_attr("factor")]
+
+
+call_when_imported("tensorflow", _register_gradients)
