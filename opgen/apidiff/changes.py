@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from opgen.apidiff.graph_compat import DEFAULTS_RULES, compatible_message, graph_issues
+from opgen.apidiff.graph_compat import compatible_message, graph_issues
 from opgen.apidiff.snapshot import Function, OpEntry, Snapshot
 from opgen.apidiff.snapshot_format import describe_attr
 from opgen.errors import Location
@@ -168,10 +168,13 @@ def _graph_changes(old: OpEntry, new: OpEntry) -> list[Change]:
         changes.append(Change(new.name, "graph", issue.rule, True, issue.reason,
                               _graph_location(new, _issue_part(new, issue.subject)),
                               compatible_message(issue, old.op_def, new.op_def)))
-    if any(issue.rule not in DEFAULTS_RULES for issue in issues):
-        return changes  # compatible-change details would only restate the incompatibility
+    # Every accepted change is listed beside the breaking ones (TF's check stops at the first
+    # incompatibility; a review needs them all), except the arg lists' compatible wording when
+    # TF rejects that list: it would restate the signature change.
+    rejected = {issue.rule.split("_")[0] for issue in issues if issue.rule.startswith(("input_", "output_"))}
     changes += [Change(new.name, "graph", rule, False, message, _graph_location(new, part))
-                for rule, message, part in _compatible_graph_changes(old.op_def, new.op_def)]
+                for rule, message, part in _compatible_graph_changes(old.op_def, new.op_def)
+                if rule.split("_")[0].removesuffix("s") not in rejected]
     return changes
 
 

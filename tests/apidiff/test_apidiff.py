@@ -308,3 +308,38 @@ def test_diff_git_revision_with_glob_sources(project, capsys):
     code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "json"], capsys)
     assert code == 1
     assert [(o["op"], o["status"]) for o in json.loads(out)["ops"]] == [("Divide", "removed"), ("DivideV2", "added")]
+
+
+def _diff_trees(tmp_path, old: str, new: str) -> list[tuple[str, str, bool, str]]:
+    """`opgen diff old new` of two one-file spec trees: (category, rule, breaking, location) per change."""
+    for side, text in (("old", old), ("new", new)):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "seq_ops.cc").write_text(text)
+    result = diff_snapshots(load_side(str(tmp_path / "old"), Config(root=tmp_path)),
+                            load_side(str(tmp_path / "new"), Config(root=tmp_path)))
+    return [(c.category, c.rule, c.breaking, str(c.location)) for c in result.changes]
+
+
+SEQ_V1 = """\
+REGISTER_OP("Pack2")
+    .Input("x: N * T")
+    .Output("y: T")
+    .Attr("T: {float, int32}")
+    .Attr("N: int >= 1");
+"""
+
+
+def test_diff_lists_compatible_changes_beside_breaking_ones(tmp_path, monkeypatch):
+    """TF's check stops at the first incompatibility; the review lists every change."""
+    monkeypatch.chdir(tmp_path)
+    new = SEQ_V1.replace("{float, int32}", "{float, int32, int64}").replace("int >= 1", "int >= 2")
+    graph = [change[:3] for change in _diff_trees(tmp_path, SEQ_V1, new) if change[0] == "graph"]
+    assert graph == [("graph", "minimum_raised", True), ("graph", "allowed_values_widened", False)]
+
+
+def test_diff_does_not_restate_a_rejected_signature(tmp_path, monkeypatch):
+    """An input added and one renamed: TF's signature mismatch, not also `inputs_changed_compatibly`."""
+    monkeypatch.chdir(tmp_path)
+    new = SEQ_V1.replace('.Input("x: N * T")', '.Input("values: N * T")\n    .Input("z: T")')
+    graph = [change[:3] for change in _diff_trees(tmp_path, SEQ_V1, new) if change[0] == "graph"]
+    assert graph == [("graph", "input_signature_changed", True)]
