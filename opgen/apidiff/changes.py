@@ -1,8 +1,8 @@
 """Compare two snapshots: every added, removed or changed op and function, classified.
 
 Each `Change` has a category (graph, python, docs), a stable rule id, whether it breaks
-existing users, a message, and the location to annotate (the REGISTER_OP line for graph
-and docs changes, the override line that shaped the Python API when there is one).
+existing users, a message, and the location to annotate (the line declaring the changed part, else the
+REGISTER_OP; for Python and docs changes also the override line that shaped the API).
 
 Rules (B = breaking):
 * graph, TF's OpDefCompatible / OpDefAttrDefaultsUnchanged (graph_compat, messages are TF's):
@@ -106,6 +106,18 @@ def _first_changed(old_args, new_args, kind: str) -> str:
     return ""
 
 
+def _args_location(old: OpEntry, new: OpEntry, kind: str) -> Location | None:
+    """Where the `kind` (input/output) list changed: the first new arg whose declaration
+    differs; when the new list only lacks old args at its end, the first of them where OLD
+    declared it (NEW has no line for it)."""
+    old_args, new_args = ((old.op_def.input_arg, new.op_def.input_arg) if kind == "input"
+                          else (old.op_def.output_arg, new.op_def.output_arg))
+    part = _first_changed(old_args, new_args, kind)
+    if not part and len(old_args) > len(new_args):
+        return _graph_location(old, f"{kind} {old_args[len(new_args)].name}")
+    return _graph_location(new, part)
+
+
 # ---- graph ------------------------------------------------------------------------------
 
 def _compatible_graph_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> list[tuple[str, str, str]]:
@@ -165,8 +177,11 @@ def _graph_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     changes = []
     issues = graph_issues(old.op_def, new.op_def)
     for issue in without_restatements(issues):
-        changes.append(Change(new.name, "graph", issue.rule, True, issue.reason,
-                              _graph_location(new, _issue_part(new, issue.subject)),
+        kind = issue.rule.split("_")[0]
+        # a signature or ref-list rule names no arg: TF compares the flattened lists
+        where = (_args_location(old, new, kind) if kind in ("input", "output") and not issue.subject
+                 else _graph_location(new, _issue_part(new, issue.subject)))
+        changes.append(Change(new.name, "graph", issue.rule, True, issue.reason, where,
                               compatible_message(issue, old.op_def, new.op_def)))
     # Every accepted change is listed beside the breaking ones (TF's check stops at the first
     # incompatibility; a review needs them all), except the arg lists' compatible wording when

@@ -343,3 +343,18 @@ def test_diff_does_not_restate_a_rejected_signature(tmp_path, monkeypatch):
     new = SEQ_V1.replace('.Input("x: N * T")', '.Input("values: N * T")\n    .Input("z: T")')
     graph = [change[:3] for change in _diff_trees(tmp_path, SEQ_V1, new) if change[0] == "graph"]
     assert graph == [("graph", "input_signature_changed", True)]
+
+
+def test_signature_changes_are_located_at_the_arg_that_changed(tmp_path, monkeypatch):
+    """The first `.Input`/`.Output` whose declaration differs; a removed one where OLD declared it."""
+    monkeypatch.chdir(tmp_path)
+    new = SEQ_V1.replace('    .Output("y: T")\n', '    .Input("z: T")\n    .Output("out: T")\n')
+    graph = [(rule, where) for category, rule, _, where in _diff_trees(tmp_path, SEQ_V1, new) if category == "graph"]
+    assert graph == [("input_signature_changed", "new/seq_ops.cc:3:6"),
+                     ("output_signature_changed", "new/seq_ops.cc:4:6")]
+    removed = SEQ_V1.replace('    .Output("y: T")\n', "")
+    (tmp_path / "removed").mkdir()
+    (tmp_path / "removed" / "seq_ops.cc").write_text(removed)
+    result = diff_snapshots(load_side("old", Config(root=tmp_path)), load_side("removed", Config(root=tmp_path)))
+    assert [(c.rule, str(c.location)) for c in result.changes if c.category == "graph"] == [
+        ("output_signature_changed", "old/seq_ops.cc:3:6")]
