@@ -84,9 +84,9 @@ def _graph_location(entry: OpEntry, part: str = "") -> Location | None:
 def _python_change(entry: OpEntry, rule: str, breaking: bool, message: str, part: str = "",
                    category: Category = "python") -> Change:
     """A Python-API (or docs) change: at the changed part's line, with the override line
-    that shaped the op's API (if any) as its second location."""
+    that renamed it, else the first that shaped the op's API (if any), as its second location."""
     return Change(entry.name, category, rule, breaking, message, _graph_location(entry, part),
-                  override_location=entry.api_locations[0] if entry.api_locations else None)
+                  override_location=entry.override_location(part))
 
 
 def _issue_part(entry: OpEntry, subject: str) -> str:
@@ -203,8 +203,8 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     a, b = old.function, new.function
     out: list[Change] = []
 
-    def add(rule: str, breaking: bool, message: str) -> None:
-        out.append(_python_change(new, rule, breaking, message))
+    def add(rule: str, breaking: bool, message: str, part: str = "") -> None:
+        out.append(_python_change(new, rule, breaking, message, part))
 
     if a is None and b is None:
         return out
@@ -217,9 +217,10 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
         return out
     public = a.visible  # hidden functions are private: their changes never break users
     if a.visible and not b.visible:
-        add("function_hidden", True, f"{_qualified(a)} is no longer exported (hidden, defined as {b.name})")
+        add("function_hidden", True, f"{_qualified(a)} is no longer exported (hidden, defined as {b.name})",
+            "endpoint")
     elif b.visible and not a.visible:
-        add("function_exposed", False, f"{_qualified(b)} is exported now (was hidden as {a.name})")
+        add("function_exposed", False, f"{_qualified(b)} is exported now (was hidden as {a.name})", "endpoint")
     elif (a.module, a.name) != (b.module, b.name):
         kept = b.module == a.module and a.name in b.aliases
         rule = "function_moved" if a.name == b.name else "function_renamed"
@@ -227,13 +228,14 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
             rule,
             public and not kept,
             f"{_qualified(a)} -> {_qualified(b)}" + (" (old name kept as alias)" if kept else ""),
+            "endpoint",
         )
     for alias in a.aliases:
         if alias not in b.aliases and alias != b.name:
-            add("alias_removed", public, f"alias {a.module}.{alias} of {_qualified(a)} removed")
+            add("alias_removed", public, f"alias {a.module}.{alias} of {_qualified(a)} removed", "endpoint")
     for alias in b.aliases:
         if alias not in a.aliases:
-            add("alias_added", False, f"alias {b.module}.{alias} added for {_qualified(b)}")
+            add("alias_added", False, f"alias {b.module}.{alias} added for {_qualified(b)}", "endpoint")
     out += [_python_change(new, rule, public and breaking, message, part)
             for rule, breaking, message, part in _param_changes(a, b)]
     if len(a.outputs) != len(b.outputs):
@@ -400,6 +402,7 @@ def _located_in_sources(entry: OpEntry, sources_entry: OpEntry) -> OpEntry:
     """`entry` (read from a snapshot file, located at its entry there) located at the lines of
     the same op in the other side's sources, which know them."""
     return replace(entry, location=sources_entry.location, api_locations=sources_entry.api_locations,
+                   api_parts=sources_entry.api_parts,
                    kernel_locations=sources_entry.kernel_locations, parts=sources_entry.parts)
 
 

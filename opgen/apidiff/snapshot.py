@@ -63,11 +63,18 @@ class OpEntry:
     # Locations, never written to a snapshot file (see the module docstring):
     location: Location | None = None  # REGISTER_OP (or the op's OpList entry, or its entry in a snapshot file)
     api_locations: tuple[Location, ...] = ()  # override-file lines that shaped its Python API
+    # ("input x", the override line renaming it), ("endpoint", ...) (`ApiModel.renamed_at`)
+    api_parts: tuple[tuple[str, Location], ...] = ()
     kernel_locations: tuple[tuple[str, Location], ...] = ()  # device -> its first kernel TF can select
     parts: tuple[tuple[str, Location], ...] = ()  # ("attr T", its .Attr line), ... (`OpSource.parts`)
 
     def part_location(self, part: str) -> Location | None:
         return next((loc for key, loc in self.parts if key == part), None)
+
+    def override_location(self, part: str) -> Location | None:
+        """The override line that renamed `part`, else the first that shaped the API."""
+        renamed = next((loc for key, loc in self.api_parts if key == part), None)
+        return renamed or (self.api_locations[0] if self.api_locations else None)
 
     @property
     def name(self) -> str:

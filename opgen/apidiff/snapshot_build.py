@@ -111,6 +111,8 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
             docs=_docs(api),
             location=location,
             api_locations=tuple(loc for loc in map(relocate, model.provenance.get(op_def.name, [])) if loc),
+            api_parts=tuple((key, shown) for key, at in model.renamed_at.get(op_def.name, {}).items()
+                            if (shown := relocate(at)) is not None),
             skip_reason=skip_reason,
             kernels=None if gathered.kernels is None else device_types(kernels_by_op.get(op_def.name, []), op_def),
             kernel_placement={} if gathered.kernels is None else device_placement(

@@ -11,6 +11,7 @@ ApiDef of every op that has one) renders it again whenever the kernels change.""
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 
 from opgen.model import GatherResult
@@ -39,4 +40,4 @@ def with_kernel_docs(model: ApiModel, gathered: GatherResult) -> ApiModel:
         paragraph = runs_on_paragraph(runs_on(types))
         api.description = f"{api.description.rstrip()}\n\n{paragraph}" if api.description.strip() else paragraph
         api_defs[op_def.name] = api
-    return ApiModel(api_defs, model.provenance)
+    return dataclasses.replace(model, api_defs=api_defs)

@@ -358,3 +358,17 @@ def test_signature_changes_are_located_at_the_arg_that_changed(tmp_path, monkeyp
     result = diff_snapshots(load_side("old", Config(root=tmp_path)), load_side("removed", Config(root=tmp_path)))
     assert [(c.rule, str(c.location)) for c in result.changes if c.category == "graph"] == [
         ("output_signature_changed", "old/seq_ops.cc:3:6")]
+
+
+def test_override_location_is_the_line_that_made_the_change(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for side in ("old", "new"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "seq_ops.cc").write_text(SEQ_V1)
+    (tmp_path / "new" / "overrides").mkdir()
+    (tmp_path / "new" / "overrides" / "seq.pbtxt").write_text(
+        'op {\n  name: "Pack2"\n  rename_to: "pack_two"\n  input_rename { from: "x" to: "values" }\n}\n')
+    result = diff_snapshots(load_side("old", Config(root=tmp_path)), load_side("new", Config(root=tmp_path)))
+    located = {c.rule: (str(c.location), str(c.override_location)) for c in result.changes}
+    assert located["function_renamed"] == ("new/seq_ops.cc:1:1", "new/overrides/seq.pbtxt:3:3")
+    assert located["param_renamed"] == ("new/seq_ops.cc:2:6", "new/overrides/seq.pbtxt:4:3")
