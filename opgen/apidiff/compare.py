@@ -57,8 +57,8 @@ def _workspace_relative(result: DiffResult, workspace: Path) -> DiffResult:
     """Annotation paths relative to the GitHub workspace (the repository checkout)."""
 
     def move(loc: Location | None) -> Location | None:
-        if loc is None:
-            return None
+        if loc is None or loc.revision:  # a revision's path, not the work tree's
+            return loc
         try:
             rel = (Path.cwd() / loc.path).resolve().relative_to(workspace.resolve())
         except ValueError:

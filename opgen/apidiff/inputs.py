@@ -142,7 +142,8 @@ class _Revision:
     def _target(self, path: str) -> Path:
         parts = PurePosixPath(path).parts
         if not parts or any(p in ("", ".", "..", ".git") for p in parts):  # git fsck refuses these too
-            raise OpgenError(f"the revision has a path opgen will not write: {path!r}", Location(f"{self.rev}:{path}"))
+            raise OpgenError(f"the revision has a path opgen will not write: {path!r}",
+                             Location(path, revision=self.rev))
         return self.tree.joinpath(*parts)
 
     def extract(self, entries: list[_TreeEntry]) -> None:
@@ -281,18 +282,22 @@ def _outside(rev_config: Config, values: list[tuple[tuple[str | int, ...], str]]
     return dataclasses.replace(rev_config, include_dirs=tuple(include_dirs))
 
 
+def _in_revision(loc: Location, project: Path, tree: Path, rev: str) -> Location:
+    """A location inside the extracted tree as a file of the revision (`REV:path`, what the
+    user can look up): relative to the project, or to the repository's top for files outside
+    the project."""
+    path = Path(os.path.abspath(loc.path))
+    for base in (project, tree):
+        if path == base or base in path.parents:
+            return Location(path.relative_to(base).as_posix(), loc.line, loc.col, revision=rev)
+    return loc
+
+
 def _at_revision(error: OpgenError, project: Path, tree: Path, rev: str) -> OpgenError:
-    """Rewrite locations inside the extracted tree as `REV:path` (what the user can look up):
-    relative to the project, or to the repository's top for files outside the project."""
+    """`error` with its location inside the extracted tree as a file of the revision."""
     if isinstance(error, OpgenErrors):
         return OpgenErrors([_at_revision(e, project, tree, rev) for e in error.errors])
-    loc = error.location
-    if loc is not None:
-        path = Path(loc.path).absolute()
-        for base in (project, tree):
-            if path == base or base in path.parents:
-                loc = Location(f"{rev}:{path.relative_to(base).as_posix()}", loc.line, loc.col)
-                break
+    loc = error.location and _in_revision(error.location, project, tree, rev)
     return OpgenError(error.message if error.location else f"at git revision {rev}: {error.message}", loc, error.hint)
 
 
@@ -300,8 +305,8 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
     """The project as committed at `rev`, its files read from the revision alone into a
     temporary directory (`_Revision`): its config, sources, headers and overrides.
 
-    The work tree, index and HEAD are never touched. Locations are shown as if the files
-    were in the work tree (relative to the cwd); errors inside the revision read `REV:path`.
+    The work tree, index and HEAD are never touched. Locations, of errors as of the snapshot,
+    are the revision's files (`REV:path`, `_in_revision`): the work tree's may differ or be gone.
     """
     top = Path(_git(["rev-parse", "--show-toplevel"], config.root, f"{config.root} is not in a git work tree")
                .decode().strip()).resolve()
@@ -338,6 +343,7 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
             def warn(text: str) -> None:  # located `REV:path` like its errors
                 report(text.replace(extracted[0], f"{rev}:").replace(extracted[1], f"{rev}:"))
 
-            return project_snapshot(rev_config, shown_root=config.root, warn=warn)
+            snapshot = project_snapshot(rev_config, warn=warn)
+            return snapshot.relocated(lambda loc: _in_revision(loc, project, tree, rev))
         except OpgenError as e:
             raise _at_revision(e, project, tree, rev) from None

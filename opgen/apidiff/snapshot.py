@@ -13,7 +13,8 @@ revision); a side read from a snapshot file is located at its op entries in that
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from opgen.errors import Location
 from opgen_runtime.proto import op_def_pb2
@@ -94,6 +95,18 @@ class Snapshot:
 
     def sorted_ops(self) -> list[OpEntry]:
         return [self.ops[name] for name in sorted(self.ops)]
+
+    def relocated(self, move: Callable[[Location], Location]) -> Snapshot:
+        """This snapshot with every location of its ops passed through `move`."""
+
+        def pairs(items: tuple[tuple[str, Location], ...]) -> tuple[tuple[str, Location], ...]:
+            return tuple((key, move(loc)) for key, loc in items)
+
+        ops = {name: replace(entry, location=entry.location and move(entry.location),
+                             api_locations=tuple(map(move, entry.api_locations)), api_parts=pairs(entry.api_parts),
+                             kernel_locations=pairs(entry.kernel_locations), parts=pairs(entry.parts))
+               for name, entry in self.ops.items()}
+        return replace(self, ops=ops)
 
 
 def strip_docs(op_def: op_def_pb2.OpDef) -> op_def_pb2.OpDef:

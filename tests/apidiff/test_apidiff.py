@@ -372,3 +372,28 @@ def test_override_location_is_the_line_that_made_the_change(tmp_path, monkeypatc
     located = {c.rule: (str(c.location), str(c.override_location)) for c in result.changes}
     assert located["function_renamed"] == ("new/seq_ops.cc:1:1", "new/overrides/seq.pbtxt:3:3")
     assert located["param_renamed"] == ("new/seq_ops.cc:2:6", "new/overrides/seq.pbtxt:4:3")
+
+
+def _seq_repo(repo: Path) -> None:
+    """A committed project `ops/seq_ops.cc` (SEQ_V1 and an op Gone at line 6) in `repo`."""
+    (repo / "ops").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\n')
+    (repo / "ops" / "seq_ops.cc").write_text(SEQ_V1 + 'REGISTER_OP("Gone")\n    .Input("a: float");\n')
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "v1")
+
+
+def test_removed_ops_are_located_in_the_old_revision(tmp_path, monkeypatch, capsys):
+    """The work tree's file may no longer hold (or have) that line: `REV:path:line:col` in
+    every format; a GitHub annotation cannot attach there, so it names the place in its text."""
+    _seq_repo(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ops" / "seq_ops.cc").write_text(SEQ_V1)
+    code, out, _ = run_cli(["diff", "--git", "HEAD"], capsys)
+    assert code == 1 and "op_removed: Op Gone removed  [HEAD:ops/seq_ops.cc:6:1]" in out
+    code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "json"], capsys)
+    assert {c["location"] for c in json.loads(out)["changes"]} == {"HEAD:ops/seq_ops.cc:6:1"}
+    code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)
+    assert out.splitlines()[0] == ("::error title=opgen graph op_removed (Gone)::Op Gone removed "
+                                   "(at HEAD:ops/seq_ops.cc:6:1)")
