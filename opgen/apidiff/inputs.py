@@ -64,6 +64,11 @@ def _spec_tree_snapshot(tree: Path, config: Config) -> Snapshot:
     return build_snapshot(gathered, model, tree_config, shown_root=tree)
 
 
+def named_project(spec: str) -> Config | None:
+    """The configuration of the project `spec` names (a directory with a pyproject.toml), else None."""
+    return load_config(Path(spec)) if (Path(spec) / "pyproject.toml").is_file() else None
+
+
 def load_side(spec: str, config: Config) -> Snapshot:
     """One side of a diff named on the command line (a path)."""
     path = Path(spec)
@@ -72,9 +77,8 @@ def load_side(spec: str, config: Config) -> Snapshot:
                          hint="give a spec tree, a project, an OpList file, an API snapshot (.md or .json), "
                               "or use --git REV for a git revision")
     if path.is_dir():
-        if (path / "pyproject.toml").is_file():
-            return project_snapshot(load_config(path))
-        return _spec_tree_snapshot(path, config)
+        project = named_project(spec)
+        return project_snapshot(project) if project else _spec_tree_snapshot(path, config)
     if path.suffix.lower() == ".md":  # never C++: the committed Markdown snapshot or an error
         return from_markdown(read_text_file(path, "API snapshot"), spec)
     if _is_snapshot_file(path):
@@ -301,6 +305,12 @@ def _at_revision(error: OpgenError, project: Path, tree: Path, rev: str) -> Opge
     return OpgenError(error.message if error.location else f"at git revision {rev}: {error.message}", loc, error.hint)
 
 
+def work_tree_top(where: Path) -> Path:
+    """The top of the git work tree holding `where` (an error outside one)."""
+    return Path(_git(["rev-parse", "--show-toplevel"], where, f"{where} is not in a git work tree")
+                .decode().strip()).resolve()
+
+
 def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
     """The project as committed at `rev`, its files read from the revision alone into a
     temporary directory (`_Revision`): its config, sources, headers and overrides.
@@ -308,8 +318,7 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
     The work tree, index and HEAD are never touched. Locations, of errors as of the snapshot,
     are the revision's files (`REV:path`, `_in_revision`): the work tree's may differ or be gone.
     """
-    top = Path(_git(["rev-parse", "--show-toplevel"], config.root, f"{config.root} is not in a git work tree")
-               .decode().strip()).resolve()
+    top = work_tree_top(config.root)
     prefix = PurePosixPath(os.path.relpath(config.root.resolve(), top)).as_posix()
     commit = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top,
                   f"unknown git revision {rev!r}").decode().strip()
@@ -346,4 +355,10 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
             snapshot = project_snapshot(rev_config, warn=warn)
             return snapshot.relocated(lambda loc: _in_revision(loc, project, tree, rev))
         except OpgenError as e:
-            raise _at_revision(e, project, tree, rev) from None
+            error = _at_revision(e, project, tree, rev)
+            last = error.errors[-1] if isinstance(error, OpgenErrors) else error  # a list shows its errors' hints
+            if not found and not (config.root / "pyproject.toml").is_file() and last.hint is None:
+                last.hint = (f"no pyproject.toml in {printable_path(config.root)} or above, nor at {rev}: opgen "
+                              f"read the default settings; run it in the project, or name the project: opgen diff "
+                              f"--git {rev} path/to/project")
+            raise error from None

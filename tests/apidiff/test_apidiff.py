@@ -269,15 +269,19 @@ def test_diff_git_revision_of_a_project_in_a_subdirectory(tmp_path, monkeypatch,
     message = ",line=5,col=6,title=opgen graph allowed_values_narrowed (Scale)::Attr 'T' has a stricter set of "
     code, out, err = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)
     assert (code, err) == (1, "")
-    assert out.startswith("::error file=specs/ops.cc" + message)
-    # on GitHub the paths are relative to the checkout, and from a subdirectory relative to the cwd
-    monkeypatch.setenv("GITHUB_WORKSPACE", str(repo))
-    assert run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)[1].startswith(
-        "::error file=lib/ops/specs/ops.cc" + message)
-    monkeypatch.delenv("GITHUB_WORKSPACE")
+    # GitHub resolves annotation paths from the repository's top, wherever opgen ran
+    assert out.startswith("::error file=lib/ops/specs/ops.cc" + message)
+    assert run_cli(["diff", "--git", "HEAD"], capsys)[1].splitlines()[3].endswith("[specs/ops.cc:5:6]")
     monkeypatch.chdir(project / "specs")
     out = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)[1]
-    assert out.startswith("::error file=ops.cc" + message)
+    assert out.startswith("::error file=lib/ops/specs/ops.cc" + message)
+    # from the repository's top: the project named as NEW is compared with itself at HEAD
+    monkeypatch.chdir(repo)
+    code, out, err = run_cli(["diff", "--git", "HEAD", "lib/ops", "--format", "github"], capsys)
+    assert (code, err) == (1, "") and out.startswith("::error file=lib/ops/specs/ops.cc" + message)
+    code, out, err = run_cli(["diff", "--git", "HEAD"], capsys)
+    assert code == 2 and err.startswith("HEAD:op_specs: error: no such file or directory\n")
+    assert "no pyproject.toml" in err and "opgen diff --git HEAD path/to/project" in err
 
 
 def test_build_writes_and_checks_the_api_snapshot(project, capsys):
