@@ -29,16 +29,16 @@ def gather_config(config: Config, sources: list[str] | None = None, warn: Callab
     return SpecInput.from_config(config, sources).gather(warn=warn)
 
 
-def project_snapshot(config: Config, shown_root: Path | None = None, warn: Callable[[str], None] = report) -> Snapshot:
+def project_snapshot(config: Config, warn: Callable[[str], None] = report) -> Snapshot:
     """The snapshot of a configured project: its sources, through its override directory.
 
-    Locations are relative to the cwd, as if the project were at `shown_root` (default: its root).
+    Locations are relative to the cwd.
     """
     from opgen.overrides.load import load_overrides
 
     gathered = gather_config(config, warn=warn)
     model = load_overrides(option_defaults(config).get("overrides"), gathered.op_list, merge=config.merge_overrides)
-    return build_snapshot(gathered, model, config, shown_root=shown_root or config.root)
+    return build_snapshot(gathered, model, config, shown_root=config.root)
 
 
 def _is_snapshot_file(path: Path) -> bool:
@@ -290,7 +290,7 @@ def _in_revision(loc: Location, project: Path, tree: Path, rev: str) -> Location
     """A location inside the extracted tree as a file of the revision (`REV:path`, what the
     user can look up): relative to the project, or to the repository's top for files outside
     the project."""
-    path = Path(os.path.abspath(loc.path))
+    path = Path(os.path.normpath(Path.cwd().resolve() / loc.path))  # a snapshot's are relative to the resolved cwd
     for base in (project, tree):
         if path == base or base in path.parents:
             return Location(path.relative_to(base).as_posix(), loc.line, loc.col, revision=rev)

@@ -83,7 +83,7 @@ class _Relocator:
 
 def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, shown_root: Path | None = None) -> Snapshot:
     """Locations are relative to the project root, or to the cwd when `shown_root` is given
-    (the directory the files are shown in: the project, or the work tree a git revision mirrors)."""
+    (the directory the files are shown in: the project, spec tree or file's directory)."""
     relocate = _Relocator(config.root, shown_root)
     snapshot = Snapshot()
     modules = module_names(gathered, config)
