@@ -46,18 +46,21 @@ def report(text: str) -> None:
 
 @dataclass(frozen=True, order=True)
 class Location:
-    """A 1-based line and column in a file; `path` is as the user named it (relative stays relative)."""
+    """A 1-based line and column in a file; `path` is as the user named it (relative stays relative).
+    A file of a git revision (not the work tree) has `revision` and is shown `REV:path`."""
 
     path: str
     line: int = 0
     col: int = 0
+    revision: str = ""
 
     def __str__(self) -> str:
+        path = f"{self.revision}:{self.path}" if self.revision else self.path
         if self.line <= 0:
-            return self.path
+            return path
         if self.col <= 0:
-            return f"{self.path}:{self.line}"
-        return f"{self.path}:{self.line}:{self.col}"
+            return f"{path}:{self.line}"
+        return f"{path}:{self.line}:{self.col}"
 
 
 class OpgenError(Exception):

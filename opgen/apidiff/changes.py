@@ -1,8 +1,8 @@
 """Compare two snapshots: every added, removed or changed op and function, classified.
 
 Each `Change` has a category (graph, python, docs), a stable rule id, whether it breaks
-existing users, a message, and the location to annotate (the REGISTER_OP line for graph
-and docs changes, the override line that shaped the Python API when there is one).
+existing users, a message, and the location to annotate (the line declaring the changed part, else the
+REGISTER_OP; for Python and docs changes also the override line that shaped the API).
 
 Rules (B = breaking):
 * graph, TF's OpDefCompatible / OpDefAttrDefaultsUnchanged (graph_compat, messages are TF's):
@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from opgen.apidiff.graph_compat import DEFAULTS_RULES, compatible_message, graph_issues
+from opgen.apidiff.graph_compat import compatible_message, graph_issues
 from opgen.apidiff.snapshot import Function, OpEntry, Snapshot
 from opgen.apidiff.snapshot_format import describe_attr
 from opgen.errors import Location
@@ -85,9 +85,9 @@ def _graph_location(entry: OpEntry, part: str = "") -> Location | None:
 def _python_change(entry: OpEntry, rule: str, breaking: bool, message: str, part: str = "",
                    category: Category = "python") -> Change:
     """A Python-API (or docs) change: at the changed part's line, with the override line
-    that shaped the op's API (if any) as its second location."""
+    that renamed it, else the first that shaped the op's API (if any), as its second location."""
     return Change(entry.name, category, rule, breaking, message, _graph_location(entry, part),
-                  override_location=entry.api_locations[0] if entry.api_locations else None)
+                  override_location=entry.override_location(part))
 
 
 def _issue_part(entry: OpEntry, subject: str) -> str:
@@ -107,6 +107,18 @@ def _first_changed(
         if i >= len(old_args) or describe_arg(old_args[i]) != describe_arg(arg):
             return f"{kind} {arg.name}"
     return ""
+
+
+def _args_location(old: OpEntry, new: OpEntry, kind: str) -> Location | None:
+    """Where the `kind` (input/output) list changed: the first new arg whose declaration
+    differs; when the new list only lacks old args at its end, the first of them where OLD
+    declared it (NEW has no line for it)."""
+    old_args, new_args = ((old.op_def.input_arg, new.op_def.input_arg) if kind == "input"
+                          else (old.op_def.output_arg, new.op_def.output_arg))
+    part = _first_changed(old_args, new_args, kind)
+    if not part and len(old_args) > len(new_args):
+        return _graph_location(old, f"{kind} {old_args[len(new_args)].name}")
+    return _graph_location(new, part)
 
 
 # ---- graph ------------------------------------------------------------------------------
@@ -168,13 +180,19 @@ def _graph_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     changes = []
     issues = graph_issues(old.op_def, new.op_def)
     for issue in without_restatements(issues):
-        changes.append(Change(new.name, "graph", issue.rule, True, issue.reason,
-                              _graph_location(new, _issue_part(new, issue.subject)),
+        kind = issue.rule.split("_")[0]
+        # a signature or ref-list rule names no arg: TF compares the flattened lists
+        where = (_args_location(old, new, kind) if kind in ("input", "output") and not issue.subject
+                 else _graph_location(new, _issue_part(new, issue.subject)))
+        changes.append(Change(new.name, "graph", issue.rule, True, issue.reason, where,
                               compatible_message(issue, old.op_def, new.op_def)))
-    if any(issue.rule not in DEFAULTS_RULES for issue in issues):
-        return changes  # compatible-change details would only restate the incompatibility
+    # Every accepted change is listed beside the breaking ones (TF's check stops at the first
+    # incompatibility; a review needs them all), except the arg lists' compatible wording when
+    # TF rejects that list: it would restate the signature change.
+    rejected = {issue.rule.split("_")[0] for issue in issues if issue.rule.startswith(("input_", "output_"))}
     changes += [Change(new.name, "graph", rule, False, message, _graph_location(new, part))
-                for rule, message, part in _compatible_graph_changes(old.op_def, new.op_def)]
+                for rule, message, part in _compatible_graph_changes(old.op_def, new.op_def)
+                if rule.split("_")[0].removesuffix("s") not in rejected]
     return changes
 
 
@@ -188,8 +206,8 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     a, b = old.function, new.function
     out: list[Change] = []
 
-    def add(rule: str, breaking: bool, message: str) -> None:
-        out.append(_python_change(new, rule, breaking, message))
+    def add(rule: str, breaking: bool, message: str, part: str = "") -> None:
+        out.append(_python_change(new, rule, breaking, message, part))
 
     if a is None and b is None:
         return out
@@ -202,9 +220,10 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
         return out
     public = a.visible  # hidden functions are private: their changes never break users
     if a.visible and not b.visible:
-        add("function_hidden", True, f"{_qualified(a)} is no longer exported (hidden, defined as {b.name})")
+        add("function_hidden", True, f"{_qualified(a)} is no longer exported (hidden, defined as {b.name})",
+            "endpoint")
     elif b.visible and not a.visible:
-        add("function_exposed", False, f"{_qualified(b)} is exported now (was hidden as {a.name})")
+        add("function_exposed", False, f"{_qualified(b)} is exported now (was hidden as {a.name})", "endpoint")
     elif (a.module, a.name) != (b.module, b.name):
         kept = b.module == a.module and a.name in b.aliases
         rule = "function_moved" if a.name == b.name else "function_renamed"
@@ -212,13 +231,14 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
             rule,
             public and not kept,
             f"{_qualified(a)} -> {_qualified(b)}" + (" (old name kept as alias)" if kept else ""),
+            "endpoint",
         )
     for alias in a.aliases:
         if alias not in b.aliases and alias != b.name:
-            add("alias_removed", public, f"alias {a.module}.{alias} of {_qualified(a)} removed")
+            add("alias_removed", public, f"alias {a.module}.{alias} of {_qualified(a)} removed", "endpoint")
     for alias in b.aliases:
         if alias not in a.aliases:
-            add("alias_added", False, f"alias {b.module}.{alias} added for {_qualified(b)}")
+            add("alias_added", False, f"alias {b.module}.{alias} added for {_qualified(b)}", "endpoint")
     out += [_python_change(new, rule, public and breaking, message, part)
             for rule, breaking, message, part in _param_changes(a, b)]
     if len(a.outputs) != len(b.outputs):
@@ -385,6 +405,7 @@ def _located_in_sources(entry: OpEntry, sources_entry: OpEntry) -> OpEntry:
     """`entry` (read from a snapshot file, located at its entry there) located at the lines of
     the same op in the other side's sources, which know them."""
     return replace(entry, location=sources_entry.location, api_locations=sources_entry.api_locations,
+                   api_parts=sources_entry.api_parts,
                    kernel_locations=sources_entry.kernel_locations, parts=sources_entry.parts)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Protocol, TextIO
 
 from opgen.apidiff.changes import DiffResult, diff_snapshots
-from opgen.apidiff.inputs import git_revision_snapshot, load_side, project_snapshot
+from opgen.apidiff.inputs import git_revision_snapshot, load_side, named_project, project_snapshot, work_tree_top
 from opgen.apidiff.report import FORMATTERS, format_text
 from opgen.apidiff.snapshot import Snapshot
 from opgen.config import Config
@@ -38,9 +38,12 @@ def _sides(args: DiffOptions, config: Config) -> tuple[Snapshot, Snapshot]:
             raise OpgenError("with --git REV give at most one path (the NEW side)",
                              hint="opgen diff --git REV [NEW]")
         new_spec = args.old or args.new
-        old = git_revision_snapshot(args.git, config)
-        new = load_side(new_spec, config) if new_spec else project_snapshot(config)
-        return old, new
+        if not new_spec:
+            return git_revision_snapshot(args.git, config), project_snapshot(config)
+        project = named_project(new_spec)
+        if project is not None:  # a project named as NEW: itself at REV
+            return git_revision_snapshot(args.git, project), project_snapshot(project)
+        return git_revision_snapshot(args.git, config), load_side(new_spec, config)
     if not args.old:
         raise OpgenError("nothing to compare: give OLD [NEW] or --git REV",
                          hint="opgen diff old_specs/ new_specs/  |  opgen diff --git HEAD~1")
@@ -53,12 +56,20 @@ def _use_color(stream: TextIO) -> bool:
     return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
 
-def _workspace_relative(result: DiffResult, workspace: Path) -> DiffResult:
-    """Annotation paths relative to the GitHub workspace (the repository checkout)."""
+def _annotation_paths(result: DiffResult) -> DiffResult:
+    """Paths relative to the top of the git work tree (GitHub resolves annotation paths from
+    the repository's root, wherever opgen ran), or to $GITHUB_WORKSPACE outside a work tree;
+    unchanged (relative to the cwd) when neither is known."""
+    try:
+        workspace = work_tree_top(Path.cwd())
+    except OpgenError:
+        if not os.environ.get("GITHUB_WORKSPACE"):
+            return result
+        workspace = Path(os.environ["GITHUB_WORKSPACE"])
 
     def move(loc: Location | None) -> Location | None:
-        if loc is None:
-            return None
+        if loc is None or loc.revision:  # a revision's path, not the work tree's
+            return loc
         try:
             rel = (Path.cwd() / loc.path).resolve().relative_to(workspace.resolve())
         except ValueError:
@@ -72,13 +83,13 @@ def _workspace_relative(result: DiffResult, workspace: Path) -> DiffResult:
 def run_diff(args: DiffOptions, config: Config) -> int:
     """Report the differences NEW - OLD; exit 1 on a breaking change unless --allow-breaking.
 
-    Locations are relative to the cwd; `--format github` makes them relative to
-    $GITHUB_WORKSPACE when that is set, as GitHub resolves annotation paths there.
+    Locations are relative to the cwd; `--format github` makes them relative to the
+    repository's top (`_annotation_paths`).
     """
     old, new = _sides(args, config)
     result = diff_snapshots(old, new)
-    if args.format == "github" and os.environ.get("GITHUB_WORKSPACE"):
-        result = _workspace_relative(result, Path(os.environ["GITHUB_WORKSPACE"]))
+    if args.format == "github":
+        result = _annotation_paths(result)
     if args.format == "text":
         text = format_text(result, color=_use_color(sys.stdout))
     else:

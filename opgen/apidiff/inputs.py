@@ -35,17 +35,17 @@ def gather_config(
     return SpecInput.from_config(config, sources).gather(warn=warn)
 
 
-def project_snapshot(config: Config, shown_root: Path | None = None, warn: Callable[[str], None] = report) -> Snapshot:
+def project_snapshot(config: Config, warn: Callable[[str], None] = report) -> Snapshot:
     """The snapshot of a configured project: its sources, through its override directory.
 
-    Locations are relative to the cwd, as if the project were at `shown_root` (default: its root).
+    Locations are relative to the cwd.
     """
     from opgen.overrides.load import load_overrides
 
     check_default_sources(config, "name both sides (opgen diff OLD NEW)", shown_root)
     gathered = gather_config(config, warn=warn)
     model = load_overrides(option_defaults(config).get("overrides"), gathered.op_list, merge=config.merge_overrides)
-    return build_snapshot(gathered, model, config, shown_root=shown_root or config.root)
+    return build_snapshot(gathered, model, config, shown_root=config.root)
 
 
 def _is_snapshot_file(path: Path) -> bool:
@@ -71,6 +71,11 @@ def _spec_tree_snapshot(tree: Path, config: Config) -> Snapshot:
     return build_snapshot(gathered, model, tree_config, shown_root=tree)
 
 
+def named_project(spec: str) -> Config | None:
+    """The configuration of the project `spec` names (a directory with a pyproject.toml), else None."""
+    return load_config(Path(spec)) if (Path(spec) / "pyproject.toml").is_file() else None
+
+
 def load_side(spec: str, config: Config) -> Snapshot:
     """One side of a diff named on the command line (a path)."""
     path = Path(spec)
@@ -79,9 +84,8 @@ def load_side(spec: str, config: Config) -> Snapshot:
                          hint="give a spec tree, a project, an OpList file, an API snapshot (.md or .json), "
                               "or use --git REV for a git revision")
     if path.is_dir():
-        if (path / "pyproject.toml").is_file():
-            return project_snapshot(load_config(path))
-        return _spec_tree_snapshot(path, config)
+        project = named_project(spec)
+        return project_snapshot(project) if project else _spec_tree_snapshot(path, config)
     if path.suffix.lower() == ".md":  # never C++: the committed Markdown snapshot or an error
         return from_markdown(read_text_file(path, "API snapshot"), spec)
     if _is_snapshot_file(path):
@@ -149,7 +153,8 @@ class _Revision:
     def _target(self, path: str) -> Path:
         parts = PurePosixPath(path).parts
         if not parts or any(p in ("", ".", "..", ".git") for p in parts):  # git fsck refuses these too
-            raise OpgenError(f"the revision has a path opgen will not write: {path!r}", Location(f"{self.rev}:{path}"))
+            raise OpgenError(f"the revision has a path opgen will not write: {path!r}",
+                             Location(path, revision=self.rev))
         return self.tree.joinpath(*parts)
 
     def extract(self, entries: list[_TreeEntry]) -> None:
@@ -288,30 +293,39 @@ def _outside(rev_config: Config, values: list[tuple[tuple[str | int, ...], str]]
     return dataclasses.replace(rev_config, include_dirs=tuple(include_dirs))
 
 
+def _in_revision(loc: Location, project: Path, tree: Path, rev: str) -> Location:
+    """A location inside the extracted tree as a file of the revision (`REV:path`, what the
+    user can look up): relative to the project, or to the repository's top for files outside
+    the project."""
+    path = Path(os.path.normpath(Path.cwd().resolve() / loc.path))  # a snapshot's are relative to the resolved cwd
+    for base in (project, tree):
+        if path == base or base in path.parents:
+            return Location(path.relative_to(base).as_posix(), loc.line, loc.col, revision=rev)
+    return loc
+
+
 def _at_revision(error: OpgenError, project: Path, tree: Path, rev: str) -> OpgenError:
-    """Rewrite locations inside the extracted tree as `REV:path` (what the user can look up):
-    relative to the project, or to the repository's top for files outside the project."""
+    """`error` with its location inside the extracted tree as a file of the revision."""
     if isinstance(error, OpgenErrors):
         return OpgenErrors([_at_revision(e, project, tree, rev) for e in error.errors])
-    loc = error.location
-    if loc is not None:
-        path = Path(loc.path).absolute()
-        for base in (project, tree):
-            if path == base or base in path.parents:
-                loc = Location(f"{rev}:{path.relative_to(base).as_posix()}", loc.line, loc.col)
-                break
+    loc = error.location and _in_revision(error.location, project, tree, rev)
     return OpgenError(error.message if error.location else f"at git revision {rev}: {error.message}", loc, error.hint)
+
+
+def work_tree_top(where: Path) -> Path:
+    """The top of the git work tree holding `where` (an error outside one)."""
+    return Path(_git(["rev-parse", "--show-toplevel"], where, f"{where} is not in a git work tree")
+                .decode().strip()).resolve()
 
 
 def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
     """The project as committed at `rev`, its files read from the revision alone into a
     temporary directory (`_Revision`): its config, sources, headers and overrides.
 
-    The work tree, index and HEAD are never touched. Locations are shown as if the files
-    were in the work tree (relative to the cwd); errors inside the revision read `REV:path`.
+    The work tree, index and HEAD are never touched. Locations, of errors as of the snapshot,
+    are the revision's files (`REV:path`, `_in_revision`): the work tree's may differ or be gone.
     """
-    top = Path(_git(["rev-parse", "--show-toplevel"], config.root, f"{config.root} is not in a git work tree")
-               .decode().strip()).resolve()
+    top = work_tree_top(config.root)
     prefix = PurePosixPath(os.path.relpath(config.root.resolve(), top)).as_posix()
     commit = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top,
                   f"unknown git revision {rev!r}").decode().strip()
@@ -345,6 +359,13 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
             def warn(text: str) -> None:  # located `REV:path` like its errors
                 report(text.replace(extracted[0], f"{rev}:").replace(extracted[1], f"{rev}:"))
 
-            return project_snapshot(rev_config, shown_root=config.root, warn=warn)
+            snapshot = project_snapshot(rev_config, warn=warn)
+            return snapshot.relocated(lambda loc: _in_revision(loc, project, tree, rev))
         except OpgenError as e:
-            raise _at_revision(e, project, tree, rev) from None
+            error = _at_revision(e, project, tree, rev)
+            last = error.errors[-1] if isinstance(error, OpgenErrors) else error  # a list shows its errors' hints
+            if not found and not (config.root / "pyproject.toml").is_file() and last.hint is None:
+                last.hint = (f"no pyproject.toml in {printable_path(config.root)} or above, nor at {rev}: opgen "
+                              f"read the default settings; run it in the project, or name the project: opgen diff "
+                              f"--git {rev} path/to/project")
+            raise error from None

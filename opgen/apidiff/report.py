@@ -108,19 +108,26 @@ def format_json(result: DiffResult) -> str:
 
 
 def format_github(result: DiffResult) -> str:
-    """GitHub workflow commands: `::error` for breaking changes, `::notice` for the rest."""
+    """GitHub workflow commands: `::error` for breaking changes, `::notice` for the rest.
+
+    A location in a git revision (an op removed since `--git REV`) names no file: the
+    annotation could only attach to the new tree's file, whose lines differ; it is shown
+    without a file and names the place in its message."""
     lines = []
     for c in result.changes:
         level = "error" if c.breaking else "notice"
         props = []
-        if c.location:
+        also = ""
+        if c.location and c.location.revision:
+            also = f" (at {c.location})"
+        elif c.location:
             props.append(f"file={gh_property(c.location.path)}")
             if c.location.line:
                 props.append(f"line={c.location.line}")
             if c.location.col:
                 props.append(f"col={c.location.col}")
         props.append(f"title={gh_property(f'opgen {c.category} {c.rule} ({c.op})')}")
-        also = f" (override: {c.override_location})" if c.override_location else ""
+        also += f" (override: {c.override_location})" if c.override_location else ""
         lines.append(f"::{level} {','.join(props)}::{gh_data(c.message + also)}")
     return "\n".join(lines) + ("\n" if lines else "")
 

@@ -13,7 +13,8 @@ revision); a side read from a snapshot file is located at its op entries in that
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from opgen.errors import Location
 from opgen_runtime.proto import op_def_pb2
@@ -63,11 +64,18 @@ class OpEntry:
     # Locations, never written to a snapshot file (see the module docstring):
     location: Location | None = None  # REGISTER_OP (or the op's OpList entry, or its entry in a snapshot file)
     api_locations: tuple[Location, ...] = ()  # override-file lines that shaped its Python API
+    # ("input x", the override line renaming it), ("endpoint", ...) (`ApiModel.renamed_at`)
+    api_parts: tuple[tuple[str, Location], ...] = ()
     kernel_locations: tuple[tuple[str, Location], ...] = ()  # device -> its first kernel TF can select
     parts: tuple[tuple[str, Location], ...] = ()  # ("attr T", its .Attr line), ... (`OpSource.parts`)
 
     def part_location(self, part: str) -> Location | None:
         return next((loc for key, loc in self.parts if key == part), None)
+
+    def override_location(self, part: str) -> Location | None:
+        """The override line that renamed `part`, else the first that shaped the API."""
+        renamed = next((loc for key, loc in self.api_parts if key == part), None)
+        return renamed or (self.api_locations[0] if self.api_locations else None)
 
     @property
     def name(self) -> str:
@@ -87,6 +95,18 @@ class Snapshot:
 
     def sorted_ops(self) -> list[OpEntry]:
         return [self.ops[name] for name in sorted(self.ops)]
+
+    def relocated(self, move: Callable[[Location], Location]) -> Snapshot:
+        """This snapshot with every location of its ops passed through `move`."""
+
+        def pairs(items: tuple[tuple[str, Location], ...]) -> tuple[tuple[str, Location], ...]:
+            return tuple((key, move(loc)) for key, loc in items)
+
+        ops = {name: replace(entry, location=entry.location and move(entry.location),
+                             api_locations=tuple(map(move, entry.api_locations)), api_parts=pairs(entry.api_parts),
+                             kernel_locations=pairs(entry.kernel_locations), parts=pairs(entry.parts))
+               for name, entry in self.ops.items()}
+        return replace(self, ops=ops)
 
 
 def strip_docs(op_def: op_def_pb2.OpDef) -> op_def_pb2.OpDef:

@@ -86,7 +86,7 @@ class _Relocator:
 
 def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, shown_root: Path | None = None) -> Snapshot:
     """Locations are relative to the project root, or to the cwd when `shown_root` is given
-    (the directory the files are shown in: the project, or the work tree a git revision mirrors)."""
+    (the directory the files are shown in: the project, spec tree or file's directory)."""
     relocate = _Relocator(config.root, shown_root)
     snapshot = Snapshot()
     modules = module_names(gathered, config)
@@ -114,6 +114,8 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
             docs=_docs(api),
             location=location,
             api_locations=tuple(loc for loc in map(relocate, model.provenance.get(op_def.name, [])) if loc),
+            api_parts=tuple((key, shown) for key, at in model.renamed_at.get(op_def.name, {}).items()
+                            if (shown := relocate(at)) is not None),
             skip_reason=skip_reason,
             kernels=None if gathered.kernels is None else device_types(kernels_by_op.get(op_def.name, []), op_def),
             kernel_placement={} if gathered.kernels is None else device_placement(

@@ -112,7 +112,16 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
         raise OverrideErrors(errors)
     for api in model.api_defs.values():
         update_docs(api)
+    for op, state in states.items():
+        renamed_at = {f"{_PART_KINDS[kind]} {name}": loc for (kind, name), loc in state.rename_locs.items()}
+        if state.endpoint_loc is not None:
+            renamed_at["endpoint"] = state.endpoint_loc
+        if renamed_at:
+            model.renamed_at[op] = renamed_at
     return model
+
+
+_PART_KINDS = {"in_arg": "input", "out_arg": "output", "attr": "attr"}  # ApiDef field -> OpDef part key
 
 
 class OverrideErrors(OpgenErrors):

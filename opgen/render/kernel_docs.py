@@ -15,6 +15,7 @@ again whenever its kernels change."""
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 from typing import TYPE_CHECKING
 
@@ -50,4 +51,4 @@ def with_kernel_docs(model: ApiModel, gathered: GatherResult) -> ApiModel:
         if not api.summary:
             api.summary = TODO_SUMMARY
         api_defs[op_def.name] = api
-    return ApiModel(api_defs, model.provenance)
+    return dataclasses.replace(model, api_defs=api_defs)

@@ -269,15 +269,19 @@ def test_diff_git_revision_of_a_project_in_a_subdirectory(tmp_path, monkeypatch,
     message = ",line=5,col=6,title=opgen graph allowed_values_narrowed (Scale)::Attr 'T' has a stricter set of "
     code, out, err = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)
     assert (code, err) == (1, "")
-    assert out.startswith("::error file=specs/ops.cc" + message)
-    # on GitHub the paths are relative to the checkout, and from a subdirectory relative to the cwd
-    monkeypatch.setenv("GITHUB_WORKSPACE", str(repo))
-    assert run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)[1].startswith(
-        "::error file=lib/ops/specs/ops.cc" + message)
-    monkeypatch.delenv("GITHUB_WORKSPACE")
+    # GitHub resolves annotation paths from the repository's top, wherever opgen ran
+    assert out.startswith("::error file=lib/ops/specs/ops.cc" + message)
+    assert run_cli(["diff", "--git", "HEAD"], capsys)[1].splitlines()[3].endswith("[specs/ops.cc:5:6]")
     monkeypatch.chdir(project / "specs")
     out = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)[1]
-    assert out.startswith("::error file=ops.cc" + message)
+    assert out.startswith("::error file=lib/ops/specs/ops.cc" + message)
+    # from the repository's top: the project named as NEW is compared with itself at HEAD
+    monkeypatch.chdir(repo)
+    code, out, err = run_cli(["diff", "--git", "HEAD", "lib/ops", "--format", "github"], capsys)
+    assert (code, err) == (1, "") and out.startswith("::error file=lib/ops/specs/ops.cc" + message)
+    code, out, err = run_cli(["diff", "--git", "HEAD"], capsys)
+    assert code == 2 and err.startswith("HEAD:op_specs: error: no such file or directory\n")
+    assert "no pyproject.toml" in err and "opgen diff --git HEAD path/to/project" in err
 
 
 def test_build_writes_and_checks_the_api_snapshot(project, capsys):
@@ -308,3 +312,92 @@ def test_diff_git_revision_with_glob_sources(project, capsys):
     code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "json"], capsys)
     assert code == 1
     assert [(o["op"], o["status"]) for o in json.loads(out)["ops"]] == [("Divide", "removed"), ("DivideV2", "added")]
+
+
+def _diff_trees(tmp_path, old: str, new: str) -> list[tuple[str, str, bool, str]]:
+    """`opgen diff old new` of two one-file spec trees: (category, rule, breaking, location) per change."""
+    for side, text in (("old", old), ("new", new)):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "seq_ops.cc").write_text(text)
+    result = diff_snapshots(load_side(str(tmp_path / "old"), Config(root=tmp_path)),
+                            load_side(str(tmp_path / "new"), Config(root=tmp_path)))
+    return [(c.category, c.rule, c.breaking, str(c.location)) for c in result.changes]
+
+
+SEQ_V1 = """\
+REGISTER_OP("Pack2")
+    .Input("x: N * T")
+    .Output("y: T")
+    .Attr("T: {float, int32}")
+    .Attr("N: int >= 1");
+"""
+
+
+def test_diff_lists_compatible_changes_beside_breaking_ones(tmp_path, monkeypatch):
+    """TF's check stops at the first incompatibility; the review lists every change."""
+    monkeypatch.chdir(tmp_path)
+    new = SEQ_V1.replace("{float, int32}", "{float, int32, int64}").replace("int >= 1", "int >= 2")
+    graph = [change[:3] for change in _diff_trees(tmp_path, SEQ_V1, new) if change[0] == "graph"]
+    assert graph == [("graph", "minimum_raised", True), ("graph", "allowed_values_widened", False)]
+
+
+def test_diff_does_not_restate_a_rejected_signature(tmp_path, monkeypatch):
+    """An input added and one renamed: TF's signature mismatch, not also `inputs_changed_compatibly`."""
+    monkeypatch.chdir(tmp_path)
+    new = SEQ_V1.replace('.Input("x: N * T")', '.Input("values: N * T")\n    .Input("z: T")')
+    graph = [change[:3] for change in _diff_trees(tmp_path, SEQ_V1, new) if change[0] == "graph"]
+    assert graph == [("graph", "input_signature_changed", True)]
+
+
+def test_signature_changes_are_located_at_the_arg_that_changed(tmp_path, monkeypatch):
+    """The first `.Input`/`.Output` whose declaration differs; a removed one where OLD declared it."""
+    monkeypatch.chdir(tmp_path)
+    new = SEQ_V1.replace('    .Output("y: T")\n', '    .Input("z: T")\n    .Output("out: T")\n')
+    graph = [(rule, where) for category, rule, _, where in _diff_trees(tmp_path, SEQ_V1, new) if category == "graph"]
+    assert graph == [("input_signature_changed", "new/seq_ops.cc:3:6"),
+                     ("output_signature_changed", "new/seq_ops.cc:4:6")]
+    removed = SEQ_V1.replace('    .Output("y: T")\n', "")
+    (tmp_path / "removed").mkdir()
+    (tmp_path / "removed" / "seq_ops.cc").write_text(removed)
+    result = diff_snapshots(load_side("old", Config(root=tmp_path)), load_side("removed", Config(root=tmp_path)))
+    assert [(c.rule, str(c.location)) for c in result.changes if c.category == "graph"] == [
+        ("output_signature_changed", "old/seq_ops.cc:3:6")]
+
+
+def test_override_location_is_the_line_that_made_the_change(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for side in ("old", "new"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "seq_ops.cc").write_text(SEQ_V1)
+    (tmp_path / "new" / "overrides").mkdir()
+    (tmp_path / "new" / "overrides" / "seq.pbtxt").write_text(
+        'op {\n  name: "Pack2"\n  rename_to: "pack_two"\n  input_rename { from: "x" to: "values" }\n}\n')
+    result = diff_snapshots(load_side("old", Config(root=tmp_path)), load_side("new", Config(root=tmp_path)))
+    located = {c.rule: (str(c.location), str(c.override_location)) for c in result.changes}
+    assert located["function_renamed"] == ("new/seq_ops.cc:1:1", "new/overrides/seq.pbtxt:3:3")
+    assert located["param_renamed"] == ("new/seq_ops.cc:2:6", "new/overrides/seq.pbtxt:4:3")
+
+
+def _seq_repo(repo: Path) -> None:
+    """A committed project `ops/seq_ops.cc` (SEQ_V1 and an op Gone at line 6) in `repo`."""
+    (repo / "ops").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\n')
+    (repo / "ops" / "seq_ops.cc").write_text(SEQ_V1 + 'REGISTER_OP("Gone")\n    .Input("a: float");\n')
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "v1")
+
+
+def test_removed_ops_are_located_in_the_old_revision(tmp_path, monkeypatch, capsys):
+    """The work tree's file may no longer hold (or have) that line: `REV:path:line:col` in
+    every format; a GitHub annotation cannot attach there, so it names the place in its text."""
+    _seq_repo(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ops" / "seq_ops.cc").write_text(SEQ_V1)
+    code, out, _ = run_cli(["diff", "--git", "HEAD"], capsys)
+    assert code == 1 and "op_removed: Op Gone removed  [HEAD:ops/seq_ops.cc:6:1]" in out
+    code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "json"], capsys)
+    assert {c["location"] for c in json.loads(out)["changes"]} == {"HEAD:ops/seq_ops.cc:6:1"}
+    code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)
+    assert out.splitlines()[0] == ("::error title=opgen graph op_removed (Gone)::Op Gone removed "
+                                   "(at HEAD:ops/seq_ops.cc:6:1)")

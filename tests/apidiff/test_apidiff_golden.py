@@ -33,6 +33,10 @@ def _config(root: Path) -> Config:
 def _diff(scenario: str, fmt: str, monkeypatch) -> tuple[int, str]:
     folder = CORPUS / scenario
     monkeypatch.chdir(folder)
+    # outside a git work tree and GitHub: the annotations' paths stay relative to the scenario,
+    # wherever (and whether in git) this checkout is
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(CORPUS))
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
     args = argparse.Namespace(old=scenario_side(folder, "old"), new=scenario_side(folder, "new"), git=None,
                               format=fmt, allow_breaking=False)
     out = io.StringIO()

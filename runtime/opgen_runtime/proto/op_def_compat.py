@@ -236,20 +236,21 @@ def without_restatements(changes: list[C]) -> list[C]:
 
 
 def accepted_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> list[OpDefChange]:
-    """The differences TF's rules accept (meaningful when `breaking_changes` finds none)."""
+    """The differences TF's rules accept (an arg list's change restates a breaking signature change of it)."""
     changes: list[OpDefChange] = []
     old_attrs = attr_map(old)
     for attr in new.attr:
         before = old_attrs.get(attr.name)
         if before is None:
-            changes.append(OpDefChange("attr_added", attr.name))
+            if attr.HasField("default_value"):  # without one it is breaking: attr_added_without_default
+                changes.append(OpDefChange("attr_added", attr.name))
             continue
         if before.type != attr.type:
             continue
         was, now = before.allowed_values, attr.allowed_values
         if before.HasField("allowed_values") and not attr.HasField("allowed_values"):
             changes.append(OpDefChange("allowed_values_unrestricted", attr.name))
-        elif (attr.HasField("allowed_values") and not attr_values_equal(was, now)
+        elif (before.HasField("allowed_values") and attr.HasField("allowed_values") and not attr_values_equal(was, now)
               and set(was.list.type) <= set(now.list.type) and set(was.list.s) <= set(now.list.s)):
             changes.append(OpDefChange("allowed_values_widened", attr.name))
         if before.has_minimum and (not attr.has_minimum or attr.minimum < before.minimum):
