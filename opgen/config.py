@@ -257,16 +257,15 @@ def check_paths(config: Config, keys: Iterable[str]) -> None:
         raise OpgenErrors(errors)
 
 
-def check_default_sources(config: Config, pass_them: str, shown_root: Path | None = None) -> None:
+def check_default_sources(config: Config, pass_them: str) -> None:
     """When pyproject.toml sets no `sources` and the default folder is missing, say that no
     sources are configured rather than report `op_specs` (a name a new user never chose) as
-    a missing file; `pass_them`: how the command takes its sources instead; `shown_root`:
-    the project's directory as the user knows it (a git revision's is a temporary copy)."""
+    a missing file; `pass_them`: how the command takes its sources instead."""
     if "sources" in config.written or any(config.path(entry).exists() for entry in config.sources):
         return
     missing = ", ".join(f"{entry}/" for entry in config.sources)
     raise OpgenError(
-        f"no op sources: {missing} (the default) does not exist in {printable_path(shown_root or config.root)}",
+        f"no op sources: {missing} (the default) does not exist in {printable_path(config.root)}",
         hint=f"{pass_them}, set [tool.opgen] sources in pyproject.toml, or run `opgen init` to start a project")
 
 

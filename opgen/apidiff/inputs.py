@@ -42,7 +42,7 @@ def project_snapshot(config: Config, warn: Callable[[str], None] = report) -> Sn
     """
     from opgen.overrides.load import load_overrides
 
-    check_default_sources(config, "name both sides (opgen diff OLD NEW)", shown_root)
+    check_default_sources(config, "name both sides (opgen diff OLD NEW)")
     gathered = gather_config(config, warn=warn)
     model = load_overrides(option_defaults(config).get("overrides"), gathered.op_list, merge=config.merge_overrides)
     return build_snapshot(gathered, model, config, shown_root=config.root)
