@@ -265,7 +265,8 @@ def check_default_sources(config: Config, pass_them: str) -> None:
         return
     missing = ", ".join(f"{entry}/" for entry in config.sources)
     raise OpgenError(
-        f"no op sources: {missing} (the default) does not exist in {printable_path(config.root)}",
+        f"no op sources: {missing} (the default) does not exist",
+        Location(str(config.path(config.sources[0]))),  # in a git revision's copy: shown as REV:op_specs
         hint=f"{pass_them}, set [tool.opgen] sources in pyproject.toml, or run `opgen init` to start a project")
 
 

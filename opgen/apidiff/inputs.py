@@ -364,8 +364,9 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
         except OpgenError as e:
             error = _at_revision(e, project, tree, rev)
             last = error.errors[-1] if isinstance(error, OpgenErrors) else error  # a list shows its errors' hints
-            if not found and not (config.root / "pyproject.toml").is_file() and last.hint is None:
-                last.hint = (f"no pyproject.toml in {printable_path(config.root)} or above, nor at {rev}: opgen "
-                              f"read the default settings; run it in the project, or name the project: opgen diff "
-                              f"--git {rev} path/to/project")
+            if not found and not (config.root / "pyproject.toml").is_file():
+                defaults = (f"no pyproject.toml in {printable_path(config.root)} or above, nor at {rev}: opgen "
+                            f"read the default settings; run it in the project, or name the project: opgen diff "
+                            f"--git {rev} path/to/project")
+                last.hint = f"{defaults}; or {last.hint}" if last.hint else defaults
             raise error from None

@@ -280,7 +280,7 @@ def test_diff_git_revision_of_a_project_in_a_subdirectory(tmp_path, monkeypatch,
     code, out, err = run_cli(["diff", "--git", "HEAD", "lib/ops", "--format", "github"], capsys)
     assert (code, err) == (1, "") and out.startswith("::error file=lib/ops/specs/ops.cc" + message)
     code, out, err = run_cli(["diff", "--git", "HEAD"], capsys)
-    assert code == 2 and err.startswith("HEAD:op_specs: error: no such file or directory\n")
+    assert code == 2 and err.startswith("HEAD:op_specs: error: no op sources: op_specs/ (the default) does not exist\n")
     assert "no pyproject.toml" in err and "opgen diff --git HEAD path/to/project" in err
 
 

@@ -100,11 +100,12 @@ def test_default_sources_missing_says_no_sources_are_configured(run, tmp_path, t
     for command in ("build", "oplist", "kernels"):
         code, err = run(toml, command)
         assert code == 2
-        assert err == (f"error: no op sources: op_specs/ (the default) does not exist in {tmp_path}\n"
+        assert err == (f"{tmp_path / 'op_specs'}: error: no op sources: op_specs/ (the default) does not exist\n"
                        f"  hint: pass the sources (opgen {command} ops/*.cc), set [tool.opgen] sources "
                        "in pyproject.toml, or run `opgen init` to start a project\n")
     code, err = run(toml, "diff", "cc")
-    assert code == 2 and err.startswith("error: no op sources: op_specs/ (the default) does not exist in ")
+    assert code == 2 and err.startswith(f"{tmp_path / 'op_specs'}: error: no op sources: op_specs/ (the default) "
+                                        "does not exist\n")
     assert "hint: name both sides (opgen diff OLD NEW), set [tool.opgen] sources" in err
     assert not (tmp_path / "gen").exists() and not (tmp_path / "generated").exists()
     # sources on the command line, or a default folder that exists, are read as before
