@@ -63,8 +63,9 @@ def tensorflow_flags() -> tuple[list[str], list[str]]:
                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
     if run.returncode != 0:
         raise RuntimeError(
-            "building an op library needs TensorFlow importable in the build environment "
-            f"(build without isolation: pip wheel --no-build-isolation .):\n{run.stderr.strip()}")
+            f"building an op library needs TensorFlow importable by {sys.executable}: install it there "
+            "(pip install tensorflow-cpu), and build without isolation so that the build sees it "
+            f"(pip wheel --no-build-isolation .):\n{run.stderr.strip()}")
     compile_flags, link_flags = json.loads(run.stdout.strip().splitlines()[-1])
     return compile_flags, link_flags
 

@@ -121,3 +121,18 @@ def test_wheel_build_refuses_wrappers_stale_against_the_sources(tmp_path):
     assert "Run `opgen build` in the project (and commit the wrappers), then build the wheel again." in output
     assert "running build_ext" in output and "g++" not in output
     assert not list(project.glob("dist/*.whl"))
+
+
+def test_wheel_build_without_tensorflow_says_to_install_it(tmp_path, monkeypatch):
+    """setup.py's OpLibrary build asks the building Python for TF's flags: without TensorFlow
+    there, the error names that Python and says to install TensorFlow in it."""
+    from opgen.setup_helpers import tensorflow_flags
+
+    python = tmp_path / "python"  # a Python that cannot import tensorflow
+    python.write_text(f"#!/bin/sh\nexec {sys.executable} -S -I \"$@\"\n")
+    python.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(python))
+    with pytest.raises(RuntimeError) as e:
+        tensorflow_flags()
+    assert f"needs TensorFlow importable by {python}: install it there (pip install tensorflow-cpu)" in str(e.value)
+    assert "ModuleNotFoundError: No module named 'tensorflow'" in str(e.value)
