@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
 from pathlib import Path
 
 from opgen.outputs.tree_writer import Changes
@@ -61,12 +60,18 @@ def _git_quoted(path: str) -> bytes:
     return bytes(out + b'"')
 
 
-_HUNK = re.compile(rb"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+# The most lines of a changed window difflib aligns line by line. Its matcher without
+# autojunk is quadratic in the worst case; with it, lines it deems popular (`],`, `{` of a
+# snapshot's JSON) are never matched, so a hunk can end with no trailing context, which
+# `git apply` reads as anchored at the end of the file and rejects. A bigger window (a
+# rewritten module) becomes one hunk replacing it, which applies as surely.
+_ALIGN_LIMIT = 20_000
 
 
 def _file_diff(old: list[bytes], new: list[bytes], fromfile: bytes, tofile: bytes, context: int = 3) -> list[bytes]:
-    """`difflib.unified_diff` lines (on bytes), computed on the part between the common first
-    and last lines (a regenerated module changes locally; difflib on its whole 4 MB takes seconds)."""
+    """Unified diff lines (on bytes) of `old` -> `new`, computed on the part between the
+    common first and last lines (a regenerated module changes locally; difflib on its whole
+    4 MB takes seconds), every hunk with its context (`_ALIGN_LIMIT`)."""
     limit = min(len(old), len(new))
     start = 0
     while start < limit and old[start] == new[start]:
@@ -74,11 +79,37 @@ def _file_diff(old: list[bytes], new: list[bytes], fromfile: bytes, tofile: byte
     end = 0
     while end < limit - start and old[-1 - end] == new[-1 - end]:
         end += 1
+    if start == len(old) == len(new):
+        return []
     skip, keep_end = max(0, start - context), max(0, end - context)
-    lines = list(difflib.diff_bytes(difflib.unified_diff, old[skip:len(old) - keep_end], new[skip:len(new) - keep_end],
-                                    fromfile, tofile, n=context))
-    return [_HUNK.sub(lambda m: b"@@ -%d%s +%d%s @@" % (int(m[1]) + skip, m[2] or b"", int(m[3]) + skip, m[4] or b""),
-                      line, count=1) if line.startswith(b"@@") else line for line in lines]
+    a, b = old[skip : len(old) - keep_end], new[skip : len(new) - keep_end]
+    if len(a) + len(b) <= _ALIGN_LIMIT:
+        groups = list(difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context))
+    else:
+        head, tail = start - skip, end - keep_end
+        groups = [[("equal", 0, head, 0, head), ("replace", head, len(a) - tail, head, len(b) - tail),
+                   ("equal", len(a) - tail, len(a), len(b) - tail, len(b))]]
+    lines = [b"--- " + fromfile + b"\n", b"+++ " + tofile + b"\n"]
+    for group in groups:
+        first, last = group[0], group[-1]
+        lines.append(b"@@ -%s +%s @@\n" % (_hunk_range(skip + first[1], skip + last[2]),
+                                            _hunk_range(skip + first[3], skip + last[4])))
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [b" " + line for line in a[i1:i2]]
+                continue
+            lines += [b"-" + line for line in a[i1:i2]]
+            lines += [b"+" + line for line in b[j1:j2]]
+    return lines
+
+
+def _hunk_range(start: int, stop: int) -> bytes:
+    """A hunk's `start,length` as unified diffs number lines (from 1; an empty range names
+    the line before it), as `difflib.unified_diff` writes it."""
+    length = stop - start
+    if length == 1:
+        return b"%d" % (start + 1)
+    return b"%d,%d" % (start if length == 0 else start + 1, length)
 
 
 def root_relative(path: Path, root: Path) -> str:

@@ -86,3 +86,36 @@ def test_a_rebuild_after_one_op_changed_writes_what_a_clean_build_writes(tf_proj
     monkeypatch.setenv("XDG_CACHE_HOME", str(root / "empty-cache"))
     assert main(["build", "--check"]) == 0, capsys.readouterr()
     (root / "ops" / "tf_ops.pb").write_bytes(op_list.SerializeToString(deterministic=True))
+
+
+@pytest.mark.parametrize("aligned", [True, False])
+@pytest.mark.parametrize("changed_op", [1, 7])
+def test_diff_of_a_snapshot_full_of_repeated_lines_applies(tmp_path, monkeypatch, capsys, changed_op, aligned):
+    """A default changed in the last of 8 like ops changes API.md among lines repeated in
+    every op's JSON (`{`, `],`): each hunk keeps its trailing context, so `git apply` takes
+    the diff (it rejected one whose hunk ended without context as anchored at the file's end)
+    and the tree it leaves is what `opgen build` writes; also as one hunk per changed window,
+    as a window too big to align is diffed."""
+    from opgen.outputs import diff_writer
+
+    if not aligned:
+        monkeypatch.setattr(diff_writer, "_ALIGN_LIMIT", 0)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "ops").mkdir()
+    ops = "".join(f'REGISTER_OP("Op{i}").Input("x: float").Output("y: float").Attr("flag: bool = false");\n'
+                  for i in range(8))
+    (tmp_path / "ops" / "my_ops.cc").write_text(ops)
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\nout = "gen"\napi = "gen/API.md"\n')
+    assert main(["build", "--quiet"]) == 0
+    lines = ops.splitlines(keepends=True)
+    lines[changed_op] = lines[changed_op].replace("bool = false", "bool = true")
+    (tmp_path / "ops" / "my_ops.cc").write_text("".join(lines))
+    capsys.readouterr()
+    assert main(["build", "--diff"]) == 0  # prints the changes, writes nothing
+    diff = capsys.readouterr().out
+    assert "+++ b/gen/API.md" in diff and main(["build", "--check"]) == 1
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    r = subprocess.run(["git", "apply", "-"], input=diff, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    assert main(["build", "--check"]) == 0
