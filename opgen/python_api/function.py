@@ -341,6 +341,16 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None = 
                 local=f"_attr_{pname}",
             )
         )
+    for p in params:
+        if p.keyword == "name":
+            # `_apply_op_helper(op_type_name, name=None, **keywords)` takes the node's name as
+            # `name`: no OpDef arg of that name can reach it, whatever its Python name.
+            raise OpgenError(
+                f"op {op_name}: its {p.kind} 'name' cannot be passed to _apply_op_helper, whose own 'name' is the "
+                "node's name (TensorFlow's generated wrapper for this op does not compile either)",
+                hint=f"rename the {p.kind} in REGISTER_OP; an override renames only the Python parameter, and the "
+                     "graph keeps the OpDef's name",
+            )
     _check_unique([p.name for p in params] + ["name"], "parameter", op_name)
 
     # Int attrs inferred from list inputs (TF's GenEagerPythonOp length checks) (OpDef attr order), their

@@ -97,3 +97,47 @@ def test_each_warning_once_per_build(tmp_path):
         assert len(warnings) == 2, proc.stderr
         assert len(set(warnings)) == 2, proc.stderr
         assert sum("get no Python function" in w for w in warnings) == 1, proc.stderr
+
+
+NAMED_NAME = {
+    "attr": ('REGISTER_OP("Tagged").Input("x: float").Output("y: float").Attr("name: string = \'tag\'");\n',
+             'op { name: "Tagged" attr_rename { from: "name" to: "tag_name" } }\n'),
+    "input": ('REGISTER_OP("Tagged").Input("name: T").Output("y: T").Attr("T: type");\n',
+              'op { name: "Tagged" input_rename { from: "name" to: "value" } }\n'),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(NAMED_NAME))
+def test_an_arg_named_name_is_a_located_error_even_renamed(tmp_path, capsys, monkeypatch, kind):
+    """`_apply_op_helper` takes the node's name as `name`, so no OpDef input or (passed) attr
+    of that name can reach it: renaming the Python parameter wrote `name=..., name=name`, a
+    module that does not compile. A located error, with or without the override."""
+    monkeypatch.chdir(tmp_path)
+    source, override = NAMED_NAME[kind]
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "t.cc").write_text(source)
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\nout = "gen"\n')
+    expected = (f"ops/t.cc:1:1: error: op Tagged: its {kind} 'name' cannot be passed to _apply_op_helper, whose own "
+                "'name' is the node's name")
+    assert main(["build"]) == 2
+    assert expected in capsys.readouterr().err.replace(str(tmp_path) + os.sep, "")
+    (tmp_path / "overrides").mkdir()
+    (tmp_path / "overrides" / "o.pbtxt").write_text(override)
+    assert main(["build"]) == 2
+    err = capsys.readouterr().err
+    assert expected in err.replace(str(tmp_path) + os.sep, "") and f"hint: rename the {kind} in REGISTER_OP" in err
+    assert not (tmp_path / "gen").exists()
+
+
+def test_tfs_wrapper_of_an_arg_named_name_does_not_compile(tf):
+    from tensorflow.python.framework import _pywrap_python_op_gen
+
+    from opgen_runtime.proto import op_def_pb2
+
+    op_list = op_def_pb2.OpList()
+    op = op_list.op.add(name="Tagged")
+    op.input_arg.add(name="x", type=1)
+    op.output_arg.add(name="y", type=1)
+    op.attr.add(name="name", type="string").default_value.s = b"tag"
+    with pytest.raises(SyntaxError):
+        compile(_pywrap_python_op_gen.GetPythonWrappers(op_list.SerializeToString()).decode(), "tf", "exec")
