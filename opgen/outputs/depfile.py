@@ -44,10 +44,24 @@ _BACKSLASH_RUN = re.compile(r"\\+(?=(.?))", re.DOTALL)
 
 def depfile_bytes(targets: list[str], inputs: list[str], fmt: str) -> bytes:
     """The depfile `targets: inputs` for `fmt` (one of FORMATS), as the bytes of the file names
-    (`os.fsencode`: a name that is not UTF-8 is written as it is on disk)."""
+    (`os.fsencode`: a name that is not UTF-8 is written as it is on disk). For make, also an
+    empty rule per input, as `gcc -MP` writes: an input deleted or renamed since is then a
+    target make knows how to "remake" (it reruns opgen) rather than an error stopping make;
+    ninja needs none (a missing input of a depfile is out of date)."""
     text = " ".join(spell_name(t, fmt, target=True) for t in targets) + ": " + " ".join(
         spell_name(p, fmt, target=False) for p in inputs) + "\n"
+    if fmt == "make":
+        text += "".join(f"{name}:\n" for name in filter(None, (_make_target_or_none(p) for p in inputs)))
     return os.fsencode(text)
+
+
+def _make_target_or_none(path: str) -> str | None:
+    """`path` spelled as a make target, or None when make cannot name it as one (a tab or `|`
+    in it: the input itself is still listed, only the empty rule is left out)."""
+    try:
+        return _make_name(path, target=True)
+    except OpgenError:
+        return None
 
 
 def spell_name(path: str, fmt: str, target: bool) -> str:

@@ -160,6 +160,19 @@ def test_readme_make_rule_reruns_opgen_when_an_input_changes(tmp_path):
     _check_rebuilds(root, lambda: _run(["make"], root))
 
 
+@pytest.mark.skipif(shutil.which("make") is None, reason="make not installed (apt-get install make)")
+def test_readme_make_rule_survives_a_renamed_input(tmp_path):
+    """An input renamed (or deleted) since the last build: `make` reruns opgen, as after `gcc
+    -MP` depfiles, rather than stopping at "No rule to make target"."""
+    root = _project(tmp_path / "p")
+    (root / "Makefile").write_text(_doc_snippet("make"), encoding="utf-8")
+    assert RAN in _run(["make"], root)
+    assert "specs/math_ops.cc:" in (root / "opgen.d").read_text()
+    (root / "specs" / "math_ops.cc").rename(root / "specs" / "linalg_ops.cc")
+    assert RAN in _run(["make"], root)
+    assert RAN not in _run(["make"], root)
+
+
 def _fresh_clone(root: Path) -> None:
     """`root` with its outputs committed, as a clone checks it out: no depfile, and every file
     (inputs and outputs) of one age, so no input is newer than the outputs."""
