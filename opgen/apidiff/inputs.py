@@ -327,8 +327,14 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
     """
     top = work_tree_top(config.root)
     prefix = PurePosixPath(os.path.relpath(config.root.resolve(), top)).as_posix()
-    commit = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top,
-                  f"unknown git revision {rev!r}").decode().strip()
+    try:
+        commit = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top,
+                      f"unknown git revision {rev!r}").decode().strip()
+    except OpgenError as e:
+        e.hint = ("name a branch, tag or commit of this repository (git branch -a lists them); opgen's "
+                  "opgen-diff pre-commit hook compares with origin/main: for another base, set the hook's "
+                  "`entry: opgen diff --git BASE` in .pre-commit-config.yaml")
+        raise
 
     with tempfile.TemporaryDirectory(prefix="opgen-diff-") as tmp:
         tree = Path(tmp).resolve()

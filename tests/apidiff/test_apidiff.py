@@ -197,6 +197,7 @@ def test_diff_git_errors(project, capsys):
     git(project, "commit", "-q", "-m", "v1")
     code, _, err = run_cli(["diff", "--git", "no-such-rev"], capsys)
     assert code == 2 and err.startswith("error: unknown git revision 'no-such-rev'")
+    assert "hint: name a branch, tag or commit of this repository (git branch -a lists them)" in err
     # errors inside the revision name the revision, not the temporary extraction
     git(project, "rm", "-q", "-r", "specs")
     git(project, "commit", "-q", "-m", "no specs")
