@@ -66,6 +66,13 @@ ApiDef = api_def_pb2.ApiDef
 _Entry = TypeVar("_Entry", ApiDef.Attr, ApiDef.Arg)
 
 
+# An override of an op no source declares (often: one deleted or renamed since).
+_UNKNOWN_OP_HINT = (
+    "no op of the sources has this name: delete the entry if the op was removed or renamed, or pass the sources "
+    "that declare it"
+)
+
+
 def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, merge: bool = False) -> ApiModel:
     """The ApiModel of `op_list` after the override files under `directory` (a dir or one file)."""
     op_defs = {op.name: op for op in op_list.op}
@@ -91,7 +98,7 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
                 op = update.api.graph_op_name
                 if op not in op_defs:
                     errors.append(OpgenError(f"unknown op {op!r}", update.loc("graph_op_name"),
-                                             hint=did_you_mean(op, op_defs) or "the op must be in the gathered OpList"))
+                                             hint=did_you_mean(op, op_defs) or _UNKNOWN_OP_HINT))
                     continue
                 duplicate = op in first_entry and not merge
                 if duplicate:
