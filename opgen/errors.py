@@ -103,10 +103,10 @@ class OpgenError(Exception):
         )
 
 
-def did_you_mean(name: str, choices: Iterable[str], quote: str = "") -> str | None:
-    """`did you mean `hide`?` naming the choices closest to a misspelled `name` (difflib);
-    None when none is close."""
-    close = difflib.get_close_matches(name, list(choices), n=3)
+def did_you_mean(name: str, choices: Iterable[str], quote: str = "", cutoff: float = 0.6) -> str | None:
+    """`did you mean `hide`?` naming the choices closest to a misspelled `name` (difflib, at
+    least `cutoff` alike); None when none is close."""
+    close = difflib.get_close_matches(name, list(choices), n=3, cutoff=cutoff)
     return f"did you mean {', '.join(f'{quote}{c}{quote}' for c in close)}?" if close else None
 
 

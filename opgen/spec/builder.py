@@ -9,11 +9,10 @@ call that caused it, with TF's message text.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import re
 
-from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean
 from opgen.model import BuilderCall, CallArg, Registration
 from opgen.spec import arg_grammar, attr_grammar
 from opgen.spec.arg_grammar import attr_index, finalize_arg, finalize_control_output
@@ -139,10 +138,9 @@ class _Builder:
             return True
         sig = SIGNATURES.get(call.method)
         if sig is None:
-            close = difflib.get_close_matches(call.method, KNOWN_METHODS, n=1, cutoff=0.6)
             self.error(f"unknown REGISTER_OP builder method '{call.method}' for Op {self.op_def.name} "
                        f"(known: {', '.join(KNOWN_METHODS)})", call.loc,
-                       hint=f"did you mean '{close[0]}'?" if close else None)
+                       hint=did_you_mean(call.method, KNOWN_METHODS, "'"))
             return False
         kinds = tuple(a.kind for a in call.args)
         names = {"string": "a string", "int": "an integer", "any": "an expression", "expr": "an expression"}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 
+from opgen.errors import did_you_mean
 from opgen.spec.chains import REGISTER_MACROS
 from opgen.spec.kernels import KERNEL_MACROS
 from opgen_runtime.proto.datatypes import BY_ENUM, data_type_from_string
@@ -53,9 +54,9 @@ def nearest_data_type(name: str) -> str | None:
 
 
 def misspelt_macro(name: str) -> str | None:
-    """The op or kernel registration macro `name` misspells (a letter or two off), if any."""
-    close = difflib.get_close_matches(name, [*REGISTER_MACROS, *KERNEL_MACROS], n=1, cutoff=0.9)
-    return close[0] if close else None
+    """"did you mean 'REGISTER_OP'?" when `name` misspells an op or kernel registration macro
+    (a letter or two off); None otherwise."""
+    return did_you_mean(name, [*REGISTER_MACROS, *KERNEL_MACROS], "'", cutoff=0.9)
 
 
 def _data_type_hint(name: str) -> str:

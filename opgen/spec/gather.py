@@ -167,7 +167,7 @@ class ScannedFile:
 def _undefined_macro_hint(name: str) -> str:
     fix = f"define '{name}', or include the header that defines it"
     nearest = misspelt_macro(name)
-    return f"did you mean '{nearest}'? Otherwise {fix}" if nearest else fix
+    return f"{nearest} Otherwise {fix}" if nearest else fix
 
 
 def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> ScannedFile:

@@ -13,10 +13,9 @@ of what an op "runs on"; the Markdown table lists them on their own rows.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Mapping
 
-from opgen.errors import OpgenError
+from opgen.errors import OpgenError, did_you_mean
 from opgen.model import KernelRegistration
 from opgen.output_escape import md_text
 from opgen.proto import kernel_def_pb2
@@ -209,11 +208,11 @@ def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2
         op_def = op_defs.get(k.op)
         where = f"the {k.device_type} kernel of '{k.op}'"
         if op_def is None:
-            close = difflib.get_close_matches(k.op, op_defs, n=1, cutoff=0.75)
+            close = did_you_mean(k.op, op_defs, "'", cutoff=0.75)
             hint = "pass the sources (or an OpList file) that declare the op"
             findings.append(OpgenError(f"{where}: no REGISTER_OP in the sources declares '{k.op}' (TensorFlow "
                                        "cannot use a kernel of an op it does not know)", reg.location,
-                                       hint=f"did you mean '{close[0]}'? Otherwise {hint}" if close else hint))
+                                       hint=f"{close} Otherwise {hint}" if close else hint))
             continue
         attrs = {a.name: a for a in op_def.attr}
         for c, loc in zip(k.constraint, reg.constraint_locations or [reg.location] * len(k.constraint)):
