@@ -60,6 +60,7 @@ class OpSource:
     shape_fn_python: tuple[str, ...] | None = None
     shape_fn_kind: str = "none"
     shape_fn_problem: str | None = None  # `path:line:col: <construct>` when not translated
+    from_op_list: bool = False  # read from an OpList file (no REGISTER_OP: its kernels live elsewhere)
 
 
 @dataclass(frozen=True)

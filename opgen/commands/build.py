@@ -43,6 +43,7 @@ from opgen.render import emit
 from opgen.render.build import SOURCE_MAP, BuildOptions, RenderResult, render_tree
 from opgen.settings import Settings as _Settings
 from opgen.settings import SpecInput
+from opgen.shape_translate.report import op_list_shape_warnings
 from opgen.spec.kernel_summary import cross_check
 
 if TYPE_CHECKING:
@@ -248,7 +249,8 @@ def _report_kept(out: Path, changes: Changes) -> None:
 
 def _gather(settings: Settings) -> GatherResult:
     """The build's specs, with the warnings only a build gives: a [tool.opgen.modules] or
-    [tool.opgen.libraries] pattern that matches nothing, and what `opgen kernels` reports."""
+    [tool.opgen.libraries] pattern that matches nothing, what `opgen kernels` reports, and
+    the custom ops an OpList file gives no shape function (`op_list_shape_warnings`)."""
     config = settings.config
     gathered = settings.input.gather(
         cache=not settings.dry_run,  # `--dry-run` writes no cache
@@ -266,9 +268,12 @@ def _gather(settings: Settings) -> GatherResult:
     # what `opgen kernels` reports (a kernel for a type its op does not allow, ...): TF
     # would never select such a kernel, or fail creating it
     for finding in cross_check(
-        gathered.kernels or [], gathered.op_list, internal_ops_listed=settings.input.include_internal
+        gathered.kernels or [], gathered.op_list, internal_ops_listed=settings.input.include_internal,
+        sources=gathered.sources,
     ):
         report(finding.format_warning())
+    for warning in op_list_shape_warnings(gathered.op_list, gathered.sources):
+        report(warning)
     if config.libraries:
         modules = group_ops(gathered.op_list, gathered.sources, config.modules, config.where("modules"))
         for pattern in unmatched_patterns(modules, config.libraries):

@@ -585,7 +585,7 @@ def _gather(
             continue
         for op_def, line in zip(op_list.op, lines):
             if allowed is None or op_def.name in allowed:
-                register(op_def, OpSource(Location(path, line, 1 if line else 0)))
+                register(op_def, OpSource(Location(path, line, 1 if line else 0), from_op_list=True))
 
     warnings = [] if strict_includes else [
         f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from opgen.errors import OpgenError, did_you_mean
-from opgen.model import KernelRegistration
+from opgen.model import KernelRegistration, OpSource
 from opgen.output_escape import md_text
 from opgen.proto import kernel_def_pb2
 from opgen_runtime.proto import datatypes, op_def_pb2
@@ -192,13 +192,20 @@ def _cell(names: tuple[str, ...] | None) -> str:
 
 
 def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2.OpList,
-                internal_ops_listed: bool = True) -> list[OpgenError]:
+                internal_ops_listed: bool = True, sources: Mapping[str, OpSource] | None = None) -> list[OpgenError]:
     """Kernels TensorFlow would reject at load or at run time: for an op the sources do not
     declare; constraining an attr the op lacks, a non-type attr with types, or a type the
     op does not allow; host memory on an arg the op does not have. Located at the
     registration (or the offending argument), each once (a kernel in a header several
     sources include is read once per source). Without `internal_ops_listed` (`op_list` was
-    gathered without `_` ops, as `opgen build` gathers) kernels of `_` ops are not checked."""
+    gathered without `_` ops, as `opgen build` gathers) kernels of `_` ops are not checked.
+
+    Then, given the ops' `sources`, each op with no kernel at all although another op
+    declared in its file has one (a kernel forgotten: TF's `No OpKernel was registered`
+    at the first run), located at its REGISTER_OP. A file none of whose ops has a kernel
+    (ops whose kernels live elsewhere: TensorFlow's own ops, an op-only library) and an
+    OpList file are not reported."""
+    registrations = list(registrations)
     op_defs: Mapping[str, op_def_pb2.OpDef] = {op.name: op for op in op_list.op}
     findings: list[OpgenError] = []
     for reg in registrations:
@@ -239,4 +246,26 @@ def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2
                 findings.append(OpgenError(f"{where} puts '{name}' in host memory, but '{k.op}' has no input or "
                                            f"output named '{name}' (TensorFlow fails when it creates the kernel)",
                                            loc))
+    if sources is not None:
+        findings += _ops_without_kernels(registrations, op_list, sources, internal_ops_listed)
     return list({finding.format(): finding for finding in findings}.values())
+
+
+def _ops_without_kernels(registrations: list[KernelRegistration], op_list: op_def_pb2.OpList,
+                         sources: Mapping[str, OpSource], internal_ops_listed: bool) -> list[OpgenError]:
+    """`cross_check`'s ops with no kernel in a file where other ops have some."""
+    with_kernels = {reg.kernel_def.op for reg in registrations}
+    files = {source.location.path for op in with_kernels if (source := sources.get(op)) is not None}
+    findings = []
+    for op in op_list.op:
+        source = sources.get(op.name)
+        if (op.name in with_kernels or source is None or source.from_op_list or source.location.path not in files
+                or (not internal_ops_listed and op.name.startswith("_"))):
+            continue
+        findings.append(OpgenError(
+            f"op '{op.name}' has no kernel in the sources, though other ops of its file have; TensorFlow "
+            f"fails running it ('No OpKernel was registered to support Op '{op.name}'')", source.location,
+            hint=f'register one: REGISTER_KERNEL_BUILDER(Name("{op.name}").Device(DEVICE_CPU), <its OpKernel '
+                 "class>); or pass the source that does (GPU kernels behind `#if GOOGLE_CUDA` need "
+                 "-D GOOGLE_CUDA=1)"))
+    return findings

@@ -206,6 +206,31 @@ def test_opgen_kernels_cross_check_and_errors(project, capsys, monkeypatch):
     assert err.startswith("odd.cc:1:72: error: cannot tell which DataType the C++ type 'X' is")
 
 
+def test_kernels_check_reports_an_op_of_a_file_with_kernels_that_has_none(project, capsys, monkeypatch):
+    """An op with no kernel, in a file (or layout: ops.cc + kernels.cc) where other ops have
+    kernels, is a forgotten kernel: reported at its REGISTER_OP by `opgen kernels` (exit 1 with
+    --check) and `opgen build`. Files whose ops have no kernel at all (TF's own ops, an
+    op-only library) and ops read from an OpList file are not."""
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(project / "cache"))
+    Path("ops.cc").write_text(OPS + 'REGISTER_OP("Forgotten").Output("y: float");\n')
+    Path("only_ops.cc").write_text('REGISTER_OP("ElsewhereOp").Output("y: float");\n')
+    Path("listed.pbtxt").write_text('op { name: "Listed" output_arg { name: "y" type: DT_FLOAT } }\n')
+    Path("more_kernels.cc").write_text('REGISTER_KERNEL_BUILDER(Name("Listed").Device(DEVICE_CPU), ListedOp);\n')
+    expected = ("ops.cc:6:1: warning: op 'Forgotten' has no kernel in the sources, though other ops of its file "
+                "have; TensorFlow fails running it ('No OpKernel was registered to support Op 'Forgotten'')")
+    code, _, err = _run(["kernels", ".", "listed.pbtxt", "--check"], capsys)
+    assert code == 1
+    assert [line for line in err.splitlines() if "warning" in line] == [expected]
+    assert 'hint: register one: REGISTER_KERNEL_BUILDER(Name("Forgotten").Device(DEVICE_CPU)' in err
+    Path("pyproject.toml").write_text(CONFIG + 'sources = [".", "listed.pbtxt"]\nout = "gen"\n')
+    code, _, err = _run(["build"], capsys)
+    assert code == 0
+    assert [line for line in err.splitlines() if "warning" in line] == [f"{project}/{expected}"]
+    Path("kernels.cc").write_text(KERNELS + 'REGISTER_KERNEL_BUILDER(Name("Forgotten").Device(DEVICE_CPU), F);\n')
+    assert _run(["kernels", ".", "listed.pbtxt", "--check"], capsys)[0] == 0
+
+
 def test_snapshot_lists_kernels_and_diff_needs_both_sides(project, capsys, monkeypatch):
     monkeypatch.chdir(project)
     (project / "pyproject.toml").write_text(

@@ -6,6 +6,7 @@ black's layout and never pastes input text; and the runtime methods it calls
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import black
 import pytest
@@ -291,3 +292,25 @@ def test_named_arg_ranges_follow_the_op_def():
         ctx.input_list("b")
     with pytest.raises(ShapeError, match=r"^Must provide exactly 2 shapes\.$"):
         ctx.set_output_list("ys", [ShapeHandle([1])])
+
+
+def test_build_from_an_op_list_says_its_custom_ops_lose_their_shape_functions(tmp_path, capsys, monkeypatch):
+    """An OpList holds no shape functions: a build from one warns, once per file at its first
+    such op, that its custom ops with outputs get unknown shapes without TensorFlow (a build
+    from the C++ would translate them); TF's own ops (ported by the runtime) are not named."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    Path("ops.pbtxt").write_text(
+        'op { name: "Add" input_arg { name: "x" type: DT_FLOAT } input_arg { name: "y" type: DT_FLOAT }\n'
+        '  output_arg { name: "z" type: DT_FLOAT } }\n'
+        + "".join(f'op {{ name: "My{i}" output_arg {{ name: "y" type: DT_FLOAT }} }}\n' for i in range(7))
+        + 'op { name: "MySink" }\n')
+    assert main(["build", "ops.pbtxt", "--out", "gen"]) == 0
+    err = capsys.readouterr().err
+    assert err.splitlines()[:2] == [
+        ("ops.pbtxt:3:1: warning: 7 ops of this OpList have no shape function without TensorFlow (an OpList file holds "
+        "none): 'My0', 'My1', 'My2', 'My3', 'My4' and 2 more; the embedded runtime gives their outputs unknown shapes"),
+        ("  hint: build from the C++ sources that declare them (opgen translates their SetShapeFn), or register one "
+        "with opgen_runtime.register_shape_fn (docs/runtime.md)"),
+    ]
+    assert "warning" not in "\n".join(err.splitlines()[2:])
