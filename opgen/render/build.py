@@ -194,10 +194,11 @@ class Renderer:
                 misses.append((key, op))
             if self.progress and done % 64 == 0:
                 self.progress("checked", done, total)
-        chunks, formatted = self._chunks([op for _, op in misses], sources)
-        for (key, _), (summary, chunk) in zip(misses, chunks):
-            entries[summary.op_name] = (summary, chunk)
-            used[key] = (summary.to_plain(), chunk)
+        chunks, formatted, errors = self._chunks([op for _, op in misses], sources)
+        for (key, _), rendered in zip(misses, chunks):
+            if rendered is not None:
+                entries[rendered[0].op_name] = rendered
+                used[key] = (rendered[0].to_plain(), rendered[1])
         key_of = {op.name: key for op, key in zip(all_ops, op_keys)}
 
         # (file path relative to --out without `.py`, its module's name, its ops): a module's
@@ -209,7 +210,8 @@ class Renderer:
         registrations: dict[str, bytes] = {}
         header_misses: list[tuple[str, str, list[int] | None]] = []
         for path, name, file_ops in op_files:
-            functions = [entries[op.name][0] for op in file_ops]
+            # (an op in error is left out: the other errors of the build are reported with its)
+            functions = [entries[op.name][0] for op in file_ops if op.name in entries]
             located = {op.name: source for op in file_ops if (source := sources.get(op.name)) is not None}
             src_files = _source_files(located.values(), self.root)
             shape_fns = {op_name: source.shape_fn for op_name, source in located.items() if source.shape_fn}
@@ -229,13 +231,18 @@ class Renderer:
             if hit is not None:  # stored by a build whose collision check passed on these summaries
                 used[key] = hit
                 continue
-            emit.check_collisions(name, functions, {op_name: source.location for op_name, source in located.items()})
+            collided = emit.collisions(name, functions,
+                                       {op_name: source.location for op_name, source in located.items()})
+            if collided or errors:
+                errors += collided
+                continue
             text, lines = emit.render_header(self.templates, name, functions, src_files or ["an OpList"],
                                              registration_uses)
             if lines == []:
                 used[key] = (None, text.encode())
             else:
                 header_misses.append((key, text, lines))
+        emit.raise_all(errors)
         missed = {key for key, _, _ in header_misses}
         header_names = [(f"the header of module {name}" + (f" ({path}.py)" if path != name else ""),
                          "module_header.py.j2") for path, name, _ in op_files if headers[path] in missed]
@@ -309,19 +316,22 @@ class Renderer:
         return RenderResult(files, modules=len(groups), ops=total, formatted=formatted + len(header_misses),
                             warnings=warnings, layout=layout, op_keys=key_of)
 
-    def _chunks(self, ops: list[op_def_pb2.OpDef],
-                sources: dict[str, OpSource]) -> tuple[list[tuple[emit.FunctionSummary, bytes]], int]:
+    def _chunks(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource]
+                ) -> tuple[list[tuple[emit.FunctionSummary, bytes] | None], int, list[OpgenError]]:
         """Each op's summary and chunk (UTF-8: its function as the formatter lays it out, then
-        its OpDef statement), and how many chunks went through the formatter."""
-        rendered = self._render_ops(ops, sources)
-        residual_at = [i for i, (summary, _, lines, _) in enumerate(rendered) if not summary.skipped and lines != []]
-        texts = [text for _, text, _, _ in rendered]
+        its OpDef statement; None for an op in error), how many chunks went through the
+        formatter, and the errors of the ops in error."""
+        rendered, errors = self._render_ops(ops, sources)
+        done = [item for item in rendered if item is not None]
+        residual_at = [i for i, (summary, _, lines, _) in enumerate(done) if not summary.skipped and lines != []]
+        texts = [text for _, text, _, _ in done]
         for i, text in zip(residual_at, self._format_residuals(
-                [(rendered[i][1], rendered[i][2]) for i in residual_at],
-                [(f"op '{rendered[i][0].op_name}'", "function.py.j2") for i in residual_at])):
+                [(done[i][1], done[i][2]) for i in residual_at],
+                [(f"op '{done[i][0].op_name}'", "function.py.j2") for i in residual_at])):
             texts[i] = text
-        return [(summary, _with_op_def(text, statement).encode())
-                for (summary, _, _, statement), text in zip(rendered, texts)], len(residual_at)
+        chunks = iter([(summary, _with_op_def(text, statement).encode())
+                       for (summary, _, _, statement), text in zip(done, texts)])
+        return [None if item is None else next(chunks) for item in rendered], len(residual_at), errors
 
     def rerender(self, op_list: op_def_pb2.OpList, serialized: bytes, sources: dict[str, OpSource],
                  stamp: BuildStamp, stamped: Callable[[], dict[str, bytes] | None]) -> RenderResult | None:
@@ -345,9 +355,10 @@ class Renderer:
         placed: dict[str, tuple[str, int]] = {}  # where each op's chunk lies, looked up for changed ops only
         if changed:
             placed = {entry[0]: (rel, i) for rel, entries in layout.items() for i, entry in enumerate(entries)}
-        chunks, formatted = self._chunks([op_list.op[i] for i in changed], sources)
+        chunks, formatted, errors = self._chunks([op_list.op[i] for i in changed], sources)
+        emit.raise_all(errors)
         replaced: dict[str, dict[int, bytes]] = {}
-        for summary, chunk in chunks:
+        for summary, chunk in filter(None, chunks):
             rel, i = placed[summary.op_name]
             if _summary_digest(summary) != layout[rel][i][1]:
                 return None
@@ -387,7 +398,8 @@ class Renderer:
         functions = [f for _, part in parts for f in part]
         located = {op.name: source for _, ops in module_parts for op in ops
                    if (source := sources.get(op.name)) is not None}
-        emit.check_collisions(name, functions, {op_name: source.location for op_name, source in located.items()})
+        emit.raise_all(emit.collisions(name, functions, {op_name: source.location
+                                                         for op_name, source in located.items()}))
         return emit.render_package_init(name, parts, _source_files(located.values(), self.root) or ["an OpList"],
                                         self.max_ops_per_module).encode()
 
@@ -411,33 +423,41 @@ class Renderer:
                         break
             raise
 
-    def _render_ops(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource]) -> list[RenderedOp]:
-        """`_render_one` of each op; for big batches, `jobs - 1` forked workers render all but
-        one share, which this process renders meanwhile (`in_shares`)."""
+    def _render_ops(self, ops: list[op_def_pb2.OpDef],
+                    sources: dict[str, OpSource]) -> tuple[list[RenderedOp | None], list[OpgenError]]:
+        """`_render_one` of each op (None for an op in error), and the errors of all ops, each
+        located at its op; for big batches, `jobs - 1` forked workers render all but one
+        share, which this process renders meanwhile (`in_shares`)."""
         jobs = self.formatter.jobs
         if jobs > 1 and len(ops) >= 256 and can_fork():
             n = min(jobs, len(ops))
             self.templates.precompile("function.py.j2")  # once, not in each worker
             mine, shares = in_shares(lambda first, step: self._render_each(ops[first::step], sources, len(ops)),
                                      lambda first, step: _render_share(self, ops[first::step]), n)
-            out: list[RenderedOp] = [None] * len(ops)  # type: ignore[list-item]
+            out: list[RenderedOp | OpgenError] = [None] * len(ops)  # type: ignore[list-item]
             out[0::n] = mine
             for i, share in enumerate(shares, start=1):
                 for j, item in enumerate(share):
-                    if item[0] == "error":  # re-raise in the parent, with the op's location
-                        op = ops[i + j * n]
-                        _located(op, self.api_model, sources.get(op.name))
-                        raise OpgenError(item[1])
-                    out[i + j * n] = (emit.FunctionSummary.from_plain(item[0]), *item[1:])
-            return out
-        return self._render_each(ops, sources, len(ops))
+                    op = ops[i + j * n]
+                    if item[0] == "error":  # the worker's message: the error again here, located
+                        out[i + j * n] = _error_of(op, self.api_model, sources.get(op.name), item[1])
+                    else:
+                        out[i + j * n] = (emit.FunctionSummary.from_plain(item[0]), *item[1:])
+        else:
+            out = self._render_each(ops, sources, len(ops))
+        errors = [item for item in out if isinstance(item, OpgenError)]
+        return [None if isinstance(item, OpgenError) else item for item in out], errors
 
-    def _render_each(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource], total: int) -> list[RenderedOp]:
-        """`_render_one` of each op, reporting progress as if `ops` were a share of `total` ops
-        rendered at the same pace by every worker."""
-        rendered = []
+    def _render_each(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource],
+                     total: int) -> list[RenderedOp | OpgenError]:
+        """`_render_one` of each op (its error, for an op in error), reporting progress as if
+        `ops` were a share of `total` ops rendered at the same pace by every worker."""
+        rendered: list[RenderedOp | OpgenError] = []
         for op in ops:
-            rendered.append(self._render_one(op, sources.get(op.name)))
+            try:
+                rendered.append(self._render_one(op, sources.get(op.name)))
+            except OpgenError as e:
+                rendered.append(e)
             if self.progress and len(rendered) % 16 == 0:
                 self.progress("rendered", min(total, len(rendered) * total // len(ops)), total)
         return rendered
@@ -542,6 +562,15 @@ def _located(op: op_def_pb2.OpDef, api_model: ApiModel, source: OpSource | None)
         if e.location is None and source is not None:
             e.location = source.location
         raise
+
+
+def _error_of(op: op_def_pb2.OpDef, api_model: ApiModel, source: OpSource | None, message: str) -> OpgenError:
+    """The located error of an op a forked worker reported as `message` (`_render_share`)."""
+    try:
+        _located(op, api_model, source)
+    except OpgenError as e:
+        return e
+    return OpgenError(message)  # (only a template error, reported whole by the worker)
 
 
 def source_map_text(modules: dict[str, list[str]]) -> str:

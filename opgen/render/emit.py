@@ -23,7 +23,7 @@ import jinja2
 import jinja2.bccache
 
 from opgen import __version__
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.fsutil import atomic_write, cache_root, read_cache_file, seal, unsealed
 from opgen.python_api import literals
 from opgen.python_api.function import FunctionApi, SkippedOp
@@ -715,21 +715,34 @@ def module_exports(functions: list[FunctionSummary]) -> list[str]:
     return sorted(names, key=literals.isort_key)
 
 
-def check_collisions(module: str, functions: list[FunctionSummary], locations: dict[str, Location]) -> None:
-    """Two top-level names of one module may not collide (TF's generator emits both; an error here);
-    the error points at the second op's REGISTER_OP (or OpList entry) when it is known."""
+def collisions(module: str, functions: list[FunctionSummary], locations: dict[str, Location]) -> list[OpgenError]:
+    """Two top-level names of one module may not collide (TF's generator emits both; an error
+    here): one error per name an op takes again, located at that op's REGISTER_OP (or OpList
+    entry) when it is known."""
     owners: dict[str, str] = dict.fromkeys(MODULE_GLOBALS, "the module itself")
+    errors = []
     for f in functions:
         if not f.name:
             continue
         for n in (f.name, *f.aliases, *f.top_level):
             if n in owners and owners[n] != f"op {f.op_name}":
-                raise OpgenError(
+                errors.append(OpgenError(
                     f"module {module}: name {n!r} of op {f.op_name} is already used by {owners[n]}",
                     locations.get(f.op_name, Location(f"{module}.py")),
                     hint="rename one of the ops with an override (rename_to), or put them in different modules",
-                )
+                ))
+                continue
             owners[n] = f"op {f.op_name}"
+    return errors
+
+
+def raise_all(errors: list[OpgenError]) -> None:
+    """Raises the errors, if any: one alone, several together in source order (each build
+    stage reports all it finds in one run, as a compiler does)."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise OpgenErrors(sorted(errors, key=lambda e: e.location or Location("")))
 
 
 def render_function(templates: Templates, f: FunctionApi) -> tuple[str, list[int] | None]:

@@ -148,8 +148,8 @@ def test_hostile_opdefs_fail_located_or_import_and_run(tmp_path_factory, seed):
         if not isinstance(api, FunctionApi):
             continue  # skipped like TF (a visible op named like a keyword)
         try:  # the module's top-level names may not collide: the later op is rejected, located
-            emit.check_collisions("gen_hostile", [emit.FunctionSummary.of(a) for a in [*apis.values(), api]],
-                                  {op.name: source.location})
+            emit.raise_all(emit.collisions("gen_hostile", [emit.FunctionSummary.of(a) for a in [*apis.values(), api]],
+                                           {op.name: source.location}))
         except OpgenError as e:
             assert e.location == source.location, e.format()
             rejected += 1

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from support.paths import REPO
 
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location
 from opgen.model import OpSource
 from opgen.overrides.apidef import ApiModel
 from opgen.render import build, emit
@@ -111,13 +111,13 @@ def test_old_pack_format_is_ignored(tmp_path):
     assert fmt.load_pack(PACK).index == {}
 
 
-def _ops(n: int, bad: int | None = None) -> list[op_def_pb2.OpDef]:
+def _ops(n: int, bad: tuple[int, ...] | list[int] = ()) -> list[op_def_pb2.OpDef]:
     ops = []
     for i in range(n):
         op = op_def_pb2.OpDef(name=f"Op{i:03d}")
         op.input_arg.add(name="x", type=1)
         op.output_arg.add(name="y", type=1)
-        if i == bad:
+        if i in bad:
             op.input_arg[0].name = "bad name"
         ops.append(op)
     return ops
@@ -132,17 +132,21 @@ def test_forked_rendering_matches_rendering_in_process():
     parallel = _renderer(3)._render_ops(ops, {})
     serial = _renderer(1)._render_ops(ops, {})
     assert parallel == serial
-    assert [summary.op_name for summary, *_ in parallel] == [op.name for op in ops]
+    assert parallel[1] == []
+    assert [rendered[0].op_name for rendered in parallel[0] if rendered] == [op.name for op in ops]
 
 
-@pytest.mark.parametrize("bad", [0, 1, 299])  # rendered by this process, by a worker, by the last worker
-def test_forked_rendering_error_points_at_the_op(bad):
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_rendering_errors_of_all_ops_point_at_each_op(jobs):
+    """Every op in error is reported, located at its op, whichever process rendered it (this
+    one, a worker, the last worker), and the other ops are rendered."""
+    bad = [0, 1, 299]
     ops = _ops(300, bad)
     sources = {op.name: OpSource(Location("ops.pbtxt", i + 1)) for i, op in enumerate(ops)}
-    with pytest.raises(OpgenError) as info:
-        _renderer(3)._render_ops(ops, sources)
-    assert info.value.location == Location("ops.pbtxt", bad + 1)
-    assert f"Op{bad:03d}" in str(info.value)
+    rendered, errors = _renderer(jobs)._render_ops(ops, sources)
+    assert [e.location for e in errors] == [Location("ops.pbtxt", i + 1) for i in bad]
+    assert all(f"Op{i:03d}" in str(e) for i, e in zip(bad, errors))
+    assert [i for i, item in enumerate(rendered) if item is None] == bad
 
 
 def test_builds_appending_to_one_pack_meanwhile_each_record_their_own_offsets(tmp_path):

@@ -129,6 +129,23 @@ def test_an_arg_named_name_is_a_located_error_even_renamed(tmp_path, capsys, mon
     assert not (tmp_path / "gen").exists()
 
 
+def test_errors_of_different_ops_and_stages_come_in_one_run(tmp_path, capsys, monkeypatch):
+    """The errors of every op (an input named `name`, an attr named `name`) and the module's
+    name collisions (an op named like the module's `collections` import) come in one run, in
+    source order; the ops without errors do not hide them, and nothing is written."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    Path("ops.cc").write_text('REGISTER_OP("First").Input("name: float").Output("y: float");\n'
+                              'REGISTER_OP("Collections").Output("y: float");\n'
+                              'REGISTER_OP("Third").Attr("name: int").Output("y: float");\n'
+                              'REGISTER_OP("Fine").Output("y: float");\n')
+    assert main(["build", "ops.cc", "--out", "gen"]) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if ": error: " in line]
+    assert [line.split(": error: ")[0] for line in errors] == ["ops.cc:1:1", "ops.cc:2:1", "ops.cc:3:1"]
+    assert "input 'name'" in errors[0] and "'collections' of op Collections" in errors[1] and "attr 'name'" in errors[2]
+    assert not Path("gen").exists()
+
+
 def test_tfs_wrapper_of_an_arg_named_name_does_not_compile(tf):
     from tensorflow.python.framework import _pywrap_python_op_gen
 
