@@ -442,7 +442,7 @@ _define(
     "Compare two APIs and classify each change (graph or Python API; breaking or "
     "not); exit 1 on a breaking change.\n\nOLD and NEW are spec trees, projects, OpList files "
     "(.pbtxt/.pb/.json) or API snapshots (API.md, .json); NEW defaults to the work tree. With --git REV, "
-    "OLD is read from that git revision.",
+    "OLD is read from that git revision; with --git A..B both sides are.",
     [
         click.argument("old", required=False),
         click.argument("new", required=False),
@@ -450,7 +450,8 @@ _define(
             "--git",
             metavar="REV",
             section="Input",
-            help="Read OLD from this git revision (the work tree is untouched).",
+            help="Read OLD from this git revision (the work tree is untouched); A..B compares the project at "
+            "A with it at B, A...B at the merge base of A and B with B.",
         ),
         _format_option(["text", "md", "json", "github"], "text", " (md for PR comments, github for annotations)"),
         _option("--allow-breaking", is_flag=True, section="Output", help="Exit 0 even on breaking changes."),

@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Protocol, TextIO
 
 from opgen.apidiff.changes import DiffResult, diff_snapshots
-from opgen.apidiff.inputs import git_revision_snapshot, load_side, named_project, project_snapshot, work_tree_top
+from opgen.apidiff.inputs import (
+    git_revision_snapshot,
+    load_side,
+    merge_base,
+    named_project,
+    project_snapshot,
+    work_tree_top,
+)
 from opgen.apidiff.report import FORMATTERS, format_text
 from opgen.apidiff.snapshot import Snapshot
 from opgen.config import Config
@@ -33,6 +40,8 @@ class DiffOptions(Protocol):
 
 
 def _sides(args: DiffOptions, config: Config) -> tuple[Snapshot, Snapshot]:
+    if args.git and ".." in args.git:
+        return _revision_range(args.git, args.old or args.new, config)
     if args.git:
         if args.old and args.new:
             raise OpgenError("with --git REV give at most one path (the NEW side)",
@@ -50,6 +59,25 @@ def _sides(args: DiffOptions, config: Config) -> tuple[Snapshot, Snapshot]:
     old = load_side(args.old, config)
     new = load_side(args.new, config) if args.new else project_snapshot(config)
     return old, new
+
+
+def _revision_range(spec: str, project_path: str | None, config: Config) -> tuple[Snapshot, Snapshot]:
+    """`--git A..B`: the project at A against itself at B (an empty end is HEAD, as in git);
+    `A...B`: at the merge base of A and B against B (what a pull request from B into A
+    changes). A path given names the project (a directory with a pyproject.toml)."""
+    old_rev, dots, new_rev = spec.partition("...") if "..." in spec else spec.partition("..")
+    old_rev, new_rev = old_rev or "HEAD", new_rev or "HEAD"
+    project = config
+    if project_path:
+        named = named_project(project_path)
+        if named is None:
+            raise OpgenError(f"with --git {spec}, {project_path!r} is not a project (a directory with a "
+                             "pyproject.toml)", hint="a revision range compares a project with itself: name the "
+                             "project's directory, or nothing for the current one")
+        project = named
+    if dots == "...":
+        old_rev = merge_base(old_rev, new_rev, project)
+    return git_revision_snapshot(old_rev, project), git_revision_snapshot(new_rev, project)
 
 
 def _use_color(stream: TextIO) -> bool:

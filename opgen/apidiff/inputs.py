@@ -318,6 +318,12 @@ def work_tree_top(where: Path) -> Path:
                 .decode().strip()).resolve()
 
 
+def merge_base(a: str, b: str, config: Config) -> str:
+    """The commit of the merge base of revisions `a` and `b` (`git merge-base`)."""
+    top = work_tree_top(config.root)
+    return _git(["merge-base", a, b], top, f"no merge base of {a!r} and {b!r}").decode().strip()
+
+
 def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
     """The project as committed at `rev`, its files read from the revision alone into a
     temporary directory (`_Revision`): its config, sources, headers and overrides.

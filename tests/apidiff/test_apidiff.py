@@ -189,6 +189,43 @@ def test_diff_git_revision_leaves_work_tree_untouched(project, capsys):
     assert _tree_state(repo) == before
 
 
+def test_diff_git_range_compares_two_revisions(project, capsys):
+    """`--git A..B` compares the project at two revisions (an empty end is HEAD, as in git),
+    `A...B` from their merge base; neither reads the work tree."""
+    repo = project
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "v1")
+    git(repo, "tag", "v1")
+    spec = repo / "specs" / "ops.cc"
+    spec.write_text(spec.read_text().replace('    .Attr("factor: float = 1.0")\n', ""))
+    git(repo, "commit", "-q", "-am", "v2: factor removed")
+    spec.write_text("garbage that does not parse(\n")  # the work tree is never read
+    for argv in (["v1..HEAD"], ["v1.."], ["main~1..main", "."]):
+        code, out, err = run_cli(["diff", "--git", *argv, "--format", "json"], capsys)
+        assert (code, err) == (1, ""), argv
+        rules = [(c["category"], c["rule"]) for c in json.loads(out)["changes"]]
+        assert ("graph", "attr_removed") in rules and ("python", "param_removed") in rules
+        locations = {c["location"] for c in json.loads(out)["changes"] if c["category"] == "graph"}
+        assert locations == {f"{argv[0].partition('..')[2] or 'HEAD'}:specs/ops.cc:2:1"}, argv
+    code, out, _ = run_cli(["diff", "--git", "HEAD..v1", "--format", "json"], capsys)
+    assert code == 0 and ("graph", "attr_added") in [(c["category"], c["rule"]) for c in json.loads(out)["changes"]]
+    # A...B: what B changes since it left A (main moved on meanwhile: that is not B's change)
+    git(repo, "checkout", "-q", "--", "specs")
+    git(repo, "checkout", "-q", "-b", "side", "v1")
+    (repo / "README.txt").write_text("docs only\n")
+    git(repo, "add", "README.txt")
+    git(repo, "commit", "-q", "-m", "docs")
+    code, out, _ = run_cli(["diff", "--git", "main...side", "--format", "json"], capsys)
+    assert (code, json.loads(out)["changes"]) == (0, [])
+    code, _, _ = run_cli(["diff", "--git", "main..side"], capsys)
+    assert code == 0  # side against main: the attr comes back, which breaks nothing
+    code, _, err = run_cli(["diff", "--git", "v1..nope"], capsys)
+    assert code == 2 and err.startswith("error: unknown git revision 'nope'")
+    code, _, err = run_cli(["diff", "--git", "v1..HEAD", "specs"], capsys)
+    assert code == 2 and "'specs' is not a project" in err
+
+
 def test_diff_git_errors(project, capsys):
     code, _, err = run_cli(["diff", "--git", "HEAD"], capsys)
     assert code == 2 and "is not in a git work tree" in err
