@@ -56,3 +56,13 @@ def test_user_script_runs():
     proc = subprocess.run([sys.executable, str(USER_SCRIPT)], capture_output=True, text=True, check=False, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Mean" in proc.stdout and "Unique" in proc.stdout, proc.stdout
+
+
+@pytest.mark.oracle
+def test_user_script_runs_on_tensorflow(tf):
+    """Its TensorFlow part (the results' operators, indexing, `.numpy()`) runs on TF's tensors."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(GENERATED), str(REPO)]), OPGEN_BACKEND="tensorflow")
+    proc = subprocess.run([sys.executable, str(USER_SCRIPT), "tensorflow"], capture_output=True, text=True,
+                          check=False, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines() == ["[4.0, 6.0, 8.0, 10.0]", "4.0", "[-4.0, -4.0]", "[3, 1]", "float32"]

@@ -13,5 +13,6 @@ x = rt.constant([1.0, 2.0])
 gen_math_ops.reduce_mean(x, [0], bogus=1)  # mistake: a keyword the wrapper does not have
 gen_math_ops.reduce_mean(x, [0], keep_dims="yes")  # mistake: a str for a bool attr
 gen_nn_ops.bias_add(x, x, data_format="NWHC")  # mistake: a string outside the attr's set
-first = gen_math_ops.add(x, x)[0]  # mistake: a single-output result used as a tuple
-gen_array_ops.unique([3, 1, 3]).values[0]  # mistake: a field of a multi-output result indexed
+values, indices, counts = gen_array_ops.unique([3, 1, 3])  # mistake: two outputs unpacked into three
+print(gen_array_ops.unique([3, 1, 3]).value)  # mistake: a field the result does not have (`values`)
+rank: int = gen_math_ops.add(x, x).shape.rank  # mistake: a typed member of a result (`int | None`)

@@ -1,5 +1,6 @@
 """A user's script over the example library (generated/): mypy --strict and pyright must
-accept it as it is, and it runs (tests/project/test_typing.py)."""
+accept it as it is, and it runs (tests/project/test_typing.py): `build` on the embedded
+runtime, `on_tensorflow` with TensorFlow (the argument `tensorflow`)."""
 
 from __future__ import annotations
 
@@ -36,5 +37,19 @@ def build() -> list[str]:
         return [*names, str(mean.shape), summed.dtype.name]
 
 
+def on_tensorflow() -> list[str]:
+    """What code written for TensorFlow does with results (TF's tensors there): operators,
+    indexing, `.numpy()`, unpacking a multi-output result; checkers read a result's members
+    beyond the embedded `Tensor`'s as Any, as TF's own wrappers type their results."""
+    x = gen_math_ops.add([1.0, 2.0, 3.0, 4.0], [0.5, 0.5, 0.5, 0.5])
+    z = x * 2.0 + 1.0
+    first, second = gen_array_ops.split(value=z, split_dim=0, num_split=2)
+    values, _ = gen_array_ops.unique([3, 1, 3])
+    return [str(z.numpy().tolist()), str(float(z[0])), str((first - second).numpy().tolist()),
+            str(values.numpy().tolist()), z.dtype.name]
+
+
 if __name__ == "__main__":
-    print("\n".join(build()))
+    import sys
+
+    print("\n".join(on_tensorflow() if sys.argv[1:] == ["tensorflow"] else build()))
