@@ -12,6 +12,7 @@ import pytest
 from support import fresh_venv
 from support.call_wrappers import isolated_registry
 from support.paths import REPO
+from support.type_checkers import pyright_missing, run_mypy, run_pyright
 
 from opgen.cli import main
 
@@ -84,6 +85,21 @@ def test_scaffold_builds_and_its_wrapper_runs_on_the_embedded_runtime(tmp_path, 
     # test of this process imported TensorFlow, and forgets it afterwards.
     with isolated_registry():
         _run_scaffolded_module(monkeypatch)
+
+
+def test_scaffold_package_passes_mypy_strict_and_pyright(tmp_path, monkeypatch):
+    """The package `opgen init` writes ships `py.typed`: its own code checks clean, with its
+    wrappers, under mypy --strict and pyright, as a user's checker reads it."""
+    project = tmp_path / "scaffolded"
+    assert main(["init", "--quiet", "--package", "scaffolded_ops", str(project)]) == 0
+    monkeypatch.chdir(project)
+    assert main(["build", "--quiet"]) == 0
+    files = sorted((project / "scaffolded_ops").glob("*.py"))
+    work = tmp_path / "check"
+    work.mkdir()
+    assert run_mypy(files, [project], work) == []
+    if pyright_missing() is None:
+        assert run_pyright(files, [project], work) == []
 
 
 def _run_scaffolded_module(monkeypatch):

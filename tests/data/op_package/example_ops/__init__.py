@@ -6,6 +6,9 @@ TensorFlow they build TensorFlow-compatible graphs; with it they run on TensorFl
 imported (now, if it is already), so `import example_ops` never imports TensorFlow itself.
 """
 
+from types import ModuleType
+from typing import Any
+
 from opgen_runtime import call_when_imported
 
 from .gen_example_ops import example_ops_scale
@@ -13,13 +16,14 @@ from .gen_example_ops import example_ops_scale
 __all__ = ["example_ops_scale"]
 
 
-def _register_gradients(tf):
-    """Called with the `tensorflow` module once it is imported; before that no op can run on it."""
+def _example_ops_scale_grad(op: Any, grad: Any) -> list[Any]:
+    """The gradient of ExampleOpsScale: d(factor * x)/dx = factor."""
+    return [grad * op.get_attr("factor")]
 
-    @tf.RegisterGradient("ExampleOpsScale")
-    def _example_ops_scale_grad(op, grad):
-        """d(factor * x)/dx = factor."""
-        return [grad * op.get_attr("factor")]
+
+def _register_gradients(tf: ModuleType) -> None:
+    """Called with the `tensorflow` module once it is imported; before that no op can run on it."""
+    tf.RegisterGradient("ExampleOpsScale")(_example_ops_scale_grad)
 
 
 call_when_imported("tensorflow", _register_gradients)
