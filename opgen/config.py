@@ -12,7 +12,7 @@ from pathlib import Path
 
 import tomllib
 
-from opgen.errors import Location, OpgenError, OpgenErrors, printable_path
+from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean, printable_path
 from opgen.fsutil import LiteralPath
 from opgen.limits import read_text_file
 from opgen.toml_positions import key_positions
@@ -101,6 +101,10 @@ class Config:
         return _located(self.root / "pyproject.toml", self.positions, key)
 
 
+# What TOML calls a value of each type tomllib gives, for messages.
+_TOML_KINDS = {bool: "a boolean", int: "an integer", float: "a float", dict: "a table", list: "an array"}
+
+
 def _located(
     pyproject: Path, positions: Mapping[tuple[str | int, ...], tuple[int, int]], key: tuple[str | int, ...]
 ) -> Location:
@@ -152,10 +156,12 @@ def load_config(start: Path | None = None) -> Config:
                          hint="write [tool.opgen] followed by key = value lines")
     unknown = sorted(set(table) - _KNOWN_KEYS)
     if unknown:
+        first = min(unknown, key=lambda k: (where(k).line, where(k).col))
+        close = did_you_mean(first, _KNOWN_KEYS, "'")
         raise OpgenError(
             f"unknown [tool.opgen] key(s): {', '.join(unknown)}",
-            min((where(k) for k in unknown), key=lambda loc: (loc.line, loc.col)),
-            hint=f"known keys: {', '.join(sorted(_KNOWN_KEYS))}",
+            where(first),
+            hint=f"{close + ' ' if close else ''}known keys: {', '.join(sorted(_KNOWN_KEYS))}",
         )
     kwargs: dict[str, object] = {}
     for key, value in table.items():
@@ -181,7 +187,13 @@ def load_config(start: Path | None = None) -> Config:
                 raise OpgenError(f"[tool.opgen.{key}] must map names to strings", where(key))
             for name, v in value.items():
                 if not isinstance(v, str) or "\0" in name:
-                    raise OpgenError(f"[tool.opgen.{key}] must map names to strings", where(key, name))
+                    # A key of [tool.opgen] written after a [tool.opgen.<key>] header lands in that table.
+                    scope = (f"'{name}' is a [tool.opgen] key: a table's keys end at the next [header], so move "
+                             f"it above [tool.opgen.{key}]" if name in _KNOWN_KEYS else None)
+                    what = "a string" if isinstance(v, str) else _TOML_KINDS.get(type(v), "not a string")
+                    raise OpgenError(f"[tool.opgen.{key}] must map names to strings: {name!r} is {what}"
+                                     + (" but its name holds a NUL" if isinstance(v, str) else ""),
+                                     where(key, name), hint=scope)
                 if key == "helpers" and not _CPP_NAME.fullmatch(name):
                     raise OpgenError(f"[tool.opgen.helpers] key {name!r} is not a C++ name", where(key, name),
                                      hint='name the helper as the sources call it: GetAttrs = "..." or '

@@ -47,6 +47,7 @@ def test_type_error_is_located_at_the_key(run, tmp_path):
 def test_unknown_key_and_parse_error_are_located(run, tmp_path):
     code, err = run('[tool.opgen]\nsources = ["cc"]\noutt = "x"\n', "oplist")
     assert code == 2 and "pyproject.toml:3:1: error: unknown [tool.opgen] key(s): outt" in err
+    assert "hint: did you mean 'out'? known keys: allow, api," in err
     code, err = run('[tool.opgen]\nout = "x\n', "oplist")
     assert code == 2 and "pyproject.toml:2:9: error: cannot parse pyproject.toml: Illegal character" in err
 
@@ -156,9 +157,21 @@ def test_libraries_give_each_module_its_library_and_warn_at_a_pattern_matching_n
 
 
 @pytest.mark.parametrize(("entry", "message"), [
-    ('"gen_a" = 3', "[tool.opgen.libraries] must map names to strings"),
+    ('"gen_a" = 3', "[tool.opgen.libraries] must map names to strings: 'gen_a' is an integer"),
     ('"gen_a" = ""', "[tool.opgen.libraries] 'gen_a' '' is not a usable path"),
 ])
 def test_bad_library_entry_is_located(run, tmp_path, entry, message):
     code, err = run(f'[tool.opgen]\nsources = ["cc"]\n[tool.opgen.libraries]\n{entry}\n', "build")
     assert code == 2 and err.startswith(f"{tmp_path / 'pyproject.toml'}:4:1: error: {message}")
+
+
+def test_a_tool_opgen_key_below_a_subtable_says_where_it_belongs(run, tmp_path):
+    """TOML puts a key written after `[tool.opgen.libraries]` into that table: the error says so."""
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.libraries]\n"gen_*" = "_x.so"\n'
+                    'docstring_kernels = true\n', "build")
+    assert code == 2 and err.splitlines() == [
+        (f"{tmp_path / 'pyproject.toml'}:5:1: error: [tool.opgen.libraries] must map names to strings: "
+        "'docstring_kernels' is a boolean"),
+        ("  hint: 'docstring_kernels' is a [tool.opgen] key: a table's keys end at the next [header], so move it "
+        "above [tool.opgen.libraries]"),
+    ]
