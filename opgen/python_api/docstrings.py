@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from opgen.python_api.literals import attr_value_doc, dtype_name
@@ -31,6 +31,10 @@ class DocContext:
     op_def: op_def_pb2.OpDef
     inferred_from: dict[str, str]  # attr name -> OpDef name of the first input inferring it
     attrs: dict[str, op_def_pb2.OpDef.AttrDef]
+    # attr name -> its Python parameter's name, for attrs an override renames: a phrase naming
+    # such an attr (`A list of `N` ...`, `with type `T``) names the parameter the reader passes
+    # (TF names the OpDef attr).
+    renamed_attrs: dict[str, str] = field(default_factory=dict)
 
 
 def _indent(initial: int, rest: int, text: str) -> str:
@@ -89,7 +93,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
         elif source:
             prefix = f"A list with the same length as `{avoid_reserved(source)}` of"
         else:
-            prefix = f"A list of `{avoid_reserved(n)}`"
+            prefix = f"A list of `{ctx.renamed_attrs.get(n) or avoid_reserved(n)}`"
         if type_attr:
             t = type_attr
             prefix += " mutable" if arg.is_ref else ""
@@ -101,7 +105,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
                 return f"{prefix} `Tensor` objects with the same type."
             if source:
                 return f"{prefix} `Tensor` objects with the same type as `{avoid_reserved(source)}`."
-            return f"{prefix} `Tensor` objects with type `{t}`."
+            return f"{prefix} `Tensor` objects with type `{ctx.renamed_attrs.get(t, t)}`."
         return f"{prefix} `Tensor` objects with type {_fixed(arg)}."
     if type_list_attr:
         t = type_list_attr
@@ -113,7 +117,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
             return "A list of `Tensor` objects."
         if source:
             return f"A list of `Tensor` objects. {_SAME_AS[is_output]} `{avoid_reserved(source)}`."
-        return f"A list of `Tensor` objects of type `{t}`."
+        return f"A list of `Tensor` objects of type `{ctx.renamed_attrs.get(t, t)}`."
     if type_attr:
         t = type_attr
         ref_word = "mutable " if arg.is_ref else ""
@@ -125,7 +129,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
             return f"A {ref_word}`Tensor`."
         if source:
             return f"A {ref_word}`Tensor`. {_SAME_AS[is_output]} `{avoid_reserved(source)}`."
-        return f"A {ref_word}`Tensor` of type `{t}`."
+        return f"A {ref_word}`Tensor` of type `{ctx.renamed_attrs.get(t, t)}`."
     return f"A `Tensor` of type {_fixed(arg)}."
 
 

@@ -256,8 +256,6 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None = 
         for ref in input_refs[input_name]:
             if ref and ref not in inferred_from:
                 inferred_from[ref] = input_name
-    ctx = docstrings.DocContext(op_def, inferred_from, attrs)
-
     # A parameter named like a builtin this body calls would shadow it: it gets a trailing `_`.
     list_outputs = [a.type_list_attr for a in output_defs]
     shadowed = _body_builtins(api, inferred_from.keys(), list(zip(attr_names, attr_types)),
@@ -274,6 +272,8 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None = 
         entry = api_attr.get(opdef_name)
         return unshadowed(avoid_reserved(entry[0] if entry and entry[0] else opdef_name))
 
+    ctx = docstrings.DocContext(op_def, inferred_from, attrs,
+                                {n: attr_param_name(n) for n in attr_names if (api_attr.get(n) or ("",))[0]})
     typevars = {n: _typevar(op_name, a) for n, t, a in zip(attr_names, attr_types, attr_defs) if t == "type"}
 
     def dtype_metadata(type_attr: str, dtype: int) -> str:

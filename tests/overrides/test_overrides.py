@@ -188,3 +188,25 @@ def test_mangled_files_give_located_errors_never_tracebacks(data, tmp_path_facto
         load_overrides(folder, op_list)
     except OpgenError as e:
         assert "f.pbtxt" in e.format()
+
+
+def test_type_phrases_name_a_renamed_attr_by_its_python_name(tmp_path):
+    """`attr_rename` renames the attr wherever the docstring names it (a list's length, a
+    dtype attr), as the parameter the reader passes; TF names the OpDef attr."""
+    from opgen.python_api.function import FunctionApi, function_api
+
+    op = text_format.Parse(
+        'name: "SplitBands" input_arg { name: "x" type_attr: "T" }'
+        ' output_arg { name: "bands" number_attr: "num_bands" type_attr: "T" } output_arg { name: "w" type_attr: "U" }'
+        ' attr { name: "num_bands" type: "int" has_minimum: true minimum: 1 } attr { name: "T" type: "type" }'
+        ' attr { name: "U" type: "type" }', op_def_pb2.OpDef())
+    (tmp_path / "o.pbtxt").write_text('op { name: "SplitBands" attr_rename { from: "num_bands" to: "count" } '
+                                      'attr_rename { from: "U" to: "out_type" } }\n')
+    model = load_overrides(tmp_path, op_def_pb2.OpList(op=[op]))
+    api = function_api(op, model.merged(op))
+    assert isinstance(api, FunctionApi)
+    assert "bands: A list of `count` `Tensor` objects with the same type as `x`." in api.docstring
+    assert "w: A `Tensor` of type `out_type`." in api.docstring
+    plain = function_api(op)
+    assert isinstance(plain, FunctionApi)
+    assert "A list of `num_bands` `Tensor`" in plain.docstring and "of type `U`." in plain.docstring
