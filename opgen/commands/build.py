@@ -379,11 +379,13 @@ def run(settings: Settings) -> int:
     phases.done(f"wrote {printable_path(opts.out)}")
     _report_kept(opts.out, changes)
     elapsed = time.perf_counter() - started
+    # the chunks opgen did not lay out itself, when there are any (a user's templates, long names)
+    formatted = f"; {_count(result.formatted, 'chunk')} laid out by the formatter" if result.formatted else ""
     _summary(
         settings,
         f"opgen build: {_count(result.modules, 'module')}, {_count(result.ops, 'op')} -> "
         f"{printable_path(opts.out)}: "
         f"{len(changes.write)} written, {len(changes.delete)} deleted, {changes.unchanged} unchanged "
-        f"({result.formatted} chunks formatted, {elapsed:.2f}s)",
+        f"({elapsed:.2f}s{formatted})",
     )
     return 0

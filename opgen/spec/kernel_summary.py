@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from opgen.errors import OpgenError, did_you_mean
+from opgen.errors import Location, OpgenError, did_you_mean
 from opgen.model import KernelRegistration, OpSource
 from opgen.output_escape import md_text
 from opgen.proto import kernel_def_pb2
@@ -197,7 +197,7 @@ def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2
     declare; constraining an attr the op lacks, a non-type attr with types, or a type the
     op does not allow; host memory on an arg the op does not have. Located at the
     registration (or the offending argument), each once (a kernel in a header several
-    sources include is read once per source). Without `internal_ops_listed` (`op_list` was
+    sources include is read once per source), in source order. Without `internal_ops_listed` (`op_list` was
     gathered without `_` ops, as `opgen build` gathers) kernels of `_` ops are not checked.
 
     Then, given the ops' `sources`, each op with no kernel at all although another op
@@ -248,7 +248,9 @@ def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2
                                            loc))
     if sources is not None:
         findings += _ops_without_kernels(registrations, op_list, sources, internal_ops_listed)
-    return list({finding.format(): finding for finding in findings}.values())
+    # in source order, as a compiler reports (registrations come by op name)
+    unique = {finding.format(): finding for finding in findings}.values()
+    return sorted(unique, key=lambda finding: finding.location or Location(""))
 
 
 def _ops_without_kernels(registrations: list[KernelRegistration], op_list: op_def_pb2.OpList,
