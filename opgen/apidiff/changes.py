@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from opgen.apidiff.graph_compat import compatible_message, graph_issues
-from opgen.apidiff.snapshot import Function, OpEntry, Snapshot
+from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot
 from opgen.apidiff.snapshot_format import describe_attr
 from opgen.errors import Location
 from opgen.spec.kernel_summary import device_key, runs_on
@@ -259,18 +259,39 @@ def _result_text(fn: Function) -> str:
 
 
 def _param_changes(a: Function, b: Function) -> list[tuple[str, bool, str, str]]:
-    """Parameters pair up by Python name, else by what they bind (a renamed parameter); each
-    change as (rule, breaking, message, what the parameter binds: `attr T`, `input x`)."""
+    """Parameters pair up by Python name, else by what they bind (a parameter an override
+    renamed), else by position and kind (an input or attr renamed in the OpDef: the graph
+    side reports `inputs_renamed`); each change as (rule, breaking, message, what the
+    parameter binds: `attr T`, `input x`)."""
     out: list[tuple[str, bool, str, str]] = []
     fn = _qualified(b)
     new_by_name = {p.name: (i, p) for i, p in enumerate(b.params)}
     new_by_binding = {p.binds: (i, p) for i, p in enumerate(b.params)}
     old_names = {p.name for p in a.params}
-    matched: set[str] = set()
+    pairs: dict[int, tuple[int, Param]] = {}
     for i, p in enumerate(a.params):
         found = new_by_name.get(p.name)
         if found is None and p.binds in new_by_binding and new_by_binding[p.binds][1].name not in old_names:
             found = new_by_binding[p.binds]
+        if found is not None:
+            pairs[i] = found
+    taken = {j for j, _ in pairs.values()}
+
+    def kind(param: Param) -> str:
+        return param.binds.split(" ")[0]
+
+    def kinds(params: Sequence[Param]) -> list[str]:
+        return [kind(param) for param in params]
+
+    # (only where the parameters' kinds line up: inputs that became one list input are no rename)
+    if kinds(a.params) == kinds(b.params):
+        for i in range(len(a.params)):
+            if i not in pairs and i not in taken and b.params[i].name not in old_names:
+                pairs[i] = (i, b.params[i])
+                taken.add(i)
+    matched: set[str] = set()
+    for i, p in enumerate(a.params):
+        found = pairs.get(i)
         if found is None:
             out.append(("param_removed", True, f"{fn}: parameter '{p.name}' removed", p.binds))
             continue
