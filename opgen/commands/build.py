@@ -249,8 +249,7 @@ def _report_kept(out: Path, changes: Changes) -> None:
 
 def _gather(settings: Settings) -> GatherResult:
     """The build's specs, with the warnings only a build gives: a [tool.opgen.modules] or
-    [tool.opgen.libraries] pattern that matches nothing, what `opgen kernels` reports, and
-    the custom ops an OpList file gives no shape function (`op_list_shape_warnings`)."""
+    [tool.opgen.libraries] pattern that matches nothing, and what `opgen kernels` reports."""
     config = settings.config
     gathered = settings.input.gather(
         cache=not settings.dry_run,  # `--dry-run` writes no cache
@@ -272,8 +271,6 @@ def _gather(settings: Settings) -> GatherResult:
         sources=gathered.sources,
     ):
         report(finding.format_warning())
-    for warning in op_list_shape_warnings(gathered.op_list, gathered.sources):
-        report(warning)
     if config.libraries:
         modules = group_ops(gathered.op_list, gathered.sources, config.modules, config.where("modules"))
         for pattern in unmatched_patterns(modules, config.libraries):
@@ -351,6 +348,9 @@ def run(settings: Settings) -> int:
     )
     if sys.stderr.isatty() and not settings.quiet:
         sys.stderr.write("\r\x1b[K")
+    # once the modules render (a build in error writes none: their shapes do not matter then)
+    for warning in op_list_shape_warnings(gathered.op_list, gathered.sources):
+        report(warning)
     phases.done(f"rendered {_count(result.modules, 'module')}, {result.formatted} chunks formatted")
     api_snapshot = snapshot_outputs(config, gathered, api_model, opts.out)
     for rel in api_snapshot:
