@@ -10,10 +10,11 @@ and the graph branch run here, from an `_OpPlan` built once per op from the OpDe
 TensorFlow has registered, so they are written once instead of once per op.
 
 Custom ops: a module generated with `[tool.opgen] library = "..."` registers its library
-with TF at import or when TF is imported (`op_libraries`); one still pending (its error not
-fixed) is registered before the next op runs on TensorFlow, by `backend.eager_context` and
+with TF at import or when TF is imported (`op_libraries`); one still pending is registered
+before the next op runs on TensorFlow, by `backend.eager_context` and
 `op_def_library._apply_op_helper` (the eager fast path cannot find an op TF has not loaded,
-so this cannot wait for the op).
+so this cannot wait for the op). The ops of a library that failed raise its error there
+(`op_libraries.check_op`), and nothing else does.
 """
 
 from __future__ import annotations
