@@ -310,10 +310,10 @@ def isolated_registry() -> Iterator[None]:
     from opgen_runtime.ops import fast_path, op_info, registry
     from opgen_runtime.tf import op_libraries
 
-    state: list[dict[Any, Any]] = [registry._entries, registry._modules, registry.pending_libraries,
-                                   op_info.infos, fast_path._PLANS, op_libraries.failed_libraries,
-                                   op_libraries.registered_ops, op_libraries.failed_ops]
-    saved = [dict(d) for d in state]
+    state: list[Any] = [registry._entries, registry._modules, registry.pending_libraries, op_info.infos,
+                        fast_path._PLANS, op_libraries.failed_libraries, op_libraries.registered_ops,
+                        op_libraries.failed_ops]  # dicts and a set
+    saved = [d.copy() for d in state]
     for d in state:
         d.clear()
     # A module's library stays pending at its import, TF or not: `_load_library` registers it

@@ -71,8 +71,7 @@ _loaded_paths: set[str] = set()  # real paths of the libraries this process load
 _caller = threading.local()  # imports_tensorflow: this thread's `load_op_libraries` imports TF
 # module name -> (its `library`, the error registering it raised), until a registration succeeds
 failed_libraries: dict[str, tuple[str, str]] = {}
-# op name -> module name, for the ops of every module whose library registered
-registered_ops: dict[str, str] = {}
+registered_ops: set[str] = set()  # the ops of every module whose library registered
 # op name -> the error its calls raise: the ops of failed libraries that no registered module has
 # (two packages may ship the same ops; one package's copy failing leaves the other's working)
 failed_ops: dict[str, str] = {}
@@ -174,7 +173,7 @@ def _try_register(module_name: str, stacklevel: int) -> OpLibraryError | None:
         error: OpLibraryError | None = e
     else:
         failed_libraries.pop(module_name, None)
-        registered_ops.update(dict.fromkeys(_registry.op_defs_of(module_name), module_name))
+        registered_ops.update(_registry.op_defs_of(module_name))
         error = None
     _index_failures()
     # Last: other threads check `pending_libraries` without the lock, then run the op (or raise its error).
@@ -193,8 +192,10 @@ def _index_failures() -> None:
         if name not in registered_ops
     }
     if failed != failed_ops:
-        failed_ops.clear()
+        # Updated in place, new entries first: other threads read it without the lock.
         failed_ops.update(failed)
+        for name in set(failed_ops) - set(failed):
+            del failed_ops[name]
         execute.guard_fast_path(check_op if failed_ops else None)
 
 
