@@ -304,14 +304,16 @@ def is_crash(error: BaseException, filename: str, lines: list[str]) -> bool:
 def isolated_registry() -> Iterator[None]:
     """opgen's op registry emptied (but for the input ops) while a module under test runs, and
     restored after: corpora reuse op names with different OpDefs. The runtime's per-op-name
-    caches (`op_info.infos`, and the fast-path plans keyed by them) go with it: a name is
-    never registered twice with different OpDefs in one process, so they are not keyed by
-    the registry's generation."""
+    state goes with it (`op_info.infos`, the fast-path plans keyed by them, and which ops'
+    libraries registered or failed, `op_libraries`): a name is never registered twice with
+    different OpDefs in one process, so they are not keyed by the registry's generation."""
     from opgen_runtime.ops import fast_path, op_info, registry
+    from opgen_runtime.tf import op_libraries
 
-    state: list[dict[Any, Any]] = [registry._entries, registry._modules, registry.pending_libraries,
-                                   op_info.infos, fast_path._PLANS]
-    saved = [dict(d) for d in state]
+    state: list[Any] = [registry._entries, registry._modules, registry.pending_libraries, op_info.infos,
+                        fast_path._PLANS, op_libraries.failed_libraries, op_libraries.registered_ops,
+                        op_libraries.failed_ops]  # dicts and a set
+    saved = [d.copy() for d in state]
     for d in state:
         d.clear()
     # A module's library stays pending at its import, TF or not: `_load_library` registers it

@@ -177,11 +177,12 @@ COMPATIBLE_ATTR = "op OpgenLlScale: attr 'offset' (float = 0.0): in the library,
 
 def test_stale_libraries_are_errors_and_compatible_ones_warnings(libraries, tmp_path):
     """Each stale build of scale_ops.cc in its own process (run side by side): the error
-    on import (TF first), on first use and from `load_op_libraries()` (TF imported after
-    the module: a warning then); a compatible change warns and works."""
+    warned on import (TF first) or at `import tensorflow` and raised by the op's calls, and
+    raised by `load_op_libraries()`; a compatible change warns and works."""
     runs = {}
     for variant, script in {
-        "STALE_CHANGED_DEFAULT": "import tensorflow\nimport pkg.ops\n",
+        "STALE_CHANGED_DEFAULT": "import tensorflow\nimport pkg.ops\nprint('imported', file=sys.stderr)\n"
+                                 "pkg.ops.opgen_ll_shift([1.0])\npkg.ops.opgen_ll_scale([1.0])\n",
         "STALE_ADDED_ATTR": "import pkg.ops\nimport tensorflow\nprint('imported', file=sys.stderr)\n"
                             "pkg.ops.opgen_ll_scale([1.0])\n",
         "STALE_RENAMED_INPUT": "import pkg.ops\nfrom opgen_runtime import load_op_libraries\nload_op_libraries()\n",
@@ -193,9 +194,11 @@ def test_stale_libraries_are_errors_and_compatible_ones_warnings(libraries, tmp_
 
     error = "opgen_runtime.tf.op_libraries.OpLibraryError: op library "
     _, stderr = results["STALE_CHANGED_DEFAULT"]
-    assert stderr.splitlines()[-1].startswith(error) and stderr.splitlines()[-1].endswith(STALE_DEFAULT)
-    assert "_scale_ops.so of module 'pkg.ops.gen_scale_ops' does not match the module: " in stderr
-    assert "import pkg.ops" in stderr  # raised by the import
+    warned, raised = stderr.split("imported\n")
+    assert "OpLibraryWarning: " in warned and STALE_DEFAULT in warned  # the import warns
+    assert raised.splitlines()[-1].startswith(error) and raised.splitlines()[-1].endswith(STALE_DEFAULT)
+    assert "_scale_ops.so of module 'pkg.ops.gen_scale_ops' does not match the module: " in raised
+    assert "opgen_ll_scale" in raised  # raised by the scale op's call, after the shift op ran
 
     _, stderr = results["STALE_ADDED_ATTR"]
     warned, raised = stderr.split("imported\n")
@@ -214,3 +217,91 @@ def test_stale_libraries_are_errors_and_compatible_ones_warnings(libraries, tmp_
         "OpLibraryWarning: op library " in warned and "differs compatibly from the module: " + COMPATIBLE_ATTR in warned
     )
     assert "Error" not in stderr
+
+
+BROKEN_SCALE = """
+import os, shutil
+from opgen_runtime import OpLibraryError, OpLibraryWarning, load_op_libraries
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    {imports}
+    def shift(x):
+        return pkg.ops.opgen_ll_shift(x)
+    def scale(x):
+        return pkg.ops.opgen_ll_scale(x)
+    out["shift"] = [shift([1.0]).numpy().tolist(), tf.function(shift)(tf.constant([2.0])).numpy().tolist()]
+    out["scale"] = []
+    for call in (scale, scale, tf.function(scale)):
+        try:
+            out["scale"].append(call(tf.constant([1.0])).numpy().tolist())
+        except OpLibraryError as e:
+            out["scale"].append(str(e))
+    load_op_libraries(pkg.ops.gen_shift_ops)  # registered: nothing to do
+    try:
+        load_op_libraries()
+    except OpLibraryError as e:
+        out["load"] = str(e)
+    shutil.copy({fixed!r}, "pkg/ops/_scale_ops.so")
+    load_op_libraries()  # tried again: now it loads
+    out["fixed"] = [scale([1.0]).numpy().tolist(), tf.function(scale)(tf.constant([2.0])).numpy().tolist()]
+out["warned"] = [f"{{w.category.__name__}} at {{os.path.basename(w.filename)}}:{{w.lineno}}: {{w.message}}"
+                 for w in caught]
+"""
+TF_FIRST = "import tensorflow as tf; import pkg.ops"
+TF_AFTER = "import pkg.ops; import tensorflow as tf"
+
+
+@pytest.mark.parametrize("damage", ["missing", "corrupt"])
+def test_a_broken_library_fails_only_its_own_ops(libraries, tmp_path, damage):
+    """`_scale_ops.so` deleted or not a library: `gen_shift_ops` (the other library of the
+    package) imports and runs eagerly and in tf.function, TF imported first (registered at
+    the module's import) or after (at `import tensorflow`). Each call of the scale op raises
+    the error, warned once when registering; `load_op_libraries()` tries it again."""
+    runs = {}
+    for order in (TF_FIRST, TF_AFTER):
+        root = _package(tmp_path / f"tf_{'first' if order == TF_FIRST else 'after'}", libraries)
+        scale_library = root / "pkg" / "ops" / "_scale_ops.so"
+        scale_library.unlink()
+        if damage == "corrupt":
+            scale_library.write_bytes(b"not a shared object")
+        runs[order] = (root, _start(root, BROKEN_SCALE.format(imports=order, fixed=str(libraries["scale"]))))
+    for order, (root, process) in runs.items():
+        out, _ = _finish(process)
+        path = root / "pkg" / "ops" / "_scale_ops.so"
+        error = (f"op library {path} of module 'pkg.ops.gen_scale_ops' does not exist, so its ops (OpgenLlScale) "
+                 f"cannot run on TensorFlow; build the library, or fix `library` in [tool.opgen] and regenerate"
+                 if damage == "missing" else
+                 f"TensorFlow cannot load op library {path} of module 'pkg.ops.gen_scale_ops' (ops OpgenLlScale): ")
+        assert out["shift"] == [[2.0], [3.0]], order
+        # the same error for each call (in tf.function after AutoGraph's "in user code: ..." lines)
+        assert len(out["scale"]) == 3 and all(error in e for e in out["scale"]), (order, out["scale"])
+        assert out["scale"][0] == out["scale"][1] and out["scale"][0].startswith(error)
+        assert out["load"].startswith(error)
+        assert out["fixed"] == [[2.0], [4.0]]
+        # At the import of the module (pkg/ops/__init__.py), or at `import tensorflow` (the
+        # script's line 8: `_start` adds two lines, BROKEN_SCALE starts with an empty one).
+        where = "__init__.py:1" if order == TF_FIRST else f"{Path(process.args[1]).name}:8"
+        [warned] = out["warned"]
+        assert warned.startswith(f"OpLibraryWarning at {where}: {error}"), (order, warned)
+        assert warned.endswith(
+            " (its ops raise this error when they run on TensorFlow; the ops of other libraries are not affected)")
+
+
+def test_a_package_whose_copy_of_a_library_is_missing_runs_with_another_packages_copy(libraries, tmp_path):
+    """`pkg` lacks `_scale_ops.so`, `pkg2` has its copy: once pkg2 registered it, TF has the
+    op, and pkg's wrapper runs it too (the failure is per op name, not per wrapper)."""
+    root = _package(tmp_path, libraries)
+    (root / "pkg" / "ops" / "_scale_ops.so").unlink()
+    script = """
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    import pkg.ops, pkg2.ops
+    import tensorflow as tf
+out["warned"] = [str(w.message) for w in caught]
+out["calls"] = [pkg.ops.opgen_ll_scale([1.0]).numpy().tolist(), pkg2.ops.opgen_ll_scale([1.0]).numpy().tolist()]
+"""
+    out = _run(root, script)
+    assert out["calls"] == [[2.0], [2.0]]
+    [warned] = out["warned"]
+    assert warned.startswith(f"op library {root / 'pkg' / 'ops' / '_scale_ops.so'} of module 'pkg.ops.gen_scale_ops' "
+                             f"does not exist")

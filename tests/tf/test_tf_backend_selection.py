@@ -190,3 +190,33 @@ def test_tf_objects_are_accepted_by_both_backends(backend):
         "const": ["int32", [2]],
         "shape_proto": [4],
     }
+
+
+def test_an_empty_list_shorter_than_its_minimum_is_the_same_value_error_everywhere():
+    """AddN's `inputs: N * T` with `N: int >= 1`: eagerly the bridge checks the length before
+    inferring T from the (empty) list, as TF's graph branch does (TF's eager wrapper raises an
+    IndexError from that inference)."""
+    out = _run(
+        "import tensorflow as tf\n"
+        "def add_none():\n"
+        "    return math.add_n([])\n"
+        "calls = {'eager': add_none, 'tf.function': tf.function(add_none)}\n"
+        "def in_graph():\n"
+        "    with tf.Graph().as_default():\n"
+        "        add_none()\n"
+        "def embedded():\n"
+        "    with runtime.Graph().as_default():\n"
+        "        add_none()\n"
+        "calls.update({'tf.Graph': in_graph, 'embedded': embedded})\n"
+        "for key, call in calls.items():\n"
+        "    try:\n"
+        "        call()\n"
+        "    except Exception as e:\n"
+        "        out[key] = f'{type(e).__name__}: {e}'\n"
+        "out['two'] = float(math.add_n([1.0, tf.constant(2.0)]))"
+    )
+    error = "ValueError: List argument 'inputs' to 'AddN' Op with length 0 shorter than minimum length 1."
+    assert out.pop("two") == 3.0
+    assert {key: error in message for key, message in out.items()} == dict.fromkeys(
+        ("eager", "tf.function", "tf.Graph", "embedded"), True), out
+    assert out["eager"] == error

@@ -15,6 +15,7 @@ are not in `__all__`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from opgen_runtime.proto import tensor_pb2
@@ -49,6 +50,23 @@ def __getattr__(name: str) -> Any:
     value = getattr(tensorflow(), name)
     globals()[name] = value
     return value
+
+
+def guard_fast_path(guard: Callable[[str], None] | None) -> None:
+    """Makes `fast_path_execute` call `guard(op_name)` first (`op_libraries.check_op`: the ops
+    of a library that failed raise its error, though TF may run them, e.g. a stale library's),
+    or, with None, TF's function itself again: a process whose libraries all registered pays
+    nothing per call. Generated wrappers look the name up on this module at every call."""
+    fast_path_execute = tensorflow().fast_path_execute
+    if guard is None:
+        globals()["fast_path_execute"] = fast_path_execute
+        return
+
+    def guarded(ctx: Any, op_name: str, name: Any, *args: Any) -> Any:
+        guard(op_name)
+        return fast_path_execute(ctx, op_name, name, *args)
+
+    globals()["fast_path_execute"] = guarded
 
 
 def make_shape(v: Any, arg_name: str) -> list[int | None] | None:

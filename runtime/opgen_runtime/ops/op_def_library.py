@@ -106,7 +106,9 @@ def _apply_op_helper(
     `tf_backend.apply_op_helper`): typed as opgen's, whose members they have (docs/typing.md)."""
     if _backend.active():
         if _registry.pending_libraries:
-            _op_libraries.load_op_libraries()
+            _op_libraries.register_pending(stacklevel=3)  # the wrapper's caller
+        if _op_libraries.failed_ops:
+            _op_libraries.check_op(op_type_name)
         return _tf_apply_op_helper(op_type_name, name, keywords)
     info = infos.get(op_type_name) or info_for(op_type_name)
     if info is None:

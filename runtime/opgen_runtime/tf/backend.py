@@ -72,7 +72,7 @@ def eager_context() -> Any:
     elif selected == "embedded":
         return None
     if _registry.pending_libraries:
-        op_libraries.load_op_libraries()
+        op_libraries.register_pending(stacklevel=3)  # the wrapper's caller
     context = (tf_backend._tf or tensorflow()).context
     ctx = context._context or context.context()
     return ctx if ctx._thread_local_data.is_eager else None

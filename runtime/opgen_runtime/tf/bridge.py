@@ -10,10 +10,11 @@ and the graph branch run here, from an `_OpPlan` built once per op from the OpDe
 TensorFlow has registered, so they are written once instead of once per op.
 
 Custom ops: a module generated with `[tool.opgen] library = "..."` registers its library
-with TF at import or when TF is imported (`op_libraries`); one still pending (its error not
-fixed) is registered before the next op runs on TensorFlow, by `backend.eager_context` and
+with TF at import or when TF is imported (`op_libraries`); one still pending is registered
+before the next op runs on TensorFlow, by `backend.eager_context` and
 `op_def_library._apply_op_helper` (the eager fast path cannot find an op TF has not loaded,
-so this cannot wait for the op).
+so this cannot wait for the op). The ops of a library that failed raise its error there
+(`op_libraries.check_op`), and nothing else does.
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ class _OpPlan:
         "inferred",
         "input_is_list",
         "input_names",
+        "min_lengths",
         "name",
         "name_bytes",
         "outputs",
@@ -92,6 +94,13 @@ class _OpPlan:
             a.name: bool(a.number_attr or a.type_list_attr) for a in op_def.input_arg
         }
         self.attr_names = tuple(a.name for a in op_def.attr)
+        # (input, minimum) of each list input whose length attr has a minimum, in input order:
+        # the check of TF's graph branch, before any conversion. Without it an empty list, whose
+        # type nothing can infer, fails eagerly in the conversion (IndexError) or kernel lookup.
+        minimums = {a.name: a.minimum for a in op_def.attr if a.has_minimum}
+        self.min_lengths = [
+            (a.name, minimums[a.number_attr]) for a in op_def.input_arg if a.number_attr in minimums
+        ]
         self.attr_types = {a.name: a.type for a in op_def.attr}
         self.defaults = {
             a.name: _python_value(a.default_value)
@@ -135,6 +144,13 @@ class _OpPlan:
 
         Raises TF's `_SymbolicException` when an input is a symbolic (graph) tensor.
         """
+        for input_name, minimum in self.min_lengths:
+            length = len(keywords[input_name])
+            if length < minimum:
+                raise ValueError(
+                    f"List argument '{input_name}' to '{self.name}' Op with length {length} shorter than "
+                    f"minimum length {minimum}."
+                )
         execute = tf.execute
         inputs: dict[str, Any] = dict.fromkeys(self.input_names)
         attr_values = {}

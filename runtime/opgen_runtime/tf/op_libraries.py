@@ -5,12 +5,18 @@ the compiled `.so` that registers its ops and kernels. TensorFlow needs those op
 any of the module's wrappers runs: `tf.saved_model.load` or a `tf.data` pipeline may use
 them in a fresh process whose code never calls a wrapper. So the library is registered
 
-1. when the module is imported, if TensorFlow is imported already (errors raise there);
-2. else right after TensorFlow is imported (`import_hooks`); errors cannot raise inside
-   `import tensorflow`, so they are warned (`OpLibraryWarning`) and the library stays
-   pending;
-3. on the first op that runs on TensorFlow, for every library still pending (errors raise);
+1. when the module is imported, if TensorFlow is imported already;
+2. else right after TensorFlow is imported (`import_hooks`);
+3. on the first op that runs on TensorFlow, for every library still pending;
 4. by `load_op_libraries()`, which raises errors where the program chooses.
+
+Failures are per library: one library's error must not stop the modules of other libraries
+(another package's, or another module of the same package) from importing and running. In
+1-3 an error is warned (`OpLibraryWarning`: an import cannot fail because of a library, nor
+can `import tensorflow`) and remembered for that module's ops: each of them raises it as an
+`OpLibraryError` when it runs on TensorFlow (`check_op`, and the eager fast path guarded by
+`execute.guard_fast_path`). The failed library is not tried again per call (a `stat` or
+`dlopen` per op); `load_op_libraries()` tries it again and raises.
 
 Registering never loads a library whose ops TF has already (the same `.so` loaded by
 another module, a copy of it, or the user's `tf.load_op_library`): a second copy of a
@@ -49,23 +55,35 @@ from . import import_hooks as _import_hooks
 class OpLibraryError(RuntimeError):
     """A generated module's op library is missing, cannot be loaded, or does not match the module."""
 
+    # Exception's own: AutoGraph re-raises an error from `tf.function` code as its own type only
+    # when that type's __init__ is Exception's (`error_utils.create_exception`), else as StagingError.
+    __init__ = Exception.__init__
+
 
 class OpLibraryWarning(UserWarning):
-    """An op library differs compatibly from its module, or could not be registered when
-    TensorFlow was imported (the error is raised on first use)."""
+    """An op library differs compatibly from its module, or could not be registered (its
+    ops raise the error when they run)."""
 
 
 _lock = threading.RLock()  # re-entrant: registering may import TF, whose hook registers too
 _hook_installed = False
 _loaded_paths: set[str] = set()  # real paths of the libraries this process loaded
 _caller = threading.local()  # imports_tensorflow: this thread's `load_op_libraries` imports TF
+# module name -> (its `library`, the error registering it raised), until a registration succeeds
+failed_libraries: dict[str, tuple[str, str]] = {}
+registered_ops: set[str] = set()  # the ops of every module whose library registered
+# op name -> the error its calls raise: the ops of failed libraries that no registered module has
+# (two packages may ship the same ops; one package's copy failing leaves the other's working)
+failed_ops: dict[str, str] = {}
 
 
 def module_registered(module_name: str) -> None:
     """Called by `registry.register_op_list` for a module with a library, at its import."""
     global _hook_installed
     if _import_hooks.imported("tensorflow") is not None:
-        load_op_libraries(module_name)
+        # stacklevel 4: past this function and `register_op_list` to the module's import
+        # (warnings skips importlib's frames), i.e. the `import` statement of the program
+        register_pending((module_name,), stacklevel=4)
         return
     with _lock:
         if _hook_installed:
@@ -83,23 +101,35 @@ def _register_when_tensorflow_imported(_tensorflow: ModuleType) -> None:
         _hook_installed = False
         if getattr(_caller, "imports_tensorflow", False):
             return  # `load_op_libraries` imports TF, and registers (raising, not warning) next
-        for module_name in list(_registry.pending_libraries):
-            try:
-                _register(module_name)
-            except OpLibraryError as e:
-                # stacklevel 3: past the hook's loader (warnings skips importlib's frames) to `import tensorflow`
-                warnings.warn(f"{e} (opgen's wrappers raise this error when they run on TensorFlow)",
-                              OpLibraryWarning, stacklevel=3)
+    # stacklevel 3: past the hook's loader (warnings skips importlib's frames) to `import tensorflow`
+    register_pending(stacklevel=3)
+
+
+def register_pending(modules: tuple[str, ...] = (), *, stacklevel: int) -> None:
+    """Registers the libraries of `modules` (default: every pending one), each on its own:
+    a failure is warned and remembered for that module's ops (`check_op`), never raised.
+
+    `stacklevel` is where the warnings point, counted from the caller (1) outwards."""
+    with _lock:
+        for module_name in modules or list(_registry.pending_libraries):
+            if module_name not in _registry.pending_libraries:
+                continue
+            error = _try_register(module_name, stacklevel + 2)
+            if error is not None:
+                warnings.warn(f"{error} (its ops raise this error when they run on TensorFlow; the ops of "
+                              f"other libraries are not affected)", OpLibraryWarning, stacklevel=stacklevel + 1)
 
 
 def load_op_libraries(*modules: ModuleType | str) -> None:
     """Registers with TensorFlow the ops of generated modules that have an op library.
 
     `modules` (module objects or names) default to every imported generated module whose
-    library is not registered yet. Imports TensorFlow. Normally not needed (modules register
-    their library at import, or when TF is imported); call it to get an `OpLibraryError`
-    where you choose, e.g. before `tf.saved_model.load` in a fresh process. A library whose
-    ops TF already has is not loaded again: its ops are compared with the module's.
+    library is not registered yet, or failed. Imports TensorFlow. Normally not needed
+    (modules register their library at import, or when TF is imported; a library that
+    fails there is warned, and its ops raise the error when they run); call it to get an
+    `OpLibraryError` where you choose, e.g. before `tf.saved_model.load` in a fresh
+    process. Every library is tried, and the error names each that failed. A library
+    whose ops TF already has is not loaded again: its ops are compared with the module's.
     """
     from .bridge import tensorflow
 
@@ -109,18 +139,71 @@ def load_op_libraries(*modules: ModuleType | str) -> None:
     finally:
         _caller.imports_tensorflow = False
     names = [m if isinstance(m, str) else m.__name__ for m in modules]
+    errors = []
     with _lock:
-        for module_name in names or list(_registry.pending_libraries):
-            if module_name in _registry.pending_libraries:
-                _register(module_name)
+        for module_name in names or [*_registry.pending_libraries, *failed_libraries]:
+            if module_name in _registry.pending_libraries or module_name in failed_libraries:
+                error = _try_register(module_name, stacklevel=3)
+                if error is not None:
+                    errors.append(error)
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise OpLibraryError(f"{len(errors)} op libraries cannot be registered:\n" +
+                             "\n".join(f"- {e}" for e in errors))
 
 
-def _register(module_name: str) -> None:
+def check_op(op_name: str) -> None:
+    """Raises the error of the op's library if it failed (called while `failed_ops` is not empty)."""
+    message = failed_ops.get(op_name)
+    if message is not None:
+        raise OpLibraryError(message)  # a new exception per call: a reraised one would grow its traceback
+
+
+def _try_register(module_name: str, stacklevel: int) -> OpLibraryError | None:
+    """Registers one module's library (pending, or failed before); returns its error, which
+    its ops raise from then on. Leaves the module pending no more either way. `stacklevel`:
+    of a compatible-difference warning, counted from this function's caller's caller (1)."""
+    pending = _registry.pending_libraries.get(module_name)
+    library = pending if pending is not None else failed_libraries[module_name][0]
+    try:
+        _register(module_name, library, stacklevel + 1)
+    except OpLibraryError as e:
+        failed_libraries[module_name] = (library, str(e))
+        error: OpLibraryError | None = e
+    else:
+        failed_libraries.pop(module_name, None)
+        registered_ops.update(_registry.op_defs_of(module_name))
+        error = None
+    _index_failures()
+    # Last: other threads check `pending_libraries` without the lock, then run the op (or raise its error).
+    _registry.pending_libraries.pop(module_name, None)
+    return error
+
+
+def _index_failures() -> None:
+    """`failed_ops` from `failed_libraries`, and the eager fast path guarded while there are any."""
+    from ..ops import execute
+
+    failed = {
+        name: message
+        for module_name, (_, message) in failed_libraries.items()
+        for name in _registry.op_defs_of(module_name)
+        if name not in registered_ops
+    }
+    if failed != failed_ops:
+        # Updated in place, new entries first: other threads read it without the lock.
+        failed_ops.update(failed)
+        for name in set(failed_ops) - set(failed):
+            del failed_ops[name]
+        execute.guard_fast_path(check_op if failed_ops else None)
+
+
+def _register(module_name: str, library: str, stacklevel: int) -> None:
     """Loads the module's library unless TF has its ops, then checks them; raises OpLibraryError."""
     from .bridge import tensorflow
 
     tf = tensorflow()
-    library = _registry.pending_libraries[module_name]
     path = resolve_library(module_name, library)
     module_ops = _registry.op_defs_of(module_name)
     listed = ", ".join(sorted(module_ops)) or "none"
@@ -161,10 +244,9 @@ def _register(module_name: str) -> None:
     if errors:
         raise OpLibraryError(f"{source} does not match the module: {'; '.join(errors)}; "
                              f"rebuild the library or the wrappers")
-    del _registry.pending_libraries[module_name]
     if notes:
         warnings.warn(f"{source} differs compatibly from the module: {'; '.join(notes)}; rebuild the library "
-                      f"or the wrappers to make them equal", OpLibraryWarning, stacklevel=2)
+                      f"or the wrappers to make them equal", OpLibraryWarning, stacklevel=stacklevel)
 
 
 def _registered_op_defs(tf: Any, module_ops: dict[str, op_def_pb2.OpDef]) -> dict[str, op_def_pb2.OpDef]:
