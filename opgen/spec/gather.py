@@ -565,7 +565,8 @@ def _gather(
             # (TF's own ops have the runtime's hand ports: no warning for them)
             if translation is not None and translation.problem is not None and not is_tf_core_op(op_def.name):
                 shape_fn_warnings.append(f"{translation.location}: warning: {translation.problem} "
-                                         f"(op {op_def.name}: unknown output shapes without TensorFlow)")
+                                         f"(op {op_def.name}: unknown output shapes without TensorFlow)"
+                                         + (f"\n  hint: {translation.hint}" if translation.hint else ""))
             register(op_def, OpSource(reg.loc, shape_fn, _part_locations(reg),
                                       translation.lines if translation is not None else None,
                                       _shape_fn_kind(call, translation),
