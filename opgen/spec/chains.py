@@ -287,6 +287,9 @@ class ChainReader:
             kind, text = first[KIND], first[TEXT]
             if kind == "str" and text[0] == '"' and "\\" not in text:
                 return CallArg("string", text[1:-1], loc)  # the common case, decoded by hand
+            if kind == "raw" and text.startswith('R"') and first[SRC].original_slice(first[POS], first[END]) == text:
+                start = first[SRC].location(first[POS] + text.index("(") + 1)
+                return CallArg("string", self.string(toks, method), loc, start)
         if all(t[KIND] in _LITERAL_KINDS for t in toks):
             return CallArg("string", self.string(toks, method), loc)
         if len(toks) <= 2 and toks[-1][KIND] == "num" and (len(toks) == 1 or toks[0][TEXT] == "-"):
