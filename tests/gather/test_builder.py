@@ -67,7 +67,7 @@ def test_empty_first_doc_does_not_count():
 
 def test_validation_error_points_at_the_call():
     got = errors([("Input", ("a: float",)), ("Attr", ("N: int = 0",)), ("Input", ("b: N * float",))])
-    assert got == ["<spec>:3:8: error: Value for attr 'N' of 0 must be at least minimum 1\n\t in Op 'Foo'"]
+    assert got == ["<spec>:3:8: error: Value for attr 'N' of 0 must be at least minimum 1\n    in Op 'Foo'"]
     got = errors([], name="lower")
     assert got[0].startswith("<spec>:1:1: error: Invalid name: lower (Did you use CamelCase?); in OpDef: ")
 

@@ -77,6 +77,27 @@ def test_type_default_hint_spells_the_enum(bad, fixed):
             "a list default is bracketed, `= [v1, v2]` (`= []` when empty), each value an integer (`n: int = 3`)",
         ),
         ("l: list(type) = [DT_INT32 , DT_HALF]", None),  # the enums are right: no hint rather than a wrong one
+        # TF reads `int` of `integer` and `int32`, then reports the rest as extra
+        (
+            "n: integer",
+            (
+                "did you mean 'int'? (attr types: string, int, float, bool, type, shape, tensor, func, "
+                "list(...) of one, or a set of allowed values ({float, int32}))"
+            ),
+        ),
+        (
+            "n: int32",
+            (
+                "did you mean 'int'? (attr types: string, int, float, bool, type, shape, tensor, func, "
+                "list(...) of one, or a set of allowed values ({float, int32}))"
+            ),
+        ),
+        ("x: float >= 2", None),  # the type is right
+        ("mode: {'a', 'b'} = 'c'", 'the default must be one of the allowed values: "a", "b" (or add "c" to them)'),
+        (
+            "T: {float, half} = DT_INT64",
+            "the default must be one of the allowed values: float, half (or add int64 to them)",
+        ),
     ],
 )
 def test_hints(spec, hint):
