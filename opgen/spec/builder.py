@@ -182,7 +182,8 @@ class _Builder:
             return
         calls = {"attr": self.attrs, "input": self.inputs, "output": self.outputs}.get(problem.part)
         loc = calls[problem.index].args[0].loc if calls and problem.index < len(calls) else self.reg.loc
-        self.error(problem.message, loc)
+        # TF's text ends with a dump of the whole OpDef; the location says which op and call
+        self.error(problem.message.partition("; in OpDef: ")[0], loc)
 
 
 def _doc_line(doc: CallArg, line: int) -> Location:

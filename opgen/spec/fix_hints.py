@@ -26,6 +26,7 @@ _ATTR_TYPE = re.compile(r"Trouble parsing type string at '(?P<rest>[^']*)' from 
 _EXTRA = re.compile(r"Extra '[^']*' unparsed at the end from Attr\(\"(?P<spec>.*)\"\) for Op ", re.S)
 _NOT_ALLOWED = re.compile(r"Value for attr '[^']*' of (?P<value>.*) is not in the list of allowed values: "
                           r"(?P<allowed>[^\n]*)\n\t in Op ", re.S)
+_OP_NAME = re.compile(r"Invalid name: (?P<name>.*) \(Did you use CamelCase\?\)", re.S)
 _FOLLOW_ON = re.compile(r"Reference to attr '(?P<attr>[^']*)' with type  that isn't ")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -156,6 +157,11 @@ def fix_hint(message: str, failed_attrs: set[str]) -> str | None:
     if m:  # (ValidateOpDef checks an attr's default against its allowed values)
         allowed, value = m.group("allowed"), m.group("value")
         return f"the default must be one of the allowed values: {allowed} (or add {value} to them)"
+    m = _OP_NAME.match(message)
+    if m:
+        camel = "".join(word[:1].upper() + word[1:] for word in re.split(r"[^A-Za-z0-9]+", m.group("name")))
+        example = f': REGISTER_OP("{camel}")' if camel[:1].isalpha() else ""
+        return f"an op name is CamelCase: a capital letter, then letters, digits and _{example}"
     m = _FOLLOW_ON.match(message)
     if m and m.group("attr") in failed_attrs:
         return f"follows from the error in attr '{m.group('attr')}' (TensorFlow reports both): fix that one first"

@@ -19,12 +19,11 @@ def _errors(tmp_path, files: dict[str, str]) -> list[str]:
 
 def test_duplicate_registration_says_where_the_first_is(tmp_path):
     errors = _errors(tmp_path, {"a.cc": 'REGISTER_OP("C1");\nREGISTER_OP("C1");\n', "b.cc": 'REGISTER_OP("C1");\n'})
-    first = f"first registered at {tmp_path / 'a.cc'}:2:1"
+    first = f"Op with name C1 is already registered, at {tmp_path / 'a.cc'}:2:1"
+    hint = "an op name can be registered once: rename one of them or delete the duplicate"
     assert errors == [
-        (f"{tmp_path / 'a.cc'}:3:1: error: Op with name C1\n  hint: {first}; an op name can be registered once: "
-         "rename one of them or delete the duplicate"),
-        (f"{tmp_path / 'b.cc'}:2:1: error: Op with name C1\n  hint: {first}; an op name can be registered once: "
-         "rename one of them or delete the duplicate"),
+        f"{tmp_path / 'a.cc'}:3:1: error: {first}\n  hint: {hint}",
+        f"{tmp_path / 'b.cc'}:2:1: error: {first}\n  hint: {hint}",
     ]
 
 
