@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 _ECHOED_NEWLINE = re.compile(r"\r?\n(?![ \t])")
+_TAB_CONTINUATION = re.compile(r"\n\t ?")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -76,10 +77,10 @@ class OpgenError(Exception):
 
     def format(self) -> str:
         head = f"{printable_path(self.location)}: error: " if self.location else "error: "
-        # A message's own continuation lines are indented (TF's `\n\t for attr ...`); a newline
-        # echoed from input (a hostile name) is spelled `\n`, so every unindented line of
-        # opgen's output starts with a location.
-        text = head + _ECHOED_NEWLINE.sub(r"\\n", self.message)
+        # A message's own continuation lines are indented (TF's `\n\t for attr ...`, shown with
+        # spaces: a tab's width varies); a newline echoed from input (a hostile name) is spelled
+        # `\n`, so every unindented line of opgen's output starts with a location.
+        text = head + _TAB_CONTINUATION.sub("\n    ", _ECHOED_NEWLINE.sub(r"\\n", self.message))
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text

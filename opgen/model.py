@@ -23,11 +23,14 @@ class CallArg:
     kind "string": adjacent literals concatenated and unescaped (or a resolved helper call),
     `value` is the resulting text; "int": an integer literal, `value` is the int;
     "expr": anything else (a lambda, a function name, `true`), `value` is its source text.
+    `raw_start`: where the text of a raw string literal written in place (not from a macro)
+    starts; its lines are the source's lines from there, so a line of a `Doc` can be located.
     """
 
     kind: Literal["string", "int", "expr"]
     value: str | int
     loc: Location
+    raw_start: Location | None = None
 
 
 @dataclass(frozen=True)

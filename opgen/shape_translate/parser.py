@@ -17,10 +17,12 @@ import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, did_you_mean
 from opgen.python_api.literals import py_str
 from opgen.render.layout import LINE_LENGTH, Bracketed, layout
 from opgen.spec.cpp_lexer import (
+    BOL,
+    END,
     KIND,
     POS,
     SRC,
@@ -35,18 +37,24 @@ from opgen_runtime.proto.datatypes import BY_ENUM
 @dataclass(frozen=True)
 class Translation:
     """`lines`: the Python function body (4-space indented), or None with `problem` (a
-    located `shape function not translated: <construct>` message)."""
+    located `shape function not translated: <construct>` message) and maybe a `hint` (how to
+    fix a mistake in the C++, when the construct is one)."""
 
     lines: tuple[str, ...] | None
     problem: str | None = None
     location: Location | None = None
+    hint: str | None = None
 
 
 class Untranslatable(Exception):
-    def __init__(self, construct: str, tok: Token | None):
+    """`construct` at `tok` (right after it with `after`: where a missing token belongs)."""
+
+    def __init__(self, construct: str, tok: Token | None, hint: str | None = None, after: bool = False):
         super().__init__(construct)
         self.construct = construct
         self.tok = tok
+        self.hint = hint
+        self.after = after
 
 
 @dataclass(frozen=True)
@@ -169,13 +177,29 @@ class _Parser:
     def expect(self, text: str) -> Token:
         t = self.peek()
         if t is None or t[TEXT] != text:
+            if text == ";" and t is not None and t[BOL] and self.i > 0:
+                # the statement ended with its line: a `;` left out, placed where the compiler
+                # wants it (after the statement's last token), not at the next line's first
+                last = self.toks[self.i - 1]
+                raise Untranslatable(f"expected ';' before '{t[TEXT]}'", last, f"add ';' after '{last[TEXT]}'",
+                                     after=True)
             raise Untranslatable(t[TEXT] if t else "end of function", t)
         self.i += 1
         return t
 
-    def fail(self, construct: str | None = None, tok: Token | None = None) -> Untranslatable:
+    def fail(self, construct: str | None = None, tok: Token | None = None, hint: str | None = None) -> Untranslatable:
         tok = tok or self.peek()
-        return Untranslatable(construct or (tok[TEXT] if tok else "end of function"), tok)
+        return Untranslatable(construct or (tok[TEXT] if tok else "end of function"), tok, hint)
+
+    def method_failure(self, m: Token) -> Untranslatable:
+        """A call of the context's method `m` that opgen does not translate; a name that is
+        no method of TF's InferenceContext is a typo, and the hint says which was meant."""
+        name = m[TEXT]
+        hint = None
+        if name not in _CONTEXT_METHODS:
+            close = did_you_mean(name, _CONTEXT_METHODS, "'")
+            hint = f"'{name}' is not a method of InferenceContext" + (f": {close}" if close else "")
+        return self.fail(f"{self.ctx}->{name}", m, hint)
 
     # names
     def qualified(self) -> tuple[str, Token]:
@@ -484,7 +508,7 @@ class _Parser:
         m = self.next()
         method = m[TEXT]
         if method not in _STATUS_METHODS:
-            raise self.fail(f"{self.ctx}->{method}", m)
+            raise self.method_failure(m)
         self.expect("(")
         args: list[Expr] = []
         outs: list[tuple[str, str, Token]] = []
@@ -649,6 +673,8 @@ class _Parser:
             m = self.peek(2)
             if m is not None and m[TEXT] in _STATUS_METHODS:
                 raise self.fail(f"an ignored status of {self.ctx}->{m[TEXT]}", m)
+            if m is not None and m[KIND] == "id" and self.text(1) == "->":
+                raise self.method_failure(m)  # the method it calls, not the context, is the construct
         self.simple_update()
         self.expect(";")
 
@@ -873,7 +899,7 @@ class _Parser:
             m = self.next()
             spec = _VALUE_METHODS.get(m[TEXT])
             if spec is None:
-                raise self.fail(f"{self.ctx}->{m[TEXT]}", m)
+                raise self.method_failure(m)
             self.expect("(")
             args: list[Expr] = []
             if m[TEXT] == "MakeShape" and self.text() == "{":
@@ -1066,6 +1092,26 @@ _STATUS_METHODS = {
 
 _PARAM_TYPES = {"int", "bool", "str", "float", "dtype", "shape", "dim", "attrshape"}
 
+# The public methods of TF's InferenceContext (tensorflow/core/framework/shape_inference.h),
+# translated or not: a call of another name is a typo, worth a "did you mean".
+_CONTEXT_METHODS = frozenset({
+    "Add", "Concatenate", "DebugString", "Dim", "DimKnownRank", "Divide", "ExpandOutputs", "FullyDefined",
+    "GetAttr", "GetScalarFromTensor", "MakeDim", "MakeDimForScalarInput",
+    "MakeDimForScalarInputWithNegativeIndexing", "MakeShape", "MakeShapeFromPartialTensorShape",
+    "MakeShapeFromShapeProto", "MakeShapeFromShapeTensor", "MakeShapeFromShapeTensorTreatScalarAsUnknownShape",
+    "MakeShapeFromTensor", "MakeShapeFromTensorShape", "Matrix", "Max", "Merge", "MergeInput",
+    "MergeInputHandleShapesAndTypes", "MergeOutputHandleShapesAndTypes", "MergePrefix", "Min", "Multiply",
+    "NumElements", "Rank", "RankKnown", "RelaxInput", "RelaxInputHandleShapesAndMergeTypes",
+    "RelaxOutputHandleShapesAndMergeTypes", "ReplaceDim", "Scalar", "SetInput", "ShapeHandleToProto", "Subshape",
+    "Subtract", "UnknownDim", "UnknownShape", "UnknownShapeOfRank", "Value", "ValueKnown", "Vector", "WithRank",
+    "WithRankAtLeast", "WithRankAtMost", "WithValue", "construction_status", "graph_def_version", "input",
+    "input_handle_shapes_and_types", "input_tensor", "input_tensors_as_shapes", "num_inputs", "num_outputs",
+    "output", "output_handle_shapes_and_types", "request_input_tensor", "request_input_tensor_as_partial_shape",
+    "requested_input_tensor", "requested_input_tensor_as_partial_shape", "ret_types",
+    "set_input_handle_shapes_and_types", "set_input_tensors", "set_input_tensors_as_shapes", "set_output",
+    "set_output_handle_shapes_and_types",
+})
+
 
 def _params(tokens: Sequence[Token], i: int) -> tuple[str, list[tuple[Token, str]], int]:
     """`(InferenceContext* c[, more])` at i -> ("c", [(name token, type) of the others],
@@ -1180,8 +1226,8 @@ def _definition(tokens: Sequence[Token], name: str) -> tuple[str, list[tuple[Tok
 
 
 def _located(e: Untranslatable) -> Translation:
-    loc = e.tok[SRC].location(e.tok[POS]) if e.tok is not None else None
-    return Translation(None, f"shape function not translated: {e.construct}", loc)
+    loc = e.tok[SRC].location(e.tok[END] if e.after else e.tok[POS]) if e.tok is not None else None
+    return Translation(None, f"shape function not translated: {e.construct}", loc, e.hint)
 
 
 def translate_lambda(tokens: Sequence[Token], start: int) -> Translation:

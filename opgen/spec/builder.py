@@ -72,7 +72,7 @@ class _Builder:
         self.inputs: list[BuilderCall] = []
         self.outputs: list[BuilderCall] = []
         self.control_outputs: list[BuilderCall] = []
-        self.doc: tuple[str, Location] | None = None
+        self.doc: CallArg | None = None
         self.shape_fn_set = False
         self.shape_fn: str | None = None
         self.type_ctor: tuple[TypeConstructor, BuilderCall] | None = None
@@ -96,10 +96,10 @@ class _Builder:
         elif method in _FLAGS:
             setattr(self.op_def, _FLAGS[method], True)
         elif method == "Doc":
-            if self.doc is not None and self.doc[0]:
+            if self.doc is not None and self.doc.value:
                 self.error(f"Extra call to Doc() for Op {name}", call.loc)
             else:
-                self.doc = (str(call.args[0].value), call.args[0].loc)
+                self.doc = call.args[0]
         elif method == "Deprecated":
             if self.op_def.HasField("deprecation"):
                 self.error(f"Deprecated called twice for Op {name}", call.loc)
@@ -163,10 +163,9 @@ class _Builder:
                 self._record(finalize_arg(str(call.args[0].value), is_output, op_def, attrs), call)
         for call in self.control_outputs:
             self._record(finalize_control_output(str(call.args[0].value), op_def), call)
-        doc_text, doc_loc = self.doc if self.doc else ("", self.reg.loc)
-        message = finalize_doc(doc_text, op_def)
-        if message:
-            self.error(message, doc_loc)
+        problem = finalize_doc(str(self.doc.value) if self.doc else "", op_def)
+        if problem and self.doc:
+            self.error(problem.message, _doc_line(self.doc, problem.line), _doc_entry_hint(problem.name, op_def))
         if self.type_ctor is not None:
             ctor, call = self.type_ctor
             message = ctor.apply(op_def)
@@ -183,7 +182,24 @@ class _Builder:
             return
         calls = {"attr": self.attrs, "input": self.inputs, "output": self.outputs}.get(problem.part)
         loc = calls[problem.index].args[0].loc if calls and problem.index < len(calls) else self.reg.loc
-        self.error(problem.message, loc)
+        # TF's text ends with a dump of the whole OpDef; the location says which op and call
+        self.error(problem.message.partition("; in OpDef: ")[0], loc)
+
+
+def _doc_line(doc: CallArg, line: int) -> Location:
+    """Where line `line` of the Doc text starts: known in a raw string, else the Doc's argument."""
+    start = doc.raw_start
+    if start is None:
+        return doc.loc
+    return start if line == 0 else Location(start.path, start.line + line, 1, start.revision)
+
+
+def _doc_entry_hint(name: str, op_def: op_def_pb2.OpDef) -> str:
+    names = [a.name for a in (*op_def.input_arg, *op_def.output_arg, *op_def.attr) if a.name]  # (a failed arg has none)
+    close = did_you_mean(name, names, "'")
+    return ((f"{close} " if close else "") + f"a line starting '{name}:' documents the input, output or attr of "
+            f"that name ({op_def.name} has {', '.join(names) or 'none'}): rename or remove it, or indent the line "
+            "if it is description text")
 
 
 def build_op_def(reg: Registration) -> tuple[op_def_pb2.OpDef, str | None]:

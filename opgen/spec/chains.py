@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from opgen.errors import OpgenError
 from opgen.model import BuilderCall, CallArg, Registration
 from opgen.spec.cpp_lexer import (
+    BOL,
     END,
     HIDE,
     KIND,
@@ -144,6 +145,22 @@ def _next_statement(tokens: list[Token], i: int) -> int:
     return i
 
 
+def _starts_statement(toks: list[Token], i: int) -> bool:
+    """Whether toks[i], found where a chain goes on, starts the next statement (a `;` left
+    out) rather than continues the chain: it opens a line and is no call of a CamelCase name
+    (`Output(...)` there is a builder call whose `.` was left out; `REGISTER_OP(` is a macro)."""
+    t = toks[i]
+    if not t[BOL]:
+        return False
+    is_call = t[KIND] == "id" and i + 1 < len(toks) and toks[i + 1][TEXT] == "("
+    return not is_call or t[TEXT].isupper()
+
+
+def _missing_semicolon(last: Token, message: str) -> OpgenError:
+    """A `;` left out after `last`: located right after it, where the `;` belongs."""
+    return OpgenError(message, last[SRC].location(last[END]), hint=f"add ';' after '{last[TEXT]}' to end the chain")
+
+
 class ChainReader:
     """Reads builder chains of one token list: balanced argument lists, string literals,
     and helper or constant names resolved to their strings (REGISTER_OP chains here,
@@ -212,13 +229,18 @@ class ChainReader:
             raise UndefinedNameError(at, at[TEXT], message) if at[KIND] == "id" else token_error(at, message)
         calls: list[BuilderCall] = []
         while True:
-            if i >= len(toks):
-                raise token_error(reg_tok, f"expected ';' after the {macro}(\"{name}\") chain, found end of file")
+            if i >= len(toks) or (toks[i][TEXT] not in (".", ";") and _starts_statement(toks, i)):
+                found = f"'{toks[i][TEXT]}'" if i < len(toks) else "end of file"
+                message = f"expected ';' after the {macro}(\"{name}\") chain, found {found}"
+                raise _missing_semicolon(toks[i - 1], message)
             t = toks[i]
             if t[TEXT] == ";" and t[KIND] == "op":
                 return Registration(name, token_location(reg_tok), tuple(calls), REGISTER_MACROS[macro]), i + 1
             if t[TEXT] != "." or t[KIND] != "op":
-                raise token_error(t, f"expected '.' or ';' in the {macro}(\"{name}\") chain, found '{t[TEXT]}'")
+                call = t[KIND] == "id" and i + 1 < len(toks) and toks[i + 1][TEXT] == "("
+                raise OpgenError(f"expected '.' or ';' in the {macro}(\"{name}\") chain, found '{t[TEXT]}'",
+                                 token_location(t), hint=f"add '.' before '{t[TEXT]}' to call it on the op, or "
+                                 "';' before it to end the chain" if call else None)
             if i + 1 >= len(toks) or toks[i + 1][KIND] != "id":
                 raise token_error(t, f"expected a builder method name after '.' in the {macro}(\"{name}\") chain")
             method_tok = toks[i + 1]
@@ -287,6 +309,9 @@ class ChainReader:
             kind, text = first[KIND], first[TEXT]
             if kind == "str" and text[0] == '"' and "\\" not in text:
                 return CallArg("string", text[1:-1], loc)  # the common case, decoded by hand
+            if kind == "raw" and text.startswith('R"') and first[SRC].original_slice(first[POS], first[END]) == text:
+                start = first[SRC].location(first[POS] + text.index("(") + 1)
+                return CallArg("string", self.string(toks, method), loc, start)
         if all(t[KIND] in _LITERAL_KINDS for t in toks):
             return CallArg("string", self.string(toks, method), loc)
         if len(toks) <= 2 and toks[-1][KIND] == "num" and (len(toks) == 1 or toks[0][TEXT] == "-"):

@@ -9,6 +9,7 @@ whitespace first.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from opgen.tf_text.proto_text import SPACE
 from opgen_runtime.proto import op_def_pb2
@@ -25,8 +26,18 @@ def _leading_spaces(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
-def finalize_doc(text: str, op_def: op_def_pb2.OpDef) -> str | None:
-    """Fill summary/description/arg docs of `op_def` from `text`; TF's error message or None."""
+@dataclass(frozen=True)
+class DocProblem:
+    """An entry naming no input, output or attr: TF's `message`, the entry's `name` and its
+    `line` (0-based) in the Doc text."""
+
+    message: str
+    name: str
+    line: int
+
+
+def finalize_doc(text: str, op_def: op_def_pb2.OpDef) -> DocProblem | None:
+    """Fill summary/description/arg docs of `op_def` from `text`; the problem TF reports, or None."""
     lines = [line.rstrip(SPACE) for line in text.split("\n")]
     n = len(lines)
     i = 0
@@ -51,6 +62,7 @@ def finalize_doc(text: str, op_def: op_def_pb2.OpDef) -> str | None:
         m = NAME_LINE.match(lines[i])
         assert m is not None
         name = m.group(1)
+        name_line = i
         entry = [lines[i][m.end():]]
         i += 1
         while i < n and not NAME_LINE.match(lines[i]):
@@ -69,5 +81,6 @@ def finalize_doc(text: str, op_def: op_def_pb2.OpDef) -> str | None:
                 target.description = complete
                 break
         else:
-            return f"No matching input/output/attr for name '{name}' from Doc() for Op {op_def.name}"
+            return DocProblem(f"No matching input/output/attr for name '{name}' from Doc() for Op {op_def.name}",
+                              name, name_line)
     return None

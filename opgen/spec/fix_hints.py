@@ -23,6 +23,10 @@ _UNKNOWN_ATTR = re.compile(r"Reference to unknown attr '(?P<name>[^']*)' from (?
 _UNKNOWN_LENGTH = re.compile(r"No attr with name '(?P<name>[^']*)' for (?:input|output) ")
 _NAME_COLON = re.compile(r"Trouble parsing 'name:' from (?P<method>Input|Output)\(\"(?P<spec>.*)\"\) for Op ", re.S)
 _ATTR_TYPE = re.compile(r"Trouble parsing type string at '(?P<rest>[^']*)' from Attr\(\"(?P<spec>.*)\"\) for Op ", re.S)
+_EXTRA = re.compile(r"Extra '[^']*' unparsed at the end from Attr\(\"(?P<spec>.*)\"\) for Op ", re.S)
+_NOT_ALLOWED = re.compile(r"Value for attr '[^']*' of (?P<value>.*) is not in the list of allowed values: "
+                          r"(?P<allowed>[^\n]*)\n\t in Op ", re.S)
+_OP_NAME = re.compile(r"Invalid name: (?P<name>.*) \(Did you use CamelCase\?\)", re.S)
 _FOLLOW_ON = re.compile(r"Reference to attr '(?P<attr>[^']*)' with type  that isn't ")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -63,6 +67,12 @@ def _data_type_hint(name: str) -> str:
     names = "types are TF's names: float, double, int32, int64, string, bool, ..."
     nearest = nearest_data_type(name)
     return f"did you mean '{nearest}'? ({names})" if nearest else names
+
+
+def _attr_type_hint(word: str | None) -> str:
+    choices = f"attr types: {', '.join(ATTR_TYPES)}, list(...) of one, or a set of allowed values ({{float, int32}})"
+    close = difflib.get_close_matches(word, ATTR_TYPES, n=1, cutoff=0.6) if word else []
+    return f"did you mean '{close[0]}'? ({choices})" if close else choices
 
 
 def _enum_spelling(word: str) -> str | None:
@@ -117,11 +127,12 @@ def fix_hint(message: str, failed_attrs: set[str]) -> str | None:
         type_text = m.group("spec").partition(":")[2].strip()
         if word and type_text.startswith(("{", "list({")):  # a member of a set of types
             return _data_type_hint(word.group())
-        close = difflib.get_close_matches(word.group(), ATTR_TYPES, n=1, cutoff=0.6) if word else []
-        choices = (
-            f"attr types: {', '.join(ATTR_TYPES)}, list(...) of one, or a set of allowed values ({{float, int32}})"
-        )
-        return f"did you mean '{close[0]}'? ({choices})" if close else choices
+        return _attr_type_hint(word.group() if word else None)
+    m = _EXTRA.match(message)
+    if m:  # `n: integer`: TF reads the type `int`, then finds `eger` left over
+        word = _WORD.match(m.group("spec").partition(":")[2].strip())
+        if word and word.group() not in (*ATTR_TYPES, "list"):
+            return _attr_type_hint(word.group())
     m = _UNKNOWN_ATTR.match(message)
     if m:  # `y: flaot`: a misspelt type reads as a type attr's name
         name = m.group("name")
@@ -142,6 +153,15 @@ def fix_hint(message: str, failed_attrs: set[str]) -> str | None:
             return (f"an {what}'s name is lower-case letters, digits and _, starting with a letter: "
                     f'{method}("x: float")')
         return f'an {what} is declared as "name: type": {method}("x: float")'
+    m = _NOT_ALLOWED.match(message)
+    if m:  # (ValidateOpDef checks an attr's default against its allowed values)
+        allowed, value = m.group("allowed"), m.group("value")
+        return f"the default must be one of the allowed values: {allowed} (or add {value} to them)"
+    m = _OP_NAME.match(message)
+    if m:
+        camel = "".join(word[:1].upper() + word[1:] for word in re.split(r"[^A-Za-z0-9]+", m.group("name")))
+        example = f': REGISTER_OP("{camel}")' if camel[:1].isalpha() else ""
+        return f"an op name is CamelCase: a capital letter, then letters, digits and _{example}"
     m = _FOLLOW_ON.match(message)
     if m and m.group("attr") in failed_attrs:
         return f"follows from the error in attr '{m.group('attr')}' (TensorFlow reports both): fix that one first"

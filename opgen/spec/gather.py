@@ -508,9 +508,9 @@ def _gather(
             registry.register(op_def, source)
         except OpgenError as e:
             first = sources_by_op.get(op_def.name)
-            if first is not None and not isinstance(e, OpgenErrors):  # a duplicate: TF's text, and where the first is
-                e = OpgenError(e.message, e.location, hint=f"first registered at {first.location}; an op name can "
-                               "be registered once: rename one of them or delete the duplicate")
+            if first is not None and not isinstance(e, OpgenErrors):  # a duplicate: TF's text, made a sentence
+                e = OpgenError(f"{e.message} is already registered, at {first.location}", e.location,
+                               hint="an op name can be registered once: rename one of them or delete the duplicate")
             errors.extend(e.errors if isinstance(e, OpgenErrors) else [e])
             return
         sources_by_op.setdefault(op_def.name, source)
@@ -565,7 +565,8 @@ def _gather(
             # (TF's own ops have the runtime's hand ports: no warning for them)
             if translation is not None and translation.problem is not None and not is_tf_core_op(op_def.name):
                 shape_fn_warnings.append(f"{translation.location}: warning: {translation.problem} "
-                                         f"(op {op_def.name}: unknown output shapes without TensorFlow)")
+                                         f"(op {op_def.name}: unknown output shapes without TensorFlow)"
+                                         + (f"\n  hint: {translation.hint}" if translation.hint else ""))
             register(op_def, OpSource(reg.loc, shape_fn, _part_locations(reg),
                                       translation.lines if translation is not None else None,
                                       _shape_fn_kind(call, translation),

@@ -67,9 +67,13 @@ def test_empty_first_doc_does_not_count():
 
 def test_validation_error_points_at_the_call():
     got = errors([("Input", ("a: float",)), ("Attr", ("N: int = 0",)), ("Input", ("b: N * float",))])
-    assert got == ["<spec>:3:8: error: Value for attr 'N' of 0 must be at least minimum 1\n\t in Op 'Foo'"]
+    assert got == ["<spec>:3:8: error: Value for attr 'N' of 0 must be at least minimum 1\n    in Op 'Foo'"]
     got = errors([], name="lower")
-    assert got[0].startswith("<spec>:1:1: error: Invalid name: lower (Did you use CamelCase?); in OpDef: ")
+    # (TF's dump of the whole OpDef after `; in OpDef: ` is left out: the location says which op)
+    assert got == [(
+        "<spec>:1:1: error: Invalid name: lower (Did you use CamelCase?)\n"
+        '  hint: an op name is CamelCase: a capital letter, then letters, digits and _: REGISTER_OP("Lower")'
+    )]
 
 
 def test_unknown_method_and_bad_arguments():

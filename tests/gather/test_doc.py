@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from opgen.spec.doc import finalize_doc, is_name_line
+from opgen.spec.doc import DocProblem, finalize_doc, is_name_line
 from opgen_runtime.proto import op_def_pb2
 
 
-def doc_op(text: str) -> tuple[op_def_pb2.OpDef, str | None]:
+def doc_op(text: str) -> tuple[op_def_pb2.OpDef, DocProblem | None]:
     op = op_def_pb2.OpDef(name="Op")
     op.input_arg.add(name="x")
     op.output_arg.add(name="y")
@@ -28,7 +28,7 @@ def test_verified_example():
 
 def test_name_line_pitfalls():
     _, err = doc_op("Sum.\n\nNote: a remark")
-    assert err == "No matching input/output/attr for name 'Note' from Doc() for Op Op"
+    assert err == DocProblem("No matching input/output/attr for name 'Note' from Doc() for Op Op", "Note", 2)
     assert is_name_line("Returns: x") and not is_name_line("Desc with word: colon")
     assert not is_name_line("  x: indented")
 

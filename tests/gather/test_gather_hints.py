@@ -19,12 +19,11 @@ def _errors(tmp_path, files: dict[str, str]) -> list[str]:
 
 def test_duplicate_registration_says_where_the_first_is(tmp_path):
     errors = _errors(tmp_path, {"a.cc": 'REGISTER_OP("C1");\nREGISTER_OP("C1");\n', "b.cc": 'REGISTER_OP("C1");\n'})
-    first = f"first registered at {tmp_path / 'a.cc'}:2:1"
+    first = f"Op with name C1 is already registered, at {tmp_path / 'a.cc'}:2:1"
+    hint = "an op name can be registered once: rename one of them or delete the duplicate"
     assert errors == [
-        (f"{tmp_path / 'a.cc'}:3:1: error: Op with name C1\n  hint: {first}; an op name can be registered once: "
-         "rename one of them or delete the duplicate"),
-        (f"{tmp_path / 'b.cc'}:2:1: error: Op with name C1\n  hint: {first}; an op name can be registered once: "
-         "rename one of them or delete the duplicate"),
+        f"{tmp_path / 'a.cc'}:3:1: error: {first}\n  hint: {hint}",
+        f"{tmp_path / 'b.cc'}:2:1: error: {first}\n  hint: {hint}",
     ]
 
 
@@ -77,6 +76,27 @@ def test_type_default_hint_spells_the_enum(bad, fixed):
             "a list default is bracketed, `= [v1, v2]` (`= []` when empty), each value an integer (`n: int = 3`)",
         ),
         ("l: list(type) = [DT_INT32 , DT_HALF]", None),  # the enums are right: no hint rather than a wrong one
+        # TF reads `int` of `integer` and `int32`, then reports the rest as extra
+        (
+            "n: integer",
+            (
+                "did you mean 'int'? (attr types: string, int, float, bool, type, shape, tensor, func, "
+                "list(...) of one, or a set of allowed values ({float, int32}))"
+            ),
+        ),
+        (
+            "n: int32",
+            (
+                "did you mean 'int'? (attr types: string, int, float, bool, type, shape, tensor, func, "
+                "list(...) of one, or a set of allowed values ({float, int32}))"
+            ),
+        ),
+        ("x: float >= 2", None),  # the type is right
+        ("mode: {'a', 'b'} = 'c'", 'the default must be one of the allowed values: "a", "b" (or add "c" to them)'),
+        (
+            "T: {float, half} = DT_INT64",
+            "the default must be one of the allowed values: float, half (or add int64 to them)",
+        ),
     ],
 )
 def test_hints(spec, hint):

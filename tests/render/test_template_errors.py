@@ -44,5 +44,5 @@ def test_undefined_variable_has_its_line(build):
 def test_invalid_python_names_the_op_and_the_template(build):
     err = build("\ndef (:\n")
     assert err.startswith("tpl/function.py.j2: error: black cannot format the generated code: cannot parse: ")
-    assert ("\tthe code function.py.j2 rendered for op 'Fine' is not valid Python: invalid syntax, "
+    assert ("\n    the code function.py.j2 rendered for op 'Fine' is not valid Python: invalid syntax, "
             "at its line 2: 'def (:'") in err

@@ -136,6 +136,51 @@ def test_refusals_are_located_and_name_the_construct(cpp, construct, column):
     assert (t.location.line, t.location.col) == (2, column)
 
 
+@pytest.mark.parametrize(("cpp", "construct", "where", "hint"), [
+    # a misspelt method as a statement: the method is named, not the context before it
+    ("c->set_outptu(0, c->input(0));\nreturn OkStatus();", "c->set_outptu", (2, 4),
+     "'set_outptu' is not a method of InferenceContext: did you mean 'set_output', 'output'?"),
+    ("c->set_output(0, c->inptu(0)); return OkStatus();", "c->inptu", (2, 21),
+     "'inptu' is not a method of InferenceContext: did you mean 'input'?"),
+    ("TF_RETURN_IF_ERROR(c->WithRnak(c->input(0), 2, &s)); return OkStatus();", "c->WithRnak", (2, 23),
+     "'WithRnak' is not a method of InferenceContext: did you mean 'WithRank', 'WithRankAtMost', 'WithRankAtLeast'?"),
+    # a real method opgen does not translate: no hint, the name is right
+    ("c->set_output_handle_shapes_and_types(0, {});\nreturn OkStatus();", "c->set_output_handle_shapes_and_types",
+     (2, 4), None),
+    # a `;` left out at a line's end: expected right after the statement, not at the next line
+    ("c->set_output(0, c->input(0))\nreturn OkStatus();", "expected ';' before 'return'", (2, 30),
+     "add ';' after ')'"),
+    ("ShapeHandle s = c->input(0)\nc->set_output(0, s); return OkStatus();", "expected ';' before 'c'", (2, 28),
+     "add ';' after ')'"),
+])
+def test_mistakes_in_the_cpp_are_located_with_a_hint(cpp, construct, where, hint):
+    t = _translate(cpp)
+    assert (t.lines, t.problem, (t.location.line, t.location.col), t.hint) == (
+        None, f"shape function not translated: {construct}", where, hint)
+
+
+def test_translated_methods_are_inference_context_methods():
+    from opgen.shape_translate.parser import _CONTEXT_METHODS, _STATUS_METHODS, _VALUE_METHODS
+
+    assert {*_VALUE_METHODS, *_STATUS_METHODS} <= _CONTEXT_METHODS
+
+
+def test_build_warning_carries_the_hint(tmp_path, capsys):
+    (tmp_path / "ops.cc").write_text(textwrap.dedent("""\
+        #include "tensorflow/core/framework/op.h"
+        REGISTER_OP("Blend").Input("a: float").Output("y: float")
+            .SetShapeFn([](shape_inference::InferenceContext* c) {
+              c->set_outptu(0, c->input(0));
+              return OkStatus();
+            });
+        """))
+    assert main(["oplist", str(tmp_path / "ops.cc")]) == 0
+    assert capsys.readouterr().err == (
+        f"{tmp_path / 'ops.cc'}:4:10: warning: shape function not translated: c->set_outptu (op Blend: unknown "
+        "output shapes without TensorFlow)\n"
+        "  hint: 'set_outptu' is not a method of InferenceContext: did you mean 'set_output', 'output'?\n")
+
+
 def _translate_source(source: str):
     """The first lambda of a source that also defines project functions."""
     tokens = tokenize(SourceFile("ops.cc", textwrap.dedent(source)))

@@ -54,9 +54,9 @@ _OPDEF_TAIL = re.compile(r"; in OpDef: .*", re.DOTALL)
 
 
 def comparable(message: str) -> str:
-    """A status text up to `; in OpDef: ` (TF 2.21 prints a redaction marker and C++
-    float spellings in the debug string after it)."""
-    return _OPDEF_TAIL.sub("; in OpDef: ...", message)
+    """A status text without its `; in OpDef: ...` tail: TF 2.21 prints a redaction marker
+    and C++ float spellings in that debug string, and opgen's builder leaves it out."""
+    return _OPDEF_TAIL.sub("", message)
 
 
 # ----------------------------------------------------------------------------- generator
