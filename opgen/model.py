@@ -92,3 +92,6 @@ class GatherResult:
     # The kernels the C++ sources register, by op name then source order; None when no
     # C++ source was read (kernels unknown, e.g. an OpList file alone).
     kernels: list[KernelRegistration] | None = None
+    # The source directories searched for translation units (`SourceFiles.directories`):
+    # depfiles list them, so that a source file added there rebuilds.
+    directories: list[str] = field(default_factory=list)

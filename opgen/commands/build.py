@@ -136,10 +136,10 @@ def _formatter_files(kind: str) -> list[str]:
 def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: Path | None) -> set[str]:
     """Every file the build read: sources with the headers they include and the allow file
     (`gathered_inputs`), override files, templates, pyproject.toml ([tool.opgen]) and the
-    formatter's distribution metadata (`_formatter_files`)."""
-    inputs = gathered_inputs(gathered)
+    formatter's distribution metadata (`_formatter_files`); and the directories searched for
+    sources and overrides, whose mtime a file added or removed there changes."""
+    inputs = gathered_inputs(gathered) | set(gathered.directories)
     if overrides_dir is not None and overrides_dir.exists():
-        # directories too: adding or removing an override file changes their mtime
         inputs.update(str(p) for p in (overrides_dir.rglob("*") if overrides_dir.is_dir() else []))
         inputs.add(str(overrides_dir))
     tdir = opts.templates or emit.shipped_templates_dir()

@@ -67,6 +67,9 @@ class SourceFiles:
     cpp: list[str]  # translation units, sorted
     oplists: list[str]  # OpList files, sorted
     errors: list[OpgenError]  # sources that name nothing
+    # The directories searched for translation units (of directory and glob sources), sorted:
+    # a file added to or removed from one changes its mtime, which depfiles make a rebuild.
+    directories: list[str] = field(default_factory=list)
 
 
 def expand_sources(sources: Iterable[str]) -> SourceFiles:
@@ -74,6 +77,7 @@ def expand_sources(sources: Iterable[str]) -> SourceFiles:
     cpp: set[str] = set()
     oplists: set[str] = set()
     errors: list[OpgenError] = []
+    directories: set[str] = set()
 
     def add(path: str, explicit: bool) -> None:
         if path.lower().endswith(OPLIST_SUFFIXES):
@@ -88,22 +92,27 @@ def expand_sources(sources: Iterable[str]) -> SourceFiles:
                 errors.append(OpgenError("glob matches no files", Location(source)))
             for m in matches:
                 if os.path.isdir(m):
-                    _add_directory(m, add)
+                    _add_directory(m, add, directories)
                 else:
                     add(_clean(m), True)
+            # a file the glob would match may appear anywhere below its fixed part
+            fixed = os.path.dirname(source[: min(source.index(c) for c in _GLOB_CHARS & set(source))]) or "."
+            if os.path.isdir(fixed):
+                _add_directory(fixed, lambda path, explicit: None, directories)
         elif os.path.isdir(source):
-            _add_directory(source, add)
+            _add_directory(source, add, directories)
         elif os.path.isfile(source):
             add(_clean(source), True)
         elif os.path.exists(source):
             errors.append(OpgenError("not a regular file or directory", Location(source)))
         else:
             errors.append(OpgenError("no such file or directory", Location(source)))
-    return SourceFiles(_unique_sorted(cpp), _unique_sorted(oplists), errors)
+    return SourceFiles(_unique_sorted(cpp), _unique_sorted(oplists), errors, sorted(directories))
 
 
-def _add_directory(directory: str, add: Callable[[str, bool], None]) -> None:
+def _add_directory(directory: str, add: Callable[[str, bool], None], walked: set[str]) -> None:
     for root, dirs, files in os.walk(directory):
+        walked.add(_clean(root))
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for f in files:
             if f.endswith(TRANSLATION_UNIT_SUFFIXES):
@@ -631,4 +640,4 @@ def _gather(
         op_list.op.extend(kept)
     kernels.sort(key=lambda k: k.kernel_def.op)  # stable: source order within an op
     return GatherResult(op_list, {op.name: sources_by_op[op.name] for op in op_list.op if op.name in sources_by_op},
-                        sorted(inputs), warnings, kernels if files.cpp else None)
+                        sorted(inputs), warnings, kernels if files.cpp else None, files.directories)

@@ -1,7 +1,7 @@
 """`opgen build --depfile` in real build tools, driven by the snippets docs/build-integration.md shows: ninja,
 make and CMake (Ninja and Unix Makefiles generators) rerun opgen once after a change to any file
-it read (an included header, pyproject.toml, a template, an override, a new override file, the
-formatter's installed metadata), and do nothing otherwise;
+it read (an included header, pyproject.toml, a template, an override, a new override or source file,
+the formatter's installed metadata), and do nothing otherwise;
 `--list-outputs` names exactly the files the build writes."""
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ from support.paths import REPO
 
 OPGEN = f"env PYTHONPATH={REPO} {sys.executable} -m opgen build"  # stands for `opgen build` in the snippets
 RAN = "opgen build: "  # opgen's summary line, printed by every build it runs
-EDITS = ["specs/common_macros.h", "pyproject.toml", "tpl/function.py.j2", "ov/math_ops.pbtxt", "ov/new_override.pbtxt"]
+# (a new file in a source or override directory: its directory's mtime changes)
+EDITS = ["specs/common_macros.h", "pyproject.toml", "tpl/function.py.j2", "ov/math_ops.pbtxt", "ov/new_override.pbtxt",
+         "specs/new_ops.cc"]
 
 
 def _doc_snippet(lang: str) -> str:
@@ -88,7 +90,7 @@ def test_depfile_lists_everything_read_and_written(tmp_path):
     targets, deps = (root / "opgen.d").read_text().split(": ", 1)
     assert targets.split() == _opgen(root, "--list-outputs").stdout.split()
     deps_list = deps.split()
-    for needed in ("specs/math_ops.cc", "specs/common_macros.h", "pyproject.toml", "ov", "ov/math_ops.pbtxt",
+    for needed in ("specs", "specs/math_ops.cc", "specs/common_macros.h", "pyproject.toml", "ov", "ov/math_ops.pbtxt",
                    "tpl/function.py.j2", "tpl/module_header.py.j2", "tpl/module_registration.py.j2"):
         assert needed in deps_list, needed
     black = importlib.metadata.distribution("black")
@@ -112,7 +114,7 @@ def test_depfile_relative_to_a_directory(tmp_path):
 
 
 def _edit(root: Path, rel: str, out: str = "generated") -> None:
-    """Change the input `rel` (or create an empty override file) the way an edit does: every
+    """Change the input `rel` (or create it, empty) the way an edit does: every
     output dates from 10 s ago and the input from now, so a build that runs opgen (and, for
     make, touches the outputs) leaves the outputs no older than any input, whatever the file
     system's time granularity."""
