@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import posixpath
+import re
 import shutil
 import subprocess
 import tempfile
@@ -366,10 +367,12 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
             paths = None if "." in wanted else sorted(wanted)
             if paths is None or paths:
                 revision.extract([e for e in revision.entries(paths) if e.path != config_path])
-            extracted = (f"{project}{os.sep}", f"{os.path.realpath(project)}{os.sep}")
+            # the extracted project's paths, and the project itself (an include directory `.`)
+            extracted = re.compile("|".join(re.escape(str(p)) + rf"(?:{re.escape(os.sep)}|(?=[,;)\s]|$))"
+                                            for p in dict.fromkeys((str(project), os.path.realpath(project)))))
 
             def warn(text: str) -> None:  # located `REV:path` like its errors
-                report(text.replace(extracted[0], f"{rev}:").replace(extracted[1], f"{rev}:"))
+                report(extracted.sub(f"{rev}:", text))
 
             snapshot = project_snapshot(rev_config, warn=warn)
             return snapshot.relocated(lambda loc: _in_revision(loc, project, tree, rev))

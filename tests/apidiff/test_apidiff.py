@@ -226,6 +226,24 @@ def test_diff_git_range_compares_two_revisions(project, capsys):
     assert code == 2 and "'specs' is not a project" in err
 
 
+def test_diff_git_warnings_name_revision_paths(project, capsys):
+    """A warning read in a revision names its files, and the project itself, as `REV:path`,
+    never the temporary directory they were read from."""
+    (project / "pyproject.toml").write_text((project / "pyproject.toml").read_text() + 'include_dirs = [".", "inc"]\n')
+    (project / "inc").mkdir()
+    (project / "inc" / "keep.h").write_text("\n")
+    spec = project / "specs" / "ops.cc"
+    spec.write_text('#include "myco/common.h"\n' + spec.read_text())
+    git(project, "init", "-q")
+    git(project, "add", ".")
+    git(project, "commit", "-q", "-m", "v1")
+    code, _, err = run_cli(["diff", "--git", "HEAD"], capsys)
+    assert code == 0
+    warning = next(line for line in err.splitlines() if "cannot find include file" in line)
+    assert warning.startswith("HEAD:specs/ops.cc:1:10: warning: ") and ", HEAD:, " in warning, err
+    assert "opgen-diff-" not in err
+
+
 def test_diff_git_errors(project, capsys):
     code, _, err = run_cli(["diff", "--git", "HEAD"], capsys)
     assert code == 2 and "is not in a git work tree" in err

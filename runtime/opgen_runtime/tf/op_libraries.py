@@ -238,15 +238,17 @@ def _register(module_name: str, library: str, stacklevel: int) -> None:
     missing = sorted(set(module_ops) - set(registered))
     if missing:
         raise OpLibraryError(
-            f"{source} registers no op {', '.join(missing)}; rebuild the library or the wrappers"
+            f"{source} {'registers' if loaded_here else 'include'} no op {', '.join(missing)}; rebuild the library "
+            "or the wrappers"
         )
     errors, notes = _compare(module_ops, registered)
     if errors:
-        raise OpLibraryError(f"{source} does not match the module: {'; '.join(errors)}; "
+        raise OpLibraryError(f"{source} {'does' if loaded_here else 'do'} not match the module: {'; '.join(errors)}; "
                              f"rebuild the library or the wrappers")
     if notes:
-        warnings.warn(f"{source} differs compatibly from the module: {'; '.join(notes)}; rebuild the library "
-                      f"or the wrappers to make them equal", OpLibraryWarning, stacklevel=stacklevel)
+        warnings.warn(f"{source} {'differs' if loaded_here else 'differ'} compatibly from the module: "
+                      f"{'; '.join(notes)}; rebuild the library or the wrappers to make them equal", OpLibraryWarning,
+                      stacklevel=stacklevel)
 
 
 def _registered_op_defs(tf: Any, module_ops: dict[str, op_def_pb2.OpDef]) -> dict[str, op_def_pb2.OpDef]:
