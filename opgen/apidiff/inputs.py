@@ -338,9 +338,10 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
         commit = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top,
                       f"unknown git revision {rev!r}").decode().strip()
     except OpgenError as e:
-        e.hint = ("name a branch, tag or commit of this repository (git branch -a lists them); opgen's "
-                  "opgen-diff pre-commit hook compares with origin/main: for another base, set the hook's "
-                  "`entry: opgen diff --git BASE` in .pre-commit-config.yaml")
+        e.hint = "name a branch, tag or commit of this repository (git branch -a lists them)"
+        if rev == "origin/main":  # the base of opgen's opgen-diff pre-commit hook
+            e.hint += ("; opgen's opgen-diff pre-commit hook compares with origin/main: for another base, set the "
+                       "hook's `entry: opgen diff --git BASE` in .pre-commit-config.yaml")
         raise
 
     with tempfile.TemporaryDirectory(prefix="opgen-diff-") as tmp:

@@ -253,6 +253,9 @@ def test_diff_git_errors(project, capsys):
     code, _, err = run_cli(["diff", "--git", "no-such-rev"], capsys)
     assert code == 2 and err.startswith("error: unknown git revision 'no-such-rev'")
     assert "hint: name a branch, tag or commit of this repository (git branch -a lists them)" in err
+    assert "pre-commit" not in err  # the hook's base is origin/main: only that revision mentions it
+    code, _, err = run_cli(["diff", "--git", "origin/main"], capsys)
+    assert code == 2 and "opgen-diff pre-commit hook compares with origin/main" in err
     # errors inside the revision name the revision, not the temporary extraction
     git(project, "rm", "-q", "-r", "specs")
     git(project, "commit", "-q", "-m", "no specs")
