@@ -41,6 +41,7 @@ from opgen.overrides.apidef import ApiModel
 from opgen.overrides.load import load_overrides
 from opgen.render import emit
 from opgen.render.build import SOURCE_MAP, BuildOptions, RenderResult, render_tree
+from opgen.render.formatter import unavailable
 from opgen.settings import Settings as _Settings
 from opgen.settings import SpecInput
 from opgen.shape_translate.report import op_list_shape_warnings
@@ -351,6 +352,11 @@ def run(settings: Settings) -> int:
     # once the modules render (a build in error writes none: their shapes do not matter then)
     for warning in op_list_shape_warnings(gathered.op_list, gathered.sources):
         report(warning)
+    missing = unavailable(opts.formatter)
+    if missing is not None:  # this build needed no formatter (else it stopped with this error)
+        missing.message += ": this build needed none, but one that must format a chunk stops there"
+        missing.location = config.where("formatter") if "formatter" in config.written else None
+        report(missing.format_warning())
     phases.done(f"rendered {_count(result.modules, 'module')}, {result.formatted} chunks formatted")
     api_snapshot = snapshot_outputs(config, gathered, api_model, opts.out)
     for rel in api_snapshot:

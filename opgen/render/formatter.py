@@ -57,6 +57,18 @@ def _ruff_bin() -> str:
     )
 
 
+def unavailable(kind: str) -> OpgenError | None:
+    """Why formatter `kind` cannot run here (ruff not installed), else None: a build that
+    needs no formatter still says so, before a change that needs one stops there."""
+    if kind != "ruff":
+        return None  # black is a dependency of opgen
+    try:
+        _ruff_bin()
+    except OpgenError as e:
+        return e
+    return None
+
+
 # Chunks are top-level statements, so ruff formats them in one file separated by this
 # comment line exactly as it formats each alone (tests compare against black per chunk).
 _SEPARATOR = "# --- opgen chunk boundary ---"

@@ -459,3 +459,26 @@ def test_diff_of_an_owned_file_that_is_not_utf8_applies(tmp_path, monkeypatch, c
     module = root / "gen" / "gen_math_ops.py"
     module.write_bytes(module.read_bytes() + b"# caf\xe9 \xff\xfe\n")
     _diff_is_the_build(tmp_path, root, monkeypatch, capsysbinary)
+
+
+def test_a_formatter_that_is_not_installed_is_a_warning_when_no_chunk_needs_it(tmp_path, monkeypatch, capsys):
+    """`formatter = "ruff"` without ruff: a build whose chunks opgen lays out itself succeeds,
+    and says (at the setting) that one needing the formatter would stop."""
+    from opgen.errors import OpgenError
+    from opgen.render import formatter
+
+    def no_ruff() -> str:
+        raise OpgenError("formatter 'ruff' selected but ruff is not installed", hint="pip install ruff")
+
+    monkeypatch.setattr(formatter, "_ruff_bin", no_ruff)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "a.cc").write_text('REGISTER_OP("Aa").Output("y: float");\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\nformatter = "ruff"\n')
+    assert main(["build"]) == 0
+    assert capsys.readouterr().err.splitlines()[:2] == [
+        (f"{tmp_path / 'pyproject.toml'}:3:1: warning: formatter 'ruff' selected but ruff is not installed: this "
+        "build needed none, but one that must format a chunk stops there"),
+        "  hint: pip install ruff",
+    ]
