@@ -25,8 +25,10 @@ from opgen.spec.cpp_lexer import (
     SRC,
     TEXT,
     Token,
+    check_decoded,
     decode_escapes,
     decode_simple_escapes,
+    has_undecoded,
     needs_bytes,
     parse_int_literal,
     token_error,
@@ -303,6 +305,7 @@ class ChainReader:
         return args
 
     def _arg(self, method: str, index: int, toks: list[Token]) -> CallArg:
+        check_decoded(toks)  # what reaches the OpList, literals and expressions alike
         first = toks[0]
         loc = first[SRC].location(first[POS])
         if len(toks) == 1:
@@ -365,6 +368,7 @@ class ChainReader:
         return "".join(pieces)
 
     def string(self, toks: list[Token], method: str) -> str:
+        check_decoded(toks)
         bodies: list[tuple[str, bool, Token]] = []  # (body, has escapes to resolve, token)
         for t in toks:
             text = t[TEXT]
@@ -428,7 +432,9 @@ def _source_text(toks: list[Token]) -> str:
     first = toks[0]
     src = first[SRC]
     if all(t[HIDE] is None and t[SRC] is src for t in toks):
-        return src.text[first[POS] : toks[-1][END]]
+        text = src.text[first[POS] : toks[-1][END]]
+        if not has_undecoded(text):  # else a comment holds bytes that are not UTF-8: leave comments out
+            return text
     parts = [first[TEXT]]
     for prev, t in itertools.pairwise(toks):
         a, b = prev[TEXT][-1], t[TEXT][0]
