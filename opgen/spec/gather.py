@@ -476,6 +476,22 @@ def _part_locations(reg: Registration) -> tuple[tuple[str, Location], ...]:
     return tuple(parts.items())
 
 
+def _duplicate_error(e: OpgenError, first: Location, first_unit: str | None, unit: str | None) -> OpgenError:
+    """TF's `Op with name X` as a sentence saying where X was first registered. The same
+    REGISTER_OP twice is a header read by two translation units (or twice by one): TF fails
+    loading the library the same way, so say which units include it."""
+    if e.location != first or first_unit is None or unit is None:
+        return OpgenError(f"{e.message} is already registered, at {first}", e.location,
+                          hint="an op name can be registered once: rename one of them or delete the duplicate")
+    header = first.path
+    if first_unit == unit:
+        return OpgenError(f"{e.message} is registered twice: {unit} includes {header} twice", e.location,
+                          hint=f"give {header} an include guard (#pragma once) or include it once")
+    return OpgenError(f"{e.message} is registered twice: both {first_unit} and {unit} include {header}", e.location,
+                      hint=f"a REGISTER_OP in a header runs in each translation unit that includes it: include "
+                           f"{header} from one translation unit only, or move the REGISTER_OP to a .cc file")
+
+
 def _gather(
     sources: Iterable[str],
     defines: list[str],
@@ -503,17 +519,20 @@ def _gather(
     registry = OpRegistry()
     sources_by_op: dict[str, OpSource] = {}
 
-    def register(op_def: op_def_pb2.OpDef, source: OpSource) -> None:
+    units_by_op: dict[str, str] = {}  # the translation unit that first registered an op
+
+    def register(op_def: op_def_pb2.OpDef, source: OpSource, unit: str | None = None) -> None:
         try:
             registry.register(op_def, source)
         except OpgenError as e:
             first = sources_by_op.get(op_def.name)
             if first is not None and not isinstance(e, OpgenErrors):  # a duplicate: TF's text, made a sentence
-                e = OpgenError(f"{e.message} is already registered, at {first.location}", e.location,
-                               hint="an op name can be registered once: rename one of them or delete the duplicate")
+                e = _duplicate_error(e, first.location, units_by_op.get(op_def.name), unit)
             errors.extend(e.errors if isinstance(e, OpgenErrors) else [e])
             return
         sources_by_op.setdefault(op_def.name, source)
+        if unit is not None:
+            units_by_op.setdefault(op_def.name, unit)
 
     inputs = {*files.oplists, *([allow_file] if allow_file else [])}
     missing: dict[str, list[MissingInclude]] = {}  # header -> where it is included, in file order
@@ -571,7 +590,7 @@ def _gather(
                                       translation.lines if translation is not None else None,
                                       _shape_fn_kind(call, translation),
                                       f"{translation.location}: {translation.problem.split(': ', 1)[1]}"
-                                      if translation is not None and translation.problem else None))
+                                      if translation is not None and translation.problem else None), path)
             if core_ops is not None and is_tf_core_op(op_def.name) and not any(
                     fnmatch.fnmatchcase(op_def.name, glob) for glob in core_ops):
                 core_registrations.append(reg)

@@ -27,6 +27,22 @@ def test_duplicate_registration_says_where_the_first_is(tmp_path):
     ]
 
 
+def test_duplicate_registration_in_a_header_names_the_units_that_include_it(tmp_path):
+    """The same REGISTER_OP twice: a header read by two translation units, or twice by one
+    (no include guard); TF's library load fails the same way."""
+    (tmp_path / "dup.h").write_text('REGISTER_OP("R9");\n')
+    a, b, c, dup = (tmp_path / name for name in ("a.cc", "b.cc", "c.cc", "dup.h"))
+    assert _errors(tmp_path, {"a.cc": '#include "dup.h"\n', "b.cc": '#include "dup.h"\n'}) == [
+        (f"{dup}:1:1: error: Op with name R9 is registered twice: both {a} and {b} include {dup}\n"
+        f"  hint: a REGISTER_OP in a header runs in each translation unit that includes it: include {dup} "
+        "from one translation unit only, or move the REGISTER_OP to a .cc file"),
+    ]
+    assert _errors(tmp_path, {"c.cc": '#include "dup.h"\n#include "dup.h"\n'}) == [
+        (f"{dup}:1:1: error: Op with name R9 is registered twice: {c} includes {dup} twice\n"
+        f"  hint: give {dup} an include guard (#pragma once) or include it once"),
+    ]
+
+
 def _built_errors(op: str, calls: list[tuple[str, tuple]]) -> list:
     from opgen.errors import OpgenErrors
     from opgen.spec.builder import build_op_def, registration
