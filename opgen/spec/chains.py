@@ -322,14 +322,16 @@ class ChainReader:
             if value is not None:
                 return CallArg("int", -value if len(toks) == 2 else value, loc)
         if method in _STRING_METHODS or (method == "Deprecated" and index == 1):
-            resolved = self.helper_string(method, toks)
+            used: list[str] = []
+            resolved = self.helper_string(method, toks, used)
             if resolved is not None:
-                return CallArg("string", resolved, loc)
+                return CallArg("string", resolved, loc, helpers=tuple(used))
         return CallArg("expr", _source_text(toks), loc)
 
-    def helper_string(self, method: str, toks: list[Token]) -> str | None:
+    def helper_string(self, method: str, toks: list[Token], used: list[str] | None = None) -> str | None:
         """`Helper()`, `ns::Helper()`, `kName` or `+`-joined mixes with literals -> the
-        string, via the helper table; None when the argument is not of that shape."""
+        string, via the helper table (the keys it takes are appended to `used`); None when
+        the argument is not of that shape."""
         parts: list[list[Token]] = [[]]
         for t in toks:
             if t[TEXT] == "+" and t[KIND] == "op":
@@ -354,7 +356,10 @@ class ChainReader:
             qualified = "".join(t[TEXT] for t in (part[:-2] if is_call else part)).lstrip(":")
             value = (self.functions if is_call else self.constants).get(name_tok[TEXT])
             if value is None:  # `[tool.opgen.helpers]` keys: `ns::Name` for this name alone, or `Name`
-                value = self.helpers.get(qualified, self.helpers.get(name_tok[TEXT]))
+                key = qualified if qualified in self.helpers else name_tok[TEXT]
+                value = self.helpers.get(key)
+                if value is not None and used is not None:
+                    used.append(key)
             if value is None:
                 what = ("a built-in helper nor a function above returning a string literal" if is_call
                         else "a macro, a string constant above nor a helper")

@@ -400,6 +400,7 @@ def gather(
     strict_defines: bool = False,
     core_ops: Iterable[str] | None = None,
     jobs: int = 0,
+    helper_locations: Mapping[str, Location] | None = None,
 ) -> GatherResult:
     """The OpList (sorted by name, `_` ops only with include_internal) of every op the
     sources register, and their kernels; raises GatherErrors with every error found. A
@@ -415,7 +416,8 @@ def gather(
     Registrations an `#if` on an undefined project macro skips are a note, or an error
     with `strict_defines`. With `core_ops` (fnmatch globs of TF core op names to keep), a
     C++ registration of a TensorFlow core op name (`tf_core_ops.py`) not matched is a
-    warning and left out, as TF ignores it when it loads the library."""
+    warning and left out, as TF ignores it when it loads the library. `helper_locations`:
+    where each `helpers` key is written (pyproject.toml), for errors in its text."""
     # Gathering allocates hundreds of thousands of acyclic tuples and small objects; the
     # cyclic GC would only traverse them again and again (a third of the time on a
     # large file), so it is paused and the garbage is left to reference counting.
@@ -425,7 +427,7 @@ def gather(
         result = _gather(sources, list(defines), include_dirs, allow_file, include_internal, helpers,
                          strict_includes, strict_kernels, cache, require_ops, undefines=undefines,
                          strict_defines=strict_defines, core_ops=None if core_ops is None else tuple(core_ops),
-                         jobs=jobs)
+                         jobs=jobs, helper_locations=helper_locations or {})
     except GatherErrors:
         raise
     except OpgenError as e:  # a bad -D option or allow file: nothing can be gathered
@@ -476,6 +478,16 @@ def _part_locations(reg: Registration) -> tuple[tuple[str, Location], ...]:
     return tuple(parts.items())
 
 
+def _with_helper_origin(e: OpgenError, origins: Mapping[Location, list[tuple[str, Location]]]) -> OpgenError:
+    """An error in a builder call whose text is `[tool.opgen.helpers]` entries', with a hint
+    saying where those entries are written (the error stays at the C++ call)."""
+    origin = origins.get(e.location) if e.location is not None else None
+    if not origin:
+        return e
+    note = "the text comes from " + ", ".join(f"[tool.opgen.helpers] {name} at {at}" for name, at in origin)
+    return OpgenError(e.message, e.location, hint=f"{e.hint}; {note}" if e.hint else note)
+
+
 def _duplicate_error(e: OpgenError, first: Location, first_unit: str | None, unit: str | None) -> OpgenError:
     """TF's `Op with name X` as a sentence saying where X was first registered. The same
     REGISTER_OP twice is a header read by two translation units (or twice by one): TF fails
@@ -508,6 +520,7 @@ def _gather(
     strict_defines: bool = False,
     core_ops: tuple[str, ...] | None = None,
     jobs: int = 0,
+    helper_locations: Mapping[str, Location],
 ) -> GatherResult:
     sources = list(sources)
     files = expand_sources(sources)
@@ -544,6 +557,9 @@ def _gather(
     shape_fn_warnings: list[str | None] = []  # a SetShapeFn name that looks like a typo
     unread: list[OpgenError] = []  # registrations opgen cannot read (skipped)
     core_registrations: list[Registration] = []
+    # where a builder call's text came from [tool.opgen.helpers]: its location -> (key as written, where written)
+    helper_origins: dict[Location, list[tuple[str, Location]]] = {}
+    written_keys = {name.lstrip(":"): (name, at) for name, at in helper_locations.items()}  # as helper_table keys
     for path in files.cpp:
         scanned = scan_cpp_file(path, pp, table)
         regs, file_errors = scanned.ops, scanned.errors
@@ -567,6 +583,10 @@ def _gather(
                                               "with -I DIR or [tool.opgen] include_dirs", m.location))
             missing.setdefault(m.target, []).append(m)
         regs = [r for r in regs if allowed is None or r.system or r.op_name in allowed]
+        for reg in regs if written_keys else ():
+            for arg in (arg for call in reg.calls for arg in call.args if arg.helpers):
+                helper_origins[arg.loc] = [written_keys[key] for key in dict.fromkeys(arg.helpers)
+                                           if key in written_keys]
         built = []
         # A file's errors in source order: each broken chain's error where it stands,
         # each op's builder errors (in TF's order) where its REGISTER_OP stands.
@@ -625,6 +645,8 @@ def _gather(
     errors += skip_errors
     warnings += dict.fromkeys(w for w in shape_fn_warnings if w)  # a header's op once
     errors = [explanations.explain(e) for e in errors]
+    if helper_origins:
+        errors = [_with_helper_origin(e, helper_origins) for e in errors]
     kernel_errors = [explanations.explain(e) for e in kernel_errors]
     if strict_kernels:
         errors += kernel_errors
