@@ -11,13 +11,16 @@ from dataclasses import dataclass
 
 _ECHOED_NEWLINE = re.compile(r"\r?\n(?![ \t])")
 _TAB_CONTINUATION = re.compile(r"\n\t ?")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Control characters, and lone surrogates: bytes that are not UTF-8 as `surrogateescape` keeps
+# them (a file name, a source's `#error` text), which stderr could not encode as they are.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\udc80-\udcff]")
 
 
 def terminal_safe(text: str) -> str:
     """`text` with terminal control characters (escape sequences, carriage returns, ...)
-    spelled as `\\xNN`, so echoed input cannot drive the terminal; newlines and tabs stay."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    spelled as `\\xNN`, so echoed input cannot drive the terminal, and a byte that is not
+    UTF-8 as `\\xNN` too; newlines and tabs stay."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()) & 0xFF:02x}", text)
 
 
 _LINE_SEPARATORS = re.compile("[\u2028\u2029]")

@@ -25,12 +25,15 @@ class CallArg:
     "expr": anything else (a lambda, a function name, `true`), `value` is its source text.
     `raw_start`: where the text of a raw string literal written in place (not from a macro)
     starts; its lines are the source's lines from there, so a line of a `Doc` can be located.
+    `helpers`: the helper-table keys a "string" was resolved through (`[tool.opgen.helpers]`
+    or built-in), so an error in the text can say where it was written.
     """
 
     kind: Literal["string", "int", "expr"]
     value: str | int
     loc: Location
     raw_start: Location | None = None
+    helpers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

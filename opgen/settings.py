@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from opgen.config import Config
-from opgen.errors import report
+from opgen.errors import Location, report
 
 if TYPE_CHECKING:
     from opgen.model import GatherResult
@@ -63,6 +63,8 @@ class SpecInput:
     strict_defines: bool = False
     helpers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # [tool.opgen.helpers] only
     core_ops: tuple[str, ...] = ()  # [tool.opgen] core_ops only
+    # where each `helpers` key is written in pyproject.toml, for errors in its text
+    helper_locations: Mapping[str, Location] = field(default_factory=lambda: MappingProxyType({}), compare=False)
 
     # the options (and `option_defaults` keys) that are fields
     OPTIONS = ("sources", "defines", "undefines", "include_dirs", "allow", "include_internal", "strict_includes",
@@ -74,7 +76,8 @@ class SpecInput:
         option sets from `config`."""
         given: dict[str, Any] = {key: tuple(value) if isinstance(value, (list, tuple)) else value
                  for key, value in options.items() if key in cls.OPTIONS}
-        return cls(**given, helpers=MappingProxyType(dict(config.helpers)), core_ops=tuple(config.core_ops))
+        return cls(**given, helpers=MappingProxyType(dict(config.helpers)), core_ops=tuple(config.core_ops),
+                   helper_locations=MappingProxyType({name: config.where("helpers", name) for name in config.helpers}))
 
     @classmethod
     def from_config(cls, config: Config, sources: Iterable[str] | None = None) -> SpecInput:
@@ -105,6 +108,7 @@ class SpecInput:
             undefines=list(self.undefines),
             strict_defines=self.strict_defines,
             core_ops=self.core_ops,
+            helper_locations=self.helper_locations,
         )
 
 

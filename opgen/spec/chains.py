@@ -25,8 +25,10 @@ from opgen.spec.cpp_lexer import (
     SRC,
     TEXT,
     Token,
+    check_decoded,
     decode_escapes,
     decode_simple_escapes,
+    has_undecoded,
     needs_bytes,
     parse_int_literal,
     token_error,
@@ -303,6 +305,7 @@ class ChainReader:
         return args
 
     def _arg(self, method: str, index: int, toks: list[Token]) -> CallArg:
+        check_decoded(toks)  # what reaches the OpList, literals and expressions alike
         first = toks[0]
         loc = first[SRC].location(first[POS])
         if len(toks) == 1:
@@ -319,14 +322,16 @@ class ChainReader:
             if value is not None:
                 return CallArg("int", -value if len(toks) == 2 else value, loc)
         if method in _STRING_METHODS or (method == "Deprecated" and index == 1):
-            resolved = self.helper_string(method, toks)
+            used: list[str] = []
+            resolved = self.helper_string(method, toks, used)
             if resolved is not None:
-                return CallArg("string", resolved, loc)
+                return CallArg("string", resolved, loc, helpers=tuple(used))
         return CallArg("expr", _source_text(toks), loc)
 
-    def helper_string(self, method: str, toks: list[Token]) -> str | None:
+    def helper_string(self, method: str, toks: list[Token], used: list[str] | None = None) -> str | None:
         """`Helper()`, `ns::Helper()`, `kName` or `+`-joined mixes with literals -> the
-        string, via the helper table; None when the argument is not of that shape."""
+        string, via the helper table (the keys it takes are appended to `used`); None when
+        the argument is not of that shape."""
         parts: list[list[Token]] = [[]]
         for t in toks:
             if t[TEXT] == "+" and t[KIND] == "op":
@@ -351,7 +356,10 @@ class ChainReader:
             qualified = "".join(t[TEXT] for t in (part[:-2] if is_call else part)).lstrip(":")
             value = (self.functions if is_call else self.constants).get(name_tok[TEXT])
             if value is None:  # `[tool.opgen.helpers]` keys: `ns::Name` for this name alone, or `Name`
-                value = self.helpers.get(qualified, self.helpers.get(name_tok[TEXT]))
+                key = qualified if qualified in self.helpers else name_tok[TEXT]
+                value = self.helpers.get(key)
+                if value is not None and used is not None:
+                    used.append(key)
             if value is None:
                 what = ("a built-in helper nor a function above returning a string literal" if is_call
                         else "a macro, a string constant above nor a helper")
@@ -365,6 +373,7 @@ class ChainReader:
         return "".join(pieces)
 
     def string(self, toks: list[Token], method: str) -> str:
+        check_decoded(toks)
         bodies: list[tuple[str, bool, Token]] = []  # (body, has escapes to resolve, token)
         for t in toks:
             text = t[TEXT]
@@ -428,7 +437,9 @@ def _source_text(toks: list[Token]) -> str:
     first = toks[0]
     src = first[SRC]
     if all(t[HIDE] is None and t[SRC] is src for t in toks):
-        return src.text[first[POS] : toks[-1][END]]
+        text = src.text[first[POS] : toks[-1][END]]
+        if not has_undecoded(text):  # else a comment holds bytes that are not UTF-8: leave comments out
+            return text
     parts = [first[TEXT]]
     for prev, t in itertools.pairwise(toks):
         a, b = prev[TEXT][-1], t[TEXT][0]

@@ -145,6 +145,35 @@ def token_error(tok: Token, message: str) -> OpgenError:
     return tok[SRC].error(tok[POS], message)
 
 
+# A byte that is not UTF-8, as a lone surrogate: a source file that is not UTF-8 is decoded
+# with `surrogateescape` (g++ takes any bytes in comments and literals), and such a byte is an
+# error only where opgen reads the token that holds it (check_decoded).
+_UNDECODED = re.compile("[\udc80-\udcff]")
+
+
+def has_undecoded(text: str) -> bool:
+    return _UNDECODED.search(text) is not None
+
+
+def check_decoded(toks: Iterable[Token]) -> None:
+    """A located error at the first byte of `toks` that is not UTF-8 (see _UNDECODED)."""
+    for t in toks:
+        m = _UNDECODED.search(t[TEXT])
+        if m is None:
+            continue
+        text, src = t[TEXT], t[SRC]
+        try:
+            text[m.start() :].encode("utf-8", "surrogateescape").decode("utf-8")
+            reason = "invalid byte"  # a `##` paste joined bytes that were not UTF-8 apart
+        except UnicodeDecodeError as e:
+            reason = e.reason
+        as_written = t[HIDE] is None and src.text.startswith(text, t[POS])  # not from a macro or a splice
+        raise OpgenError(f"source file is not UTF-8 text ({reason})",
+                         src.location(t[POS] + m.start()) if as_written else token_location(t),
+                         hint="save the file as UTF-8; opgen ignores bytes that are not UTF-8 only in comments "
+                              "and in code it does not read")
+
+
 def tokenize(src: SourceFile, limit: int | None = None) -> list[Token]:
     """Every token of `src`, or with `limit` its first `limit + 1` at most (lexing stops there:
     the caller reports the excess); raises a located OpgenError for an unterminated comment or
@@ -256,11 +285,11 @@ def decode_simple_escapes(body: str, tok: Token) -> str:
 def decode_escapes(body: str, tok: Token) -> bytes:
     """The bytes of a narrow literal's body (between the quotes), escapes resolved."""
     if "\\" not in body:
-        return body.encode("utf-8")
+        return body.encode("utf-8", "surrogateescape")  # bytes that are not UTF-8 as in the file
     out = bytearray()
     last = 0
     for m in _ESCAPE.finditer(body):
-        out += body[last : m.start()].encode("utf-8")
+        out += body[last : m.start()].encode("utf-8", "surrogateescape")
         last = m.end()
         octal, hexa, u4, u8, simple = m.groups()
         if octal is not None or hexa is not None:
@@ -277,7 +306,7 @@ def decode_escapes(body: str, tok: Token) -> bytes:
             out += _SIMPLE_ESCAPES[simple]
         else:
             raise token_error(tok, f"unknown escape sequence '\\{simple}'")
-    out += body[last:].encode("utf-8")
+    out += body[last:].encode("utf-8", "surrogateescape")
     return bytes(out)
 
 

@@ -409,6 +409,7 @@ def gather(
     strict_defines: bool = False,
     core_ops: Iterable[str] | None = None,
     jobs: int = 0,
+    helper_locations: Mapping[str, Location] | None = None,
 ) -> GatherResult:
     """The OpList (sorted by name, `_` ops only with include_internal) of every op the
     sources register, and their kernels; raises GatherErrors with every error found. A
@@ -424,7 +425,8 @@ def gather(
     Registrations an `#if` on an undefined project macro skips are a note, or an error
     with `strict_defines`. With `core_ops` (fnmatch globs of TF core op names to keep), a
     C++ registration of a TensorFlow core op name (`tf_core_ops.py`) not matched is a
-    warning and left out, as TF ignores it when it loads the library."""
+    warning and left out, as TF ignores it when it loads the library. `helper_locations`:
+    where each `helpers` key is written (pyproject.toml), for errors in its text."""
     # Gathering allocates hundreds of thousands of acyclic tuples and small objects; the
     # cyclic GC would only traverse them again and again (a third of the time on a
     # large file), so it is paused and the garbage is left to reference counting.
@@ -434,7 +436,7 @@ def gather(
         result = _gather(sources, list(defines), include_dirs, allow_file, include_internal, helpers,
                          strict_includes, strict_kernels, cache, require_ops, undefines=undefines,
                          strict_defines=strict_defines, core_ops=None if core_ops is None else tuple(core_ops),
-                         jobs=jobs)
+                         jobs=jobs, helper_locations=helper_locations or {})
     except GatherErrors:
         raise
     except OpgenError as e:  # a bad -D option or allow file: nothing can be gathered
@@ -485,6 +487,32 @@ def _part_locations(reg: Registration) -> tuple[tuple[str, Location], ...]:
     return tuple(parts.items())
 
 
+def _with_helper_origin(e: OpgenError, origins: Mapping[Location, list[tuple[str, Location]]]) -> OpgenError:
+    """An error in a builder call whose text is `[tool.opgen.helpers]` entries', with a hint
+    saying where those entries are written (the error stays at the C++ call)."""
+    origin = origins.get(e.location) if e.location is not None else None
+    if not origin:
+        return e
+    note = "the text comes from " + ", ".join(f"[tool.opgen.helpers] {name} at {at}" for name, at in origin)
+    return OpgenError(e.message, e.location, hint=f"{e.hint}; {note}" if e.hint else note)
+
+
+def _duplicate_error(e: OpgenError, first: Location, first_unit: str | None, unit: str | None) -> OpgenError:
+    """TF's `Op with name X` as a sentence saying where X was first registered. The same
+    REGISTER_OP twice is a header read by two translation units (or twice by one): TF fails
+    loading the library the same way, so say which units include it."""
+    if e.location != first or first_unit is None or unit is None:
+        return OpgenError(f"{e.message} is already registered, at {first}", e.location,
+                          hint="an op name can be registered once: rename one of them or delete the duplicate")
+    header = first.path
+    if first_unit == unit:
+        return OpgenError(f"{e.message} is registered twice: {unit} includes {header} twice", e.location,
+                          hint=f"give {header} an include guard (#pragma once) or include it once")
+    return OpgenError(f"{e.message} is registered twice: both {first_unit} and {unit} include {header}", e.location,
+                      hint=f"a REGISTER_OP in a header runs in each translation unit that includes it: include "
+                           f"{header} from one translation unit only, or move the REGISTER_OP to a .cc file")
+
+
 def _gather(
     sources: Iterable[str],
     defines: list[str],
@@ -501,6 +529,7 @@ def _gather(
     strict_defines: bool = False,
     core_ops: tuple[str, ...] | None = None,
     jobs: int = 0,
+    helper_locations: Mapping[str, Location],
 ) -> GatherResult:
     sources = list(sources)
     files = expand_sources(sources)
@@ -512,17 +541,20 @@ def _gather(
     registry = OpRegistry()
     sources_by_op: dict[str, OpSource] = {}
 
-    def register(op_def: op_def_pb2.OpDef, source: OpSource) -> None:
+    units_by_op: dict[str, str] = {}  # the translation unit that first registered an op
+
+    def register(op_def: op_def_pb2.OpDef, source: OpSource, unit: str | None = None) -> None:
         try:
             registry.register(op_def, source)
         except OpgenError as e:
             first = sources_by_op.get(op_def.name)
             if first is not None and not isinstance(e, OpgenErrors):  # a duplicate: TF's text, made a sentence
-                e = OpgenError(f"{e.message} is already registered, at {first.location}", e.location,
-                               hint="an op name can be registered once: rename one of them or delete the duplicate")
+                e = _duplicate_error(e, first.location, units_by_op.get(op_def.name), unit)
             errors.extend(e.errors if isinstance(e, OpgenErrors) else [e])
             return
         sources_by_op.setdefault(op_def.name, source)
+        if unit is not None:
+            units_by_op.setdefault(op_def.name, unit)
 
     inputs = {*files.oplists, *([allow_file] if allow_file else [])}
     missing: dict[str, list[MissingInclude]] = {}  # header -> where it is included, in file order
@@ -534,6 +566,9 @@ def _gather(
     shape_fn_warnings: list[str | None] = []  # a SetShapeFn name that looks like a typo
     unread: list[OpgenError] = []  # registrations opgen cannot read (skipped)
     core_registrations: list[Registration] = []
+    # where a builder call's text came from [tool.opgen.helpers]: its location -> (key as written, where written)
+    helper_origins: dict[Location, list[tuple[str, Location]]] = {}
+    written_keys = {name.lstrip(":"): (name, at) for name, at in helper_locations.items()}  # as helper_table keys
     for path in files.cpp:
         scanned = scan_cpp_file(path, pp, table)
         regs, file_errors = scanned.ops, scanned.errors
@@ -557,6 +592,10 @@ def _gather(
                                               "with -I DIR or [tool.opgen] include_dirs", m.location))
             missing.setdefault(m.target, []).append(m)
         regs = [r for r in regs if allowed is None or r.system or r.op_name in allowed]
+        for reg in regs if written_keys else ():
+            for arg in (arg for call in reg.calls for arg in call.args if arg.helpers):
+                helper_origins[arg.loc] = [written_keys[key] for key in dict.fromkeys(arg.helpers)
+                                           if key in written_keys]
         built = []
         # A file's errors in source order: each broken chain's error where it stands,
         # each op's builder errors (in TF's order) where its REGISTER_OP stands.
@@ -580,7 +619,7 @@ def _gather(
                                       translation.lines if translation is not None else None,
                                       _shape_fn_kind(call, translation),
                                       f"{translation.location}: {translation.problem.split(': ', 1)[1]}"
-                                      if translation is not None and translation.problem else None))
+                                      if translation is not None and translation.problem else None), path)
             if core_ops is not None and is_tf_core_op(op_def.name) and not any(
                     fnmatch.fnmatchcase(op_def.name, glob) for glob in core_ops):
                 core_registrations.append(reg)
@@ -615,6 +654,8 @@ def _gather(
     errors += skip_errors
     warnings += dict.fromkeys(w for w in shape_fn_warnings if w)  # a header's op once
     errors = [explanations.explain(e) for e in errors]
+    if helper_origins:
+        errors = [_with_helper_origin(e, helper_origins) for e in errors]
     kernel_errors = [explanations.explain(e) for e in kernel_errors]
     if strict_kernels:
         errors += kernel_errors

@@ -25,7 +25,6 @@ from opgen.limits import (
     MAX_MACRO_EXPANSION_TOKENS,
     MAX_MACRO_NESTING,
     MAX_TRANSLATION_UNIT_TOKENS,
-    decode_utf8,
     read_input_bytes,
 )
 from opgen.spec.chains import REGISTER_MACROS
@@ -260,7 +259,11 @@ class Preprocessor:
             data = read_input_bytes(path, "source file")  # regular files only, size-limited
         except OpgenError as e:
             raise OpgenError(e.message, _at(at, path) if at is not None else e.location, e.hint) from None
-        return decode_utf8(data, path, "source file").replace("\r\n", "\n").replace("\r", "\n")
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:  # g++ takes any bytes in comments and literals: see cpp_lexer.check_decoded
+            text = data.decode("utf-8-sig", "surrogateescape")
+        return text.replace("\r\n", "\n").replace("\r", "\n")
 
     def _file(self, path: str, text: str, out: list[Token], depth: int) -> None:
         self.files_read.append(path)

@@ -285,3 +285,20 @@ def test_generated_macro_library_matches_tensorflow(tmp_path):
     assert names(ours) == names(theirs_sorted)
     for mine, tf_op in zip(ours.op, theirs_sorted.op):
         assert mine == tf_op, mine.name
+
+
+def test_bytes_that_are_not_utf8_are_ignored_where_opgen_does_not_read_them(tmp_path):
+    """g++ takes any bytes in comments and string literals: a Latin-1 author's name in a
+    comment, a skipped group or a kernel's log message changes nothing; inside a registration
+    it is the located error of tests/malformed/source_not_utf8*."""
+    utf8 = ('// Author: J{u}rgen\nREGISTER_OP("A").Output("y: float").SetShapeFn([](InferenceContext* c) {{\n'
+            '  // M{u}ller\n  return shape_inference::UnchangedShape(c);\n}});\n#if 0\nREGISTER_OP("{u}");\n#endif\n'
+            'void Log() {{ LOG(INFO) << "gr{u}n"; }}\n')
+    (tmp_path / "latin1.cc").write_bytes(utf8.format(u="\xfc").encode("latin-1"))
+    (tmp_path / "utf8.cc").write_text(utf8.format(u="\xfc"), encoding="utf-8")
+    latin1, utf8_result = gather([str(tmp_path / "latin1.cc")]), gather([str(tmp_path / "utf8.cc")])
+    assert latin1.op_list == utf8_result.op_list
+    assert names(latin1.op_list) == ["A"]
+    # the lambda is read without its comment, and translates as from the UTF-8 file
+    assert latin1.sources["A"].shape_fn_python == utf8_result.sources["A"].shape_fn_python
+    assert latin1.sources["A"].shape_fn_kind == "lambda, translated"

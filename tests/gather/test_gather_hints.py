@@ -27,6 +27,22 @@ def test_duplicate_registration_says_where_the_first_is(tmp_path):
     ]
 
 
+def test_duplicate_registration_in_a_header_names_the_units_that_include_it(tmp_path):
+    """The same REGISTER_OP twice: a header read by two translation units, or twice by one
+    (no include guard); TF's library load fails the same way."""
+    (tmp_path / "dup.h").write_text('REGISTER_OP("R9");\n')
+    a, b, c, dup = (tmp_path / name for name in ("a.cc", "b.cc", "c.cc", "dup.h"))
+    assert _errors(tmp_path, {"a.cc": '#include "dup.h"\n', "b.cc": '#include "dup.h"\n'}) == [
+        (f"{dup}:1:1: error: Op with name R9 is registered twice: both {a} and {b} include {dup}\n"
+        f"  hint: a REGISTER_OP in a header runs in each translation unit that includes it: include {dup} "
+        "from one translation unit only, or move the REGISTER_OP to a .cc file"),
+    ]
+    assert _errors(tmp_path, {"c.cc": '#include "dup.h"\n#include "dup.h"\n'}) == [
+        (f"{dup}:1:1: error: Op with name R9 is registered twice: {c} includes {dup} twice\n"
+        f"  hint: give {dup} an include guard (#pragma once) or include it once"),
+    ]
+
+
 def _built_errors(op: str, calls: list[tuple[str, tuple]]) -> list:
     from opgen.errors import OpgenErrors
     from opgen.spec.builder import build_op_def, registration
@@ -189,3 +205,29 @@ def test_misspelt_method_and_macros_say_what_was_meant(tmp_path):
     assert "hint: did you mean 'REGISTER_KERNEL_BUILDER'?" in warning
     with pytest.raises(GatherErrors, match="REGISTER_KERNEL_BUILDR"):
         gather([str(tmp_path / "k.cc")], strict_kernels=True)
+
+
+def test_error_in_a_helpers_text_says_where_the_entry_is_written(tmp_path, monkeypatch, capsys):
+    """The error stays at the C++ call; its hint adds the [tool.opgen.helpers] entries' lines."""
+    from opgen.cli import main
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.opgen]\nsources = ["ops.cc"]\n\n[tool.opgen.helpers]\nNumericTypeAttr = "T: {flaot, double}"\n'
+        'TName = "T: "\nTypes = "{flaot}"\n')
+    (tmp_path / "ops.cc").write_text('REGISTER_OP("A")\n    .Attr(NumericTypeAttr());\n'
+                                     'REGISTER_OP("B").Attr(TName() + Types());\n'
+                                     'REGISTER_OP("C").Attr("T: {flaot}");\n')
+    monkeypatch.chdir(tmp_path)
+    assert main(["oplist"]) == 2
+    pyproject, ops = tmp_path / "pyproject.toml", tmp_path / "ops.cc"
+    did_you_mean = "did you mean 'float'? (types are TF's names: float, double, int32, int64, string, bool, ...)"
+    assert capsys.readouterr().err == (
+        f"{ops}:2:11: error: Unrecognized type string 'flaot' from Attr(\"T: {{flaot, double}}\") for Op A\n"
+        f"  hint: {did_you_mean}; the text comes from [tool.opgen.helpers] NumericTypeAttr at {pyproject}:5:1\n"
+        f"{ops}:3:23: error: Unrecognized type string 'flaot' from Attr(\"T: {{flaot}}\") for Op B\n"
+        f"  hint: {did_you_mean}; the text comes from [tool.opgen.helpers] TName at {pyproject}:6:1, "
+        f"[tool.opgen.helpers] Types at {pyproject}:7:1\n"
+        f"{ops}:4:23: error: Unrecognized type string 'flaot' from Attr(\"T: {{flaot}}\") for Op C\n"
+        f"  hint: {did_you_mean}\n"
+        "3 errors in 1 file\n"
+    )
