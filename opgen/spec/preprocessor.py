@@ -9,7 +9,8 @@ variadic `...`/`__VA_ARGS__`, GNU `, ## __VA_ARGS__` and C++20 `__VA_OPT__` and
 (searched up to the project root, then `-I`; one that cannot be found is recorded and
 skipped; `<...>` system headers and TensorFlow's own headers are skipped), `#pragma once`,
 `#error`. Macros expand with hide sets as in C, so a macro never expands inside itself;
-tokens produced by an expansion are located at the macro's use site.
+tokens produced by an expansion are located at the macro's use site, and remember where
+in the macro's body they are written (the token's origin).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from opgen.spec.cpp_lexer import (
     END,
     HIDE,
     KIND,
+    ORIGIN,
     POS,
     SPACE,
     SRC,
@@ -699,7 +701,7 @@ class Preprocessor:
         result: list[Token]
         if macro.params is None:
             hide: frozenset[str] = (name_tok[HIDE] or frozenset()) | {macro.name}
-            result = [(t[0], t[1], *site, False, hide, t[SPACE]) for t in macro.body]
+            result = [(t[0], t[1], *site, False, hide, t[SPACE], (macro.name, t[SRC], t[POS])) for t in macro.body]
             result = self._paste(result, hide)
         else:
             nxt = stream.peek()
@@ -786,28 +788,28 @@ class Preprocessor:
                 # (g++ -std=c++17 keeps the comma for an empty argument, `F(a,)`), spaced
                 # as written in the invocation.
                 if not va_absent:
-                    result.append((t[0], text, *site, False, hide, t[SPACE]))
+                    result.append((t[0], text, *site, False, hide, t[SPACE], (macro.name, t[SRC], t[POS])))
                     if args[-1]:
                         result.extend(_with_hide(args[-1], hide, args[-1][0][SPACE]))
                 i += 3
                 continue
             if text == "#" and t[KIND] == "op" and i + 1 < len(body) and body[i + 1][TEXT] in params:
                 arg = args[params[body[i + 1][TEXT]]]
-                result.append(("str", _stringize(arg), *site, False, hide, t[SPACE]))
+                result.append(("str", _stringize(arg), *site, False, hide, t[SPACE], (macro.name, t[SRC], t[POS])))
                 i += 2
                 continue
             if t[KIND] == "id" and text in params:
                 idx = params[text]
                 pasted = (i > 0 and body[i - 1][TEXT] == "##") or (i + 1 < len(body) and body[i + 1][TEXT] == "##")
                 if pasted:
-                    arg = args[idx] or [("placemarker", "", *site, False, hide, t[SPACE])]
+                    arg = args[idx] or [("placemarker", "", *site, False, hide, t[SPACE], None)]
                 else:
                     if idx not in expanded:
                         expanded[idx] = self.expand_list(args[idx])
                     arg = expanded[idx]
                 result.extend(_with_hide(arg, hide, t[SPACE]))
             else:
-                result.append((t[0], text, *site, False, hide, t[SPACE]))
+                result.append((t[0], text, *site, False, hide, t[SPACE], (macro.name, t[SRC], t[POS])))
             i += 1
         return [t for t in self._paste(result, hide) if t[KIND] != "placemarker"]
 
@@ -830,7 +832,7 @@ class Preprocessor:
                     if len(pasted) != 1:
                         raise token_error(left, f"pasting \"{left[TEXT]}\" and \"{right[TEXT]}\" "
                                           "does not give a valid preprocessing token")
-                    out.append((*pasted[0][:6], hide, left[SPACE]))
+                    out.append((*pasted[0][:6], hide, left[SPACE], left[ORIGIN]))
                 i += 2
                 continue
             out.append(t)
@@ -841,8 +843,8 @@ class Preprocessor:
 def _with_hide(arg: list[Token], hide: frozenset[str], space: bool) -> list[Token]:
     """An argument's tokens substituted for a parameter: their hide sets gain the macro's,
     and the first token takes the parameter's spacing, as in g++."""
-    return [(a[0], a[1], a[2], a[3], a[4], False, (a[HIDE] or frozenset()) | hide, space if k == 0 else a[SPACE])
-            for k, a in enumerate(arg)]
+    return [(a[0], a[1], a[2], a[3], a[4], False, (a[HIDE] or frozenset()) | hide, space if k == 0 else a[SPACE],
+             a[ORIGIN]) for k, a in enumerate(arg)]
 
 
 def _va_opt_end(body: tuple[Token, ...] | list[Token], i: int) -> int | None:
@@ -882,7 +884,7 @@ def _replace_va_opt(
             elif has_va_args:
                 content = list(body[i + 2 : end])
                 if content:
-                    content[0] = (*content[0][:7], t[SPACE])
+                    content[0] = (*content[0][:7], t[SPACE], content[0][ORIGIN])
                 out.extend(content)
             else:
                 out.append(("placemarker", "", *t[2:]))
