@@ -183,7 +183,7 @@ class _Stream:
 
 @dataclass
 class _Cond:
-    tok: Token  # the `#` of the #if, for "unterminated" errors
+    tok: Token  # the directive's name (`if`), for "unterminated" errors
     name: str  # "if", "ifdef" or "ifndef"
     active: bool  # this group's tokens are kept
     taken: bool  # some branch of this #if chain was taken
@@ -315,7 +315,9 @@ class Preprocessor:
                 continue
             append(tok)
         if conds:
-            self._errors.append(token_error(conds[-1].tok, f"unterminated #{conds[-1].name}: no matching #endif"))
+            c = conds[-1]
+            self._errors.append(OpgenError(f"unterminated #{c.name}: no matching #endif", token_location(c.tok),
+                                           hint=f"add #endif where the #{c.name} group ends"))
 
     def _registers(self, tok: Token, stream: _Stream) -> bool:
         """Whether the skipped `tok` starts a registration: `REGISTER_OP(` or a call of a
@@ -379,14 +381,14 @@ class Preprocessor:
         rest = line[1:]
         if name in ("if", "ifdef", "ifndef"):
             if not active:
-                conds.append(_Cond(hash_tok, name, False, True, False, False))
+                conds.append(_Cond(name_tok, name, False, True, False, False))
                 return False
             try:
                 value = self._condition(name, name_tok, rest)
             except OpgenError:  # no branch of a broken #if is taken
-                conds.append(_Cond(hash_tok, name, False, True, False, True))
+                conds.append(_Cond(name_tok, name, False, True, False, True))
                 raise
-            conds.append(_Cond(hash_tok, name, value, value, False, True, self._undefined))
+            conds.append(_Cond(name_tok, name, value, value, False, True, self._undefined))
             return value
         if name in ("elif", "elifdef", "elifndef", "else"):
             if not conds:
@@ -431,7 +433,7 @@ class Preprocessor:
                 self._once.add(os.path.realpath(hash_tok[SRC].path))
         elif name == "error":
             text = hash_tok[SRC].text[rest[0][POS] : rest[-1][END]] if rest else ""
-            raise token_error(hash_tok, f"#error {text}".rstrip())
+            raise token_error(name_tok, f"#error {text}".rstrip())
         elif name not in ("warning", "line", "ident", "sccs", "include_next", "import"):
             raise token_error(name_tok, f"invalid preprocessing directive #{name}")
         return True
@@ -628,7 +630,7 @@ class Preprocessor:
         if os.path.realpath(candidate) in self._once:
             return
         if depth + 1 >= MAX_INCLUDE_DEPTH:
-            raise token_error(name_tok, f"#include nested depth {depth + 1} exceeds maximum of {MAX_INCLUDE_DEPTH}")
+            raise self._too_deep(name_tok, candidate, depth + 1)
         if self._tokens_left < 0:  # past MAX_TRANSLATION_UNIT_TOKENS
             return
         self._includes += 1
@@ -641,6 +643,23 @@ class Preprocessor:
             self._file(candidate, self._read(candidate, first), out, depth + 1)
         finally:
             self._include_chain.pop()
+
+    def _too_deep(self, name_tok: Token, candidate: str, depth: int) -> OpgenError:
+        """The error at the #include nested beyond MAX_INCLUDE_DEPTH: g++'s message, naming the
+        first cycle of files along the include chain, at the #include that closed it."""
+        includes = [*self._include_chain, name_tok]  # includes[k] is in files[k] and reads files[k + 1]
+        files = [t[SRC].path for t in includes] + [candidate]
+        seen: dict[str, int] = {}
+        for j, f in enumerate(files):
+            i = seen.setdefault(os.path.realpath(f), j)
+            if i != j:
+                return OpgenError(
+                    f"#include nested depth {depth} exceeds maximum of {MAX_INCLUDE_DEPTH}: "
+                    f"the files include each other: {' -> '.join(files[i : j + 1])}",
+                    token_location(includes[j - 1]),
+                    hint=f"add `#pragma once` (or an #ifndef include guard) to {files[i]}")
+        return OpgenError(f"#include nested depth {depth} exceeds maximum of {MAX_INCLUDE_DEPTH}",
+                          token_location(name_tok), hint="include the most deeply nested headers directly")
 
     def _too_many_includes(self, name_tok: Token) -> OpgenError:
         """The error at the #include beyond MAX_INCLUDES, naming the chain of includes that led to it."""
