@@ -7,7 +7,7 @@ import difflib
 import re
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _ECHOED_NEWLINE = re.compile(r"\r?\n(?![ \t])")
 _TAB_CONTINUATION = re.compile(r"\n\t ?")
@@ -51,12 +51,15 @@ def report(text: str) -> None:
 @dataclass(frozen=True, order=True)
 class Location:
     """A 1-based line and column in a file; `path` is as the user named it (relative stays relative).
-    A file of a git revision (not the work tree) has `revision` and is shown `REV:path`."""
+    A file of a git revision (not the work tree) has `revision` and is shown `REV:path`.
+    A place inside a macro expansion has `expanded_from`: the macro's name and where in its
+    #define the text is written (errors add it as a note; it is no part of the place's identity)."""
 
     path: str
     line: int = 0
     col: int = 0
     revision: str = ""
+    expanded_from: tuple[str, Location] | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         path = f"{self.revision}:{self.path}" if self.revision else self.path
@@ -84,6 +87,9 @@ class OpgenError(Exception):
         # spaces: a tab's width varies); a newline echoed from input (a hostile name) is spelled
         # `\n`, so every unindented line of opgen's output starts with a location.
         text = head + _TAB_CONTINUATION.sub("\n    ", _ECHOED_NEWLINE.sub(r"\\n", self.message))
+        if self.location and self.location.expanded_from:
+            macro, written = self.location.expanded_from
+            text += f"\n  note: in expansion of macro '{macro}', written at {printable_path(written)}"
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text

@@ -298,6 +298,9 @@ class _Parser:
         if name == "Tensor" and self.text() == "*":  # `const Tensor* t = c->input_tensor(i);`
             self.next()
             type_ = "tensor"
+        elif name == "auto" and self.text() == "*":  # `auto* t = ...`: its initializer says what it points to
+            self.next()
+            type_ = "auto*"
         if name == "vector" and self.text() == "<":
             self.next()
             inner = self.try_type(named=False)
@@ -397,6 +400,10 @@ class _Parser:
                     if actual.startswith("list_"):
                         raise self.fail("auto of a vector", tok)
                     var_type = actual
+                elif type_ == "auto*":
+                    if actual != "tensor":  # the only pointer a translated expression gives
+                        raise self.fail(f"auto* of a {actual}", tok)
+                    var_type = actual
                 else:
                     value = self.convert(value, type_, tok)
                     var_type = type_
@@ -406,8 +413,8 @@ class _Parser:
                 if self.text() == "{":
                     self.next()
                     self.next()
-                if type_ == "auto":
-                    raise self.fail("auto without initializer", tok)
+                if type_ in ("auto", "auto*"):
+                    raise self.fail(f"{type_} without initializer", tok)
                 py = self.declare(tok, type_)
                 default = {"str": '""'}.get(type_, "[]" if type_.startswith("list_") else None)
                 if default is not None:

@@ -254,7 +254,7 @@ class ChainReader:
                 raise token_error(method_tok, f"expected '(' after builder method '{method}'")
             arg_toks, i = self.paren_args(i + 2, method)
             call_args = tuple([self._arg(method, k, a) for k, a in enumerate(arg_toks)])
-            calls.append(BuilderCall(method, call_args, method_tok[SRC].location(method_tok[POS])))
+            calls.append(BuilderCall(method, call_args, token_location(method_tok)))
 
     def paren_args(self, i: int, what: str) -> tuple[list[list[Token]], int]:
         """Split the balanced `( ... )` at `i` into top-level comma-separated arguments;
@@ -307,7 +307,7 @@ class ChainReader:
     def _arg(self, method: str, index: int, toks: list[Token]) -> CallArg:
         check_decoded(toks)  # what reaches the OpList, literals and expressions alike
         first = toks[0]
-        loc = first[SRC].location(first[POS])
+        loc = token_location(first)
         if len(toks) == 1:
             kind, text = first[KIND], first[TEXT]
             if kind == "str" and text[0] == '"' and "\\" not in text:

@@ -2,7 +2,7 @@
 
 A token is a plain tuple (fast to build and unpack on the hot path):
 
-    (kind, text, src, pos, end, bol, hide, space)
+    (kind, text, src, pos, end, bol, hide, space, origin)
 
 kind  "id", "num", "str", "raw", "chr", "op" (punctuator, `text` says which) or
       "bad" (an unterminated "..." / '...' literal or a stray backslash: an error only
@@ -14,7 +14,10 @@ bol   True when the token is the first on its line (comments count as whitespace
 hide  None for a token read from a file, else the frozenset of macro names it was
       expanded from (the C preprocessor's "hide set", which stops recursion);
 space True when whitespace or a comment precedes the token where it was written (in a
-      macro body: in the #define), which is what `#` stringizing keeps.
+      macro body: in the #define), which is what `#` stringizing keeps;
+origin None for a token read from a file or an argument of a macro, else (macro name,
+      file, offset): where the token is written in the body of the macro that produced it,
+      so an error located at the use site can also say where in the #define to look.
 
 Comments and whitespace never become tokens, so `REGISTER_OP` inside a comment or a
 string literal is never seen as a registration. Line continuations (backslash-newline)
@@ -28,11 +31,13 @@ import bisect
 import itertools
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Final
 
 from opgen.errors import Location, OpgenError
 
-Token = tuple[str, str, "SourceFile", int, int, bool, "frozenset[str] | None", bool]
+Origin = tuple[str, "SourceFile", int]
+Token = tuple[str, str, "SourceFile", int, int, bool, "frozenset[str] | None", bool, "Origin | None"]
 
 # Field indexes of a Token (Final, so type checkers know each field's type).
 KIND: Final = 0
@@ -43,6 +48,7 @@ END: Final = 4
 BOL: Final = 5
 HIDE: Final = 6
 SPACE: Final = 7
+ORIGIN: Final = 8
 
 _SPLICE = re.compile(r"\\\r?\n")
 _NEWLINE = re.compile(r"\n")
@@ -138,11 +144,18 @@ class SourceFile:
 
 
 def token_location(tok: Token) -> Location:
-    return tok[SRC].location(tok[POS])
+    """Where `tok` stands; for a token from a macro body, its use site, which also names
+    the macro and where in its #define the token is written."""
+    loc = tok[SRC].location(tok[POS])
+    origin = tok[ORIGIN]
+    if origin is None:
+        return loc
+    macro, src, pos = origin
+    return replace(loc, expanded_from=(macro, src.location(pos)))
 
 
 def token_error(tok: Token, message: str) -> OpgenError:
-    return tok[SRC].error(tok[POS], message)
+    return OpgenError(message, token_location(tok))
 
 
 # A byte that is not UTF-8, as a lone surrogate: a source file that is not UTF-8 is decoded
@@ -201,11 +214,11 @@ def tokenize(src: SourceFile, limit: int | None = None) -> list[Token]:
             if kind == "eof":
                 break
             if kind == "digraph":  # `%:if` is `#if`: the token is its primary spelling
-                append(("op", _DIGRAPHS[text[tstart:tend]], src, tstart, tend, bol, None, space))
+                append(("op", _DIGRAPHS[text[tstart:tend]], src, tstart, tend, bol, None, space, None))
                 bol = False
                 continue
             kind = _special_token(src, kind, m, tstart)
-        append((kind, text[tstart:tend], src, tstart, tend, bol, None, space))
+        append((kind, text[tstart:tend], src, tstart, tend, bol, None, space, None))
         bol = False
     if src._cuts:
         _revert_splices_in_raw_strings(src, tokens)
@@ -251,7 +264,8 @@ def _comment_as_space(m: re.Match[str]) -> str:
 def relex(text: str, like: Token) -> list[Token]:
     """Tokens of `text` (a `##` paste or a stringized argument), located where `like` is."""
     tmp = SourceFile(like[SRC].path, text)
-    return [(t[KIND], t[TEXT], like[SRC], like[POS], like[END], False, like[HIDE], t[SPACE]) for t in tokenize(tmp)]
+    return [(t[KIND], t[TEXT], like[SRC], like[POS], like[END], False, like[HIDE], t[SPACE], like[ORIGIN])
+            for t in tokenize(tmp)]
 
 
 _ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]+)|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|(.))", re.DOTALL)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from opgen.errors import OpgenError
 from opgen.limits import IF_MAX, IF_MIN, MAX_IF_NESTING
 from opgen.spec.cpp_lexer import (
     KIND,
@@ -18,6 +19,7 @@ from opgen.spec.cpp_lexer import (
     decode_escapes,
     parse_int_literal,
     token_error,
+    token_location,
 )
 
 
@@ -110,8 +112,11 @@ class _IfExpr:
 
     def _unary(self) -> int:
         if self.i >= len(self.toks):
-            raise token_error(self.where, f"#{self.where[TEXT]} with no expression" if not self.toks
-                              else f"operator expected an operand at end of #{self.where[TEXT]}")
+            if not self.toks:
+                raise token_error(self.where, f"#{self.where[TEXT]} with no expression")
+            last = self.toks[-1]  # the operator or `(` whose operand is missing
+            raise OpgenError(f"expected an operand after '{last[TEXT]}' at end of #{self.where[TEXT]}",
+                             token_location(last), hint=f"complete the expression after '{last[TEXT]}'")
         t = self.toks[self.i]
         self.i += 1
         text = t[TEXT]

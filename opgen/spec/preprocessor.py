@@ -9,7 +9,8 @@ variadic `...`/`__VA_ARGS__`, GNU `, ## __VA_ARGS__` and C++20 `__VA_OPT__` and
 (searched up to the project root, then `-I`; one that cannot be found is recorded and
 skipped; `<...>` system headers and TensorFlow's own headers are skipped), `#pragma once`,
 `#error`. Macros expand with hide sets as in C, so a macro never expands inside itself;
-tokens produced by an expansion are located at the macro's use site.
+tokens produced by an expansion are located at the macro's use site, and remember where
+in the macro's body they are written (the token's origin).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from opgen.spec.cpp_lexer import (
     END,
     HIDE,
     KIND,
+    ORIGIN,
     POS,
     SPACE,
     SRC,
@@ -180,7 +182,7 @@ class _Stream:
 
 @dataclass
 class _Cond:
-    tok: Token  # the `#` of the #if, for "unterminated" errors
+    tok: Token  # the directive's name (`if`), for "unterminated" errors
     name: str  # "if", "ifdef" or "ifndef"
     active: bool  # this group's tokens are kept
     taken: bool  # some branch of this #if chain was taken
@@ -316,7 +318,9 @@ class Preprocessor:
                 continue
             append(tok)
         if conds:
-            self._errors.append(token_error(conds[-1].tok, f"unterminated #{conds[-1].name}: no matching #endif"))
+            c = conds[-1]
+            self._errors.append(OpgenError(f"unterminated #{c.name}: no matching #endif", token_location(c.tok),
+                                           hint=f"add #endif where the #{c.name} group ends"))
 
     def _registers(self, tok: Token, stream: _Stream) -> bool:
         """Whether the skipped `tok` starts a registration: `REGISTER_OP(` or a call of a
@@ -380,14 +384,14 @@ class Preprocessor:
         rest = line[1:]
         if name in ("if", "ifdef", "ifndef"):
             if not active:
-                conds.append(_Cond(hash_tok, name, False, True, False, False))
+                conds.append(_Cond(name_tok, name, False, True, False, False))
                 return False
             try:
                 value = self._condition(name, name_tok, rest)
             except OpgenError:  # no branch of a broken #if is taken
-                conds.append(_Cond(hash_tok, name, False, True, False, True))
+                conds.append(_Cond(name_tok, name, False, True, False, True))
                 raise
-            conds.append(_Cond(hash_tok, name, value, value, False, True, self._undefined))
+            conds.append(_Cond(name_tok, name, value, value, False, True, self._undefined))
             return value
         if name in ("elif", "elifdef", "elifndef", "else"):
             if not conds:
@@ -432,7 +436,7 @@ class Preprocessor:
                 self._once.add(os.path.realpath(hash_tok[SRC].path))
         elif name == "error":
             text = hash_tok[SRC].text[rest[0][POS] : rest[-1][END]] if rest else ""
-            raise token_error(hash_tok, f"#error {text}".rstrip())
+            raise token_error(name_tok, f"#error {text}".rstrip())
         elif name not in ("warning", "line", "ident", "sccs", "include_next", "import"):
             raise token_error(name_tok, f"invalid preprocessing directive #{name}")
         return True
@@ -629,7 +633,7 @@ class Preprocessor:
         if os.path.realpath(candidate) in self._once:
             return
         if depth + 1 >= MAX_INCLUDE_DEPTH:
-            raise token_error(name_tok, f"#include nested depth {depth + 1} exceeds maximum of {MAX_INCLUDE_DEPTH}")
+            raise self._too_deep(name_tok, candidate, depth + 1)
         if self._tokens_left < 0:  # past MAX_TRANSLATION_UNIT_TOKENS
             return
         self._includes += 1
@@ -642,6 +646,23 @@ class Preprocessor:
             self._file(candidate, self._read(candidate, first), out, depth + 1)
         finally:
             self._include_chain.pop()
+
+    def _too_deep(self, name_tok: Token, candidate: str, depth: int) -> OpgenError:
+        """The error at the #include nested beyond MAX_INCLUDE_DEPTH: g++'s message, naming the
+        first cycle of files along the include chain, at the #include that closed it."""
+        includes = [*self._include_chain, name_tok]  # includes[k] is in files[k] and reads files[k + 1]
+        files = [t[SRC].path for t in includes] + [candidate]
+        seen: dict[str, int] = {}
+        for j, f in enumerate(files):
+            i = seen.setdefault(os.path.realpath(f), j)
+            if i != j:
+                return OpgenError(
+                    f"#include nested depth {depth} exceeds maximum of {MAX_INCLUDE_DEPTH}: "
+                    f"the files include each other: {' -> '.join(files[i : j + 1])}",
+                    token_location(includes[j - 1]),
+                    hint=f"add `#pragma once` (or an #ifndef include guard) to {files[i]}")
+        return OpgenError(f"#include nested depth {depth} exceeds maximum of {MAX_INCLUDE_DEPTH}",
+                          token_location(name_tok), hint="include the most deeply nested headers directly")
 
     def _too_many_includes(self, name_tok: Token) -> OpgenError:
         """The error at the #include beyond MAX_INCLUDES, naming the chain of includes that led to it."""
@@ -702,7 +723,7 @@ class Preprocessor:
         result: list[Token]
         if macro.params is None:
             hide: frozenset[str] = (name_tok[HIDE] or frozenset()) | {macro.name}
-            result = [(t[0], t[1], *site, False, hide, t[SPACE]) for t in macro.body]
+            result = [(t[0], t[1], *site, False, hide, t[SPACE], (macro.name, t[SRC], t[POS])) for t in macro.body]
             result = self._paste(result, hide)
         else:
             nxt = stream.peek()
@@ -789,28 +810,28 @@ class Preprocessor:
                 # (g++ -std=c++17 keeps the comma for an empty argument, `F(a,)`), spaced
                 # as written in the invocation.
                 if not va_absent:
-                    result.append((t[0], text, *site, False, hide, t[SPACE]))
+                    result.append((t[0], text, *site, False, hide, t[SPACE], (macro.name, t[SRC], t[POS])))
                     if args[-1]:
                         result.extend(_with_hide(args[-1], hide, args[-1][0][SPACE]))
                 i += 3
                 continue
             if text == "#" and t[KIND] == "op" and i + 1 < len(body) and body[i + 1][TEXT] in params:
                 arg = args[params[body[i + 1][TEXT]]]
-                result.append(("str", _stringize(arg), *site, False, hide, t[SPACE]))
+                result.append(("str", _stringize(arg), *site, False, hide, t[SPACE], (macro.name, t[SRC], t[POS])))
                 i += 2
                 continue
             if t[KIND] == "id" and text in params:
                 idx = params[text]
                 pasted = (i > 0 and body[i - 1][TEXT] == "##") or (i + 1 < len(body) and body[i + 1][TEXT] == "##")
                 if pasted:
-                    arg = args[idx] or [("placemarker", "", *site, False, hide, t[SPACE])]
+                    arg = args[idx] or [("placemarker", "", *site, False, hide, t[SPACE], None)]
                 else:
                     if idx not in expanded:
                         expanded[idx] = self.expand_list(args[idx])
                     arg = expanded[idx]
                 result.extend(_with_hide(arg, hide, t[SPACE]))
             else:
-                result.append((t[0], text, *site, False, hide, t[SPACE]))
+                result.append((t[0], text, *site, False, hide, t[SPACE], (macro.name, t[SRC], t[POS])))
             i += 1
         return [t for t in self._paste(result, hide) if t[KIND] != "placemarker"]
 
@@ -833,7 +854,7 @@ class Preprocessor:
                     if len(pasted) != 1:
                         raise token_error(left, f"pasting \"{left[TEXT]}\" and \"{right[TEXT]}\" "
                                           "does not give a valid preprocessing token")
-                    out.append((*pasted[0][:6], hide, left[SPACE]))
+                    out.append((*pasted[0][:6], hide, left[SPACE], left[ORIGIN]))
                 i += 2
                 continue
             out.append(t)
@@ -844,8 +865,8 @@ class Preprocessor:
 def _with_hide(arg: list[Token], hide: frozenset[str], space: bool) -> list[Token]:
     """An argument's tokens substituted for a parameter: their hide sets gain the macro's,
     and the first token takes the parameter's spacing, as in g++."""
-    return [(a[0], a[1], a[2], a[3], a[4], False, (a[HIDE] or frozenset()) | hide, space if k == 0 else a[SPACE])
-            for k, a in enumerate(arg)]
+    return [(a[0], a[1], a[2], a[3], a[4], False, (a[HIDE] or frozenset()) | hide, space if k == 0 else a[SPACE],
+             a[ORIGIN]) for k, a in enumerate(arg)]
 
 
 def _va_opt_end(body: tuple[Token, ...] | list[Token], i: int) -> int | None:
@@ -885,7 +906,7 @@ def _replace_va_opt(
             elif has_va_args:
                 content = list(body[i + 2 : end])
                 if content:
-                    content[0] = (*content[0][:7], t[SPACE])
+                    content[0] = (*content[0][:7], t[SPACE], content[0][ORIGIN])
                 out.extend(content)
             else:
                 out.append(("placemarker", "", *t[2:]))

@@ -7,8 +7,9 @@ Corpus format (tests/malformed/<case>/):
   args.txt       optional: the `opgen oplist` arguments, one per line (default: input.cc);
   expected.txt   the exact stderr: `path:line:col: warning: message` lines (missing include
                  files), then one `path:line:col: error: message` line per error (a
-                 4-space indented continuation of TF's message, then a 2-space indented
-                 `hint: ...` line may follow one), then the summary line
+                 4-space indented continuation of TF's message, then 2-space indented
+                 `note: ...` (where in a macro's #define) and `hint: ...` lines may follow
+                 one), then the summary line
                  (`3 errors in 2 files`); paths relative to the case folder (the test runs there).
 Regenerate an expected.txt only after checking the new message by hand:
   OPGEN_UPDATE_GOLDEN=1 pytest tests/gather/test_malformed.py
@@ -54,4 +55,4 @@ def test_malformed(case, tmp_path, monkeypatch, capsys):
     *lines, summary = captured.err.splitlines()
     assert re.fullmatch(r"\d+ errors?( in \d+ files?)?(, \d+ warnings?)?", summary), summary
     for line in lines:
-        assert ": error: " in line or ": warning: " in line or line.startswith(("  hint: ", "    ")), line
+        assert ": error: " in line or ": warning: " in line or line.startswith(("  note: ", "  hint: ", "    ")), line

@@ -38,6 +38,8 @@ def _black_stable(lines: tuple[str, ...]) -> bool:
      " c->set_output(0, c->Matrix(c->Dim(s, 0), 2)); return OkStatus();"),
      "v_s = c.with_rank(c.input(0), 3)\nc.set_output(0, c.matrix(c.dim(v_s, 0), c.make_dim(2)))"),
     ("return shape_inference::UnchangedShape(c);", 'c.run_named("UnchangedShape")'),
+    ("const auto* t = c->input_tensor(0); if (t == nullptr) return OkStatus(); return OkStatus();",
+     "v_t = c.input_tensor(0)\nif v_t is None:\n    return"),
     ("c->set_output(0, c->input(0)); return Status::OK();", "c.set_output(0, c.input(0))"),
     ("c->set_output(0, c->Scalar()); return ::tensorflow::OkStatus();", "c.set_output(0, c.scalar())"),
     ("ShapeHandle a, b; TF_RETURN_IF_ERROR(c->MergePrefix(c->input(0), c->input(1), &a, &b)); return Status();",
@@ -108,6 +110,10 @@ def test_trailing_return_type_and_other_context_name():
 @pytest.mark.parametrize(("cpp", "construct", "column"), [
     ("c->set_output(0, c->input_handle_shapes_and_types(0)); return OkStatus();",
      "c->input_handle_shapes_and_types", 21),
+    # `auto*` is a declaration: the refusal names its initializer, not `auto`
+    ("auto* h = c->input_handle_shapes_and_types(0); return OkStatus();", "c->input_handle_shapes_and_types", 14),
+    ("auto* s = c->input(0); return OkStatus();", "auto* of a shape", 7),
+    ("auto* t; return OkStatus();", "auto* without initializer", 7),
     ("c->WithRank(c->input(0), 2, &s); return OkStatus();", "an ignored status of c->WithRank", 4),
     ("for (int i = 0; i < 2; ++i) { continue; } return OkStatus();", "continue", 31),
     ("float f = 0.1; return OkStatus();", "a double that float may round", 7),

@@ -1,0 +1,1 @@
+#include "cyc_a.h"
