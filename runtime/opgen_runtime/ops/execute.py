@@ -20,6 +20,7 @@ from typing import Any
 
 from opgen_runtime.proto import tensor_pb2
 
+from ..tf import op_libraries as _op_libraries
 from ..tf.backend import eager_context
 from ..tf.bridge import raise_from_not_ok_status, tensorflow
 from ..values import tensor_shape as _tensor_shape
@@ -67,6 +68,11 @@ def guard_fast_path(guard: Callable[[str], None] | None) -> None:
         return fast_path_execute(ctx, op_name, name, *args)
 
     globals()["fast_path_execute"] = guarded
+
+
+_op_libraries.fast_path_guards.append(guard_fast_path)
+if _op_libraries.failed_ops:  # (a library failed before this module was imported)
+    guard_fast_path(_op_libraries.check_op)
 
 
 def make_shape(v: Any, arg_name: str) -> list[int | None] | None:

@@ -181,10 +181,13 @@ def _try_register(module_name: str, stacklevel: int) -> OpLibraryError | None:
     return error
 
 
+# Told `check_op` while some library has failed, else None: `execute.guard_fast_path`, added
+# by `execute` at its import (it imports this module, never the other way: no import cycle).
+fast_path_guards: list[Callable[[Callable[[str], None] | None], None]] = []
+
+
 def _index_failures() -> None:
     """`failed_ops` from `failed_libraries`, and the eager fast path guarded while there are any."""
-    from ..ops import execute
-
     failed = {
         name: message
         for module_name, (_, message) in failed_libraries.items()
@@ -196,7 +199,8 @@ def _index_failures() -> None:
         failed_ops.update(failed)
         for name in set(failed_ops) - set(failed):
             del failed_ops[name]
-        execute.guard_fast_path(check_op if failed_ops else None)
+        for guard_fast_path in fast_path_guards:
+            guard_fast_path(check_op if failed_ops else None)
 
 
 def _register(module_name: str, library: str, stacklevel: int) -> None:
