@@ -38,7 +38,8 @@ def _project(root: Path) -> Path:
     (root / "specs").mkdir(parents=True)
     for name in ("math_ops.cc", "common_macros.h"):
         shutil.copy(REPO / "op_specs" / name, root / "specs" / name)
-    shutil.copytree(REPO / "templates", root / "tpl")
+    # (not __pycache__: another process may be writing compiled templates there)
+    shutil.copytree(REPO / "templates", root / "tpl", ignore=shutil.ignore_patterns("__pycache__"))
     (root / "ov").mkdir()
     shutil.copy(REPO / "overrides" / "math_ops.pbtxt", root / "ov" / "math_ops.pbtxt")
     # the sources declare TF's own ops on purpose: keep them (docs/gathering.md, core ops)

@@ -58,7 +58,9 @@ def runtime_venv(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("runtime-venv")
     python = fresh_venv.create(root / "venv")
     before = fresh_venv.distributions(python)
-    shutil.copytree(REPO / "runtime", root / "runtime", ignore=shutil.ignore_patterns("build", "*.egg-info"))
+    # (not __pycache__: another test's process may be writing a .pyc there, which copytree would race)
+    shutil.copytree(REPO / "runtime", root / "runtime",
+                    ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     fresh_venv.run(python, "-m", "pip", "install", "-q", root / "runtime")
     assert fresh_venv.distributions(python) - before == {"opgen-runtime", "protobuf"}
     return python

@@ -149,7 +149,7 @@ def test_module_rules_and_validation(tmp_path, monkeypatch, capsys):
 def test_templates_option_and_strict_undefined(tmp_path, monkeypatch, capsys):
     root = _project(tmp_path)
     tdir = root / "tpl"
-    shutil.copytree(REPO / "templates", tdir)
+    shutil.copytree(REPO / "templates", tdir, ignore=shutil.ignore_patterns("__pycache__"))
     assert _run(root, monkeypatch, "--templates", "tpl") == 0  # a user's copy renders the same
     assert _run(root, monkeypatch, "--check") == 0
     (tdir / "function.py.j2").write_text(

@@ -17,7 +17,7 @@ def build(tmp_path, monkeypatch, capsys):
     (tmp_path / "cc" / "a.cc").write_text('#include "tensorflow/core/framework/op.h"\n'
                                           'REGISTER_OP("Fine").Input("x: float").Output("y: float");\n')
     (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["cc"]\n')
-    shutil.copytree(REPO / "templates", tmp_path / "tpl")
+    shutil.copytree(REPO / "templates", tmp_path / "tpl", ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.chdir(tmp_path)
 
     def build(first_lines: str) -> str:
