@@ -156,7 +156,7 @@ def load_config(start: Path | None = None) -> Config:
                          hint="write [tool.opgen] followed by key = value lines")
     unknown = sorted(set(table) - _KNOWN_KEYS)
     if unknown:
-        first = min(unknown, key=lambda k: (where(k).line, where(k).col))
+        first = min(unknown, key=where)  # (every key's location is in pyproject.toml: by line, then column)
         close = did_you_mean(first, _KNOWN_KEYS, "'")
         raise OpgenError(
             f"unknown [tool.opgen] key(s): {', '.join(unknown)}",

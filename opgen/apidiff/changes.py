@@ -277,11 +277,8 @@ def _param_changes(a: Function, b: Function) -> list[tuple[str, bool, str, str]]
             pairs[i] = found
     taken = {j for j, _ in pairs.values()}
 
-    def kind(param: Param) -> str:
-        return param.binds.split(" ")[0]
-
-    def kinds(params: Sequence[Param]) -> list[str]:
-        return [kind(param) for param in params]
+    def kinds(params: Sequence[Param]) -> list[str]:  # `input` or `attr` (`binds`: `input x`, `attr T`)
+        return [param.binds.split(" ")[0] for param in params]
 
     # (only where the parameters' kinds line up: inputs that became one list input are no rename)
     if kinds(a.params) == kinds(b.params):

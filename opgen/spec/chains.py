@@ -147,15 +147,17 @@ def _next_statement(tokens: list[Token], i: int) -> int:
     return i
 
 
+def _is_call(toks: list[Token], i: int) -> bool:
+    """Whether toks[i] is a name followed by `(`."""
+    return toks[i][KIND] == "id" and i + 1 < len(toks) and toks[i + 1][TEXT] == "("
+
+
 def _starts_statement(toks: list[Token], i: int) -> bool:
     """Whether toks[i], found where a chain goes on, starts the next statement (a `;` left
     out) rather than continues the chain: it opens a line and is no call of a CamelCase name
     (`Output(...)` there is a builder call whose `.` was left out; `REGISTER_OP(` is a macro)."""
     t = toks[i]
-    if not t[BOL]:
-        return False
-    is_call = t[KIND] == "id" and i + 1 < len(toks) and toks[i + 1][TEXT] == "("
-    return not is_call or t[TEXT].isupper()
+    return t[BOL] and (not _is_call(toks, i) or t[TEXT].isupper())
 
 
 def _missing_semicolon(last: Token, message: str) -> OpgenError:
@@ -239,10 +241,9 @@ class ChainReader:
             if t[TEXT] == ";" and t[KIND] == "op":
                 return Registration(name, token_location(reg_tok), tuple(calls), REGISTER_MACROS[macro]), i + 1
             if t[TEXT] != "." or t[KIND] != "op":
-                call = t[KIND] == "id" and i + 1 < len(toks) and toks[i + 1][TEXT] == "("
                 raise OpgenError(f"expected '.' or ';' in the {macro}(\"{name}\") chain, found '{t[TEXT]}'",
                                  token_location(t), hint=f"add '.' before '{t[TEXT]}' to call it on the op, or "
-                                 "';' before it to end the chain" if call else None)
+                                 "';' before it to end the chain" if _is_call(toks, i) else None)
             if i + 1 >= len(toks) or toks[i + 1][KIND] != "id":
                 raise token_error(t, f"expected a builder method name after '.' in the {macro}(\"{name}\") chain")
             method_tok = toks[i + 1]
