@@ -130,6 +130,9 @@ _VERBOSITY: list[_Decorator] = [
 
 _SPEC_INPUT: list[_Decorator] = [
     click.argument("sources", nargs=-1, type=_Source()),
+    _option("--exclude", "exclude", multiple=True, metavar="GLOB", section="Input",
+            help="Files (or directories) of directory and glob SOURCES not to read, such as a generated data "
+                 "table; repeatable. [tool.opgen] exclude; default: none."),
     _option("-D", "defines", multiple=True, metavar="NAME[=V]", section="Input",
             help="Preprocessor define; repeatable. [tool.opgen] defines; default: none."),
     _option("-U", "undefines", multiple=True, metavar="NAME", section="Input",

@@ -22,6 +22,7 @@ _CPP_NAME = re.compile(r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*", re.ASCII)
 FORMATTERS = ("black", "ruff")  # what `--formatter` and `[tool.opgen] formatter` choose from
 _KNOWN_KEYS = {
     "sources",  # list of C++ files/dirs/globs or OpList files
+    "exclude",  # list of globs: files of directory and glob sources not to read
     "overrides",  # directory of OpGenOverride / ApiDef files
     "templates",  # Jinja template directory (default: the templates shipped with opgen)
     "out",  # output directory of generated modules
@@ -52,6 +53,7 @@ DEFAULT_SOURCES = ("op_specs",)  # what a project without [tool.opgen] sources r
 class Config:
     root: Path  # directory holding pyproject.toml (or cwd when there is none)
     sources: tuple[str, ...] = DEFAULT_SOURCES
+    exclude: tuple[str, ...] = ()
     overrides: str | None = "overrides"
     templates: str | None = None
     out: str = "generated"
@@ -91,6 +93,10 @@ class Config:
         (a project in `proj[1]` must not read a sibling `proj1`)."""
         return [self.source_pattern(entry) if _GLOB_CHARS & set(entry) else LiteralPath(self.path(entry))
                 for entry in self.sources]
+
+    def exclude_patterns(self) -> list[str]:
+        """`exclude` as `gather.expand_sources` takes it: each entry a glob (`source_pattern`)."""
+        return [self.source_pattern(entry) for entry in self.exclude]
 
     def source_pattern(self, entry: str) -> str:
         """The glob of a `sources` entry, below the escaped project directory when relative."""
@@ -165,7 +171,7 @@ def load_config(start: Path | None = None) -> Config:
         )
     kwargs: dict[str, object] = {}
     for key, value in table.items():
-        if key in ("sources", "defines", "include_dirs", "undefines", "core_ops"):
+        if key in ("sources", "exclude", "defines", "include_dirs", "undefines", "core_ops"):
             if isinstance(value, str):
                 value = [value]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -32,6 +32,7 @@ def option_defaults(config: Config) -> dict[str, Any]:
     overrides = config.path(config.overrides) if config.overrides else None
     values: dict[str, Any] = {
         "sources": config.source_paths(),
+        "exclude": config.exclude_patterns(),
         "defines": list(config.defines),
         "undefines": list(config.undefines),
         "include_dirs": [str(config.path(d)) for d in config.include_dirs],
@@ -54,6 +55,7 @@ class SpecInput:
     """The REGISTER_OP sources a command gathers and how (`opgen.spec.gather.gather`)."""
 
     sources: tuple[str, ...]  # C++ files, directories, globs, OpList files (`Config.source_paths` kinds)
+    exclude: tuple[str, ...] = ()  # globs of files (or directories) of directory and glob sources not to read
     defines: tuple[str, ...] = ()
     undefines: tuple[str, ...] = ()
     include_dirs: tuple[str, ...] = ()
@@ -65,10 +67,14 @@ class SpecInput:
     core_ops: tuple[str, ...] = ()  # [tool.opgen] core_ops only
     # where each `helpers` key is written in pyproject.toml, for errors in its text
     helper_locations: Mapping[str, Location] = field(default_factory=lambda: MappingProxyType({}), compare=False)
+    # `exclude` patterns of [tool.opgen] exclude: the entry as written and where, for the warning
+    # about an entry that matches nothing
+    exclude_origins: Mapping[str, tuple[str, Location]] = field(default_factory=lambda: MappingProxyType({}),
+                                                                compare=False)
 
     # the options (and `option_defaults` keys) that are fields
-    OPTIONS = ("sources", "defines", "undefines", "include_dirs", "allow", "include_internal", "strict_includes",
-               "strict_defines")
+    OPTIONS = ("sources", "exclude", "defines", "undefines", "include_dirs", "allow", "include_internal",
+               "strict_includes", "strict_defines")
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any], config: Config) -> SpecInput:
@@ -76,8 +82,11 @@ class SpecInput:
         option sets from `config`."""
         given: dict[str, Any] = {key: tuple(value) if isinstance(value, (list, tuple)) else value
                  for key, value in options.items() if key in cls.OPTIONS}
+        origins = {pattern: (entry, config.where("exclude", i))
+                   for i, (pattern, entry) in enumerate(zip(config.exclude_patterns(), config.exclude))}
         return cls(**given, helpers=MappingProxyType(dict(config.helpers)), core_ops=tuple(config.core_ops),
-                   helper_locations=MappingProxyType({name: config.where("helpers", name) for name in config.helpers}))
+                   helper_locations=MappingProxyType({name: config.where("helpers", name) for name in config.helpers}),
+                   exclude_origins=MappingProxyType(origins))
 
     @classmethod
     def from_config(cls, config: Config, sources: Iterable[str] | None = None) -> SpecInput:
@@ -94,6 +103,7 @@ class SpecInput:
 
         return gather(
             list(self.sources),
+            exclude=list(self.exclude),
             defines=list(self.defines),
             include_dirs=list(self.include_dirs),
             allow_file=self.allow,
@@ -109,6 +119,7 @@ class SpecInput:
             strict_defines=self.strict_defines,
             core_ops=self.core_ops,
             helper_locations=self.helper_locations,
+            exclude_origins=self.exclude_origins,
         )
 
 

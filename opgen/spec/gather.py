@@ -70,20 +70,40 @@ class SourceFiles:
     # The directories searched for translation units (of directory and glob sources), sorted:
     # a file added to or removed from one changes its mtime, which depfiles make a rebuild.
     directories: list[str] = field(default_factory=list)
+    unmatched_excludes: list[str] = field(default_factory=list)  # `exclude` globs that match nothing
 
 
-def expand_sources(sources: Iterable[str]) -> SourceFiles:
-    """Resolve files, directories and globs; each error names the source at fault."""
+def expand_sources(sources: Iterable[str], exclude: Iterable[str] = ()) -> SourceFiles:
+    """Resolve files, directories and globs; each error names the source at fault. The
+    `exclude` globs drop files of directory and glob sources (a directory they match drops
+    everything below it); a file named on its own is always read, as ruff and black read one."""
     cpp: set[str] = set()
     oplists: set[str] = set()
     errors: list[OpgenError] = []
     directories: set[str] = set()
+    excluded: set[str] = set()
+    unmatched: list[str] = []
+    for pattern in exclude:
+        if _GLOB_CHARS & set(pattern) and not isinstance(pattern, LiteralPath):
+            matches = glob.glob(pattern, recursive=True)
+        else:
+            matches = [pattern] if os.path.lexists(pattern) else []
+        excluded.update(os.path.realpath(m) for m in matches)
+        if not matches:
+            unmatched.append(pattern)
+
+    def is_excluded(path: str) -> bool:
+        return bool(excluded) and os.path.realpath(path) in excluded
 
     def add(path: str, explicit: bool) -> None:
         if path.lower().endswith(OPLIST_SUFFIXES):
             oplists.add(path)
         elif explicit or path.endswith(TRANSLATION_UNIT_SUFFIXES):
             cpp.add(path)
+
+    def add_found(path: str, explicit: bool) -> None:  # a file of a directory or glob source
+        if not is_excluded(path):
+            add(path, explicit)
 
     for source in sources:
         if _GLOB_CHARS & set(source) and not isinstance(source, LiteralPath):
@@ -92,31 +112,42 @@ def expand_sources(sources: Iterable[str]) -> SourceFiles:
                 errors.append(OpgenError("glob matches no files", Location(source)))
             for m in matches:
                 if os.path.isdir(m):
-                    _add_directory(m, add, directories)
+                    if not is_excluded(m):
+                        _add_directory(m, add_found, directories, is_excluded)
                 else:
-                    add(_clean(m), True)
+                    add_found(_clean(m), True)
             # a file the glob would match may appear anywhere below its fixed part
             fixed = os.path.dirname(source[: min(source.index(c) for c in _GLOB_CHARS & set(source))]) or "."
             if os.path.isdir(fixed):
-                _add_directory(fixed, lambda path, explicit: None, directories)
+                _add_directory(fixed, lambda path, explicit: None, directories, is_excluded)
         elif os.path.isdir(source):
-            _add_directory(source, add, directories)
+            _add_directory(source, add_found, directories, is_excluded)
         elif os.path.isfile(source):
             add(_clean(source), True)
         elif os.path.exists(source):
             errors.append(OpgenError("not a regular file or directory", Location(source)))
         else:
             errors.append(OpgenError("no such file or directory", Location(source)))
-    return SourceFiles(_unique_sorted(cpp), _unique_sorted(oplists), errors, sorted(directories))
+    return SourceFiles(_unique_sorted(cpp), _unique_sorted(oplists), errors, sorted(directories), unmatched)
 
 
-def _add_directory(directory: str, add: Callable[[str, bool], None], walked: set[str]) -> None:
+def _add_directory(directory: str, add: Callable[[str, bool], None], walked: set[str],
+                   is_excluded: Callable[[str], bool]) -> None:
     for root, dirs, files in os.walk(directory):
         walked.add(_clean(root))
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not is_excluded(os.path.join(root, d)))
         for f in files:
             if f.endswith(TRANSLATION_UNIT_SUFFIXES):
                 add(_clean(os.path.join(root, f)), False)
+
+
+def _unmatched_exclude_warning(pattern: str, origin: tuple[str, Location] | None) -> str:
+    """An `exclude` pattern that matches nothing (a typo would otherwise read what it meant to leave out)."""
+    if origin is None:
+        return OpgenError(f"--exclude {pattern!r} matches no file").format_warning()
+    entry, where = origin
+    return OpgenError(f"[tool.opgen] exclude entry {entry!r} matches no file", where,
+                      hint="its paths are relative to pyproject.toml's directory").format_warning()
 
 
 def _clean(path: str) -> str:
@@ -395,6 +426,7 @@ def _line_col(loc: Location | None) -> tuple[int, int]:
 def gather(
     sources: Iterable[str],
     *,
+    exclude: Iterable[str] = (),
     defines: Iterable[str] = (),
     include_dirs: Iterable[str] = (),
     allow_file: str | None = None,
@@ -410,6 +442,7 @@ def gather(
     core_ops: Iterable[str] | None = None,
     jobs: int = 0,
     helper_locations: Mapping[str, Location] | None = None,
+    exclude_origins: Mapping[str, tuple[str, Location]] | None = None,
 ) -> GatherResult:
     """The OpList (sorted by name, `_` ops only with include_internal) of every op the
     sources register, and their kernels; raises GatherErrors with every error found. A
@@ -426,17 +459,21 @@ def gather(
     with `strict_defines`. With `core_ops` (fnmatch globs of TF core op names to keep), a
     C++ registration of a TensorFlow core op name (`tf_core_ops.py`) not matched is a
     warning and left out, as TF ignores it when it loads the library. `helper_locations`:
-    where each `helpers` key is written (pyproject.toml), for errors in its text."""
+    where each `helpers` key is written (pyproject.toml), for errors in its text. `exclude`:
+    globs of files of directory and glob sources not to read (`expand_sources`); one that
+    matches nothing is a warning, located by `exclude_origins` (pattern -> the entry as
+    written and where) when it comes from pyproject.toml."""
     # Gathering allocates hundreds of thousands of acyclic tuples and small objects; the
     # cyclic GC would only traverse them again and again (a third of the time on a
     # large file), so it is paused and the garbage is left to reference counting.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        result = _gather(sources, list(defines), include_dirs, allow_file, include_internal, helpers,
+        result = _gather(sources, list(exclude), list(defines), include_dirs, allow_file, include_internal, helpers,
                          strict_includes, strict_kernels, cache, require_ops, undefines=undefines,
                          strict_defines=strict_defines, core_ops=None if core_ops is None else tuple(core_ops),
-                         jobs=jobs, helper_locations=helper_locations or {})
+                         jobs=jobs, helper_locations=helper_locations or {},
+                         exclude_origins=exclude_origins or {})
     except GatherErrors:
         raise
     except OpgenError as e:  # a bad -D option or allow file: nothing can be gathered
@@ -515,6 +552,7 @@ def _duplicate_error(e: OpgenError, first: Location, first_unit: str | None, uni
 
 def _gather(
     sources: Iterable[str],
+    exclude: list[str],
     defines: list[str],
     include_dirs: Iterable[str],
     allow_file: str | None,
@@ -530,9 +568,10 @@ def _gather(
     core_ops: tuple[str, ...] | None = None,
     jobs: int = 0,
     helper_locations: Mapping[str, Location],
+    exclude_origins: Mapping[str, tuple[str, Location]],
 ) -> GatherResult:
     sources = list(sources)
-    files = expand_sources(sources)
+    files = expand_sources(sources, exclude)
     errors: list[OpgenError] = list(files.errors)
     pp = Preprocessor([*tf_call_defines(defines), *defines], include_dirs, undefines)
     allowed = read_allow_file(allow_file) if allow_file else None
@@ -636,7 +675,9 @@ def _gather(
             if allowed is None or op_def.name in allowed:
                 register(op_def, OpSource(Location(path, line, 1 if line else 0), from_op_list=True))
 
-    warnings = [] if strict_includes else [
+    warnings = [_unmatched_exclude_warning(pattern, exclude_origins.get(pattern))
+                for pattern in files.unmatched_excludes]
+    warnings += [] if strict_includes else [
         f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
         for target, sites in missing.items()]
     condition_errors = [blamed for name, where in conditions

@@ -276,8 +276,9 @@ class Preprocessor:
             self._tokens_left = -1  # reported once; the unit's other #includes are not read
             raise OpgenError(f"more than {MAX_TRANSLATION_UNIT_TOKENS} tokens in this translation unit (opgen's limit)",
                              token_location(at),
-                             hint="split the source into several files; TensorFlow's whole op registry is about "
-                                  "100,000 tokens")
+                             hint="split the source into several files (TensorFlow's whole op registry is about "
+                                  "100,000 tokens); a file that registers no op, such as a data table, can be left "
+                                  "out with [tool.opgen] exclude or --exclude")
         self._tokens_left -= len(toks)
         stream = _Stream(toks)
         conds: list[_Cond] = []

@@ -93,6 +93,16 @@ def test_glob_source_matching_nothing(run):
     assert code == 2 and "pyproject.toml:2:12: error: [tool.opgen] sources entry 'cc/*.cpp' matches no files" in err
 
 
+def test_exclude_entries_are_relative_to_the_project_and_one_matching_nothing_warns(run, tmp_path):
+    (tmp_path / "cc" / "broken.cc").write_text('REGISTER_OP("Broken").Output("y: flaot");\n')
+    code, err = run('[tool.opgen]\nsources = ["cc"]\nexclude = ["cc/broken.cc", "cc/gen*"]\n', "oplist", "-q")
+    assert code == 0
+    assert err == (f"{tmp_path / 'pyproject.toml'}:3:28: warning: [tool.opgen] exclude entry 'cc/gen*' matches no "
+                   "file\n  hint: its paths are relative to pyproject.toml's directory\n")
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n', "oplist", "-q")
+    assert code == 2 and "broken.cc:1:" in err
+
+
 @pytest.mark.parametrize("toml", ['[project]\nname = "x"\n', '[tool.opgen]\nout = "gen"\n'])
 def test_default_sources_missing_says_no_sources_are_configured(run, tmp_path, toml):
     """Outside a configured project the default `op_specs` is no file the user named: the error

@@ -13,7 +13,7 @@ from support.paths import TESTS
 
 from opgen.cli import main
 from opgen.errors import OpgenError, OpgenErrors
-from opgen.spec.gather import expand_sources, gather
+from opgen.spec.gather import GatherErrors, expand_sources, gather
 from opgen.spec.oplist_io import dump_op_list, load_op_list_file
 from opgen_runtime.proto import op_def_pb2
 
@@ -75,6 +75,29 @@ def test_directories_scan_translation_units_only(tmp_path):
     assert names(gather([str(tmp_path / "a"), str(tmp_path / "a/h.h"), str(tmp_path / "a/*.pbtxt")]).op_list) == [
         "H", "P", "X", "Y",
     ]
+
+
+def test_exclude_leaves_out_files_and_directories_of_directory_and_glob_sources(tmp_path):
+    """`--exclude`: a data table too big for the token limit, a directory of generated files and
+    a glob's match are not read; a file named on its own is; a pattern matching nothing warns."""
+    from opgen.limits import MAX_TRANSLATION_UNIT_TOKENS
+
+    table = "static const int kTable[] = {" + ",".join("1" * (MAX_TRANSLATION_UNIT_TOKENS // 2 + 1)) + "};\n"
+    write(tmp_path, {
+        "ops/x.cc": 'REGISTER_OP("MyX");', "ops/table.cc": table, "ops/gen/g.cc": 'REGISTER_OP("MyGen");',
+        "ops/y_test.cc": 'REGISTER_OP("MyTest");', "ops/keep.cc": 'REGISTER_OP("MyKeep");',
+    })
+    ops = str(tmp_path / "ops")
+    with pytest.raises(GatherErrors, match="tokens in this translation unit"):
+        gather([ops])
+    warnings: list[str] = []
+    result = gather([ops, f"{ops}/keep.cc"], exclude=[f"{ops}/table.cc", f"{ops}/gen", f"{ops}/*_test.cc",
+                                                      f"{ops}/keep.cc", f"{ops}/nothing*.cc"],
+                    warn=warnings.append)
+    assert names(result.op_list) == ["MyKeep", "MyX"]
+    assert warnings == [f"warning: --exclude '{ops}/nothing*.cc' matches no file"]
+    assert names(gather([f"{ops}/*.cc"], exclude=[f"{ops}/table.cc"], warn=warnings.append).op_list) == [
+        "MyKeep", "MyTest", "MyX"]
 
 
 def test_same_file_named_twice_is_read_once(tmp_path):
