@@ -33,6 +33,7 @@ _KNOWN_KEYS = {
     "strict_defines",  # registrations an #if on an undefined project macro skips are an error, not a note
     "core_ops",  # list of globs: TF core op names to generate wrappers for anyway
     "include_dirs",  # list of directories, like -I
+    "external_includes",  # list of globs of #include targets of other libraries: skipped unfound without a warning
     "allow",  # file of allowed op names (selective registration)
     "jobs",  # parallel formatter workers
     "max_ops_per_module",  # split a module with more ops into a package of parts (default: never)
@@ -64,6 +65,7 @@ class Config:
     strict_defines: bool = False
     core_ops: tuple[str, ...] = ()
     include_dirs: tuple[str, ...] = ()
+    external_includes: tuple[str, ...] = ()
     allow: str | None = None
     # Rendering/formatting worker processes (0 = one per core, the default): on the 2-core
     # development machine a cold build of TF's registry took 2.47 s with 1 and 1.50 s with 2
@@ -171,7 +173,8 @@ def load_config(start: Path | None = None) -> Config:
         )
     kwargs: dict[str, object] = {}
     for key, value in table.items():
-        if key in ("sources", "exclude", "defines", "include_dirs", "undefines", "core_ops"):
+        if key in ("sources", "exclude", "defines", "include_dirs", "external_includes", "undefines",
+                   "core_ops"):
             if isinstance(value, str):
                 value = [value]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -65,6 +65,7 @@ class SpecInput:
     strict_defines: bool = False
     helpers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # [tool.opgen.helpers] only
     core_ops: tuple[str, ...] = ()  # [tool.opgen] core_ops only
+    external_includes: tuple[str, ...] = ()  # [tool.opgen] external_includes only
     # where each `helpers` key is written in pyproject.toml, for errors in its text
     helper_locations: Mapping[str, Location] = field(default_factory=lambda: MappingProxyType({}), compare=False)
     # `exclude` patterns of [tool.opgen] exclude: the entry as written and where, for the warning
@@ -85,6 +86,7 @@ class SpecInput:
         origins = {pattern: (entry, config.where("exclude", i))
                    for i, (pattern, entry) in enumerate(zip(config.exclude_patterns(), config.exclude))}
         return cls(**given, helpers=MappingProxyType(dict(config.helpers)), core_ops=tuple(config.core_ops),
+                   external_includes=tuple(config.external_includes),
                    helper_locations=MappingProxyType({name: config.where("helpers", name) for name in config.helpers}),
                    exclude_origins=MappingProxyType(origins))
 
@@ -118,6 +120,7 @@ class SpecInput:
             undefines=list(self.undefines),
             strict_defines=self.strict_defines,
             core_ops=self.core_ops,
+            external_includes=self.external_includes,
             helper_locations=self.helper_locations,
             exclude_origins=self.exclude_origins,
         )

@@ -307,6 +307,7 @@ class _Explanations:
 
     def __init__(self) -> None:
         self._missing: dict[tuple[str, Location | None], list[MissingInclude]] = {}
+        self.blamed_targets: set[str] = set()  # the missing includes some error or warning blames
 
     def note(self, message: str, location: Location | None, missing: Sequence[MissingInclude]) -> None:
         key = (message, location)
@@ -316,7 +317,10 @@ class _Explanations:
     def blamed(self, message: str, location: Location | None, name: str) -> OpgenError | None:
         """The error with the missing includes that apply as its likely cause; None when none applies."""
         missing = self._missing.get((message, location))
-        return _blame_missing_includes(message, location, name, missing) if missing else None
+        if not missing:
+            return None
+        self.blamed_targets.update(m.target for m in missing)
+        return _blame_missing_includes(message, location, name, missing)
 
     def explain(self, e: OpgenError) -> OpgenError:
         if not isinstance(e, UndefinedNameError):
@@ -361,6 +365,13 @@ def _missing_include_message(target: str, sites: list[MissingInclude]) -> str:
     text = f"cannot find include file \"{target}\" (searched: {', '.join(first.searched)})"
     others = [str(loc) for loc in dict.fromkeys(m.location for m in sites) if loc != first.location]
     return text + (f"; also included at {', '.join(others)}" if others else "")
+
+
+def _missing_include_hint(target: str) -> str:
+    """How to find a missing header, or skip another library's silently (its top directory or name as a glob)."""
+    glob_text = f"{target.split('/', 1)[0]}/*" if "/" in target else target
+    return (f"add its directory (-I DIR, [tool.opgen] include_dirs), or skip another library's header silently: "
+            f'[tool.opgen] external_includes = ["{glob_text}"]')
 
 
 def _as_warnings(errors: list[OpgenError]) -> list[str]:
@@ -440,6 +451,7 @@ def gather(
     undefines: Iterable[str] = (),
     strict_defines: bool = False,
     core_ops: Iterable[str] | None = None,
+    external_includes: Iterable[str] = (),
     jobs: int = 0,
     helper_locations: Mapping[str, Location] | None = None,
     exclude_origins: Mapping[str, tuple[str, Location]] | None = None,
@@ -458,7 +470,10 @@ def gather(
     Registrations an `#if` on an undefined project macro skips are a note, or an error
     with `strict_defines`. With `core_ops` (fnmatch globs of TF core op names to keep), a
     C++ registration of a TensorFlow core op name (`tf_core_ops.py`) not matched is a
-    warning and left out, as TF ignores it when it loads the library. `helper_locations`:
+    warning and left out, as TF ignores it when it loads the library. An `#include "..."`
+    that cannot be found warns, unless its target matches one of the `external_includes`
+    globs (a header of another library): then it is named only as the likely cause of an
+    undefined name, as a `<dir/file.h>` one is. `helper_locations`:
     where each `helpers` key is written (pyproject.toml), for errors in its text. `exclude`:
     globs of files of directory and glob sources not to read (`expand_sources`); one that
     matches nothing is a warning, located by `exclude_origins` (pattern -> the entry as
@@ -472,7 +487,8 @@ def gather(
         result = _gather(sources, list(exclude), list(defines), include_dirs, allow_file, include_internal, helpers,
                          strict_includes, strict_kernels, cache, require_ops, undefines=undefines,
                          strict_defines=strict_defines, core_ops=None if core_ops is None else tuple(core_ops),
-                         jobs=jobs, helper_locations=helper_locations or {},
+                         external_includes=tuple(external_includes), jobs=jobs,
+                         helper_locations=helper_locations or {},
                          exclude_origins=exclude_origins or {})
     except GatherErrors:
         raise
@@ -566,6 +582,7 @@ def _gather(
     undefines: Iterable[str] = (),
     strict_defines: bool = False,
     core_ops: tuple[str, ...] | None = None,
+    external_includes: tuple[str, ...] = (),
     jobs: int = 0,
     helper_locations: Mapping[str, Location],
     exclude_origins: Mapping[str, tuple[str, Location]],
@@ -573,7 +590,7 @@ def _gather(
     sources = list(sources)
     files = expand_sources(sources, exclude)
     errors: list[OpgenError] = list(files.errors)
-    pp = Preprocessor([*tf_call_defines(defines), *defines], include_dirs, undefines)
+    pp = Preprocessor([*tf_call_defines(defines), *defines], include_dirs, undefines, external_includes)
     allowed = read_allow_file(allow_file) if allow_file else None
     table = helper_table(helpers)
 
@@ -677,9 +694,7 @@ def _gather(
 
     warnings = [_unmatched_exclude_warning(pattern, exclude_origins.get(pattern))
                 for pattern in files.unmatched_excludes]
-    warnings += [] if strict_includes else [
-        f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
-        for target, sites in missing.items()]
+    missing_at = len(warnings)  # the missing-include warnings go here, once the errors say which they explain
     condition_errors = [blamed for name, where in conditions
                         if (blamed := explanations.blamed(_condition_message(name), where, name)) is not None]
     if strict_includes:
@@ -702,6 +717,11 @@ def _gather(
         errors += kernel_errors
     else:
         warnings += [w + "\n  (kernel registration skipped)" for w in _as_warnings(kernel_errors)]
+    # (a header blamed for an error needs its directory: it is not another library's to skip)
+    warnings[missing_at:missing_at] = [] if strict_includes else [
+        f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
+        + ("" if target in explanations.blamed_targets else f"\n  hint: {_missing_include_hint(target)}")
+        for target, sites in missing.items()]
     left_out = {reg.op_name for reg in core_registrations}
     warnings += _core_op_warnings(core_registrations)
     if len(registry) == len(left_out) and not errors and (require_ops or not kernels):

@@ -93,6 +93,16 @@ def test_glob_source_matching_nothing(run):
     assert code == 2 and "pyproject.toml:2:12: error: [tool.opgen] sources entry 'cc/*.cpp' matches no files" in err
 
 
+def test_external_includes_skip_other_libraries_headers_without_a_warning(run, tmp_path):
+    (tmp_path / "cc" / "a.cc").write_text('#include "re2/re2.h"\n#include "gen/flags.h"\n' + OP)
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n', "oplist", "-q")
+    assert code == 0 and 're2/*' in err and 'gen/*' in err
+    code, err = run('[tool.opgen]\nsources = ["cc"]\nexternal_includes = ["re2/*"]\n', "oplist", "-q")
+    assert code == 0 and 're2' not in err and '"gen/flags.h"' in err
+    code, err = run('[tool.opgen]\nexternal_includes = "re2/*"\nsources = ["cc"]\n', "oplist", "-q")
+    assert code == 0 and err.count("warning:") == 1
+
+
 def test_exclude_entries_are_relative_to_the_project_and_one_matching_nothing_warns(run, tmp_path):
     (tmp_path / "cc" / "broken.cc").write_text('REGISTER_OP("Broken").Output("y: flaot");\n')
     code, err = run('[tool.opgen]\nsources = ["cc"]\nexclude = ["cc/broken.cc", "cc/gen*"]\n', "oplist", "-q")

@@ -49,16 +49,32 @@ def test_missing_includes_are_warned_once_per_header(monkeypatch, capsys, tmp_pa
     assert main(["oplist", ".", "-o", str(tmp_path / "ops.pbtxt")]) == 0
     at = "vision_ops/cc/ops/"
     searched = "(searched: vision_ops/cc/ops, vision_ops/cc, vision_ops, .)"
+    common = [
+        f'{at}image_ops.cc:8:10: warning: cannot find include file "common_lib/status_macros.h" {searched}; skipped',
+        _skip_hint("common_lib/*"),
+        (f'{at}image_ops.cc:9:10: warning: cannot find include file "vision_ops/cc/proto/config.pb.h" {searched}; '
+         "skipped"),
+        _skip_hint("vision_ops/*"),
+    ]
     assert capsys.readouterr().err.splitlines() == [
         (f'{at}image_ops.cc:6:10: warning: cannot find include file "re2/re2.h" {searched}; '
          f"also included at {at}op_macros.h:8:10, {at}text_ops.c++:2:10; skipped"),
+        _skip_hint("re2/*"),
         (f'{at}image_ops.cc:7:10: warning: cannot find include file "grpcpp/grpcpp.h" {searched}; '
          f"also included at {at}text_ops.c++:3:10; skipped"),
-        f'{at}image_ops.cc:8:10: warning: cannot find include file "common_lib/status_macros.h" {searched}; skipped',
-        (f'{at}image_ops.cc:9:10: warning: cannot find include file "vision_ops/cc/proto/config.pb.h" {searched}; '
-         "skipped"),
+        _skip_hint("grpcpp/*"),
+        *common,
     ]
     assert "Vision>FindBoxes" in (tmp_path / "ops.pbtxt").read_text()
+    # other libraries' headers listed in [tool.opgen] external_includes are skipped without a word
+    warnings: list[str] = []
+    gather(["."], external_includes=["re2/*", "grpc*/*.h"], warn=warnings.append)
+    assert "\n".join(warnings).splitlines() == common
+
+
+def _skip_hint(glob: str) -> str:
+    return ("  hint: add its directory (-I DIR, [tool.opgen] include_dirs), or skip another library's header "
+            f'silently: [tool.opgen] external_includes = ["{glob}"]')
 
 
 def test_strict_includes_makes_each_missing_header_one_error(monkeypatch, capsys, tmp_path):

@@ -232,11 +232,16 @@ def test_a_shared_headers_if_warning_is_printed_once_blaming_only_what_applies(m
     code, err, names = _oplist(["."], capsys, tmp_path / "ops.pbtxt")
     assert code == 0 and names == ["SharedA", "SharedB", "SharedC"]
     searched = "(searched: ops, .)"
+    skip_hint = ("  hint: add its directory (-I DIR, [tool.opgen] include_dirs), or skip another library's header "
+                 'silently: [tool.opgen] external_includes = ["{}"]')
     assert err == [
         f'ops/a_ops.cc:2:10: warning: cannot find include file "deps/a_dep.h" {searched}; skipped',
+        skip_hint.format("deps/*"),
         f'ops/shared.h:3:10: warning: cannot find include file "gen/build_flags.h" {searched}; skipped',
         f'ops/b_ops.cc:2:10: warning: cannot find include file "deps/b_dep.h" {searched}; skipped',
+        skip_hint.format("deps/*"),
         f'ops/c_ops.cc:2:10: warning: cannot find include file "deps/c_dep.h" {searched}; skipped',
+        skip_hint.format("deps/*"),
         "ops/shared.h:4:5: warning: 'SHARED_FAST_PATH' is not defined and reads as 0 in #if",
         ('  hint: likely cause: "gen/build_flags.h" (ops/shared.h:3:10) was not found and may define '
         "'SHARED_FAST_PATH'; add its directory with -I DIR or [tool.opgen] include_dirs"),
