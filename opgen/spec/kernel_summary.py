@@ -159,10 +159,16 @@ def kernels_by_op(kernel_list: kernel_def_pb2.KernelList) -> dict[str, list[kern
 
 def kernels_markdown(kernel_list: kernel_def_pb2.KernelList, op_list: op_def_pb2.OpList) -> str:
     """Per op, a table of devices x the types of each constrained type attr, with the
-    host-memory args, labelled kernels on rows of their own and non-zero priorities."""
+    host-memory args, labelled kernels on rows of their own and non-zero priorities; an op
+    of `op_list` without kernels says so (it cannot run on TensorFlow from this library)."""
     op_defs = {op.name: op for op in op_list.op}
+    by_op = kernels_by_op(kernel_list)
     lines = ["# Kernels", ""]
-    for op, kernels in sorted(kernels_by_op(kernel_list).items()):
+    for op in sorted(by_op.keys() | op_defs.keys()):
+        kernels = by_op.get(op)
+        if not kernels:
+            lines += [f"## {md_text(op)}", "", "No kernel is registered for this op in the sources.", ""]
+            continue
         op_def = op_defs.get(op)
         groups = {"": device_types(kernels, op_def)}
         for label in sorted({k.label for k in kernels if k.label}):

@@ -222,6 +222,9 @@ def test_kernels_check_reports_an_op_of_a_file_with_kernels_that_has_none(projec
     code, _, err = _run(["kernels", ".", "listed.pbtxt", "--check"], capsys)
     assert code == 1
     assert [line for line in err.splitlines() if "warning" in line] == [expected]
+    code, out, _ = _run(["kernels", ".", "listed.pbtxt", "--format", "md"], capsys)
+    assert "## Forgotten\n\nNo kernel is registered for this op in the sources.\n" in out
+    assert "## ElsewhereOp\n\nNo kernel" in out and "## Listed\n\n| Device |" in out
     assert 'hint: register one: REGISTER_KERNEL_BUILDER(Name("Forgotten").Device(DEVICE_CPU)' in err
     Path("pyproject.toml").write_text(CONFIG + 'sources = [".", "listed.pbtxt"]\nout = "gen"\n')
     code, _, err = _run(["build"], capsys)
