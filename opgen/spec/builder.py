@@ -77,9 +77,11 @@ class _Builder:
         self.shape_fn: str | None = None
         self.type_ctor: tuple[TypeConstructor, BuilderCall] | None = None
         self.failed_attrs: set[str] = set()  # attrs whose own spec failed (their follow-on errors say so)
+        self.unread_attr: Location | None = None  # the first Attr() whose argument opgen cannot read
 
     def error(self, message: str, loc: Location, hint: str | None = None) -> None:
-        self.errors.append(OpgenError(message, loc, hint=hint or fix_hint(message, self.failed_attrs)))
+        self.errors.append(OpgenError(message, loc, hint=hint or fix_hint(message, self.failed_attrs,
+                                                                          self.unread_attr)))
 
     def call(self, call: BuilderCall) -> None:
         if not self._check_signature(call):
@@ -146,7 +148,13 @@ class _Builder:
         names = {"string": "a string", "int": "an integer", "any": "an expression", "expr": "an expression"}
         wanted = " and ".join(names[k] for k in sig) or "no arguments"
         got = ", ".join(names[k] for k in kinds) or "nothing"
-        self.error(f"{call.method}() takes {wanted}, got {got} for Op {self.op_def.name}", call.loc)
+        hint = None
+        if sig == ("string",) and kinds == ("expr",):  # a string opgen cannot compute without compiling
+            hint = ("opgen reads string literals, file constants, helpers and `+`, absl::StrCat or std::string "
+                    "of them: write it so, or declare the function that returns it in [tool.opgen.helpers]")
+            if call.method == "Attr" and self.unread_attr is None:
+                self.unread_attr = call.loc
+        self.error(f"{call.method}() takes {wanted}, got {got} for Op {self.op_def.name}", call.loc, hint)
         return False
 
     def finalize(self) -> None:

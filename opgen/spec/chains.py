@@ -333,16 +333,21 @@ class ChainReader:
         """`Helper()`, `ns::Helper()`, `kName` or `+`-joined mixes with literals -> the
         string, via the helper table (the keys it takes are appended to `used`); None when
         the argument is not of that shape."""
-        parts: list[list[Token]] = [[]]
-        for t in toks:
-            if t[TEXT] == "+" and t[KIND] == "op":
-                parts.append([])
-            else:
-                parts[-1].append(t)
         pieces: list[str] = []
-        for part in parts:
+        for part in _split_top_level(toks, "+"):
             if part and all(t[KIND] in _LITERAL_KINDS for t in part):
                 pieces.append(self.string(part, method))
+                continue
+            inner = _string_building_call(part)
+            if inner is not None:  # `absl::StrCat(a, b)`, `std::string(a)`: the strings of their arguments, joined
+                for arg in inner:
+                    if len(arg) == 1 and arg[0][KIND] == "num" and parse_int_literal(arg[0][TEXT]) is not None:
+                        pieces.append(str(parse_int_literal(arg[0][TEXT])))  # StrCat formats an integer in decimal
+                        continue
+                    value = self.helper_string(method, arg, used) if arg else None
+                    if value is None:
+                        return None
+                    pieces.append(value)
                 continue
             name_tok = _helper_name(part)
             if name_tok is None:
@@ -411,6 +416,57 @@ def _without_enclosing_parens(toks: list[Token]) -> list[Token]:
                     return toks  # `("a") ("b")`: the first `(` closes early
         toks = toks[1:-1]
     return toks
+
+
+# The calls that build a std::string from their arguments' strings: abseil's and TF's StrCat
+# (`tensorflow::strings::StrCat` is abseil's under another name) and std::string's constructor.
+_STRING_BUILDERS = {
+    ("absl", "StrCat"), ("strings", "StrCat"), ("tensorflow", "strings", "StrCat"), ("StrCat",),
+    ("std", "string"), ("string",),
+}
+
+
+def _split_top_level(toks: list[Token], separator: str) -> list[list[Token]]:
+    """`toks` split at each `separator` operator outside parentheses, brackets and braces."""
+    parts: list[list[Token]] = [[]]
+    depth = 0
+    for t in toks:
+        if t[KIND] == "op":
+            if t[TEXT] in _CLOSER:
+                depth += 1
+            elif t[TEXT] in (")", "]", "}"):
+                depth -= 1
+            elif t[TEXT] == separator and depth == 0:
+                parts.append([])
+                continue
+        parts[-1].append(t)
+    return parts
+
+
+def _string_building_call(part: list[Token]) -> list[list[Token]] | None:
+    """The arguments of `[::]absl::StrCat(...)`, `std::string(...)` and the like (`_STRING_BUILDERS`),
+    else None."""
+    k = 1 if part and part[0][TEXT] == "::" else 0
+    name: list[str] = []
+    while k < len(part) and part[k][KIND] == "id":
+        name.append(part[k][TEXT])
+        if k + 1 < len(part) and part[k + 1][TEXT] == "::":
+            k += 2
+            continue
+        k += 1
+        break
+    if tuple(name) not in _STRING_BUILDERS or k >= len(part) - 1 or part[k][TEXT] not in ("(", "{"):
+        return None
+    depth = 0
+    for j in range(k, len(part)):
+        if part[j][KIND] == "op" and part[j][TEXT] in _CLOSER:
+            depth += 1
+        elif part[j][KIND] == "op" and part[j][TEXT] in (")", "]", "}"):
+            depth -= 1
+            if depth == 0 and j != len(part) - 1:
+                return None  # `StrCat(a)(b)`: the call ends early
+    args = _split_top_level(part[k + 1 : -1], ",")
+    return [] if args == [[]] else args
 
 
 def _helper_name(part: list[Token]) -> Token | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from opgen.errors import did_you_mean
+from opgen.errors import Location, did_you_mean
 from opgen.spec.chains import REGISTER_MACROS
 from opgen.spec.kernels import KERNEL_MACROS
 from opgen_runtime.proto.datatypes import BY_ENUM, data_type_from_string
@@ -113,8 +113,12 @@ def _default_hint(value: str, spec: str) -> str | None:
     return f"the default of {'an' if element[:1] in 'aeiou' else 'a'} {element} attr is {literal}" if literal else None
 
 
-def fix_hint(message: str, failed_attrs: set[str]) -> str | None:
-    """A hint for TF's `message`; `failed_attrs`: the op's attrs whose own spec failed."""
+def fix_hint(message: str, failed_attrs: set[str], unread_attr: Location | None = None) -> str | None:
+    """A hint for TF's `message`; `failed_attrs`: the op's attrs whose own spec failed;
+    `unread_attr`: an Attr() of the op whose argument opgen could not read (an unknown attr
+    may be the one it declares)."""
+    if unread_attr is not None and (_UNKNOWN_ATTR.match(message) or _UNKNOWN_LENGTH.match(message)):
+        return f"may follow from the Attr() at {unread_attr} that opgen cannot read: fix that one first"
     m = _DEFAULT.match(message)
     if m:
         return _default_hint(m.group("value"), m.group("spec"))

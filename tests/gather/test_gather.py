@@ -41,7 +41,7 @@ def test_library_ops_sorted_by_name():
     assert names(result.op_list) == [
         "MyAdd", "MyAddN", "MyAssign", "MyAssignVariable", "MyConv2D", "MyExperimental", "MyHelperFormats",
         "MyHelperMirrorPad", "MyHelperPadding", "MyHelperPaddingExplicit", "MyIdentityN", "MyNeg", "MyReadVariable",
-        "MyShapeAttrs", "MySquare",
+        "MyShapeAttrs", "MySquare", "MyStrCatAttrs",
     ]
     neg = result.sources["MyNeg"]
     assert (Path(neg.location.path).name, neg.location.line, neg.location.col) == ("math_ops.cc", 11, 1)
