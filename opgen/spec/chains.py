@@ -11,9 +11,9 @@ Errors are collected per chain; scanning resumes after the broken chain.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Collection, Iterator, Mapping
 
-from opgen.errors import OpgenError
+from opgen.errors import OpgenError, did_you_mean
 from opgen.model import BuilderCall, CallArg, Registration
 from opgen.spec.cpp_lexer import (
     BOL,
@@ -133,6 +133,64 @@ def undefined_registration_macros(tokens: list[Token]) -> list[UndefinedNameErro
             errors.append(UndefinedNameError(t, text, f"'{text}(...).{tokens[j + 2][TEXT]}(...)' looks like an op "
                                              f"registration through the macro '{text}', which is not defined"))
     return errors
+
+
+_NAMESPACE_OPENERS = ("namespace", "extern")
+# Macros of TensorFlow and its dependencies, whose headers opgen does not read: a file-scope
+# call of one is not a project macro gone missing (`REGISTER_...` ones have checks of their own).
+_LIBRARY_MACRO_PREFIXES = ("TF_", "TSL_", "EIGEN_", "ABSL_", "XLA_", "REGISTER_", "SHOULD_REGISTER_", "GTEST_", "TEST")
+
+
+def file_scope_calls(tokens: list[Token]) -> Iterator[tuple[int, bool]]:
+    """The indexes of the names called at file scope (in no function, class or initializer
+    body; a namespace or `extern "C"` block is still file scope), not as members (`x.f(`,
+    `ns::f(` is a member), each with whether it starts its statement or declaration."""
+    scopes: list[bool] = []  # per open brace: a namespace's or `extern "C"`'s (still file scope)
+    inner = 0  # open braces that are not a namespace's: not at file scope
+    statement_start = 0  # index of the first token of the current statement or declaration
+    n = len(tokens)
+    for i, t in enumerate(tokens):
+        text = t[TEXT]
+        if t[KIND] == "op":
+            if text == "{":
+                namespace = statement_start < i and tokens[statement_start][TEXT] in _NAMESPACE_OPENERS
+                scopes.append(namespace)
+                inner += not namespace
+                statement_start = i + 1
+            elif text == "}":
+                if scopes:
+                    inner -= not scopes.pop()
+                statement_start = i + 1
+            elif text == ";":
+                statement_start = i + 1
+            continue
+        if (t[KIND] == "id" and not inner and i + 1 < n and tokens[i + 1][TEXT] == "("
+                and (i == 0 or tokens[i - 1][TEXT] not in (".", "->", "::"))):
+            yield i, i == statement_start
+
+
+def undefined_file_scope_macros(tokens: list[Token], defined: Collection[str]) -> list[UndefinedNameError]:
+    """Statements at file scope that call an undefined upper-case name (`FW_REGISTER_UNARY(Gelu);`
+    whose header was not found), each name once, at its first call: what the macro registers is
+    missing. Those a letter or two off a function-like macro of `defined` (`FW_REGISTER_UNRAY`
+    for `FW_REGISTER_UNARY`) carry the did-you-mean hint. TF's own macros (from the headers opgen
+    skips) are not reported."""
+    found: list[UndefinedNameError] = []
+    seen: set[str] = set()
+    for i, starts in file_scope_calls(tokens):
+        text = tokens[i][TEXT]
+        if not starts or text in seen or not text.isupper() or text in defined or text in REGISTER_MACROS:
+            continue
+        seen.add(text)
+        nearest = did_you_mean(text, defined, "'", cutoff=0.85)
+        if nearest is None and text.startswith(_LIBRARY_MACRO_PREFIXES):
+            continue
+        error = UndefinedNameError(tokens[i], text, f"'{text}(...)' calls '{text}', which is not defined: "
+                                   "whatever it registers is missing")
+        if nearest:
+            error.hint = f"{nearest} (a macro of this file or its headers; g++ rejects this line)"
+        found.append(error)
+    return found
 
 
 def _next_statement(tokens: list[Token], i: int) -> int:

@@ -243,6 +243,7 @@ class Preprocessor:
         self.missing_project_includes = []
         self.undefined_in_conditions = []
         self.skipped_registrations = []
+        self.file_function_macros: set[str] = set()  # function-like macros the unit's files define (typo hints)
         self._errors: list[OpgenError] = []
         for name, value in self._cmdline:
             self._define_command_line(name, value)
@@ -600,6 +601,8 @@ class Preprocessor:
                 inside_until = end
                 va_opt = True
         self.macros[name] = Macro(name, params, variadic, tuple(body), va_opt)
+        if params is not None and name_tok[SRC].path != "<command-line>":
+            self.file_function_macros.add(name)
 
     def _include(self, name_tok: Token, rest: list[Token], out: list[Token], depth: int) -> None:
         if not rest:

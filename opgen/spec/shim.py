@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from opgen.errors import OpgenError
 from opgen.model import BuilderCall, CallArg, Registration
-from opgen.spec.chains import REGISTER_MACROS, ChainReader, UndefinedNameError
+from opgen.spec.chains import REGISTER_MACROS, ChainReader, UndefinedNameError, file_scope_calls
 from opgen.spec.cpp_lexer import KIND, TEXT, Token, token_location
 
 SHIM_MACRO = "REGISTER_TF_OP_SHIM"
@@ -49,7 +49,6 @@ _NOT_OP_REGISTRATIONS = frozenset({
     "REGISTER_UNARY_VARIANT_UNARY_OP_FUNCTION", "REGISTER_DATASET_OP_NAME", "SHOULD_REGISTER_OP",
     "SHOULD_REGISTER_OP_GRADIENT", "SHOULD_REGISTER_OP_KERNEL",
 })
-_NAMESPACE_OPENERS = ("namespace", "extern")
 
 
 class _Unreadable(Exception):
@@ -132,31 +131,13 @@ def unread_registration_macros(tokens: list[Token]) -> list[UndefinedNameError]:
     see what it registers. Macros opgen reads and TF's that register no op are left alone."""
     found: list[UndefinedNameError] = []
     seen: set[str] = set()
-    scopes: list[bool] = []  # per open brace: a namespace's or `extern "C"`'s (still file scope)
-    inner = 0  # open braces that are not a namespace's: not at file scope
-    statement_start = 0  # index of the first token of the current statement or declaration
-    for i, t in enumerate(tokens):
-        text = t[TEXT]
-        if t[KIND] == "op":
-            if text == "{":
-                namespace = statement_start < i and tokens[statement_start][TEXT] in _NAMESPACE_OPENERS
-                scopes.append(namespace)
-                inner += not namespace
-                statement_start = i + 1
-            elif text == "}":
-                if scopes:
-                    inner -= not scopes.pop()
-                statement_start = i + 1
-            elif text == ";":
-                statement_start = i + 1
-            continue
-        if (t[KIND] != "id" or inner or text in seen or text in REGISTER_MACROS or text == SHIM_MACRO
-                or _unique_suffixless(text) in _NOT_OP_REGISTRATIONS or not _REGISTRATION_NAME.search(text)
-                or i + 1 >= len(tokens) or tokens[i + 1][TEXT] != "("
-                or (i > 0 and tokens[i - 1][TEXT] in (".", "->", "::"))):
+    for i, _ in file_scope_calls(tokens):
+        text = tokens[i][TEXT]
+        if (text in seen or text in REGISTER_MACROS or text == SHIM_MACRO
+                or _unique_suffixless(text) in _NOT_OP_REGISTRATIONS or not _REGISTRATION_NAME.search(text)):
             continue
         seen.add(text)
-        found.append(UndefinedNameError(t, text, f"'{text}(...)' looks like a registration through the macro "
+        found.append(UndefinedNameError(tokens[i], text, f"'{text}(...)' looks like a registration through the macro "
                                         f"'{text}', which is not defined: opgen cannot read what it registers"))
     return found
 

@@ -24,7 +24,7 @@ from oracle.tf_library import library_op_list
 from support.paths import TESTS
 
 from opgen.cli import main
-from opgen.spec.gather import gather
+from opgen.spec.gather import GatherErrors, gather
 from opgen.spec.oplist_io import load_op_list_file
 from opgen.spec.predefined import GXX_X86_64_LINUX
 
@@ -278,3 +278,40 @@ def test_a_build_of_core_op_names_only_says_why_nothing_is_left(tmp_path, monkey
                        "  hint: give the ops names of their own, or list them in [tool.opgen] core_ops",
                        "1 error in 1 file, 1 warning"]
     assert not (tmp_path / "generated").exists()
+
+
+_PROJECT_MACROS = """#define FW_REGISTER_UNARY(name) \\
+  REGISTER_OP("Fw" #name).Input("x: float").Output("y: float")
+"""
+
+
+def test_a_file_scope_call_of_an_undefined_project_macro_is_never_silent(tmp_path, monkeypatch):
+    """`FW_REGISTER_UNRAY(Softplus);` (a typo of the file's own macro) is an error, as in g++;
+    with the macros' header missing, each unexpanded call at file scope is a warning naming
+    it. TF's own macros (whose headers opgen skips) and calls inside functions say nothing."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fw").mkdir()
+    (tmp_path / "fw" / "register.h").write_text(_PROJECT_MACROS)
+    common = ('#include "tensorflow/core/framework/op.h"\nnamespace tensorflow {\n'
+              'REGISTER_OP_GRADIENT("FwGelu", GeluGrad);\nTF_CALL_float(FW_REGISTER_UNARY);\n'
+              'void F() { FW_NOT_A_MACRO(1); }\n')
+    (tmp_path / "ops.cc").write_text('#include "fw/register.h"\n' + common
+                                     + "FW_REGISTER_UNARY(Gelu);\nFW_REGISTER_UNRAY(Softplus);\n}\n")
+    with pytest.raises(GatherErrors) as raised:
+        gather(["ops.cc"])
+    assert [e.format() for e in raised.value.errors] == [
+        ("ops.cc:8:1: error: 'FW_REGISTER_UNRAY(...)' calls 'FW_REGISTER_UNRAY', which is not defined: whatever it "
+        "registers is missing\n  hint: did you mean 'FW_REGISTER_UNARY'? (a macro of this file or its headers; g++ "
+        "rejects this line)")]
+    (tmp_path / "ops.cc").write_text('#include "fw/register.h"\n' + common + "FW_REGISTER_UNARY(Gelu);\n}\n")
+    warnings: list[str] = []
+    assert [op.name for op in gather(["ops.cc"], warn=warnings.append).op_list.op] == ["FwGelu", "Fwfloat"]
+    assert warnings == []
+    (tmp_path / "fw" / "register.h").unlink()
+    assert [op.name for op in gather(["ops.cc"], warn=warnings.append).op_list.op] == []
+    assert warnings[1:] == [
+        ("ops.cc:5:15: warning: 'FW_REGISTER_UNARY(...)' calls 'FW_REGISTER_UNARY', which is not defined: whatever it "
+        'registers is missing\n  hint: likely cause: "fw/register.h" (ops.cc:1:10) was not found and may define '
+        "'FW_REGISTER_UNARY'; add its directory with -I DIR or [tool.opgen] include_dirs"),
+        ("ops.cc: warning: no op registered in 1 source file\n  hint: opgen reads REGISTER_OP(...) chains (also "
+        "through macros it can expand); check the sources, -D defines and include directories")]
