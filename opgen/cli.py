@@ -142,7 +142,8 @@ _SPEC_INPUT: list[_Decorator] = [
     _option("--allow", metavar="FILE", section="Input",
             help="Selective registration: a file of op names to keep. [tool.opgen] allow; default: every op."),
     _option("--include-internal", is_flag=True, section="Input",
-            help="Keep ops whose name starts with _ (default: dropped)."),
+            help="Keep ops whose name starts with _. [tool.opgen] include_internal; default: false (dropped, as "
+                 "TensorFlow's generator drops them)."),
     _option("--strict-includes", is_flag=True, section="Input",
             help='A #include "..." that cannot be found is an error. [tool.opgen] strict_includes; '
                  "default: false (a warning)."),

@@ -43,6 +43,7 @@ _KNOWN_KEYS = {
     "library",  # compiled op library the modules load for TensorFlow (path from the module, or pkg:resource)
     "libraries",  # table: module-name glob -> its op library (else `library`)
     "strict_includes",  # a #include "..." that cannot be found is an error, not a warning
+    "include_internal",  # keep ops whose name starts with `_` (like --include-internal)
     "docstring_kernels",  # docstrings say which devices and types the op's kernels run on
 }
 
@@ -78,6 +79,7 @@ class Config:
     library: str | None = None
     libraries: dict[str, str] = field(default_factory=dict)
     strict_includes: bool = False
+    include_internal: bool = False
     docstring_kernels: bool = False
     # Where each [tool.opgen] key (and array element) stands in pyproject.toml, by its path
     # below [tool.opgen] (`("sources", 1)`, `("modules", "Nope*")`); empty without a file.
@@ -220,7 +222,7 @@ def load_config(start: Path | None = None) -> Config:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise OpgenError("[tool.opgen] max_ops_per_module must be a positive integer", where(key),
                                  hint="write max_ops_per_module = 2000, or leave it out to never split a module")
-        elif key in ("merge_overrides", "strict_includes", "strict_defines", "docstring_kernels"):
+        elif key in ("merge_overrides", "strict_includes", "strict_defines", "docstring_kernels", "include_internal"):
             if not isinstance(value, bool):
                 raise OpgenError(f"[tool.opgen] {key} must be true or false", where(key))
         elif not isinstance(value, str):

@@ -38,6 +38,7 @@ def option_defaults(config: Config) -> dict[str, Any]:
         "include_dirs": [str(config.path(d)) for d in config.include_dirs],
         "allow": str(config.path(config.allow)) if config.allow else None,
         "strict_includes": config.strict_includes,
+        "include_internal": config.include_internal,
         "strict_defines": config.strict_defines,
         "overrides": str(overrides) if overrides is not None and overrides.exists() else None,
         "templates": str(config.path(config.templates)) if config.templates else None,

@@ -67,10 +67,12 @@ _Entry = TypeVar("_Entry", ApiDef.Attr, ApiDef.Arg)
 
 
 # An override of an op no source declares (often: one deleted or renamed since).
-_UNKNOWN_OP_HINT = (
-    "no op of the sources has this name: delete the entry if the op was removed or renamed, or pass the sources "
-    "that declare it"
-)
+def _unknown_op_hint(op: str) -> str:
+    if op.startswith("_"):  # TF's internal ops are left out of the wrappers unless asked for
+        return ("ops whose name starts with '_' are internal and left out: set include_internal = true in "
+                "[tool.opgen] (or pass --include-internal) to wrap them, or delete the entry")
+    return ("no op of the sources has this name: delete the entry if the op was removed or renamed, or pass the "
+            "sources that declare it")
 
 
 def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, merge: bool = False) -> ApiModel:
@@ -98,7 +100,7 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
                 op = update.api.graph_op_name
                 if op not in op_defs:
                     errors.append(OpgenError(f"unknown op {op!r}", update.loc("graph_op_name"),
-                                             hint=did_you_mean(op, op_defs) or _UNKNOWN_OP_HINT))
+                                             hint=did_you_mean(op, op_defs) or _unknown_op_hint(op)))
                     continue
                 duplicate = op in first_entry and not merge
                 if duplicate:

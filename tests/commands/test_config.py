@@ -103,6 +103,20 @@ def test_external_includes_skip_other_libraries_headers_without_a_warning(run, t
     assert code == 0 and err.count("warning:") == 1
 
 
+def test_include_internal_key_keeps_underscore_ops_for_build_and_diff(run, tmp_path):
+    (tmp_path / "cc" / "a.cc").write_text(OP + 'REGISTER_OP("_OpInternal").Output("y: float");\n')
+    (tmp_path / "overrides").mkdir()
+    (tmp_path / "overrides" / "o.pbtxt").write_text('op { name: "_OpInternal" rename_to: "OpInternal" }\n')
+    toml = '[tool.opgen]\nsources = ["cc"]\nout = "gen"\napi = "gen/API.md"\n'
+    code, err = run(toml, "build", "-q")
+    assert code == 2 and "set include_internal = true in [tool.opgen] (or pass --include-internal)" in err
+    toml += "include_internal = true\n"
+    assert run(toml, "build", "-q") == (0, "")
+    assert "def op_internal(" in (tmp_path / "gen" / "gen_a.py").read_text()
+    assert run(toml, "build", "--check", "-q") == (0, "")
+    assert run(toml, "diff", "gen/API.md", "-q")[0] == 0  # the project's side keeps the op too
+
+
 def test_exclude_entries_are_relative_to_the_project_and_one_matching_nothing_warns(run, tmp_path):
     (tmp_path / "cc" / "broken.cc").write_text('REGISTER_OP("Broken").Output("y: flaot");\n')
     code, err = run('[tool.opgen]\nsources = ["cc"]\nexclude = ["cc/broken.cc", "cc/gen*"]\n', "oplist", "-q")

@@ -186,8 +186,15 @@ def test_stale_libraries_are_errors_and_compatible_ones_warnings(libraries, tmp_
         "STALE_ADDED_ATTR": "import pkg.ops\nimport tensorflow\nprint('imported', file=sys.stderr)\n"
                             "pkg.ops.opgen_ll_scale([1.0])\n",
         "STALE_RENAMED_INPUT": "import pkg.ops\nfrom opgen_runtime import load_op_libraries\nload_op_libraries()\n",
+        # (a wrapper generated before the library gained an attr with a default does not pass it:
+        # eager and graph mode both take the library's default)
         "COMPATIBLE_ADDED_ATTR": "import tensorflow as tf\nimport pkg.ops\nprint('imported', file=sys.stderr)\n"
-                                 "out['call'] = pkg.ops.opgen_ll_scale([1.0]).numpy().tolist()\n",
+                                 "out['call'] = pkg.ops.opgen_ll_scale([1.0]).numpy().tolist()\n"
+                                 "f = tf.function(lambda: pkg.ops.opgen_ll_scale([1.0]))\n"
+                                 "out['function'] = f().numpy().tolist()\n"
+                                 "with tf.Graph().as_default():\n"
+                                 "    op = pkg.ops.opgen_ll_scale([1.0]).op\n"
+                                 "    out['graph_offset'] = op.get_attr('offset')\n",
     }.items():
         runs[variant] = _start(_package(tmp_path / variant, libraries, scale=variant), script)
     results = {variant: _finish(process, ok=variant.startswith("COMPATIBLE")) for variant, process in runs.items()}
@@ -211,7 +218,7 @@ def test_stale_libraries_are_errors_and_compatible_ones_warnings(libraries, tmp_
     assert "load_op_libraries()" in stderr
 
     out, stderr = results["COMPATIBLE_ADDED_ATTR"]
-    assert out == {"call": [2.0]}
+    assert out == {"call": [2.0], "function": [2.0], "graph_offset": 0.0}
     warned = stderr.split("imported\n")[0]
     assert (
         "OpLibraryWarning: op library " in warned and "differs compatibly from the module: " + COMPATIBLE_ATTR in warned

@@ -77,6 +77,7 @@ class _OpPlan:
         "attr_types",
         "defaults",
         "fixed_inputs",
+        "graph_defaults",
         "inferred",
         "input_is_list",
         "input_names",
@@ -127,6 +128,11 @@ class _OpPlan:
                     else ()
                 )
                 self.inferred.append((attr.name, attr.type, (allowed, *default), users))
+        # Attrs with a default that no input infers: a module generated before the library gained
+        # one (a compatible change) does not pass it, and TF's graph branch takes None as "the
+        # default" (`op_def_library._ExtractAttrProto`) but no value at all as an error.
+        inferred_names = {name for name, *_ in self.inferred}
+        self.graph_defaults = tuple(name for name in self.defaults if name not in inferred_names)
         self.fixed_inputs = [
             (a.name, a.type, bool(a.number_attr))
             for a in op_def.input_arg
@@ -228,10 +234,12 @@ class _OpPlan:
         self, tf: _TF, name: Any, keywords: dict[str, Any]
     ) -> tuple[Any, bool, Any, list[Any]]:
         """TF's graph branch: TF's `_apply_op_helper`, then `record_gradient` under a tape."""
+        arguments = {k: _to_tensorflow(v) for k, v in keywords.items()}
+        for attr in self.graph_defaults:
+            if attr not in arguments and attr + "_" not in arguments:
+                arguments[attr] = None
         structure, stateful, op, outputs = tf.op_def_library._apply_op_helper(
-            self.name,
-            name=name,
-            **{k: _to_tensorflow(v) for k, v in keywords.items()},
+            self.name, name=name, **arguments
         )
         outputs = list(outputs)
         if tf.execute.must_record_gradient():
