@@ -23,7 +23,7 @@ from opgen.config import Config
 from opgen.errors import Location, OpgenError, printable_path, report
 from opgen.fsutil import LiteralPath, atomic_write
 from opgen.model import GatherResult
-from opgen.module_groups import group_ops, module_files, unmatched_patterns
+from opgen.module_groups import group_ops, module_files, module_library, unmatched_patterns
 from opgen.outputs.depfile import depfile_bytes
 from opgen.outputs.diff_writer import root_relative, unified_diff
 from opgen.outputs.tree_writer import (
@@ -283,6 +283,19 @@ def _gather(settings: Settings) -> GatherResult:
                     f"{', '.join(modules) or 'none'}",
                 ).format_warning()
             )
+        # a module no pattern gives a library (a new source file's, a misspelt pattern's) would
+        # only run on TensorFlow once another module had loaded its ops' library
+        for module in modules:
+            if module_library(module, config.libraries, config.library) is None:
+                report(
+                    OpgenError(
+                        f"module {module} loads no op library: no [tool.opgen.libraries] pattern matches it and "
+                        "[tool.opgen] library is not set",
+                        config.where("libraries"),
+                        hint=f'map it to the library that registers its ops ("{module}" = "_my_ops.so"), or add a '
+                        '"*" pattern for every other module',
+                    ).format_warning()
+                )
     return gathered
 
 

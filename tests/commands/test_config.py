@@ -188,6 +188,12 @@ def test_libraries_give_each_module_its_library_and_warn_at_a_pattern_matching_n
     assert "this build writes gen_a, gen_b" in err
     assert 'library="_a.so"' in (tmp_path / "generated" / "gen_a.py").read_text()
     assert 'library="_default.so"' in (tmp_path / "generated" / "gen_b.py").read_text()
+    # without the default library, a module no pattern matches (here gen_b, a new file's) warns
+    code, err = run(toml.replace('library = "_default.so"\n', ""), "build", "--quiet")
+    assert code == 0
+    assert (f"{tmp_path / 'pyproject.toml'}:3:1: warning: module gen_b loads no op library: no [tool.opgen.libraries] "
+            "pattern matches it and [tool.opgen] library is not set\n") in err
+    assert "gen_a loads" not in err
 
 
 @pytest.mark.parametrize(("entry", "message"), [
