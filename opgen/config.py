@@ -197,6 +197,13 @@ def load_config(start: Path | None = None) -> Config:
             if not isinstance(value, dict):
                 raise OpgenError(f"[tool.opgen.{key}] must map names to strings", where(key))
             for name, v in value.items():
+                if key != "helpers" and name in _KNOWN_KEYS:
+                    # No op (CamelCase) nor generated module is named like a [tool.opgen] key: it was
+                    # written below the table's header, where it lands in the table.
+                    raise OpgenError(f"[tool.opgen.{key}] key {name!r} is a [tool.opgen] key, not a pattern",
+                                     where(key, name),
+                                     hint=f"a table's keys end at the next [header]: move it above "
+                                          f"[tool.opgen.{key}]")
                 if not isinstance(v, str) or "\0" in name:
                     # A key of [tool.opgen] written after a [tool.opgen.<key>] header lands in that table.
                     scope = (f"'{name}' is a [tool.opgen] key: a table's keys end at the next [header], so move "

@@ -210,8 +210,14 @@ def test_a_tool_opgen_key_below_a_subtable_says_where_it_belongs(run, tmp_path):
     code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.libraries]\n"gen_*" = "_x.so"\n'
                     'docstring_kernels = true\n', "build")
     assert code == 2 and err.splitlines() == [
-        (f"{tmp_path / 'pyproject.toml'}:5:1: error: [tool.opgen.libraries] must map names to strings: "
-        "'docstring_kernels' is a boolean"),
-        ("  hint: 'docstring_kernels' is a [tool.opgen] key: a table's keys end at the next [header], so move it "
-        "above [tool.opgen.libraries]"),
+        (f"{tmp_path / 'pyproject.toml'}:5:1: error: [tool.opgen.libraries] key 'docstring_kernels' is a "
+         "[tool.opgen] key, not a pattern"),
+        "  hint: a table's keys end at the next [header]: move it above [tool.opgen.libraries]",
     ]
+    # a string value would make a valid pattern of it, matching nothing
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"Op*" = "gen_x"\nformatter = "ruff"\n',
+                    "build")
+    assert code == 2 and err.startswith(f"{tmp_path / 'pyproject.toml'}:5:1: error: [tool.opgen.modules] key "
+                                        "'formatter' is a [tool.opgen] key, not a pattern\n")
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.helpers]\njobs = 2\n', "build")
+    assert code == 2 and "'jobs' is a [tool.opgen] key: a table's keys end at the next [header]" in err
