@@ -394,5 +394,10 @@ def test_shape_function_reading_an_input_the_op_lacks_is_a_clear_error(env):
             x = lib._apply_op_helper("Placeholder", dtype="float32", shape=[2])[3][0]
             with pytest.raises(ValueError, match=r"shape function of 'Softsign' reads input 1, but the op has 1 input"):
                 lib._apply_op_helper("Softsign", features=x)
+            # an output index out of range (TF's `outputs_.at()` throws there and aborts the process)
+            register_shape_fn("Softsign", lambda c: c.set_output(1, c.input(0)))
+            with pytest.raises(ValueError, match=r"shape function of 'Softsign' sets output 1, but the op has 1 "
+                                                 r"output\(s\): .* or fix the index"):
+                lib._apply_op_helper("Softsign", features=x)
     finally:
         register_shape_fn("Softsign", "UnchangedShape")
