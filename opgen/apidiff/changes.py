@@ -12,7 +12,9 @@ Rules (B = breaking):
   default_changed B; accepted by TF and reported: op_added, attr_added,
   allowed_values_widened, allowed_values_unrestricted, minimum_lowered, default_added,
   inputs_renamed, inputs_changed_compatibly, outputs_changed_compatibly, flag_changed,
-  control_outputs_changed, op_deprecated, op_undeprecated, attrs_reordered.
+  control_outputs_changed, op_deprecated, op_undeprecated, attrs_reordered; and, accepted by TF
+  but breaking graphs saved before: inputs_reordered B (inputs of one type permuted),
+  stateful_removed B (SetIsStateful dropped).
 * python (breaking only for exported functions; hidden ones are private):
   function_removed B, function_renamed B, function_moved B (other module of a project; a side
   read from one file takes the other side's modules), function_hidden B,
@@ -190,10 +192,30 @@ def _graph_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     # incompatibility; a review needs them all), except the arg lists' compatible wording when
     # TF rejects that list: it would restate the signature change.
     rejected = {issue.rule.split("_")[0] for issue in issues if issue.rule.startswith(("input_", "output_"))}
-    changes += [Change(new.name, "graph", rule, False, message, _graph_location(new, part))
-                for rule, message, part in _compatible_graph_changes(old.op_def, new.op_def)
-                if rule.split("_")[0].removesuffix("s") not in rejected]
+    for rule, message, part in _compatible_graph_changes(old.op_def, new.op_def):
+        if rule.split("_")[0].removesuffix("s") in rejected:
+            continue
+        rule, breaking, message = _beyond_tf(rule, message, old.op_def, new.op_def)
+        changes.append(Change(new.name, "graph", rule, breaking, message, _graph_location(new, part)))
     return changes
+
+
+def _beyond_tf(rule: str, message: str, old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> tuple[str, bool, str]:
+    """Two changes TF's OpDefCompatible accepts (it compares types, not meaning) that still
+    break graphs saved before them: inputs of one type reordered (a NodeDef lists its inputs by
+    position, so each old graph feeds one into the other's place), and a stateful op made
+    stateless (TF may then merge identical calls or fold one into a constant: a random op
+    returns the same values). (rule, breaking, message) of the accepted change."""
+    if rule == "inputs_renamed":
+        old_names, new_names = [a.name for a in old.input_arg], [a.name for a in new.input_arg]
+        if sorted(old_names) == sorted(new_names):
+            return ("inputs_reordered", True, (f"Inputs reordered: {', '.join(old_names)} -> {', '.join(new_names)} "
+                    "(TF accepts it, the types being the same, but a graph saved before feeds each input by "
+                    "position: into another's place)"))
+    if rule == "flag_changed" and old.is_stateful and not new.is_stateful:
+        return ("stateful_removed", True, (f"{message} (TF accepts it, but may now merge identical calls or fold one "
+                "into a constant: graphs saved before get one result for calls meant to differ)"))
+    return rule, False, message
 
 
 # ---- python -----------------------------------------------------------------------------
@@ -397,7 +419,10 @@ def _docs_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     for key in sorted(set(a) | set(b)):
         if a.get(key, "") != b.get(key, ""):
             what = "added" if key not in a else "removed" if key not in b else "changed"
-            out.append(_python_change(new, f"doc_{what}", False, f"{_doc_label(key)} {what}", category="docs"))
+            # at the `.Doc(` that says it (else the REGISTER_OP), with the op's first override line
+            # (an override may have written the text)
+            out.append(Change(new.name, "docs", f"doc_{what}", False, f"{_doc_label(key)} {what}",
+                              _graph_location(new, "doc"), override_location=new.override_location("")))
     return out
 
 

@@ -73,9 +73,12 @@ class OpEntry:
         return next((loc for key, loc in self.parts if key == part), None)
 
     def override_location(self, part: str) -> Location | None:
-        """The override line that renamed `part`, else the first that shaped the API."""
-        renamed = next((loc for key, loc in self.api_parts if key == part), None)
-        return renamed or (self.api_locations[0] if self.api_locations else None)
+        """The override line that renamed (or set the default of) `part`; for a change of the
+        op as a whole (no part), the first line that shaped its API. A part no override
+        touched has none: another entry's line would not explain it."""
+        if part:
+            return next((loc for key, loc in self.api_parts if key == part), None)
+        return self.api_locations[0] if self.api_locations else None
 
     @property
     def name(self) -> str:

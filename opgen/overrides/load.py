@@ -123,6 +123,11 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
         update_docs(api)
     for op, state in states.items():
         renamed_at = {f"{_PART_KINDS[kind]} {name}": loc for (kind, name), loc in state.rename_locs.items()}
+        for name, loc in state.default_locs.items():  # an attr's default set, not renamed: that line
+            renamed_at.setdefault(f"attr {name}", loc)
+        if state.order_loc is not None:  # an input not renamed, placed by arg_order: that line
+            for name in model.api_defs[op].arg_order:
+                renamed_at.setdefault(f"input {name}", state.order_loc)
         if state.endpoint_loc is not None:
             renamed_at["endpoint"] = state.endpoint_loc
         if renamed_at:
@@ -149,7 +154,8 @@ def _check_on_copy(model: ApiModel, update: Update, op_def: op_def_pb2.OpDef, st
     parameter and output clashes of its renames; the model is left as it was."""
     scratch = ApiDef()
     scratch.CopyFrom(model.api_defs[op_def.name])
-    scratch_state = MergeState(state.endpoint_loc, dict(state.rename_locs))
+    scratch_state = MergeState(state.endpoint_loc, dict(state.rename_locs), dict(state.default_locs),
+                               state.order_loc)
     errors = merge_update(scratch, update, op_def, scratch_state)
     if params and not errors:
         errors = _check_params(op_def.name, op_def, scratch, scratch_state)

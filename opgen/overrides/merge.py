@@ -45,6 +45,8 @@ class MergeState:
 
     endpoint_loc: Location | None = None
     rename_locs: dict[tuple[str, str], Location] = field(default_factory=dict)  # (kind, name)
+    default_locs: dict[str, Location] = field(default_factory=dict)  # attr name -> its attr_default entry
+    order_loc: Location | None = None  # the arg_order that placed the inputs
 
 
 def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
@@ -144,6 +146,7 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
         else:
             del api.arg_order[:]
             api.arg_order.extend(new.arg_order)
+            state.order_loc = update.loc("arg_order")
     attrs = {a.name: a for a in api.attr}
     for index, attr in enumerate(new.attr):
         target = attrs.get(attr.name)
@@ -155,6 +158,7 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
             state.rename_locs[("attr", attr.name)] = update.loc("attr", index)
         if attr.HasField("default_value"):
             target.default_value.CopyFrom(attr.default_value)
+            state.default_locs[attr.name] = update.loc("attr", index)
         if attr.description:
             target.description = attr.description
     if new.summary:

@@ -549,6 +549,8 @@ def _part_locations(reg: Registration) -> tuple[tuple[str, Location], ...]:
             parts.setdefault(f"flag {_FLAG_CALLS[call.method]}", call.loc)
         elif call.method == "Deprecated":
             parts.setdefault("deprecation", call.loc)
+        elif call.method == "Doc":
+            parts.setdefault("doc", call.loc)
     return tuple(parts.items())
 
 
