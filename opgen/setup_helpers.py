@@ -101,14 +101,16 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
             check_wrappers(os.getcwd())
         super().run()
 
-    def get_ext_fullpath(self, ext_name: str) -> str:
-        """Where setuptools puts the extension (build/lib... or, --inplace, the package), under
-        the library's own file name rather than a Python extension's (`_my_ops.cpython-311-...so`)."""
-        path: str = super().get_ext_fullpath(ext_name)  # typed: setuptools' is Any here
-        for ext in self.extensions:
-            if isinstance(ext, OpLibrary) and ext.name == ext_name:
-                return os.path.join(os.path.dirname(path), ext.path.name)
-        return path
+    def get_ext_filename(self, fullname: str) -> str:
+        """An `OpLibrary`'s file under its own name (`my_ops/_my_ops.so`) rather than a Python
+        extension's (`_my_ops.cpython-311-...so`). setuptools derives every path of an extension
+        from this one: where it is built, where --inplace and editable installs copy it from
+        and to, and what the wheel lists."""
+        ext = self.ext_map.get(fullname)  # setuptools maps full and last-component names
+        if isinstance(ext, OpLibrary):
+            return os.path.join(*fullname.split(".")) + ext.path.suffix
+        filename: str = super().get_ext_filename(fullname)  # typed: setuptools' is Any here
+        return filename
 
     def build_extension(self, ext: Extension) -> None:
         if not isinstance(ext, OpLibrary):

@@ -4,13 +4,15 @@ byte for byte, which tests/commands/test_op_package.py builds into a wheel and r
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from support import fresh_venv
-from support.call_wrappers import isolated_registry
+from support.call_wrappers import isolated_registry, record_build_dir
 from support.paths import REPO
 from support.type_checkers import pyright_missing, run_mypy, run_pyright
 
@@ -118,14 +120,31 @@ def _run_scaffolded_module(monkeypatch):
     monkeypatch.delitem(sys.modules, "gen_scaffolded_ops")
 
 
+# Stands in for g++ as `$CXX`: writes the library it is asked for (-o PATH), so that a test of
+# what setup.py builds where needs neither g++ nor the compile's time.
+_FAKE_CXX = '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = -o ] && echo compiled > "$2"; shift; done\n'
+
+
+def _scaffold(root: Path, *, fake_cxx: bool = False) -> tuple[Path, dict[str, str]]:
+    """`opgen init my_ops` in `root`, then `opgen build`, in the author's environment (opgen
+    importable from this clone), by subprocesses; the project and that environment (with
+    `fake_cxx`, its `$CXX` is `_FAKE_CXX`)."""
+    project = root / "my_ops"
+    env = fresh_venv.clean_env(PYTHONPATH=str(REPO))
+    if fake_cxx:
+        (root / "fake-cxx").write_text(_FAKE_CXX)
+        (root / "fake-cxx").chmod(0o755)
+        env["CXX"] = str(root / "fake-cxx")
+    fresh_venv.run(sys.executable, "-m", "opgen", "init", "--quiet", project, env=env)
+    fresh_venv.run(sys.executable, "-m", "opgen", "build", "--quiet", cwd=project, env=env)
+    return project, env
+
+
 def test_wheel_build_refuses_wrappers_stale_against_the_sources(tmp_path):
     """The documented `pip wheel --no-build-isolation` of a scaffolded project whose op was edited
     after `opgen build`: setup.py's build_ext refuses before compiling (so neither g++ nor
     TensorFlow is needed here), names the stale module and says to run `opgen build`; no wheel."""
-    project = tmp_path / "my_ops"
-    env = fresh_venv.clean_env(PYTHONPATH=str(REPO))  # the author's environment: opgen importable
-    fresh_venv.run(sys.executable, "-m", "opgen", "init", "--quiet", project, env=env)
-    fresh_venv.run(sys.executable, "-m", "opgen", "build", "--quiet", cwd=project, env=env)
+    project, env = _scaffold(tmp_path)
     source = project / "ops" / "my_ops.cc"
     source.write_text(source.read_text().replace("factor: float = 2.0", "factor: float = 3.0"))
     command = [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", "dist", "."]
@@ -137,6 +156,43 @@ def test_wheel_build_refuses_wrappers_stale_against_the_sources(tmp_path):
     assert "Run `opgen build` in the project (and commit the wrappers), then build the wheel again." in output
     assert "running build_ext" in output and "g++" not in output
     assert not list(project.glob("dist/*.whl"))
+
+
+@pytest.mark.parametrize("command", [
+    ["setup.py", "build_ext", "--inplace"],
+    # what `pip install --no-build-isolation -e .` runs: PEP 660's hook, here without installing
+    ["-c", "from setuptools import build_meta; build_meta.build_editable('dist')"],
+], ids=["inplace", "editable"])
+def test_in_place_and_editable_builds_put_the_library_beside_the_wrappers(tmp_path, command):
+    """setuptools builds an extension under build/, then copies it into the package: under the
+    library's own name, which the wrappers load (not a Python extension's `.cpython-311-...so`)."""
+    project, env = _scaffold(tmp_path, fake_cxx=True)
+    fresh_venv.run(sys.executable, *command, cwd=project, env=env)
+    assert (project / "my_ops" / "_my_ops.so").read_text() == "compiled\n"
+    assert not list((project / "my_ops").glob("*.cpython-*"))
+
+
+@pytest.mark.oracle
+def test_in_place_build_compiles_a_library_tensorflow_runs(tmp_path):
+    """`python setup.py build_ext --inplace` of a scaffolded project, with g++ and TensorFlow's
+    flags (cached by what it depends on: the scaffold, setup_helpers, setuptools, TensorFlow):
+    the op runs on TensorFlow from the source tree, its library loaded by the wrappers."""
+    if shutil.which("g++") is None:
+        pytest.skip("g++ not available: setup.py compiles the op library with it")
+    from oracle.cxx_build import cached_build, content_hash
+
+    depends = [*sorted((REPO / "opgen" / "_scaffold").glob("*.j2")), REPO / "opgen" / "setup_helpers.py"]
+    key = content_hash([*(p.read_bytes() for p in depends), importlib.metadata.version("setuptools")])
+
+    def build(root: Path) -> None:
+        project, env = _scaffold(root)
+        fresh_venv.run(sys.executable, "setup.py", "build_ext", "--inplace", cwd=project, env=env)
+
+    project = cached_build("scaffold-inplace", key, build) / "my_ops"
+    record_build_dir(project / "my_ops")
+    run = "import tensorflow as tf, my_ops; print(my_ops.my_ops_scale(tf.constant([1.0, 2.0])).numpy().tolist())"
+    printed = fresh_venv.run(sys.executable, "-c", run, cwd=project, env=fresh_venv.clean_env(PYTHONPATH=str(REPO)))
+    assert printed.splitlines()[-1] == "[2.0, 4.0]"
 
 
 def test_wheel_build_without_tensorflow_says_to_install_it(tmp_path, monkeypatch):
