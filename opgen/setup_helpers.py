@@ -16,10 +16,10 @@ compiled against that TensorFlow's headers and ABI, and its users need a matchin
 
 Before compiling, `build_ext` refuses a wheel that would build and install, then break on its
 users' machines (`check_wrappers`, `build_ext.check_packaged`): wrappers stale against the
-sources (`opgen build --check`; a library compiled from edited sources would fail at its
-users' import: `OpLibraryError: ... does not match the module`), a generated module
-setuptools would not pack (a split module's subpackage missing from the packages), or an op
-library a module loads that the setup neither builds nor ships.
+sources (`opgen build --check`; a library compiled from edited sources would import with an
+`OpLibraryWarning`, and its ops would raise `OpLibraryError: ... does not match the module`),
+a generated module setuptools would not pack (a split module's subpackage missing from the
+packages), or an op library a module loads that the setup neither builds nor ships.
 
 setuptools is imported here, not by the rest of opgen: only a package build needs it.
 """
@@ -98,9 +98,9 @@ def check_wrappers(project: str) -> None:
         stale = "\n".join(f"  {line}" for line in run.stdout.strip().splitlines())
         raise SetupError(
             f"the generated wrappers in {project} are stale: `opgen build --check` reports\n{stale}\n"
-            "A wheel of them would install, then fail at its users' import (OpLibraryError: the op library "
-            "does not match the module). Run `opgen build` in the project (and commit the wrappers), then build "
-            "the wheel again.")
+            "A wheel of them would install and import, but with an OpLibraryWarning (the op library does not "
+            "match the module), and each op of that library would raise OpLibraryError when run. Run `opgen "
+            "build` in the project (and commit the wrappers), then build the wheel again.")
     raise _failed(project, "--check", run)
 
 

@@ -173,6 +173,8 @@ def test_wheel_build_refuses_wrappers_stale_against_the_sources(tmp_path):
     output = _refused_wheel(project, env)
     assert f"error: the generated wrappers in {project} are stale: `opgen build --check` reports " in output
     assert " would rewrite my_ops/gen_my_ops.py " in output
+    assert ("A wheel of them would install and import, but with an OpLibraryWarning (the op library does not "
+            "match the module), and each op of that library would raise OpLibraryError when run.") in output
     assert "Run `opgen build` in the project (and commit the wrappers), then build the wheel again." in output
     assert "running build_ext" in output and "g++" not in output
 
