@@ -122,7 +122,8 @@ def _generated_modules(project: str, out: Path) -> dict[str, list[Path]]:
 # Subclasses setuptools' (Any to mypy, as for OpLibrary).
 class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - setuptools' command name
     """setuptools' `build_ext`, which also compiles `OpLibrary` extensions with g++ and TF's
-    flags, once the generated wrappers are known to match the sources (`check_wrappers`)."""
+    flags, once the generated wrappers are known to match the sources (`check_wrappers`) and
+    the wheel to hold them and their op libraries (`check_packaged`)."""
 
     def run(self) -> None:
         if any(isinstance(ext, OpLibrary) for ext in self.extensions):
