@@ -14,10 +14,12 @@ the path the module's `[tool.opgen] library` names. TensorFlow must be importabl
 build runs (build without isolation: `pip wheel --no-build-isolation .`): the library is
 compiled against that TensorFlow's headers and ABI, and its users need a matching TensorFlow.
 
-Before compiling, `build_ext` runs `opgen build --check` in the project and refuses to build
-when the committed wrappers are not what `opgen build` writes from the sources now: a library
-compiled from edited sources beside stale wrappers would build, install, and fail only at its
-users' import (`OpLibraryError: ... does not match the module`).
+Before compiling, `build_ext` refuses a wheel that would build and install, then break on its
+users' machines (`check_wrappers`, `build_ext.check_packaged`): wrappers stale against the
+sources (`opgen build --check`; a library compiled from edited sources would import with an
+`OpLibraryWarning`, and its ops would raise `OpLibraryError: ... does not match the module`),
+a generated module setuptools would not pack (a split module's subpackage missing from the
+packages), or an op library a module loads that the setup neither builds nor ships.
 
 setuptools is imported here, not by the rest of opgen: only a package build needs it.
 """
@@ -28,11 +30,14 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from setuptools import Extension
 from setuptools.command.build_ext import build_ext as _setuptools_build_ext
 from setuptools.errors import SetupError
+
+from opgen.config import load_config
+from opgen.module_groups import module_library
 
 _TF_FLAGS = (
     "import json, tensorflow as tf; "
@@ -70,45 +75,139 @@ def tensorflow_flags() -> tuple[list[str], list[str]]:
     return compile_flags, link_flags
 
 
+def _opgen_build(project: str, option: str) -> subprocess.CompletedProcess[str]:
+    """`opgen build OPTION --quiet` in the project, by the building Python: opgen's own command
+    line, in a child process, as its author runs it."""
+    return subprocess.run([sys.executable, "-m", "opgen", "build", option, "--quiet"], cwd=project,
+                          capture_output=True, text=True, check=False)
+
+
+def _failed(project: str, option: str, run: subprocess.CompletedProcess[str]) -> SetupError:
+    return SetupError(
+        f"`opgen build {option}` failed in {project} (exit {run.returncode}):\n{(run.stdout + run.stderr).strip()}\n"
+        "Fix what it reports, run `opgen build`, then build the wheel again.")
+
+
 def check_wrappers(project: str) -> None:
     """Raise `SetupError` unless the generated wrappers of the opgen project in `project` are
-    up to date with its sources: `opgen build --check` itself, in a child process (it is
-    opgen's command line, and its output names the stale files), by the building Python."""
-    run = subprocess.run([sys.executable, "-m", "opgen", "build", "--check", "--quiet"], cwd=project,
-                         capture_output=True, text=True, check=False)
+    up to date with its sources: `opgen build --check` itself (its output names the stale files)."""
+    run = _opgen_build(project, "--check")
     if run.returncode == 0:
         return
     if run.returncode == 1 and run.stdout.strip():  # one `would rewrite PATH` line per stale file
         stale = "\n".join(f"  {line}" for line in run.stdout.strip().splitlines())
         raise SetupError(
             f"the generated wrappers in {project} are stale: `opgen build --check` reports\n{stale}\n"
-            "A wheel of them would install, then fail at its users' import (OpLibraryError: the op library "
-            "does not match the module). Run `opgen build` in the project (and commit the wrappers), then build "
-            "the wheel again.")
-    raise SetupError(
-        f"`opgen build --check` failed in {project} (exit {run.returncode}):\n{(run.stdout + run.stderr).strip()}\n"
-        "Fix what it reports, run `opgen build`, then build the wheel again.")
+            "A wheel of them would install and import, but with an OpLibraryWarning (the op library does not "
+            "match the module), and each op of that library would raise OpLibraryError when run. Run `opgen "
+            "build` in the project (and commit the wrappers), then build the wheel again.")
+    raise _failed(project, "--check", run)
+
+
+def _generated_modules(project: str, out: Path) -> dict[str, list[Path]]:
+    """The modules `opgen build` writes into `out` in the opgen project in `project`
+    (`--list-outputs`), each with its files: `gen_x.py`, or a split module's package
+    (`gen_x/__init__.py` and its parts)."""
+    run = _opgen_build(project, "--list-outputs")
+    if run.returncode != 0:
+        raise _failed(project, "--list-outputs", run)
+    modules: dict[str, list[Path]] = {}
+    for line in run.stdout.splitlines():
+        path = Path(project, line).resolve()  # printed relative to the project when below it
+        if path.suffix == ".py" and path.is_relative_to(out):
+            modules.setdefault(path.relative_to(out).parts[0].removesuffix(".py"), []).append(path)
+    return modules
 
 
 # Subclasses setuptools' (Any to mypy, as for OpLibrary).
 class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - setuptools' command name
     """setuptools' `build_ext`, which also compiles `OpLibrary` extensions with g++ and TF's
-    flags, once the generated wrappers are known to match the sources (`check_wrappers`)."""
+    flags, once the generated wrappers are known to match the sources (`check_wrappers`) and
+    the wheel to hold them and their op libraries (`check_packaged`)."""
 
     def run(self) -> None:
         if any(isinstance(ext, OpLibrary) for ext in self.extensions):
             # the project root: where setuptools runs setup.py, and what OpLibrary sources are relative to
-            check_wrappers(os.getcwd())
+            project = os.getcwd()
+            check_wrappers(project)
+            self.check_packaged(project)
         super().run()
 
-    def get_ext_fullpath(self, ext_name: str) -> str:
-        """Where setuptools puts the extension (build/lib... or, --inplace, the package), under
-        the library's own file name rather than a Python extension's (`_my_ops.cpython-311-...so`)."""
-        path: str = super().get_ext_fullpath(ext_name)  # typed: setuptools' is Any here
-        for ext in self.extensions:
-            if isinstance(ext, OpLibrary) and ext.name == ext_name:
-                return os.path.join(os.path.dirname(path), ext.path.name)
-        return path
+    def check_packaged(self, project: str) -> None:
+        """Raise `SetupError` unless the wheel would hold every generated module of the project
+        and the op library each loads: setuptools packs only the packages it is told of (a split
+        module is a subpackage) and data files it is told of, and builds without a word otherwise."""
+        config = load_config(Path(project))
+        out = config.path(config.out).resolve()
+        build_py = self.get_finalized_command("build_py")
+        packed = {Path(file).resolve() for _, _, file in build_py.find_all_modules()}
+        built = {self._package_dir(self.get_ext_fullname(ext.name).rpartition(".")[0]) / ext.path.name
+                 for ext in self.extensions if isinstance(ext, OpLibrary)}
+        shipped = {Path(src_dir, name).resolve() for _, src_dir, _, names in build_py.data_files for name in names}
+        errors, unpacked = [], []
+        for module, files in _generated_modules(project, out).items():
+            unpacked += [(module, folder) for folder in sorted({file.parent for file in files if file not in packed})]
+            library = module_library(module, config.libraries, config.library)
+            if library and (path := self._library_path(library, out)) and path not in built | shipped:
+                errors.append(self._unbuilt_error(module, library, path, project))
+        if unpacked:
+            errors.insert(0, self._unpacked_error(unpacked, project))
+        if errors:
+            raise SetupError("\n".join(errors))
+
+    def _package_dir(self, package: str) -> Path:
+        """The folder of `package` in the source tree (build_py's: `package_dir` respected)."""
+        return Path(self.get_finalized_command("build_py").get_package_dir(package)).resolve()
+
+    def _package_name(self, folder: Path) -> str | None:
+        """The dotted name the wheel gives `folder`: a listed package's, or a subpackage of one."""
+        for package in self.distribution.packages or ():
+            if self._package_dir(package) == folder:
+                return str(package)
+        parent = self._package_name(folder.parent) if folder.parent != folder else None
+        return f"{parent}.{folder.name}" if parent else None
+
+    def _library_path(self, library: str, out: Path) -> Path | None:
+        """Where `library` ([tool.opgen], as the runtime resolves it: `resolve_library`) is in the
+        source tree, if in this distribution; None for an absolute path or another package's."""
+        if ":" in library and not os.path.isabs(library):
+            package, _, resource = library.partition(":")
+            return self._package_dir(package) / resource if package in (self.distribution.packages or ()) else None
+        return None if os.path.isabs(library) else (out / library).resolve()
+
+    def _unpacked_error(self, unpacked: list[tuple[str, Path]], project: str) -> str:
+        modules = ", ".join(f"{module} ({os.path.relpath(folder, project)}/)" for module, folder in unpacked)
+        packages = [self._package_name(folder) for _, folder in unpacked]
+        if None in packages:
+            fix = "make their folders packages the setup packs (or move [tool.opgen] out into one)"
+        else:
+            include = ", ".join(f'"{top}", "{top}.*"' for top in sorted({str(p).partition(".")[0] for p in packages}))
+            fix = (f"have setuptools pack {', '.join(map(str, packages))} too: in pyproject.toml replace "
+                   f"[tool.setuptools] packages with [tool.setuptools.packages.find] include = [{include}] "
+                   "(what `opgen init` writes), or add them to the packages of setup()")
+        return (f"generated modules would not be in the wheel: {modules}: no package setuptools packs holds "
+                f"their files (packages: {sorted(self.distribution.packages or ())}), and their users' import "
+                f"would fail with ModuleNotFoundError. To fix, {fix}.")
+
+    def _unbuilt_error(self, module: str, library: str, path: Path, project: str) -> str:
+        package = self._package_name(path.parent)
+        target = f"{package.replace('.', '/')}/{path.name}" if package else os.path.relpath(path, project)
+        return (f"generated module {module} loads op library {library!r} ({os.path.relpath(path, project)}), "
+                "which the wheel would lack: no OpLibrary of the setup builds it and no package data ships it. "
+                "Its users would get an OpLibraryWarning at import and an OpLibraryError from each of its ops. "
+                f'To fix, add OpLibrary("{target}", [<its C++ sources>]) to the ext_modules of setup.py, or '
+                "correct the module's library in [tool.opgen] (library, libraries) and run `opgen build`.")
+
+    def get_ext_filename(self, fullname: str) -> str:
+        """An `OpLibrary`'s file under its own name (`my_ops/_my_ops.so`) rather than a Python
+        extension's (`_my_ops.cpython-311-...so`). setuptools derives every path of an extension
+        from this one: where it is built, where --inplace and editable installs copy it from
+        and to, and what the wheel lists."""
+        ext = self.ext_map.get(fullname)  # setuptools maps full and last-component names
+        if isinstance(ext, OpLibrary):
+            return os.path.join(*fullname.split(".")) + ext.path.suffix
+        filename: str = super().get_ext_filename(fullname)  # typed: setuptools' is Any here
+        return filename
 
     def build_extension(self, ext: Extension) -> None:
         if not isinstance(ext, OpLibrary):

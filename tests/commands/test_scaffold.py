@@ -4,13 +4,16 @@ byte for byte, which tests/commands/test_op_package.py builds into a wheel and r
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
 from support import fresh_venv
-from support.call_wrappers import isolated_registry
+from support.call_wrappers import isolated_registry, record_build_dir
 from support.paths import REPO
 from support.type_checkers import pyright_missing, run_mypy, run_pyright
 
@@ -118,25 +121,146 @@ def _run_scaffolded_module(monkeypatch):
     monkeypatch.delitem(sys.modules, "gen_scaffolded_ops")
 
 
+# Stands in for g++ as `$CXX`: writes the library it is asked for (-o PATH), so that a test of
+# what setup.py builds where needs neither g++ nor the compile's time.
+_FAKE_CXX = '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = -o ] && echo compiled > "$2"; shift; done\n'
+
+
+def _scaffold(root: Path, *, fake_cxx: bool = False) -> tuple[Path, dict[str, str]]:
+    """`opgen init my_ops` in `root`, then `opgen build`, in the author's environment (opgen
+    importable from this clone), by subprocesses; the project and that environment (with
+    `fake_cxx`, its `$CXX` is `_FAKE_CXX`)."""
+    project = root / "my_ops"
+    env = fresh_venv.clean_env(PYTHONPATH=str(REPO))
+    if fake_cxx:
+        (root / "fake-cxx").write_text(_FAKE_CXX)
+        (root / "fake-cxx").chmod(0o755)
+        env["CXX"] = str(root / "fake-cxx")
+    fresh_venv.run(sys.executable, "-m", "opgen", "init", "--quiet", project, env=env)
+    fresh_venv.run(sys.executable, "-m", "opgen", "build", "--quiet", cwd=project, env=env)
+    return project, env
+
+
+def _refused_wheel(project: Path, env: dict[str, str]) -> str:
+    """The documented `pip wheel --no-build-isolation` of the project, which must fail: its output
+    (whitespace collapsed: pip wraps lines)."""
+    command = [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", "dist", "."]
+    done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode != 0 and not list(project.glob("dist/*.whl")), done.stdout
+    return " ".join((done.stdout + done.stderr).split())
+
+
+def _wheel_names(project: Path, env: dict[str, str]) -> set[str]:
+    """The files of the project's wheel, built as the page says (`pip wheel --no-build-isolation`)."""
+    fresh_venv.run(sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", "dist", ".",
+                   cwd=project, env=env)
+    (wheel,) = project.glob("dist/*.whl")
+    return set(zipfile.ZipFile(wheel).namelist())
+
+
+def _replace(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new))
+
+
 def test_wheel_build_refuses_wrappers_stale_against_the_sources(tmp_path):
     """The documented `pip wheel --no-build-isolation` of a scaffolded project whose op was edited
     after `opgen build`: setup.py's build_ext refuses before compiling (so neither g++ nor
     TensorFlow is needed here), names the stale module and says to run `opgen build`; no wheel."""
-    project = tmp_path / "my_ops"
-    env = fresh_venv.clean_env(PYTHONPATH=str(REPO))  # the author's environment: opgen importable
-    fresh_venv.run(sys.executable, "-m", "opgen", "init", "--quiet", project, env=env)
-    fresh_venv.run(sys.executable, "-m", "opgen", "build", "--quiet", cwd=project, env=env)
-    source = project / "ops" / "my_ops.cc"
-    source.write_text(source.read_text().replace("factor: float = 2.0", "factor: float = 3.0"))
-    command = [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", "dist", "."]
-    done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, check=False)
-    assert done.returncode != 0
-    output = done.stdout + done.stderr
-    assert f"error: the generated wrappers in {project} are stale: `opgen build --check` reports\n" in output
-    assert "  would rewrite my_ops/gen_my_ops.py\n" in output
+    project, env = _scaffold(tmp_path)
+    _replace(project / "ops" / "my_ops.cc", "factor: float = 2.0", "factor: float = 3.0")
+    output = _refused_wheel(project, env)
+    assert f"error: the generated wrappers in {project} are stale: `opgen build --check` reports " in output
+    assert " would rewrite my_ops/gen_my_ops.py " in output
+    assert ("A wheel of them would install and import, but with an OpLibraryWarning (the op library does not "
+            "match the module), and each op of that library would raise OpLibraryError when run.") in output
     assert "Run `opgen build` in the project (and commit the wrappers), then build the wheel again." in output
     assert "running build_ext" in output and "g++" not in output
-    assert not list(project.glob("dist/*.whl"))
+
+
+@pytest.mark.parametrize("command", [
+    ["setup.py", "build_ext", "--inplace"],
+    # what `pip install --no-build-isolation -e .` runs: PEP 660's hook, here without installing
+    ["-c", "from setuptools import build_meta; build_meta.build_editable('dist')"],
+], ids=["inplace", "editable"])
+def test_in_place_and_editable_builds_put_the_library_beside_the_wrappers(tmp_path, command):
+    """setuptools builds an extension under build/, then copies it into the package: under the
+    library's own name, which the wrappers load (not a Python extension's `.cpython-311-...so`)."""
+    project, env = _scaffold(tmp_path, fake_cxx=True)
+    fresh_venv.run(sys.executable, *command, cwd=project, env=env)
+    assert (project / "my_ops" / "_my_ops.so").read_text() == "compiled\n"
+    assert not list((project / "my_ops").glob("*.cpython-*"))
+
+
+def test_wheel_of_split_modules_holds_their_packages(tmp_path):
+    """With `max_ops_per_module`, a module is a package of parts (my_ops/gen_my_ops/): the
+    scaffold's pyproject.toml packs the package's subpackages, and build_ext refuses a setup
+    that would leave them out (an import of them would fail on the users' machines)."""
+    project, env = _scaffold(tmp_path, fake_cxx=True)
+    with (project / "ops" / "my_ops.cc").open("a") as source:
+        source.write('REGISTER_OP("MyOpsNegate").Input("x: float").Output("y: float");\n')
+    _replace(project / "pyproject.toml", "docstring_kernels = true", "docstring_kernels = true\nmax_ops_per_module = 1")
+    fresh_venv.run(sys.executable, "-m", "opgen", "build", "--quiet", cwd=project, env=env)
+    assert {"my_ops/gen_my_ops/__init__.py", "my_ops/gen_my_ops/_part1.py", "my_ops/gen_my_ops/_part2.py",
+            "my_ops/_my_ops.so", "my_ops/py.typed"} <= _wheel_names(project, env)
+
+    # what the scaffold wrote before: the package alone
+    _replace(project / "pyproject.toml",
+             '[tool.setuptools.packages.find]\ninclude = ["my_ops", "my_ops.*"]\nnamespaces = false',
+             '[tool.setuptools]\npackages = ["my_ops"]')
+    (project / "dist").rename(tmp_path / "dist")
+    output = _refused_wheel(project, env)
+    assert ("error: generated modules would not be in the wheel: gen_my_ops (my_ops/gen_my_ops/): no package "
+            "setuptools packs holds their files (packages: ['my_ops']), and their users' import would fail with "
+            "ModuleNotFoundError. To fix, have setuptools pack my_ops.gen_my_ops too: in pyproject.toml replace "
+            '[tool.setuptools] packages with [tool.setuptools.packages.find] include = ["my_ops", "my_ops.*"] '
+            "(what `opgen init` writes), or add them to the packages of setup().") in output
+    assert "g++" not in output and "fake-cxx" not in output
+
+
+def test_wheel_build_refuses_an_op_library_the_setup_does_not_build(tmp_path):
+    """A module's op library ([tool.opgen] library, libraries) that no OpLibrary of setup.py
+    builds and no package data ships: build_ext names the module and the library and says how
+    to fix it; shipped as package data instead, the library is in the wheel."""
+    project, env = _scaffold(tmp_path, fake_cxx=True)
+    with (project / "pyproject.toml").open("a") as pyproject:
+        pyproject.write('\n[tool.opgen.libraries]\n"gen_my_*" = "_prebuilt.so"\n')
+    fresh_venv.run(sys.executable, "-m", "opgen", "build", "--quiet", cwd=project, env=env)
+    output = _refused_wheel(project, env)
+    assert ("error: generated module gen_my_ops loads op library '_prebuilt.so' (my_ops/_prebuilt.so), which the "
+            "wheel would lack: no OpLibrary of the setup builds it and no package data ships it. Its users would "
+            "get an OpLibraryWarning at import and an OpLibraryError from each of its ops. To fix, add "
+            'OpLibrary("my_ops/_prebuilt.so", [<its C++ sources>]) to the ext_modules of setup.py, or correct the '
+            "module's library in [tool.opgen] (library, libraries) and run `opgen build`.") in output
+    assert "fake-cxx" not in output
+
+    (project / "my_ops" / "_prebuilt.so").write_text("prebuilt\n")
+    _replace(project / "pyproject.toml", '"my_ops" = ["py.typed"]', '"my_ops" = ["py.typed", "_prebuilt.so"]')
+    assert {"my_ops/gen_my_ops.py", "my_ops/_prebuilt.so", "my_ops/_my_ops.so"} <= _wheel_names(project, env)
+
+
+@pytest.mark.oracle
+def test_in_place_build_compiles_a_library_tensorflow_runs(tmp_path):
+    """`python setup.py build_ext --inplace` of a scaffolded project, with g++ and TensorFlow's
+    flags (cached by what it depends on: the scaffold, setup_helpers, setuptools, TensorFlow):
+    the op runs on TensorFlow from the source tree, its library loaded by the wrappers."""
+    if shutil.which("g++") is None:
+        pytest.skip("g++ not available: setup.py compiles the op library with it")
+    from oracle.cxx_build import cached_build, content_hash
+
+    depends = [*sorted((REPO / "opgen" / "_scaffold").glob("*.j2")), REPO / "opgen" / "setup_helpers.py"]
+    key = content_hash([*(p.read_bytes() for p in depends), importlib.metadata.version("setuptools")])
+
+    def build(root: Path) -> None:
+        project, env = _scaffold(root)
+        fresh_venv.run(sys.executable, "setup.py", "build_ext", "--inplace", cwd=project, env=env)
+
+    project = cached_build("scaffold-inplace", key, build) / "my_ops"
+    record_build_dir(project / "my_ops")
+    run = "import tensorflow as tf, my_ops; print(my_ops.my_ops_scale(tf.constant([1.0, 2.0])).numpy().tolist())"
+    printed = fresh_venv.run(sys.executable, "-c", run, cwd=project, env=fresh_venv.clean_env(PYTHONPATH=str(REPO)))
+    assert printed.splitlines()[-1] == "[2.0, 4.0]"
 
 
 def test_wheel_build_without_tensorflow_says_to_install_it(tmp_path, monkeypatch):

@@ -81,7 +81,8 @@ SUBPROCESS_BUILD_SITES = {
     "tests/commands/test_render_build.py": "builds into the test's tmp_path (scanned at teardown), or generated/",
     "tests/commands/test_build_depfile.py": "builds into the test's tmp_path (scanned at teardown)",
     "tests/tf/test_op_library_loading.py": "builds into the test's tmp_path (scanned at teardown)",
-    "tests/commands/test_scaffold.py": "builds into the test's tmp_path (scanned at teardown)",
+    "tests/commands/test_scaffold.py": "builds into the test's tmp_path (scanned at teardown), or into a cached "
+                                       "in-place build, which the test records with record_build_dir",
     "tests/shapes/test_shape_translate_oracle.py": "the fixture calls record_build_dir",
     "tests/render/test_reserved_op_names.py": "builds into the test's tmp_path (scanned at teardown)",
 }
