@@ -277,10 +277,9 @@ _define(
         _option(
             "-o",
             "--output",
-            required=True,
             metavar="FILE.cc",
             section="Output",
-            help="The C++ file to write (required).",
+            help="Write the C++ here; default: stdout.",
         ),
         _option(
             "--skip-inexpressible",
@@ -437,7 +436,7 @@ _define(
         _format_option(["md", "json"], "md"),
         _output_option("the snapshot"),
     ],
-    "Write the API snapshot of the generated modules.",
+    "Print the API snapshot of the generated modules.",
 )
 
 _define(
@@ -446,7 +445,9 @@ _define(
     "Compare two APIs and classify each change (graph or Python API; breaking or "
     "not); exit 1 on a breaking change.\n\nOLD and NEW are spec trees, projects, OpList files "
     "(.pbtxt/.pb/.json) or API snapshots (API.md, .json); NEW defaults to the work tree. With --git REV, "
-    "OLD is read from that git revision; with --git A..B both sides are.",
+    "OLD is read from that git revision; with --git A..B both sides are. A side that is a project is read with "
+    "its own pyproject.toml ([tool.opgen] sources, defines, include_dirs, exclude, overrides, modules), as its "
+    "`opgen build` reads it.",
     [
         click.argument("old", required=False),
         click.argument("new", required=False),

@@ -207,6 +207,13 @@ def _check_out(settings: Settings, opts: BuildOptions) -> None:
     check_out_dir(opts.out, settings.config.root, inputs, opts.config_location, read_whole=read_whole)
 
 
+def _would(rel: str, changes: Changes, out: Path) -> str:
+    """What writing `changes` would do to `rel` (the words of --check, --diff and --dry-run)."""
+    if rel in changes.delete:
+        return "would delete"
+    return "would rewrite" if (out / rel).exists() else "would create"
+
+
 def _report_stale(settings: Settings, opts: BuildOptions, changes: Changes) -> int:
     """`--check` (black's manners: one line per stale file, then a summary; exit 1 when
     stale) and `--diff` (a unified diff, paths relative to the project root)."""
@@ -218,14 +225,7 @@ def _report_stale(settings: Settings, opts: BuildOptions, changes: Changes) -> i
         sys.stdout.buffer.flush()
     else:
         for rel in stale:
-            verb = (
-                "would delete"
-                if rel in changes.delete
-                else "would rewrite"
-                if (opts.out / rel).exists()
-                else "would create"
-            )
-            print(f"{verb} {printable_path(root_relative(opts.out / rel, opts.root))}")
+            print(f"{_would(rel, changes, opts.out)} {printable_path(root_relative(opts.out / rel, opts.root))}")
     shown = printable_path(root_relative(opts.out, opts.root))
     if not stale:
         _summary(settings, f"opgen build: {shown} is up to date ({total} files)")
@@ -384,10 +384,8 @@ def run(settings: Settings) -> int:
         changes = _compared(opts.out, outputs, result, phases)
         if settings.check or settings.diff:
             return _report_stale(settings, opts, changes)
-        for rel in changes.write:
-            print(f"would write {_printed(opts.out / rel)}")
-        for rel in changes.delete:
-            print(f"would delete {_printed(opts.out / rel)}")
+        for rel in [*changes.write, *changes.delete]:
+            print(f"{_would(rel, changes, opts.out)} {_printed(opts.out / rel)}")
         _report_kept(opts.out, changes)
         return 0
     with build_lock(opts.out):  # compared under the lock: no other build commits in between

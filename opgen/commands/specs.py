@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from opgen.settings import Settings as _Settings
 @dataclass(frozen=True, kw_only=True)
 class Settings(_Settings):
     oplist: str
-    output: str
+    output: str | None = None
     skip_inexpressible: bool = False
 
 
@@ -24,5 +25,8 @@ def run(settings: Settings) -> int:
     op_list = load_op_list_file(settings.oplist)
     check_output_option(settings.output, settings.config, [settings.oplist])
     cc = op_list_to_cc(op_list, skip_inexpressible=settings.skip_inexpressible)
-    atomic_write(Path(settings.output), cc.encode())
+    if settings.output:
+        atomic_write(Path(settings.output), cc.encode())
+    else:
+        sys.stdout.buffer.write(cc.encode())
     return 0

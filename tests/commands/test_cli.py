@@ -160,7 +160,6 @@ def test_user_error_is_located_exit_2(project):
     (["oplist", "--format", "xml"], "Invalid value for '--format'"),
     (["build", "--jobs", "-1"], "Invalid value for '-j' / '--jobs'"),
     (["build", "--jobs", "two"], "'two' is not a valid integer"),
-    (["specs", "in.pbtxt"], "Missing option '-o' / '--output'"),
     (["specs"], "Missing argument 'OPLIST'"),
     (["frobnicate"], "No such command 'frobnicate'"),
     (["overrides"], "Usage: opgen overrides"),
@@ -340,6 +339,8 @@ def test_specs_writes_cc(project):
     result = run("specs", "ops.pbtxt", "-o", "out.cc", "--skip-inexpressible")
     assert result.exit_code == 0, result.output
     assert 'REGISTER_OP("Small")' in (project / "out.cc").read_text()
+    printed = run("specs", "ops.pbtxt")  # without -o: to stdout, as every command's output
+    assert printed.exit_code == 0 and printed.stdout == (project / "out.cc").read_text()
 
 
 def test_kernels_formats_and_check(project):
@@ -361,7 +362,7 @@ def test_build_output_options(project):
     assert result.exit_code == 0 and result.stdout.splitlines()[0].startswith("elsewhere/gen_")
     assert not (project / "elsewhere").exists()
     result = run("build", "--dry-run")
-    assert result.exit_code == 0 and "would write gen/" in result.stdout and not (project / "gen").exists()
+    assert result.exit_code == 0 and "would create gen/" in result.stdout and not (project / "gen").exists()
     result = run("build", "--depfile", "opgen.d", "-j", "1", "--formatter", "ruff")
     assert result.exit_code == 0, result.output
     assert "specs/ops.cc" in (project / "opgen.d").read_text()

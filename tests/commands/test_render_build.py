@@ -89,7 +89,7 @@ def test_check_dry_run_and_stale_files(tmp_path, monkeypatch, capsys):
     snapshot = _tree(out)
     assert _run(root, monkeypatch, "--dry-run") == 0
     said = capsys.readouterr().out
-    assert "would write" in said and "gen_math_ops.py" in said and "would delete" in said
+    assert "would rewrite" in said and "gen_math_ops.py" in said and "would delete" in said
     assert _tree(out) == snapshot
     assert _run(root, monkeypatch) == 0
     assert not (out / "gen_old_ops.py").exists() and (out / "user_file.py").exists()
