@@ -22,6 +22,8 @@ _TYPE_NAME = re.compile(r"Unrecognized type string '(?P<name>.*)' from ")
 _UNKNOWN_ATTR = re.compile(r"Reference to unknown attr '(?P<name>[^']*)' from (?P<method>Input|Output)\(")
 _UNKNOWN_LENGTH = re.compile(r"No attr with name '(?P<name>[^']*)' for (?:input|output) ")
 _NAME_COLON = re.compile(r"Trouble parsing 'name:' from (?P<method>Input|Output)\(\"(?P<spec>.*)\"\) for Op ", re.S)
+_ATTR_NAME_COLON = re.compile(r"Trouble parsing '<name>:' from Attr\(\"(?P<spec>.*)\"\) for Op ", re.S)
+_DUPLICATE_NAME = re.compile(r"Duplicate name: (?P<name>.*)")
 _ATTR_TYPE = re.compile(r"Trouble parsing type string at '(?P<rest>[^']*)' from Attr\(\"(?P<spec>.*)\"\) for Op ", re.S)
 _EXTRA = re.compile(r"Extra '[^']*' unparsed at the end from Attr\(\"(?P<spec>.*)\"\) for Op ", re.S)
 _NOT_ALLOWED = re.compile(r"Value for attr '[^']*' of (?P<value>.*) is not in the list of allowed values: "
@@ -157,6 +159,15 @@ def fix_hint(message: str, failed_attrs: set[str], unread_attr: Location | None 
             return (f"an {what}'s name is lower-case letters, digits and _, starting with a letter: "
                     f'{method}("x: float")')
         return f'an {what} is declared as "name: type": {method}("x: float")'
+    m = _ATTR_NAME_COLON.match(message)
+    if m:  # `scale float = 1.0`: the colon after the name left out
+        name, _, rest = m.group("spec").strip().partition(" ")
+        example = f'Attr("{name}: {rest.strip()}")' if _WORD.fullmatch(name) and rest.strip() else 'Attr("n: int = 1")'
+        return f'an attr is declared as "name: type" with an optional "= default": {example}'
+    m = _DUPLICATE_NAME.match(message)
+    if m:  # (ValidateOpDef: inputs, outputs and attrs share one namespace)
+        return (f"an op's inputs, outputs and attrs need different names: rename one of the '{m.group('name')}'s "
+                "in REGISTER_OP")
     m = _NOT_ALLOWED.match(message)
     if m:  # (ValidateOpDef checks an attr's default against its allowed values)
         allowed, value = m.group("allowed"), m.group("value")
