@@ -172,8 +172,9 @@ class _Reader:
         piece_lines = piece.split("\n")
         if 0 < line <= len(piece_lines):  # protobuf echoes the line: it is in the location already
             message = message.removeprefix(f"'{piece_lines[line - 1]}': ")
+        before = piece_lines[line - 1][: max((e.GetColumn() or 1) - 1, 0)] if 0 < line <= len(piece_lines) else ""
         return OpgenError(
-            f"cannot parse as {FORMAT_TITLES[self.fmt]}: {message}", loc, hint=parse_hint(message, self.fmt)
+            f"cannot parse as {FORMAT_TITLES[self.fmt]}: {message}", loc, hint=parse_hint(message, self.fmt, before)
         )
 
     def recover(self, error: OpgenError) -> tuple[str, list[OpgenError], set[int]]:
@@ -224,9 +225,10 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(out)
 
 
-def parse_hint(message: str, fmt: Format) -> str | None:
+def parse_hint(message: str, fmt: Format, before: str = "") -> str | None:
     """How to fix a text-format parse error: the field or enum value meant (difflib), the
-    range of an integer, the format a misplaced field belongs to."""
+    range of an integer, the format a misplaced field belongs to, the shape of an attr
+    value; `before`: the error's line up to it."""
     unknown = re.match(r'Message type "([\w.]+)" has no field named "(\w+)"', message)
     if unknown:
         fields = list(descriptor_pool.Default().FindMessageTypeByName(unknown.group(1)).fields_by_name)
@@ -241,6 +243,9 @@ def parse_hint(message: str, fmt: Format) -> str | None:
     if enum:
         values = list(descriptor_pool.Default().FindEnumTypeByName(enum.group(1)).values_by_name)
         return did_you_mean(enum.group(2), values, "") or f"its values: {', '.join(values)}"
+    if message == 'Expected "{".' and re.search(r"\b(?:value|default_value)\s*:?\s*\Z", before):
+        return ('an attr value is an AttrValue message of one field: value { i: 8 }, { f: 0.5 }, { b: true }, '
+                '{ s: "text" }, { type: DT_FLOAT }, { shape { dim { size: 2 } } } or { list { i: [1, 2] } }')
     if message.startswith("Value out of range"):
         return ("an int attr value (`i`) is a signed 64-bit integer: -9223372036854775808 to "
                 "9223372036854775807")

@@ -129,6 +129,13 @@ def test_cli_reports_every_error_with_hints(tmp_path, monkeypatch, capsys):
         "ov/a.pbtxt:7:43: error: cannot parse as OpGenOverrides: Value out of range: 99999999999999999999\n"
         "  hint: an int attr value (`i`) is a signed 64-bit integer: -9223372036854775808 to 9223372036854775807\n"
         "2 errors in 1 file\n")
+    # an attr value written as a scalar: its AttrValue shape
+    (tmp_path / "ov" / "a.pbtxt").write_text('op {\n  name: "Resize"\n  attr_default { name: "scale" value: 3 }\n}\n')
+    assert cli.main(["overrides", "check", "ops.pbtxt", "--overrides", "ov"]) == 2
+    assert capsys.readouterr().err.splitlines()[:2] == [
+        'ov/a.pbtxt:3:39: error: cannot parse as OpGenOverrides: Expected "{".',
+        ("  hint: an attr value is an AttrValue message of one field: value { i: 8 }, { f: 0.5 }, { b: true }, "
+        '{ s: "text" }, { type: DT_FLOAT }, { shape { dim { size: 2 } } } or { list { i: [1, 2] } }')]
 
 
 def test_locations_follow_text_format_syntax(tmp_path):
