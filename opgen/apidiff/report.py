@@ -12,10 +12,15 @@ _TITLES = {"graph": "graph compatibility", "python": "Python API", "kernel": "ke
            "docs": "docs"}
 
 
-def _counts(result: DiffResult) -> str:
+def _tally(result: DiffResult) -> tuple[int, int, int]:
+    """(breaking, compatible, docs-only) changes."""
     breaking = len(result.breaking)
     docs = sum(1 for c in result.changes if c.category == "docs")
-    compatible = len(result.changes) - breaking - docs
+    return breaking, len(result.changes) - breaking - docs, docs
+
+
+def _counts(result: DiffResult) -> str:
+    breaking, compatible, docs = _tally(result)
     by_status = {s: sum(1 for o in result.ops if o.status == s) for s in ("added", "removed", "changed")}
     ops = ", ".join(f"{n} {s}" for s, n in by_status.items() if n) or "none"
     return f"{breaking} breaking, {compatible} compatible, {docs} docs-only change(s); ops: {ops}"
@@ -87,8 +92,11 @@ def _where(c: Change) -> str:
 
 
 def format_json(result: DiffResult) -> str:
+    breaking, compatible, docs = _tally(result)
     data = {
-        "breaking": len(result.breaking),
+        "breaking": breaking,
+        "compatible": compatible,
+        "docs_only": docs,
         "ops": [{"op": o.op, "status": o.status} for o in result.ops],
         "changes": [
             {
