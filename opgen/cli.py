@@ -265,7 +265,9 @@ _define(cli, "kernels", "Gather REGISTER_KERNEL_BUILDER registrations into a Ker
     *_SPEC_INPUT,
     _format_option(["pbtxt", "pb", "json", "md"], "pbtxt", " (md: per op, a table of devices x allowed types)"),
     _output_option("the KernelList"),
-    _option("--check", is_flag=True, section="Output", help="Exit 1 when the cross-check reports a kernel."),
+    _option("--check", is_flag=True, section="Output",
+            help="Print only the cross-check's findings (the KernelList still goes to -o); exit 1 when it reports "
+                 "a kernel."),
 ], "Gather REGISTER_KERNEL_BUILDER registrations into a KernelList.")
 
 _define(

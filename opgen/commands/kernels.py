@@ -43,7 +43,7 @@ def run(settings: Settings) -> int:
         report(finding.format_warning())
     if settings.output:
         atomic_write(Path(settings.output), data)
-    else:
+    elif not settings.check:  # a check says only what it found, as `opgen build --check` does
         sys.stdout.buffer.write(data)
     if findings and not settings.quiet:
         print(f"{len(findings)} kernel{'s' if len(findings) != 1 else ''} reported by the cross-check",
