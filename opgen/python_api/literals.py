@@ -137,12 +137,20 @@ def _float(value: float, dtype_prefix: str) -> str:
     return text if not text.lstrip("-").isdigit() else text + ".0"
 
 
-def shape_literal(shape: tensor_shape_pb2.TensorShapeProto) -> str:
+# Docstrings name dtypes `tf.float32` (code `_dtypes.float32`) and keep TF's spelling of values.
+_DOC_DTYPES = "tf."
+
+
+def shape_literal(shape: tensor_shape_pb2.TensorShapeProto, unknown_dim: str = "None") -> str:
+    """A shape value as Python: in code an unknown dimension (-1 in the proto) is `None`. TF's
+    generator writes -1, which `make_shape` (TensorShape) rejects, so its wrapper fails on
+    any call that leaves the attr out (docs/differences-from-tf.md); docstrings keep TF's -1."""
     if shape.unknown_rank:
         return "None"
     dims = []
     for d in shape.dim:
-        dims.append(f"({py_str(d.name)}, {d.size})" if d.name else str(d.size))
+        size = unknown_dim if d.size == -1 else str(d.size)
+        dims.append(f"({py_str(d.name)}, {size})" if d.name else size)
     return "[" + ", ".join(dims) + "]"
 
 
@@ -166,7 +174,7 @@ def _scalar(value: attr_value_pb2.AttrValue, field: str, dtype_prefix: str) -> s
     if field == "type":
         return _dtype_ref(dtype_prefix, value.type)
     if field == "shape":
-        return shape_literal(value.shape)
+        return shape_literal(value.shape, "-1" if dtype_prefix == _DOC_DTYPES else "None")
     if field == "func":
         return py_str(value.func.name)
     if field == "placeholder":
@@ -208,7 +216,7 @@ def _list_item(field: str, item: Any, dtype_prefix: str) -> str:
     if field == "type":
         return _dtype_ref(dtype_prefix, item)
     if field == "shape":
-        return shape_literal(item)
+        return shape_literal(item, "-1" if dtype_prefix == _DOC_DTYPES else "None")
     if field == "func":
         return py_str(item.name)
     raise ValueError(field)
@@ -229,12 +237,12 @@ def _attr_value_doc(data: bytes) -> str:
         field, items = _list_items(value)
         if field == "tensor":
             return "[" + ", ".join(tensor_text(t).rstrip(" ") for t in items) + "]"
-        return "[" + ", ".join(_list_item(field, x, "tf.") for x in items) + "]"
+        return "[" + ", ".join(_list_item(field, x, _DOC_DTYPES) for x in items) + "]"
     if kind == "tensor":
         return tensor_text(value.tensor).rstrip(" ")
     if kind is None:
         return ""
-    return _scalar(value, kind, "tf.")
+    return _scalar(value, kind, _DOC_DTYPES)
 
 
 def attr_default(value: attr_value_pb2.AttrValue, param: str) -> str:

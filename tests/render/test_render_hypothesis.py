@@ -190,8 +190,8 @@ def _expected_default(attr: op_def_pb2.OpDef.AttrDef):
             return x
         return float(format(struct.unpack("<f", struct.pack("<f", x))[0], ".6g"))
 
-    def shape(s):
-        return None if s.unknown_rank else [d.size for d in s.dim]
+    def shape(s):  # an unknown dimension as None, which make_shape takes (docs/differences-from-tf.md #16)
+        return None if s.unknown_rank else [None if d.size == -1 else d.size for d in s.dim]
 
     if kind == "s":
         return v.s

@@ -84,7 +84,7 @@ def test_shape_default():
 
     shape = tensor_shape_pb2.TensorShapeProto(dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=-1),
                                                    tensor_shape_pb2.TensorShapeProto.Dim(size=3)])
-    assert literals.attr_default(_attr(shape=shape), "s") == "[-1, 3]"
+    assert literals.attr_default(_attr(shape=shape), "s") == "[None, 3]"  # TF's "[-1, 3]" fails make_shape
     unknown = tensor_shape_pb2.TensorShapeProto(unknown_rank=True)
     assert literals.attr_default(_attr(shape=unknown), "s") == "None"
 

@@ -54,3 +54,14 @@ def test_list_checks(sig):
             ValueError, match="List argument 'more' to 'list_inputs' Op with length 1 must match length 2"
         ):
             sig.list_inputs([1, 2], [3], [5])
+
+
+def test_every_default_converts():
+    """A call that keeps every default runs, a shape with an unknown dimension included
+    (`[None, 3]`; TF's generator writes `[-1, 3]`, which `make_shape` rejects)."""
+    import opgen_runtime as rt
+
+    mod = _load("defaults", "gen_default_ops")
+    with rt.Graph().as_default():
+        op = mod.defaults()  # an op without outputs: the Operation
+        assert [d.size for d in op.get_attr("shape_partial").dim] == [-1, 3]

@@ -156,7 +156,7 @@ def defaults(
     t_float: _api_types.DTypeLike = _dtypes.float32,
     t_bool: _api_types.DTypeLike = _dtypes.bool_,
     shape_unknown: _api_types.ShapeLike = None,
-    shape_partial: _api_types.ShapeLike = [-1, 3],
+    shape_partial: _api_types.ShapeLike = [None, 3],
     shape_scalar: _api_types.ShapeLike = [],
     ten: _api_types.TensorProtoLike = _execute.make_tensor(
         "dtype: DT_INT32 tensor_shape { } int_val: 7 ", "ten"
@@ -333,7 +333,7 @@ def defaults(
         shape_unknown = None
     _attr_shape_unknown = _execute.make_shape(shape_unknown, "shape_unknown")
     if shape_partial is None:
-        shape_partial = [-1, 3]
+        shape_partial = [None, 3]
     _attr_shape_partial = _execute.make_shape(shape_partial, "shape_partial")
     if shape_scalar is None:
         shape_scalar = []
