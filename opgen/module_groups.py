@@ -42,7 +42,13 @@ def module_for_source(path: str) -> str:
 
 def module_rule(op_name: str, rules: dict[str, str]) -> str | None:
     """The module of the first `[tool.opgen.modules]` glob matching `op_name`; None if none does."""
-    return next((module for pattern, module in rules.items() if fnmatch.fnmatchcase(op_name, pattern)), None)
+    pattern = module_pattern(op_name, rules)
+    return None if pattern is None else rules[pattern]
+
+
+def module_pattern(op_name: str, rules: dict[str, str]) -> str | None:
+    """The first `[tool.opgen.modules]` glob matching `op_name`; None if none does."""
+    return next((pattern for pattern in rules if fnmatch.fnmatchcase(op_name, pattern)), None)
 
 
 def group_ops(

@@ -253,7 +253,7 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
             rule,
             public and not kept,
             f"{_qualified(a)} -> {_qualified(b)}" + (" (old name kept as alias)" if kept else ""),
-            "endpoint",
+            "module" if rule == "function_moved" else "endpoint",  # a move: the modules glob that placed it
         )
     for alias in a.aliases:
         if alias not in b.aliases and alias != b.name:

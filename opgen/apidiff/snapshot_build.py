@@ -9,7 +9,7 @@ from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot, strip_doc
 from opgen.config import Config
 from opgen.errors import Location, OpgenError
 from opgen.model import GatherResult
-from opgen.module_groups import group_ops
+from opgen.module_groups import group_ops, module_pattern
 from opgen.overrides.apidef import ApiModel
 from opgen.proto import api_def_pb2, kernel_def_pb2
 from opgen.python_api.function import FunctionApi, SkippedOp, function_api
@@ -84,6 +84,14 @@ class _Relocator:
         return Location(rel.as_posix(), loc.line, loc.col)
 
 
+def _shaped_at(op: str, model: ApiModel, config: Config) -> dict[str, Location]:
+    """Where each part of the op's Python API was shaped (`ApiModel.renamed_at`), and as
+    "module" the [tool.opgen.modules] glob that placed its function, if one did."""
+    pattern = module_pattern(op, config.modules)
+    placed = {"module": config.where("modules", pattern)} if pattern is not None else {}
+    return {**model.renamed_at.get(op, {}), **placed}
+
+
 def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, shown_root: Path | None = None) -> Snapshot:
     """Locations are relative to the project root, or to the cwd when `shown_root` is given
     (the directory the files are shown in: the project, spec tree or file's directory)."""
@@ -114,7 +122,7 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
             docs=_docs(api),
             location=location,
             api_locations=tuple(loc for loc in map(relocate, model.provenance.get(op_def.name, [])) if loc),
-            api_parts=tuple((key, shown) for key, at in model.renamed_at.get(op_def.name, {}).items()
+            api_parts=tuple((key, shown) for key, at in _shaped_at(op_def.name, model, config).items()
                             if (shown := relocate(at)) is not None),
             skip_reason=skip_reason,
             kernels=None if gathered.kernels is None else device_types(kernels_by_op.get(op_def.name, []), op_def),

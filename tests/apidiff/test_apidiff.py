@@ -460,3 +460,19 @@ def test_removed_ops_are_located_in_the_old_revision(tmp_path, monkeypatch, caps
     code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)
     assert out.splitlines()[0] == ("::error title=opgen graph op_removed (Gone)::Op Gone removed "
                                    "(at HEAD:ops/seq_ops.cc:6:1)")
+
+
+def test_a_function_moved_by_a_modules_glob_names_the_glob(tmp_path, monkeypatch, capsys):
+    """`function_moved` of an op a [tool.opgen.modules] glob placed: its second location is
+    that glob's pyproject line (nothing in the sources changed)."""
+    source = (CORPUS / "break_python_function_moved" / "new" / "math_ops.cc").read_text()
+    for side, glob, module in (("old", "Scale", "gen_math_ops"), ("new", "Sca*", "gen_scale_ops")):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "ops.cc").write_text(source)
+        (tmp_path / side / "pyproject.toml").write_text(
+            f'[tool.opgen]\nsources = ["ops.cc"]\ncore_ops = ["*"]\n\n[tool.opgen.modules]\n"{glob}" = "{module}"\n')
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run_cli(["diff", "old", "new"], capsys)
+    assert code == 1
+    assert ("BREAKING python function_moved: gen_math_ops.scale -> gen_scale_ops.scale  [new/ops.cc:5:1; override "
+            "new/pyproject.toml:6:1]") in out
