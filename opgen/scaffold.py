@@ -54,6 +54,7 @@ def project_for(directory: Path, package: str | None) -> Project:
     if problem:
         source = "--package" if package is not None else f"the directory name {directory.resolve().name!r}"
         raise OpgenError(f"package name {name!r} (from {source}) {problem}",
+                         Location("--package") if package is not None else Location(str(directory)),
                          hint="pass --package with a lower-case Python identifier, e.g. --package my_ops")
     return Project(name, "".join(part.capitalize() for part in name.split("_") if part) + "Scale")
 
