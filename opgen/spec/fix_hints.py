@@ -161,8 +161,11 @@ def fix_hint(message: str, failed_attrs: set[str], unread_attr: Location | None 
         return f'an {what} is declared as "name: type": {method}("x: float")'
     m = _ATTR_NAME_COLON.match(message)
     if m:  # `scale float = 1.0`: the colon after the name left out
-        name, _, rest = m.group("spec").strip().partition(" ")
-        example = f'Attr("{name}: {rest.strip()}")' if _WORD.fullmatch(name) and rest.strip() else 'Attr("n: int = 1")'
+        spec = m.group("spec").strip()
+        name, _, rest = spec.partition(" ")
+        # (the spec echoed only when it is one short printable line: the hint is one line)
+        plain = spec.isprintable() and len(spec) <= 80 and _WORD.fullmatch(name) and rest.strip()
+        example = f'Attr("{name}: {rest.strip()}")' if plain else 'Attr("n: int = 1")'
         return f'an attr is declared as "name: type" with an optional "= default": {example}'
     m = _DUPLICATE_NAME.match(message)
     if m:  # (ValidateOpDef: inputs, outputs and attrs share one namespace)
