@@ -11,7 +11,7 @@ Errors are collected per chain; scanning resumes after the broken chain.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Mapping
 
 from opgen.errors import OpgenError, did_you_mean
 from opgen.model import BuilderCall, CallArg, Registration
@@ -141,14 +141,15 @@ _NAMESPACE_OPENERS = ("namespace", "extern")
 _LIBRARY_MACRO_PREFIXES = ("TF_", "TSL_", "EIGEN_", "ABSL_", "XLA_", "REGISTER_", "SHOULD_REGISTER_", "GTEST_", "TEST")
 
 
-def file_scope_calls(tokens: list[Token]) -> Iterator[tuple[int, bool]]:
+def file_scope_calls(tokens: list[Token]) -> list[tuple[int, bool]]:
     """The indexes of the names called at file scope (in no function, class or initializer
     body; a namespace or `extern "C"` block is still file scope), not as members (`x.f(`,
-    `ns::f(` is a member), each with whether it starts its statement or declaration."""
+    `ns::f(` is a member), each with whether it starts its statement or declaration. (A list:
+    the checks of one translation unit share one walk over its tokens.)"""
+    calls: list[tuple[int, bool]] = []
     scopes: list[bool] = []  # per open brace: a namespace's or `extern "C"`'s (still file scope)
     inner = 0  # open braces that are not a namespace's: not at file scope
     statement_start = 0  # index of the first token of the current statement or declaration
-    n = len(tokens)
     for i, t in enumerate(tokens):
         text = t[TEXT]
         if t[KIND] == "op":
@@ -164,20 +165,22 @@ def file_scope_calls(tokens: list[Token]) -> Iterator[tuple[int, bool]]:
             elif text == ";":
                 statement_start = i + 1
             continue
-        if (t[KIND] == "id" and not inner and i + 1 < n and tokens[i + 1][TEXT] == "("
-                and (i == 0 or tokens[i - 1][TEXT] not in (".", "->", "::"))):
-            yield i, i == statement_start
+        if not inner and _is_call(tokens, i) and (i == 0 or tokens[i - 1][TEXT] not in (".", "->", "::")):
+            calls.append((i, i == statement_start))
+    return calls
 
 
-def undefined_file_scope_macros(tokens: list[Token], defined: Collection[str]) -> list[UndefinedNameError]:
-    """Statements at file scope that call an undefined upper-case name (`FW_REGISTER_UNARY(Gelu);`
-    whose header was not found), each name once, at its first call: what the macro registers is
+def undefined_file_scope_macros(tokens: list[Token], calls: list[tuple[int, bool]],
+                                defined: Collection[str]) -> list[UndefinedNameError]:
+    """Statements at file scope (`calls`: `file_scope_calls(tokens)`) that call an undefined
+    upper-case name (`FW_REGISTER_UNARY(Gelu);` whose header was not found), each name once,
+    at its first call: what the macro registers is
     missing. Those a letter or two off a function-like macro of `defined` (`FW_REGISTER_UNRAY`
     for `FW_REGISTER_UNARY`) carry the did-you-mean hint. TF's own macros (from the headers opgen
     skips) are not reported."""
     found: list[UndefinedNameError] = []
     seen: set[str] = set()
-    for i, starts in file_scope_calls(tokens):
+    for i, starts in calls:
         text = tokens[i][TEXT]
         if not starts or text in seen or not text.isupper() or text in defined or text in REGISTER_MACROS:
             continue
@@ -399,8 +402,9 @@ class ChainReader:
             inner = _string_building_call(part)
             if inner is not None:  # `absl::StrCat(a, b)`, `std::string(a)`: the strings of their arguments, joined
                 for arg in inner:
-                    if len(arg) == 1 and arg[0][KIND] == "num" and parse_int_literal(arg[0][TEXT]) is not None:
-                        pieces.append(str(parse_int_literal(arg[0][TEXT])))  # StrCat formats an integer in decimal
+                    number = parse_int_literal(arg[0][TEXT]) if len(arg) == 1 and arg[0][KIND] == "num" else None
+                    if number is not None:
+                        pieces.append(str(number))  # StrCat formats an integer in decimal
                         continue
                     value = self.helper_string(method, arg, used) if arg else None
                     if value is None:

@@ -42,6 +42,7 @@ from opgen.spec.chains import (
     UndefinedNameError,
     check_brackets,
     extract_registrations,
+    file_scope_calls,
     undefined_file_scope_macros,
     undefined_registration_macros,
 )
@@ -247,12 +248,13 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
                 kernel_errors.append(macro)
     # Any other registration-like macro is a warning (one reported above stays an error).
     reported = {e.name for e in [*undefined_macros, *kernel_errors] if isinstance(e, UndefinedNameError)}
-    unread += [e for e in unread_registration_macros(tokens) if e.name not in reported]
+    calls = file_scope_calls(tokens)
+    unread += [e for e in unread_registration_macros(tokens, calls) if e.name not in reported]
     # Any other call of an undefined macro at file scope: what it registers is missing. With
     # every header read, only a misspelt macro of the unit is one (an error, as in g++);
     # with a header missing, any may be (a warning, which names the missing headers).
     reported.update(e.name for e in unread if isinstance(e, UndefinedNameError))
-    for call in undefined_file_scope_macros(tokens, pp.file_function_macros):
+    for call in undefined_file_scope_macros(tokens, calls, pp.file_function_macros):
         if call.name in reported:
             continue
         if pp.missing_includes:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from opgen.errors import OpgenError
 from opgen.model import BuilderCall, CallArg, Registration
-from opgen.spec.chains import REGISTER_MACROS, ChainReader, UndefinedNameError, file_scope_calls
+from opgen.spec.chains import REGISTER_MACROS, ChainReader, UndefinedNameError
 from opgen.spec.cpp_lexer import KIND, TEXT, Token, token_location
 
 SHIM_MACRO = "REGISTER_TF_OP_SHIM"
@@ -125,13 +125,14 @@ class ShimOpNames:
             raise OpgenError(message, token_location(toks[0])) from None
 
 
-def unread_registration_macros(tokens: list[Token]) -> list[UndefinedNameError]:
-    """Calls at file scope of an undefined macro named like an op registration
-    (`REGISTER_MY_OP(...)`, `REGISTER_RESOURCE_HANDLE_OP(T)`), each macro once: opgen cannot
-    see what it registers. Macros opgen reads and TF's that register no op are left alone."""
+def unread_registration_macros(tokens: list[Token], calls: list[tuple[int, bool]]) -> list[UndefinedNameError]:
+    """Calls at file scope (`calls`: `chains.file_scope_calls(tokens)`) of an undefined macro
+    named like an op registration (`REGISTER_MY_OP(...)`, `REGISTER_RESOURCE_HANDLE_OP(T)`),
+    each macro once: opgen cannot see what it registers. Macros opgen reads and TF's that
+    register no op are left alone."""
     found: list[UndefinedNameError] = []
     seen: set[str] = set()
-    for i, _ in file_scope_calls(tokens):
+    for i, _ in calls:
         text = tokens[i][TEXT]
         if (text in seen or text in REGISTER_MACROS or text == SHIM_MACRO
                 or _unique_suffixless(text) in _NOT_OP_REGISTRATIONS or not _REGISTRATION_NAME.search(text)):
