@@ -133,6 +133,11 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
+def _below_table_hint(table: str) -> str:
+    """The fix of a [tool.opgen] key written below `[tool.opgen.<table>]`, where TOML puts it."""
+    return f"a table's keys end at the next [header]: move it above [tool.opgen.{table}]"
+
+
 def load_config(start: Path | None = None) -> Config:
     start = (start or Path.cwd()).resolve()
     pyproject = find_pyproject(start)
@@ -201,13 +206,10 @@ def load_config(start: Path | None = None) -> Config:
                     # No op (CamelCase) nor generated module is named like a [tool.opgen] key: it was
                     # written below the table's header, where it lands in the table.
                     raise OpgenError(f"[tool.opgen.{key}] key {name!r} is a [tool.opgen] key, not a pattern",
-                                     where(key, name),
-                                     hint=f"a table's keys end at the next [header]: move it above "
-                                          f"[tool.opgen.{key}]")
+                                     where(key, name), hint=_below_table_hint(key))
                 if not isinstance(v, str) or "\0" in name:
                     # A key of [tool.opgen] written after a [tool.opgen.<key>] header lands in that table.
-                    scope = (f"'{name}' is a [tool.opgen] key: a table's keys end at the next [header], so move "
-                             f"it above [tool.opgen.{key}]" if name in _KNOWN_KEYS else None)
+                    scope = f"'{name}' is a [tool.opgen] key: {_below_table_hint(key)}" if name in _KNOWN_KEYS else None
                     what = "a string" if isinstance(v, str) else _TOML_KINDS.get(type(v), "not a string")
                     raise OpgenError(f"[tool.opgen.{key}] must map names to strings: {name!r} is {what}"
                                      + (" but its name holds a NUL" if isinstance(v, str) else ""),

@@ -124,6 +124,11 @@ def plural(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def with_article(word: str) -> str:
+    """`a shape`, `an int`: a (type) name in a message with its indefinite article."""
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
+
+
 def error_summary(errors: list[OpgenError]) -> str:
     """The summary line after a list of errors: `3 errors in 2 files`."""
     files = {e.location.path for e in errors if e.location is not None}

@@ -17,7 +17,7 @@ import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from opgen.errors import Location, OpgenError, did_you_mean
+from opgen.errors import Location, OpgenError, did_you_mean, with_article
 from opgen.python_api.literals import py_str
 from opgen.render.layout import LINE_LENGTH, Bracketed, layout
 from opgen.spec.cpp_lexer import (
@@ -435,12 +435,12 @@ class _Parser:
             value = float(e.code) if _FLOAT_LITERAL.match(e.code) else None
             if value is not None and _to_float(value) == value:
                 return Expr(repr(value), "float", e.prec)
-            raise self.fail(f"{_article(e.type)} that float may round", tok)
+            raise self.fail(f"{with_article(e.type)} that float may round", tok)
         if type_ == "bool" and e.type == "tensor":
             return Expr(f"{_paren(e, _CMP + 1)} is not None", "bool", _CMP)
         if type_ == "bool" and e.type == "int":
             return Expr(f"{_paren(e, _CMP + 1)} != 0", "bool", _CMP)
-        raise self.fail(f"{_article(e.type)} used as {_article(type_)}", tok)
+        raise self.fail(f"{with_article(e.type)} used as {with_article(type_)}", tok)
 
     def return_statement(self) -> None:
         t = self.peek()
@@ -496,7 +496,7 @@ class _Parser:
             elif e.type == "str":
                 pieces.append(e)
             else:
-                raise self.fail(f"{_article(e.type)} in an error message")
+                raise self.fail(f"{with_article(e.type)} in an error message")
             if self.text() == ",":
                 self.next()
                 continue
@@ -973,7 +973,7 @@ class _Parser:
             return e
         if e.type == "int":
             return _call("c.make_dim(", [e], "dim")
-        raise self.fail(f"{_article(e.type)} used as a dimension", tok)
+        raise self.fail(f"{with_article(e.type)} used as a dimension", tok)
 
 
 def _to_float(value: float) -> float:
@@ -1150,11 +1150,6 @@ def _params(tokens: Sequence[Token], i: int) -> tuple[str, list[tuple[Token, str
         params.append((param, type_))
         j = p.i
     return name[TEXT], params, j + 1
-
-
-def _article(word: str) -> str:
-    """`a shape`, `an int`: a type name of a message with its article."""
-    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
 
 
 def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers | None = None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from opgen.errors import Location, did_you_mean
+from opgen.errors import Location, did_you_mean, with_article
 from opgen.spec.chains import REGISTER_MACROS
 from opgen.spec.kernels import KERNEL_MACROS
 from opgen_runtime.proto.datatypes import BY_ENUM, data_type_from_string
@@ -112,7 +112,7 @@ def _default_hint(value: str, spec: str) -> str | None:
         return "a list default is bracketed, `= [v1, v2]` (`= []` when empty)" + (
             f", each value {literal}" if literal else ""
         )
-    return f"the default of {'an' if element[:1] in 'aeiou' else 'a'} {element} attr is {literal}" if literal else None
+    return f"the default of {with_article(element)} attr is {literal}" if literal else None
 
 
 def fix_hint(message: str, failed_attrs: set[str], unread_attr: Location | None = None) -> str | None:

@@ -75,6 +75,11 @@ class SourceFiles:
     unmatched_excludes: list[str] = field(default_factory=list)  # `exclude` globs that match nothing
 
 
+def _is_glob(source: str) -> bool:
+    """A source (or exclude entry) with glob characters, unless `Config.source_paths` made it literal."""
+    return bool(_GLOB_CHARS & set(source)) and not isinstance(source, LiteralPath)
+
+
 def expand_sources(sources: Iterable[str], exclude: Iterable[str] = ()) -> SourceFiles:
     """Resolve files, directories and globs; each error names the source at fault. The
     `exclude` globs drop files of directory and glob sources (a directory they match drops
@@ -86,7 +91,7 @@ def expand_sources(sources: Iterable[str], exclude: Iterable[str] = ()) -> Sourc
     excluded: set[str] = set()
     unmatched: list[str] = []
     for pattern in exclude:
-        if _GLOB_CHARS & set(pattern) and not isinstance(pattern, LiteralPath):
+        if _is_glob(pattern):
             matches = glob.glob(pattern, recursive=True)
         else:
             matches = [pattern] if os.path.lexists(pattern) else []
@@ -108,7 +113,7 @@ def expand_sources(sources: Iterable[str], exclude: Iterable[str] = ()) -> Sourc
             add(path, explicit)
 
     for source in sources:
-        if _GLOB_CHARS & set(source) and not isinstance(source, LiteralPath):
+        if _is_glob(source):
             matches = sorted(glob.glob(source, recursive=True))
             if not matches:
                 errors.append(OpgenError("glob matches no files", Location(source)))

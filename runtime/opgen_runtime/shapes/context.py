@@ -103,16 +103,17 @@ class InferenceContext:
 
     def input(self, i: int) -> ShapeHandle:
         if not 0 <= i < len(self._inputs):
-            raise self._index_error(i, "reads input", len(self._inputs), "input")
+            raise self._index_error(i, "reads", "input")
         return self._inputs[i]
 
-    def _index_error(self, i: int, what: str, count: int, kind: str) -> ValueError:
+    def _index_error(self, i: int, verb: str, kind: str) -> ValueError:
         """TF's InferenceContext reads (or `outputs_.at()` throws and aborts TF) out of bounds
         here: a shape function written for another signature (TF's op of the same name, for an
         op declared differently), or with a wrong index. (Checked inline by the callers: this
         runs on every op.)"""
+        count = len(self._inputs if kind == "input" else self._outputs)
         return ValueError(
-            f"the shape function of '{self.op.type}' {what} {i}, but the op has {count} {kind}(s): "
+            f"the shape function of '{self.op.type}' {verb} {kind} {i}, but the op has {count} {kind}(s): "
             "it does not fit the op's declaration; give the op a shape function of its own "
             "(SetShapeFn), or fix the index"
         )
@@ -122,7 +123,7 @@ class InferenceContext:
 
     def set_output(self, i: int, shape: ShapeHandle) -> None:
         if not 0 <= i < len(self._outputs):
-            raise self._index_error(i, "sets output", len(self._outputs), "output")
+            raise self._index_error(i, "sets", "output")
         self._outputs[i] = shape
 
     def reset_outputs(self) -> None:
@@ -130,7 +131,7 @@ class InferenceContext:
 
     def output(self, i: int) -> ShapeHandle:
         if not 0 <= i < len(self._outputs):
-            raise self._index_error(i, "reads output", len(self._outputs), "output")
+            raise self._index_error(i, "reads", "output")
         return self._outputs[i]
 
     def _arg_range(self, output: bool, name: str) -> range:
