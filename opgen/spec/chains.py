@@ -395,7 +395,7 @@ class ChainReader:
         string, via the helper table (the keys it takes are appended to `used`); None when
         the argument is not of that shape."""
         pieces: list[str] = []
-        for part in _split_top_level(toks, "+"):
+        for part in split_top_level(toks, "+"):
             if part and all(t[KIND] in _LITERAL_KINDS for t in part):
                 pieces.append(self.string(part, method))
                 continue
@@ -488,21 +488,43 @@ _STRING_BUILDERS = {
 }
 
 
-def _split_top_level(toks: list[Token], separator: str) -> list[list[Token]]:
-    """`toks` split at each `separator` operator outside parentheses, brackets and braces."""
+def split_top_level(toks: list[Token], separator: str = ",", angles: bool = False) -> list[list[Token]]:
+    """`toks` split at each `separator` outside parentheses, brackets and braces (and template
+    angle brackets when `angles`: in a type, where `<` is never less-than)."""
     parts: list[list[Token]] = [[]]
     depth = 0
     for t in toks:
-        if t[KIND] == "op":
-            if t[TEXT] in _CLOSER:
-                depth += 1
-            elif t[TEXT] in (")", "]", "}"):
-                depth -= 1
-            elif t[TEXT] == separator and depth == 0:
-                parts.append([])
-                continue
+        text = t[TEXT]
+        if t[KIND] == "op" and text in _CLOSER:
+            depth += 1
+        elif t[KIND] == "op" and text in (")", "]", "}"):
+            depth -= 1
+        elif angles and text in _ANGLE_DEPTH:
+            depth += _ANGLE_DEPTH[text]
+        elif text == separator and depth == 0:
+            parts.append([])
+            continue
         parts[-1].append(t)
     return parts
+
+
+_ANGLE_DEPTH = {"<": 1, ">": -1, ">>": -2}
+
+
+def matching_close(toks: list[Token], i: int) -> int | None:
+    """The index of the bracket closing the `(`, `[` or `{` at `i`, None if it is never closed."""
+    stack = []
+    for j in range(i, len(toks)):
+        t = toks[j]
+        if t[KIND] != "op":
+            continue
+        if t[TEXT] in _CLOSER:
+            stack.append(_CLOSER[t[TEXT]])
+        elif stack and t[TEXT] == stack[-1]:
+            stack.pop()
+            if not stack:
+                return j
+    return None
 
 
 def _string_building_call(part: list[Token]) -> list[list[Token]] | None:
@@ -519,15 +541,9 @@ def _string_building_call(part: list[Token]) -> list[list[Token]] | None:
         break
     if tuple(name) not in _STRING_BUILDERS or k >= len(part) - 1 or part[k][TEXT] not in ("(", "{"):
         return None
-    depth = 0
-    for j in range(k, len(part)):
-        if part[j][KIND] == "op" and part[j][TEXT] in _CLOSER:
-            depth += 1
-        elif part[j][KIND] == "op" and part[j][TEXT] in (")", "]", "}"):
-            depth -= 1
-            if depth == 0 and j != len(part) - 1:
-                return None  # `StrCat(a)(b)`: the call ends early
-    args = _split_top_level(part[k + 1 : -1], ",")
+    if matching_close(part, k) != len(part) - 1:
+        return None  # `StrCat(a)(b)`: the call ends early
+    args = split_top_level(part[k + 1 : -1])
     return [] if args == [[]] else args
 
 

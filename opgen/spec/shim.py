@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from opgen.errors import OpgenError
 from opgen.model import BuilderCall, CallArg, Registration
-from opgen.spec.chains import REGISTER_MACROS, ChainReader, UndefinedNameError
+from opgen.spec.chains import REGISTER_MACROS, ChainReader, UndefinedNameError, matching_close, split_top_level
 from opgen.spec.cpp_lexer import KIND, TEXT, Token, token_location
 
 SHIM_MACRO = "REGISTER_TF_OP_SHIM"
@@ -279,13 +279,13 @@ class _ShimReader:
         if k >= brace or self.tokens[k][TEXT] != ":":
             return []
         return [[t for t in part if t[TEXT] not in ("public", "protected", "private", "virtual")]
-                for part in _split_top_level(self.tokens[k + 1 : brace]) if part]
+                for part in split_top_level(self.tokens[k + 1 : brace], angles=True) if part]
 
     def _read_class(self, impl: str) -> _ShimClass:
         """The op calls of the shim class `impl`: its members as CreateOpDefBuilderWrapper reads them."""
         toks = self.tokens
         head = self._class_head(impl)
-        close = _matching(toks, head[1]) if head is not None else None
+        close = matching_close(toks, head[1]) if head is not None else None
         if head is None or close is None:
             # located at the first mention of the class
             raise _Unreadable(toks[self.occurrences[impl][0]], f"the definition of the shim class '{impl}' was not "
@@ -395,7 +395,7 @@ class _ShimMembers:
         sites = [k for k in [*self.in_class.get(name, ()), *self.out_of_class.get(name, ())]
                  if k + 1 < len(toks) and toks[k + 1][TEXT] == "("]
         for k in sites:
-            close = _matching(toks, k + 1)
+            close = matching_close(toks, k + 1)
             if close is None:
                 continue
             j = close + 1
@@ -403,7 +403,7 @@ class _ShimMembers:
                 j += 1
             if j >= len(toks) or toks[j][TEXT] != "{":
                 continue  # a declaration: the definition is elsewhere
-            end = _matching(toks, j)
+            end = matching_close(toks, j)
             if end is None or end < j + 3 or toks[j + 1][TEXT] != "return" or toks[end - 1][TEXT] != ";":
                 raise _Unreadable(toks[j], f"{impl}::{name}() is not `{{ return ...; }}`")
             return toks[j + 2 : end - 1]
@@ -422,7 +422,7 @@ class _ShimMembers:
         inner = _call_args(toks, ("absl", "::", "StrCat")) or _call_args(toks, ("std", "::", "string"))
         if inner is not None:
             return "".join(self.string(part, what) for part in inner)
-        parts = _split_top_level(toks, "+")
+        parts = split_top_level(toks, "+", angles=True)
         if len(parts) > 1:
             return "".join(self.string(part, what) for part in parts)
         member = _member_name(toks, impl)
@@ -449,7 +449,7 @@ def _braced_list(expr: list[Token], impl: str, function: str) -> list[list[Token
         expr = expr[open_at:] if open_at is not None else expr
     if len(expr) < 2 or expr[0][TEXT] != "{" or expr[-1][TEXT] != "}":
         raise _Unreadable(expr[0], f"{impl}::{function}() does not return a braced list of strings")
-    return [part for part in _split_top_level(expr[1:-1]) if part]
+    return [part for part in split_top_level(expr[1:-1], angles=True) if part]
 
 
 def _call_args(toks: list[Token], callee: tuple[str, ...]) -> list[list[Token]] | None:
@@ -458,9 +458,9 @@ def _call_args(toks: list[Token], callee: tuple[str, ...]) -> list[list[Token]] 
         toks = toks[1:]
     n = len(callee)
     if (len(toks) < n + 2 or tuple(t[TEXT] for t in toks[:n]) != callee or toks[n][TEXT] != "("
-            or _matching(toks, n) != len(toks) - 1):
+            or matching_close(toks, n) != len(toks) - 1):
         return None
-    return [part for part in _split_top_level(toks[n + 1 : -1]) if part]
+    return [part for part in split_top_level(toks[n + 1 : -1], angles=True) if part]
 
 
 def _type_name(toks: list[Token]) -> Token | None:
@@ -517,41 +517,7 @@ def _template_args(type_toks: list[Token]) -> list[list[Token]]:
     """The template arguments of the type `X<a, b>` (its tokens), split at top level."""
     start = next((k for k, t in enumerate(type_toks) if t[TEXT] == "<"), None)
     close = _angle_close(type_toks, start) if start is not None else None
-    return [] if start is None or close is None else _split_top_level(type_toks[start + 1 : close])
-
-
-def _matching(toks: list[Token], i: int) -> int | None:
-    """The index of the bracket closing the `(`, `[` or `{` at `i`."""
-    pairs = {"(": ")", "[": "]", "{": "}"}
-    stack = []
-    for j in range(i, len(toks)):
-        text = toks[j][TEXT]
-        if text in pairs and toks[j][KIND] == "op":
-            stack.append(pairs[text])
-        elif stack and text == stack[-1] and toks[j][KIND] == "op":
-            stack.pop()
-            if not stack:
-                return j
-    return None
-
-
-def _split_top_level(toks: list[Token], separator: str = ",") -> list[list[Token]]:
-    """`toks` split at the `separator`s outside brackets (template angle brackets included)."""
-    parts: list[list[Token]] = [[]]
-    depth = 0
-    for t in toks:
-        text = t[TEXT]
-        if text in ("(", "[", "{", "<"):
-            depth += 1
-        elif text in (")", "]", "}", ">"):
-            depth -= 1
-        elif text == ">>":
-            depth -= 2
-        elif text == separator and depth == 0:
-            parts.append([])
-            continue
-        parts[-1].append(t)
-    return parts
+    return [] if start is None or close is None else split_top_level(type_toks[start + 1 : close], angles=True)
 
 
 def _statement_end(toks: list[Token], i: int, limit: int) -> int:
