@@ -44,6 +44,9 @@ class Translation:
     problem: str | None = None
     location: Location | None = None
     hint: str | None = None
+    # The constant indices it reads inputs, sets or reads outputs at: ("reads input",
+    # "sets output" or "reads output"; the index; where), for a check against the op's arguments.
+    indices: tuple[tuple[str, int, Location], ...] = ()
 
 
 class Untranslatable(Exception):
@@ -190,6 +193,11 @@ class _Parser:
     def fail(self, construct: str | None = None, tok: Token | None = None, hint: str | None = None) -> Untranslatable:
         tok = tok or self.peek()
         return Untranslatable(construct or (tok[TEXT] if tok else "end of function"), tok, hint)
+
+    def note_index(self, use: str, index: Expr, tok: Token | None) -> None:
+        """Records a constant input or output index (`Translation.indices`)."""
+        if index.code.isdigit() and tok is not None:
+            self.shared.indices.append((use, int(index.code), tok[SRC].location(tok[POS])))
 
     def method_failure(self, m: Token) -> Untranslatable:
         """A call of the context's method `m` that opgen does not translate; a name that is
@@ -667,13 +675,15 @@ class _Parser:
         if t is not None and t[TEXT] == self.ctx and self.text(1) == "->" and self.text(2) == "set_output":
             self.i += 3
             self.expect("(")
-            index = self.convert(self.expression(), "int", self.peek())
+            index_tok = self.peek()
+            index = self.convert(self.expression(), "int", index_tok)
             self.expect(",")
             shape = self.expression()
             if shape.type != "shape":
                 raise self.fail("set_output of a " + shape.type, t)
             self.expect(")")
             self.expect(";")
+            self.note_index("sets output", index, index_tok)
             self.emit_call("", _call("c.set_output(", [index, shape], "void"))
             return
         if t is not None and t[TEXT] == self.ctx:
@@ -926,7 +936,10 @@ class _Parser:
                 elif self.text() != ")":
                     raise self.fail()
             self.next()
-            return spec(self, args, m)
+            result = spec(self, args, m)
+            if m[TEXT] in ("input", "output"):
+                self.note_index(f"reads {m[TEXT]}", args[0], m)
+            return result
         if kind == "id" or text == "::":
             found = self.lookup(text) if kind == "id" else None
             if found is not None:
@@ -1152,10 +1165,18 @@ def _params(tokens: Sequence[Token], i: int) -> tuple[str, list[tuple[Token, str
     return name[TEXT], params, j + 1
 
 
-def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers | None = None,
+def _translation(tokens: Sequence[Token], brace: int, ctx: str) -> Translation:
+    """The shape function whose body's `{` is tokens[brace], with the project functions it
+    calls nested at its top."""
+    helpers = _Helpers(tokens)
+    lines = _body(tokens, brace, ctx, helpers)
+    return Translation((*helpers.lines, *lines), indices=tuple(helpers.indices))
+
+
+def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers,
           params: Sequence[tuple[Token, str]] = (), depth: int = 1) -> tuple[str, ...]:
     """The function body whose `{` is tokens[i], translated; `helpers`: the project
-    functions translated so far (for a nested function's body)."""
+    functions translated so far."""
     depth_ = 0
     for j in range(i, len(tokens)):
         depth_ += {"{": 1, "}": -1}.get(tokens[j][TEXT], 0) if tokens[j][KIND] == "op" else 0
@@ -1166,8 +1187,7 @@ def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers | None = 
     for t in tokens[i:j]:  # a for loop's `continue` would skip its step in the while loop it becomes
         if t[TEXT] == "continue" and t[KIND] == "id":
             raise Untranslatable("continue", t)
-    shared = helpers or _Helpers(tokens)
-    p = _Parser(tokens, i + 1, j + 1, ctx, shared, depth)
+    p = _Parser(tokens, i + 1, j + 1, ctx, helpers, depth)
     for tok, type_ in params:
         p.declare(tok, type_)
     p.block_body()
@@ -1175,8 +1195,7 @@ def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers | None = 
     indent = "    " * depth
     if lines and lines[-1] == indent + "return":  # falling off the end does the same
         lines.pop()
-    lines = lines or [indent + "pass"]
-    return tuple(lines if helpers is not None else [*shared.lines, *lines])
+    return tuple(lines or [indent + "pass"])
 
 
 class _Helpers:
@@ -1188,6 +1207,7 @@ class _Helpers:
         self.found: dict[str, tuple[str, tuple[str, ...]]] = {}
         self.active: set[str] = set()
         self.lines: list[str] = []
+        self.indices: list[tuple[str, int, Location]] = []  # Translation.indices
 
     def helper(self, caller: _Parser, name: str, tok: Token) -> tuple[str, tuple[str, ...]]:
         """(Python name, parameter types after the context) of the function `name`."""
@@ -1256,7 +1276,7 @@ def translate_lambda(tokens: Sequence[Token], start: int) -> Translation:
                 i += 1
         if tokens[i][TEXT] != "{":
             raise Untranslatable(tokens[i][TEXT], tokens[i])
-        return Translation(_body(tokens, i, ctx))
+        return _translation(tokens, i, ctx)
     except Untranslatable as e:
         return _located(e)
     except IndexError:
@@ -1274,7 +1294,7 @@ def translate_function(tokens: Sequence[Token], name_index: int) -> Translation 
             return None
         if tokens[i][TEXT] != "{":
             raise Untranslatable(tokens[i][TEXT], tokens[i])
-        return Translation(_body(tokens, i, ctx))
+        return _translation(tokens, i, ctx)
     except Untranslatable as e:
         return _located(e)
     except IndexError:

@@ -318,6 +318,27 @@ def translate_shape_fns(tokens: Sequence[Token], regs: list[Registration]) -> di
     return found
 
 
+def _index_warnings(op_def: op_def_pb2.OpDef, translation: Translation) -> list[str]:
+    """A warning for each constant index past the op's inputs or outputs that its shape
+    function uses, when their count is fixed (no list arguments). TF's InferenceContext
+    (tensorflow/core/framework/shape_inference.h) reads `inputs_[idx]` unchecked, and
+    `outputs_.at(idx)` throws, which aborts the process."""
+    warnings = []
+    for use, index, where in sorted(translation.indices, key=lambda u: (u[2].line, u[2].col)):
+        kind = use.split()[1]
+        args = op_def.input_arg if kind == "input" else op_def.output_arg
+        if index < len(args) or any(a.number_attr or a.type_list_attr for a in args):
+            continue
+        names = ", ".join(a.name for a in args) or "none"
+        effect = "reads out of bounds" if kind == "input" else "aborts the process"
+        warnings.append(f"{where}: warning: the shape function of op {op_def.name} {use} {index}, but the op has "
+                        f"{len(args)} {kind}(s) ({names}): TensorFlow {effect} when it runs it, and opgen's "
+                        "runtime raises ValueError"
+                        f"\n  hint: the op's {kind}s are numbered from 0 in declaration order; fix the index, "
+                        f"or declare the {kind} with .{kind.capitalize()}(\"name: type\")")
+    return warnings
+
+
 class _Explanations:
     """What each UndefinedNameError of a run is explained by: the missing includes before
     it in every translation unit that reaches it (a header's error, reached from files
@@ -692,6 +713,8 @@ def _gather(
                 shape_fn_warnings.append(f"{translation.location}: warning: {translation.problem} "
                                          f"(op {op_def.name}: unknown output shapes without TensorFlow)"
                                          + (f"\n  hint: {translation.hint}" if translation.hint else ""))
+            if translation is not None and not is_tf_core_op(op_def.name):
+                shape_fn_warnings += _index_warnings(op_def, translation)
             register(op_def, OpSource(reg.loc, shape_fn, _part_locations(reg),
                                       translation.lines if translation is not None else None,
                                       _shape_fn_kind(call, translation),

@@ -187,6 +187,45 @@ def test_build_warning_carries_the_hint(tmp_path, capsys):
         "  hint: 'set_outptu' is not a method of InferenceContext: did you mean 'set_output', 'output'?\n")
 
 
+def test_build_warns_of_a_constant_index_past_the_ops_arguments(tmp_path, capsys):
+    """TF reads `inputs_[idx]` unchecked and `outputs_.at(idx)` aborts the process: a constant
+    index past a fixed argument count is found at build time, in a helper function too, at
+    the index; a list argument's count is not known then, so its indices are not checked."""
+    (tmp_path / "ops.cc").write_text(textwrap.dedent("""\
+        #include "tensorflow/core/framework/op.h"
+        Status Second(shape_inference::InferenceContext* c) {
+          c->set_output(1, c->output(0));
+          return OkStatus();
+        }
+        REGISTER_OP("Two").Input("x: float").Output("y: float").Output("z: float")
+            .SetShapeFn([](shape_inference::InferenceContext* c) {
+              c->set_output(0, c->input(0));
+              c->set_output(2, c->input(1));
+              return Second(c);
+            });
+        REGISTER_OP("One").Input("x: float").Output("y: float").SetShapeFn(Second);
+        REGISTER_OP("Many").Input("x: N * float").Attr("N: int").Output("y: N * float")
+            .SetShapeFn([](shape_inference::InferenceContext* c) {
+              c->set_output(3, c->input(3));
+              return OkStatus();
+            });
+        """))
+    assert main(["oplist", str(tmp_path / "ops.cc")]) == 0
+    path = tmp_path / "ops.cc"
+    hint = "  hint: the op's {0}s are numbered from 0 in declaration order; fix the index, or declare the {0} with "
+    assert capsys.readouterr().err == (
+        f"{path}:9:21: warning: the shape function of op Two sets output 2, but the op has 2 output(s) (y, z): "
+        "TensorFlow aborts the process when it runs it, and opgen's runtime raises ValueError\n"
+        + hint.format("output") + '.Output("name: type")\n'
+        f"{path}:9:27: warning: the shape function of op Two reads input 1, but the op has 1 input(s) (x): "
+        "TensorFlow reads out of bounds when it runs it, and opgen's runtime raises ValueError\n"
+        + hint.format("input") + '.Input("name: type")\n'
+        f"{path}:3:17: warning: the shape function of op One sets output 1, but the op has 1 output(s) (y): "
+        "TensorFlow aborts the process when it runs it, and opgen's runtime raises ValueError\n"
+        + hint.format("output") + '.Output("name: type")\n'
+    )
+
+
 def _translate_source(source: str):
     """The first lambda of a source that also defines project functions."""
     tokens = tokenize(SourceFile("ops.cc", textwrap.dedent(source)))
