@@ -523,7 +523,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report(_usage_error(e))
         return 2
     except OpgenError as e:
-        _report(e.format())
+        _report(e.report())
         return e.exit_code
     except (KeyboardInterrupt, click.Abort):
         _report("opgen: interrupted")

@@ -97,6 +97,14 @@ class OpgenError(Exception):
     def __str__(self) -> str:
         return self.format()
 
+    def report(self) -> str:
+        """What the CLI prints: `format()`, then gathering's summary line (`1 error in 1 file`)
+        when an error is located at a line, so every run that fails on its input's text ends alike."""
+        errors = self.errors if isinstance(self, OpgenErrors) else [self]
+        if not any(e.location is not None and e.location.line > 0 for e in errors):
+            return self.format()
+        return f"{self.format()}\n{error_summary(errors)}"
+
     def format_warning(self) -> str:
         """`format()` as a warning: for problems a reader skips (`path:line:col: warning: ...`)."""
         return self._format_as("warning")

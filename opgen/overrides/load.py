@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 from google.protobuf import text_format
 
-from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean, error_summary
+from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean
 from opgen.overrides.apidef import ApiModel, default_api_def
 from opgen.overrides.files import Node, OverrideFile, read_override_file
 from opgen.overrides.merge import (
@@ -139,13 +139,10 @@ _PART_KINDS = {"in_arg": "input", "out_arg": "output", "attr": "attr"}  # ApiDef
 
 
 class OverrideErrors(OpgenErrors):
-    """Every error of the override files, in file order, then a summary line (as gathering's)."""
+    """Every error of the override files, in file order (the CLI adds the summary line)."""
 
     def __init__(self, errors: list[OpgenError]):
         super().__init__(sorted(errors, key=lambda e: e.location or Location("")))
-
-    def format(self) -> str:
-        return f"{super().format()}\n{error_summary(self.errors)}"
 
 
 def _check_on_copy(model: ApiModel, update: Update, op_def: op_def_pb2.OpDef, state: MergeState,

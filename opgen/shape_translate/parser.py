@@ -101,6 +101,9 @@ _SCALAR_TYPES = {**dict.fromkeys(_INT_TYPES, "int"), "bool": "bool", "ShapeHandl
                  "PartialTensorShape": "attrshape", "float": "float", "DataType": "dtype",
                  "DataTypeVector": "list_dtype"}
 _VECTOR_ITEMS = ("int", "str", "dim", "shape", "float", "dtype", "attrshape")
+# The 32-bit integers TF's GetNodeAttr reads an int attr into, checking its range
+# (tensorflow/core/framework/node_def_util.cc: DEFINE_GET_ATTR(int32_t, ...)).
+_INT32_TYPES = frozenset(("int", "int32", "int32_t"))
 # What GetAttr reads into a local of each type (and lists of them): the runtime's attr kinds
 _ATTR_KINDS = {"int": "int", "bool": "bool", "str": "str", "float": "float", "dtype": "type", "attrshape": "shape"}
 # DataType enum values by name (`DT_FLOAT`; tensorflow/core/framework/types.proto)
@@ -160,6 +163,8 @@ class _Parser:
         self.reads: set[str] = set()
         self.depth = depth
         self.statement_tok: Token | None = None  # where the statement being translated starts
+        self.int32_type = False  # the type `try_type` read last is a 32-bit int (or a vector of them)
+        self.int32_vars: set[str] = set()  # locals of such a type, for GetAttr's range check
 
     # tokens
     def peek(self, k: int = 0) -> Token | None:
@@ -302,6 +307,8 @@ class _Parser:
         if t[TEXT] == "unsigned" and self.text(1) == "int":
             self.next()
         name, _ = self.qualified()
+        if named or name in _INT_TYPES:  # (a vector's item type decides for the vector)
+            self.int32_type = name in _INT32_TYPES
         type_: str | None = _SCALAR_TYPES.get(name)
         if name == "Tensor" and self.text() == "*":  # `const Tensor* t = c->input_tensor(i);`
             self.next()
@@ -394,6 +401,7 @@ class _Parser:
         return self.text(k) == "Status" and t is not None and t[KIND] == "id"
 
     def declaration(self, type_: str) -> None:
+        int32 = self.int32_type and type_ in ("int", "list_int")
         while True:
             tok = self.next()
             if tok[KIND] != "id":
@@ -417,6 +425,8 @@ class _Parser:
                     var_type = type_
                 py = self.declare(tok, var_type)
                 self.assign(py, value)
+                if int32:
+                    self.int32_vars.add(py)
             else:
                 if self.text() == "{":
                     self.next()
@@ -424,6 +434,8 @@ class _Parser:
                 if type_ in ("auto", "auto*"):
                     raise self.fail(f"{type_} without initializer", tok)
                 py = self.declare(tok, type_)
+                if int32:
+                    self.int32_vars.add(py)
                 default = {"str": '""'}.get(type_, "[]" if type_.startswith("list_") else None)
                 if default is not None:
                     self.emit(f"{py} = {default}")
@@ -551,7 +563,7 @@ class _Parser:
             item = type_.removeprefix("list_")
             if item not in _ATTR_KINDS:
                 raise self.fail(f"GetAttr into a {type_}", m)
-            kind = type_.replace(item, _ATTR_KINDS[item])
+            kind = type_.replace(item, "int32" if py in self.int32_vars else _ATTR_KINDS[item])
             self.assign(py, _call("c.attr_value(", [args[0], py_str(kind)], type_))
             return
         call, out_types = _STATUS_METHODS[method](self, args, m)  # type: ignore[misc]  # GetAttr's None: returned above

@@ -24,11 +24,12 @@ from opgen.spec.full_type import (
     TypeConstructorError,
     parse_type_constructor,
 )
+from opgen.spec.shape_fn_names import shape_fn_name
 from opgen.spec.validate import validate_op_def
 from opgen_runtime.proto import op_def_pb2
 
 # A shape function given by name: `shape_inference::UnchangedShape`, `::ns::Fn`.
-_RE_FUNCTION_NAME = re.compile(r"(?:::)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*\Z")
+_RE_FUNCTION_NAME = re.compile(r"&?\s*(?:::)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*\Z")
 _FLAGS = {
     "SetIsCommutative": "is_commutative",
     "SetIsAggregate": "is_aggregate",
@@ -132,7 +133,7 @@ class _Builder:
             return
         self.shape_fn_set = True
         if arg.kind == "expr" and _RE_FUNCTION_NAME.match(text):
-            self.shape_fn = re.sub(r"\s+", "", text)
+            self.shape_fn = shape_fn_name(text)
 
     def _check_signature(self, call: BuilderCall) -> bool:
         accepted = _ACCEPTED.get(call.method)

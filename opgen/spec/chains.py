@@ -11,7 +11,7 @@ Errors are collected per chain; scanning resumes after the broken chain.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 from opgen.errors import OpgenError, did_you_mean
 from opgen.model import BuilderCall, CallArg, Registration
@@ -511,7 +511,7 @@ def split_top_level(toks: list[Token], separator: str = ",", angles: bool = Fals
 _ANGLE_DEPTH = {"<": 1, ">": -1, ">>": -2}
 
 
-def matching_close(toks: list[Token], i: int) -> int | None:
+def matching_close(toks: Sequence[Token], i: int) -> int | None:
     """The index of the bracket closing the `(`, `[` or `{` at `i`, None if it is never closed."""
     stack = []
     for j in range(i, len(toks)):

@@ -43,6 +43,7 @@ from opgen.spec.chains import (
     check_brackets,
     extract_registrations,
     file_scope_calls,
+    matching_close,
     undefined_file_scope_macros,
     undefined_registration_macros,
 )
@@ -53,7 +54,7 @@ from opgen.spec.kernels import extract_kernels, undefined_kernel_macros
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
 from opgen.spec.preprocessor import MissingInclude, Preprocessor, SkippedRegistrations
 from opgen.spec.register_types import tf_call_defines
-from opgen.spec.shape_fn_names import known_shape_fns, unknown_shape_fn_warning
+from opgen.spec.shape_fn_names import builtin_shape_fn, shape_fn_name, unknown_shape_fn_warning, unqualified
 from opgen.spec.shim import extract_shim_registrations, unread_registration_macros
 from opgen.spec.tf_core_ops import is_tf_core_op
 
@@ -194,6 +195,9 @@ class GatherErrors(OpgenErrors):
             summary += f", {plural(len(self.warnings), 'warning')}"
         return "\n".join([*self.warnings, super().format(), summary])
 
+    def report(self) -> str:
+        return self.format()  # its summary counts the warnings too
+
 
 @dataclass
 class ScannedFile:
@@ -209,6 +213,8 @@ class ScannedFile:
     declared_shape_fns: frozenset[str] = frozenset()
     # Each SetShapeFn argument's Python translation (or why there is none), by where it stands.
     translations: dict[Location, Translation] = field(default_factory=dict)
+    # The shape functions it defines (`shape_fn_definitions`), for another unit's SetShapeFn.
+    shape_fn_definitions: dict[str, Translation] = field(default_factory=dict)
 
 
 def _undefined_macro_hint(name: str) -> str:
@@ -269,11 +275,12 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
     for warning in unread:
         if isinstance(warning, UndefinedNameError) and warning.hint is None:
             warning.hint = _undefined_macro_hint(warning.name)
-    shape_fns = {str(c.args[0].value).rsplit("::", 1)[-1].strip() for r in regs for c in r.calls
+    shape_fns = {unqualified(shape_fn_name(str(c.args[0].value))) for r in regs for c in r.calls
                  if c.method == "SetShapeFn" and c.args and c.args[0].kind == "expr"}
+    definitions = shape_fn_definitions(tokens)
     return ScannedFile(regs, errors, kernels, kernel_errors, unread,
                        declared_functions(tokens, shape_fns) if shape_fns else frozenset(),
-                       translate_shape_fns(tokens, regs) if regs else {})
+                       translate_shape_fns(tokens, regs, definitions) if regs else {}, definitions)
 
 
 def _shape_fn_kind(call: BuilderCall | None, translation: Translation | None) -> str:
@@ -286,36 +293,86 @@ def _shape_fn_kind(call: BuilderCall | None, translation: Translation | None) ->
     return f"{what}, translated" if translation.lines is not None else f"{what}, not translated"
 
 
-def translate_shape_fns(tokens: Sequence[Token], regs: list[Registration]) -> dict[Location, Translation]:
+def shape_fn_definitions(tokens: Sequence[Token]) -> dict[str, Translation]:
+    """Each function the tokens define that takes an `InferenceContext*` (`Status Name(
+    InferenceContext* c) {`, `auto Name = [](InferenceContext* c) {`), translated, by name:
+    a `SetShapeFn(Name)` of this unit or, when only this unit defines it, of another."""
+    definitions: dict[str, Translation] = {}
+    for i in range(1, len(tokens) - 2):
+        t = tokens[i]
+        if t[KIND] != "id" or t[TEXT] in definitions:
+            continue
+        following = tokens[i + 1][TEXT]
+        if following == "(" and tokens[i - 1][TEXT] == "Status" and _takes_context(tokens, i + 1):
+            definition = translate_function(tokens, i)
+            if definition is not None:
+                definitions[t[TEXT]] = definition
+        elif following == "=" and tokens[i + 2][TEXT] == "[":
+            close = matching_close(tokens, i + 2)
+            if close is not None and close + 1 < len(tokens) and _takes_context(tokens, close + 1):
+                definitions[t[TEXT]] = translate_lambda(tokens, i + 2)
+    return definitions
+
+
+def _takes_context(tokens: Sequence[Token], paren: int) -> bool:
+    """The parameter list opened at tokens[paren] names `InferenceContext` (TF's shape function type)."""
+    if tokens[paren][TEXT] != "(":
+        return False
+    close = matching_close(tokens, paren)
+    return close is not None and any(t[TEXT] == "InferenceContext" for t in tokens[paren + 1 : close])
+
+
+def translate_shape_fns(tokens: Sequence[Token], regs: list[Registration],
+                        definitions: Mapping[str, Translation]) -> dict[Location, Translation]:
     """The Python translation of each SetShapeFn argument that is a lambda, or names a
-    function (or a lambda variable) the tokens define; built-in names are left to the runtime."""
+    function (or a lambda variable) the unit defines (`definitions`), whatever its name: the
+    runtime's built-in of a name (`builtin_shape_fn`) is for names the unit does not define."""
     wanted = {c.args[0].loc: str(c.args[0].value) for r in regs for c in r.calls
               if c.method == "SetShapeFn" and c.args and c.args[0].kind == "expr"}
-    if not wanted:
-        return {}
-    known = known_shape_fns()
-    names = {text.rsplit("::", 1)[-1].strip() for text in wanted.values() if not text.lstrip().startswith("[")} - known
     found: dict[Location, Translation] = {}
-    definitions: dict[str, Translation] = {}
-    for i in range(len(tokens) - 2):
-        text = tokens[i][TEXT]
-        if text == "SetShapeFn" and tokens[i + 1][TEXT] == "(" and tokens[i + 2][TEXT] == "[":
+    lambdas = {loc for loc, text in wanted.items() if text.lstrip().startswith("[")}
+    for i in range(len(tokens) - 2) if lambdas else ():
+        if tokens[i][TEXT] == "SetShapeFn" and tokens[i + 1][TEXT] == "(" and tokens[i + 2][TEXT] == "[":
             loc = token_location(tokens[i + 2])
-            if loc in wanted:
+            if loc in lambdas:
                 found[loc] = translate_lambda(tokens, i + 2)
-        elif text in names and tokens[i][KIND] == "id" and text not in definitions and i > 0:
-            following = tokens[i + 1][TEXT]
-            if following == "(" and tokens[i - 1][TEXT] == "Status":
-                definition = translate_function(tokens, i)
-                if definition is not None:
-                    definitions[text] = definition
-            elif following == "=" and tokens[i + 2][TEXT] == "[":
-                definitions[text] = translate_lambda(tokens, i + 2)
-    for arg_loc, text in wanted.items():
-        definition = definitions.get(text.rsplit("::", 1)[-1].strip())
+    for loc, text in wanted.items():
+        definition = None if loc in lambdas else definitions.get(unqualified(shape_fn_name(text)))
         if definition is not None:
-            found[arg_loc] = definition
+            found[loc] = definition
     return found
+
+
+def _op_source(reg: Registration, shape_fn: str | None, call: BuilderCall | None,
+               translation: Translation | None, problem: str | None = None) -> OpSource:
+    """Where an op came from and how its shape function reaches the runtime; `problem`: why
+    the project function it names has no translation (`path:line:col: what`)."""
+    if translation is not None and translation.problem:
+        problem = f"{translation.location}: {translation.problem.split(': ', 1)[1]}"
+    kind = "function, not translated" if translation is None and problem else _shape_fn_kind(call, translation)
+    lines = translation.lines if translation is not None else None
+    return OpSource(reg.loc, shape_fn, _part_locations(reg), lines, kind, problem)
+
+
+def _translation_warnings(op_def: op_def_pb2.OpDef, translation: Translation) -> list[str]:
+    """The warnings of an op's translated (or untranslatable) shape function."""
+    if translation.problem is not None:
+        return [f"{translation.location}: warning: {translation.problem} (op {op_def.name}: unknown output "
+                "shapes without TensorFlow)" + (f"\n  hint: {translation.hint}" if translation.hint else "")]
+    return _index_warnings(op_def, translation)
+
+
+def _defined_elsewhere(name: str, definitions: Mapping[str, Translation]) -> tuple[Translation | None, str, str]:
+    """The translation of the project's shape function `name`, which its unit does not define,
+    from the one other unit that does; else None, why not and what to do."""
+    port = "give the runtime a Python port: opgen_runtime.register_shape_fn (docs/shape-functions.md)"
+    if len(definitions) == 1:
+        return next(iter(definitions.values())), "", ""
+    if definitions:
+        return None, (f"shape function '{name}' is defined in {len(definitions)} files ({', '.join(definitions)}): "
+                      "which one the library links is not known"), f"leave the others out of the sources, or {port}"
+    return None, f"shape function '{name}' is defined in none of the sources opgen reads", (
+        f"add the file that defines it to the sources, or {port}")
 
 
 def _index_warnings(op_def: op_def_pb2.OpDef, translation: Translation) -> list[str]:
@@ -662,6 +719,9 @@ def _gather(
     conditions: dict[tuple[str, Location], None] = {}  # (name, where) #if read as 0 after a missing include
     skipped: dict[Location, SkippedRegistrations] = {}  # a shared header's conditional once
     shape_fn_warnings: list[str | None] = []  # a SetShapeFn name that looks like a typo
+    defined_in: dict[str, dict[str, Translation]] = {}  # shape function name -> unit -> its translation
+    # ops whose SetShapeFn names a project function their unit does not define
+    elsewhere: list[tuple[op_def_pb2.OpDef, Registration, BuilderCall, str, bool, OpSource]] = []
     unread: list[OpgenError] = []  # registrations opgen cannot read (skipped)
     core_registrations: list[Registration] = []
     # where a builder call's text came from [tool.opgen.helpers]: its location -> (key as written, where written)
@@ -705,26 +765,46 @@ def _gather(
                 located.append((_line_col(reg.loc), e.errors if isinstance(e, OpgenErrors) else [e]))
         for _, errs in sorted(located, key=lambda item: item[0]):
             errors.extend(errs)
+        for name, definition in scanned.shape_fn_definitions.items():
+            defined_in.setdefault(name, {}).setdefault(path, definition)
         for (op_def, shape_fn), reg in built:
             call = next((c for c in reg.calls if c.method == "SetShapeFn" and c.args), None)
             translation = scanned.translations.get(call.args[0].loc) if call is not None else None
-            # (TF's own ops have the runtime's hand ports: no warning for them)
-            if translation is not None and translation.problem is not None and not is_tf_core_op(op_def.name):
-                shape_fn_warnings.append(f"{translation.location}: warning: {translation.problem} "
-                                         f"(op {op_def.name}: unknown output shapes without TensorFlow)"
-                                         + (f"\n  hint: {translation.hint}" if translation.hint else ""))
-            if translation is not None and not is_tf_core_op(op_def.name):
-                shape_fn_warnings += _index_warnings(op_def, translation)
-            register(op_def, OpSource(reg.loc, shape_fn, _part_locations(reg),
-                                      translation.lines if translation is not None else None,
-                                      _shape_fn_kind(call, translation),
-                                      f"{translation.location}: {translation.problem.split(': ', 1)[1]}"
-                                      if translation is not None and translation.problem else None), path)
             if core_ops is not None and is_tf_core_op(op_def.name) and not any(
                     fnmatch.fnmatchcase(op_def.name, glob) for glob in core_ops):
                 core_registrations.append(reg)
-            if shape_fn and call and shape_fn.rsplit("::", 1)[-1] not in scanned.declared_shape_fns:
+            if call is not None and shape_fn is not None and translation is None and not builtin_shape_fn(shape_fn):
+                # the project's function, defined in another unit (or in none opgen reads):
+                # its translation is found once every unit is read; never the runtime's
+                # built-in of its name
+                source = _op_source(reg, None, call, None, f"{call.args[0].loc}: not read yet")
+                register(op_def, source, path)
+                declared = unqualified(shape_fn) in scanned.declared_shape_fns
+                elsewhere.append((op_def, reg, call, shape_fn, declared, source))
+                continue
+            # (TF's own ops have the runtime's hand ports: no warning for them)
+            if translation is not None and not is_tf_core_op(op_def.name):
+                shape_fn_warnings += _translation_warnings(op_def, translation)
+            register(op_def, _op_source(reg, shape_fn, call, translation), path)
+            if shape_fn and call and unqualified(shape_fn) not in scanned.declared_shape_fns:
                 shape_fn_warnings.append(unknown_shape_fn_warning(shape_fn, call.args[0].loc))
+
+    for op_def, reg, call, shape_fn, declared, source in elsewhere:
+        if sources_by_op.get(op_def.name) is not source:
+            continue  # a duplicate registration (an error)
+        where = call.args[0].loc
+        translation, why, fix = _defined_elsewhere(shape_fn, defined_in.get(unqualified(shape_fn), {}))
+        if is_tf_core_op(op_def.name):
+            pass  # (the runtime's port of TF's op)
+        elif translation is not None:
+            shape_fn_warnings += _translation_warnings(op_def, translation)
+        elif declared or (typo := unknown_shape_fn_warning(shape_fn, where)) is None:
+            shape_fn_warnings.append(f"{where}: warning: {why} (op {op_def.name}: unknown output shapes without "
+                                     f"TensorFlow)\n  hint: {fix}")
+        else:
+            shape_fn_warnings.append(typo)
+        resolved = _op_source(reg, None, call, translation, None if translation else f"{where}: {why}")
+        sources_by_op[op_def.name] = registry.sources[op_def.name] = resolved
 
     for path in files.oplists:
         try:

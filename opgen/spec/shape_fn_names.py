@@ -16,6 +16,27 @@ from opgen_runtime.shapes.fn_names import PORTS
 _TF_NAMESPACES = ("shape_inference::", "tensorflow::shape_inference::")
 
 
+def shape_fn_name(text: str) -> str:
+    """The function a `SetShapeFn` argument names, as written without spaces and without the
+    `&` of `SetShapeFn(&Fn)` (the same function pointer)."""
+    return "".join(text.split()).lstrip("&")
+
+
+def unqualified(name: str) -> str:
+    """`Fn` of `ns::Fn`."""
+    return name.rsplit("::", 1)[-1]
+
+
+def builtin_shape_fn(name: str) -> bool:
+    """Whether the `SetShapeFn` name `name`, which the translation unit does not define, means
+    the runtime's port of TF's function: a known name, unqualified or in TF's
+    `shape_inference` namespace (`mine::UnchangedShape` is the project's function; so is a
+    unit's own `UnchangedShape`, which gathering translates instead)."""
+    if unqualified(name) not in PORTS:
+        return False
+    return "::" not in name.lstrip(":") or name.lstrip(":").startswith(_TF_NAMESPACES)
+
+
 def known_shape_fns() -> frozenset[str]:
     """The `SetShapeFn` names the runtime has a shape function for."""
     return frozenset(PORTS)

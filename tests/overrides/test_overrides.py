@@ -76,7 +76,7 @@ def test_golden(case, monkeypatch):
         model = load_overrides("overrides", op_list, merge=merge)
     except OpgenError as e:
         assert expect_error, f"unexpected error:\n{e.format()}"
-        check_golden(folder / "expected_error.txt", e.format() + "\n")
+        check_golden(folder / "expected_error.txt", e.report() + "\n")
         return
     assert not expect_error, "an error case loaded without error"
     check_golden(folder / "expected.txt", describe_api_model(model, op_list))

@@ -226,6 +226,80 @@ def test_build_warns_of_a_constant_index_past_the_ops_arguments(tmp_path, capsys
     )
 
 
+def _load(path: Path, name: str):
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_project_functions_are_found_however_named_and_wherever_defined(tmp_path, capsys, monkeypatch):
+    """C++ calls the project's function: one named like TF's common function in its own
+    namespace (or its unit's own), one passed as `&Fn`, one defined in another source file;
+    none gets the runtime's built-in of its name. A function defined in two files, or in none
+    opgen reads, is a warning at the SetShapeFn (unknown shapes), never a guess."""
+    from opgen_runtime import Graph
+
+    (tmp_path / "shapes.h").write_text("Status Other(shape_inference::InferenceContext* c);\n")
+    (tmp_path / "other.cc").write_text(textwrap.dedent("""\
+        #include "shapes.h"
+        Status Other(shape_inference::InferenceContext* c) { c->set_output(0, c->Vector(7)); return OkStatus(); }
+        Status Twice(shape_inference::InferenceContext* c) { c->set_output(0, c->Scalar()); return OkStatus(); }
+        """))
+    (tmp_path / "ops.cc").write_text(textwrap.dedent("""\
+        #include "tensorflow/core/framework/op.h"
+        #include "shapes.h"
+        namespace mine {
+        Status UnchangedShape(shape_inference::InferenceContext* c) {
+          c->set_output(0, c->Vector(42));
+          return OkStatus();
+        }
+        }  // namespace mine
+        Status Twice(shape_inference::InferenceContext* c);
+        Status Nowhere(shape_inference::InferenceContext* c);
+        REGISTER_OP("Mine").Output("y: float").SetShapeFn(mine::UnchangedShape);
+        REGISTER_OP("AddressOf").Output("y: float").SetShapeFn(&mine::UnchangedShape);
+        REGISTER_OP("FromOther").Output("y: float").SetShapeFn(Other);
+        REGISTER_OP("FromTwo").Output("y: float").SetShapeFn(Twice);
+        REGISTER_OP("FromNone").Output("y: float").SetShapeFn(Nowhere);
+        """))
+    (tmp_path / "twice.cc").write_text(
+        "Status Twice(shape_inference::InferenceContext* c) { c->set_output(0, c->Vector(1)); return OkStatus(); }\n")
+    monkeypatch.chdir(tmp_path)
+    sources = [str(tmp_path / name) for name in ("ops.cc", "other.cc", "twice.cc")]
+    assert main(["build", *sources, "--out", str(tmp_path / "gen")]) == 0
+    ops = tmp_path / "ops.cc"
+    port = "give the runtime a Python port: opgen_runtime.register_shape_fn (docs/shape-functions.md)"
+    assert capsys.readouterr().err.split("\n", 2)[:2] == [
+        (f"{ops}:14:54: warning: shape function 'Twice' is defined in 2 files ({tmp_path / 'other.cc'}, "
+        f"{tmp_path / 'twice.cc'}): which one the library links is not known (op FromTwo: unknown output shapes "
+        "without TensorFlow)"), f"  hint: leave the others out of the sources, or {port}"]
+    assert main(["oplist", "--report-shapes", *sources]) == 0
+    report = capsys.readouterr()
+    assert f"{ops}:15:55: warning: shape function 'Nowhere' is defined in none of the sources opgen reads" in report.err
+    assert report.out.splitlines()[:5] == [
+        "AddressOf\tfunction, translated",
+        (f"FromNone\tfunction, not translated\t{ops}:15:55: shape function 'Nowhere' is defined in none of the "
+        "sources opgen reads"),
+        "FromOther\tfunction, translated",
+        (f"FromTwo\tfunction, not translated\t{ops}:14:54: shape function 'Twice' is defined in 2 files "
+        f"({tmp_path / 'other.cc'}, {tmp_path / 'twice.cc'}): which one the library links is not known"),
+        "Mine\tfunction, translated",
+    ]
+    module = _load(tmp_path / "gen" / "gen_ops.py", "project_functions_under_test")
+    with Graph().as_default():
+        assert module.mine().shape.as_list() == [42]
+        assert module.address_of().shape.as_list() == [42]
+        assert module.from_other().shape.as_list() == [7]
+        assert module.from_two().shape.dims is None
+        assert module.from_none().shape.dims is None
+
+
 def _translate_source(source: str):
     """The first lambda of a source that also defines project functions."""
     tokens = tokenize(SourceFile("ops.cc", textwrap.dedent(source)))

@@ -36,6 +36,8 @@ SHAPE_TENSORS = [("ph", U, INT32), ("ph", [3], INT32), ("ph", [None], INT32), ("
                  ("const", [2, -5]), ("const", 5), ("const", -1)]
 ATTRS = {
     "StIntAttr": [{}, {"n": 0}, {"n": 5}, {"n": -1}],
+    "StInt32Attr": [{}, {"n": 2**31 - 1}, {"n": 2**31}, {"n": -(2**31)}, {"n": -(2**31) - 1}, {"n": 2**33},
+                    {"sizes": [1, 2**31]}, {"sizes": [-(2**31), 4]}],
     "StBoolAttr": [{}, {"keep_dims": True}, {"keep_dims": False}],
     "StStringAttr": [{}, {"data_format": "NCHW"}],
     "StListAttr": [{}, {"perm": [0, 1]}, {"perm": [2, 0, 1]}, {"perm": [0, 5]}, {"perm": []}],
@@ -108,7 +110,7 @@ def test_build_warns_once_naming_the_untranslated_construct(sides):
     _, _, stderr = sides
     warnings = [line for line in stderr.splitlines() if "warning:" in line]
     assert warnings == [
-        ("shape_ops.cc:842:14: warning: shape function not translated: c->input_handle_shapes_and_types "
+        ("shape_ops.cc:857:14: warning: shape function not translated: c->input_handle_shapes_and_types "
         "(op StHandleData: unknown output shapes without TensorFlow)")
     ]
 

@@ -570,11 +570,14 @@ class InferenceContext:
         return ShapeError("".join(pieces))
 
     def attr_value(self, name: str, kind: str) -> Any:
-        """`c->GetAttr(name, &v)` for v of `kind`: int, bool, str, float, type (a DataType,
-        as its enum value), their lists (`list_int`, ...), or shape / list_shape: a
-        PartialTensorShape, as the ShapeHandle MakeShapeFromPartialTensorShape makes."""
+        """`c->GetAttr(name, &v)` for v of `kind`: int (int32: a 32-bit one), bool, str, float,
+        type (a DataType, as its enum value), their lists (`list_int`, ...), or shape /
+        list_shape: a PartialTensorShape, as the ShapeHandle MakeShapeFromPartialTensorShape makes."""
         value = self.get_attr(name)
         item_kind = kind.removeprefix("list_")
+        int32 = item_kind == "int32"  # read into a 32-bit int, which GetNodeAttr range-checks
+        if int32:
+            item_kind = "int"
         items = value if kind.startswith("list_") else [value]
         if not isinstance(items, list) or any(
             not hasattr(v, "unknown_rank") if item_kind == "shape"
@@ -582,6 +585,9 @@ class InferenceContext:
             for v in items
         ):
             raise ShapeError(f"Attr {name} does not have the type the shape function reads")
+        for v in items if int32 else ():
+            if not -(1 << 31) <= v < 1 << 31:  # tensorflow/core/framework/node_def_util.cc: DEFINE_GET_ATTR(int32_t
+                raise ShapeError(f"Attr {name} has value {v} out of range for an int32")
         if item_kind == "shape":
             items = [self.make_shape_from_attr(v) for v in items]
         elif item_kind == "str":

@@ -421,6 +421,21 @@ REGISTER_OP("StIntAttr")
       return OkStatus();
     });
 
+// Read into 32-bit ints: GetNodeAttr checks the range (node_def_util.cc, DEFINE_GET_ATTR(int32_t)).
+REGISTER_OP("StInt32Attr")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("n: int = 3")
+    .Attr("sizes: list(int) = [2]")
+    .SetShapeFn([](InferenceContext* c) {
+      int n;
+      TF_RETURN_IF_ERROR(c->GetAttr("n", &n));
+      std::vector<int32> sizes;
+      TF_RETURN_IF_ERROR(c->GetAttr("sizes", &sizes));
+      c->set_output(0, c->Matrix(n, sizes.size()));
+      return OkStatus();
+    });
+
 REGISTER_OP("StBoolAttr")
     .Input("x: float")
     .Output("y: float")
