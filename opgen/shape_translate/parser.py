@@ -12,6 +12,7 @@ raises `Untranslatable` naming the construct: the op keeps unknown shapes, never
 
 from __future__ import annotations
 
+import ast
 import re
 import struct
 from collections.abc import Callable, Sequence
@@ -47,6 +48,7 @@ class Translation:
     # The constant indices it reads inputs, sets or reads outputs at: ("reads input",
     # "sets output" or "reads output"; the index; where), for a check against the op's arguments.
     indices: tuple[tuple[str, int, Location], ...] = ()
+    attrs: tuple[tuple[str, Location], ...] = ()  # the attrs it reads by a literal name, and where
 
 
 class Untranslatable(Exception):
@@ -537,6 +539,7 @@ class _Parser:
         if method not in _STATUS_METHODS:
             raise self.method_failure(m)
         self.expect("(")
+        first_arg = self.peek()
         args: list[Expr] = []
         outs: list[tuple[str, str, Token]] = []
         while self.text() != ")":
@@ -559,6 +562,9 @@ class _Parser:
         if method == "GetAttr":
             if len(args) != 1 or args[0].type != "str" or len(outs) != 1:
                 raise self.fail(f"{self.ctx}->GetAttr", m)
+            attr = _literal_str(args[0].code)
+            if attr is not None and first_arg is not None:
+                self.shared.attrs.append((attr, first_arg[SRC].location(first_arg[POS])))
             py, type_, _ = outs[0]
             item = type_.removeprefix("list_")
             if item not in _ATTR_KINDS:
@@ -1001,6 +1007,15 @@ class _Parser:
         raise self.fail(f"{with_article(e.type)} used as a dimension", tok)
 
 
+def _literal_str(code: str) -> str | None:
+    """The value of a translated expression that is a string literal, else None."""
+    try:
+        value = ast.literal_eval(code)  # (evaluates literals only: code opgen wrote)
+    except (ValueError, SyntaxError):
+        return None
+    return value if isinstance(value, str) else None
+
+
 def _to_float(value: float) -> float:
     """`value` rounded to the nearest C++ float."""
     rounded: float = struct.unpack("<f", struct.pack("<f", value))[0]  # typed: unpack gives Any
@@ -1182,7 +1197,7 @@ def _translation(tokens: Sequence[Token], brace: int, ctx: str) -> Translation:
     calls nested at its top."""
     helpers = _Helpers(tokens)
     lines = _body(tokens, brace, ctx, helpers)
-    return Translation((*helpers.lines, *lines), indices=tuple(helpers.indices))
+    return Translation((*helpers.lines, *lines), indices=tuple(helpers.indices), attrs=tuple(helpers.attrs))
 
 
 def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers,
@@ -1220,6 +1235,7 @@ class _Helpers:
         self.active: set[str] = set()
         self.lines: list[str] = []
         self.indices: list[tuple[str, int, Location]] = []  # Translation.indices
+        self.attrs: list[tuple[str, Location]] = []  # Translation.attrs
 
     def helper(self, caller: _Parser, name: str, tok: Token) -> tuple[str, tuple[str, ...]]:
         """(Python name, parameter types after the context) of the function `name`."""

@@ -28,6 +28,7 @@ from opgen.errors import (
     Location,
     OpgenError,
     OpgenErrors,
+    did_you_mean,
     error_summary,
     plural,
     report,
@@ -359,7 +360,7 @@ def _translation_warnings(op_def: op_def_pb2.OpDef, translation: Translation) ->
     if translation.problem is not None:
         return [f"{translation.location}: warning: {translation.problem} (op {op_def.name}: unknown output "
                 "shapes without TensorFlow)" + (f"\n  hint: {translation.hint}" if translation.hint else "")]
-    return _index_warnings(op_def, translation)
+    return _declaration_warnings(op_def, translation)
 
 
 def _defined_elsewhere(name: str, definitions: Mapping[str, Translation]) -> tuple[Translation | None, str, str]:
@@ -375,11 +376,12 @@ def _defined_elsewhere(name: str, definitions: Mapping[str, Translation]) -> tup
         f"add the file that defines it to the sources, or {port}")
 
 
-def _index_warnings(op_def: op_def_pb2.OpDef, translation: Translation) -> list[str]:
-    """A warning for each constant index past the op's inputs or outputs that its shape
-    function uses, when their count is fixed (no list arguments). TF's InferenceContext
-    (tensorflow/core/framework/shape_inference.h) reads `inputs_[idx]` unchecked, and
-    `outputs_.at(idx)` throws, which aborts the process."""
+def _declaration_warnings(op_def: op_def_pb2.OpDef, translation: Translation) -> list[str]:
+    """What a shape function uses that the op does not declare: a constant index past the
+    op's inputs or outputs, when their count is fixed (no list arguments; TF's
+    InferenceContext, tensorflow/core/framework/shape_inference.h, reads `inputs_[idx]`
+    unchecked, and `outputs_.at(idx)` throws, which aborts the process); an attr by a name
+    the op lacks (GetNodeAttr's NotFound, tensorflow/core/framework/node_def_util.cc)."""
     warnings = []
     for use, index, where in sorted(translation.indices, key=lambda u: (u[2].line, u[2].col)):
         kind = use.split()[1]
@@ -393,6 +395,14 @@ def _index_warnings(op_def: op_def_pb2.OpDef, translation: Translation) -> list[
                         "runtime raises ValueError"
                         f"\n  hint: the op's {kind}s are numbered from 0 in declaration order; fix the index, "
                         f"or declare the {kind} with .{kind.capitalize()}(\"name: type\")")
+    declared = [a.name for a in op_def.attr]
+    for name, where in translation.attrs:
+        if name not in declared:
+            close = did_you_mean(name, declared, "'")
+            warnings.append(f"{where}: warning: the shape function of op {op_def.name} reads attr '{name}', which the "
+                            "op does not declare: TensorFlow's shape inference fails there (NotFoundError: No attr "
+                            f"named '{name}'), and opgen's runtime raises ValueError"
+                            f"\n  hint: {close or 'declare it with .Attr(), or fix the name'}")
     return warnings
 
 

@@ -226,6 +226,27 @@ def test_build_warns_of_a_constant_index_past_the_ops_arguments(tmp_path, capsys
     )
 
 
+def test_build_warns_of_an_attr_the_op_does_not_declare(tmp_path, capsys):
+    """GetAttr of a name the op lacks fails TF's shape inference (NotFound): found at build time, at the name."""
+    (tmp_path / "ops.cc").write_text(textwrap.dedent("""\
+        #include "tensorflow/core/framework/op.h"
+        REGISTER_OP("Typo").Input("x: float").Output("y: float").Attr("axis: int = 0")
+            .SetShapeFn([](shape_inference::InferenceContext* c) {
+              int64_t axis;
+              TF_RETURN_IF_ERROR(c->GetAttr("axsi", &axis));
+              std::string name = "axis";
+              TF_RETURN_IF_ERROR(c->GetAttr(name, &axis));
+              c->set_output(0, c->input(0));
+              return OkStatus();
+            });
+        """))
+    assert main(["oplist", str(tmp_path / "ops.cc")]) == 0
+    assert capsys.readouterr().err == (
+        f"{tmp_path / 'ops.cc'}:5:37: warning: the shape function of op Typo reads attr 'axsi', which the op does "
+        "not declare: TensorFlow's shape inference fails there (NotFoundError: No attr named 'axsi'), and opgen's "
+        "runtime raises ValueError\n  hint: did you mean 'axis'?\n")
+
+
 def _load(path: Path, name: str):
     import importlib.util
     import sys
