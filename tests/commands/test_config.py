@@ -213,6 +213,7 @@ def test_a_tool_opgen_key_below_a_subtable_says_where_it_belongs(run, tmp_path):
         (f"{tmp_path / 'pyproject.toml'}:5:1: error: [tool.opgen.libraries] key 'docstring_kernels' is a "
          "[tool.opgen] key, not a pattern"),
         "  hint: a table's keys end at the next [header]: move it above [tool.opgen.libraries]",
+        "1 error in 1 file",
     ]
     # a string value would make a valid pattern of it, matching nothing
     code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"Op*" = "gen_x"\nformatter = "ruff"\n',
