@@ -65,7 +65,8 @@ class Untranslatable(Exception):
 @dataclass(frozen=True)
 class Expr:
     """A typed Python expression; `prec` is its Python precedence (higher binds tighter);
-    `call` = (prefix, args) when it is a call, so a long statement can be wrapped as black would."""
+    `call` = (prefix, args) when it is a call (or a list display: prefix `[`), so a long
+    statement can be wrapped as black would."""
 
     code: str
     type: str  # shape | dim | int | bool | str | float | dtype | attrshape | tensor | list_<one of those>,
@@ -80,6 +81,11 @@ def _call(prefix: str, args: Sequence[Expr | str], type_: str) -> Expr:
     return Expr(f"{prefix}{', '.join(codes)})", type_, 20, (prefix, tuple(args)))
 
 
+def _list_display(items: Sequence[Expr], type_: str) -> Expr:
+    """`[a, b]`, laid out like a call (`Expr.call` with the prefix `[`)."""
+    return Expr(f"[{', '.join(e.code for e in items)}]", type_, 20, ("[", tuple(items)))
+
+
 def _bracketed(e: Expr | str) -> Bracketed | str:
     """The call as the renderer's `Bracketed` tree (nested calls too), for black's layout."""
     if isinstance(e, str):
@@ -90,7 +96,10 @@ def _bracketed(e: Expr | str) -> Bracketed | str:
 
 
 def _bracketed_call(prefix: str, args: tuple[Expr | str, ...]) -> Bracketed:
-    """An `Expr.call` as its `Bracketed` tree (typed apart from `_bracketed`: a call's tree is never a str)."""
+    """An `Expr.call` as its `Bracketed` tree (typed apart from `_bracketed`: a call's tree is never a
+    str); a list display (`_list_display`) is split as black splits a collection."""
+    if prefix == "[":
+        return Bracketed(prefix, tuple(_bracketed(a) for a in args), "]", collection=True)
     return Bracketed(prefix, tuple(_bracketed(a) for a in args), ")")
 
 
@@ -102,7 +111,13 @@ _SCALAR_TYPES = {**dict.fromkeys(_INT_TYPES, "int"), "bool": "bool", "ShapeHandl
                  "DimensionHandle": "dim", "string": "str", "tstring": "str", "auto": "auto",
                  "PartialTensorShape": "attrshape", "float": "float", "DataType": "dtype",
                  "DataTypeVector": "list_dtype"}
-_VECTOR_ITEMS = ("int", "str", "dim", "shape", "float", "dtype", "attrshape")
+_VECTOR_ITEMS = ("int", "bool", "str", "dim", "shape", "float", "dtype", "attrshape")
+# A statement whose translation black would split (opgen writes black's layout itself, and
+# splits only calls and conditional expressions)
+_TOO_LONG = f"a statement whose Python translation is longer than {LINE_LENGTH} columns"
+_TOO_LONG_HINT = "compute its parts into locals first (bool big = ...; if (big && ...))"
+# The value of a default-constructed vector item, for `std::vector<T> v(n)`
+_ITEM_DEFAULTS = {"int": "0", "bool": "False", "float": "0.0", "str": '""'}
 # The 32-bit integers TF's GetNodeAttr reads an int attr into, checking its range
 # (tensorflow/core/framework/node_def_util.cc: DEFINE_GET_ATTR(int32_t, ...)).
 _INT32_TYPES = frozenset(("int", "int32", "int32_t"))
@@ -256,7 +271,7 @@ class _Parser:
         indent = "    " * self.depth
         text = indent + line
         if len(text) > LINE_LENGTH:
-            raise self.fail("a statement too long for one line", self.statement_tok)
+            raise self.fail(_TOO_LONG, self.statement_tok, _TOO_LONG_HINT)
         self.lines.append(text)
 
     def emit_call(self, head: str, e: Expr) -> None:
@@ -273,16 +288,16 @@ class _Parser:
             inner = indent + "    "
             parts = [e.code] if len(inner) + len(e.code) <= LINE_LENGTH else list(e.ternary)
             if any(len(inner) + len(part) > LINE_LENGTH for part in parts):
-                raise self.fail("a statement too long for one line", tok)
+                raise self.fail(_TOO_LONG, tok, _TOO_LONG_HINT)
             return [f"{indent}{head}(", *(inner + part for part in parts), f"{indent})"]
         if len(indent) + len(head) + len(e.code) <= LINE_LENGTH or e.call is None:
             if len(indent) + len(head) + len(e.code) > LINE_LENGTH:
-                raise self.fail("a statement too long for one line", tok)
+                raise self.fail(_TOO_LONG, tok, _TOO_LONG_HINT)
             return [indent + head + e.code]
         tree = _bracketed_call(*e.call)
         text = indent + layout(type(tree)(head + tree.prefix, tree.items, tree.suffix), indent)
         if any(len(line) > LINE_LENGTH for line in text.split("\n")):
-            raise self.fail("a statement too long for one line", tok)
+            raise self.fail(_TOO_LONG, tok, _TOO_LONG_HINT)
         return text.split("\n")
 
     def finished_lines(self) -> list[str]:
@@ -300,8 +315,9 @@ class _Parser:
         """A declaration's type at the cursor (consumed), else None (cursor unchanged);
         `named`: only when a name follows (a declaration, not a template argument)."""
         start = self.i
+        const = False
         while self.text() in ("const", "constexpr", "static"):
-            self.next()
+            const = const or self.next()[TEXT] != "static"
         t = self.peek()
         if t is None or (t[KIND] != "id" and t[TEXT] != "::"):
             self.i = start
@@ -326,6 +342,8 @@ class _Parser:
                 return None
             self.next()
             type_ = "list_" + inner
+        if named and const and self.text() == "&" and type_ is not None:
+            self.next()  # a const reference reads like a copy: nothing writes through it
         if type_ is None or (named and (self.peek() is None or self.peek()[KIND] != "id")):  # type: ignore[index]
             self.i = start
             return None
@@ -386,13 +404,26 @@ class _Parser:
             self.expect(")")
             self.expect(";")
         elif self.declares_status():
-            raise self.fail("a Status variable (its error not returned)", t)
+            raise self.fail("a Status kept in a variable", t, hint="return its error at once: TF_RETURN_IF_ERROR(...)")
         else:
             type_ = self.try_type()
             if type_ is not None:
                 self.declaration(type_)
             else:
                 self.expression_statement()
+
+    def sized_vector(self, item: str, tok: Token) -> Expr:
+        """`(n)` or `(n, value)` of `std::vector<T> v(n, value)` (after its `(`): n copies."""
+        count = self.convert(self.expression(), "int", tok)
+        if self.text() == ",":
+            self.next()
+            value = self.convert(self.expression(), item, tok).code
+        elif item in _ITEM_DEFAULTS:
+            value = _ITEM_DEFAULTS[item]
+        else:
+            raise self.fail(f"a vector of {item} values without a value", tok)
+        self.expect(")")
+        return Expr(f"[{value}] * {_paren(count, _MUL + 1)}", "list_" + item, _MUL)
 
     def declares_status(self) -> bool:
         """`[::][ns::]Status name` at the cursor (a status kept in a variable)."""
@@ -408,7 +439,13 @@ class _Parser:
             tok = self.next()
             if tok[KIND] != "id":
                 raise self.fail(tok=tok)
-            if self.text() in ("=", "(", "{") and not (self.text() == "{" and self.text(1) == "}"):
+            if self.text() == "(" and type_.startswith("list_"):
+                self.next()
+                py = self.declare(tok, type_)
+                self.assign(py, self.sized_vector(type_[5:], tok))
+                if int32:
+                    self.int32_vars.add(py)
+            elif self.text() in ("=", "(", "{") and not (self.text() == "{" and self.text(1) == "}"):
                 opener = self.next()[TEXT]
                 value = self.expression()
                 if opener != "=":
@@ -420,7 +457,7 @@ class _Parser:
                     var_type = actual
                 elif type_ == "auto*":
                     if actual != "tensor":  # the only pointer a translated expression gives
-                        raise self.fail(f"auto* of a {actual}", tok)
+                        raise self.fail(f"auto* of {with_article(actual)}", tok)
                     var_type = actual
                 else:
                     value = self.convert(value, type_, tok)
@@ -720,13 +757,23 @@ class _Parser:
             v = self.next()
             py, type_ = self.var(v)
             if type_ != "int":
-                raise self.fail(f"{t[TEXT]} of a {type_}", t)
+                raise self.fail(f"{t[TEXT]} of {with_article(type_)}", t)
             self.emit(f"{py} {t[TEXT][0]}= 1")
             return
         py, type_ = self.var(t, read=self.text() != "=")
+        if self.text() == "[" and type_.startswith("list_"):  # `v[i] = e`, `v[i] += e`
+            self.next()
+            index = self.convert(self.expression(), "int", t)
+            self.expect("]")
+            py, type_ = f"{py}[{index.code}]", type_[5:]
+            if self.text() not in ("=", "+=", "-=", "*="):
+                raise self.fail(tok=self.peek())
         op = self.next()
         if op[TEXT] in ("++", "--") and type_ == "int":
             self.emit(f"{py} {op[TEXT][0]}= 1")
+        elif op[TEXT] == "=" and py.endswith("]"):  # an element: its list is read, so it is kept
+            value = self.convert(self.expression(), type_, op)
+            self.lines.extend(self.layout(self.depth, f"{py} = ", value, op))
         elif op[TEXT] == "=":
             value = self.convert(self.expression(), type_, op)
             self.assign(py, value)
@@ -797,7 +844,7 @@ class _Parser:
         if prec == _CMP:
             if a.type != b.type or (a.type not in ("int", "bool", "float")
                                     and not (a.type in ("str", "dtype") and text in ("==", "!="))):
-                raise self.fail(f"comparing a {a.type} with a {b.type}", op)
+                raise self.fail(f"comparing {with_article(a.type)} with {with_article(b.type)}", op)
             return Expr(f"{_paren(a, prec + 1)} {pyop} {_paren(b, prec + 1)}", "bool", prec)
         a, b = self.convert(a, "int", op), self.convert(b, "int", op)
         if text in ("/", "%"):  # C++ integer division truncates toward zero
@@ -813,7 +860,7 @@ class _Parser:
             return Expr(e.code, "float", e.prec)
         if e.type == "int" and e.code.lstrip("-").isdigit() and abs(int(e.code)) <= _EXACT_IN_FLOAT:
             return Expr(e.code, "float", e.prec)
-        raise self.fail(f"comparing a float with a {e.type}", op)
+        raise self.fail(f"comparing a float with {with_article(e.type)}", op)
 
     def unary(self) -> Expr:
         t = self.peek()
@@ -946,7 +993,7 @@ class _Parser:
                         self.next()
                 self.next()
                 self.expect(")")
-                return _call("c.make_shape(", ["[" + ", ".join(d.code for d in dims) + "]"], "shape")
+                return _call("c.make_shape(", [_list_display(dims, "list_dim")], "shape")
             while self.text() != ")":
                 args.append(self.expression())
                 if self.text() == ",":
@@ -977,7 +1024,7 @@ class _Parser:
                 e = self.expression()
                 self.expect(")")
                 if e.type != "dtype":
-                    raise self.fail(f"DataTypeString of a {e.type}", first)
+                    raise self.fail(f"DataTypeString of {with_article(e.type)}", first)
                 return _call("c.dtype_string(", [e], "str")
             raise self.fail(name, first)
         raise self.fail(tok=t)

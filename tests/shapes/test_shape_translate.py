@@ -118,7 +118,7 @@ def test_trailing_return_type_and_other_context_name():
     ("for (int i = 0; i < 2; ++i) { continue; } return OkStatus();", "continue", 31),
     ("float f = 0.1; return OkStatus();", "a double that float may round", 7),
     ("float f = 1; if (f < c->Rank(c->input(0))) return OkStatus(); return OkStatus();",
-     "comparing a float with a int", 20),
+     "comparing a float with an int", 20),
     ("return shape_inference::UnchangedShapeWithRank(c);", "UnchangedShapeWithRank with these arguments", 8),
     ("return shape_inference::UnchangedShapeWithRank(c, 1, 2);", "UnchangedShapeWithRank with these arguments", 8),
     (("ShapeHandle s; TF_RETURN_IF_ERROR(BroadcastBinaryOpOutputShapeFnHelper(c, c->input(0), c->input(1), false, &s));"
@@ -131,9 +131,9 @@ def test_trailing_return_type_and_other_context_name():
     ("c->set_output(0, c->Vector(c->input(0))); return OkStatus();", "a shape used as a dimension", 21),
     ("return ReduceShape(c);", "ReduceShape", 8),
     ("int \u00e9 = 1; return OkStatus();", "\u00e9", 5),
-    ("int x = (1 < 2) < 3; return OkStatus();", "comparing a bool with a int", 17),
+    ("int x = (1 < 2) < 3; return OkStatus();", "comparing a bool with an int", 17),
     ("absl::Status s = c->Merge(c->input(0), c->input(1), &m); return s;",
-     "a Status variable (its error not returned)", 1),
+     "a Status kept in a variable", 1),
 ])
 def test_refusals_are_located_and_name_the_construct(cpp, construct, column):
     t = _translate(cpp)

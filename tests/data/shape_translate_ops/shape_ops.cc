@@ -436,6 +436,28 @@ REGISTER_OP("StInt32Attr")
       return OkStatus();
     });
 
+// Vector forms: sized constructors, element assignment, vector<bool>, a const reference.
+REGISTER_OP("StVectorForms")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      const auto& x = c->input(0);
+      const ShapeHandle& same = x;
+      std::vector<bool> known(2);
+      std::vector<int64_t> sizes(2, 5);
+      std::vector<int> more(3);
+      if (c->RankKnown(same)) {
+        known[1] = true;
+        sizes[0] = c->Rank(same);
+        sizes[1] += 2;
+        more[2] = 4;
+      }
+      int64_t first = known[1] ? sizes[0] : -1;
+      int64_t count = static_cast<int64_t>(more.size());
+      c->set_output(0, c->MakeShape({first, sizes[1], more[2], count}));
+      return OkStatus();
+    });
+
 REGISTER_OP("StBoolAttr")
     .Input("x: float")
     .Output("y: float")
