@@ -321,6 +321,36 @@ def test_project_functions_are_found_however_named_and_wherever_defined(tmp_path
         assert module.from_none().shape.dims is None
 
 
+def test_the_docs_python_shape_function_runs(tmp_path, monkeypatch):
+    """docs/shape-functions.md's `register_shape_fn` example, on the op it describes."""
+    from generated import gen_array_ops
+    from opgen_runtime import Graph
+    from opgen_runtime.shapes import inference
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "shape-functions.md").read_text()
+    example = doc.split("## A shape function in Python", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "ops.cc").write_text(
+        '#include "tensorflow/core/framework/op.h"\n'
+        "REGISTER_OP(\"MyPool\").Input(\"x: float\").Output(\"y: float\")"
+        "\n    .Attr(\"padding: {'SAME', 'VALID'} = 'SAME'\").Attr(\"k: int = 2\");\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "ops.cc", "--out", "gen"]) == 0
+    module = _load(tmp_path / "gen" / "gen_ops.py", "docs_python_shape_fn_under_test")
+    try:
+        exec(compile(example, "shape-functions.md", "exec"), {})
+        with Graph().as_default():
+            x = gen_array_ops.placeholder("float32", shape=[8, 5])
+            assert module.my_pool(x, padding="VALID", k=3).shape.as_list() == [8, 3]
+            assert module.my_pool(x).shape.as_list() == [8, 5]
+            with pytest.raises(ValueError, match=r"^width 2 is less than k for '\{\{node MyPool_2\}\} = MyPool"):
+                module.my_pool(gen_array_ops.placeholder("float32", shape=[8, 2]), padding="VALID", k=3)
+            with pytest.raises(ValueError, match=r"^Shape must be rank 2 but is rank 1 for"):
+                module.my_pool(gen_array_ops.placeholder("float32", shape=[8]))
+    finally:
+        inference._user_fns.pop("MyPool", None)
+        inference._callbacks.pop("MyPool", None)
+
+
 def _translate_source(source: str):
     """The first lambda of a source that also defines project functions."""
     tokens = tokenize(SourceFile("ops.cc", textwrap.dedent(source)))
