@@ -96,22 +96,35 @@ def broadcast_binary_op_output_shape_helper(
 def broadcast_shapes(
     c: InferenceContext, x: ShapeHandle, y: ShapeHandle
 ) -> ShapeHandle:
-    """TF's BroadcastBinaryOpOutputShapeFnHelper (incompatible shapes are an error)."""
+    """TF's BroadcastBinaryOpOutputShapeFnHelper (common_shape_fns.cc) with
+    incompatible_shape_error true, case by case: a known size-0 dimension broadcasts only
+    against 1 (against another known size it is merged, so `[0]+[5]` fails naming x's size
+    first), and against an unknown one gives an unknown dimension."""
     if x.dims is None or y.dims is None:
         return c.unknown_shape()
     rank = max(len(x.dims), len(y.dims))
-    pad_x = (1,) * (rank - len(x.dims)) + x.dims
-    pad_y = (1,) * (rank - len(y.dims)) + y.dims
+    pad_x = rank - len(x.dims)
+    pad_y = rank - len(y.dims)
     dims: list[int | None] = []
-    for dx, dy in zip(pad_x, pad_y):
-        if dx is not None and dx > 1:
-            if dy is not None and dy > 1 and dx != dy:
-                raise ShapeError(f"Dimensions must be equal, but are {dx} and {dy}")
-            dims.append(dx)
-        elif (dy is not None and dy > 1) or dx == 1:
-            dims.append(dy)
-        elif dy == 1:
-            dims.append(dx)
+    for i in range(rank):
+        dx = 1 if i < pad_x else x.dims[i - pad_x]
+        dy = 1 if i < pad_y else y.dims[i - pad_y]
+        if dx is None or dy is None:
+            # TF compares Value(), -1 for an unknown dimension
+            if dx is not None and dx > 1:
+                dims.append(dx)
+            elif dy is not None and dy > 1:
+                dims.append(dy)
+            elif dx == 1:
+                dims.append(dy)
+            elif dy == 1:
+                dims.append(dx)
+            else:
+                # both unknown (TF keeps dim_x when they are one handle: unknown either
+                # way), or unknown against 0: an unknown dimension
+                dims.append(None)
+        elif dx == 1 or dy == 1:
+            dims.append(dy if dx == 1 and i >= pad_y else dx)
         else:
             dims.append(c.merge_dim(dx, dy))
     return c.make_shape(dims)
