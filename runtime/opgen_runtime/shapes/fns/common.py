@@ -113,9 +113,7 @@ def broadcast_shapes(
             # TF compares Value(), -1 for an unknown dimension
             if dx is not None and dx > 1:
                 dims.append(dx)
-            elif dy is not None and dy > 1:
-                dims.append(dy)
-            elif dx == 1:
+            elif (dy is not None and dy > 1) or dx == 1:
                 dims.append(dy)
             elif dy == 1:
                 dims.append(dx)
