@@ -68,3 +68,18 @@ def test_broadcasting_with_size_zero_dims(differential):
         for a, b in itertools.product([[0], [1], [5], [2, 3], [0, 3], [3, 0]], repeat=2)
     ]
     _compare(differential, cases)
+
+
+def test_reshape_with_zero_element_tensors(differential):
+    """SetOutputShapeForReshape: a 0 in a shape makes its element count known (0), so a
+    -1 beside it is not inferred."""
+    shapes = [None, [2, 3], [6], [0], [None, 0], [0, None], [None, 3], [None, None], [0, 3], [3, 0, 2]]
+    targets = [
+        [-1, 0], [0, -1], [2, -1, 0], [-1], [-1, 3], [3, -1], [0], [0, 3], [-1, -1], [6],
+        [2, 3], [0, 0], [-1, 2], [], [1, -1],
+    ]
+    cases = [
+        ("Reshape", {"tensor": _ph(s), "shape": ("const", t)}, {})
+        for s, t in itertools.product(shapes, targets)
+    ]
+    _compare(differential, cases)
