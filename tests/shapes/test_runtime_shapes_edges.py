@@ -83,3 +83,83 @@ def test_reshape_with_zero_element_tensors(differential):
         for s, t in itertools.product(shapes, targets)
     ]
     _compare(differential, cases)
+
+
+CONV_SHAPES = [
+    ([1, 8, 8, 3], [3, 3, 3, 4]),
+    ([1, 8, 8, 0], [3, 3, 0, 4]),
+    ([1, 8, 8, 6], [3, 3, 0, 4]),
+    ([1, 8, 8, None], [3, 3, 0, 4]),
+    ([1, 8, 8, 0], [3, 3, 3, 4]),
+    ([1, 8, 8, 4], [3, 3, 2, 0]),
+    ([1, 0, 8, 3], [3, 3, 3, 4]),
+    ([1, 8, 8, 3], [0, 3, 3, 4]),
+    ([2, 3, 8, 8], [3, 3, 3, 4]),
+    ([1, 8, 8, 0], [3, 3, 3, None]),
+    ([None, None, None, None], [0, 0, 0, 0]),
+    ([1, 8, 8, 3], [None, 3, 3, 4]),
+]
+# (padding, explicit_paddings): None takes the attr's default (empty)
+PADDINGS = [
+    ("SAME", None),
+    ("VALID", None),
+    ("EXPLICIT", None),
+    ("EXPLICIT", [0, 0, 1, 1]),
+    ("EXPLICIT", [0, 0, 1, 1, 1, 1, 0, 0]),
+    ("EXPLICIT", [0, 0, 0, 0, 1, 1, 1, 1]),
+    ("EXPLICIT", [1, 0, 1, 1, 1, 1, 0, 0]),
+    ("EXPLICIT", [0, 0, -1, 1, 1, 1, 0, 0]),
+    ("SAME", [0, 0, 1, 1, 1, 1, 0, 0]),
+    ("VALID", [0, 0, 0, 0, 0, 0, 0, 0]),
+]
+STRIDES = [[1, 1, 1, 1], [1, 1, 1], [1, 2, 2, 1], [1, 1, 1, 1, 1], [1, 0, 1, 1], [2, 1, 1, 1]]
+DILATIONS = [None, [1, 1, 1], [1, 2, 2, 1], [2, 1, 1, 1], [1, 1, 1, 0]]
+
+
+def test_conv2d_family_attrs_and_zero_depths(differential):
+    """Conv2DShapeImpl / DepthwiseConv2DNativeShapeImpl: zero depths, explicit_paddings
+    checks (CheckValidPadding), stride and dilation counts, each op's own name."""
+    cases = []
+    for op in ("Conv2D", "DepthwiseConv2dNative"):
+        extra = {"use_cudnn_on_gpu": None} if op == "Conv2D" else {}
+        for (image, filt), data_format in itertools.product(CONV_SHAPES, ("NHWC", "NCHW")):
+            base = {"strides": [1, 1, 1, 1], "padding": "SAME", "data_format": data_format,
+                    "dilations": None, "explicit_paddings": None, **extra}
+            inputs = {"input": _ph(image), "filter": _ph(filt)}
+            for padding, explicit in PADDINGS:
+                cases.append((op, inputs, dict(base, padding=padding, explicit_paddings=explicit)))
+            for strides in STRIDES:
+                cases.append((op, inputs, dict(base, strides=strides)))
+            for dilations in DILATIONS:
+                cases.append((op, inputs, dict(base, dilations=dilations)))
+            cases.append((op, inputs, dict(base, strides=[1, 1, 1], dilations=[1, 1, 1])))
+    _compare(differential, cases)
+
+
+def test_pooling_attrs_and_zero_sizes(differential):
+    cases = []
+    images = [[1, 8, 8, 3], [1, 8, 8, 0], [1, 0, 8, 3], [None, 8, 8, 3], [2, 3, 8, 8]]
+    windows = [[1, 2, 2, 1], [1, 2, 2], [1, 9, 9, 1], [1, 1, 1, 0], [1, 1, 1, 2], [0, 1, 1, 1]]
+    for op in ("MaxPool", "AvgPool", "MaxPoolWithArgmax"):
+        for image, data_format in itertools.product(images, ("NHWC", "NCHW")):
+            if op == "MaxPoolWithArgmax" and data_format == "NCHW":
+                continue
+            base: dict[str, Any] = {"ksize": [1, 2, 2, 1], "strides": [1, 1, 1, 1], "padding": "SAME"}
+            if op != "MaxPoolWithArgmax":
+                base["data_format"] = data_format
+            else:
+                base.update(Targmax=None, include_batch_in_index=None)
+            if op == "MaxPool":
+                base["explicit_paddings"] = None
+            inputs = {"input": _ph(image)}
+            for ksize in windows:
+                cases.append((op, inputs, dict(base, ksize=ksize)))
+            for strides in windows:
+                cases.append((op, inputs, dict(base, strides=strides)))
+            paddings = PADDINGS if op == "MaxPool" else [("SAME", None), ("VALID", None)]
+            for padding, explicit in paddings:
+                attrs = dict(base, padding=padding)
+                if op == "MaxPool":
+                    attrs["explicit_paddings"] = explicit
+                cases.append((op, inputs, attrs))
+    _compare(differential, cases)

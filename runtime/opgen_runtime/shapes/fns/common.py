@@ -244,6 +244,7 @@ def bias_add_shape(c: InferenceContext) -> None:
 
 
 def _windowed_output_size(
+    c: InferenceContext,
     size: DimensionHandle,
     window: DimensionHandle,
     dilation: int,
@@ -252,31 +253,60 @@ def _windowed_output_size(
     pad_before: int = 0,
     pad_after: int = 0,
 ) -> DimensionHandle:
-    """TF's GetWindowedOutputSizeFromDimsV2 on possibly-unknown sizes."""
+    """TF's GetWindowedOutputSizeFromDimsV2 (common_shape_fns.cc), step by step with the
+    context's Add/Subtract/Multiply/Divide, so each error (a 0-size window under dilation
+    included, even beside an unknown size) is TF's."""
     if stride <= 0:
         raise ShapeError(f"Stride must be > 0, but got {stride}")
     if dilation < 1:
         raise ShapeError(f"Dilation rate must be >= 1, but got {dilation}")
-    if size is None:
-        return None
     if padding == b"SAME":
-        return (size + stride - 1) // stride
-    if window is None:
-        return None
-    effective = (window - 1) * dilation + 1
-    padded = size + pad_before + pad_after
-    if padded - effective < 0:
+        return c.divide(c.add(size, stride - 1), stride, False)
+    if padding != b"EXPLICIT":  # VALID
+        pad_before = pad_after = 0
+    size = c.add(size, pad_before + pad_after)
+    if dilation > 1:
+        effective = c.subtract(window, 1)
+        effective = c.add(c.multiply(effective, dilation), 1)
+        out = c.subtract(size, effective)
+    else:
+        out = c.subtract(size, window)
+    return c.divide(c.add(out, stride), stride, False)
+
+
+def check_valid_padding(
+    padding: bytes, explicit: list[int], num_dims: int, nchw: bool
+) -> None:
+    """TF's CheckValidPadding (tensorflow/core/util/padding.cc) for NHWC / NCHW layouts."""
+    if padding == b"EXPLICIT":
+        if len(explicit) != 2 * num_dims:
+            raise ShapeError(
+                f"explicit_paddings attribute must contain {2 * num_dims} values, "
+                f"but got: {len(explicit)}"
+            )
+        if any(v < 0 for v in explicit):
+            raise ShapeError("All elements of explicit_paddings must be nonnegative")
+        batch, depth = 0, (1 if nchw else num_dims - 1)
+        if any(explicit[i] for i in (2 * batch, 2 * batch + 1, 2 * depth, 2 * depth + 1)):
+            raise ShapeError(
+                "Nonzero explicit padding in the batch or depth dimensions is not supported"
+            )
+    elif explicit:
         raise ShapeError(
-            f"Negative dimension size caused by subtracting {effective} from {padded}"
+            "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT"
         )
-    return (padded - effective + stride) // stride
 
 
 def _explicit_pads(c: InferenceContext, padding: bytes, nchw: bool) -> list[int]:
-    """(rows before, rows after, cols before, cols after) of EXPLICIT padding, else zeros."""
+    """(rows before, rows after, cols before, cols after): CheckValidPadding on the
+    `explicit_paddings` attr (empty when the op has none), then TF's
+    GetExplicitPaddingForDim for H and W under EXPLICIT padding, else zeros."""
+    explicit = (
+        list(c.get_attr("explicit_paddings")) if c.has_attr("explicit_paddings") else []
+    )
+    check_valid_padding(padding, explicit, 4, nchw)
     if padding != b"EXPLICIT":
         return [0, 0, 0, 0]
-    explicit = c.get_attr("explicit_paddings")
     rows, cols = (2, 3) if nchw else (1, 2)
     return [
         explicit[2 * rows],
@@ -292,18 +322,35 @@ def _spatial(c: InferenceContext, values: list[int], nchw: bool) -> tuple[int, i
 
 def _conv(c: InferenceContext, depthwise: bool) -> None:
     nchw = c.has_attr("data_format") and c.get_attr("data_format") == b"NCHW"
+    format_name = "NCHW" if nchw else "NHWC"
     shape = c.with_rank(c.input(0), 4)
     filt = c.with_rank(c.input(1), 4)
     strides = c.get_attr("strides")
     dilations = c.get_attr("dilations")
-    if len(strides) != 4:
-        raise ShapeError(
-            f"Conv2D requires the stride attribute to contain 4 values, but got: {len(strides)}"
-        )
-    if len(dilations) != 4:
-        raise ShapeError(
-            f"Conv2D requires the dilation attribute to contain 4 values, but got: {len(dilations)}"
-        )
+    if depthwise:
+        # DepthwiseConv2DNativeShapeImpl: strides first, under its own name
+        if len(strides) != 4:
+            raise ShapeError(
+                "DepthwiseConv2D requires the stride attribute to contain 4 values, "
+                f"but got: {len(strides)}"
+            )
+        if len(dilations) != 4:
+            raise ShapeError(
+                "DepthwiseConv2D requires the dilations attribute to contain 4 values, "
+                f"but got: {len(dilations)}"
+            )
+    else:
+        # Conv2DShapeImpl: dilations first; the stride message names the data format
+        if len(dilations) != 4:
+            raise ShapeError(
+                "Conv2D requires the dilation attribute to contain 4 values, "
+                f"but got: {len(dilations)}"
+            )
+        if len(strides) != 4:
+            raise ShapeError(
+                f"Conv2D on data format {format_name} requires the stride attribute to "
+                f"contain 4 values, but got: {len(strides)}"
+            )
     stride_rows, stride_cols = _spatial(c, strides, nchw)
     dilation_rows, dilation_cols = _spatial(c, dilations, nchw)
     if nchw:
@@ -311,26 +358,30 @@ def _conv(c: InferenceContext, depthwise: bool) -> None:
     else:
         batch, rows, cols, depth = shape.known_dims()
     filter_rows, filter_cols, filter_depth, out_depth = filt.known_dims()
-    padding = c.get_attr("padding")
-    pads = _explicit_pads(c, padding, nchw)
     if depthwise:
         depth = c.merge_dim(depth, filter_depth)
-        out_depth = None if depth is None or out_depth is None else depth * out_depth
+        out_depth = c.multiply(depth, out_depth)
     elif depth is not None and filter_depth is not None:
+        if filter_depth == 0:
+            raise ShapeError("Depth of filter must not be 0")
         if depth % filter_depth != 0:
             raise ShapeError(
                 f"Depth of input ({depth}) is not a multiple of input depth of filter ({filter_depth})"
             )
         groups = depth // filter_depth
+        if out_depth is not None and groups == 0:  # checked only beside a known output depth
+            raise ShapeError("Number of groups must not be 0")
         if out_depth is not None and out_depth % groups != 0:
             raise ShapeError(
                 f"Depth of output ({out_depth}) is not a multiple of the number of groups ({groups})"
             )
+    padding = c.get_attr("padding")
+    pads = _explicit_pads(c, padding, nchw)
     out_rows = _windowed_output_size(
-        rows, filter_rows, dilation_rows, stride_rows, padding, pads[0], pads[1]
+        c, rows, filter_rows, dilation_rows, stride_rows, padding, pads[0], pads[1]
     )
     out_cols = _windowed_output_size(
-        cols, filter_cols, dilation_cols, stride_cols, padding, pads[2], pads[3]
+        c, cols, filter_cols, dilation_cols, stride_cols, padding, pads[2], pads[3]
     )
     dims = (
         [batch, out_depth, out_rows, out_cols]
@@ -389,13 +440,13 @@ def pool_shape(
     padding = c.get_attr("padding")
     pads = _explicit_pads(c, padding, nchw)
     out_rows = _windowed_output_size(
-        rows, ksize_rows, 1, stride_rows, padding, pads[0], pads[1]
+        c, rows, ksize_rows, 1, stride_rows, padding, pads[0], pads[1]
     )
     out_cols = _windowed_output_size(
-        cols, ksize_cols, 1, stride_cols, padding, pads[2], pads[3]
+        c, cols, ksize_cols, 1, stride_cols, padding, pads[2], pads[3]
     )
     out_depth = (
-        _windowed_output_size(depth, window_depth, 1, stride_depth, padding)
+        _windowed_output_size(c, depth, window_depth, 1, stride_depth, padding)
         if pool_depth
         else depth
     )
