@@ -9,6 +9,7 @@ and its whole message) must be equal. No expectation is written by hand.
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Any
 
 import pytest
@@ -163,3 +164,61 @@ def test_pooling_attrs_and_zero_sizes(differential):
                     attrs["explicit_paddings"] = explicit
                 cases.append((op, inputs, attrs))
     _compare(differential, cases)
+
+
+BIG = [2**62, 2**40, 2**32, 2**31 - 1, 2**63 - 1]
+
+
+def test_dimension_overflow(differential):
+    """InferenceContext::Multiply/Add raise on int64 overflow, NumElements wraps as TF's
+    int64 product does, and a shape attr must hold at most 2**63 - 1 elements."""
+    shapes = [[2**62, 4], [2**62, 2], [2**32, 2**32], [2**62, None, 4], [None, 2**62, 4],
+              [2**62, 4, None], [2**62, 4, 0], [2**62, 0, 4], [2, 2**62, 4, 3], [2**63 - 1], [2**62, 1]]
+    cases: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+        ("Placeholder", {}, {"dtype": F32, "shape": s}) for s in shapes
+    ]
+    cases += [
+        ("VariableV2", {}, {"shape": s, "dtype": F32, "container": None, "shared_name": None})
+        for s in shapes
+    ]
+    cases += [
+        ("Tile", {"input": _ph([a]), "multiples": ("const", [b])}, {})
+        for a, b in itertools.product([*BIG, 0, 3], [2**40, 2**32, 4, 2, 1, 0])
+    ]
+    cases += [
+        ("Reshape", {"tensor": _ph(s), "shape": ("const", t)}, {})
+        for s in ([6], [0], [None], [None, 2])
+        for t in ([2**40, 2**30], [2**62, 4], [2**32, 2**32], [2**62, 3], [2**33, 2**31 + 1],
+                  [2**62, 3, 0], [2**62, 3, -1], [2**62, 4, -1])
+    ]
+    cases += [
+        ("ConcatV2", {"values": ("list", [_ph([a]), _ph([b])]), "axis": ("const", 0)}, {})
+        for a, b in itertools.product(BIG, BIG)
+    ]
+    cases += [
+        ("Pad", {"input": _ph([a]), "paddings": ("const", [[p, 0]])}, {})
+        for a, p in itertools.product(BIG, [1, 2**62, 2**63 - 1])
+    ]
+    _compare(differential, cases)
+
+
+def test_negative_dims_where_tf_aborts_raise_value_error(differential):
+    """MakeDim(-5) and UnknownShapeOfRank(-2) CHECK-fail in TF (the process aborts, so there
+    is no TF outcome to compare): the runtime raises a ValueError saying so."""
+    from opgen_runtime import Graph, register_shape_fn
+    from opgen_runtime.ops import op_def_library as lib
+
+    calls = {
+        "MakeDim(-5)": lambda c: c.set_output(0, c.vector(c.make_dim(-5))),
+        "UnknownShapeOfRank(-2)": lambda c: c.set_output(0, c.unknown_shape_of_rank(-2)),
+    }
+    try:
+        for what, fn in calls.items():
+            register_shape_fn("Softsign", fn)
+            with Graph().as_default():
+                x = lib._apply_op_helper("Placeholder", dtype="float32", shape=[2])[3][0]
+                pattern = f"'Softsign' called {re.escape(what)}: .* TensorFlow aborts the process here"
+                with pytest.raises(ValueError, match=pattern):
+                    lib._apply_op_helper("Softsign", features=x)
+    finally:
+        register_shape_fn("Softsign", "UnchangedShape")
