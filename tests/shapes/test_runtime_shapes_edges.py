@@ -222,3 +222,26 @@ def test_negative_dims_where_tf_aborts_raise_value_error(differential):
                     lib._apply_op_helper("Softsign", features=x)
     finally:
         register_shape_fn("Softsign", "UnchangedShape")
+
+
+MIXED_LISTS: list[list[Any]] = [
+    [[], [2, 3]], [[2, 3], []], [[2, 3], [3], []], [[3], [2, 3], []], [None, []], [[], None],
+    [[], []], [[3], [2, 3]], [[2, 3], [3]], [None, [3], [2, 3]], [[None], []], [[2, 3], [2, 3, 1]],
+    [[2, 3], [4, 3], [2, 4]], [[2, 3], [2, 3], [3, 2]], [[0, 3], [2, 3]], [[2**62, 3], [2**62, 3]],
+]
+
+
+def test_pack_and_concat_rank_errors(differential):
+    """Pack merges from the last input with TF's "From merging shape i" context;
+    ConcatShapeHelper checks every input's rank (and scalars) before the axis is used."""
+    cases: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+    for values in MIXED_LISTS:
+        listed = ("list", [_ph(s) for s in values])
+        for axis in (0, 1, -1, 2, ("ph", [], I32)):
+            axis_spec = axis if isinstance(axis, tuple) else ("const", axis)
+            cases.append(("ConcatV2", {"values": listed, "axis": axis_spec}, {}))
+            cases.append(("Concat", {"concat_dim": axis_spec, "values": listed}, {}))
+        for axis in (0, 1, -1, 3):
+            cases.append(("Pack", {"values": listed}, {"axis": axis}))
+        cases.append(("AddN", {"inputs": listed}, {}))
+    _compare(differential, cases)

@@ -66,10 +66,12 @@ def split_shape(c: InferenceContext) -> None:
 
 
 def pack_shape(c: InferenceContext) -> None:
+    """TF's Pack shape function (tensorflow/core/ops/array_ops.cc): inputs merged from the
+    last, each failure with TF's "From merging shape i with other shapes." context."""
     axis = c.get_attr("axis")
-    current = c.input(0)
-    for i in range(1, c.num_inputs):
-        current = c.merge(current, c.input(i))
+    current = c.input(c.num_inputs - 1)
+    for i in range(c.num_inputs - 2, -1, -1):
+        current = merge_from_input(c, i, current)
     if current.dims is None:
         c.set_output(0, c.unknown_shape())
         return

@@ -160,22 +160,22 @@ def reduction_shape(c: InferenceContext) -> None:
 def concat_inputs_shape(
     c: InferenceContext, start: int, end: int, dim_index: int
 ) -> None:
-    """TF's ConcatShapeHelper: inputs [start, end) joined along the scalar input dim_index."""
+    """TF's ConcatShapeHelper (common_shape_fns.cc): inputs [start, end) joined along the
+    scalar input dim_index. As TF 2.21 does (the oracle's order, tests/shapes/
+    test_runtime_shapes_edges.py), every input must have the first known rank, and a first
+    known rank of 0 is "Can't concatenate scalars", whether or not the axis is known."""
     c.with_rank(c.input(dim_index), 0)
     axis = c.input_tensor(dim_index)
-    if axis is None:
-        rank = None
-        for i in range(start, end):
-            if rank is None:
-                rank = c.rank(c.input(i))
-            if rank is not None:
-                c.with_rank(c.input(i), rank)
+    rank = None
+    for i in range(start, end):
         if rank is None:
-            c.set_output(0, c.unknown_shape())
-            return
-        if rank == 0:
-            raise ShapeError("Can't concatenate scalars (use tf.stack instead)")
-        c.set_output(0, c.unknown_shape_of_rank(rank))
+            rank = c.rank(c.input(i))
+            if rank == 0:
+                raise ShapeError("Can't concatenate scalars (use tf.stack instead)")
+        if rank is not None:
+            c.with_rank(c.input(i), rank)
+    if axis is None:
+        c.set_output(0, c.unknown_shape() if rank is None else c.unknown_shape_of_rank(rank))
         return
     concat_dim = int(axis[0][0])
     min_rank = -concat_dim if concat_dim < 0 else concat_dim + 1
