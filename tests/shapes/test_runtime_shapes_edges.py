@@ -245,3 +245,25 @@ def test_pack_and_concat_rank_errors(differential):
             cases.append(("Pack", {"values": listed}, {"axis": axis}))
         cases.append(("AddN", {"inputs": listed}, {}))
     _compare(differential, cases)
+
+
+def test_other_window_ops(differential):
+    """The other ports built on the Conv2D and pooling functions: MaxPoolV2 (window as
+    input tensors), the quantized conv and pooling ops, MaxPoolGradGrad."""
+    cases: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+    images = [[1, 8, 8, 3], [1, 8, 8, 0], [1, 0, 8, 3], None]
+    windows = [[1, 2, 2, 1], [1, 1, 1, 0], [1, 9, 9, 1], [0, 1, 1, 1], [1, 2, 2]]
+    for image, padding in itertools.product(images, ("SAME", "VALID")):
+        for ksize, strides in itertools.product(windows, windows[:3]):
+            cases.append(("MaxPoolV2", {"input": _ph(image), "ksize": ("const", ksize),
+                                        "strides": ("const", strides)}, {"padding": padding, "data_format": None}))
+            cases.append(("QuantizedMaxPool", {"input": _ph(image, 11), "min_input": ("const", 0.0),
+                                               "max_input": ("const", 1.0)},
+                          {"ksize": ksize, "strides": strides, "padding": padding}))
+        for filt in ([3, 3, 3, 4], [3, 3, 0, 4], [3, 3, 3, 0], [0, 3, 3, 4]):
+            for strides in ([1, 1, 1, 1], [1, 1, 1], [1, 2, 2, 1]):
+                cases.append(("QuantizedConv2D", {
+                    "input": _ph(image, 11), "filter": _ph(filt, 11), "min_input": ("const", 0.0),
+                    "max_input": ("const", 1.0), "min_filter": ("const", 0.0), "max_filter": ("const", 1.0),
+                }, {"strides": strides, "padding": padding, "out_type": None, "dilations": None}))
+    _compare(differential, cases)
