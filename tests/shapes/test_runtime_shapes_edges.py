@@ -267,3 +267,30 @@ def test_other_window_ops(differential):
                     "max_input": ("const", 1.0), "min_filter": ("const", 0.0), "max_filter": ("const", 1.0),
                 }, {"strides": strides, "padding": padding, "out_type": None, "dilations": None}))
     _compare(differential, cases)
+
+
+FLOATS = [-1234567.0, 1234567.0, 123456.7, 0.1, 1 / 3, 3.14159274, 16777217.0, 1e-5, 1e20, -0.0, 0.0,
+          float("inf"), float("-inf"), float("nan"), 1e-45, 2.5e-38, 3.4e38, 100.0, 1e6, 1e7, 0.5]
+STRINGS: list[Any] = ['a"b\\c\nd\té', b"\xff\x00z", "", "'", "x" * 79, "x" * 80, "\n" * 39, "\n" * 40,
+                      "é" * 20, "abcdefghij" * 9]
+
+
+def test_node_summary_attr_texts(differential):
+    """The `{{node X}} = Op[...]` summary of a shape error: floats (FloatToBuffer), strings
+    (CEscape, elided from 80 characters), lists of 30 values or more (elided, attr_hash)."""
+    cases: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+    for f in FLOATS:
+        cases.append(("ApproximateEqual", {"x": _ph([2]), "y": _ph([3])}, {"tolerance": f}))
+    for ratios in ([1.0, 1 / 3, 1.5, 1.0], [1.0, -1234567.0, 1.0, 1.0], FLOATS[:3], FLOATS, FLOATS[:15],
+                   [0.5] * 29, [0.5] * 30, [1 / 3] * 31, FLOATS * 2):
+        cases.append(("FractionalMaxPool", {"value": _ph([1, 8, 8, 3])},
+                      {"pooling_ratio": ratios, "pseudo_random": None, "overlapping": None,
+                       "deterministic": None, "seed": None, "seed2": None}))
+    for separator in STRINGS:
+        cases.append(("ReduceJoin", {"inputs": _ph([2, 3], 7), "reduction_indices": ("const", [5])},
+                      {"keep_dims": None, "separator": separator}))
+    for n in (1, 14, 15, 29, 30, 31, 40, 100):
+        dims = [*range(n - 1), 7] if n > 1 else [7]
+        cases.append(("Squeeze", {"input": _ph([1] * 8)}, {"squeeze_dims": [d % 8 for d in dims[:-1]] + [9]}))
+        cases.append(("Squeeze", {"input": _ph([1] * 8)}, {"squeeze_dims": [-(d % 8) - 1 for d in dims[:-1]] + [-12]}))
+    _compare(differential, cases)
