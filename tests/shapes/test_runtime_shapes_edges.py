@@ -294,3 +294,18 @@ def test_node_summary_attr_texts(differential):
         cases.append(("Squeeze", {"input": _ph([1] * 8)}, {"squeeze_dims": [d % 8 for d in dims[:-1]] + [9]}))
         cases.append(("Squeeze", {"input": _ph([1] * 8)}, {"squeeze_dims": [-(d % 8) - 1 for d in dims[:-1]] + [-12]}))
     _compare(differential, cases)
+
+
+def test_fingerprint64_equals_tensorflow(tf):
+    """The attr_hash of long lists is farmhash's Fingerprint64, which tf.fingerprint
+    computes too (each row's bytes, little-endian): every length path of farmhashna."""
+    import random
+
+    from opgen_runtime.shapes.summary import fingerprint64
+
+    rng = random.Random(7)
+    rows = [bytes(rng.randrange(256) for _ in range(n)) for n in [*range(200), 255, 256, 257, 1000]]
+    for data in rows:
+        t = tf.constant([list(data)], dtype=tf.uint8) if data else tf.zeros([1, 0], tf.uint8)
+        theirs = int.from_bytes(bytes(tf.fingerprint(t).numpy()[0]), "little")
+        assert fingerprint64(data) == theirs, len(data)
