@@ -20,6 +20,8 @@ from typing import Any
 from google.protobuf import message_factory
 from google.protobuf.descriptor import FieldDescriptor
 
+from opgen_runtime.proto.c_escape import c_escape
+
 __all__ = ["SPACE", "ParseError", "c_escape", "c_unescape", "parse_proto_text", "to_float32"]
 
 # C isspace() / absl::ascii_isspace: the whitespace TF's scanners skip.
@@ -104,38 +106,6 @@ def c_unescape(src: bytes) -> bytes:
             raise ParseError(f"Unknown escape sequence: \\{chr(c)}")
         p += 1
     return bytes(out)
-
-
-def _build_escape_table() -> list[str]:
-    table = []
-    for b in range(256):
-        if b == 10:
-            table.append("\\n")
-        elif b == 13:
-            table.append("\\r")
-        elif b == 9:
-            table.append("\\t")
-        elif b == 34:
-            table.append('\\"')
-        elif b == 39:
-            table.append("\\'")
-        elif b == 92:
-            table.append("\\\\")
-        elif 0x20 <= b < 0x7F:
-            table.append(chr(b))
-        else:
-            table.append(f"\\{b // 64}{(b % 64) // 8}{b % 8}")
-    return table
-
-
-_ESCAPE = _build_escape_table()
-
-
-def c_escape(data: bytes | str) -> str:
-    """absl::CEscape: `\\n \\r \\t \\" \\' \\\\` and 3-digit octal for non-printable bytes."""
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    return "".join([_ESCAPE[b] for b in data])
 
 
 # ----------------------------------------------------------------------------- proto_text

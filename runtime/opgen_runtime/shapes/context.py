@@ -19,6 +19,8 @@ from . import constants as _constants
 if TYPE_CHECKING:
     from ..graph.operation import Operation
 
+INT64_MAX = 2**63 - 1
+
 # A DimensionHandle is an int (known) or None (unknown).
 DimensionHandle = int | None
 Values = _constants.Values
@@ -267,7 +269,18 @@ class InferenceContext:
     def unknown_shape_of_rank(self, rank: int) -> ShapeHandle:
         if rank == -1:  # TF's UnknownShapeOfRank(kUnknownRank)
             return UNKNOWN
+        if rank < 0:
+            raise self._tf_abort(f"UnknownShapeOfRank({rank}): a rank must not be negative")
         return ShapeHandle([None] * rank)
+
+    def _tf_abort(self, what: str) -> ValueError:
+        """Where TF's InferenceContext CHECK-fails and aborts the process (shape_inference.h
+        and .cc): a plain ValueError naming the op, never an invalid shape."""
+        return ValueError(
+            f"the shape function of '{self.op.type}' called {what}; TensorFlow aborts the "
+            "process here (a failed CHECK in its InferenceContext), so opgen's runtime "
+            "raises instead: fix the shape function"
+        )
 
     def scalar(self) -> ShapeHandle:
         return SCALAR
@@ -325,10 +338,22 @@ class InferenceContext:
         return ShapeHandle(out)
 
     def make_shape_from_attr(self, proto: Any) -> ShapeHandle:
-        """A TensorShapeProto attr (unknown rank / -1 dims) as a ShapeHandle."""
+        """A TensorShapeProto attr (unknown rank / -1 dims) as a ShapeHandle, checked as TF's
+        PartialTensorShape is built from it (TensorShapeBase's InitDims, tensor_shape.cc):
+        the element count, multiplied up to the first unknown dim, must fit in int64."""
         if proto.unknown_rank:
             return UNKNOWN
-        return ShapeHandle([d.size if d.size >= 0 else None for d in proto.dim])
+        shape = ShapeHandle([d.size if d.size >= 0 else None for d in proto.dim])
+        n = 1
+        for d in shape.known_dims():
+            if d is None:
+                break
+            n *= d
+            if n > INT64_MAX:
+                raise ShapeError(
+                    f"Shape {debug_string(shape)} is too large (more than 2**63 - 1 entries)"
+                )
+        return shape
 
     # queries
     @staticmethod
@@ -358,7 +383,10 @@ class InferenceContext:
         for d in shape.dims:
             assert d is not None
             n *= d
-        return n
+        # TF multiplies in int64 unchecked (InferenceContext::NumElements): the product
+        # wraps, and a wrapped -1 is kUnknownDim
+        n = (n + 2**63) % 2**64 - 2**63
+        return None if n == -1 else n
 
     # checks and combinations (TF's InferenceContext methods)
     def with_rank(self, shape: ShapeHandle, rank: int) -> ShapeHandle:
@@ -477,7 +505,13 @@ class InferenceContext:
 
     @staticmethod
     def add(a: DimensionHandle, b: DimensionHandle) -> DimensionHandle:
-        return None if a is None or b is None else a + b
+        """TF's InferenceContext::Add, with its int64 overflow error."""
+        if a is None or b is None:
+            return None
+        total = a + b
+        if total > INT64_MAX:
+            raise ShapeError(f"Dimension size overflow from adding {a} and {b}")
+        return total
 
     @staticmethod
     def subtract(a: DimensionHandle, b: DimensionHandle) -> DimensionHandle:
@@ -497,7 +531,15 @@ class InferenceContext:
             return b
         if b == 1:
             return a
-        return None if a is None or b is None else a * b
+        if a is None or b is None:
+            return None
+        # TF's InferenceContext::Multiply (MultiplyWithoutOverflow: an error past int64)
+        product = a * b
+        if product > INT64_MAX:
+            raise ShapeError(
+                f"Negative dimension size caused by overflow when multiplying {a} and {b}"
+            )
+        return product
 
     @staticmethod
     def divide(
@@ -540,10 +582,16 @@ class InferenceContext:
     def unknown_dim() -> DimensionHandle:
         return None
 
-    @staticmethod
-    def make_dim(value: DimensionHandle) -> DimensionHandle:
-        """TF's DimensionOrConstant of an int: -1 (kUnknownDim) is unknown."""
-        return None if value is None or value == -1 else value
+    def make_dim(self, value: DimensionHandle) -> DimensionHandle:
+        """TF's DimensionOrConstant of an int: -1 (kUnknownDim) is unknown; below -1 TF's
+        Dimension constructor CHECK-fails (shape_inference.h)."""
+        if value is None or value == -1:
+            return None
+        if value < -1:
+            raise self._tf_abort(
+                f"MakeDim({value}): a dimension must be non-negative or -1 (unknown)"
+            )
+        return value
 
     @staticmethod
     def dim_string(dim: DimensionHandle) -> str:

@@ -24,11 +24,11 @@ from .context import (
     ShapeHandle,
     debug_string,
 )
+from .summary import summarize_attr
 
 _shape_context.builtin_shape_fn = shape_fns.by_name
 
 if TYPE_CHECKING:
-    from opgen_runtime.proto import attr_value_pb2, tensor_shape_pb2
 
     from ..graph.operation import Operation
 
@@ -116,9 +116,10 @@ def _run_in_passes(op: Operation, fn: ShapeFn) -> InferenceContext:
 
 
 def summarize_node(op: Operation) -> str:
-    """`Op[attr=v, ...](in1, in2)` like TF's SummarizeNodeDef (attrs sorted, user attrs only)."""
+    """`Op[attr=v, ...](in1, in2)` like TF's SummarizeNodeDef (attrs sorted, user attrs
+    only, each as SummarizeAttrValue writes it: `shapes.summary`)."""
     attrs = ", ".join(
-        f"{k}={_summarize_attr(v)}"
+        f"{k}={summarize_attr(v, _dt_name)}"
         for k, v in sorted(op._attrs.items())
         if not k.startswith("_")
     )
@@ -126,50 +127,7 @@ def summarize_node(op: Operation) -> str:
     return f"{op._type}[{attrs}]({inputs})"
 
 
-def _summarize_attr(value: attr_value_pb2.AttrValue) -> str:
-    which = value.WhichOneof("value")
-    if which == "type":
-        return "DT_" + _enum_name(value.type)
-    if which == "b":
-        return "true" if value.b else "false"
-    if which == "i":
-        return str(value.i)
-    if which == "f":
-        return f"{value.f:g}"
-    if which == "s":
-        return '"' + value.s.decode("utf-8", "replace") + '"'
-    if which == "shape":
-        return _summarize_shape(value.shape)
-    if which == "list":
-        lst = value.list
-        if lst.type:
-            return "[" + ", ".join("DT_" + _enum_name(t) for t in lst.type) + "]"
-        if lst.i:
-            return "[" + ", ".join(str(i) for i in lst.i) + "]"
-        if lst.f:
-            return "[" + ", ".join(f"{f:g}" for f in lst.f) + "]"
-        if lst.b:
-            return "[" + ", ".join("true" if b else "false" for b in lst.b) + "]"
-        if lst.shape:
-            return "[" + ", ".join(_summarize_shape(x) for x in lst.shape) + "]"
-        if lst.s:
-            return (
-                "["
-                + ", ".join('"' + x.decode("utf-8", "replace") + '"' for x in lst.s)
-                + "]"
-            )
-        return "[]"
-    return "<...>"
-
-
-def _summarize_shape(proto: tensor_shape_pb2.TensorShapeProto) -> str:
-    """TF's SummarizeAttrValue of a shape (tensorflow/core/framework/attr_value_util.cc)."""
-    if proto.unknown_rank:
-        return "<unknown>"
-    return debug_string(ShapeHandle(TensorShape(proto)._dims))
-
-
-def _enum_name(enum: int) -> str:
+def _dt_name(enum: int) -> str:
     from opgen_runtime.proto import datatypes
 
-    return datatypes.enum_name(enum)[3:]
+    return "DT_" + datatypes.enum_name(enum)[3:]

@@ -66,10 +66,12 @@ def split_shape(c: InferenceContext) -> None:
 
 
 def pack_shape(c: InferenceContext) -> None:
+    """TF's Pack shape function (tensorflow/core/ops/array_ops.cc): inputs merged from the
+    last, each failure with TF's "From merging shape i with other shapes." context."""
     axis = c.get_attr("axis")
-    current = c.input(0)
-    for i in range(1, c.num_inputs):
-        current = c.merge(current, c.input(i))
+    current = c.input(c.num_inputs - 1)
+    for i in range(c.num_inputs - 2, -1, -1):
+        current = merge_from_input(c, i, current)
     if current.dims is None:
         c.set_output(0, c.unknown_shape())
         return
@@ -95,14 +97,14 @@ def shape_shape(c: InferenceContext) -> None:
 
 
 def reshape_shape(c: InferenceContext) -> None:
-    """TF's SetOutputShapeForReshape."""
+    """TF's SetOutputShapeForReshape (tensorflow/core/ops/array_ops.cc)."""
     shape = c.input(0)
     out = c.make_shape_from_shape_tensor(1)
     if out.dims is None or shape.dims is None:
         c.set_output(0, out)
         return
-    out_known, out_unknown, too_many = _known_product(out)
-    in_known, in_unknown, too_many_in = _known_product(shape)
+    out_known, out_unknown, too_many = _known_elements(c, out)
+    in_known, in_unknown, too_many_in = _known_elements(c, shape)
     if not (too_many or too_many_in):
         if in_unknown < 0 and out_unknown < 0:
             if in_known != out_known:
@@ -121,16 +123,24 @@ def reshape_shape(c: InferenceContext) -> None:
     c.set_output(0, out)
 
 
-def _known_product(shape: ShapeHandle) -> tuple[int, int, bool]:
-    """(product of the known dims, index of the one unknown dim or -1, more than one unknown)."""
-    product, unknown = 1, -1
+def _known_elements(c: InferenceContext, shape: ShapeHandle) -> tuple[int, int, bool]:
+    """SetOutputShapeForReshape's count of a known-rank shape: (known elements, index of
+    the one unknown dim or -1, more than one unknown). A known NumElements (all dims known,
+    or a 0 among them: `[?,0]` has 0 elements and no unknown index) is taken whole;
+    otherwise the known dims are multiplied with InferenceContext::Multiply (its overflow
+    error) up to a second unknown dim."""
+    total = c.num_elements(shape)
+    if total is not None:
+        return total, -1, False
+    product: int = 1
+    unknown = -1
     for i, d in enumerate(shape.known_dims()):
         if d is None:
             if unknown >= 0:
                 return product, unknown, True
             unknown = i
         else:
-            product *= d
+            product = c.multiply(product, d)  # type: ignore[assignment]
     return product, unknown, False
 
 

@@ -96,22 +96,33 @@ def broadcast_binary_op_output_shape_helper(
 def broadcast_shapes(
     c: InferenceContext, x: ShapeHandle, y: ShapeHandle
 ) -> ShapeHandle:
-    """TF's BroadcastBinaryOpOutputShapeFnHelper (incompatible shapes are an error)."""
+    """TF's BroadcastBinaryOpOutputShapeFnHelper (common_shape_fns.cc) with
+    incompatible_shape_error true, case by case: a known size-0 dimension broadcasts only
+    against 1 (against another known size it is merged, so `[0]+[5]` fails naming x's size
+    first), and against an unknown one gives an unknown dimension."""
     if x.dims is None or y.dims is None:
         return c.unknown_shape()
     rank = max(len(x.dims), len(y.dims))
-    pad_x = (1,) * (rank - len(x.dims)) + x.dims
-    pad_y = (1,) * (rank - len(y.dims)) + y.dims
+    pad_x = rank - len(x.dims)
+    pad_y = rank - len(y.dims)
     dims: list[int | None] = []
-    for dx, dy in zip(pad_x, pad_y):
-        if dx is not None and dx > 1:
-            if dy is not None and dy > 1 and dx != dy:
-                raise ShapeError(f"Dimensions must be equal, but are {dx} and {dy}")
-            dims.append(dx)
-        elif (dy is not None and dy > 1) or dx == 1:
-            dims.append(dy)
-        elif dy == 1:
-            dims.append(dx)
+    for i in range(rank):
+        dx = 1 if i < pad_x else x.dims[i - pad_x]
+        dy = 1 if i < pad_y else y.dims[i - pad_y]
+        if dx is None or dy is None:
+            # TF compares Value(), -1 for an unknown dimension
+            if dx is not None and dx > 1:
+                dims.append(dx)
+            elif (dy is not None and dy > 1) or dx == 1:
+                dims.append(dy)
+            elif dy == 1:
+                dims.append(dx)
+            else:
+                # both unknown (TF keeps dim_x when they are one handle: unknown either
+                # way), or unknown against 0: an unknown dimension
+                dims.append(None)
+        elif dx == 1 or dy == 1:
+            dims.append(dy if dx == 1 and i >= pad_y else dx)
         else:
             dims.append(c.merge_dim(dx, dy))
     return c.make_shape(dims)
@@ -149,22 +160,22 @@ def reduction_shape(c: InferenceContext) -> None:
 def concat_inputs_shape(
     c: InferenceContext, start: int, end: int, dim_index: int
 ) -> None:
-    """TF's ConcatShapeHelper: inputs [start, end) joined along the scalar input dim_index."""
+    """TF's ConcatShapeHelper (common_shape_fns.cc): inputs [start, end) joined along the
+    scalar input dim_index. As TF 2.21 does (the oracle's order, tests/shapes/
+    test_runtime_shapes_edges.py), every input must have the first known rank, and a first
+    known rank of 0 is "Can't concatenate scalars", whether or not the axis is known."""
     c.with_rank(c.input(dim_index), 0)
     axis = c.input_tensor(dim_index)
-    if axis is None:
-        rank = None
-        for i in range(start, end):
-            if rank is None:
-                rank = c.rank(c.input(i))
-            if rank is not None:
-                c.with_rank(c.input(i), rank)
+    rank = None
+    for i in range(start, end):
         if rank is None:
-            c.set_output(0, c.unknown_shape())
-            return
-        if rank == 0:
-            raise ShapeError("Can't concatenate scalars (use tf.stack instead)")
-        c.set_output(0, c.unknown_shape_of_rank(rank))
+            rank = c.rank(c.input(i))
+            if rank == 0:
+                raise ShapeError("Can't concatenate scalars (use tf.stack instead)")
+        if rank is not None:
+            c.with_rank(c.input(i), rank)
+    if axis is None:
+        c.set_output(0, c.unknown_shape() if rank is None else c.unknown_shape_of_rank(rank))
         return
     concat_dim = int(axis[0][0])
     min_rank = -concat_dim if concat_dim < 0 else concat_dim + 1
@@ -233,6 +244,7 @@ def bias_add_shape(c: InferenceContext) -> None:
 
 
 def _windowed_output_size(
+    c: InferenceContext,
     size: DimensionHandle,
     window: DimensionHandle,
     dilation: int,
@@ -241,31 +253,60 @@ def _windowed_output_size(
     pad_before: int = 0,
     pad_after: int = 0,
 ) -> DimensionHandle:
-    """TF's GetWindowedOutputSizeFromDimsV2 on possibly-unknown sizes."""
+    """TF's GetWindowedOutputSizeFromDimsV2 (common_shape_fns.cc), step by step with the
+    context's Add/Subtract/Multiply/Divide, so each error (a 0-size window under dilation
+    included, even beside an unknown size) is TF's."""
     if stride <= 0:
         raise ShapeError(f"Stride must be > 0, but got {stride}")
     if dilation < 1:
         raise ShapeError(f"Dilation rate must be >= 1, but got {dilation}")
-    if size is None:
-        return None
     if padding == b"SAME":
-        return (size + stride - 1) // stride
-    if window is None:
-        return None
-    effective = (window - 1) * dilation + 1
-    padded = size + pad_before + pad_after
-    if padded - effective < 0:
+        return c.divide(c.add(size, stride - 1), stride, False)
+    if padding != b"EXPLICIT":  # VALID
+        pad_before = pad_after = 0
+    size = c.add(size, pad_before + pad_after)
+    if dilation > 1:
+        effective = c.subtract(window, 1)
+        effective = c.add(c.multiply(effective, dilation), 1)
+        out = c.subtract(size, effective)
+    else:
+        out = c.subtract(size, window)
+    return c.divide(c.add(out, stride), stride, False)
+
+
+def check_valid_padding(
+    padding: bytes, explicit: list[int], num_dims: int, nchw: bool
+) -> None:
+    """TF's CheckValidPadding (tensorflow/core/util/padding.cc) for NHWC / NCHW layouts."""
+    if padding == b"EXPLICIT":
+        if len(explicit) != 2 * num_dims:
+            raise ShapeError(
+                f"explicit_paddings attribute must contain {2 * num_dims} values, "
+                f"but got: {len(explicit)}"
+            )
+        if any(v < 0 for v in explicit):
+            raise ShapeError("All elements of explicit_paddings must be nonnegative")
+        batch, depth = 0, (1 if nchw else num_dims - 1)
+        if any(explicit[i] for i in (2 * batch, 2 * batch + 1, 2 * depth, 2 * depth + 1)):
+            raise ShapeError(
+                "Nonzero explicit padding in the batch or depth dimensions is not supported"
+            )
+    elif explicit:
         raise ShapeError(
-            f"Negative dimension size caused by subtracting {effective} from {padded}"
+            "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT"
         )
-    return (padded - effective + stride) // stride
 
 
 def _explicit_pads(c: InferenceContext, padding: bytes, nchw: bool) -> list[int]:
-    """(rows before, rows after, cols before, cols after) of EXPLICIT padding, else zeros."""
+    """(rows before, rows after, cols before, cols after): CheckValidPadding on the
+    `explicit_paddings` attr (empty when the op has none), then TF's
+    GetExplicitPaddingForDim for H and W under EXPLICIT padding, else zeros."""
+    explicit = (
+        list(c.get_attr("explicit_paddings")) if c.has_attr("explicit_paddings") else []
+    )
+    check_valid_padding(padding, explicit, 4, nchw)
     if padding != b"EXPLICIT":
         return [0, 0, 0, 0]
-    explicit = c.get_attr("explicit_paddings")
     rows, cols = (2, 3) if nchw else (1, 2)
     return [
         explicit[2 * rows],
@@ -281,18 +322,35 @@ def _spatial(c: InferenceContext, values: list[int], nchw: bool) -> tuple[int, i
 
 def _conv(c: InferenceContext, depthwise: bool) -> None:
     nchw = c.has_attr("data_format") and c.get_attr("data_format") == b"NCHW"
+    format_name = "NCHW" if nchw else "NHWC"
     shape = c.with_rank(c.input(0), 4)
     filt = c.with_rank(c.input(1), 4)
     strides = c.get_attr("strides")
     dilations = c.get_attr("dilations")
-    if len(strides) != 4:
-        raise ShapeError(
-            f"Conv2D requires the stride attribute to contain 4 values, but got: {len(strides)}"
-        )
-    if len(dilations) != 4:
-        raise ShapeError(
-            f"Conv2D requires the dilation attribute to contain 4 values, but got: {len(dilations)}"
-        )
+    if depthwise:
+        # DepthwiseConv2DNativeShapeImpl: strides first, under its own name
+        if len(strides) != 4:
+            raise ShapeError(
+                "DepthwiseConv2D requires the stride attribute to contain 4 values, "
+                f"but got: {len(strides)}"
+            )
+        if len(dilations) != 4:
+            raise ShapeError(
+                "DepthwiseConv2D requires the dilations attribute to contain 4 values, "
+                f"but got: {len(dilations)}"
+            )
+    else:
+        # Conv2DShapeImpl: dilations first; the stride message names the data format
+        if len(dilations) != 4:
+            raise ShapeError(
+                "Conv2D requires the dilation attribute to contain 4 values, "
+                f"but got: {len(dilations)}"
+            )
+        if len(strides) != 4:
+            raise ShapeError(
+                f"Conv2D on data format {format_name} requires the stride attribute to "
+                f"contain 4 values, but got: {len(strides)}"
+            )
     stride_rows, stride_cols = _spatial(c, strides, nchw)
     dilation_rows, dilation_cols = _spatial(c, dilations, nchw)
     if nchw:
@@ -300,26 +358,30 @@ def _conv(c: InferenceContext, depthwise: bool) -> None:
     else:
         batch, rows, cols, depth = shape.known_dims()
     filter_rows, filter_cols, filter_depth, out_depth = filt.known_dims()
-    padding = c.get_attr("padding")
-    pads = _explicit_pads(c, padding, nchw)
     if depthwise:
         depth = c.merge_dim(depth, filter_depth)
-        out_depth = None if depth is None or out_depth is None else depth * out_depth
+        out_depth = c.multiply(depth, out_depth)
     elif depth is not None and filter_depth is not None:
+        if filter_depth == 0:
+            raise ShapeError("Depth of filter must not be 0")
         if depth % filter_depth != 0:
             raise ShapeError(
                 f"Depth of input ({depth}) is not a multiple of input depth of filter ({filter_depth})"
             )
         groups = depth // filter_depth
+        if out_depth is not None and groups == 0:  # checked only beside a known output depth
+            raise ShapeError("Number of groups must not be 0")
         if out_depth is not None and out_depth % groups != 0:
             raise ShapeError(
                 f"Depth of output ({out_depth}) is not a multiple of the number of groups ({groups})"
             )
+    padding = c.get_attr("padding")
+    pads = _explicit_pads(c, padding, nchw)
     out_rows = _windowed_output_size(
-        rows, filter_rows, dilation_rows, stride_rows, padding, pads[0], pads[1]
+        c, rows, filter_rows, dilation_rows, stride_rows, padding, pads[0], pads[1]
     )
     out_cols = _windowed_output_size(
-        cols, filter_cols, dilation_cols, stride_cols, padding, pads[2], pads[3]
+        c, cols, filter_cols, dilation_cols, stride_cols, padding, pads[2], pads[3]
     )
     dims = (
         [batch, out_depth, out_rows, out_cols]
@@ -378,13 +440,13 @@ def pool_shape(
     padding = c.get_attr("padding")
     pads = _explicit_pads(c, padding, nchw)
     out_rows = _windowed_output_size(
-        rows, ksize_rows, 1, stride_rows, padding, pads[0], pads[1]
+        c, rows, ksize_rows, 1, stride_rows, padding, pads[0], pads[1]
     )
     out_cols = _windowed_output_size(
-        cols, ksize_cols, 1, stride_cols, padding, pads[2], pads[3]
+        c, cols, ksize_cols, 1, stride_cols, padding, pads[2], pads[3]
     )
     out_depth = (
-        _windowed_output_size(depth, window_depth, 1, stride_depth, padding)
+        _windowed_output_size(c, depth, window_depth, 1, stride_depth, padding)
         if pool_depth
         else depth
     )

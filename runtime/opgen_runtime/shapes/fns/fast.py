@@ -145,6 +145,8 @@ def _concat_v2_guarded(op: Op) -> bool:
         if dims[:axis] != first[:axis] or dims[axis + 1 :] != first[axis + 1 :]:
             return False
         total += dims[axis]
+    if total > 2**63 - 1:  # the full port raises TF's overflow error
+        return False
     op._outputs[0]._shape = TensorShape._from_dims(
         (*first[:axis], total, *first[axis + 1 :])
     )

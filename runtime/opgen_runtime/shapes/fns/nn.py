@@ -240,6 +240,13 @@ def _max_pool_grad_grad_with_argmax(c: InferenceContext) -> None:
 
 
 def _max_pool_with_argmax(c: InferenceContext) -> None:
+    """MaxPoolWithArgmax's shape function (tensorflow/core/ops/nn_ops.cc): in TF 2.21 each
+    ksize value must be positive before MaxPoolShape runs (the sources opgen could read
+    predate the check; its order and text are the oracle's, tests/shapes/
+    test_runtime_shapes_edges.py)."""
+    for k in c.get_attr("ksize"):
+        if k <= 0:
+            raise ShapeError(f"ksize must be a positive int32 value, got:{k}")
     max_pool_shape(c)
     c.set_output(1, c.output(0))
 
