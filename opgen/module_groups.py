@@ -72,6 +72,27 @@ def group_ops(
     return dict(sorted(groups.items()))
 
 
+def same_named_sources(
+    op_list: op_def_pb2.OpList, sources: dict[str, OpSource], rules: dict[str, str]
+) -> dict[str, list[tuple[str, OpSource]]]:
+    """Module name -> the first op (name, source) of each of its files, for a module named after files
+    of one name in different directories (`a/ops.cc`, `b/ops.cc`): one module, whose ops may
+    come from different libraries although it loads one."""
+    by_module: dict[str, dict[str, tuple[str, OpSource]]] = {}
+    for op in op_list.op:
+        src = sources.get(op.name)
+        if src is None or src.from_op_list or (rules and module_rule(op.name, rules) is not None):
+            continue
+        by_module.setdefault(module_for_source(src.location.path), {}).setdefault(src.location.path, (op.name, src))
+    shared = {}
+    for module, files in by_module.items():
+        names = [Path(path).name for path in files]
+        repeated = [entry for name, entry in zip(names, files.values()) if names.count(name) > 1]
+        if repeated:
+            shared[module] = repeated
+    return shared
+
+
 T = TypeVar("T")
 
 PACKAGE_INIT = "__init__"  # the split module's package file: it re-exports the parts

@@ -23,7 +23,7 @@ from opgen.config import Config
 from opgen.errors import Location, OpgenError, printable_path, report
 from opgen.fsutil import LiteralPath, atomic_write
 from opgen.model import GatherResult
-from opgen.module_groups import group_ops, module_files, module_library, unmatched_patterns
+from opgen.module_groups import group_ops, module_files, module_library, same_named_sources, unmatched_patterns
 from opgen.outputs.depfile import depfile_bytes
 from opgen.outputs.diff_writer import root_relative, unified_diff
 from opgen.outputs.tree_writer import (
@@ -272,6 +272,18 @@ def _gather(settings: Settings) -> GatherResult:
         sources=gathered.sources,
     ):
         report(finding.format_warning())
+    for module, first_ops in same_named_sources(gathered.op_list, gathered.sources, config.modules).items():
+        files = [str(src.location.path) for _, src in first_ops]
+        op_name, second = first_ops[1]
+        report(
+            OpgenError(
+                f"module {module} gathers the ops of {', '.join(files[:-1])} and {files[-1]}, files of one name: one "
+                "module, which loads one op library",
+                second.location,
+                hint=f'give this file\'s ops a module of their own ([tool.opgen.modules] "{op_name}" = "{module}_2", '
+                "a glob for several), or rename the file",
+            ).format_warning()
+        )
     if config.libraries:
         modules = group_ops(gathered.op_list, gathered.sources, config.modules, config.where("modules"))
         for pattern in unmatched_patterns(modules, config.libraries):

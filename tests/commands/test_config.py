@@ -196,6 +196,23 @@ def test_libraries_give_each_module_its_library_and_warn_at_a_pattern_matching_n
     assert "gen_a loads" not in err
 
 
+def test_files_of_one_name_in_two_directories_share_a_module_with_a_warning(run, tmp_path):
+    """`cc/a.cc` and `cc/more/a.cc` both make gen_a, which loads one library: said at the second
+    file's first op, with the module rule that separates them; a rule that does silences it."""
+    (tmp_path / "cc" / "more").mkdir()
+    (tmp_path / "cc" / "more" / "a.cc").write_text(OP.replace('"OpA"', '"OpB"'))
+    (tmp_path / "cc" / "a.cu.cc").write_text(OP.replace('"OpA"', '"OpC"'))  # another name: no warning
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n', "build", "--quiet")
+    more = tmp_path / "cc" / "more" / "a.cc"
+    assert code == 0 and err == (
+        f"{more}:2:1: warning: module gen_a gathers the ops of {tmp_path / 'cc' / 'a.cc'} and {more}, files of one "
+        "name: one module, which loads one op library\n"
+        '  hint: give this file\'s ops a module of their own ([tool.opgen.modules] "OpB" = "gen_a_2", a glob for '
+        "several), or rename the file\n")
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"OpB" = "gen_more"\n', "build", "--quiet")
+    assert code == 0 and err == ""
+
+
 @pytest.mark.parametrize(("entry", "message"), [
     ('"gen_a" = 3', "[tool.opgen.libraries] must map names to strings: 'gen_a' is an integer"),
     ('"gen_a" = ""', "[tool.opgen.libraries] 'gen_a' '' is not a usable path"),
