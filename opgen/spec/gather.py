@@ -55,7 +55,13 @@ from opgen.spec.kernels import extract_kernels, undefined_kernel_macros
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
 from opgen.spec.preprocessor import MissingInclude, Preprocessor, SkippedRegistrations
 from opgen.spec.register_types import tf_call_defines
-from opgen.spec.shape_fn_names import builtin_shape_fn, shape_fn_name, unknown_shape_fn_warning, unqualified
+from opgen.spec.shape_fn_names import (
+    builtin_shape_fn,
+    known_shape_fns,
+    shape_fn_name,
+    unknown_shape_fn_warning,
+    unqualified,
+)
 from opgen.spec.shim import extract_shim_registrations, unread_registration_macros
 from opgen.spec.tf_core_ops import is_tf_core_op
 
@@ -296,23 +302,51 @@ def _shape_fn_kind(call: BuilderCall | None, translation: Translation | None) ->
 
 def shape_fn_definitions(tokens: Sequence[Token]) -> dict[str, Translation]:
     """Each function the tokens define that takes an `InferenceContext*` (`Status Name(
-    InferenceContext* c) {`, `auto Name = [](InferenceContext* c) {`), translated, by name:
+    InferenceContext* c) {`, `auto Name = [](InferenceContext* c) {`), translated, by its
+    name qualified with the namespaces it stands in (`mine::Name`; `defined_as` finds it):
     a `SetShapeFn(Name)` of this unit or, when only this unit defines it, of another."""
     definitions: dict[str, Translation] = {}
+    scopes: list[str | None] = []  # per open brace: its namespace's name ("" anonymous), None for others
+    namespace: list[str] = []
     for i in range(1, len(tokens) - 2):
         t = tokens[i]
-        if t[KIND] != "id" or t[TEXT] in definitions:
+        text = t[TEXT]
+        if t[KIND] == "op":
+            if text == "{":
+                head = i - 1
+                while (tokens[head][KIND] == "id" and tokens[head][TEXT] != "namespace") or tokens[head][TEXT] == "::":
+                    head -= 1  # `namespace a::b {`, `namespace a {`, `namespace {`
+                name = "".join(tk[TEXT] for tk in tokens[head + 1 : i]) if tokens[head][TEXT] == "namespace" else None
+                scopes.append(name)
+                if name:
+                    namespace.append(name)
+            elif text == "}" and scopes and scopes.pop():
+                namespace.pop()
+            continue
+        if t[KIND] != "id":
             continue
         following = tokens[i + 1][TEXT]
+        qualified = "::".join([*namespace, text])
+        if qualified in definitions:
+            continue
         if following == "(" and tokens[i - 1][TEXT] == "Status" and _takes_context(tokens, i + 1):
             definition = translate_function(tokens, i)
             if definition is not None:
-                definitions[t[TEXT]] = definition
+                definitions[qualified] = definition
         elif following == "=" and tokens[i + 2][TEXT] == "[":
             close = matching_close(tokens, i + 2)
             if close is not None and close + 1 < len(tokens) and _takes_context(tokens, close + 1):
-                definitions[t[TEXT]] = translate_lambda(tokens, i + 2)
+                definitions[qualified] = translate_lambda(tokens, i + 2)
     return definitions
+
+
+def defined_as(name: str, definitions: Mapping[str, Translation]) -> list[Translation]:
+    """The definitions (`shape_fn_definitions`) the `SetShapeFn` name `name` may mean: of its
+    last name, in the namespaces it names (`a::F` is `a::F` or `x::a::F`; `F` any `F`)."""
+    written = name.lstrip(":")
+    last = unqualified(written)
+    return [d for qualified, d in definitions.items() if unqualified(qualified) == last
+            and (written == last or qualified == written or qualified.endswith("::" + written))]
 
 
 def _takes_context(tokens: Sequence[Token], paren: int) -> bool:
@@ -338,9 +372,9 @@ def translate_shape_fns(tokens: Sequence[Token], regs: list[Registration],
             if loc in lambdas:
                 found[loc] = translate_lambda(tokens, i + 2)
     for loc, text in wanted.items():
-        definition = None if loc in lambdas else definitions.get(unqualified(shape_fn_name(text)))
-        if definition is not None:
-            found[loc] = definition
+        meant = [] if loc in lambdas else defined_as(shape_fn_name(text), definitions)
+        if len(meant) == 1:  # (several: which one C++ calls is the elsewhere check's to say)
+            found[loc] = meant[0]
     return found
 
 
@@ -361,19 +395,6 @@ def _translation_warnings(op_def: op_def_pb2.OpDef, translation: Translation) ->
         return [f"{translation.location}: warning: {translation.problem} (op {op_def.name}: unknown output "
                 "shapes without TensorFlow)" + (f"\n  hint: {translation.hint}" if translation.hint else "")]
     return _declaration_warnings(op_def, translation)
-
-
-def _defined_elsewhere(name: str, definitions: Mapping[str, Translation]) -> tuple[Translation | None, str, str]:
-    """The translation of the project's shape function `name`, which its unit does not define,
-    from the one other unit that does; else None, why not and what to do."""
-    port = "give the runtime a Python port: opgen_runtime.register_shape_fn (docs/shape-functions.md)"
-    if len(definitions) == 1:
-        return next(iter(definitions.values())), "", ""
-    if definitions:
-        return None, (f"shape function '{name}' is defined in {len(definitions)} files ({', '.join(definitions)}): "
-                      "which one the library links is not known"), f"leave the others out of the sources, or {port}"
-    return None, f"shape function '{name}' is defined in none of the sources opgen reads", (
-        f"add the file that defines it to the sources, or {port}")
 
 
 def _declaration_warnings(op_def: op_def_pb2.OpDef, translation: Translation) -> list[str]:
@@ -729,7 +750,7 @@ def _gather(
     conditions: dict[tuple[str, Location], None] = {}  # (name, where) #if read as 0 after a missing include
     skipped: dict[Location, SkippedRegistrations] = {}  # a shared header's conditional once
     shape_fn_warnings: list[str | None] = []  # a SetShapeFn name that looks like a typo
-    defined_in: dict[str, dict[str, Translation]] = {}  # shape function name -> unit -> its translation
+    defined_in: dict[str, dict[str, Translation]] = {}  # unit -> the shape functions it defines
     # ops whose SetShapeFn names a project function their unit does not define
     elsewhere: list[tuple[op_def_pb2.OpDef, Registration, BuilderCall, str, bool, OpSource]] = []
     unread: list[OpgenError] = []  # registrations opgen cannot read (skipped)
@@ -775,8 +796,8 @@ def _gather(
                 located.append((_line_col(reg.loc), e.errors if isinstance(e, OpgenErrors) else [e]))
         for _, errs in sorted(located, key=lambda item: item[0]):
             errors.extend(errs)
-        for name, definition in scanned.shape_fn_definitions.items():
-            defined_in.setdefault(name, {}).setdefault(path, definition)
+        if scanned.shape_fn_definitions:
+            defined_in.setdefault(path, scanned.shape_fn_definitions)
         for (op_def, shape_fn), reg in built:
             call = next((c for c in reg.calls if c.method == "SetShapeFn" and c.args), None)
             translation = scanned.translations.get(call.args[0].loc) if call is not None else None
@@ -803,17 +824,27 @@ def _gather(
         if sources_by_op.get(op_def.name) is not source:
             continue  # a duplicate registration (an error)
         where = call.args[0].loc
-        translation, why, fix = _defined_elsewhere(shape_fn, defined_in.get(unqualified(shape_fn), {}))
-        if is_tf_core_op(op_def.name):
-            pass  # (the runtime's port of TF's op)
-        elif translation is not None:
-            shape_fn_warnings += _translation_warnings(op_def, translation)
-        elif declared or (typo := unknown_shape_fn_warning(shape_fn, where)) is None:
-            shape_fn_warnings.append(f"{where}: warning: {why} (op {op_def.name}: unknown output shapes without "
-                                     f"TensorFlow)\n  hint: {fix}")
-        else:
-            shape_fn_warnings.append(typo)
-        resolved = _op_source(reg, None, call, translation, None if translation else f"{where}: {why}")
+        definitions = {path: meant for path, defs in defined_in.items() if (meant := defined_as(shape_fn, defs))}
+        core = is_tf_core_op(op_def.name)  # (the runtime's port of TF's op: no warning of its shape function)
+        if len(definitions) == 1 and len(meant := next(iter(definitions.values()))) == 1:
+            translation = meant[0]
+            shape_fn_warnings += [] if core else _translation_warnings(op_def, translation)
+            resolved = _op_source(reg, None, call, translation)
+        elif definitions or unqualified(shape_fn) in known_shape_fns():
+            # never the runtime's function of another name's, nor one of several definitions
+            why = (f"shape function '{shape_fn}' is defined in {len(definitions)} files ({', '.join(definitions)}): "
+                   "which one the library links is not known" if definitions else
+                   f"shape function '{shape_fn}' is the project's, and defined in none of the sources opgen reads")
+            fix = "leave the others out of the sources" if definitions else "add the file defining it to the sources"
+            if not core:
+                shape_fn_warnings.append(f"{where}: warning: {why} (op {op_def.name}: unknown output shapes without "
+                                         f"TensorFlow)\n  hint: {fix}, or give the runtime a Python port: "
+                                         "opgen_runtime.register_shape_fn (docs/shape-functions.md)")
+            resolved = _op_source(reg, None, call, None, f"{where}: {why}")
+        else:  # a library's own function opgen does not read (only the compiled library runs it)
+            if not declared:
+                shape_fn_warnings.append(unknown_shape_fn_warning(shape_fn, where))
+            resolved = _op_source(reg, shape_fn, call, None)
         sources_by_op[op_def.name] = registry.sources[op_def.name] = resolved
 
     for path in files.oplists:

@@ -262,8 +262,9 @@ def _load(path: Path, name: str):
 def test_project_functions_are_found_however_named_and_wherever_defined(tmp_path, capsys, monkeypatch):
     """C++ calls the project's function: one named like TF's common function in its own
     namespace (or its unit's own), one passed as `&Fn`, one defined in another source file;
-    none gets the runtime's built-in of its name. A function defined in two files, or in none
-    opgen reads, is a warning at the SetShapeFn (unknown shapes), never a guess."""
+    none gets the runtime's built-in of its name. A function defined in two files, or named like
+    a built-in and defined in none opgen reads, is a warning at the SetShapeFn (unknown shapes),
+    never a guess; another function opgen does not read is the library's own (quiet, `named`)."""
     from opgen_runtime import Graph
 
     (tmp_path / "shapes.h").write_text("Status Other(shape_inference::InferenceContext* c);\n")
@@ -283,11 +284,13 @@ def test_project_functions_are_found_however_named_and_wherever_defined(tmp_path
         }  // namespace mine
         Status Twice(shape_inference::InferenceContext* c);
         Status Nowhere(shape_inference::InferenceContext* c);
+        namespace lost { Status UnchangedShape(shape_inference::InferenceContext* c); }
         REGISTER_OP("Mine").Output("y: float").SetShapeFn(mine::UnchangedShape);
         REGISTER_OP("AddressOf").Output("y: float").SetShapeFn(&mine::UnchangedShape);
         REGISTER_OP("FromOther").Output("y: float").SetShapeFn(Other);
         REGISTER_OP("FromTwo").Output("y: float").SetShapeFn(Twice);
         REGISTER_OP("FromNone").Output("y: float").SetShapeFn(Nowhere);
+        REGISTER_OP("Lost").Output("y: float").SetShapeFn(lost::UnchangedShape);
         """))
     (tmp_path / "twice.cc").write_text(
         "Status Twice(shape_inference::InferenceContext* c) { c->set_output(0, c->Vector(1)); return OkStatus(); }\n")
@@ -297,19 +300,22 @@ def test_project_functions_are_found_however_named_and_wherever_defined(tmp_path
     ops = tmp_path / "ops.cc"
     port = "give the runtime a Python port: opgen_runtime.register_shape_fn (docs/shape-functions.md)"
     assert capsys.readouterr().err.split("\n", 2)[:2] == [
-        (f"{ops}:14:54: warning: shape function 'Twice' is defined in 2 files ({tmp_path / 'other.cc'}, "
+        (f"{ops}:15:54: warning: shape function 'Twice' is defined in 2 files ({tmp_path / 'other.cc'}, "
         f"{tmp_path / 'twice.cc'}): which one the library links is not known (op FromTwo: unknown output shapes "
         "without TensorFlow)"), f"  hint: leave the others out of the sources, or {port}"]
     assert main(["oplist", "--report-shapes", *sources]) == 0
     report = capsys.readouterr()
-    assert f"{ops}:15:55: warning: shape function 'Nowhere' is defined in none of the sources opgen reads" in report.err
-    assert report.out.splitlines()[:5] == [
+    assert "Nowhere" not in report.err
+    lost = (f"{ops}:17:51: shape function 'lost::UnchangedShape' is the project's, and defined in none of the "
+            "sources opgen reads")
+    assert report.err.count(lost.replace(": shape", ": warning: shape", 1)) == 1, report.err
+    assert report.out.splitlines()[:6] == [
         "AddressOf\tfunction, translated",
-        (f"FromNone\tfunction, not translated\t{ops}:15:55: shape function 'Nowhere' is defined in none of the "
-        "sources opgen reads"),
+        "FromNone\tnamed",
         "FromOther\tfunction, translated",
-        (f"FromTwo\tfunction, not translated\t{ops}:14:54: shape function 'Twice' is defined in 2 files "
+        (f"FromTwo\tfunction, not translated\t{ops}:15:54: shape function 'Twice' is defined in 2 files "
         f"({tmp_path / 'other.cc'}, {tmp_path / 'twice.cc'}): which one the library links is not known"),
+        f"Lost\tfunction, not translated\t{lost}",
         "Mine\tfunction, translated",
     ]
     module = _load(tmp_path / "gen" / "gen_ops.py", "project_functions_under_test")
@@ -319,6 +325,7 @@ def test_project_functions_are_found_however_named_and_wherever_defined(tmp_path
         assert module.from_other().shape.as_list() == [7]
         assert module.from_two().shape.dims is None
         assert module.from_none().shape.dims is None
+        assert module.lost().shape.dims is None
 
 
 def test_the_docs_python_shape_function_runs(tmp_path, monkeypatch):
