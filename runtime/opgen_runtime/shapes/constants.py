@@ -45,8 +45,10 @@ _VALUE_FIELDS = {
 }
 _INT_TYPES = {3: "int32", 9: "int64"}
 _decoded: dict[int, tuple[Any, Values]] = {}
-# TF evaluates constant subgraphs only up to a size (kMaxTensorSize-like bound).
-_MAX_ELEMENTS = 1024
+# TF's EvaluateConstantTensor has no size bound (ShapeRefiner::EvaluateConstantTensorForEdge
+# only caches results up to kMaxTensorSize = 1024 bytes, which changes no value); the
+# runtime gives no value past this many elements, to bound its own work.
+_MAX_ELEMENTS = 1 << 16
 
 
 def tensor_proto_values(proto: Any) -> Values:
@@ -81,6 +83,10 @@ def constant_value(tensor: Tensor, depth: int = 0) -> Values | None:
         return tensor_proto_values(op._attrs["value"].tensor)
     if depth > 16:
         return None
+    if kind in ("StridedSlice", "Unpack"):
+        known = _shape_element(tensor)
+        if known is not None:
+            return known
     evaluate = _EVALUATORS.get(kind)
     if evaluate is None:
         return None
@@ -104,6 +110,43 @@ def _shape_value(tensor: Tensor, depth: int) -> Values | None:
     if dims is None or None in dims:
         return None
     return list(dims), [len(dims)]
+
+
+def _shape_element(tensor: Tensor) -> Values | None:
+    """`shape(x)[i]` or `unstack(shape(x))[i]` with x's dim i known, even where other dims
+    are not: TryInferFromShapes/GetSliceIndex (eval_const_tensor.cc). The StridedSlice
+    must shrink axis 0 only, with no other mask and a Const index; its end and strides
+    are not read (TF does not read them either)."""
+    op = tensor._op
+    source = op._inputs[0]
+    if source._op._type != "Shape":
+        return None
+    attrs = op._attrs
+    if op._type == "Unpack":
+        if attrs["axis"].i != 0:
+            return None
+        index = tensor._value_index
+    else:
+        if (
+            attrs["begin_mask"].i
+            or attrs["end_mask"].i
+            or attrs["ellipsis_mask"].i
+            or attrs["new_axis_mask"].i
+            or attrs["shrink_axis_mask"].i != 1
+        ):
+            return None
+        begin = op._inputs[1]
+        if begin._op._type != "Const" or begin._dtype._base_enum not in _INT_TYPES:
+            return None
+        values = tensor_proto_values(begin._op._attrs["value"].tensor)[0]
+        if len(values) != 1:
+            return None
+        index = values[0]
+    dims = source._op._inputs[0]._shape._dims
+    if dims is None or not -len(dims) <= index < len(dims):
+        return None
+    dim = dims[index]
+    return None if dim is None else ([dim], [])
 
 
 def _size_value(tensor: Tensor, depth: int) -> Values | None:
@@ -200,6 +243,8 @@ def _range_value(tensor: Tensor, depth: int) -> Values | None:
     start, limit, delta = (s[0][0] for s in spec if s is not None)
     if not all(isinstance(v, int) for v in (start, limit, delta)) or delta == 0:
         return None
+    if (limit - start) // delta > _MAX_ELEMENTS:
+        return None
     items = list(range(start, limit, delta))
     return items, [len(items)]
 
@@ -211,9 +256,307 @@ def _fill_value(tensor: Tensor, depth: int) -> Values | None:
     n = 1
     for d in dims[0]:
         n *= d
-    if n > _MAX_ELEMENTS or min(dims[0], default=0) < 0:
+    if n > _MAX_ELEMENTS or any(d < 0 for d in dims[0]):
         return None
     return value[0] * n, list(dims[0])
+
+
+def _product(dims: list[int]) -> int:
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+# Integer dtypes by enum: (bits, signed), for the wrap-around of TF's kernels.
+_INT_BITS = {
+    3: (32, True),
+    9: (64, True),
+    4: (8, False),
+    5: (16, True),
+    6: (8, True),
+    17: (16, False),
+    22: (32, False),
+    23: (64, False),
+}
+
+
+def _wrap(tensor: Tensor, values: list[Any]) -> list[Any] | None:
+    """Integer results as the C++ kernels store them (two's complement wrap-around); None
+    for a non-integer output (float arithmetic is not redone in Python)."""
+    bits = _INT_BITS.get(tensor._dtype._base_enum)
+    if bits is None:
+        return None
+    width, signed = bits
+    mask = (1 << width) - 1
+    half = 1 << (width - 1)
+    out = []
+    for v in values:
+        if not isinstance(v, int) or isinstance(v, bool):
+            return None
+        v &= mask
+        out.append(v - (1 << width) if signed and v >= half else v)
+    return out
+
+
+def _axis(value: int, rank: int) -> int:
+    """An axis in [-rank, rank) made non-negative; ValueError (no value) outside."""
+    if not -rank <= value < rank:
+        raise ValueError(value)
+    return value + rank if value < 0 else value
+
+
+def _strides(dims: list[int]) -> list[int]:
+    strides = [1] * len(dims)
+    for k in range(len(dims) - 2, -1, -1):
+        strides[k] = strides[k + 1] * dims[k + 1]
+    return strides
+
+
+def _index_vector(value: Values | None) -> list[int] | None:
+    """A 1-D integer tensor's values (Tile's multiples, Slice's begin and size, ...)."""
+    if value is None or len(value[1]) != 1:
+        return None
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in value[0]):
+        return None
+    return list(value[0])
+
+
+def _reshape_value(tensor: Tensor, depth: int) -> Values | None:
+    """The Reshape kernel (reshape_op.h, ReshapeOp::ValidateSizes): one -1 at most, inferred
+    only from a non-zero product; any other mismatch is a kernel error (no value)."""
+    value = _input_value(tensor, 0, depth)
+    sizes = _index_vector(_input_value(tensor, 1, depth))
+    if value is None or sizes is None or any(s < -1 for s in sizes):
+        return None
+    n = len(value[0])
+    known = _product([s for s in sizes if s != -1])
+    unknown = sizes.count(-1)
+    if unknown > 1:
+        return None
+    if unknown:
+        if known == 0 or n % known:
+            return None
+        sizes = [n // known if s == -1 else s for s in sizes]
+    elif known != n:
+        return None
+    return value[0], sizes
+
+
+def _expand_dims_value(tensor: Tensor, depth: int) -> Values | None:
+    """The ExpandDims kernel (shape_ops.h, ExpandDimsOp): one axis in [-rank-1, rank]."""
+    value, axis = _input_value(tensor, 0, depth), _input_value(tensor, 1, depth)
+    if value is None or axis is None or len(axis[0]) != 1:
+        return None
+    rank = len(value[1])
+    dim = axis[0][0]
+    if not isinstance(dim, int) or not -rank - 1 <= dim <= rank:
+        return None
+    if dim < 0:
+        dim += rank + 1
+    return value[0], [*value[1][:dim], 1, *value[1][dim:]]
+
+
+def _squeeze_value(tensor: Tensor, depth: int) -> Values | None:
+    """The Squeeze kernel (shape_ops.h, SqueezeOp): the listed axes must have size 1; none
+    listed drops every size-1 dimension."""
+    value = _input_value(tensor, 0, depth)
+    if value is None:
+        return None
+    dims = value[1]
+    rank = len(dims)
+    listed = {_axis(a, rank) for a in tensor._op._attrs["squeeze_dims"].list.i}
+    if any(dims[a] != 1 for a in listed):
+        return None
+    keep = [d for k, d in enumerate(dims) if (k not in listed if listed else d != 1)]
+    return value[0], keep
+
+
+def _tile_value(tensor: Tensor, depth: int) -> Values | None:
+    """The Tile kernel (tile_ops.cc, TileOp): multiples of the input's rank, non-negative."""
+    value = _input_value(tensor, 0, depth)
+    multiples = _index_vector(_input_value(tensor, 1, depth))
+    if value is None or multiples is None:
+        return None
+    values, dims = value
+    if len(multiples) != len(dims) or any(m < 0 for m in multiples):
+        return None
+    out_dims = [d * m for d, m in zip(dims, multiples)]
+    if _product(out_dims) > _MAX_ELEMENTS:
+        return None
+    strides = _strides(dims)
+    out = []
+    for flat in range(_product(out_dims)):
+        source = 0
+        for k in range(len(dims) - 1, -1, -1):
+            flat, index = divmod(flat, out_dims[k])
+            source += (index % dims[k]) * strides[k]
+        out.append(values[source])
+    return out, out_dims
+
+
+def _slice_value(tensor: Tensor, depth: int) -> Values | None:
+    """The Slice kernel (slice_op.cc, SharedSliceValidation): begin and size of the input's
+    rank, size -1 meaning to the end, the slice inside the input."""
+    value = _input_value(tensor, 0, depth)
+    begin = _index_vector(_input_value(tensor, 1, depth))
+    size = _index_vector(_input_value(tensor, 2, depth))
+    if value is None or begin is None or size is None:
+        return None
+    values, dims = value
+    if len(begin) != len(dims) or len(size) != len(dims):
+        return None
+    size = [d - b if s == -1 else s for b, s, d in zip(begin, size, dims)]
+    if any(b < 0 or s < 0 or b + s > d for b, s, d in zip(begin, size, dims)):
+        return None
+    strides = _strides(dims)
+    out = []
+    for flat in range(_product(size)):
+        source = 0
+        for k in range(len(dims) - 1, -1, -1):
+            flat, index = divmod(flat, size[k])
+            source += (begin[k] + index) * strides[k]
+        out.append(values[source])
+    return out, size
+
+
+def _transpose_value(tensor: Tensor, depth: int) -> Values | None:
+    """The Transpose kernel (transpose_op.cc): perm a permutation of the input's axes."""
+    value = _input_value(tensor, 0, depth)
+    perm = _index_vector(_input_value(tensor, 1, depth))
+    if value is None or perm is None:
+        return None
+    values, dims = value
+    if sorted(perm) != list(range(len(dims))):
+        return None
+    out_dims = [dims[p] for p in perm]
+    strides = _strides(dims)
+    out = []
+    for flat in range(len(values)):
+        source = 0
+        for k in range(len(out_dims) - 1, -1, -1):
+            flat, index = divmod(flat, out_dims[k])
+            source += index * strides[perm[k]]
+        out.append(values[source])
+    return out, out_dims
+
+
+def _gather_value(tensor: Tensor, depth: int) -> Values | None:
+    """The GatherV2 kernel (gather_op.cc) with batch_dims 0: indices in [0, dim) (the CPU
+    kernel rejects others, negative ones too)."""
+    op = tensor._op
+    batch_dims = op._attrs.get("batch_dims")
+    if batch_dims is not None and batch_dims.i != 0:
+        return None
+    params = _input_value(tensor, 0, depth)
+    indices = _input_value(tensor, 1, depth)
+    axis = _input_value(tensor, 2, depth)
+    if params is None or indices is None or axis is None or len(axis[0]) != 1:
+        return None
+    values, dims = params
+    a = _axis(axis[0][0], len(dims))
+    outer, inner = _product(dims[:a]), _product(dims[a + 1 :])
+    size = dims[a]
+    out = []
+    for o in range(outer):
+        for i in indices[0]:
+            if not 0 <= i < size:
+                return None
+            start = (o * size + i) * inner
+            out.extend(values[start : start + inner])
+    return out, dims[:a] + indices[1] + dims[a + 1 :]
+
+
+def _unpack_value(tensor: Tensor, depth: int) -> Values | None:
+    """The Unpack kernel (unpack_op.cc): output i is the slice i along `axis`."""
+    op = tensor._op
+    value = _input_value(tensor, 0, depth)
+    if value is None:
+        return None
+    values, dims = value
+    a = _axis(op._attrs["axis"].i, len(dims))
+    if dims[a] != op._attrs["num"].i:
+        return None
+    outer, inner = _product(dims[:a]), _product(dims[a + 1 :])
+    i = tensor._value_index
+    out = []
+    for o in range(outer):
+        start = (o * dims[a] + i) * inner
+        out.extend(values[start : start + inner])
+    return out, dims[:a] + dims[a + 1 :]
+
+
+def _reduction(kind: str) -> Evaluator:
+    """The reduction kernels (reduction_ops_common.cc, ReductionHelper::Simplify and
+    ReductionOp) for integer tensors: axes scalar or 1-D in [-rank, rank) (a repeated axis
+    gives no value), keep_dims; empty reductions give the reducer's identity (Sum 0, Prod
+    1, Max the dtype's lowest, Min its highest; Mean none)."""
+
+    def evaluate(tensor: Tensor, depth: int) -> Values | None:
+        value = _input_value(tensor, 0, depth)
+        axes = _input_value(tensor, 1, depth)
+        bits = _INT_BITS.get(tensor._dtype._base_enum)
+        if value is None or axes is None or len(axes[1]) > 1 or bits is None:
+            return None
+        values, dims = value
+        rank = len(dims)
+        reduced = [_axis(a, rank) for a in axes[0]]
+        if len(set(reduced)) != len(reduced):
+            return None
+        kept = [k for k in range(rank) if k not in reduced]
+        count = _product([dims[k] for k in reduced])
+        groups: list[list[Any]] = [[] for _ in range(_product([dims[k] for k in kept]))]
+        strides = _strides(dims)
+        kept_strides = _strides([dims[k] for k in kept])
+        for flat, v in enumerate(values):
+            group = 0
+            for k, s in zip(kept, kept_strides):
+                group += (flat // strides[k] % dims[k]) * s
+            groups[group].append(v)
+        width, signed = bits
+        out: list[Any] = []
+        for items in groups:
+            if kind == "Sum":
+                out.append(sum(items))
+            elif kind == "Prod":
+                out.append(_product(items))
+            elif kind == "Max":
+                lowest = -(1 << (width - 1)) if signed else 0
+                out.append(max(items, default=lowest))
+            elif kind == "Min":
+                highest = (1 << (width - 1)) - 1 if signed else (1 << width) - 1
+                out.append(min(items, default=highest))
+            else:  # Mean: the wrapped sum divided as C++ does (toward zero)
+                if not count:
+                    return None
+                (total,) = _wrap(tensor, [sum(items)]) or [None]
+                if total is None:
+                    return None
+                out.append(abs(total) // count * (1 if total >= 0 else -1))
+        wrapped = _wrap(tensor, out)
+        if wrapped is None:
+            return None
+        keep_dims = tensor._op._attrs["keep_dims"].b
+        out_dims = (
+            [1 if k in reduced else d for k, d in enumerate(dims)]
+            if keep_dims
+            else [dims[k] for k in kept]
+        )
+        return wrapped, out_dims
+
+    return evaluate
+
+
+def _like_value(fill: int) -> Evaluator:
+    """ZerosLike / OnesLike of an integer tensor."""
+
+    def evaluate(tensor: Tensor, depth: int) -> Values | None:
+        value = _input_value(tensor, 0, depth)
+        if value is None or tensor._dtype._base_enum not in _INT_BITS:
+            return None
+        return [fill] * len(value[0]), value[1]
+
+    return evaluate
 
 
 def _binary(fn: Callable[[Any, Any], Any]) -> Evaluator:
@@ -222,12 +565,17 @@ def _binary(fn: Callable[[Any, Any], Any]) -> Evaluator:
         if x is None or y is None:
             return None
         if x[1] == y[1]:
-            return [fn(a, b) for a, b in zip(x[0], y[0])], x[1]
-        if not y[1]:
-            return [fn(a, y[0][0]) for a in x[0]], x[1]
-        if not x[1]:
-            return [fn(x[0][0], b) for b in y[0]], y[1]
-        return None
+            values, dims = [fn(a, b) for a, b in zip(x[0], y[0])], x[1]
+        elif not y[1]:
+            values, dims = [fn(a, y[0][0]) for a in x[0]], x[1]
+        elif not x[1]:
+            values, dims = [fn(x[0][0], b) for b in y[0]], y[1]
+        else:
+            return None
+        if tensor._dtype._base_enum in _INT_BITS:
+            wrapped = _wrap(tensor, values)
+            return None if wrapped is None else (wrapped, dims)
+        return values, dims
 
     return evaluate
 
@@ -269,6 +617,21 @@ _EVALUATORS: dict[str, Evaluator] = {
     "Maximum": _binary(max),
     "Minimum": _binary(min),
     "Neg": _unary(lambda a: -a),
+    "Reshape": _reshape_value,
+    "ExpandDims": _expand_dims_value,
+    "Squeeze": _squeeze_value,
+    "Tile": _tile_value,
+    "Slice": _slice_value,
+    "Transpose": _transpose_value,
+    "GatherV2": _gather_value,
+    "Unpack": _unpack_value,
+    "Sum": _reduction("Sum"),
+    "Prod": _reduction("Prod"),
+    "Max": _reduction("Max"),
+    "Min": _reduction("Min"),
+    "Mean": _reduction("Mean"),
+    "ZerosLike": _like_value(0),
+    "OnesLike": _like_value(1),
 }
 
 
