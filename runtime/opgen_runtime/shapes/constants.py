@@ -210,30 +210,33 @@ def _concat_value(tensor: Tensor, depth: int) -> Values | None:
 
 
 def _strided_slice_value(tensor: Tensor, depth: int) -> Values | None:
-    """A 1-D StridedSlice with constant begin/end/strides of one element."""
+    """A StridedSlice along axis 0 (begin/end/strides of one element, no ellipsis or new
+    axis): rows of the input, or one row with shrink_axis_mask bit 0."""
     op = tensor._op
     attrs = op._attrs
     if attrs["ellipsis_mask"].i or attrs["new_axis_mask"].i:
         return None
     value = _input_value(tensor, 0, depth)
-    if value is None or len(value[1]) != 1:
+    if value is None or not value[1]:
         return None
     spec = [_input_value(tensor, i, depth) for i in (1, 2, 3)]
     if any(s is None or s[1] != [1] for s in spec):
         return None
     (begin,), (end,), (stride,) = (s[0] for s in spec if s is not None)
-    n = len(value[0])
+    values, dims = value
+    n, row = dims[0], _product(dims[1:])
     if stride == 0:
         return None
     if attrs["shrink_axis_mask"].i & 1:
         index = begin + n if begin < 0 else begin
         if not 0 <= index < n:
             return None
-        return [value[0][index]], []
+        return values[index * row : (index + 1) * row], dims[1:]
     begin = None if attrs["begin_mask"].i & 1 else begin
     end = None if attrs["end_mask"].i & 1 else end
-    items = value[0][slice(begin, end, stride)]
-    return items, [len(items)]
+    rows = range(n)[slice(begin, end, stride)]
+    items = [v for r in rows for v in values[r * row : (r + 1) * row]]
+    return items, [len(rows), *dims[1:]]
 
 
 def _range_value(tensor: Tensor, depth: int) -> Values | None:
@@ -489,8 +492,10 @@ def _unpack_value(tensor: Tensor, depth: int) -> Values | None:
 def _reduction(kind: str) -> Evaluator:
     """The reduction kernels (reduction_ops_common.cc, ReductionHelper::Simplify and
     ReductionOp) for integer tensors: axes scalar or 1-D in [-rank, rank) (a repeated axis
-    gives no value), keep_dims; empty reductions give the reducer's identity (Sum 0, Prod
-    1, Max the dtype's lowest, Min its highest; Mean none)."""
+    gives no value), keep_dims. An empty reduction gives the reducer's identity
+    (reduction_ops_common.h, FillIdentity; reduction_ops.h, Identity: the reducer's
+    initial value, so Sum 0, Prod 1, Max the dtype's lowest, Min its highest, and an
+    integer Mean 0)."""
 
     def evaluate(tensor: Tensor, depth: int) -> Values | None:
         value = _input_value(tensor, 0, depth)
@@ -528,7 +533,8 @@ def _reduction(kind: str) -> Evaluator:
                 out.append(min(items, default=highest))
             else:  # Mean: the wrapped sum divided as C++ does (toward zero)
                 if not count:
-                    return None
+                    out.append(0)
+                    continue
                 (total,) = _wrap(tensor, [sum(items)]) or [None]
                 if total is None:
                     return None
@@ -671,10 +677,15 @@ def partial_shape(tensor: Tensor, depth: int = 0) -> list[int | None] | None:
         inner = op._inputs[tensor._value_index]._shape._dims
         return None if inner is None else list(inner)
     if kind == "Cast":
+        # the cast value when MakeShapeFromTensor accepts it (no value below -1), else the
+        # partial shape before the cast; an error there only makes the shape unknown
         value = constant_value(tensor)
-        if value is not None and len(value[1]) == 1:
+        if value is not None and len(value[1]) == 1 and all(v >= -1 for v in value[0]):
             return [None if v == -1 else int(v) for v in value[0]]
-        inner_dims = partial_shape(op._inputs[0], depth + 1)
+        try:
+            inner_dims = partial_shape(op._inputs[0], depth + 1)
+        except ValueError:
+            return None
         if inner_dims is None:
             return None
         if op._attrs["DstT"].type not in _INT_TYPES:

@@ -89,10 +89,13 @@ def run(op: Operation, fn: ShapeFn) -> None:
     ctx = InferenceContext(op, eager=True)
     try:
         fn(ctx)
-    except ShapeError:
+    except ValueError:
         # TF's ShapeRefiner runs the function in passes, input values a pass asked for
         # becoming available to the next, and an error in any pass is final: replay that
-        # for TF's error and the inputs its message lists.
+        # for TF's error and the inputs its message lists. ValueError, not only
+        # ShapeError: the refiner's own errors (MakeShapeFromTensor's, read in
+        # ConstantPartialShape) come only in the pass after the request, so an earlier
+        # pass's error wins over them.
         ctx = _run_in_passes(op, fn)
     for tensor, shape in zip(op._outputs, ctx._outputs):
         if shape.dims is not None:
