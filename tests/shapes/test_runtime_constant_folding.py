@@ -98,7 +98,7 @@ def _ph(shape: Any, dtype: int = F32) -> Any:
     return ("ph", shape, dtype)
 
 
-SHAPES: list[Any] = [[2, 3], [4, 1, 5], [6], [], [2, None, 3], [1, 1], [0, 3], [3, 2, 2, 1]]
+SHAPES: list[Any] = [[2, 3], [4, 1, 5], [6], [], [2, None, 3], [1, 1], [0, 3], [3, 2, 2, 1], [65536, 32768, 4]]
 
 
 def _leaf(rng: random.Random) -> Any:
@@ -120,54 +120,81 @@ def _leaf(rng: random.Random) -> Any:
 def _unary(rng: random.Random, t: Any) -> Any:
     """One folding step over t (sometimes an invalid one: TF then rejects or gives no value)."""
     kind = rng.choice(
-        ["Reshape", "ExpandDims", "Squeeze", "Tile", "Sum", "Prod", "Max", "Min", "Mean",
-         "Slice", "Transpose", "GatherV2", "StridedSlice", "Unpack", "Cast", "Mul", "Sub",
-         "FloorDiv", "Maximum", "ZerosLike", "OnesLike", "Pack", "ConcatV2", "Identity"]
+        [
+            "Reshape",
+            "ExpandDims",
+            "Squeeze",
+            "Tile",
+            "Sum",
+            "Prod",
+            "Max",
+            "Min",
+            "Mean",
+            "Slice",
+            "Transpose",
+            "GatherV2",
+            "StridedSlice",
+            "Unpack",
+            "Cast",
+            "Mul",
+            "Sub",
+            "FloorDiv",
+            "Maximum",
+            "ZerosLike",
+            "OnesLike",
+            "Pack",
+            "ConcatV2",
+            "Identity",
+        ]
     )
-    c = ("const",)
     if kind == "Reshape":
-        return _op(kind, {"tensor": t, "shape": c + (rng.choice([[-1], [1, -1], [-1, 1], [2, -1], [3], [-1, -1], [2, 2]]),)})
+        return _op(
+            kind,
+            {"tensor": t, "shape": ("const", rng.choice([[-1], [1, -1], [-1, 1], [2, -1], [3], [-1, -1], [2, 2]]))},
+        )
     if kind == "ExpandDims":
-        return _op(kind, {"input": t, "dim": c + (rng.choice([0, -1, 1, -2, 3]),)})
+        return _op(kind, {"input": t, "dim": ("const", rng.choice([0, -1, 1, -2, 3]))})
     if kind == "Squeeze":
         return _op(kind, {"input": t}, {"squeeze_dims": rng.choice([[], [0], [-1], [1]])})
     if kind == "Tile":
-        return _op(kind, {"input": t, "multiples": c + (rng.choice([[2], [0], [1, 2], [3], [2, 1]]),)})
+        return _op(kind, {"input": t, "multiples": ("const", rng.choice([[2], [0], [1, 2], [3], [2, 1]]))})
     if kind in ("Sum", "Prod", "Max", "Min", "Mean"):
         axis = rng.choice([0, -1, [0], [], [0, 0], 1, [1, 0], 2])
-        return _op(kind, {"input": t, "reduction_indices": c + (axis,)}, {"keep_dims": rng.random() < 0.3})
+        return _op(kind, {"input": t, "reduction_indices": ("const", axis)}, {"keep_dims": rng.random() < 0.3})
     if kind == "Slice":
         begin, size = rng.choice([([1], [-1]), ([0], [1]), ([1], [2]), ([2], [5]), ([0, 1], [1, -1]), ([3], [0])])
-        return _op(kind, {"input": t, "begin": c + (begin,), "size": c + (size,)})
+        return _op(kind, {"input": t, "begin": ("const", begin), "size": ("const", size)})
     if kind == "Transpose":
-        return _op(kind, {"x": t, "perm": c + (rng.choice([[0], [1, 0], []]),)})
+        return _op(kind, {"x": t, "perm": ("const", rng.choice([[0], [1, 0], []]))})
     if kind == "GatherV2":
         indices = rng.choice([[0, 2], [[1], [0]], 2, [-1], [5], 0, [1, 1]])
-        return _op(kind, {"params": t, "indices": c + (indices,), "axis": c + (rng.choice([0, -1, 1]),)})
+        return _op(kind, {"params": t, "indices": ("const", indices), "axis": ("const", rng.choice([0, -1, 1]))})
     if kind == "StridedSlice":
-        begin, end, stride, masks = rng.choice([
-            ([1], [2], [1], {"shrink_axis_mask": 1}),
-            ([-1], [0], [1], {"shrink_axis_mask": 1}),
-            ([0], [-1], [1], {}),
-            ([1], [0], [1], {"end_mask": 1}),
-            ([0], [0], [2], {"begin_mask": 1, "end_mask": 1}),
-            ([0], [3], [1], {"shrink_axis_mask": 1}),
-            ([5], [6], [1], {"shrink_axis_mask": 1}),
-        ])
-        inputs = {"input": t, "begin": c + (begin,), "end": c + (end,), "strides": c + (stride,)}
+        begin, end, stride, masks = rng.choice(
+            [
+                ([1], [2], [1], {"shrink_axis_mask": 1}),
+                ([-1], [0], [1], {"shrink_axis_mask": 1}),
+                ([0], [-1], [1], {}),
+                ([1], [0], [1], {"end_mask": 1}),
+                ([0], [0], [2], {"begin_mask": 1, "end_mask": 1}),
+                ([0], [3], [1], {"shrink_axis_mask": 1}),
+                ([5], [6], [1], {"shrink_axis_mask": 1}),
+            ]
+        )
+        inputs = {"input": t, "begin": ("const", begin), "end": ("const", end), "strides": ("const", stride)}
         return _op(kind, inputs, masks)
     if kind == "Unpack":
         num = rng.choice([1, 2, 3])
         return _op(kind, {"value": t}, {"num": num, "axis": 0}, rng.randrange(num))
     if kind == "Cast":
         return _op(kind, {"x": t}, {"DstT": rng.choice([I32, I64])})
-    if kind in ("Mul", "Sub", "FloorDiv", "Maximum"):
-        return _op(kind, {"x": t, "y": c + (rng.choice([2, -1, 3, 0]),)})
+    if kind in ("Mul", "Sub", "FloorDiv", "FloorMod", "Maximum"):
+        return _op(kind, {"x": t, "y": ("const", rng.choice([2, -1, 3, 0]))})
     if kind in ("ZerosLike", "OnesLike", "Identity"):
         return _op(kind, {"x" if kind != "Identity" else "input": t})
     if kind == "Pack":
-        return _op(kind, {"values": ("list", [t, c + (rng.choice([1, 2]),)])})
-    return _op(kind, {"values": ("list", [t, c + ([4],)]), "axis": c + (0,)})
+        return _op(kind, {"values": ("list", [t, ("const", rng.choice([1, 2]))])})
+    return _op(kind, {"values": ("list", [t, ("const", [4])]), "axis": ("const", 0)})
 
 
 def _consumers(t: Any) -> list[Any]:
@@ -209,10 +236,23 @@ def test_repro_cases(registered):
     specs = [
         _op("Reshape", {"tensor": _ph([6]), "shape": _op("Reshape", {"tensor": a, "shape": ("const", [-1])})}),
         _op("Reshape", {"tensor": _ph([36]), "shape": _op("Tile", {"input": a, "multiples": ("const", [2])})}),
-        _op("Reshape", {"tensor": _ph([None]), "shape": _op("Pack", {"values": ("list", [
-            _op("Sum", {"input": a, "reduction_indices": ("const", 0)}), ("const", 1)])})}),
-        _op("Reshape", {"tensor": _ph([6]), "shape": _op("Squeeze", {"input": _op(
-            "ExpandDims", {"input": a, "dim": ("const", 0)})})}),
+        _op(
+            "Reshape",
+            {
+                "tensor": _ph([None]),
+                "shape": _op(
+                    "Pack",
+                    {"values": ("list", [_op("Sum", {"input": a, "reduction_indices": ("const", 0)}), ("const", 1)])},
+                ),
+            },
+        ),
+        _op(
+            "Reshape",
+            {
+                "tensor": _ph([6]),
+                "shape": _op("Squeeze", {"input": _op("ExpandDims", {"input": a, "dim": ("const", 0)})}),
+            },
+        ),
     ]
     outcomes = [build(False, s) for s in specs]
     assert outcomes == [(2, 3), (2, 3, 2, 3), (5, 1), (2, 3)]
@@ -234,16 +274,51 @@ def test_common_model_patterns(registered):
     values = [
         _op("ConcatV2", {"values": ("list", [sl(s, 0, -1), ("const", [3])]), "axis": ("const", 0)}),
         _op("Pack", {"values": ("list", [_op("Prod", {"input": s, "reduction_indices": ("const", 0)}), ("const", 1)])}),
-        _op("Pack", {"values": ("list", [sl(s, 0, 0, shrink_axis_mask=1),
-                                         _op("Prod", {"input": sl(s, 1, 0, end_mask=1), "reduction_indices": ("const", 0)})])}),
+        _op(
+            "Pack",
+            {
+                "values": (
+                    "list",
+                    [
+                        sl(s, 0, 0, shrink_axis_mask=1),
+                        _op("Prod", {"input": sl(s, 1, 0, end_mask=1), "reduction_indices": ("const", 0)}),
+                    ],
+                )
+            },
+        ),
         _op("GatherV2", {"params": s, "indices": ("const", [0, 2]), "axis": ("const", 0)}),
         _op("Pack", {"values": ("list", [_op("Unpack", {"value": s}, {"num": 3}, 2), ("const", -1)])}),
         _op("Pack", {"values": ("list", [_op("Unpack", {"value": sp}, {"num": 3}, 1), ("const", -1)])}),
-        _op("Pack", {"values": ("list", [_op("Mul", {"x": sl(sp, 1, 2, shrink_axis_mask=1), "y": sl(sp, -1, 0, shrink_axis_mask=1)}), ("const", -1)])}),
-        _op("Pack", {"values": ("list", [_op("Max", {"input": s, "reduction_indices": ("const", [0])}), ("const", 2)])}),
-        _op("Reshape", {"tensor": _op("Transpose", {"x": _op("Reshape", {"tensor": s, "shape": ("const", [3, 1])}), "perm": ("const", [1, 0])}), "shape": ("const", [-1])}),
+        _op(
+            "Pack",
+            {
+                "values": (
+                    "list",
+                    [
+                        _op("Mul", {"x": sl(sp, 1, 2, shrink_axis_mask=1), "y": sl(sp, -1, 0, shrink_axis_mask=1)}),
+                        ("const", -1),
+                    ],
+                )
+            },
+        ),
+        _op(
+            "Pack", {"values": ("list", [_op("Max", {"input": s, "reduction_indices": ("const", [0])}), ("const", 2)])}
+        ),
+        _op(
+            "Reshape",
+            {
+                "tensor": _op(
+                    "Transpose",
+                    {"x": _op("Reshape", {"tensor": s, "shape": ("const", [3, 1])}), "perm": ("const", [1, 0])},
+                ),
+                "shape": ("const", [-1]),
+            },
+        ),
         _op("Slice", {"input": s, "begin": ("const", [1]), "size": ("const", [-1])}),
-        _op("Mean", {"input": _op("Reshape", {"tensor": s, "shape": ("const", [3, 1])}), "reduction_indices": ("const", 1)}),
+        _op(
+            "Mean",
+            {"input": _op("Reshape", {"tensor": s, "shape": ("const", [3, 1])}), "reduction_indices": ("const", 1)},
+        ),
     ]
     _compare([c for v in values for c in _consumers(v)])
 

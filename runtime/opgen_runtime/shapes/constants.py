@@ -51,6 +51,23 @@ _decoded: dict[int, tuple[Any, Values]] = {}
 _MAX_ELEMENTS = 1 << 16
 
 
+class RefinerError(ValueError):
+    """An error of TF's EvaluateConstantTensor itself, which fails the op's creation with
+    this message alone (no node framing) instead of leaving the value unknown."""
+
+
+_INT32_MAX = 2**31 - 1
+
+
+def _check_int32(tensor: Tensor, values: list[int]) -> None:
+    """TryInferFromShapes (eval_const_tensor.cc): an int32 Shape/Size output (or an element
+    of one) holding a value >= INT32_MAX is an error, not an unknown value."""
+    if tensor._dtype._base_enum == 3:
+        for v in values:
+            if v >= _INT32_MAX:
+                raise RefinerError(f"Value is out of int32 range: {v}")
+
+
 def tensor_proto_values(proto: Any) -> Values:
     """The flat values and dims of a TensorProto (int/float/bool/string types), memoised."""
     hit = _decoded.get(id(proto))
@@ -92,6 +109,8 @@ def constant_value(tensor: Tensor, depth: int = 0) -> Values | None:
         return None
     try:
         result = evaluate(tensor, depth + 1)
+    except RefinerError:
+        raise
     except (IndexError, ValueError, ZeroDivisionError, KeyError, TypeError):
         return None
     if result is not None and len(result[0]) > _MAX_ELEMENTS:
@@ -109,6 +128,7 @@ def _shape_value(tensor: Tensor, depth: int) -> Values | None:
     dims = op._inputs[index]._shape._dims
     if dims is None or None in dims:
         return None
+    _check_int32(tensor, dims)
     return list(dims), [len(dims)]
 
 
@@ -146,7 +166,10 @@ def _shape_element(tensor: Tensor) -> Values | None:
     if dims is None or not -len(dims) <= index < len(dims):
         return None
     dim = dims[index]
-    return None if dim is None else ([dim], [])
+    if dim is None:
+        return None
+    _check_int32(tensor, [dim])
+    return [dim], []
 
 
 def _size_value(tensor: Tensor, depth: int) -> Values | None:
@@ -156,6 +179,7 @@ def _size_value(tensor: Tensor, depth: int) -> Values | None:
     n = 1
     for d in dims:
         n *= d or 0
+    _check_int32(tensor, [n])
     return [n], []
 
 
@@ -598,6 +622,15 @@ def _floor_div(a: Any, b: Any) -> Any:
     return a // b
 
 
+def _floor_mod(a: Any, b: Any) -> Any:
+    """FloorMod (cwise_ops.h, safe_floor_mod): the remainder takes the divisor's sign, as
+    Python's; an integer zero divisor is a kernel error (ZeroDivisionError: no value).
+    """
+    if not isinstance(a, int) or not isinstance(b, int):
+        raise TypeError(a)
+    return a % b
+
+
 def _int_div(a: Any, b: Any) -> Any:
     return int(a / b) if isinstance(a, int) and isinstance(b, int) else a / b
 
@@ -619,6 +652,7 @@ _EVALUATORS: dict[str, Evaluator] = {
     "Sub": _binary(lambda a, b: a - b),
     "Mul": _binary(lambda a, b: a * b),
     "FloorDiv": _binary(_floor_div),
+    "FloorMod": _binary(_floor_mod),
     "RealDiv": _binary(_int_div),
     "Maximum": _binary(max),
     "Minimum": _binary(min),
@@ -679,7 +713,10 @@ def partial_shape(tensor: Tensor, depth: int = 0) -> list[int | None] | None:
     if kind == "Cast":
         # the cast value when MakeShapeFromTensor accepts it (no value below -1), else the
         # partial shape before the cast; an error there only makes the shape unknown
-        value = constant_value(tensor)
+        try:  # the refiner ignores this evaluation's error
+            value = constant_value(tensor)
+        except RefinerError:
+            value = None
         if value is not None and len(value[1]) == 1 and all(v >= -1 for v in value[0]):
             return [None if v == -1 else int(v) for v in value[0]]
         try:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..ops import registry as _registry
 from ..values.tensor_shape import TensorShape
+from . import constants as _constants
 from . import context as _shape_context
 from . import fns as shape_fns
 from .context import (
@@ -96,7 +97,11 @@ def run(op: Operation, fn: ShapeFn) -> None:
         # ShapeError: the refiner's own errors (MakeShapeFromTensor's, read in
         # ConstantPartialShape) come only in the pass after the request, so an earlier
         # pass's error wins over them.
-        ctx = _run_in_passes(op, fn)
+        try:
+            ctx = _run_in_passes(op, fn)
+        except _constants.RefinerError as e:
+            # the op's creation fails with EvaluateConstantTensor's message, unframed
+            raise ValueError(str(e)) from None
     for tensor, shape in zip(op._outputs, ctx._outputs):
         if shape.dims is not None:
             tensor._shape = TensorShape._from_dims(shape.dims)
