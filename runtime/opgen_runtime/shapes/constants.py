@@ -128,7 +128,7 @@ def _shape_value(tensor: Tensor, depth: int) -> Values | None:
     dims = op._inputs[index]._shape._dims
     if dims is None or None in dims:
         return None
-    _check_int32(tensor, dims)
+    _check_int32(tensor, [d for d in dims if d is not None])
     return list(dims), [len(dims)]
 
 
