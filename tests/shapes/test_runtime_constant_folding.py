@@ -75,6 +75,7 @@ def build(is_tf: bool, spec: Any) -> Any:
 # attrs with defaults, which `_apply_op_helper` wants named (None takes the default)
 DEFAULTED = {
     "Shape": ["out_type"],
+    "ShapeN": ["out_type"],
     "Size": ["out_type"],
     "Squeeze": ["squeeze_dims"],
     "Sum": ["keep_dims"],
@@ -102,12 +103,15 @@ SHAPES: list[Any] = [[2, 3], [4, 1, 5], [6], [], [2, None, 3], [1, 1], [0, 3], [
 
 
 def _leaf(rng: random.Random) -> Any:
-    kind = rng.choice(["shape", "shape", "shape", "shape64", "size", "rank", "const", "const2"])
+    kind = rng.choice(["shape", "shape", "shape", "shape64", "shapen", "size", "rank", "const", "const2"])
     shape = rng.choice(SHAPES)
     if kind == "shape":
         return _op("Shape", {"input": _ph(shape)})
     if kind == "shape64":
         return _op("Shape", {"input": _ph(shape)}, {"out_type": I64})
+    if kind == "shapen":  # TF reads no ShapeN value from shapes, only from constant inputs
+        inputs = rng.choice([[_ph(shape), _ph([4])], [("const", [[1, 2, 3]]), ("const", [5, 6])]])
+        return _op("ShapeN", {"input": ("list", inputs)}, {}, rng.randrange(2))
     if kind == "size":
         return _op("Size", {"input": _ph(shape)})
     if kind == "rank":

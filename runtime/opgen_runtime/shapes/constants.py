@@ -122,10 +122,20 @@ def _input_value(tensor: Tensor, i: int, depth: int) -> Values | None:
     return constant_value(tensor._op._inputs[i], depth)
 
 
-def _shape_value(tensor: Tensor, depth: int) -> Values | None:
+def _shape_n_value(tensor: Tensor, depth: int) -> Values | None:
+    """ShapeN is not read from shapes (TryInferFromShapes knows only Shape, Size and Rank):
+    TF runs its kernel, so every input must have a value (a placeholder's never does).
+    """
     op = tensor._op
-    index = tensor._value_index if op._type == "ShapeN" else 0
-    dims = op._inputs[index]._shape._dims
+    values = [_input_value(tensor, i, depth) for i in range(len(op._inputs))]
+    if any(v is None for v in values):
+        return None
+    dims = values[tensor._value_index][1]  # type: ignore[index]
+    return list(dims), [len(dims)]
+
+
+def _shape_value(tensor: Tensor, depth: int) -> Values | None:
+    dims = tensor._op._inputs[0]._shape._dims
     if dims is None or None in dims:
         return None
     _check_int32(tensor, [d for d in dims if d is not None])
@@ -638,7 +648,7 @@ def _int_div(a: Any, b: Any) -> Any:
 _EVALUATORS: dict[str, Evaluator] = {
     "Identity": _identity_value,
     "Shape": _shape_value,
-    "ShapeN": _shape_value,
+    "ShapeN": _shape_n_value,
     "Size": _size_value,
     "Rank": _rank_value,
     "Cast": _cast_value,
