@@ -143,6 +143,9 @@ def _unary(rng: random.Random, t: Any) -> Any:
             "Mul",
             "Sub",
             "FloorDiv",
+            "FloorMod",
+            "RealDiv",
+            "FloatMul",
             "Maximum",
             "ZerosLike",
             "OnesLike",
@@ -190,9 +193,14 @@ def _unary(rng: random.Random, t: Any) -> Any:
     if kind == "Unpack":
         num = rng.choice([1, 2, 3])
         return _op(kind, {"value": t}, {"num": num, "axis": 0}, rng.randrange(num))
+    if kind == "FloatMul":  # float32 arithmetic between casts
+        scaled = _op(
+            "Mul", {"x": _op("Cast", {"x": t}, {"DstT": F32}), "y": ("const", rng.choice([0.5, 1.5, 0.1, 3.0]))}
+        )
+        return _op("Cast", {"x": scaled}, {"DstT": rng.choice([I32, I64])})
     if kind == "Cast":
         return _op(kind, {"x": t}, {"DstT": rng.choice([I32, I64])})
-    if kind in ("Mul", "Sub", "FloorDiv", "FloorMod", "Maximum"):
+    if kind in ("Mul", "Sub", "FloorDiv", "FloorMod", "RealDiv", "Maximum"):
         return _op(kind, {"x": t, "y": ("const", rng.choice([2, -1, 3, 0]))})
     if kind in ("ZerosLike", "OnesLike", "Identity"):
         return _op(kind, {"x" if kind != "Identity" else "input": t})

@@ -1,11 +1,25 @@
 """Statically known tensor values for shape functions, as TF's ShapeRefiner finds them.
 
-`constant_value` is TF's EvaluateConstantTensor (tensorflow/core/common_runtime/
-eval_const_tensor.cc) for the small integer subgraphs shape functions ask about: Consts,
-Shape/Size/Rank of known shapes, and Identity, Cast, Pack, ConcatV2, StridedSlice, Range,
-Fill and integer arithmetic over such values. `partial_shape` is ShapeRefiner::
-ConstantPartialShape (shape_refiner.cc): a shape tensor read as a partial shape, so
-`reshape(x, stack([batch, 3]))` keeps the known 3.
+`constant_value` is TF 2.21's EvaluateConstantTensor (tensorflow/core/common_runtime/
+eval_const_tensor.cc). TF reads Shape (fully known input), Size (fully known), Rank (known
+rank) and `shape(x)[i]` / `unstack(shape(x))[i]` (only dim i known; TryInferFromShapes,
+GetSliceIndex) from shapes, and otherwise extracts the constant subgraph feeding the
+tensor (ExtractConstantSubgraph: no placeholders or other input-less non-Const nodes, no
+stateful ops, no Enter/Exit/Merge, no function attrs, a CPU kernel) and runs its kernels,
+a kernel error leaving the value unknown. TF bounds neither the subgraph nor the value
+(ShapeRefiner only caches results up to 1 KiB). The runtime ports the kernels shape
+tensors are commonly built with, giving TF's value or no value, never another one:
+Const, Identity, Cast (to int or float), Pack and ConcatV2 (of scalars / vectors),
+StridedSlice (along axis 0), Slice, Reshape, ExpandDims, Squeeze, Tile, Transpose,
+GatherV2 (batch_dims 0), Unpack, Range, Fill, ShapeN (of constant inputs), Sum, Prod,
+Max, Min and Mean of integers (axes, keep_dims, empty reductions), ZerosLike/OnesLike,
+and Add, AddV2, Sub, Mul, FloorDiv, FloorMod, RealDiv, Maximum, Minimum, Neg (integers
+wrap as int32/int64 do). Anything else, chains deeper than 16 ops and values over 65536
+elements give no value (TF might fold them). An int32 Shape/Size value >= INT32_MAX is
+TF's error (`RefinerError`), not an unknown value.
+
+`partial_shape` is ShapeRefiner::ConstantPartialShape (shape_refiner.cc): a shape tensor
+read as a partial shape, so `reshape(x, stack([batch, 3]))` keeps the known 3.
 """
 
 from __future__ import annotations
@@ -111,7 +125,14 @@ def constant_value(tensor: Tensor, depth: int = 0) -> Values | None:
         result = evaluate(tensor, depth + 1)
     except RefinerError:
         raise
-    except (IndexError, ValueError, ZeroDivisionError, KeyError, TypeError):
+    except (
+        IndexError,
+        ValueError,
+        ZeroDivisionError,
+        KeyError,
+        TypeError,
+        OverflowError,
+    ):
         return None
     if result is not None and len(result[0]) > _MAX_ELEMENTS:
         return None
@@ -208,9 +229,19 @@ def _cast_value(tensor: Tensor, depth: int) -> Values | None:
         return None
     dst = tensor._op._attrs["DstT"].type
     if dst in _INT_TYPES:
-        return [int(v) for v in value[0]], value[1]
+        # integers convert modulo 2**bits (C++); a float out of range has no defined value
+        ints = []
+        for v in value[0]:
+            if isinstance(v, float):
+                v = int(v)  # toward zero; NaN/inf raise (no value)
+                if _wrap(tensor, [v]) != [v]:
+                    return None
+            ints.append(v)
+        wrapped = _wrap(tensor, ints)
+        return None if wrapped is None else (wrapped, value[1])
     if dst in (1, 2):
-        return [float(v) for v in value[0]], value[1]
+        floats = _typed(tensor, [float(v) for v in value[0]])
+        return None if floats is None else (floats, value[1])
     return None
 
 
@@ -599,8 +630,11 @@ def _like_value(fill: int) -> Evaluator:
     return evaluate
 
 
-def _binary(fn: Callable[[Any, Any], Any]) -> Evaluator:
+def _binary(fn: Callable[[Any, Any], Any], floats_only: bool = False) -> Evaluator:
     def evaluate(tensor: Tensor, depth: int) -> Values | None:
+        if floats_only and tensor._dtype._base_enum not in (1, 2):
+            # no CPU kernel: ExtractConstantSubgraph gives up before reading the inputs
+            return None
         x, y = _input_value(tensor, 0, depth), _input_value(tensor, 1, depth)
         if x is None or y is None:
             return None
@@ -612,18 +646,32 @@ def _binary(fn: Callable[[Any, Any], Any]) -> Evaluator:
             values, dims = [fn(x[0][0], b) for b in y[0]], y[1]
         else:
             return None
-        if tensor._dtype._base_enum in _INT_BITS:
-            wrapped = _wrap(tensor, values)
-            return None if wrapped is None else (wrapped, dims)
-        return values, dims
+        typed = _typed(tensor, values)
+        return None if typed is None else (typed, dims)
 
     return evaluate
+
+
+def _typed(tensor: Tensor, values: list[Any]) -> list[Any] | None:
+    """Results stored in the output's dtype: integers wrapped, float32 rounded (Python
+    computes in double; a float32 overflow gives no value); other dtypes no value."""
+    enum = tensor._dtype._base_enum
+    if enum in _INT_BITS:
+        return _wrap(tensor, values)
+    if enum == 2:
+        return values
+    if enum == 1:
+        return [struct.unpack("<f", struct.pack("<f", v))[0] for v in values]
+    return None
 
 
 def _unary(fn: Callable[[Any], Any]) -> Evaluator:
     def evaluate(tensor: Tensor, depth: int) -> Values | None:
         x = _input_value(tensor, 0, depth)
-        return None if x is None else ([fn(a) for a in x[0]], x[1])
+        if x is None:
+            return None
+        values = _typed(tensor, [fn(a) for a in x[0]])
+        return None if values is None else (values, x[1])
 
     return evaluate
 
@@ -641,8 +689,12 @@ def _floor_mod(a: Any, b: Any) -> Any:
     return a % b
 
 
-def _int_div(a: Any, b: Any) -> Any:
-    return int(a / b) if isinstance(a, int) and isinstance(b, int) else a / b
+def _real_div(a: Any, b: Any) -> Any:
+    """RealDiv has CPU kernels for floating types only (cwise_op_div.cc): integers give no
+    value, as TF's subgraph run fails."""
+    if isinstance(a, int) or isinstance(b, int):
+        raise TypeError(a)
+    return a / b
 
 
 _EVALUATORS: dict[str, Evaluator] = {
@@ -663,7 +715,7 @@ _EVALUATORS: dict[str, Evaluator] = {
     "Mul": _binary(lambda a, b: a * b),
     "FloorDiv": _binary(_floor_div),
     "FloorMod": _binary(_floor_mod),
-    "RealDiv": _binary(_int_div),
+    "RealDiv": _binary(_real_div, floats_only=True),
     "Maximum": _binary(max),
     "Minimum": _binary(min),
     "Neg": _unary(lambda a: -a),
@@ -742,6 +794,11 @@ def partial_shape(tensor: Tensor, depth: int = 0) -> list[int | None] | None:
         result: list[int | None] = []
         for t in op._inputs:
             value = constant_value(t)
+            if value is not None and t._dtype._base_enum not in _INT_TYPES:
+                # EvaluateConstantIntScalarEdge's error (met only before a Cast)
+                raise ValueError(
+                    "EvaluateConstantIntScalarEdge called on non-integer edge"
+                )
             if value is not None and not value[1]:
                 size = int(value[0][0])
                 result.append(None if size < 0 else size)
@@ -762,6 +819,9 @@ def partial_shape(tensor: Tensor, depth: int = 0) -> list[int | None] | None:
     if kind == "StridedSlice":
         return _partial_strided_slice(tensor, depth)
     value = constant_value(tensor)
+    if value is not None and tensor._dtype._base_enum not in _INT_TYPES:
+        # MakeShapeFromTensor's error for a float value (met only before a Cast)
+        raise ValueError("Input tensor must be int32 or int64")
     if value is not None and len(value[1]) == 1:
         for v in value[0]:
             if v < -1:
