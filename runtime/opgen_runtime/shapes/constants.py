@@ -13,10 +13,12 @@ Const, Identity, Cast (to int or float), Pack and ConcatV2 (of scalars / vectors
 StridedSlice (along axis 0), Slice, Reshape, ExpandDims, Squeeze, Tile, Transpose,
 GatherV2 (batch_dims 0), Unpack, Range, Fill, ShapeN (of constant inputs), Sum, Prod,
 Max, Min and Mean of integers (axes, keep_dims, empty reductions), ZerosLike/OnesLike,
-and Add, AddV2, Sub, Mul, FloorDiv, FloorMod, RealDiv, Maximum, Minimum, Neg (integers
-wrap as int32/int64 do). Anything else, chains deeper than 16 ops and values over 65536
-elements give no value (TF might fold them). An int32 Shape/Size value >= INT32_MAX is
-TF's error (`RefinerError`), not an unknown value.
+and Add, AddV2, Sub, Mul, FloorDiv, FloorMod, Maximum, Minimum, Neg, RealDiv (floats;
+TF has no integer kernel). Results are stored in the output dtype: integers wrap as
+int32/int64 do, float32 is rounded; a float cast out of an integer's range, other ops,
+chains deeper than 16 ops and values over 65536 elements give no value (TF might fold
+them). An int32 Shape/Size value >= INT32_MAX is TF's error (`RefinerError`, raised as
+the op's ValueError), not an unknown value.
 
 `partial_shape` is ShapeRefiner::ConstantPartialShape (shape_refiner.cc): a shape tensor
 read as a partial shape, so `reshape(x, stack([batch, 3]))` keeps the known 3.
