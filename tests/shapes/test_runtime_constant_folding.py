@@ -152,6 +152,8 @@ def _unary(rng: random.Random, t: Any) -> Any:
             "Pack",
             "ConcatV2",
             "Identity",
+            "PackAxis",
+            "BroadcastArgs",
         ]
     )
     if kind == "Reshape":
@@ -204,6 +206,12 @@ def _unary(rng: random.Random, t: Any) -> Any:
         return _op(kind, {"x": t, "y": ("const", rng.choice([2, -1, 3, 0]))})
     if kind in ("ZerosLike", "OnesLike", "Identity"):
         return _op(kind, {"x" if kind != "Identity" else "input": t})
+    if kind == "PackAxis":
+        axis = rng.choice([0, 1, -1, 2])
+        return _op("Pack", {"values": ("list", [t, t])}, {"axis": axis})
+    if kind == "BroadcastArgs":
+        other = rng.choice([[1], [3, 1], [2, 1, 3], [], [0], [4, 5, 6, 7]])
+        return _op(kind, {"s0": t, "s1": ("const", other)})
     if kind == "Pack":
         return _op(kind, {"values": ("list", [t, ("const", rng.choice([1, 2]))])})
     return _op(kind, {"values": ("list", [t, ("const", [4])]), "axis": ("const", 0)})

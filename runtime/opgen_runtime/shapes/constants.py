@@ -9,7 +9,7 @@ stateful ops, no Enter/Exit/Merge, no function attrs, a CPU kernel) and runs its
 a kernel error leaving the value unknown. TF bounds neither the subgraph nor the value
 (ShapeRefiner only caches results up to 1 KiB). The runtime ports the kernels shape
 tensors are commonly built with, giving TF's value or no value, never another one:
-Const, Identity, Cast (to int or float), Pack and ConcatV2 (of scalars / vectors),
+Const, Identity, Cast (to int or float), Pack, ConcatV2 (of vectors), BroadcastArgs,
 StridedSlice (along axis 0), Slice, Reshape, ExpandDims, Squeeze, Tile, Transpose,
 GatherV2 (batch_dims 0), Unpack, Range, Fill, ShapeN (of constant inputs), Sum, Prod,
 Max, Min and Mean of integers (axes, keep_dims, empty reductions), ZerosLike/OnesLike,
@@ -248,21 +248,48 @@ def _cast_value(tensor: Tensor, depth: int) -> Values | None:
 
 
 def _pack_value(tensor: Tensor, depth: int) -> Values | None:
+    """The Pack kernel (pack_op.cc): inputs of one shape, stacked along `axis` in
+    [-rank-1, rank]."""
     op = tensor._op
-    if op._attrs["axis"].i not in (0, -1) or not op._inputs:
+    if not op._inputs:
         return None
+    parts = [_input_value(tensor, i, depth) for i in range(len(op._inputs))]
+    if any(p is None for p in parts):
+        return None
+    dims = parts[0][1]  # type: ignore[index]
+    if any(p[1] != dims for p in parts):  # type: ignore[index]
+        return None
+    rank = len(dims)
+    axis = op._attrs["axis"].i
+    if not -rank - 1 <= axis <= rank:
+        return None
+    if axis < 0:
+        axis += rank + 1
+    outer, inner = _product(dims[:axis]), _product(dims[axis:])
     values: list[Any] = []
-    dims: list[int] | None = None
-    for i in range(len(op._inputs)):
-        value = _input_value(tensor, i, depth)
-        if value is None:
+    for o in range(outer):
+        for p in parts:
+            values.extend(p[0][o * inner : (o + 1) * inner])  # type: ignore[index]
+    return values, [*dims[:axis], len(parts), *dims[axis:]]
+
+
+def _broadcast_args_value(tensor: Tensor, depth: int) -> Values | None:
+    """The BroadcastArgs kernel (bcast_ops.cc, BCastArgsOp; bcast.h, BCast): two shape
+    vectors broadcast right-aligned, equal sizes kept, a 1 taking the other's size (even a
+    negative one); other mismatches are the kernel's error (no value)."""
+    s0 = _index_vector(_input_value(tensor, 0, depth))
+    s1 = _index_vector(_input_value(tensor, 1, depth))
+    if s0 is None or s1 is None:
+        return None
+    n = max(len(s0), len(s1))
+    a = [1] * (n - len(s0)) + s0
+    b = [1] * (n - len(s1)) + s1
+    out = []
+    for x, y in zip(a, b):
+        if x != y and x != 1 and y != 1:
             return None
-        if dims is None:
-            dims = value[1]
-        if value[1] or dims:  # only scalars: the axis does not matter then
-            return None
-        values.extend(value[0])
-    return values, [len(values)]
+        out.append(y if x == 1 else x)
+    return out, [len(out)]
 
 
 def _concat_value(tensor: Tensor, depth: int) -> Values | None:
@@ -721,6 +748,7 @@ _EVALUATORS: dict[str, Evaluator] = {
     "Maximum": _binary(max),
     "Minimum": _binary(min),
     "Neg": _unary(lambda a: -a),
+    "BroadcastArgs": _broadcast_args_value,
     "Reshape": _reshape_value,
     "ExpandDims": _expand_dims_value,
     "Squeeze": _squeeze_value,
