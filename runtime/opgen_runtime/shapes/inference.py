@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..ops import registry as _registry
 from ..values.tensor_shape import TensorShape
+from . import constants as _constants
 from . import context as _shape_context
 from . import fns as shape_fns
 from .context import (
@@ -89,11 +90,18 @@ def run(op: Operation, fn: ShapeFn) -> None:
     ctx = InferenceContext(op, eager=True)
     try:
         fn(ctx)
-    except ShapeError:
+    except ValueError:
         # TF's ShapeRefiner runs the function in passes, input values a pass asked for
         # becoming available to the next, and an error in any pass is final: replay that
-        # for TF's error and the inputs its message lists.
-        ctx = _run_in_passes(op, fn)
+        # for TF's error and the inputs its message lists. ValueError, not only
+        # ShapeError: the refiner's own errors (MakeShapeFromTensor's, read in
+        # ConstantPartialShape) come only in the pass after the request, so an earlier
+        # pass's error wins over them.
+        try:
+            ctx = _run_in_passes(op, fn)
+        except _constants.RefinerError as e:
+            # the op's creation fails with EvaluateConstantTensor's message, unframed
+            raise ValueError(str(e)) from None
     for tensor, shape in zip(op._outputs, ctx._outputs):
         if shape.dims is not None:
             tensor._shape = TensorShape._from_dims(shape.dims)
