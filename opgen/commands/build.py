@@ -207,6 +207,30 @@ def _check_out(settings: Settings, opts: BuildOptions) -> None:
     check_out_dir(opts.out, settings.config.root, inputs, opts.config_location, read_whole=read_whole)
 
 
+def _warn_out_not_a_package(settings: Settings, opts: BuildOptions) -> None:
+    """Warn when `out` is a folder of a package (its parent has an `__init__.py`) but has none
+    itself: Python imports it as a namespace package, but setuptools' find_packages and
+    `[tool.setuptools.packages.find]` with `namespaces = false` (what `opgen init` writes) skip a
+    folder without `__init__.py` (setuptools.discovery PackageFinder._looks_like_package), so a
+    wheel would lack the modules. opgen writes no `__init__.py` there: the package is the user's."""
+    out = opts.out
+    if (out / "__init__.py").is_file() or not (out.parent / "__init__.py").is_file():
+        return
+    config = settings.config
+    configured = "out" in config.written and config.path(config.out).resolve() == out.resolve()
+    shown = printable_path(root_relative(out, opts.root))
+    report(
+        OpgenError(
+            f"{'[tool.opgen] out' if configured else '--out'} {shown} is a folder of package "
+            f"{printable_path(root_relative(out.parent, opts.root))} but has no __init__.py: setuptools' "
+            "packages.find (namespaces = false) and find_packages() skip it, so a wheel of the package would "
+            "lack its modules",
+            config.where("out") if configured else None,
+            hint=f"create {shown}/__init__.py (empty will do; opgen build leaves files it did not write alone)",
+        ).format_warning()
+    )
+
+
 def _would(rel: str, changes: Changes, out: Path) -> str:
     """What writing `changes` would do to `rel` (the words of --check, --diff and --dry-run)."""
     if rel in changes.delete:
@@ -348,6 +372,7 @@ def run(settings: Settings) -> int:
         if message:
             report(message)
     gathered = _gather(settings)
+    _warn_out_not_a_package(settings, opts)
     phases.done(f"gathered {_count(len(gathered.op_list.op), 'op')}")
     overrides_dir = Path(settings.overrides) if settings.overrides else None
     if overrides_dir is not None:
