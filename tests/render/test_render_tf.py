@@ -384,3 +384,29 @@ def test_string_default_docstrings_match_tf(tf, tmp_path):
                 diffs.append((f.op_name, a.name, b.default, a.default))
     assert len(model.functions) == len(op_list.op)
     assert diffs == [], diffs[:3]
+
+
+def test_builtin_named_parameters_differ_from_tf_as_documented(tf):
+    """docs/differences-from-tf.md 17: TF keeps a parameter named `list` (AvoidPythonReserved
+    knows no lowercase builtins), and its wrapper then fails in graph mode where the body calls
+    `list`; opgen renames it exactly then (`list_`), and keeps `list` where the body calls no `list`."""
+    from tensorflow.core.framework import op_def_pb2 as tf_op_def_pb2
+    from tensorflow.python.framework import _pywrap_python_op_gen
+
+    ops = op_def_pb2.OpList()
+    for name, list_attr in (("ListIn", False), ("ListInL", True)):
+        op = ops.op.add(name=name)
+        op.input_arg.add(name="list", type=1)
+        op.output_arg.add(name="y", type=1)
+        if list_attr:
+            op.attr.add(name="ks", type="list(int)").default_value.list.i.append(1)
+    src = _pywrap_python_op_gen.GetPythonWrappers(
+        tf_op_def_pb2.OpList.FromString(ops.SerializeToString()).SerializeToString())
+    namespace: dict = {"__name__": "tf_builtin_names_under_test"}
+    exec(compile(src.decode() if isinstance(src, bytes) else src, "tf_builtin_names_under_test.py", "exec"), namespace)
+    ours = {f.name: [p.name for p in f.params] for f in module_api(MODULE, ops.op, default_api_model(ops)).functions}
+    assert list(inspect.signature(namespace["list_in"]).parameters) == ["list", "name"] == ours["list_in"] + ["name"]
+    assert list(inspect.signature(namespace["list_in_l"]).parameters) == ["list", "ks", "name"]
+    assert ours["list_in_l"] == ["list_", "ks"]
+    with tf.Graph().as_default(), pytest.raises(TypeError, match="isinstance"):
+        namespace["list_in_l"](tf.constant(1.0), ks=[2])
