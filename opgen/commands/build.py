@@ -231,6 +231,26 @@ def _warn_out_not_a_package(settings: Settings, opts: BuildOptions) -> None:
     )
 
 
+def _warn_no_kernels(settings: Settings, opts: BuildOptions, gathered: GatherResult) -> None:
+    """`docstring_kernels = true` but the sources register no kernel: kernels are read from the
+    same files as the ops (`opgen.spec.gather`), so kernels in other files add nothing, silently."""
+    config = settings.config
+    looked = ", ".join(printable_path(root_relative(Path(s), opts.root)) for s in settings.input.sources)
+    from opgen.spec.gather import TRANSLATION_UNIT_SUFFIXES
+
+    read = sum(1 for path in gathered.inputs if path.endswith(TRANSLATION_UNIT_SUFFIXES))
+    report(
+        OpgenError(
+            "[tool.opgen] docstring_kernels = true, but the sources register no kernel (REGISTER_KERNEL_BUILDER), "
+            'so no docstring gets its "Runs on" paragraph. opgen reads kernels from the files it reads ops from: '
+            f"{looked} ({_count(read, 'C++ source')} read)",
+            config.where("docstring_kernels"),
+            hint="add the files or directories that register the kernels to [tool.opgen] sources (a file of "
+            "kernels alone is fine; `opgen kernels` lists what they register), or set docstring_kernels = false",
+        ).format_warning()
+    )
+
+
 def _would(rel: str, changes: Changes, out: Path) -> str:
     """What writing `changes` would do to `rel` (the words of --check, --diff and --dry-run)."""
     if rel in changes.delete:
@@ -393,6 +413,8 @@ def run(settings: Settings) -> int:
     if config.docstring_kernels:
         from opgen.render.kernel_docs import with_kernel_docs
 
+        if not gathered.kernels:
+            _warn_no_kernels(settings, opts, gathered)
         render_model = with_kernel_docs(api_model, gathered)
     result = render_tree(
         gathered, render_model, opts, progress=_progress_bar(started, settings.quiet), write_cache=not settings.dry_run
