@@ -89,3 +89,18 @@ def test_tf_common_shape_fns_are_the_headers():
                 if re.fullmatch(r"(?:shape_inference::)?InferenceContext\s*\*\s*\w*", " ".join(m.group(2).split()))}
     assert declared == TF_COMMON_SHAPE_FNS
 
+
+def test_runtime_doc_lists_the_ported_and_unported_common_shape_fns():
+    """docs/runtime.md's two lists are the runtime's PORTS and TF's common functions it lacks."""
+    import re
+
+    from support.paths import REPO
+
+    from opgen.spec.shape_fn_names import unported_tf_shape_fns
+
+    text = " ".join((REPO / "docs" / "runtime.md").read_text().split())
+    ported = text.split("`SetShapeFn(shape_inference::X)` name picks", 1)[1].split("Not ported,", 1)[0]
+    unported = text.split("Not ported,", 1)[1].split("A custom op naming", 1)[0]
+    names = re.compile(r"`(\w+)`")
+    assert set(names.findall(ported)) == PORTS.keys()
+    assert names.findall(unported.split("(they take only the context):", 1)[1]) == unported_tf_shape_fns()
