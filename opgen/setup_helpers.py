@@ -32,6 +32,7 @@ import subprocess
 import sys
 from pathlib import Path, PurePosixPath
 
+import tomllib
 from setuptools import Extension
 from setuptools.command.build_ext import build_ext as _setuptools_build_ext
 from setuptools.errors import SetupError
@@ -102,6 +103,20 @@ def check_wrappers(project: str) -> None:
             "match the module), and each op of that library would raise OpLibraryError when run. Run `opgen "
             "build` in the project (and commit the wrappers), then build the wheel again.")
     raise _failed(project, "--check", run)
+
+
+def _setuptools_packages(project: str) -> str | None:
+    """How the project's pyproject.toml gives setuptools its packages: "list"
+    ([tool.setuptools] packages = [...]), "find" ([tool.setuptools.packages.find]), or None
+    (neither: setup.py's setup(), or setuptools' automatic discovery)."""
+    try:
+        with open(Path(project, "pyproject.toml"), "rb") as f:
+            packages = tomllib.load(f).get("tool", {}).get("setuptools", {}).get("packages")
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    if isinstance(packages, list):
+        return "list"
+    return "find" if isinstance(packages, dict) else None
 
 
 def _generated_modules(project: str, out: Path) -> dict[str, list[Path]]:
@@ -176,18 +191,55 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
         return None if os.path.isabs(library) else (out / library).resolve()
 
     def _unpacked_error(self, unpacked: list[tuple[str, Path]], project: str) -> str:
-        modules = ", ".join(f"{module} ({os.path.relpath(folder, project)}/)" for module, folder in unpacked)
-        packages = [self._package_name(folder) for _, folder in unpacked]
+        by_folder: dict[Path, list[str]] = {}
+        for module, folder in unpacked:
+            by_folder.setdefault(folder, []).append(module)
+        modules = ", ".join(f"{', '.join(names)} ({os.path.relpath(folder, project)}/)"
+                            for folder, names in by_folder.items())
+        packages = list(dict.fromkeys(self._package_name(folder) for folder in by_folder))
+        # A folder below a packed package, but without an __init__.py (it or a folder between):
+        # setuptools' find_packages and packages.find with namespaces = false skip it and what
+        # is below it (setuptools.discovery PackageFinder._looks_like_package).
+        no_init = sorted({os.path.relpath(missing, project) for folder in by_folder
+                          for missing in self._missing_inits(folder)})
+        listing = _setuptools_packages(project)
         if None in packages:
             fix = "make their folders packages the setup packs (or move [tool.opgen] out into one)"
+        elif no_init:
+            named = ", ".join(f"{folder}/__init__.py" for folder in no_init)
+            fix = (f"create {named} (empty will do; `opgen build` leaves files it did not write alone): without "
+                   f"one, setuptools takes no folder for a package (packages.find with namespaces = false, "
+                   "find_packages)")
+            if listing == "list":
+                fix += f", and list {', '.join(map(str, packages))} in [tool.setuptools] packages too"
+            elif listing is None:
+                fix += f", and add {', '.join(map(str, packages))} to the packages of setup() if it lists them"
         else:
-            include = ", ".join(f'"{top}", "{top}.*"' for top in sorted({str(p).partition(".")[0] for p in packages}))
-            fix = (f"have setuptools pack {', '.join(map(str, packages))} too: in pyproject.toml replace "
-                   f"[tool.setuptools] packages with [tool.setuptools.packages.find] include = [{include}] "
-                   "(what `opgen init` writes), or add them to the packages of setup()")
+            tops = sorted({str(p).partition(".")[0] for p in packages})
+            include = ", ".join(f'"{top}", "{top}.*"' for top in tops)
+            if listing == "find":
+                fix = (f"have setuptools pack {', '.join(map(str, packages))} too: make "
+                       f"[tool.setuptools.packages.find] include match them (include = [{include}], "
+                       "what `opgen init` writes)")
+            else:
+                fix = (f"have setuptools pack {', '.join(map(str, packages))} too: in pyproject.toml replace "
+                       f"[tool.setuptools] packages with [tool.setuptools.packages.find] include = [{include}] "
+                       "(what `opgen init` writes), or add them to the packages of setup()")
         return (f"generated modules would not be in the wheel: {modules}: no package setuptools packs holds "
                 f"their files (packages: {sorted(self.distribution.packages or ())}), and their users' import "
                 f"would fail with ModuleNotFoundError. To fix, {fix}.")
+
+    def _missing_inits(self, folder: Path) -> list[Path]:
+        """The folders from `folder` up to (not including) the nearest packed package's that have
+        no `__init__.py`; none when no packed package holds `folder`."""
+        packed = {self._package_dir(package) for package in self.distribution.packages or ()}
+        missing: list[Path] = []
+        for current in (folder, *folder.parents):
+            if current in packed:
+                return missing
+            if not (current / "__init__.py").is_file():
+                missing.append(current)
+        return []
 
     def _unbuilt_error(self, module: str, library: str, path: Path, project: str) -> str:
         package = self._package_name(path.parent)

@@ -33,8 +33,14 @@ def snapshot_path(config: Config) -> Path | None:
     try:
         return config.path(config.api).resolve().relative_to(config.path(config.out).resolve())
     except ValueError:
-        raise OpgenError(f"[tool.opgen] api = {config.api!r} is not inside out = {config.out!r}", config.where("api"),
-                         hint=api_hint(config)) from None
+        name = Path(config.api).name if Path(config.api).suffix in (".md", ".json") else "API.md"
+        fmt = " --format json" if _format_for(Path(config.api)) == "json" else ""
+        raise OpgenError(
+            f"[tool.opgen] api = {config.api!r} is not inside out = {config.out!r}", config.where("api"),
+            hint="opgen build writes the API snapshot into out, with the modules (--out moves it with them): give "
+            f"api a path inside out, e.g. api = {config.out.rstrip('/') + '/' + name!r}; for a copy elsewhere, "
+            f"run `opgen api{fmt} -o {config.api}`",
+        ) from None
 
 
 def api_hint(config: Config) -> str:

@@ -207,6 +207,50 @@ def _check_out(settings: Settings, opts: BuildOptions) -> None:
     check_out_dir(opts.out, settings.config.root, inputs, opts.config_location, read_whole=read_whole)
 
 
+def _warn_out_not_a_package(settings: Settings, opts: BuildOptions) -> None:
+    """Warn when `out` is a folder of a package (its parent has an `__init__.py`) but has none
+    itself: Python imports it as a namespace package, but setuptools' find_packages and
+    `[tool.setuptools.packages.find]` with `namespaces = false` (what `opgen init` writes) skip a
+    folder without `__init__.py` (setuptools.discovery PackageFinder._looks_like_package), so a
+    wheel would lack the modules. opgen writes no `__init__.py` there: the package is the user's."""
+    out = opts.out
+    if (out / "__init__.py").is_file() or not (out.parent / "__init__.py").is_file():
+        return
+    config = settings.config
+    configured = "out" in config.written and config.path(config.out).resolve() == out.resolve()
+    shown = printable_path(root_relative(out, opts.root))
+    report(
+        OpgenError(
+            f"{'[tool.opgen] out' if configured else '--out'} {shown} is a folder of package "
+            f"{printable_path(root_relative(out.parent, opts.root))} but has no __init__.py: setuptools' "
+            "packages.find (namespaces = false) and find_packages() skip it, so a wheel of the package would "
+            "lack its modules",
+            config.where("out") if configured else None,
+            hint=f"create {shown}/__init__.py (empty will do; opgen build leaves files it did not write alone)",
+        ).format_warning()
+    )
+
+
+def _warn_no_kernels(settings: Settings, opts: BuildOptions, gathered: GatherResult) -> None:
+    """`docstring_kernels = true` but the sources register no kernel: kernels are read from the
+    same files as the ops (`opgen.spec.gather`), so kernels in other files add nothing, silently."""
+    config = settings.config
+    looked = ", ".join(printable_path(root_relative(Path(s), opts.root)) for s in settings.input.sources)
+    from opgen.spec.gather import TRANSLATION_UNIT_SUFFIXES
+
+    read = sum(1 for path in gathered.inputs if path.endswith(TRANSLATION_UNIT_SUFFIXES))
+    report(
+        OpgenError(
+            "[tool.opgen] docstring_kernels = true, but the sources register no kernel (REGISTER_KERNEL_BUILDER), "
+            'so no docstring gets its "Runs on" paragraph. opgen reads kernels from the files it reads ops from: '
+            f"{looked} ({_count(read, 'C++ source')} read)",
+            config.where("docstring_kernels"),
+            hint="add the files or directories that register the kernels to [tool.opgen] sources (a file of "
+            "kernels alone is fine; `opgen kernels` lists what they register), or set docstring_kernels = false",
+        ).format_warning()
+    )
+
+
 def _would(rel: str, changes: Changes, out: Path) -> str:
     """What writing `changes` would do to `rel` (the words of --check, --diff and --dry-run)."""
     if rel in changes.delete:
@@ -348,6 +392,7 @@ def run(settings: Settings) -> int:
         if message:
             report(message)
     gathered = _gather(settings)
+    _warn_out_not_a_package(settings, opts)
     phases.done(f"gathered {_count(len(gathered.op_list.op), 'op')}")
     overrides_dir = Path(settings.overrides) if settings.overrides else None
     if overrides_dir is not None:
@@ -368,6 +413,8 @@ def run(settings: Settings) -> int:
     if config.docstring_kernels:
         from opgen.render.kernel_docs import with_kernel_docs
 
+        if not gathered.kernels:
+            _warn_no_kernels(settings, opts, gathered)
         render_model = with_kernel_docs(api_model, gathered)
     result = render_tree(
         gathered, render_model, opts, progress=_progress_bar(started, settings.quiet), write_cache=not settings.dry_run

@@ -14,6 +14,7 @@ import re
 import struct
 from typing import TYPE_CHECKING, Any
 
+from opgen.tf_text.proto_text import c_escape
 from opgen_runtime.proto import attr_value_pb2, tensor_pb2
 from opgen_runtime.proto.datatypes import BY_ENUM, base, is_ref
 
@@ -86,12 +87,21 @@ def py_str_list(values: list[str] | tuple[str, ...]) -> str:
 
 
 def bytes_default(data: bytes) -> str:
-    """A string attr value as TF renders it (`python_op_gen_internal.cc` AttrValueToPython): `"` + CEscape(bytes) + `"`.
+    """A string attr value as a signature default: the value of TF's literal
+    (`python_op_gen_internal.cc` StringToPython: `"` + CEscape(bytes) + `"`).
 
     Python reads the octal escapes as one character per byte, so the value is
-    `data.decode("latin-1")`, as in TF's own modules.
+    `data.decode("latin-1")`, as in TF's own modules; the spelling is black's (`py_str`).
     """
     return py_str(data.decode("latin-1"))
+
+
+def doc_string_literal(data: bytes | str) -> str:
+    """A string (attr value, func name, shape dim name) as TF's docstrings print it: TF's own
+    text (`python_op_gen_internal.cc` StringToPython, `"` + absl::CEscape(bytes) + `"`), so
+    `'` is `\\'`, `"` is `\\"` and every byte outside printable ASCII is a 3-digit octal escape
+    (UTF-8 `é` reads `\\303\\251`). A str (a proto `string` field) is its UTF-8 bytes, as in C++."""
+    return '"' + c_escape(data) + '"'
 
 
 def float_literal(value: float) -> str:
@@ -141,16 +151,17 @@ def _float(value: float, dtype_prefix: str) -> str:
 _DOC_DTYPES = "tf."
 
 
-def shape_literal(shape: tensor_shape_pb2.TensorShapeProto, unknown_dim: str = "None") -> str:
+def shape_literal(shape: tensor_shape_pb2.TensorShapeProto, doc: bool = False) -> str:
     """A shape value as Python: in code an unknown dimension (-1 in the proto) is `None`. TF's
     generator writes -1, which `make_shape` (TensorShape) rejects, so its wrapper fails on
-    any call that leaves the attr out (docs/differences-from-tf.md); docstrings keep TF's -1."""
+    any call that leaves the attr out (docs/differences-from-tf.md); docstrings (`doc`) keep
+    TF's -1 and TF's text of a dimension's name."""
     if shape.unknown_rank:
         return "None"
     dims = []
     for d in shape.dim:
-        size = unknown_dim if d.size == -1 else str(d.size)
-        dims.append(f"({py_str(d.name)}, {size})" if d.name else size)
+        size = ("-1" if doc else "None") if d.size == -1 else str(d.size)
+        dims.append(f"({doc_string_literal(d.name) if doc else py_str(d.name)}, {size})" if d.name else size)
     return "[" + ", ".join(dims) + "]"
 
 
@@ -162,9 +173,16 @@ def tensor_text(tensor: tensor_pb2.TensorProto) -> str:
     return text + " " if text else ""
 
 
+def _string(data: bytes | str, dtype_prefix: str) -> str:
+    """A string in code (`py_str` of the value TF's literal has) or in a docstring (TF's text)."""
+    if dtype_prefix == _DOC_DTYPES:
+        return doc_string_literal(data)
+    return bytes_default(data) if isinstance(data, bytes) else py_str(data)
+
+
 def _scalar(value: attr_value_pb2.AttrValue, field: str, dtype_prefix: str) -> str:
     if field == "s":
-        return bytes_default(value.s)
+        return _string(value.s, dtype_prefix)
     if field == "i":
         return str(value.i)
     if field == "f":
@@ -174,9 +192,9 @@ def _scalar(value: attr_value_pb2.AttrValue, field: str, dtype_prefix: str) -> s
     if field == "type":
         return _dtype_ref(dtype_prefix, value.type)
     if field == "shape":
-        return shape_literal(value.shape, "-1" if dtype_prefix == _DOC_DTYPES else "None")
+        return shape_literal(value.shape, doc=dtype_prefix == _DOC_DTYPES)
     if field == "func":
-        return py_str(value.func.name)
+        return _string(value.func.name, dtype_prefix)
     if field == "placeholder":
         return py_str(value.placeholder)
     raise ValueError(field)
@@ -206,7 +224,7 @@ def _list_items(value: attr_value_pb2.AttrValue) -> tuple[str, list[Any]]:
 
 def _list_item(field: str, item: Any, dtype_prefix: str) -> str:
     if field == "s":
-        return bytes_default(item)
+        return _string(item, dtype_prefix)
     if field == "i":
         return str(item)
     if field == "f":
@@ -216,9 +234,9 @@ def _list_item(field: str, item: Any, dtype_prefix: str) -> str:
     if field == "type":
         return _dtype_ref(dtype_prefix, item)
     if field == "shape":
-        return shape_literal(item, "-1" if dtype_prefix == _DOC_DTYPES else "None")
+        return shape_literal(item, doc=dtype_prefix == _DOC_DTYPES)
     if field == "func":
-        return py_str(item.name)
+        return _string(item.name, dtype_prefix)
     raise ValueError(field)
 
 

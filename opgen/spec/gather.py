@@ -818,7 +818,7 @@ def _gather(
                 shape_fn_warnings += _translation_warnings(op_def, translation)
             register(op_def, _op_source(reg, shape_fn, call, translation), path)
             if shape_fn and call and unqualified(shape_fn) not in scanned.declared_shape_fns:
-                shape_fn_warnings.append(unknown_shape_fn_warning(shape_fn, call.args[0].loc))
+                shape_fn_warnings.append(unknown_shape_fn_warning(shape_fn, call.args[0].loc, op_def.name))
 
     for op_def, reg, call, shape_fn, declared, source in elsewhere:
         if sources_by_op.get(op_def.name) is not source:
@@ -843,7 +843,7 @@ def _gather(
             resolved = _op_source(reg, None, call, None, f"{where}: {why}")
         else:  # a library's own function opgen does not read (only the compiled library runs it)
             if not declared:
-                shape_fn_warnings.append(unknown_shape_fn_warning(shape_fn, where))
+                shape_fn_warnings.append(unknown_shape_fn_warning(shape_fn, where, op_def.name))
             resolved = _op_source(reg, shape_fn, call, None)
         sources_by_op[op_def.name] = registry.sources[op_def.name] = resolved
 

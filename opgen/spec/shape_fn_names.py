@@ -1,6 +1,7 @@
 """Which `SetShapeFn(name)` names opgen's embedded runtime knows, and the warning for a name
-that is most likely a typo of one (`shape_inference::UnchangedShap`): such an op would
-silently get unknown output shapes in the runtime.
+it does not: a real TF common shape function the runtime has no port of
+(`shape_inference::RandomShape`), or most likely a typo of one (`shape_inference::UnchangedShap`).
+Such an op would silently get unknown output shapes in the runtime.
 
 The known names are the keys of the runtime's table `opgen_runtime.shapes.fn_names.PORTS`, a leaf
 module the runtime builds its `NAMED` shape functions from.
@@ -14,6 +15,30 @@ from opgen.errors import Location, OpgenError
 from opgen_runtime.shapes.fn_names import PORTS
 
 _TF_NAMESPACES = ("shape_inference::", "tensorflow::shape_inference::")
+
+# Every function TF 2.21's tensorflow/core/framework/common_shape_fns.h declares in namespace
+# shape_inference that takes only an InferenceContext* (so `SetShapeFn` can name it): the
+# runtime ports some (`PORTS`); a name of the others is TF's own, right for the op under
+# TensorFlow, and no typo to correct.
+TF_COMMON_SHAPE_FNS: frozenset[str] = frozenset(
+    """
+    AvgPool3DGradShape AvgPoolGradShape AvgPoolShape BatchMatMulShape BatchMatMulV2Shape
+    BiasAddGradShape BiasAddShape BroadcastBinaryOpShapeFn ConcatV2Shape
+    Conv2DBackpropFilterWithBiasShape Conv2DBackpropInputShape Conv2DShape
+    Conv2DShapeWithExplicitPadding Conv3DShape ConvShape DatasetIteratorShape
+    DepthwiseConv2DNativeShape DepthwiseConv2DNativeShapeWithExplicitPadding EinsumShape
+    ExplicitShape ExplicitShapes FusedBatchNormExShape FusedBatchNormGradExShape
+    FusedBatchNormGradShape FusedBatchNormShape FusedBatchNormV3Shape FusedQuantizedConv2DShape
+    FusedQuantizedDepthwiseConv2D GatherNdShape MatMulShape MatrixDiagPartV2Shape MatrixDiagV2Shape
+    MatrixSetDiagV2Shape MaxPool3DGradShape MaxPoolGradShape MaxPoolShape
+    MaxPoolShapeWithExplicitPadding MergeBothInputsShapeFn NoOutputs Pool3DShape QuantizeV2Shape
+    QuantizedAvgPoolShape QuantizedConv2DShape RandomShape ReduceScatterShape ReductionShape
+    ScalarShape SegmentReductionWithNumSegmentsShapeFn SliceShape SparseReduceShapeFn UnchangedShape
+    UnknownShape
+    """.split()
+)
+
+_REGISTER = "opgen_runtime.register_shape_fn"
 
 
 def shape_fn_name(text: str) -> str:
@@ -42,22 +67,43 @@ def known_shape_fns() -> frozenset[str]:
     return frozenset(PORTS)
 
 
-def unknown_shape_fn_warning(name: str, location: Location) -> str | None:
-    """A warning for a `SetShapeFn` name the runtime does not know when it names TF's
-    `shape_inference` namespace or is close to a known name; None for a known name or a
-    library's own function (which only the compiled library runs)."""
+def unported_tf_shape_fns() -> list[str]:
+    """TF's common shape functions the runtime has no port of, sorted."""
+    return sorted(TF_COMMON_SHAPE_FNS - PORTS.keys())
+
+
+def unknown_shape_fn_warning(name: str, location: Location, op: str = "MyOp") -> str | None:
+    """A warning for a `SetShapeFn` name the runtime does not know when it is one of TF's
+    common shape functions, names TF's `shape_inference` namespace, or is close to a known
+    name; None for a known name or a library's own function (which only the compiled library
+    runs). `op`: the op's name, for the hint's `register_shape_fn` call."""
     known = PORTS.keys()
     last = name.rsplit("::", 1)[-1]
     if last in known:
         return None
+    register = f'{_REGISTER}("{op}", fn)'
     in_tf_namespace = name.lstrip(":").startswith(_TF_NAMESPACES)
-    nearest = difflib.get_close_matches(last, known, n=1, cutoff=0.0 if in_tf_namespace else 0.8)
+    if last in TF_COMMON_SHAPE_FNS and (in_tf_namespace or "::" not in name.lstrip(":")):
+        return OpgenError(
+            f"shape function '{name}' is one of TensorFlow's (common_shape_fns.h) that opgen's runtime has no port "
+            "of, so without TensorFlow the op's outputs get unknown shapes (on TensorFlow, TF's own function runs)",
+            location,
+            hint=f"keep it; for shapes without TensorFlow too, register a Python shape function: {register} "
+            "(docs/runtime.md lists the ported functions)",
+        ).format_warning()
+    candidates = known | TF_COMMON_SHAPE_FNS
+    nearest = difflib.get_close_matches(last, candidates, n=1, cutoff=0.0 if in_tf_namespace else 0.8)
     if not nearest:
         return None
+    if nearest[0] in known:
+        hint = (f"did you mean shape_inference::{nearest[0]}? (a function of your own: register it in Python "
+                f"with {register})")
+    else:
+        hint = (f"did you mean shape_inference::{nearest[0]}? (TensorFlow's, which opgen's runtime has no port of: for "
+                f"shapes without TensorFlow, or a function of your own, register it in Python with {register})")
     return OpgenError(
         f"unknown shape function '{name}': opgen's runtime has no shape function of that name, so without "
         "TensorFlow the op's outputs get unknown shapes",
         location,
-        hint=f"did you mean shape_inference::{nearest[0]}? (a function of your own: register it in Python with "
-        "opgen_runtime.shapes.inference.register_shape_fn)",
+        hint=hint,
     ).format_warning()

@@ -177,6 +177,14 @@ def test_api_path_errors_point_at_the_key_and_suggest_a_path_inside_out(run, api
     assert "api = 'myproj/ops/API.md'" in err  # a suggestion that works with this `out`
 
 
+def test_api_outside_out_hint_keeps_its_name_and_format(run):
+    code, err = run('[tool.opgen]\nsources = ["cc"]\nout = "pkg/gen"\napi = "api.json"\n', "build")
+    assert code == 2 and "error: [tool.opgen] api = 'api.json' is not inside out = 'pkg/gen'" in err
+    assert ("hint: opgen build writes the API snapshot into out, with the modules (--out moves it with them): give "
+            "api a path inside out, e.g. api = 'pkg/gen/api.json'; for a copy elsewhere, run "
+            "`opgen api --format json -o api.json`") in " ".join(err.split())
+
+
 def test_libraries_give_each_module_its_library_and_warn_at_a_pattern_matching_no_module(run, tmp_path):
     (tmp_path / "cc" / "b.cc").write_text(OP.replace('"OpA"', '"OpB"'))
     toml = ('[tool.opgen]\nsources = ["cc"]\nlibrary = "_default.so"\n[tool.opgen.libraries]\n"gen_a" = "_a.so"\n'

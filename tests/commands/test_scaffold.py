@@ -277,3 +277,40 @@ def test_wheel_build_without_tensorflow_says_to_install_it(tmp_path, monkeypatch
         tensorflow_flags()
     assert f"needs TensorFlow importable by {python}: install it there (pip install tensorflow-cpu)" in str(e.value)
     assert "ModuleNotFoundError: No module named 'tensorflow'" in str(e.value)
+
+
+def _opgen_build_stderr(project: Path, env: dict[str, str]) -> str:
+    done = subprocess.run([sys.executable, "-m", "opgen", "build", "--quiet"], cwd=project, env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
+def test_out_subfolder_without_init_is_diagnosed(tmp_path):
+    """`out` a folder of the package without `__init__.py`: `opgen build` warns, and build_ext
+    names the missing `__init__.py` (the scaffold's packages.find already includes the
+    subpackages, so telling the author to switch to it would be wrong), each module and the
+    package once; with the `__init__.py` the wheel holds the modules."""
+    project, env = _scaffold(tmp_path, fake_cxx=True)
+    (project / "ops" / "more_ops.cc").write_text(
+        (project / "ops" / "my_ops.cc").read_text().replace("MyOpsScale", "MyOpsScale2"))
+    _replace(project / "pyproject.toml", 'out = "my_ops"', 'out = "my_ops/gen"')
+    _replace(project / "pyproject.toml", 'library = "_my_ops.so"', 'library = "my_ops:_my_ops.so"')
+    (project / "my_ops" / "gen_my_ops.py").unlink()
+    warning = " ".join(_opgen_build_stderr(project, env).split())
+    assert ("warning: [tool.opgen] out my_ops/gen is a folder of package my_ops but has no __init__.py: "
+            "setuptools' packages.find (namespaces = false) and find_packages() skip it") in warning, warning
+    assert "hint: create my_ops/gen/__init__.py" in warning
+    output = _refused_wheel(project, env)
+    assert ("error: generated modules would not be in the wheel: gen_more_ops, gen_my_ops (my_ops/gen/): no package "
+            "setuptools packs holds their files (packages: ['my_ops']), and their users' import would fail with "
+            "ModuleNotFoundError. To fix, create my_ops/gen/__init__.py (empty will do; `opgen build` leaves files "
+            "it did not write alone): without one, setuptools takes no folder for a package (packages.find with "
+            "namespaces = false, find_packages).") in output
+    assert "packages.find] include" not in output and "fake-cxx" not in output
+
+    (project / "my_ops" / "gen" / "__init__.py").write_text("")
+    assert "warning" not in _opgen_build_stderr(project, env)
+    (project / "dist").rename(tmp_path / "dist")
+    assert {"my_ops/gen/__init__.py", "my_ops/gen/gen_my_ops.py", "my_ops/gen/gen_more_ops.py",
+            "my_ops/_my_ops.so"} <= _wheel_names(project, env)

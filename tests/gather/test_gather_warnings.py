@@ -48,3 +48,59 @@ def test_known_and_own_shape_fns_are_quiet(tmp_path):
         )
         == []
     )
+
+
+def test_an_unported_tf_common_shape_fn_is_not_corrected_to_another(tmp_path):
+    """`RandomShape` is TF's and right for the op: the warning says the runtime has no port and
+    how to register one (the documented public path), and suggests no other function."""
+    warnings = _warnings(tmp_path, 'REGISTER_OP("RpRandom").Input("shape: int32").Output("y: float")\n'
+                                   '    .SetShapeFn(shape_inference::RandomShape);\n'
+                                   'REGISTER_OP("RpTypo").Output("y: float").SetShapeFn(shape_inference::SliceShap);\n')
+    assert len(warnings) == 2
+    assert warnings[0] == (
+        f"{tmp_path / 'ops.cc'}:3:17: warning: shape function 'shape_inference::RandomShape' is one of TensorFlow's "
+        "(common_shape_fns.h) that opgen's runtime has no port of, so without TensorFlow the op's outputs get "
+        "unknown shapes (on TensorFlow, TF's own function runs)\n"
+        "  hint: keep it; for shapes without TensorFlow too, register a Python shape function: "
+        'opgen_runtime.register_shape_fn("RpRandom", fn) (docs/runtime.md lists the ported functions)')
+    assert ("did you mean shape_inference::SliceShape? (TensorFlow's, which opgen's runtime has no port of"
+            in warnings[1])
+    assert 'opgen_runtime.register_shape_fn("RpTypo", fn)' in warnings[1]
+
+
+def test_tf_common_shape_fns_are_the_headers():
+    """TF_COMMON_SHAPE_FNS: the functions of TF 2.21's common_shape_fns.h that take only an
+    InferenceContext* (what `SetShapeFn` can name), read from the installed wheel's header."""
+    import re
+
+    import pytest
+    from oracle.cxx_build import CxxBuildError, tf_install
+
+    from opgen.spec.shape_fn_names import TF_COMMON_SHAPE_FNS
+
+    try:
+        header = tf_install().include_dir / "tensorflow" / "core" / "framework" / "common_shape_fns.h"
+    except CxxBuildError as e:  # no TensorFlow here
+        pytest.skip(str(e))
+    if not header.is_file():
+        pytest.skip(f"{header} not installed")
+    text = re.sub(r"//[^\n]*", "", header.read_text())
+    declared = {m.group(1) for m in re.finditer(r"Status\s+(\w+)\s*\(([^)]*)\)", text)
+                if re.fullmatch(r"(?:shape_inference::)?InferenceContext\s*\*\s*\w*", " ".join(m.group(2).split()))}
+    assert declared == TF_COMMON_SHAPE_FNS
+
+
+def test_runtime_doc_lists_the_ported_and_unported_common_shape_fns():
+    """docs/runtime.md's two lists are the runtime's PORTS and TF's common functions it lacks."""
+    import re
+
+    from support.paths import REPO
+
+    from opgen.spec.shape_fn_names import unported_tf_shape_fns
+
+    text = " ".join((REPO / "docs" / "runtime.md").read_text().split())
+    ported = text.split("`SetShapeFn(shape_inference::X)` name picks", 1)[1].split("Not ported,", 1)[0]
+    unported = text.split("Not ported,", 1)[1].split("A custom op naming", 1)[0]
+    names = re.compile(r"`(\w+)`")
+    assert set(names.findall(ported)) == PORTS.keys()
+    assert names.findall(unported.split("(they take only the context):", 1)[1]) == unported_tf_shape_fns()

@@ -292,6 +292,30 @@ def test_docstring_kernels_option(project, capsys, monkeypatch):
     assert code == 2 and "[tool.opgen] docstring_kernels must be true or false" in err
 
 
+def test_docstring_kernels_warns_when_the_sources_register_no_kernel(project, capsys, monkeypatch):
+    """Kernels are read from the files ops are read from: kernels in a file outside `sources`
+    would add nothing, silently; the build says where it looked and how to add them."""
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(project / "cache"))
+    (project / "ops").mkdir()
+    (project / "ops" / "scale.cc").write_text('REGISTER_OP("Scale").Input("x: float").Output("y: float");\n')
+    (project / "kernels").mkdir()
+    (project / "kernels" / "k.cc").write_text('REGISTER_KERNEL_BUILDER(Name("Scale").Device(DEVICE_CPU), S);\n')
+    config = '[tool.opgen]\nout = "gen"\ndocstring_kernels = true\nsources = ["ops"]\n'
+    (project / "pyproject.toml").write_text(config)
+    code, _, err = _run(["build", "--quiet"], capsys)
+    assert code == 0
+    assert err.startswith(f"{project / 'pyproject.toml'}:3:1: warning: [tool.opgen] docstring_kernels = true, but "
+                          "the sources register no kernel (REGISTER_KERNEL_BUILDER), so no docstring gets its "
+                          '"Runs on" paragraph. opgen reads kernels from the files it reads ops from: ops (1 C++ '
+                          "source read)\n  hint: add the files or directories that register the kernels to "
+                          "[tool.opgen] sources"), err
+    (project / "pyproject.toml").write_text(config.replace('["ops"]', '["ops", "kernels"]'))
+    code, _, err = _run(["build", "--quiet"], capsys)
+    assert code == 0 and err == ""
+    assert "Runs on: CPU." in (project / "gen" / "gen_scale.py").read_text()
+
+
 def test_selective_registration_and_internal_ops(project, capsys, monkeypatch):
     monkeypatch.chdir(project)
     Path("internal.cc").write_text(

@@ -325,3 +325,88 @@ def test_every_wrapper_runs_on_both_backends(tf_build):
     # Synthesized values suit every op's types, not every op's semantics: op-level errors are
     # expected, but most calls build their node.
     assert len(report.op_errors) < report.calls // 4
+
+
+# String values TF's docstrings print through absl::CEscape (python_op_gen_internal.cc
+# StringToPython): quotes, backslashes, control and non-ASCII bytes, invalid UTF-8.
+_ESCAPED_STRINGS = [b"it's", b'say "hi"', b"tab\there", b"back\\slash", "caf\u00e9".encode(), b"nl\nx\r",
+                    b"\x01\x7f", b"\xff", b"", b"both'\""]
+
+
+def _string_default_ops() -> op_def_pb2.OpList:
+    """Ops whose string, list(string), allowed-values, func and named-dim shape defaults need escaping."""
+    ops = op_def_pb2.OpList()
+    for i, value in enumerate(_ESCAPED_STRINGS):
+        op = ops.op.add(name=f"StrDefault{i}")
+        op.output_arg.add(name="y", type=1)
+        op.attr.add(name="a", type="string").default_value.s = value
+        listed = op.attr.add(name="b", type="list(string)")
+        listed.default_value.list.s.extend([value, b"plain", value[::-1]])
+        allowed = op.attr.add(name="c", type="string")
+        allowed.default_value.s = value
+        allowed.allowed_values.list.s.extend([b"plain", value])
+    op = ops.op.add(name="NamedDefaults")
+    op.output_arg.add(name="y", type=1)
+    op.attr.add(name="f", type="func").default_value.func.name = "it's \"f\""
+    shape = op.attr.add(name="s", type="shape").default_value.shape
+    shape.dim.add(size=2, name='d"0')
+    shape.dim.add(size=3, name="d'1")  # -1 is a documented difference in code
+    return ops
+
+
+def test_string_default_docstrings_match_tf(tf, tmp_path):
+    """`Defaults to` and `from:` print strings as TF's generator does (CEscape'd), while the
+    signature default keeps the value of TF's literal."""
+    from tensorflow.core.framework import op_def_pb2 as tf_op_def_pb2
+    from tensorflow.python.framework import _pywrap_python_op_gen
+
+    op_list = _string_default_ops()
+    src = _pywrap_python_op_gen.GetPythonWrappers(
+        tf_op_def_pb2.OpList.FromString(op_list.SerializeToString()).SerializeToString()
+    )
+    namespace: dict = {"__name__": "tf_str_defaults_under_test"}
+    exec(compile(src.decode() if isinstance(src, bytes) else src, "tf_str_defaults_under_test.py", "exec"), namespace)
+    module_path = _build(tmp_path, "ruff", op_list)
+    spec = importlib.util.spec_from_file_location("opgen_str_defaults_under_test", module_path)
+    ours = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ours)
+    model = module_api(MODULE, op_list.op, default_api_model(op_list))
+    diffs = []
+    for f in model.functions:
+        tf_fn = namespace[f.name]
+        expected = inspect.cleandoc(tf_fn.__doc__)
+        assert "Defaults to" in expected
+        ours_fn = getattr(ours, f.name)
+        if inspect.cleandoc(f.docstring) != expected or inspect.cleandoc(ours_fn.__doc__) != expected:
+            diffs.append((f.op_name, inspect.cleandoc(ours_fn.__doc__), expected))
+        for a, b in zip(inspect.signature(tf_fn).parameters.values(), inspect.signature(ours_fn).parameters.values()):
+            if a.name != b.name or _norm_default(a.default) != _norm_default(b.default):
+                diffs.append((f.op_name, a.name, b.default, a.default))
+    assert len(model.functions) == len(op_list.op)
+    assert diffs == [], diffs[:3]
+
+
+def test_builtin_named_parameters_differ_from_tf_as_documented(tf):
+    """docs/differences-from-tf.md 17: TF keeps a parameter named `list` (AvoidPythonReserved
+    knows no lowercase builtins), and its wrapper then fails in graph mode where the body calls
+    `list`; opgen renames it exactly then (`list_`), and keeps `list` where the body calls no `list`."""
+    from tensorflow.core.framework import op_def_pb2 as tf_op_def_pb2
+    from tensorflow.python.framework import _pywrap_python_op_gen
+
+    ops = op_def_pb2.OpList()
+    for name, list_attr in (("ListIn", False), ("ListInL", True)):
+        op = ops.op.add(name=name)
+        op.input_arg.add(name="list", type=1)
+        op.output_arg.add(name="y", type=1)
+        if list_attr:
+            op.attr.add(name="ks", type="list(int)").default_value.list.i.append(1)
+    src = _pywrap_python_op_gen.GetPythonWrappers(
+        tf_op_def_pb2.OpList.FromString(ops.SerializeToString()).SerializeToString())
+    namespace: dict = {"__name__": "tf_builtin_names_under_test"}
+    exec(compile(src.decode() if isinstance(src, bytes) else src, "tf_builtin_names_under_test.py", "exec"), namespace)
+    ours = {f.name: [p.name for p in f.params] for f in module_api(MODULE, ops.op, default_api_model(ops)).functions}
+    assert list(inspect.signature(namespace["list_in"]).parameters) == ["list", "name"] == ours["list_in"] + ["name"]
+    assert list(inspect.signature(namespace["list_in_l"]).parameters) == ["list", "ks", "name"]
+    assert ours["list_in_l"] == ["list_", "ks"]
+    with tf.Graph().as_default(), pytest.raises(TypeError, match="isinstance"):
+        namespace["list_in_l"](tf.constant(1.0), ks=[2])

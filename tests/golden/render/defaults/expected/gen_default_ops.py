@@ -173,7 +173,7 @@ def defaults(
     """TODO: add doc.
 
     Args:
-      s: An optional `string`. Defaults to `\"cafÃ© \\t 'q' \\\"dq\\\" \\\\ {{ jinja }}\"`.
+      s: An optional `string`. Defaults to `\"caf\\303\\251 \\t \\'q\\' \\\"dq\\\" \\\\ {{ jinja }}\"`.
       s_empty: An optional `string`. Defaults to `\"\"`.
       i: An optional `int`. Defaults to `-9223372036854775808`.
       f_small: An optional `float`. Defaults to `1e-07`.
