@@ -17,10 +17,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from opgen.tf_text.fingerprint import fingerprint64
-from opgen.tf_text.proto_text import SPACE, c_escape, parse_proto_text, to_float32
+from opgen.tf_text.proto_text import SPACE, c_escape, parse_proto_text
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2, tensor_shape_pb2, types_pb2
 from opgen_runtime.proto.datatypes import cpp_name
+from opgen_runtime.shapes.summary import float_to_buffer as format_float
+from opgen_runtime.shapes.summary import summarize_attr, summarize_list
 
 __all__ = [
     "format_double",
@@ -28,7 +29,6 @@ __all__ = [
     "parse_attr_value",
     "summarize_attr_value",
     "summarize_op_def",
-    "summarize_shape",
 ]
 
 # ----------------------------------------------------------------------------- ParseAttrValue
@@ -152,17 +152,6 @@ def _fast_scalar(field: str, text: str) -> attr_value_pb2.AttrValue | None:
 # ----------------------------------------------------------------------------- Summaries
 
 
-def format_float(x: float) -> str:
-    """TF's `strings::StrCat(float)` (FloatToBuffer): `%.6g`, or `%.9g` when that does not
-    read back as the same float32: `0.1`, `1e-05`, `1234567`, `inf`, `nan`."""
-    if math.isnan(x):
-        return "-nan" if math.copysign(1.0, x) < 0 else "nan"
-    text = f"{x:.6g}"
-    if to_float32(float(text)) != to_float32(x):
-        text = f"{x:.9g}"
-    return text
-
-
 def format_double(x: float) -> str:
     """TF's `strings::StrCat(double)` (DoubleToBuffer): `%.15g`, else `%.17g`."""
     if math.isnan(x):
@@ -171,20 +160,6 @@ def format_double(x: float) -> str:
     if float(text) != x:
         text = f"{x:.17g}"
     return text
-
-
-def _summarize_string(data: bytes) -> str:
-    escaped = c_escape(data)
-    if len(escaped) >= 80:
-        return f'"{escaped[:10]}...{escaped[-10:]}"'
-    return f'"{escaped}"'
-
-
-def summarize_shape(shape: tensor_shape_pb2.TensorShapeProto) -> str:
-    """PartialTensorShape::DebugString: `[?,3]`, `[]`, `<unknown>`."""
-    if shape.unknown_rank:
-        return "<unknown>"
-    return "[" + ",".join("?" if d.size < 0 else str(d.size) for d in shape.dim) + "]"
 
 
 _TENSOR_VALUES: dict[int, tuple[str, Callable[[Any], str]]] = {  # dtype -> (field, element printer)
@@ -257,52 +232,22 @@ def _summarize_func(func: attr_value_pb2.NameAttrList) -> str:
 
 
 def summarize_attr_value(value: attr_value_pb2.AttrValue) -> str:
-    """C++ `SummarizeAttrValue` (lists of 30+ items: first 5, `...`, last 5, `{attr_hash=N}`)."""
+    """C++ `SummarizeAttrValue` (lists of 30+ items: first 5, `...`, last 5, `{attr_hash=N}`):
+    the runtime's for the kinds an op's attrs hold, and tensors, funcs and placeholders here."""
     kind = value.WhichOneof("value")
-    if kind == "s":
-        return _summarize_string(value.s)
-    if kind == "i":
-        return str(value.i)
-    if kind == "f":
-        return format_float(value.f)
-    if kind == "b":
-        return "true" if value.b else "false"
-    if kind == "type":
-        return _enum_name(value.type)
-    if kind == "shape":
-        return summarize_shape(value.shape)
     if kind == "tensor":
         return _summarize_tensor(value.tensor)
     if kind == "func":
         return _summarize_func(value.func)
     if kind == "placeholder":
         return "$" + value.placeholder
-    if kind == "list":
-        lv = value.list
-        pieces: list[str]
-        if lv.s:
-            pieces = [_summarize_string(s) for s in lv.s]
-        elif lv.i:
-            pieces = [str(i) for i in lv.i]
-        elif lv.f:
-            pieces = [format_float(f) for f in lv.f]
-        elif lv.b:
-            pieces = ["true" if b else "false" for b in lv.b]
-        elif lv.type:
-            pieces = [_enum_name(t) for t in lv.type]
-        elif lv.shape:
-            pieces = [summarize_shape(s) for s in lv.shape]
-        elif lv.tensor:
-            pieces = [_summarize_tensor(t) for t in lv.tensor]
-        elif lv.func:
-            pieces = [_summarize_func(f) for f in lv.func]
-        else:
-            pieces = []
-        if len(pieces) >= 30:  # TF elides the middle and appends a FarmHash of the whole list
-            fingerprint = fingerprint64(",".join(pieces).encode())
-            return "[" + ", ".join([*pieces[:5], "...", *pieces[-5:]]) + f"]{{attr_hash={fingerprint}}}"
-        return "[" + ", ".join(pieces) + "]"
-    return "<Unknown AttrValue type>"
+    if kind == "list" and value.list.tensor:
+        return summarize_list([_summarize_tensor(t) for t in value.list.tensor])
+    if kind == "list" and value.list.func:
+        return summarize_list([_summarize_func(f) for f in value.list.func])
+    if kind is None:
+        return "<Unknown AttrValue type>"
+    return summarize_attr(value, _enum_name)
 
 
 _DATATYPE_NAMES = types_pb2.DataType.DESCRIPTOR.values_by_number

@@ -404,7 +404,7 @@ def test_summarize_op_def_matches_tf(oracle):
 def test_fingerprint64_matches_tf(tf):
     import struct
 
-    from opgen.tf_text.fingerprint import fingerprint64
+    from opgen_runtime.proto.fingerprint import fingerprint64
 
     r = random.Random(3)
     data = [bytes(r.randrange(256) for _ in range(n)) for n in [*range(140), 200, 255, 256, 1000]]
