@@ -108,9 +108,17 @@ def file_mode(path: Path) -> int:
 def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
     """Write `data` to `path` via a temporary file in the same directory and os.replace, with
     the mode `file_mode` says; `durable=False` skips the fsync (for caches and the build's
-    output tree: a file lost or torn by a crash is rebuilt)."""
+    output tree: a file lost or torn by a crash is rebuilt). A device or pipe is written into."""
     if os.path.isdir(path):  # named after `path`, not the temporary file os.replace would fail on
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    try:
+        special = not stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        special = False
+    if special:  # a device or a pipe (`-o /dev/null`, `-o /dev/stdout`): written into, never replaced
+        with open(path, "wb") as f:
+            f.write(data)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

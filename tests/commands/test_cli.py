@@ -468,6 +468,26 @@ def test_written_files_get_open_modes_and_keep_an_existing_mode(project, umask_0
                                                "gen/gen_ops.py")] == [0o640, 0o600, 0o644, 0o755]
 
 
+@pytest.mark.parametrize("argv", [["oplist", "-o", "PIPE"], ["kernels", "-o", "PIPE"], ["api", "-o", "PIPE"],
+                                  ["specs", "ops.pbtxt", "-o", "PIPE"], ["build", "--depfile", "PIPE"]])
+def test_output_naming_a_pipe_or_device_is_written_into_never_replaced(project, argv):
+    """`-o /dev/null` or a named pipe: the output goes into it; replacing it with a regular
+    file (as a file's atomic write does) would break /dev/null for the whole machine."""
+    import threading
+
+    assert run("oplist", "-o", "ops.pbtxt").exit_code == 0
+    pipe = project / "pipe"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()))  # until the writer closes it
+    reader.start()
+    result = run(*[a.replace("PIPE", str(pipe)) for a in argv])
+    reader.join()
+    assert result.exit_code == 0, result.output
+    assert pipe.is_fifo() and len(received) == 1  # (kernels: this project has none, an empty file)
+    assert not list(project.glob(".pipe.*"))  # no temporary file beside it
+
+
 @pytest.mark.parametrize("argv", [["oplist", "-o", "DIR"], ["kernels", "-o", "DIR"], ["api", "-o", "DIR"],
                                   ["specs", "ops.pbtxt", "-o", "DIR"], ["build", "--depfile", "DIR"]])
 def test_output_naming_a_directory_is_a_located_error_writing_nothing(project, argv):
