@@ -108,17 +108,9 @@ def file_mode(path: Path) -> int:
 def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
     """Write `data` to `path` via a temporary file in the same directory and os.replace, with
     the mode `file_mode` says; `durable=False` skips the fsync (for caches and the build's
-    output tree: a file lost or torn by a crash is rebuilt). A device or pipe is written into."""
+    output tree: a file lost or torn by a crash is rebuilt)."""
     if os.path.isdir(path):  # named after `path`, not the temporary file os.replace would fail on
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-    try:
-        special = not stat.S_ISREG(os.stat(path).st_mode)
-    except FileNotFoundError:
-        special = False
-    if special:  # a device or a pipe (`-o /dev/null`, `-o /dev/stdout`): written into, never replaced
-        with open(path, "wb") as f:
-            f.write(data)
-        return
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -139,6 +131,21 @@ def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def write_output(path: Path, data: bytes) -> None:
+    """A file the user named (`-o`, `--depfile`): `atomic_write`, except that a device or a
+    pipe (`-o /dev/null`, `-o /dev/stdout`) is written into, never replaced by a regular file
+    (which would break /dev/null for the whole machine)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = stat.S_IFREG
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        with open(path, "wb") as f:
+            f.write(data)
+        return
+    atomic_write(path, data)
 
 
 def write_if_changed(path: Path, data: bytes) -> bool:

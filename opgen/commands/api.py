@@ -22,7 +22,7 @@ class Settings(_Settings):
 def run(settings: Settings) -> int:
     from opgen.apidiff.snapshot_build import build_snapshot
     from opgen.apidiff.snapshot_file import render_snapshot
-    from opgen.fsutil import atomic_write
+    from opgen.fsutil import write_output
     from opgen.outputs.written_files import check_output_option
     from opgen.overrides.load import load_overrides
 
@@ -32,7 +32,7 @@ def run(settings: Settings) -> int:
     model = load_overrides(settings.overrides, gathered.op_list, merge=config.merge_overrides)
     text = render_snapshot(build_snapshot(gathered, model, config), settings.format)
     if settings.output:
-        atomic_write(Path(settings.output), text.encode("utf-8"))
+        write_output(Path(settings.output), text.encode("utf-8"))
     else:
         sys.stdout.write(text)
     return 0

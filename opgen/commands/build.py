@@ -21,7 +21,7 @@ import click
 from opgen.apidiff.snapshot_file import api_hint, snapshot_outputs, snapshot_path
 from opgen.config import Config
 from opgen.errors import Location, OpgenError, printable_path, report
-from opgen.fsutil import LiteralPath, atomic_write
+from opgen.fsutil import LiteralPath, write_output
 from opgen.model import GatherResult
 from opgen.module_groups import group_ops, module_files, module_library, same_named_sources, unmatched_patterns
 from opgen.outputs.depfile import depfile_bytes
@@ -450,7 +450,7 @@ def run(settings: Settings) -> int:
     with build_lock(opts.out):  # compared under the lock: no other build commits in between
         changes = _compared(opts.out, outputs, result, phases)
         if depfile is not None and settings.depfile:
-            atomic_write(Path(settings.depfile), depfile)
+            write_output(Path(settings.depfile), depfile)
         commit(opts.out, changes)
     phases.done(f"wrote {printable_path(opts.out)}")
     _report_kept(opts.out, changes)

@@ -23,7 +23,7 @@ class Settings(_Settings):
 
 def run(settings: Settings) -> int:
     from opgen.errors import report
-    from opgen.fsutil import atomic_write
+    from opgen.fsutil import write_output
     from opgen.outputs.written_files import check_output_option
     from opgen.spec.kernel_summary import cross_check, kernels_markdown
     from opgen.spec.kernels import kernel_list
@@ -42,7 +42,7 @@ def run(settings: Settings) -> int:
     for finding in findings:
         report(finding.format_warning())
     if settings.output:
-        atomic_write(Path(settings.output), data)
+        write_output(Path(settings.output), data)
     elif not settings.check:  # a check says only what it found, as `opgen build --check` does
         sys.stdout.buffer.write(data)
     if findings and not settings.quiet:

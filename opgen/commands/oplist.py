@@ -24,7 +24,7 @@ class Settings(_Settings):
 
 
 def run(settings: Settings) -> int:
-    from opgen.fsutil import atomic_write
+    from opgen.fsutil import write_output
     from opgen.outputs.written_files import check_output_option
 
     if settings.from_library:
@@ -53,7 +53,7 @@ def run(settings: Settings) -> int:
 
         data = dump_op_list(op_list, settings.format)
     if settings.output:
-        atomic_write(Path(settings.output), data)
+        write_output(Path(settings.output), data)
     else:
         sys.stdout.buffer.write(data)
     return 0

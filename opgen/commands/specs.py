@@ -17,7 +17,7 @@ class Settings(_Settings):
 
 
 def run(settings: Settings) -> int:
-    from opgen.fsutil import atomic_write
+    from opgen.fsutil import write_output
     from opgen.outputs.written_files import check_output_option
     from opgen.spec.emit_cc import op_list_to_cc
     from opgen.spec.oplist_io import load_op_list_file
@@ -26,7 +26,7 @@ def run(settings: Settings) -> int:
     check_output_option(settings.output, settings.config, [settings.oplist])
     cc = op_list_to_cc(op_list, skip_inexpressible=settings.skip_inexpressible)
     if settings.output:
-        atomic_write(Path(settings.output), cc.encode())
+        write_output(Path(settings.output), cc.encode())
     else:
         sys.stdout.buffer.write(cc.encode())
     return 0
