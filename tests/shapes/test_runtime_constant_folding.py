@@ -22,21 +22,6 @@ F32, I32, I64 = 1, 3, 9
 U = "unknown"
 
 
-@pytest.fixture(scope="module")
-def registered(tf):
-    from oracle.tf_registry import tf_op_list_bytes
-
-    from opgen_runtime import register_shape_fn
-    from opgen_runtime.ops import registry
-    from opgen_runtime.shapes import fns as shape_fns
-
-    registry.register_op_list("tensorflow_registry_shapes", tf_op_list_bytes())
-    # another test module may have registered these TF ops first: pin TF's ports
-    for op_type, fn in shape_fns.BY_OP.items():
-        register_shape_fn(op_type, fn)
-    return True
-
-
 def build(is_tf: bool, spec: Any) -> Any:
     """Builds the nested spec in a fresh graph: the last op's output shapes, or (type,
     message) of the exception. Specs: ("ph", shape, dtype), ("const", value), ("list",
@@ -249,7 +234,7 @@ def _compare(specs: list[Any]) -> None:
     assert not failures, "\n".join(failures[:10]) + f"\n({len(failures)} failures)"
 
 
-def test_repro_cases(registered):
+def test_repro_cases(differential):
     """The user's report: shape tensors built from a known Shape through Reshape, Tile, Sum
     and ExpandDims+Squeeze are folded by TF's shape refiner."""
     a = _op("Shape", {"input": _ph([2, 3])})
@@ -279,7 +264,7 @@ def test_repro_cases(registered):
     _compare(specs)
 
 
-def test_common_model_patterns(registered):
+def test_common_model_patterns(differential):
     """Shape arithmetic as model code writes it: concat(shape(x)[:-1], [n]), reduce_prod of
     a shape or of its tail, gather(shape(x), [0, 2]), unstack(shape(x)), shape(x)[i] of a
     partly known shape."""
@@ -344,7 +329,7 @@ def test_common_model_patterns(registered):
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_random_shape_graphs(registered, seed):
+def test_random_shape_graphs(differential, seed):
     """Random chains of up to three folding steps over shape leaves, each read by every
     consumer: the runtime gives TF's value, or both reject with the same message."""
     _compare([c for e in _expressions(seed, 120) for c in _consumers(e)])

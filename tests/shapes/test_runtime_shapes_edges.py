@@ -19,22 +19,6 @@ pytestmark = pytest.mark.oracle
 F32, I32 = 1, 3
 
 
-@pytest.fixture(scope="module")
-def differential(tf):
-    from oracle import shape_differential
-    from oracle.tf_registry import tf_op_list_bytes
-
-    from opgen_runtime import register_shape_fn
-    from opgen_runtime.ops import registry
-    from opgen_runtime.shapes import fns as shape_fns
-
-    registry.register_op_list("tensorflow_registry_shapes", tf_op_list_bytes())
-    # another test module may have registered these TF ops first: pin TF's ports
-    for op_type, fn in shape_fns.BY_OP.items():
-        register_shape_fn(op_type, fn)
-    return shape_differential
-
-
 def _ph(shape: Any, dtype: int = F32) -> tuple[Any, ...]:
     return ("ph", "unknown" if shape is None else shape, dtype)
 

@@ -17,23 +17,6 @@ pytestmark = pytest.mark.oracle
 TARGET_MODULES = ("gen_math_ops", "gen_array_ops", "gen_nn_ops")
 
 
-@pytest.fixture(scope="module")
-def differential(tf):
-    from oracle import shape_differential
-    from oracle.tf_registry import tf_op_list_bytes
-
-    from opgen_runtime import register_shape_fn
-    from opgen_runtime.ops import registry
-    from opgen_runtime.shapes import fns as shape_fns
-
-    registry.register_op_list("tensorflow_registry_shapes", tf_op_list_bytes())
-    # Another test module may have registered the same TF ops first with other declared
-    # shape functions; pin TF's ports, as a user would with register_shape_fn.
-    for op_type, fn in shape_fns.BY_OP.items():
-        register_shape_fn(op_type, fn)
-    return shape_differential
-
-
 def _check(differential, names):
     reports = differential.run_differential(names)
     mismatches = [m for r in reports for m in r.mismatches]
