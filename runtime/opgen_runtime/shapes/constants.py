@@ -410,6 +410,19 @@ def _strides(dims: list[int]) -> list[int]:
     return strides
 
 
+def _remapped(values: list[Any], out_dims: list[int], offset: Callable[[int, int], int]) -> list[Any]:
+    """The row-major values of a result of `out_dims` whose element at index i along each
+    axis k is the input's element at the sum of `offset(k, i)` (flat): Tile, Slice, Transpose."""
+    out = []
+    for flat in range(_product(out_dims)):
+        source = 0
+        for k in range(len(out_dims) - 1, -1, -1):
+            flat, index = divmod(flat, out_dims[k])
+            source += offset(k, index)
+        out.append(values[source])
+    return out
+
+
 def _index_vector(value: Values | None) -> list[int] | None:
     """A 1-D integer tensor's values (Tile's multiples, Slice's begin and size, ...)."""
     if value is None or len(value[1]) != 1:
@@ -482,14 +495,7 @@ def _tile_value(tensor: Tensor, depth: int) -> Values | None:
     if _product(out_dims) > _MAX_ELEMENTS:
         return None
     strides = _strides(dims)
-    out = []
-    for flat in range(_product(out_dims)):
-        source = 0
-        for k in range(len(dims) - 1, -1, -1):
-            flat, index = divmod(flat, out_dims[k])
-            source += (index % dims[k]) * strides[k]
-        out.append(values[source])
-    return out, out_dims
+    return _remapped(values, out_dims, lambda k, index: (index % dims[k]) * strides[k]), out_dims
 
 
 def _slice_value(tensor: Tensor, depth: int) -> Values | None:
@@ -507,14 +513,7 @@ def _slice_value(tensor: Tensor, depth: int) -> Values | None:
     if any(b < 0 or s < 0 or b + s > d for b, s, d in zip(begin, size, dims)):
         return None
     strides = _strides(dims)
-    out = []
-    for flat in range(_product(size)):
-        source = 0
-        for k in range(len(dims) - 1, -1, -1):
-            flat, index = divmod(flat, size[k])
-            source += (begin[k] + index) * strides[k]
-        out.append(values[source])
-    return out, size
+    return _remapped(values, size, lambda k, index: (begin[k] + index) * strides[k]), size
 
 
 def _transpose_value(tensor: Tensor, depth: int) -> Values | None:
@@ -528,14 +527,7 @@ def _transpose_value(tensor: Tensor, depth: int) -> Values | None:
         return None
     out_dims = [dims[p] for p in perm]
     strides = _strides(dims)
-    out = []
-    for flat in range(len(values)):
-        source = 0
-        for k in range(len(out_dims) - 1, -1, -1):
-            flat, index = divmod(flat, out_dims[k])
-            source += index * strides[perm[k]]
-        out.append(values[source])
-    return out, out_dims
+    return _remapped(values, out_dims, lambda k, index: index * strides[perm[k]]), out_dims
 
 
 def _gather_value(tensor: Tensor, depth: int) -> Values | None:
