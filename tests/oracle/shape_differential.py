@@ -383,32 +383,43 @@ def _is_default(attr: Any, value: Any) -> bool:
     return False
 
 
-def build(
-    is_tf: bool, op_name: str, inputs: dict[str, Any], attrs: dict[str, Any]
-) -> Any:
-    """Builds the op in a fresh graph on one side: output shapes, ('skip',) or (type, message)."""
+def graph_and_helper(is_tf: bool) -> tuple[Any, Any]:
+    """A fresh graph and the `op_def_library` module of one side (TF or the embedded runtime)."""
     if is_tf:
         import tensorflow as tf
         from tensorflow.python.framework import op_def_library as lib
 
-        graph = tf.Graph()
-    else:
-        from opgen_runtime import Graph
-        from opgen_runtime.ops import op_def_library as lib
+        return tf.Graph(), lib
+    from opgen_runtime import Graph
+    from opgen_runtime.ops import op_def_library as lib
 
-        graph = Graph()
+    return Graph(), lib
 
-    def make(s: Any) -> Any:
-        if s[0] == "ph":
-            shape = None if s[1] == U else s[1]
-            return lib._apply_op_helper("Placeholder", dtype=s[2], shape=shape)[3][0]
-        if s[0] == "const":
-            return s[1]
-        return [make(x) for x in s[1]]
 
+def make_input(lib: Any, s: Any) -> Any:
+    """An input from its spec, in the current graph: ("ph", shape, dtype) a Placeholder,
+    ("const", value) the value, ("op", name, {arg: spec}, {attr: value}, output index) that
+    op's output, ("list", [specs]) a list of them."""
+    if s[0] == "ph":
+        shape = None if s[1] == U else s[1]
+        return lib._apply_op_helper("Placeholder", dtype=s[2], shape=shape)[3][0]
+    if s[0] == "const":
+        return s[1]
+    if s[0] == "op":
+        _, name, inputs, attrs, index = s
+        kwargs = {k: make_input(lib, v) for k, v in inputs.items()}
+        return lib._apply_op_helper(name, **kwargs, **attrs)[3][index]
+    return [make_input(lib, x) for x in s[1]]
+
+
+def build(
+    is_tf: bool, op_name: str, inputs: dict[str, Any], attrs: dict[str, Any]
+) -> Any:
+    """Builds the op in a fresh graph on one side: output shapes, ('skip',) or (type, message)."""
+    graph, lib = graph_and_helper(is_tf)
     with graph.as_default():
         try:
-            kwargs = {name: make(s) for name, s in inputs.items()}
+            kwargs = {name: make_input(lib, s) for name, s in inputs.items()}
         except (TypeError, ValueError):  # an input this side cannot build: not compared
             return ("skip",)
         try:

@@ -23,35 +23,14 @@ U = "unknown"
 
 
 def build(is_tf: bool, spec: Any) -> Any:
-    """Builds the nested spec in a fresh graph: the last op's output shapes, or (type,
-    message) of the exception. Specs: ("ph", shape, dtype), ("const", value), ("list",
-    [specs]), ("op", name, {arg: spec}, {attr: value}, output index)."""
-    if is_tf:
-        import tensorflow as tf
-        from tensorflow.python.framework import op_def_library as lib
+    """Builds the nested spec (`shape_differential.make_input`'s) in a fresh graph: the last
+    op's output shapes, or (type, message) of the exception."""
+    from oracle.shape_differential import graph_and_helper, make_input
 
-        graph = tf.Graph()
-    else:
-        from opgen_runtime import Graph
-        from opgen_runtime.ops import op_def_library as lib
-
-        graph = Graph()
-
-    def make(s: Any) -> Any:
-        if s[0] == "ph":
-            shape = None if s[1] == U else s[1]
-            return lib._apply_op_helper("Placeholder", dtype=s[2], shape=shape)[3][0]
-        if s[0] == "const":
-            return s[1]
-        if s[0] == "list":
-            return [make(x) for x in s[1]]
-        _, name, inputs, attrs, index = s
-        kwargs = {k: make(v) for k, v in inputs.items()}
-        return lib._apply_op_helper(name, **kwargs, **attrs)[3][index]
-
+    graph, lib = graph_and_helper(is_tf)
     with graph.as_default():
         try:
-            out = make(spec)
+            out = make_input(lib, spec)
         except Exception as e:  # noqa: BLE001 - the outcome is the exception
             return (type(e).__name__, str(e))
     return None if out.shape.rank is None else tuple(out.shape.as_list())
