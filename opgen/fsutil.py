@@ -146,14 +146,3 @@ def write_output(path: Path, data: bytes) -> None:
             f.write(data)
         return
     atomic_write(path, data)
-
-
-def write_if_changed(path: Path, data: bytes) -> bool:
-    """Atomically write `data` unless `path` already holds exactly it; True when written."""
-    try:
-        if path.read_bytes() == data:
-            return False
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        pass
-    atomic_write(path, data)
-    return True
