@@ -21,7 +21,8 @@ Rules (B = breaking):
   alias_removed B, param_removed B, param_renamed B, param_moved B, required_param_added B,
   param_default_changed B, param_default_removed B, output_arity_changed B,
   output_fields_changed B (namedtuple fields); function_added, function_exposed,
-  alias_added, param_added (with default), param_default_added.
+  alias_added, param_added (with default; before `name`, which the message notes),
+  param_default_added.
 * kernel (what a device runs; compared when both sides were read from C++):
   device_removed B (no unlabelled kernel on a device any more), types_narrowed B (a type a
   device's kernels accepted for an attr is gone); device_added, types_widened; and, on a
@@ -344,7 +345,13 @@ def _param_changes(a: Function, b: Function) -> list[tuple[str, bool, str, str]]
         if q.default is None:
             out.append(("required_param_added", True, f"{fn}: required parameter '{q.name}' added", q.binds))
         else:
-            out.append(("param_added", False, f"{fn}: parameter '{q.name}={q.default}' added", q.binds))
+            # Every parameter stands before `name`: those added after the old ones move only
+            # `name`, which TF's wrappers are called with by keyword (TF adds defaulted attrs so),
+            # so compatible; the message says what a name passed by position binds now.
+            message = f"{fn}: parameter '{q.name}={q.default}' added"
+            if b.params.index(q) == len(a.params):
+                message += " before 'name' (a name passed by position goes to it now)"
+            out.append(("param_added", False, message, q.binds))
     return out
 
 
