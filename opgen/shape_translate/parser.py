@@ -74,6 +74,9 @@ class Expr:
     prec: int = 20
     call: tuple[str, tuple[Expr | str, ...]] | None = None
     ternary: tuple[str, str, str] | None = None  # `a if cond else b`: (a, "if cond", "else b")
+    # An `and`/`or` chain's operands outside parentheses, each after the first led by its
+    # operator (`a`, `and b`, `or c`): black splits a long one before each of them.
+    logic: tuple[str, ...] | None = None
 
 
 def _call(prefix: str, args: Sequence[Expr | str], type_: str) -> Expr:
@@ -163,6 +166,14 @@ class _Assign:
 
 def _paren(e: Expr, prec: int) -> str:
     return f"({e.code})" if e.prec < prec else e.code
+
+
+def _logic_operands(e: Expr, prec: int) -> tuple[str, ...]:
+    """`e` as an operand of an `and`/`or` of precedence `prec`: its own chain's operands when
+    it needs no parentheses (`and` and `or` split alike in black: one delimiter priority)."""
+    if e.prec < prec:
+        return (f"({e.code})",)
+    return e.logic or (e.code,)
 
 
 class _Parser:
@@ -273,6 +284,25 @@ class _Parser:
         if len(text) > LINE_LENGTH:
             raise self.fail(_TOO_LONG, self.statement_tok, _TOO_LONG_HINT)
         self.lines.append(text)
+
+    def emit_condition(self, keyword: str, cond: Expr) -> None:
+        """`keyword cond:`; when too long, the condition in black's parentheses: on one line,
+        else one operand of its `and`/`or` chain per line. Black keeps those (optional)
+        parentheses for two or more `and`/`or`, or one in a condition that does not end in a
+        bracket (`linegen.can_omit_invisible_parens`); otherwise it splits a bracket of the
+        condition itself, which is refused as too long."""
+        indent = "    " * self.depth
+        if len(indent) + len(keyword) + len(cond.code) + 1 <= LINE_LENGTH:
+            self.lines.append(f"{indent}{keyword}{cond.code}:")
+            return
+        inner = indent + "    "
+        parts = cond.logic
+        if parts is None or (len(parts) == 2 and cond.code[-1] in ")]"):
+            raise self.fail(_TOO_LONG, self.statement_tok, _TOO_LONG_HINT)
+        body = [cond.code] if len(inner) + len(cond.code) <= LINE_LENGTH else list(parts)
+        if any(len(inner) + len(part) > LINE_LENGTH for part in body):
+            raise self.fail(_TOO_LONG, self.statement_tok, _TOO_LONG_HINT)
+        self.lines.extend([f"{indent}{keyword}(", *(inner + part for part in body), f"{indent}):"])
 
     def emit_call(self, head: str, e: Expr) -> None:
         """`head` + a call expression, wrapped like black when it is too long."""
@@ -664,7 +694,7 @@ class _Parser:
         self.expect("(")
         cond = self.convert(self.expression(), "bool", self.peek())
         self.expect(")")
-        self.emit(f"{keyword}{cond.code}:")
+        self.emit_condition(keyword, cond)
         self.nested()
         if self.text() == "else":
             self.next()
@@ -710,7 +740,7 @@ class _Parser:
             self.next()
         step_end = self.i
         self.next()
-        self.emit(f"while {cond.code}:")
+        self.emit_condition("while ", cond)
         self.nested()
         body_end = self.i
         self.i = step_start
@@ -835,7 +865,9 @@ class _Parser:
         text = op[TEXT]
         if text in ("&&", "||"):
             a, b = self.convert(a, "bool", op), self.convert(b, "bool", op)
-            return Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "bool", prec)
+            left, right = _logic_operands(a, prec), _logic_operands(b, prec + 1)
+            return Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "bool", prec,
+                        logic=(*left, f"{pyop} {right[0]}", *right[1:]))
         if prec == _CMP and {a.type, b.type} == {"tensor", "null"} and text in ("==", "!="):
             tensor = a if a.type == "tensor" else b
             return Expr(f"{tensor.code} {'is' if text == '==' else 'is not'} None", "bool", _CMP)

@@ -5,6 +5,8 @@ black's layout and never pastes input text; and the runtime methods it calls
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -402,6 +404,38 @@ def test_long_conditional_is_split_as_black_does():
     t = _translate("ShapeHandle out = c->RankKnown(c->input(0)) ? c->UnknownShapeOfRank(c->Rank(c->input(0)))"
                    " : c->UnknownShape(); c->set_output(0, out); return OkStatus();")
     assert t.lines is not None and t.lines[0] == "    v_out = (" and _black_stable(t.lines)
+
+
+def test_long_conditions_split_at_and_or_as_black_and_ruff_do(tmp_path):
+    """A long `if`/`else if`/`for` condition with `&&`/`||` goes into black's parentheses, one
+    operand per line, across name lengths around every line-length boundary; a long one
+    black would split at a bracket instead (one `&&` before a final call) is refused."""
+    ranks = ("c->RankKnown(c->input(0)) && c->RankKnown(c->input(1)) && "
+             "c->Rank(c->input(0)) == c->Rank(c->input(1)) || c->RankKnown(c->input(2)) && (x > 1 || x < 0)")
+    sources = [_python(f"int x = 1; if ({ranks}) {{ c->set_output(0, c->input(0)); }} return OkStatus();")]
+    for width in range(30, 60):
+        n = "x" * width
+        for body in (
+            (f"int {n} = 1; if ({n} > 1) {{ return OkStatus(); }} else if ({n} > 1 && {n} < 9 || {n} != 4) "
+            "{ return OkStatus(); } return OkStatus();"),
+            f"for (int {n} = 1; {n} > 1 && {n} < 9 && {n} != 4; ++{n}) {{ }} return OkStatus();",
+            f"int {n} = 1; if ({n} > 1 && {n} != 4) {{ return OkStatus(); }} return OkStatus();",
+        ):
+            sources.append(_python(body))
+    split = [s for s in sources if "(\n" in s]
+    assert len(split) > len(sources) // 2
+    assert split[0].splitlines()[1:4] == ["    if (", "        c.rank_known(c.input(0))",
+                                          "        and c.rank_known(c.input(1))"]
+    for i, source in enumerate(sources):
+        code = f"def f(c):\n{source}\n"
+        assert black.format_str(code, mode=black.Mode()) == code, code
+        (tmp_path / f"s{i}.py").write_text(code)
+    proc = subprocess.run([sys.executable, "-m", "ruff", "format", "--isolated", "--check", "--diff", str(tmp_path)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    refused = _translate("if (c->Rank(c->input(0)) > 2222222222 && c->RankKnown(c->input(1123456789)) == "
+                         "c->RankKnown(c->input(1))) { return OkStatus(); } return OkStatus();")
+    assert refused.problem is not None and "longer than 88 columns" in refused.problem
 
 
 def test_common_functions_with_arguments_exist_in_the_runtime():
