@@ -176,6 +176,17 @@ def _logic_operands(e: Expr, prec: int) -> tuple[str, ...]:
     return e.logic or (e.code,)
 
 
+def _logic_split(e: Expr) -> tuple[str, ...] | None:
+    """The lines black splits long `e` into in optional parentheses (a condition, an assigned
+    value) when it is an `and`/`or` chain: black keeps those parentheses for two or more
+    `and`/`or`, or one in an expression that does not end in a bracket
+    (`linegen.can_omit_invisible_parens`); otherwise it splits a bracket of the expression
+    itself, which is left to the caller (None)."""
+    if e.logic is None or (len(e.logic) == 2 and e.code[-1] in ")]"):
+        return None
+    return e.logic
+
+
 class _Parser:
     def __init__(self, tokens: Sequence[Token], pos: int, end: int, ctx_name: str, helpers: _Helpers,
                  depth: int = 1):
@@ -295,14 +306,20 @@ class _Parser:
         if len(indent) + len(keyword) + len(cond.code) + 1 <= LINE_LENGTH:
             self.lines.append(f"{indent}{keyword}{cond.code}:")
             return
+        parts = _logic_split(cond)
+        if parts is None:
+            raise self.fail(_TOO_LONG, self.statement_tok, _TOO_LONG_HINT)
+        self.lines.extend(self.parenthesized(indent, keyword, parts, "):", self.statement_tok))
+
+    def parenthesized(self, indent: str, head: str, parts: Sequence[str], tail: str, tok: Token | None) -> list[str]:
+        """Black's right-hand split of `head (...) tail`: the expression in parentheses, on one
+        line when it fits, else one of its `parts` per line."""
         inner = indent + "    "
-        parts = cond.logic
-        if parts is None or (len(parts) == 2 and cond.code[-1] in ")]"):
-            raise self.fail(_TOO_LONG, self.statement_tok, _TOO_LONG_HINT)
-        body = [cond.code] if len(inner) + len(cond.code) <= LINE_LENGTH else list(parts)
+        code = " ".join(parts)
+        body = [code] if len(inner) + len(code) <= LINE_LENGTH else list(parts)
         if any(len(inner) + len(part) > LINE_LENGTH for part in body):
-            raise self.fail(_TOO_LONG, self.statement_tok, _TOO_LONG_HINT)
-        self.lines.extend([f"{indent}{keyword}(", *(inner + part for part in body), f"{indent}):"])
+            raise self.fail(_TOO_LONG, tok, _TOO_LONG_HINT)
+        return [f"{indent}{head}(", *(inner + part for part in body), f"{indent}{tail}"]
 
     def emit_call(self, head: str, e: Expr) -> None:
         """`head` + a call expression, wrapped like black when it is too long."""
@@ -313,13 +330,10 @@ class _Parser:
 
     def layout(self, depth: int, head: str, e: Expr, tok: Token | None) -> list[str]:
         indent = "    " * depth
-        if len(indent) + len(head) + len(e.code) > LINE_LENGTH and e.ternary is not None and head.endswith("= "):
-            # black's right-hand split: the value in parentheses, on one line or one per part
-            inner = indent + "    "
-            parts = [e.code] if len(inner) + len(e.code) <= LINE_LENGTH else list(e.ternary)
-            if any(len(inner) + len(part) > LINE_LENGTH for part in parts):
-                raise self.fail(_TOO_LONG, tok, _TOO_LONG_HINT)
-            return [f"{indent}{head}(", *(inner + part for part in parts), f"{indent})"]
+        if len(indent) + len(head) + len(e.code) > LINE_LENGTH and head.endswith("= "):
+            parts = e.ternary or _logic_split(e)
+            if parts is not None:
+                return self.parenthesized(indent, head, parts, ")", tok)
         if len(indent) + len(head) + len(e.code) <= LINE_LENGTH or e.call is None:
             if len(indent) + len(head) + len(e.code) > LINE_LENGTH:
                 raise self.fail(_TOO_LONG, tok, _TOO_LONG_HINT)

@@ -407,8 +407,8 @@ def test_long_conditional_is_split_as_black_does():
 
 
 def test_long_conditions_split_at_and_or_as_black_and_ruff_do(tmp_path):
-    """A long `if`/`else if`/`for` condition with `&&`/`||` goes into black's parentheses, one
-    operand per line, across name lengths around every line-length boundary; a long one
+    """A long `if`/`else if`/`for` condition or assigned value with `&&`/`||` goes into black's
+    parentheses, on one line or one operand per line, across name lengths around every line-length boundary; a long one
     black would split at a bracket instead (one `&&` before a final call) is refused."""
     ranks = ("c->RankKnown(c->input(0)) && c->RankKnown(c->input(1)) && "
              "c->Rank(c->input(0)) == c->Rank(c->input(1)) || c->RankKnown(c->input(2)) && (x > 1 || x < 0)")
@@ -420,6 +420,8 @@ def test_long_conditions_split_at_and_or_as_black_and_ruff_do(tmp_path):
             "{ return OkStatus(); } return OkStatus();"),
             f"for (int {n} = 1; {n} > 1 && {n} < 9 && {n} != 4; ++{n}) {{ }} return OkStatus();",
             f"int {n} = 1; if ({n} > 1 && {n} != 4) {{ return OkStatus(); }} return OkStatus();",
+            (f"int {n} = 1; bool ok = {n} > 1 && c->RankKnown(c->input(0)) || {n} == 4;"
+             " if (ok) { return OkStatus(); } return OkStatus();"),
         ):
             sources.append(_python(body))
     split = [s for s in sources if "(\n" in s]
