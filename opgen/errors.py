@@ -52,8 +52,9 @@ def report(text: str) -> None:
 class Location:
     """A 1-based line and column in a file; `path` is as the user named it (relative stays relative).
     A file of a git revision (not the work tree) has `revision` and is shown `REV:path`.
-    A place inside a macro expansion has `expanded_from`: the macro's name and where in its
-    #define the text is written (errors add it as a note; it is no part of the place's identity)."""
+    A place whose text is written elsewhere has `expanded_from`: what wrote it (`expansion of
+    macro 'M'`, `constant 'kName'`) and where that text is (errors add it as a note; it is no
+    part of the place's identity)."""
 
     path: str
     line: int = 0
@@ -88,8 +89,8 @@ class OpgenError(Exception):
         # `\n`, so every unindented line of opgen's output starts with a location.
         text = head + _TAB_CONTINUATION.sub("\n    ", _ECHOED_NEWLINE.sub(r"\\n", self.message))
         if self.location and self.location.expanded_from:
-            macro, written = self.location.expanded_from
-            text += f"\n  note: in expansion of macro '{macro}', written at {printable_path(written)}"
+            what, written = self.location.expanded_from
+            text += f"\n  note: in {what}, written at {printable_path(written)}"
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text

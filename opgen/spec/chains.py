@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 
-from opgen.errors import OpgenError, did_you_mean
+from opgen.errors import Location, OpgenError, did_you_mean
 from opgen.model import BuilderCall, CallArg, Registration
 from opgen.spec.cpp_lexer import (
     BOL,
@@ -236,6 +237,9 @@ class ChainReader:
         self.helpers = helpers
         self.constants: dict[str, str] = {}  # string constants of this file, by name
         self.functions: dict[str, str] = {}  # `std::string F() { return "..."; }` of this file
+        # Where each constant's (`kName`) and function's (`F()`) text is written, for the
+        # locations of what is read from it (errors' notes, a review's changed line).
+        self.written_at: dict[str, Location] = {}
 
     def note_constant(self, eq: int, errors: list[OpgenError]) -> None:
         """Record `[static] const[expr] <type> NAME[[]] = "lit" "lit";` whose `=` is at `eq`."""
@@ -255,6 +259,7 @@ class ChainReader:
             if toks[back][TEXT] in _CONST_KEYWORDS:
                 try:
                     self.constants[toks[k][TEXT]] = self.string(toks[eq + 1 : j], toks[k][TEXT])
+                    self.written_at[toks[k][TEXT]] = token_location(toks[eq + 1])
                 except OpgenError as e:
                     errors.append(e)
                 return
@@ -271,6 +276,7 @@ class ChainReader:
             return
         try:
             self.functions[toks[ret - 4][TEXT]] = self.string(toks[ret + 1 : j], toks[ret - 4][TEXT])
+            self.written_at[toks[ret - 4][TEXT] + "()"] = token_location(toks[ret + 1])
         except OpgenError as e:
             errors.append(e)
 
@@ -385,15 +391,22 @@ class ChainReader:
                 return CallArg("int", -value if len(toks) == 2 else value, loc)
         if method in _STRING_METHODS or (method == "Deprecated" and index == 1):
             used: list[str] = []
-            resolved = self.helper_string(method, toks, used)
+            read: list[tuple[str, Location]] = []
+            resolved = self.helper_string(method, toks, used, read)
             if resolved is not None:
+                if read:  # the text is written at the (first) constant or function it reads
+                    name, written = read[0]
+                    what = "function" if name.endswith("()") else "constant"
+                    loc = replace(loc, expanded_from=(f"{what} '{name}'", written))
                 return CallArg("string", resolved, loc, helpers=tuple(used))
         return CallArg("expr", _source_text(toks), loc)
 
-    def helper_string(self, method: str, toks: list[Token], used: list[str] | None = None) -> str | None:
+    def helper_string(self, method: str, toks: list[Token], used: list[str] | None = None,
+                      read: list[tuple[str, Location]] | None = None) -> str | None:
         """`Helper()`, `ns::Helper()`, `kName` or `+`-joined mixes with literals -> the
-        string, via the helper table (the keys it takes are appended to `used`); None when
-        the argument is not of that shape."""
+        string, via the helper table (the keys it takes are appended to `used`; the file's
+        constants and functions it reads, `kName` or `F()`, and where each is written, to
+        `read`); None when the argument is not of that shape."""
         pieces: list[str] = []
         for part in split_top_level(toks, "+"):
             if part and all(t[KIND] in _LITERAL_KINDS for t in part):
@@ -406,7 +419,7 @@ class ChainReader:
                     if number is not None:
                         pieces.append(str(number))  # StrCat formats an integer in decimal
                         continue
-                    value = self.helper_string(method, arg, used) if arg else None
+                    value = self.helper_string(method, arg, used, read) if arg else None
                     if value is None:
                         return None
                     pieces.append(value)
@@ -423,6 +436,9 @@ class ChainReader:
             is_call = part[-1][TEXT] == ")"
             qualified = "".join(t[TEXT] for t in (part[:-2] if is_call else part)).lstrip(":")
             value = (self.functions if is_call else self.constants).get(name_tok[TEXT])
+            if value is not None and read is not None:
+                key = name_tok[TEXT] + ("()" if is_call else "")
+                read.append((key, self.written_at[key]))
             if value is None:  # `[tool.opgen.helpers]` keys: `ns::Name` for this name alone, or `Name`
                 key = qualified if qualified in self.helpers else name_tok[TEXT]
                 value = self.helpers.get(key)

@@ -151,7 +151,7 @@ def token_location(tok: Token) -> Location:
     if origin is None:
         return loc
     macro, src, pos = origin
-    return replace(loc, expanded_from=(macro, src.location(pos)))
+    return replace(loc, expanded_from=(f"expansion of macro '{macro}'", src.location(pos)))
 
 
 def token_error(tok: Token, message: str) -> OpgenError:

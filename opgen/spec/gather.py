@@ -655,12 +655,16 @@ _FLAG_CALLS = {"SetIsStateful": "is_stateful", "SetDoNotOptimize": "is_stateful"
 
 
 def _part_locations(reg: Registration) -> tuple[tuple[str, Location], ...]:
-    """("attr T", where `.Attr("T: ...")` stands), ... for each declared part (first wins)."""
+    """("attr T", where `.Attr("T: ...")` stands), ... for each declared part (first wins);
+    an arg or attr whose text is written elsewhere (a constant, a macro's #define) is located
+    where its text is: the line that changes when it does."""
     parts: dict[str, Location] = {}
     for call in reg.calls:
         if call.method in ("Attr", "Input", "Output") and call.args and call.args[0].kind == "string":
-            name = str(call.args[0].value).split(":", 1)[0].strip()
-            parts.setdefault(f"{call.method.lower()} {name}", call.loc)
+            arg = call.args[0]
+            name = str(arg.value).split(":", 1)[0].strip()
+            written = arg.loc.expanded_from[1] if arg.loc.expanded_from else call.loc
+            parts.setdefault(f"{call.method.lower()} {name}", written)
         elif call.method in _FLAG_CALLS:
             parts.setdefault(f"flag {_FLAG_CALLS[call.method]}", call.loc)
         elif call.method == "Deprecated":

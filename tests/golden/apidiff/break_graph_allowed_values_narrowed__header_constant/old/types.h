@@ -1,0 +1,6 @@
+#pragma once
+namespace myco {
+// The types the element-wise ops take.
+constexpr char kElementTypes[] =
+    "T: {float, double, int32}";
+}  // namespace myco
