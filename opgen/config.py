@@ -87,9 +87,10 @@ class Config:
     written: frozenset[str] = frozenset()  # the keys pyproject.toml sets (the others are defaults)
 
     def path(self, value: str) -> Path:
-        """A configured path, resolved against the pyproject.toml directory."""
+        """A configured path, resolved against the pyproject.toml directory (relative to the
+        working directory when below it, so messages name it as the command line would)."""
         p = Path(value)
-        return p if p.is_absolute() else self.root / p
+        return p if p.is_absolute() else _below_cwd(self.root / p)
 
     def source_paths(self) -> list[str]:
         """`sources` as `gather.expand_sources` takes them: a plain entry as a `LiteralPath`;
@@ -104,11 +105,23 @@ class Config:
 
     def source_pattern(self, entry: str) -> str:
         """The glob of a `sources` entry, below the escaped project directory when relative."""
-        return entry if Path(entry).is_absolute() else os.path.join(glob.escape(str(self.root)), entry)
+        if Path(entry).is_absolute():
+            return entry
+        root = _below_cwd(self.root)
+        return entry if root == Path() else os.path.join(glob.escape(str(root)), entry)
 
     def where(self, *key: str | int) -> Location:
         """pyproject.toml at `key` (below [tool.opgen]), or at its nearest written ancestor."""
         return _located(self.root / "pyproject.toml", self.positions, key)
+
+
+def _below_cwd(path: Path) -> Path:
+    """Absolute `path` relative to the working directory when below it (`Path()` for the
+    directory itself), else as it is."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
 
 
 # What TOML calls a value of each type tomllib gives, for messages.
@@ -118,11 +131,12 @@ _TOML_KINDS = {bool: "a boolean", int: "an integer", float: "a float", dict: "a 
 def _located(
     pyproject: Path, positions: Mapping[tuple[str | int, ...], tuple[int, int]], key: tuple[str | int, ...]
 ) -> Location:
+    shown = str(_below_cwd(pyproject))
     for end in range(len(key), -1, -1):
         found = positions.get(tuple(key[:end]))
         if found:
-            return Location(str(pyproject), *found)
-    return Location(str(pyproject))
+            return Location(shown, *found)
+    return Location(shown)
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -150,10 +164,11 @@ def load_config(start: Path | None = None) -> Config:
         # tomllib puts the position in the message: "... (at line 3, column 9)".
         m = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", str(e), re.S)
         message, line, col = (m.group(1), int(m.group(2)), int(m.group(3))) if m else (str(e), 0, 0)
-        raise OpgenError(f"cannot parse pyproject.toml: {message}", Location(str(pyproject), line, col)) from None
+        at = Location(str(_below_cwd(pyproject)), line, col)
+        raise OpgenError(f"cannot parse pyproject.toml: {message}", at) from None
     except RecursionError:
         raise OpgenError("cannot parse pyproject.toml: arrays or tables nested too deeply",
-                         Location(str(pyproject))) from None
+                         Location(str(_below_cwd(pyproject)))) from None
     every_position = key_positions(text)
     positions = {key[2:]: at for key, at in every_position.items() if key[:2] == ("tool", "opgen")}
 
@@ -276,9 +291,10 @@ def check_paths(config: Config, keys: Iterable[str]) -> None:
             else:
                 problem = None
             if problem:
+                resolved = f" ({printable_path(path)})" if path.as_posix() != entry else ""
                 errors.append(OpgenError(
-                    f"[tool.opgen] {key} {'entry ' if isinstance(value, tuple) else ''}{entry!r} {problem} "
-                    f"({printable_path(path)})", where,
+                    f"[tool.opgen] {key} {'entry ' if isinstance(value, tuple) else ''}{entry!r} {problem}{resolved}",
+                    where,
                     hint=f"paths in [tool.opgen] are relative to {printable_path(config.root)}"
                     + ("; remove the key to use the default (overrides, when it exists)"
                        if key == "overrides" else "")))

@@ -297,11 +297,8 @@ class _Parser:
         self.lines.append(text)
 
     def emit_condition(self, keyword: str, cond: Expr) -> None:
-        """`keyword cond:`; when too long, the condition in black's parentheses: on one line,
-        else one operand of its `and`/`or` chain per line. Black keeps those (optional)
-        parentheses for two or more `and`/`or`, or one in a condition that does not end in a
-        bracket (`linegen.can_omit_invisible_parens`); otherwise it splits a bracket of the
-        condition itself, which is refused as too long."""
+        """`keyword cond:`; when too long, an `and`/`or` chain in black's parentheses
+        (`_logic_split`); any other long condition is refused."""
         indent = "    " * self.depth
         if len(indent) + len(keyword) + len(cond.code) + 1 <= LINE_LENGTH:
             self.lines.append(f"{indent}{keyword}{cond.code}:")

@@ -478,7 +478,7 @@ def test_a_formatter_that_is_not_installed_is_a_warning_when_no_chunk_needs_it(t
     (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\nformatter = "ruff"\n')
     assert main(["build"]) == 0
     assert capsys.readouterr().err.splitlines()[:2] == [
-        (f"{tmp_path / 'pyproject.toml'}:3:1: warning: formatter 'ruff' selected but ruff is not installed: this "
+        ("pyproject.toml:3:1: warning: formatter 'ruff' selected but ruff is not installed: this "
         "build needed none, but one that must format a chunk stops there"),
         "  hint: pip install ruff",
     ]
