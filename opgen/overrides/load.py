@@ -51,6 +51,7 @@ from opgen.proto import (
 from opgen.python_api.names import MODULE_GLOBALS, endpoint_base_name
 from opgen.python_api.signature import (
     ApiView,
+    is_private_endpoint,
     python_alias_name,
     python_aliases,
     python_function_name,
@@ -333,17 +334,17 @@ def _check_names(model: ApiModel, op_defs: dict[str, op_def_pb2.OpDef],
                     f"{endpoint_base_name(api.endpoint[0].name)!r}, a Python keyword or reserved name",
                     state.endpoint_loc, hint="choose another name, or hide the op"))
             continue
-        names = [(main, None)] + [(python_alias_name(api.visibility, e.name), endpoint_base_name(e.name))
+        private = is_private_endpoint(api.visibility, api.endpoint[0].name if api.endpoint else "", op)
+        names = [(main, None)] + [(python_alias_name(api.visibility, e.name, private), endpoint_base_name(e.name))
                                   for e in api.endpoint[1:]]
         for name, alias_base in names:
             problem = "the module's own imports" if name in MODULE_GLOBALS else None
             if name in functions:
                 other = functions[name]
-                if faulty & {op, other}:
+                if faulty & {op, other} or other == op:  # (`math.acos` and `acos`: one name)
                     continue
                 named_at = f" (named at {states[other].endpoint_loc})" if states[other].endpoint_loc else ""
-                problem = f"the function of op {other}{named_at}" if other != op else \
-                    "another name of the same function"
+                problem = f"the function of op {other}{named_at}"
             elif alias_base is not None and bad_identifier(alias_base):
                 problem = "a Python keyword or reserved name"
                 name = alias_base

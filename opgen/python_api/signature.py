@@ -137,8 +137,9 @@ def is_private_endpoint(visibility: int, first_endpoint: str, graph_op_name: str
 def python_aliases(api: ApiView) -> list[tuple[str, bool]]:
     """Further module-level names of the function, from endpoints 2..n: (name, deprecated).
 
-    Same rule as `opgen.python_api.function`: reserved names get `_` appended, a hidden op's
-    aliases are `_`-prefixed like the op.
+    Reserved names get `_` appended; a hidden op's aliases get a `_` prefix as its function
+    does (`python_alias_name`). Endpoints whose names coincide once their namespace is dropped
+    (TF's `math.acos` and `acos`) give one name.
     """
     if len(api.endpoints) < 2:
         return []
@@ -147,17 +148,24 @@ def python_aliases(api: ApiView) -> list[tuple[str, bool]]:
         return []
     seen = {main}
     aliases = []
+    private = is_private_endpoint(api.visibility, api.endpoints[0][0], api.graph_op_name)
     for endpoint, deprecated in api.endpoints[1:]:
-        name = python_alias_name(api.visibility, endpoint)
+        name = python_alias_name(api.visibility, endpoint, private)
         if name not in seen:
             seen.add(name)
             aliases.append((name, deprecated))
     return aliases
 
 
-def python_alias_name(visibility: int, endpoint: str) -> str:
-    """The module-level name an extra endpoint gives the function of an op of that (ApiDef) visibility."""
-    name = avoid_body_builtins(avoid_reserved(endpoint_base_name(endpoint)))
-    if visibility == api_def_pb2.ApiDef.HIDDEN and not name.startswith("_"):
+def python_alias_name(visibility: int, endpoint: str, private: bool) -> str:
+    """The module-level name an extra endpoint gives the function of an op of that (ApiDef)
+    visibility: with a `_` prefix as the function gets one, always for a `private` op
+    (`is_private_endpoint`), else by TF's HIDDEN rule (`function_name`: a reserved name or one
+    of TF's list)."""
+    base = endpoint_base_name(endpoint)
+    name = avoid_body_builtins(avoid_reserved(base))
+    if visibility == api_def_pb2.ApiDef.HIDDEN and not name.startswith("_") and (
+        private or function_name(base, hidden=True, hidden_by_api_def=True) != base
+    ):
         name = "_" + name
     return name
