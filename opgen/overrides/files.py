@@ -62,8 +62,9 @@ def convert_multiline(text: str, path: str) -> tuple[str, list[int]]:
     """TF's PBTxtFromMultiline (`op_gen_lib.cc`) plus, per output line, the 1-based input line it came from.
 
     A line whose first colon is followed by spaces and `<<TAG` starts a block; lines up to
-    one starting (after indentation) with TAG form the value, emitted C-escaped in quotes;
-    text after TAG on the closing line is kept.
+    one starting with TAG (in its first column, as TF's `ConsumePrefix` reads it: an indented
+    TAG is text of the value) form the value, emitted C-escaped in quotes; text after TAG on
+    the closing line is kept.
     """
     lines = text.split("\n")
     out: list[str] = []
@@ -85,13 +86,16 @@ def convert_multiline(text: str, path: str) -> tuple[str, list[int]]:
         start = i
         body: list[str] = []
         i += 1
-        while i < len(lines) and not lines[i].lstrip().startswith(tag):
+        while i < len(lines) and not lines[i].startswith(tag):
             body.append(lines[i])
             i += 1
         if i == len(lines):
+            indented = next((start + 2 + k for k, b in enumerate(body) if b.lstrip().startswith(tag)), None)
             raise OpgenError(f"multi-line value has no end tag {tag!r}", Location(path, start + 1, colon + 2),
-                             hint=f"end the block with a line starting with {tag}")
-        rest = lines[i].lstrip()[len(tag):]
+                             hint=f"end the block with a line starting with {tag} in its first column"
+                             + (f" (line {indented} indents it, which makes it text of the value, as in TensorFlow)"
+                                if indented else ""))
+        rest = lines[i][len(tag):]
         escaped = text_encoding.CEscape("\n".join(body).encode(), as_utf8=True)
         out.append(f'{line[:colon + 1]} "{escaped}"{rest}')
         line_map.append(start + 1)

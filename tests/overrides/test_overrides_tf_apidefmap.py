@@ -62,7 +62,8 @@ def _tf_api_defs(op_list: op_def_pb2.OpList, files: list[Path]) -> dict[str, api
 
 
 MERGED = [c for c in CASES if not c.startswith("error_") and _apidef_only(c)]
-REFUSED_BY_TF_TOO = ["error_unknown_input", "error_arg_order_not_permutation"]
+REFUSED_BY_TF_TOO = ["error_unknown_input", "error_arg_order_not_permutation", "error_multiline_end_indented"]
+# (a block whose end tag is indented runs to the end of the file: TF's parser then fails)
 
 
 def test_there_are_apidef_cases():
@@ -83,5 +84,5 @@ def test_merge_and_update_docs_match_tf(case, monkeypatch):
 def test_tf_refuses_too(case):
     from tensorflow.python.framework import errors
 
-    with pytest.raises(errors.FailedPreconditionError):
+    with pytest.raises((errors.FailedPreconditionError, errors.InvalidArgumentError)):
         _tf_api_defs(_op_list(case), _case_files(case))
