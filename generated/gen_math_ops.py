@@ -1089,7 +1089,7 @@ def reduce_mean(
 _dispatcher_for_reduce_mean = _dispatch.api_dispatcher(reduce_mean)
 
 
-mean = reduce_mean
+mean = _execute.deprecated_alias(reduce_mean, "mean")
 
 
 _OP_DEFS.append(

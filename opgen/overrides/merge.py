@@ -69,6 +69,11 @@ def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
     for index, endpoint in enumerate(api.endpoint):
         if not _ENDPOINT.match(endpoint.name):
             err(f"API name {endpoint.name!r} is not a (dotted) Python identifier", update.loc("endpoint", index))
+    if api.endpoint and api.endpoint[0].deprecated:
+        err(f"endpoint {api.endpoint[0].name!r} names the function, so `deprecated: true` would have no effect "
+            "on it (a deprecated endpoint binds an alias that warns when called)", update.loc("endpoint", 0),
+            hint="list the name to keep first (it names the function) and this one after it; to deprecate the "
+                 "op itself, use REGISTER_OP's .Deprecated(version, why)")
     for kind, args in (("in_arg", api.in_arg), ("out_arg", api.out_arg), ("attr", api.attr)):
         seen: set[str] = set()
         for index, arg in enumerate(args):

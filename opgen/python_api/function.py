@@ -102,6 +102,7 @@ class FunctionApi:
     # `_`-prefixed unless TF's naming rule says otherwise
     visible: bool
     aliases: tuple[str, ...]  # further module-level names bound to this function (extra endpoints)
+    deprecated_aliases: frozenset[str]  # those that warn when called (`endpoint { deprecated: true }`)
     params: tuple[Param, ...]  # in signature order, without the trailing `name=None`
     typevars: tuple[TypeVarDef, ...]
     return_annotation: str
@@ -226,7 +227,9 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None = 
     if name is None:
         return SkippedOp(op_name, "reserved")
     _check_identifier(name, "function name", op_name)
-    aliases = [_check_identifier(alias, "alias", op_name) for alias, _ in python_aliases(api)]
+    aliases = python_aliases(api)
+    for alias, _ in aliases:
+        _check_identifier(alias, "alias", op_name)
 
     attr_names = [a.name for a in attr_defs]
     input_names = [a.name for a in input_defs]
@@ -418,7 +421,8 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None = 
         name=name,
         op_name_for_messages=name.removeprefix("_"),
         visible=_visible(api.visibility),
-        aliases=tuple(aliases),
+        aliases=tuple(alias for alias, _ in aliases),
+        deprecated_aliases=frozenset(alias for alias, deprecated in aliases if deprecated),
         params=tuple(params),
         typevars=tuple(typevars[n] for n in attr_names if n in typevars),
         return_annotation=return_annotation,

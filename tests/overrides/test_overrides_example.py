@@ -65,6 +65,8 @@ def generated(tmp_path_factory) -> dict[str, str]:
 
 
 def _module_names(sources: dict[str, str]):
+    """Functions, aliases (a deprecated one bound by `_execute.deprecated_alias(function,
+    "alias")`, its name ending in ` (deprecated)`), `__all__` and namedtuple fields."""
     functions: dict[str, ast.FunctionDef] = {}
     aliases: dict[str, str] = {}
     exported: set[str] = set()
@@ -81,6 +83,10 @@ def _module_names(sources: dict[str, str]):
                     exported |= set(ast.literal_eval(node.value))
                 elif isinstance(node.value, ast.Name):
                     aliases[target] = node.value.id
+                elif ast.unparse(node.value).startswith("_execute.deprecated_alias("):
+                    assert isinstance(node.value, ast.Call) and isinstance(node.value.args[0], ast.Name)
+                    assert ast.literal_eval(node.value.args[1]) == target
+                    aliases[target] = node.value.args[0].id + " (deprecated)"
                 elif ast.unparse(node.value).startswith("collections.namedtuple("):
                     namedtuples[target] = ast.literal_eval(node.value.args[1])
     return functions, aliases, exported, namedtuples
@@ -104,7 +110,8 @@ def test_every_field_shows_in_generated_modules(generated):
     assert "add_two" in functions and "add_v2" not in functions
     assert "_apply_op_helper('AddV2'" in ast.unparse(functions["add_two"])
     # alias and extra endpoints (one deprecated): module-level names bound to the function
-    assert aliases["multiply"] == "mul" and aliases["concat_v2"] == "concat" and aliases["mean"] == "reduce_mean"
+    assert aliases["multiply"] == "mul" and aliases["concat_v2"] == "concat"
+    assert aliases["mean"] == "reduce_mean (deprecated)"
     assert {"multiply", "concat_v2", "mean", "reduce_mean", "concat"} <= exported
     # attr_default: signature default only
     assert "output_type=_dtypes.int32" in _signature(functions["arg_max"])

@@ -15,8 +15,10 @@ are not in `__all__`.
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from opgen_runtime.proto import tensor_pb2
 
@@ -28,6 +30,7 @@ from ..values.attr_values import make_bool, make_float, make_int, make_str, make
 from ..values.tf_objects import as_own_message
 
 __all__ = [
+    "deprecated_alias",
     "eager_context",
     "make_bool",
     "make_float",
@@ -73,6 +76,25 @@ def guard_fast_path(guard: Callable[[str], None] | None) -> None:
 _op_libraries.fast_path_guards.append(guard_fast_path)
 if _op_libraries.failed_ops:  # (a library failed before this module was imported)
     guard_fast_path(_op_libraries.check_op)
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def deprecated_alias(function: Callable[_P, _R], alias: str) -> Callable[_P, _R]:
+    """What a deprecated endpoint (ApiDef `endpoint { deprecated: true }`) binds: `function`,
+    warning at each call (a `DeprecationWarning` at the caller's line: Python's filters show
+    it once per line) that `alias` is deprecated, as TF's `deprecated_endpoints` logs."""
+    message = f"{function.__module__}.{alias} is deprecated: use {function.__module__}.{function.__name__} instead"
+
+    @functools.wraps(function)
+    def warned(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return function(*args, **kwargs)
+
+    warned.__name__ = warned.__qualname__ = alias
+    return warned
 
 
 def make_shape(v: Any, arg_name: str) -> list[int | None] | None:
