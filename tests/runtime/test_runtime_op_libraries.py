@@ -59,6 +59,17 @@ def test_incompatible_or_renamed_is_an_error_naming_op_and_field(edit, error):
     assert (errors, notes) == ([error], [])
 
 
+def test_every_difference_of_an_op_is_named_at_once():
+    """A renamed input beside a breaking change is named too (one fix must not reveal the next),
+    and a breaking change of an arg list is not restated as an accepted one."""
+    errors, notes = _compare('name: "x" => name: "values"; f: 3 => f: 2; summary => is_stateful: true summary')
+    assert errors == ["op Scale: attr 'factor' default: module 3.0, library 2.0",
+                      "op Scale: inputs: module (x: T), library (values: T)"]
+    assert notes == ["op Scale: is_stateful: module false, library true"]
+    errors, _ = _compare('name: "x" type_attr: "T" => name: "x" type: DT_INT32')
+    assert len(errors) == 1 and errors[0].startswith("op Scale: inputs: module (")
+
+
 @pytest.mark.parametrize(("edit", "note"), [
     ('summary => attr { name: "extra" type: "float" default_value { f: 0.1 } } summary',
      "op Scale: attr 'extra' (float = 0.1): in the library, not the module"),
