@@ -1,0 +1,13 @@
+#include "tensorflow/core/framework/op.h"
+namespace tensorflow {
+#define SEGMENT_OP(Name)                                 \
+  REGISTER_OP(Name)                                      \
+      .Input("data: T")                                  \
+      .Input("ids: Tindices")                            \
+      .Output("output: T")                               \
+      .Attr("T: {float, double}")                        \
+      .Attr("Tindices: {int32, int64} = DT_INT64")
+
+SEGMENT_OP("SegSum");
+SEGMENT_OP("SegMax");
+}  // namespace tensorflow
