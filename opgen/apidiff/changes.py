@@ -262,15 +262,30 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     for alias in b.aliases:
         if alias not in a.aliases:
             add("alias_added", False, f"alias {b.module}.{alias} added for {_qualified(b)}", "endpoint")
-    out += [_python_change(new, rule, public and breaking, message, part)
+    # (a removed parameter whose part the new side no longer declares is located on the old side)
+    out += [_python_change(old if rule == "param_removed" and new.part_location(part) is None else new, rule,
+                           public and breaking, message, part)
             for rule, breaking, message, part in _param_changes(a, b)]
     if len(a.outputs) != len(b.outputs):
-        add("output_arity_changed", public,
-            f"{_qualified(b)} returns {_result_text(b)} instead of {_result_text(a)}")
+        entry, part = _first_output_change(old, new)
+        out.append(_python_change(entry, "output_arity_changed", public,
+                                  f"{_qualified(b)} returns {_result_text(b)} instead of {_result_text(a)}", part))
     elif a.outputs != b.outputs and len(a.outputs) > 1:
+        part = next((f"output {arg.name}" for arg, x, y in zip(new.op_def.output_arg, a.outputs, b.outputs) if x != y),
+                    "")
         add("output_fields_changed", public,
-            f"{_qualified(b)} result fields ({', '.join(a.outputs)}) -> ({', '.join(b.outputs)})")
+            f"{_qualified(b)} result fields ({', '.join(a.outputs)}) -> ({', '.join(b.outputs)})", part)
     return out
+
+
+def _first_output_change(old: OpEntry, new: OpEntry) -> tuple[OpEntry, str]:
+    """The side and part key of the first output whose declaration differs: the new side's,
+    else (outputs only removed at the end) the first removed one on the old side."""
+    old_args, new_args = old.op_def.output_arg, new.op_def.output_arg
+    for i, arg in enumerate(new_args):
+        if i >= len(old_args) or old_args[i].name != arg.name:
+            return new, f"output {arg.name}"
+    return (old, f"output {old_args[len(new_args)].name}") if len(old_args) > len(new_args) else (new, "")
 
 
 def _result_text(fn: Function) -> str:
