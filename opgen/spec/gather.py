@@ -855,7 +855,7 @@ def _gather(
         try:
             op_list, lines = load_op_list_with_lines(path, cache=cache, jobs=jobs)
         except OpgenError as e:
-            errors.append(e)
+            errors += e.errors if isinstance(e, OpgenErrors) else [e]  # (each counts in the summary)
             continue
         for op_def, line in zip(op_list.op, lines):
             if allowed is None or op_def.name in allowed:

@@ -219,7 +219,7 @@ def test_error_in_a_helpers_text_says_where_the_entry_is_written(tmp_path, monke
                                      'REGISTER_OP("C").Attr("T: {flaot}");\n')
     monkeypatch.chdir(tmp_path)
     assert main(["oplist"]) == 2
-    pyproject, ops = tmp_path / "pyproject.toml", tmp_path / "ops.cc"
+    pyproject, ops = "pyproject.toml", "ops.cc"  # (relative: below the working directory)
     did_you_mean = "did you mean 'float'? (types are TF's names: float, double, int32, int64, string, bool, ...)"
     assert capsys.readouterr().err == (
         f"{ops}:2:11: error: Unrecognized type string 'flaot' from Attr(\"T: {{flaot, double}}\") for Op A\n"

@@ -172,7 +172,7 @@ def test_build_leaves_core_ops_out_unless_core_ops_keeps_them(monkeypatch, capsy
     assert main(["build", "--check", "--diff"]) == 1  # prints the modules, writes nothing
     captured = capsys.readouterr()
     assert "def clash_momentum(" in captured.out and "def apply_adam(" not in captured.out
-    assert captured.err.splitlines()[:2] == [f"{tmp_path / 'clash'}/{CLASH_WARNING[0]}", CLASH_WARNING[1]]
+    assert captured.err.splitlines()[:2] == list(CLASH_WARNING)  # (paths below the working directory: relative)
     Path("pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\ncore_ops = ["Apply*"]\n')
     assert main(["build", "--check", "--diff"]) == 1
     captured = capsys.readouterr()
@@ -273,7 +273,7 @@ def test_a_build_of_core_op_names_only_says_why_nothing_is_left(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     assert main(["build"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err[2:] == [(f"{tmp_path / 'ops'}: error: no op left: the 1 op registered is a TensorFlow core op, "
+    assert err[2:] == [("ops: error: no op left: the 1 op registered is a TensorFlow core op, "
                         "which TensorFlow ignores in a library"),
                        "  hint: give the ops names of their own, or list them in [tool.opgen] core_ops",
                        "1 error in 1 file, 1 warning"]
