@@ -244,9 +244,9 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     public = a.visible  # hidden functions are private: their changes never break users
     if a.visible and not b.visible:
         add("function_hidden", True, f"{_qualified(a)} is no longer exported (hidden, defined as {b.name})",
-            "endpoint")
+            "visibility")
     elif b.visible and not a.visible:
-        add("function_exposed", False, f"{_qualified(b)} is exported now (was hidden as {a.name})", "endpoint")
+        add("function_exposed", False, f"{_qualified(b)} is exported now (was hidden as {a.name})", "visibility")
     elif (a.module, a.name) != (b.module, b.name):
         kept = b.module == a.module and a.name in b.aliases
         rule = "function_moved" if a.name == b.name else "function_renamed"

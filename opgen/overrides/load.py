@@ -131,6 +131,8 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
                 renamed_at.setdefault(f"input {name}", state.order_loc)
         if state.endpoint_loc is not None:
             renamed_at["endpoint"] = state.endpoint_loc
+        if state.visibility_loc is not None:
+            renamed_at["visibility"] = state.visibility_loc
         if renamed_at:
             model.renamed_at[op] = renamed_at
     return model

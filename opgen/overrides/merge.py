@@ -47,6 +47,7 @@ class MergeState:
     rename_locs: dict[tuple[str, str], Location] = field(default_factory=dict)  # (kind, name)
     default_locs: dict[str, Location] = field(default_factory=dict)  # attr name -> its attr_default entry
     order_loc: Location | None = None  # the arg_order that placed the inputs
+    visibility_loc: Location | None = None  # the visibility (OpGenOverride `hide`) that set it
 
 
 def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
@@ -125,6 +126,7 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
     op = api.graph_op_name
     if new.visibility != ApiDef.DEFAULT_VISIBILITY:
         api.visibility = new.visibility
+        state.visibility_loc = update.loc("visibility")
     if new.endpoint:
         del api.endpoint[:]
         api.endpoint.extend(new.endpoint)
