@@ -6,7 +6,7 @@ from __future__ import annotations
 import glob
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -184,80 +184,93 @@ def load_config(start: Path | None = None) -> Config:
     if not isinstance(table, dict):
         raise OpgenError("[tool.opgen] must be a table", where(),
                          hint="write [tool.opgen] followed by key = value lines")
+    errors: list[OpgenError] = []
     unknown = sorted(set(table) - _KNOWN_KEYS)
     if unknown:
         first = min(unknown, key=where)  # (every key's location is in pyproject.toml: by line, then column)
         close = did_you_mean(first, _KNOWN_KEYS, "'")
-        raise OpgenError(
+        errors.append(OpgenError(
             f"unknown [tool.opgen] key(s): {', '.join(unknown)}",
             where(first),
             hint=f"{close + ' ' if close else ''}known keys: {', '.join(sorted(_KNOWN_KEYS))}",
-        )
+        ))
     kwargs: dict[str, object] = {}
     for key, value in table.items():
-        if key in ("sources", "exclude", "defines", "include_dirs", "external_includes", "undefines",
-                   "core_ops"):
-            if isinstance(value, str):
-                value = [value]
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                bad = (next((i for i, v in enumerate(value) if not isinstance(v, str)), None)
-                       if isinstance(value, list) else None)
-                raise OpgenError(f"[tool.opgen] {key} must be a list of strings",
-                                 where(key, *([] if bad is None else [bad])))
-            if key == "defines":
-                for i, define in enumerate(value):
-                    _check_define(define, where(key, i))
-            if key == "undefines":
-                for i, name in enumerate(value):
-                    if not name.isidentifier():
-                        raise OpgenError(f"[tool.opgen] undefines entry {name!r}: macro names must be identifiers",
-                                         where(key, i), hint='write "NAME"')
-            value = tuple(value)
-        elif key in ("modules", "helpers", "libraries"):
-            if not isinstance(value, dict):
-                raise OpgenError(f"[tool.opgen.{key}] must map names to strings", where(key))
-            for name, v in value.items():
-                if key != "helpers" and name in _KNOWN_KEYS:
-                    # No op (CamelCase) nor generated module is named like a [tool.opgen] key: it was
-                    # written below the table's header, where it lands in the table.
-                    raise OpgenError(f"[tool.opgen.{key}] key {name!r} is a [tool.opgen] key, not a pattern",
-                                     where(key, name), hint=_below_table_hint(key))
-                if not isinstance(v, str) or "\0" in name:
-                    # A key of [tool.opgen] written after a [tool.opgen.<key>] header lands in that table.
-                    scope = f"'{name}' is a [tool.opgen] key: {_below_table_hint(key)}" if name in _KNOWN_KEYS else None
-                    what = "a string" if isinstance(v, str) else _TOML_KINDS.get(type(v), "not a string")
-                    raise OpgenError(f"[tool.opgen.{key}] must map names to strings: {name!r} is {what}"
-                                     + (" but its name holds a NUL" if isinstance(v, str) else ""),
-                                     where(key, name), hint=scope)
-                if key == "helpers" and not _CPP_NAME.fullmatch(name):
-                    raise OpgenError(f"[tool.opgen.helpers] key {name!r} is not a C++ name", where(key, name),
-                                     hint='name the helper as the sources call it: GetAttrs = "..." or '
-                                          '"ns::GetAttrs" = "..." (for that namespace only)')
-                if key == "modules":
-                    from opgen.module_groups import validate_module_name
-
-                    validate_module_name(v, where(key, name))
-                elif key == "libraries":
-                    check_library(v, where(key, name), f"[tool.opgen.libraries] {name!r}")
-        elif key == "jobs":
-            if not isinstance(value, int) or value < 0:
-                raise OpgenError("[tool.opgen] jobs must be a non-negative integer", where(key))
-        elif key == "max_ops_per_module":
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise OpgenError("[tool.opgen] max_ops_per_module must be a positive integer", where(key),
-                                 hint="write max_ops_per_module = 2000, or leave it out to never split a module")
-        elif key in ("merge_overrides", "strict_includes", "strict_defines", "docstring_kernels", "include_internal"):
-            if not isinstance(value, bool):
-                raise OpgenError(f"[tool.opgen] {key} must be true or false", where(key))
-        elif not isinstance(value, str):
-            raise OpgenError(f"[tool.opgen] {key} must be a string", where(key))
-        elif key == "library":
-            check_library(value, where(key), "[tool.opgen] library")
-        elif key == "formatter" and value not in FORMATTERS:
-            raise OpgenError(f"[tool.opgen] formatter {value!r} is not one of {', '.join(FORMATTERS)}", where(key),
-                             hint='write formatter = "black" (the default) or formatter = "ruff"')
-        kwargs[key] = value
+        if key in _KNOWN_KEYS:
+            try:
+                kwargs[key] = _checked_value(key, value, where)
+            except OpgenError as e:  # every key's mistake in one run
+                errors.append(e)
+    if errors:
+        errors.sort(key=lambda e: (e.location.line, e.location.col) if e.location else (0, 0))
+        raise errors[0] if len(errors) == 1 else OpgenErrors(errors)
     return Config(root=pyproject.parent, positions=positions, written=frozenset(table), **kwargs)  # type: ignore[arg-type]
+
+
+def _checked_value(key: str, value: object, where: Callable[..., Location]) -> object:
+    """The value of [tool.opgen] `key` as `Config` holds it, or an error located by `where`."""
+    if key in ("sources", "exclude", "defines", "include_dirs", "external_includes", "undefines",
+               "core_ops"):
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            bad = (next((i for i, v in enumerate(value) if not isinstance(v, str)), None)
+                   if isinstance(value, list) else None)
+            raise OpgenError(f"[tool.opgen] {key} must be a list of strings",
+                             where(key, *([] if bad is None else [bad])))
+        if key == "defines":
+            for i, define in enumerate(value):
+                _check_define(define, where(key, i))
+        if key == "undefines":
+            for i, name in enumerate(value):
+                if not name.isidentifier():
+                    raise OpgenError(f"[tool.opgen] undefines entry {name!r}: macro names must be identifiers",
+                                     where(key, i), hint='write "NAME"')
+        value = tuple(value)
+    elif key in ("modules", "helpers", "libraries"):
+        if not isinstance(value, dict):
+            raise OpgenError(f"[tool.opgen.{key}] must map names to strings", where(key))
+        for name, v in value.items():
+            if key != "helpers" and name in _KNOWN_KEYS:
+                # No op (CamelCase) nor generated module is named like a [tool.opgen] key: it was
+                # written below the table's header, where it lands in the table.
+                raise OpgenError(f"[tool.opgen.{key}] key {name!r} is a [tool.opgen] key, not a pattern",
+                                 where(key, name), hint=_below_table_hint(key))
+            if not isinstance(v, str) or "\0" in name:
+                # A key of [tool.opgen] written after a [tool.opgen.<key>] header lands in that table.
+                scope = f"'{name}' is a [tool.opgen] key: {_below_table_hint(key)}" if name in _KNOWN_KEYS else None
+                what = "a string" if isinstance(v, str) else _TOML_KINDS.get(type(v), "not a string")
+                raise OpgenError(f"[tool.opgen.{key}] must map names to strings: {name!r} is {what}"
+                                 + (" but its name holds a NUL" if isinstance(v, str) else ""),
+                                 where(key, name), hint=scope)
+            if key == "helpers" and not _CPP_NAME.fullmatch(name):
+                raise OpgenError(f"[tool.opgen.helpers] key {name!r} is not a C++ name", where(key, name),
+                                 hint='name the helper as the sources call it: GetAttrs = "..." or '
+                                      '"ns::GetAttrs" = "..." (for that namespace only)')
+            if key == "modules":
+                from opgen.module_groups import validate_module_name
+
+                validate_module_name(v, where(key, name))
+            elif key == "libraries":
+                check_library(v, where(key, name), f"[tool.opgen.libraries] {name!r}")
+    elif key == "jobs":
+        if not isinstance(value, int) or value < 0:
+            raise OpgenError("[tool.opgen] jobs must be a non-negative integer", where(key))
+    elif key == "max_ops_per_module":
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise OpgenError("[tool.opgen] max_ops_per_module must be a positive integer", where(key),
+                             hint="write max_ops_per_module = 2000, or leave it out to never split a module")
+    elif key in ("merge_overrides", "strict_includes", "strict_defines", "docstring_kernels", "include_internal"):
+        if not isinstance(value, bool):
+            raise OpgenError(f"[tool.opgen] {key} must be true or false", where(key))
+    elif not isinstance(value, str):
+        raise OpgenError(f"[tool.opgen] {key} must be a string", where(key))
+    elif key == "library":
+        check_library(value, where(key), "[tool.opgen] library")
+    elif key == "formatter" and value not in FORMATTERS:
+        raise OpgenError(f"[tool.opgen] formatter {value!r} is not one of {', '.join(FORMATTERS)}", where(key),
+                         hint='write formatter = "black" (the default) or formatter = "ruff"')
+    return value
 
 
 # Path keys that must name something existing when pyproject.toml sets them: what each must be.

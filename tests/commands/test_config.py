@@ -265,3 +265,13 @@ def test_a_tool_opgen_key_below_a_subtable_says_where_it_belongs(run, tmp_path):
                                         "'formatter' is a [tool.opgen] key, not a pattern\n")
     code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.helpers]\njobs = 2\n', "build")
     assert code == 2 and "'jobs' is a [tool.opgen] key: a table's keys end at the next [header]" in err
+
+
+def test_every_mistake_of_the_table_is_reported_in_one_run(run):
+    code, err = run('[tool.opgen]\nsource = ["cc"]\nout = 5\nlibrary = ["_my.so"]\njobs = -1\nformatter = "yapf"\n',
+                    "build")
+    assert code == 2
+    assert [line.split(": error: ")[0] for line in err.splitlines() if ": error: " in line] == [
+        "pyproject.toml:2:1", "pyproject.toml:3:1", "pyproject.toml:4:1", "pyproject.toml:5:1", "pyproject.toml:6:1"]
+    assert "unknown [tool.opgen] key(s): source" in err and "did you mean 'sources'?" in err
+    assert err.endswith("5 errors in 1 file\n")
