@@ -118,6 +118,10 @@ _VECTOR_ITEMS = ("int", "bool", "str", "dim", "shape", "float", "dtype", "attrsh
 # A statement whose translation black would split (opgen writes black's layout itself, and
 # splits only calls and conditional expressions)
 _TOO_LONG = f"a statement whose Python translation is longer than {LINE_LENGTH} columns"
+_MAX_CALL_DEPTH = 32  # project functions calling each other, each translated as a nested function
+# Expressions, blocks or calls of project functions nested deeper than Python's recursion
+# allows the recursive-descent translator (hundreds of levels): left untranslated.
+_TOO_DEEP = "code nested too deeply (expressions, blocks or function calls)"
 _TOO_LONG_HINT = "compute its parts into locals first (bool big = ...; if (big && ...))"
 # The value of a default-constructed vector item, for `std::vector<T> v(n)`
 _ITEM_DEFAULTS = {"int": "0", "bool": "False", "float": "0.0", "str": '""'}
@@ -1333,6 +1337,8 @@ class _Helpers:
             return self.found[name]
         if name in self.active:
             raise caller.fail(f"a recursive call of {name}", tok)
+        if len(self.active) >= _MAX_CALL_DEPTH:  # each level reads the sources for its definition
+            raise caller.fail(f"project functions calling each other more than {_MAX_CALL_DEPTH} deep", tok)
         definition = _definition(self.tokens, name) if _IDENT.match(name) else None
         if definition is None:
             raise caller.fail(name, tok)
@@ -1350,21 +1356,36 @@ class _Helpers:
         return self.found[name]
 
 
+_indexed: list[tuple[Sequence[Token], dict[str, list[int]]]] = []  # the last token list's index
+
+
+def _status_functions(tokens: Sequence[Token]) -> dict[str, list[int]]:
+    """Where each `Status Name(` of the tokens stands, by name: one pass over a translation
+    unit, kept for the next lookup in it (gathering translates each of its shape functions, and
+    each of those looks up the functions it calls)."""
+    if _indexed and _indexed[0][0] is tokens:
+        return _indexed[0][1]
+    found: dict[str, list[int]] = {}
+    for i in range(1, len(tokens) - 1):
+        if tokens[i][KIND] == "id" and tokens[i + 1][TEXT] == "(" and tokens[i - 1][TEXT] == "Status":
+            found.setdefault(tokens[i][TEXT], []).append(i)
+    _indexed[:] = [(tokens, found)]
+    return found
+
+
 def _definition(tokens: Sequence[Token], name: str) -> tuple[str, list[tuple[Token, str]], int] | None:
     """The definition `Status name(InferenceContext* c, ...) { ... }` in the tokens:
     (context name, other parameters, index of its `{`); None when there is none. Parameters
     opgen cannot take are refused where they stand (a declaration's unnamed ones are skipped)."""
     refused = None
-    for i in range(1, len(tokens) - 1):
-        if tokens[i][TEXT] == name and tokens[i][KIND] == "id" and tokens[i + 1][TEXT] == "(" \
-                and tokens[i - 1][TEXT] == "Status":
-            try:
-                ctx, params, j = _params(tokens, i + 1)
-            except Untranslatable as e:
-                refused = refused or e
-                continue
-            if tokens[j][TEXT] == "{":
-                return ctx, params, j
+    for i in _status_functions(tokens).get(name, ()):
+        try:
+            ctx, params, j = _params(tokens, i + 1)
+        except Untranslatable as e:
+            refused = refused or e
+            continue
+        if tokens[j][TEXT] == "{":
+            return ctx, params, j
     if refused is not None:
         raise refused
     return None
@@ -1399,6 +1420,8 @@ def translate_lambda(tokens: Sequence[Token], start: int) -> Translation:
         return _located(e)
     except IndexError:
         return _located(Untranslatable("an incomplete lambda", tokens[start]))
+    except RecursionError:
+        return _located(Untranslatable(_TOO_DEEP, tokens[start]))
 
 
 def translate_function(tokens: Sequence[Token], name_index: int) -> Translation | None:
@@ -1417,3 +1440,5 @@ def translate_function(tokens: Sequence[Token], name_index: int) -> Translation 
         return _located(e)
     except IndexError:
         return _located(Untranslatable("an incomplete function", tokens[name_index]))
+    except RecursionError:
+        return _located(Untranslatable(_TOO_DEEP, tokens[name_index]))

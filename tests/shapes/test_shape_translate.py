@@ -573,3 +573,23 @@ def test_build_from_an_op_list_says_its_custom_ops_lose_their_shape_functions(tm
         "with opgen_runtime.register_shape_fn (docs/runtime.md)"),
     ]
     assert "warning" not in "\n".join(err.splitlines()[2:])
+
+
+def test_nesting_past_python_s_recursion_is_refused_not_a_crash():
+    """Deep expressions, blocks and project-function chains are left untranslated (located),
+    and a chain of thousands of functions is read in linear time (one index of definitions)."""
+    deep = _translate("c->set_output(0, c->Vector(" + "(" * 1200 + "1" + ")" * 1200 + ")); return OkStatus();")
+    assert deep.problem == "shape function not translated: code nested too deeply (expressions, blocks or " \
+                           "function calls)"
+    blocks = _translate("{" * 600 + "}" * 600 + " return OkStatus();")
+    assert blocks.problem is not None and "nested too deeply" in blocks.problem
+    chain = "".join(f"Status F{i}(InferenceContext* c) {{ return F{i + 1}(c); }}\n" for i in range(3000))
+    source = chain + "Status F3000(InferenceContext* c) { c->set_output(0, c->Scalar()); return OkStatus(); }\n"
+    tokens = tokenize(SourceFile("ops.cc", source))
+    from opgen.spec.gather import shape_fn_definitions
+
+    definitions = shape_fn_definitions(tokens)
+    assert len(definitions) == 3001
+    assert definitions["F0"].problem == ("shape function not translated: project functions calling each other "
+                                         "more than 32 deep")
+    assert definitions["F2990"].lines is not None  # ten calls from the end: translated
