@@ -579,8 +579,8 @@ def test_nesting_past_python_s_recursion_is_refused_not_a_crash():
     """Deep expressions, blocks and project-function chains are left untranslated (located),
     and a chain of thousands of functions is read in linear time (one index of definitions)."""
     deep = _translate("c->set_output(0, c->Vector(" + "(" * 1200 + "1" + ")" * 1200 + ")); return OkStatus();")
-    assert deep.problem == "shape function not translated: code nested too deeply (expressions, blocks or " \
-                           "function calls)"
+    assert deep.problem == ("shape function not translated: code nested too deeply (expressions, blocks or "
+                            "function calls)")
     blocks = _translate("{" * 600 + "}" * 600 + " return OkStatus();")
     assert blocks.problem is not None and "nested too deeply" in blocks.problem
     chain = "".join(f"Status F{i}(InferenceContext* c) {{ return F{i + 1}(c); }}\n" for i in range(3000))
