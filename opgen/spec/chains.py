@@ -407,6 +407,14 @@ class ChainReader:
         string, via the helper table (the keys it takes are appended to `used`; the file's
         constants and functions it reads, `kName` or `F()`, and where each is written, to
         `read`); None when the argument is not of that shape."""
+        try:
+            return self._helper_string(method, toks, used, read)
+        except RecursionError:  # `absl::StrCat(absl::StrCat(...))` hundreds deep: no macro limit applies
+            raise token_error(toks[0], f"the argument of {method}() nests string-building calls too deeply for "
+                                       "opgen to read") from None
+
+    def _helper_string(self, method: str, toks: list[Token], used: list[str] | None,
+                       read: list[tuple[str, Location]] | None) -> str | None:
         pieces: list[str] = []
         for part in split_top_level(toks, "+"):
             if part and all(t[KIND] in _LITERAL_KINDS for t in part):
@@ -419,7 +427,7 @@ class ChainReader:
                     if number is not None:
                         pieces.append(str(number))  # StrCat formats an integer in decimal
                         continue
-                    value = self.helper_string(method, arg, used, read) if arg else None
+                    value = self._helper_string(method, arg, used, read) if arg else None
                     if value is None:
                         return None
                     pieces.append(value)
