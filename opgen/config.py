@@ -209,6 +209,11 @@ def load_config(start: Path | None = None) -> Config:
 
 def _checked_value(key: str, value: object, where: Callable[..., Location]) -> object:
     """The value of [tool.opgen] `key` as `Config` holds it, or an error located by `where`."""
+    strings = value if isinstance(value, list) else [value]
+    for i, text in enumerate(strings):
+        if isinstance(text, str) and "\0" in text:  # no path, name or define holds one
+            raise OpgenError(f"[tool.opgen] {key} holds a NUL character (\\u0000)",
+                             where(key, *([i] if isinstance(value, list) else [])), hint="remove it")
     if key in ("sources", "exclude", "defines", "include_dirs", "external_includes", "undefines",
                "core_ops"):
         if isinstance(value, str):

@@ -275,3 +275,10 @@ def test_every_mistake_of_the_table_is_reported_in_one_run(run):
         "pyproject.toml:2:1", "pyproject.toml:3:1", "pyproject.toml:4:1", "pyproject.toml:5:1", "pyproject.toml:6:1"]
     assert "unknown [tool.opgen] key(s): source" in err and "did you mean 'sources'?" in err
     assert err.endswith("5 errors in 1 file\n")
+
+
+def test_a_nul_in_a_configured_string_is_a_located_error(run):
+    code, err = run('[tool.opgen]\nsources = ["cc", "c\\u0000c"]\nout = "\\u0000"\n', "build")
+    assert code == 2 and "Traceback" not in err
+    assert "pyproject.toml:2:18: error: [tool.opgen] sources holds a NUL character" in err
+    assert "pyproject.toml:3:1: error: [tool.opgen] out holds a NUL character" in err
