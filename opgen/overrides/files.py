@@ -165,6 +165,9 @@ class _Reader:
             text_format.Parse(piece, message_type())
         except text_format.ParseError as e:
             return self._located(e, piece, lines_before)
+        except ValueError as e:  # protobuf's own for a value its field cannot hold (an enum number past int32)
+            return self._located(text_format.ParseError(str(e), 1, len(piece) - len(piece.lstrip(" ")) + 1), piece,
+                                 lines_before)
         return None
 
     def _located(self, e: text_format.ParseError, piece: str, lines_before: int) -> OpgenError:
@@ -250,9 +253,11 @@ def parse_hint(message: str, fmt: Format, before: str = "") -> str | None:
     if message == 'Expected "{".' and re.search(r"\b(?:value|default_value)\s*:?\s*\Z", before):
         return ('an attr value is an AttrValue message of one field: value { i: 8 }, { f: 0.5 }, { b: true }, '
                 '{ s: "text" }, { type: DT_FLOAT }, { shape { dim { size: 2 } } } or { list { i: [1, 2] } }')
-    if message.startswith("Value out of range"):
+    if message.startswith("Value out of range") and re.search(r"\bi\s*:\s*\Z", before):
         return ("an int attr value (`i`) is a signed 64-bit integer: -9223372036854775808 to "
                 "9223372036854775807")
+    if message.startswith("Value out of range"):
+        return "an enum field takes one of its value names (visibility: HIDDEN), or its number"
     return None
 
 

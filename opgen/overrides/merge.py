@@ -58,6 +58,10 @@ def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
     def err(message: str, loc: Location, hint: str | None = None) -> None:
         errors.append(OpgenError(f"{api.graph_op_name}: {message}", loc, hint))
 
+    if api.visibility not in ApiDef.Visibility.values():  # a number protobuf keeps but names nothing
+        names = ", ".join(ApiDef.Visibility.keys())
+        err(f"visibility {api.visibility} is not one of {names}", update.loc("visibility"),
+            hint="write visibility: HIDDEN (or VISIBLE, SKIP)")
     if api.visibility == ApiDef.SKIP:
         others = [f.name for f, _ in api.ListFields() if f.name not in ("graph_op_name", "visibility")]
         if others:

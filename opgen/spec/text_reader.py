@@ -523,4 +523,7 @@ def protobuf_error(text: str, stop: Unread, message_class: Any) -> text_format.P
             if detail.startswith(f"'{first}': "):
                 detail = f"'{real}': " + detail[len(first) + 4:]
         return text_format.ParseError(detail, line + text.count("\n", 0, line_start), e.GetColumn())
+    except ValueError as e:  # protobuf's own for a value its field cannot hold (an enum number past int32)
+        line = text.count("\n", 0, stop.offset) + 1
+        return text_format.ParseError(str(e), line, stop.offset - text.rfind("\n", 0, stop.offset))
     return None
