@@ -493,15 +493,19 @@ class ChainReader:
 def _without_enclosing_parens(toks: list[Token]) -> list[Token]:
     """`(("a" "b"))` -> `"a" "b"`: a parenthesised expression has the value of its operand,
     so `REGISTER_OP(("Name"))` names the op like `REGISTER_OP("Name")`."""
-    while len(toks) >= 2 and toks[0][TEXT] == "(" and toks[-1][TEXT] == ")":
-        depth = 0
-        for k, t in enumerate(toks):
-            if t[KIND] == "op" and t[TEXT] in ("(", ")"):
-                depth += 1 if t[TEXT] == "(" else -1
-                if depth == 0 and k < len(toks) - 1:
-                    return toks  # `("a") ("b")`: the first `(` closes early
-        toks = toks[1:-1]
-    return toks
+    # One pass: the `(` of each `)`, then as many leading `(` as close at the mirrored end
+    # (`("a") ("b")`: the first closes early), so thousands of parentheses take linear time.
+    opened: list[int] = []
+    closes: dict[int, int] = {}
+    for k, t in enumerate(toks):
+        if t[KIND] == "op" and t[TEXT] == "(":
+            opened.append(k)
+        elif t[KIND] == "op" and t[TEXT] == ")" and opened:
+            closes[opened.pop()] = k
+    layers = 0
+    while layers < len(toks) // 2 and toks[layers][TEXT] == "(" and closes.get(layers) == len(toks) - 1 - layers:
+        layers += 1
+    return toks[layers : len(toks) - layers]
 
 
 # The calls that build a std::string from their arguments' strings: abseil's and TF's StrCat

@@ -325,3 +325,16 @@ def test_bytes_that_are_not_utf8_are_ignored_where_opgen_does_not_read_them(tmp_
     # the lambda is read without its comment, and translates as from the UTF-8 file
     assert latin1.sources["A"].shape_fn_python == utf8_result.sources["A"].shape_fn_python
     assert latin1.sources["A"].shape_fn_kind == "lambda, translated"
+
+
+def test_parenthesised_op_names_read_in_linear_time(tmp_path):
+    """`REGISTER_OP((("Name")))` names the op like `REGISTER_OP("Name")`, whatever the depth,
+    and `("A") ("B")` is no parenthesised name; 20,000 parentheses read at once, not in
+    quadratic time."""
+    deep = "(" * 20000 + '"Deep"' + ")" * 20000
+    (tmp_path / "ops.cc").write_text(f'REGISTER_OP({deep}).Output("y: float");\n'
+                                     'REGISTER_OP(("Shallow")).Output("y: float");\n')
+    assert [op.name for op in gather([str(tmp_path / "ops.cc")]).op_list.op] == ["Deep", "Shallow"]
+    (tmp_path / "ops.cc").write_text('REGISTER_OP(("A") ("B")).Output("y: float");\n')
+    with pytest.raises(OpgenError):
+        gather([str(tmp_path / "ops.cc")])
