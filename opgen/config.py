@@ -13,7 +13,7 @@ from pathlib import Path
 import tomllib
 
 from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean, printable_path
-from opgen.fsutil import LiteralPath
+from opgen.fsutil import LiteralPath, glob_paths
 from opgen.limits import read_text_file
 from opgen.toml_positions import key_positions
 
@@ -299,7 +299,7 @@ def check_paths(config: Config, keys: Iterable[str]) -> None:
             where = config.where(key, i) if isinstance(value, tuple) else config.where(key)
             path = config.path(entry)
             if key == "sources" and _GLOB_CHARS & set(entry):
-                problem = None if glob.glob(config.source_pattern(entry), recursive=True) else "matches no files"
+                problem = None if glob_paths(config.source_pattern(entry)) else "matches no files"
             elif not path.exists():
                 problem = "does not exist"
             elif PATH_KEYS[key] == "directory" and not path.is_dir():

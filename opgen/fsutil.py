@@ -146,3 +146,51 @@ def write_output(path: Path, data: bytes) -> None:
             f.write(data)
         return
     atomic_write(path, data)
+
+
+def glob_paths(pattern: str) -> list[str]:
+    """`glob.glob(pattern, recursive=True)`, except that `**` does not descend into symbolic
+    links to directories (as a directory source is read: `os.walk`), so a link cycle (`a -> .`)
+    cannot make it run without end. Wildcards skip names starting with `.` unless the pattern
+    component does, as glob's do."""
+    import fnmatch
+    import glob
+
+    parts = pattern.split("/")
+    if "**" not in parts:
+        return glob.glob(pattern)
+    first = next(i for i, part in enumerate(parts) if glob.has_magic(part))
+    base = "/".join(parts[:first]) or ("/" if pattern.startswith("/") else "")
+    wanted = parts[first:]
+
+    def fits(name: str, part: str) -> bool:
+        return fnmatch.fnmatchcase(name, part) and (not name.startswith(".") or part.startswith("."))
+
+    def matches(names: list[str], at: int = 0, k: int = 0) -> bool:
+        """Whether path components `names[at:]` match `wanted[k:]` (`**`: zero or more, not hidden)."""
+        if k == len(wanted):
+            return at == len(names)
+        if wanted[k] == "**":
+            return matches(names, at, k + 1) or (
+                at < len(names) and not names[at].startswith(".") and matches(names, at + 1, k))
+        return at < len(names) and fits(names[at], wanted[k]) and matches(names, at + 1, k + 1)
+
+    def leads(names: list[str], at: int = 0, k: int = 0) -> bool:
+        """Whether a path below directory `names` may still match (the walk skips the others)."""
+        if at == len(names):
+            return True
+        if k == len(wanted):
+            return False
+        if wanted[k] == "**":
+            return leads(names, at, k + 1) or (not names[at].startswith(".") and leads(names, at + 1, k))
+        return fits(names[at], wanted[k]) and leads(names, at + 1, k + 1)
+
+    top = base or "."
+    found = [base] if base and matches([]) else []  # (glob yields the base itself for a leading `**`)
+    for root, dirs, files in os.walk(top):
+        rel = os.path.relpath(root, top)
+        prefix = [] if rel == "." else rel.split(os.sep)
+        found += [os.path.join(root, name) if base else os.path.join(*prefix, name)
+                  for name in dirs + files if matches([*prefix, name])]
+        dirs[:] = [d for d in dirs if leads([*prefix, d])]
+    return found

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import fnmatch
 import gc
-import glob
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,7 +32,7 @@ from opgen.errors import (
     plural,
     report,
 )
-from opgen.fsutil import LiteralPath
+from opgen.fsutil import LiteralPath, glob_paths
 from opgen.limits import read_text_file
 from opgen.model import BuilderCall, GatherResult, KernelRegistration, OpSource, Registration
 from opgen.registry import OpRegistry
@@ -100,7 +99,7 @@ def expand_sources(sources: Iterable[str], exclude: Iterable[str] = ()) -> Sourc
     unmatched: list[str] = []
     for pattern in exclude:
         if _is_glob(pattern):
-            matches = glob.glob(pattern, recursive=True)
+            matches = glob_paths(pattern)
         else:
             matches = [pattern] if os.path.lexists(pattern) else []
         excluded.update(os.path.realpath(m) for m in matches)
@@ -122,7 +121,7 @@ def expand_sources(sources: Iterable[str], exclude: Iterable[str] = ()) -> Sourc
 
     for source in sources:
         if _is_glob(source):
-            matches = sorted(glob.glob(source, recursive=True))
+            matches = sorted(glob_paths(source))
             if not matches:
                 errors.append(OpgenError("glob matches no files", Location(source)))
             for m in matches:

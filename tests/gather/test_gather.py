@@ -338,3 +338,25 @@ def test_parenthesised_op_names_read_in_linear_time(tmp_path):
     (tmp_path / "ops.cc").write_text('REGISTER_OP(("A") ("B")).Output("y: float");\n')
     with pytest.raises(OpgenError):
         gather([str(tmp_path / "ops.cc")])
+
+
+def test_recursive_globs_match_like_glob_but_never_follow_a_link_cycle(tmp_path, monkeypatch):
+    """`**` matches what `glob.glob(recursive=True)` matches (hidden names only when asked
+    for), but does not descend into symbolic links to directories, as a directory source does
+    not: two `-> .` links made glob's walk run without end."""
+    import glob
+
+    from opgen.fsutil import glob_paths
+
+    monkeypatch.chdir(tmp_path)
+    for path in ("ops/x.cc", "ops/a/y.cc", "ops/a/b/z.cc", "ops/.hid/h.cc", "ops/.dot.cc", "ops/c/w.h"):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(f'REGISTER_OP("Op{len(path)}").Output("y: float");\n')
+    patterns = ["ops/**/*.cc", "ops/**", "**/*.cc", "ops/**/b/*.h", "**", "ops/**/.hid/*.cc", "o[p]s/**/*.cc",
+                f"{glob.escape(str(tmp_path))}/ops/**/*.cc", "ops/*/y.cc"]
+    for pattern in patterns:
+        assert sorted(glob_paths(pattern)) == sorted(p.rstrip("/") for p in glob.glob(pattern, recursive=True))
+    os.symlink(".", "ops/a/l1")
+    os.symlink(".", "ops/a/l2")
+    assert sorted(glob_paths("ops/**/*.cc")) == ["ops/a/b/z.cc", "ops/a/y.cc", "ops/x.cc"]
+    assert sorted(op.name for op in gather(["ops/**/*.cc"]).op_list.op) == ["Op10", "Op12", "Op8"]
