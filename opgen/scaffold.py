@@ -3,6 +3,7 @@ and its compiled op library (docs/custom-ops.md, "Packaging and shipping")."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -46,11 +47,16 @@ class Project:
         }
 
 
+_MAX_PACKAGE = 64
+
+
 def project_for(directory: Path, package: str | None) -> Project:
     """The project `opgen init` writes into `directory`; the package defaults to its name."""
     name = package if package is not None else directory.resolve().name.replace("-", "_")
     problem = module_name_problem(name) or (
         None if re.fullmatch("[a-z][a-z0-9_]*", name) else "is not a lower-case identifier starting with a letter")
+    if not problem and len(name) > _MAX_PACKAGE:  # it names files (`ops/<package>_ops.cc`): NAME_MAX is 255 bytes
+        problem = f"is {len(name)} characters long (at most {_MAX_PACKAGE})"
     if problem:
         source = "--package" if package is not None else f"the directory name {directory.resolve().name!r}"
         raise OpgenError(f"package name {name!r} (from {source}) {problem}",
@@ -71,8 +77,22 @@ def init_project(directory: Path, package: str | None) -> list[Path]:
     environment = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                                      autoescape=False)  # TOML, Python and C++, not HTML
     folder = resources.files("opgen") / "_scaffold"
-    for template, target in targets.items():
-        text = environment.from_string(folder.joinpath(template).read_text(encoding="utf-8")).render(project.values)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return list(targets.values())
+    texts = {target: environment.from_string(folder.joinpath(template).read_text(encoding="utf-8"))
+             .render(project.values) for template, target in targets.items()}
+    written: list[Path] = []
+    made = sorted({parent for target in texts for parent in (target.parent, *target.parent.parents)
+                   if not parent.exists()}, key=lambda p: len(p.parts), reverse=True)  # deepest first
+    try:
+        for target, text in texts.items():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            written.append(target)
+    except OSError as e:  # all or nothing: a rerun must not find half a project in its way
+        for path in written:
+            path.unlink(missing_ok=True)
+        for directory in made:
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        raise OpgenError(f"cannot write {target}: {e.strerror or e}", Location(str(target)),
+                         hint="choose a directory you can write to") from None
+    return written

@@ -62,6 +62,7 @@ def test_init_never_overwrites(tmp_path, capsys):
         (["--package", "json"], "package name 'json' (from --package) would shadow the package of that name"),
         (["--package", "class"], "package name 'class' (from --package) is a Python keyword"),
         (["--package", "_ops"], "package name '_ops' (from --package) is not a lower-case identifier"),
+        (["--package", "x" * 300], f"package name '{'x' * 300}' (from --package) is 300 characters long (at most 64)"),
     ],
 )
 def test_init_rejects_package_names(tmp_path, capsys, args, message):
@@ -69,6 +70,25 @@ def test_init_rejects_package_names(tmp_path, capsys, args, message):
     err = capsys.readouterr().err
     assert err.startswith(f"--package: error: {message}") and "hint: pass --package with a lower-case Python" in err
     assert not (tmp_path / "p").exists()
+
+
+def test_init_that_cannot_write_a_file_leaves_nothing(tmp_path, capsys, monkeypatch):
+    """All or nothing: a write that fails (a full disk, here the third file) removes the files
+    and directories written before it, so a rerun does not find them in its way."""
+    real = Path.write_text
+    calls = []
+
+    def failing(self, *args, **kwargs):
+        calls.append(self)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", failing)
+    assert main(["init", str(tmp_path / "p")]) == 2
+    assert "error: cannot write" in capsys.readouterr().err and not (tmp_path / "p").exists()
+    monkeypatch.undo()
+    assert main(["init", str(tmp_path / "p")]) == 0
 
 
 def test_init_rejects_a_directory_name_that_is_no_package(tmp_path, capsys):
