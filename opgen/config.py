@@ -164,6 +164,9 @@ def load_config(start: Path | None = None) -> Config:
         # tomllib puts the position in the message: "... (at line 3, column 9)".
         m = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", str(e), re.S)
         message, line, col = (m.group(1), int(m.group(2)), int(m.group(3))) if m else (str(e), 0, 0)
+        if message.endswith(" (at end of document)"):  # where the file ends
+            message, line = message.removesuffix(" (at end of document)"), text.count("\n") + 1
+            col = len(text) - text.rfind("\n")
         at = Location(str(_below_cwd(pyproject)), line, col)
         raise OpgenError(f"cannot parse pyproject.toml: {message}", at) from None
     except RecursionError:

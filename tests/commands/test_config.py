@@ -50,6 +50,8 @@ def test_unknown_key_and_parse_error_are_located(run, tmp_path):
     assert "hint: did you mean 'out'? known keys: allow, api," in err
     code, err = run('[tool.opgen]\nout = "x\n', "oplist")
     assert code == 2 and "pyproject.toml:2:9: error: cannot parse pyproject.toml: Illegal character" in err
+    code, err = run('[tool.opgen]\nsources = ["ops"]\nexclude = [', "oplist")  # tomllib: "at end of document"
+    assert code == 2 and err.startswith("pyproject.toml:3:12: error: cannot parse pyproject.toml: Invalid value")
 
 
 def test_bad_define_is_located_in_pyproject(run):
