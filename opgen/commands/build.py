@@ -204,7 +204,12 @@ def _check_out(settings: Settings, opts: BuildOptions) -> None:
     read_whole = [Path(settings.overrides)] if settings.overrides else []
     if opts.templates is not None:
         read_whole.append(opts.templates)
-    check_out_dir(opts.out, settings.config.root, inputs, opts.config_location, read_whole=read_whole)
+    config = settings.config
+    if "out" in config.written and config.path(config.out).resolve() == opts.out.resolve():  # the key, at its line
+        check_out_dir(opts.out, config.root, inputs, config.where("out"), read_whole=read_whole,
+                      given_by="[tool.opgen] out")
+    else:
+        check_out_dir(opts.out, config.root, inputs, opts.config_location, read_whole=read_whole)
 
 
 def _warn_out_not_a_package(settings: Settings, opts: BuildOptions) -> None:

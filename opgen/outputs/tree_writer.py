@@ -312,20 +312,22 @@ def plan(out: Path, files: dict[str, bytes], source_map: str, known: Mapping[str
     return Changes(write, delete, len(proven), tuple(sorted(kept)), manifest, digests)
 
 
-def check_out_dir(out: Path, root: Path, inputs: list[Path], where: Location, *, read_whole: list[Path]) -> None:
+def check_out_dir(out: Path, root: Path, inputs: list[Path], where: Location, *, read_whole: list[Path],
+                  given_by: str = "--out") -> None:
     """`--out` may not be `/`, the project root or a parent of it, an input (source, overrides,
     templates, include directory or file) or a directory holding one, nor lie inside an input
-    read whole (`read_whole`: overrides and templates), nor name a non-directory."""
+    read whole (`read_whole`: overrides and templates), nor name a non-directory. `given_by`:
+    what set it, as the errors name it (`--out`, `[tool.opgen] out`)."""
     resolved = out.resolve()
     hint = 'point --out (or [tool.opgen] out) at a directory of its own, e.g. out = "generated"'
     if resolved == Path(resolved.anchor) or root.resolve().is_relative_to(resolved):
-        raise OpgenError(f"--out {out} is the project root, a parent of it, or /", where, hint=hint)
+        raise OpgenError(f"{given_by} {out} is the project root, a parent of it, or /", where, hint=hint)
     for path in [*inputs, *read_whole]:
         p = path.resolve()
         if p.is_relative_to(resolved) or (path in read_whole and resolved.is_relative_to(p)):
-            raise OpgenError(f"--out {out} overlaps the input {path}", where, hint=hint)
+            raise OpgenError(f"{given_by} {out} overlaps the input {path}", where, hint=hint)
     if os.path.lexists(out) and not out.is_dir():
-        raise OpgenError("--out names something that is not a directory", Location(str(out)), hint=hint)
+        raise OpgenError(f"{given_by} names something that is not a directory", Location(str(out)), hint=hint)
 
 
 def recover(out: Path) -> str | None:

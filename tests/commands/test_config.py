@@ -284,3 +284,15 @@ def test_a_nul_in_a_configured_string_is_a_located_error(run):
     assert code == 2 and "Traceback" not in err
     assert "pyproject.toml:2:18: error: [tool.opgen] sources holds a NUL character" in err
     assert "pyproject.toml:3:1: error: [tool.opgen] out holds a NUL character" in err
+
+
+@pytest.mark.parametrize(("out", "problem"), [
+    ("..", "[tool.opgen] out .. is the project root, a parent of it, or /"),
+    (".", "[tool.opgen] out . is the project root, a parent of it, or /"),
+    ("cc", "[tool.opgen] out cc overlaps the input cc"),
+])
+def test_an_out_key_overlapping_the_inputs_is_located_at_the_key(run, tmp_path, out, problem):
+    code, err = run(f'[tool.opgen]\nsources = ["cc"]\n\nout = "{out}"\n', "build")
+    assert code == 2 and err.startswith(f"pyproject.toml:4:1: error: {problem}\n"), err
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n', "build", "--out", out)  # the option: said so
+    assert code == 2 and f"error: --out {out} " in err
