@@ -141,11 +141,16 @@ def write_output(path: Path, data: bytes) -> None:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
         mode = stat.S_IFREG
-    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-        with open(path, "wb") as f:
-            f.write(data)
-        return
-    atomic_write(path, data)
+    try:
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            with open(path, "wb") as f:
+                f.write(data)
+            return
+        atomic_write(path, data)
+    except OSError as e:
+        if e.filename is None:  # a failed write (`-o /dev/full`) names no file: the error must
+            raise OSError(e.errno, e.strerror, str(path)) from None
+        raise
 
 
 def glob_paths(pattern: str) -> list[str]:

@@ -491,6 +491,16 @@ def test_output_naming_a_pipe_or_device_is_written_into_never_replaced(project, 
     assert not list(project.glob(".pipe.*"))  # no temporary file beside it
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("argv", [["oplist", "-o", "/dev/full"], ["api", "-o", "/dev/full"],
+                                  ["build", "--depfile", "/dev/full"]])
+def test_a_failed_write_names_the_file(project, argv):
+    """A device that refuses the write (a full disk): the error names the file the user gave."""
+    result = run(*argv)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("/dev/full: error: cannot access file: No space left on device"), result.stderr
+
+
 @pytest.mark.parametrize("argv", [["oplist", "-o", "DIR"], ["kernels", "-o", "DIR"], ["api", "-o", "DIR"],
                                   ["specs", "ops.pbtxt", "-o", "DIR"], ["build", "--depfile", "DIR"]])
 def test_output_naming_a_directory_is_a_located_error_writing_nothing(project, argv):
