@@ -17,14 +17,16 @@ class Settings(_Settings):
 
 
 def run(settings: Settings) -> int:
+    from opgen.errors import Location
     from opgen.fsutil import write_output
     from opgen.outputs.written_files import check_output_option
     from opgen.spec.emit_cc import op_list_to_cc
-    from opgen.spec.oplist_io import load_op_list_file
+    from opgen.spec.oplist_io import load_op_list_with_lines
 
-    op_list = load_op_list_file(settings.oplist)
+    op_list, lines = load_op_list_with_lines(settings.oplist)
     check_output_option(settings.output, settings.config, [settings.oplist])
-    cc = op_list_to_cc(op_list, skip_inexpressible=settings.skip_inexpressible)
+    entries = [Location(settings.oplist, line, 1 if line else 0) for line in lines]
+    cc = op_list_to_cc(op_list, skip_inexpressible=settings.skip_inexpressible, locations=entries)
     if settings.output:
         write_output(Path(settings.output), cc.encode())
     else:

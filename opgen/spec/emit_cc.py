@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from google.protobuf.descriptor import FieldDescriptor
 
-from opgen.errors import OpgenError, OpgenErrors
+from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.spec.attr_grammar import COMPOUND_TYPES
 from opgen.spec.doc import is_name_line
 from opgen.spec.full_type import match_type_constructor
@@ -374,19 +375,23 @@ def cc_for_op_def(op_def: op_def_pb2.OpDef) -> str:
     return f"{note}REGISTER_OP({cc_string(op_def.name)}){chain};\n"
 
 
-def op_list_to_cc(op_list: op_def_pb2.OpList, skip_inexpressible: bool = False) -> str:
+def op_list_to_cc(op_list: op_def_pb2.OpList, skip_inexpressible: bool = False,
+                  locations: Sequence[Location | None] = ()) -> str:
     """REGISTER_OP C++ for every op of `op_list`.
 
-    Raises OpgenErrors naming every op that cannot be expressed (and why), unless
-    `skip_inexpressible`, which leaves a `// opgen: cannot express ...` comment instead.
+    Raises OpgenErrors naming every op that cannot be expressed (and why, at its entry of
+    `locations` when given), unless `skip_inexpressible`, which leaves a `// opgen: cannot
+    express ...` comment instead.
     """
     chunks = [HEADER]
     problems = []
-    for op_def in op_list.op:
+    for i, op_def in enumerate(op_list.op):
         try:
             chunks.append("\n" + cc_for_op_def(op_def))
         except Inexpressible as e:
-            problems.append(OpgenError(f"op {op_def.name} cannot be written as REGISTER_OP: {e}"))
+            problems.append(OpgenError(f"op {op_def.name} cannot be written as REGISTER_OP: {e}",
+                                       locations[i] if i < len(locations) else None,
+                                       hint="--skip-inexpressible writes the others, with a comment for this one"))
             chunks.append(f"\n// opgen: cannot express {cc_comment_text(op_def.name)} as REGISTER_OP: "
                           f"{cc_comment_text(str(e))}\n")
     if problems and not skip_inexpressible:

@@ -87,7 +87,10 @@ def test_specs_reports_inexpressible_op_defs(tmp_path, capsys):
     out = tmp_path / "ops.cc"
     assert main(["specs", str(source), "-o", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: op Float8Only cannot be written as REGISTER_OP: attr 'T' allows DT_FLOAT8_E5M2")
+    line = source.read_text().split("\n").index('  name: "Float8Only"')  # (its `op {` line, 1-based)
+    assert err.startswith(f"{source}:{line}:1: error: op Float8Only cannot be written as REGISTER_OP: attr 'T' "
+                          "allows DT_FLOAT8_E5M2")
+    assert "hint: --skip-inexpressible writes the others, with a comment for this one" in err
     assert not out.exists()
     assert main(["specs", str(source), "-o", str(out), "--skip-inexpressible"]) == 0
     text = out.read_text()
