@@ -7,14 +7,13 @@ from pathlib import Path
 
 from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot, strip_docs
 from opgen.config import Config
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location
 from opgen.model import GatherResult
 from opgen.module_groups import group_ops, module_pattern
 from opgen.overrides.apidef import ApiModel
 from opgen.proto import api_def_pb2, kernel_def_pb2
-from opgen.python_api.function import FunctionApi, SkippedOp, function_api
+from opgen.python_api.function import FunctionApi, SkippedOp, located_function_api
 from opgen.spec.kernel_summary import device_placement, device_types, selectable
-from opgen_runtime.proto import op_def_pb2
 
 _SKIP_REASONS = {
     "skip": "skipped by an override (visibility SKIP)",
@@ -40,18 +39,6 @@ def _project(fn: FunctionApi, module: str) -> Function:
         outputs=tuple(o.field for o in fn.outputs),
         output_type=fn.namedtuple_typename,
     )
-
-
-def _function_api(
-    op_def: op_def_pb2.OpDef, api: api_def_pb2.ApiDef, location: Location | None
-) -> FunctionApi | SkippedOp:
-    """pyapi's mapping; its errors point at the op's REGISTER_OP when they carry no location."""
-    try:
-        return function_api(op_def, api)
-    except OpgenError as e:
-        if e.location is None:
-            e.location = location
-        raise
 
 
 def _docs(api: api_def_pb2.ApiDef) -> tuple[tuple[str, str], ...]:
@@ -109,7 +96,7 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
         source = gathered.sources.get(op_def.name)
         location = relocate(source.location if source else None)
         api = model.get(op_def)
-        result = _function_api(op_def, api, source.location if source else None)
+        result = located_function_api(op_def, api, source)
         function = None
         skip_reason = ""
         if isinstance(result, SkippedOp):

@@ -19,6 +19,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from opgen.errors import Location, OpgenError
+from opgen.model import OpSource
 from opgen.overrides.apidef import ApiModel
 from opgen.proto import api_def_pb2
 from opgen.python_api import docstrings
@@ -205,6 +206,28 @@ def _constraints(allowed: tuple[int, ...]) -> tuple[str, ...]:
     return tuple(sorted({f"_atypes.{annotation_class(t)}" for t in allowed}))
 
 
+class PartError(OpgenError):
+    """An error about one declared part of the op (`part`: `attr name`, an `OpSource.parts`
+    key), located at that part's line by `located_function_api`."""
+
+    def __init__(self, message: str, hint: str, part: str):
+        super().__init__(message, hint=hint)
+        self.part = part
+
+
+def located_function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None,
+                         source: OpSource | None) -> FunctionApi | SkippedOp:
+    """`function_api`, its errors located at the part of the op they are about, else at its
+    REGISTER_OP (or OpList entry), when they carry no location of their own."""
+    try:
+        return function_api(op_def, api_def)
+    except OpgenError as e:
+        if e.location is None and source is not None:
+            part = dict(source.parts).get(e.part) if isinstance(e, PartError) else None
+            e.location = part or source.location
+        raise
+
+
 def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None = None) -> FunctionApi | SkippedOp:
     """The Python API of one op under its (merged) ApiDef; None stands for TF's seed ApiDef
     (`opgen.overrides.apidef.default_api_def`), read from the OpDef without building one."""
@@ -348,11 +371,12 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None = 
         if p.keyword == "name":
             # `_apply_op_helper(op_type_name, name=None, **keywords)` takes the node's name as
             # `name`: no OpDef arg of that name can reach it, whatever its Python name.
-            raise OpgenError(
+            raise PartError(
                 f"op {op_name}: its {p.kind} 'name' cannot be passed to _apply_op_helper, whose own 'name' is the "
                 "node's name (TensorFlow's generated wrapper for this op does not compile either)",
                 hint=f"rename the {p.kind} in REGISTER_OP; an override renames only the Python parameter, and the "
                      "graph keeps the OpDef's name",
+                part=f"{p.kind} name",
             )
     _check_unique([p.name for p in params] + ["name"], "parameter", op_name)
 

@@ -30,7 +30,7 @@ from opgen.model import GatherResult, OpSource
 from opgen.module_groups import PACKAGE_INIT, group_ops, module_files, module_library
 from opgen.overrides.apidef import ApiModel
 from opgen.parallel import can_fork, in_shares
-from opgen.python_api.function import FunctionApi, SkippedOp, function_api, reserved_name_warning
+from opgen.python_api.function import FunctionApi, SkippedOp, located_function_api, reserved_name_warning
 from opgen.render import emit, residual
 from opgen.render.formatter import BuildStamp, ChunkFormatter
 from opgen_runtime.proto import op_def_pb2
@@ -555,13 +555,8 @@ def _summary_digest(summary: emit.FunctionSummary) -> bytes:
 
 
 def _located(op: op_def_pb2.OpDef, api_model: ApiModel, source: OpSource | None) -> FunctionApi | SkippedOp:
-    """`function_api` whose errors point at the op's REGISTER_OP (or OpList entry)."""
-    try:
-        return function_api(op, api_model.merged(op))
-    except OpgenError as e:
-        if e.location is None and source is not None:
-            e.location = source.location
-        raise
+    """`function_api` of the op's merged ApiDef, its errors located (`located_function_api`)."""
+    return located_function_api(op, api_model.merged(op), source)
 
 
 def _error_of(op: op_def_pb2.OpDef, api_model: ApiModel, source: OpSource | None, message: str) -> OpgenError:

@@ -117,8 +117,9 @@ def test_an_arg_named_name_is_a_located_error_even_renamed(tmp_path, capsys, mon
     (tmp_path / "ops").mkdir()
     (tmp_path / "ops" / "t.cc").write_text(source)
     (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\nout = "gen"\n')
-    expected = (f"ops/t.cc:1:1: error: op Tagged: its {kind} 'name' cannot be passed to _apply_op_helper, whose own "
-                "'name' is the node's name")
+    column = source.index(".Attr" if kind == "attr" else ".Input") + 2  # at its declaration
+    expected = (f"ops/t.cc:1:{column}: error: op Tagged: its {kind} 'name' cannot be passed to _apply_op_helper, "
+                "whose own 'name' is the node's name")
     assert main(["build"]) == 2
     assert expected in capsys.readouterr().err.replace(str(tmp_path) + os.sep, "")
     (tmp_path / "overrides").mkdir()
@@ -141,7 +142,7 @@ def test_errors_of_different_ops_and_stages_come_in_one_run(tmp_path, capsys, mo
                               'REGISTER_OP("Fine").Output("y: float");\n')
     assert main(["build", "ops.cc", "--out", "gen"]) == 2
     errors = [line for line in capsys.readouterr().err.splitlines() if ": error: " in line]
-    assert [line.split(": error: ")[0] for line in errors] == ["ops.cc:1:1", "ops.cc:2:1", "ops.cc:3:1"]
+    assert [line.split(": error: ")[0] for line in errors] == ["ops.cc:1:22", "ops.cc:2:1", "ops.cc:3:22"]  # (the args)
     assert "input 'name'" in errors[0] and "'collections' of op Collections" in errors[1] and "attr 'name'" in errors[2]
     assert not Path("gen").exists()
 
