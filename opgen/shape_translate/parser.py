@@ -228,9 +228,9 @@ class _Parser:
     def expect(self, text: str) -> Token:
         t = self.peek()
         if t is None or t[TEXT] != text:
-            if text == ";" and t is not None and t[BOL] and self.i > 0:
-                # the statement ended with its line: a `;` left out, placed where the compiler
-                # wants it (after the statement's last token), not at the next line's first
+            if text == ";" and t is not None and (t[BOL] or t[TEXT] == "}") and self.i > 0:
+                # the statement ended with its line or its block: a `;` left out, placed where
+                # the compiler wants it (after the statement's last token), not at what follows
                 last = self.toks[self.i - 1]
                 raise Untranslatable(f"expected ';' before '{t[TEXT]}'", last, f"add ';' after '{last[TEXT]}'",
                                      after=True)

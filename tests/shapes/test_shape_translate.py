@@ -160,6 +160,8 @@ def test_refusals_are_located_and_name_the_construct(cpp, construct, column):
      "add ';' after ')'"),
     ("ShapeHandle s = c->input(0)\nc->set_output(0, s); return OkStatus();", "expected ';' before 'c'", (2, 28),
      "add ';' after ')'"),
+    # a lambda on one line whose last statement lacks its `;`: before the block's `}`
+    ("c->set_output(0, c->input(0)) }", "expected ';' before '}'", (2, 30), "add ';' after ')'"),
 ])
 def test_mistakes_in_the_cpp_are_located_with_a_hint(cpp, construct, where, hint):
     t = _translate(cpp)
