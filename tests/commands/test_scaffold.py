@@ -315,6 +315,7 @@ def test_out_subfolder_without_init_is_diagnosed(tmp_path):
     (project / "ops" / "more_ops.cc").write_text(
         (project / "ops" / "my_ops.cc").read_text().replace("MyOpsScale", "MyOpsScale2"))
     _replace(project / "pyproject.toml", 'out = "my_ops"', 'out = "my_ops/gen"')
+    _replace(project / "pyproject.toml", 'api = "my_ops/API.md"', 'api = "my_ops/gen/API.md"')
     _replace(project / "pyproject.toml", 'library = "_my_ops.so"', 'library = "my_ops:_my_ops.so"')
     (project / "my_ops" / "gen_my_ops.py").unlink()
     warning = " ".join(_opgen_build_stderr(project, env).split())
