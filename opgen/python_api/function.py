@@ -156,8 +156,9 @@ def reserved_name_warning(ops: list[tuple[str, Location | None]]) -> str:
     return OpgenError(
         message,
         location,
-        hint=f'give it another name with an override (op {{ name: "{op_name}" rename_to: "{op_name}Op" }}) '
-        f"or hide it (hide: true generates _{base})",
+        hint=f'give it another name with an override (op {{ name: "{op_name}" rename_to: "{op_name}Op" }}, or '
+        f'an ApiDef\'s endpoint {{ name: "{op_name}Op" }}) or hide it (hide: true, or visibility: HIDDEN, '
+        f"generates _{base})",
     ).format_warning()
 
 

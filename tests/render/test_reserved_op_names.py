@@ -50,8 +50,9 @@ def test_one_reserved_op_name(tmp_path, capsys, monkeypatch):
     assert functions == {"fine"}
     assert err.endswith("cc/r.cc:2:1: warning: op 'Print' gets no Python function: its name 'print' is a Python "
                         "keyword or reserved name (TensorFlow's generated wrappers skip it too)\n"
-                        '  hint: give it another name with an override (op { name: "Print" rename_to: "PrintOp" }) '
-                        "or hide it (hide: true generates _print)\n")
+                        '  hint: give it another name with an override (op { name: "Print" rename_to: "PrintOp" }, '
+                        'or an ApiDef\'s endpoint { name: "PrintOp" }) or hide it (hide: true, or visibility: HIDDEN, '
+                        "generates _print)\n")
 
 
 @pytest.mark.oracle
