@@ -73,7 +73,8 @@ def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
                 hint="deprecate a name with `endpoint { name: ... deprecated: true }`")
     for index, endpoint in enumerate(api.endpoint):
         if not _ENDPOINT.match(endpoint.name):
-            err(f"API name {endpoint.name!r} is not a (dotted) Python identifier", update.loc("endpoint", index))
+            err(f"API name {endpoint.name!r} is not a (dotted) Python identifier", update.loc("endpoint", index),
+                hint='write a Python name, maybe in a namespace: endpoint { name: "math.my_op" } gives my_op')
     if api.endpoint and api.endpoint[0].deprecated:
         err(f"endpoint {api.endpoint[0].name!r} names the function, so `deprecated: true` would have no effect "
             "on it (a deprecated endpoint binds an alias that warns when called)", update.loc("endpoint", 0),
@@ -83,13 +84,15 @@ def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
         seen: set[str] = set()
         for index, arg in enumerate(args):
             if arg.name in seen:
-                err(f"{_KIND_WORDS[kind]} {arg.name!r} is overridden twice in one entry", update.loc(kind, index))
+                err(f"{_KIND_WORDS[kind]} {arg.name!r} is overridden twice in one entry", update.loc(kind, index),
+                    hint=f"put the fields of both {kind} blocks in one")
             seen.add(arg.name)
             if arg.rename_to:
                 message = bad_identifier(arg.rename_to)
                 if message:
                     err(f"cannot rename {_KIND_WORDS[kind]} {arg.name!r} to {arg.rename_to!r}: {message}",
-                        update.loc(kind, index))
+                        update.loc(kind, index), hint="choose another name" if "keyword" in message
+                        else "rename_to takes a Python name: letters, digits and _, starting with a letter")
     attr_defs = {a.name: a for a in op_def.attr}
     inferred = inferred_attrs(op_def)
     for index, attr in enumerate(api.attr):
@@ -140,7 +143,7 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
         for index, arg in enumerate(updates):
             target = by_name.get(arg.name)
             if target is None:
-                errors.append(_unknown(op, _KIND_WORDS[kind], arg.name, [a.name for a in current],
+                errors.append(_unknown(op_def, _KIND_WORDS[kind], arg.name, [a.name for a in current],
                                        update.loc(kind, index)))
                 continue
             if arg.rename_to:
@@ -162,7 +165,7 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
     for index, attr in enumerate(new.attr):
         target = attrs.get(attr.name)
         if target is None:
-            errors.append(_unknown(op, "attr", attr.name, list(attrs), update.loc("attr", index)))
+            errors.append(_unknown(op_def, "attr", attr.name, list(attrs), update.loc("attr", index)))
             continue
         if attr.rename_to:
             target.rename_to = attr.rename_to
@@ -183,9 +186,14 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
     return errors
 
 
-def _unknown(op: str, kind: str, name: str, known: list[str], loc: Location) -> OpgenError:
-    return OpgenError(f"op {op} has no {kind} named {name!r}", loc,
-                      hint=f"its {kind}s: {', '.join(known) if known else '(none)'}")
+def _unknown(op_def: op_def_pb2.OpDef, kind: str, name: str, known: list[str], loc: Location) -> OpgenError:
+    """No `kind` (input, output, attr) `name`: say so, and what the name is when it is another kind."""
+    other = next((f"{word} ({field} {{ name: \"{name}\" ... }})" for word, field, args in (
+        ("an input", "in_arg", op_def.input_arg), ("an output", "out_arg", op_def.output_arg),
+        ("an attr", "attr", op_def.attr)) if word != f"an {kind}" and any(a.name == name for a in args)), None)
+    hint = f"its {kind}s: {', '.join(known) if known else '(none)'}"
+    return OpgenError(f"op {op_def.name} has no {kind} named {name!r}", loc,
+                      hint=f"{name!r} is {other}; {hint}" if other else hint)
 
 
 def update_docs(api: ApiDef) -> None:
