@@ -270,6 +270,9 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
         compile_flags, link_flags = tensorflow_flags()
         compiler = os.environ.get("CXX", "g++")
         # TF's compile flags carry the C++ standard (--std=c++17) and the ABI macro its wheel was built with.
-        # -Wno-deprecated-declarations: TF's headers give thousands, which would bury the library's own errors.
-        self.spawn([compiler, "-shared", "-fPIC", "-O2", "-Wno-deprecated-declarations", *ext.sources,
+        # -Wno-deprecated-declarations: TF's headers give thousands, which would bury the library's own errors;
+        # -Wno-interference-size: GCC 12's note on every use of TF's cache-line constants (older compilers
+        # ignore an unknown -Wno- option).
+        self.spawn([compiler, "-shared", "-fPIC", "-O2", "-Wno-deprecated-declarations", "-Wno-interference-size",
+                    *ext.sources,
                     "-o", target, *compile_flags, *ext.extra_compile_args, *link_flags])
