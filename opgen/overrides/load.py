@@ -203,6 +203,10 @@ def override_layers(root: Path, display: str) -> list[list[tuple[Path, str]]]:
                                  hint="override files end in .pbtxt (documentation in .md files is allowed)")
         layers.append(layer)
         for sub in entries:
+            if sub.is_dir() and sub.name == "java_api":  # TF's api_def tree: not a layer of the Python API
+                raise OpgenError("java_api is TensorFlow's ApiDef layer for its Java generator; its Python "
+                                 "generator merges base_api and python_api only", Location(f"{shown}/{sub.name}"),
+                                 hint="remove the java_api directory from the overrides")
             if sub.is_dir():
                 walk(sub, f"{shown}/{sub.name}")
 
