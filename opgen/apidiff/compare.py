@@ -16,6 +16,7 @@ from opgen.apidiff.inputs import (
     merge_base,
     named_project,
     project_snapshot,
+    stands_for_project,
     work_tree_top,
 )
 from opgen.apidiff.report import FORMATTERS, format_text
@@ -52,12 +53,12 @@ def _sides(args: DiffOptions, config: Config) -> tuple[Snapshot, Snapshot]:
         project = named_project(new_spec)
         if project is not None:  # a project named as NEW: itself at REV
             return git_revision_snapshot(args.git, project), project_snapshot(project)
-        return git_revision_snapshot(args.git, config), load_side(new_spec, config)
+        return git_revision_snapshot(args.git, config), load_side(new_spec, config, project_overrides=True)
     if not args.old:
         raise OpgenError("nothing to compare: give OLD [NEW] or --git REV",
                          hint="opgen diff old_specs/ new_specs/  |  opgen diff --git HEAD~1")
-    old = load_side(args.old, config)
-    new = load_side(args.new, config) if args.new else project_snapshot(config)
+    old = load_side(args.old, config, project_overrides=stands_for_project(args.new))
+    new = load_side(args.new, config, stands_for_project(args.old)) if args.new else project_snapshot(config)
     return old, new
 
 

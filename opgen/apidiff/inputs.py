@@ -77,8 +77,22 @@ def named_project(spec: str) -> Config | None:
     return load_config(Path(spec)) if (Path(spec) / "pyproject.toml").is_file() else None
 
 
-def load_side(spec: str, config: Config) -> Snapshot:
-    """One side of a diff named on the command line (a path)."""
+def stands_for_project(spec: str | None) -> bool:
+    """Whether a diff side is the project's API: the project itself (no path, or a directory
+    with a pyproject.toml) or an API snapshot file (what `opgen build` keeps of it)."""
+    if spec is None:
+        return True
+    path = Path(spec)
+    if path.is_dir():
+        return named_project(spec) is not None
+    return path.suffix.lower() == ".md" or (path.is_file() and _is_snapshot_file(path))
+
+
+def load_side(spec: str, config: Config, project_overrides: bool = False) -> Snapshot:
+    """One side of a diff named on the command line (a path). A C++ or OpList file takes the
+    project's overrides with `project_overrides` (the other side is the project's API: a dump
+    of its ops, `oplist --from-library`, then has the same Python API), passing over those of
+    ops the file lacks."""
     path = Path(spec)
     if not path.exists():
         raise OpgenError(f"no such file or directory: {spec}",
@@ -96,7 +110,10 @@ def load_side(spec: str, config: Config) -> Snapshot:
 
     single = dataclasses.replace(config, root=path.parent)
     gathered = gather_config(single, [str(path)])
-    snapshot = build_snapshot(gathered, load_overrides(None, gathered.op_list), single, shown_root=path.parent)
+    overrides = config.path(config.overrides) if config.overrides and project_overrides else None
+    model = load_overrides(overrides if overrides is not None and overrides.exists() else None, gathered.op_list,
+                           merge=config.merge_overrides, known_ops_only=True)
+    snapshot = build_snapshot(gathered, model, single, shown_root=path.parent)
     snapshot.modules_from_file_name = frozenset(
         op.name for op in gathered.op_list.op if module_rule(op.name, config.modules) is None)
     return snapshot

@@ -76,8 +76,11 @@ def _unknown_op_hint(op: str) -> str:
             "sources that declare it")
 
 
-def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, merge: bool = False) -> ApiModel:
-    """The ApiModel of `op_list` after the override files under `directory` (a dir or one file)."""
+def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, merge: bool = False,
+                   known_ops_only: bool = False) -> ApiModel:
+    """The ApiModel of `op_list` after the override files under `directory` (a dir or one file);
+    with `known_ops_only`, entries of ops `op_list` lacks are passed over (a project's overrides
+    applied to a dump of some of its ops), not errors."""
     op_defs = {op.name: op for op in op_list.op}
     model = ApiModel({name: default_api_def(op) for name, op in op_defs.items()})
     if directory is None:
@@ -99,6 +102,8 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
             errors.extend(file.errors)
             for update in _updates(file, model.api_defs, errors):
                 op = update.api.graph_op_name
+                if op not in op_defs and known_ops_only:
+                    continue
                 if op not in op_defs:
                     errors.append(OpgenError(f"unknown op {op!r}", update.loc("graph_op_name"),
                                              hint=did_you_mean(op, op_defs) or _unknown_op_hint(op)))
