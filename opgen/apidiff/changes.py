@@ -112,16 +112,21 @@ def _first_changed(
     return ""
 
 
-def _args_location(old: OpEntry, new: OpEntry, kind: str) -> Location | None:
-    """Where the `kind` (input/output) list changed: the first new arg whose declaration
-    differs; when the new list only lacks old args at its end, the first of them where OLD
-    declared it (NEW has no line for it)."""
+def _changed_arg(old: OpEntry, new: OpEntry, kind: str) -> tuple[OpEntry, str]:
+    """The side and part key of where the `kind` (input/output) list changed: the first new arg
+    whose declaration differs; when the new list only lacks old args at its end, the first of
+    them on OLD's side (NEW has no line for it)."""
     old_args, new_args = ((old.op_def.input_arg, new.op_def.input_arg) if kind == "input"
                           else (old.op_def.output_arg, new.op_def.output_arg))
     part = _first_changed(old_args, new_args, kind)
     if not part and len(old_args) > len(new_args):
-        return _graph_location(old, f"{kind} {old_args[len(new_args)].name}")
-    return _graph_location(new, part)
+        return old, f"{kind} {old_args[len(new_args)].name}"
+    return new, part
+
+
+def _args_location(old: OpEntry, new: OpEntry, kind: str) -> Location | None:
+    """Where the `kind` (input/output) list changed (`_changed_arg`)."""
+    return _graph_location(*_changed_arg(old, new, kind))
 
 
 # ---- graph ------------------------------------------------------------------------------
@@ -267,7 +272,7 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
                            public and breaking, message, part)
             for rule, breaking, message, part in _param_changes(a, b)]
     if len(a.outputs) != len(b.outputs):
-        entry, part = _first_output_change(old, new)
+        entry, part = _changed_arg(old, new, "output")
         out.append(_python_change(entry, "output_arity_changed", public,
                                   f"{_qualified(b)} returns {_result_text(b)} instead of {_result_text(a)}", part))
     elif a.outputs != b.outputs and len(a.outputs) > 1:
@@ -276,16 +281,6 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
         add("output_fields_changed", public,
             f"{_qualified(b)} result fields ({', '.join(a.outputs)}) -> ({', '.join(b.outputs)})", part)
     return out
-
-
-def _first_output_change(old: OpEntry, new: OpEntry) -> tuple[OpEntry, str]:
-    """The side and part key of the first output whose declaration differs: the new side's,
-    else (outputs only removed at the end) the first removed one on the old side."""
-    old_args, new_args = old.op_def.output_arg, new.op_def.output_arg
-    for i, arg in enumerate(new_args):
-        if i >= len(old_args) or old_args[i].name != arg.name:
-            return new, f"output {arg.name}"
-    return (old, f"output {old_args[len(new_args)].name}") if len(old_args) > len(new_args) else (new, "")
 
 
 def _result_text(fn: Function) -> str:
