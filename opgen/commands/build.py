@@ -204,12 +204,17 @@ def _check_out(settings: Settings, opts: BuildOptions) -> None:
     read_whole = [Path(settings.overrides)] if settings.overrides else []
     if opts.templates is not None:
         read_whole.append(opts.templates)
-    config = settings.config
-    if "out" in config.written and config.path(config.out).resolve() == opts.out.resolve():  # the key, at its line
-        check_out_dir(opts.out, config.root, inputs, config.where("out"), read_whole=read_whole,
+    if _out_from_key(settings, opts):  # the key, at its line
+        check_out_dir(opts.out, settings.config.root, inputs, settings.config.where("out"), read_whole=read_whole,
                       given_by="[tool.opgen] out")
     else:
-        check_out_dir(opts.out, config.root, inputs, opts.config_location, read_whole=read_whole)
+        check_out_dir(opts.out, settings.config.root, inputs, opts.config_location, read_whole=read_whole)
+
+
+def _out_from_key(settings: Settings, opts: BuildOptions) -> bool:
+    """Whether the output directory is the one `[tool.opgen] out` names (no `--out` replaced it)."""
+    config = settings.config
+    return "out" in config.written and config.path(config.out).resolve() == opts.out.resolve()
 
 
 def _warn_out_not_a_package(settings: Settings, opts: BuildOptions) -> None:
@@ -222,7 +227,7 @@ def _warn_out_not_a_package(settings: Settings, opts: BuildOptions) -> None:
     if (out / "__init__.py").is_file() or not (out.parent / "__init__.py").is_file():
         return
     config = settings.config
-    configured = "out" in config.written and config.path(config.out).resolve() == out.resolve()
+    configured = _out_from_key(settings, opts)
     shown = printable_path(root_relative(out, opts.root))
     report(
         OpgenError(
