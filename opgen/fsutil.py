@@ -171,31 +171,25 @@ def glob_paths(pattern: str) -> list[str]:
     def fits(name: str, part: str) -> bool:
         return fnmatch.fnmatchcase(name, part) and (not name.startswith(".") or part.startswith("."))
 
-    def matches(names: list[str], at: int = 0, k: int = 0) -> bool:
-        """Whether path components `names[at:]` match `wanted[k:]` (`**`: zero or more, not hidden)."""
+    def matches(names: list[str], partial: bool, at: int = 0, k: int = 0) -> bool:
+        """Whether path components `names[at:]` match `wanted[k:]` (`**`: zero or more, not
+        hidden); `partial`: whether a path below directory `names` may still match (the walk
+        skips the others)."""
         if k == len(wanted):
             return at == len(names)
-        if wanted[k] == "**":
-            return matches(names, at, k + 1) or (
-                at < len(names) and not names[at].startswith(".") and matches(names, at + 1, k))
-        return at < len(names) and fits(names[at], wanted[k]) and matches(names, at + 1, k + 1)
-
-    def leads(names: list[str], at: int = 0, k: int = 0) -> bool:
-        """Whether a path below directory `names` may still match (the walk skips the others)."""
-        if at == len(names):
+        if at == len(names) and partial:
             return True
-        if k == len(wanted):
-            return False
         if wanted[k] == "**":
-            return leads(names, at, k + 1) or (not names[at].startswith(".") and leads(names, at + 1, k))
-        return fits(names[at], wanted[k]) and leads(names, at + 1, k + 1)
+            return matches(names, partial, at, k + 1) or (
+                at < len(names) and not names[at].startswith(".") and matches(names, partial, at + 1, k))
+        return at < len(names) and fits(names[at], wanted[k]) and matches(names, partial, at + 1, k + 1)
 
     top = base or "."
-    found = [base] if base and matches([]) else []  # (glob yields the base itself for a leading `**`)
+    found = [base] if base and matches([], False) else []  # (glob yields the base itself for a leading `**`)
     for root, dirs, files in os.walk(top):
         rel = os.path.relpath(root, top)
         prefix = [] if rel == "." else rel.split(os.sep)
         found += [os.path.join(root, name) if base else os.path.join(*prefix, name)
-                  for name in dirs + files if matches([*prefix, name])]
-        dirs[:] = [d for d in dirs if leads([*prefix, d])]
+                  for name in dirs + files if matches([*prefix, name], False)]
+        dirs[:] = [d for d in dirs if matches([*prefix, d], True)]
     return found
