@@ -204,10 +204,15 @@ def load_config(start: Path | None = None) -> Config:
                 kwargs[key] = _checked_value(key, value, where)
             except OpgenError as e:  # every key's mistake in one run
                 errors.append(e)
-    if errors:
-        errors.sort(key=lambda e: (e.location.line, e.location.col) if e.location else (0, 0))
-        raise errors[0] if len(errors) == 1 else OpgenErrors(errors)
+    _raise_in_file_order(errors)
     return Config(root=pyproject.parent, positions=positions, written=frozenset(table), **kwargs)  # type: ignore[arg-type]
+
+
+def _raise_in_file_order(errors: list[OpgenError]) -> None:
+    """Raise the mistakes found in pyproject.toml (if any) in the order of its lines."""
+    errors.sort(key=lambda e: (e.location.line, e.location.col) if e.location else (0, 0))
+    if errors:
+        raise errors[0] if len(errors) == 1 else OpgenErrors(errors)
 
 
 def _checked_value(key: str, value: object, where: Callable[..., Location]) -> object:
@@ -319,11 +324,7 @@ def check_paths(config: Config, keys: Iterable[str]) -> None:
                     hint=f"paths in [tool.opgen] are relative to {printable_path(config.root)}"
                     + ("; remove the key to use the default (overrides, when it exists)"
                        if key == "overrides" else "")))
-    errors.sort(key=lambda e: (e.location.line, e.location.col) if e.location else (0, 0))
-    if len(errors) == 1:
-        raise errors[0]
-    if errors:
-        raise OpgenErrors(errors)
+    _raise_in_file_order(errors)
 
 
 def check_default_sources(config: Config, pass_them: str) -> None:
