@@ -25,7 +25,7 @@ from opgen.spec.full_type import (
     parse_type_constructor,
 )
 from opgen.spec.shape_fn_names import shape_fn_name
-from opgen.spec.validate import validate_op_def
+from opgen.spec.validate import validate_op_def, without_op_def_dump
 from opgen_runtime.proto import op_def_pb2
 
 # A shape function given by name: `shape_inference::UnchangedShape`, `::ns::Fn`.
@@ -191,8 +191,7 @@ class _Builder:
             return
         calls = {"attr": self.attrs, "input": self.inputs, "output": self.outputs}.get(problem.part)
         loc = calls[problem.index].args[0].loc if calls and problem.index < len(calls) else self.reg.loc
-        # TF's text ends with a dump of the whole OpDef; the location says which op and call
-        self.error(problem.message.partition("; in OpDef: ")[0], loc)
+        self.error(without_op_def_dump(problem.message), loc)
 
 
 def _doc_line(doc: CallArg, line: int) -> Location:

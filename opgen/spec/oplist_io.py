@@ -26,7 +26,7 @@ from opgen.limits import (
 from opgen.parallel import can_fork, cores, in_shares
 from opgen.spec.fix_hints import fix_hint
 from opgen.spec.text_reader import Unread, protobuf_error, read_text_message
-from opgen.spec.validate import validate_op_def
+from opgen.spec.validate import validate_op_def, without_op_def_dump
 from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.proto.datatypes import BY_ENUM
 
@@ -71,8 +71,7 @@ def check_op_list(op_list: op_def_pb2.OpList, path: str, lines: list[int] | None
     for i, message in _problems(op_list.op) if problems is None else problems:
         line = lines[i] if lines else 0
         entry = "" if line else f"OpList entry {i + 1}: "
-        # TF's text ends with a dump of the whole OpDef; the location says which op
-        message = message.partition("; in OpDef: ")[0]
+        message = without_op_def_dump(message)
         where = Location(path, line, 1 if line else 0)
         errors.append(OpgenError(entry + message, where, hint=fix_hint(message, set())))
     if errors:

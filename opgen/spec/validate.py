@@ -38,6 +38,15 @@ class OpDefProblem:
     index: int = 0
 
 
+_OP_DEF_DUMP = "; in OpDef: "
+
+
+def without_op_def_dump(message: str) -> str:
+    """TF's ValidateOpDef `message` less the dump of the whole OpDef it ends with: a located
+    error says which op and call."""
+    return message.partition(_OP_DEF_DUMP)[0]
+
+
 def short_debug_string(op_def: op_def_pb2.OpDef) -> str:
     """protobuf ShortDebugString (TF 2.21 prefixes it with a redaction marker; we don't)."""
     text: str = text_format.MessageToString(op_def, as_one_line=True)  # typed: protobuf is Any here
@@ -154,7 +163,7 @@ def validate_op_def(op_def: op_def_pb2.OpDef) -> OpDefProblem | None:
     """C++ `ValidateOpDef`: the first problem (TF's message and where), or None."""
 
     def fail(message: str, part: Literal["op", "attr", "input", "output"], index: int = 0) -> OpDefProblem:
-        return OpDefProblem(f"{message}; in OpDef: {short_debug_string(op_def)}", part, index)
+        return OpDefProblem(f"{message}{_OP_DEF_DUMP}{short_debug_string(op_def)}", part, index)
 
     name = op_def.name
     if not name.startswith("_") and not _VALID_OP_NAME.match(name):
