@@ -1337,7 +1337,7 @@ class _Helpers:
             return self.found[name]
         if name in self.active:
             raise caller.fail(f"a recursive call of {name}", tok)
-        if len(self.active) >= _MAX_CALL_DEPTH:  # each level reads the sources for its definition
+        if len(self.active) >= _MAX_CALL_DEPTH:  # each level is a nested def in the translation and a deeper recursion
             raise caller.fail(f"project functions calling each other more than {_MAX_CALL_DEPTH} deep", tok)
         definition = _definition(self.tokens, name) if _IDENT.match(name) else None
         if definition is None:
