@@ -3,7 +3,8 @@
 
 The text is what `inspect.cleandoc(fn.__doc__)` returns for TF's wrapper: the summary on
 the first line, `Args:`/`Returns:` at column 0, entries at 2, continuation lines at 4.
-Type phrases always name OpDef inputs (through AvoidPythonReserved), as TF's do.
+Type phrases name an input or attr by its Python parameter's name (TF names the OpDef's:
+the two differ only where an override renames it or a builtin's name gets a trailing `_`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ class DocContext:
     # such an attr (`A list of `N` ...`, `with type `T``) names the parameter the reader passes
     # (TF names the OpDef attr).
     renamed_attrs: dict[str, str] = field(default_factory=dict)
+    # input name -> its Python parameter's name, where the two differ: "the same type as `x`"
+    # names the parameter the reader passes.
+    renamed_inputs: dict[str, str] = field(default_factory=dict)
+
+    def input_param(self, input_name: str) -> str:
+        return self.renamed_inputs.get(input_name) or avoid_reserved(input_name)
 
 
 def _indent(initial: int, rest: int, text: str) -> str:
@@ -91,7 +98,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
             minimum = ctx.attrs[n].minimum if ctx.attrs[n].has_minimum else 0
             prefix = f"A list of at least {minimum}" if minimum > 0 else "A list of"
         elif source:
-            prefix = f"A list with the same length as `{avoid_reserved(source)}` of"
+            prefix = f"A list with the same length as `{ctx.input_param(source)}` of"
         else:
             prefix = f"A list of `{ctx.renamed_attrs.get(n) or avoid_reserved(n)}`"
         if type_attr:
@@ -104,7 +111,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
                     return f"{prefix} `Tensor` objects with the same type in: {_type_list(allowed)}."
                 return f"{prefix} `Tensor` objects with the same type."
             if source:
-                return f"{prefix} `Tensor` objects with the same type as `{avoid_reserved(source)}`."
+                return f"{prefix} `Tensor` objects with the same type as `{ctx.input_param(source)}`."
             return f"{prefix} `Tensor` objects with type `{ctx.renamed_attrs.get(t, t)}`."
         return f"{prefix} `Tensor` objects with type {_fixed(arg)}."
     if type_list_attr:
@@ -116,7 +123,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
                 return f"A list of `Tensor` objects with types from: {_type_list(allowed)}."
             return "A list of `Tensor` objects."
         if source:
-            return f"A list of `Tensor` objects. {_SAME_AS[is_output]} `{avoid_reserved(source)}`."
+            return f"A list of `Tensor` objects. {_SAME_AS[is_output]} `{ctx.input_param(source)}`."
         return f"A list of `Tensor` objects of type `{ctx.renamed_attrs.get(t, t)}`."
     if type_attr:
         t = type_attr
@@ -128,7 +135,7 @@ def arg_type_phrase(ctx: DocContext, arg: op_def_pb2.OpDef.ArgDef, is_output: bo
                 return f"A {ref_word}`Tensor`. {_ONE_OF[is_output]} {_type_list(allowed)}."
             return f"A {ref_word}`Tensor`."
         if source:
-            return f"A {ref_word}`Tensor`. {_SAME_AS[is_output]} `{avoid_reserved(source)}`."
+            return f"A {ref_word}`Tensor`. {_SAME_AS[is_output]} `{ctx.input_param(source)}`."
         return f"A {ref_word}`Tensor` of type `{ctx.renamed_attrs.get(t, t)}`."
     return f"A `Tensor` of type {_fixed(arg)}."
 

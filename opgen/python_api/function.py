@@ -299,8 +299,11 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None = 
         entry = api_attr.get(opdef_name)
         return unshadowed(avoid_reserved(entry[0] if entry and entry[0] else opdef_name))
 
-    ctx = docstrings.DocContext(op_def, inferred_from, attrs,
-                                {n: attr_param_name(n) for n in attr_names if (api_attr.get(n) or ("",))[0]})
+    ctx = docstrings.DocContext(
+        op_def, inferred_from, attrs,
+        {n: attr_param_name(n) for n in attr_names if (api_attr.get(n) or ("",))[0]},
+        {n: p for n in inferred_from.values() if (p := input_param_name(n)) != avoid_reserved(n)},
+    )
     typevars = {n: _typevar(op_name, a) for n, t, a in zip(attr_names, attr_types, attr_defs) if t == "type"}
 
     def dtype_metadata(type_attr: str, dtype: int) -> str:

@@ -217,3 +217,24 @@ def test_type_phrases_name_a_renamed_attr_by_its_python_name(tmp_path):
     plain = function_api(op)
     assert isinstance(plain, FunctionApi)
     assert "A list of `num_bands` `Tensor`" in plain.docstring and "of type `U`." in plain.docstring
+
+
+def test_type_phrases_name_a_renamed_input_by_its_python_name(tmp_path):
+    """trial10 #15: after `input_rename`, "the same type as" and "the same length as" name the
+    parameter the reader passes (`values`), not the OpDef input (`x`) that is no parameter."""
+    from opgen.python_api.function import FunctionApi, function_api
+
+    op = text_format.Parse(
+        'name: "Stack2" input_arg { name: "x" type_attr: "T" number_attr: "N" }'
+        ' input_arg { name: "y" type_attr: "T" number_attr: "N" } output_arg { name: "z" type_attr: "T" }'
+        ' attr { name: "N" type: "int" has_minimum: true minimum: 1 } attr { name: "T" type: "type" }',
+        op_def_pb2.OpDef())
+    (tmp_path / "o.pbtxt").write_text('op { name: "Stack2" input_rename { from: "x" to: "values" } }\n')
+    model = load_overrides(tmp_path, op_def_pb2.OpList(op=[op]))
+    api = function_api(op, model.merged(op))
+    assert isinstance(api, FunctionApi)
+    assert [p.name for p in api.params] == ["values", "y"]
+    assert ("y: A list with the same length as `values` of `Tensor` objects with the same type as `values`."
+            in api.docstring)
+    assert "A `Tensor`. Has the same type as `values`." in api.docstring
+    assert "`x`" not in api.docstring
