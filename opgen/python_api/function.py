@@ -302,7 +302,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None = 
     ctx = docstrings.DocContext(
         op_def, inferred_from, attrs,
         {n: attr_param_name(n) for n in attr_names if (api_attr.get(n) or ("",))[0]},
-        {n: p for n in inferred_from.values() if (p := input_param_name(n)) != avoid_reserved(n)},
+        {n: renamed for n in inferred_from.values() if (renamed := input_param_name(n)) != avoid_reserved(n)},
     )
     typevars = {n: _typevar(op_name, a) for n, t, a in zip(attr_names, attr_types, attr_defs) if t == "type"}
 

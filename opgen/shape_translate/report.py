@@ -6,43 +6,56 @@ from collections import Counter
 
 from opgen.errors import OpgenError
 from opgen.model import OpSource
-from opgen.spec.tf_core_ops import is_tf_core_op
 from opgen_runtime.proto import op_def_pb2
+from opgen_runtime.shapes.fns import BY_OP
 
 
 def _share(done: int, total: int) -> str:
     return f"{done} of {total} translated ({100 * done / total:.1f}%)" if total else "none"
 
 
+def _runtime_kind(name: str, source: OpSource) -> str:
+    """The source's kind, or `TF port` where the runtime runs its port of TF's shape function
+    instead (`opgen_runtime.shapes.fns.lookup`: a built-in named by SetShapeFn comes first)."""
+    from opgen_runtime.shapes.fns import NAMED
+
+    if name not in BY_OP or (source.shape_fn and source.shape_fn.rsplit("::", 1)[-1] in NAMED):
+        return source.shape_fn_kind
+    return "TF port"
+
+
 def shape_report(sources: dict[str, OpSource]) -> str:
     """One line per op (`Op<TAB>kind[<TAB>where: construct]`, sorted by name), then totals:
-    lambdas and project functions translated, names left to the runtime's built-ins."""
+    lambdas and project functions translated, names left to the runtime's built-ins, TF ops
+    the runtime's ports serve (an OpList's among them)."""
     lines = []
     kinds: Counter[str] = Counter()
     for name in sorted(sources):
         source = sources[name]
-        kinds[source.shape_fn_kind] += 1
-        problem = f"\t{source.shape_fn_problem}" if source.shape_fn_problem else ""
-        lines.append(f"{name}\t{source.shape_fn_kind}{problem}")
+        kind = _runtime_kind(name, source)
+        kinds[kind] += 1
+        problem = f"\t{source.shape_fn_problem}" if source.shape_fn_problem and kind != "TF port" else ""
+        lines.append(f"{name}\t{kind}{problem}")
     lambdas = kinds["lambda, translated"] + kinds["lambda, not translated"]
     functions = kinds["function, translated"] + kinds["function, not translated"]
     lines.append(f"lambdas: {_share(kinds['lambda, translated'], lambdas)}")
     lines.append(f"project functions: {_share(kinds['function, translated'], functions)}")
     translated = kinds["lambda, translated"] + kinds["function, translated"]
     lines.append(f"shape functions: {_share(translated, lambdas + functions)}"
-                 f"; {kinds['named']} named (built-in or unread), {kinds['none']} without")
+                 f"; {kinds['named']} named (built-in or unread), {kinds['TF port']} TF ports,"
+                 f" {kinds['none']} without")
     return "\n".join(lines) + "\n"
 
 
 def op_list_shape_warnings(op_list: op_def_pb2.OpList, sources: dict[str, OpSource]) -> list[str]:
-    """A warning per OpList file whose ops (with outputs, other than TF's own, which have the
-    runtime's ports) get no shape function without TensorFlow: an OpList holds no shape
+    """A warning per OpList file whose ops (with outputs, other than the TF ops the runtime has
+    ports of) get no shape function without TensorFlow: an OpList holds no shape
     functions, so the translation of their C++ `SetShapeFn` that a build from the C++ sources
     would give them is lost. Located at the first such op's entry."""
     by_file: dict[str, list[tuple[str, OpSource]]] = {}
     for op in op_list.op:
         source = sources.get(op.name)
-        if source is not None and source.from_op_list and op.output_arg and not is_tf_core_op(op.name):
+        if source is not None and source.from_op_list and op.output_arg and op.name not in BY_OP:
             by_file.setdefault(source.location.path, []).append((op.name, source))
     warnings = []
     for ops in by_file.values():

@@ -510,7 +510,7 @@ def test_report_shapes(tmp_path, capsys):
         "C\tnamed\nD\tnone\n"
         "lambdas: 0 of 1 translated (0.0%)\n"
         "project functions: 1 of 1 translated (100.0%)\n"
-        "shape functions: 1 of 2 translated (50.0%); 1 named (built-in or unread), 1 without\n"
+        "shape functions: 1 of 2 translated (50.0%); 1 named (built-in or unread), 0 TF ports, 1 without\n"
     )
 
 
@@ -575,6 +575,27 @@ def test_build_from_an_op_list_says_its_custom_ops_lose_their_shape_functions(tm
         "with opgen_runtime.register_shape_fn (docs/runtime.md)"),
     ]
     assert "warning" not in "\n".join(err.splitlines()[2:])
+
+
+def test_report_and_warning_name_the_tf_ops_the_runtime_has_no_port_of(tmp_path, capsys, monkeypatch):
+    """trial10 #11: for an OpList's TF ops, `--report-shapes` says `TF port` where the runtime
+    runs its port of TF's shape function (Add), and `none` where it has none (Bitcast), which
+    the build's warning then names: its outputs get unknown shapes without TensorFlow."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    Path("ops.pbtxt").write_text(
+        'op { name: "Add" input_arg { name: "x" type: DT_FLOAT } input_arg { name: "y" type: DT_FLOAT }\n'
+        '  output_arg { name: "z" type: DT_FLOAT } }\n'
+        'op { name: "Bitcast" input_arg { name: "input" type: DT_FLOAT }\n'
+        '  output_arg { name: "output" type: DT_INT32 } }\n')
+    assert main(["oplist", "ops.pbtxt", "--report-shapes"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "Add\tTF port", "Bitcast\tnone", "lambdas: none", "project functions: none",
+        "shape functions: none; 0 named (built-in or unread), 1 TF ports, 1 without"]
+    assert main(["build", "ops.pbtxt", "--out", "gen"]) == 0
+    assert capsys.readouterr().err.splitlines()[0] == (
+        "ops.pbtxt:3:1: warning: 1 op of this OpList has no shape function without TensorFlow (an OpList file holds "
+        "none): 'Bitcast'; the embedded runtime gives their outputs unknown shapes")
 
 
 def test_nesting_past_python_s_recursion_is_refused_not_a_crash():
