@@ -50,15 +50,17 @@ _TF_FLAGS = (
 # and strict mypy reports subclassing Any.
 class OpLibrary(Extension):  # type: ignore[misc]
     """A TensorFlow op library: `path` is where it lands in the package (`my_ops/_my_ops.so`,
-    the module's `[tool.opgen] library` resolved from its folder), `sources` its C++ files."""
+    the module's `[tool.opgen] library` resolved from its folder), `sources` its C++ files,
+    `include_dirs` directories searched before those `build_ext` adds (`-I`)."""
 
-    def __init__(self, path: str, sources: list[str], extra_compile_args: list[str] | None = None) -> None:
+    def __init__(self, path: str, sources: list[str], extra_compile_args: list[str] | None = None,
+                 include_dirs: list[str] | None = None) -> None:
         posix = PurePosixPath(path)
         if posix.suffix != ".so" or posix.is_absolute() or ".." in posix.parts:
             raise ValueError(f"OpLibrary path {path!r}: expected a relative path ending in .so inside the package")
         # setuptools names extensions by a dotted module name; `build_ext` maps it back to `path`.
         super().__init__(".".join(posix.with_suffix("").parts), sources, language="c++",
-                         extra_compile_args=list(extra_compile_args or []))
+                         extra_compile_args=list(extra_compile_args or []), include_dirs=list(include_dirs or []))
         self.path = posix
 
 
@@ -274,5 +276,13 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
         # -Wno-interference-size: GCC 12's note on every use of TF's cache-line constants (older compilers
         # ignore an unknown -Wno- option).
         self.spawn([compiler, "-shared", "-fPIC", "-O2", "-Wno-deprecated-declarations", "-Wno-interference-size",
-                    *ext.sources,
+                    *ext.sources, *(f"-I{d}" for d in self._include_dirs(ext)),
                     "-o", target, *compile_flags, *ext.extra_compile_args, *link_flags])
+
+    def _include_dirs(self, ext: OpLibrary) -> list[str]:
+        """Where g++ looks for `#include`s, as gathering does (docs/gathering.md): the library's
+        own `include_dirs`, `[tool.opgen] include_dirs`, then the project root, so a header
+        included from the root (`#include "ops/shapes.h"`) that `opgen build` read compiles too."""
+        project = Path(os.getcwd())
+        config = load_config(project)
+        return [*ext.include_dirs, *(str(config.path(d)) for d in config.include_dirs), str(project)]

@@ -265,16 +265,23 @@ def test_wheel_build_refuses_an_op_library_the_setup_does_not_build(tmp_path):
 def test_in_place_build_compiles_a_library_tensorflow_runs(tmp_path):
     """`python setup.py build_ext --inplace` of a scaffolded project, with g++ and TensorFlow's
     flags (cached by what it depends on: the scaffold, setup_helpers, setuptools, TensorFlow):
-    the op runs on TensorFlow from the source tree, its library loaded by the wrappers."""
+    the op runs on TensorFlow from the source tree, its library loaded by the wrappers. Its
+    source includes a header from the project root (`#include "ops/my_ops_util.h"`), which
+    gathering finds there and g++ too: build_ext passes `-I` the project root (trial9 #6)."""
     if shutil.which("g++") is None:
         pytest.skip("g++ not available: setup.py compiles the op library with it")
     from oracle.cxx_build import cached_build, content_hash
 
     depends = [*sorted((REPO / "opgen" / "_scaffold").glob("*.j2")), REPO / "opgen" / "setup_helpers.py"]
-    key = content_hash([*(p.read_bytes() for p in depends), importlib.metadata.version("setuptools")])
+    key = content_hash([*(p.read_bytes() for p in depends), importlib.metadata.version("setuptools"),
+                        b"a header included from the project root"])
 
     def build(root: Path) -> None:
         project, env = _scaffold(root)
+        (project / "ops" / "my_ops_util.h").write_text("#pragma once\ninline float MyOpsTwice(float x) { return 2 * x; }\n")
+        _replace(project / "ops" / "my_ops.cc", '#include "tensorflow/core/framework/op.h"\n',
+                 '#include "tensorflow/core/framework/op.h"\n#include "ops/my_ops_util.h"\n')
+        fresh_venv.run(sys.executable, "-m", "opgen", "build", "--quiet", cwd=project, env=env)
         fresh_venv.run(sys.executable, "setup.py", "build_ext", "--inplace", cwd=project, env=env)
 
     project = cached_build("scaffold-inplace", key, build) / "my_ops"
