@@ -5,6 +5,7 @@ work tree)."""
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import posixpath
 import re
@@ -339,7 +340,27 @@ def work_tree_top(where: Path) -> Path:
 def merge_base(a: str, b: str, config: Config) -> str:
     """The commit of the merge base of revisions `a` and `b` (`git merge-base`)."""
     top = work_tree_top(config.root)
-    return _git(["merge-base", a, b], top, f"no merge base of {a!r} and {b!r}").decode().strip()
+    commits = [_commit_of(rev, top) for rev in (a, b)]  # an unknown one is said as such, not as "no merge base"
+    return _git(["merge-base", *commits], top, f"no merge base of {a!r} and {b!r}").decode().strip()
+
+
+def _commit_of(rev: str, top: Path) -> str:
+    """The commit `rev` names in the repository at `top`; an error, with the branches and tags
+    it may mean, when it names none (`master` in a fresh CI clone, which has `origin/master`)."""
+    try:
+        return _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top,
+                    f"unknown git revision {rev!r}").decode().strip()
+    except OpgenError as e:
+        refs = _git(["for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/remotes", "refs/tags"], top,
+                    "cannot list the repository's branches").decode().split()
+        close = [ref for ref in refs if ref.endswith("/" + rev)] or difflib.get_close_matches(rev, refs, n=3)
+        e.message = f"unknown git revision {rev!r}"  # git --quiet says nothing more
+        e.hint = (f"did you mean {' or '.join(map(repr, close))}? else " if close else "") + (
+            "name a branch, tag or commit of this repository (git branch -a lists them)")
+        if rev == "origin/main":  # the base of opgen's opgen-diff pre-commit hook
+            e.hint += ("; opgen's opgen-diff pre-commit hook compares with origin/main: for another base, set the "
+                       "hook's `entry: opgen diff --git BASE` in .pre-commit-config.yaml")
+        raise
 
 
 def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
@@ -351,15 +372,7 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
     """
     top = work_tree_top(config.root)
     prefix = PurePosixPath(os.path.relpath(config.root.resolve(), top)).as_posix()
-    try:
-        commit = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top,
-                      f"unknown git revision {rev!r}").decode().strip()
-    except OpgenError as e:
-        e.hint = "name a branch, tag or commit of this repository (git branch -a lists them)"
-        if rev == "origin/main":  # the base of opgen's opgen-diff pre-commit hook
-            e.hint += ("; opgen's opgen-diff pre-commit hook compares with origin/main: for another base, set the "
-                       "hook's `entry: opgen diff --git BASE` in .pre-commit-config.yaml")
-        raise
+    commit = _commit_of(rev, top)
 
     with tempfile.TemporaryDirectory(prefix="opgen-diff-") as tmp:
         tree = Path(tmp).resolve()

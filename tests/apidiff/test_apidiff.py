@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -256,6 +257,28 @@ def test_diff_git_warnings_name_revision_paths(project, capsys):
     warning = next(line for line in err.splitlines() if "cannot find include file" in line)
     assert warning.startswith("HEAD:specs/ops.cc:1:10: warning: ") and ", HEAD:, " in warning, err
     assert "opgen-diff-" not in err
+
+
+def test_diff_git_unknown_revision_suggests_the_remote_branch(project, tmp_path, capsys, monkeypatch):
+    """trial9 #11: in a fresh CI clone only `origin/master` exists: `--git master` (and
+    `master...HEAD`) is an unknown revision, not "no merge base", and the hint names the remote
+    branch; a typo gets its close match."""
+    git(project, "init", "-q", "-b", "master")
+    git(project, "add", ".")
+    git(project, "commit", "-q", "-m", "v1")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(project), str(clone)], check=True)
+    git(clone, "checkout", "-q", "-b", "feature")
+    git(clone, "branch", "-q", "-D", "master")
+    monkeypatch.chdir(clone)
+    for rev in ("master", "master...HEAD"):
+        code, _, err = run_cli(["diff", "--git", rev], capsys)
+        assert code == 2 and err.splitlines() == [
+            "error: unknown git revision 'master'",
+            ("  hint: did you mean 'origin/master'? else name a branch, tag or commit of this repository (git branch "
+            "-a lists them)")], rev
+    code, _, err = run_cli(["diff", "--git", "featur"], capsys)
+    assert code == 2 and "hint: did you mean 'feature'? else name a branch" in err
 
 
 def test_diff_git_errors(project, capsys):
