@@ -96,7 +96,7 @@ def load_side(spec: str, config: Config, project_overrides: bool = False) -> Sna
     ops the file lacks."""
     path = Path(spec)
     if not path.exists():
-        raise OpgenError(f"no such file or directory: {spec}",
+        raise OpgenError("no such file or directory", Location(spec),
                          hint="give a spec tree, a project, an OpList file, an API snapshot (.md or .json), "
                               "or use --git REV for a git revision")
     if path.is_dir():

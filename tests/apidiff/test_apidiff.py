@@ -302,7 +302,7 @@ def test_diff_git_errors(project, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["diff"], "error: nothing to compare"),
-    (["diff", "missing_dir"], "error: no such file or directory: missing_dir"),
+    (["diff", "missing_dir"], "missing_dir: error: no such file or directory"),
     (["diff", "bad.json", "bad.json"], "bad.json:1:36: error: API snapshot is not valid JSON"),
     (["diff", "other.json", "other.json"], "other.json:1: error: not an opgen API snapshot"),
 ])
