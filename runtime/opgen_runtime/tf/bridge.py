@@ -44,11 +44,12 @@ class _TF:
         from tensorflow.python import pywrap_tfe
         from tensorflow.python.eager import context, core, execute
         from tensorflow.python.framework import op_def_library, op_def_registry, ops
-        from tensorflow.python.util import traceback_utils
+        from tensorflow.python.util import tf_stack, traceback_utils
 
-        from .tracebacks import hide_runtime_frames
+        from .tracebacks import hide_runtime_frames, hide_runtime_frames_in_node_stacks
 
         hide_runtime_frames(traceback_utils)
+        hide_runtime_frames_in_node_stacks(tf_stack)
         self.tf = tf
         self.context = context
         self.execute = execute
