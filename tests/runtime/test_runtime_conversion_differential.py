@@ -174,6 +174,9 @@ def _modes():
             lambda rt, v, ph: rt.convert(v, preferred_dtype="int64"),
         ),
         ("convert-named", lambda rt, v, ph: rt.convert(v, name="val")),
+        # no numpy dtype: TF's message names the dtype numpy gives the values (float64, <U1)
+        ("convert-resource", lambda rt, v, ph: rt.convert(v, dtype="resource")),
+        ("convert-variant", lambda rt, v, ph: rt.convert(v, dtype="variant")),
         ("Identity", lambda rt, v, ph: rt.apply("Identity", input=v)),
         # TI: default int64, allowed uint8/int8/int32/int64; indices of any shape
         (

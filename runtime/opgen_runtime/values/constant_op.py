@@ -224,6 +224,32 @@ def _infer_dtype(flat: list[Any], values: Any) -> int:
     return 10
 
 
+# The length of numpy's text of a scalar of each kind in a unicode array (`np.array(["a", 1])`
+# is `<U21`).
+_TEXT_WIDTH = {"b": 5, "i": 21, "f": 32, "c": 64}
+
+
+def _numpy_dtype_text(flat: list[Any], values: Any) -> str:
+    """How numpy names the dtype `np.array` gives these Python values (TF's message for a dtype
+    they cannot have quotes `nparray.dtype`, before TF narrows float64 and int64): `object`
+    for values TF cannot convert, and for Dimensions."""
+    try:
+        enum = _infer_dtype(flat, values)
+    except TypeError:
+        return "object"
+    if any(isinstance(v, Dimension) for v in flat):
+        return "object"
+    kinds = {_kind(v) for v in flat}
+    if kinds == {"S"}:
+        return f"|S{max(1, *(len(v) for v in flat))}"
+    if enum == 7:
+        widths = [len(v) if isinstance(v, (str, bytes)) else _TEXT_WIDTH.get(_kind(v), 1) for v in flat]
+        return f"<U{max(1, *widths)}"
+    if enum == 3:
+        return "int64"
+    return "float64" if enum == 1 else _dtypes.as_dtype(enum).name
+
+
 def _check_compatible(flat: list[Any], dtype: _dtypes.DType) -> None:
     """TF's `_AssertCompatible`: each element must suit the requested dtype."""
     base = dtype._base_enum
@@ -312,9 +338,9 @@ def _python_tensor_proto(
         _check_compatible(flat, dtype)
         enum = dtype._base_enum
         if not dtype.is_numpy_compatible:
-            inferred = _dtypes.as_dtype(_infer_dtype(flat, values))
+            inferred = _numpy_dtype_text(flat, values)
             raise TypeError(
-                f"`dtype` {dtype} is not compatible with {values} of dtype {inferred.name}."
+                f"`dtype` {dtype} is not compatible with {values} of dtype {inferred}."
             )
     return _encode(_cast(flat, enum), enum, dims)
 
