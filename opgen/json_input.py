@@ -6,6 +6,7 @@ value against a protobuf message's JSON form, naming the field path of the first
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import re
@@ -16,7 +17,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from opgen.errors import Location, OpgenError, did_you_mean
 from opgen.limits import MAX_JSON_NESTING, MAX_TEXT_NESTING
 
-__all__ = ["JsonProblem", "json_kind", "load_json", "proto_json_problem"]
+__all__ = ["JsonProblem", "field_location", "json_kind", "load_json", "proto_json_problem"]
 
 # Tokens the number check needs: strings (skipped), the non-standard constants and numbers.
 _JSON_NUMBER_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN|-?\d[0-9.eE+-]*')
@@ -86,13 +87,72 @@ def _deep_path(data: Any) -> str | None:
     return None
 
 
+def _location(text: str, offset: int, path: str, first_line: int) -> Location:
+    """Where `offset` of `text` is in `path`, whose line `first_line` holds the first line of `text`."""
+    line = text.count("\n", 0, offset)
+    return Location(path, first_line + line, offset - (text.rfind("\n", 0, offset) + 1) + 1)
+
+
+# One step of a JsonProblem's field path: `.key` (or a first `key`), `[3]`, `['key']` (a map's).
+_FIELD_STEP = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]")
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _field_offset(text: str, field: str) -> int | None:
+    """The offset in `text` (valid JSON) of what `field` names: a member's key, an element's
+    value; None when the path is not there. Values passed over are skipped by the json module's
+    scanner, so the walk is linear in the text."""
+    steps = []
+    end = 0
+    for m in _FIELD_STEP.finditer(field):
+        if m.start() != end:
+            return None
+        end = m.end()
+        steps.append(m[1] if m[1] is not None else int(m[2]) if m[2] is not None else ast.literal_eval(m[3]))
+    if end != len(field):
+        return None
+    skip = json.JSONDecoder().raw_decode
+    pos = _JSON_SPACE.match(text).end()  # type: ignore[union-attr]  # matches the empty string
+    found = pos
+    for step in steps:
+        opening, closing = ("[", "]") if isinstance(step, int) else ("{", "}")
+        if text[pos : pos + 1] != opening:
+            return None
+        pos = _JSON_SPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
+        index = 0
+        while text[pos : pos + 1] != closing:
+            found = pos
+            if isinstance(step, int):
+                if index == step:
+                    break
+            else:
+                key, pos = skip(text, pos)
+                pos = _JSON_SPACE.match(text, _JSON_SPACE.match(text, pos).end() + 1).end()  # type: ignore[union-attr]
+                if key == step:
+                    break
+            pos = _JSON_SPACE.match(text, skip(text, pos)[1]).end()  # type: ignore[union-attr]
+            if text[pos : pos + 1] == ",":
+                pos = _JSON_SPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
+            index += 1
+        else:
+            return None
+    return found
+
+
+def field_location(text: str, field: str, path: str, first_line: int = 1) -> Location:
+    """Where the field a JsonProblem names (`ops[0].graph.attrs[1].minimum`) is in `text`, the
+    JSON of `path` from its line `first_line`: its key's line and column; the text's first line
+    when the path is not found."""
+    offset = _field_offset(text, field)
+    return Location(path, first_line) if offset is None else _location(text, offset, path, first_line)
+
+
 def load_json(text: str, path: str, what: str, first_line: int = 1) -> Any:
     """`text` parsed as strict JSON; errors located in `path` (whose line `first_line` holds
     the first line of `text`)."""
 
     def at(offset: int) -> Location:
-        line = text.count("\n", 0, offset)
-        return Location(path, first_line + line, offset - (text.rfind("\n", 0, offset) + 1) + 1)
+        return _location(text, offset, path, first_line)
 
     bad = _bad_number(text)
     try:

@@ -19,7 +19,7 @@ from google.protobuf import json_format, text_format
 from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot
 from opgen.apidiff.snapshot_schema import FORMAT_TAG, snapshot_problem
 from opgen.errors import Location, OpgenError
-from opgen.json_input import JsonProblem, load_json
+from opgen.json_input import JsonProblem, field_location, load_json
 from opgen.output_escape import md_code, md_code_block, md_text
 from opgen.spec.kernel_summary import placement_text, runs_on
 from opgen.spec.oplist_io import op_def_problem
@@ -210,7 +210,7 @@ def _read_json(text: str, path: str, first_line: int) -> Snapshot:
             )
             snapshot.ops[entry.name] = entry
     except JsonProblem as e:
-        raise OpgenError(f"malformed API snapshot: {e}", where,
+        raise OpgenError(f"malformed API snapshot: {e}", field_location(text, e.field, path, first_line),
                          hint="regenerate it with `opgen build` (or `opgen api`): opgen never writes a snapshot "
                               "like this") from None
     return snapshot

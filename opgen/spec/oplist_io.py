@@ -16,7 +16,7 @@ from google.protobuf.message import DecodeError, Message
 
 from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.fsutil import atomic_write, cache_root, read_cache_file, seal, unsealed
-from opgen.json_input import load_json, proto_json_problem
+from opgen.json_input import field_location, load_json, proto_json_problem
 from opgen.limits import (
     MAX_TEXT_NESTING,
     read_input_bytes,
@@ -180,7 +180,7 @@ def _parse_op_list(name: str, data: bytes, suffix: str,
         data = load_json(text, name, "JSON OpList")
         problem = proto_json_problem(data, op_list.DESCRIPTOR)
         if problem is not None:
-            raise OpgenError(f"not a JSON OpList: {problem}", Location(name))
+            raise OpgenError(f"not a JSON OpList: {problem}", field_location(text, problem.field, name))
         try:
             json_format.ParseDict(data, op_list)
         except (json_format.ParseError, ValueError) as e:  # what the shape check leaves: bad base64, ...

@@ -513,3 +513,19 @@ def test_a_function_moved_by_a_modules_glob_names_the_glob(tmp_path, monkeypatch
     assert code == 1
     assert ("BREAKING python function_moved: gen_math_ops.scale -> gen_scale_ops.scale  [new/ops.cc:5:1; override "
             "new/pyproject.toml:6:1]") in out
+
+
+@pytest.mark.parametrize("fmt", ["json", "md"])
+def test_malformed_snapshot_field_is_located_at_its_line(project, capsys, fmt):
+    """trial9 #10: a hand-edited snapshot's bad field is located at its key (line and column),
+    in a `.json` file and in an API.md's block alike, not at the snapshot's first line."""
+    assert run_cli(["api", "--format", fmt, "-o", f"api.{fmt}"], capsys)[0] == 0
+    path = project / f"api.{fmt}"
+    lines = path.read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if '"type": "float"' in text)
+    lines[line - 1] = lines[line - 1].replace('"type": "float"', '"type": 7')
+    path.write_text("\n".join(lines) + "\n")
+    code, _, err = run_cli(["diff", f"api.{fmt}", f"api.{fmt}"], capsys)
+    column = lines[line - 1].index('"type"') + 1
+    assert code == 2 and err.startswith(f"api.{fmt}:{line}:{column}: error: malformed API snapshot: ops["), err
+    assert "].type: expected a string, got an integer\n" in err
