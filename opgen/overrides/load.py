@@ -27,7 +27,7 @@ gathering); a faulty entry does not hide the other entries' errors.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -100,7 +100,7 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
                 errors.append(e)
                 continue
             errors.extend(file.errors)
-            for update in _updates(file, model.api_defs, errors):
+            for update in _updates(file, model.api_defs, op_defs, errors):
                 op = update.api.graph_op_name
                 if op not in op_defs and known_ops_only:
                     continue
@@ -219,8 +219,10 @@ def override_layers(root: Path, display: str) -> list[list[tuple[Path, str]]]:
     return layers
 
 
-def _updates(file: OverrideFile, api_defs: dict[str, ApiDef], errors: list[OpgenError]) -> Iterator[Update]:
-    """An Update for each entry of `file`; entries that change nothing are errors."""
+def _updates(file: OverrideFile, api_defs: dict[str, ApiDef], op_defs: Mapping[str, object],
+             errors: list[OpgenError]) -> Iterator[Update]:
+    """An Update for each entry of `file`; entries of known ops that change nothing are errors
+    (an unknown op's is yielded: that it is unknown is what is wrong with it)."""
     for index, entry in enumerate(file.message.op):
         node = file.root.nth("op", index)
         if file.format == "apidef":
@@ -237,7 +239,7 @@ def _updates(file: OverrideFile, api_defs: dict[str, ApiDef], errors: list[Opgen
             key = "graph_op_name" if file.format == "apidef" else "name"
             errors.append(OpgenError(f"override entry has no `{key}`", node.loc,
                                      hint=f"start the entry with `{key}: \"OpName\"`"))
-        elif not changes:
+        elif not changes and update.api.graph_op_name in op_defs:
             errors.append(OpgenError(f"override entry for {update.api.graph_op_name} changes nothing",
                                      node.loc, hint="remove the entry or add the fields it should change"))
         else:
@@ -250,6 +252,8 @@ def _apidef_update(entry: ApiDef, node: Node) -> Update:
     for child in node.children:
         occurrence = sum(1 for (name, _) in update.locs if name == child.name)
         update.locs[(child.name, occurrence)] = child.loc
+        if child.name == "attr" and child.all("default_value"):  # a bad default is located at it
+            update.default_locs[occurrence] = child.first("default_value").loc
     return update
 
 
@@ -301,6 +305,7 @@ def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_def
             errors.append(OpgenError(f"{entry.name}: attr_default for {default.name!r} has no `value`", loc))
             continue
         attr.default_value.CopyFrom(default.value)
+        update.default_locs[list(attrs).index(default.name)] = node.nth("attr_default", i).first("value").loc
     for field_name, kind, repeated, by_name in (("attr_rename", "attr", api.attr, attrs),
                                                 ("input_rename", "in_arg", api.in_arg, {}),
                                                 ("output_rename", "out_arg", api.out_arg, {})):

@@ -8,6 +8,7 @@ translated by `opgen.overrides.load`), so there is one merge path.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from opgen.errors import Location, OpgenError
@@ -32,6 +33,8 @@ class Update:
     entry_loc: Location  # where the entry (`op {`) starts
     # (ApiDef field, index in that repeated field or 0) -> where the user wrote it
     locs: dict[tuple[str, int], Location] = field(default_factory=dict)
+    # attr index -> where its default's value is written (a bad default is located there)
+    default_locs: dict[int, Location] = field(default_factory=dict)
     problems: list[OpgenError] = field(default_factory=list)  # mistakes found reading the entry
     partial: bool = False  # a field of the entry did not parse (reported with the file)
 
@@ -108,11 +111,36 @@ def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
             problem = validate_attr_value(attr.default_value, attr_defs[attr.name])
             if problem:
                 problem = problem.replace("\n\t for attr", " for attr")
-                err(f"bad attr default: {problem}", update.loc("attr", index))
+                err(f"bad attr default: {problem}", update.default_locs.get(index, update.loc("attr", index)),
+                    hint=_default_hint(attr_defs[attr.name].type) if "with type" in problem else None)
     return sorted(errors, key=lambda e: e.location or update.entry_loc)
 
 
 _KIND_WORDS = {"in_arg": "input", "out_arg": "output", "attr": "attr"}
+
+
+def _arg_order_hint(order: Sequence[str], api: ApiDef) -> str:
+    """arg_order names inputs by their OpDef names (TF's ApiDef): when the order is a
+    permutation once renamed inputs are named so, the hint says which."""
+    graph_name = {a.rename_to: a.name for a in api.in_arg if a.rename_to and a.rename_to != a.name}
+    if sorted(graph_name.get(n, n) for n in order) == sorted(api.arg_order):
+        renames = ", ".join(f"{graph_name[n]!r} for {n!r}" for n in order if n in graph_name)
+        return f"arg_order takes the inputs' OpDef names, not their renames: write {renames}"
+    return "list every input exactly once"
+
+
+# A default of each attr type, as a hint's example (`b: true`).
+_DEFAULT_EXAMPLES = {"int": "i: 1", "float": "f: 0.5", "bool": "b: true", "string": 's: "x"', "type": "type: DT_FLOAT",
+                     "shape": "shape { dim { size: 2 } }", "func": 'func { name: "F" }', "tensor": "tensor { ... }"}
+
+
+def _default_hint(attr_type: str) -> str:
+    inner = attr_type[5:-1] if attr_type.startswith("list(") else None
+    example = _DEFAULT_EXAMPLES.get(inner or attr_type, "...")
+    if inner is not None:
+        example = f"list {{ {example} }}"
+    article = "an" if attr_type[0] in "aeiou" else "a"
+    return f"the attr is {article} {attr_type}: write a default like `{example}`"
 
 
 def bad_identifier(name: str) -> str | None:
@@ -156,7 +184,7 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
             errors.append(OpgenError(
                 f"{op}: arg_order [{', '.join(new.arg_order)}] is not a permutation of the inputs "
                 f"[{', '.join(api.arg_order)}]", update.loc("arg_order"),
-                hint="list every input exactly once"))
+                hint=_arg_order_hint(new.arg_order, api)))
         else:
             del api.arg_order[:]
             api.arg_order.extend(new.arg_order)
