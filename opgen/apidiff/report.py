@@ -118,24 +118,32 @@ def format_json(result: DiffResult) -> str:
 def format_github(result: DiffResult) -> str:
     """GitHub workflow commands: `::error` for breaking changes, `::notice` for the rest.
 
+    A Python-API change of an op whose graph did not change is the work of its override:
+    the annotation stands at the override's line (where the pull request changed something),
+    naming the op's declaration in its message; any other change stands at the source line.
     A location in a git revision (an op removed since `--git REV`) names no file: the
     annotation could only attach to the new tree's file, whose lines differ; it is shown
     without a file and names the place in its message."""
+    graph_changed = {c.op for c in result.changes if c.category == "graph"}
     lines = []
     for c in result.changes:
         level = "error" if c.breaking else "notice"
+        at, other = c.location, c.override_location
+        if other and not other.revision and c.category == "python" and c.op not in graph_changed:
+            at, other = other, at
+            also = f" (op declared at {other})" if other else ""
+        else:
+            also = f" (override: {other})" if other else ""
         props = []
-        also = ""
-        if c.location and c.location.revision:
-            also = f" (at {c.location})"
-        elif c.location:
-            props.append(f"file={gh_property(c.location.path)}")
-            if c.location.line:
-                props.append(f"line={c.location.line}")
-            if c.location.col:
-                props.append(f"col={c.location.col}")
+        if at and at.revision:
+            also = f" (at {at})" + also
+        elif at:
+            props.append(f"file={gh_property(at.path)}")
+            if at.line:
+                props.append(f"line={at.line}")
+            if at.col:
+                props.append(f"col={at.col}")
         props.append(f"title={gh_property(f'opgen {c.category} {c.rule} ({c.op})')}")
-        also += f" (override: {c.override_location})" if c.override_location else ""
         lines.append(f"::{level} {','.join(props)}::{gh_data(c.message + also)}")
     return "\n".join(lines) + ("\n" if lines else "")
 

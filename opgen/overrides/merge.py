@@ -200,7 +200,7 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
             state.rename_locs[("attr", attr.name)] = update.loc("attr", index)
         if attr.HasField("default_value"):
             target.default_value.CopyFrom(attr.default_value)
-            state.default_locs[attr.name] = update.loc("attr", index)
+            state.default_locs[attr.name] = update.default_locs.get(index, update.loc("attr", index))
         if attr.description:
             target.description = attr.description
     if new.summary:
