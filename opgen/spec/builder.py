@@ -49,6 +49,7 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     "SetShapeFn": ("any",),
     "SetTypeConstructor": ("any",),
     "SetForwardTypeFn": ("any",),
+    "SetReverseTypeFn": ("any", "any"),  # (input index, function)
     **dict.fromkeys(_FLAGS, ()),
 }
 KNOWN_METHODS = tuple(SIGNATURES)
@@ -121,7 +122,7 @@ class _Builder:
                 self.type_ctor = (parse_type_constructor(str(arg.value)), call)
             except TypeConstructorError as e:
                 self.error(f"{e} for Op {name}", arg.loc)
-        # SetForwardTypeFn: type inference functions never reach the OpDef.
+        # SetForwardTypeFn, SetReverseTypeFn: type inference functions never reach the OpDef.
 
     def _set_shape_fn(self, call: BuilderCall) -> None:
         arg = call.args[0]

@@ -24,7 +24,7 @@ def test_flags_deprecation_control_outputs():
     op, shape_fn = build([("SetIsCommutative", ()), ("SetIsAggregate", ()), ("SetDoNotOptimize", ()),
                           ("SetAllowsUninitializedInput", ()), ("SetIsDistributedCommunication", ()),
                           ("Deprecated", (12, "Use Bar")), ("ControlOutput", ("c",)),
-                          ("SetForwardTypeFn", ("MyForwardFn",))])
+                          ("SetForwardTypeFn", ("MyForwardFn",)), ("SetReverseTypeFn", (0, "MyReverseFn"))])
     assert (op.is_commutative, op.is_aggregate, op.is_stateful, op.allows_uninitialized_input,
             op.is_distributed_communication) == (True,) * 5
     assert (op.deprecation.version, op.deprecation.explanation) == (12, "Use Bar")
