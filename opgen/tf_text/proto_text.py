@@ -117,6 +117,7 @@ _RE_ENUM = re.compile(r"[A-Za-z0-9\-_]+")
 _RE_BOOL = re.compile(r"[A-Za-z0-9]+")
 _RE_ATOI = re.compile(r"[+-]?[0-9]{1,25}\Z")  # more digits: out of range for any int field
 _RE_ATOF = re.compile(r"-?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))\Z")
+_RE_HEX_FLOAT = re.compile(r"-?0[xX](?:[0-9A-Fa-f]+\.?[0-9A-Fa-f]*|\.[0-9A-Fa-f]+)(?:[pP][+-]?[0-9]+)?\Z")
 _BOOLS = {"true": True, "True": True, "1": True, "false": False, "False": False, "0": False}
 
 _INT_RANGES = {
@@ -151,14 +152,21 @@ def _atoi(text: str, lo: int, hi: int) -> int:
 
 
 def _atof(text: str) -> float:
-    # absl SimpleAtof: one leading '+' is skipped ("+-1" is rejected), then from_chars.
+    """The double TF's proto_text reads (`SafeStringToNumeric`; a float field is then cast):
+    one leading '+' is skipped ("+-1" is rejected), then a decimal, `inf`/`infinity`/`nan`, or
+    a hexadecimal number (`0x10`, `0x1.8p1`: measured against TF 2.21's OpDefBuilder)."""
     if text.startswith("+"):
         text = text[1:]
         if text.startswith("-"):
             raise _Fail
-    if not _RE_ATOF.match(text):
+    if _RE_ATOF.match(text):
+        return float(text)
+    if not _RE_HEX_FLOAT.match(text):
         raise _Fail
-    return float(text)
+    try:
+        return float.fromhex(text)  # correctly rounded, as strtod
+    except OverflowError:  # past the double range: infinity, as strtod
+        return -math.inf if text.startswith("-") else math.inf
 
 
 class _ProtoText:

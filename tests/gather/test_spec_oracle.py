@@ -302,6 +302,31 @@ def test_hand_written_edge_cases_match_tf(oracle):
     assert valid >= 30 and invalid >= 80, (valid, invalid)
 
 
+def _float_spellings(count: int) -> list[str]:
+    """Spellings of a float default: hexadecimal (`0x1.8p1`, `0X10`), signs, exponents,
+    `inf`/`nan` words, leading zeros and junk, written by hand and generated from pieces."""
+    pieces = ["0", "1", "9", "0x", "0X", "x", "a", "F", "f", "e", "E", "p", "P", ".", "+", "-", "1e5", "inf",
+              "INF", "Infinity", "nan", "NaN", "infin", " ", "08", "00", "0x1p", "3", "7f", "0b", "d", "_"]
+    spellings = {"0x1p3", "0x10", "0x1.8p1", "0x1p-2", "-0x1p3", "+0x9", "010", "0x", "0x.", "0x.8", "0x1.",
+                 "0x1e3", "0x1p", "0x1p+3", "0x1P-1", "0x1p0.5", "0x-1", "00x1", "0x1p999999", "-0x1p999999",
+                 "0x1p-150", "0x1.0000008000000001p0", "0x1.fffffep127", "0x1.ffffffp127", "0x" + "f" * 31,
+                 "1e3f", "infinity", "-nan", "+-1", "- 1.0", "3.40282357e38", "1e-46"}
+    r = random.Random(20261127)
+    while len(spellings) < count:
+        spellings.add("".join(r.choice(pieces) for _ in range(r.randint(1, 5))).strip())
+    return sorted(s for s in spellings if s)
+
+
+def test_float_default_spellings_match_tf(oracle):
+    """trial11 F2: TF reads a float default as a double (hexadecimal ones too: `0x1p3` is 8),
+    then casts it; both builders on 1200 spellings, scalar and in a list."""
+    spellings = _float_spellings(1200)
+    specs = [spec for i, text in enumerate(spellings) for spec in (
+        (f"FloatDefault{i}", list(A(f"a: float = {text}"))), (f"FloatList{i}", list(A(f"a: list(float) = [{text}]"))))]
+    valid, invalid = check(specs, oracle)
+    assert valid >= 150 and invalid >= 1000, (valid, invalid)
+
+
 # Grammar branches the generated corpus must reach (regexes over the repr of the calls).
 FEATURES = {
     "type set": r"'\w+\s*:\s*\{\s*[a-z]", "compound": r"numbertype|quantizedtype|realnumbertype",
