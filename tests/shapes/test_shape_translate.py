@@ -616,3 +616,18 @@ def test_nesting_past_python_s_recursion_is_refused_not_a_crash():
     assert definitions["F0"].problem == ("shape function not translated: project functions calling each other "
                                          "more than 32 deep")
     assert definitions["F2990"].lines is not None  # ten calls from the end: translated
+
+
+def test_with_value_and_with_rank_follow_tf():
+    """trial12 #1, #2 (TF's shape_inference.cc WithValue, WithRank*): WithValue(unknown, -1)
+    keeps the dim unknown (no -1 dim to spread); a rank past int32 is TF's InvalidArgument,
+    never a 2**31-dim shape."""
+    ctx = InferenceContext.__new__(InferenceContext)
+    assert ctx.with_value(None, -1) is None and ctx.with_value(None, 4) == 4 and ctx.with_value(3, 3) == 3
+    with pytest.raises(ShapeError, match=r"^Dimension must be -1 but is 3$"):
+        ctx.with_value(3, -1)
+    unknown = ShapeHandle(None)
+    for method in (ctx.with_rank, ctx.with_rank_at_least, ctx.with_rank_at_most):
+        with pytest.raises(ShapeError, match=r"^Rank cannot exceed kint32max$"):
+            method(unknown, 2**31)
+    assert ctx.with_rank(unknown, 2).dims == (None, None) and ctx.with_rank(unknown, -1).dims is None

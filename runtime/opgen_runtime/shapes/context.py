@@ -389,14 +389,23 @@ class InferenceContext:
         return None if n == -1 else n
 
     # checks and combinations (TF's InferenceContext methods)
+    # TF's WithRank*, each of which refuses a rank past int32 first (shape_inference.cc).
+    _MAX_RANK = 2**31 - 1
+
     def with_rank(self, shape: ShapeHandle, rank: int) -> ShapeHandle:
+        if rank > self._MAX_RANK:
+            raise ShapeError("Rank cannot exceed kint32max")
         if shape.dims is None:
+            if rank < -1:  # TF reserves a vector of that (unsigned) size: std::length_error
+                raise self._tf_abort(f"WithRank with rank {rank}: a rank must not be negative")
             return self.unknown_shape_of_rank(rank)
         if len(shape.dims) != rank:
             raise ShapeError(f"Shape must be rank {rank} but is rank {len(shape.dims)}")
         return shape
 
     def with_rank_at_least(self, shape: ShapeHandle, rank: int) -> ShapeHandle:
+        if rank > self._MAX_RANK:
+            raise ShapeError("Rank cannot exceed kint32max")
         if shape.dims is not None and len(shape.dims) < rank:
             raise ShapeError(
                 f"Shape must be at least rank {rank} but is rank {len(shape.dims)}"
@@ -404,16 +413,20 @@ class InferenceContext:
         return shape
 
     def with_rank_at_most(self, shape: ShapeHandle, rank: int) -> ShapeHandle:
+        if rank > self._MAX_RANK:
+            raise ShapeError("Rank cannot exceed kint32max")
         if shape.dims is not None and len(shape.dims) > rank:
             raise ShapeError(
                 f"Shape must be at most rank {rank} but is rank {len(shape.dims)}"
             )
         return shape
 
-    @staticmethod
-    def with_value(dim: DimensionHandle, value: int) -> DimensionHandle:
-        if dim is None or dim == value:
-            return value
+    def with_value(self, dim: DimensionHandle, value: int) -> DimensionHandle:
+        """TF's WithValue: an unknown dim becomes MakeDim(value) (-1 keeps it unknown)."""
+        if dim == value:
+            return dim
+        if dim is None:
+            return self.make_dim(value)
         raise ShapeError(f"Dimension must be {value} but is {dim}")
 
     @staticmethod
