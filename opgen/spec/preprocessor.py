@@ -49,6 +49,7 @@ from opgen.spec.cpp_lexer import (
 )
 from opgen.spec.pp_expr import evaluate_if_expression
 from opgen.spec.predefined import predefined_macros
+from opgen.spec.tf_headers import MACROS_BY_FLAG, is_listed, tf_header_flags
 
 MAX_INCLUDE_DEPTH = 200
 
@@ -243,6 +244,7 @@ class Preprocessor:
         self.missing_project_includes = []
         self.undefined_in_conditions = []
         self.skipped_registrations = []
+        self._tf_macros_defined: set[str] = set()  # `tf_headers` flags whose macros this unit has
         self.file_function_macros: set[str] = set()  # function-like macros the unit's files define (typo hints)
         self._errors: list[OpgenError] = []
         for name, value in self._cmdline:
@@ -271,8 +273,11 @@ class Preprocessor:
             text = data.decode("utf-8-sig", "surrogateescape")
         return text.replace("\r\n", "\n").replace("\r", "\n")
 
-    def _file(self, path: str, text: str, out: list[Token], depth: int) -> None:
-        self.files_read.append(path)
+    def _file(self, path: str, text: str, out: list[Token], depth: int, read: bool = True) -> None:
+        """Preprocess `text`, the file `path` (`read`: a file read from disk, which the
+        unit depends on; else text standing in for a TF header, `tf_headers`)."""
+        if read:
+            self.files_read.append(path)
         src = SourceFile(path, text)
         toks = tokenize(src, self._tokens_left)
         if len(toks) > self._tokens_left:
@@ -514,7 +519,8 @@ class Preprocessor:
 
     def _has_include(self, toks: list[Token], i: int) -> tuple[str, int]:
         """`__has_include("x.h")` / `__has_include(<x>)` at `i` -> ("1" or "0", index after).
-        System and TensorFlow headers count as present: g++ would find them."""
+        A header on the search path is present; so are system headers, and TensorFlow's
+        when its 2.21 wheel ships them (`tf_headers`): what g++ finds with TF's flags."""
         t = toks[i]
         j = i + 1
         if j >= len(toks) or toks[j][TEXT] != "(":
@@ -523,12 +529,13 @@ class Preprocessor:
         if close is None or close == j + 1:
             raise token_error(t, "missing '(\"FILENAME\")' or '(<FILENAME>)' after \"__has_include\"")
         inner = toks[j + 1 : close]
-        if inner[0][KIND] == "str":
-            target = inner[0][TEXT][1:-1]
-            found = target.startswith(_EXTERNAL_INCLUDE_PREFIXES) or any(
-                os.path.isfile(os.path.join(d, target)) for d in self.search_path(t[SRC].path, False))
+        system = inner[0][KIND] != "str"
+        target = "".join(tok[TEXT] for tok in inner[1:-1]) if system else inner[0][TEXT][1:-1]
+        if is_listed(target):
+            found = tf_header_flags(target) is not None
         else:
-            found = True
+            found = system or target.startswith(_EXTERNAL_INCLUDE_PREFIXES)
+        found = found or any(os.path.isfile(os.path.join(d, target)) for d in self.search_path(t[SRC].path, system))
         return ("1" if found else "0"), close + 1
 
     def _define(self, name_tok: Token, rest: list[Token]) -> None:
@@ -617,6 +624,7 @@ class Preprocessor:
         else:
             raise token_error(first, "#include expects \"FILENAME\" or <FILENAME>")
         if target.startswith(_NEVER_READ_PREFIXES):
+            self._tf_header(target, out, depth)
             return
         dirs = self.search_path(name_tok[SRC].path, system)
         for d in dirs:
@@ -625,6 +633,7 @@ class Preprocessor:
                 break
         else:
             if target.startswith(_EXTERNAL_INCLUDE_PREFIXES):
+                self._tf_header(target, out, depth)
                 return
             missing = MissingInclude(target, token_location(first), tuple(d or "." for d in dirs))
             external = not system and any(fnmatch.fnmatchcase(target, glob) for glob in self.external_includes)
@@ -655,6 +664,15 @@ class Preprocessor:
             self._file(candidate, self._read(candidate, first), out, depth + 1)
         finally:
             self._include_chain.pop()
+
+    def _tf_header(self, target: str, out: list[Token], depth: int) -> None:
+        """A TensorFlow header, not read: the configuration macros it would define (once per
+        unit, like its include guard; `opgen.spec.tf_headers`)."""
+        for flag in tf_header_flags(target) or "":
+            if flag not in self._tf_macros_defined:
+                self._tf_macros_defined.add(flag)
+                header, text = MACROS_BY_FLAG[flag]
+                self._file(f"<{header}>", text, out, depth + 1, read=False)
 
     def _too_deep(self, name_tok: Token, candidate: str, depth: int) -> OpgenError:
         """The error at the #include nested beyond MAX_INCLUDE_DEPTH: g++'s message, naming the
