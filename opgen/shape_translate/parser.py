@@ -13,6 +13,7 @@ raises `Untranslatable` naming the construct: the op keeps unknown shapes, never
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 import struct
 from collections.abc import Callable, Sequence
@@ -77,11 +78,23 @@ class Expr:
     # An `and`/`or` chain's operands outside parentheses, each after the first led by its
     # operator (`a`, `and b`, `or c`): black splits a long one before each of them.
     logic: tuple[str, ...] | None = None
+    # A C++ size_t (a container's `size()`, or arithmetic with one), kept as its signed value:
+    # the same bits once converted back to an int64 argument; a comparison wraps it.
+    unsigned: bool = False
 
 
 def _call(prefix: str, args: Sequence[Expr | str], type_: str) -> Expr:
     codes = tuple(a.code if isinstance(a, Expr) else a for a in args)
     return Expr(f"{prefix}{', '.join(codes)})", type_, 20, (prefix, tuple(args)))
+
+
+def _as_size_t(e: Expr) -> Expr:
+    """`e` as C++ converts it to size_t for a comparison; a `size()` itself, or a literal that
+    is not negative, is unchanged."""
+    if e.code.isdigit() or (e.code.startswith("len(") and e.call is None and e.prec == 20 and e.unsigned
+                            and e.code.count("(") == 1):
+        return e
+    return _call("c.as_size_t(", [e], "int")
 
 
 def _list_display(items: Sequence[Expr], type_: str) -> Expr:
@@ -892,12 +905,17 @@ class _Parser:
             if a.type != b.type or (a.type not in ("int", "bool", "float")
                                     and not (a.type in ("str", "dtype") and text in ("==", "!="))):
                 raise self.fail(f"comparing {with_article(a.type)} with {with_article(b.type)}", op)
+            if a.unsigned or b.unsigned:  # C++ compares as size_t: -1 (an unknown rank) is its largest value
+                a, b = _as_size_t(a), _as_size_t(b)
             return Expr(f"{_paren(a, prec + 1)} {pyop} {_paren(b, prec + 1)}", "bool", prec)
         a, b = self.convert(a, "int", op), self.convert(b, "int", op)
+        unsigned = a.unsigned or b.unsigned
         if text in ("/", "%"):  # C++ integer division truncates toward zero
+            if unsigned:
+                raise self.fail("dividing a size_t (a size())", op)
             name = "c.truncdiv(" if text == "/" else "c.truncmod("
             return _call(name, [a, b], "int")
-        return Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "int", prec)
+        return Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "int", prec, unsigned=unsigned)
 
     def float_operand(self, e: Expr, op: Token) -> Expr:
         """A comparison operand beside a float or double: C++ compares them as doubles (a
@@ -941,7 +959,7 @@ class _Parser:
             elif self.text() == "." and e.type.startswith("list_") and self.text(1) == "size" and self.text(2) == "(":
                 self.i += 3
                 self.expect(")")
-                e = Expr(f"len({e.code})", "int")
+                e = Expr(f"len({e.code})", "int", unsigned=True)
             elif self.text() == "." and e.type.startswith("list_") and self.text(1) == "empty" and self.text(2) == "(":
                 self.i += 3
                 self.expect(")")
@@ -1008,6 +1026,7 @@ class _Parser:
             return Expr(py_str("".join(parts)), "str")
         if text == "static_cast" and self.text(1) == "<":
             self.i += 2
+            unsigned = self.text() in ("size_t", "unsigned", "uint32", "uint64", "uint32_t", "uint64_t")
             type_ = self.try_type(named=False)
             if type_ != "int":
                 raise self.fail("static_cast", t)
@@ -1015,7 +1034,7 @@ class _Parser:
             self.expect("(")
             e = self.convert(self.expression(), "int", t)
             self.expect(")")
-            return e
+            return dataclasses.replace(e, unsigned=unsigned)
         if text == "nullptr":
             self.next()
             return Expr("None", "null")

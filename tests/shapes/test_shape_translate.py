@@ -631,3 +631,18 @@ def test_with_value_and_with_rank_follow_tf():
         with pytest.raises(ShapeError, match=r"^Rank cannot exceed kint32max$"):
             method(unknown, 2**31)
     assert ctx.with_rank(unknown, 2).dims == (None, None) and ctx.with_rank(unknown, -1).dims is None
+
+
+def test_size_comparisons_are_unsigned_as_in_cpp():
+    """trial12 #4: `size()` is a size_t. C++ compares an int with it as unsigned, so an
+    unknown rank (-1) is never below it and `size() - 1` of an empty list is huge; the
+    translation compares as C++ does (`c.as_size_t`), and a cast to a signed type ends it."""
+    code = _python('std::vector<int64_t> dims; TF_RETURN_IF_ERROR(c->GetAttr("dims", &dims));'
+                   ' if (c->Rank(c->input(0)) < dims.size()) return errors::InvalidArgument("rank");'
+                   ' if (dims.size() - 1 > 2) return errors::InvalidArgument("many");'
+                   ' if (static_cast<int64_t>(dims.size()) - 1 > 2) return errors::InvalidArgument("n");'
+                   ' c->set_output(0, c->Vector(dims.size() - 1)); return OkStatus();')
+    assert "if c.as_size_t(c.rank_value(c.input(0))) < len(v_dims):" in code
+    assert "if c.as_size_t(len(v_dims) - 1) > 2:" in code and "if len(v_dims) - 1 > 2:" in code
+    assert "c.vector(c.make_dim(len(v_dims) - 1))" in code  # converted back to int64: -1, unknown
+    assert InferenceContext.as_size_t(-1) == 2**64 - 1 and InferenceContext.as_size_t(3) == 3

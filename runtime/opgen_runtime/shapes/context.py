@@ -615,6 +615,11 @@ class InferenceContext:
         return debug_string(shape)
 
     @staticmethod
+    def as_size_t(value: int) -> int:
+        """A C++ integer converted to size_t (in a comparison with a `size()`): -1 wraps."""
+        return value % 2**64
+
+    @staticmethod
     def truncdiv(a: int, b: int) -> int:
         """C++ integer division (toward zero)."""
         q = abs(a) // abs(b)
