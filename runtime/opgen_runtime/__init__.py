@@ -34,6 +34,7 @@ from .graph.tensor import Tensor
 from .ops import execute as execute
 from .ops import op_def_library as op_def_library
 from .ops import registry as registry
+from .ops.placeholder import placeholder
 from .shapes.inference import InferenceContext, ShapeHandle, register_shape_fn
 from .tf import dispatch as dispatch
 from .tf.backend import get_backend, set_backend
@@ -64,6 +65,7 @@ __all__ = [
     "get_default_graph",
     "load_op_libraries",
     "name_scope",
+    "placeholder",
     "register_shape_fn",
     "reset_default_graph",
     "set_backend",
