@@ -308,7 +308,10 @@ def plan(out: Path, files: dict[str, bytes], source_map: str, known: Mapping[str
             continue
         (delete if _digest(path.read_bytes()) == digest else kept).append(rel)
     delete += _orphan_modules(out, {*files, *owned, *kept})
-    manifest = None if recorded == digests else digests
+    # A kept file stays in the manifest with the digest opgen wrote: the next build keeps and
+    # reports it again, never taking it for an unlisted module of opgen's (`_orphan_modules`).
+    new_manifest = {**digests, **{rel: owned[rel] for rel in kept if rel in owned}}
+    manifest = None if recorded == new_manifest else new_manifest
     return Changes(write, delete, len(proven), tuple(sorted(kept)), manifest, digests)
 
 

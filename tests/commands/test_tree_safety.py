@@ -235,6 +235,11 @@ def test_stale_file_changed_by_hand_is_kept_and_reported(tmp_path, monkeypatch, 
     status, err = _build(root, monkeypatch, capsys)
     assert status == 0 and "keeping gen/gen_extra.py" in err, err
     assert (out / "gen_extra.py").exists()
+    # trial13 #2: the next builds keep it too (it was deleted as an unlisted module of opgen's)
+    for _ in range(2):
+        status, err = _build(root, monkeypatch, capsys)
+        assert status == 0 and "keeping gen/gen_extra.py" in err, err
+        assert (out / "gen_extra.py").read_text().endswith("# my note\n")
 
 
 def test_a_failed_build_leaves_no_lock_nor_a_directory_it_created(tmp_path, monkeypatch, capsys):
