@@ -43,14 +43,13 @@ _OP_DEFS_DECLARATION = emit.OP_DEFS_DECLARATION.encode()
 
 @functools.lru_cache(maxsize=4096)
 def display_path(path: str, root: Path) -> str:
-    """A path as shown in headers and the source map: relative to the project, never absolute."""
+    """A path as shown in headers and the source map: relative to the project root, whatever
+    the working directory (a build from a subdirectory writes the same bytes), never absolute."""
     p = Path(path)
-    if not p.is_absolute():
-        return p.as_posix()
     try:
-        return p.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return p.name
+        return (p if p.is_absolute() else Path.cwd() / p).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:  # outside the project (or reached through a link out of it)
+        return p.name if p.is_absolute() else p.as_posix()
 
 
 # ---------------------------------------------------------------------------- rendering

@@ -116,3 +116,15 @@ def test_comments_in_op_and_kernel_files_change_no_committed_file(tmp_path, monk
     assert (
         where["types_widened"] == f"cc/scale_kernels.cc:{_line_of(kernels, 'DEVICE_CPU')}:1"
     )  # the device's first kernel
+
+
+@pytest.mark.parametrize("subdir", ["op_specs", "generated", "overrides/api_def"])
+def test_a_build_from_a_subdirectory_writes_the_same_bytes(example_copy, monkeypatch, capsys, subdir):
+    """trial13 #1: module headers and the source map name sources relative to the project
+    root, not the working directory: `opgen build --check` passes from any folder of the
+    project, and a build there rewrites nothing."""
+    before = _committed(example_copy / "generated")
+    monkeypatch.chdir(example_copy / subdir)
+    assert main(["build", "--check"]) == 0, capsys.readouterr()
+    assert main(["build"]) == 0
+    assert _committed(example_copy / "generated") == before
