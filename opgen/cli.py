@@ -168,6 +168,17 @@ def _format_option(choices: list[str], default: str, what: str = "") -> _Decorat
                    help=f"Output format{what}; default: {default}.")
 
 
+def _group_params(ctx: click.Context) -> list[dict[str, Any]]:
+    """The options given before the command: to `opgen`, and to a group of commands
+    (`opgen overrides -q check`)."""
+    params = []
+    parent = ctx.parent
+    while parent is not None:
+        params.append(parent.params)
+        parent = parent.parent
+    return params
+
+
 def _settings_callback(name: str, module: str) -> Callable[..., Invocation]:
     """The click callback of command `name`: its options, resolved against `[tool.opgen]`, as
     the `Settings` of `opgen.commands.<module>` (imported when the command runs: a command
@@ -175,9 +186,9 @@ def _settings_callback(name: str, module: str) -> Callable[..., Invocation]:
 
     def callback(**options: Any) -> Invocation:
         ctx = click.get_current_context()
-        shared = ctx.find_root().params
-        quiet = options.pop("quiet") or shared.get("quiet", False)
-        verbose = options.pop("verbose") or shared.get("verbose", False)
+        groups = _group_params(ctx)
+        quiet = options.pop("quiet") or any(g.get("quiet", False) for g in groups)
+        verbose = options.pop("verbose") or any(g.get("verbose", False) for g in groups)
         if quiet and verbose:
             raise click.UsageError("--quiet and --verbose exclude each other", ctx)
         config = ctx.meta[_CONFIG]
@@ -415,8 +426,11 @@ _define(
 
 
 @cli.group("overrides", context_settings=_CONTEXT)
-def overrides_group() -> None:
+@_VERBOSITY[0]
+@_VERBOSITY[1]
+def overrides_group(quiet: bool, verbose: bool) -> None:
     """Override files (OpGenOverride, ApiDef)."""
+    # --quiet/--verbose given here reach the command through `_settings_callback`.
 
 
 _define(

@@ -536,3 +536,13 @@ def test_out_moves_the_whole_tree_api_snapshot_included(project):
         result = run("build", *argv)
         assert result.exit_code == 2 and "elsewhere/API.md" in result.output and "not inside" in result.output, \
             result.output
+
+
+def test_quiet_before_a_group_s_command(project):
+    """trial13 #10: `-q` goes before or after the command, a group's (`opgen overrides check`)
+    included."""
+    after = run("overrides", "check", "-q")
+    for argv in (["overrides", "-q", "check"], ["-q", "overrides", "check"]):
+        result = run(*argv)
+        assert (result.exit_code, result.output) == (after.exit_code, after.output), argv
+    assert "exclude each other" in run("overrides", "-q", "check", "-v").output
