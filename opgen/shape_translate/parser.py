@@ -1351,7 +1351,10 @@ class _Helpers:
         self.attrs: list[tuple[str, Location]] = []  # Translation.attrs
 
     def helper(self, caller: _Parser, name: str, tok: Token) -> tuple[str, tuple[str, ...]]:
-        """(Python name, parameter types after the context) of the function `name`."""
+        """(Python name, parameter types after the context) of the function `name`; a
+        qualified name (`util::RequireMatrix`) is found by its last name, as an unqualified
+        one is: the unit's `Status RequireMatrix(` whatever namespace holds it."""
+        name = name.rsplit("::", 1)[-1].strip()
         if name in self.found:
             return self.found[name]
         if name in self.active:

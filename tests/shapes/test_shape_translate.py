@@ -388,6 +388,26 @@ def test_project_function_with_parameters_becomes_a_nested_function():
     assert _black_stable(t.lines)
 
 
+def test_project_function_called_by_its_qualified_name():
+    """trial12 #6: `util::RequireMatrix(c, 0)` calls the unit's `RequireMatrix` in namespace
+    `util`, as the unqualified name would."""
+    t = _translate_source("""\
+        namespace util {
+        Status RequireMatrix(InferenceContext* c, int i) {
+          ShapeHandle s;
+          return c->WithRank(c->input(i), 2, &s);
+        }
+        }  // namespace util
+        auto fn = [](InferenceContext* c) {
+          TF_RETURN_IF_ERROR(::util::RequireMatrix(c, 0));
+          return util::RequireMatrix(c, 1);
+        };
+        """)
+    assert t.lines is not None, t.problem
+    assert "    def f_RequireMatrix(c: _api_types.InferenceContext, v_i: Any) -> None:" in t.lines
+    assert t.lines[-2:] == ("    f_RequireMatrix(c, 0)", "    f_RequireMatrix(c, 1)")
+
+
 @pytest.mark.parametrize(("source", "construct", "line"), [
     ("Status R(InferenceContext* c) { return R(c); }\nauto f = [](InferenceContext* c) { return R(c); };",
      "a recursive call of R", 1),
