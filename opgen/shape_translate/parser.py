@@ -247,13 +247,15 @@ class _Parser:
                 last = self.toks[self.i - 1]
                 raise Untranslatable(f"expected ';' before '{t[TEXT]}'", last, f"add ';' after '{last[TEXT]}'",
                                      after=True)
-            raise Untranslatable(t[TEXT] if t else "end of function", t)
+            raise self.fail(tok=t)
         self.i += 1
         return t
 
     def fail(self, construct: str | None = None, tok: Token | None = None, hint: str | None = None) -> Untranslatable:
         tok = tok or self.peek()
-        return Untranslatable(construct or (tok[TEXT] if tok else "end of function"), tok, hint)
+        if construct is None:
+            construct = _token_in_its_line(tok) if tok else "end of function"
+        return Untranslatable(construct, tok, hint)
 
     def note_index(self, use: str, index: Expr, tok: Token | None) -> None:
         """Records a constant input or output index (`Translation.indices`)."""
@@ -1336,6 +1338,20 @@ def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers,
     if lines and lines[-1] == indent + "return":  # falling off the end does the same
         lines.pop()
     return tuple(lines or [indent + "pass"])
+
+
+def _token_in_its_line(tok: Token) -> str:
+    """A token the translation stops at, quoted with its source line (a bare `;` or `.` says
+    little): `` `.` in `if (dims.back() > 2) {` ``."""
+    text = tok[SRC].text
+    start = text.rfind("\n", 0, tok[POS]) + 1
+    end = text.find("\n", tok[POS])
+    line = text[start : end if end >= 0 else len(text)]
+    comment = line.find("//", tok[POS] - start)
+    line = " ".join((line if comment < 0 else line[:comment]).split())
+    if line == tok[TEXT] or len(line) > 80:
+        return tok[TEXT]
+    return f"`{tok[TEXT]}` in `{line}`"
 
 
 class _Helpers:

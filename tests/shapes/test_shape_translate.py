@@ -666,3 +666,10 @@ def test_size_comparisons_are_unsigned_as_in_cpp():
     assert "if c.as_size_t(len(v_dims) - 1) > 2:" in code and "if len(v_dims) - 1 > 2:" in code
     assert "c.vector(c.make_dim(len(v_dims) - 1))" in code  # converted back to int64: -1, unknown
     assert InferenceContext.as_size_t(-1) == 2**64 - 1 and InferenceContext.as_size_t(3) == 3
+
+
+def test_a_refusal_at_a_bare_token_quotes_its_line():
+    """trial11 F4, trial12 #6: a reason that is a lone `.` or `;` quotes its source line (its
+    comment left out)."""
+    t = _translate("std::vector<int64_t> dims;\n  dims.reserve(2);  // room\n  return OkStatus();")
+    assert t.problem == "shape function not translated: `.` in `dims.reserve(2);`"
