@@ -15,6 +15,7 @@ import functools
 import gc
 import hashlib
 import marshal
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from json.encoder import (
@@ -41,13 +42,19 @@ _MOST_OPS_RERENDERED = 64
 _OP_DEFS_DECLARATION = emit.OP_DEFS_DECLARATION.encode()
 
 
-@functools.lru_cache(maxsize=4096)
 def display_path(path: str, root: Path) -> str:
     """A path as shown in headers and the source map: relative to the project root, whatever
     the working directory (a build from a subdirectory writes the same bytes), never absolute."""
+    return _display_path(path, root, os.getcwd())
+
+
+@functools.lru_cache(maxsize=4096)
+def _display_path(path: str, root: Path, cwd: str) -> str:
+    """`display_path` of `path`, relative to `cwd` unless absolute (the cache's key holds it:
+    one relative path names another file from another working directory)."""
     p = Path(path)
     try:
-        return (p if p.is_absolute() else Path.cwd() / p).resolve().relative_to(root.resolve()).as_posix()
+        return (p if p.is_absolute() else Path(cwd, p)).resolve().relative_to(root.resolve()).as_posix()
     except ValueError:  # outside the project (or reached through a link out of it)
         return p.name if p.is_absolute() else p.as_posix()
 

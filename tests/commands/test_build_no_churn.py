@@ -128,3 +128,15 @@ def test_a_build_from_a_subdirectory_writes_the_same_bytes(example_copy, monkeyp
     assert main(["build", "--check"]) == 0, capsys.readouterr()
     assert main(["build"]) == 0
     assert _committed(example_copy / "generated") == before
+
+
+def test_display_path_follows_the_working_directory(tmp_path, monkeypatch):
+    """One relative path names another file from another working directory: the cached
+    display path is per working directory."""
+    from opgen.render.build import display_path
+
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert display_path("a.cc", tmp_path) == "a.cc"
+    monkeypatch.chdir(tmp_path / "sub")
+    assert display_path("a.cc", tmp_path) == "sub/a.cc"
