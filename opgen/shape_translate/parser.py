@@ -89,10 +89,9 @@ def _call(prefix: str, args: Sequence[Expr | str], type_: str) -> Expr:
 
 
 def _as_size_t(e: Expr) -> Expr:
-    """`e` as C++ converts it to size_t for a comparison; a `size()` itself, or a literal that
-    is not negative, is unchanged."""
-    if e.code.isdigit() or (e.code.startswith("len(") and e.call is None and e.prec == 20 and e.unsigned
-                            and e.code.count("(") == 1):
+    """`e` as C++ converts it to size_t for a comparison; a `size()` itself (a whole `len(...)`),
+    or a literal that is not negative, is unchanged."""
+    if e.code.isdigit() or (e.prec == 20 and e.code.startswith("len(")):
         return e
     return _call("c.as_size_t(", [e], "int")
 

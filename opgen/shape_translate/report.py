@@ -7,7 +7,7 @@ from collections import Counter
 from opgen.errors import OpgenError
 from opgen.model import OpSource
 from opgen_runtime.proto import op_def_pb2
-from opgen_runtime.shapes.fns import BY_OP
+from opgen_runtime.shapes.fns import BY_OP, NAMED
 
 
 def _share(done: int, total: int) -> str:
@@ -17,8 +17,6 @@ def _share(done: int, total: int) -> str:
 def _runtime_kind(name: str, source: OpSource) -> str:
     """The source's kind, or `TF port` where the runtime runs its port of TF's shape function
     instead (`opgen_runtime.shapes.fns.lookup`: a built-in named by SetShapeFn comes first)."""
-    from opgen_runtime.shapes.fns import NAMED
-
     if name not in BY_OP or (source.shape_fn and source.shape_fn.rsplit("::", 1)[-1] in NAMED):
         return source.shape_fn_kind
     return "TF port"
