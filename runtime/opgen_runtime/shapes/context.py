@@ -389,12 +389,14 @@ class InferenceContext:
         return None if n == -1 else n
 
     # checks and combinations (TF's InferenceContext methods)
-    # TF's WithRank*, each of which refuses a rank past int32 first (shape_inference.cc).
-    _MAX_RANK = 2**31 - 1
+    @staticmethod
+    def _refuse_rank_past_int32(rank: int) -> None:
+        """TF's WithRank* each refuse such a rank first (shape_inference.cc)."""
+        if rank > 2**31 - 1:
+            raise ShapeError("Rank cannot exceed kint32max")
 
     def with_rank(self, shape: ShapeHandle, rank: int) -> ShapeHandle:
-        if rank > self._MAX_RANK:
-            raise ShapeError("Rank cannot exceed kint32max")
+        self._refuse_rank_past_int32(rank)
         if shape.dims is None:
             if rank < -1:  # TF reserves a vector of that (unsigned) size: std::length_error
                 raise self._tf_abort(f"WithRank with rank {rank}: a rank must not be negative")
@@ -404,8 +406,7 @@ class InferenceContext:
         return shape
 
     def with_rank_at_least(self, shape: ShapeHandle, rank: int) -> ShapeHandle:
-        if rank > self._MAX_RANK:
-            raise ShapeError("Rank cannot exceed kint32max")
+        self._refuse_rank_past_int32(rank)
         if shape.dims is not None and len(shape.dims) < rank:
             raise ShapeError(
                 f"Shape must be at least rank {rank} but is rank {len(shape.dims)}"
@@ -413,8 +414,7 @@ class InferenceContext:
         return shape
 
     def with_rank_at_most(self, shape: ShapeHandle, rank: int) -> ShapeHandle:
-        if rank > self._MAX_RANK:
-            raise ShapeError("Rank cannot exceed kint32max")
+        self._refuse_rank_past_int32(rank)
         if shape.dims is not None and len(shape.dims) > rank:
             raise ShapeError(
                 f"Shape must be at most rank {rank} but is rank {len(shape.dims)}"
