@@ -267,7 +267,7 @@ _define(cli, "oplist", "Gather REGISTER_OP specs into an OpList (pbtxt, pb or js
     _option("--report-shapes", is_flag=True, section="Output",
             help="Print how each op's shape function reaches opgen's runtime (translated from C++ or not, and why) "
             "and the share translated, instead of the OpList."),
-    _format_option(["pbtxt", "pb", "json"], "pbtxt"),
+    _format_option(["pbtxt", "pb", "json"], "pbtxt", " (with --api or --report-shapes: pbtxt prints text, json JSON)"),
     _output_option("the OpList"),
 ], "Gather REGISTER_OP specs into an OpList.")
 

@@ -24,9 +24,20 @@ class Settings(_Settings):
 
 
 def run(settings: Settings) -> int:
+    import click
+
     from opgen.fsutil import write_output
     from opgen.outputs.written_files import check_output_option
 
+    if settings.api and settings.report_shapes:
+        raise click.UsageError("--api and --report-shapes exclude each other")
+    if settings.report_shapes and settings.from_library:
+        raise click.UsageError("--report-shapes reads the shape functions of C++ sources; the OpList of a compiled "
+                               "library (--from-library) holds none")
+    report = "--api" if settings.api else "--report-shapes" if settings.report_shapes else None
+    if report and settings.format == "pb":
+        raise click.UsageError(f"{report} prints text (--format pbtxt, the default) or json, not pb")
+    fmt = "json" if settings.format == "json" else "text"
     if settings.from_library:
         from opgen.spec import op_library
         from opgen.spec.oplist_io import check_op_list
@@ -39,15 +50,15 @@ def run(settings: Settings) -> int:
         check_output_option(settings.output, settings.config, gathered,
                             *([settings.overrides] if settings.api else []))
         op_list = gathered.op_list
-    if settings.report_shapes and not settings.from_library:
+    if settings.report_shapes:
         from opgen.shape_translate.report import shape_report
 
-        data = shape_report(gathered.sources).encode()
+        data = shape_report(gathered.sources, fmt).encode()
     elif settings.api:
         from opgen.overrides.load import describe_api_model, load_overrides
 
         model = load_overrides(settings.overrides, op_list, merge=settings.config.merge_overrides)
-        data = describe_api_model(model, op_list).encode()
+        data = describe_api_model(model, op_list, fmt).encode()
     else:
         from opgen.spec.oplist_io import dump_op_list
 

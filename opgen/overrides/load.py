@@ -27,11 +27,12 @@ gathering); a faulty entry does not hide the other entries' errors.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from google.protobuf import text_format
+from google.protobuf import json_format, text_format
 
 from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean
 from opgen.overrides.apidef import ApiModel, default_api_def
@@ -410,32 +411,61 @@ def _check_params(op: str, op_def: op_def_pb2.OpDef, api: ApiDef, state: MergeSt
 # --- `opgen oplist --api`: the model, readably ---
 
 
-def describe_api_model(model: ApiModel, op_list: op_def_pb2.OpList | None = None) -> str:
-    """Per op: the Python signature it renders to, aliases, the override lines that shaped
-    it, then its ApiDef (after merging and UpdateDocs) as text proto."""
+def api_model_entries(model: ApiModel, op_list: op_def_pb2.OpList | None = None) -> list[dict[str, Any]]:
+    """Per op (sorted by name): the Python function it renders to (None when it gets none, and
+    why), its parameters with their defaults (None without its OpDef), visibility, aliases, the
+    override lines that shaped it, and its ApiDef after merging and UpdateDocs (as protobuf's
+    JSON mapping gives it)."""
     op_defs = {op.name: op for op in op_list.op} if op_list is not None else {}
-    blocks = []
+    entries = []
     for name in sorted(model.api_defs):
         api = model.api_defs[name]
-        lines = [f"== {name}"]
         view = ApiView.of(api)
         fn = python_function_name(view)
-        visibility = ApiDef.Visibility.Name(api.visibility)
-        if fn is None:
-            why = "skipped" if api.visibility == ApiDef.SKIP else "a visible op named like a Python keyword"
-            lines.append(f"python: (no function: {why}) [{visibility}]")
-        elif name in op_defs:
-            params = [p.name + ("" if p.default is None else "=" + attr_value_text(p.default))
+        params = None
+        if fn is not None and name in op_defs:
+            params = [{"name": p.name, "default": None if p.default is None else attr_value_text(p.default)}
                       for p in python_params(op_defs[name], view)]
-            lines.append(f"python: def {fn}({', '.join([*params, 'name=None'])}) [{visibility}]")
+        entries.append({
+            "op": name,
+            "function": fn,
+            "no_function": None if fn is not None else (
+                "skipped" if api.visibility == ApiDef.SKIP else "a visible op named like a Python keyword"),
+            "params": params,
+            "visibility": ApiDef.Visibility.Name(api.visibility),
+            "aliases": [{"name": a, "deprecated": d} for a, d in python_aliases(view)],
+            "changed_by": [str(loc) for loc in model.provenance.get(name, ())],
+            "api_def": json_format.MessageToDict(api, preserving_proto_field_name=True),
+            "api_def_text": text_format.MessageToString(api, as_utf8=True, indent=2).rstrip("\n"),
+        })
+    return entries
+
+
+def describe_api_model(model: ApiModel, op_list: op_def_pb2.OpList | None = None, fmt: str = "text") -> str:
+    """`api_model_entries` as JSON (`fmt` "json"), or readably: per op, the Python signature it
+    renders to, aliases, the override lines that shaped it, then its ApiDef as text proto."""
+    entries = api_model_entries(model, op_list)
+    if fmt == "json":
+        for entry in entries:
+            del entry["api_def_text"]
+        return json.dumps(entries, indent=2, ensure_ascii=False) + "\n"
+    blocks = []
+    for entry in entries:
+        lines = [f"== {entry['op']}"]
+        visibility = entry["visibility"]
+        if entry["function"] is None:
+            lines.append(f"python: (no function: {entry['no_function']}) [{visibility}]")
+        elif entry["params"] is not None:
+            params = [p["name"] + ("" if p["default"] is None else "=" + p["default"]) for p in entry["params"]]
+            lines.append(f"python: def {entry['function']}({', '.join([*params, 'name=None'])}) [{visibility}]")
         else:
-            lines.append(f"python: def {fn}(...) [{visibility}]")
-        aliases = python_aliases(view)
-        if aliases:
-            lines.append("aliases: " + ", ".join(a + (" (deprecated)" if d else "") for a, d in aliases))
-        if model.provenance.get(name):
-            lines.append("changed by: " + ", ".join(str(loc) for loc in model.provenance[name]))
-        lines.append(text_format.MessageToString(api, as_utf8=True, indent=2).rstrip("\n"))
+            lines.append(f"python: def {entry['function']}(...) [{visibility}]")
+        if entry["aliases"]:
+            lines.append("aliases: " + ", ".join(a["name"] + (" (deprecated)" if a["deprecated"] else "")
+                                                 for a in entry["aliases"]))
+        if entry["changed_by"]:
+            lines.append("changed by: " + ", ".join(entry["changed_by"]))
+        lines.append(entry["api_def_text"])
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n" if blocks else ""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 from opgen.errors import OpgenError
@@ -22,24 +23,34 @@ def _runtime_kind(name: str, source: OpSource) -> str:
     return "TF port"
 
 
-def shape_report(sources: dict[str, OpSource]) -> str:
+def shape_report(sources: dict[str, OpSource], fmt: str = "text") -> str:
     """One line per op (`Op<TAB>kind[<TAB>where: construct]`, sorted by name), then totals:
     lambdas and project functions translated, names left to the runtime's built-ins, TF ops
-    the runtime's ports serve (an OpList's among them)."""
-    lines = []
+    the runtime's ports serve (an OpList's among them). As JSON (`fmt` "json"): the same ops
+    and counts as an object."""
+    ops = []
     kinds: Counter[str] = Counter()
     for name in sorted(sources):
         source = sources[name]
         kind = _runtime_kind(name, source)
         kinds[kind] += 1
-        problem = f"\t{source.shape_fn_problem}" if source.shape_fn_problem and kind != "TF port" else ""
-        lines.append(f"{name}\t{kind}{problem}")
-    lambdas = kinds["lambda, translated"] + kinds["lambda, not translated"]
-    functions = kinds["function, translated"] + kinds["function, not translated"]
-    lines.append(f"lambdas: {_share(kinds['lambda, translated'], lambdas)}")
-    lines.append(f"project functions: {_share(kinds['function, translated'], functions)}")
-    translated = kinds["lambda, translated"] + kinds["function, translated"]
-    lines.append(f"shape functions: {_share(translated, lambdas + functions)}"
+        ops.append({"op": name, "kind": kind,
+                    "problem": source.shape_fn_problem if source.shape_fn_problem and kind != "TF port" else None})
+    shares = {
+        "lambdas": (kinds["lambda, translated"], kinds["lambda, translated"] + kinds["lambda, not translated"]),
+        "project functions": (kinds["function, translated"],
+                              kinds["function, translated"] + kinds["function, not translated"]),
+    }
+    shares["shape functions"] = (shares["lambdas"][0] + shares["project functions"][0],
+                                 shares["lambdas"][1] + shares["project functions"][1])
+    if fmt == "json":
+        totals: dict[str, object] = {what.replace(" ", "_"): {"translated": done, "of": total}
+                                     for what, (done, total) in shares.items()}
+        totals |= {"named": kinds["named"], "tf_ports": kinds["TF port"], "none": kinds["none"]}
+        return json.dumps({"ops": ops, "totals": totals}, indent=2, ensure_ascii=False) + "\n"
+    lines = [f"{op['op']}\t{op['kind']}" + (f"\t{op['problem']}" if op["problem"] else "") for op in ops]
+    lines += [f"{what}: {_share(*shares[what])}" for what in ("lambdas", "project functions")]
+    lines.append(f"shape functions: {_share(*shares['shape functions'])}"
                  f"; {kinds['named']} named (built-in or unread), {kinds['TF port']} TF ports,"
                  f" {kinds['none']} without")
     return "\n".join(lines) + "\n"

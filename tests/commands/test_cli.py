@@ -269,6 +269,25 @@ def test_oplist_formats_and_output(project):
     assert result.exit_code == 0 and "Small" in result.stdout
 
 
+def test_oplist_api_and_shape_report_as_json(project):
+    """`--format json` reaches `--api` and `--report-shapes` (it used to be ignored there); pb,
+    which only an OpList has, and the two reports together are usage errors."""
+    api = json.loads(run("oplist", "--api", "--format", "json").stdout)
+    assert [(e["op"], e["function"], e["visibility"]) for e in api] == [("Small", "small", "VISIBLE")]
+    assert api[0]["params"][0]["name"] == "x" and api[0]["api_def"]["graph_op_name"] == "Small"
+    shapes = json.loads(run("oplist", "--report-shapes", "--format", "json").stdout)
+    assert [op["op"] for op in shapes["ops"]] == ["Small"]
+    assert set(shapes["totals"]) == {"lambdas", "project_functions", "shape_functions", "named", "tf_ports", "none"}
+    for args, message in [
+        (["--api", "--format", "pb"], "--api prints text (--format pbtxt, the default) or json, not pb"),
+        (["--report-shapes", "--format", "pb"], "--report-shapes prints text"),
+        (["--api", "--report-shapes"], "--api and --report-shapes exclude each other"),
+        (["--report-shapes", "--from-library", "lib.so"], "holds none"),
+    ]:
+        result = run("oplist", *args)
+        assert result.exit_code == 2 and message in result.stderr and not result.stdout
+
+
 def test_oplist_defines_and_include_dirs(project):
     (project / "inc").mkdir()
     (project / "inc" / "extra.h").write_text('REGISTER_OP("Extra").Output("y: float");\n')

@@ -5,6 +5,7 @@ black's layout and never pastes input text; and the runtime methods it calls
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -532,6 +533,14 @@ def test_report_shapes(tmp_path, capsys):
         "project functions: 1 of 1 translated (100.0%)\n"
         "shape functions: 1 of 2 translated (50.0%); 1 named (built-in or unread), 0 TF ports, 1 without\n"
     )
+    assert main(["oplist", str(tmp_path / "ops.cc"), "--report-shapes", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "ops": [{"op": "A", "kind": "function, translated", "problem": None},
+                {"op": "B", "kind": "lambda, not translated", "problem": f"{path}:6:13: c->input_tensor"},
+                {"op": "C", "kind": "named", "problem": None}, {"op": "D", "kind": "none", "problem": None}],
+        "totals": {"lambdas": {"translated": 0, "of": 1}, "project_functions": {"translated": 1, "of": 1},
+                   "shape_functions": {"translated": 1, "of": 2}, "named": 1, "tf_ports": 0, "none": 1},
+    }
 
 
 def test_every_translation_of_the_test_library_is_black_layout_and_compiles():
