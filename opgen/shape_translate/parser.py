@@ -220,6 +220,7 @@ class _Parser:
         self.statement_tok: Token | None = None  # where the statement being translated starts
         self.int32_type = False  # the type `try_type` read last is a 32-bit int (or a vector of them)
         self.int32_vars: set[str] = set()  # locals of such a type, for GetAttr's range check
+        self.breaks: list[str] = []  # what a `break` here leaves: "loop" or "switch" (innermost last)
 
     # tokens
     def peek(self, k: int = 0) -> Token | None:
@@ -452,7 +453,14 @@ class _Parser:
             self.if_statement("if ")
         elif text == "for":
             self.for_statement()
+        elif text == "switch":
+            self.switch_statement()
         elif text == "break":
+            if not self.breaks:
+                raise self.fail("break outside a loop or switch", t)
+            if self.breaks[-1] == "switch":
+                raise self.fail("a break before the end of its switch case", t,
+                                hint="end the case with its break (an if/else inside the case instead)")
             self.next()
             self.expect(";")
             self.emit("break")
@@ -589,39 +597,65 @@ class _Parser:
         self.emit("return")
 
     def error_call(self) -> bool:
-        """`errors::InvalidArgument(pieces...)` (the cursor stays put when it is not one)."""
+        """`errors::InvalidArgument(pieces...)`, or `absl::InvalidArgumentError(message)` (the
+        cursor stays put when it is neither)."""
+        start = self.i
+        parts = self.name_parts()
+        if parts in (["absl", "InvalidArgumentError"], ["tsl", "errors", "InvalidArgumentError"]):
+            self.expect("(")
+            pieces = self.message_pieces(single=True)
+        elif parts and parts[-1] == "InvalidArgument" and parts[:-1] in (
+                ["errors"], ["tensorflow", "errors"], ["tsl", "errors"]):
+            self.expect("(")
+            pieces = self.message_pieces()
+        else:
+            self.i = start
+            return False
+        self.emit_call("raise ", _call("c.invalid_argument(", pieces, "error"))
+        return True
+
+    def name_parts(self) -> list[str]:
+        """The parts of a qualified name at the cursor (`::a::b` -> [a, b], consumed; [] when none)."""
         start = self.i
         if self.text() == "::":
             self.next()
         parts = []
         while self.peek() is not None and self.peek()[KIND] == "id":  # type: ignore[index]
             parts.append(self.next()[TEXT])
-            if self.text() != "::":
+            if self.text() != "::" or self.peek(1) is None or self.peek(1)[KIND] != "id":  # type: ignore[index]
                 break
             self.next()
-        if not parts or parts[-1] != "InvalidArgument" or parts[:-1] not in (
-                ["errors"], ["tensorflow", "errors"], ["tsl", "errors"]):
+        if not parts:
             self.i = start
-            return False
-        self.expect("(")
-        pieces = []
+        return parts
+
+    def message_pieces(self, single: bool = False) -> list[Expr]:
+        """The arguments of an error message up to its `)` (consumed), as the strings StrCat
+        joins: ints, floats and strings, and the pieces of a nested `StrCat(...)` call;
+        `single`: one argument (a string, or a StrCat), as absl's `*Error(message)` takes."""
+        pieces: list[Expr] = []
         while True:
-            e = self.expression()
-            if e.type == "int":
-                pieces.append(Expr(f"str({e.code})", "str"))
-            elif e.type in ("float", "double"):
-                pieces.append(_call("c.float_text(", [e], "str"))
-            elif e.type == "str":
-                pieces.append(e)
+            start = self.i
+            if self.name_parts() in (["absl", "StrCat"], ["strings", "StrCat"], ["tsl", "strings", "StrCat"]) \
+                    and self.text() == "(":
+                self.next()
+                pieces += self.message_pieces()
             else:
-                raise self.fail(f"{with_article(e.type)} in an error message")
-            if self.text() == ",":
+                self.i = start
+                e = self.expression()
+                if e.type == "int" and not single:
+                    pieces.append(Expr(f"str({e.code})", "str"))
+                elif e.type in ("float", "double") and not single:
+                    pieces.append(_call("c.float_text(", [e], "str"))
+                elif e.type == "str":
+                    pieces.append(e)
+                else:
+                    raise self.fail(f"{with_article(e.type)} in an error message", self.toks[start])
+            if self.text() == "," and not single:
                 self.next()
                 continue
             self.expect(")")
-            break
-        self.emit_call("raise ", _call("c.invalid_argument(", pieces, "error"))
-        return True
+            return pieces
 
     def status_call(self) -> None:
         """A call returning a Status, its errors propagated (out-params assigned)."""
@@ -749,7 +783,7 @@ class _Parser:
                 raise self.fail("a range-for over this", tok)
             py = self.declare(tok, seq.type[5:])
             self.emit(f"for {py} in list({seq.code}):")
-            self.nested()
+            self.loop_body()
             self.scopes.pop()
             return
         if type_ is not None:
@@ -770,19 +804,110 @@ class _Parser:
         step_end = self.i
         self.next()
         self.emit_condition("while ", cond)
-        self.nested()
+        self.loop_body()
         body_end = self.i
         self.i = step_start
         self.depth += 1
         saved_end = self.end
         self.end = step_end
-        self.simple_update()
+        if step_start != step_end:  # `for (; cond;)`: no step
+            self.simple_update()
         if self.i != step_end:
             raise self.fail()
         self.end = saved_end
         self.depth -= 1
         self.i = body_end
         self.scopes.pop()
+
+    def loop_body(self) -> None:
+        self.breaks.append("loop")
+        self.nested()
+        self.breaks.pop()
+
+    def switch_statement(self) -> None:
+        """`switch (x) { case a: case b: ...; break; default: ... }` as an if/elif/else chain.
+        Exact when no case runs on into the next one's statements, which is what is accepted:
+        each case ends with `break` or `return` (the last one may just end), and no `break`
+        comes before the end of its case."""
+        switch_tok = self.expect("switch")
+        self.expect("(")
+        value = self.expression()
+        self.expect(")")
+        if value.type not in ("int", "dtype"):
+            raise self.fail(f"a switch over {with_article(value.type)}", switch_tok)
+        self.expect("{")
+        if not (value.code.isidentifier() or value.code.lstrip("-").isdigit()):
+            # evaluated once; `switch` is a C++ keyword, so no local translates to this name,
+            # and a nested switch may reuse it: the chain compares no more once in a branch
+            self.assign("v_switch", value)
+            self.reads.add("v_switch")
+            value = Expr("v_switch", value.type, unsigned=value.unsigned)
+        self.scopes.append({})  # the switch's body is one C++ scope
+        self.breaks.append("switch")
+        keyword = "if "
+        default: list[str | _Assign] | None = None
+        while self.text() != "}":
+            cond: Expr | None = None
+            is_default = False
+            while self.text() in ("case", "default"):
+                label = self.next()
+                if label[TEXT] == "default":
+                    is_default = True
+                else:
+                    match = self.compare(value, "==", self.expression(), label)
+                    cond = match if cond is None else self.logical(cond, "or", match, label)
+                self.expect(":")
+            if cond is None and not is_default:
+                raise self.fail("a statement before the first case of a switch")
+            start = len(self.lines)
+            if not is_default:
+                assert cond is not None
+                self.emit_condition(keyword, cond)
+                keyword = "elif "
+            self.depth += 1
+            body = len(self.lines)
+            ended = self.case_body()
+            if len(self.lines) == body and not is_default:
+                self.emit("pass")
+            self.depth -= 1
+            if not ended and self.text() != "}":
+                raise self.fail("a switch case that runs on into the next one", self.peek(),
+                                hint="end the case with break; (or return)")
+            if is_default:  # its lines go last, under `else:` (no case runs on into another)
+                default = self.lines[start:] or None
+                del self.lines[start:]
+        self.next()
+        if keyword == "if ":
+            raise self.fail("a switch without a case", switch_tok)
+        if default is not None:
+            self.emit("else:")
+            self.lines.extend(default)
+        self.breaks.pop()
+        self.scopes.pop()
+
+    def case_body(self) -> bool:
+        """The statements of a switch case, up to the next label or the switch's `}`; True when
+        they end the case: with a `break` (consumed, nothing after it) or a `return`."""
+        ended = False
+        while self.text() not in ("case", "default", "}"):
+            self.statement_tok = self.peek()
+            if self.text() == "break":
+                self.next()
+                self.expect(";")
+                ended = True
+            elif self.text() == "{":
+                self.next()
+                self.scopes.append({})
+                ended = self.case_body()
+                self.expect("}")
+                self.scopes.pop()
+            else:
+                ended = self.text() == "return"
+                self.statement()
+                continue
+            if ended and self.text() not in ("case", "default", "}"):
+                raise self.fail("code after the break that ends a switch case")
+        return ended
 
     def expression_statement(self) -> None:
         t = self.peek()
@@ -893,22 +1018,9 @@ class _Parser:
         _, pyop, prec = spec
         text = op[TEXT]
         if text in ("&&", "||"):
-            a, b = self.convert(a, "bool", op), self.convert(b, "bool", op)
-            left, right = _logic_operands(a, prec), _logic_operands(b, prec + 1)
-            return Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "bool", prec,
-                        logic=(*left, f"{pyop} {right[0]}", *right[1:]))
-        if prec == _CMP and {a.type, b.type} == {"tensor", "null"} and text in ("==", "!="):
-            tensor = a if a.type == "tensor" else b
-            return Expr(f"{tensor.code} {'is' if text == '==' else 'is not'} None", "bool", _CMP)
-        if prec == _CMP and {a.type, b.type} & {"float", "double"}:
-            a, b = self.float_operand(a, op), self.float_operand(b, op)
+            return self.logical(a, pyop, b, op)
         if prec == _CMP:
-            if a.type != b.type or (a.type not in ("int", "bool", "float")
-                                    and not (a.type in ("str", "dtype") and text in ("==", "!="))):
-                raise self.fail(f"comparing {with_article(a.type)} with {with_article(b.type)}", op)
-            if a.unsigned or b.unsigned:  # C++ compares as size_t: -1 (an unknown rank) is its largest value
-                a, b = _as_size_t(a), _as_size_t(b)
-            return Expr(f"{_paren(a, prec + 1)} {pyop} {_paren(b, prec + 1)}", "bool", prec)
+            return self.compare(a, text, b, op)
         a, b = self.convert(a, "int", op), self.convert(b, "int", op)
         unsigned = a.unsigned or b.unsigned
         if text in ("/", "%"):  # C++ integer division truncates toward zero
@@ -917,6 +1029,29 @@ class _Parser:
             name = "c.truncdiv(" if text == "/" else "c.truncmod("
             return _call(name, [a, b], "int")
         return Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "int", prec, unsigned=unsigned)
+
+    def logical(self, a: Expr, pyop: str, b: Expr, op: Token) -> Expr:
+        """`a and b` / `a or b` (`pyop`), remembering the chain's operands for black's split."""
+        prec = _AND if pyop == "and" else _OR
+        a, b = self.convert(a, "bool", op), self.convert(b, "bool", op)
+        left, right = _logic_operands(a, prec), _logic_operands(b, prec + 1)
+        return Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "bool", prec,
+                    logic=(*left, f"{pyop} {right[0]}", *right[1:]))
+
+    def compare(self, a: Expr, text: str, b: Expr, op: Token) -> Expr:
+        """`a <text> b` for a C++ comparison operator `text` (at `op`), with C++'s conversions."""
+        pyop = _CPP_BINARY[text][1]
+        if {a.type, b.type} == {"tensor", "null"} and text in ("==", "!="):
+            tensor = a if a.type == "tensor" else b
+            return Expr(f"{tensor.code} {'is' if text == '==' else 'is not'} None", "bool", _CMP)
+        if {a.type, b.type} & {"float", "double"}:
+            a, b = self.float_operand(a, op), self.float_operand(b, op)
+        if a.type != b.type or (a.type not in ("int", "bool", "float")
+                                and not (a.type in ("str", "dtype") and text in ("==", "!="))):
+            raise self.fail(f"comparing {with_article(a.type)} with {with_article(b.type)}", op)
+        if a.unsigned or b.unsigned:  # C++ compares as size_t: -1 (an unknown rank) is its largest value
+            a, b = _as_size_t(a), _as_size_t(b)
+        return Expr(f"{_paren(a, _CMP + 1)} {pyop} {_paren(b, _CMP + 1)}", "bool", _CMP)
 
     def float_operand(self, e: Expr, op: Token) -> Expr:
         """A comparison operand beside a float or double: C++ compares them as doubles (a
@@ -965,6 +1100,13 @@ class _Parser:
                 self.i += 3
                 self.expect(")")
                 e = Expr(f"not {e.code}", "bool", _NOT)
+            elif self.text() == "." and e.type.startswith("list_") and self.text(1) in ("front", "back") \
+                    and self.text(2) == "(":
+                # of an empty vector, undefined in C++: the IndexError that v[0] raises too
+                end = "0" if self.text(1) == "front" else "-1"
+                self.i += 3
+                self.expect(")")
+                e = Expr(f"{e.code}[{end}]", e.type[5:])
             elif self.text() == "->" and e.type == "tensor":
                 e = self.tensor_access(e)
             else:
@@ -1078,7 +1220,10 @@ class _Parser:
                 self.next()
                 self.reads.add(found[0])
                 return Expr(found[0], found[1])
+            start = self.i
             name, first = self.qualified()
+            if name in ("max", "min", "abs") and "std" in (tok[TEXT] for tok in self.toks[start:self.i]):
+                return self.std_math(name, first)
             if name in ("kUnknownDim", "InferenceContext::kUnknownDim"):
                 return Expr("-1", "int", _UNARY)
             if name in ("kUnknownRank", "InferenceContext::kUnknownRank"):
@@ -1095,6 +1240,44 @@ class _Parser:
                 return _call("c.dtype_string(", [e], "str")
             raise self.fail(name, first)
         raise self.fail(tok=t)
+
+    def std_math(self, name: str, first: Token) -> Expr:
+        """`std::max(a, b)`, `std::max<T>(a, b)`, `std::max({a, b, c})` (and `min`) of ints or of
+        floats, and `std::abs(a)`: Python's built-ins, which pick the same operand C++'s do
+        (`max` keeps the first unless a later one is greater, as `(a < b) ? b : a`; a NaN
+        compares false either way)."""
+        what = f"std::{name}"
+        typed = False
+        if self.text() == "<":
+            self.next()
+            unsigned = self.text() in ("size_t", "unsigned", "uint32", "uint64", "uint32_t", "uint64_t")
+            if self.try_type(named=False) != "int" or unsigned:
+                raise self.fail(f"{what} of a type other than a signed integer", first)
+            self.expect(">")
+            typed = True
+        self.expect("(")
+        braced = name != "abs" and self.text() == "{"
+        if braced:
+            self.next()
+        args = []
+        while True:
+            args.append(self.expression())
+            if self.text() != ",":
+                break
+            self.next()
+        if braced:
+            self.expect("}")
+        self.expect(")")
+        if len(args) != (1 if name == "abs" else 2) and not braced:
+            raise self.fail(f"{what} of {len(args)} arguments", first)
+        if typed:
+            args = [dataclasses.replace(self.convert(a, "int", first), unsigned=False) for a in args]
+        types = {"float" if a.type == "double" else a.type for a in args}
+        if len(types) != 1 or types.pop() not in ("int", "float"):
+            raise self.fail(f"{what} of {' and '.join(sorted({with_article(a.type) for a in args}))}", first)
+        if any(a.unsigned for a in args):  # a size_t: the value Python holds is its signed one
+            raise self.fail(f"{what} of a size_t (a size())", first, hint=f"name a signed type: {what}<int64_t>(...)")
+        return _call(f"{name}(", args, args[0].type)
 
     def float_literal(self, t: Token) -> Expr:
         """A decimal floating literal: a double, or with `f` a float (rounded as the compiler

@@ -93,6 +93,24 @@ def _black_stable(lines: tuple[str, ...]) -> bool:
     (('std::vector<ShapeHandle> xs; TF_RETURN_IF_ERROR(c->input("xs", &xs));'
       ' TF_RETURN_IF_ERROR(c->set_output("ys", xs)); return OkStatus();'),
      'v_xs = []\nv_xs = c.input_list("xs")\nc.set_output_list("ys", v_xs)'),
+    # a switch as an if/elif/else chain (its value evaluated once), default last wherever it is
+    (('int k; TF_RETURN_IF_ERROR(c->GetAttr("k", &k)); switch (k + 1) { case 0: c->set_output(0, c->Scalar());'
+      " break; default: return errors::InvalidArgument(\"no\"); case 1: case 2: { c->set_output(0, c->Vector(k));"
+      " break; } } return OkStatus();"),
+     ('v_k = c.attr_value("k", "int32")\nv_switch = v_k + 1\nif v_switch == 0:\n    c.set_output(0, c.scalar())\n'
+      "elif v_switch == 1 or v_switch == 2:\n    c.set_output(0, c.vector(c.make_dim(v_k)))\nelse:\n"
+      '    raise c.invalid_argument("no")')),
+    # a loop's break inside a case, an empty default
+    (("for (int i = 0; i < 2; ++i) { switch (i) { case 1: for (;i < 5;) { break; } break; default: break; } }"
+      " return OkStatus();"),
+     "v_i = 0\nwhile v_i < 2:\n    if v_i == 1:\n        while v_i < 5:\n            break\n    v_i += 1"),
+    (("int64_t n = std::max<int64_t>(c->Rank(c->input(0)), 1); c->set_output(0,"
+      " c->Vector(std::min({n, 3L, 4L}) + std::abs(n))); return OkStatus();"),
+     "v_n = max(c.rank_value(c.input(0)), 1)\nc.set_output(0, c.vector(c.make_dim(min(v_n, 3, 4) + abs(v_n))))"),
+    (('std::vector<int> v; TF_RETURN_IF_ERROR(c->GetAttr("v", &v)); if (v.back() < 0)'
+      ' return absl::InvalidArgumentError(absl::StrCat("last ", v.back(), " first ", v.front())); return OkStatus();'),
+     ('v_v = []\nv_v = c.attr_value("v", "list_int32")\nif v_v[-1] < 0:\n'
+      '    raise c.invalid_argument("last ", str(v_v[-1]), " first ", str(v_v[0]))')),
 ])
 def test_idioms(cpp, python):
     assert _python(cpp) == textwrap.indent(python, "    ")
@@ -137,6 +155,21 @@ def test_trailing_return_type_and_other_context_name():
     ("int x = (1 < 2) < 3; return OkStatus();", "comparing a bool with an int", 17),
     ("absl::Status s = c->Merge(c->input(0), c->input(1), &m); return s;",
      "a Status kept in a variable", 1),
+    ("switch (1) { case 1: c->set_output(0, c->Scalar()); case 2: break; } return OkStatus();",
+     "a switch case that runs on into the next one", 53),
+    ("switch (1) { case 1: if (true) break; c->set_output(0, c->Scalar()); break; } return OkStatus();",
+     "a break before the end of its switch case", 32),
+    ("switch (1) { case 1: break; c->set_output(0, c->Scalar()); } return OkStatus();",
+     "code after the break that ends a switch case", 29),
+    ("switch (1) { default: break; } return OkStatus();", "a switch without a case", 1),
+    ("switch (c->input(0)) { case 1: break; } return OkStatus();", "a switch over a shape", 1),
+    ("break; return OkStatus();", "break outside a loop or switch", 1),
+    ("std::vector<int> v; int n = std::max(v.size(), 1); return OkStatus();", "std::max of a size_t (a size())", 29),
+    ("int n = std::max<size_t>(1, 2); return OkStatus();", "std::max of a type other than a signed integer", 9),
+    ("int n = std::max(1, 2, 3); return OkStatus();", "std::max of 3 arguments", 9),
+    ("float f = 1.0f; int n = std::max(f, 2); return OkStatus();", "std::max of a float and an int", 25),
+    ("int n = max(1, 2); return OkStatus();", "max", 9),
+    ("return absl::InvalidArgumentError(3);", "an int in an error message", 35),
 ])
 def test_refusals_are_located_and_name_the_construct(cpp, construct, column):
     t = _translate(cpp)

@@ -48,6 +48,9 @@ ATTRS = {
     "StTypeAttr": [{}, {"out_type": INT32}, {"out_type": 9}, {"out_type": 7}],
     "StTypeListAttr": [{}, {"types": [FLOAT, INT32, FLOAT]}, {"types": [INT32]}],
     "StShapeListAttr": [{}, {"shapes": [[2, 3]]}, {"shapes": [[None, 3], [4]]}, {"shapes": [[], [2, None]]}],
+    "StSwitchRank": [{}, {"n": 1}, {"n": -2}, {"n": 5}],
+    "StSwitchType": [{}, {"out_type": 2}, {"out_type": INT32}, {"out_type": 9}],
+    "StStdMath": [{}, {"sizes": []}, {"sizes": [4]}, {"sizes": [7, 3, 5]}],
 }
 SCALAR_TENSORS = [("ph", [], INT32), ("ph", U, INT32), ("ph", [2], INT32), ("const", 3), ("const", 0),
                   ("const", -2), ("const", [1, 2])]

@@ -882,4 +882,73 @@ REGISTER_OP("StHandleData")
       return OkStatus();
     });
 
+// A switch: cases grouped, one in braces, one returning, default before the last case.
+REGISTER_OP("StSwitchRank")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("n: int = 0")
+    .SetShapeFn([](InferenceContext* c) {
+      int64_t n;
+      TF_RETURN_IF_ERROR(c->GetAttr("n", &n));
+      switch (c->Rank(c->input(0)) + n) {
+        case 0:
+          c->set_output(0, c->Scalar());
+          break;
+        case 1:
+        case 2: {
+          ShapeHandle s;
+          TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &s));
+          c->set_output(0, c->Vector(c->Dim(s, 0)));
+          break;
+        }
+        default:
+          return absl::InvalidArgumentError(absl::StrCat("rank plus n is ", c->Rank(c->input(0)) + n));
+        case -1:
+          c->set_output(0, c->UnknownShape());
+      }
+      return OkStatus();
+    });
+
+REGISTER_OP("StSwitchType")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("out_type: type = DT_FLOAT")
+    .SetShapeFn([](InferenceContext* c) {
+      DataType t;
+      TF_RETURN_IF_ERROR(c->GetAttr("out_type", &t));
+      switch (t) {
+        case DT_FLOAT:
+        case DT_DOUBLE:
+          c->set_output(0, c->Scalar());
+          return OkStatus();
+        case DT_INT32:
+          for (int i = 0; i < 3; ++i) {
+            if (i == c->Rank(c->input(0))) break;
+          }
+          c->set_output(0, c->Vector(c->Rank(c->input(0))));
+          break;
+        default:
+          break;
+      }
+      return OkStatus();
+    });
+
+// std::max / std::min / std::abs, a vector's front() and back().
+REGISTER_OP("StStdMath")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("sizes: list(int) = [1, 2]")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle s;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &s));
+      std::vector<int64_t> sizes;
+      TF_RETURN_IF_ERROR(c->GetAttr("sizes", &sizes));
+      if (sizes.empty()) return errors::InvalidArgument("sizes is empty, ", strings::StrCat("rank ", c->Rank(s)));
+      const int64_t first = std::max<int64_t>(c->Value(c->Dim(s, 0)), 2);
+      const int64_t last = std::abs(c->Value(c->Dim(s, -1)));
+      c->set_output(0, c->Matrix(first + std::min({c->Rank(s), 3, 5}) + last,
+                                 std::max(sizes.front(), sizes.back()) * 10 + std::min(sizes.front(), sizes.back())));
+      return OkStatus();
+    });
+
 }  // namespace tensorflow
