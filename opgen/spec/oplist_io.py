@@ -14,7 +14,7 @@ from pathlib import Path
 from google.protobuf import json_format, text_format
 from google.protobuf.message import DecodeError, Message
 
-from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean
 from opgen.fsutil import atomic_write, cache_root, read_cache_file, seal, unsealed
 from opgen.json_input import field_location, load_json, proto_json_problem
 from opgen.limits import (
@@ -73,9 +73,37 @@ def check_op_list(op_list: op_def_pb2.OpList, path: str, lines: list[int] | None
         entry = "" if line else f"OpList entry {i + 1}: "
         message = without_op_def_dump(message)
         where = Location(path, line, 1 if line else 0)
-        errors.append(OpgenError(entry + message, where, hint=fix_hint(message, set())))
+        hint = _missing_attr_hint(op_list.op[i], message) or fix_hint(message, set())
+        errors.append(OpgenError(entry + message, where, hint=hint))
     if errors:
         raise OpgenErrors(errors)
+
+
+_MISSING_ATTR = re.compile(r"No attr with name '(?P<name>[^']*)' for (?:input|output) '(?P<arg>[^']*)'")
+
+
+def _missing_attr_hint(op_def: op_def_pb2.OpDef, message: str) -> str | None:
+    """For ValidateOpDef's `No attr with name 'X' for input 'x'`: the `attr` entry to add, of
+    the kind the arg's field needs (REGISTER_OP reaches this message only through `N * T`,
+    an OpList through any of the three fields)."""
+    m = _MISSING_ATTR.match(message)
+    if m is None:
+        return None
+    name = m.group("name")
+    for arg in (*op_def.input_arg, *op_def.output_arg):
+        if arg.name != m.group("arg"):
+            continue
+        if arg.number_attr == name:
+            entry = f'its length attr to the op: attr {{ name: "{name}" type: "int" has_minimum: true minimum: 1 }}'
+        elif arg.type_attr == name:
+            entry = f'its type attr to the op: attr {{ name: "{name}" type: "type" }}'
+        elif arg.type_list_attr == name:
+            entry = f'its type list attr to the op: attr {{ name: "{name}" type: "list(type)" }}'
+        else:
+            continue
+        close = did_you_mean(name, [attr.name for attr in op_def.attr], quote="'")
+        return f"{close} (or add {entry})" if close else f"add {entry}"
+    return None
 
 
 def _problems(ops: Iterable[op_def_pb2.OpDef]) -> list[tuple[int, str]]:
