@@ -169,6 +169,23 @@ out["model"] = tf.saved_model.load("model")(tf.constant([2.0])).numpy().tolist()
     assert _run(project, script) == {"model": [5.0]}
 
 
+def test_a_library_with_python_keyword_names_registers_and_runs_eagerly(project):
+    """An op whose input, attr and outputs are named like Python keywords: the library loads
+    (TF's `tf.load_op_library` would exec TF's generated wrappers, which do not compile for
+    such names, and fail the whole library), and an eager call whose input TF's fast path
+    declines (a Python list) reaches the renamed input (`in_`) in the fallback."""
+    script = """
+import tensorflow as tf
+import pkg.ops
+warnings.simplefilter("error")
+result = pkg.ops.opgen_ll_keywords([1.0, 2.0], lambda_=3.0)
+out["list"] = [result.is_.numpy().tolist(), result.from_.numpy().tolist()]
+out["tensor"] = pkg.ops.opgen_ll_keywords(in_=tf.constant([2.0])).is_.numpy().tolist()
+out["graph"] = tf.function(lambda x: pkg.ops.opgen_ll_keywords(x, lambda_=0.5).is_)(tf.constant([4.0])).numpy().tolist()
+"""
+    assert _run(project, script) == {"list": [[3.0, 6.0], [1.0, 2.0]], "tensor": [2.0], "graph": [2.0]}
+
+
 STALE_DEFAULT = "op OpgenLlScale: attr 'factor' default: module 2.0, library 3.0; rebuild the library or the wrappers"
 STALE_ATTR = "op OpgenLlScale: attr 'offset' (float, no default): in the library, not the module"
 STALE_INPUT = "op OpgenLlScale: inputs: module (x: float), library (values: float)"

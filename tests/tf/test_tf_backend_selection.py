@@ -220,3 +220,19 @@ def test_an_empty_list_shorter_than_its_minimum_is_the_same_value_error_everywhe
     assert {key: error in message for key, message in out.items()} == dict.fromkeys(
         ("eager", "tf.function", "tf.Graph", "embedded"), True), out
     assert out["eager"] == error
+
+
+def test_a_short_list_that_is_not_empty_raises_tfs_error_eagerly():
+    """ConcatV2's `values: N * T` with `N: int >= 2`, one Python value: TF's fast path declines
+    it, and the eager fallback reaches TF's attr check, as TF's own wrapper does (trial14 #4)."""
+    out = _run(
+        "import tensorflow as tf\n"
+        "for key, call in {'opgen': lambda: array.concat_v2([[1.0]], 0),\n"
+        "                  'tf': lambda: tf.raw_ops.ConcatV2(values=[[1.0]], axis=0)}.items():\n"
+        "    try:\n"
+        "        call()\n"
+        "    except Exception as e:\n"
+        "        out[key] = f'{type(e).__name__}: {e}'\n"
+    )
+    assert out["opgen"] == out["tf"] and out["tf"].startswith("InvalidArgumentError: ") \
+        and "must be at least minimum 2" in out["tf"], out

@@ -86,6 +86,7 @@ class _OpPlan:
         "name",
         "name_bytes",
         "outputs",
+        "suffixed",
     )
 
     def __init__(self, op_def: Any, as_dtype: Any) -> None:
@@ -96,6 +97,9 @@ class _OpPlan:
             a.name: bool(a.number_attr or a.type_list_attr) for a in op_def.input_arg
         }
         self.attr_names = tuple(a.name for a in op_def.attr)
+        # A wrapper passes an input or attr named like a Python keyword or a builtin it calls
+        # with a trailing `_` (`in_`, `lambda_`), which TF's `_apply_op_helper` reads as well.
+        self.suffixed = tuple((n, n + "_") for n in (*self.input_names, *self.attr_names))
         # (input, minimum) of each list input whose length attr has a minimum, in input order:
         # the check of TF's graph branch, before any conversion. Without it an empty list, whose
         # type nothing can infer, fails eagerly in the conversion (IndexError) or kernel lookup.
@@ -151,9 +155,15 @@ class _OpPlan:
 
         Raises TF's `_SymbolicException` when an input is a symbolic (graph) tensor.
         """
+        for arg_name, suffixed in self.suffixed:
+            if suffixed in keywords and arg_name not in keywords:
+                # a copy: the caller's keywords go to the graph branch after a SymbolicException
+                keywords = {**keywords, arg_name: keywords[suffixed]}
         for input_name, minimum in self.min_lengths:
             length = len(keywords[input_name])
-            if length < minimum:
+            # An empty list only: nothing infers its type (TF's fallback fails on it with an
+            # IndexError); a shorter one reaches TF, whose attr check raises what TF's wrappers do.
+            if length == 0 and minimum > 0:
                 raise ValueError(
                     f"List argument '{input_name}' to '{self.name}' Op with length {length} shorter than "
                     f"minimum length {minimum}."

@@ -227,7 +227,11 @@ def _register(module_name: str, library: str, stacklevel: int) -> None:
                 f"on TensorFlow; build the library, or fix `library` in [tool.opgen] and regenerate"
             )
         try:
-            tf.tf.load_op_library(path)
+            # `tf.load_library` registers the ops and kernels (TF_LoadLibrary) and nothing else;
+            # `tf.load_op_library` would also exec TF's generated wrappers of the library, which
+            # do not compile for names that are Python keywords (an attr `lambda`, an output
+            # `is`) and would fail the whole library for ops whose wrappers here are fine.
+            tf.tf.load_library(path)
         except Exception as e:  # noqa: BLE001 - TF raises NotFoundError and friends
             message = getattr(e, "message", None) or str(e)
             raise OpLibraryError(
