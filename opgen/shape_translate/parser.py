@@ -81,6 +81,9 @@ class Expr:
     # A C++ size_t (a container's `size()`, or arithmetic with one), kept as its signed value:
     # the same bits once converted back to an int64 argument; a comparison wraps it.
     unsigned: bool = False
+    # An int C++ holds in 32 bits (a literal, an int32 local, `Rank`, ...): stored into an int32
+    # it needs no wrap; any other int does (`c.as_int32`, C++'s narrowing conversion).
+    narrow: bool = False
 
 
 def _call(prefix: str, args: Sequence[Expr | str], type_: str) -> Expr:
@@ -94,6 +97,13 @@ def _as_size_t(e: Expr) -> Expr:
     if e.code.isdigit() or (e.prec == 20 and e.code.startswith("len(")):
         return e
     return _call("c.as_size_t(", [e], "int")
+
+
+def _as_int32(e: Expr) -> Expr:
+    """`e` converted to a C++ int32 (its low 32 bits, signed); unchanged when it fits already."""
+    if e.type != "int" or e.narrow:
+        return e
+    return dataclasses.replace(_call("c.as_int32(", [e], "int"), narrow=True)
 
 
 def _list_display(items: Sequence[Expr], type_: str) -> Expr:
@@ -364,8 +374,15 @@ class _Parser:
         out: list[str] = []
         for line in self.lines:
             if isinstance(line, _Assign):
-                head = f"{line.target} = " if line.target in self.reads else ""
-                out.extend(self.layout(line.depth, head, line.value, line.tok))
+                value = line.value
+                if line.target in self.reads:
+                    head = f"{line.target} = "
+                else:  # the value for its calls' checks only: no narrowing of what nothing reads
+                    head = ""
+                    if value.call is not None and value.call[0] == "c.as_int32(":
+                        inner = value.call[1][0]
+                        value = inner if isinstance(inner, Expr) else Expr(inner, "int")
+                out.extend(self.layout(line.depth, head, value, line.tok))
             else:
                 out.append(line)
         return out
@@ -529,6 +546,8 @@ class _Parser:
                 else:
                     value = self.convert(value, type_, tok)
                     var_type = type_
+                    if int32:
+                        value = _as_int32(value)
                 py = self.declare(tok, var_type)
                 self.assign(py, value)
                 if int32:
@@ -556,7 +575,7 @@ class _Parser:
         if e.type == type_:
             return e
         if type_ == "int" and e.type == "bool":
-            return Expr(f"int({e.code})", "int")
+            return Expr(f"int({e.code})", "int", narrow=True)
         if type_ == "float" and e.type in ("double", "int"):  # only values float holds exactly
             value = float(e.code) if _FLOAT_LITERAL.match(e.code) else None
             if value is not None and _to_float(value) == value:
@@ -945,6 +964,7 @@ class _Parser:
             self.emit(f"{py} {t[TEXT][0]}= 1")
             return
         py, type_ = self.var(t, read=self.text() != "=")
+        int32 = py in self.int32_vars  # (an int32 or a vector of them)
         if self.text() == "[" and type_.startswith("list_"):  # `v[i] = e`, `v[i] += e`
             self.next()
             index = self.convert(self.expression(), "int", t)
@@ -957,13 +977,18 @@ class _Parser:
             self.emit(f"{py} {op[TEXT][0]}= 1")
         elif op[TEXT] == "=" and py.endswith("]"):  # an element: its list is read, so it is kept
             value = self.convert(self.expression(), type_, op)
-            self.lines.extend(self.layout(self.depth, f"{py} = ", value, op))
+            self.lines.extend(self.layout(self.depth, f"{py} = ", _as_int32(value) if int32 else value, op))
         elif op[TEXT] == "=":
             value = self.convert(self.expression(), type_, op)
-            self.assign(py, value)
+            self.assign(py, _as_int32(value) if int32 else value)
         elif op[TEXT] in ("+=", "-=", "*=") and type_ == "int":
             value = self.convert(self.expression(), "int", op)
-            self.emit(f"{py} {op[TEXT]} {value.code}")
+            if int32 and not value.narrow:  # computed in 64 bits, then narrowed
+                pyop = op[TEXT][0]
+                total = Expr(f"{py} {pyop} {_paren(value, _MUL + 1 if pyop == '*' else _ADD + 1)}", "int")
+                self.emit_call(f"{py} = ", _as_int32(total))
+            else:
+                self.emit(f"{py} {op[TEXT]} {value.code}")
         elif op[TEXT] == "." and type_.startswith("list_") and self.text() in ("push_back", "emplace_back"):
             self.next()
             self.expect("(")
@@ -972,7 +997,7 @@ class _Parser:
                 value = _call("c.make_dim(", [value], "dim")
             value = self.convert(value, type_[5:], op)
             self.expect(")")
-            self.emit_call("", _call(f"{py}.append(", [value], "void"))
+            self.emit_call("", _call(f"{py}.append(", [_as_int32(value) if int32 else value], "void"))
         else:
             raise self.fail(tok=op)
 
@@ -1001,7 +1026,7 @@ class _Parser:
             else:
                 raise self.fail("a conditional of two types", q)
         parts = (_paren(a, _TERNARY + 1), f"if {_paren(cond, _TERNARY + 1)}", f"else {_paren(b, _TERNARY)}")
-        return Expr(" ".join(parts), a.type, _TERNARY, ternary=parts)
+        return Expr(" ".join(parts), a.type, _TERNARY, ternary=parts, narrow=a.narrow and b.narrow)
 
     def binary(self, min_prec: int) -> Expr:
         left = self.unary()
@@ -1023,12 +1048,13 @@ class _Parser:
             return self.compare(a, text, b, op)
         a, b = self.convert(a, "int", op), self.convert(b, "int", op)
         unsigned = a.unsigned or b.unsigned
+        narrow = a.narrow and b.narrow  # int32 arithmetic (whose overflow C++ leaves undefined)
         if text in ("/", "%"):  # C++ integer division truncates toward zero
             if unsigned:
                 raise self.fail("dividing a size_t (a size())", op)
             name = "c.truncdiv(" if text == "/" else "c.truncmod("
-            return _call(name, [a, b], "int")
-        return Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "int", prec, unsigned=unsigned)
+            return dataclasses.replace(_call(name, [a, b], "int"), narrow=narrow)
+        return Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "int", prec, unsigned=unsigned, narrow=narrow)
 
     def logical(self, a: Expr, pyop: str, b: Expr, op: Token) -> Expr:
         """`a and b` / `a or b` (`pyop`), remembering the chain's operands for black's split."""
@@ -1081,8 +1107,8 @@ class _Parser:
             if t[TEXT] == "+":
                 return e
             if e.code.isdigit():
-                return Expr(f"-{e.code}", "int", _UNARY)
-            return Expr(f"-{_paren(e, _UNARY)}", "int", _UNARY)
+                return Expr(f"-{e.code}", "int", _UNARY, narrow=e.narrow)
+            return Expr(f"-{_paren(e, _UNARY)}", "int", _UNARY, narrow=e.narrow)
         return self.postfix(self.primary())
 
     def postfix(self, e: Expr) -> Expr:
@@ -1091,11 +1117,11 @@ class _Parser:
                 self.next()
                 index = self.convert(self.expression(), "int", self.peek())
                 self.expect("]")
-                e = Expr(f"{e.code}[{index.code}]", e.type[5:])
+                e = Expr(f"{e.code}[{index.code}]", e.type[5:], narrow=e.narrow)
             elif self.text() == "." and e.type.startswith("list_") and self.text(1) == "size" and self.text(2) == "(":
                 self.i += 3
                 self.expect(")")
-                e = Expr(f"len({e.code})", "int", unsigned=True)
+                e = Expr(f"len({e.code})", "int", unsigned=True, narrow=True)  # no vector holds 2**31 items
             elif self.text() == "." and e.type.startswith("list_") and self.text(1) == "empty" and self.text(2) == "(":
                 self.i += 3
                 self.expect(")")
@@ -1106,7 +1132,7 @@ class _Parser:
                 end = "0" if self.text(1) == "front" else "-1"
                 self.i += 3
                 self.expect(")")
-                e = Expr(f"{e.code}[{end}]", e.type[5:])
+                e = Expr(f"{e.code}[{end}]", e.type[5:], narrow=e.narrow)
             elif self.text() == "->" and e.type == "tensor":
                 e = self.tensor_access(e)
             else:
@@ -1119,7 +1145,8 @@ class _Parser:
         m = self.next()
         if m[TEXT] in ("NumElements", "dims") and self.text() == "(" and self.text(1) == ")":
             self.i += 2
-            return _call("c.tensor_size(" if m[TEXT] == "NumElements" else "c.tensor_rank(", [e], "int")
+            size = _call("c.tensor_size(" if m[TEXT] == "NumElements" else "c.tensor_rank(", [e], "int")
+            return dataclasses.replace(size, narrow=m[TEXT] == "dims")  # dims() is an int
         if m[TEXT] not in ("scalar", "flat", "vec") or self.text() != "<":
             raise self.fail(f"Tensor::{m[TEXT]}", m)
         self.next()
@@ -1153,7 +1180,7 @@ class _Parser:
             if value >= 1 << 63:
                 raise self.fail(f"the number {text}", t)
             self.next()
-            return Expr(str(value), "int")
+            return Expr(str(value), "int", narrow=value < 1 << 31)
         if kind == "str":
             if not text.startswith('"'):
                 raise self.fail("a prefixed string literal", t)
@@ -1173,11 +1200,12 @@ class _Parser:
             type_ = self.try_type(named=False)
             if type_ != "int":
                 raise self.fail("static_cast", t)
+            int32 = self.int32_type
             self.expect(">")
             self.expect("(")
             e = self.convert(self.expression(), "int", t)
             self.expect(")")
-            return dataclasses.replace(e, unsigned=unsigned)
+            return dataclasses.replace(_as_int32(e) if int32 else e, unsigned=unsigned)
         if text == "nullptr":
             self.next()
             return Expr("None", "null")
@@ -1211,6 +1239,8 @@ class _Parser:
                     raise self.fail()
             self.next()
             result = spec(self, args, m)
+            if m[TEXT] in ("Rank", "num_inputs", "num_outputs"):  # C++ int32 results
+                result = dataclasses.replace(result, narrow=True)
             if m[TEXT] in ("input", "output"):
                 self.note_index(f"reads {m[TEXT]}", args[0], m)
             return result
@@ -1219,7 +1249,7 @@ class _Parser:
             if found is not None:
                 self.next()
                 self.reads.add(found[0])
-                return Expr(found[0], found[1])
+                return Expr(found[0], found[1], narrow=found[0] in self.int32_vars)
             start = self.i
             name, first = self.qualified()
             if name in ("max", "min", "abs") and "std" in (tok[TEXT] for tok in self.toks[start:self.i]):
@@ -1277,7 +1307,7 @@ class _Parser:
             raise self.fail(f"{what} of {' and '.join(sorted({with_article(a.type) for a in args}))}", first)
         if any(a.unsigned for a in args):  # a size_t: the value Python holds is its signed one
             raise self.fail(f"{what} of a size_t (a size())", first, hint=f"name a signed type: {what}<int64_t>(...)")
-        return _call(f"{name}(", args, args[0].type)
+        return dataclasses.replace(_call(f"{name}(", args, args[0].type), narrow=all(a.narrow for a in args))
 
     def float_literal(self, t: Token) -> Expr:
         """A decimal floating literal: a double, or with `f` a float (rounded as the compiler

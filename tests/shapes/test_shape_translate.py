@@ -111,6 +111,15 @@ def _black_stable(lines: tuple[str, ...]) -> bool:
       ' return absl::InvalidArgumentError(absl::StrCat("last ", v.back(), " first ", v.front())); return OkStatus();'),
      ('v_v = []\nv_v = c.attr_value("v", "list_int32")\nif v_v[-1] < 0:\n'
       '    raise c.invalid_argument("last ", str(v_v[-1]), " first ", str(v_v[0]))')),
+    # C++'s narrowing into an int32: of 64-bit values only (a Rank, a literal, a size() are 32-bit already)
+    (('int64 m; TF_RETURN_IF_ERROR(c->GetAttr("m", &m)); int n = c->Value(c->Dim(c->input(0), 0));'
+      " int r = c->Rank(c->input(0)) + 1; r += m; int64_t k = static_cast<int32>(m) + static_cast<int64>(r);"
+      " std::vector<int> v; v.push_back(m); v.push_back(r); int s = v.size();"
+      " c->set_output(0, c->Vector(n + k + v[0] + s)); return OkStatus();"),
+     ('v_m = c.attr_value("m", "int")\nv_n = c.as_int32(c.dim_value(c.dim(c.input(0), 0)))\n'
+      "v_r = c.rank_value(c.input(0)) + 1\nv_r = c.as_int32(v_r + v_m)\nv_k = c.as_int32(v_m) + v_r\nv_v = []\n"
+      "v_v.append(c.as_int32(v_m))\nv_v.append(v_r)\nv_s = len(v_v)\n"
+      "c.set_output(0, c.vector(c.make_dim(v_n + v_k + v_v[0] + v_s)))")),
 ])
 def test_idioms(cpp, python):
     assert _python(cpp) == textwrap.indent(python, "    ")

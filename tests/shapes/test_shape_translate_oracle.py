@@ -51,6 +51,7 @@ ATTRS = {
     "StSwitchRank": [{}, {"n": 1}, {"n": -2}, {"n": 5}],
     "StSwitchType": [{}, {"out_type": 2}, {"out_type": INT32}, {"out_type": 9}],
     "StStdMath": [{}, {"sizes": []}, {"sizes": [4]}, {"sizes": [7, 3, 5]}],
+    "StNarrow": [{}, {"m": 2**32 + 5}, {"m": 2**31}, {"m": -5}, {"m": 2**40 + 2**33 + 1}],
 }
 SCALAR_TENSORS = [("ph", [], INT32), ("ph", U, INT32), ("ph", [2], INT32), ("const", 3), ("const", 0),
                   ("const", -2), ("const", [1, 2])]

@@ -620,6 +620,12 @@ class InferenceContext:
         return value % 2**64
 
     @staticmethod
+    def as_int32(value: int) -> int:
+        """A C++ integer stored into an int32 (`int n = c->Value(d);`, `static_cast<int32>`):
+        its low 32 bits, signed, as the conversion gives them since C++20 (and g++ before)."""
+        return (value + 2**31) % 2**32 - 2**31
+
+    @staticmethod
     def truncdiv(a: int, b: int) -> int:
         """C++ integer division (toward zero)."""
         q = abs(a) // abs(b)

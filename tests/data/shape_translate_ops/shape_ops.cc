@@ -951,4 +951,21 @@ REGISTER_OP("StStdMath")
       return OkStatus();
     });
 
+// Narrowing into 32 bits: an int64 stored into an int32, `+=` of an int64 into one, a
+// static_cast<int32> (the low 32 bits, signed).
+REGISTER_OP("StNarrow")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("m: int = 3")
+    .SetShapeFn([](InferenceContext* c) {
+      int64_t m;
+      TF_RETURN_IF_ERROR(c->GetAttr("m", &m));
+      int32 k = m;
+      k += m;
+      const int64_t cast = static_cast<int32>(m * 3);
+      if (k < 0 || cast < 0) return errors::InvalidArgument("narrowed to ", k, " and ", cast);
+      c->set_output(0, c->Matrix(k, cast));
+      return OkStatus();
+    });
+
 }  // namespace tensorflow
