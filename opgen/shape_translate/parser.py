@@ -18,6 +18,7 @@ import re
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from opgen.errors import Location, OpgenError, did_you_mean, with_article
 from opgen.python_api.literals import py_str
@@ -769,7 +770,9 @@ class _Parser:
         py, params = self.shared.helper(self, name, first)
         if out is not None or len(args) != len(params):
             raise self.fail(f"{name} with {len(args)} arguments after the context", first)
-        self.emit_call("", _call(f"{py}(", ["c", *(self.convert(a, t, first) for a, t in zip(args, params))], "void"))
+        values = [self.convert(a, param.type, first) for a, param in zip(args, params)]
+        values = [_as_int32(v) if param.int32 else v for v, param in zip(values, params)]
+        self.emit_call("", _call(f"{py}(", ["c", *values], "void"))
 
     def if_statement(self, keyword: str) -> None:
         self.expect("if")
@@ -1487,9 +1490,17 @@ _CONTEXT_METHODS = frozenset({
 })
 
 
-def _params(tokens: Sequence[Token], i: int) -> tuple[str, list[tuple[Token, str]], int]:
-    """`(InferenceContext* c[, more])` at i -> ("c", [(name token, type) of the others],
-    index after `)`); the others are values or const references of the local types."""
+class _Param(NamedTuple):
+    """A parameter of a project function after its context."""
+
+    tok: Token  # its name
+    type: str
+    int32: bool  # a 32-bit int (or a vector of them): an argument is narrowed to it
+
+
+def _params(tokens: Sequence[Token], i: int) -> tuple[str, list[_Param], int]:
+    """`(InferenceContext* c[, more])` at i -> ("c", the others, index after `)`); the others
+    are values or const references of the local types."""
     if tokens[i][TEXT] != "(":
         raise Untranslatable(tokens[i][TEXT], tokens[i])
     j = i + 1
@@ -1503,7 +1514,7 @@ def _params(tokens: Sequence[Token], i: int) -> tuple[str, list[tuple[Token, str
     if name[KIND] != "id" or not _IDENT.match(name[TEXT]) or tokens[j + 2][TEXT] not in (")", ","):
         raise Untranslatable("a shape function whose parameter is not InferenceContext*", name)
     j += 2
-    params: list[tuple[Token, str]] = []
+    params: list[_Param] = []
     while tokens[j][TEXT] == ",":
         p = _Parser(tokens, j + 1, len(tokens), name[TEXT], _Helpers(tokens))
         const = p.text() == "const"
@@ -1514,7 +1525,7 @@ def _params(tokens: Sequence[Token], i: int) -> tuple[str, list[tuple[Token, str
         if type_ is None or type_.removeprefix("list_") not in _PARAM_TYPES or param[KIND] != "id" \
                 or not _IDENT.match(param[TEXT]) or p.text() not in (",", ")"):
             raise Untranslatable("a parameter of this type", tokens[j + 1])
-        params.append((param, type_))
+        params.append(_Param(param, type_, p.int32_type and type_ in ("int", "list_int")))
         j = p.i
     return name[TEXT], params, j + 1
 
@@ -1528,7 +1539,7 @@ def _translation(tokens: Sequence[Token], brace: int, ctx: str) -> Translation:
 
 
 def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers,
-          params: Sequence[tuple[Token, str]] = (), depth: int = 1) -> tuple[str, ...]:
+          params: Sequence[_Param] = (), depth: int = 1) -> tuple[str, ...]:
     """The function body whose `{` is tokens[i], translated; `helpers`: the project
     functions translated so far."""
     depth_ = 0
@@ -1542,8 +1553,10 @@ def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers,
         if t[TEXT] == "continue" and t[KIND] == "id":
             raise Untranslatable("continue", t)
     p = _Parser(tokens, i + 1, j + 1, ctx, helpers, depth)
-    for tok, type_ in params:
-        p.declare(tok, type_)
+    for param in params:
+        py = p.declare(param.tok, param.type)
+        if param.int32:
+            p.int32_vars.add(py)
     p.block_body()
     lines = p.finished_lines()
     indent = "    " * depth
@@ -1572,14 +1585,14 @@ class _Helpers:
 
     def __init__(self, tokens: Sequence[Token]):
         self.tokens = tokens
-        self.found: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self.found: dict[str, tuple[str, tuple[_Param, ...]]] = {}
         self.active: set[str] = set()
         self.lines: list[str] = []
         self.indices: list[tuple[str, int, Location]] = []  # Translation.indices
         self.attrs: list[tuple[str, Location]] = []  # Translation.attrs
 
-    def helper(self, caller: _Parser, name: str, tok: Token) -> tuple[str, tuple[str, ...]]:
-        """(Python name, parameter types after the context) of the function `name`; a
+    def helper(self, caller: _Parser, name: str, tok: Token) -> tuple[str, tuple[_Param, ...]]:
+        """(Python name, parameters after the context) of the function `name`; a
         qualified name (`util::RequireMatrix`) is found by its last name, as an unqualified
         one is: the unit's `Status RequireMatrix(` whatever namespace holds it."""
         name = name.rsplit("::", 1)[-1].strip()
@@ -1599,10 +1612,10 @@ class _Helpers:
         py = "f_" + name
         # typed for `mypy --strict` over generated modules: the context, and Any for values
         # (ints, shape and dimension handles, attr values: the runtime's own types)
-        args = ["c: _api_types.InferenceContext", *(f"v_{t[TEXT]}: Any" for t, _ in params)]
+        args = ["c: _api_types.InferenceContext", *(f"v_{param.tok[TEXT]}: Any" for param in params)]
         head = Bracketed(f"def {py}(", tuple(args), ") -> None:", is_def=True)
         self.lines += [*("    " + layout(head, "    ")).split("\n"), *lines, ""]
-        self.found[name] = (py, tuple(t for _, t in params))
+        self.found[name] = (py, tuple(params))
         return self.found[name]
 
 
@@ -1623,7 +1636,7 @@ def _status_functions(tokens: Sequence[Token]) -> dict[str, list[int]]:
     return found
 
 
-def _definition(tokens: Sequence[Token], name: str) -> tuple[str, list[tuple[Token, str]], int] | None:
+def _definition(tokens: Sequence[Token], name: str) -> tuple[str, list[_Param], int] | None:
     """The definition `Status name(InferenceContext* c, ...) { ... }` in the tokens:
     (context name, other parameters, index of its `{`); None when there is none. Parameters
     opgen cannot take are refused where they stand (a declaration's unnamed ones are skipped)."""

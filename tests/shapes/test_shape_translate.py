@@ -431,6 +431,15 @@ def test_project_function_with_parameters_becomes_a_nested_function():
     assert _black_stable(t.lines)
 
 
+def test_project_function_argument_is_narrowed_into_its_int32_parameter():
+    t = _translate_source("""\
+        Status F(InferenceContext* c, int n, int64_t w) { c->set_output(0, c->Vector(n + w)); return OkStatus(); }
+        auto fn = [](InferenceContext* c) { int64_t m; TF_RETURN_IF_ERROR(c->GetAttr("m", &m)); return F(c, m, m); };
+        """)
+    assert t.lines is not None, t.problem
+    assert t.lines[-2:] == ('    v_m = c.attr_value("m", "int")', "    f_F(c, c.as_int32(v_m), v_m)")
+
+
 def test_project_function_called_by_its_qualified_name():
     """trial12 #6: `util::RequireMatrix(c, 0)` calls the unit's `RequireMatrix` in namespace
     `util`, as the unqualified name would."""
