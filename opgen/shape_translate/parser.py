@@ -1049,6 +1049,8 @@ class _Parser:
             return self.logical(a, pyop, b, op)
         if prec == _CMP:
             return self.compare(a, text, b, op)
+        if {a.type, b.type} & {"float", "double"}:
+            raise self.fail(f"floating-point arithmetic (`{text}` of a float)", op)
         a, b = self.convert(a, "int", op), self.convert(b, "int", op)
         unsigned = a.unsigned or b.unsigned
         narrow = a.narrow and b.narrow  # int32 arithmetic (whose overflow C++ leaves undefined)

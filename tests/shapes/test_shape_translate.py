@@ -179,6 +179,7 @@ def test_trailing_return_type_and_other_context_name():
     ("float f = 1.0f; int n = std::max(f, 2); return OkStatus();", "std::max of a float and an int", 25),
     ("int n = max(1, 2); return OkStatus();", "max", 9),
     ("return absl::InvalidArgumentError(3);", "an int in an error message", 35),
+    ("float a = 0.5f; float f = a * 3; return OkStatus();", "floating-point arithmetic (`*` of a float)", 29),
 ])
 def test_refusals_are_located_and_name_the_construct(cpp, construct, column):
     t = _translate(cpp)

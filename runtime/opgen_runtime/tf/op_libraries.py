@@ -203,6 +203,10 @@ def _index_failures() -> None:
             guard_fast_path(check_op if failed_ops else None)
 
 
+# The setting a module's library comes from: `library`, or its entry of `libraries`.
+_FIX_LIBRARY = "fix `library` (or the module's entry of [tool.opgen.libraries]) in [tool.opgen] and regenerate"
+
+
 def _register(module_name: str, library: str, stacklevel: int) -> None:
     """Loads the module's library unless TF has its ops, then checks them; raises OpLibraryError."""
     from .bridge import tensorflow
@@ -224,7 +228,7 @@ def _register(module_name: str, library: str, stacklevel: int) -> None:
         if not os.path.isfile(path):
             raise OpLibraryError(
                 f"op library {path} of module '{module_name}' does not exist, so its ops ({listed}) cannot run "
-                f"on TensorFlow; build the library, or fix `library` in [tool.opgen] and regenerate"
+                f"on TensorFlow; build the library, or {_FIX_LIBRARY}"
             )
         try:
             # `tf.load_library` registers the ops and kernels (TF_LoadLibrary) and nothing else;
@@ -280,7 +284,7 @@ def resolve_library(module_name: str, library: str) -> str:
         except (ImportError, TypeError) as e:  # TypeError: a module that is no package
             raise OpLibraryError(
                 f"op library {library!r} of module '{module_name}' names package '{package}', which cannot be "
-                f"imported as a package ({e}); install it, or fix `library` in [tool.opgen] and regenerate"
+                f"imported as a package ({e}); install it, or {_FIX_LIBRARY}"
             ) from None
     if os.path.isabs(library):
         return library
