@@ -200,6 +200,10 @@ def _handwritten():
             ),
         ),
         (
+            "Placeholder boolean dimension",  # protobuf's message names TF's package (trial14 #9)
+            lambda ph: ("Placeholder", None, {"dtype": "float32", "shape": [True]}, None),
+        ),
+        (
             "Placeholder negative shape",
             lambda ph: ("Placeholder", None, {"dtype": "float32", "shape": [-2]}, None),
         ),

@@ -211,12 +211,16 @@ class TensorShape:
     def as_proto(self) -> tensor_shape_pb2.TensorShapeProto:
         if self._dims is None:
             return tensor_shape_pb2.TensorShapeProto(unknown_rank=True)
-        return tensor_shape_pb2.TensorShapeProto(
-            dim=[
+        try:
+            dims = [
                 tensor_shape_pb2.TensorShapeProto.Dim(size=-1 if d is None else d)
                 for d in self._dims
             ]
-        )
+        except TypeError as e:  # protobuf names the field by its message's full name: TF's, not opgen's package
+            raise TypeError(
+                str(e).replace("Field opgen.", "Field tensorflow.", 1)
+            ) from None
+        return tensor_shape_pb2.TensorShapeProto(dim=dims)
 
     def __len__(self) -> int:
         if self._dims is None:
