@@ -252,11 +252,72 @@ def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2
                 findings.append(OpgenError(f"{where} puts '{name}' in host memory, but '{k.op}' has no input or "
                                            f"output named '{name}' (TensorFlow fails when it creates the kernel)",
                                            loc))
+    findings += _overlapping_kernels(registrations, op_defs)
     if sources is not None:
         findings += _ops_without_kernels(registrations, op_list, sources, internal_ops_listed)
     # in source order, as a compiler reports (registrations come by op name)
     unique = {finding.format(): finding for finding in findings}.values()
     return sorted(unique, key=lambda finding: finding.location or Location(""))
+
+
+def _overlapping_kernels(registrations: list[KernelRegistration],
+                         op_defs: Mapping[str, op_def_pb2.OpDef]) -> list[OpgenError]:
+    """Two registrations of one op, device, label and priority that a node can match both
+    (each attr both constrain has a value in common that the op allows: `TF_CALL_REAL_NUMBER_TYPES`
+    and `TF_CALL_half` of one kernel): TF's `FindKernelRegistration` fails every such call with
+    `Multiple OpKernel registrations match NodeDef at the same priority`
+    (tensorflow/core/framework/op_kernel.cc). Located at the later one. Kernels no node can
+    get are left to their own findings. The same KernelDef at the same location twice is one
+    registration read through two sources (a header both include); a macro such as
+    `TF_CALL_REAL_NUMBER_TYPES` places its several at one location."""
+    groups: dict[tuple[str, str, str, int], list[KernelRegistration]] = {}
+    for reg in registrations:
+        k = reg.kernel_def
+        op_def = op_defs.get(k.op)
+        if op_def is not None and _usable(k, op_def, _type_attrs(op_def)):
+            groups.setdefault((k.op, k.device_type, k.label, k.priority), []).append(reg)
+    findings = []
+    for (op, device, _, _), regs in groups.items():
+        type_attrs = _type_attrs(op_defs[op])
+        once = {(reg.location, reg.kernel_def.SerializeToString(deterministic=True)): reg for reg in regs}
+        regs = sorted(once.values(), key=lambda reg: reg.location)
+        for i, later in enumerate(regs):
+            for earlier in regs[:i]:
+                common = _common_values(earlier.kernel_def, later.kernel_def, type_attrs)
+                if common is None:
+                    continue
+                shared = "; ".join(f"{attr}: {', '.join(values)}" for attr, values in common.items())
+                findings.append(OpgenError(
+                    f"the {device} kernel of '{op}' matches the same nodes as the one at {earlier.location}"
+                    + (f" ({shared})" if shared else "") + ": TensorFlow fails every such call with 'Multiple "
+                    "OpKernel registrations match NodeDef at the same priority'", later.location,
+                    hint="register each type once (a TF_CALL_* list may already hold it), or give one a "
+                         "Priority() or Label()"))
+                break
+    return findings
+
+
+def _common_values(a: kernel_def_pb2.KernelDef, b: kernel_def_pb2.KernelDef,
+                   type_attrs: dict[str, tuple[int, ...] | None]) -> dict[str, tuple[str, ...]] | None:
+    """The values two kernels' constraints both allow (types: those the op allows too), per
+    attr both constrain; None when some attr has none in common (no node matches both)."""
+    def allowed(k: kernel_def_pb2.KernelDef) -> dict[str, set[str]]:
+        found = {}
+        for c in k.constraint:
+            values = c.allowed_values.list
+            op_types = type_attrs.get(c.name)
+            types = [t for t in values.type if op_types is None or t in op_types]
+            found[c.name] = {*_names(types), *map(repr, values.s), *map(str, values.i), *map(str, values.b)}
+        return found
+
+    mine, theirs = allowed(a), allowed(b)
+    common = {}
+    for attr in sorted(mine.keys() & theirs.keys()):
+        both = mine[attr] & theirs[attr]
+        if not both:
+            return None
+        common[attr] = tuple(sorted(both))
+    return common
 
 
 def _ops_without_kernels(registrations: list[KernelRegistration], op_list: op_def_pb2.OpList,

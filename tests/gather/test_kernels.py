@@ -145,10 +145,13 @@ def test_cross_check_reports_kernels_tensorflow_would_reject(tmp_path, project):
         'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<float>("U"), SumOp);\n'
         'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<bool>("T"), SumOp);\n'
         'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<float>("keep"), SumOp);\n'
-        'REGISTER_KERNEL_BUILDER(Name("Fill").Device(DEVICE_CPU).HostMemory("w"), FillOp);\n'
-        'REGISTER_KERNEL_BUILDER(Name("Fil").Device(DEVICE_CPU), FillOp);\n')
+        'REGISTER_KERNEL_BUILDER(Name("Fill").Device(DEVICE_CPU).HostMemory("w").Label("w"), FillOp);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Fil").Device(DEVICE_CPU), FillOp);\n'
+        # a second unlabelled float kernel of Sum: TF finds both for a float node
+        'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<float>("T"), SumOp);\n')
     findings = [f.format() for f in cross_check(_registrations([project]), gather([str(project)]).op_list)]
     more = project / "more.cc"
+    sum_float = f"{project / 'kernels.cc'}:9:15"  # TF_CALL_float's kernel
     assert findings == [
         (f"{more}:1:1: error: the CPU kernel of 'Nope': no REGISTER_OP in the sources declares 'Nope' (TensorFlow "
         "cannot use a kernel of an op it does not know)\n  hint: pass the sources (or an OpList file) that declare "
@@ -163,6 +166,10 @@ def test_cross_check_reports_kernels_tensorflow_would_reject(tmp_path, project):
         (f"{more}:6:1: error: the CPU kernel of 'Fil': no REGISTER_OP in the sources declares 'Fil' (TensorFlow "
         "cannot use a kernel of an op it does not know)\n  hint: did you mean 'Fill'? Otherwise pass the sources (or "
         "an OpList file) that declare the op"),
+        (f"{more}:7:1: error: the CPU kernel of 'Sum' matches the same nodes as the one at {sum_float} (T: float32): "
+         "TensorFlow fails every such call with 'Multiple OpKernel registrations match NodeDef at the same priority'"
+         "\n  hint: register each type once (a TF_CALL_* list may already hold it), or give one a Priority() or "
+         "Label()"),
     ]
     more.unlink()
     assert cross_check(_registrations([project], defines=["GOOGLE_CUDA=1"]), gather([str(project)]).op_list) == []
@@ -355,7 +362,8 @@ def test_build_warns_about_cross_check_findings_once_each(project, capsys, monke
     Path("bad_kernels.h").write_text(
         'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<bool>("T"), SumOp);\n')
     Path("a.cc").write_text('#include "bad_kernels.h"\n'
-                            'REGISTER_KERNEL_BUILDER(Name("Fill").Device(DEVICE_CPU).HostMemory("w"), FillOp);\n')
+                            'REGISTER_KERNEL_BUILDER(Name("Fill").Device(DEVICE_CPU).HostMemory("w").Label("w"), '
+                            'FillOp);\n')
     Path("b.cc").write_text('#include "bad_kernels.h"\n')
     Path("internal.cc").write_text('REGISTER_OP("_Hidden").Output("y: float");\n'
                                    'REGISTER_KERNEL_BUILDER(Name("_Hidden").Device(DEVICE_CPU), HiddenOp);\n')

@@ -142,3 +142,37 @@ def test_kernel_macro_of_a_missing_header_is_warned(tmp_path, capsys):
     theirs = _tf_kernels((), inlined, ["OpgenMkFoo"], "_opgen_wrapped_kernels.so")
     ours = sorted(k.SerializeToString(deterministic=True) for k in kernel_list(found.kernels).kernel)
     assert ours == theirs["OpgenMkFoo"] and len(ours) == 3
+
+
+OVERLAPPING = TESTS / "data" / "kernel_library" / "overlapping_kernels.cc"
+RUN_EACH_TYPE = """
+import json, sys
+import tensorflow as tf
+library = tf.load_op_library(sys.argv[1])
+out = {}
+for dtype in (tf.float16, tf.float32, tf.float64, tf.int32):
+    try:
+        library.opgen_kl_twice(tf.constant([1], dtype))
+        out[dtype.name] = "ok"
+    except tf.errors.InvalidArgumentError as e:
+        out[dtype.name] = e.message.split(" '")[0]
+print(json.dumps(out))
+"""
+
+
+def test_the_cross_check_reports_the_kernels_tf_finds_twice():
+    """The cross-check's overlap finding against TF running the op: the type TF refuses
+    ("Multiple OpKernel registrations") is the one reported, and only it."""
+    from opgen.spec.kernel_summary import cross_check
+
+    library = compile_op_library(OVERLAPPING, "_opgen_overlapping_kernels.so")
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    proc = subprocess.run([sys.executable, "-c", RUN_EACH_TYPE, str(library)], capture_output=True, text=True,
+                          env=env, check=True)
+    ran = json.loads(proc.stdout.splitlines()[-1])
+    assert ran == {"float16": "Multiple OpKernel registrations match NodeDef at the same priority",
+                   "float32": "ok", "float64": "ok", "int32": "ok"}
+    result = gather([str(OVERLAPPING)], strict_kernels=True)
+    findings = [f.message for f in cross_check(result.kernels, result.op_list)]
+    assert len(findings) == 1 and "matches the same nodes as the one at" in findings[0] \
+        and "(T: float16)" in findings[0], findings
