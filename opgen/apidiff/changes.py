@@ -190,8 +190,12 @@ def _graph_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     for issue in without_restatements(issues):
         kind = issue.rule.split("_")[0]
         # a signature or ref-list rule names no arg: TF compares the flattened lists
-        where = (_args_location(old, new, kind) if kind in ("input", "output") and not issue.subject
-                 else _graph_location(new, _issue_part(new, issue.subject)))
+        if kind in ("input", "output") and not issue.subject:
+            where = _args_location(old, new, kind)
+        elif issue.rule == "attr_removed":  # where it stood on the old side (the new side has no line for it)
+            where = _graph_location(old, _issue_part(old, issue.subject))
+        else:
+            where = _graph_location(new, _issue_part(new, issue.subject))
         changes.append(Change(new.name, "graph", issue.rule, True, issue.reason, where,
                               compatible_message(issue, old.op_def, new.op_def)))
     # Every accepted change is listed beside the breaking ones (TF's check stops at the first
