@@ -629,10 +629,16 @@ def gather(
     return result
 
 
-def _nothing_registered(sources: list[str], files: SourceFiles, allow_file: bool, left_out: int) -> OpgenError:
+def _nothing_registered(sources: list[str], files: SourceFiles, allow_file: bool, left_out: int,
+                        internal: int) -> OpgenError:
     """Sources that register no op: an empty directory, a misspelt glob, registrations
-    through a macro opgen cannot see, only TF core op names."""
+    through a macro opgen cannot see, only TF core op names, only internal (`_`) ops."""
     where = Location(sources[0]) if len(sources) == 1 else None
+    if internal and not left_out:
+        return OpgenError(f"no op left: the {plural(internal, 'op')} registered {'is' if internal == 1 else 'are'} "
+                          "internal (named with a leading `_`), which opgen leaves out unless asked", where,
+                          hint="give the ops public names, or pass --include-internal ([tool.opgen] "
+                               "include_internal = true: they get hidden, `_`-prefixed functions)")
     if left_out:
         return OpgenError(f"no op left: the {plural(left_out, 'op')} registered {'is a' if left_out == 1 else 'are'} "
                           f"TensorFlow core op{'s' if left_out > 1 else ''}, which TensorFlow ignores in a library",
@@ -892,8 +898,11 @@ def _gather(
         for target, sites in missing.items()]
     left_out = {reg.op_name for reg in core_registrations}
     warnings += _core_op_warnings(core_registrations)
-    if len(registry) == len(left_out) and not errors and (require_ops or not kernels):
-        nothing = _nothing_registered(sources, files, allowed is not None, len(left_out))
+    op_list = registry.export(include_internal)
+    if len(op_list.op) == len(left_out & {op.name for op in op_list.op}) and not errors \
+            and (require_ops or not kernels):
+        internal = len(registry) - len(op_list.op)  # `_` ops, left out without include_internal
+        nothing = _nothing_registered(sources, files, allowed is not None, len(left_out), internal)
         if require_ops:
             errors.append(nothing)
         else:
@@ -903,7 +912,6 @@ def _gather(
         for error in errors:
             unique.setdefault(error.format(), error)
         raise GatherErrors(list(unique.values()), warnings)
-    op_list = registry.export(include_internal)
     if left_out:
         kept = [op for op in op_list.op if op.name not in left_out]
         del op_list.op[:]

@@ -280,6 +280,26 @@ def test_a_build_of_core_op_names_only_says_why_nothing_is_left(tmp_path, monkey
     assert not (tmp_path / "generated").exists()
 
 
+def test_a_build_of_internal_ops_only_is_an_error_not_an_empty_tree(tmp_path, monkeypatch, capsys):
+    """trial15 #6: every op renamed `_X` must not build 0 modules and delete the generated ones."""
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\nout = "gen"\n')
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "a.cc").write_text('REGISTER_OP("MyOp").Output("y: float");\n')
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "-q"]) == 0 and (tmp_path / "gen" / "gen_a.py").exists()
+    (tmp_path / "ops" / "a.cc").write_text('REGISTER_OP("_MyOp").Output("y: float");\n')
+    capsys.readouterr()
+    assert main(["build"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        ("ops: error: no op left: the 1 op registered is internal (named with a leading `_`), which opgen leaves "
+         "out unless asked"),
+        ("  hint: give the ops public names, or pass --include-internal ([tool.opgen] include_internal = true: they "
+         "get hidden, `_`-prefixed functions)"),
+        "1 error in 1 file"]
+    assert (tmp_path / "gen" / "gen_a.py").exists()
+    assert main(["build", "-q", "--include-internal"]) == 0
+
+
 _PROJECT_MACROS = """#define FW_REGISTER_UNARY(name) \\
   REGISTER_OP("Fw" #name).Input("x: float").Output("y: float")
 """
