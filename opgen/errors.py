@@ -36,6 +36,13 @@ def printable_line(text: str) -> str:
     return terminal_safe(text)
 
 
+def one_message(text: str) -> str:
+    """A message with its own indented lines (`  hint: ...`, TF's `\n\t in Op ...`), where any
+    other newline was echoed from input: spelled `\\n`, so it cannot start a line of output
+    that reads like another message (`x.cc:1:1: error: ...`)."""
+    return _ECHOED_NEWLINE.sub(r"\\n", text)
+
+
 def printable_path(path: object) -> str:
     """A path as opgen shows it in errors, warnings and summary lines (`printable_line`)."""
     return printable_line(str(path))
@@ -91,8 +98,8 @@ class OpgenError(Exception):
         if self.location and self.location.expanded_from:
             what, written = self.location.expanded_from
             text += f"\n  note: in {what}, written at {printable_path(written)}"
-        if self.hint:
-            text += f"\n  hint: {self.hint}"
+        if self.hint:  # (which may quote input too: `or add "..." to them`)
+            text += "\n  hint: " + one_message(self.hint)
         return text
 
     def __str__(self) -> str:

@@ -29,7 +29,9 @@ from opgen.errors import (
     OpgenErrors,
     did_you_mean,
     error_summary,
+    one_message,
     plural,
+    printable_line,
     report,
 )
 from opgen.fsutil import LiteralPath, glob_paths
@@ -419,9 +421,10 @@ def _declaration_warnings(op_def: op_def_pb2.OpDef, translation: Translation) ->
     for name, where in translation.attrs:
         if name not in declared:
             close = did_you_mean(name, declared, "'")
-            warnings.append(f"{where}: warning: the shape function of op {op_def.name} reads attr '{name}', which the "
-                            "op does not declare: TensorFlow's shape inference fails there (NotFoundError: No attr "
-                            f"named '{name}'), and opgen's runtime raises ValueError"
+            shown = printable_line(name)  # a newline in it must not start a line of output
+            warnings.append(f"{where}: warning: the shape function of op {op_def.name} reads attr '{shown}', which "
+                            "the op does not declare: TensorFlow's shape inference fails there (NotFoundError: No "
+                            f"attr named '{shown}'), and opgen's runtime raises ValueError"
                             f"\n  hint: {close or 'declare it with .Attr(), or fix the name'}")
     return warnings
 
@@ -907,6 +910,7 @@ def _gather(
             errors.append(nothing)
         else:
             warnings.append(nothing.format_warning())
+    warnings = [one_message(w) for w in warnings]
     if errors:
         unique: dict[str, OpgenError] = {}  # an error in a header several files include: once
         for error in errors:

@@ -288,6 +288,22 @@ def test_oplist_api_and_shape_report_as_json(project):
         assert result.exit_code == 2 and message in result.stderr and not result.stdout
 
 
+@pytest.mark.parametrize("source", [
+    # an attr name a shape function reads (a warning), and a default quoted in an error's hint
+    ('REGISTER_OP("MyOp").Input("x: float").Output("y: float").SetShapeFn([](InferenceContext* c) {\n'
+     '  int64_t v; TF_RETURN_IF_ERROR(c->GetAttr("k\\nspecs/evil.cc:1:1: error: forged", &v));\n'
+     '  c->set_output(0, c->input(0)); return OkStatus(); });\n'),
+    "REGISTER_OP(\"MyOp\").Attr(\"b: {'x'} = '\\nspecs/evil.cc:9:9: error: forged'\");\n",
+])
+def test_a_newline_echoed_from_input_never_starts_a_line(project, source):
+    """trial15 #1 #2: every unindented line of output starts with a real location."""
+    (project / "specs" / "ops.cc").write_text(source)
+    result = run("build")
+    assert "forged" in result.stderr
+    assert all(line.startswith(("specs/ops.cc:", "opgen build:", "1 error")) for line in result.stderr.splitlines()
+               if line and not line.startswith(" ")), result.stderr
+
+
 def test_oplist_defines_and_include_dirs(project):
     (project / "inc").mkdir()
     (project / "inc" / "extra.h").write_text('REGISTER_OP("Extra").Output("y: float");\n')
