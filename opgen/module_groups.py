@@ -5,7 +5,6 @@ snapshot lists them, so both ask this one module."""
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import re
 from collections.abc import Iterable, Sequence
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from opgen.errors import Location, OpgenError
+from opgen.globs import glob_list
 from opgen.model import OpSource
 from opgen.python_api.names import module_name_problem
 from opgen_runtime.proto import op_def_pb2
@@ -48,7 +48,7 @@ def module_rule(op_name: str, rules: dict[str, str]) -> str | None:
 
 def module_pattern(op_name: str, rules: dict[str, str]) -> str | None:
     """The first `[tool.opgen.modules]` glob matching `op_name`; None if none does."""
-    return next((pattern for pattern in rules if fnmatch.fnmatchcase(op_name, pattern)), None)
+    return glob_list(tuple(rules)).first(op_name) if rules else None
 
 
 def group_ops(
@@ -115,15 +115,17 @@ def module_files(module: str, ops: Sequence[T], max_ops: int | None) -> list[tup
 def module_library(module: str, libraries: dict[str, str], default: str | None) -> str | None:
     """The op library of `module`: the first `[tool.opgen.libraries]` glob on module names
     that matches it, else `[tool.opgen] library` (`default`)."""
-    return next((library for pattern, library in libraries.items() if fnmatch.fnmatchcase(module, pattern)), default)
+    pattern = glob_list(tuple(libraries)).first(module) if libraries else None
+    return default if pattern is None else libraries[pattern]
 
 
 def unmatched_patterns(names: Iterable[str], patterns: Iterable[str]) -> list[str]:
     """The globs of `patterns` no name matches: a misspelt `[tool.opgen.modules]` pattern
     (on op names) routes nothing, a `[tool.opgen.libraries]` one (on module names) names
     the library of no module."""
-    names = list(names)
-    return [pattern for pattern in patterns if not any(fnmatch.fnmatchcase(n, pattern) for n in names)]
+    globs = glob_list(tuple(patterns))
+    matched = {pattern for name in names for pattern in globs.matching(name)}
+    return [pattern for pattern in globs.patterns if pattern not in matched]
 
 
 __all__ = [

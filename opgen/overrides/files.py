@@ -33,9 +33,18 @@ class Node:
     name: str
     loc: Location
     children: list[Node] = field(default_factory=list)
+    # children by name, built on first use (for the children it was built from): a file of
+    # 20,000 entries asks for each one by its index
+    _by_name: dict[str, list[Node]] = field(default_factory=dict, repr=False, compare=False)
+    _indexed: int = field(default=-1, repr=False, compare=False)
 
     def all(self, name: str) -> list[Node]:
-        return [c for c in self.children if c.name == name]
+        if self._indexed != len(self.children):
+            self._by_name = {}
+            for child in self.children:
+                self._by_name.setdefault(child.name, []).append(child)
+            self._indexed = len(self.children)
+        return self._by_name.get(name, [])
 
     def nth(self, name: str, index: int) -> Node:
         """The `index`-th occurrence of field `name` (a repeated field's element `index`)."""

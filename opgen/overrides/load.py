@@ -28,6 +28,7 @@ gathering); a faulty entry does not hide the other entries' errors.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -250,8 +251,10 @@ def _updates(file: OverrideFile, api_defs: dict[str, ApiDef], op_defs: Mapping[s
 def _apidef_update(entry: ApiDef, node: Node) -> Update:
     update = Update(ApiDef(), node.loc)
     update.api.CopyFrom(entry)
+    seen: Counter[str] = Counter()  # each field's occurrences so far
     for child in node.children:
-        occurrence = sum(1 for (name, _) in update.locs if name == child.name)
+        occurrence = seen[child.name]
+        seen[child.name] += 1
         update.locs[(child.name, occurrence)] = child.loc
         if child.name == "attr" and child.all("default_value"):  # a bad default is located at it
             update.default_locs[occurrence] = child.first("default_value").loc
@@ -297,16 +300,18 @@ def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_def
             if not main.startswith("_"):  # `python_api.signature.is_private_endpoint`
                 api.endpoint[0].name = "_" + main
     attrs: dict[str, ApiDef.Attr] = {}
+    positions: dict[str, int] = {}  # each attr's index in `attrs` (insertion order)
     for i, default in enumerate(entry.attr_default):
         loc = node.nth("attr_default", i).loc
         attr = _entry_for(attrs, api.attr, default.name, update, "attr", loc)
+        positions.setdefault(default.name, len(positions))
         if attr.HasField("default_value"):
             errors.append(OpgenError(f"{entry.name}: attr_default for {default.name!r} given twice", loc))
         if not default.HasField("value"):
             errors.append(OpgenError(f"{entry.name}: attr_default for {default.name!r} has no `value`", loc))
             continue
         attr.default_value.CopyFrom(default.value)
-        update.default_locs[list(attrs).index(default.name)] = node.nth("attr_default", i).first("value").loc
+        update.default_locs[positions[default.name]] = node.nth("attr_default", i).first("value").loc
     for field_name, kind, repeated, by_name in (("attr_rename", "attr", api.attr, attrs),
                                                 ("input_rename", "in_arg", api.in_arg, {}),
                                                 ("output_rename", "out_arg", api.out_arg, {})):
