@@ -10,6 +10,7 @@ module the runtime builds its `NAMED` shape functions from.
 from __future__ import annotations
 
 import difflib
+import functools
 
 from opgen.errors import Location, OpgenError
 from opgen_runtime.shapes.fn_names import PORTS
@@ -72,6 +73,14 @@ def unported_tf_shape_fns() -> list[str]:
     return sorted(TF_COMMON_SHAPE_FNS - PORTS.keys())
 
 
+@functools.lru_cache(maxsize=1024)
+def _nearest_shape_fn(name: str, in_tf_namespace: bool) -> list[str]:
+    """The known shape function closest to a misspelt `name` (difflib: a few milliseconds, so
+    once per name, not per op that names it)."""
+    return difflib.get_close_matches(name, PORTS.keys() | TF_COMMON_SHAPE_FNS, n=1,
+                                     cutoff=0.0 if in_tf_namespace else 0.8)
+
+
 def unknown_shape_fn_warning(name: str, location: Location, op: str = "MyOp") -> str | None:
     """A warning for a `SetShapeFn` name the runtime does not know when it is one of TF's
     common shape functions, names TF's `shape_inference` namespace, or is close to a known
@@ -91,8 +100,7 @@ def unknown_shape_fn_warning(name: str, location: Location, op: str = "MyOp") ->
             hint=f"keep it; for shapes without TensorFlow too, register a Python shape function: {register} "
             "(docs/runtime.md lists the ported functions)",
         ).format_warning()
-    candidates = known | TF_COMMON_SHAPE_FNS
-    nearest = difflib.get_close_matches(last, candidates, n=1, cutoff=0.0 if in_tf_namespace else 0.8)
+    nearest = _nearest_shape_fn(last, in_tf_namespace)
     if not nearest:
         return None
     if nearest[0] in known:
