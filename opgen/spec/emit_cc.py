@@ -53,8 +53,13 @@ class Inexpressible(ValueError):
 
 
 def cc_string(text: str | bytes) -> str:
-    """A C++ string literal for `text` (octal escapes: safe before any following digit)."""
-    return '"' + c_escape(text) + '"'
+    """A C++ string literal for `text` (octal escapes: safe before any following digit), with
+    each `?` after another written `\\?`: `??/` would be a trigraph (a backslash) before
+    C++17, and end the literal early."""
+    return '"' + _AFTER_QUESTION_MARK.sub(r"\\?", c_escape(text)) + '"'
+
+
+_AFTER_QUESTION_MARK = re.compile(r"(?<=\?)\?")
 
 
 def cc_comment_text(text: str) -> str:

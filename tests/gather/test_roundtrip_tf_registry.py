@@ -13,6 +13,7 @@ from oracle.tf_registry import tf_op_list
 from opgen.cli import main
 from opgen.spec.builder import build_op_def, registration
 from opgen.spec.emit_cc import op_def_calls, op_list_to_cc
+from opgen.spec.gather import gather
 from opgen.spec.validate import validate_op_def
 from opgen_runtime.proto import op_def_pb2
 
@@ -73,6 +74,22 @@ def test_specs_keeps_docs_and_full_types(tmp_path):
     assert ("SetTypeConstructor", ("full_type::UnaryGeneric(TFT_DATASET)",)) in calls
     assert build_op_def(registration(op.name, calls))[0] == op
     assert "R\"doc(" in op_list_to_cc(op_list)
+
+
+def test_specs_strings_hold_no_trigraph(tmp_path):
+    """trial15 #7: `??/` is a backslash before C++17 (trigraphs), which would end a string
+    literal early and let an OpList's text become code; every such `?` is written `\\?`, and
+    the OpDef reads back the same."""
+    op = op_def_pb2.OpDef(name="Quiz", summary="Why??/ who???")
+    op.deprecation.version = 3
+    op.deprecation.explanation = 'gone??/"); int injected = 1; //'
+    attr = op.attr.add(name="s", type="string")
+    attr.default_value.s = b"??/??="
+    cc = op_list_to_cc(op_def_pb2.OpList(op=[op]))
+    assert "??" not in cc
+    assert build_op_def(registration(op.name, op_def_calls(op)))[0] == op
+    (tmp_path / "quiz.cc").write_text(cc)
+    assert gather([str(tmp_path / "quiz.cc")]).op_list.op[0] == op
 
 
 def test_specs_reports_inexpressible_op_defs(tmp_path, capsys):
