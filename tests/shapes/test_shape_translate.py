@@ -406,6 +406,32 @@ def test_the_docs_python_shape_function_runs(tmp_path, monkeypatch):
         inference._callbacks.pop("MyPool", None)
 
 
+def test_what_cpp_leaves_undefined_is_a_value_error_naming_the_node(tmp_path, monkeypatch):
+    """trial15 #9: a translated division by a zero dimension (SIGFPE in TF) or a dimension past
+    the rank (an out-of-bounds read) raises ValueError naming the node, not ZeroDivisionError."""
+    from generated import gen_array_ops
+    from opgen_runtime import Graph
+
+    (tmp_path / "ops.cc").write_text(
+        'REGISTER_OP("PerRow").Input("x: float").Output("y: float").SetShapeFn([](InferenceContext* c) {\n'
+        "  int64_t rows = c->Value(c->Dim(c->input(0), 0)); c->set_output(0, c->Vector(12 / rows));\n"
+        "  return OkStatus(); });\n"
+        'REGISTER_OP("ThirdDim").Input("x: float").Output("y: float").SetShapeFn([](InferenceContext* c) {\n'
+        "  c->set_output(0, c->Vector(c->Dim(c->input(0), 2))); return OkStatus(); });\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "ops.cc", "--out", "gen"]) == 0
+    module = _load(tmp_path / "gen" / "gen_ops.py", "undefined_in_cpp_under_test")
+    with Graph().as_default():
+        assert module.per_row(gen_array_ops.placeholder("float32", shape=[4, 3])).shape.as_list() == [3]
+        with pytest.raises(ValueError, match=r"^The shape function of PerRow makes a division by zero \(TensorFlow's "
+                           r"process dies of SIGFPE\) for '\{\{node PerRow_1\}\} = PerRow\[\]\(Placeholder_1\)' "
+                           r"with input shapes: \[0,3\]\.$"):
+            module.per_row(gen_array_ops.placeholder("float32", shape=[0, 3]))
+        with pytest.raises(ValueError, match=r"^The shape function of ThirdDim makes an index past the end"):
+            module.third_dim(gen_array_ops.placeholder("float32", shape=[2, 3]))
+        assert module.third_dim(gen_array_ops.placeholder("float32", shape=[2, 3, 5])).shape.as_list() == [5]
+
+
 def _translate_source(source: str):
     """The first lambda of a source that also defines project functions."""
     tokens = tokenize(SourceFile("ops.cc", textwrap.dedent(source)))
