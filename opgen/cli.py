@@ -23,7 +23,7 @@ import click
 from click.core import ParameterSource
 
 from opgen import __version__
-from opgen.config import FORMATTERS, PATH_KEYS, check_default_sources, check_library, check_paths, load_config
+from opgen.config import FORMATTERS, MAX_JOBS, PATH_KEYS, check_default_sources, check_library, check_paths, load_config
 from opgen.errors import Location, OpgenError
 from opgen.errors import report as _report
 from opgen.settings import Settings, SpecInput, option_defaults
@@ -329,7 +329,7 @@ _define(
         _option(
             "-j",
             "--jobs",
-            type=click.IntRange(min=0),
+            type=click.IntRange(min=0, max=MAX_JOBS),
             metavar="N",
             section="Rendering",
             help="Render/format worker processes (used from 256 ops), and readers of a text OpList "

@@ -124,6 +124,9 @@ def _below_cwd(path: Path) -> Path:
         return path
 
 
+# The most worker processes `jobs` may ask for (each is a fork of the build).
+MAX_JOBS = 1024
+
 # What TOML calls a value of each type tomllib gives, for messages.
 _TOML_KINDS = {bool: "a boolean", int: "an integer", float: "a float", dict: "a table", list: "an array"}
 
@@ -267,8 +270,9 @@ def _checked_value(key: str, value: object, where: Callable[..., Location]) -> o
             elif key == "libraries":
                 check_library(v, where(key, name), f"[tool.opgen.libraries] {name!r}")
     elif key == "jobs":
-        if not isinstance(value, int) or value < 0:
-            raise OpgenError("[tool.opgen] jobs must be a non-negative integer", where(key))
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_JOBS:
+            raise OpgenError(f"[tool.opgen] jobs must be an integer from 0 to {MAX_JOBS}", where(key),
+                             hint="write jobs = 2 (worker processes), or jobs = 0 for one per core")
     elif key == "max_ops_per_module":
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise OpgenError("[tool.opgen] max_ops_per_module must be a positive integer", where(key),

@@ -279,6 +279,14 @@ def test_every_mistake_of_the_table_is_reported_in_one_run(run):
     assert err.endswith("5 errors in 1 file\n")
 
 
+@pytest.mark.parametrize("value", ["true", "-1", "100000", "1.5"])
+def test_jobs_is_a_bounded_integer_not_a_boolean(run, value):
+    """trial15 #13: `jobs = true` passed as 1 (a bool is an int to isinstance), and 100,000 forked
+    one worker per op."""
+    code, err = run(f'[tool.opgen]\nsources = ["cc"]\njobs = {value}\n', "build")
+    assert code == 2 and "pyproject.toml:3:1: error: [tool.opgen] jobs must be an integer from 0 to 1024" in err
+
+
 def test_a_nul_in_a_configured_string_is_a_located_error(run):
     code, err = run('[tool.opgen]\nsources = ["cc", "c\\u0000c"]\nout = "\\u0000"\n', "build")
     assert code == 2 and "Traceback" not in err
