@@ -14,6 +14,12 @@ def op_list_from_library(path: str) -> op_def_pb2.OpList:
     """What `path` registers, as TensorFlow reads it (c_api.cc TF_LoadLibrary and
     TF_GetOpList), ops sorted by name; an error located at the library when it is missing,
     TensorFlow is not installed, or TensorFlow cannot load it."""
+    # the path first: importing TensorFlow takes seconds
+    if not os.path.exists(path):
+        raise OpgenError(f"op library {path} does not exist", Location(path), hint="pass the path of a compiled .so")
+    if not os.path.isfile(path):
+        raise OpgenError(f"op library {path} is not a regular file", Location(path),
+                         hint="pass the path of a compiled .so")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # TF's C++ start-up logging is not opgen's output
     try:
         import tensorflow  # noqa: F401 - first: its submodules may be imported already
@@ -21,8 +27,6 @@ def op_list_from_library(path: str) -> op_def_pb2.OpList:
         raise OpgenError("--from-library needs TensorFlow to load the op library, and it is not installed",
                          Location(path), hint="pip install tensorflow-cpu, or give the library's REGISTER_OP "
                          "sources (or an OpList file) instead") from None
-    if not os.path.isfile(path):
-        raise OpgenError(f"op library {path} does not exist", Location(path), hint="pass the path of a compiled .so")
     from tensorflow.python.client import pywrap_tf_session as c_api
 
     try:

@@ -304,6 +304,13 @@ def test_a_newline_echoed_from_input_never_starts_a_line(project, source):
                if line and not line.startswith(" ")), result.stderr
 
 
+def test_from_library_checks_its_path_before_loading_tensorflow(project):
+    """trial15 #11: no TensorFlow import (seconds) for a path that is no library file."""
+    for path, problem in (("nope.so", "does not exist"), ("specs", "is not a regular file")):
+        result = run("oplist", "--from-library", path)
+        assert result.exit_code == 2 and f"{path}: error: op library {path} {problem}" in result.stderr
+
+
 def test_oplist_defines_and_include_dirs(project):
     (project / "inc").mkdir()
     (project / "inc" / "extra.h").write_text('REGISTER_OP("Extra").Output("y: float");\n')
