@@ -761,6 +761,8 @@ class Preprocessor:
             # Prosser's rule: names hidden at both the macro name and its `)` stay hidden.
             hide = (name_tok[HIDE] or frozenset()) & (rparen[HIDE] or frozenset()) | {macro.name}
             result = self._substitute(macro, args, va_absent, site, hide)
+        if self._expansion_budget < 0:  # reported at the expansion that went past it: the others are dropped
+            return True
         self._expansion_budget -= len(result)
         if self._expansion_budget < 0:
             raise token_error(name_tok, f"macro expansion of this file exceeds {MAX_MACRO_EXPANSION_TOKENS} tokens "
