@@ -207,8 +207,8 @@ def _check_out(settings: Settings, opts: BuildOptions) -> None:
     if _out_from_key(settings, opts):  # the key, at its line
         check_out_dir(opts.out, settings.config.root, inputs, settings.config.where("out"), read_whole=read_whole,
                       given_by="[tool.opgen] out")
-    else:
-        check_out_dir(opts.out, settings.config.root, inputs, opts.config_location, read_whole=read_whole)
+    else:  # the command line's option (as a bad --library is named)
+        check_out_dir(opts.out, settings.config.root, inputs, Location("--out"), read_whole=read_whole)
 
 
 def _out_from_key(settings: Settings, opts: BuildOptions) -> bool:

@@ -330,7 +330,7 @@ def check_out_dir(out: Path, root: Path, inputs: list[Path], where: Location, *,
         if p.is_relative_to(resolved) or (path in read_whole and resolved.is_relative_to(p)):
             raise OpgenError(f"{given_by} {out} overlaps the input {path}", where, hint=hint)
     if os.path.lexists(out) and not out.is_dir():
-        raise OpgenError(f"{given_by} names something that is not a directory", Location(str(out)), hint=hint)
+        raise OpgenError(f"{given_by} {out} names something that is not a directory", where, hint=hint)
 
 
 def recover(out: Path) -> str | None:

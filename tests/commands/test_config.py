@@ -298,9 +298,11 @@ def test_a_nul_in_a_configured_string_is_a_located_error(run):
     ("..", "[tool.opgen] out .. is the project root, a parent of it, or /"),
     (".", "[tool.opgen] out . is the project root, a parent of it, or /"),
     ("cc", "[tool.opgen] out cc overlaps the input cc"),
+    ("notes.txt", "[tool.opgen] out notes.txt names something that is not a directory"),
 ])
 def test_an_out_key_overlapping_the_inputs_is_located_at_the_key(run, tmp_path, out, problem):
+    (tmp_path / "notes.txt").write_text("")
     code, err = run(f'[tool.opgen]\nsources = ["cc"]\n\nout = "{out}"\n', "build")
     assert code == 2 and err.startswith(f"pyproject.toml:4:1: error: {problem}\n"), err
-    code, err = run('[tool.opgen]\nsources = ["cc"]\n', "build", "--out", out)  # the option: said so
-    assert code == 2 and f"error: --out {out} " in err
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n', "build", "--out", out)  # the option: named as such
+    assert code == 2 and err.startswith(f"--out: error: --out {out} "), err
