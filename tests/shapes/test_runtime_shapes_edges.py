@@ -204,6 +204,12 @@ def test_negative_dims_where_tf_aborts_raise_value_error(differential):
                 pattern = f"'Softsign' called {re.escape(what)}: .* TensorFlow aborts the process here"
                 with pytest.raises(ValueError, match=pattern):
                     lib._apply_op_helper("Softsign", features=x)
+        # a dimension past int64: C++'s arithmetic overflowed computing it (trial15 #8)
+        register_shape_fn("Softsign", lambda c: c.set_output(0, c.vector(c.make_dim(2**63))))
+        with Graph().as_default():
+            x = lib._apply_op_helper("Placeholder", dtype="float32", shape=[2])[3][0]
+            with pytest.raises(ValueError, match="'Softsign' made the dimension 9223372036854775808, past int64"):
+                lib._apply_op_helper("Softsign", features=x)
     finally:
         register_shape_fn("Softsign", "UnchangedShape")
 

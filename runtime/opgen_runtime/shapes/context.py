@@ -604,6 +604,12 @@ class InferenceContext:
             raise self._tf_abort(
                 f"MakeDim({value}): a dimension must be non-negative or -1 (unknown)"
             )
+        if value >= 2**63:  # C++'s int64 arithmetic overflowed computing it: undefined behaviour
+            raise ValueError(
+                f"the shape function of '{self.op.type}' made the dimension {value}, past int64: "
+                "C++'s arithmetic overflows computing it (undefined behaviour in TensorFlow), so "
+                "opgen's runtime raises instead: fix the shape function"
+            )
         return value
 
     @staticmethod
