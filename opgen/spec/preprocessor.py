@@ -623,6 +623,8 @@ class Preprocessor:
             target, system = "".join(t[TEXT] for t in rest[1:] if t[TEXT] != ">"), True
         else:
             raise token_error(first, "#include expects \"FILENAME\" or <FILENAME>")
+        if not target:  # (it would name the including file's directory)
+            raise token_error(first, "empty filename in #include")
         if target.startswith(_NEVER_READ_PREFIXES):
             self._tf_header(target, out, depth)
             return

@@ -1,0 +1,2 @@
+#include ""
+REGISTER_OP("MyOp").Output("y: float");
