@@ -375,6 +375,9 @@ def _checked_journal(out: Path, data: object) -> tuple[dict[str, str], list[str]
     names paths inside `out`, staged regular files with the recorded content, and owned files."""
     if not isinstance(data, dict) or data.get("generator") != "opgen":
         raise ValueError("not a journal written by opgen")
+    missing = [key for key in ("write", "delete", "manifest") if key not in data]
+    if missing:
+        raise ValueError(f"malformed journal: no {', '.join(repr(key) for key in missing)}")
     write, delete, manifest = data["write"], data["delete"], data["manifest"]
     if not isinstance(write, dict) or not isinstance(manifest, (dict, type(None))):
         raise ValueError("malformed journal")

@@ -302,6 +302,16 @@ def test_planted_journal_outside_out_is_refused_and_touches_nothing(tmp_path, mo
     assert victim.read_text() == "keep me\n"
 
 
+def test_a_journal_missing_its_lists_says_so(tmp_path, monkeypatch, capsys):
+    """trial15 #14: the message was a KeyError's text ('write')."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    (out / tree_writer.JOURNAL).write_text('{"generator": "opgen"}')
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and "malformed journal: no 'write', 'delete', 'manifest'" in err, err
+
+
 def test_lock_symlink_is_not_followed(tmp_path, monkeypatch, capsys):
     root = _project(tmp_path)
     out = root / "gen"
