@@ -421,6 +421,10 @@ class Templates:
     def render(self, name: str, **context: object) -> str:
         try:
             return self.env.get_template(name).render(**context)
+        except jinja2.TemplateNotFound as e:  # an include or import of a template that is not there
+            raise OpgenError(f"template error: {name} includes {e.name!r}, which --templates does not hold",
+                             Location(self.path(name), _template_line(e.__traceback__, name)),
+                             hint="fix the template in --templates") from None
         except jinja2.TemplateError as e:
             # A syntax error names the template it is in (maybe one `name` includes) and its
             # line; a render error (an undefined variable) has its line only in the traceback.

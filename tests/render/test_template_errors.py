@@ -46,3 +46,10 @@ def test_invalid_python_names_the_op_and_the_template(build):
     assert err.startswith("tpl/function.py.j2: error: black cannot format the generated code: cannot parse: ")
     assert ("\n    the code function.py.j2 rendered for op 'Fine' is not valid Python: invalid syntax, "
             "at its line 2: 'def (:'") in err
+
+
+def test_a_missing_include_is_located_at_the_including_line(build):
+    """trial15 #14: it was located at the missing target with a bare message."""
+    err = build('\n{% include "../cc/a.cc" %}\n')
+    assert err.startswith("tpl/function.py.j2:2: error: template error: function.py.j2 includes '../cc/a.cc', which "
+                          "--templates does not hold\n  hint: fix the template in --templates"), err
