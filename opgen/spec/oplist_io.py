@@ -106,6 +106,10 @@ def _missing_attr_hint(op_def: op_def_pb2.OpDef, message: str) -> str | None:
     return None
 
 
+# Faulty entries of a JSON OpList located at their lines (each costs a walk of the text).
+_MOST_LOCATED_JSON_ENTRIES = 100
+
+
 def _problems(ops: Iterable[op_def_pb2.OpDef]) -> list[tuple[int, str]]:
     """(index, `op_def_problem`) of each op TF could not have registered."""
     return [(i, message) for i, op_def in enumerate(ops) if (message := op_def_problem(op_def))]
@@ -213,7 +217,12 @@ def _parse_op_list(name: str, data: bytes, suffix: str,
             json_format.ParseDict(data, op_list)
         except (json_format.ParseError, ValueError) as e:  # what the shape check leaves: bad base64, ...
             raise OpgenError(f"not a JSON OpList: {_one_line(str(e))}", Location(name)) from None
-        return op_list, [0] * len(op_list.op), None
+        # the line of each entry TF would reject (each found by a walk of the text: the first few only)
+        found = _problems(op_list.op)
+        lines = [0] * len(op_list.op)
+        for i, _ in found[:_MOST_LOCATED_JSON_ENTRIES]:
+            lines[i] = field_location(text, f"op[{i}]", name).line
+        return op_list, lines, found
     problems: list[tuple[int, str]] | None = None
     try:
         starts, problems = _read_text_in_shares(text, op_list, jobs or cores())
