@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from opgen.apidiff.graph_compat import compatible_message, graph_issues
-from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot
+from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot, kernel_type_key
 from opgen.apidiff.snapshot_format import describe_attr
 from opgen.errors import Location
 from opgen.spec.kernel_summary import device_key, runs_on
@@ -377,9 +377,11 @@ def _kernel_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     out: list[Change] = []
     old_at, new_at = dict(old.kernel_locations), dict(new.kernel_locations)
 
-    def add(rule: str, breaking: bool, message: str) -> None:
-        # at the device's (first) kernel on the new side, else where it stood on the old side
-        where = new_at.get(device) or (old_at.get(device) if rule == "device_removed" else None)
+    def add(rule: str, breaking: bool, message: str, old_key: str = "") -> None:
+        # at the device's (first) kernel on the new side, else where it stood on the old side; a
+        # type no kernel accepts any more where its kernel stood on the old side (`old_key`)
+        where = (old_at.get(old_key) if old_key else None) or new_at.get(device) or (
+            old_at.get(device) if rule == "device_removed" else None)
         out.append(Change(new.name, "kernel", rule, breaking, message, where or _graph_location(new)))
 
     for device in sorted(set(old.kernels) | set(new.kernels), key=device_key):
@@ -399,7 +401,8 @@ def _kernel_changes(old: OpEntry, new: OpEntry) -> list[Change]:
             lost = [] if b is None else ["any other type"] if a is None else [t for t in a if t not in b]
             gained = [] if a is None else ["any type"] if b is None else [t for t in b if t not in a]
             if lost:
-                add("types_narrowed", True, f"{device} kernels no longer accept {', '.join(lost)} for attr '{attr}'")
+                add("types_narrowed", True, f"{device} kernels no longer accept {', '.join(lost)} for attr '{attr}'",
+                    kernel_type_key(device, attr, lost[0]))
             if gained:
                 add("types_widened", False, f"{device} kernels accept {', '.join(gained)} for attr '{attr}' now")
         (host_before, priority_before), (host_after, priority_after) = (

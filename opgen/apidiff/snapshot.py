@@ -66,7 +66,8 @@ class OpEntry:
     api_locations: tuple[Location, ...] = ()  # override-file lines that shaped its Python API
     # ("input x", the override line renaming it), ("endpoint", ...) (`ApiModel.renamed_at`)
     api_parts: tuple[tuple[str, Location], ...] = ()
-    kernel_locations: tuple[tuple[str, Location], ...] = ()  # device -> its first kernel TF can select
+    # device -> its first kernel TF can select; `kernel_type_key` -> its first kernel of that type
+    kernel_locations: tuple[tuple[str, Location], ...] = ()
     parts: tuple[tuple[str, Location], ...] = ()  # ("attr T", its .Attr line), ... (`OpSource.parts`)
 
     def part_location(self, part: str) -> Location | None:
@@ -110,6 +111,11 @@ class Snapshot:
                              kernel_locations=pairs(entry.kernel_locations), parts=pairs(entry.parts))
                for name, entry in self.ops.items()}
         return replace(self, ops=ops)
+
+
+def kernel_type_key(device: str, attr: str, type_name: str) -> str:
+    """The `OpEntry.kernel_locations` key of a device's first kernel accepting `type_name` for `attr`."""
+    return f"{device} {attr}={type_name}"
 
 
 def strip_docs(op_def: op_def_pb2.OpDef) -> op_def_pb2.OpDef:

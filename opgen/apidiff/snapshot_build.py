@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot, strip_docs
+from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot, kernel_type_key, strip_docs
 from opgen.config import Config
 from opgen.errors import Location
 from opgen.model import GatherResult
@@ -14,6 +14,7 @@ from opgen.overrides.apidef import ApiModel
 from opgen.proto import api_def_pb2, kernel_def_pb2
 from opgen.python_api.function import FunctionApi, SkippedOp, located_function_api
 from opgen.spec.kernel_summary import device_placement, device_types, selectable
+from opgen_runtime.proto.datatypes import python_name
 
 _SKIP_REASONS = {
     "skip": "skipped by an override (visibility SKIP)",
@@ -91,7 +92,12 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
     for reg in gathered.kernels or []:
         kernels_by_op.setdefault(reg.kernel_def.op, []).append(reg.kernel_def)
         if selectable(reg.kernel_def, op_defs.get(reg.kernel_def.op)):  # as `kernels` counts them
-            kernel_locations.setdefault(reg.kernel_def.op, {}).setdefault(reg.kernel_def.device_type, reg.location)
+            at = kernel_locations.setdefault(reg.kernel_def.op, {})
+            device = reg.kernel_def.device_type
+            at.setdefault(device, reg.location)
+            for c in reg.kernel_def.constraint:  # and its first kernel of each type (`kernel_type_key`)
+                for t in c.allowed_values.list.type:
+                    at.setdefault(kernel_type_key(device, c.name, python_name(t)), reg.location)
     for op_def in gathered.op_list.op:
         source = gathered.sources.get(op_def.name)
         location = relocate(source.location if source else None)

@@ -331,7 +331,8 @@ def test_kernel_locations_only_name_kernels_tensorflow_selects(project, capsys):
     assert scale["kernels"] == {"CPU": {"T": ["int32"]}}
     assert "kernel_locations" not in scale  # locations are recomputed from the sources by `opgen diff`
     snapshot = project_snapshot(load_config(project))
-    assert snapshot.ops["Scale"].kernel_locations == (("CPU", Location("specs/ops.cc", 20, 1)),)
+    at = Location("specs/ops.cc", 20, 1)  # the device's first selectable kernel, and its type's
+    assert snapshot.ops["Scale"].kernel_locations == (("CPU", at), ("CPU T=int32", at))
 
 
 def test_snapshot_outputs_is_what_opgen_api_prints(project, capsys):

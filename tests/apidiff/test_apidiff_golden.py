@@ -130,8 +130,8 @@ def test_snapshot_inputs_classify_like_spec_trees(scenario, tmp_path, monkeypatc
                 continue
             assert {k: v for k, v in got.items() if k != "location"} == {
                 k: v for k, v in want.items() if k not in ("location", "override_location")}, snapshot_file
-            if got["location"].startswith("new/"):  # a device the op lost: its REGISTER_OP
-                assert got["rule"] == "device_removed"
+            if got["location"].startswith("new/"):  # a device or a type the op lost: NEW's op or kernel
+                assert got["rule"] in ("device_removed", "types_narrowed")
                 continue
             assert got["location"].startswith(f"{tmp_path / snapshot_file}:"), got
             assert (f"`{got['op']}`" if snapshot_file == "API.md" else f'"op": "{got["op"]}"') in _entry_text(
