@@ -26,6 +26,7 @@ from opgen import __version__
 from opgen.config import FORMATTERS, MAX_JOBS, PATH_KEYS, check_default_sources, check_library, check_paths, load_config
 from opgen.errors import Location, OpgenError
 from opgen.errors import report as _report
+from opgen.fsutil import flush_stdout
 from opgen.settings import Settings, SpecInput, option_defaults
 
 _CONFIG = "opgen.config"  # where a command's context keeps its Config (click's Context.meta)
@@ -529,7 +530,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(invocation, int):
             return invocation
         status = invocation.run(invocation.settings)
-        sys.stdout.flush()
+        flush_stdout()
         if invocation.settings.verbose:
             _report(f"opgen {invocation.command}: exit {status} after {time.perf_counter() - started:.2f}s")
         return status

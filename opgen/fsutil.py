@@ -9,6 +9,7 @@ import hmac
 import os
 import secrets
 import stat
+import sys
 import tempfile
 from pathlib import Path
 
@@ -131,6 +132,33 @@ def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def write_stdout(data: bytes | str) -> None:
+    """`data` on standard output, flushed: a failed write (`> /dev/full`) names `<stdout>`,
+    as the OS error of a failed `-o` names its file."""
+    try:
+        if isinstance(data, bytes):
+            sys.stdout.buffer.write(data)
+        else:
+            sys.stdout.write(data)
+    except OSError as e:
+        raise _on_stdout(e) from None
+    flush_stdout()
+
+
+def flush_stdout() -> None:
+    """Standard output flushed; a failure names `<stdout>` (`write_stdout`)."""
+    try:
+        sys.stdout.flush()
+    except OSError as e:
+        raise _on_stdout(e) from None
+
+
+def _on_stdout(e: OSError) -> OSError:
+    if e.filename is None and not isinstance(e, BrokenPipeError):  # (EPIPE: the reader left, said so at the boundary)
+        return OSError(e.errno, e.strerror, "<stdout>")
+    return e
 
 
 def write_output(path: Path, data: bytes) -> None:

@@ -23,6 +23,7 @@ from opgen.apidiff.report import FORMATTERS, format_text
 from opgen.apidiff.snapshot import Snapshot
 from opgen.config import Config
 from opgen.errors import Location, OpgenError
+from opgen.fsutil import write_stdout
 
 
 class DiffOptions(Protocol):
@@ -123,5 +124,5 @@ def run_diff(args: DiffOptions, config: Config) -> int:
         text = format_text(result, color=_use_color(sys.stdout))
     else:
         text = FORMATTERS[args.format](result)
-    sys.stdout.write(text)
+    write_stdout(text)
     return 1 if result.breaking and not args.allow_breaking else 0

@@ -3,7 +3,6 @@ JSON), the file `opgen build` keeps at `[tool.opgen] api`."""
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +21,7 @@ class Settings(_Settings):
 def run(settings: Settings) -> int:
     from opgen.apidiff.snapshot_build import build_snapshot
     from opgen.apidiff.snapshot_file import render_snapshot
-    from opgen.fsutil import write_output
+    from opgen.fsutil import write_output, write_stdout
     from opgen.outputs.written_files import check_output_option
     from opgen.overrides.load import load_overrides
 
@@ -34,5 +33,5 @@ def run(settings: Settings) -> int:
     if settings.output:
         write_output(Path(settings.output), text.encode("utf-8"))
     else:
-        sys.stdout.write(text)
+        write_stdout(text)
     return 0

@@ -21,7 +21,7 @@ import click
 from opgen.apidiff.snapshot_file import api_hint, snapshot_outputs, snapshot_path
 from opgen.config import Config
 from opgen.errors import Location, OpgenError, printable_path, report
-from opgen.fsutil import LiteralPath, write_output
+from opgen.fsutil import LiteralPath, flush_stdout, write_output, write_stdout
 from opgen.model import GatherResult
 from opgen.module_groups import group_ops, module_files, module_library, same_named_sources, unmatched_patterns
 from opgen.outputs.depfile import depfile_bytes
@@ -274,9 +274,8 @@ def _report_stale(settings: Settings, opts: BuildOptions, changes: Changes) -> i
     stale = sorted([*changes.write, *changes.delete])
     total = len(changes.write) + len(changes.delete) + changes.unchanged
     if settings.diff:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(unified_diff(opts.out, changes, opts.root))
-        sys.stdout.buffer.flush()
+        flush_stdout()  # (text printed before the bytes)
+        write_stdout(unified_diff(opts.out, changes, opts.root))
     else:
         for rel in stale:
             print(f"{_would(rel, changes, opts.out)} {printable_path(root_relative(opts.out / rel, opts.root))}")

@@ -23,7 +23,7 @@ class Settings(_Settings):
 
 def run(settings: Settings) -> int:
     from opgen.errors import report
-    from opgen.fsutil import write_output
+    from opgen.fsutil import write_output, write_stdout
     from opgen.outputs.written_files import check_output_option
     from opgen.spec.kernel_summary import cross_check, kernels_markdown
     from opgen.spec.kernels import kernel_list
@@ -44,7 +44,7 @@ def run(settings: Settings) -> int:
     if settings.output:
         write_output(Path(settings.output), data)
     elif not settings.check:  # a check says only what it found, as `opgen build --check` does
-        sys.stdout.buffer.write(data)
+        write_stdout(data)
     if findings and not settings.quiet:
         print(f"{len(findings)} kernel{'s' if len(findings) != 1 else ''} reported by the cross-check",
               file=sys.stderr)

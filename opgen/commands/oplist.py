@@ -4,7 +4,6 @@ the runtime; `--from-library` reads a compiled library's OpList instead."""
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +25,7 @@ class Settings(_Settings):
 def run(settings: Settings) -> int:
     import click
 
-    from opgen.fsutil import write_output
+    from opgen.fsutil import write_output, write_stdout
     from opgen.outputs.written_files import check_output_option
 
     if settings.api and settings.report_shapes:
@@ -66,5 +65,5 @@ def run(settings: Settings) -> int:
     if settings.output:
         write_output(Path(settings.output), data)
     else:
-        sys.stdout.buffer.write(data)
+        write_stdout(data)
     return 0

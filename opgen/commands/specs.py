@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +17,7 @@ class Settings(_Settings):
 
 def run(settings: Settings) -> int:
     from opgen.errors import Location
-    from opgen.fsutil import write_output
+    from opgen.fsutil import write_output, write_stdout
     from opgen.outputs.written_files import check_output_option
     from opgen.spec.emit_cc import op_list_to_cc
     from opgen.spec.oplist_io import load_op_list_with_lines
@@ -30,5 +29,5 @@ def run(settings: Settings) -> int:
     if settings.output:
         write_output(Path(settings.output), cc.encode())
     else:
-        sys.stdout.buffer.write(cc.encode())
+        write_stdout(cc.encode())
     return 0

@@ -340,6 +340,9 @@ def test_closed_or_broken_stdout(tmp_path):
                             env={**os.environ, "PYTHONPATH": str(REPO)})
     assert broken.returncode == 2 and "Traceback" not in broken.stderr, broken.stderr
     assert "standard output was closed" in broken.stderr
+    if os.path.exists("/dev/full"):  # a full disk under stdout: located at it (trial15 #14)
+        full = _opgen("oplist > /dev/full", root)
+        assert full.returncode == 2 and full.stderr.startswith("<stdout>: error: "), full.stderr
 
 
 def test_internal_error_is_one_line_unless_debug(tmp_path, monkeypatch, capsys):
