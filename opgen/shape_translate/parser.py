@@ -1058,7 +1058,9 @@ class _Parser:
             if unsigned:
                 raise self.fail("dividing a size_t (a size())", op)
             name = "c.truncdiv(" if text == "/" else "c.truncmod("
-            return dataclasses.replace(_call(name, [a, b], "int"), narrow=narrow)
+            # 32-bit operands: INT32_MIN / -1 traps too (a literal divisor other than -1 cannot)
+            bits = ["32"] if narrow and not (b.code.isdigit() and b.code != "1") else []
+            return dataclasses.replace(_call(name, [a, b, *bits], "int"), narrow=narrow)
         return Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "int", prec, unsigned=unsigned, narrow=narrow)
 
     def logical(self, a: Expr, pyop: str, b: Expr, op: Token) -> Expr:
@@ -1282,12 +1284,13 @@ class _Parser:
         (`max` keeps the first unless a later one is greater, as `(a < b) ? b : a`; a NaN
         compares false either way)."""
         what = f"std::{name}"
-        typed = False
+        typed = int32 = False
         if self.text() == "<":
             self.next()
             unsigned = self.text() in ("size_t", "unsigned", "uint32", "uint64", "uint32_t", "uint64_t")
             if self.try_type(named=False) != "int" or unsigned:
                 raise self.fail(f"{what} of a type other than a signed integer", first)
+            int32 = self.int32_type
             self.expect(">")
             typed = True
         self.expect("(")
@@ -1305,8 +1308,9 @@ class _Parser:
         self.expect(")")
         if len(args) != (1 if name == "abs" else 2) and not braced:
             raise self.fail(f"{what} of {len(args)} arguments", first)
-        if typed:
+        if typed:  # the arguments converted to the named type (to 32 bits: narrowed)
             args = [dataclasses.replace(self.convert(a, "int", first), unsigned=False) for a in args]
+            args = [_as_int32(a) for a in args] if int32 else args
         types = {"float" if a.type == "double" else a.type for a in args}
         if len(types) != 1 or types.pop() not in ("int", "float"):
             raise self.fail(f"{what} of {' and '.join(sorted({with_article(a.type) for a in args}))}", first)

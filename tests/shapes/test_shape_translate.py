@@ -120,6 +120,12 @@ def _black_stable(lines: tuple[str, ...]) -> bool:
       "v_r = c.rank_value(c.input(0)) + 1\nv_r = c.as_int32(v_r + v_m)\nv_k = c.as_int32(v_m) + v_r\nv_v = []\n"
       "v_v.append(c.as_int32(v_m))\nv_v.append(v_r)\nv_s = len(v_v)\n"
       "c.set_output(0, c.vector(c.make_dim(v_n + v_k + v_v[0] + v_s)))")),
+    # a 32-bit template argument narrows; a 32-bit division by a divisor that may be -1 says its width
+    (("int64_t p = c->Value(c->Dim(c->input(0), 0)); int r = c->Rank(c->input(0)); int a = std::min<int>(p, 100);"
+      " int b = r / 2 + r / -1 + p / r; c->set_output(0, c->Vector(a + b)); return OkStatus();"),
+     ("v_p = c.dim_value(c.dim(c.input(0), 0))\nv_r = c.rank_value(c.input(0))\nv_a = min(c.as_int32(v_p), 100)\n"
+      "v_b = c.as_int32(\n    c.truncdiv(v_r, 2) + c.truncdiv(v_r, -1, 32) + c.truncdiv(v_p, v_r)\n)\n"
+      "c.set_output(0, c.vector(c.make_dim(v_a + v_b)))")),
 ])
 def test_idioms(cpp, python):
     assert _python(cpp) == textwrap.indent(python, "    ")
@@ -417,7 +423,10 @@ def test_what_cpp_leaves_undefined_is_a_value_error_naming_the_node(tmp_path, mo
         "  int64_t rows = c->Value(c->Dim(c->input(0), 0)); c->set_output(0, c->Vector(12 / rows));\n"
         "  return OkStatus(); });\n"
         'REGISTER_OP("ThirdDim").Input("x: float").Output("y: float").SetShapeFn([](InferenceContext* c) {\n'
-        "  c->set_output(0, c->Vector(c->Dim(c->input(0), 2))); return OkStatus(); });\n")
+        "  c->set_output(0, c->Vector(c->Dim(c->input(0), 2))); return OkStatus(); });\n"
+        'REGISTER_OP("Negated").Output("y: float").Attr("m: int").SetShapeFn([](InferenceContext* c) {\n'
+        '  int32 m; TF_RETURN_IF_ERROR(c->GetAttr("m", &m)); c->set_output(0, c->Vector(m / -1)); return OkStatus(); '
+        "});\n")
     monkeypatch.chdir(tmp_path)
     assert main(["build", "ops.cc", "--out", "gen"]) == 0
     module = _load(tmp_path / "gen" / "gen_ops.py", "undefined_in_cpp_under_test")
@@ -430,6 +439,11 @@ def test_what_cpp_leaves_undefined_is_a_value_error_naming_the_node(tmp_path, mo
         with pytest.raises(ValueError, match=r"^The shape function of ThirdDim makes an index past the end"):
             module.third_dim(gen_array_ops.placeholder("float32", shape=[2, 3]))
         assert module.third_dim(gen_array_ops.placeholder("float32", shape=[2, 3, 5])).shape.as_list() == [5]
+        # INT32_MIN / -1 traps as a division by zero does (trial16 #2)
+        assert module.negated(m=-7).shape.as_list() == [7]
+        with pytest.raises(ValueError, match=r"^The shape function of Negated makes a division that overflows, "
+                           r"-2147483648 / -1 overflows 32 bits \(TensorFlow's process dies of SIGFPE\)"):
+            module.negated(m=-(2**31))
 
 
 def _translate_source(source: str):

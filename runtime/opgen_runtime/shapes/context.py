@@ -277,9 +277,9 @@ class InferenceContext:
         """Where TF's InferenceContext CHECK-fails and aborts the process (shape_inference.h
         and .cc): a plain ValueError naming the op, never an invalid shape."""
         return ValueError(
-            f"the shape function of '{self.op.type}' called {what}; TensorFlow aborts the "
-            "process here (a failed CHECK in its InferenceContext), so opgen's runtime "
-            "raises instead: fix the shape function"
+            f"the shape function of '{self.op.type}' called {what} (node '{self.op.name}'); "
+            "TensorFlow aborts the process here (a failed CHECK in its InferenceContext), so "
+            "opgen's runtime raises instead: fix the shape function"
         )
 
     def scalar(self) -> ShapeHandle:
@@ -606,9 +606,9 @@ class InferenceContext:
             )
         if value >= 2**63:  # C++'s int64 arithmetic overflowed computing it: undefined behaviour
             raise ValueError(
-                f"the shape function of '{self.op.type}' made the dimension {value}, past int64: "
-                "C++'s arithmetic overflows computing it (undefined behaviour in TensorFlow), so "
-                "opgen's runtime raises instead: fix the shape function"
+                f"the shape function of '{self.op.type}' made the dimension {value}, past int64 "
+                f"(node '{self.op.name}'): C++'s arithmetic overflows computing it (undefined "
+                "behaviour in TensorFlow), so opgen's runtime raises instead: fix the shape function"
             )
         return value
 
@@ -632,15 +632,19 @@ class InferenceContext:
         return (value + 2**31) % 2**32 - 2**31
 
     @staticmethod
-    def truncdiv(a: int, b: int) -> int:
-        """C++ integer division (toward zero)."""
+    def truncdiv(a: int, b: int, bits: int = 64) -> int:
+        """C++ integer division (toward zero) of `bits`-bit ints; the one quotient that does not
+        fit, the smallest int divided by -1, traps as x86's division does (SIGFPE) and raises
+        OverflowError (a division by zero raises ZeroDivisionError)."""
+        if b == -1 and a == -(1 << (bits - 1)):
+            raise OverflowError(f"{a} / -1 overflows {bits} bits")
         q = abs(a) // abs(b)
         return q if (a < 0) == (b < 0) else -q
 
     @staticmethod
-    def truncmod(a: int, b: int) -> int:
-        """C++ `%` (the sign of the dividend)."""
-        return a - b * InferenceContext.truncdiv(a, b)
+    def truncmod(a: int, b: int, bits: int = 64) -> int:
+        """C++ `%` (the sign of the dividend); traps where `truncdiv` does."""
+        return a - b * InferenceContext.truncdiv(a, b, bits)
 
     @staticmethod
     def invalid_argument(*pieces: str) -> ShapeError:

@@ -89,11 +89,15 @@ def _callback(fn: ShapeFn) -> Callable[[Operation], None]:
 def run(op: Operation, fn: ShapeFn) -> None:
     try:
         _run(op, fn)
-    except (ZeroDivisionError, IndexError) as e:
+    except (ArithmeticError, IndexError) as e:
         # What C++ leaves undefined, in a translated function: TF's process dies (SIGFPE) or
         # reads out of bounds; here a ValueError naming the node, as for TF's own errors.
-        what = ("a division by zero (TensorFlow's process dies of SIGFPE)" if isinstance(e, ZeroDivisionError)
-                else "an index past the end of a shape or a vector (TensorFlow reads out of bounds)")
+        if isinstance(e, ZeroDivisionError):
+            what = "a division by zero (TensorFlow's process dies of SIGFPE)"
+        elif isinstance(e, ArithmeticError):  # `truncdiv`'s smallest int / -1
+            what = f"a division that overflows, {e} (TensorFlow's process dies of SIGFPE)"
+        else:
+            what = "an index past the end of a shape or a vector (TensorFlow reads out of bounds)"
         shapes = ", ".join(debug_string(ShapeHandle(t._shape._dims)) for t in op._inputs)
         raise ValueError(
             f"The shape function of {op._type} makes {what} for '{{{{node {op._name}}}}} = "
