@@ -1261,6 +1261,12 @@ class _Parser:
             name, first = self.qualified()
             if name in ("max", "min", "abs") and "std" in (tok[TEXT] for tok in self.toks[start:self.i]):
                 return self.std_math(name, first)
+            if name in _INT_TYPES and self.text() in ("(", "{"):  # `int64_t{-1}`: a functional cast
+                closer = ")" if self.next()[TEXT] == "(" else "}"
+                e = self.convert(self.expression(), "int", first)
+                self.expect(closer)
+                unsigned = name in ("size_t", "unsigned", "uint32", "uint64")
+                return dataclasses.replace(_as_int32(e) if name in _INT32_TYPES else e, unsigned=unsigned)
             if name in ("kUnknownDim", "InferenceContext::kUnknownDim"):
                 return Expr("-1", "int", _UNARY)
             if name in ("kUnknownRank", "InferenceContext::kUnknownRank"):

@@ -126,6 +126,11 @@ def _black_stable(lines: tuple[str, ...]) -> bool:
      ("v_p = c.dim_value(c.dim(c.input(0), 0))\nv_r = c.rank_value(c.input(0))\nv_a = min(c.as_int32(v_p), 100)\n"
       "v_b = c.as_int32(\n    c.truncdiv(v_r, 2) + c.truncdiv(v_r, -1, 32) + c.truncdiv(v_p, v_r)\n)\n"
       "c.set_output(0, c.vector(c.make_dim(v_a + v_b)))")),
+    # functional casts, as a braced std::max needs them (trial16 #6)
+    (("int64_t p = c->Value(c->Dim(c->input(0), 0)); int64_t a = std::max({p, int64_t{-1}, int64_t(2)});"
+      " int b = int(p); c->set_output(0, c->Vector(a + b)); return OkStatus();"),
+     ("v_p = c.dim_value(c.dim(c.input(0), 0))\nv_a = max(v_p, -1, 2)\nv_b = c.as_int32(v_p)\n"
+      "c.set_output(0, c.vector(c.make_dim(v_a + v_b)))")),
 ])
 def test_idioms(cpp, python):
     assert _python(cpp) == textwrap.indent(python, "    ")
