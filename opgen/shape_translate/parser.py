@@ -133,6 +133,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _FLOAT_LITERAL = re.compile(r"-?[0-9.e+-]+\Z")
 _INT_TYPES = {"int", "int32", "int64", "int32_t", "int64_t", "long", "size_t", "unsigned", "int16", "int8",
               "uint32", "uint64"}
+_UNSIGNED_TYPES = frozenset(("size_t", "unsigned", "uint32", "uint64", "uint32_t", "uint64_t"))
 _SCALAR_TYPES = {**dict.fromkeys(_INT_TYPES, "int"), "bool": "bool", "ShapeHandle": "shape",
                  "DimensionHandle": "dim", "string": "str", "tstring": "str", "auto": "auto",
                  "PartialTensorShape": "attrshape", "float": "float", "DataType": "dtype",
@@ -1203,7 +1204,7 @@ class _Parser:
             return Expr(py_str("".join(parts)), "str")
         if text == "static_cast" and self.text(1) == "<":
             self.i += 2
-            unsigned = self.text() in ("size_t", "unsigned", "uint32", "uint64", "uint32_t", "uint64_t")
+            unsigned = self.text() in _UNSIGNED_TYPES
             type_ = self.try_type(named=False)
             if type_ != "int":
                 raise self.fail("static_cast", t)
@@ -1265,7 +1266,7 @@ class _Parser:
                 closer = ")" if self.next()[TEXT] == "(" else "}"
                 e = self.convert(self.expression(), "int", first)
                 self.expect(closer)
-                unsigned = name in ("size_t", "unsigned", "uint32", "uint64")
+                unsigned = name in _UNSIGNED_TYPES
                 return dataclasses.replace(_as_int32(e) if name in _INT32_TYPES else e, unsigned=unsigned)
             if name in ("kUnknownDim", "InferenceContext::kUnknownDim"):
                 return Expr("-1", "int", _UNARY)
@@ -1293,7 +1294,7 @@ class _Parser:
         typed = int32 = False
         if self.text() == "<":
             self.next()
-            unsigned = self.text() in ("size_t", "unsigned", "uint32", "uint64", "uint32_t", "uint64_t")
+            unsigned = self.text() in _UNSIGNED_TYPES
             if self.try_type(named=False) != "int" or unsigned:
                 raise self.fail(f"{what} of a type other than a signed integer", first)
             int32 = self.int32_type

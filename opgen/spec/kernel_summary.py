@@ -277,15 +277,20 @@ def _overlapping_kernels(registrations: list[KernelRegistration],
     registration read through two sources (a header both include); a macro such as
     `TF_CALL_REAL_NUMBER_TYPES` places its several at one location."""
     groups: dict[tuple[str, str, str, int], list[KernelRegistration]] = {}
+    type_attrs_of: dict[str, dict[str, tuple[int, ...] | None]] = {}  # once per op with kernels
     for reg in registrations:
         k = reg.kernel_def
         op_def = op_defs.get(k.op)
-        if op_def is not None and _usable(k, op_def, _type_attrs(op_def)):
+        if op_def is None:
+            continue
+        if k.op not in type_attrs_of:
+            type_attrs_of[k.op] = _type_attrs(op_def)
+        if _usable(k, op_def, type_attrs_of[k.op]):
             groups.setdefault((k.op, k.device_type, k.label, k.priority), []).append(reg)
     findings: list[OpgenError] = []
     budget = _MOST_KERNEL_PAIRS
     for (op, device, _, _), regs in groups.items():
-        type_attrs = _type_attrs(op_defs[op])
+        type_attrs = type_attrs_of[op]
         once = {(reg.location, reg.kernel_def.SerializeToString(deterministic=True)): reg for reg in regs}
         regs = sorted(once.values(), key=lambda reg: reg.location)
         values = [_constraint_values(reg.kernel_def, type_attrs) for reg in regs]
