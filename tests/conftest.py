@@ -6,6 +6,7 @@ so oracle tests can never be skipped silently there.
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import os
 import sys
@@ -28,6 +29,21 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "oracle" in item.keywords:
             item.add_marker(skip)
+
+
+_frozen_with_tf = False
+
+
+def pytest_runtest_setup(item):
+    """Once TensorFlow is imported (by a fixture or a test module), its objects (millions, alive
+    until the process ends) move to the collector's permanent generation: a full collection
+    would otherwise traverse them all, which made tests that allocate many objects (parsing
+    generated modules) several times slower."""
+    global _frozen_with_tf
+    if not _frozen_with_tf and "tensorflow" in sys.modules:
+        _frozen_with_tf = True
+        gc.collect()
+        gc.freeze()
 
 
 @pytest.fixture(scope="session")
