@@ -252,7 +252,6 @@ def _render_and_import(tmp: Path, ops: list[op_def_pb2.OpDef], formatter: ChunkF
     files = renderer.render({module: ops}, {o.name: OpSource(Location("hyp.pbtxt", 1)) for o in ops}, pack="unused")
     path = tmp / f"{module}.py"
     path.write_bytes(files.files[f"{module}.py"])
-    compile(path.read_text(encoding="utf-8"), str(path), "exec")
     spec = importlib.util.spec_from_file_location(module, path)
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
@@ -289,7 +288,10 @@ def test_random_opdefs_compile_import_and_round_trip(tmp_path_factory, seed):
     tmp = tmp_path_factory.mktemp("hyp")
     formatter = ChunkFormatter("ruff", jobs=1, use_cache=False)
     mod, model, _ = _render_and_import(tmp, ops, formatter)
-    _check_module(mod, model, ops)
+    try:
+        _check_module(mod, model, ops)
+    finally:
+        del sys.modules[mod.__name__]  # 100 modules of 100 wrappers: each stays alive otherwise
     # Most chunks skip the formatter (emit.direct_chunk): ruff must leave them as they are.
     proc = subprocess.run([sys.executable, "-m", "ruff", "format", "--isolated", "--check", "--diff", mod.__file__],
                           capture_output=True, text=True, check=False)
@@ -302,7 +304,8 @@ def test_random_opdefs_same_bytes_through_black(tmp_path_factory, seed):
     rnd = random.Random(seed)
     ops = [random_op(rnd) for _ in range(40)]
     tmp = tmp_path_factory.mktemp("hypb")
-    _, _, ruff_bytes = _render_and_import(tmp, ops, ChunkFormatter("ruff", jobs=1, use_cache=False))
+    mod, _, ruff_bytes = _render_and_import(tmp, ops, ChunkFormatter("ruff", jobs=1, use_cache=False))
+    del sys.modules[mod.__name__]
     renderer = Renderer(emit.Templates.load(None), ChunkFormatter("black", jobs=1, use_cache=False),
                         default_api_model(op_def_pb2.OpList(op=ops)), tmp)
     black_files = renderer.render({"m": ops}, {o.name: OpSource(Location("hyp.pbtxt", 1)) for o in ops}, pack="unused")

@@ -160,6 +160,22 @@ def _parameter_of(value: ast.expr, assigned: dict[str, ast.expr], params: set[st
     return used.pop() if len(used) == 1 else None
 
 
+def _statement_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every node under the statements of `body` but constants (`ast.walk` without them: the
+    docstrings and defaults of a registry's wrappers are most of its nodes)."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                if not isinstance(value, ast.Constant):
+                    stack.append(value)
+            elif isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, ast.AST) and not isinstance(v, ast.Constant))
+
+
 def wrappers(module: types.ModuleType, tree: ast.Module) -> tuple[list[Wrapper], list[str]]:
     """Each op of the module with its wrapper, and the ops that have none (skipped ops). A
     wrapper is the function whose calls name the op (`_apply_op_helper`'s first): a body
@@ -171,7 +187,7 @@ def wrappers(module: types.ModuleType, tree: ast.Module) -> tuple[list[Wrapper],
             continue
         calls: list[ast.Call] = []
         assigned: dict[str, ast.expr] = {}
-        for sub in ast.walk(node):
+        for sub in _statement_nodes(node.body):
             if _is_op_call(sub, ops):
                 calls.append(sub)  # type: ignore[arg-type]
             elif isinstance(sub, ast.Assign):
