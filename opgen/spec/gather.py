@@ -542,6 +542,37 @@ def _skipped_notes(groups: list[SkippedRegistrations], strict: bool) -> tuple[li
     return notes, errors
 
 
+# Located warnings per SetShapeFn name that may be a typo; its other ops are named on one line.
+_SHAPE_FN_WARNINGS = 3
+
+
+def _shape_fn_warnings(found: list[str | tuple[str, Location, str]]) -> list[str]:
+    """The shape-function warnings in registration order, each once (a header's op is read once per
+    unit including it): `unknown_shape_fn_warning` for a (name, where, op) use, located for the
+    first `_SHAPE_FN_WARNINGS` uses of a name; one line after them names the rest (a misspelt
+    name shared by thousands of ops would otherwise print thousands of warnings)."""
+    uses: dict[str, list[tuple[Location, str]]] = {}
+    for item in dict.fromkeys(found):
+        if isinstance(item, tuple):
+            uses.setdefault(item[0], []).append(item[1:])
+    warnings: list[str] = []
+    for item in dict.fromkeys(found):
+        if not isinstance(item, tuple):
+            warnings.append(item)
+            continue
+        name, where, op = item
+        sites = uses[name]
+        if (where, op) not in sites[:_SHAPE_FN_WARNINGS] or not (warning := unknown_shape_fn_warning(name, where, op)):
+            continue
+        warnings.append(warning)
+        rest = sites[_SHAPE_FN_WARNINGS:]
+        if rest and (where, op) == sites[_SHAPE_FN_WARNINGS - 1]:
+            ops = ", ".join(o for _, o in rest[:10]) + (", ..." if len(rest) > 10 else "")
+            warnings.append(f"warning: {plural(len(rest), 'more op')} name shape function '{name}' too: {ops} "
+                            f"(first at {rest[0][0]})")
+    return warnings
+
+
 # Located warnings about TF core op names; the rest are named on one line.
 _CORE_OP_WARNINGS = 3
 
@@ -761,7 +792,8 @@ def _gather(
     explanations = _Explanations()
     conditions: dict[tuple[str, Location], None] = {}  # (name, where) #if read as 0 after a missing include
     skipped: dict[Location, SkippedRegistrations] = {}  # a shared header's conditional once
-    shape_fn_warnings: list[str | None] = []  # a SetShapeFn name that looks like a typo
+    # translation warnings, and SetShapeFn names (name, where, op) that may be typos (`_shape_fn_warnings`)
+    shape_fn_warnings: list[str | tuple[str, Location, str]] = []
     defined_in: dict[str, dict[str, Translation]] = {}  # unit -> the shape functions it defines
     # ops whose SetShapeFn names a project function their unit does not define
     elsewhere: list[tuple[op_def_pb2.OpDef, Registration, BuilderCall, str, bool, OpSource]] = []
@@ -830,7 +862,7 @@ def _gather(
                 shape_fn_warnings += _translation_warnings(op_def, translation)
             register(op_def, _op_source(reg, shape_fn, call, translation), path)
             if shape_fn and call and unqualified(shape_fn) not in scanned.declared_shape_fns:
-                shape_fn_warnings.append(unknown_shape_fn_warning(shape_fn, call.args[0].loc, op_def.name))
+                shape_fn_warnings.append((shape_fn, call.args[0].loc, op_def.name))
 
     for op_def, reg, call, shape_fn, declared, source in elsewhere:
         if sources_by_op.get(op_def.name) is not source:
@@ -855,7 +887,7 @@ def _gather(
             resolved = _op_source(reg, None, call, None, f"{where}: {why}")
         else:  # a library's own function opgen does not read (only the compiled library runs it)
             if not declared:
-                shape_fn_warnings.append(unknown_shape_fn_warning(shape_fn, where, op_def.name))
+                shape_fn_warnings.append((shape_fn, where, op_def.name))
             resolved = _op_source(reg, shape_fn, call, None)
         sources_by_op[op_def.name] = registry.sources[op_def.name] = resolved
 
@@ -885,7 +917,7 @@ def _gather(
     warnings += notes
     warnings += _as_warnings([explanations.explain(e) for e in unread])
     errors += skip_errors
-    warnings += dict.fromkeys(w for w in shape_fn_warnings if w)  # a header's op once
+    warnings += _shape_fn_warnings(shape_fn_warnings)
     errors = [explanations.explain(e) for e in errors]
     if helper_origins:
         errors = [_with_helper_origin(e, helper_origins) for e in errors]

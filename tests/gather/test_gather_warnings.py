@@ -104,3 +104,18 @@ def test_runtime_doc_lists_the_ported_and_unported_common_shape_fns():
     names = re.compile(r"`(\w+)`")
     assert set(names.findall(ported)) == PORTS.keys()
     assert names.findall(unported.split("(they take only the context):", 1)[1]) == unported_tf_shape_fns()
+
+
+def test_a_misspelt_shape_fn_of_many_ops_warns_three_times_and_names_the_rest(tmp_path):
+    """5,000 ops naming one misspelt function: three located warnings, then one line naming the
+    other ops and where the first of them is; another misspelt name gets its own three."""
+    ops = "".join(f'REGISTER_OP("Op{i}").Output("y: float").SetShapeFn(shape_inference::UnchangedShap);\n'
+                  for i in range(5000))
+    other = 'REGISTER_OP("Other").Output("y: float").SetShapeFn(shape_inference::ScalarShap);\n'
+    warnings = _warnings(tmp_path, ops + other)
+    src = tmp_path / "ops.cc"
+    assert [w.split(": warning: ")[0] for w in warnings[:3]] == [f"{src}:{line}:50" for line in (2, 3, 4)]
+    assert all("unknown shape function 'shape_inference::UnchangedShap'" in w for w in warnings[:3])
+    assert warnings[3] == (f"warning: 4997 more ops name shape function 'shape_inference::UnchangedShap' too: "
+                           f"Op3, Op4, Op5, Op6, Op7, Op8, Op9, Op10, Op11, Op12, ... (first at {src}:5:50)")
+    assert len(warnings) == 5 and warnings[4].startswith(f"{src}:5002:") and "ScalarShap'" in warnings[4]
