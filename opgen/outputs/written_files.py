@@ -23,14 +23,17 @@ def gathered_inputs(gathered: GatherResult) -> set[str]:
 def check_written_file(path: Path, option: str, inputs: Iterable[str | Path], out: Path,
                        outputs: Iterable[str] = ()) -> None:
     """`path` (given with `option`) is none of `inputs`, nor a file opgen build owns in `out`
-    (`tree_writer.owns`) or is about to write there (`outputs`, relative to `out`): an error
-    located at `path` otherwise."""
+    (`tree_writer.owns`), is about to write there (`outputs`, relative to `out`) or may write
+    there (a Python file below `out`: before the first build, no record says which modules the
+    build writes, and the build would then refuse to replace the file): an error located at
+    `path` otherwise."""
     hint = f"{option} names the file to write: give it a name of its own, outside the inputs and {printable_path(out)}"
     for given in inputs:
         if _same_file(path, Path(given)):
             raise OpgenError(f"{option} names a file this command reads ({printable_path(given)})", Location(str(path)),
                              hint=hint)
-    if owns(out, path) or any(_same_file(path, out / rel) for rel in outputs):
+    if (owns(out, path) or any(_same_file(path, out / rel) for rel in outputs)
+            or (path.suffix == ".py" and path.resolve().is_relative_to(out.resolve()))):
         raise OpgenError(f"{option} names a file opgen build writes in {printable_path(out)}", Location(str(path)),
                          hint=hint)
 
