@@ -3,6 +3,7 @@ written deterministically."""
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
 import hashlib
@@ -61,22 +62,53 @@ def load_op_list_file(path: str | Path) -> op_def_pb2.OpList:
 
 
 def check_op_list(op_list: op_def_pb2.OpList, path: str, lines: list[int] | None = None,
-                  problems: list[tuple[int, str]] | None = None) -> None:
+                  problems: list[tuple[int, str]] | None = None, text: bytes | None = None) -> None:
     """Every OpDef of an OpList source must be one TF could have registered: TF's
     `ValidateOpDef` (its messages, via `opgen.spec.validate`) and known DataType enums
     for args (which ValidateOpDef leaves to the registering builder). Raises OpgenErrors
-    located at the file (and the entry's line for text files). `problems`: `_problems` of
-    the ops when the caller found them already."""
+    located at the file (and for text files at the entry's line, or with the file's UTF-8 `text`
+    at the field the message names: `_field_named`). `problems`: `_problems` of the ops when the
+    caller found them already."""
     errors: list[OpgenError] = []
+    decoded = ""
+    starts: list[int] = []
     for i, message in _problems(op_list.op) if problems is None else problems:
         line = lines[i] if lines else 0
         entry = "" if line else f"OpList entry {i + 1}: "
         message = without_op_def_dump(message)
         where = Location(path, line, 1 if line else 0)
+        if text is not None and line and lines:
+            if not starts:  # the first error: only then is the text read again
+                decoded = text.decode("utf-8")
+                starts = _line_starts(decoded)
+            end = starts[lines[i + 1] - 1] if i + 1 < len(lines) and lines[i + 1] > line else len(decoded)
+            where = _field_named(message, decoded, starts, line, end) or where
+            where = Location(path, where.line, where.col)
         hint = _missing_attr_hint(op_list.op[i], message) or fix_hint(message, set())
         errors.append(OpgenError(entry + message, where, hint=hint))
     if errors:
         raise OpgenErrors(errors)
+
+
+def _line_starts(text: str) -> list[int]:
+    """The offset of each line's first character (index 0: line 1)."""
+    return [0, *(m.end() for m in re.finditer("\n", text))]
+
+
+# A field whose value is a quoted name: `type_attr: "T"`, `name: "x"`.
+_QUOTED_NAME = re.compile(r"'([A-Za-z_][A-Za-z0-9_./>-]*)'")
+
+
+def _field_named(message: str, text: str, starts: list[int], line: int, end: int) -> Location | None:
+    """Where, in the text entry from `line` to offset `end`, a field has as its string value the
+    first name `message` quotes that the entry holds (`No attr with name 'N' for input 'x'`: the
+    `number_attr: "N"`, else the arg `name: "x"`), at the field's name; None when none does."""
+    for name in _QUOTED_NAME.findall(message):
+        m = re.compile(r'([A-Za-z_]\w*)[ \t]*:[ \t]*"' + re.escape(name) + '"').search(text, starts[line - 1], end)
+        if m is not None:
+            at = bisect.bisect_right(starts, m.start())
+            return Location("", at, m.start() - starts[at - 1] + 1)
+    return None
 
 
 _MISSING_ATTR = re.compile(r"No attr with name '(?P<name>[^']*)' for (?:input|output) '(?P<arg>[^']*)'")
@@ -144,7 +176,7 @@ def load_op_list_with_lines(path: str | Path, cache: bool = False,
     if parsed is not None:
         return parsed
     op_list, lines, problems = _parse_op_list(name, data, suffix, jobs)
-    check_op_list(op_list, name, lines, problems)
+    check_op_list(op_list, name, lines, problems, None if suffix in BINARY_SUFFIXES + JSON_SUFFIXES else data)
     if cached is not None:  # only what passed validation
         _write_cached(cached, op_list, lines)
     return op_list, lines

@@ -409,7 +409,7 @@ def test_invalid_oplist_is_never_cached(tmp_path, monkeypatch, capsys):
     (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["bad.pbtxt"]\nout = "gen"\noverrides = ""\n')
     for _ in range(2):
         assert _run(root, monkeypatch) == 2
-        assert "bad.pbtxt:1:1: error:" in capsys.readouterr().err
+        assert "bad.pbtxt:3:25: error:" in capsys.readouterr().err
     assert not (root / "gen").exists()
 
 

@@ -104,3 +104,21 @@ def test_args():
     assert message(o) == "Illegal use of ref type 'float_ref'. Use 'Ref(type)' instead for input 'a'"
     problem = validate_op_def(o)
     assert (problem.part, problem.index) == ("input", 0)
+
+
+def test_text_oplist_errors_point_at_the_field_they_name(tmp_path):
+    """A text OpList's entry TF rejects: located at the field whose value is the first name the
+    message quotes that the entry holds (else at the entry), each entry within its own lines."""
+    from opgen.errors import OpgenErrors
+    from opgen.spec.oplist_io import load_op_list_with_lines
+
+    path = tmp_path / "ops.pbtxt"
+    path.write_text('op {\n  name: "A"\n  input_arg { name: "x" type_attr: "T" }\n}\n'
+                    'op {\n  name: "B"\n  attr { name: "T" type: "type" }\n'
+                    '  input_arg { name: "y" number_attr: "N" type_attr: "T" }\n}\n'
+                    'op { name: "bad name" }\n')
+    with pytest.raises(OpgenErrors) as caught:
+        load_op_list_with_lines(path)
+    where = [(e.location.line, e.location.col) for e in caught.value.errors]
+    # A: `type_attr: "T"` (not B's attr T below); B: `number_attr: "N"`; the name: not quoted as written
+    assert where == [(3, 25), (8, 25), (10, 1)], [e.format() for e in caught.value.errors]
