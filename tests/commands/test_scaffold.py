@@ -200,6 +200,20 @@ def test_wheel_build_refuses_wrappers_stale_against_the_sources(tmp_path):
     assert "running build_ext" in output and "g++" not in output
 
 
+def test_wheel_build_without_opgen_says_to_install_it(tmp_path):
+    """The documented `pip wheel --no-build-isolation` where opgen is not installed (an `opgen`
+    package without setup helpers shadows any installed one): setup.py says what is missing
+    and how to fix it, not a traceback; no wheel."""
+    project, env = _scaffold(tmp_path)
+    (tmp_path / "shadow" / "opgen").mkdir(parents=True)
+    (tmp_path / "shadow" / "opgen" / "__init__.py").write_text("")
+    output = _refused_wheel(project, {**env, "PYTHONPATH": str(tmp_path / "shadow")})
+    assert ("No module named 'opgen.setup_helpers': building my_ops compiles its op library with opgen's setup "
+            "helpers; install opgen here (pip install ./runtime . in an opgen clone) and build with pip wheel "
+            "--no-build-isolation") in output
+    assert "Traceback" not in output
+
+
 @pytest.mark.parametrize("command", [
     ["setup.py", "build_ext", "--inplace"],
     # what `pip install --no-build-isolation -e .` runs: PEP 660's hook, here without installing
