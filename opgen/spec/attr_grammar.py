@@ -39,7 +39,7 @@ COMPOUND_TYPES = {
     "realnumerictype": REAL_NUMBER_TYPES,
 }
 # Prefixes recognised at top level (note TF's misspelling, and no "realnumerictype").
-_TOP_LEVEL_COMPOUND = ("numbertype", "numerictype", "quantizedtype", "realnumbertype", "realnumberictype")
+TOP_LEVEL_COMPOUND = ("numbertype", "numerictype", "quantizedtype", "realnumbertype", "realnumberictype")
 
 
 class _Stop(Exception):
@@ -95,7 +95,7 @@ def _parse(spec: str, attr: op_def_pb2.OpDef.AttrDef) -> None:
         if rest.startswith("any"):  # consumed even though AllowAttrTypeAny is never set
             rest = rest[3:]
             raise _Stop(f"Trouble parsing type string at '{rest}'")
-        compound = next((c for c in _TOP_LEVEL_COMPOUND if rest.startswith(c)), None)
+        compound = next((c for c in TOP_LEVEL_COMPOUND if rest.startswith(c)), None)
         if compound is not None:
             base, rest = "type", rest[len(compound):]
             types = COMPOUND_TYPES.get(compound)

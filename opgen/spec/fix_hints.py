@@ -13,6 +13,7 @@ import difflib
 import re
 
 from opgen.errors import Location, did_you_mean, with_article
+from opgen.spec.attr_grammar import COMPOUND_TYPES, TOP_LEVEL_COMPOUND
 from opgen.spec.chains import REGISTER_MACROS
 from opgen.spec.kernels import KERNEL_MACROS
 from opgen_runtime.proto.datatypes import BY_ENUM, data_type_from_string
@@ -73,8 +74,16 @@ def _data_type_hint(name: str) -> str:
 
 def _attr_type_hint(word: str | None) -> str:
     choices = f"attr types: {', '.join(ATTR_TYPES)}, list(...) of one, or a set of allowed values ({{float, int32}})"
-    close = difflib.get_close_matches(word, ATTR_TYPES, n=1, cutoff=0.6) if word else []
+    close = difflib.get_close_matches(word, (*ATTR_TYPES, *_TYPE_SETS), n=1, cutoff=0.6) if word else []
+    if close and close[0] in _TYPE_SETS:  # `T: realnumbertypes`
+        return (f"did you mean '{close[0]}'? (a type attr allowing one of TensorFlow's sets of types: "
+                f"{', '.join(_TYPE_SETS)})")
     return f"did you mean '{close[0]}'? ({choices})" if close else choices
+
+
+# TF's named sets of types an attr's type may be (`T: realnumbertype`), as the top level of a
+# spec accepts them (not its misspelt `realnumberictype`).
+_TYPE_SETS = tuple(name for name in COMPOUND_TYPES if name in TOP_LEVEL_COMPOUND)
 
 
 def _enum_spelling(word: str) -> str | None:

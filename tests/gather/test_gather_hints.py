@@ -68,6 +68,10 @@ def test_type_default_hint_spells_the_enum(bad, fixed):
     assert error.hint == f'a type default is a DataType enum: Attr("{fixed}")'
 
 
+_TYPE_SET_HINT = ("did you mean '{}'? (a type attr allowing one of TensorFlow's sets of types: numbertype, "
+                  "numerictype, quantizedtype, realnumbertype)")
+
+
 @pytest.mark.parametrize(
     ("spec", "hint"),
     [
@@ -107,6 +111,11 @@ def test_type_default_hint_spells_the_enum(bad, fixed):
                 "list(...) of one, or a set of allowed values ({float, int32}))"
             ),
         ),
+        (
+            "T: realnumbertypes",  # TF reads the set `realnumbertype`, then reports the `s` as extra
+            _TYPE_SET_HINT.format("realnumbertype"),
+        ),
+        ("T: quantisedtype", _TYPE_SET_HINT.format("quantizedtype")),
         ("x: float >= 2", None),  # the type is right
         ("mode: {'a', 'b'} = 'c'", 'the default must be one of the allowed values: "a", "b" (or add "c" to them)'),
         (
