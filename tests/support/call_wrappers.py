@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import gc
 import hashlib
 import inspect
 import os
@@ -390,6 +391,20 @@ def _call(w: Wrapper, backend: str, filename: str, lines: list[str], report: Cal
         runtime.set_backend(None if previous == "auto" else previous)
 
 
+@contextlib.contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """No cyclic collection meanwhile: a module's AST is hundreds of thousands of acyclic
+    objects (refcounting frees them), which each collection would walk again; half the time
+    of parsing a registry's module went to that."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def check_module(source: str | Path, *, name: str | None = None, tf: bool | None = None,
                  tf_eager: bool = False, tf_crashes: frozenset[str] = frozenset()) -> CallReport:
     """Imports the generated module (its text, or the path of its file) and calls every
@@ -414,15 +429,18 @@ def check_module(source: str | Path, *, name: str | None = None, tf: bool | None
     try:
         with isolated_registry():
             try:
-                tree = ast.parse(text, filename)
-                module = _load(tree, filename, module_name)
+                with _no_cyclic_gc():
+                    tree = ast.parse(text, filename)
+                    module = _load(tree, filename, module_name)
             except Exception as e:  # noqa: BLE001 - a module that fails to import is the first crash
                 report.crashes.append(
                     f"import: {type(e).__name__}: {e}\n" + "".join(traceback.format_exception(e)[-4:])
                 )
                 return report
             try:
-                found, report.unwrapped = wrappers(module, tree)
+                with _no_cyclic_gc():
+                    found, report.unwrapped = wrappers(module, tree)
+                del tree
                 for w in found:
                     _call(w, "embedded", filename, lines, report)
                 if tf and found:
