@@ -482,8 +482,9 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> DiffResult:
     the functions live: such ops take the other side's modules (NEW's when both sides are
     single files), so `function_moved` only reports a move between a project's modules.
 
-    Changes are located on NEW's side (OLD's for what NEW lacks); when NEW was read from a
-    snapshot file (which records no source lines) and OLD from sources, at OLD's lines."""
+    Changes are located on NEW's side (OLD's for what NEW lacks); when one side was read from
+    a snapshot file (which records no source lines) and the other from sources, at the
+    sources' lines (what only the snapshot's side has: at its op's REGISTER_OP there)."""
     if old.modules_from_file_name:
         old = _modules_from(old, new)
     elif new.modules_from_file_name:
@@ -503,6 +504,10 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> DiffResult:
             continue
         if new.snapshot_file is not None and old.snapshot_file is None and before is not None:
             after = _located_in_sources(after, before)
+        elif old.snapshot_file is not None and new.snapshot_file is None and before is not None:
+            # what only OLD had (a removed attr) is then at the op's REGISTER_OP in NEW's sources,
+            # a line a review can point at, not at a heading of the snapshot file
+            before = _located_in_sources(before, after)
         if before is None:
             ops.append(OpStatus(name, "added"))
             changes.append(Change(name, "graph", "op_added", False, f"Op {name} added", _graph_location(after)))
