@@ -98,7 +98,13 @@ def check_wrappers(project: str) -> None:
     if run.returncode == 0:
         return
     if run.returncode == 1 and run.stdout.strip():  # one `would rewrite PATH` line per stale file
-        stale = "\n".join(f"  {line}" for line in run.stdout.strip().splitlines())
+        lines = run.stdout.strip().splitlines()
+        stale = "\n".join(f"  {line}" for line in lines)
+        if all(line.startswith("would create ") for line in lines):  # no output of a build yet
+            raise SetupError(
+                f"the wrappers of {project} are not generated yet: `opgen build --check` reports\n{stale}\n"
+                "A wheel without them would not import. Run `opgen build` in the project (and commit the "
+                "wrappers), then build the wheel again.")
         raise SetupError(
             f"the generated wrappers in {project} are stale: `opgen build --check` reports\n{stale}\n"
             "A wheel of them would install and import, but with an OpLibraryWarning (the op library does not "

@@ -200,6 +200,18 @@ def test_wheel_build_refuses_wrappers_stale_against_the_sources(tmp_path):
     assert "running build_ext" in output and "g++" not in output
 
 
+def test_wheel_build_before_the_first_opgen_build_says_to_run_it(tmp_path):
+    """`pip wheel --no-build-isolation` right after `opgen init`: no wrappers yet, which the
+    refusal says (not that a wheel would import with stale ones)."""
+    project = tmp_path / "my_ops"
+    env = fresh_venv.clean_env(PYTHONPATH=str(REPO))
+    fresh_venv.run(sys.executable, "-m", "opgen", "init", "--quiet", project, env=env)
+    output = _refused_wheel(project, env)
+    assert f"error: the wrappers of {project} are not generated yet: `opgen build --check` reports " in output
+    assert "would create my_ops/gen_my_ops.py" in output and "OpLibraryWarning" not in output
+    assert "A wheel without them would not import. Run `opgen build` in the project" in output
+
+
 def test_wheel_build_without_opgen_says_to_install_it(tmp_path):
     """The documented `pip wheel --no-build-isolation` where opgen is not installed (an `opgen`
     package without setup helpers shadows any installed one): setup.py says what is missing
