@@ -218,7 +218,8 @@ def _beyond_tf(rule: str, message: str, old: op_def_pb2.OpDef, new: op_def_pb2.O
     returns the same values). (rule, breaking, message) of the accepted change."""
     if rule == "inputs_renamed":
         old_names, new_names = [a.name for a in old.input_arg], [a.name for a in new.input_arg]
-        if sorted(old_names) == sorted(new_names):
+        # an input both sides have at another position (whatever else was renamed meanwhile)
+        if any(name in old_names and old_names.index(name) != i for i, name in enumerate(new_names)):
             return ("inputs_reordered", True, (f"Inputs reordered: {', '.join(old_names)} -> {', '.join(new_names)} "
                     "(TF accepts it, the types being the same, but a graph saved before feeds each input by "
                     "position: into another's place)"))
