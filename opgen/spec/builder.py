@@ -9,6 +9,7 @@ call that caused it, with TF's message text.
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
 
@@ -24,6 +25,7 @@ from opgen.spec.full_type import (
     TypeConstructorError,
     parse_type_constructor,
 )
+from opgen.spec.kernels import KERNEL_BUILDER_METHODS
 from opgen.spec.shape_fn_names import shape_fn_name
 from opgen.spec.validate import validate_op_def, without_op_def_dump
 from opgen_runtime.proto import op_def_pb2
@@ -79,7 +81,9 @@ class _Builder:
         self.shape_fn: str | None = None
         self.type_ctor: tuple[TypeConstructor, BuilderCall] | None = None
         self.failed_attrs: set[str] = set()  # attrs whose own spec failed (their follow-on errors say so)
-        self.unread_attr: Location | None = None  # the first Attr() whose argument opgen cannot read
+        # The first call that may have been meant to declare an attr and did not: an Attr() whose
+        # argument opgen cannot read, or a misspelt one (`.Atr(`); said where an attr is missing.
+        self.unread_attr: str | None = None
 
     def error(self, message: str, loc: Location, hint: str | None = None) -> None:
         self.errors.append(OpgenError(message, loc, hint=hint or fix_hint(message, self.failed_attrs,
@@ -142,9 +146,16 @@ class _Builder:
             return True
         sig = SIGNATURES.get(call.method)
         if sig is None:
+            hint = did_you_mean(call.method, KNOWN_METHODS, "'")
+            kernel_method = difflib.get_close_matches(call.method, KERNEL_BUILDER_METHODS, n=1)
+            if hint is None and kernel_method:  # `.Device(DEVICE_CPU)` on the op, not on its kernel
+                hint = (f"{kernel_method[0]}() is a method of a kernel's registration, "
+                        f"REGISTER_KERNEL_BUILDER(Name(\"{self.op_def.name}\").{kernel_method[0]}(...), ...), "
+                        "not of REGISTER_OP")
             self.error(f"unknown REGISTER_OP builder method '{call.method}' for Op {self.op_def.name} "
-                       f"(known: {', '.join(KNOWN_METHODS)})", call.loc,
-                       hint=did_you_mean(call.method, KNOWN_METHODS, "'"))
+                       f"(known: {', '.join(KNOWN_METHODS)})", call.loc, hint=hint)
+            if hint is not None and "'Attr'" in hint and self.unread_attr is None:
+                self.unread_attr = f"the '{call.method}' at {call.loc}, if it was meant as Attr()"
             return False
         kinds = tuple(a.kind for a in call.args)
         names = {"string": "a string", "int": "an integer", "any": "an expression", "expr": "an expression"}
@@ -155,7 +166,7 @@ class _Builder:
             hint = ("opgen reads string literals, file constants, helpers and `+`, absl::StrCat or std::string "
                     "of them: write it so, or declare the function that returns it in [tool.opgen.helpers]")
             if call.method == "Attr" and self.unread_attr is None:
-                self.unread_attr = call.loc
+                self.unread_attr = f"the Attr() at {call.loc} that opgen cannot read"
         self.error(f"{call.method}() takes {wanted}, got {got} for Op {self.op_def.name}", call.loc, hint)
         return False
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from opgen.errors import Location, did_you_mean, with_article
+from opgen.errors import did_you_mean, with_article
 from opgen.spec.attr_grammar import COMPOUND_TYPES, TOP_LEVEL_COMPOUND
 from opgen.spec.chains import REGISTER_MACROS
 from opgen.spec.kernels import KERNEL_MACROS
@@ -124,12 +124,12 @@ def _default_hint(value: str, spec: str) -> str | None:
     return f"the default of {with_article(element)} attr is {literal}" if literal else None
 
 
-def fix_hint(message: str, failed_attrs: set[str], unread_attr: Location | None = None) -> str | None:
+def fix_hint(message: str, failed_attrs: set[str], unread_attr: str | None = None) -> str | None:
     """A hint for TF's `message`; `failed_attrs`: the op's attrs whose own spec failed;
-    `unread_attr`: an Attr() of the op whose argument opgen could not read (an unknown attr
-    may be the one it declares)."""
+    `unread_attr`: the op's call that may have declared an unknown attr, and did not (an Attr()
+    whose argument opgen could not read, a misspelt Attr), as a phrase naming its location."""
     if unread_attr is not None and (_UNKNOWN_ATTR.match(message) or _UNKNOWN_LENGTH.match(message)):
-        return f"may follow from the Attr() at {unread_attr} that opgen cannot read: fix that one first"
+        return f"may follow from {unread_attr}: fix that one first"
     m = _DEFAULT.match(message)
     if m:
         return _default_hint(m.group("value"), m.group("spec"))

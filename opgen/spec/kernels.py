@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, did_you_mean
 from opgen.model import KernelRegistration
 from opgen.proto import kernel_def_pb2
 from opgen.spec.chains import ChainReader, UndefinedNameError
@@ -46,6 +46,7 @@ _KERNEL_MACRO_NAME = re.compile(r"REGISTER\w*(KERNEL|CPU|GPU)|(KERNEL|CPU|GPU)\w
 _TF_KERNEL_MACRO_PREFIXES = ("REGISTER_RESOURCE_HANDLE_KERNEL", "REGISTER_XLA_", "REGISTER_KERNEL_BUILDER_IMPL")
 _SCAN_TEXTS = {*KERNEL_MACROS, "=", "return"}
 _LITERAL_KINDS = ("str", "raw")
+KERNEL_BUILDER_METHODS = ("Device", "TypeConstraint", "AttrConstraint", "HostMemory", "Label", "Priority")
 _QUALIFIERS = {"::", "tensorflow", "register_kernel"}
 # AttrConstraint<T>: the AttrValue list field its values go to.
 _ATTR_CONSTRAINT_FIELDS = {"int64_t": "i", "int64": "i", "string": "s", "std::string": "s", "constchar*": "s",
@@ -162,8 +163,10 @@ class _KernelChain:
             elif method == "Priority":
                 self.kernel.priority = self._int_arg(args, method, 32)
             else:
-                raise token_error(method_tok, f"unknown kernel builder method '{method}' (KernelDefBuilder has "
-                                  "Device, TypeConstraint, AttrConstraint, HostMemory, Label and Priority)")
+                error = token_error(method_tok, f"unknown kernel builder method '{method}' (KernelDefBuilder "
+                                    f"has {', '.join(KERNEL_BUILDER_METHODS[:-1])} and {KERNEL_BUILDER_METHODS[-1]})")
+                error.hint = did_you_mean(method, KERNEL_BUILDER_METHODS, "'")
+                raise error
         if not self.kernel.device_type:
             raise token_error(self.macro_tok, f"the {self.kernel.op} kernel has no Device(...): say where it runs, "
                               "e.g. .Device(DEVICE_CPU)")

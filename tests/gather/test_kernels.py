@@ -103,6 +103,8 @@ BAD = {
     "TypeConstraint(\"T\", kTypes)": "cannot evaluate the type list 'kTypes' in TypeConstraint()",
     "Label(\"a\").Label(\"b\")": "Label() set a second time on the Sum kernel",
     "Frobnicate(1)": "unknown kernel builder method 'Frobnicate'",
+    "HostMemry(\"x\")": "unknown kernel builder method 'HostMemry' (KernelDefBuilder has Device, TypeConstraint, "
+                        "AttrConstraint, HostMemory, Label and Priority)\n  hint: did you mean 'HostMemory'?",
     "Priority(kPriority)": "cannot evaluate 'kPriority' in Priority()",
     "HostMemory(ArgName())": "cannot resolve 'ArgName()' in HostMemory()",
     "Priority(4294967296)": "4294967296 in Priority() does not fit in int32_t",
