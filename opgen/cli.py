@@ -357,6 +357,7 @@ _define(
             "[tool.opgen.libraries] matches use theirs. [tool.opgen] library; default: none.",
         ),
         _option(
+            "-o",
             "--out",
             metavar="DIR",
             section="Output",
@@ -513,7 +514,17 @@ def _usage_error(e: click.UsageError) -> str:
         return f"opgen: error: {e.format_message()}"
     if isinstance(e, click.exceptions.NoArgsIsHelpError):
         return ctx.get_help()
-    return f"{ctx.get_usage()}\nopgen: error: {e.format_message()}\nTry '{ctx.command_path} --help' for help."
+    hint = ""
+    if isinstance(e, click.NoSuchOption) and isinstance(cli, click.Group):
+        # `opgen build --report-shapes`: the option of another command (click's guesses among
+        # this command's options are then beside the point)
+        owners = [name for name, command in sorted(cli.commands.items()) if command is not ctx.command
+                  and any(e.option_name in p.opts or e.option_name in p.secondary_opts for p in command.params)]
+        if owners:
+            e.possibilities = []
+            hint = f"\n  hint: {e.option_name} is an option of " + " and ".join(f"'opgen {o}'" for o in owners)
+    return (f"{ctx.get_usage()}\nopgen: error: {e.format_message()}{hint}\n"
+            f"Try '{ctx.command_path} --help' for help.")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
