@@ -22,7 +22,7 @@ class Settings(_Settings):
 
 
 def run(settings: Settings) -> int:
-    from opgen.errors import report
+    from opgen.errors import plural, report
     from opgen.fsutil import write_output, write_stdout
     from opgen.outputs.written_files import check_output_option
     from opgen.spec.kernel_summary import cross_check, kernels_markdown
@@ -46,6 +46,6 @@ def run(settings: Settings) -> int:
     elif not settings.check:  # a check says only what it found, as `opgen build --check` does
         write_stdout(data)
     if findings and not settings.quiet:
-        print(f"{len(findings)} kernel{'s' if len(findings) != 1 else ''} reported by the cross-check",
-              file=sys.stderr)
+        # (a finding is a kernel, or an op without one)
+        print(f"{plural(len(findings), 'warning')} from the kernel cross-check", file=sys.stderr)
     return 1 if findings and settings.check else 0

@@ -173,8 +173,13 @@ def kernels_markdown(kernel_list: kernel_def_pb2.KernelList, op_list: op_def_pb2
         groups = {"": device_types(kernels, op_def)}
         for label in sorted({k.label for k in kernels if k.label}):
             groups[label] = device_types(kernels, op_def, label)
+        heading = f"## {md_text(op)}" + ("" if op_def is not None else " (op not declared in the sources)")
+        if not any(groups.values()):  # every kernel constrains what the op lacks or does not allow
+            lines += [heading, "", "No kernel registered in the sources can run this op (the warnings of "
+                      "`opgen kernels` say why).", ""]
+            continue
         attrs = sorted({a for g in groups.values() for per in g.values() for a in per})
-        lines += [f"## {md_text(op)}" + ("" if op_def is not None else " (op not declared in the sources)"), "",
+        lines += [heading, "",
                   "| Device | " + " | ".join(map(md_text, [*attrs, "Host memory"])) + " |",
                   "|---" * (len(attrs) + 2) + "|"]
         for label, types in groups.items():

@@ -207,7 +207,7 @@ def test_opgen_kernels_cross_check_and_errors(project, capsys, monkeypatch):
     assert err.splitlines() == [
         ("odd.cc:1:1: warning: the CPU kernel of 'Nope': no REGISTER_OP in the sources declares 'Nope' (TensorFlow "
         "cannot use a kernel of an op it does not know)"), ("  hint: pass the sources (or an OpList file) that "
-        "declare the op"), "1 kernel reported by the cross-check"]
+        "declare the op"), "1 warning from the kernel cross-check"]
     code, out, _ = _run(["kernels", ".", "--check"], capsys)
     assert code == 1 and out == ""  # a check prints its findings only (on stderr)
     Path("odd.cc").write_text('REGISTER_KERNEL_BUILDER(Name("Nope").Device(DEVICE_CPU).TypeConstraint<X>("T"), N);\n')
@@ -231,7 +231,7 @@ def test_kernels_check_reports_an_op_of_a_file_with_kernels_that_has_none(projec
                 "have; TensorFlow fails running it ('No OpKernel was registered to support Op 'Forgotten'')")
     code, _, err = _run(["kernels", ".", "listed.pbtxt", "--check"], capsys)
     assert code == 1
-    assert [line for line in err.splitlines() if "warning" in line] == [expected]
+    assert [line for line in err.splitlines() if ": warning: " in line] == [expected]
     code, out, _ = _run(["kernels", ".", "listed.pbtxt", "--format", "md"], capsys)
     assert "## Forgotten\n\nNo kernel is registered for this op in the sources.\n" in out
     assert "## ElsewhereOp\n\nNo kernel" in out and "## Listed\n\n| Device |" in out
@@ -239,9 +239,23 @@ def test_kernels_check_reports_an_op_of_a_file_with_kernels_that_has_none(projec
     Path("pyproject.toml").write_text(CONFIG + 'sources = [".", "listed.pbtxt"]\nout = "gen"\n')
     code, _, err = _run(["build"], capsys)
     assert code == 0
-    assert [line for line in err.splitlines() if "warning" in line] == [expected]  # the same path
+    assert [line for line in err.splitlines() if ": warning: " in line] == [expected]  # the same path
     Path("kernels.cc").write_text(KERNELS + 'REGISTER_KERNEL_BUILDER(Name("Forgotten").Device(DEVICE_CPU), F);\n')
     assert _run(["kernels", ".", "listed.pbtxt", "--check"], capsys)[0] == 0
+
+
+def test_kernels_markdown_says_when_no_kernel_can_run_an_op():
+    """An op whose every kernel constrains a type it does not allow (or an attr it lacks) gets a
+    sentence, not a table without rows."""
+    from opgen.spec.kernel_summary import kernels_markdown
+    from opgen_runtime.proto import op_def_pb2
+
+    ops = text_format.Parse('op { name: "Narrow" attr { name: "T" type: "type" allowed_values { list { type: '
+                            'DT_FLOAT } } } }', op_def_pb2.OpList())
+    kernels = text_format.Parse('kernel { op: "Narrow" device_type: "CPU" constraint { name: "T" allowed_values '
+                                '{ list { type: DT_DOUBLE } } } }', kernel_def_pb2.KernelList())
+    assert kernels_markdown(kernels, ops) == ("# Kernels\n\n## Narrow\n\nNo kernel registered in the sources can "
+                                              "run this op (the warnings of `opgen kernels` say why).\n")
 
 
 def test_snapshot_lists_kernels_and_diff_needs_both_sides(project, capsys, monkeypatch):
@@ -377,8 +391,8 @@ def test_build_warns_about_cross_check_findings_once_each(project, capsys, monke
     ]
     code, _, err = _run(["build"], capsys)
     assert code == 0
-    assert [line for line in err.splitlines() if "warning" in line] == expected
+    assert [line for line in err.splitlines() if ": warning: " in line] == expected
     code, _, err = _run(["build", "--check", "--quiet"], capsys)  # warnings print under --quiet too
     assert (code, err.splitlines()) == (0, expected)
     code, _, err = _run(["kernels", "."], capsys)
-    assert [line for line in err.splitlines() if "warning" in line] == expected  # the same findings, once each
+    assert [line for line in err.splitlines() if ": warning: " in line] == expected  # the same findings, once each
