@@ -514,16 +514,16 @@ def _usage_error(e: click.UsageError) -> str:
         return f"opgen: error: {e.format_message()}"
     if isinstance(e, click.exceptions.NoArgsIsHelpError):
         return ctx.get_help()
-    hint = ""
+    hint, message = "", e.format_message()
     if isinstance(e, click.NoSuchOption) and isinstance(cli, click.Group):
         # `opgen build --report-shapes`: the option of another command (click's guesses among
         # this command's options are then beside the point)
         owners = [name for name, command in sorted(cli.commands.items()) if command is not ctx.command
                   and any(e.option_name in p.opts or e.option_name in p.secondary_opts for p in command.params)]
         if owners:
-            e.possibilities = []
+            message = click.NoSuchOption(e.option_name, ctx=ctx).format_message()
             hint = f"\n  hint: {e.option_name} is an option of " + " and ".join(f"'opgen {o}'" for o in owners)
-    return (f"{ctx.get_usage()}\nopgen: error: {e.format_message()}{hint}\n"
+    return (f"{ctx.get_usage()}\nopgen: error: {message}{hint}\n"
             f"Try '{ctx.command_path} --help' for help.")
 
 

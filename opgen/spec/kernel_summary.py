@@ -175,8 +175,8 @@ def kernels_markdown(kernel_list: kernel_def_pb2.KernelList, op_list: op_def_pb2
             groups[label] = device_types(kernels, op_def, label)
         heading = f"## {md_text(op)}" + ("" if op_def is not None else " (op not declared in the sources)")
         if not any(groups.values()):  # every kernel constrains what the op lacks or does not allow
-            lines += [heading, "", "No kernel registered in the sources can run this op (the warnings of "
-                      "`opgen kernels` say why).", ""]
+            lines += [heading, "", ("No kernel registered in the sources can run this op (the warnings of "
+                      "`opgen kernels` say why)."), ""]
             continue
         attrs = sorted({a for g in groups.values() for per in g.values() for a in per})
         lines += [heading, "",

@@ -158,8 +158,8 @@ def test_user_error_is_located_exit_2(project):
 @pytest.mark.parametrize(("argv", "message"), [
     (["build", "--bogus"], "No such option '--bogus'"),
     # an option of another command says whose it is (click's guesses among this command's would mislead)
-    (["build", "--report-shapes"], "No such option '--report-shapes'.\n  hint: --report-shapes is an option of "
-                                   "'opgen oplist'\n"),
+    (["build", "--report-shapes"], ("No such option '--report-shapes'.\n  hint: --report-shapes is an option of "
+                                   "'opgen oplist'\n")),
     (["oplist", "--git", "HEAD"], "No such option '--git'.\n  hint: --git is an option of 'opgen diff'\n"),
     (["oplist", "--format", "xml"], "Invalid value for '--format'"),
     (["build", "--jobs", "-1"], "Invalid value for '-j' / '--jobs'"),
