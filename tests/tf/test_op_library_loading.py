@@ -232,6 +232,7 @@ def test_stale_libraries_are_errors_and_compatible_ones_warnings(libraries, tmp_
 
     _, stderr = results["STALE_RENAMED_INPUT"]
     assert stderr.splitlines()[-1].startswith(error) and STALE_INPUT in stderr.splitlines()[-1]
+    assert f"{STALE_INPUT}; also, compatibly: {COMPATIBLE_ATTR}; rebuild" in stderr.splitlines()[-1]
     assert "load_op_libraries()" in stderr
 
     out, stderr = results["COMPATIBLE_ADDED_ATTR"]

@@ -254,9 +254,10 @@ def _register(module_name: str, library: str, stacklevel: int) -> None:
             "or the wrappers"
         )
     errors, notes = _compare(module_ops, registered)
-    if errors:
-        raise OpLibraryError(f"{source} {'does' if loaded_here else 'do'} not match the module: {'; '.join(errors)}; "
-                             f"rebuild the library or the wrappers")
+    if errors:  # with the compatible differences too: the rebuild that fixes the errors removes them
+        also = f"; also, compatibly: {'; '.join(notes)}" if notes else ""
+        raise OpLibraryError(f"{source} {'does' if loaded_here else 'do'} not match the module: {'; '.join(errors)}"
+                             f"{also}; rebuild the library or the wrappers")
     if notes:
         warnings.warn(f"{source} {'differs' if loaded_here else 'differ'} compatibly from the module: "
                       f"{'; '.join(notes)}; rebuild the library or the wrappers to make them equal", OpLibraryWarning,

@@ -1,6 +1,7 @@
 // Two op libraries built into one package (tests/tf/test_op_library_loading.py): this one,
 // compiled as pkg/ops/_scale_ops.so, and shift_ops.cc. The STALE_* macros compile the
-// library as it would be after an edit that was not followed by `opgen build`.
+// library as it would be after an edit that was not followed by `opgen build` (the renamed
+// input with a compatible change beside it: the error names both).
 #include "tensorflow/core/framework/common_shape_fns.h"
 #include "tensorflow/core/framework/op.h"
 #include "tensorflow/core/framework/op_kernel.h"
@@ -22,7 +23,7 @@ REGISTER_OP("OpgenLlScale")
 #ifdef STALE_ADDED_ATTR
     .Attr("offset: float")
 #endif
-#ifdef COMPATIBLE_ADDED_ATTR
+#if defined(COMPATIBLE_ADDED_ATTR) || defined(STALE_RENAMED_INPUT)
     .Attr("offset: float = 0.0")
 #endif
     .SetShapeFn(shape_inference::UnchangedShape)
