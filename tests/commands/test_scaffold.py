@@ -44,6 +44,22 @@ def test_init_names_everything_after_the_package(tmp_path, capsys):
     assert b'OpLibrary("tf_blur/_tf_blur.so", ["ops/tf_blur.cc"])' in files["setup.py"]
 
 
+def test_init_warns_when_the_folder_would_shadow_the_package(tmp_path, capsys, monkeypatch):
+    """A project folder named like its package, in a directory on sys.path (opgen's clone after
+    the README's compat editable install): `import example_ops` would find the folder as an
+    empty namespace package. A folder named otherwise, or elsewhere, gets no warning."""
+    monkeypatch.setattr(sys, "path", [sys.path[0], str(tmp_path), *sys.path[1:]])
+    assert main(["init", "-q", str(tmp_path / "example_ops")]) == 0
+    assert capsys.readouterr().err == (
+        f"{tmp_path}/example_ops: warning: {tmp_path} is on Python's path (sys.path), so `import example_ops` finds "
+        f"the folder {tmp_path}/example_ops (a namespace package without its modules) before the package an "
+        f"editable install of it provides\n  hint: create the project outside {tmp_path}, or give the folder "
+        "another name than the package (opgen init DIR --package example_ops)\n")
+    assert main(["init", "-q", "--package", "tf_blur", str(tmp_path / "blur-project")]) == 0
+    assert main(["init", "-q", str(tmp_path / "deeper" / "example_ops")]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_init_never_overwrites(tmp_path, capsys):
     target = tmp_path / "example_ops"
     (target / "example_ops").mkdir(parents=True)
