@@ -206,7 +206,9 @@ def _graph_changes(old: OpEntry, new: OpEntry) -> list[Change]:
         if rule.split("_")[0].removesuffix("s") in rejected:
             continue
         rule, breaking, message = _beyond_tf(rule, message, old.op_def, new.op_def)
-        changes.append(Change(new.name, "graph", rule, breaking, message, _graph_location(new, part)))
+        # a part only the old side declares (SetIsStateful() dropped) is located where it stood
+        dropped = part and new.part_location(part) is None and old.part_location(part)
+        changes.append(Change(new.name, "graph", rule, breaking, message, dropped or _graph_location(new, part)))
     return changes
 
 
