@@ -2,15 +2,18 @@
 `tensorflow/`, `tsl/`, `xla/` and `third_party/` (the pinned tensorflow-cpu==2.21.0's
 `tf.sysconfig.get_include()`), each with the macros an op source sees once it includes it:
 `p` when it includes `tsl/platform/platform.h` (the platform macros, `PLATFORM_POSIX`...),
-`v` when it includes `tensorflow/core/public/version.h` (`TF_GRAPH_DEF_VERSION`...), directly
-or through other headers of the wheel. A line is `FLAGS PATH` (`-` for none), sorted by path.
+`v` when it includes `tensorflow/core/public/version.h` (`TF_GRAPH_DEF_VERSION`...), `s` when
+it includes `tensorflow/core/framework/common_shape_fns.h` (the named shape functions,
+`shape_inference::UnchangedShape`...), directly or through other headers of the wheel (each
+header counts as including itself). A line is `FLAGS PATH` (`-` for none), sorted by path.
 
     PYTHONPATH=. python tools/gen_tf_headers.py          # rewrite the file
     PYTHONPATH=. python tools/gen_tf_headers.py --check  # exit 1 when it differs
 
 An `#include` line counts whatever conditional it stands in (the headers include these two
 unconditionally); tests/gather/test_tf_headers.py checks the macros against g++ reading
-the real headers.
+the real headers, and the `s` flag against g++ compiling
+an op whose SetShapeFn names one of those functions.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 OUTPUT = REPO / "opgen" / "spec" / "tf_headers.txt.gz"
 LISTED = ("tensorflow/", "tsl/", "xla/", "third_party/")
-SOURCES = {"p": "tsl/platform/platform.h", "v": "tensorflow/core/public/version.h"}
+SOURCES = {"p": "tsl/platform/platform.h", "v": "tensorflow/core/public/version.h",
+           "s": "tensorflow/core/framework/common_shape_fns.h"}
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^">\n]+)[">]', re.MULTILINE)
 
 

@@ -60,6 +60,7 @@ from opgen.spec.shape_fn_names import (
     builtin_shape_fn,
     known_shape_fns,
     shape_fn_name,
+    undeclared_tf_shape_fn_warning,
     unknown_shape_fn_warning,
     unqualified,
 )
@@ -842,9 +843,15 @@ def _gather(
             errors.extend(errs)
         if scanned.shape_fn_definitions:
             defined_in.setdefault(path, scanned.shape_fn_definitions)
+        # every header read, none declaring TF's named shape functions: naming one fails in g++
+        undeclared_tf_fns = ("s" not in pp.tf_header_flags and not all_missing)
         for (op_def, shape_fn), reg in built:
             call = next((c for c in reg.calls if c.method == "SetShapeFn" and c.args), None)
             translation = scanned.translations.get(call.args[0].loc) if call is not None else None
+            if undeclared_tf_fns and call is not None and shape_fn is not None and translation is None:
+                warning = undeclared_tf_shape_fn_warning(shape_fn, scanned.declared_shape_fns, call.args[0].loc)
+                if warning is not None:
+                    shape_fn_warnings.append(warning)
             if core_ops is not None and is_tf_core_op(op_def.name) and not any(
                     fnmatch.fnmatchcase(op_def.name, glob) for glob in core_ops):
                 core_registrations.append(reg)

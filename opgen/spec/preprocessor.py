@@ -245,6 +245,7 @@ class Preprocessor:
         self.undefined_in_conditions = []
         self.skipped_registrations = []
         self._tf_macros_defined: set[str] = set()  # `tf_headers` flags whose macros this unit has
+        self.tf_header_flags: set[str] = set()  # the `tf_headers` flags of the TF headers it includes
         self.file_function_macros: set[str] = set()  # function-like macros the unit's files define (typo hints)
         self._errors: list[OpgenError] = []
         for name, value in self._cmdline:
@@ -670,8 +671,10 @@ class Preprocessor:
     def _tf_header(self, target: str, out: list[Token], depth: int) -> None:
         """A TensorFlow header, not read: the configuration macros it would define (once per
         unit, like its include guard; `opgen.spec.tf_headers`)."""
-        for flag in tf_header_flags(target) or "":
-            if flag not in self._tf_macros_defined:
+        flags = tf_header_flags(target) or ""
+        self.tf_header_flags.update(flags)
+        for flag in flags:
+            if flag in MACROS_BY_FLAG and flag not in self._tf_macros_defined:
                 self._tf_macros_defined.add(flag)
                 header, text = MACROS_BY_FLAG[flag]
                 self._file(f"<{header}>", text, out, depth + 1, read=False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+from collections.abc import Iterable
 
 from opgen.errors import Location, OpgenError
 from opgen_runtime.shapes.fn_names import PORTS
@@ -79,6 +80,23 @@ def _nearest_shape_fn(name: str, in_tf_namespace: bool) -> list[str]:
     once per name, not per op that names it)."""
     return difflib.get_close_matches(name, PORTS.keys() | TF_COMMON_SHAPE_FNS, n=1,
                                      cutoff=0.0 if in_tf_namespace else 0.8)
+
+
+def undeclared_tf_shape_fn_warning(name: str, declared: Iterable[str], location: Location) -> str | None:
+    """A warning for a `SetShapeFn` name of TF's common shape functions (unqualified or in its
+    `shape_inference` namespace) in a translation unit that declares neither it (`declared`) nor
+    includes `common_shape_fns.h` (the caller knows every header it read): g++ rejects the op."""
+    last = unqualified(name)
+    in_tf_namespace = name.lstrip(":").startswith(_TF_NAMESPACES)
+    if last not in TF_COMMON_SHAPE_FNS or last in declared or not (in_tf_namespace or "::" not in name.lstrip(":")):
+        return None
+    return OpgenError(
+        f"shape function '{name}' is declared in tensorflow/core/framework/common_shape_fns.h, which this file "
+        f"includes neither directly nor through its other headers: g++ rejects it ('{last}' is not a member of "
+        "'tensorflow::shape_inference'), so the op library does not compile",
+        location,
+        hint='add #include "tensorflow/core/framework/common_shape_fns.h"',
+    ).format_warning()
 
 
 def unknown_shape_fn_warning(name: str, location: Location, op: str = "MyOp") -> str | None:

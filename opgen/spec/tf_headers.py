@@ -9,6 +9,9 @@ the wheel's include directory).
   another platform), unless the build already defined one (its first test).
 - The version macros of `tensorflow/core/public/version.h` (`TF_GRAPH_DEF_VERSION` 2474,
   ...). TF 2.21's headers do not define `TF_MAJOR_VERSION`: its build passes it.
+- Whether it declares the named shape functions of `tensorflow/core/framework/common_shape_fns.h`
+  (`shape_inference::UnchangedShape`, ...): `op.h` and `shape_inference.h` do not, so an op
+  naming one in a file that includes neither that header nor one that does fails to compile.
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ VERSION_MACROS = """\
 #define TF_CHECKPOINT_VERSION 1
 """
 
-# flag in the data file -> (the header that defines the macros, their text)
+# flag in the data file -> (the header that defines the macros, their text); flag `s` defines none
 MACROS_BY_FLAG = {"p": ("tsl/platform/platform.h", PLATFORM_MACROS),
                   "v": ("tensorflow/core/public/version.h", VERSION_MACROS)}
 
@@ -91,5 +94,5 @@ def is_listed(path: str) -> bool:
 
 
 def tf_header_flags(path: str) -> str | None:
-    """The macro flags of a header of the wheel (`p`, `v`, both or ""), None if it has none such."""
+    """The flags of a header of the wheel (`p`, `v`, `s`, several or ""), None if it has none such."""
     return _headers().get(path)

@@ -6,7 +6,9 @@ from __future__ import annotations
 from opgen.spec.gather import gather
 from opgen_runtime.shapes.fn_names import PORTS
 
-HEADER = '#include "tensorflow/core/framework/op.h"\n'
+# (common_shape_fns.h declares TF's named shape functions: without it g++ rejects them, and
+# gathering warns so, test_tf_headers.py; real code includes op.h too)
+HEADER = '#include "tensorflow/core/framework/common_shape_fns.h"\n'
 
 
 def _warnings(tmp_path, text: str) -> list[str]:

@@ -88,3 +88,41 @@ def test_header_list_is_tfs_wheel():
     proc = subprocess.run([sys.executable, str(REPO / "tools" / "gen_tf_headers.py"), "--check"], capture_output=True,
                           text=True, check=False, env=dict(os.environ, PYTHONPATH=str(REPO), TF_CPP_MIN_LOG_LEVEL="3"))
     assert proc.returncode == 0, proc.stderr
+
+
+# Headers an op source may include alone before naming TF's `shape_inference::UnchangedShape`:
+# `op.h` and `shape_inference.h` do not declare it; `common_shape_fns.h` does, and so does
+# `resource_mgr.h` through it (trial18 #5).
+SHAPE_FN_HEADERS = (
+    ("tensorflow/core/framework/op.h",),
+    ("tensorflow/core/framework/op.h", "tensorflow/core/framework/shape_inference.h",
+     "tensorflow/core/framework/op_kernel.h"),
+    ("tensorflow/core/framework/op.h", "tensorflow/core/framework/common_shape_fns.h"),
+    ("tensorflow/core/framework/op.h", "tensorflow/core/framework/resource_mgr.h"),
+)
+
+
+@pytest.mark.parametrize("headers", SHAPE_FN_HEADERS, ids=lambda headers: "+".join(h.rsplit("/")[-1] for h in headers))
+def test_undeclared_tf_shape_fn_warning_equals_gxx_rejecting_the_op(headers, gxx, tmp_path):
+    """opgen warns that a `SetShapeFn(shape_inference::UnchangedShape)` does not compile exactly
+    when g++ rejects it, with g++'s reason."""
+    from opgen.spec.gather import gather
+
+    source = tmp_path / "ops.cc"
+    source.write_text("".join(f'#include "{h}"\n' for h in headers) + (
+        'namespace tensorflow {\nREGISTER_OP("Sf").Input("x: float").Output("y: float")\n'
+        "    .SetShapeFn(shape_inference::UnchangedShape);\n}  // namespace tensorflow\n"))
+    run = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Wno-deprecated-declarations", "-x", "c++",
+                          str(source), *gxx], capture_output=True, text=True, check=False,
+                         env=dict(os.environ, LC_ALL="C"))  # (ASCII quotes in its messages)
+    warnings = [w for w in gather([str(source)]).warnings if "common_shape_fns.h, which this file" in w]
+    if run.returncode == 0:
+        assert warnings == []
+    else:
+        assert "'UnchangedShape' is not a member of 'tensorflow::shape_inference'" in run.stderr
+        expected = (
+            f"{source}:{len(headers) + 3}:17: warning: shape function 'shape_inference::UnchangedShape' is declared in "
+            "tensorflow/core/framework/common_shape_fns.h, which this file includes neither directly nor through "
+            "its other headers: g++ rejects it ('UnchangedShape' is not a member of 'tensorflow::shape_inference'), "
+            'so the op library does not compile\n  hint: add #include "tensorflow/core/framework/common_shape_fns.h"')
+        assert warnings == [expected]
