@@ -59,9 +59,14 @@ def builtin_shape_fn(name: str) -> bool:
     the runtime's port of TF's function: a known name, unqualified or in TF's
     `shape_inference` namespace (`mine::UnchangedShape` is the project's function; so is a
     unit's own `UnchangedShape`, which gathering translates instead)."""
-    if unqualified(name) not in PORTS:
-        return False
-    return "::" not in name.lstrip(":") or name.lstrip(":").startswith(_TF_NAMESPACES)
+    return unqualified(name) in PORTS and _may_be_tfs(name)
+
+
+def _may_be_tfs(name: str) -> bool:
+    """Whether a `SetShapeFn` name may mean a function of TF's `shape_inference` namespace:
+    unqualified (`UnchangedShape`, with a using-declaration) or qualified by that namespace."""
+    bare = name.lstrip(":")
+    return "::" not in bare or bare.startswith(_TF_NAMESPACES)
 
 
 def known_shape_fns() -> frozenset[str]:
@@ -87,8 +92,7 @@ def undeclared_tf_shape_fn_warning(name: str, declared: Iterable[str], location:
     `shape_inference` namespace) in a translation unit that declares neither it (`declared`) nor
     includes `common_shape_fns.h` (the caller knows every header it read): g++ rejects the op."""
     last = unqualified(name)
-    in_tf_namespace = name.lstrip(":").startswith(_TF_NAMESPACES)
-    if last not in TF_COMMON_SHAPE_FNS or last in declared or not (in_tf_namespace or "::" not in name.lstrip(":")):
+    if last not in TF_COMMON_SHAPE_FNS or last in declared or not _may_be_tfs(name):
         return None
     return OpgenError(
         f"shape function '{name}' is declared in tensorflow/core/framework/common_shape_fns.h, which this file "
@@ -110,7 +114,7 @@ def unknown_shape_fn_warning(name: str, location: Location, op: str = "MyOp") ->
         return None
     register = f'{_REGISTER}("{op}", fn)'
     in_tf_namespace = name.lstrip(":").startswith(_TF_NAMESPACES)
-    if last in TF_COMMON_SHAPE_FNS and (in_tf_namespace or "::" not in name.lstrip(":")):
+    if last in TF_COMMON_SHAPE_FNS and _may_be_tfs(name):
         return OpgenError(
             f"shape function '{name}' is one of TensorFlow's (common_shape_fns.h) that opgen's runtime has no port "
             "of, so without TensorFlow the op's outputs get unknown shapes (on TensorFlow, TF's own function runs)",
