@@ -19,18 +19,23 @@ users' machines (`check_wrappers`, `build_ext.check_packaged`): wrappers stale a
 sources (`opgen build --check`; a library compiled from edited sources would import with an
 `OpLibraryWarning`, and its ops would raise `OpLibraryError: ... does not match the module`),
 a generated module setuptools would not pack (a split module's subpackage missing from the
-packages), or an op library a module loads that the setup neither builds nor ships.
+packages), or an op library a module loads that the setup neither builds nor ships. After
+compiling, it refuses one whose libraries fail on TensorFlow as its users would load them
+(`build_ext.check_loaded`): a library that does not load (an undefined symbol), or that lacks
+the ops of a module mapped to it (`[tool.opgen.libraries]`).
 
 setuptools is imported here, not by the rest of opgen: only a package build needs it.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path, PurePosixPath
+from typing import Any, NamedTuple
 
 import tomllib
 from setuptools import Extension
@@ -39,6 +44,9 @@ from setuptools.errors import SetupError
 
 from opgen.config import load_config
 from opgen.module_groups import module_library
+
+# Set (to anything) to build without `build_ext.check_loaded`.
+SKIP_LIBRARY_CHECK = "OPGEN_SKIP_LIBRARY_CHECK"
 
 _TF_FLAGS = (
     "import json, tensorflow as tf; "
@@ -67,11 +75,16 @@ class OpLibrary(Extension):  # type: ignore[misc]
 def tensorflow_flags() -> tuple[list[str], list[str]]:
     """TensorFlow's (compile, link) flags for custom ops (`tf.sysconfig`), asked of a child
     process so the build's own process never imports TensorFlow."""
-    run = subprocess.run([sys.executable, "-c", _TF_FLAGS], capture_output=True, text=True, check=False,
+    return _tensorflow_flags(sys.executable)
+
+
+@functools.cache  # once per build, not per library: importing TensorFlow takes seconds
+def _tensorflow_flags(python: str) -> tuple[list[str], list[str]]:
+    run = subprocess.run([python, "-c", _TF_FLAGS], capture_output=True, text=True, check=False,
                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
     if run.returncode != 0:
         raise RuntimeError(
-            f"building an op library needs TensorFlow importable by {sys.executable}: install it there "
+            f"building an op library needs TensorFlow importable by {python}: install it there "
             "(pip install tensorflow-cpu), and build without isolation so that the build sees it "
             f"(pip wheel --no-build-isolation .):\n{run.stderr.strip()}")
     compile_flags, link_flags = json.loads(run.stdout.strip().splitlines()[-1])
@@ -142,6 +155,15 @@ def _generated_modules(project: str, out: Path) -> dict[str, list[Path]]:
     return modules
 
 
+class _LoadingModule(NamedTuple):
+    """A generated module whose op library the wheel holds (`build_ext.check_packaged`)."""
+
+    name: str  # as opgen names it (`gen_my_ops`)
+    files: list[Path]  # in the source tree
+    library: Path  # in the source tree
+    out: Path  # [tool.opgen] out: what `libraries` paths are relative to
+
+
 # Subclasses setuptools' (Any to mypy, as for OpLibrary).
 class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - setuptools' command name
     """setuptools' `build_ext`, which also compiles `OpLibrary` extensions with g++ and TF's
@@ -149,17 +171,23 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
     the wheel to hold them and their op libraries (`check_packaged`)."""
 
     def run(self) -> None:
-        if any(isinstance(ext, OpLibrary) for ext in self.extensions):
-            # the project root: where setuptools runs setup.py, and what OpLibrary sources are relative to
-            project = os.getcwd()
-            check_wrappers(project)
-            self.check_packaged(project)
+        if not any(isinstance(ext, OpLibrary) for ext in self.extensions):
+            super().run()
+            return
+        # the project root: where setuptools runs setup.py, and what OpLibrary sources are relative to
+        project = os.getcwd()
+        check_wrappers(project)
+        loading, built = self.check_packaged(project)
         super().run()
+        if loading and not os.environ.get(SKIP_LIBRARY_CHECK):
+            self.check_loaded(project, loading, built)
 
-    def check_packaged(self, project: str) -> None:
+    def check_packaged(self, project: str) -> tuple[list[_LoadingModule], set[Path]]:
         """Raise `SetupError` unless the wheel would hold every generated module of the project
         and the op library each loads: setuptools packs only the packages it is told of (a split
-        module is a subpackage) and data files it is told of, and builds without a word otherwise."""
+        module is a subpackage) and data files it is told of, and builds without a word otherwise.
+        The modules whose library the wheel holds and the libraries the setup builds (source
+        tree paths), for `check_loaded`."""
         config = load_config(Path(project))
         out = config.path(config.out).resolve()
         build_py = self.get_finalized_command("build_py")
@@ -167,16 +195,76 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
         built = {self._package_dir(self.get_ext_fullname(ext.name).rpartition(".")[0]) / ext.path.name
                  for ext in self.extensions if isinstance(ext, OpLibrary)}
         shipped = {Path(src_dir, name).resolve() for _, src_dir, _, names in build_py.data_files for name in names}
-        errors, unpacked = [], []
+        errors, unpacked, loading = [], [], []
         for module, files in _generated_modules(project, out).items():
             unpacked += [(module, folder) for folder in sorted({file.parent for file in files if file not in packed})]
             library = module_library(module, config.libraries, config.library)
-            if library and (path := self._library_path(library, out)) and path not in built | shipped:
-                errors.append(self._unbuilt_error(module, library, path, project))
+            if library and (path := self._library_path(library, out)):
+                if path in built | shipped:
+                    loading.append(_LoadingModule(module, files, path, out))
+                else:
+                    errors.append(self._unbuilt_error(module, library, path, project))
         if unpacked:
             errors.insert(0, self._unpacked_error(unpacked, project))
         if errors:
             raise SetupError("\n".join(errors))
+        return loading, built
+
+    def check_loaded(self, project: str, loading: list[_LoadingModule], built: set[Path]) -> None:
+        """Raise `SetupError` unless the modules of `loading`, as the build put them with their
+        compiled libraries, register those libraries with TensorFlow as on a user's machine
+        (`opgen.library_check`, in a child process: it imports TensorFlow)."""
+        request = {"modules": [self._loaded_as(m) for m in loading],
+                   "libraries": sorted(str(self._built(path)) for path in built)}
+        run = subprocess.run([sys.executable, "-m", "opgen.library_check", json.dumps(request)], cwd=project,
+                             capture_output=True, text=True, check=False,
+                             env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+        if run.returncode != 0:
+            raise SetupError(f"checking the compiled op libraries with TensorFlow failed (exit {run.returncode}):\n"
+                             f"{(run.stdout + run.stderr).strip()}\nTo build without this check, set "
+                             f"{SKIP_LIBRARY_CHECK}=1.")
+        report = json.loads(run.stdout.strip().splitlines()[-1])
+        if report["error"] is not None:
+            raise SetupError(self._unloadable_error(report, loading, built, project))
+
+    def _loaded_as(self, module: _LoadingModule) -> tuple[str, str, bool]:
+        """(dotted name, file to execute, is a package) of a generated module, where the build put it."""
+        first = min(module.files)
+        if first.name == "__init__.py" and first.parent.name == module.name:  # a module split into parts
+            return self._package_name(first.parent) or module.name, str(self._built(first)), True
+        package = self._package_name(first.parent)
+        return f"{package}.{module.name}" if package else module.name, str(self._built(first)), False
+
+    def _built(self, path: Path) -> Path:
+        """Where the build put `path`, a file of a package in the source tree: below build_lib, or
+        the source tree itself when building in place (`--inplace`, editable installs)."""
+        package = self._package_name(path.parent)
+        if self.inplace or getattr(self, "editable_mode", False) or package is None:
+            return path
+        return Path(self.build_lib, *package.split("."), path.name)
+
+    def _unloadable_error(self, report: dict[str, Any], loading: list[_LoadingModule], built: set[Path],
+                          project: str) -> str:
+        """The refusal of a wheel whose libraries fail on TensorFlow, with, for a module whose
+        library lacks its ops, the built library that registers them."""
+        in_tree = {str(self._built(path)): path for path in built}
+        fixes = []
+        for module, (name, _, _) in zip(loading, map(self._loaded_as, loading)):
+            own = report["libraries"].get(str(self._built(module.library)))
+            missing = [op for op in report["modules"].get(name, []) if isinstance(own, list) and op not in own]
+            for path, ops in report["libraries"].items():
+                if missing and isinstance(ops, list) and set(missing) <= set(ops) and path in in_tree:
+                    other = in_tree[path]
+                    setting = PurePosixPath(os.path.relpath(other, module.out)).as_posix()
+                    fixes.append(f"map module {module.name} to {os.path.relpath(other, project)}, which registers "
+                                 f'{", ".join(missing)}: [tool.opgen.libraries] "{module.name}" = "{setting}", '
+                                 "then run `opgen build`")
+                    break
+        fix = f"To fix, {'; '.join(fixes)}, and" if fixes else "Fix what the error names, and"
+        return (f"the wheel's op libraries would fail on TensorFlow: {report['error']}\nIts users would get an "
+                f"OpLibraryWarning at import and an OpLibraryError from each op of that library. {fix} build the "
+                "wheel again. (To build for machines this one cannot stand in for, such as a GPU library where CUDA "
+                f"is missing, set {SKIP_LIBRARY_CHECK}=1.)")
 
     def _package_dir(self, package: str) -> Path:
         """The folder of `package` in the source tree (build_py's: `package_dir` respected)."""

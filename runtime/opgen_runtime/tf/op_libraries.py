@@ -251,7 +251,7 @@ def _register(module_name: str, library: str, stacklevel: int) -> None:
     if missing:
         raise OpLibraryError(
             f"{source} {'registers' if loaded_here else 'include'} no op {', '.join(missing)}; rebuild the library "
-            "or the wrappers"
+            f"or the wrappers, or, if another library registers them, {_FIX_LIBRARY}"
         )
     errors, notes = _compare(module_ops, registered)
     if errors:  # with the compatible differences too: the rebuild that fixes the errors removes them
