@@ -9,6 +9,7 @@ exit status 2; nothing is written when a command fails.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import errno
 import importlib
 import os
@@ -507,6 +508,14 @@ def _parse(argv: list[str]) -> Invocation | int:
     return result if isinstance(result, Invocation) else int(result or 0)
 
 
+def _closest(typed: str, options: Sequence[str]) -> list[str]:
+    """click's guesses for a misspelt option (difflib's close matches), less those clearly
+    farther than the best: `--chek` gets `--check`, not `--help` as well."""
+    ratios = {option: difflib.SequenceMatcher(None, typed, option).ratio() for option in options}
+    best = max(ratios.values())
+    return [option for option in options if ratios[option] >= best - 0.1]
+
+
 def _usage_error(e: click.UsageError) -> str:
     """click's usage error as one located-style message, with the usage line and a hint."""
     ctx = e.ctx
@@ -523,6 +532,9 @@ def _usage_error(e: click.UsageError) -> str:
         if owners:
             message = click.NoSuchOption(e.option_name, ctx=ctx).format_message()
             hint = f"\n  hint: {e.option_name} is an option of " + " and ".join(f"'opgen {o}'" for o in owners)
+        elif e.possibilities:
+            guesses = _closest(e.option_name, e.possibilities)
+            message = click.NoSuchOption(e.option_name, possibilities=guesses, ctx=ctx).format_message()
     return (f"{ctx.get_usage()}\nopgen: error: {message}{hint}\n"
             f"Try '{ctx.command_path} --help' for help.")
 

@@ -161,6 +161,10 @@ def test_user_error_is_located_exit_2(project):
     (["build", "--report-shapes"], ("No such option '--report-shapes'.\n  hint: --report-shapes is an option of "
                                    "'opgen oplist'\n")),
     (["oplist", "--git", "HEAD"], "No such option '--git'.\n  hint: --git is an option of 'opgen diff'\n"),
+    # click's guesses, less those clearly farther than the best (trial19 #6: not '--help' too)
+    (["build", "--chek"], "No such option '--chek'. Did you mean '--check'?\n"),
+    (["build", "--hepl"], "No such option '--hepl'. Did you mean '--help'?\n"),
+    (["build", "--dif"], "No such option '--dif'. Did you mean '--diff'?\n"),
     (["oplist", "--format", "xml"], "Invalid value for '--format'"),
     (["build", "--jobs", "-1"], "Invalid value for '-j' / '--jobs'"),
     (["build", "--jobs", "two"], "'two' is not a valid integer"),
