@@ -180,10 +180,18 @@ class _Reader:
         return None
 
     def _located(self, e: text_format.ParseError, piece: str, lines_before: int) -> OpgenError:
+        opener = _unclosed(piece)
+        if opener is not None and re.fullmatch(r'\d+:\d+ ?: ?Expected "[}>\]]".', str(e)):
+            # protobuf points at the last value read; what is wrong is a brace the file never closes
+            line = piece.count("\n", 0, opener) + 1
+            column = opener - (piece.rfind("\n", 0, opener) + 1) + 1
+            closing = _CLOSING[piece[opener]]
+            return OpgenError(
+                f'cannot parse as {FORMAT_TITLES[self.fmt]}: this "{piece[opener]}" is never closed: the file ends '
+                f'before its "{closing}"', self._location(line + lines_before, column),
+                hint=f'add "{closing}" after the last field it holds')
         line = e.GetLine() or 0
-        file_line = line + lines_before
-        loc = Location(self.display, self.line_map[file_line - 1] if 0 < file_line <= len(self.line_map)
-                       else file_line, e.GetColumn() or 0)
+        loc = self._location(line + lines_before, e.GetColumn() or 0)
         message = re.sub(r"^\d+:\d+ ?: ?", "", str(e))
         piece_lines = piece.split("\n")
         if 0 < line <= len(piece_lines):  # protobuf echoes the line: it is in the location already
@@ -192,6 +200,10 @@ class _Reader:
         return OpgenError(
             f"cannot parse as {FORMAT_TITLES[self.fmt]}: {message}", loc, hint=parse_hint(message, self.fmt, before)
         )
+
+    def _location(self, line: int, column: int) -> Location:
+        """Line `line` of the text as read (multi-line strings joined) at its line in the file."""
+        return Location(self.display, self.line_map[line - 1] if 0 < line <= len(self.line_map) else line, column)
 
     def recover(self, error: OpgenError) -> tuple[str, list[OpgenError], set[int]]:
         """The text with each entry or field that does not parse blanked out, their errors
@@ -282,6 +294,18 @@ def _tokens(text: str) -> list[tuple[str, int, int]]:
 
 
 _CLOSING = {"{": "}", "<": ">", "[": "]"}
+
+
+def _unclosed(text: str) -> int | None:
+    """The offset of the innermost brace (`{`, `<`, `[`) `text` opens and never closes, when its
+    braces are otherwise balanced; else None."""
+    stack = []
+    for kind, start, _ in _tokens(text):
+        if kind in _CLOSING:
+            stack.append(start)
+        elif kind in ("}", ">", "]") and (not stack or _CLOSING[text[stack.pop()]] != kind):
+            return None
+    return stack[-1] if stack else None
 
 
 def _fields(tokens: list[tuple[str, int, int]], pos: int, end: int) -> list[tuple[int, int, int, int]] | None:
