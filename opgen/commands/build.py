@@ -310,7 +310,10 @@ def _gather(settings: Settings) -> GatherResult:
         require_ops=True,
         jobs=settings.jobs,
     )  # a build from no ops would delete every module
-    for pattern in unmatched_patterns((op.name for op in gathered.op_list.op), config.modules):
+    # sources named on the command line may be a few of the project's: the patterns of the
+    # others' ops and modules then rightly match nothing
+    all_sources = settings.input.sources == tuple(config.source_paths())
+    for pattern in unmatched_patterns((op.name for op in gathered.op_list.op), config.modules if all_sources else {}):
         report(
             OpgenError(
                 f"[tool.opgen.modules] pattern {pattern!r} matches no op",
@@ -339,7 +342,7 @@ def _gather(settings: Settings) -> GatherResult:
         )
     if config.libraries:
         modules = group_ops(gathered.op_list, gathered.sources, config.modules, config.where("modules"))
-        for pattern in unmatched_patterns(modules, config.libraries):
+        for pattern in unmatched_patterns(modules, config.libraries if all_sources else {}):
             report(
                 OpgenError(
                     f"[tool.opgen.libraries] pattern {pattern!r} matches no module",

@@ -224,6 +224,19 @@ def test_libraries_give_each_module_its_library_and_warn_at_a_pattern_matching_n
     assert "gen_a loads" not in err
 
 
+def test_a_build_of_some_sources_does_not_warn_of_the_patterns_of_others(run, tmp_path):
+    """`opgen build cc/b.cc` in a project of two files: the patterns for cc/a.cc's ops and module
+    match nothing in this build, rightly; the build of all sources still warns (trial19 #5)."""
+    (tmp_path / "cc" / "b.cc").write_text(OP.replace('"OpA"', '"OpB"'))
+    toml = ('[tool.opgen]\nsources = ["cc"]\nlibrary = "_default.so"\n[tool.opgen.modules]\n"OpA" = "gen_a"\n'
+            '[tool.opgen.libraries]\n"gen_a" = "_a.so"\n')
+    assert run(toml, "build", "--quiet", "cc/b.cc") == (0, "")
+    code, err = run(toml, "build", "--quiet", "--dry-run")
+    assert (code, err) == (0, "")
+    code, err = run(toml.replace('"OpA" = "gen_a"', '"OpZ" = "gen_a"'), "build", "--quiet", "--dry-run")
+    assert code == 0 and "[tool.opgen.modules] pattern 'OpZ' matches no op" in err
+
+
 def test_files_of_one_name_in_two_directories_share_a_module_with_a_warning(run, tmp_path):
     """`cc/a.cc` and `cc/more/a.cc` both make gen_a, which loads one library: said at the second
     file's first op, with the module rule that separates them; a rule that does silences it."""
