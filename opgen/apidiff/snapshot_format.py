@@ -21,6 +21,7 @@ from opgen.apidiff.snapshot_schema import FORMAT_TAG, snapshot_problem
 from opgen.errors import Location, OpgenError
 from opgen.json_input import JsonProblem, field_location, load_json
 from opgen.output_escape import md_code, md_code_block, md_text
+from opgen.python_api.function import signature_text
 from opgen.spec.kernel_summary import placement_text, runs_on
 from opgen.spec.oplist_io import op_def_problem
 from opgen.tf_text.attr_text import summarize_attr_value
@@ -171,6 +172,15 @@ def _function_from_json(item: dict[str, Any]) -> Function:
     )
 
 
+def _check_signature(fn: dict[str, Any], where: str) -> None:
+    """A function's `signature` is what its name and params give (a hand edit of one alone
+    would show one API and compare another)."""
+    expected = signature_text(fn["name"], [(p["name"], p.get("default")) for p in fn.get("params", ())])
+    if fn["signature"] != expected:
+        raise JsonProblem(f"{where}.signature", f"{fn['signature']!r} is not the signature its name and params give, "
+                                                f"{expected!r}")
+
+
 def _kernels_from_json(data: dict[str, Any]) -> dict[str, dict[str, tuple[str, ...] | None]]:
     return {device: {attr: None if types == "any" else tuple(types) for attr, types in per_attr.items()}
             for device, per_attr in data.items()}
@@ -199,6 +209,8 @@ def _read_json(text: str, path: str, first_line: int) -> Snapshot:
             if item["op"] in snapshot.ops:
                 raise JsonProblem(f"ops[{i}].op", f"op {item['op']!r} is listed twice")
             fn = item.get("function")
+            if fn:
+                _check_signature(fn, f"ops[{i}].function")
             entry = OpEntry(
                 op_def=_op_def_from_json(item["op"], item["graph"], f"ops[{i}].graph"),
                 function=_function_from_json(fn) if fn else None,

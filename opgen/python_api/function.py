@@ -129,8 +129,14 @@ class FunctionApi:
 
     def signature_text(self) -> str:
         """`name(x, y, keep_dims=False, name=None)`: the signature without annotations."""
-        parts = [p.name if p.default is None else f"{p.name}={p.default}" for p in self.params]
-        return f"{self.name}({', '.join([*parts, 'name=None'])})"
+        return signature_text(self.name, [(p.name, p.default) for p in self.params])
+
+
+def signature_text(name: str, params: Iterable[tuple[str, str | None]]) -> str:
+    """Function `name`'s signature without annotations, from its (name, default source or
+    None) parameters before the trailing `name=None` (what API snapshots record)."""
+    parts = [param if default is None else f"{param}={default}" for param, default in params]
+    return f"{name}({', '.join([*parts, 'name=None'])})"
 
 
 @dataclass(frozen=True)

@@ -532,3 +532,21 @@ def test_malformed_snapshot_field_is_located_at_its_line(project, capsys, fmt):
     column = lines[line - 1].index('"type"') + 1
     assert code == 2 and err.startswith(f"api.{fmt}:{line}:{column}: error: malformed API snapshot: ops["), err
     assert "].type: expected a string, got an integer\n" in err
+
+
+@pytest.mark.parametrize("fmt", ["json", "md"])
+def test_snapshot_signature_contradicting_its_params_is_located_at_it(project, capsys, fmt):
+    """trial19 #3: a hand edit of a function's `signature` alone (it would show one API and
+    compare another) is an error at that key."""
+    assert run_cli(["api", "--format", fmt, "-o", f"api.{fmt}"], capsys)[0] == 0
+    path = project / f"api.{fmt}"
+    lines = path.read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if '"signature": ' in text)
+    signature = json.loads(lines[line - 1].split(": ", 1)[1].rstrip(",").replace("\\u002d", "-"))
+    edited = signature.replace("name=None", "extra=1, name=None")
+    lines[line - 1] = lines[line - 1].replace("name=None", "extra=1, name=None")
+    path.write_text("\n".join(lines) + "\n")
+    code, _, err = run_cli(["diff", f"api.{fmt}", f"api.{fmt}"], capsys)
+    column = lines[line - 1].index('"signature"') + 1
+    assert code == 2 and err.startswith(f"api.{fmt}:{line}:{column}: error: malformed API snapshot: ops["), err
+    assert f"].function.signature: {edited!r} is not the signature its name and params give, {signature!r}" in err
