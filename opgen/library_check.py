@@ -5,7 +5,8 @@ that does not load (an undefined symbol), lacks a module's ops (the module mappe
 library) or differs from its module fails the build instead of the users' first call.
 
 Usage: python -m opgen.library_check JSON, JSON being {"modules": [[name, file, is_package], ...],
-"libraries": [path, ...]} (the libraries the setup built). Prints one JSON line: {"error": the
+"libraries": [path, ...] (the libraries the setup built), "packages_root": the folder the built
+packages import from (a `package:resource` library is found through its package)}. Prints one JSON line: {"error": the
 OpLibraryError's message or null, "modules": {name: [op names]}, "libraries": {path: [op names],
 or the message of TensorFlow's failure to load it}} (the op lists only with an error: they say
 which library registers the ops a module lacks). Imports TensorFlow; never imported by opgen.
@@ -33,6 +34,7 @@ def _load_module(name: str, file: str, is_package: bool) -> None:
 
 def main(argument: str) -> dict[str, object]:
     request = json.loads(argument)
+    sys.path.insert(0, request["packages_root"])
     from opgen_runtime import OpLibraryError, load_op_libraries
     from opgen_runtime.ops import registry
 
@@ -41,7 +43,7 @@ def main(argument: str) -> dict[str, object]:
         _load_module(name, file, is_package)
         names.append(name)
     try:
-        load_op_libraries(*names)
+        load_op_libraries()  # every module loaded: a split module's parts each register theirs
     except OpLibraryError as e:
         from opgen.errors import OpgenError
         from opgen.spec.op_library import op_list_from_library
@@ -52,7 +54,8 @@ def main(argument: str) -> dict[str, object]:
                 libraries[path] = [op.name for op in op_list_from_library(path).op]
             except OpgenError as failed:
                 libraries[path] = failed.message
-        modules = {name: sorted(registry.op_defs_of(name)) for name in names}
+        modules = {name: sorted(op for part in sys.modules if part == name or part.startswith(name + ".")
+                                for op in registry.op_defs_of(part)) for name in names}
         return {"error": str(e), "modules": modules, "libraries": libraries}
     return {"error": None, "modules": {}, "libraries": {}}
 

@@ -215,7 +215,8 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
         compiled libraries, register those libraries with TensorFlow as on a user's machine
         (`opgen.library_check`, in a child process: it imports TensorFlow)."""
         request = {"modules": [self._loaded_as(m) for m in loading],
-                   "libraries": sorted(str(self._built(path)) for path in built)}
+                   "libraries": sorted(str(self._built(path)) for path in built),
+                   "packages_root": str(self._packages_root(loading[0].library))}
         run = subprocess.run([sys.executable, "-m", "opgen.library_check", json.dumps(request)], cwd=project,
                              capture_output=True, text=True, check=False,
                              env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
@@ -234,6 +235,16 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
             return self._package_name(first.parent) or module.name, str(self._built(first)), True
         package = self._package_name(first.parent)
         return f"{package}.{module.name}" if package else module.name, str(self._built(first)), False
+
+    def _packages_root(self, path: Path) -> Path:
+        """The folder the built packages are imported from (a `package:resource` library is
+        found through its package), given `path`, a file of one of them in the source tree."""
+        top = (self._package_name(path.parent) or "").partition(".")[0]
+        if not top:
+            return path.parent
+        if self.inplace or getattr(self, "editable_mode", False):
+            return self._package_dir(top).parent
+        return Path(self.build_lib)
 
     def _built(self, path: Path) -> Path:
         """Where the build put `path`, a file of a package in the source tree: below build_lib, or
