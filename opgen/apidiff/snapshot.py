@@ -25,7 +25,7 @@ class Param:
     """One parameter of a generated function."""
 
     name: str  # Python name (after renames and reserved-word escaping)
-    binds: str  # what it feeds: "input x", "attr T", or "name" for the trailing name=None
+    binds: str  # the OpDef arg or attr it feeds: "input x", "attr T" (a parameter `lambda_`: "attr lambda")
     default: str | None = None  # Python source of the default; None when required
 
 

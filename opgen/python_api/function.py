@@ -66,6 +66,7 @@ class TypeVarDef:
 class Param:
     name: str  # Python parameter name (ApiDef rename, AvoidPythonReserved)
     keyword: str  # `_apply_op_helper` keyword: OpDef name through AvoidPythonReserved
+    op_def_name: str  # the OpDef arg or attr it feeds
     kind: str  # "input" | "attr"
     annotation: str  # annotation source (`opgen_runtime.api_types` aliases, builtins, Literal)
     default: str | None  # default value source; None = required
@@ -348,6 +349,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None = 
                 Param(
                     name=pname,
                     keyword=avoid_reserved(graph_name),  # checked with the other OpDef names above
+                    op_def_name=graph_name,
                     kind="input",
                     annotation=annotation,
                     default=None,
@@ -367,6 +369,7 @@ def function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None = 
             Param(
                 name=pname,
                 keyword=avoid_reserved(graph_name),  # checked with the other OpDef names above
+                op_def_name=graph_name,
                 kind="attr",
                 annotation=_attr_annotation(attr, typevars, py.default),
                 default=attr_default(py.default, pname) if py.default is not None else None,
