@@ -312,7 +312,7 @@ def _gather(settings: Settings) -> GatherResult:
     )  # a build from no ops would delete every module
     # sources named on the command line may be a few of the project's: the patterns of the
     # others' ops and modules then rightly match nothing
-    all_sources = settings.input.sources == tuple(config.source_paths())
+    all_sources = _reads_configured_sources(settings)
     for pattern in unmatched_patterns((op.name for op in gathered.op_list.op), config.modules if all_sources else {}):
         report(
             OpgenError(
@@ -365,6 +365,28 @@ def _gather(settings: Settings) -> GatherResult:
                     ).format_warning()
                 )
     return gathered
+
+
+def _reads_configured_sources(settings: Settings) -> bool:
+    """Whether the build reads [tool.opgen] sources, not sources named on the command line instead."""
+    return settings.input.sources == tuple(settings.config.source_paths())
+
+
+def _check_deletes(settings: Settings, out: Path, changes: Changes) -> None:
+    """A build of sources named on the command line in a project that configures its own
+    (`opgen build ops/a.cc`) may not delete the modules of the others: they replace [tool.opgen]
+    sources, so those modules are not part of the build, yet they are no less wanted."""
+    config = settings.config
+    if not changes.delete or "sources" not in config.written or _reads_configured_sources(settings):
+        return
+    deleted = ", ".join(_printed(out / rel) for rel in changes.delete)
+    raise OpgenError(
+        f"this build reads the sources named on the command line instead of [tool.opgen] sources, and would "
+        f"delete what the others generate: {deleted}",
+        config.where("sources"),
+        hint="run `opgen build` without sources to build all of the project's; to build these sources alone, give "
+             "them an output directory of their own (--out DIR)",
+    )
 
 
 def _compared(out: Path, outputs: dict[str, bytes], result: RenderResult, phases: _Phases) -> Changes:
@@ -453,6 +475,7 @@ def run(settings: Settings) -> int:
     outputs = {**result.files, **api_snapshot}
     if reviewing:
         changes = _compared(opts.out, outputs, result, phases)
+        _check_deletes(settings, opts.out, changes)
         if settings.check or settings.diff:
             return _report_stale(settings, opts, changes)
         for rel in [*changes.write, *changes.delete]:
@@ -461,6 +484,7 @@ def run(settings: Settings) -> int:
         return 0
     with build_lock(opts.out):  # compared under the lock: no other build commits in between
         changes = _compared(opts.out, outputs, result, phases)
+        _check_deletes(settings, opts.out, changes)
         if depfile is not None and settings.depfile:
             write_output(Path(settings.depfile), depfile)
         commit(opts.out, changes)

@@ -226,11 +226,24 @@ def test_libraries_give_each_module_its_library_and_warn_at_a_pattern_matching_n
 
 def test_a_build_of_some_sources_does_not_warn_of_the_patterns_of_others(run, tmp_path):
     """`opgen build cc/b.cc` in a project of two files: the patterns for cc/a.cc's ops and module
-    match nothing in this build, rightly; the build of all sources still warns (trial19 #5)."""
+    match nothing in this build, rightly; the build of all sources still warns (trial19 #5).
+    That build may not delete cc/a.cc's module, which a build of all sources wrote (trial20 #2):
+    an error at [tool.opgen] sources, nothing written; into an output directory of its own, it builds."""
     (tmp_path / "cc" / "b.cc").write_text(OP.replace('"OpA"', '"OpB"'))
     toml = ('[tool.opgen]\nsources = ["cc"]\nlibrary = "_default.so"\n[tool.opgen.modules]\n"OpA" = "gen_a"\n'
             '[tool.opgen.libraries]\n"gen_a" = "_a.so"\n')
     assert run(toml, "build", "--quiet", "cc/b.cc") == (0, "")
+    assert run(toml, "build", "--quiet") == (0, "")
+    before = {p: p.read_bytes() for p in (tmp_path / "generated").rglob("*") if p.is_file()}
+    for check in ([], ["--check"]):
+        code, err = run(toml, "build", "--quiet", "cc/b.cc", *check)
+        assert code == 2 and err.startswith(
+            "pyproject.toml:2:1: error: this build reads the sources named on the command line instead of "
+            "[tool.opgen] sources, and would delete what the others generate: generated/gen_a.py\n"), err
+        assert "--out DIR" in err
+    assert {p: p.read_bytes() for p in (tmp_path / "generated").rglob("*") if p.is_file()} == before
+    assert run(toml, "build", "--quiet", "cc/b.cc", "--out", "alone") == (0, "")
+    assert (tmp_path / "alone" / "gen_b.py").is_file() and not (tmp_path / "alone" / "gen_a.py").exists()
     code, err = run(toml, "build", "--quiet", "--dry-run")
     assert (code, err) == (0, "")
     code, err = run(toml.replace('"OpA" = "gen_a"', '"OpZ" = "gen_a"'), "build", "--quiet", "--dry-run")
