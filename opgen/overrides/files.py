@@ -181,15 +181,16 @@ class _Reader:
 
     def _located(self, e: text_format.ParseError, piece: str, lines_before: int) -> OpgenError:
         opener = _unclosed(piece)
-        if opener is not None and re.fullmatch(r'\d+:\d+ ?: ?Expected "[}>\]]".', str(e)):
-            # protobuf points at the last value read; what is wrong is a brace the file never closes
+        if opener is not None and self._unclosed_entry_error(str(e)):
+            # protobuf points at the last value read, or at the next entry read as a field of the
+            # unclosed one; what is wrong is a brace the file never closes
             line = piece.count("\n", 0, opener) + 1
             column = opener - (piece.rfind("\n", 0, opener) + 1) + 1
             closing = _CLOSING[piece[opener]]
             return OpgenError(
                 f'cannot parse as {FORMAT_TITLES[self.fmt]}: this "{piece[opener]}" is never closed: the file ends '
                 f'before its "{closing}"', self._location(line + lines_before, column),
-                hint=f'add "{closing}" after the last field it holds')
+                hint=f'add "{closing}" where its entry ends: after its last field, before the next entry')
         line = e.GetLine() or 0
         loc = self._location(line + lines_before, e.GetColumn() or 0)
         message = re.sub(r"^\d+:\d+ ?: ?", "", str(e))
@@ -200,6 +201,15 @@ class _Reader:
         return OpgenError(
             f"cannot parse as {FORMAT_TITLES[self.fmt]}: {message}", loc, hint=parse_hint(message, self.fmt, before)
         )
+
+    def _unclosed_entry_error(self, message: str) -> bool:
+        """Whether protobuf's `message` is what an entry left open gives: the end of the file where
+        its closing brace was expected, or the next entry read as a field of it."""
+        if re.fullmatch(r'\d+:\d+ ?: ?Expected "[}>\]]".', message):
+            return True
+        unknown = re.search(r'Message type "([\w.]+)" has no field named "(\w+)"', message)
+        return (unknown is not None and unknown[1] == _ENTRY_TYPES[self.fmt].DESCRIPTOR.full_name
+                and unknown[2] in _FILE_TYPES[self.fmt].DESCRIPTOR.fields_by_name)
 
     def _location(self, line: int, column: int) -> Location:
         """Line `line` of the text as read (multi-line strings joined) at its line in the file."""
