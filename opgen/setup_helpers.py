@@ -44,6 +44,7 @@ from setuptools.errors import SetupError
 
 from opgen.config import load_config
 from opgen.module_groups import module_library
+from opgen.render.build import SOURCE_MAP
 
 # Set (to anything) to build without `build_ext.check_loaded`.
 SKIP_LIBRARY_CHECK = "OPGEN_SKIP_LIBRARY_CHECK"
@@ -155,6 +156,25 @@ def _generated_modules(project: str, out: Path) -> dict[str, list[Path]]:
     return modules
 
 
+def _uncompiled_sources(ops: list[str], out: Path, library: OpLibrary, project: str) -> list[str]:
+    """How to fix `library`, which lacks `ops` of a module in `out`: each source file that declares
+    some of them (the build's source map says which) and that the library does not compile."""
+    try:
+        source_map = json.loads(Path(out, SOURCE_MAP).read_text(encoding="utf-8"))["modules"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    declared = {entry["op"]: entry["source"] for functions in source_map.values() for entry in functions.values()
+                if isinstance(entry, dict) and entry.get("source")}
+    compiled = {Path(project, source).resolve() for source in library.sources}
+    by_source: dict[str, list[str]] = {}
+    for op in ops:
+        source = declared.get(op)
+        if source is not None and Path(project, source).resolve() not in compiled:
+            by_source.setdefault(source, []).append(op)
+    return [f'add {source} to the sources of OpLibrary("{library.path}", ...) in setup.py: it declares '
+            f"{', '.join(names)}, which no source of that library registers" for source, names in by_source.items()]
+
+
 class _LoadingModule(NamedTuple):
     """A generated module whose op library the wheel holds (`build_ext.check_packaged`)."""
 
@@ -182,17 +202,17 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
         if loading and not os.environ.get(SKIP_LIBRARY_CHECK):
             self.check_loaded(project, loading, built)
 
-    def check_packaged(self, project: str) -> tuple[list[_LoadingModule], set[Path]]:
+    def check_packaged(self, project: str) -> tuple[list[_LoadingModule], dict[Path, OpLibrary]]:
         """Raise `SetupError` unless the wheel would hold every generated module of the project
         and the op library each loads: setuptools packs only the packages it is told of (a split
         module is a subpackage) and data files it is told of, and builds without a word otherwise.
-        The modules whose library the wheel holds and the libraries the setup builds (source
-        tree paths), for `check_loaded`."""
+        The modules whose library the wheel holds and the libraries the setup builds (by source
+        tree path), for `check_loaded`."""
         config = load_config(Path(project))
         out = config.path(config.out).resolve()
         build_py = self.get_finalized_command("build_py")
         packed = {Path(file).resolve() for _, _, file in build_py.find_all_modules()}
-        built = {self._package_dir(self.get_ext_fullname(ext.name).rpartition(".")[0]) / ext.path.name
+        built = {self._package_dir(self.get_ext_fullname(ext.name).rpartition(".")[0]) / ext.path.name: ext
                  for ext in self.extensions if isinstance(ext, OpLibrary)}
         shipped = {Path(src_dir, name).resolve() for _, src_dir, _, names in build_py.data_files for name in names}
         errors, unpacked, loading = [], [], []
@@ -200,7 +220,7 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
             unpacked += [(module, folder) for folder in sorted({file.parent for file in files if file not in packed})]
             library = module_library(module, config.libraries, config.library)
             if library and (path := self._library_path(library, out)):
-                if path in built | shipped:
+                if path in built.keys() | shipped:
                     loading.append(_LoadingModule(module, files, path, out))
                 else:
                     errors.append(self._unbuilt_error(module, library, path, project))
@@ -210,7 +230,7 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
             raise SetupError("\n".join(errors))
         return loading, built
 
-    def check_loaded(self, project: str, loading: list[_LoadingModule], built: set[Path]) -> None:
+    def check_loaded(self, project: str, loading: list[_LoadingModule], built: dict[Path, OpLibrary]) -> None:
         """Raise `SetupError` unless the modules of `loading`, as the build put them with their
         compiled libraries, register those libraries with TensorFlow as on a user's machine
         (`opgen.library_check`, in a child process: it imports TensorFlow)."""
@@ -254,23 +274,29 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
             return path
         return Path(self.build_lib, *package.split("."), path.name)
 
-    def _unloadable_error(self, report: dict[str, Any], loading: list[_LoadingModule], built: set[Path],
-                          project: str) -> str:
+    def _unloadable_error(self, report: dict[str, Any], loading: list[_LoadingModule],
+                          built: dict[Path, OpLibrary], project: str) -> str:
         """The refusal of a wheel whose libraries fail on TensorFlow, with, for a module whose
-        library lacks its ops, the built library that registers them."""
+        library lacks its ops, the built library that registers them, else the sources that
+        declare them which its OpLibrary does not compile."""
         in_tree = {str(self._built(path)): path for path in built}
         fixes = []
         for module, (name, _, _) in zip(loading, map(self._loaded_as, loading)):
             own = report["libraries"].get(str(self._built(module.library)))
             missing = [op for op in report["modules"].get(name, []) if isinstance(own, list) and op not in own]
+            if not missing:
+                continue
             for path, ops in report["libraries"].items():
-                if missing and isinstance(ops, list) and set(missing) <= set(ops) and path in in_tree:
+                if isinstance(ops, list) and set(missing) <= set(ops) and path in in_tree:
                     other = in_tree[path]
                     setting = PurePosixPath(os.path.relpath(other, module.out)).as_posix()
                     fixes.append(f"map module {module.name} to {os.path.relpath(other, project)}, which registers "
                                  f'{", ".join(missing)}: [tool.opgen.libraries] "{module.name}" = "{setting}", '
                                  "then run `opgen build`")
                     break
+            else:
+                if module.library in built:
+                    fixes += _uncompiled_sources(missing, module.out, built[module.library], project)
         fix = f"To fix, {'; '.join(fixes)}, and" if fixes else "Fix what the error names, and"
         return (f"the wheel's op libraries would fail on TensorFlow: {report['error']}\nIts users would get an "
                 f"OpLibraryWarning at import and an OpLibraryError from each op of that library. {fix} build the "

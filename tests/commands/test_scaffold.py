@@ -336,40 +336,45 @@ def test_in_place_build_compiles_a_library_tensorflow_runs(tmp_path):
 
 @pytest.mark.oracle
 def test_wheel_build_refuses_a_library_that_lacks_its_modules_ops(tmp_path):
-    """A second source file (its module falls to the default library) compiled into a library of
-    its own that no `[tool.opgen.libraries]` entry names: the wheel would install, and its ops
-    fail on TensorFlow. build_ext loads the built modules and libraries as the users would and
-    refuses, naming the library that does register the ops and the entry to add; with that
-    entry the wheel builds (trial19 #1). The module is split into parts (each registers its
-    library) and the default library is a `package:resource` (found in the built package).
-    Real g++ and TensorFlow: ~60 s."""
+    """Two source files added, their modules falling to the default library: ops/extra.cc compiled
+    into a library of its own that no `[tool.opgen.libraries]` entry names, ops/more.cc compiled
+    into none. The wheel would install, and their ops fail on TensorFlow. build_ext loads the
+    built modules and libraries as the users would and refuses, naming for one the library that
+    does register its ops and the entry to add (trial19 #1), for the other the source to add to
+    the library's OpLibrary (trial20 #4); so fixed, the wheel builds. gen_extra is split into
+    parts (each registers its library), and the default library is a `package:resource`
+    (found in the built package). Real g++ and TensorFlow: ~60 s."""
     if shutil.which("g++") is None:
         pytest.skip("g++ not available: setup.py compiles the op libraries with it")
     project, env = _scaffold(tmp_path)
+    header = '#include "tensorflow/core/framework/op.h"\n\n'
     (project / "ops" / "extra.cc").write_text(
-        '#include "tensorflow/core/framework/op.h"\n\nREGISTER_OP("MyExtra").Input("x: float").Output("y: float");\n'
+        header + 'REGISTER_OP("MyExtra").Input("x: float").Output("y: float");\n'
         'REGISTER_OP("MyExtraToo").Output("y: float");\n')
+    (project / "ops" / "more.cc").write_text(header + 'REGISTER_OP("MyMore").Output("y: int32");\n')
     _replace(project / "setup.py", '["ops/my_ops.cc"])]',
              '["ops/my_ops.cc"]), OpLibrary("my_ops/_extra.so", ["ops/extra.cc"])]')
     _replace(project / "pyproject.toml", 'library = "_my_ops.so"',
              'library = "my_ops:_my_ops.so"\nmax_ops_per_module = 1')
     fresh_venv.run(sys.executable, "-m", "opgen", "build", "--quiet", cwd=project, env=env)
     output = _refused_wheel(project, env)
-    assert "error: the wheel's op libraries would fail on TensorFlow: 2 op libraries cannot be registered: " in output
-    for part, op in (("_part1", "MyExtra"), ("_part2", "MyExtraToo")):
-        assert (f"/my_ops/_my_ops.so of module 'my_ops.gen_extra.{part}' registers no op {op}; rebuild the library or "
+    assert "error: the wheel's op libraries would fail on TensorFlow: 3 op libraries cannot be registered: " in output
+    for module, op in (("gen_extra._part1", "MyExtra"), ("gen_extra._part2", "MyExtraToo"), ("gen_more", "MyMore")):
+        assert (f"/my_ops/_my_ops.so of module 'my_ops.{module}' registers no op {op}; rebuild the library or "
                 "the wrappers, or, if another library registers them, fix `library` (or the module's entry of "
                 "[tool.opgen.libraries]) in [tool.opgen] and regenerate") in output
     assert ("Its users would get an OpLibraryWarning at import and an OpLibraryError from each op of that library. "
             "To fix, map module gen_extra to my_ops/_extra.so, which registers MyExtra, MyExtraToo: "
-            '[tool.opgen.libraries] "gen_extra" = "_extra.so", then run `opgen build`, and build the wheel again.'
-            ) in output
+            '[tool.opgen.libraries] "gen_extra" = "_extra.so", then run `opgen build`; add ops/more.cc to the '
+            'sources of OpLibrary("my_ops/_my_ops.so", ...) in setup.py: it declares MyMore, which no source of '
+            "that library registers, and build the wheel again.") in output
 
     with (project / "pyproject.toml").open("a") as pyproject:
         pyproject.write('\n[tool.opgen.libraries]\n"gen_extra" = "_extra.so"\n')
+    _replace(project / "setup.py", '["ops/my_ops.cc"])', '["ops/my_ops.cc", "ops/more.cc"])')
     fresh_venv.run(sys.executable, "-m", "opgen", "build", "--quiet", cwd=project, env=env)
-    assert {"my_ops/gen_my_ops.py", "my_ops/gen_extra/_part1.py", "my_ops/gen_extra/_part2.py", "my_ops/_my_ops.so",
-            "my_ops/_extra.so"} <= _wheel_names(project, env)
+    assert {"my_ops/gen_my_ops.py", "my_ops/gen_more.py", "my_ops/gen_extra/_part1.py", "my_ops/gen_extra/_part2.py",
+            "my_ops/_my_ops.so", "my_ops/_extra.so"} <= _wheel_names(project, env)
 
 
 @pytest.mark.oracle
