@@ -90,7 +90,7 @@ class OpgenError(Exception):
         self.hint = hint
 
     def format(self) -> str:
-        head = f"{printable_path(self.location)}: error: " if self.location else "error: "
+        head = f"{printable_path(self.location)}: error: " if self.location else _UNLOCATED_ERROR
         # A message's own continuation lines are indented (TF's `\n\t for attr ...`, shown with
         # spaces: a tab's width varies); a newline echoed from input (a hostile name) is spelled
         # `\n`, so every unindented line of opgen's output starts with a location.
@@ -125,8 +125,13 @@ class OpgenError(Exception):
         return (
             self.format().replace(": error: ", f": {severity}: ", 1)
             if self.location
-            else f"{severity}: " + self.format()[7:]
+            else f"{severity}: " + self.format().removeprefix(_UNLOCATED_ERROR)
         )
+
+
+# An error about no input file: as click's usage errors, so every unindented line of output
+# starts with a location, a summary or `opgen:` (docs/cli.md).
+_UNLOCATED_ERROR = "opgen: error: "
 
 
 def did_you_mean(name: str, choices: Iterable[str], quote: str = "", cutoff: float = 0.6) -> str | None:

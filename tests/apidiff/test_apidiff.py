@@ -238,7 +238,7 @@ def test_diff_git_range_compares_two_revisions(project, capsys):
     code, _, _ = run_cli(["diff", "--git", "main..side"], capsys)
     assert code == 0  # side against main: the attr comes back, which breaks nothing
     code, _, err = run_cli(["diff", "--git", "v1..nope"], capsys)
-    assert code == 2 and err.startswith("error: unknown git revision 'nope'")
+    assert code == 2 and err.startswith("opgen: error: unknown git revision 'nope'")
     code, _, err = run_cli(["diff", "--git", "v1..HEAD", "specs"], capsys)
     assert code == 2 and "'specs' is not a project" in err
 
@@ -276,7 +276,7 @@ def test_diff_git_unknown_revision_suggests_the_remote_branch(project, tmp_path,
     for rev in ("master", "master...HEAD"):
         code, _, err = run_cli(["diff", "--git", rev], capsys)
         assert code == 2 and err.splitlines() == [
-            "error: unknown git revision 'master'",
+            "opgen: error: unknown git revision 'master'",
             ("  hint: did you mean 'origin/master'? else name a branch, tag or commit of this repository (git branch "
             "-a lists them)")], rev
     code, _, err = run_cli(["diff", "--git", "featur"], capsys)
@@ -290,7 +290,7 @@ def test_diff_git_errors(project, capsys):
     git(project, "add", ".")
     git(project, "commit", "-q", "-m", "v1")
     code, _, err = run_cli(["diff", "--git", "no-such-rev"], capsys)
-    assert code == 2 and err.startswith("error: unknown git revision 'no-such-rev'")
+    assert code == 2 and err.startswith("opgen: error: unknown git revision 'no-such-rev'")
     assert "hint: name a branch, tag or commit of this repository (git branch -a lists them)" in err
     assert "pre-commit" not in err  # the hook's base is origin/main: only that revision mentions it
     code, _, err = run_cli(["diff", "--git", "origin/main"], capsys)
@@ -303,7 +303,7 @@ def test_diff_git_errors(project, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["diff"], "error: nothing to compare"),
+    (["diff"], "opgen: error: nothing to compare"),
     (["diff", "missing_dir"], "missing_dir: error: no such file or directory"),
     (["diff", "bad.json", "bad.json"], "bad.json:1:36: error: API snapshot is not valid JSON"),
     (["diff", "other.json", "other.json"], "other.json:1: error: not an opgen API snapshot"),
