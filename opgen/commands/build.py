@@ -8,6 +8,7 @@ written (for `--list-outputs`), and what `--check`, `--diff` and `--dry-run` pri
 
 from __future__ import annotations
 
+import difflib
 import importlib.metadata
 import sys
 import time
@@ -347,8 +348,7 @@ def _gather(settings: Settings) -> GatherResult:
                 OpgenError(
                     f"[tool.opgen.libraries] pattern {pattern!r} matches no module",
                     config.where("libraries", pattern),
-                    hint="patterns are fnmatch globs on module names; this build writes "
-                    f"{', '.join(modules) or 'none'}",
+                    hint=_library_pattern_hint(pattern, list(modules), config),
                 ).format_warning()
             )
         # a module no pattern gives a library (a new source file's, a misspelt pattern's) would
@@ -365,6 +365,19 @@ def _gather(settings: Settings) -> GatherResult:
                     ).format_warning()
                 )
     return gathered
+
+
+def _library_pattern_hint(pattern: str, modules: list[str], config: Config) -> str:
+    """How to fix a `[tool.opgen.libraries]` glob that matches none of `modules`: the module
+    it may have meant, with the library that module loads instead (a misspelt entry's module
+    falls to another glob or the default, which fails only when its ops run)."""
+    hint = f"patterns are fnmatch globs on module names; this build writes {', '.join(modules) or 'none'}"
+    close = difflib.get_close_matches(pattern, modules, n=1)
+    if not close:
+        return hint
+    library = module_library(close[0], config.libraries, config.library)
+    loads = f"loads {library!r} instead" if library else "loads no op library"
+    return f"did you mean {close[0]!r}? it {loads}, not {config.libraries[pattern]!r}; {hint}"
 
 
 def _reads_configured_sources(settings: Settings) -> bool:

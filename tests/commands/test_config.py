@@ -224,6 +224,18 @@ def test_libraries_give_each_module_its_library_and_warn_at_a_pattern_matching_n
     assert "gen_a loads" not in err
 
 
+def test_a_misspelt_libraries_glob_says_what_the_module_it_meant_loads_instead(run, tmp_path):
+    """trial20 #5: `"gen_b_"` for `gen_b`, which a later glob gives another library: the warning
+    names the module meant and the library it loads now (which fails only when its ops run)."""
+    (tmp_path / "cc" / "b.cc").write_text(OP.replace('"OpA"', '"OpB"'))
+    toml = '[tool.opgen]\nsources = ["cc"]\n[tool.opgen.libraries]\n"gen_b_" = "_b.so"\n"gen_*" = "_a.so"\n'
+    code, err = run(toml, "build", "--quiet")
+    assert code == 0
+    assert err == ("pyproject.toml:4:1: warning: [tool.opgen.libraries] pattern 'gen_b_' matches no module\n"
+                   "  hint: did you mean 'gen_b'? it loads '_a.so' instead, not '_b.so'; patterns are fnmatch globs "
+                   "on module names; this build writes gen_a, gen_b\n")
+
+
 def test_a_build_of_some_sources_does_not_warn_of_the_patterns_of_others(run, tmp_path):
     """`opgen build cc/b.cc` in a project of two files: the patterns for cc/a.cc's ops and module
     match nothing in this build, rightly; the build of all sources still warns (trial19 #5).
