@@ -3,6 +3,7 @@ that override them, and how, are `opgen.settings`."""
 
 from __future__ import annotations
 
+import difflib
 import glob
 import os
 import re
@@ -243,7 +244,7 @@ def _checked_value(key: str, value: object, where: Callable[..., Location]) -> o
                     raise OpgenError(f"[tool.opgen] undefines entry {name!r}: macro names must be identifiers",
                                      where(key, i), hint='write "NAME"')
         value = tuple(value)
-    elif key in ("modules", "helpers", "libraries"):
+    elif key in _TABLE_KEYS:
         if not isinstance(value, dict):
             raise OpgenError(f"[tool.opgen.{key}] must map names to strings", where(key))
         for name, v in value.items():
@@ -281,13 +282,21 @@ def _checked_value(key: str, value: object, where: Callable[..., Location]) -> o
         if not isinstance(value, bool):
             raise OpgenError(f"[tool.opgen] {key} must be true or false", where(key))
     elif not isinstance(value, str):
-        raise OpgenError(f"[tool.opgen] {key} must be a string", where(key))
+        # `[tool.opgen.library]`: a table named like one of opgen's tables ([tool.opgen.libraries])
+        meant = difflib.get_close_matches(key, _TABLE_KEYS, n=1) if isinstance(value, dict) else []
+        table = f", not a table ([tool.opgen.{key}])" if meant else ""
+        raise OpgenError(f"[tool.opgen] {key} must be a string{table}", where(key),
+                         hint=f"did you mean [tool.opgen.{meant[0]}]?" if meant else None)
     elif key == "library":
         check_library(value, where(key), "[tool.opgen] library")
     elif key == "formatter" and value not in FORMATTERS:
         raise OpgenError(f"[tool.opgen] formatter {value!r} is not one of {', '.join(FORMATTERS)}", where(key),
                          hint='write formatter = "black" (the default) or formatter = "ruff"')
     return value
+
+
+# The [tool.opgen] keys that are tables of their own ([tool.opgen.modules], ...).
+_TABLE_KEYS = ("modules", "helpers", "libraries")
 
 
 # Path keys that must name something existing when pyproject.toml sets them: what each must be.

@@ -236,6 +236,14 @@ def test_a_misspelt_libraries_glob_says_what_the_module_it_meant_loads_instead(r
                    "on module names; this build writes gen_a, gen_b\n")
 
 
+def test_a_table_named_like_one_of_opgens_tables_says_which(run):
+    """trial20 #6: `[tool.opgen.library]` (the string key's name) for `[tool.opgen.libraries]`."""
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n\n[tool.opgen.library]\n"gen_a" = "_a.so"\n', "build")
+    assert code == 2 and err == ("pyproject.toml:4:1: error: [tool.opgen] library must be a string, not a table "
+                                 "([tool.opgen.library])\n  hint: did you mean [tool.opgen.libraries]?\n"
+                                 "1 error in 1 file\n")
+
+
 def test_a_build_of_some_sources_does_not_warn_of_the_patterns_of_others(run, tmp_path):
     """`opgen build cc/b.cc` in a project of two files: the patterns for cc/a.cc's ops and module
     match nothing in this build, rightly; the build of all sources still warns (trial19 #5).
