@@ -6,8 +6,9 @@ lexical rules that decide where a key can start: basic, literal and multi-line s
 comments, and brackets (arrays and inline tables span lines; nothing inside them is a
 key of the enclosing table). Keys are reported by their full dotted path from the root
 (`("tool", "opgen", "out")`); an array element adds its index (`("tool", "opgen",
-"sources", 1)`). Arrays of tables (`[[x]]`) and keys inside inline tables are not
-reported: a caller falls back to the nearest reported ancestor.
+"sources", 1)`), a key of an inline table value its own path (`modules = {"A*" = "m"}`:
+`("tool", "opgen", "modules", "A*")`). Arrays of tables (`[[x]]`), and inline tables inside
+arrays, are not reported: a caller falls back to the nearest reported ancestor.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ def key_positions(text: str) -> dict[Path, tuple[int, int]]:
     table: tuple[str, ...] = ()
     i, n = 0, len(text)
     line, line_start = 1, 0
-    # open brackets: (kind, path of the value it belongs to or None, next element index)
+    # open brackets: (kind, path of the value it belongs to or None, next element index; for an
+    # inline table, 0 where a key may start, 1 in its value)
     stack: list[list[Any]] = []
     at_line_start = True
 
@@ -118,6 +120,14 @@ def key_positions(text: str) -> dict[Path, tuple[int, int]]:
                 i = m.end() + 1
                 i = _value(text, i, path, positions, stack, pos)
                 continue
+        if stack and stack[-1][0] == "{" and stack[-1][1] is not None and stack[-1][2] == 0:
+            m = _DOTTED.match(text, i)
+            if m and text.startswith("=", m.end()):
+                path = (*stack[-1][1], *_split(m.group(1)))
+                positions.setdefault(path, pos(i))
+                stack[-1][2] = 1
+                i = _value(text, m.end() + 1, path, positions, stack, pos)
+                continue
         if c in "\"'":
             if stack and stack[-1][0] == "[" and stack[-1][1] is not None:
                 positions.setdefault((*stack[-1][1], stack[-1][2]), pos(i))
@@ -134,6 +144,8 @@ def key_positions(text: str) -> dict[Path, tuple[int, int]]:
             continue
         if c == "," and stack and stack[-1][0] == "[":
             stack[-1][2] += 1
+        elif c == "," and stack and stack[-1][0] == "{":
+            stack[-1][2] = 0
         i += 1
     return positions
 
@@ -146,12 +158,13 @@ def _value(
     stack: list[list[Any]],
     pos: Callable[[int], tuple[int, int]],
 ) -> int:
-    """After `key =`: an array value opens a bracket whose elements are recorded under `path`."""
+    """After `key =`: an array or inline table value opens a bracket whose elements or keys are
+    recorded under `path`."""
     n = len(text)
     while i < n and text[i] in " \t":
         i += 1
-    if i < n and text[i] == "[":
-        stack.append(["[", path, 0])
+    if i < n and text[i] in "[{":
+        stack.append([text[i], path, 0])
         return i + 1
     return i
 

@@ -37,6 +37,16 @@ def test_key_positions_follow_toml_lexing():
     assert positions[("tool", "opgen", "sources", 2)] == (10, 8)
     assert positions[("tool", "opgen", "modules", "N*")] == (13, 1)
     assert ("t", "out") not in positions and ("out",) not in positions
+    # keys of inline tables, nested ones and their arrays too (trial20 #6)
+    text = ('[tool.opgen]\nmodules = {"A*" = "gen_a",\n  \'B\' = "gen_b", c.d = {e = [1, "x"]} }\n'
+            'x = [{f = 1}]\nlibraries = {}\n')
+    positions = key_positions(text)
+    assert positions[("tool", "opgen", "modules", "A*")] == (2, 12)
+    assert positions[("tool", "opgen", "modules", "B")] == (3, 3)
+    assert positions[("tool", "opgen", "modules", "c", "d")] == (3, 18)
+    assert positions[("tool", "opgen", "modules", "c", "d", "e")] == (3, 25)
+    assert positions[("tool", "opgen", "modules", "c", "d", "e", 1)] == (3, 33)
+    assert positions[("tool", "opgen", "libraries")] == (5, 1) and ("tool", "opgen", "x", 0, "f") not in positions
 
 
 def test_type_error_is_located_at_the_key(run, tmp_path):
@@ -179,6 +189,10 @@ def test_modules_pattern_matching_no_op_is_a_located_warning(run, tmp_path):
         "pyproject.toml:5:1: warning: [tool.opgen.modules] pattern 'Nope*' matches no op"
     )
     assert "'A'" not in err
+    # in an inline table, at its entry (trial20 #6)
+    code, err = run('[tool.opgen]\nsources = ["cc"]\nmodules = {"OpA" = "gen_a", "Nope*" = "gen_x"}\n', "build",
+                    "--quiet")
+    assert code == 0 and err.startswith("pyproject.toml:3:29: warning: [tool.opgen.modules] pattern 'Nope*' matches")
 
 
 def test_bad_module_name_is_located_at_its_pattern(run, tmp_path):
