@@ -86,11 +86,14 @@ def _graph_location(entry: OpEntry, part: str = "") -> Location | None:
 
 
 def _python_change(entry: OpEntry, rule: str, breaking: bool, message: str, part: str = "",
-                   category: Category = "python") -> Change:
+                   category: Category = "python", other: OpEntry | None = None) -> Change:
     """A Python-API (or docs) change: at the changed part's line, with the override line
-    that renamed it, else the first that shaped the op's API (if any), as its second location."""
+    that renamed it, else the first that shaped the op's API (if any), as its second location;
+    when only the `other` side has an override line for the part (an alias or a rename the
+    change dropped), that line."""
+    override = entry.override_location(part) or (other.override_location(part) if other and part else None)
     return Change(entry.name, category, rule, breaking, message, _graph_location(entry, part),
-                  override_location=entry.override_location(part))
+                  override_location=override)
 
 
 def _issue_part(entry: OpEntry, subject: str) -> str:
@@ -242,7 +245,11 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     out: list[Change] = []
 
     def add(rule: str, breaking: bool, message: str, part: str = "") -> None:
-        out.append(_python_change(new, rule, breaking, message, part))
+        out.append(_python_change(new, rule, breaking, message, part, other=old))
+
+    def alias_part(alias: str) -> str:  # its endpoint's line, where an override gives it one
+        part = f"alias {alias}"
+        return part if new.override_location(part) or old.override_location(part) else "endpoint"
 
     if a is None and b is None:
         return out
@@ -270,10 +277,10 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
         )
     for alias in a.aliases:
         if alias not in b.aliases and alias != b.name:
-            add("alias_removed", public, f"alias {a.module}.{alias} of {_qualified(a)} removed", "endpoint")
+            add("alias_removed", public, f"alias {a.module}.{alias} of {_qualified(a)} removed", alias_part(alias))
     for alias in b.aliases:
         if alias not in a.aliases:
-            add("alias_added", False, f"alias {b.module}.{alias} added for {_qualified(b)}", "endpoint")
+            add("alias_added", False, f"alias {b.module}.{alias} added for {_qualified(b)}", alias_part(alias))
     # (a removed parameter whose part the new side no longer declares is located on the old side)
     out += [_python_change(old if rule == "param_removed" and new.part_location(part) is None else new, rule,
                            public and breaking, message, part)

@@ -16,6 +16,7 @@ from opgen.apidiff.inputs import (
     merge_base,
     named_project,
     project_snapshot,
+    same_in_work_tree,
     stands_for_project,
     work_tree_top,
 )
@@ -86,22 +87,34 @@ def _use_color(stream: TextIO) -> bool:
     return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
 
-def _annotation_paths(result: DiffResult) -> DiffResult:
+def _annotation_paths(result: DiffResult, project: Path) -> DiffResult:
     """Paths relative to the top of the git work tree (GitHub resolves annotation paths from
     the repository's root, wherever opgen ran), or to $GITHUB_WORKSPACE outside a work tree;
-    unchanged (relative to the cwd) when neither is known."""
+    unchanged (relative to the cwd) when neither is known. A revision's file (`REV:path`,
+    relative to the `project`, else to the top) that the work tree holds unchanged
+    (`--git base...HEAD` in a checkout of HEAD) is the work tree's, whose lines GitHub annotates."""
+    in_work_tree = True
     try:
         workspace = work_tree_top(Path.cwd())
     except OpgenError:
         if not os.environ.get("GITHUB_WORKSPACE"):
             return result
-        workspace = Path(os.environ["GITHUB_WORKSPACE"])
+        workspace, in_work_tree = Path(os.environ["GITHUB_WORKSPACE"]), False
+    unchanged: dict[tuple[str, Path], bool] = {}
 
     def move(loc: Location | None) -> Location | None:
-        if loc is None or loc.revision:  # a revision's path, not the work tree's
+        if loc is None:
             return loc
+        path = Path.cwd() / loc.path
+        if loc.revision:  # a revision's path: the work tree's file only when it is the same
+            path = project / loc.path if (project / loc.path).is_file() else workspace / loc.path
+            key = (loc.revision, path)
+            if key not in unchanged:
+                unchanged[key] = in_work_tree and same_in_work_tree(loc.revision, path, workspace)
+            if not unchanged[key]:
+                return loc
         try:
-            rel = (Path.cwd() / loc.path).resolve().relative_to(workspace.resolve())
+            rel = path.resolve().relative_to(workspace.resolve())
         except ValueError:
             return loc
         return Location(rel.as_posix(), loc.line, loc.col)
@@ -119,7 +132,7 @@ def run_diff(args: DiffOptions, config: Config) -> int:
     old, new = _sides(args, config)
     result = diff_snapshots(old, new)
     if args.format == "github":
-        result = _annotation_paths(result)
+        result = _annotation_paths(result, config.root)
     if args.format == "text":
         text = format_text(result, color=_use_color(sys.stdout))
     else:

@@ -344,6 +344,16 @@ def merge_base(a: str, b: str, config: Config) -> str:
     return _git(["merge-base", *commits], top, f"no merge base of {a!r} and {b!r}").decode().strip()
 
 
+def same_in_work_tree(rev: str, path: Path, top: Path) -> bool:
+    """Whether file `path` of the work tree at `top` is as revision `rev` has it (`git diff`
+    finds no difference: its lines are the revision's)."""
+    try:
+        _git(["diff", "--quiet", rev, "--", str(path)], top, f"{path} differs from {rev}")
+    except OpgenError:
+        return False
+    return path.is_file()
+
+
 def _commit_of(rev: str, top: Path) -> str:
     """The commit `rev` names in the repository at `top`; an error, with the branches and tags
     it may mean, when it names none (`master` in a fresh CI clone, which has `origin/master`)."""

@@ -13,6 +13,7 @@ from opgen.module_groups import group_ops, module_pattern
 from opgen.overrides.apidef import ApiModel
 from opgen.proto import api_def_pb2, kernel_def_pb2
 from opgen.python_api.function import FunctionApi, SkippedOp, located_function_api
+from opgen.python_api.signature import is_private_endpoint, python_alias_name
 from opgen.spec.kernel_summary import device_placement, device_types, selectable
 from opgen_runtime.proto.datatypes import python_name
 
@@ -72,12 +73,18 @@ class _Relocator:
         return Location(rel.as_posix(), loc.line, loc.col)
 
 
-def _shaped_at(op: str, model: ApiModel, config: Config) -> dict[str, Location]:
-    """Where each part of the op's Python API was shaped (`ApiModel.renamed_at`), and as
-    "module" the [tool.opgen.modules] glob that placed its function, if one did."""
+def _shaped_at(api: api_def_pb2.ApiDef, model: ApiModel, config: Config) -> dict[str, Location]:
+    """Where each part of the op's Python API was shaped (`ApiModel.renamed_at`), each alias
+    ("alias NAME", its Python name) at its endpoint's line, and as "module" the
+    [tool.opgen.modules] glob that placed its function, if one did."""
+    op = api.graph_op_name
+    shaped = model.renamed_at.get(op, {})
+    private = is_private_endpoint(api.visibility, api.endpoint[0].name if api.endpoint else "", op)
+    aliases = {f"alias {python_alias_name(api.visibility, endpoint.name, private)}": at
+               for endpoint in api.endpoint[1:] if (at := shaped.get(f"endpoint {endpoint.name}")) is not None}
     pattern = module_pattern(op, config.modules)
     placed = {"module": config.where("modules", pattern)} if pattern is not None else {}
-    return {**model.renamed_at.get(op, {}), **placed}
+    return {**shaped, **aliases, **placed}
 
 
 def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, shown_root: Path | None = None) -> Snapshot:
@@ -115,7 +122,7 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
             docs=_docs(api),
             location=location,
             api_locations=tuple(loc for loc in map(relocate, model.provenance.get(op_def.name, [])) if loc),
-            api_parts=tuple((key, shown) for key, at in _shaped_at(op_def.name, model, config).items()
+            api_parts=tuple((key, shown) for key, at in _shaped_at(api, model, config).items()
                             if (shown := relocate(at)) is not None),
             skip_reason=skip_reason,
             kernels=None if gathered.kernels is None else device_types(kernels_by_op.get(op_def.name, []), op_def),

@@ -138,6 +138,8 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
                 renamed_at.setdefault(f"input {name}", state.order_loc)
         if state.endpoint_loc is not None:
             renamed_at["endpoint"] = state.endpoint_loc
+        for name, loc in state.endpoint_locs.items():  # each endpoint's own line (an alias's)
+            renamed_at[f"endpoint {name}"] = loc
         if state.visibility_loc is not None:
             renamed_at["visibility"] = state.visibility_loc
         if renamed_at:
@@ -161,8 +163,8 @@ def _check_on_copy(model: ApiModel, update: Update, op_def: op_def_pb2.OpDef, st
     parameter and output clashes of its renames; the model is left as it was."""
     scratch = ApiDef()
     scratch.CopyFrom(model.api_defs[op_def.name])
-    scratch_state = MergeState(state.endpoint_loc, dict(state.rename_locs), dict(state.default_locs),
-                               state.order_loc)
+    scratch_state = MergeState(state.endpoint_loc, dict(state.endpoint_locs), dict(state.rename_locs),
+                               dict(state.default_locs), state.order_loc)
     errors = merge_update(scratch, update, op_def, scratch_state)
     if params and not errors:
         errors = _check_params(op_def.name, op_def, scratch, scratch_state)

@@ -47,6 +47,7 @@ class MergeState:
     """Where the current value of each renamed/re-pointed part of an op was last set."""
 
     endpoint_loc: Location | None = None
+    endpoint_locs: dict[str, Location] = field(default_factory=dict)  # endpoint name -> its line
     rename_locs: dict[tuple[str, str], Location] = field(default_factory=dict)  # (kind, name)
     default_locs: dict[str, Location] = field(default_factory=dict)  # attr name -> its attr_default entry
     order_loc: Location | None = None  # the arg_order that placed the inputs
@@ -166,6 +167,7 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
         del api.endpoint[:]
         api.endpoint.extend(new.endpoint)
         state.endpoint_loc = update.loc("endpoint")
+        state.endpoint_locs = {endpoint.name: update.loc("endpoint", i) for i, endpoint in enumerate(new.endpoint)}
     for kind, current, updates in (("in_arg", api.in_arg, new.in_arg), ("out_arg", api.out_arg, new.out_arg)):
         by_name = {a.name: a for a in current}
         for index, arg in enumerate(updates):

@@ -502,6 +502,24 @@ def test_removed_ops_are_located_in_the_old_revision(tmp_path, monkeypatch, caps
                                    "(at HEAD:ops/seq_ops.cc:6:1)")
 
 
+def test_github_annotations_of_a_committed_range_attach_to_the_checked_out_files(tmp_path, monkeypatch, capsys):
+    """trial21 #5: `--git base...HEAD` reads NEW from the revision, whose files the checkout holds
+    unchanged: their annotations name the file (GitHub annotates the checked-out commit), from
+    a subdirectory too; a file the work tree changed since keeps `REV:path` in the message."""
+    _seq_repo(tmp_path)
+    git(tmp_path, "branch", "base")
+    (tmp_path / "ops" / "seq_ops.cc").write_text(SEQ_V1.replace("int >= 1", "int >= 2"))
+    git(tmp_path, "commit", "-q", "-am", "v2")
+    annotation = "::error file=ops/seq_ops.cc,line=5,col=6,title=opgen graph minimum_raised (Pack2)::"
+    for cwd in (tmp_path, tmp_path / "ops"):
+        monkeypatch.chdir(cwd)
+        code, out, _ = run_cli(["diff", "--git", "base...HEAD", "--format", "github"], capsys)
+        assert code == 1 and annotation in out, out
+    (tmp_path / "ops" / "seq_ops.cc").write_text(SEQ_V1.replace("int >= 1", "int >= 2") + "// edited\n")
+    code, out, _ = run_cli(["diff", "--git", "base...HEAD", "--format", "github"], capsys)
+    assert "::error title=opgen graph minimum_raised (Pack2)::" in out and "(at HEAD:ops/seq_ops.cc:5:6)" in out
+
+
 def test_a_function_moved_by_a_modules_glob_names_the_glob(tmp_path, monkeypatch, capsys):
     """`function_moved` of an op a [tool.opgen.modules] glob placed: its second location is
     that glob's pyproject line (nothing in the sources changed)."""
