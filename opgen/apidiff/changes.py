@@ -21,8 +21,8 @@ Rules (B = breaking):
   alias_removed B, param_removed B, param_renamed B, param_moved B, required_param_added B,
   param_default_changed B, param_default_removed B, output_arity_changed B,
   output_fields_changed B (namedtuple fields); function_added, function_exposed,
-  alias_added, param_added (with default; before `name`, which the message notes),
-  param_default_added.
+  alias_added, alias_deprecated (its calls warn), alias_undeprecated, param_added (with
+  default; before `name`, which the message notes), param_default_added.
 * kernel (what a device runs; compared when both sides were read from C++):
   device_removed B (no unlabelled kernel on a device any more), types_narrowed B (a type a
   device's kernels accepted for an attr is gone); device_added, types_widened; and, on a
@@ -281,6 +281,12 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     for alias in b.aliases:
         if alias not in a.aliases:
             add("alias_added", False, f"alias {b.module}.{alias} added for {_qualified(b)}", alias_part(alias))
+        elif (alias in b.deprecated_aliases) != (alias in a.deprecated_aliases):
+            # compatible: a call still works (a deprecated alias warns); callers should move off it
+            deprecated = alias in b.deprecated_aliases
+            add("alias_deprecated" if deprecated else "alias_undeprecated", False,
+                f"alias {b.module}.{alias} of {_qualified(b)} " + ("deprecated: calls warn" if deprecated else
+                                                                    "no longer deprecated"), alias_part(alias))
     # (a removed parameter whose part the new side no longer declares is located on the old side)
     out += [_python_change(old if rule == "param_removed" and new.part_location(part) is None else new, rule,
                            public and breaking, message, part)

@@ -38,6 +38,7 @@ class Function:
     visible: bool  # exported (in __all__) rather than hidden
     signature: str  # `add(x, y, name=None)`, without annotations
     aliases: tuple[str, ...] = ()  # further names bound to the same function
+    deprecated_aliases: tuple[str, ...] = ()  # those of them that warn when called (sorted)
     params: tuple[Param, ...] = ()  # without the trailing name=None
     outputs: tuple[str, ...] = ()  # result fields in order (namedtuple fields when > 1)
     output_type: str | None = None  # namedtuple type name when the op has several outputs

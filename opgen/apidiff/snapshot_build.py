@@ -37,6 +37,7 @@ def _project(fn: FunctionApi, module: str) -> Function:
         visible=fn.visible,
         signature=fn.signature_text(),
         aliases=fn.aliases,
+        deprecated_aliases=tuple(sorted(fn.deprecated_aliases)),
         params=tuple(Param(p.name, f"{p.kind} {p.op_def_name}", p.default) for p in fn.params),
         outputs=tuple(o.field for o in fn.outputs),
         output_type=fn.namedtuple_typename,

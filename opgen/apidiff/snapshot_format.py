@@ -76,6 +76,8 @@ def _function_json(fn: Function) -> dict[str, Any]:
         "name": fn.name,
         "visible": fn.visible,
         "aliases": list(fn.aliases),
+        # only when there are some: snapshots written before deprecated aliases were recorded read alike
+        **({"deprecated_aliases": list(fn.deprecated_aliases)} if fn.deprecated_aliases else {}),
         "signature": fn.signature,
         "params": [{"name": p.name, "binds": p.binds, **({"default": p.default} if p.default is not None else {})}
                    for p in fn.params],
@@ -166,6 +168,7 @@ def _function_from_json(item: dict[str, Any]) -> Function:
         visible=item["visible"],
         signature=item["signature"],
         aliases=tuple(item.get("aliases", ())),
+        deprecated_aliases=tuple(item.get("deprecated_aliases", ())),
         params=tuple(Param(p["name"], p["binds"], p.get("default")) for p in item.get("params", ())),
         outputs=tuple(item.get("outputs", ())),
         output_type=item.get("output_type"),
@@ -322,7 +325,8 @@ def to_markdown(snapshot: Snapshot, title: str = "API snapshot") -> str:
             out += [f"### {md_text(fn.name)}", "", *md_code_block(f"{fn.signature} -> {fn.returns()}", "python"), ""]
             facts = [f"op {md_code(entry.name)}", "visible" if fn.visible else "hidden"]
             if fn.aliases:
-                facts.append("aliases " + _code_list(list(fn.aliases)))
+                facts.append("aliases " + ", ".join(md_code(a) + (" (deprecated)" if a in fn.deprecated_aliases else "")
+                                                    for a in fn.aliases))
             out.append("- " + "; ".join(facts))
             out += _graph_lines(entry.op_def) + _kernel_lines(entry) + [""]
     if without:

@@ -124,7 +124,8 @@ _GRAPH = _object({"inputs": _list(_ARG), "outputs": _list(_ARG), "attrs": _list(
     {"control_outputs": _strings, "deprecation": _object({"version": _int_in(32)}, {"explanation": _string})})
 _FUNCTION = _object(
     {"module": _string, "name": _string, "visible": _bool, "signature": _string},
-    {"aliases": _strings, "params": _list(_object({"name": _string, "binds": _string}, {"default": _string})),
+    {"aliases": _strings, "deprecated_aliases": _strings,
+     "params": _list(_object({"name": _string, "binds": _string}, {"default": _string})),
      "outputs": _strings, "output_type": _nullable(_string)})
 # "location", "api_locations", "parts" and "kernel_locations" are source locations that earlier
 # opgen versions wrote; they are accepted (checked, then ignored) so that a snapshot committed
