@@ -8,8 +8,10 @@ written (for `--list-outputs`), and what `--check`, `--diff` and `--dry-run` pri
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib.metadata
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -153,20 +155,22 @@ def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: P
     return inputs
 
 
-def _depfile(settings: Settings, opts: BuildOptions, gathered: GatherResult, overrides_dir: Path | None) -> bytes:
-    """The `--depfile` text, after checking that the depfile replaces no input and no file
-    of the output tree (`check_written_file`)."""
+def _depfile(settings: Settings, opts: BuildOptions, gathered: GatherResult,
+             overrides_dir: Path | None) -> tuple[bytes, list[str]]:
+    """The `--depfile` text and its targets (relative to `--out`), after checking that the
+    depfile replaces no input and no file of the output tree (`check_written_file`)."""
     groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
     outputs = output_paths(groups, settings.config, opts)
     inputs = _depfile_inputs(gathered, opts, overrides_dir)
     assert settings.depfile is not None
     check_written_file(Path(settings.depfile), "--depfile", inputs, opts.out, outputs)
     base = Path(settings.depfile_relative_to) if settings.depfile_relative_to else None
-    return depfile_bytes(
+    text = depfile_bytes(
         [_shown(opts.out / rel, base) for rel in outputs],
         sorted({_shown(p, base) for p in inputs}),
         settings.depfile_format,
     )
+    return text, outputs
 
 
 def output_paths(groups: dict[str, list[op_def_pb2.OpDef]], config: Config, opts: BuildOptions) -> list[str]:
@@ -449,6 +453,11 @@ def run(settings: Settings) -> int:
     phases.done(f"overrides: {printable_path(overrides_dir) if overrides_dir is not None else 'none'}")
 
     depfile = _depfile(settings, opts, gathered, overrides_dir) if settings.depfile else None
+    # A build that writes the depfile anew (a fresh clone's first) dates every target now, even
+    # one it left unchanged: the build tool knew none of the inputs before it (ninja, restat
+    # rule, records such a target's time as 0 and would run it again), and nothing was built
+    # from the targets yet.
+    first_depfile = depfile is not None and not os.path.lexists(settings.depfile or "")
 
     if settings.list_outputs:
         groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
@@ -499,8 +508,12 @@ def run(settings: Settings) -> int:
         changes = _compared(opts.out, outputs, result, phases)
         _check_deletes(settings, opts.out, changes)
         if depfile is not None and settings.depfile:
-            write_output(Path(settings.depfile), depfile)
+            write_output(Path(settings.depfile), depfile[0])
         commit(opts.out, changes)
+        if first_depfile and depfile is not None:
+            for rel in depfile[1]:
+                with contextlib.suppress(FileNotFoundError):
+                    os.utime(opts.out / rel)
     phases.done(f"wrote {printable_path(opts.out)}")
     _report_kept(opts.out, changes)
     elapsed = time.perf_counter() - started

@@ -206,6 +206,30 @@ def test_readme_make_rule_in_a_fresh_clone_with_committed_outputs(tmp_path, firs
     assert RAN not in _run(["make"], root)
 
 
+@pytest.mark.skipif(shutil.which("ninja") is None, reason="ninja not installed (apt-get install ninja-build)")
+def test_readme_ninja_rule_in_a_fresh_clone_with_committed_outputs(tmp_path):
+    """trial21 #3: a clone has the outputs but no depfile and no .ninja_log: the first `ninja`
+    runs opgen, which leaves the outputs as they are but dates them now (ninja knew no input
+    before the depfile, and its restat rule would record their time as 0 and run opgen again);
+    the next does nothing, and edits rerun it once as anywhere."""
+    root = _project(tmp_path / "p")
+    (root / "build.ninja").write_text(_doc_snippet("ninja"), encoding="utf-8")
+    _fresh_clone(root)
+    _check_rebuilds(root, lambda: _run(["ninja"], root))
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None or shutil.which("ninja") is None, reason="needs cmake and ninja")
+def test_readme_cmake_command_with_ninja_in_a_fresh_clone(tmp_path):
+    """As the plain ninja rule (trial21 #3): CMake's Ninja generator in a fresh clone runs
+    opgen once, then not again until an input changes."""
+    root = _project(tmp_path / "p")
+    first, rest = _doc_snippet("cmake").split("\n", 1)
+    (root / "CMakeLists.txt").write_text(f"{first}\nproject(opgen_test NONE)\n{rest}", encoding="utf-8")
+    _fresh_clone(root)
+    _run(["cmake", "-S", str(root), "-B", str(root / "build"), "-G", "Ninja"], root)
+    _check_rebuilds(root, lambda: _run(["cmake", "--build", str(root / "build")], root))
+
+
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake not installed (apt-get install cmake)")
 @pytest.mark.parametrize("generator, tool", [("Ninja", "ninja"), ("Unix Makefiles", "make")])
 def test_readme_cmake_command_reruns_opgen_when_an_input_changes(tmp_path, generator, tool):
