@@ -6,7 +6,7 @@ import contextlib
 import difflib
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 _ECHOED_NEWLINE = re.compile(r"\r?\n(?![ \t])")
@@ -50,9 +50,27 @@ def printable_path(path: object) -> str:
 
 def report(text: str) -> None:
     """One message (an error, a warning, a summary line) on stderr, terminal-safe; a closed
-    stderr is ignored (the exit status still tells)."""
+    stderr is ignored (the exit status still tells). Nothing inside `reports_silenced`."""
+    if _silenced:
+        return
     with contextlib.suppress(OSError, ValueError):
         print(terminal_safe(text), file=sys.stderr)
+
+
+_silenced = False
+
+
+@contextlib.contextmanager
+def reports_silenced() -> Iterator[None]:
+    """No `report` output meanwhile (a query such as `opgen build --list-outputs`, which a build
+    tool runs on every invocation: the build itself reports the warnings); errors raised
+    still reach the CLI, which prints them."""
+    global _silenced
+    before, _silenced = _silenced, True
+    try:
+        yield
+    finally:
+        _silenced = before
 
 
 @dataclass(frozen=True, order=True)

@@ -23,7 +23,7 @@ import click
 
 from opgen.apidiff.snapshot_file import api_hint, snapshot_outputs, snapshot_path
 from opgen.config import Config
-from opgen.errors import Location, OpgenError, printable_path, report
+from opgen.errors import Location, OpgenError, printable_path, report, reports_silenced
 from opgen.fsutil import LiteralPath, flush_stdout, write_output, write_stdout
 from opgen.model import GatherResult
 from opgen.module_groups import group_ops, module_files, module_library, same_named_sources, unmatched_patterns
@@ -419,7 +419,15 @@ def _compared(out: Path, outputs: dict[str, bytes], result: RenderResult, phases
 
 
 def run(settings: Settings) -> int:
-    """The `opgen build` command (exit 0 ok, 1 stale with --check, 2 user error)."""
+    """The `opgen build` command (exit 0 ok, 1 stale with --check, 2 user error); `--list-outputs`
+    reports no warnings (make runs it on every invocation; the build itself reports them)."""
+    if settings.list_outputs:
+        with reports_silenced():
+            return _run(settings)
+    return _run(settings)
+
+
+def _run(settings: Settings) -> int:
     if settings.depfile_relative_to and not settings.depfile:
         raise click.UsageError("--depfile-relative-to needs --depfile")
     if settings.depfile_format != "make" and not settings.depfile:

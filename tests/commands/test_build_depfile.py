@@ -68,6 +68,20 @@ def test_list_outputs_is_what_build_writes(tmp_path):
     assert sorted(listed) == written
 
 
+def test_list_outputs_reports_errors_but_no_warnings(tmp_path):
+    """trial21 #4: make runs `--list-outputs` on every invocation (`$(shell ...)`): the build
+    reports the warnings, the listing does not; an error still stops it, located, exit 2."""
+    root = _project(tmp_path / "p")
+    (root / "specs" / "orphan.cc").write_text(
+        'REGISTER_KERNEL_BUILDER(Name("Nowhere").Device(DEVICE_CPU), NowhereOp);\n', encoding="utf-8")
+    assert "warning: the CPU kernel of 'Nowhere'" in _opgen(root, "--dry-run").stderr
+    listed = _opgen(root, "--list-outputs")
+    assert (listed.returncode, listed.stderr) == (0, "") and "generated/API.md" in listed.stdout
+    (root / "specs" / "bad.cc").write_text('REGISTER_OP("Bad").Input("x: flaot");\n', encoding="utf-8")
+    listed = _opgen(root, "--list-outputs")
+    assert listed.returncode == 2 and listed.stderr.startswith("specs/bad.cc:1:26: error: "), listed.stderr
+
+
 def test_gitignore_hides_opgens_internals_but_never_replaces_a_users(tmp_path):
     root = _project(tmp_path / "p")
     assert _opgen(root).returncode == 0
