@@ -48,6 +48,12 @@ def printable_path(path: object) -> str:
     return printable_line(str(path))
 
 
+def plain_proto_names(message: str) -> str:
+    """protobuf's parse error `message` naming types as the files' users know them: `OpDef`,
+    `OpGenOverride`, `ApiDef.Visibility`, not opgen's proto package (`opgen.OpDef`)."""
+    return re.sub(r'\b(Message|Enum) type "opgen\.', r'\1 type "', message)
+
+
 def report(text: str) -> None:
     """One message (an error, a warning, a summary line) on stderr, terminal-safe; a closed
     stderr is ignored (the exit status still tells). Nothing inside `reports_silenced`."""

@@ -18,7 +18,7 @@ from google.protobuf import json_format, text_format
 
 from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot
 from opgen.apidiff.snapshot_schema import FORMAT_TAG, snapshot_problem
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, plain_proto_names
 from opgen.json_input import JsonProblem, field_location, load_json
 from opgen.output_escape import md_code, md_code_block, md_text
 from opgen.python_api.function import signature_text
@@ -128,7 +128,7 @@ def _text_value(text: str, message: attr_value_pb2.AttrValue, where: str) -> Non
     try:
         text_format.Parse(text, message)
     except text_format.ParseError as e:
-        raise JsonProblem(where, f"not a text-format {message.DESCRIPTOR.name}: {e}") from None
+        raise JsonProblem(where, f"not a text-format {message.DESCRIPTOR.name}: {plain_proto_names(str(e))}") from None
 
 
 def _op_def_from_json(name: str, graph: dict[str, Any], where: str) -> op_def_pb2.OpDef:

@@ -18,7 +18,7 @@ from typing import Literal
 
 from google.protobuf import descriptor_pool, text_encoding, text_format
 
-from opgen.errors import Location, OpgenError, did_you_mean
+from opgen.errors import Location, OpgenError, did_you_mean, plain_proto_names
 from opgen.limits import MAX_TEXT_NESTING, decode_utf8, read_input_bytes, text_nesting_problem
 from opgen.proto import api_def_pb2, op_gen_overrides_pb2
 
@@ -198,9 +198,8 @@ class _Reader:
         if 0 < line <= len(piece_lines):  # protobuf echoes the line: it is in the location already
             message = message.removeprefix(f"'{piece_lines[line - 1]}': ")
         before = piece_lines[line - 1][: max((e.GetColumn() or 1) - 1, 0)] if 0 < line <= len(piece_lines) else ""
-        return OpgenError(
-            f"cannot parse as {FORMAT_TITLES[self.fmt]}: {message}", loc, hint=parse_hint(message, self.fmt, before)
-        )
+        return OpgenError(f"cannot parse as {FORMAT_TITLES[self.fmt]}: {plain_proto_names(message)}", loc,
+                          hint=parse_hint(message, self.fmt, before))
 
     def _unclosed_entry_error(self, message: str) -> bool:
         """Whether protobuf's `message` is what an entry left open gives: the end of the file where

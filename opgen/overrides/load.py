@@ -274,7 +274,7 @@ def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_def
         if others:
             errors.append(OpgenError(
                 f"{entry.name}: a skipped op generates no function, so {', '.join(others)} would be ignored",
-                node.first("skip").loc, hint="remove the other fields, or `skip: true`"))
+                node.first("skip").loc, hint="remove the other fields, or remove `skip: true`"))
             api.visibility = ApiDef.SKIP
             update.locs[("visibility", 0)] = node.first("skip").loc
             return update

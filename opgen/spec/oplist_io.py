@@ -15,7 +15,7 @@ from pathlib import Path
 from google.protobuf import json_format, text_format
 from google.protobuf.message import DecodeError, Message
 
-from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean
+from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean, plain_proto_names
 from opgen.fsutil import atomic_write, cache_root, read_cache_file, seal, unsealed
 from opgen.json_input import field_location, load_json, proto_json_problem
 from opgen.limits import (
@@ -334,7 +334,8 @@ def _parse_text_op_list(name: str, text: str, stop: Unread) -> op_def_pb2.OpList
     except text_format.ParseError as e:
         line, col = e.GetLine() or 0, e.GetColumn() or 0
         message = re.sub(r"^\d+:\d+ : ", "", str(e))
-        raise OpgenError(f"cannot parse text OpList: {_one_line(message)}", Location(name, line, col)) from None
+        raise OpgenError(f"cannot parse text OpList: {_one_line(plain_proto_names(message))}",
+                         Location(name, line, col)) from None
     return op_list
 
 

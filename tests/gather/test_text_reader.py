@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from oracle.tf_registry import tf_op_list
 
 from opgen import parallel
-from opgen.errors import OpgenError
+from opgen.errors import OpgenError, plain_proto_names
 from opgen.spec import oplist_io
 from opgen.spec.oplist_io import load_op_list_with_lines
 from opgen.spec.text_reader import Unread, read_text_message
@@ -197,8 +197,9 @@ def test_errors_are_protobufs_at_its_line_and_column(text, tmp_path):
 
 
 def located(path, error: text_format.ParseError) -> str:
-    """The first line opgen reports for protobuf's `error` in `path`."""
-    message = " ".join(re.sub(r"^\d+:\d+ : ", "", str(error)).split())
+    """The first line opgen reports for protobuf's `error` in `path` (types named without opgen's
+    proto package, `plain_proto_names`)."""
+    message = " ".join(plain_proto_names(re.sub(r"^\d+:\d+ : ", "", str(error))).split())
     return f"{path}:{error.GetLine()}:{error.GetColumn()}: error: cannot parse text OpList: {message}"
 
 

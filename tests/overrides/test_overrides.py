@@ -125,7 +125,7 @@ def test_cli_reports_every_error_with_hints(tmp_path, monkeypatch, capsys):
         'op {\n  name: "Resize"\n  attr_default { name: "scale" value { i: 99999999999999999999 } }\n}\n')
     assert cli.main(["overrides", "check", "ops.pbtxt", "--overrides", "ov"]) == 2
     assert capsys.readouterr().err == (
-        'ov/a.pbtxt:3:3: error: cannot parse as OpGenOverrides: Message type "opgen.OpGenOverride" has no field '
+        'ov/a.pbtxt:3:3: error: cannot parse as OpGenOverrides: Message type "OpGenOverride" has no field '
         'named "hidde".\n  hint: did you mean `hide`?\n'
         "ov/a.pbtxt:7:43: error: cannot parse as OpGenOverrides: Value out of range: 99999999999999999999\n"
         "  hint: an int attr value (`i`) is a signed 64-bit integer: -9223372036854775808 to 9223372036854775807\n"
