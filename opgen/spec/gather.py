@@ -16,6 +16,7 @@ makes each missing header an error instead.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import gc
 import os
@@ -498,11 +499,31 @@ def _missing_include_message(target: str, sites: list[MissingInclude]) -> str:
     return text + (f"; also included at {', '.join(others)}" if others else "")
 
 
-def _missing_include_hint(target: str) -> str:
-    """How to find a missing header, or skip another library's silently (its top directory or name as a glob)."""
+def _missing_include_hint(target: str, searched: Sequence[str]) -> str:
+    """How to find a missing header: the file a misspelt name may mean (`_include_meant`), else
+    its directory to add, or how to skip another library's silently (its top directory or name
+    as a glob)."""
+    meant = _include_meant(target, searched)
+    if meant is not None:
+        return f'did you mean "{meant}"? (else add its directory with -I DIR or [tool.opgen] include_dirs)'
     glob_text = f"{target.split('/', 1)[0]}/*" if "/" in target else target
     return (f"add its directory (-I DIR, [tool.opgen] include_dirs), or skip another library's header silently: "
             f'[tool.opgen] external_includes = ["{glob_text}"]')
+
+
+def _include_meant(target: str, searched: Sequence[str]) -> str | None:
+    """A file of the include's own folder below a searched directory whose name is close to
+    the include's (`fw_comon.h` for `fw_common.h`), as the include would name it; None if none is."""
+    folder, _, name = target.rpartition("/")
+    for directory in searched:
+        try:
+            names = [entry.name for entry in os.scandir(os.path.join(directory, folder)) if entry.is_file()]
+        except OSError:
+            continue
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.8)
+        if close:
+            return f"{folder}/{close[0]}" if folder else close[0]
+    return None
 
 
 def _as_warnings(errors: list[OpgenError]) -> list[str]:
@@ -822,8 +843,10 @@ def _gather(
             skipped.setdefault(group.location, group)
         for m in pp.missing_includes:
             if strict_includes and m.target not in missing:  # each header once, where first included
+                close = _include_meant(m.target, m.searched)
                 file_errors.append(OpgenError(f"{_missing_include_message(m.target, [m])}; add its directory "
-                                              "with -I DIR or [tool.opgen] include_dirs", m.location))
+                                              "with -I DIR or [tool.opgen] include_dirs", m.location,
+                                              hint=f'did you mean "{close}"?' if close else None))
             missing.setdefault(m.target, []).append(m)
         regs = [r for r in regs if allowed is None or r.system or r.op_name in allowed]
         for reg in regs if written_keys else ():
@@ -936,7 +959,8 @@ def _gather(
     # (a header blamed for an error needs its directory: it is not another library's to skip)
     warnings[missing_at:missing_at] = [] if strict_includes else [
         f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
-        + ("" if target in explanations.blamed_targets else f"\n  hint: {_missing_include_hint(target)}")
+        + ("" if target in explanations.blamed_targets
+           else f"\n  hint: {_missing_include_hint(target, sites[0].searched)}")
         for target, sites in missing.items()]
     left_out = {reg.op_name for reg in core_registrations}
     warnings += _core_op_warnings(core_registrations)

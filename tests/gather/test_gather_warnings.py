@@ -121,3 +121,27 @@ def test_a_misspelt_shape_fn_of_many_ops_warns_three_times_and_names_the_rest(tm
     assert warnings[3] == (f"warning: 4997 more ops name shape function 'shape_inference::UnchangedShap' too: "
                            f"Op3, Op4, Op5, Op6, Op7, Op8, Op9, Op10, Op11, Op12, ... (first at {src}:5:50)")
     assert len(warnings) == 5 and warnings[4].startswith(f"{src}:5002:") and "ScalarShap'" in warnings[4]
+
+
+def test_a_misspelt_include_names_the_file_it_may_mean(tmp_path):
+    """trial21 #8: `#include "lib/fw_comon.h"` where lib/fw_common.h exists below a searched
+    directory: the warning (and --strict-includes' error) names it; a name close to nothing
+    keeps the hint to add a directory or skip another library's header."""
+    from opgen.errors import OpgenError
+
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "fw_common.h").write_text("#pragma once\n")
+    src = tmp_path / "ops.cc"
+    src.write_text('#include "lib/fw_comon.h"\n#include "other/far.h"\nREGISTER_OP("A").Output("y: float");\n')
+    warnings: list[str] = []
+    gather([str(src)], include_dirs=[str(tmp_path)], warn=warnings.append)
+    assert [w.splitlines()[1] for w in warnings] == [
+        '  hint: did you mean "lib/fw_common.h"? (else add its directory with -I DIR or [tool.opgen] include_dirs)',
+        '  hint: add its directory (-I DIR, [tool.opgen] include_dirs), or skip another library\'s header silently: '
+        '[tool.opgen] external_includes = ["other/*"]']
+    try:
+        gather([str(src)], include_dirs=[str(tmp_path)], strict_includes=True)
+    except OpgenError as e:
+        assert 'hint: did you mean "lib/fw_common.h"?' in e.format()
+    else:
+        raise AssertionError("--strict-includes accepted a missing include")
