@@ -137,8 +137,8 @@ def test_a_misspelt_include_names_the_file_it_may_mean(tmp_path):
     gather([str(src)], include_dirs=[str(tmp_path)], warn=warnings.append)
     assert [w.splitlines()[1] for w in warnings] == [
         '  hint: did you mean "lib/fw_common.h"? (else add its directory with -I DIR or [tool.opgen] include_dirs)',
-        '  hint: add its directory (-I DIR, [tool.opgen] include_dirs), or skip another library\'s header silently: '
-        '[tool.opgen] external_includes = ["other/*"]']
+        ('  hint: add its directory (-I DIR, [tool.opgen] include_dirs), or skip another library\'s header silently: '
+         '[tool.opgen] external_includes = ["other/*"]')]
     try:
         gather([str(src)], include_dirs=[str(tmp_path)], strict_includes=True)
     except OpgenError as e:
