@@ -458,9 +458,12 @@ class ChainReader:
                 spelled = f'{name_tok[TEXT]} = "..."'
                 if qualified != name_tok[TEXT]:
                     spelled = f'"{qualified}" = "..." or {spelled}'
+                known = [*(self.functions if is_call else self.constants), *self.helpers]
+                meant = did_you_mean(name_tok[TEXT], known)
                 raise UndefinedNameError(part[0], name_tok[TEXT], f"cannot resolve '{''.join(t[TEXT] for t in part)}' "
-                                         f"in {method}(): not {what}; define its string under "
-                                         f"[tool.opgen.helpers] in pyproject.toml ({spelled})")
+                                         f"in {method}(): not {what}" + (f" ({meant})" if meant else "")
+                                         + f"; define its string under [tool.opgen.helpers] in pyproject.toml "
+                                         f"({spelled})")
             pieces.append(value)
         return "".join(pieces)
 
