@@ -61,6 +61,9 @@ class Change:
     location: Location | None = None
     tf_message: str | None = None  # graph rules: TF's full error text (OpDefCompatible / ...DefaultsUnchanged)
     override_location: Location | None = None  # the override line that shaped the op's Python API
+    # a change located in a git revision (an attr removed since `--git REV`): the op's declaration
+    # in the work tree, which a GitHub annotation can attach to (`report.format_github`)
+    work_tree_op: Location | None = None
 
 
 @dataclass(frozen=True)
@@ -533,6 +536,9 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> DiffResult:
             continue
         op_changes = (_graph_changes(before, after) + _python_changes(before, after) + _kernel_changes(before, after)
                       + _docs_changes(before, after))
+        if after.location is not None and not after.location.revision:
+            op_changes = [replace(c, work_tree_op=after.location) if c.location and c.location.revision else c
+                          for c in op_changes]
         if op_changes:
             ops.append(OpStatus(name, "changed"))
             changes += op_changes

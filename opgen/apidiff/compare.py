@@ -119,7 +119,8 @@ def _annotation_paths(result: DiffResult, project: Path) -> DiffResult:
             return loc
         return Location(rel.as_posix(), loc.line, loc.col)
 
-    return DiffResult([dataclasses.replace(c, location=move(c.location), override_location=move(c.override_location))
+    return DiffResult([dataclasses.replace(c, location=move(c.location), override_location=move(c.override_location),
+                                           work_tree_op=move(c.work_tree_op))
                        for c in result.changes], result.ops)
 
 

@@ -121,9 +121,10 @@ def format_github(result: DiffResult) -> str:
     A Python-API change of an op whose graph did not change is the work of its override:
     the annotation stands at the override's line (where the pull request changed something),
     naming the op's declaration in its message; any other change stands at the source line.
-    A location in a git revision (an op removed since `--git REV`) names no file: the
-    annotation could only attach to the new tree's file, whose lines differ; it is shown
-    without a file and names the place in its message."""
+    A location in a git revision (an attr removed since `--git REV`) names no file of the
+    work tree, whose lines differ: the annotation attaches to the op's declaration there when
+    the work tree has the op (`Change.work_tree_op`), else it is shown without a file; either
+    way it names the place in its message."""
     graph_changed = {c.op for c in result.changes if c.category == "graph"}
     lines = []
     for c in result.changes:
@@ -137,7 +138,8 @@ def format_github(result: DiffResult) -> str:
         props = []
         if at and at.revision:
             also = f" (at {at})" + also
-        elif at:
+            at = c.work_tree_op
+        if at:
             props.append(f"file={gh_property(at.path)}")
             if at.line:
                 props.append(f"line={at.line}")

@@ -502,6 +502,22 @@ def test_removed_ops_are_located_in_the_old_revision(tmp_path, monkeypatch, caps
                                    "(at HEAD:ops/seq_ops.cc:6:1)")
 
 
+def test_github_annotation_of_a_removal_attaches_to_the_ops_declaration_in_the_work_tree(tmp_path, monkeypatch,
+                                                                                       capsys):
+    """trial21 #5: an attr removed since `--git HEAD` is located at its `.Attr(...)` in HEAD, a line
+    the work tree no longer has: the annotation attaches to the op's REGISTER_OP there, naming
+    the removed line in its message (an op removed with its declaration still has no file)."""
+    _seq_repo(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ops" / "seq_ops.cc").write_text(
+        SEQ_V1.replace('\n    .Attr("N: int >= 1");', ";").replace('.Input("x: N * T")', '.Input("x: T")')
+        + 'REGISTER_OP("Gone")\n    .Input("a: float");\n')
+    code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)
+    assert code == 1
+    assert ("::error file=ops/seq_ops.cc,line=1,col=1,title=opgen graph attr_removed (Pack2)::Attr 'N' removed "
+            "(at HEAD:ops/seq_ops.cc:5:6)") in out.splitlines(), out
+
+
 def test_github_annotations_of_a_committed_range_attach_to_the_checked_out_files(tmp_path, monkeypatch, capsys):
     """trial21 #5: `--git base...HEAD` reads NEW from the revision, whose files the checkout holds
     unchanged: their annotations name the file (GitHub annotates the checked-out commit), from
