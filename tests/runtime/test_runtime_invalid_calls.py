@@ -1,4 +1,5 @@
-"""Invalid calls: opgen's `_apply_op_helper` raises TF's exception type with TF's message.
+"""Invalid calls: opgen's `_apply_op_helper` raises TF's exception type with TF's message, and
+leaves the graph as TF does (the Consts it converted before the error stay; trial21 #11).
 
 The corpus is generated from TF's OpDefs (one family of mistakes per op kind) plus
 hand-written cases for each documented message (`op_def_library.py` _apply_op_helper). Messages must be
@@ -58,8 +59,9 @@ def _call(make_graph, lib, build):
             else:
                 lib._apply_op_helper(op_type, name=name, **kwargs)
         except Exception as e:  # noqa: BLE001
-            return type(e), str(e)
-    return None, None
+            # and the nodes the failed call left behind (TF keeps the Consts it converted first)
+            return type(e), str(e), [op.name for op in graph.get_operations()]
+    return None, None, []
 
 
 def _handwritten():
@@ -70,6 +72,9 @@ def _handwritten():
     del tensor
     return [
         ("unknown op", lambda ph: ("NoSuchOp", None, {}, None)),
+        # an attr TF checks after converting the inputs: their Const stays (trial21 #11)
+        ("RandomUniform dtype not allowed", lambda ph: ("RandomUniform", None, {"shape": [2], "dtype": "int32"},
+                                                        None)),
         ("AddV2 int/float", lambda ph: ("AddV2", None, {"x": 1, "y": 2.0}, None)),
         (
             "AddV2 tensor mismatch",
@@ -405,7 +410,7 @@ def test_invalid_calls_match_tensorflow(env):
     failures = []
     compared = 0
     for desc, build in corpus:
-        (tf_type, tf_msg), (our_type, our_msg) = (
+        (tf_type, tf_msg, tf_nodes), (our_type, our_msg, our_nodes) = (
             _call(g, lib, build) for _, g, lib in sides
         )
         if (
@@ -429,6 +434,8 @@ def test_invalid_calls_match_tensorflow(env):
             failures.append(
                 f"{desc}: messages differ\n   TF:   {tf_msg[:300]}\n   ours: {our_msg[:300]}"
             )
+        elif our_nodes != tf_nodes:
+            failures.append(f"{desc}: the graph left behind differs\n   TF:   {tf_nodes}\n   ours: {our_nodes}")
     print(f"{compared} invalid calls compared")
     assert not failures, "\n".join(failures)
     assert compared >= 100

@@ -240,7 +240,12 @@ def _make_plan(
         if value is None and default is not None:
             protos.append(default)
         else:
-            protos.append(_attr_proto(op_type_name, attr_def, attr_type, name, value))
+            try:
+                protos.append(_attr_proto(op_type_name, attr_def, attr_type, name, value))
+            except (TypeError, ValueError):
+                # the general path raises it, as TF does: after converting the inputs (their
+                # Consts stay in the graph)
+                return None
     attrs = shared_attrs(info.attr_names, protos)
     structure, output_dtypes = output_structure(info, attrs)
     return tuple(steps), attrs, structure, output_dtypes

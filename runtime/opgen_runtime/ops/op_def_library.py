@@ -298,6 +298,9 @@ def _extract_inputs_and_attrs(
                     )
                     for i, v in enumerate(values)
                 ]
+                # TF's `values` are the Tensors from here: the error below reads their types
+                # without converting (and creating Consts) again
+                values = converted
                 if number_attr and len({v._dtype._base_enum for v in converted}) > 1:
                     raise TypeError(
                         f"Not all types matched for {arg_name} for {op_type_name}."
@@ -329,7 +332,6 @@ def _extract_inputs_and_attrs(
                 raise TypeError(
                     f"{prefix} that are invalid. Tensors: {values}"
                 ) from None
-            values = converted
             types = [x._dtype for x in converted]
             inputs.extend(converted)
         else:
