@@ -262,8 +262,9 @@ def cli(debug: bool, quiet: bool, verbose: bool) -> None:
 
 _define(cli, "oplist", "Gather REGISTER_OP specs into an OpList (pbtxt, pb or json).\n\n" + _SOURCES, [
     *_SPEC_INPUT,
-    _option("--from-library", metavar="SO", section="Input",
-            help="Read a compiled op library's OpList through TensorFlow instead of SOURCES."),
+    _option("--from-library", metavar="SO", section="Input", multiple=True,
+            help="Read a compiled op library's OpList through TensorFlow instead of SOURCES; repeatable "
+                 "(their ops together)."),
     _overrides_option("Input"),
     _option("--api", is_flag=True, section="Output", help="Print the per-op Python API model after overrides."),
     _option("--report-shapes", is_flag=True, section="Output",

@@ -14,7 +14,7 @@ from opgen.settings import SpecInput
 @dataclass(frozen=True, kw_only=True)
 class Settings(_Settings):
     input: SpecInput
-    from_library: str | None = None
+    from_library: tuple[str, ...] = ()
     overrides: str | None = None
     api: bool = False
     report_shapes: bool = False
@@ -39,11 +39,12 @@ def run(settings: Settings) -> int:
     fmt = "json" if settings.format == "json" else "text"
     if settings.from_library:
         from opgen.spec import op_library
-        from opgen.spec.oplist_io import check_op_list
 
-        op_list = op_library.op_list_from_library(settings.from_library)
-        check_op_list(op_list, settings.from_library)
-        check_output_option(settings.output, settings.config, [settings.from_library])
+        if settings.input.sources != tuple(settings.config.source_paths()):  # named on the command line
+            raise click.UsageError("--from-library reads compiled libraries instead of sources: give sources or "
+                                   "--from-library, not both")
+        op_list = op_library.op_list_from_libraries(settings.from_library)
+        check_output_option(settings.output, settings.config, list(settings.from_library))
     else:
         gathered = settings.input.gather()
         check_output_option(settings.output, settings.config, gathered,

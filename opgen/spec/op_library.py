@@ -5,6 +5,7 @@ loading it)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from opgen.errors import Location, OpgenError
 from opgen_runtime.proto import op_def_pb2
@@ -39,3 +40,20 @@ def op_list_from_library(path: str) -> op_def_pb2.OpList:
         c_api.TF_DeleteLibraryHandle(handle)
     ops = op_def_pb2.OpList.FromString(data)
     return op_def_pb2.OpList(op=sorted(ops.op, key=lambda o: o.name.encode()))  # type: ignore[union-attr]
+
+
+def op_list_from_libraries(paths: Sequence[str]) -> op_def_pb2.OpList:
+    """The ops `paths` register together (`op_list_from_library` of each, each checked as an
+    OpList file is), sorted by name; an op two of them register is an error at the second."""
+    from opgen.spec.oplist_io import check_op_list
+
+    ops: dict[str, tuple[op_def_pb2.OpDef, str]] = {}
+    for path in paths:
+        op_list = op_list_from_library(path)
+        check_op_list(op_list, path)
+        for op in op_list.op:
+            if op.name in ops:
+                raise OpgenError(f"op {op.name} is registered by {ops[op.name][1]} and {path}", Location(path),
+                                 hint="TensorFlow refuses to register an op twice: load one of the libraries")
+            ops[op.name] = (op, path)
+    return op_def_pb2.OpList(op=[ops[name][0] for name in sorted(ops, key=str.encode)])

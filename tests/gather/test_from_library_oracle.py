@@ -122,3 +122,19 @@ def test_a_library_tf_refuses_is_located_at_the_library(tmp_path, capsys):
     library.write_bytes(b"not ELF")
     assert main(["oplist", "--from-library", str(library)]) == 2
     assert capsys.readouterr().err.startswith(f"{library}: error: cannot load op library {library}: ")
+
+
+def test_several_libraries_are_read_together_and_sources_beside_them_refused(tmp_path, monkeypatch, capsys):
+    """trial22 #3: `--from-library` given twice reads both (was: the last only); sources named
+    beside it are a usage error (were ignored silently)."""
+    first = _library(tmp_path, "first", "OpgenLibFirst")
+    second = _library(tmp_path, "second", "OpgenLibSecond")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.opgen]\n")
+    assert main(["oplist", "--from-library", str(second), "--from-library", str(first), "-o", "ops.pbtxt"]) == 0
+    assert [op.name for op in load_op_list_file("ops.pbtxt").op] == ["OpgenLibFirst", "OpgenLibSecond"]
+    capsys.readouterr()
+    (tmp_path / "extra.cc").write_text(_GOOD.format(name="OpgenLibExtra"))
+    assert main(["oplist", "--from-library", str(first), "extra.cc"]) == 2
+    assert ("--from-library reads compiled libraries instead of sources: give sources or --from-library, not both"
+            in capsys.readouterr().err)
