@@ -4,8 +4,10 @@ loading it)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
 
 from opgen.errors import Location, OpgenError
 from opgen_runtime.proto import op_def_pb2
@@ -23,7 +25,8 @@ def op_list_from_library(path: str) -> op_def_pb2.OpList:
                          hint="pass the path of a compiled .so")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # TF's C++ start-up logging is not opgen's output
     try:
-        import tensorflow  # noqa: F401 - first: its submodules may be imported already
+        with _native_stderr_silenced():  # absl's and oneDNN's lines, which the level above does not stop
+            import tensorflow  # noqa: F401 - first: its submodules may be imported already
     except ImportError:
         raise OpgenError("--from-library needs TensorFlow to load the op library, and it is not installed",
                          Location(path), hint="pip install tensorflow-cpu, or give the library's REGISTER_OP "
@@ -31,7 +34,8 @@ def op_list_from_library(path: str) -> op_def_pb2.OpList:
     from tensorflow.python.client import pywrap_tf_session as c_api
 
     try:
-        handle = c_api.TF_LoadLibrary(path)
+        with _native_stderr_silenced():
+            handle = c_api.TF_LoadLibrary(path)
     except Exception as e:  # noqa: BLE001 - TF raises its own NotFoundError/InvalidArgumentError types
         raise OpgenError(f"cannot load op library {path}: {getattr(e, 'message', e)}", Location(path)) from None
     try:
@@ -57,3 +61,20 @@ def op_list_from_libraries(paths: Sequence[str]) -> op_def_pb2.OpList:
                                  hint="TensorFlow refuses to register an op twice: load one of the libraries")
             ops[op.name] = (op, path)
     return op_def_pb2.OpList(op=[ops[name][0] for name in sorted(ops, key=str.encode)])
+
+
+@contextlib.contextmanager
+def _native_stderr_silenced() -> Iterator[None]:
+    """File descriptor 2 to /dev/null meanwhile: what TensorFlow's C++ writes there (absl's
+    "All log messages before absl::InitializeLog()", oneDNN's notice) is not opgen's output,
+    whose every unindented line starts with a location or is a summary (docs/cli.md); TF's
+    errors reach opgen as exceptions."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)

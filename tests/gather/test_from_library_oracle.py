@@ -138,3 +138,14 @@ def test_several_libraries_are_read_together_and_sources_beside_them_refused(tmp
     assert main(["oplist", "--from-library", str(first), "extra.cc"]) == 2
     assert ("--from-library reads compiled libraries instead of sources: give sources or --from-library, not both"
             in capsys.readouterr().err)
+
+
+def test_tensorflows_native_logging_is_not_opgens_output(tmp_path):
+    """trial22 #8: in a fresh process (TF imported by opgen, TF_CPP_MIN_LOG_LEVEL unset), absl's
+    and oneDNN's start-up lines do not reach opgen's stderr."""
+    library = _library(tmp_path, "quiet", "OpgenLibQuiet")
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    done = subprocess.run([sys.executable, "-m", "opgen", "oplist", "--from-library", str(library)], cwd=tmp_path,
+                          capture_output=True, text=True, check=False, env={**env, "PYTHONPATH": str(REPO)})
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert 'name: "OpgenLibQuiet"' in done.stdout
