@@ -176,7 +176,10 @@ def write_output(path: Path, data: bytes) -> None:
             return
         atomic_write(path, data)
     except OSError as e:
-        if e.filename is None:  # a failed write (`-o /dev/full`) names no file: the error must
+        # a failed write (`-o /dev/full`) names no file, and a failed atomic write its hidden
+        # temporary file (`.x.pbtxt.d4jx7vff.tmp`): the error names the file the user named
+        name = Path(e.filename).name if e.filename is not None else None
+        if name is None or (name.startswith(f".{path.name}.") and name.endswith(".tmp")):
             raise OSError(e.errno, e.strerror, str(path)) from None
         raise
 

@@ -552,6 +552,21 @@ def test_a_failed_write_names_the_file(project, argv):
     assert result.stderr.startswith("/dev/full: error: cannot access file: No space left on device"), result.stderr
 
 
+def test_a_directory_refusing_the_temporary_file_names_the_file_given(project, monkeypatch):
+    """trial22 #9: a read-only directory refuses `-o ro/x.pbtxt`'s temporary file (mocked: tests may
+    run as root): the error names ro/x.pbtxt, not `.x.pbtxt.XXXX.tmp`."""
+    import tempfile
+
+    def refused(prefix: str = "", suffix: str = "", dir: str = "") -> tuple[int, str]:  # mkstemp's keywords
+        raise PermissionError(13, "Permission denied", os.path.join(dir, f"{prefix}d4jx7vff{suffix}"))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    result = run("oplist", "-o", "ro/x.pbtxt")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("ro/x.pbtxt: error: "), result.stderr
+    assert ".tmp" not in result.stderr
+
+
 @pytest.mark.parametrize("argv", [["oplist", "-o", "DIR"], ["kernels", "-o", "DIR"], ["api", "-o", "DIR"],
                                   ["specs", "ops.pbtxt", "-o", "DIR"], ["build", "--depfile", "DIR"]])
 def test_output_naming_a_directory_is_a_located_error_writing_nothing(project, argv):
