@@ -30,12 +30,15 @@ from opgen.module_groups import group_ops, module_files, module_library, same_na
 from opgen.outputs.depfile import depfile_bytes
 from opgen.outputs.diff_writer import root_relative, unified_diff
 from opgen.outputs.tree_writer import (
+    JOURNAL,
+    STAGING,
     Changes,
     build_lock,
     check_out_dir,
     commit,
     compute_changes,
     gitignore_output,
+    interrupted,
     is_internal,
     recover,
 )
@@ -450,6 +453,9 @@ def _run(settings: Settings) -> int:
             message = recover(opts.out)
         if message:
             report(message)
+    elif reviewing and opts.out.is_dir() and interrupted(opts.out):  # compared as the tree is now
+        report(f"opgen: a killed build of {printable_path(opts.out)} is pending ({JOURNAL} or {STAGING}): the tree "
+               "may mix two builds' files until the next `opgen build` completes or discards it")
     gathered = _gather(settings)
     _warn_out_not_a_package(settings, opts)
     phases.done(f"gathered {_count(len(gathered.op_list.op), 'op')}")

@@ -465,11 +465,21 @@ def commit(out: Path, changes: Changes) -> None:
         with contextlib.suppress(OSError):
             _remove_staging(out)
         raise write_error(e, out, "the previous output is intact") from None
+    except BaseException:  # Ctrl-C before the commit point: the previous output stays, nothing else
+        if not os.path.lexists(out / JOURNAL):
+            with contextlib.suppress(OSError):
+                _remove_staging(out)
+                for temp in _journal_temps(out):
+                    temp.unlink(missing_ok=True)
+        raise
     try:
         _apply(out, written, changes.delete, changes.manifest)
     except OSError as e:
         raise write_error(e, out, f"the build is recorded in {out / JOURNAL}: the next `opgen build` completes it, "
                                   f"or delete {out / JOURNAL} and {staging} to drop it") from None
+    except KeyboardInterrupt:  # after the commit point: the build completes, then the interrupt
+        recover(out)
+        raise
 
 
 def write_error(e: OSError, out: Path, state: str) -> OpgenError:

@@ -119,8 +119,9 @@ def test_read_only_tmpfs_keeps_the_old_tree(tmp_path, tmpfs, monkeypatch, capsys
     assert _tree(out) == old and _debris(out) == []
 
 
-def _fail_nth(monkeypatch, name: str, n: int, code: int, where: str) -> None:
-    """Make the n-th call of `os.<name>` whose first path argument contains `where` fail with `code`."""
+def _fail_nth(monkeypatch, name: str, n: int, code: int | None, where: str) -> None:
+    """Make the n-th call of `os.<name>` whose first path argument contains `where` fail with
+    `code`, or raise KeyboardInterrupt (Ctrl-C) when `code` is None."""
     real = getattr(os, name)
     calls = {"n": 0}
 
@@ -128,10 +129,36 @@ def _fail_nth(monkeypatch, name: str, n: int, code: int, where: str) -> None:
         if where in str(path):
             calls["n"] += 1
             if calls["n"] == n:
+                if code is None:
+                    raise KeyboardInterrupt
                 raise OSError(code, os.strerror(code), str(path))
         return real(path, *args, **kwargs)
 
     monkeypatch.setattr(os, name, fake)
+
+
+@pytest.mark.parametrize("name, target, complete", [("open", tree_writer.STAGING, False),
+                                                    ("replace", tree_writer.STAGING, True)],
+                         ids=["while_staging", "after_the_commit_point"])
+def test_ctrl_c_leaves_the_old_tree_or_the_new_one_and_no_debris(tmp_path, monkeypatch, capsys, name, target,
+                                                                 complete):
+    """trial22 #1: Ctrl-C while staging leaves the previous tree and no staging files; after the
+    journal (the commit point), the build is completed before the interrupt ends it."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    old = _tree(out)
+    _grow(root)
+    with monkeypatch.context() as m:
+        _fail_nth(m, name, 2, None, target)
+        status, err = _build(root, monkeypatch, capsys)
+    assert status == 130 and err.endswith("opgen: interrupted\n") and "Traceback" not in err, err
+    assert _debris(out) == [] and not tree_writer.interrupted(out)
+    if complete:
+        assert "def mat_mul(" in (out / "gen_math_ops.py").read_text()
+        assert _build(root, monkeypatch, capsys, "--check")[0] == 0
+    else:
+        assert _tree(out) == old
 
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EIO])
@@ -173,6 +200,9 @@ def test_failure_after_the_commit_point_is_completed_by_the_next_build(tmp_path,
         _fail_nth(m, "replace", nth, errno.EIO, target)
         status, err = _build(root, monkeypatch, capsys)
     assert status == 2 and "the next `opgen build` completes it" in err and "Traceback" not in err, err
+    assert tree_writer.interrupted(out)
+    status, err = _build(root, monkeypatch, capsys, "--check")  # trial22 #2: the check says so
+    assert f"opgen: a killed build of gen is pending ({tree_writer.JOURNAL} or {tree_writer.STAGING})" in err, err
     assert tree_writer.interrupted(out)
     if target == tree_writer.MANIFEST:  # every file was moved into place before the manifest
         assert "def mat_mul(" in (out / "gen_math_ops.py").read_text()
