@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 
 from opgen.errors import did_you_mean, with_article
 from opgen.spec.attr_grammar import COMPOUND_TYPES, TOP_LEVEL_COMPOUND
@@ -186,7 +187,9 @@ def fix_hint(message: str, failed_attrs: set[str], unread_attr: str | None = Non
         return f"the default must be one of the allowed values: {allowed} (or add {value} to them)"
     m = _OP_NAME.match(message)
     if m:
-        camel = "".join(word[:1].upper() + word[1:] for word in re.split(r"[^A-Za-z0-9]+", m.group("name")))
+        # (NFKC first: a name in fullwidth letters means the ASCII one, not a word boundary)
+        name = unicodedata.normalize("NFKC", m.group("name"))
+        camel = "".join(word[:1].upper() + word[1:] for word in re.split(r"[^A-Za-z0-9]+", name))
         example = f': REGISTER_OP("{camel}")' if camel[:1].isalpha() else ""
         return f"an op name is CamelCase: a capital letter, then letters, digits and _{example}"
     m = _FOLLOW_ON.match(message)
