@@ -76,8 +76,9 @@ def same_named_sources(
     op_list: op_def_pb2.OpList, sources: dict[str, OpSource], rules: dict[str, str]
 ) -> dict[str, list[tuple[str, OpSource]]]:
     """Module name -> the first op (name, source) of each of its files, for a module named after files
-    of one name in different directories (`a/ops.cc`, `b/ops.cc`): one module, whose ops may
-    come from different libraries although it loads one."""
+    of one name in different directories (`a/ops.cc`, `b/ops.cc`), or of names that become one
+    module name (`a-b.cc`, `a_b.cc`): one module, whose ops may come from different libraries
+    although it loads one."""
     by_module: dict[str, dict[str, tuple[str, OpSource]]] = {}
     for op in op_list.op:
         src = sources.get(op.name)
@@ -87,7 +88,8 @@ def same_named_sources(
     shared = {}
     for module, files in by_module.items():
         names = [Path(path).name for path in files]
-        repeated = [entry for name, entry in zip(names, files.values()) if names.count(name) > 1]
+        stems = {name.split(".", 1)[0] for name in names}  # (`ops.h` beside `ops.cc`: one name)
+        repeated = [entry for name, entry in zip(names, files.values()) if names.count(name) > 1 or len(stems) > 1]
         if repeated:
             shared[module] = repeated
     return shared

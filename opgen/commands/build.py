@@ -341,8 +341,8 @@ def _gather(settings: Settings) -> GatherResult:
         op_name, second = first_ops[1]
         report(
             OpgenError(
-                f"module {module} gathers the ops of {', '.join(files[:-1])} and {files[-1]}, files of one name: one "
-                "module, which loads one op library",
+                f"module {module} gathers the ops of {', '.join(files[:-1])} and {files[-1]}, files whose names give "
+                "one module name: one module, which loads one op library",
                 second.location,
                 hint=f'give this file\'s ops a module of their own ([tool.opgen.modules] "{op_name}" = "{module}_2", '
                 "a glob for several), or rename the file",

@@ -293,12 +293,19 @@ def test_files_of_one_name_in_two_directories_share_a_module_with_a_warning(run,
     code, err = run('[tool.opgen]\nsources = ["cc"]\n', "build", "--quiet")
     more = "cc/more/a.cc"
     assert code == 0 and err == (
-        f"{more}:2:1: warning: module gen_a gathers the ops of cc/a.cc and {more}, files of one "
-        "name: one module, which loads one op library\n"
+        f"{more}:2:1: warning: module gen_a gathers the ops of cc/a.cc and {more}, files whose names give "
+        "one module name: one module, which loads one op library\n"
         '  hint: give this file\'s ops a module of their own ([tool.opgen.modules] "OpB" = "gen_a_2", a glob for '
         "several), or rename the file\n")
     code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"OpB" = "gen_more"\n', "build", "--quiet")
     assert code == 0 and err == ""
+    # names that become one module name (trial22 #7)
+    (tmp_path / "cc" / "more" / "a.cc").unlink()
+    (tmp_path / "cc" / "a-b.cc").write_text(OP.replace('"OpA"', '"OpD"'))
+    (tmp_path / "cc" / "a_b.cc").write_text(OP.replace('"OpA"', '"OpE"'))
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n', "build", "--quiet")
+    assert code == 0 and err.startswith("cc/a_b.cc:2:1: warning: module gen_a_b gathers the ops of cc/a-b.cc and "
+                                        "cc/a_b.cc, files whose names give one module name"), err
 
 
 @pytest.mark.parametrize(("entry", "message"), [
