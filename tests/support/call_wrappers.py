@@ -74,6 +74,8 @@ SOURCE_MAP = "opgen_sourcemap.json"
 # covered (kept equal to the tests' sources by tests/render/test_call_every_wrapper.py).
 SUBPROCESS_BUILD_SITES = {
     "tests/commands/test_cli.py": "builds into the test's tmp_path (scanned at teardown)",
+    "tests/gather/test_from_library_oracle.py": "its subprocess runs `opgen oplist`; its builds run in-process "
+                                                "(recorded), into the test's tmp_path",
     "tests/tf/test_tf_custom_op_library.py": "the fixture calls record_build_dir (checked on TF too)",
     "tests/commands/test_tree_safety.py": "builds into the test's tmp_path (scanned at teardown)",
     "tests/runtime/test_runtime_end_to_end.py": "the fixture calls record_build_dir",
