@@ -137,6 +137,20 @@ def _fail_nth(monkeypatch, name: str, n: int, code: int | None, where: str) -> N
     monkeypatch.setattr(os, name, fake)
 
 
+def _rebuild_failing(tmp_path: Path, monkeypatch, capsys, name: str, code: int | None,
+                     target: str) -> tuple[Path, dict[str, bytes], int, str]:
+    """A project built once, grown, then built again with the 2nd `os.<name>` call on `target`
+    failing (`_fail_nth`): (root, the first build's tree, the second's status and stderr)."""
+    root = _project(tmp_path)
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    old = _tree(root / "gen")
+    _grow(root)
+    with monkeypatch.context() as m:
+        _fail_nth(m, name, 2, code, target)
+        status, err = _build(root, monkeypatch, capsys)
+    return root, old, status, err
+
+
 @pytest.mark.parametrize("name, target, complete", [("open", tree_writer.STAGING, False),
                                                     ("replace", tree_writer.STAGING, True)],
                          ids=["while_staging", "after_the_commit_point"])
@@ -144,14 +158,8 @@ def test_ctrl_c_leaves_the_old_tree_or_the_new_one_and_no_debris(tmp_path, monke
                                                                  complete):
     """trial22 #1: Ctrl-C while staging leaves the previous tree and no staging files; after the
     journal (the commit point), the build is completed before the interrupt ends it."""
-    root = _project(tmp_path)
+    root, old, status, err = _rebuild_failing(tmp_path, monkeypatch, capsys, name, None, target)
     out = root / "gen"
-    assert _build(root, monkeypatch, capsys)[0] == 0
-    old = _tree(out)
-    _grow(root)
-    with monkeypatch.context() as m:
-        _fail_nth(m, name, 2, None, target)
-        status, err = _build(root, monkeypatch, capsys)
     assert status == 130 and err.endswith("opgen: interrupted\n") and "Traceback" not in err, err
     assert _debris(out) == [] and not tree_writer.interrupted(out)
     if complete:
@@ -164,14 +172,8 @@ def test_ctrl_c_leaves_the_old_tree_or_the_new_one_and_no_debris(tmp_path, monke
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EIO])
 def test_injected_write_failure_while_staging_keeps_the_old_tree(tmp_path, monkeypatch, capsys, code):
     """Disk full / read-only / I/O error simulated (an OSError injected into the 2nd staged write)."""
-    root = _project(tmp_path)
+    root, old, status, err = _rebuild_failing(tmp_path, monkeypatch, capsys, "open", code, tree_writer.STAGING)
     out = root / "gen"
-    assert _build(root, monkeypatch, capsys)[0] == 0
-    old = _tree(out)
-    _grow(root)
-    with monkeypatch.context() as m:
-        _fail_nth(m, "open", 2, code, tree_writer.STAGING)
-        status, err = _build(root, monkeypatch, capsys)
     assert status == 2 and "Traceback" not in err, err
     assert err.startswith(f"gen/{tree_writer.STAGING}") and "the previous output is intact" in err, err
     assert _tree(out) == old and _debris(out) == []
