@@ -99,6 +99,11 @@ class SpecInput:
             options["sources"] = list(sources)
         return cls.from_options(options, config)
 
+    def reads_configured_sources(self, config: Config) -> bool:
+        """Whether these are `config`'s [tool.opgen] sources, not sources named on the command
+        line instead (`opgen build ops/a.cc`)."""
+        return self.sources == tuple(config.source_paths())
+
     def gather(self, *, strict_kernels: bool = False, cache: bool = False, require_ops: bool = False,
                warn: Callable[[str], None] = report, jobs: int = 0) -> GatherResult:
         """The GatherResult (`opgen.spec.gather.gather` says what the flags do)."""

@@ -320,7 +320,7 @@ def _gather(settings: Settings) -> GatherResult:
     )  # a build from no ops would delete every module
     # sources named on the command line may be a few of the project's: the patterns of the
     # others' ops and modules then rightly match nothing
-    all_sources = _reads_configured_sources(settings)
+    all_sources = settings.input.reads_configured_sources(config)
     for pattern in unmatched_patterns((op.name for op in gathered.op_list.op), config.modules if all_sources else {}):
         report(
             OpgenError(
@@ -387,17 +387,12 @@ def _library_pattern_hint(pattern: str, modules: list[str], config: Config) -> s
     return f"did you mean {close[0]!r}? it {loads}, not {config.libraries[pattern]!r}; {hint}"
 
 
-def _reads_configured_sources(settings: Settings) -> bool:
-    """Whether the build reads [tool.opgen] sources, not sources named on the command line instead."""
-    return settings.input.sources == tuple(settings.config.source_paths())
-
-
 def _check_deletes(settings: Settings, out: Path, changes: Changes) -> None:
     """A build of sources named on the command line in a project that configures its own
     (`opgen build ops/a.cc`) may not delete the modules of the others: they replace [tool.opgen]
     sources, so those modules are not part of the build, yet they are no less wanted."""
     config = settings.config
-    if not changes.delete or "sources" not in config.written or _reads_configured_sources(settings):
+    if not changes.delete or "sources" not in config.written or settings.input.reads_configured_sources(config):
         return
     deleted = ", ".join(_printed(out / rel) for rel in changes.delete)
     raise OpgenError(

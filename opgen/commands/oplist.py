@@ -40,7 +40,7 @@ def run(settings: Settings) -> int:
     if settings.from_library:
         from opgen.spec import op_library
 
-        if settings.input.sources != tuple(settings.config.source_paths()):  # named on the command line
+        if not settings.input.reads_configured_sources(settings.config):  # sources named on the command line
             raise click.UsageError("--from-library reads compiled libraries instead of sources: give sources or "
                                    "--from-library, not both")
         op_list = op_library.op_list_from_libraries(settings.from_library)
