@@ -465,12 +465,9 @@ def commit(out: Path, changes: Changes) -> None:
         with contextlib.suppress(OSError):
             _remove_staging(out)
         raise write_error(e, out, "the previous output is intact") from None
-    except BaseException:  # Ctrl-C before the commit point: the previous output stays, nothing else
-        if not os.path.lexists(out / JOURNAL):
-            with contextlib.suppress(OSError):
-                _remove_staging(out)
-                for temp in _journal_temps(out):
-                    temp.unlink(missing_ok=True)
+    except BaseException:  # Ctrl-C: `recover` discards the staging (or completes a written journal)
+        with contextlib.suppress(OSError, OpgenError):
+            recover(out)
         raise
     try:
         _apply(out, written, changes.delete, changes.manifest)
