@@ -234,7 +234,8 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
         """Raise `SetupError` unless the modules of `loading`, as the build put them with their
         compiled libraries, register those libraries with TensorFlow as on a user's machine
         (`opgen.library_check`, in a child process: it imports TensorFlow)."""
-        request = {"modules": [self._loaded_as(m) for m in loading],
+        loaded_as = [self._loaded_as(m) for m in loading]
+        request = {"modules": loaded_as,
                    "libraries": sorted(str(self._built(path)) for path in built),
                    "packages_root": str(self._packages_root(loading[0].library))}
         run = subprocess.run([sys.executable, "-m", "opgen.library_check", json.dumps(request)], cwd=project,
@@ -246,7 +247,8 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
                              f"{SKIP_LIBRARY_CHECK}=1.")
         report = json.loads(run.stdout.strip().splitlines()[-1])
         if report["error"] is not None:
-            raise SetupError(self._unloadable_error(report, loading, built, project))
+            raise SetupError(self._unloadable_error(report, loading, [name for name, _, _ in loaded_as], built,
+                                                    project))
 
     def _loaded_as(self, module: _LoadingModule) -> tuple[str, str, bool]:
         """(dotted name, file to execute, is a package) of a generated module, where the build put it."""
@@ -262,26 +264,28 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
         top = (self._package_name(path.parent) or "").partition(".")[0]
         if not top:
             return path.parent
-        if self.inplace or getattr(self, "editable_mode", False):
-            return self._package_dir(top).parent
-        return Path(self.build_lib)
+        return self._package_dir(top).parent if self._in_place() else Path(self.build_lib)
 
     def _built(self, path: Path) -> Path:
         """Where the build put `path`, a file of a package in the source tree: below build_lib, or
         the source tree itself when building in place (`--inplace`, editable installs)."""
         package = self._package_name(path.parent)
-        if self.inplace or getattr(self, "editable_mode", False) or package is None:
+        if self._in_place() or package is None:
             return path
         return Path(self.build_lib, *package.split("."), path.name)
 
-    def _unloadable_error(self, report: dict[str, Any], loading: list[_LoadingModule],
+    def _in_place(self) -> bool:
+        """Whether the build puts the libraries into the source tree (`--inplace`, editable installs)."""
+        return bool(self.inplace or getattr(self, "editable_mode", False))
+
+    def _unloadable_error(self, report: dict[str, Any], loading: list[_LoadingModule], names: list[str],
                           built: dict[Path, OpLibrary], project: str) -> str:
         """The refusal of a wheel whose libraries fail on TensorFlow, with, for a module whose
         library lacks its ops, the built library that registers them, else the sources that
-        declare them which its OpLibrary does not compile."""
+        declare them which its OpLibrary does not compile (`names`: each module's as loaded)."""
         in_tree = {str(self._built(path)): path for path in built}
         fixes = []
-        for module, (name, _, _) in zip(loading, map(self._loaded_as, loading)):
+        for module, name in zip(loading, names):
             own = report["libraries"].get(str(self._built(module.library)))
             missing = [op for op in report["modules"].get(name, []) if isinstance(own, list) and op not in own]
             if not missing:
