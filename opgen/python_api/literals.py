@@ -87,13 +87,18 @@ def py_str_list(values: list[str] | tuple[str, ...]) -> str:
 
 
 def bytes_default(data: bytes) -> str:
-    """A string attr value as a signature default: the value of TF's literal
-    (`python_op_gen_internal.cc` StringToPython: `"` + CEscape(bytes) + `"`).
+    """A string attr value as a signature default: the str whose UTF-8 encoding is `data`, so
+    the kernel gets the declared bytes (`_execute.make_str` and TF encode a str as UTF-8).
 
-    Python reads the octal escapes as one character per byte, so the value is
-    `data.decode("latin-1")`, as in TF's own modules; the spelling is black's (`py_str`).
+    TF's literal (`python_op_gen_internal.cc` StringToPython: `"` + CEscape(bytes) + `"`)
+    reads one character per byte, `data.decode("latin-1")`, which TF encodes again: a
+    non-ASCII default reaches the kernel as mojibake (`"é"` as 4 bytes). Bytes that are not
+    UTF-8 keep TF's value (no str encodes to them). The spelling is black's (`py_str`).
     """
-    return py_str(data.decode("latin-1"))
+    try:
+        return py_str(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return py_str(data.decode("latin-1"))
 
 
 def doc_string_literal(data: bytes | str) -> str:

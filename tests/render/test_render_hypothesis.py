@@ -194,7 +194,7 @@ def _expected_default(attr: op_def_pb2.OpDef.AttrDef):
         return None if s.unknown_rank else [None if d.size == -1 else d.size for d in s.dim]
 
     if kind == "s":
-        return v.s
+        return _string_value(v.s)
     if kind == "i":
         return v.i
     if kind == "f":
@@ -215,14 +215,22 @@ def _expected_default(attr: op_def_pb2.OpDef.AttrDef):
     items = list(
         getattr(v.list, {"string": "s", "int": "i", "float": "f", "bool": "b", "type": "type", "shape": "shape"}[field])
     )
-    conv = {"string": lambda b: b, "int": int, "float": f32, "bool": bool, "type": python_name, "shape": shape}[field]
+    conv = {"string": _string_value, "int": int, "float": f32, "bool": bool, "type": python_name, "shape": shape}[field]
     return [conv(x) for x in items]
+
+
+def _string_value(data: bytes) -> str:
+    """A string default's value: the str whose UTF-8 encoding is the declared bytes, so that
+    the kernel gets them (docs/differences-from-tf.md 19); TF's one character per byte when
+    they are not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
 
 
 def _actual_default(value, attr_type: str):
     def one(x, kind):
-        if kind == "string":
-            return x.encode("latin-1")
         if kind == "float":
             return "nan" if isinstance(x, float) and math.isnan(x) else float(x)
         if kind == "type":

@@ -73,10 +73,14 @@ def test_attr_default(value, expected):
     assert literals.attr_default(value, "a") == expected
 
 
-def test_string_default_is_c_escaped_bytes():
+def test_string_default_is_the_declared_text():
+    """docs/differences-from-tf.md 19: the kernel gets the declared bytes (`make_str` encodes
+    a str as UTF-8); bytes that are not UTF-8 keep TF's one character per byte."""
     value = _attr(s="café\t'q'\"\\".encode())
     rendered = literals.attr_default(value, "a")
-    assert eval(rendered).encode("latin-1") == value.s
+    assert eval(rendered).encode("utf-8") == value.s
+    not_utf8 = _attr(s=b"caf\xe9\xff")
+    assert eval(literals.attr_default(not_utf8, "a")).encode("latin-1") == not_utf8.s
 
 
 def test_shape_default():

@@ -65,3 +65,5 @@ def test_every_default_converts():
     with rt.Graph().as_default():
         op = mod.defaults()  # an op without outputs: the Operation
         assert [d.size for d in op.get_attr("shape_partial").dim] == [-1, 3]
+        # the declared bytes, not TF's latin-1 reading of them (docs/differences-from-tf.md 19)
+        assert op.get_attr("s") == "café \t 'q' \"dq\" \\ {{ jinja }}".encode()

@@ -143,7 +143,7 @@ TV_Defaults_t_bool = TypeVar(
 @_dispatch.add_fallback_dispatch_list
 @_dispatch.add_type_based_api_dispatcher
 def defaults(
-    s: str = "cafÃ© \t 'q' \"dq\" \\ {{ jinja }}",
+    s: str = "café \t 'q' \"dq\" \\ {{ jinja }}",
     s_empty: str = "",
     i: int = -9223372036854775808,
     f_small: float = 1e-07,
@@ -294,7 +294,7 @@ def defaults(
         if _result is not NotImplemented:
             return _result
     if s is None:
-        s = "cafÃ© \t 'q' \"dq\" \\ {{ jinja }}"
+        s = "café \t 'q' \"dq\" \\ {{ jinja }}"
     _attr_s = _execute.make_str(s, "s")
     if s_empty is None:
         s_empty = ""
