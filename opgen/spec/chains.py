@@ -58,15 +58,16 @@ class UndefinedNameError(OpgenError):
 
 
 def extract_registrations(
-    tokens: list[Token], helpers: Mapping[str, str]
+    tokens: list[Token], helpers: Mapping[str, str], warnings: list[OpgenError] | None = None
 ) -> tuple[list[Registration], list[OpgenError]]:
     """Every REGISTER_OP chain of a translation unit, in source order, and the errors of
     the chains that could not be read. String constants and functions returning a
     literal defined before a chain (`constexpr char kAttrs[] = "...";`,
-    `std::string Attrs() { return "..."; }`) resolve like helpers inside it."""
+    `std::string Attrs() { return "..."; }`) resolve like helpers inside it. `warnings`
+    gets the text the chains' literals lose after a NUL (`ChainReader.string`)."""
     regs: list[Registration] = []
     errors: list[OpgenError] = []
-    reader = ChainReader(tokens, helpers)
+    reader = ChainReader(tokens, helpers, [] if warnings is None else warnings)
     n = len(tokens)
     resume = 0
     for start in [i for i, t in enumerate(tokens) if t[TEXT] in _SCAN_TEXTS]:
@@ -232,9 +233,10 @@ class ChainReader:
     and helper or constant names resolved to their strings (REGISTER_OP chains here,
     REGISTER_KERNEL_BUILDER chains in kernels.py)."""
 
-    def __init__(self, tokens: list[Token], helpers: Mapping[str, str]):
+    def __init__(self, tokens: list[Token], helpers: Mapping[str, str], warnings: list[OpgenError] | None = None):
         self.tokens = tokens
         self.helpers = helpers
+        self.warnings = [] if warnings is None else warnings  # literals cut at a NUL (`string`)
         self.constants: dict[str, str] = {}  # string constants of this file, by name
         self.functions: dict[str, str] = {}  # `std::string F() { return "..."; }` of this file
         # Where each constant's (`kName`) and function's (`F()`) text is written, for the
@@ -468,6 +470,19 @@ class ChainReader:
         return "".join(pieces)
 
     def string(self, toks: list[Token], method: str) -> str:
+        """The text of adjacent literals `toks` as the `const char*` TF's builder methods take
+        (`std::string` from a C string): up to a NUL, the rest dropped with a warning."""
+        text = self._literal_text(toks, method)
+        if "\0" not in text:
+            return text
+        kept, _, dropped = text.partition("\0")
+        self.warnings.append(OpgenError(
+            f"the string literal in {method}() holds a NUL character: TensorFlow reads it as a C string, "
+            f"so its text ends there ({kept[-20:]!r}) and {len(dropped) + 1} characters after it are dropped",
+            token_location(toks[0]), hint="remove the \\0 from the literal (write \\\\0 for a backslash and a 0)"))
+        return kept
+
+    def _literal_text(self, toks: list[Token], method: str) -> str:
         check_decoded(toks)
         bodies: list[tuple[str, bool, Token]] = []  # (body, has escapes to resolve, token)
         for t in toks:

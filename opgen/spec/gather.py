@@ -217,7 +217,8 @@ class ScannedFile:
     errors: list[OpgenError]
     kernels: list[KernelRegistration]
     kernel_errors: list[OpgenError]  # each skips one kernel registration
-    # Registrations opgen cannot read (a shim op, an unknown registration macro): warnings.
+    # Registrations opgen cannot read (a shim op, an unknown registration macro) and literal
+    # text it drops (after a NUL): warnings.
     unread: list[OpgenError]
     # The names its SetShapeFn calls could mean that the unit declares (`Status ReduceShape(`).
     declared_shape_fns: frozenset[str] = frozenset()
@@ -244,8 +245,10 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
     except OpgenError as e:
         return ScannedFile([], e.errors if isinstance(e, OpgenErrors) else [e], [], [], [])
     kernels, kernel_errors = extract_kernels(tokens, helpers)
-    regs, errors = extract_registrations(tokens, helpers)
+    cut: list[OpgenError] = []
+    regs, errors = extract_registrations(tokens, helpers, cut)
     shim_regs, unread = extract_shim_registrations(tokens, helpers)
+    unread += cut
     regs += shim_regs
     if not errors:  # chain errors say more about a bracket in a chain than this would
         unbalanced = check_brackets(tokens)

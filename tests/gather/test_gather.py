@@ -360,3 +360,26 @@ def test_recursive_globs_match_like_glob_but_never_follow_a_link_cycle(tmp_path,
     os.symlink(".", "ops/a/l2")
     assert sorted(glob_paths("ops/**/*.cc")) == ["ops/a/b/z.cc", "ops/a/y.cc", "ops/x.cc"]
     assert sorted(op.name for op in gather(["ops/**/*.cc"]).op_list.op) == ["Op10", "Op12", "Op8"]
+
+
+@pytest.mark.oracle
+def test_a_nul_in_a_literal_ends_its_text_as_in_cpp(tmp_path, capsys):
+    """TF's builder methods take `std::string`s made from C strings: a literal's text ends at
+    its first NUL (g++ + TF_LoadLibrary agree), and opgen says what it drops, where."""
+    from oracle.tf_library import library_op_list
+
+    source = tmp_path / "nul_ops.cc"
+    source.write_text('#include "tensorflow/core/framework/op.h"\n'
+                      'REGISTER_OP("NulText\\0Ignored")\n'
+                      '    .Input("x: float\\0 junk")\n'
+                      '    .Output("y: float")\n'
+                      '    .Attr("s: string = \'a\\\\0b\'")\n'  # an escaped NUL inside the default: kept
+                      '    .Doc("Summary.\\0hidden" " too");\n')
+    gathered = gather([str(source)])
+    assert gathered.op_list == library_op_list([source])
+    assert gathered.op_list.op[0].summary == "Summary."
+    assert gathered.op_list.op[0].attr[0].default_value.s == b"a\0b"
+    err = capsys.readouterr().err
+    assert f"{source}:6:10: warning: the string literal in Doc() holds a NUL character" in err
+    assert f"{source}:2:13: warning: the string literal in REGISTER_OP() holds a NUL character" in err
+    assert "and 11 characters after it are dropped" in err  # `\0hidden too`
