@@ -169,6 +169,12 @@ _COMMON_WITH_ARGS: dict[str, tuple[str, str | None]] = {
     "BroadcastBinaryOpOutputShapeFnHelper": ("ssb", "shape"),
 }
 _NAMESPACES = {"std", "tensorflow", "shape_inference", "tsl", "absl"}
+# Statements a translation leaves out: log lines (but `LOG(FATAL)`, which aborts) and
+# using-declarations (`using errors::InvalidArgument;` inside a body).
+_LOGGING = {"VLOG", "LOG", "LOG_IF", "VLOG_IF", "LOG_EVERY_N", "LOG_FIRST_N"}
+# The debug-build checks (absl's, as TF's logging.h re-exports them), by their comparison.
+_DEBUG_CHECKS = {"DCHECK": "", "DCHECK_EQ": "==", "DCHECK_NE": "!=", "DCHECK_LT": "<", "DCHECK_LE": "<=",
+                 "DCHECK_GT": ">", "DCHECK_GE": ">="}
 _OK_RETURNS = {"OkStatus", "OK", "Status", "absl::OkStatus", "Status::OK", "absl::Status", "tsl::OkStatus"}
 
 # Python precedences (higher binds tighter)
@@ -491,12 +497,51 @@ class _Parser:
             self.expect(";")
         elif self.declares_status():
             raise self.fail("a Status kept in a variable", t, hint="return its error at once: TF_RETURN_IF_ERROR(...)")
+        elif text in _LOGGING and self.text(1) == "(" and self.text(2) in ("FATAL", "QFATAL", "DFATAL"):
+            raise self.fail(f"{text}({self.text(2)}), which aborts", t)
+        elif text == "using" or (text in _LOGGING and self.text(1) == "("):
+            self.skip_statement()  # a name's spelling, or a log line: nothing a shape depends on
+        elif text in _DEBUG_CHECKS and self.text(1) == "(":
+            self.debug_check()
         else:
             type_ = self.try_type()
             if type_ is not None:
                 self.declaration(type_)
             else:
                 self.expression_statement()
+
+    def skip_statement(self) -> None:
+        """Past the `;` ending the statement at the cursor (outside brackets)."""
+        depth = 0
+        while True:
+            t = self.next()
+            if t[TEXT] in ("(", "[", "{"):
+                depth += 1
+            elif t[TEXT] in (")", "]", "}"):
+                depth -= 1
+            elif t[TEXT] == ";" and depth == 0:
+                return
+
+    def debug_check(self) -> None:
+        """`DCHECK(cond)` or `DCHECK_EQ(a, b)` (`_NE`, `_LT`, ...) as Python's `assert`: each
+        fails loudly where the debug build would abort, and neither runs when optimized away
+        (C++'s NDEBUG, Python's -O)."""
+        macro = self.next()
+        self.expect("(")
+        if macro[TEXT] == "DCHECK":
+            cond = self.convert(self.expression(), "bool", macro)
+        else:
+            a = self.expression()
+            self.expect(",")
+            cond = self.compare(a, _DEBUG_CHECKS[macro[TEXT]], self.expression(), macro)
+        self.expect(")")
+        self.expect(";")
+        indent = "    " * self.depth
+        if len(indent) + len("assert ") + len(cond.code) <= LINE_LENGTH:
+            self.emit("assert " + cond.code)
+            return
+        self.lines.extend(self.parenthesized(indent, "assert ", _logic_split(cond) or (cond.code,), ")",
+                                             self.statement_tok))
 
     def sized_vector(self, item: str, tok: Token) -> Expr:
         """`(n)` or `(n, value)` of `std::vector<T> v(n, value)` (after its `(`): n copies."""
@@ -625,8 +670,9 @@ class _Parser:
         if parts in (["absl", "InvalidArgumentError"], ["tsl", "errors", "InvalidArgumentError"]):
             self.expect("(")
             pieces = self.message_pieces(single=True)
-        elif parts and parts[-1] == "InvalidArgument" and parts[:-1] in (
-                ["errors"], ["tensorflow", "errors"], ["tsl", "errors"]):
+        elif parts and parts[-1] == "InvalidArgument" and (parts[:-1] in (
+                ["errors"], ["tensorflow", "errors"], ["tsl", "errors"]) or (
+                parts == ["InvalidArgument"] and _uses_errors(self.toks))):
             self.expect("(")
             pieces = self.message_pieces()
         else:
@@ -1268,6 +1314,11 @@ class _Parser:
                 self.expect(closer)
                 unsigned = name in _UNSIGNED_TYPES
                 return dataclasses.replace(_as_int32(e) if name in _INT32_TYPES else e, unsigned=unsigned)
+            if name == "DimensionOrConstant" and self.text() == "(":  # what a context method takes anyway
+                self.next()
+                e = self.dim_or_constant(self.expression(), first)
+                self.expect(")")
+                return e
             if name in ("kUnknownDim", "InferenceContext::kUnknownDim"):
                 return Expr("-1", "int", _UNARY)
             if name in ("kUnknownRank", "InferenceContext::kUnknownRank"):
@@ -1646,6 +1697,35 @@ def _status_functions(tokens: Sequence[Token]) -> dict[str, list[int]]:
         if tokens[i][KIND] == "id" and tokens[i + 1][TEXT] == "(" and tokens[i - 1][TEXT] == "Status":
             found.setdefault(tokens[i][TEXT], []).append(i)
     _indexed[:] = [(tokens, found)]
+    return found
+
+
+_using_scanned: list[tuple[Sequence[Token], bool]] = []  # the last token list's `_uses_errors`
+
+
+def _uses_errors(tokens: Sequence[Token]) -> bool:
+    """The unit brings TF's `errors::InvalidArgument` in unqualified: `using
+    [::][tensorflow::|tsl::]errors::InvalidArgument;` or `using namespace ...errors;` somewhere
+    (g++ compiled the unqualified call, so it names what the using names). Kept for the next
+    shape function of the same unit, as `_status_functions` is."""
+    if _using_scanned and _using_scanned[0][0] is tokens:
+        return _using_scanned[0][1]
+    found = False
+    for i, t in enumerate(tokens):
+        if t[TEXT] != "using" or t[KIND] != "id":
+            continue
+        words = []
+        for tok in tokens[i + 1 : i + 12]:
+            if tok[TEXT] == ";":
+                break
+            if tok[TEXT] != "::":
+                words.append(tok[TEXT])
+        if words[:1] == ["namespace"]:
+            words = [*words[1:], "InvalidArgument"]  # the namespace's function, as a declaration names it
+        if words[-2:] == ["errors", "InvalidArgument"] and words[:-2] in ([], ["tensorflow"], ["tsl"]):
+            found = True
+            break
+    _using_scanned[:] = [(tokens, found)]
     return found
 
 

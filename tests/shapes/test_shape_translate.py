@@ -131,6 +131,13 @@ def _black_stable(lines: tuple[str, ...]) -> bool:
       " int b = int(p); c->set_output(0, c->Vector(a + b)); return OkStatus();"),
      ("v_p = c.dim_value(c.dim(c.input(0), 0))\nv_a = max(v_p, -1, 2)\nv_b = c.as_int32(v_p)\n"
       "c.set_output(0, c.vector(c.make_dim(v_a + v_b)))")),
+    # log lines and using-declarations decide nothing; debug checks assert; DimensionOrConstant is its value
+    (('using ::tensorflow::errors::InvalidArgument; VLOG(2) << "in " << c->DebugString(c->input(0));'
+      ' LOG(WARNING) << "x"; DCHECK(c->num_inputs() > 0); DCHECK_LT(c->Rank(c->input(0)), 4);'
+      ' if (c->Rank(c->input(0)) == 0) return InvalidArgument("scalar");'
+      " c->set_output(0, c->Vector(shape_inference::DimensionOrConstant(3))); return OkStatus();"),
+     ("assert c.num_inputs > 0\nassert c.rank_value(c.input(0)) < 4\nif c.rank_value(c.input(0)) == 0:\n"
+      '    raise c.invalid_argument("scalar")\nc.set_output(0, c.vector(c.make_dim(3)))')),
 ])
 def test_idioms(cpp, python):
     assert _python(cpp) == textwrap.indent(python, "    ")
@@ -191,6 +198,9 @@ def test_trailing_return_type_and_other_context_name():
     ("int n = max(1, 2); return OkStatus();", "max", 9),
     ("return absl::InvalidArgumentError(3);", "an int in an error message", 35),
     ("float a = 0.5f; float f = a * 3; return OkStatus();", "floating-point arithmetic (`*` of a float)", 29),
+    ('LOG(FATAL) << "no"; return OkStatus();', "LOG(FATAL), which aborts", 1),
+    # unqualified without a using-declaration of TF's: some other function of that name
+    ('return InvalidArgument("no");', "InvalidArgument", 8),
 ])
 def test_refusals_are_located_and_name_the_construct(cpp, construct, column):
     t = _translate(cpp)

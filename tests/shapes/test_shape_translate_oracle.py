@@ -114,7 +114,7 @@ def test_build_warns_once_naming_the_untranslated_construct(sides):
     _, _, stderr = sides
     warnings = [line for line in stderr.splitlines() if "warning:" in line]
     assert warnings == [
-        ("shape_ops.cc:879:14: warning: shape function not translated: c->input_handle_shapes_and_types "
+        ("shape_ops.cc:898:14: warning: shape function not translated: c->input_handle_shapes_and_types "
         "(op StHandleData: unknown output shapes without TensorFlow)")
     ]
 

@@ -871,6 +871,25 @@ REGISTER_OP("StShapeTensorOrScalar")
       return OkStatus();
     });
 
+// Statements a shape function may hold that decide no shape: a using-declaration (which
+// spells InvalidArgument unqualified), log lines, debug checks; and DimensionOrConstant.
+REGISTER_OP("StLoggedChecks")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      using errors::InvalidArgument;
+      VLOG(1) << "StLoggedChecks: " << c->DebugString(c->input(0));
+      DCHECK(c->num_inputs() == 1);
+      DCHECK_EQ(c->num_outputs(), 1);
+      ShapeHandle x;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &x));
+      if (c->Rank(x) > 3) return InvalidArgument("rank ", c->Rank(x), " is above 3");
+      DimensionHandle d;
+      TF_RETURN_IF_ERROR(c->Add(c->Dim(x, 0), shape_inference::DimensionOrConstant(2), &d));
+      c->set_output(0, c->Vector(d));
+      return OkStatus();
+    });
+
 // Not translatable: resource handle data. opgen warns and leaves the shape unknown.
 REGISTER_OP("StHandleData")
     .Input("x: float")
