@@ -367,11 +367,20 @@ def _gather(settings: Settings) -> GatherResult:
                         f"module {module} loads no op library: no [tool.opgen.libraries] pattern matches it and "
                         "[tool.opgen] library is not set",
                         config.where("libraries"),
-                        hint=f'map it to the library that registers its ops ("{module}" = "_my_ops.so"), or add a '
-                        '"*" pattern for every other module',
+                        hint=f'map it to the library that registers its ops ("{module}" = '
+                        f'"{_library_named_like(module, config.libraries)}"), or add a "*" pattern for every '
+                        "other module",
                     ).format_warning()
                 )
     return gathered
+
+
+def _library_named_like(module: str, libraries: dict[str, str]) -> str:
+    """The library a module's entry would likely name: `_<stem>.so` for `gen_<stem>` (the
+    layout `opgen init` writes), in the folder all the other entries' libraries share."""
+    folders = {library.rpartition("/")[0] for library in libraries.values() if ":" not in library}
+    folder = next(iter(folders)) if len(folders) == 1 else ""
+    return f"{folder + '/' if folder else ''}_{module.removeprefix('gen_')}.so"
 
 
 def _library_pattern_hint(pattern: str, modules: list[str], config: Config) -> str:

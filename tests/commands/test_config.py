@@ -235,6 +235,7 @@ def test_libraries_give_each_module_its_library_and_warn_at_a_pattern_matching_n
     assert code == 0
     assert ("pyproject.toml:3:1: warning: module gen_b loads no op library: no [tool.opgen.libraries] "
             "pattern matches it and [tool.opgen] library is not set\n") in err
+    assert 'hint: map it to the library that registers its ops ("gen_b" = "_b.so")' in err  # named like the module
     assert "gen_a loads" not in err
 
 
