@@ -30,6 +30,7 @@ from opgen.module_groups import group_ops, module_files, module_library, same_na
 from opgen.outputs.depfile import depfile_bytes
 from opgen.outputs.diff_writer import root_relative, unified_diff
 from opgen.outputs.tree_writer import (
+    GITIGNORE_NAMES,
     JOURNAL,
     STAGING,
     Changes,
@@ -306,6 +307,17 @@ def _report_kept(out: Path, changes: Changes) -> None:
         report(
             f"opgen: keeping {_printed(out / rel)}: opgen wrote it but it was changed since; "
             "delete it by hand if it is no longer needed"
+        )
+    # said by the build that finds the edit, then never again: the manifest no longer lists it
+    for rel in changes.disowned:
+        report(
+            OpgenError(
+                "this .gitignore was changed since opgen wrote it: it is yours from now on, and opgen no longer "
+                "updates it",
+                Location(_shown(out / rel)),
+                hint=f"keep {', '.join(GITIGNORE_NAMES)} in it, so opgen's own files stay out of version control; "
+                "delete it to have opgen write its own again",
+            ).format_warning()
         )
 
 

@@ -3,9 +3,11 @@ journal, lock, recovery. Every path this module touches is checked to lie inside
 
 * Ownership: `<out>/.opgen-manifest.json` records each file opgen wrote with its sha256.
   Only such files, still unmodified, are ever deleted as stale; a listed file changed by
-  hand is kept and reported. A tree without a manifest (a fresh clone of a committed
-  output: the manifest is git-ignored) owns the modules its source map lists that still
-  carry opgen's header; a listed module without it is kept and reported when stale.
+  hand is kept and reported, but for `<out>/.gitignore`, which becomes the user's
+  (`gitignore_output`): it leaves the manifest and is reported once. A tree without a
+  manifest (a fresh clone of a committed output: the manifest is git-ignored) owns the
+  modules its source map lists that still carry opgen's header; a listed module without
+  it is kept and reported when stale.
   Either way, a module directly in `--out` that nothing lists (added by `git apply` of a
   `--diff`, or by a pull) is opgen's when its name is a module name and it opens with the
   exact header docstring opgen gives that module; such a module is deleted when stale.
@@ -74,6 +76,7 @@ class Changes:
     kept: tuple[str, ...] = ()  # stale files opgen wrote but someone changed since: not deleted
     manifest: dict[str, str] | None = None  # the manifest after this build (None: leave it)
     digests: dict[str, str] = field(default_factory=dict)  # sha256 of each file planned (written or not)
+    disowned: tuple[str, ...] = ()  # opgen's .gitignore, edited by hand: the user's from this build on
 
 
 def _digest(data: bytes) -> str:
@@ -130,10 +133,11 @@ def _manifest(out: Path) -> dict[str, str] | None:
 
 
 GITIGNORE = ".gitignore"
+GITIGNORE_NAMES = (LOCK, MANIFEST, JOURNAL, f"{STAGING}/")  # its lines (the user's .gitignore wants them too)
 GITIGNORE_TEXT = (
     "# Written by `opgen build`: its lock, manifest of the files it owns, and an interrupted\n"
     "# build's journal and staging area stay out of version control.\n"
-    f"{LOCK}\n{MANIFEST}\n{JOURNAL}\n{STAGING}/\n"
+    + "".join(f"{name}\n" for name in GITIGNORE_NAMES)
 ).encode()
 
 
@@ -155,17 +159,20 @@ def owns(out: Path, path: Path) -> bool:
 
 
 def gitignore_output(out: Path) -> dict[str, bytes]:
-    """`{".gitignore": ...}` hiding opgen's internals from git, unless `out` holds a
-    `.gitignore` opgen did not write (a user's own is never touched)."""
+    """`{".gitignore": ...}` hiding opgen's internals from git while `out/.gitignore` is
+    opgen's: missing, holding opgen's text, or as opgen wrote it (the manifest's digest: an
+    older opgen's text). Any other is the user's and never touched: their own, or opgen's
+    edited by hand (a line added), which `plan` then drops from the manifest."""
     path = out / GITIGNORE
-    recorded = _manifest(out) or {}
-    if os.path.lexists(path) and GITIGNORE not in recorded:
-        try:
-            if not _is_regular(path) or path.read_bytes() != GITIGNORE_TEXT:
-                return {}
-        except OSError:
-            return {}
-    return {GITIGNORE: GITIGNORE_TEXT}
+    if not os.path.lexists(path):
+        return {GITIGNORE: GITIGNORE_TEXT}
+    try:
+        data = path.read_bytes() if _is_regular(path) else None
+    except OSError:
+        return {}
+    if data is not None and (data == GITIGNORE_TEXT or (_manifest(out) or {}).get(GITIGNORE) == _digest(data)):
+        return {GITIGNORE: GITIGNORE_TEXT}
+    return {}
 
 
 def _listed_modules(out: Path, source_map: str) -> list[str]:
@@ -295,6 +302,7 @@ def plan(out: Path, files: dict[str, bytes], source_map: str, known: Mapping[str
         raise foreign[0] if len(foreign) == 1 else OpgenErrors(foreign)
     delete: list[str] = []
     kept: list[str] = []
+    disowned: list[str] = []
     if recorded is None:  # listed modules without opgen's header: changed by hand since
         kept += [rel for rel in listed() if rel not in files and rel not in owned and _is_regular(out / rel)]
     for rel, digest in sorted(owned.items()):
@@ -306,13 +314,17 @@ def plan(out: Path, files: dict[str, bytes], source_map: str, known: Mapping[str
             continue
         if not _is_regular(path):
             continue
-        (delete if _digest(path.read_bytes()) == digest else kept).append(rel)
+        if _digest(path.read_bytes()) == digest:
+            delete.append(rel)
+        else:  # kept, and reported by every build; an edited .gitignore is reported once, then the user's
+            (disowned if rel == GITIGNORE else kept).append(rel)
     delete += _orphan_modules(out, {*files, *owned, *kept})
     # A kept file stays in the manifest with the digest opgen wrote: the next build keeps and
     # reports it again, never taking it for an unlisted module of opgen's (`_orphan_modules`).
     new_manifest = {**digests, **{rel: owned[rel] for rel in kept if rel in owned}}
     manifest = None if recorded == new_manifest else new_manifest
-    return Changes(write, delete, len(proven), tuple(sorted(kept)), manifest, digests)
+    return Changes(write, delete, len(proven), tuple(sorted(kept)), manifest, digests,
+                   disowned=tuple(disowned))
 
 
 def check_out_dir(out: Path, root: Path, inputs: list[Path], where: Location, *, read_whole: list[Path],
@@ -544,6 +556,7 @@ def _acquire(path: Path, shown: str) -> io.BufferedRandom:
 
 __all__ = [
     "GITIGNORE",
+    "GITIGNORE_NAMES",
     "JOURNAL",
     "LOCK",
     "MANIFEST",

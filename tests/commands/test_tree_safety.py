@@ -274,6 +274,36 @@ def test_stale_file_changed_by_hand_is_kept_and_reported(tmp_path, monkeypatch, 
         assert (out / "gen_extra.py").read_text().endswith("# my note\n")
 
 
+def test_a_gitignore_edited_by_hand_becomes_the_users_and_is_never_rewritten(tmp_path, monkeypatch, capsys):
+    """A line added to the .gitignore opgen wrote survives every later build: the first one
+    says (once) that opgen no longer maintains the file and drops it from the manifest; a
+    deleted one is written again, and one as an older opgen wrote it is brought up to date."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    ignore = out / tree_writer.GITIGNORE
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    edited = tree_writer.GITIGNORE_TEXT + b"*.pyc\n"
+    ignore.write_bytes(edited)
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0 and err.startswith("gen/.gitignore: warning: this .gitignore was changed since opgen wrote "
+                                          "it: it is yours from now on"), err
+    assert "hint: keep .opgen-lock, .opgen-manifest.json, .opgen-journal.json, .opgen-staging/ in it" in err
+    assert ignore.read_bytes() == edited and tree_writer.GITIGNORE not in _manifest_files(out)
+    for argv in ([], ["--check"]):
+        status, err = _build(root, monkeypatch, capsys, *argv)
+        assert status == 0 and "warning" not in err and ignore.read_bytes() == edited, err
+    assert main(["build", "--list-outputs"]) == 0 and "gen/.gitignore" not in capsys.readouterr().out
+    ignore.unlink()
+    assert _build(root, monkeypatch, capsys)[0] == 0 and ignore.read_bytes() == tree_writer.GITIGNORE_TEXT
+    older = b"# an older opgen's words\n.opgen-lock\n"  # unchanged since opgen wrote it: still opgen's
+    ignore.write_bytes(older)
+    manifest = json.loads((out / tree_writer.MANIFEST).read_text())
+    manifest["files"][tree_writer.GITIGNORE] = hashlib.sha256(older).hexdigest()
+    (out / tree_writer.MANIFEST).write_text(json.dumps(manifest))
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0 and "warning" not in err and ignore.read_bytes() == tree_writer.GITIGNORE_TEXT, err
+
+
 def test_a_failed_build_leaves_no_lock_nor_a_directory_it_created(tmp_path, monkeypatch, capsys):
     """The lock exists only while a build runs: a build refused for a hand-written file
     leaves the directory exactly as it was, a failed write into a new --out removes the
