@@ -32,8 +32,10 @@ journal, lock, recovery. Every path this module touches is checked to lie inside
 * A journal is only obeyed when every entry is a plain relative path inside `--out`, every
   staged file is a regular file whose hash matches, and every deletion is an owned file;
   otherwise nothing is touched and the error says what to delete.
-* The lock file and staging dir are opened without following symlinks. The lock file only
-  exists while a build holds it (each build removes it, failed or not).
+* The lock file and staging dir are opened without following symlinks; a manifest or
+  journal that is a symlink (or no regular file) fails the build, as an output would
+  (`_check_own_files`). The lock file only exists while a build holds it (each build
+  removes it, failed or not).
 """
 
 from __future__ import annotations
@@ -98,6 +100,38 @@ def check_relative(out: Path, rel: object) -> Path:
         raise OpgenError(f"refusing to write {rel!r}: its directory leads outside --out ({out}) through a symlink",
                          Location(str(path.parent)), hint="replace the symlink by a directory") from None
     return path
+
+
+def _kind(st: os.stat_result) -> str:
+    """What a non-regular file is, as errors name it."""
+    return "a directory" if stat.S_ISDIR(st.st_mode) else "a symlink" if stat.S_ISLNK(st.st_mode) else "not a file"
+
+
+# opgen's own files in `--out` besides the outputs (`plan` checks those): what each is, and
+# what removing one that is no regular file does
+_OWN_FILES = {
+    MANIFEST: ("opgen's manifest", "the next build writes a new one"),
+    JOURNAL: ("opgen's build journal", "it records no build of opgen's, whose journal is a regular file"),
+}
+
+
+def _check_own_files(out: Path, *names: str) -> None:
+    """Each of opgen's own `names` in `out` (`_OWN_FILES`) is missing or a regular file:
+    anything else (a symlink, a FIFO) is refused as an output would be, never read through,
+    written through or silently replaced."""
+    for name in names:
+        path = out / name
+        what, removed = _OWN_FILES[name]
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise OpgenError(f"cannot read {what} {name}: {e.strerror}", Location(str(path))) from None
+        if not stat.S_ISREG(st.st_mode):
+            raise OpgenError(f"{what} {name} is {_kind(st)}", Location(str(path)),
+                             hint=f"remove {path} ({removed}): opgen keeps its own files as regular files and "
+                                  "never writes through a symlink")
 
 
 def _is_regular(path: Path) -> bool:
@@ -244,11 +278,14 @@ def _legacy_owned(out: Path, listed: list[str], source_map: str, proven: dict[st
 def plan(out: Path, files: dict[str, bytes], source_map: str, known: Mapping[str, str] | None = None,
          stale: Collection[str] = ()) -> Changes:
     """What writing `files` (relative path -> bytes) into `out` changes; raises OpgenError for
-    an output outside `out` or where a directory (or other non-file) stands. `known`: the
+    an output outside `out` or where a directory (or other non-file) stands, and for a
+    manifest or journal that is no regular file (`_check_own_files`). `known`: the
     sha256 (hex) of files the caller has already hashed (`RenderResult.digests`); `stale`:
     files the caller read from `out` and knows to differ (`RenderResult.stale`), written
     without reading them again (were one changed since, writing it is still right)."""
     paths = {rel: check_relative(out, rel) for rel in files}
+    # (the journal: seen here only by --check, --diff and --dry-run; a writing build's `recover` refuses it first)
+    _check_own_files(out, MANIFEST, JOURNAL)
     folded: dict[str, str] = {}
     for rel in files:  # one file on a case-insensitive file system
         other = folded.setdefault(rel.casefold(), rel)
@@ -271,10 +308,7 @@ def plan(out: Path, files: dict[str, bytes], source_map: str, known: Mapping[str
         except OSError as e:
             raise OpgenError(f"cannot read output: {e.strerror}", Location(str(path))) from None
         if not stat.S_ISREG(st.st_mode):
-            kind = (
-                "a directory" if stat.S_ISDIR(st.st_mode) else "a symlink" if stat.S_ISLNK(st.st_mode) else "not a file"
-            )
-            raise OpgenError(f"output {rel} is {kind}", Location(str(path)),
+            raise OpgenError(f"output {rel} is {_kind(st)}", Location(str(path)),
                              hint=f"remove {path} (opgen only replaces regular files it can own)")
         if st.st_size != len(data) or rel in stale:  # other bytes, known without reading them
             write[rel] = data
@@ -350,6 +384,7 @@ def recover(out: Path) -> str | None:
     journal = out / JOURNAL
     staging = out / STAGING
     if os.path.lexists(journal):
+        _check_own_files(out, JOURNAL, MANIFEST)  # (completing the build replaces the manifest)
         try:
             entries = _checked_journal(out, _read_json(journal))
         except (OSError, ValueError, KeyError, TypeError, OpgenError) as e:

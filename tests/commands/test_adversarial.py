@@ -500,9 +500,9 @@ def _hand_made_cases() -> list[Case]:
         ),
         Case("tree-journal-garbage", good, setup=_plant_journal(["not", "a", "journal"]), exits=(2,)),  # type: ignore[arg-type]
         Case("tree-journal-fifo", good, setup=_make("fifo", "gen/.opgen-journal.json"), exits=(2,)),
-        Case("tree-manifest-fifo", good, setup=_make("fifo", "gen/.opgen-manifest.json"), exits=(0,)),
+        Case("tree-manifest-fifo", good, setup=_make("fifo", "gen/.opgen-manifest.json"), exits=(2,)),
         Case("tree-sourcemap-fifo", good, setup=_make("fifo", "gen/opgen_sourcemap.json"), exits=(2,)),
-        Case("tree-manifest-symlink", good, setup=_symlink(".opgen-manifest.json", "../victim.txt"), exits=(0,)),
+        Case("tree-manifest-symlink", good, setup=_symlink(".opgen-manifest.json", "../victim.txt"), exits=(2,)),
         Case("tree-journal-symlink", good, setup=_symlink(".opgen-journal.json", "../victim.txt"), exits=(2,)),
         Case("tree-lock-symlink", good, setup=_symlink(".opgen-lock", "../victim.txt"), exits=(2,)),
         Case("tree-staging-symlink", good, setup=_symlink(".opgen-staging", "../victimdir"), exits=(0,)),

@@ -386,6 +386,33 @@ def test_lock_symlink_is_not_followed(tmp_path, monkeypatch, capsys):
     assert victim.read_text() == "keep me\n"
 
 
+@pytest.mark.parametrize("argv", [[], ["--check"], ["--diff"], ["--dry-run"]])
+@pytest.mark.parametrize(("name", "said"), [
+    (tree_writer.MANIFEST, "opgen's manifest .opgen-manifest.json is a symlink"),
+    (tree_writer.JOURNAL, "opgen's build journal .opgen-journal.json is a symlink"),
+    ("opgen_sourcemap.json", "output opgen_sourcemap.json is a symlink"),
+])
+def test_opgens_json_files_as_symlinks_are_refused_never_followed_nor_replaced(tmp_path, monkeypatch, capsys, argv,
+                                                                                name, said):
+    """The manifest was replaced by a regular file (its target left alone) while a symlinked
+    output was refused: each of opgen's JSON files in --out is refused alike, located at it,
+    by a build and by each way of reviewing one."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    (root / "specs" / "ops.cc").write_text(_SMALL + 'REGISTER_OP("More").Output("y: float");\n')
+    victim = tmp_path / "victim.json"
+    victim.write_text('{"generator": "opgen", "files": {}}\n')
+    (out / name).unlink(missing_ok=True)
+    (out / name).symlink_to(victim)
+    status, err = _build(root, monkeypatch, capsys, *argv)
+    assert status == 2 and f"gen/{name}: error: {said}\n  hint: remove gen/{name}" in err, err
+    assert (out / name).is_symlink() and victim.read_text() == '{"generator": "opgen", "files": {}}\n'
+    assert "More" not in (out / "gen_ops.py").read_text()
+    (out / name).unlink()
+    assert _build(root, monkeypatch, capsys)[0] == 0 and "More" in (out / "gen_ops.py").read_text()
+
+
 def _opgen(args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(["bash", "-c", f"{sys.executable} -m opgen {args}"], cwd=cwd, capture_output=True,
                           text=True, check=False, env={**os.environ, "PYTHONPATH": str(REPO)})
