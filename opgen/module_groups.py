@@ -98,6 +98,10 @@ def same_named_sources(
 T = TypeVar("T")
 
 PACKAGE_INIT = "__init__"  # the split module's package file: it re-exports the parts
+# A module of more ops than this written as one file (`max_ops_per_module` unset) is worth a
+# warning hinting the setting: its first import compiles for some 3 s and peaks at some 500 MB
+# in CPython's compiler, more with every op (docs/rendering.md, "Big modules").
+BIG_MODULE_OPS = 5_000
 
 
 def module_files(module: str, ops: Sequence[T], max_ops: int | None) -> list[tuple[str, Sequence[T]]]:
@@ -131,6 +135,7 @@ def unmatched_patterns(names: Iterable[str], patterns: Iterable[str]) -> list[st
 
 
 __all__ = [
+    "BIG_MODULE_OPS",
     "PACKAGE_INIT",
     "group_ops",
     "module_files",

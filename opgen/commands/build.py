@@ -26,7 +26,14 @@ from opgen.config import Config
 from opgen.errors import Location, OpgenError, printable_path, report, reports_silenced
 from opgen.fsutil import LiteralPath, flush_stdout, write_output, write_stdout
 from opgen.model import GatherResult
-from opgen.module_groups import group_ops, module_files, module_library, same_named_sources, unmatched_patterns
+from opgen.module_groups import (
+    BIG_MODULE_OPS,
+    group_ops,
+    module_files,
+    module_library,
+    same_named_sources,
+    unmatched_patterns,
+)
 from opgen.outputs.depfile import depfile_bytes
 from opgen.outputs.diff_writer import root_relative, unified_diff
 from opgen.outputs.tree_writer import (
@@ -360,8 +367,12 @@ def _gather(settings: Settings) -> GatherResult:
                 "a glob for several), or rename the file",
             ).format_warning()
         )
+    modules = group_ops(gathered.op_list, gathered.sources, config.modules, config.where("modules"))
+    if settings.max_ops_per_module is None:
+        for module, ops in modules.items():
+            if len(ops) > BIG_MODULE_OPS:
+                _warn_big_module(settings, gathered, module, ops)
     if config.libraries:
-        modules = group_ops(gathered.op_list, gathered.sources, config.modules, config.where("modules"))
         for pattern in unmatched_patterns(modules, config.libraries if all_sources else {}):
             report(
                 OpgenError(
@@ -393,6 +404,21 @@ def _library_named_like(module: str, libraries: dict[str, str]) -> str:
     folders = {library.rpartition("/")[0] for library in libraries.values() if ":" not in library}
     folder = next(iter(folders)) if len(folders) == 1 else ""
     return f"{folder + '/' if folder else ''}_{module.removeprefix('gen_')}.so"
+
+
+def _warn_big_module(settings: Settings, gathered: GatherResult, module: str, ops: list[op_def_pb2.OpDef]) -> None:
+    """A module of more than BIG_MODULE_OPS ops written as one file, where the user may not know
+    that `max_ops_per_module` splits it: at its first op (else at [tool.opgen])."""
+    source = gathered.sources.get(ops[0].name)
+    report(
+        OpgenError(
+            f"module {module} has {len(ops):,} ops, written as one file: its first import compiles them all at once, "
+            'about 0.6 s and 100 MB of memory per 1,000 ops (docs/rendering.md, "Big modules")',
+            source.location if source is not None else settings.config.where(),
+            hint="set [tool.opgen] max_ops_per_module (e.g. max_ops_per_module = 1000) to write it as a package of "
+            f"parts, each compiled on its own; a value of {len(ops)} or more keeps one file and this warning away",
+        ).format_warning()
+    )
 
 
 def _library_pattern_hint(pattern: str, modules: list[str], config: Config) -> str:

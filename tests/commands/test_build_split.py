@@ -15,6 +15,7 @@ from support.paths import REPO
 from support.projects import op_specs_project
 
 from opgen.cli import main
+from opgen.module_groups import BIG_MODULE_OPS
 
 SPECS = ("math_ops.cc", "common_macros.h")  # 20 ops, all in gen_math_ops
 
@@ -112,3 +113,25 @@ def test_max_ops_per_module_must_be_a_positive_integer(tmp_path, monkeypatch, ca
     assert err.startswith("pyproject.toml:7:1: error: [tool.opgen] max_ops_per_module must be a "
                           "positive integer")
     assert "hint: " in err
+
+
+def test_a_module_too_big_for_one_file_hints_max_ops_per_module(tmp_path, monkeypatch, capsys):
+    """A module of more than BIG_MODULE_OPS ops, written as one file because max_ops_per_module
+    is unset, gets one warning at its first op hinting the setting; one of BIG_MODULE_OPS ops
+    does not, nor any once the setting is given (a value above the module's size keeps one file)."""
+    root = tmp_path / "p"
+    (root / "specs").mkdir(parents=True)
+    for name, op, count in (("at_ops", "AtOp", BIG_MODULE_OPS), ("over_ops", "OverOp", BIG_MODULE_OPS + 1)):
+        (root / "specs" / f"{name}.cc").write_text("".join(f'REGISTER_OP("{op}{i}");\n' for i in range(count)))
+    config = '[tool.opgen]\nsources = ["specs"]\nout = "gen"\n'
+    (root / "pyproject.toml").write_text(config)
+    assert _build(root, monkeypatch) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        ("specs/over_ops.cc:1:1: warning: module gen_over_ops has 5,001 ops, written as one file: its first "
+         "import compiles them all at once, about 0.6 s and 100 MB of memory per 1,000 ops (docs/rendering.md, "
+         '"Big modules")'),
+        ("  hint: set [tool.opgen] max_ops_per_module (e.g. max_ops_per_module = 1000) to write it as a package of "
+         "parts, each compiled on its own; a value of 5001 or more keeps one file and this warning away"),
+    ]
+    (root / "pyproject.toml").write_text(config + f"max_ops_per_module = {BIG_MODULE_OPS + 1}\n")
+    assert _build(root, monkeypatch, "--check") == 0 and capsys.readouterr().err == ""
