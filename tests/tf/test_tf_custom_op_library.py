@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -196,3 +197,81 @@ def test_missing_library_is_a_clear_error(project, tmp_path):
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("opgen_runtime.tf.op_libraries.OpLibraryError: op library ")
     assert str(tmp_path / "my_ops" / "_custom_ops.so") in last and "(OpgenCallCounter, OpgenScaledSquare)" in last
+
+
+def _doc_python_blocks(heading: str) -> list[str]:
+    """The ```python blocks of docs/custom-ops.md's section `## heading`."""
+    text = (REPO / "docs" / "custom-ops.md").read_text(encoding="utf-8")
+    section = text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+
+
+@pytest.mark.parametrize("first", ["tensorflow", "my_ops"])
+def test_gradients_section_example_runs_as_written(project, tmp_path, first):
+    """docs/custom-ops.md's "Gradients": its `my_ops/__init__.py` registers the gradient through
+    `call_when_imported` whichever of TensorFlow and the package is imported first, and
+    importing the package alone does not import TensorFlow."""
+    init, use = _doc_python_blocks("Gradients")
+    assert init.startswith("# my_ops/__init__.py\n") and use.startswith("import tensorflow as tf\nimport my_ops\n")
+    shutil.copytree(project, tmp_path, dirs_exist_ok=True)
+    (tmp_path / "my_ops" / "__init__.py").write_text(init, encoding="utf-8")
+    if first == "my_ops":
+        package_first = "import my_ops\nimport sys\nassert 'tensorflow' not in sys.modules\nimport tensorflow as tf\n"
+        use = use.replace("import tensorflow as tf\nimport my_ops\n", package_first, 1)
+    run = subprocess.run([sys.executable, "-c", use], cwd=tmp_path, capture_output=True, text=True,
+                         env=_env(tmp_path), check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.strip().splitlines()[-1] == "[ 6. 12. 18.]"
+
+
+SAVE = """
+import sys
+import tensorflow as tf
+import my_ops
+
+class Square(tf.Module):
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def f(self, x):
+        return my_ops.opgen_scaled_square(x, scale=3.0)
+
+tf.saved_model.save(Square(), sys.argv[1])
+"""
+
+LOAD_AND_DIFFERENTIATE = """
+import json, os, sys
+import tensorflow as tf
+if sys.argv[2] == "package":
+    import my_ops
+else:  # the library alone: its ops and kernels, no gradient
+    tf.load_library(os.path.abspath("my_ops/_custom_ops.so"))
+loaded = tf.saved_model.load(sys.argv[1])
+x = tf.constant([1.0, 2.0, 3.0])
+try:
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = loaded.f(x)
+    print(json.dumps(tape.gradient(y, x).numpy().tolist()))
+except LookupError as e:
+    print(json.dumps(str(e).split(". ")[0]))
+"""
+
+
+def test_a_saved_model_needs_the_gradient_registered_where_it_is_loaded(project, tmp_path):
+    """docs/custom-ops.md's "Gradients": a SavedModel does not hold the gradient; a fresh process
+    that imports the package before loading differentiates through the op, one that only loads
+    the library gets TF's LookupError."""
+    shutil.copytree(project, tmp_path / "project")
+    root = tmp_path / "project"
+    (root / "my_ops" / "__init__.py").write_text(_doc_python_blocks("Gradients")[0], encoding="utf-8")
+
+    def run(script: str, *args: str) -> str:
+        done = subprocess.run([sys.executable, "-c", script, *args], cwd=root, capture_output=True, text=True,
+                              env=_env(root), check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+
+    model = str(tmp_path / "model")
+    run(SAVE, model)
+    assert json.loads(run(LOAD_AND_DIFFERENTIATE, model, "package")) == [6.0, 12.0, 18.0]
+    assert json.loads(run(LOAD_AND_DIFFERENTIATE, model, "library")) == (
+        "No gradient defined for operation'OpgenScaledSquare' (op type: OpgenScaledSquare)")
