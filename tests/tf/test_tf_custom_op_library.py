@@ -275,3 +275,44 @@ def test_a_saved_model_needs_the_gradient_registered_where_it_is_loaded(project,
     assert json.loads(run(LOAD_AND_DIFFERENTIATE, model, "package")) == [6.0, 12.0, 18.0]
     assert json.loads(run(LOAD_AND_DIFFERENTIATE, model, "library")) == (
         "No gradient defined for operation'OpgenScaledSquare' (op type: OpgenScaledSquare)")
+
+
+LOAD_OP_LIBRARY_AGAIN = """
+import json, os, sys
+import tensorflow as tf
+
+def functions(module):
+    return sorted(n for n in dir(module) if n.startswith("opgen_") and not n.endswith("_eager_fallback"))
+
+out = {}
+if sys.argv[1] == "plain":  # TensorFlow alone: an absolute path, then a relative one
+    out["absolute"] = functions(tf.load_op_library(os.path.abspath("my_ops/_custom_ops.so")))
+    out["relative"] = functions(tf.load_op_library("./my_ops/_custom_ops.so"))
+else:  # the generated module registered the library first
+    from my_ops import gen_custom_ops
+    from opgen_runtime import load_op_libraries
+
+    load_op_libraries()
+    out["relative"] = functions(tf.load_op_library("./my_ops/_custom_ops.so"))
+    out["runs"] = gen_custom_ops.opgen_scaled_square([1.0, 2.0], scale=3.0).numpy().tolist()
+    same = tf.load_op_library(os.path.join(os.path.dirname(gen_custom_ops.__file__), "_custom_ops.so"))
+    out["same_path"] = functions(same)
+    out["same_path_runs"] = same.opgen_scaled_square([1.0, 2.0], scale=3.0).numpy().tolist()
+print(json.dumps(out))
+"""
+
+
+def test_load_op_library_by_another_path_after_the_module_returns_no_functions(project):
+    """docs/custom-ops.md's "Never loaded twice": TF caches a library per path string, so
+    `tf.load_op_library` by a relative path after the absolute one (opgen's, or plain TF's)
+    returns a module without op functions; the ops still run, and the same path gives them."""
+
+    def run(mode: str) -> dict:
+        done = subprocess.run([sys.executable, "-c", LOAD_OP_LIBRARY_AGAIN, mode], cwd=project, capture_output=True,
+                              text=True, env=_env(project), check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    both = ["opgen_call_counter", "opgen_scaled_square"]
+    assert run("plain") == {"absolute": both, "relative": []}
+    assert run("opgen") == {"relative": [], "runs": [3.0, 12.0], "same_path": both, "same_path_runs": [3.0, 12.0]}
