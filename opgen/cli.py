@@ -197,8 +197,8 @@ def _settings_callback(name: str, module: str) -> Callable[..., Invocation]:
         # The configured paths this command reads (it has the option) and no option replaces.
         check_paths(config, [key for key in PATH_KEYS
                              if key in options and ctx.get_parameter_source(key) is not ParameterSource.COMMANDLINE])
-        # the default `op_specs` must exist when sources are read (`oplist --from-library` reads none)
-        if ("sources" in options and not options.get("from_library")
+        # the default `op_specs` must exist when sources are read (`oplist --from-library`/`--from-tensorflow`: none)
+        if ("sources" in options and not options.get("from_library") and not options.get("from_tensorflow")
                 and ctx.get_parameter_source("sources") is not ParameterSource.COMMANDLINE):
             check_default_sources(config, f"pass the sources (opgen {name} ops/*.cc)")
         command = importlib.import_module(f"opgen.commands.{module}")
@@ -264,7 +264,10 @@ _define(cli, "oplist", "Gather REGISTER_OP specs into an OpList (pbtxt, pb or js
     *_SPEC_INPUT,
     _option("--from-library", metavar="SO", section="Input", multiple=True,
             help="Read a compiled op library's OpList through TensorFlow instead of SOURCES; repeatable "
-                 "(their ops together)."),
+                 "(their ops together). --allow and --include-internal select its ops."),
+    _option("--from-tensorflow", is_flag=True, section="Input",
+            help="Read the installed TensorFlow's registry (its OpDefs, without docs: TensorFlow keeps those in "
+                 "ApiDef files) instead of SOURCES; --allow FILE takes a subset."),
     _overrides_option("Input"),
     _option("--api", is_flag=True, section="Output", help="Print the per-op Python API model after overrides."),
     _option("--report-shapes", is_flag=True, section="Output",

@@ -38,7 +38,7 @@ from opgen.errors import (
 from opgen.fsutil import LiteralPath, glob_paths
 from opgen.limits import read_text_file
 from opgen.model import BuilderCall, GatherResult, KernelRegistration, OpSource, Registration
-from opgen.registry import OpRegistry
+from opgen.registry import OpRegistry, export_sorted
 from opgen.shape_translate import Translation, translate_function, translate_lambda
 from opgen.spec.builder import build_op_def
 from opgen.spec.chains import (
@@ -181,15 +181,44 @@ def _unique_sorted(paths: set[str]) -> list[str]:
     return sorted(by_real.values())
 
 
-def read_allow_file(path: str) -> set[str]:
-    """Op names, one per line; blank lines and `#` comments are ignored."""
+def read_allow_file(path: str) -> dict[str, int]:
+    """Op names, one per line, with the line each is on (its first); blank lines and `#`
+    comments are ignored."""
     text = read_text_file(path, "allow file")
-    names: set[str] = set()
-    for line in text.splitlines():
+    names: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
         name = line.split("#", 1)[0].strip()
         if name:
-            names.add(name)
+            names.setdefault(name, number)
     return names
+
+
+def _unmatched_allow_warnings(path: str, allowed: dict[str, int], registered: set[str],
+                              not_held: str = "which no source registers") -> list[str]:
+    """A warning at each name of the allow file no source registers that is close to a name
+    one does: a misspelt name silently drops its op. Names close to none are quiet: an allow
+    list is often shared by several libraries (TF's selective registration lists a binary's ops)."""
+    warnings = []
+    for name, line in allowed.items():
+        meant = None if name in registered else did_you_mean(name, registered)
+        if meant is not None:
+            warnings.append(OpgenError(f"--allow names op {name!r}, {not_held}", Location(path, line, 1),
+                                       hint=f"{meant} (without it, that op is left out)").format_warning())
+    return warnings
+
+
+def select_ops(op_list: op_def_pb2.OpList, allow_file: str | None, include_internal: bool,
+               not_held: str) -> op_def_pb2.OpList:
+    """The ops of a read OpList (a library's, TensorFlow's registry) that a gathering keeps:
+    those the allow file names (warning at a close misspelt name: `not_held` says where it
+    is missing), without `_` ops unless `include_internal`, as `gather` keeps an OpList file's."""
+    kept = [op for op in op_list.op if include_internal or not op.name.startswith("_")]
+    if allow_file:
+        allowed = read_allow_file(allow_file)
+        for warning in _unmatched_allow_warnings(allow_file, allowed, {op.name for op in kept}, not_held):
+            report(warning)
+        kept = [op for op in kept if op.name in allowed]
+    return export_sorted(kept, include_internal)
 
 
 class GatherErrors(OpgenErrors):
@@ -811,6 +840,7 @@ def _gather(
             units_by_op.setdefault(op_def.name, unit)
 
     inputs = {*files.oplists, *([allow_file] if allow_file else [])}
+    registered: set[str] = set()  # every op name the sources register, allowed or not
     missing: dict[str, list[MissingInclude]] = {}  # header -> where it is included, in file order
     kernels: list[KernelRegistration] = []
     kernel_errors: list[OpgenError] = []
@@ -851,6 +881,7 @@ def _gather(
                                               "with -I DIR or [tool.opgen] include_dirs", m.location,
                                               hint=f'did you mean "{close}"?' if close else None))
             missing.setdefault(m.target, []).append(m)
+        registered.update(r.op_name for r in regs)
         regs = [r for r in regs if allowed is None or r.system or r.op_name in allowed]
         for reg in regs if written_keys else ():
             for arg in (arg for call in reg.calls for arg in call.args if arg.helpers):
@@ -931,6 +962,7 @@ def _gather(
             errors += e.errors if isinstance(e, OpgenErrors) else [e]  # (each counts in the summary)
             continue
         for op_def, line in zip(op_list.op, lines):
+            registered.add(op_def.name)
             if allowed is None or op_def.name in allowed:
                 register(op_def, OpSource(Location(path, line, 1 if line else 0), from_op_list=True))
 
@@ -965,6 +997,8 @@ def _gather(
         + ("" if target in explanations.blamed_targets
            else f"\n  hint: {_missing_include_hint(target, sites[0].searched)}")
         for target, sites in missing.items()]
+    if allow_file and allowed is not None and not errors:
+        warnings += _unmatched_allow_warnings(allow_file, allowed, registered)
     left_out = {reg.op_name for reg in core_registrations}
     warnings += _core_op_warnings(core_registrations)
     op_list = registry.export(include_internal)

@@ -1,6 +1,6 @@
-"""`opgen oplist --from-library`: the OpList a compiled op library registers, read through
-TensorFlow (the one generator path that needs it: a compiled library can only be asked by
-loading it)."""
+"""`opgen oplist --from-library` and `--from-tensorflow`: the OpList a compiled op library
+registers, or the installed TensorFlow's whole registry, read through TensorFlow (the one
+generator path that needs it: a compiled library can only be asked by loading it)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from opgen.errors import Location, OpgenError
 from opgen_runtime.proto import op_def_pb2
@@ -23,16 +24,8 @@ def op_list_from_library(path: str) -> op_def_pb2.OpList:
     if not os.path.isfile(path):
         raise OpgenError(f"op library {path} is not a regular file", Location(path),
                          hint="pass the path of a compiled .so")
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # TF's C++ start-up logging is not opgen's output
-    try:
-        with _native_stderr_silenced():  # absl's and oneDNN's lines, which the level above does not stop
-            import tensorflow  # noqa: F401 - first: its submodules may be imported already
-    except ImportError:
-        raise OpgenError("--from-library needs TensorFlow to load the op library, and it is not installed",
-                         Location(path), hint="pip install tensorflow-cpu, or give the library's REGISTER_OP "
-                         "sources (or an OpList file) instead") from None
-    from tensorflow.python.client import pywrap_tf_session as c_api
-
+    c_api = _tensorflow_c_api("--from-library", "to load the op library", Location(path),
+                              "give the library's REGISTER_OP sources (or an OpList file) instead")
     try:
         with _native_stderr_silenced():
             handle = c_api.TF_LoadLibrary(path)
@@ -43,7 +36,41 @@ def op_list_from_library(path: str) -> op_def_pb2.OpList:
     finally:
         c_api.TF_DeleteLibraryHandle(handle)
     ops = op_def_pb2.OpList.FromString(data)
+    if not ops.op:
+        raise OpgenError(
+            f"op library {path} registers no op of its own: TensorFlow lists the ops a load newly registers "
+            "(c_api.cc TF_GetOpList), so a library TensorFlow had loaded already gives none (its own libraries "
+            "load with `import tensorflow`), and so does one without REGISTER_OP", Location(path),
+            hint="for ops of TensorFlow's own registry: opgen oplist --from-tensorflow --allow FILE")
     return op_def_pb2.OpList(op=sorted(ops.op, key=lambda o: o.name.encode()))  # type: ignore[union-attr]
+
+
+def op_list_from_tensorflow() -> op_def_pb2.OpList:
+    """Every op of the installed TensorFlow's registry (c_api.cc TF_GetAllOpList: its OpDefs,
+    whose docs TensorFlow keeps in ApiDef files instead), sorted by name."""
+    c_api = _tensorflow_c_api("--from-tensorflow", "to read its registry", None,
+                              "give OpList files or REGISTER_OP sources instead")
+    buffer = c_api.TF_GetAllOpList()
+    try:
+        ops = op_def_pb2.OpList.FromString(c_api.TF_GetBuffer(buffer))
+    finally:
+        c_api.TF_DeleteBuffer(buffer)
+    return op_def_pb2.OpList(op=sorted(ops.op, key=lambda o: o.name.encode()))  # type: ignore[union-attr]
+
+
+def _tensorflow_c_api(option: str, why: str, where: Location | None, instead: str) -> Any:
+    """TensorFlow's C API module, imported quietly; an error saying `option` needs it when
+    TensorFlow is not installed."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # TF's C++ start-up logging is not opgen's output
+    try:
+        with _native_stderr_silenced():  # absl's and oneDNN's lines, which the level above does not stop
+            import tensorflow  # noqa: F401 - first: its submodules may be imported already
+    except ImportError:
+        raise OpgenError(f"{option} needs TensorFlow {why}, and it is not installed", where,
+                         hint=f"pip install tensorflow-cpu, or {instead}") from None
+    from tensorflow.python.client import pywrap_tf_session
+
+    return pywrap_tf_session
 
 
 def op_list_from_libraries(paths: Sequence[str]) -> op_def_pb2.OpList:

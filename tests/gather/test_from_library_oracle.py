@@ -136,7 +136,7 @@ def test_several_libraries_are_read_together_and_sources_beside_them_refused(tmp
     capsys.readouterr()
     (tmp_path / "extra.cc").write_text(_GOOD.format(name="OpgenLibExtra"))
     assert main(["oplist", "--from-library", str(first), "extra.cc"]) == 2
-    assert ("--from-library reads compiled libraries instead of sources: give sources or --from-library, not both"
+    assert ("--from-library reads compiled ops instead of sources: give sources or --from-library, not both"
             in capsys.readouterr().err)
 
 
@@ -149,3 +149,48 @@ def test_tensorflows_native_logging_is_not_opgens_output(tmp_path):
                           capture_output=True, text=True, check=False, env={**env, "PYTHONPATH": str(REPO)})
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
     assert 'name: "OpgenLibQuiet"' in done.stdout
+
+
+def test_a_library_tensorflow_had_loaded_is_an_error_pointing_to_from_tensorflow(tmp_path, capsys):
+    """trial24 #1: TensorFlow's own library gives TF_GetOpList nothing (its ops were registered
+    when TF was imported): an error with the way to TF's ops, not an empty OpList and exit 0."""
+    import tensorflow
+
+    library = next(Path(tensorflow.__file__).parent.glob("python/_pywrap_tensorflow_internal.so"))
+    assert main(["oplist", "--from-library", str(library), "-o", str(tmp_path / "tf.pbtxt")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{library}: error: op library {library} registers no op of its own: ")
+    assert "hint: for ops of TensorFlow's own registry: opgen oplist --from-tensorflow --allow FILE" in err
+    assert not (tmp_path / "tf.pbtxt").exists()
+
+
+def test_from_tensorflow_reads_tfs_registry_selected_by_allow(tmp_path, monkeypatch, capsys):
+    """trial24 #1: a subset of TensorFlow's own ops, as the allow file names them (a close
+    misspelling warned at its line), builds into wrappers whose signatures are TF's."""
+    from oracle.tf_registry import tf_op_list
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.opgen]\n")
+    (tmp_path / "allow.txt").write_text("MatMul\n# activations\nRelu\nRelu6x\nSomeOtherLibrarysOp\n")
+    assert main(["oplist", "--from-tensorflow", "--allow", "allow.txt", "-o", "tf_ops.pbtxt"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("allow.txt:4:1: warning: --allow names op 'Relu6x', which TensorFlow does not register\n"
+                          "  hint: did you mean Relu6, Relu")
+    assert "SomeOtherLibrarysOp" not in err  # close to no op: another library's, quiet
+    ops = load_op_list_file("tf_ops.pbtxt").op
+    assert [op.name for op in ops] == ["MatMul", "Relu"]
+    theirs = {op.name: op for op in tf_op_list().op}
+    assert all(op == theirs[op.name] for op in ops)
+    assert main(["build", "tf_ops.pbtxt", "--out", "gen"]) == 0
+    code = ("import inspect, sys; sys.path.insert(0, 'gen'); import gen_tf_ops as g; "
+            "from tensorflow.python.ops import gen_math_ops; "
+            "ours, theirs = inspect.signature(g.mat_mul), inspect.signature(gen_math_ops.mat_mul); "
+            "print(list(ours.parameters) == list(theirs.parameters), float(g.relu([-1.0, 2.0])[1]))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO), "TF_CPP_MIN_LOG_LEVEL": "3"})
+    assert proc.stdout.split() == ["True", "2.0"], proc.stdout
+
+
+def test_from_tensorflow_and_from_library_exclude_each_other(tmp_path, capsys):
+    assert main(["oplist", "--from-tensorflow", "--from-library", str(tmp_path / "x.so")]) == 2
+    assert "--from-library and --from-tensorflow exclude each other" in capsys.readouterr().err

@@ -383,3 +383,16 @@ def test_a_nul_in_a_literal_ends_its_text_as_in_cpp(tmp_path, capsys):
     assert f"{source}:6:10: warning: the string literal in Doc() holds a NUL character" in err
     assert f"{source}:2:13: warning: the string literal in REGISTER_OP() holds a NUL character" in err
     assert "and 11 characters after it are dropped" in err  # `\0hidden too`
+
+
+def test_an_allow_file_name_close_to_a_registered_op_warns_at_its_line(tmp_path, capsys):
+    """trial24 #10: a misspelt name in the allow file silently dropped its op; one close to no
+    op's name (another library's, in a shared list) stays quiet."""
+    ops = 'REGISTER_OP("FwScale").Output("y: float");\nREGISTER_OP("FwOther").Output("y: float");\n'
+    write(tmp_path, {"ops.cc": ops,
+                     "allow.txt": "FwOther\n# scaling\nFwScal\nConv2D\n"})
+    gathered = gather([str(tmp_path / "ops.cc")], allow_file=str(tmp_path / "allow.txt"))
+    assert names(gathered.op_list) == ["FwOther"]
+    err = capsys.readouterr().err
+    assert err == (f"{tmp_path / 'allow.txt'}:3:1: warning: --allow names op 'FwScal', which no source registers\n"
+                   "  hint: did you mean FwScale? (without it, that op is left out)\n")
