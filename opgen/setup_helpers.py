@@ -8,11 +8,17 @@ In the package's `setup.py` (what `opgen init` writes):
     setup(ext_modules=[OpLibrary("my_ops/_my_ops.so", ["ops/my_ops.cc"])], cmdclass={"build_ext": build_ext})
 
 `build_ext` compiles each `OpLibrary` with g++ (or `$CXX`) and TensorFlow's own flags, as TF's
-custom-op guide does (`g++ -std=c++17 -shared ... -fPIC $(tf.sysconfig.get_compile_flags())
-$(tf.sysconfig.get_link_flags()) -O2`, with -Wno-deprecated-declarations), into the wheel at
-the path the module's `[tool.opgen] library` names. TensorFlow must be importable where the
-build runs (build without isolation: `pip wheel --no-build-isolation .`): the library is
-compiled against that TensorFlow's headers and ABI, and its users need a matching TensorFlow.
+custom-op guide does (`-std=c++17 -fPIC -O2 $(tf.sysconfig.get_compile_flags())`, with
+-Wno-deprecated-declarations, then `-shared $(tf.sysconfig.get_link_flags())`: each source
+into an object, with its depfile, in the build's temporary folder, then the link), into the
+wheel at the path the module's `[tool.opgen] library` names. TensorFlow must be importable
+where the build runs (build without isolation: `pip wheel --no-build-isolation .`): the
+library is compiled against that TensorFlow's headers and ABI, and its users need a matching
+TensorFlow. A library whose recorded state (its command lines, the compiler, its sources and
+the headers they include, the library itself) is unchanged since its last build is not
+compiled again (`--force` compiles it); those to compile are compiled at once, as many as
+`--parallel` (`-j`) says, else as there are CPUs (`opgen.library_build`). TensorFlow's flags
+are remembered in the build folder for the same TensorFlow installation.
 
 Before compiling, `build_ext` refuses a wheel that would build and install, then break on its
 users' machines (`check_wrappers`, `build_ext.check_packaged`): wrappers stale against the
@@ -30,6 +36,7 @@ setuptools is imported here, not by the rest of opgen: only a package build need
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import os
 import subprocess
@@ -40,11 +47,24 @@ from typing import Any, NamedTuple
 import tomllib
 from setuptools import Extension
 from setuptools.command.build_ext import build_ext as _setuptools_build_ext
-from setuptools.errors import SetupError
+from setuptools.errors import CompileError, SetupError
 
 from opgen.config import load_config
+from opgen.library_build import (
+    DEPFILE_TARGET,
+    Library,
+    LibraryBuildError,
+    Step,
+    build_libraries,
+    compiler_identity,
+)
 from opgen.module_groups import module_library
 from opgen.render.build import SOURCE_MAP
+
+# -Wno-deprecated-declarations: TF's headers give thousands, which would bury the library's own errors;
+# -Wno-interference-size: GCC 12's note on every use of TF's cache-line constants (older compilers
+# ignore an unknown -Wno- option).
+_WARNINGS = ("-Wno-deprecated-declarations", "-Wno-interference-size")
 
 # Set (to anything) to build without `build_ext.check_loaded`.
 SKIP_LIBRARY_CHECK = "OPGEN_SKIP_LIBRARY_CHECK"
@@ -90,6 +110,44 @@ def _tensorflow_flags(python: str) -> tuple[list[str], list[str]]:
             f"(pip wheel --no-build-isolation .):\n{run.stderr.strip()}")
     compile_flags, link_flags = json.loads(run.stdout.strip().splitlines()[-1])
     return compile_flags, link_flags
+
+
+def _tensorflow_install() -> list[Any] | None:
+    """What says the TensorFlow `tensorflow_flags` would ask is the one asked before, found
+    without importing it: the Python that asks, its tensorflow package's folder, and the size,
+    times and inode of each file at the top of that folder (`__init__.py`,
+    `libtensorflow_framework.so.2`, ...: any install rewrites them, which changes their change
+    time). None without a tensorflow package."""
+    try:
+        spec = importlib.util.find_spec("tensorflow")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = os.path.realpath(next(iter(spec.submodule_search_locations)))
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        files = [[entry.name, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
+                 for entry in entries if entry.is_file() and (stat := entry.stat())]
+    except OSError:
+        return None
+    return [sys.executable, folder, files]
+
+
+def _read_json(path: Path) -> Any:
+    """The JSON value in `path`; None when it is missing or unreadable."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json(path: Path, value: Any) -> None:
+    """Write `value` to `path` whole (a temporary file renamed over it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(value, indent=1), encoding="utf-8")
+    os.replace(temporary, path)
 
 
 def _opgen_build(project: str, option: str) -> subprocess.CompletedProcess[str]:
@@ -189,6 +247,8 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
     """setuptools' `build_ext`, which also compiles `OpLibrary` extensions with g++ and TF's
     flags, once the generated wrappers are known to match the sources (`check_wrappers`) and
     the wheel to hold them and their op libraries (`check_packaged`)."""
+
+    extensions: list[Any]  # setuptools' (setup()'s ext_modules); typed here for `build_extensions`
 
     def run(self) -> None:
         if not any(isinstance(ext, OpLibrary) for ext in self.extensions):
@@ -398,21 +458,79 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
         filename: str = super().get_ext_filename(fullname)  # typed: setuptools' is Any here
         return filename
 
+    def build_extensions(self) -> None:
+        """setuptools' way for other extensions; the `OpLibrary`s by `_build_op_libraries`."""
+        self.check_extensions_list(self.extensions)
+        libraries = [ext for ext in self.extensions if isinstance(ext, OpLibrary)]
+        others = [ext for ext in self.extensions if not isinstance(ext, OpLibrary)]
+        if others:
+            every: list[Any] = self.extensions
+            self.extensions = others
+            try:
+                super().build_extensions()
+            finally:
+                self.extensions = every
+        if libraries:
+            self._build_op_libraries(libraries)
+
     def build_extension(self, ext: Extension) -> None:
         if not isinstance(ext, OpLibrary):
             super().build_extension(ext)
             return
-        target = self.get_ext_fullpath(ext.name)
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        compile_flags, link_flags = tensorflow_flags()
+        self._build_op_libraries([ext])
+
+    def _build_op_libraries(self, libraries: list[OpLibrary]) -> None:
+        """Compile those of `libraries` that are not up to date (`opgen.library_build`: a
+        library's state, recorded in the build's temporary folder, says which), at most
+        `--parallel` (`-j`) at a time, else as many as there are CPUs; `--force` compiles all."""
+        from distutils import log
+
+        compile_flags, link_flags = self._tensorflow_flags()
         compiler = os.environ.get("CXX", "g++")
-        # TF's compile flags carry the C++ standard (--std=c++17) and the ABI macro its wheel was built with.
-        # -Wno-deprecated-declarations: TF's headers give thousands, which would bury the library's own errors;
-        # -Wno-interference-size: GCC 12's note on every use of TF's cache-line constants (older compilers
-        # ignore an unknown -Wno- option).
-        self.spawn([compiler, "-shared", "-fPIC", "-O2", "-Wno-deprecated-declarations", "-Wno-interference-size",
-                    *ext.sources, *(f"-I{d}" for d in self._include_dirs(ext)),
-                    "-o", target, *compile_flags, *ext.extra_compile_args, *link_flags])
+        plans = [self._library(ext, compiler, compile_flags, link_flags) for ext in libraries]
+        parallel = self.parallel
+        jobs = parallel if isinstance(parallel, int) and not isinstance(parallel, bool) and parallel > 0 else None
+        try:
+            build_libraries(plans, compiler=compiler_identity(compiler), jobs=jobs or os.cpu_count() or 1,
+                            force=bool(self.force), dry_run=bool(self.dry_run), info=log.info, error=log.error)
+        except LibraryBuildError as e:
+            raise CompileError(str(e)) from None
+
+    def _library(self, ext: OpLibrary, compiler: str, compile_flags: list[str], link_flags: list[str]) -> Library:
+        """How `ext` is built: each source compiled into an object (with its depfile, the headers
+        it includes) in the build's temporary folder, then linked where setuptools wants it."""
+        target = self.get_ext_fullpath(ext.name)
+        folder = os.path.join(self.build_temp, "opgen", *ext.path.parts)
+        includes = [f"-I{d}" for d in self._include_dirs(ext)]
+        steps, objects = [], []
+        for index, source in enumerate(ext.sources):
+            stem = os.path.join(folder, f"{index}-{Path(source).stem}")
+            # TF's compile flags carry the C++ standard (--std=c++17) and the ABI macro its wheel was built with.
+            steps.append(Step((compiler, "-c", "-fPIC", "-O2", *_WARNINGS, source, *includes, "-o", stem + ".o",
+                               "-MMD", "-MF", stem + ".d", "-MT", DEPFILE_TARGET, *compile_flags,
+                               *ext.extra_compile_args), stem + ".d"))
+            objects.append(stem + ".o")
+        # extra_compile_args go to the link too, as when one command compiled and linked (-fopenmp, -flto)
+        steps.append(Step((compiler, "-shared", "-fPIC", "-O2", *objects, "-o", target, *ext.extra_compile_args,
+                           *link_flags)))
+        return Library(str(ext.path), tuple(ext.sources), tuple(ext.depends or ()), tuple(steps), target, folder)
+
+    def _tensorflow_flags(self) -> tuple[list[str], list[str]]:
+        """`tensorflow_flags()`, remembered in the build's temporary folder for the same
+        TensorFlow (`_tensorflow_install`): asking imports TensorFlow, seconds that a build with
+        nothing to compile would spend on it. `--force` asks again."""
+        install = _tensorflow_install()
+        cache = Path(self.build_temp, "opgen", "tensorflow-flags.json")
+        recorded = _read_json(cache) if install is not None and not self.force else None
+        if isinstance(recorded, dict) and recorded.get("tensorflow") == json.loads(json.dumps(install)):
+            flags = recorded.get("flags")
+            if (isinstance(flags, list) and len(flags) == 2
+                    and all(isinstance(f, list) and all(isinstance(a, str) for a in f) for f in flags)):
+                return flags[0], flags[1]
+        compile_flags, link_flags = tensorflow_flags()
+        if install is not None and not self.dry_run:
+            _write_json(cache, {"tensorflow": install, "flags": [compile_flags, link_flags]})
+        return compile_flags, link_flags
 
     def _include_dirs(self, ext: OpLibrary) -> list[str]:
         """Where g++ looks for `#include`s, as gathering does (docs/gathering.md): the library's

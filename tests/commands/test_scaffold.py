@@ -158,9 +158,19 @@ def _run_scaffolded_module(monkeypatch):
     monkeypatch.delitem(sys.modules, "gen_scaffolded_ops")
 
 
-# Stands in for g++ as `$CXX`: writes the library it is asked for (-o PATH), so that a test of
-# what setup.py builds where needs neither g++ nor the compile's time.
-_FAKE_CXX = '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = -o ] && echo compiled > "$2"; shift; done\n'
+# Stands in for g++ as `$CXX`: writes the object or library it is asked for (-o PATH) and the
+# source's depfile (-MF PATH, naming the source alone), so that a test of what setup.py builds
+# where needs neither g++ nor the compile's time; each run appends its -o to $FAKE_CXX_LOG.
+_FAKE_CXX = """#!/bin/sh
+out= depfile= source=
+while [ $# -gt 0 ]; do
+  case "$1" in -o) out=$2; shift;; -MF) depfile=$2; shift;; *.cc) source=$1;; esac
+  shift
+done
+echo compiled > "$out"
+if [ -n "$depfile" ]; then echo "object: $source" > "$depfile"; fi
+if [ -n "$FAKE_CXX_LOG" ]; then echo "$out" >> "$FAKE_CXX_LOG"; fi
+"""
 
 
 def _scaffold(root: Path, *, fake_cxx: bool = False) -> tuple[Path, dict[str, str]]:
@@ -200,6 +210,14 @@ def _replace(path: Path, old: str, new: str) -> None:
     text = path.read_text()
     assert old in text, (path, old)
     path.write_text(text.replace(old, new))
+
+
+def _build_output(project: Path, env: dict[str, str], *command: str) -> str:
+    """The output, both streams, of a build that must succeed (pip -v shows the backend's on stderr)."""
+    done = subprocess.run([sys.executable, *command], cwd=project, env=env, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout + done.stderr
 
 
 def test_wheel_build_refuses_wrappers_stale_against_the_sources(tmp_path):
@@ -250,11 +268,41 @@ def test_wheel_build_without_opgen_says_to_install_it(tmp_path):
 ], ids=["inplace", "editable"])
 def test_in_place_and_editable_builds_put_the_library_beside_the_wrappers(tmp_path, command):
     """setuptools builds an extension under build/, then copies it into the package: under the
-    library's own name, which the wrappers load (not a Python extension's `.cpython-311-...so`)."""
+    library's own name, which the wrappers load (not a Python extension's `.cpython-311-...so`).
+    A second in-place build of the unchanged project compiles nothing, and says so (a user's
+    report: it compiled every library again); an editable build's build folders are temporary."""
     project, env = _scaffold(tmp_path, fake_cxx=True)
+    log = tmp_path / "compiled.log"
+    env["FAKE_CXX_LOG"] = str(log)
     fresh_venv.run(sys.executable, *command, cwd=project, env=env)
     assert (project / "my_ops" / "_my_ops.so").read_text() == "compiled\n"
     assert not list((project / "my_ops").glob("*.cpython-*"))
+    assert [Path(line).name for line in log.read_text().splitlines()] == ["0-my_ops.o", "_my_ops.so"]
+    if command[0] == "setup.py":
+        log.unlink()
+        (project / "my_ops" / "_my_ops.so").unlink()
+        second = _build_output(project, env, *command)
+        assert "skipping 'my_ops/_my_ops.so' op library (up-to-date)" in second and "building '" not in second
+        assert not log.exists() and (project / "my_ops" / "_my_ops.so").read_text() == "compiled\n"
+
+
+def test_second_wheel_build_of_an_unchanged_project_compiles_nothing(tmp_path):
+    """A user's report: a second `pip wheel --no-build-isolation` of an unchanged project (as a
+    second `setup.py build_ext --inplace`, tested above) compiled every op library again. pip
+    builds in the project's build/, where the library's state is recorded: the second build
+    says the library is up to date and runs no compiler (tests/commands/test_setup_build.py
+    tests what makes a library stale)."""
+    project, env = _scaffold(tmp_path, fake_cxx=True)
+    log = tmp_path / "compiled.log"
+    env["FAKE_CXX_LOG"] = str(log)
+    command = ["-m", "pip", "wheel", "-v", "--no-build-isolation", "--no-deps", "-w", "dist", "."]
+    first = _build_output(project, env, *command)
+    assert "building 'my_ops/_my_ops.so' op library (no earlier build recorded)" in first
+    assert [Path(line).name for line in log.read_text().splitlines()] == ["0-my_ops.o", "_my_ops.so"]
+    log.unlink()
+    second = _build_output(project, env, *command)
+    assert "skipping 'my_ops/_my_ops.so' op library (up-to-date)" in second and "building '" not in second
+    assert not log.exists()
 
 
 def test_wheel_of_split_modules_holds_their_packages(tmp_path):

@@ -38,7 +38,8 @@ LAYERS: list[dict[str, list[str]]] = [
     {"entry point": ["opgen.__main__"]},
     {"cli": ["opgen.cli"]},
     {"commands": ["opgen.commands"]},
-    {"init scaffold": ["opgen.scaffold"], "setup helpers": ["opgen.setup_helpers", "opgen.library_check"]},
+    {"init scaffold": ["opgen.scaffold"],
+     "setup helpers": ["opgen.setup_helpers", "opgen.library_check", "opgen.library_build"]},
     # what `opgen build` writes: the tree, its diff, the depfile, the rules for written paths
     {"outputs": ["opgen.outputs"]},
     # render and apidiff never import each other
