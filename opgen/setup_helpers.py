@@ -28,7 +28,9 @@ a generated module setuptools would not pack (a split module's subpackage missin
 packages), or an op library a module loads that the setup neither builds nor ships. After
 compiling, it refuses one whose libraries fail on TensorFlow as its users would load them
 (`build_ext.check_loaded`): a library that does not load (an undefined symbol), or that lacks
-the ops of a module mapped to it (`[tool.opgen.libraries]`).
+the ops of a module mapped to it (`[tool.opgen.libraries]`). A check that passed is not run
+again (it imports TensorFlow: seconds) while nothing it depends on changed: the modules, the
+libraries and the package's Python as built, TensorFlow, opgen's runtime (`--force` runs it).
 
 setuptools is imported here, not by the rest of opgen: only a package build needs it.
 """
@@ -57,6 +59,7 @@ from opgen.library_build import (
     Step,
     build_libraries,
     compiler_identity,
+    tree_digests,
 )
 from opgen.module_groups import module_library
 from opgen.render.build import SOURCE_MAP
@@ -214,6 +217,12 @@ def _generated_modules(project: str, out: Path) -> dict[str, list[Path]]:
     return modules
 
 
+def _library_check(request: dict[str, Any], project: str) -> subprocess.CompletedProcess[str]:
+    """`python -m opgen.library_check REQUEST` by the building Python, in the project."""
+    return subprocess.run([sys.executable, "-m", "opgen.library_check", json.dumps(request)], cwd=project,
+                          capture_output=True, text=True, check=False, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+
+
 def _uncompiled_sources(ops: list[str], out: Path, library: OpLibrary, project: str) -> list[str]:
     """How to fix `library`, which lacks `ops` of a module in `out`: each source file that declares
     some of them (the build's source map says which) and that the library does not compile."""
@@ -293,14 +302,23 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
     def check_loaded(self, project: str, loading: list[_LoadingModule], built: dict[Path, OpLibrary]) -> None:
         """Raise `SetupError` unless the modules of `loading`, as the build put them with their
         compiled libraries, register those libraries with TensorFlow as on a user's machine
-        (`opgen.library_check`, in a child process: it imports TensorFlow)."""
+        (`opgen.library_check`, in a child process: it imports TensorFlow). Not run again when
+        it passed with the same `_check_state`, recorded in the build's temporary folder."""
+        from distutils import log
+
         loaded_as = [self._loaded_as(m) for m in loading]
         request = {"modules": loaded_as,
                    "libraries": sorted(str(self._built(path)) for path in built),
                    "packages_root": str(self._packages_root(loading[0].library))}
-        run = subprocess.run([sys.executable, "-m", "opgen.library_check", json.dumps(request)], cwd=project,
-                             capture_output=True, text=True, check=False,
-                             env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+        state = self._check_state(request, loading)
+        stamp = Path(self.build_temp, "opgen", "library-check.json")
+        if not self.force and _read_json(stamp) == state:
+            log.info("skipping the op library check (up-to-date: it passed with these modules, libraries and "
+                     "TensorFlow)")
+            return
+        stamp.unlink(missing_ok=True)
+        log.info("checking the op libraries with TensorFlow (python -m opgen.library_check)")
+        run = _library_check(request, project)
         if run.returncode != 0:
             raise SetupError(f"checking the compiled op libraries with TensorFlow failed (exit {run.returncode}):\n"
                              f"{(run.stdout + run.stderr).strip()}\nTo build without this check, set "
@@ -309,6 +327,25 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
         if report["error"] is not None:
             raise SetupError(self._unloadable_error(report, loading, [name for name, _, _ in loaded_as], built,
                                                     project))
+        if not self.dry_run:
+            _write_json(stamp, state)
+
+    def _check_state(self, request: dict[str, Any], loading: list[_LoadingModule]) -> Any:
+        """What the outcome of `check_loaded` depends on, as JSON: the request, the Python and
+        TensorFlow that run it, and the content of the files it loads (the modules and
+        libraries, the package's Python, which a `package:resource` library imports, and the
+        runtime and check doing it). The check passed with that state is not run again."""
+        build_py = self.get_finalized_command("build_py")
+        files = [*request["libraries"], *(str(self._built(module.library)) for module in loading),
+                 *(str(self._built(file)) for module in loading for file in module.files),
+                 *(str(self._built(Path(file).resolve())) for _, _, file in build_py.find_all_modules()),
+                 str(Path(__file__).with_name("library_check.py"))]
+        runtime = importlib.util.find_spec("opgen_runtime")
+        for folder in (runtime.submodule_search_locations or []) if runtime else []:
+            files += (str(path) for path in Path(folder).rglob("*.py"))
+        state = {"format": 1, "python": sys.executable, "tensorflow": _tensorflow_install(), "request": request,
+                 "files": tree_digests(set(files))}
+        return json.loads(json.dumps(state))  # as read back: lists for tuples
 
     def _loaded_as(self, module: _LoadingModule) -> tuple[str, str, bool]:
         """(dotted name, file to execute, is a package) of a generated module, where the build put it."""

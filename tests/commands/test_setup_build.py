@@ -2,25 +2,31 @@
 (`opgen/library_build.py`): a library is compiled again only when its recorded state (command
 line, compiler, the content of its sources and of the headers its depfiles name, the library
 itself) changed, or with `--force`; those to compile run at most `-j` (else the CPU count) at a
-time, each's output reported whole. A fake compiler (`_FAKE_CXX`, a Python script: it follows
-`#include "..."`, writes the depfile and logs each compile) stands in for g++, in process, so
-that each build takes a fraction of a second; one test builds a small library (no TensorFlow)
-with the real g++. tests/commands/test_scaffold.py builds a scaffolded package twice by
-`setup.py` and by `pip wheel`."""
+time, each's output reported whole; the op library check runs again only when what it checks
+changed. A fake compiler (`_FAKE_CXX`, a Python script: it follows `#include "..."`, writes the
+depfile and logs each compile) stands in for g++, in process, so that each build takes a
+fraction of a second; one test builds a small library (no TensorFlow) with the real g++.
+tests/commands/test_scaffold.py builds a scaffolded package twice by `setup.py` and by `pip
+wheel`."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import setuptools
 from setuptools import Distribution
 from setuptools.errors import CompileError
+from support.paths import REPO
 
 from opgen import setup_helpers
+from opgen.cli import main
 from opgen.library_build import parse_depfile
 from opgen.setup_helpers import OpLibrary, build_ext
 
@@ -372,3 +378,56 @@ def test_real_gxx_writes_the_depfiles_the_build_reads(project, toolchain, monkey
     header.write_text("inline int half(int x) { return x / 2; }\n")
     printed, _ = project.build(libraries=libraries)
     assert "building 'pkg/_lib.so' op library (src dir/in c/h #1$.h changed)" in printed
+
+
+def test_library_check_runs_again_only_when_what_it_checks_changed(tmp_path, monkeypatch, toolchain, capsys):
+    """After compiling, build_ext checks the built modules and libraries with TensorFlow (a
+    child process importing it: seconds; replaced here). A build in which nothing it checks
+    changed skips it and says so; the package's Python, a recompiled library, --force, or a
+    check that failed last time run it again."""
+    project = tmp_path / "my_ops"
+    assert main(["init", "--quiet", str(project)]) == 0
+    monkeypatch.chdir(project)
+    assert main(["build", "--quiet"]) == 0
+    monkeypatch.setenv("PYTHONPATH", str(REPO))  # `opgen build --list-outputs`, in a child process
+    monkeypatch.setattr(setup_helpers, "check_wrappers", lambda project: None)  # test_scaffold.py tests it
+    checks = []
+    report = {"error": None, "modules": {}, "libraries": {}}
+
+    def library_check(request, cwd):
+        checks.append(request)
+        return subprocess.CompletedProcess([], 0, json.dumps(report) + "\n", "")
+
+    monkeypatch.setattr(setup_helpers, "_library_check", library_check)
+
+    def setup_py(*options: str) -> str:  # what the scaffold's setup.py runs
+        toolchain.reset()
+        capsys.readouterr()
+        setuptools.setup(ext_modules=[OpLibrary("my_ops/_my_ops.so", ["ops/my_ops.cc"])],
+                         cmdclass={"build_ext": build_ext}, script_args=["build_ext", "--inplace", *options])
+        return capsys.readouterr().out
+
+    assert "checking the op libraries with TensorFlow (python -m opgen.library_check)" in setup_py()
+    assert [m[0] for m in checks[0]["modules"]] == ["my_ops.gen_my_ops"]
+    skipped = ("skipping the op library check (up-to-date: it passed with these modules, libraries and "
+               "TensorFlow)")
+    assert skipped in setup_py() and len(checks) == 1
+    with (project / "my_ops" / "__init__.py").open("a") as package:
+        package.write("# changed\n")
+    assert skipped not in setup_py() and len(checks) == 2
+    with (project / "ops" / "my_ops.cc").open("a") as source:
+        source.write("// changed\n")
+    setup_py()
+    assert toolchain.compiled() == ["my_ops"] and len(checks) == 3
+    assert skipped in setup_py() and len(checks) == 3
+    setup_py("--force")
+    assert len(checks) == 4
+
+    report["error"] = "TensorFlow cannot load op library ..."
+    with (project / "my_ops" / "__init__.py").open("a") as package:
+        package.write("# changed again\n")
+    with pytest.raises(SystemExit, match="the wheel's op libraries would fail on TensorFlow"):
+        setup_py()
+    assert len(checks) == 5
+    report["error"] = None
+    assert skipped not in setup_py() and len(checks) == 6  # the same files: a failed check left no record
