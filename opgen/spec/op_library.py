@@ -36,12 +36,6 @@ def op_list_from_library(path: str) -> op_def_pb2.OpList:
     finally:
         c_api.TF_DeleteLibraryHandle(handle)
     ops = op_def_pb2.OpList.FromString(data)
-    if not ops.op:
-        raise OpgenError(
-            f"op library {path} registers no op of its own: TensorFlow lists the ops a load newly registers "
-            "(c_api.cc TF_GetOpList), so a library TensorFlow had loaded already gives none (its own libraries "
-            "load with `import tensorflow`), and so does one without REGISTER_OP", Location(path),
-            hint="for ops of TensorFlow's own registry: opgen oplist --from-tensorflow --allow FILE")
     return op_def_pb2.OpList(op=sorted(ops.op, key=lambda o: o.name.encode()))  # type: ignore[union-attr]
 
 
@@ -75,12 +69,19 @@ def _tensorflow_c_api(option: str, why: str, where: Location | None, instead: st
 
 def op_list_from_libraries(paths: Sequence[str]) -> op_def_pb2.OpList:
     """The ops `paths` register together (`op_list_from_library` of each, each checked as an
-    OpList file is), sorted by name; an op two of them register is an error at the second."""
+    OpList file is), sorted by name; an op two of them register is an error at the second, and
+    so is a library that registers none (what `--from-library` would print is then empty)."""
     from opgen.spec.oplist_io import check_op_list
 
     ops: dict[str, tuple[op_def_pb2.OpDef, str]] = {}
     for path in paths:
         op_list = op_list_from_library(path)
+        if not op_list.op:
+            raise OpgenError(
+                f"op library {path} registers no op of its own: TensorFlow lists the ops a load newly registers "
+                "(c_api.cc TF_GetOpList), so a library TensorFlow had loaded already gives none (its own libraries "
+                "load with `import tensorflow`), and so does one without REGISTER_OP", Location(path),
+                hint="for ops of TensorFlow's own registry: opgen oplist --from-tensorflow --allow FILE")
         check_op_list(op_list, path)
         for op in op_list.op:
             if op.name in ops:
