@@ -78,9 +78,9 @@ def op_list_from_libraries(paths: Sequence[str]) -> op_def_pb2.OpList:
         op_list = op_list_from_library(path)
         if not op_list.op:
             raise OpgenError(
-                f"op library {path} registers no op of its own: TensorFlow lists the ops a load newly registers "
-                "(c_api.cc TF_GetOpList), so a library TensorFlow had loaded already gives none (its own libraries "
-                "load with `import tensorflow`), and so does one without REGISTER_OP", Location(path),
+                f"op library {path} registers no op of its own: TensorFlow lists the ops a library registered "
+                "as TF_LoadLibrary loaded it (c_api.cc TF_GetOpList), so its own libraries, which registered theirs "
+                "at `import tensorflow`, give none, and so does a library without REGISTER_OP", Location(path),
                 hint="for ops of TensorFlow's own registry: opgen oplist --from-tensorflow --allow FILE")
         check_op_list(op_list, path)
         for op in op_list.op:
