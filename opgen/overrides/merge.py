@@ -173,7 +173,7 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
         for index, arg in enumerate(updates):
             target = by_name.get(arg.name)
             if target is None:
-                errors.append(_unknown(op_def, _KIND_WORDS[kind], arg.name, [a.name for a in current],
+                errors.append(_unknown(op_def, _KIND_WORDS[kind], arg.name, current, updates,
                                        update.loc(kind, index)))
                 continue
             if arg.rename_to:
@@ -195,7 +195,7 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
     for index, attr in enumerate(new.attr):
         target = attrs.get(attr.name)
         if target is None:
-            errors.append(_unknown(op_def, "attr", attr.name, list(attrs), update.loc("attr", index)))
+            errors.append(_unknown(op_def, "attr", attr.name, api.attr, new.attr, update.loc("attr", index)))
             continue
         if attr.rename_to:
             target.rename_to = attr.rename_to
@@ -216,11 +216,22 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
     return errors
 
 
-def _unknown(op_def: op_def_pb2.OpDef, kind: str, name: str, known: list[str], loc: Location) -> OpgenError:
-    """No `kind` (input, output, attr) `name`: say so, and what the name is when it is another kind."""
+# An ApiDef's arg or attr entry (`name`, `rename_to`).
+_Entry = api_def_pb2.ApiDef.Arg | api_def_pb2.ApiDef.Attr
+
+
+def _unknown(op_def: op_def_pb2.OpDef, kind: str, name: str, current: Sequence[_Entry], updates: Sequence[_Entry],
+             loc: Location) -> OpgenError:
+    """No `kind` (input, output, attr) `name` among the `current` entries (the op's): say so, and
+    what the name is when it is another kind, or the Python name an entry renames one to."""
+    known = [e.name for e in current]
     other = next((f"{word} ({field} {{ name: \"{name}\" ... }})" for word, field, args in (
         ("an input", "in_arg", op_def.input_arg), ("an output", "out_arg", op_def.output_arg),
         ("an attr", "attr", op_def.attr)) if word != f"an {kind}" and any(a.name == name for a in args)), None)
+    renamed = next((e.name for e in (*current, *updates) if e.rename_to == name and e.name != name), None)
+    if renamed is not None:
+        other = (f"the Python name {kind} {renamed!r} is renamed to; entries name {kind}s as the op declares them "
+                 f"({renamed!r})")
     hint = f"its {kind}s: {', '.join(known) if known else '(none)'}"
     return OpgenError(f"op {op_def.name} has no {kind} named {name!r}", loc,
                       hint=f"{name!r} is {other}; {hint}" if other else hint)

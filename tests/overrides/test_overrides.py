@@ -239,3 +239,20 @@ def test_type_phrases_name_a_renamed_input_by_its_python_name(tmp_path):
             in api.docstring)
     assert "A `Tensor`. Has the same type as `values`." in api.docstring
     assert "`x`" not in api.docstring
+
+
+def test_an_entry_naming_a_renamed_attr_by_its_python_name_says_so(tmp_path, monkeypatch, capsys):
+    """trial24 #3: `attr_default` names the attr as the op declares it, before `attr_rename`:
+    the error says the name is the rename's and which name to write (inputs alike)."""
+    from opgen import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ops.cc").write_text('REGISTER_OP("FwScale").Input("x: T").Output("y: T").Attr("T: {float, double}")'
+                                     '.Attr("factor: float = 1.0");\n')
+    (tmp_path / "ov").mkdir()
+    (tmp_path / "ov" / "a.pbtxt").write_text('op {\n  name: "FwScale"\n  attr_rename { from: "factor" to: "k" }\n'
+                                             '  attr_default { name: "k" value { f: 2.0 } }\n}\n')
+    assert cli.main(["overrides", "check", "ops.cc", "--overrides", "ov"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "ov/a.pbtxt:4:3: error: op FwScale has no attr named 'k'\n  hint: 'k' is the Python name attr 'factor' is "
+        "renamed to; entries name attrs as the op declares them ('factor'); its attrs: T, factor\n")
