@@ -331,3 +331,27 @@ out["calls"] = [pkg.ops.opgen_ll_scale([1.0]).numpy().tolist(), pkg2.ops.opgen_l
     [warned] = out["warned"]
     assert warned.startswith(f"op library {root / 'pkg' / 'ops' / '_scale_ops.so'} of module 'pkg.ops.gen_scale_ops' "
                              f"does not exist")
+
+
+def test_an_op_tensorflow_lacks_tells_how_to_load_its_library_eagerly_too(tf, tmp_path):
+    """trial24 #9: a module built without `[tool.opgen] library`, called before anything loaded
+    its library: eagerly TF's "neither a type of a primitive operation" became the RuntimeError
+    graph mode gives, which says how to load the library."""
+    (tmp_path / "ops.cc").write_text('REGISTER_OP("OpgenNeverLoaded").Input("x: float").Output("y: float");\n')
+    build = subprocess.run([sys.executable, "-m", "opgen", "build", "ops.cc", "--out", "gen"], cwd=tmp_path,
+                           capture_output=True, text=True, env=_env(tmp_path), check=False)
+    assert build.returncode == 0, build.stderr
+    out = _run(tmp_path, """
+import tensorflow as tf
+from gen import gen_ops
+
+for mode, call in (("eager", gen_ops.opgen_never_loaded), ("graph", tf.function(gen_ops.opgen_never_loaded))):
+    try:
+        call(tf.constant([1.0]))
+    except Exception as e:
+        out[mode] = [type(e).__name__, str(e)]
+""")
+    message = ("Op OpgenNeverLoaded is not registered in TensorFlow. Load the op library that defines it first "
+               "(tf.load_op_library('/path/to/lib.so')), or generate its module with `[tool.opgen] library = "
+               '"..."` so that it loads the library itself')
+    assert out == {"eager": ["RuntimeError", message], "graph": ["RuntimeError", message]}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from typing import Any
 
 from ..ops import registry as _registry
@@ -278,11 +279,7 @@ def _plan(tf: _TF, op_type_name: str) -> _OpPlan:
         _plans_generation = _registry.generation
     op_def = tf.op_def_registry.get(op_type_name)
     if op_def is None:
-        raise RuntimeError(
-            f"Op {op_type_name} is not registered in TensorFlow. Load the op library that "
-            f"defines it first (tf.load_op_library('/path/to/lib.so')), or generate its "
-            f'module with `[tool.opgen] library = "..."` so that it loads the library itself'
-        )
+        raise _not_registered(op_type_name)
     plan = _plans[op_type_name] = _OpPlan(op_def, tf.tf.dtypes.as_dtype)
     return plan
 
@@ -310,8 +307,25 @@ def apply_op_helper(
 
 
 def raise_from_not_ok_status(e: Exception, name: Any) -> None:
-    """TF's `ops.raise_from_not_ok_status`: the fast path's status as TF's exception type."""
+    """TF's `ops.raise_from_not_ok_status`: the fast path's status as TF's exception type; for
+    an op of opgen's modules TensorFlow does not know, the error graph mode gives (which says
+    how to load its library), not TF's "neither a type of a primitive operation"."""
+    missing = _UNREGISTERED.search(str(e))
+    if missing is not None and _registry.get(missing.group(1)) is not None:
+        raise _not_registered(missing.group(1)) from None
     (_tf or tensorflow()).ops.raise_from_not_ok_status(e, name)
+
+
+# TF's eager error for an op its registry lacks (`op_def_builder` lookups, NotFound).
+_UNREGISTERED = re.compile(r"'([^']+)' is neither a type of a primitive operation nor a name of a function")
+
+
+def _not_registered(op_type_name: str) -> RuntimeError:
+    return RuntimeError(
+        f"Op {op_type_name} is not registered in TensorFlow. Load the op library that "
+        f"defines it first (tf.load_op_library('/path/to/lib.so')), or generate its "
+        f'module with `[tool.opgen] library = "..."` so that it loads the library itself'
+    )
 
 
 _TF_MESSAGES = {
