@@ -12,6 +12,7 @@ import contextlib
 import difflib
 import importlib.metadata
 import os
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -30,7 +31,9 @@ from opgen.module_groups import (
     BIG_MODULE_OPS,
     group_ops,
     module_files,
+    module_for_source,
     module_library,
+    module_rule,
     same_named_sources,
     unmatched_patterns,
 )
@@ -345,7 +348,7 @@ def _gather(settings: Settings) -> GatherResult:
             OpgenError(
                 f"[tool.opgen.modules] pattern {pattern!r} matches no op",
                 config.where("modules", pattern),
-                hint="patterns are fnmatch globs on op names, case-sensitive ('Foo*')",
+                hint=_op_pattern_hint(pattern, gathered, config),
             ).format_warning()
         )
     # what `opgen kernels` reports (a kernel for a type its op does not allow, ...): TF
@@ -396,6 +399,26 @@ def _gather(settings: Settings) -> GatherResult:
                     ).format_warning()
                 )
     return gathered
+
+
+def _op_pattern_hint(pattern: str, gathered: GatherResult, config: Config) -> str:
+    """How to fix a `[tool.opgen.modules]` glob that matches no op: the glob it may have meant
+    (its text before the first wildcard misspelt: `Mpl*` for `Mlp*`), with the ops it would
+    take back from the module they fall to now."""
+    hint = "patterns are fnmatch globs on op names, case-sensitive ('Foo*')"
+    head = re.split(r"[*?[]", pattern, maxsplit=1)[0]
+    names = [op.name for op in gathered.op_list.op]
+    close = difflib.get_close_matches(head, {name[: len(head)] for name in names}, n=1) if head else []
+    if not close:
+        return hint
+    meant = close[0] + pattern[len(head):]
+    taken = [name for name in names if module_rule(name, {meant: ""}) is not None]
+    if not taken:
+        return hint
+    source = gathered.sources.get(taken[0])
+    now = module_rule(taken[0], config.modules) or (module_for_source(source.location.path) if source else "gen_ops")
+    return (f"did you mean {meant!r}? it matches {', '.join(taken[:3])}{', ...' if len(taken) > 3 else ''}, "
+            f"which go to {now} now; {hint}")
 
 
 def _library_named_like(module: str, libraries: dict[str, str]) -> str:

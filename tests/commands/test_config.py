@@ -195,6 +195,18 @@ def test_modules_pattern_matching_no_op_is_a_located_warning(run, tmp_path):
     assert code == 0 and err.startswith("pyproject.toml:3:29: warning: [tool.opgen.modules] pattern 'Nope*' matches")
 
 
+def test_a_misspelt_modules_pattern_names_the_glob_it_may_mean_and_where_its_ops_went(run, tmp_path):
+    """trial24 #12: `Mpl*` for `Mlp*` moved MlpDense to the catch-all module (and deleted
+    gen_mlp) with a bare warning."""
+    (tmp_path / "cc" / "mlp.cc").write_text('REGISTER_OP("MlpDense").Output("y: float");\n')
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"Mpl*" = "gen_mlp"\n"*" = "gen_all"\n',
+                    "build", "--quiet")
+    assert code == 0
+    assert err == ("pyproject.toml:4:1: warning: [tool.opgen.modules] pattern 'Mpl*' matches no op\n"
+                   "  hint: did you mean 'Mlp*'? it matches MlpDense, which go to gen_all now; patterns are fnmatch "
+                   "globs on op names, case-sensitive ('Foo*')\n")
+
+
 def test_bad_module_name_is_located_at_its_pattern(run, tmp_path):
     code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"A*" = "gen_a"\n"B*" = "os"\n', "build")
     assert code == 2 and err.startswith("pyproject.toml:5:1: error: invalid module name 'os'")
