@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import dataclasses
+import functools
 import hashlib
 import os
 import re
@@ -17,13 +19,14 @@ import symtable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jinja2
 import jinja2.bccache
+from jinja2.utils import missing
 
 from opgen import __version__
-from opgen.errors import Location, OpgenError, OpgenErrors
+from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean
 from opgen.fsutil import atomic_write, cache_root, read_cache_file, seal, unsealed
 from opgen.python_api import literals
 from opgen.python_api.function import FunctionApi, SkippedOp
@@ -33,6 +36,7 @@ from opgen_runtime.version import __version__ as runtime_version
 from opgen_runtime.version import series
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from types import TracebackType
 
 TEMPLATE_NAMES = ("module_header.py.j2", "module_registration.py.j2", "function.py.j2")
@@ -316,7 +320,7 @@ def list_length_error(param: str, op_name: str, first: str, attr_local: str) -> 
     )
 
 
-FILTERS = {
+FILTERS: dict[str, Callable[..., Any]] = {
     "py_str": literals.py_str,
     "py_str_list": literals.py_str_list,
     "py_bytes": py_bytes,
@@ -407,15 +411,17 @@ class Templates:
         env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(directory)),
             bytecode_cache=_bytecode_cache(shipped),
-            undefined=jinja2.StrictUndefined,
+            undefined=jinja2.StrictUndefined if shipped else _Undefined,
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=True,
             autoescape=False,
             auto_reload=False,  # one build renders each template thousands of times: no stat per render
         )
-        env.filters.update(FILTERS)
-        env.tests["identifier"] = str.isidentifier  # black spaces `:` in a slice unless its bounds are simple
+        env.filters.update(FILTERS if shipped else {name: _strict(f) for name, f in FILTERS.items()})
+        # (black spaces `:` in a slice unless its bounds are simple)
+        identifier: Callable[[str], bool] = str.isidentifier
+        env.tests["identifier"] = identifier if shipped else _strict(identifier)
         return cls(env, h.hexdigest(), shipped, str(directory))
 
     def render(self, name: str, **context: object) -> str:
@@ -432,7 +438,7 @@ class Templates:
             line = getattr(e, "lineno", 0) or _template_line(e.__traceback__, where)
             message = e.message if isinstance(e, jinja2.TemplateSyntaxError) and e.message else str(e)
             raise OpgenError(f"template error: {message}", Location(self.path(where), line),
-                             hint=None if self.shipped else "fix the template in --templates") from None
+                             hint=None if self.shipped else _lookup_hint(e, name, context)) from None
         except Exception as e:  # a user's template (or its filters) raised: their error, located
             if self.shipped:
                 raise
@@ -450,6 +456,82 @@ class Templates:
     def path(self, name: str) -> str:
         """Template `name` as the user gave its directory (`--templates` or [tool.opgen] templates)."""
         return str(Path(self.directory) / name)
+
+
+class _LookupFailed(jinja2.UndefinedError):
+    """Jinja's error on an undefined value, with what the template looked up (`key`) on what
+    (`obj`; jinja2's `missing` for a variable): the hint of a user's template names what is there."""
+
+    def __init__(self, message: str | None, obj: object, key: object) -> None:
+        super().__init__(message)
+        self.obj = obj
+        self.key = key  # (not `name`: a TemplateError's `name` is its template's)
+
+
+class _Undefined(jinja2.StrictUndefined):
+    """StrictUndefined (same messages) whose error is a `_LookupFailed`: a user's templates'."""
+
+    __slots__ = ()
+
+    def __init__(self, hint: str | None = None, obj: Any = missing, name: str | None = None,
+                 exc: type[jinja2.TemplateRuntimeError] = jinja2.UndefinedError) -> None:
+        if exc is jinja2.UndefinedError:  # (Jinja calls `exc(message)`)
+            exc = functools.partial(_LookupFailed, obj=obj, key=name)  # type: ignore[assignment]
+        super().__init__(hint, obj, name, exc)
+
+
+def _strict(function: Callable[..., Any]) -> Callable[..., Any]:
+    """A filter or test for a user's templates: an undefined value given to it (or in a list
+    or tuple given to it) fails as Jinja fails on one (`'x' is undefined`), not with the
+    TypeError the function would raise on it."""
+
+    @functools.wraps(function)
+    def strict(*args: Any, **kwargs: Any) -> Any:
+        for value in (*args, *kwargs.values()):
+            for item in value if isinstance(value, list | tuple) else (value,):
+                if isinstance(item, jinja2.Undefined):
+                    str(item)  # raises: a StrictUndefined cannot be printed
+        return function(*args, **kwargs)
+
+    return strict
+
+
+_TEMPLATES_DOC = "docs/templates.md"
+_FIX = "fix the template in --templates"
+
+
+def _lookup_hint(error: jinja2.TemplateError, template: str, context: dict[str, object]) -> str:
+    """The hint of a template error in a user's `template`, rendered with `context`: for an
+    undefined variable the names the template receives, for an attribute (or key) an object
+    lacks the ones it has (`_public_names`; not the keys of a dict of ops), after a did-you-mean
+    when some are close; else only where to fix it."""
+    if not isinstance(error, _LookupFailed) or not isinstance(error.key, str):
+        return _FIX
+    if error.obj is missing:
+        names, what = list(context), f"{template} receives"
+    else:
+        names = _public_names(error.obj)
+        if not names:
+            return _FIX
+        kind = type(error.obj).__name__
+        article = "an" if kind[:1] in "AEIOU" else "a"  # (a class name)
+        what = f"{article} {kind} has" if dataclasses.is_dataclass(error.obj) else f"the {kind} has keys"
+    close = did_you_mean(error.key, names, "'")
+    if len(names) > 40:  # (`shape_fns`: a dict of ops)
+        return f"{close} {_FIX}" if close else _FIX
+    return f"{close + ' ' if close else ''}{what} {', '.join(names)} ({_TEMPLATES_DOC}); {_FIX}"
+
+
+def _public_names(obj: object) -> list[str]:
+    """What a template may look up on `obj`: a dataclass's fields, then its public properties
+    and methods; a dict's string keys; nothing for anything else."""
+    if isinstance(obj, dict):
+        return [key for key in obj if isinstance(key, str)]
+    if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
+        return []
+    names = [field.name for field in dataclasses.fields(obj)]
+    return names + [name for name, value in vars(type(obj)).items() if not name.startswith("_")
+                    and name not in names and (isinstance(value, property) or callable(value))]
 
 
 def _template_line(tb: TracebackType | None, name: str) -> int:

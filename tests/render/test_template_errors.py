@@ -1,14 +1,17 @@
 """A user's template errors name the template as given (`--templates DIR`) and its line;
-invalid Python from a custom template names the op and the template."""
+invalid Python from a custom template names the op and the template; a name looked up in
+vain gets a hint naming what is there."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 
 import pytest
 from support.paths import REPO
 
 from opgen.cli import main
+from opgen.python_api.function import FunctionApi
 
 
 @pytest.fixture
@@ -17,12 +20,13 @@ def build(tmp_path, monkeypatch, capsys):
     (tmp_path / "cc" / "a.cc").write_text('#include "tensorflow/core/framework/op.h"\n'
                                           'REGISTER_OP("Fine").Input("x: float").Output("y: float");\n')
     (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["cc"]\n')
-    shutil.copytree(REPO / "templates", tmp_path / "tpl", ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.chdir(tmp_path)
 
-    def build(first_lines: str) -> str:
-        path = tmp_path / "tpl" / "function.py.j2"
-        path.write_text(first_lines + (REPO / "templates" / "function.py.j2").read_text())
+    def build(first_lines: str, template: str = "function.py.j2") -> str:
+        shutil.rmtree(tmp_path / "tpl", ignore_errors=True)
+        shutil.copytree(REPO / "templates", tmp_path / "tpl", ignore=shutil.ignore_patterns("__pycache__"))
+        path = tmp_path / "tpl" / template
+        path.write_text(first_lines + (REPO / "templates" / template).read_text())
         assert main(["build", "--quiet", "--templates", "tpl"]) == 2
         assert not (tmp_path / "generated").exists()
         return capsys.readouterr().err
@@ -53,3 +57,61 @@ def test_a_missing_include_is_located_at_the_including_line(build):
     err = build('\n{% include "../cc/a.cc" %}\n')
     assert err.startswith("tpl/function.py.j2:2: error: template error: function.py.j2 includes '../cc/a.cc', which "
                           "--templates does not hold\n  hint: fix the template in --templates"), err
+
+
+@pytest.mark.parametrize(("template", "typo", "meant", "names"), [
+    ("module_header.py.j2", "header_docx", "header_doc", "header_doc, uses, exports, runtime_series"),
+    ("module_registration.py.j2", "libary", "library",
+     "op_defs, shape_fns, translated_fns, translated_shape_fns, library"),
+])
+def test_undefined_variable_hint_names_what_the_template_receives(build, template, typo, meant, names):
+    err = build(f"\n{{{{ {typo} }}}}\n", template)
+    assert err.startswith(f"tpl/{template}:2: error: template error: '{typo}' is undefined\n"
+                          f"  hint: did you mean '{meant}'? {template} receives {names} (docs/templates.md); "
+                          "fix the template in --templates\n"), err
+
+
+def test_undefined_variable_far_from_any_name_lists_them_without_a_guess(build):
+    err = build("{{ nope_var }}\n")
+    assert "\n  hint: function.py.j2 receives f (docs/templates.md); fix the template in --templates\n" in err
+
+
+def test_missing_attribute_of_the_function_api_lists_its_fields(build):
+    err = build("\n\n{% if f.nmae %}{% endif %}\n")
+    first, hint = err.splitlines()[:2]
+    assert first == ("tpl/function.py.j2:3: error: template error: 'opgen.python_api.function.FunctionApi object' "
+                     "has no attribute 'nmae'")
+    assert hint.startswith("  hint: did you mean 'name'? a FunctionApi has op_name, name, "), hint
+    listed = hint.split(" has ", 1)[1].split(" (docs/templates.md)")[0].split(", ")
+    assert listed == [f.name for f in dataclasses.fields(FunctionApi)] + ["inputs", "attrs", "signature_text"]
+
+
+def test_missing_attribute_of_a_param_and_of_a_dict(build):
+    err = build("{% for p in f.params %}{{ p.anotation }}{% endfor %}\n")
+    assert err.startswith("tpl/function.py.j2:1: error: template error: 'opgen.python_api.function.Param object' "
+                          "has no attribute 'anotation'\n  hint: did you mean 'annotation'? a Param has name, keyword, "
+                          "op_def_name, kind, annotation, default, doc, attr_type, converter, is_list, local "
+                          "(docs/templates.md); fix the template in --templates\n"), err
+    err = build("{{ uses.runtim }}\n", "module_header.py.j2")
+    assert err.startswith("tpl/module_header.py.j2:1: error: template error: 'dict object' has no attribute 'runtim'\n"
+                          "  hint: did you mean 'runtime'? the dict has keys noqa, collections, typing, runtime "
+                          "(docs/templates.md); fix the template in --templates\n"), err
+
+
+def test_missing_attribute_of_a_plain_value_keeps_the_plain_hint(build):
+    err = build("\n{{ f.name.uper() }}\n")
+    assert err.startswith("tpl/function.py.j2:2: error: template error: 'str object' has no attribute 'uper'\n"
+                          "  hint: fix the template in --templates\n"), err
+
+
+@pytest.mark.parametrize("line", [
+    "{{ f.nmae | py_str }}",  # a filter given an undefined value
+    '{{ [f.nmae] | str_list }}',  # ... in a list
+    "{% if f.nmae is identifier %}{% endif %}",  # the `identifier` test
+])
+def test_undefined_value_given_to_a_filter_is_the_undefined_error(build, line):
+    """It was `template function.py.j2 raised TypeError: expected string or bytes-like
+    object, got 'StrictUndefined'`."""
+    err = build(f"\n{line}\n")
+    assert err.startswith("tpl/function.py.j2:2: error: template error: 'opgen.python_api.function.FunctionApi "
+                          "object' has no attribute 'nmae'\n  hint: did you mean 'name'? a FunctionApi has "), err
