@@ -160,8 +160,7 @@ def _depfile_inputs(gathered: GatherResult, opts: BuildOptions, overrides_dir: P
     if overrides_dir is not None and overrides_dir.exists():
         inputs.update(str(p) for p in (overrides_dir.rglob("*") if overrides_dir.is_dir() else []))
         inputs.add(str(overrides_dir))
-    tdir = opts.templates or emit.shipped_templates_dir()
-    inputs.update(str(tdir / n) for n in emit.TEMPLATE_NAMES)
+    inputs.update(str(path) for path in emit.template_files(opts.templates or emit.shipped_templates_dir()))
     pyproject = Path(opts.config_location.path)
     if pyproject.is_file():
         inputs.add(str(pyproject))

@@ -387,10 +387,18 @@ def _bytecode_cache(shipped: bool) -> jinja2.BytecodeCache | None:
     return None
 
 
+def template_files(directory: Path) -> list[Path]:
+    """The files of template directory `directory`, sorted: the templates and every file they
+    may include or import (Jinja's loader finds any file below the directory), compiled
+    templates (`__pycache__`) aside. The build's cache keys and depfile hold them all."""
+    return sorted(path for path in directory.rglob("*")
+                  if "__pycache__" not in path.relative_to(directory).parts and path.is_file())
+
+
 @dataclass(frozen=True)
 class Templates:
     env: jinja2.Environment
-    digest: str  # sha256 over the template names and contents: a cache input
+    digest: str  # sha256 over the names and contents of the directory's files (`template_files`): a cache input
     shipped: bool = False  # opgen's own templates, whose output needs no formatter (`residual_lines`)
     directory: str = ""  # where they were loaded from (for errors)
 
@@ -398,7 +406,6 @@ class Templates:
     def load(cls, directory: Path | None) -> Templates:
         shipped = directory is None or directory.resolve() == shipped_templates_dir().resolve()
         directory = directory or shipped_templates_dir()
-        h = hashlib.sha256()
         for name in TEMPLATE_NAMES:
             path = directory / name
             if not path.is_file():
@@ -407,7 +414,9 @@ class Templates:
                     Location(str(path)),
                     hint="--templates must name a directory holding " + ", ".join(TEMPLATE_NAMES),
                 )
-            h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+        h = hashlib.sha256()
+        for path in template_files(directory):  # what they include too: a changed one renders again
+            h.update(path.relative_to(directory).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
         env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(directory)),
             bytecode_cache=_bytecode_cache(shipped),

@@ -165,6 +165,29 @@ def test_templates_option_and_strict_undefined(tmp_path, monkeypatch, capsys):
     assert not (root / "gen3").exists()
 
 
+def test_a_file_a_template_includes_is_an_input(tmp_path, monkeypatch, capsys):
+    """A file a user's template includes is part of the build's inputs: a change to it renders
+    again (its output was the cached one: the digest held only the three templates), and the
+    depfile lists it (compiled templates in `__pycache__` aside)."""
+    root = _project(tmp_path)
+    tdir = root / "tpl"
+    shutil.copytree(REPO / "templates", tdir, ignore=shutil.ignore_patterns("__pycache__"))
+    (tdir / "parts").mkdir()
+    (tdir / "parts" / "note.j2").write_text("# first\n")
+    (tdir / "__pycache__").mkdir()
+    (tdir / "__pycache__" / "x.sealed").write_text("")
+    (tdir / "function.py.j2").write_text('{% include "parts/note.j2" %}\n' + (tdir / "function.py.j2").read_text())
+    assert _run(root, monkeypatch, "--templates", "tpl", "--depfile", "build.d") == 0
+    assert "# first\n" in (root / "gen" / "gen_math_ops.py").read_text()
+    deps = (root / "build.d").read_text().split("\n", 1)[0].split(": ", 1)[1].split()
+    assert [d for d in deps if d.startswith("tpl/")] == ["tpl/function.py.j2", "tpl/module_header.py.j2",
+                                                         "tpl/module_registration.py.j2", "tpl/parts/note.j2"]
+    (tdir / "parts" / "note.j2").write_text("# second\n")
+    assert _run(root, monkeypatch, "--templates", "tpl") == 0
+    text = (root / "gen" / "gen_math_ops.py").read_text()
+    assert "# second\n" in text and "# first" not in text
+
+
 def _build_subprocess(root: Path, env_extra: dict[str, str], *argv: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, **env_extra, PYTHONPATH=str(REPO))
     return subprocess.run([sys.executable, "-m", "opgen", "build", *argv], cwd=root, env=env,
