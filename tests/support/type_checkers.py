@@ -21,6 +21,7 @@ RUNTIME = REPO / "runtime"
 _MYPY_CONFIG = """\
 [mypy]
 strict = True
+enable_error_code = deprecated
 [mypy-opgen_runtime.*]
 follow_imports = silent
 follow_imports_for_stubs = True
@@ -58,11 +59,13 @@ def run_mypy(files: list[Path], search_path: list[Path], work: Path) -> list[tup
 
 
 def run_pyright(files: list[Path], search_path: list[Path], work: Path) -> list[tuple[str, int, str]]:
-    """pyright (its default rules) over `files`, modules also found in `search_path` and the runtime."""
+    """pyright (its default rules, and deprecated uses as errors) over `files`, modules also found in
+    `search_path` and the runtime."""
     config = {  # pyright reads paths relative to its config
         "include": [os.path.relpath(f, work) for f in files],
         "extraPaths": [os.path.relpath(p, work) for p in [*search_path, RUNTIME]],
         "pythonVersion": f"{sys.version_info.major}.{sys.version_info.minor}",
+        "reportDeprecated": "error",  # as mypy's `deprecated` code: a deprecated alias's callers are flagged
     }
     (work / "pyrightconfig.json").write_text(json.dumps(config))
     proc = subprocess.run(

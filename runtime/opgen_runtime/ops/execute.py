@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from opgen_runtime.proto import tensor_pb2
 
@@ -28,6 +28,12 @@ from ..tf.bridge import raise_from_not_ok_status, tensorflow
 from ..values import tensor_shape as _tensor_shape
 from ..values.attr_values import make_bool, make_float, make_int, make_str, make_type
 from ..values.tf_objects import as_own_message
+
+if TYPE_CHECKING:
+    # PEP 702's decorator, for checkers only: a deprecated alias's stub in generated code
+    # (`if TYPE_CHECKING:`) is marked with it, so checkers and IDEs flag its callers as
+    # `deprecated_alias` warns them at run time; nothing imports it when the code runs.
+    from typing_extensions import deprecated as deprecated
 
 __all__ = [
     "deprecated_alias",

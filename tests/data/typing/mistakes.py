@@ -16,3 +16,4 @@ gen_nn_ops.bias_add(x, x, data_format="NWHC")  # mistake: a string outside the a
 values, indices, counts = gen_array_ops.unique([3, 1, 3])  # mistake: two outputs unpacked into three
 print(gen_array_ops.unique([3, 1, 3]).value)  # mistake: a field the result does not have (`values`)
 rank: int = gen_math_ops.add(x, x).shape.rank  # mistake: a typed member of a result (`int | None`)
+gen_math_ops.mean(x, [0])  # mistake: a deprecated alias (reduce_mean's), PEP 702
