@@ -35,7 +35,7 @@ Rules (B = breaking):
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from opgen.apidiff.graph_compat import compatible_message, graph_issues
@@ -76,6 +76,9 @@ class OpStatus:
 class DiffResult:
     changes: list[Change]
     ops: list[OpStatus]  # every op that differs, sorted by name
+    # for GitHub annotations: a git revision's location (`REV:path:line`) in a file the work tree
+    # holds changed -> the line of the work tree's file where it is now, or where it was deleted
+    work_tree_lines: dict[Location, Location] = field(default_factory=dict)
 
     @property
     def breaking(self) -> list[Change]:

@@ -11,13 +11,14 @@ from typing import Protocol, TextIO
 
 from opgen.apidiff.changes import DiffResult, diff_snapshots
 from opgen.apidiff.inputs import (
+    WorkTreeFile,
     git_revision_snapshot,
     load_side,
     merge_base,
     named_project,
     project_snapshot,
-    same_in_work_tree,
     stands_for_project,
+    work_tree_file,
     work_tree_top,
 )
 from opgen.apidiff.report import FORMATTERS, format_text
@@ -92,7 +93,9 @@ def _annotation_paths(result: DiffResult, project: Path) -> DiffResult:
     the repository's root, wherever opgen ran), or to $GITHUB_WORKSPACE outside a work tree;
     unchanged (relative to the cwd) when neither is known. A revision's file (`REV:path`,
     relative to the `project`, else to the top) that the work tree holds unchanged
-    (`--git base...HEAD` in a checkout of HEAD) is the work tree's, whose lines GitHub annotates."""
+    (`--git base...HEAD` in a checkout of HEAD) is the work tree's, whose lines GitHub annotates;
+    a line of one the work tree holds changed is mapped to the line of the work tree's file
+    where it now is, or where it was deleted (`DiffResult.work_tree_lines`)."""
     in_work_tree = True
     try:
         workspace = work_tree_top(Path.cwd())
@@ -100,7 +103,15 @@ def _annotation_paths(result: DiffResult, project: Path) -> DiffResult:
         if not os.environ.get("GITHUB_WORKSPACE"):
             return result
         workspace, in_work_tree = Path(os.environ["GITHUB_WORKSPACE"]), False
-    unchanged: dict[tuple[str, Path], bool] = {}
+    files: dict[tuple[str, Path], WorkTreeFile | None] = {}
+    work_tree_lines: dict[Location, Location] = {}
+
+    def relative(path: Path, loc: Location, line: int, col: int) -> Location:
+        try:
+            rel = path.resolve().relative_to(workspace.resolve())
+        except ValueError:
+            return loc
+        return Location(rel.as_posix(), line, col)
 
     def move(loc: Location | None) -> Location | None:
         if loc is None:
@@ -109,19 +120,22 @@ def _annotation_paths(result: DiffResult, project: Path) -> DiffResult:
         if loc.revision:  # a revision's path: the work tree's file only when it is the same
             path = project / loc.path if (project / loc.path).is_file() else workspace / loc.path
             key = (loc.revision, path)
-            if key not in unchanged:
-                unchanged[key] = in_work_tree and same_in_work_tree(loc.revision, path, workspace)
-            if not unchanged[key]:
+            if key not in files:
+                files[key] = work_tree_file(loc.revision, path, workspace) if in_work_tree else None
+            file = files[key]
+            if file is None:  # the work tree has no such file
                 return loc
-        try:
-            rel = path.resolve().relative_to(workspace.resolve())
-        except ValueError:
-            return loc
-        return Location(rel.as_posix(), loc.line, loc.col)
+            if not file.unchanged:
+                line, kept = file.line_of(loc.line) if loc.line else (0, False)
+                mapped = relative(path, loc, line, loc.col if kept else 0)
+                if not mapped.revision:
+                    work_tree_lines[loc] = mapped
+                return loc
+        return relative(path, loc, loc.line, loc.col)
 
-    return DiffResult([dataclasses.replace(c, location=move(c.location), override_location=move(c.override_location),
-                                           work_tree_op=move(c.work_tree_op))
-                       for c in result.changes], result.ops)
+    changes = [dataclasses.replace(c, location=move(c.location), override_location=move(c.override_location),
+                                   work_tree_op=move(c.work_tree_op)) for c in result.changes]
+    return DiffResult(changes, result.ops, work_tree_lines)
 
 
 def run_diff(args: DiffOptions, config: Config) -> int:

@@ -344,14 +344,57 @@ def merge_base(a: str, b: str, config: Config) -> str:
     return _git(["merge-base", *commits], top, f"no merge base of {a!r} and {b!r}").decode().strip()
 
 
-def same_in_work_tree(rev: str, path: Path, top: Path) -> bool:
-    """Whether file `path` of the work tree at `top` is as revision `rev` has it (`git diff`
-    finds no difference: its lines are the revision's)."""
+_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkTreeFile:
+    """How file `path` of the work tree differs from a revision's version of it: `git diff`'s
+    hunks (`@@ -a,b +c,d @@` as (a, b, c, d)) and the work tree file's number of lines."""
+
+    hunks: tuple[tuple[int, int, int, int], ...]
+    lines: int
+
+    @property
+    def unchanged(self) -> bool:
+        """Its lines are the revision's."""
+        return not self.hunks
+
+    def line_of(self, line: int) -> tuple[int, bool]:
+        """Where line `line` of the revision's version is in the work tree's, and whether it is
+        there unchanged: the same line moved by the lines inserted or deleted before it, or,
+        for a line that was deleted or replaced, the first line after the deleted block (the
+        first of the lines replacing it), where the pull request's diff shows the deletion; at
+        most the file's last line (0: the file is empty)."""
+        shift = 0
+        for a, b, c, d in self.hunks:
+            if b == 0:  # lines inserted after old line a
+                if line <= a:
+                    break
+                shift += d
+                continue
+            if line < a:
+                break
+            if line < a + b:  # deleted (d == 0: the new side's hunk starts at the line before)
+                return min(c if d else c + 1, self.lines), False
+            shift += d - b
+        return min(line + shift, self.lines), line + shift <= self.lines
+
+
+def work_tree_file(rev: str, path: Path, top: Path) -> WorkTreeFile | None:
+    """How file `path` of the work tree at `top` differs from revision `rev`'s (`git diff -U0`,
+    the user's external diff and text conversion off); None when the work tree has no such
+    file or git cannot compare it with the revision."""
+    if not path.is_file():
+        return None
     try:
-        _git(["diff", "--quiet", rev, "--", str(path)], top, f"{path} differs from {rev}")
-    except OpgenError:
-        return False
-    return path.is_file()
+        out = _git(["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--text", "-U0", rev, "--", str(path)],
+                   top, f"cannot compare {path} with {rev}")
+        data = path.read_bytes()
+    except (OpgenError, OSError):
+        return None
+    hunks = tuple((int(m[1]), int(m[2] or b"1"), int(m[3]), int(m[4] or b"1")) for m in _HUNK.finditer(out))
+    return WorkTreeFile(hunks, data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0))
 
 
 def _commit_of(rev: str, top: Path) -> str:

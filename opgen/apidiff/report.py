@@ -123,8 +123,11 @@ def format_github(result: DiffResult) -> str:
     naming the op's declaration in its message; any other change stands at the source line.
     A location in a git revision (an attr removed since `--git REV`) names no file of the
     work tree, whose lines differ: the annotation attaches to the op's declaration there when
-    the work tree has the op (`Change.work_tree_op`), else it is shown without a file; either
-    way it names the place in its message."""
+    the work tree has the op (`Change.work_tree_op`), else to the line of the work tree's
+    version of the file where the revision's line is now or was deleted
+    (`DiffResult.work_tree_lines`: a removed op at the line after its deleted registration),
+    and is shown without a file only when the work tree lacks the file; either way it names
+    the place in its message."""
     graph_changed = {c.op for c in result.changes if c.category == "graph"}
     lines = []
     for c in result.changes:
@@ -138,7 +141,7 @@ def format_github(result: DiffResult) -> str:
         props = []
         if at and at.revision:
             also = f" (at {at})" + also
-            at = c.work_tree_op
+            at = (c.work_tree_op if at == c.location else None) or result.work_tree_lines.get(at)
         if at:
             props.append(f"file={gh_property(at.path)}")
             if at.line:

@@ -489,7 +489,9 @@ def _seq_repo(repo: Path) -> None:
 
 def test_removed_ops_are_located_in_the_old_revision(tmp_path, monkeypatch, capsys):
     """The work tree's file may no longer hold (or have) that line: `REV:path:line:col` in
-    every format; a GitHub annotation cannot attach there, so it names the place in its text."""
+    every format; a GitHub annotation, which can only attach to the work tree's files, stands
+    where the registration was deleted (here at the end of the file: its last line), naming
+    the revision's place in its text."""
     _seq_repo(tmp_path)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "ops" / "seq_ops.cc").write_text(SEQ_V1)
@@ -498,15 +500,56 @@ def test_removed_ops_are_located_in_the_old_revision(tmp_path, monkeypatch, caps
     code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "json"], capsys)
     assert {c["location"] for c in json.loads(out)["changes"]} == {"HEAD:ops/seq_ops.cc:6:1"}
     code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)
-    assert out.splitlines()[0] == ("::error title=opgen graph op_removed (Gone)::Op Gone removed "
-                                   "(at HEAD:ops/seq_ops.cc:6:1)")
+    assert out.splitlines()[0] == ("::error file=ops/seq_ops.cc,line=5,title=opgen graph op_removed (Gone)::Op Gone "
+                                   "removed (at HEAD:ops/seq_ops.cc:6:1)")
+
+
+def test_github_annotation_of_a_removed_op_stands_where_its_registration_was_deleted(tmp_path, monkeypatch,
+                                                                                    capsys):
+    """The old line mapped into the work tree's file (`git diff`'s hunks): the first line after
+    the deleted registration, past lines inserted above it; without a file only when the work
+    tree has no such file any more."""
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\n')
+    gone = 'REGISTER_OP("Gone")\n    .Input("a: float");\n\n'
+    (tmp_path / "ops" / "seq_ops.cc").write_text(gone + SEQ_V1)
+    (tmp_path / "ops" / "more_ops.cc").write_text('REGISTER_OP("More")\n    .Input("a: float");\n')
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "v1")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ops" / "seq_ops.cc").write_text("// Sequence ops.\n// (two lines added)\n" + SEQ_V1)
+    (tmp_path / "ops" / "more_ops.cc").unlink()
+    code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)
+    assert code == 1
+    lines = out.splitlines()
+    # HEAD's lines 1-3 were replaced by two comment lines: at the first of them
+    assert ("::error file=ops/seq_ops.cc,line=1,title=opgen graph op_removed (Gone)::Op Gone removed "
+            "(at HEAD:ops/seq_ops.cc:1:1)") in lines, out
+    assert ("::error title=opgen graph op_removed (More)::Op More removed (at HEAD:ops/more_ops.cc:1:1)") in lines, out
+
+
+@pytest.mark.parametrize(("hunks", "expected"), [
+    ((), {1: (1, True), 5: (5, True)}),
+    (((2, 0, 3, 2),), {1: (1, True), 2: (2, True), 3: (5, True), 9: (11, True)}),  # two lines inserted after line 2
+    (((2, 3, 1, 0),), {1: (1, True), 2: (2, False), 4: (2, False), 5: (2, True), 9: (6, True)}),  # 2-4 deleted
+    (((2, 2, 2, 1),), {1: (1, True), 2: (2, False), 3: (2, False), 4: (3, True), 9: (8, True)}),  # 2-3 replaced
+    (((9, 1, 8, 0),), {9: (8, False), 1: (1, True)}),  # the last line deleted: at the file's last line
+])
+def test_revision_lines_map_into_the_work_tree(hunks, expected):
+    """(line in the work tree, whether the revision's line is still there): a deleted line at
+    the first line after the deleted block (the first replacing it)."""
+    from opgen.apidiff.inputs import WorkTreeFile
+
+    file = WorkTreeFile(hunks, 8 if hunks and hunks[0][0] == 9 else 100)
+    assert {line: file.line_of(line) for line in expected} == expected
 
 
 def test_github_annotation_of_a_removal_attaches_to_the_ops_declaration_in_the_work_tree(tmp_path, monkeypatch,
                                                                                        capsys):
     """trial21 #5: an attr removed since `--git HEAD` is located at its `.Attr(...)` in HEAD, a line
     the work tree no longer has: the annotation attaches to the op's REGISTER_OP there, naming
-    the removed line in its message (an op removed with its declaration still has no file)."""
+    the removed line in its message."""
     _seq_repo(tmp_path)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "ops" / "seq_ops.cc").write_text(
@@ -521,7 +564,8 @@ def test_github_annotation_of_a_removal_attaches_to_the_ops_declaration_in_the_w
 def test_github_annotations_of_a_committed_range_attach_to_the_checked_out_files(tmp_path, monkeypatch, capsys):
     """trial21 #5: `--git base...HEAD` reads NEW from the revision, whose files the checkout holds
     unchanged: their annotations name the file (GitHub annotates the checked-out commit), from
-    a subdirectory too; a file the work tree changed since keeps `REV:path` in the message."""
+    a subdirectory too; in a file the work tree changed since, the line is mapped to where it is
+    now, and the message keeps `REV:path`."""
     _seq_repo(tmp_path)
     git(tmp_path, "branch", "base")
     (tmp_path / "ops" / "seq_ops.cc").write_text(SEQ_V1.replace("int >= 1", "int >= 2"))
@@ -531,9 +575,10 @@ def test_github_annotations_of_a_committed_range_attach_to_the_checked_out_files
         monkeypatch.chdir(cwd)
         code, out, _ = run_cli(["diff", "--git", "base...HEAD", "--format", "github"], capsys)
         assert code == 1 and annotation in out, out
-    (tmp_path / "ops" / "seq_ops.cc").write_text(SEQ_V1.replace("int >= 1", "int >= 2") + "// edited\n")
+    (tmp_path / "ops" / "seq_ops.cc").write_text("// edited\n" + SEQ_V1.replace("int >= 1", "int >= 2"))
     code, out, _ = run_cli(["diff", "--git", "base...HEAD", "--format", "github"], capsys)
-    assert "::error title=opgen graph minimum_raised (Pack2)::" in out and "(at HEAD:ops/seq_ops.cc:5:6)" in out
+    assert ("::error file=ops/seq_ops.cc,line=6,col=6,title=opgen graph minimum_raised (Pack2)::Attr 'N' has a "
+            "higher minimum; from 1 to 2 (at HEAD:ops/seq_ops.cc:5:6)") in out.splitlines(), out
 
 
 def test_a_function_moved_by_a_modules_glob_names_the_glob(tmp_path, monkeypatch, capsys):
