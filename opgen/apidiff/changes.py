@@ -92,14 +92,26 @@ def _graph_location(entry: OpEntry, part: str = "") -> Location | None:
 
 
 def _python_change(entry: OpEntry, rule: str, breaking: bool, message: str, part: str = "",
-                   category: Category = "python", other: OpEntry | None = None) -> Change:
-    """A Python-API (or docs) change: at the changed part's line, with the override line
-    that renamed it, else the first that shaped the op's API (if any), as its second location;
-    when only the `other` side has an override line for the part (an alias or a rename the
-    change dropped), that line."""
-    override = entry.override_location(part) or (other.override_location(part) if other and part else None)
+                   category: Category = "python", other: OpEntry | None = None,
+                   override: Location | None = None) -> Change:
+    """A Python-API (or docs) change: at the changed part's line, with the `override` line
+    that made it when given, else the override line that renamed the part, else the first
+    that shaped the op's API (if any), as its second location; when only the `other` side
+    has an override line for the part (an alias or a rename the change dropped), that line."""
+    override = override or entry.override_location(part) or (
+        other.override_location(part) if other and part else None)
     return Change(entry.name, category, rule, breaking, message, _graph_location(entry, part),
                   override_location=override)
+
+
+def _moved_by(old: OpEntry, new: OpEntry, rule: str, part: str) -> Location | None:
+    """The `arg_order` line behind a moved input parameter: NEW's, else OLD's (an `arg_order`
+    dropped). Inputs come first, in `arg_order` when one is given, so when either side has
+    one it placed them (one both sides have alike moves none); None for anything else (an
+    attr's place follows the OpDef and its default)."""
+    if rule != "param_moved" or not part.startswith("input "):
+        return None
+    return new.override_location("arg_order") or old.override_location("arg_order")
 
 
 def _issue_part(entry: OpEntry, subject: str) -> str:
@@ -295,7 +307,7 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
                                                                     "no longer deprecated"), alias_part(alias))
     # (a removed parameter whose part the new side no longer declares is located on the old side)
     out += [_python_change(old if rule == "param_removed" and new.part_location(part) is None else new, rule,
-                           public and breaking, message, part)
+                           public and breaking, message, part, override=_moved_by(old, new, rule, part))
             for rule, breaking, message, part in _param_changes(a, b)]
     if len(a.outputs) != len(b.outputs):
         entry, part = _changed_arg(old, new, "output")

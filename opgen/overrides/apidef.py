@@ -52,8 +52,8 @@ class ApiModel:
     # op name -> the override file lines that changed its API (for the source map and diffs)
     provenance: dict[str, list[Location]] = field(default_factory=dict)
     # op name -> {"input x" / "output y" / "attr T" (graph names) or "endpoint": the override
-    # line that last renamed it (an attr not renamed: that set its default)}, so a diff names
-    # the line behind each change
+    # line that last renamed it (an attr not renamed: that set its default); "arg_order": the
+    # arg_order that placed the inputs}, so a diff names the line behind each change
     renamed_at: dict[str, dict[str, Location]] = field(default_factory=dict)
 
     def get(self, op_def: op_def_pb2.OpDef) -> api_def_pb2.ApiDef:

@@ -134,6 +134,7 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
         for name, loc in state.default_locs.items():  # an attr's default set, not renamed: that line
             renamed_at.setdefault(f"attr {name}", loc)
         if state.order_loc is not None:  # an input not renamed, placed by arg_order: that line
+            renamed_at["arg_order"] = state.order_loc
             for name in model.api_defs[op].arg_order:
                 renamed_at.setdefault(f"input {name}", state.order_loc)
         if state.endpoint_loc is not None:

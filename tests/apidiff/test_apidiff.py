@@ -529,6 +529,30 @@ def test_github_annotation_of_a_removed_op_stands_where_its_registration_was_del
     assert ("::error title=opgen graph op_removed (More)::Op More removed (at HEAD:ops/more_ops.cc:1:1)") in lines, out
 
 
+def test_github_annotation_of_a_dropped_arg_order_stands_where_it_was_deleted(tmp_path, monkeypatch, capsys):
+    """The parameters an ApiDef's `arg_order` placed move when it is dropped: the change is
+    the work of that line of HEAD's override file (not of the inputs' `.Input` lines or the
+    `in_arg` rename, which did not change), annotated where the work tree's file deleted it."""
+    import shutil
+
+    scenario = CORPUS / "break_python_param_moved__arg_order_dropped"
+    shutil.copytree(scenario / "old", tmp_path / "ops")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.opgen]\nsources = ["ops"]\noverrides = "ops/overrides"\ncore_ops = ["*"]\n')
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "v1")
+    shutil.copy(scenario / "new" / "overrides" / "api_def_Join.pbtxt", tmp_path / "ops" / "overrides")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)
+    assert code == 1
+    at = "::error file=ops/overrides/api_def_Join.pbtxt,line=7,title=opgen python param_moved (Join)::gen_ops.join: "
+    was = "(at HEAD:ops/overrides/api_def_Join.pbtxt:7:3)"
+    assert out.splitlines() == [
+        f"{at}parameter 'dim' moved from position 1 to 2 {was} (op declared at ops/ops.cc:7:6)",
+        f"{at}parameter 'values' moved from position 2 to 1 {was} (op declared at ops/ops.cc:6:6)"], out
+
+
 @pytest.mark.parametrize(("hunks", "expected"), [
     ((), {1: (1, True), 5: (5, True)}),
     (((2, 0, 3, 2),), {1: (1, True), 2: (2, True), 3: (5, True), 9: (11, True)}),  # two lines inserted after line 2
