@@ -64,6 +64,9 @@ class Change:
     # a change located in a git revision (an attr removed since `--git REV`): the op's declaration
     # in the work tree, which a GitHub annotation can attach to (`report.format_github`)
     work_tree_op: Location | None = None
+    # the override line made the change (a Python-API change of an op whose graph did not
+    # change, a doc text an override field wrote): a GitHub annotation stands there
+    by_override: bool = False
 
 
 @dataclass(frozen=True)
@@ -477,10 +480,14 @@ def _docs_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     for key in sorted(set(a) | set(b)):
         if a.get(key, "") != b.get(key, ""):
             what = "added" if key not in a else "removed" if key not in b else "changed"
-            # at the `.Doc(` that says it (else the REGISTER_OP), with the op's first override line
-            # (an override may have written the text)
+            # at the `.Doc(` that says it (else the REGISTER_OP), with the override field that
+            # wrote the text (`summary:`, an arg's `description:`), else the rename UpdateDocs
+            # rewrote it for (it quotes the old name); OLD's when only OLD has one
+            written = new.override_location(f"doc {key}") or old.override_location(f"doc {key}")
+            renamed = new.override_location(f"renamed doc {key}") or old.override_location(f"renamed doc {key}")
             out.append(Change(new.name, "docs", f"doc_{what}", False, f"{_doc_label(key)} {what}",
-                              _graph_location(new, "doc"), override_location=new.override_location("")))
+                              _graph_location(new, "doc"), override_location=written or renamed,
+                              by_override=written is not None))
     return out
 
 
@@ -551,6 +558,9 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> DiffResult:
             continue
         op_changes = (_graph_changes(before, after) + _python_changes(before, after) + _kernel_changes(before, after)
                       + _docs_changes(before, after))
+        if not any(c.category == "graph" for c in op_changes):  # the Python API changed by its overrides
+            op_changes = [replace(c, by_override=True) if c.category == "python" and c.override_location else c
+                          for c in op_changes]
         if after.location is not None and not after.location.revision:
             op_changes = [replace(c, work_tree_op=after.location) if c.location and c.location.revision else c
                           for c in op_changes]

@@ -118,11 +118,12 @@ def format_json(result: DiffResult) -> str:
 def format_github(result: DiffResult) -> str:
     """GitHub workflow commands: `::error` for breaking changes, `::notice` for the rest.
 
-    A Python-API change of an op whose graph did not change is the work of its override:
-    the annotation stands at the override's line (where the pull request changed something;
-    for a line only a git revision has, such as a dropped `arg_order`, where the work tree's
-    file deleted it), naming the op's declaration in its message; any other change stands at
-    the source line.
+    A Python-API change of an op whose graph did not change is the work of its override, and
+    a docs change whose text an override field wrote (`summary:`) is that field's
+    (`Change.by_override`): the annotation stands at the override's line (where the pull
+    request changed something; for a line only a git revision has, such as a dropped
+    `arg_order`, where the work tree's file deleted it), naming the op's declaration in its
+    message; any other change stands at the source line.
     A location in a git revision (an attr removed since `--git REV`) names no file of the
     work tree, whose lines differ: the annotation attaches to the op's declaration there when
     the work tree has the op (`Change.work_tree_op`), else to the line of the work tree's
@@ -130,13 +131,11 @@ def format_github(result: DiffResult) -> str:
     (`DiffResult.work_tree_lines`: a removed op at the line after its deleted registration),
     and is shown without a file only when the work tree lacks the file; either way it names
     the place in its message."""
-    graph_changed = {c.op for c in result.changes if c.category == "graph"}
     lines = []
     for c in result.changes:
         level = "error" if c.breaking else "notice"
         at, other = c.location, c.override_location
-        annotatable = other is not None and (not other.revision or other in result.work_tree_lines)
-        if other and annotatable and c.category == "python" and c.op not in graph_changed:
+        if other and c.by_override and (not other.revision or other in result.work_tree_lines):
             at, other = other, at
             also = f" (op declared at {other})" if other else ""
         else:

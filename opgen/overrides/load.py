@@ -127,6 +127,8 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
     errors.extend(_check_names(model, op_defs, states, faulty))
     if errors:
         raise OverrideErrors(errors)
+    renamed_docs = {op: _renamed_docs(model.api_defs[op], state) for op, state in states.items()
+                    if state.rename_locs or state.endpoint_loc is not None}
     for api in model.api_defs.values():
         update_docs(api)
     for op, state in states.items():
@@ -143,12 +145,53 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
             renamed_at[f"endpoint {name}"] = loc
         if state.visibility_loc is not None:
             renamed_at["visibility"] = state.visibility_loc
+        renamed_at.update(_doc_parts(model.api_defs[op], state.doc_locs, renamed_docs.get(op, {})))
         if renamed_at:
             model.renamed_at[op] = renamed_at
     return model
 
 
 _PART_KINDS = {"in_arg": "input", "out_arg": "output", "attr": "attr"}  # ApiDef field -> OpDef part key
+
+
+def _doc_args(api: ApiDef) -> Iterator[tuple[str, ApiDef.Arg | ApiDef.Attr]]:
+    for kind, args in (("in_arg", api.in_arg), ("out_arg", api.out_arg), ("attr", api.attr)):
+        for arg in args:
+            yield kind, arg
+
+
+def _renamed_docs(api: ApiDef, state: MergeState) -> dict[tuple[str, str], Location]:
+    """The doc texts (`MergeState.doc_locs` keys) no override field wrote that UpdateDocs
+    rewrites for a rename (they quote the old name: `x`), each with that rename's line."""
+    renames = [(f"`{arg.name}`", state.rename_locs[(kind, arg.name)]) for kind, arg in _doc_args(api)
+               if arg.rename_to and arg.rename_to != arg.name and (kind, arg.name) in state.rename_locs]
+    shown = api.endpoint[0].name if api.endpoint else ""
+    if is_private_endpoint(api.visibility, shown, api.graph_op_name):  # as `update_docs` names it
+        shown = shown[1:]
+    if state.endpoint_loc is not None and shown and shown != api.graph_op_name:
+        renames.insert(0, (f"`{api.graph_op_name}`", state.endpoint_loc))
+    texts = [(("summary", ""), api.summary), (("description", ""), api.description),
+             *(((kind, arg.name), arg.description) for kind, arg in _doc_args(api))]
+    out = {}
+    for key, text in texts:
+        at = next((loc for quoted, loc in renames if quoted in text), None) if key not in state.doc_locs else None
+        if at is not None:
+            out[key] = at
+    return out
+
+
+def _doc_parts(api: ApiDef, written: dict[tuple[str, str], Location],
+               renamed: dict[tuple[str, str], Location]) -> dict[str, Location]:
+    """`ApiModel.renamed_at`'s doc entries: "doc KEY" the override field that wrote the text,
+    "renamed doc KEY" the rename UpdateDocs rewrote it for, KEY as the snapshot's docs name
+    it (`summary`, `input values`: an arg by the name the docstring shows)."""
+    shown = {(kind, arg.name): arg.rename_to or arg.name for kind, arg in _doc_args(api)}
+
+    def key(kind: str, name: str) -> str:
+        return f"{_PART_KINDS[kind]} {shown.get((kind, name), name)}" if name else kind
+
+    return {**{f"doc {key(*k)}": loc for k, loc in written.items()},
+            **{f"renamed doc {key(*k)}": loc for k, loc in renamed.items()}}
 
 
 class OverrideErrors(OpgenErrors):
@@ -165,7 +208,7 @@ def _check_on_copy(model: ApiModel, update: Update, op_def: op_def_pb2.OpDef, st
     scratch = ApiDef()
     scratch.CopyFrom(model.api_defs[op_def.name])
     scratch_state = MergeState(state.endpoint_loc, dict(state.endpoint_locs), dict(state.rename_locs),
-                               dict(state.default_locs), state.order_loc)
+                               dict(state.default_locs), state.order_loc, state.visibility_loc, dict(state.doc_locs))
     errors = merge_update(scratch, update, op_def, scratch_state)
     if params and not errors:
         errors = _check_params(op_def.name, op_def, scratch, scratch_state)
@@ -261,6 +304,8 @@ def _apidef_update(entry: ApiDef, node: Node) -> Update:
         update.locs[(child.name, occurrence)] = child.loc
         if child.name == "attr" and child.all("default_value"):  # a bad default is located at it
             update.default_locs[occurrence] = child.first("default_value").loc
+        if child.name in _PART_KINDS and child.all("description"):  # the line a doc change names
+            update.doc_locs[(child.name, occurrence)] = child.first("description").loc
     return update
 
 

@@ -35,6 +35,8 @@ class Update:
     locs: dict[tuple[str, int], Location] = field(default_factory=dict)
     # attr index -> where its default's value is written (a bad default is located there)
     default_locs: dict[int, Location] = field(default_factory=dict)
+    # (ApiDef field, index) of an arg or attr -> where its `description` is written
+    doc_locs: dict[tuple[str, int], Location] = field(default_factory=dict)
     problems: list[OpgenError] = field(default_factory=list)  # mistakes found reading the entry
     partial: bool = False  # a field of the entry did not parse (reported with the file)
 
@@ -52,6 +54,9 @@ class MergeState:
     default_locs: dict[str, Location] = field(default_factory=dict)  # attr name -> its attr_default entry
     order_loc: Location | None = None  # the arg_order that placed the inputs
     visibility_loc: Location | None = None  # the visibility (OpGenOverride `hide`) that set it
+    # ("summary", "") / ("description", "") / (ApiDef field, arg or attr name) -> the field
+    # that last wrote that doc text (`description`, else `description_prefix` or `_suffix`)
+    doc_locs: dict[tuple[str, str], Location] = field(default_factory=dict)
 
 
 def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
@@ -181,6 +186,7 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
                 state.rename_locs[(kind, arg.name)] = update.loc(kind, index)
             if arg.description:
                 target.description = arg.description
+                state.doc_locs[(kind, arg.name)] = update.doc_locs.get((kind, index), update.loc(kind, index))
     if new.arg_order:
         if sorted(new.arg_order) != sorted(api.arg_order):
             errors.append(OpgenError(
@@ -205,14 +211,19 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
             state.default_locs[attr.name] = update.default_locs.get(index, update.loc("attr", index))
         if attr.description:
             target.description = attr.description
+            state.doc_locs[("attr", attr.name)] = update.doc_locs.get(("attr", index), update.loc("attr", index))
     if new.summary:
         api.summary = new.summary
+        state.doc_locs[("summary", "")] = update.loc("summary")
     if new.description:
         api.description = new.description
     if new.description_prefix:
         api.description = new.description_prefix + "\n" + api.description
     if new.description_suffix:
         api.description = api.description + "\n" + new.description_suffix
+    wrote = next((f for f in ("description", "description_prefix", "description_suffix") if getattr(new, f)), None)
+    if wrote is not None:
+        state.doc_locs[("description", "")] = update.loc(wrote)
     return errors
 
 
