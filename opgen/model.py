@@ -58,7 +58,9 @@ class OpSource:
     location: Location  # REGISTER_OP, or the op's entry in an OpList file
     shape_fn: str | None = None  # the shape function's name when SetShapeFn was given a name
     # Where each part was declared: ("attr T" | "input x" | "output y" | "flag is_stateful" |
-    # "deprecation", its builder call), so reviews point at the line that changed.
+    # "deprecation", its builder call), so reviews point at the line that changed. An op of a
+    # text OpList file has none when gathered; `opgen diff` adds them, with each part's fields
+    # ("attr T default_value": `opgen.spec.oplist_parts`).
     parts: tuple[tuple[str, Location], ...] = ()
     # The shape function translated to Python (its body's lines), when it could be
     # (opgen/shape_translate); and how the shape function was given: "named" (a name the

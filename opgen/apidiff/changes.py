@@ -88,10 +88,24 @@ class DiffResult:
         return [c for c in self.changes if c.breaking]
 
 
-def _graph_location(entry: OpEntry, part: str = "") -> Location | None:
-    """The line of the changed part (`.Attr(...)`, `.Input(...)`, a flag) when known, else
-    the op's REGISTER_OP (or OpList entry)."""
-    return (entry.part_location(part) if part else None) or entry.location
+# The field of a part that a rule changes: an OpList file's op is located field by field
+# (`opgen.spec.oplist_parts`: `attr T default_value`), a C++ registration's part by part (one
+# builder call each), so a C++ side falls back to the part's line.
+_RULE_FIELDS = {"attr_type_changed": "type", "allowed_values_narrowed": "allowed_values",
+                "allowed_values_widened": "allowed_values", "minimum_raised": "minimum", "minimum_lowered": "minimum",
+                "default_changed": "default_value", "default_added": "default_value", "input_became_ref": "is_ref",
+                "param_default_changed": "default_value", "param_default_added": "default_value",
+                "param_renamed": "name"}
+
+
+def _graph_location(entry: OpEntry, part: str = "", fields: Sequence[str] = ()) -> Location | None:
+    """The line of the first of `fields` of the changed part the side locates (an OpList
+    entry's `default_value`), else of the part (`.Attr(...)`, `.Input(...)`, a flag, an OpList
+    entry's `attr {`) when known, else the op's REGISTER_OP (or OpList entry)."""
+    if not part:
+        return entry.location
+    found = (entry.part_location(f"{part} {name}") for name in fields)
+    return next((loc for loc in found if loc is not None), None) or entry.part_location(part) or entry.location
 
 
 def _python_change(entry: OpEntry, rule: str, breaking: bool, message: str, part: str = "",
@@ -103,7 +117,8 @@ def _python_change(entry: OpEntry, rule: str, breaking: bool, message: str, part
     has an override line for the part (an alias or a rename the change dropped), that line."""
     override = override or entry.override_location(part) or (
         other.override_location(part) if other and part else None)
-    return Change(entry.name, category, rule, breaking, message, _graph_location(entry, part),
+    fields = (_RULE_FIELDS[rule],) if rule in _RULE_FIELDS else ()
+    return Change(entry.name, category, rule, breaking, message, _graph_location(entry, part, fields),
                   override_location=override)
 
 
@@ -126,26 +141,32 @@ def _issue_part(entry: OpEntry, subject: str) -> str:
     return f"attr {subject}" if subject else ""
 
 
+_ARG_FIELDS = ("name", "type", "type_attr", "number_attr", "type_list_attr", "is_ref")
+
+
 def _first_changed(
     old_args: Sequence[op_def_pb2.OpDef.ArgDef], new_args: Sequence[op_def_pb2.OpDef.ArgDef], kind: str
-) -> str:
-    """The part key of the first new arg that differs from the old one at its position."""
+) -> tuple[str, tuple[str, ...]]:
+    """The part key of the first new arg that differs from the old one at its position, and the
+    fields that differ (those the new arg sets first: the lines an OpList entry has)."""
     for i, arg in enumerate(new_args):
         if i >= len(old_args) or describe_arg(old_args[i]) != describe_arg(arg):
-            return f"{kind} {arg.name}"
-    return ""
+            differ = [name for name in _ARG_FIELDS if i < len(old_args) and getattr(old_args[i], name) !=
+                      getattr(arg, name)]
+            return f"{kind} {arg.name}", tuple(sorted(differ, key=lambda name: not getattr(arg, name)))
+    return "", ()
 
 
-def _changed_arg(old: OpEntry, new: OpEntry, kind: str) -> tuple[OpEntry, str]:
-    """The side and part key of where the `kind` (input/output) list changed: the first new arg
-    whose declaration differs; when the new list only lacks old args at its end, the first of
-    them on OLD's side (NEW has no line for it)."""
+def _changed_arg(old: OpEntry, new: OpEntry, kind: str) -> tuple[OpEntry, str, tuple[str, ...]]:
+    """The side, part key and changed fields of where the `kind` (input/output) list changed:
+    the first new arg whose declaration differs; when the new list only lacks old args at its
+    end, the first of them on OLD's side (NEW has no line for it)."""
     old_args, new_args = ((old.op_def.input_arg, new.op_def.input_arg) if kind == "input"
                           else (old.op_def.output_arg, new.op_def.output_arg))
-    part = _first_changed(old_args, new_args, kind)
+    part, fields = _first_changed(old_args, new_args, kind)
     if not part and len(old_args) > len(new_args):
-        return old, f"{kind} {old_args[len(new_args)].name}"
-    return new, part
+        return old, f"{kind} {old_args[len(new_args)].name}", ()
+    return new, part, fields
 
 
 def _args_location(old: OpEntry, new: OpEntry, kind: str) -> Location | None:
@@ -155,9 +176,11 @@ def _args_location(old: OpEntry, new: OpEntry, kind: str) -> Location | None:
 
 # ---- graph ------------------------------------------------------------------------------
 
-def _compatible_graph_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> list[tuple[str, str, str]]:
-    """Graph changes TF accepts, as (rule, message, changed part); reported so reviewers see them."""
-    out: list[tuple[str, str, str]] = []
+def _compatible_graph_changes(old: op_def_pb2.OpDef,
+                              new: op_def_pb2.OpDef) -> list[tuple[str, str, str, tuple[str, ...]]]:
+    """Graph changes TF accepts, as (rule, message, changed part, its changed fields: `_RULE_FIELDS`);
+    reported so reviewers see them."""
+    out: list[tuple[str, str, str, tuple[str, ...]]] = []
     old_attrs, new_attrs = attr_map(old), attr_map(new)
 
     def listed(items: Iterable[str]) -> str:
@@ -165,6 +188,7 @@ def _compatible_graph_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> l
 
     for rule, subject in accepted_changes(old, new):
         part = f"attr {subject}"
+        fields: tuple[str, ...] = (_RULE_FIELDS[rule],) if rule in _RULE_FIELDS else ()
         if rule == "attr_added":
             message = f"Attr '{subject}' added with default: `{describe_attr(new_attrs[subject])}`"
         elif rule == "allowed_values_unrestricted":
@@ -183,11 +207,11 @@ def _compatible_graph_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> l
             what = "renamed" if rule == "inputs_renamed" else "changed compatibly"
             message = (f"Inputs {what}: {listed(describe_arg(a) for a in old.input_arg)} -> "
                        f"{listed(describe_arg(a) for a in new.input_arg)}")
-            part = _first_changed(old.input_arg, new.input_arg, "input")
+            part, fields = _first_changed(old.input_arg, new.input_arg, "input")
         elif rule == "outputs_changed_compatibly":
             message = (f"Outputs changed compatibly: {listed(describe_arg(a) for a in old.output_arg)} -> "
                        f"{listed(describe_arg(a) for a in new.output_arg)}")
-            part = _first_changed(old.output_arg, new.output_arg, "output")
+            part, fields = _first_changed(old.output_arg, new.output_arg, "output")
         elif rule == "flag_changed":
             was_set, is_set = getattr(old, subject), getattr(new, subject)
             message = f"{subject} changed from {str(was_set).lower()} to {str(is_set).lower()}"
@@ -204,7 +228,7 @@ def _compatible_graph_changes(old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> l
         else:
             assert rule == "attrs_reordered", rule
             message, part = "Attrs reordered (Python parameter order may follow)", ""
-        out.append((rule, message, part))
+        out.append((rule, message, part, fields))
     return out
 
 
@@ -219,20 +243,22 @@ def _graph_changes(old: OpEntry, new: OpEntry) -> list[Change]:
         elif issue.rule == "attr_removed":  # where it stood on the old side (the new side has no line for it)
             where = _graph_location(old, _issue_part(old, issue.subject))
         else:
-            where = _graph_location(new, _issue_part(new, issue.subject))
+            fields: tuple[str, ...] = (_RULE_FIELDS[issue.rule],) if issue.rule in _RULE_FIELDS else ()
+            where = _graph_location(new, _issue_part(new, issue.subject), fields)
         changes.append(Change(new.name, "graph", issue.rule, True, issue.reason, where,
                               compatible_message(issue, old.op_def, new.op_def)))
     # Every accepted change is listed beside the breaking ones (TF's check stops at the first
     # incompatibility; a review needs them all), except the arg lists' compatible wording when
     # TF rejects that list: it would restate the signature change.
     rejected = {issue.rule.split("_")[0] for issue in issues if issue.rule.startswith(("input_", "output_"))}
-    for rule, message, part in _compatible_graph_changes(old.op_def, new.op_def):
+    for rule, message, part, fields in _compatible_graph_changes(old.op_def, new.op_def):
         if rule.split("_")[0].removesuffix("s") in rejected:
             continue
         rule, breaking, message = _beyond_tf(rule, message, old.op_def, new.op_def)
         # a part only the old side declares (SetIsStateful() dropped) is located where it stood
         dropped = part and new.part_location(part) is None and old.part_location(part)
-        changes.append(Change(new.name, "graph", rule, breaking, message, dropped or _graph_location(new, part)))
+        changes.append(Change(new.name, "graph", rule, breaking, message,
+                              dropped or _graph_location(new, part, fields)))
     return changes
 
 
@@ -313,7 +339,7 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
                            public and breaking, message, part, override=_moved_by(old, new, rule, part))
             for rule, breaking, message, part in _param_changes(a, b)]
     if len(a.outputs) != len(b.outputs):
-        entry, part = _changed_arg(old, new, "output")
+        entry, part, _ = _changed_arg(old, new, "output")
         out.append(_python_change(entry, "output_arity_changed", public,
                                   f"{_qualified(b)} returns {_result_text(b)} instead of {_result_text(a)}", part))
     elif a.outputs != b.outputs and len(a.outputs) > 1:
@@ -480,13 +506,14 @@ def _docs_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     for key in sorted(set(a) | set(b)):
         if a.get(key, "") != b.get(key, ""):
             what = "added" if key not in a else "removed" if key not in b else "changed"
-            # at the `.Doc(` that says it (else the REGISTER_OP), with the override field that
+            # at the `.Doc(` that says it (an OpList entry's field: `summary:`; else the
+            # REGISTER_OP or OpList entry), with the override field that
             # wrote the text (`summary:`, an arg's `description:`), else the rename UpdateDocs
             # rewrote it for (it quotes the old name); OLD's when only OLD has one
             written = new.override_location(f"doc {key}") or old.override_location(f"doc {key}")
             renamed = new.override_location(f"renamed doc {key}") or old.override_location(f"renamed doc {key}")
             out.append(Change(new.name, "docs", f"doc_{what}", False, f"{_doc_label(key)} {what}",
-                              _graph_location(new, "doc"), override_location=written or renamed,
+                              _graph_location(new, "doc", (key,)), override_location=written or renamed,
                               by_override=written is not None))
     return out
 

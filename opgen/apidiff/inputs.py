@@ -33,8 +33,31 @@ def gather_config(
     config: Config, sources: list[str] | None = None, warn: Callable[[str], None] = report
 ) -> GatherResult:
     """Gather the specs a configuration names (or `sources`, with its defines and helpers);
-    its warnings go to `warn` (as for every command that gathers: `gather`)."""
-    return SpecInput.from_config(config, sources).gather(warn=warn)
+    its warnings go to `warn` (as for every command that gathers: `gather`). The ops of text
+    OpList files are located part by part (`_with_oplist_parts`), as C++ registrations are."""
+    return _with_oplist_parts(SpecInput.from_config(config, sources).gather(warn=warn))
+
+
+def _with_oplist_parts(gathered: GatherResult) -> GatherResult:
+    """`gathered` with each op of a text OpList file given the locations of its parts and
+    their fields (`opgen.spec.oplist_parts`: `attr T`, `attr T default_value`, ...), so a diff
+    locates a change at the field that changed, not at the op's `op {` line. Only a diff asks
+    (a build reads OpLists without this scan)."""
+    from opgen.spec.oplist_io import BINARY_SUFFIXES, JSON_SUFFIXES
+    from opgen.spec.oplist_parts import op_list_part_locations
+
+    files: dict[str, dict[str, tuple[tuple[str, Location], ...]]] = {}
+    sources = dict(gathered.sources)
+    for name, source in gathered.sources.items():
+        path = source.location.path
+        if not source.from_op_list or Path(path).suffix.lower() in BINARY_SUFFIXES + JSON_SUFFIXES:
+            continue
+        if path not in files:  # (the file parsed when it was gathered)
+            files[path] = op_list_part_locations(read_text_file(path, "OpList file"), path)
+        parts = files[path].get(name)
+        if parts:
+            sources[name] = dataclasses.replace(source, parts=parts)
+    return dataclasses.replace(gathered, sources=sources)
 
 
 def project_snapshot(config: Config, warn: Callable[[str], None] = report) -> Snapshot:

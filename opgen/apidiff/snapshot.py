@@ -69,7 +69,8 @@ class OpEntry:
     api_parts: tuple[tuple[str, Location], ...] = ()
     # device -> its first kernel TF can select; `kernel_type_key` -> its first kernel of that type
     kernel_locations: tuple[tuple[str, Location], ...] = ()
-    parts: tuple[tuple[str, Location], ...] = ()  # ("attr T", its .Attr line), ... (`OpSource.parts`)
+    # ("attr T", its .Attr line), ...; an OpList op's fields too ("attr T default_value") (`OpSource.parts`)
+    parts: tuple[tuple[str, Location], ...] = ()
 
     def part_location(self, part: str) -> Location | None:
         return next((loc for key, loc in self.parts if key == part), None)

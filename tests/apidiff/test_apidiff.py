@@ -122,7 +122,8 @@ def test_diff_oplist_files(tmp_path, monkeypatch, capsys):
             f'op {{ name: "Neg" input_arg {{ name: "x" type: {dtype} }} output_arg {{ name: "y" type: DT_FLOAT }} }}\n')
     code, out, _ = run_cli(["diff", "old/math.pbtxt", "new/math.pbtxt", "--format", "github"], capsys)
     assert code == 1
-    assert out == ("::error file=new/math.pbtxt,line=1,col=1,title=opgen graph input_signature_changed (Neg)::"
+    # at the field that changed (`type: DT_DOUBLE`), as at a C++ op's `.Input(...)`
+    assert out == ("::error file=new/math.pbtxt,line=1,col=40,title=opgen graph input_signature_changed (Neg)::"
                    "Input signature mismatch 'float' vs. 'double'\n")
 
 
@@ -553,6 +554,30 @@ def test_github_annotation_of_a_dropped_arg_order_stands_where_it_was_deleted(tm
     assert out.splitlines() == [
         f"{at}parameter 'dim' moved from position 1 to 2 {was} (op declared at ops/ops.cc:7:6)",
         f"{at}parameter 'values' moved from position 2 to 1 {was} (op declared at ops/ops.cc:6:6)"], out
+
+
+def test_ops_of_an_oplist_source_are_located_at_the_field_that_changed(tmp_path, monkeypatch, capsys):
+    """A project maintaining ops as an OpList file (a subset of TF's registry): `--git HEAD`
+    locates each change at the field's line, as at a C++ op's builder call (a default at its
+    value, `b: true`), on HEAD's side too (a removed attr at its `attr {` there)."""
+    scenario = CORPUS / "break_graph_default_changed__oplist_source"
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["tf_ops.pbtxt"]\ncore_ops = ["*"]\n')
+    (tmp_path / "tf_ops.pbtxt").write_text((scenario / "old.pbtxt").read_text())
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "v1")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tf_ops.pbtxt").write_text((scenario / "new.pbtxt").read_text())
+    code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)
+    assert code == 1
+    assert out.splitlines()[0] == (
+        "::error file=tf_ops.pbtxt,line=21,col=7,title=opgen graph default_changed (MatMul)::Attr 'transpose_a' has "
+        "changed it's default value; from false to true"), out
+    text = (scenario / "old.pbtxt").read_text()
+    transpose_a = text[text.index("  attr {"):text.index('  attr {\n    name: "T"')]
+    (tmp_path / "tf_ops.pbtxt").write_text(text.replace(transpose_a, ""))
+    code, out, _ = run_cli(["diff", "--git", "HEAD"], capsys)
+    assert code == 1 and "attr_removed: Attr 'transpose_a' removed  [HEAD:tf_ops.pbtxt:17:3]" in out, out
 
 
 @pytest.mark.parametrize(("hunks", "expected"), [

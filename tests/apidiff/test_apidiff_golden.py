@@ -246,5 +246,20 @@ def test_oplist_inputs_classify_like_spec_trees(scenario, tmp_path, monkeypatch)
     with redirect_stdout(out):
         assert run_diff(args, _config(tmp_path)) == 0
     keys = ("category", "rule", "breaking", "message")
-    got = [{k: c[k] for k in keys} for c in json.loads(out.getvalue())["changes"]]
-    assert got == [{k: c[k] for k in keys} for c in expected if c["category"] != "kernel"]
+    changes = json.loads(out.getvalue())["changes"]
+    got = [{k: c[k] for k in keys} for c in changes]
+    expected = [c for c in expected if c["category"] != "kernel"]
+    assert got == [{k: c[k] for k in keys} for c in expected]
+    # located alike: a change the spec tree locates at a part (an `.Attr(...)` line, not the
+    # REGISTER_OP) is located at that part's entry (or its field) in the OpList, not its `op {`
+    from opgen.apidiff.inputs import load_side
+
+    monkeypatch.chdir(folder)
+    registered = {str(entry.location) for side in ("old", "new")
+                  for entry in load_side(side, _config(folder)).ops.values()}
+    monkeypatch.chdir(tmp_path)
+    entries = {str(entry.location) for side in ("old", "new")
+               for entry in load_side(f"{side}/ops.pbtxt", _config(tmp_path)).ops.values()}
+    for want, change in zip(expected, changes):
+        if want.get("location") not in registered:
+            assert change["location"] not in entries, (want, change)
