@@ -507,9 +507,9 @@ def _docs_changes(old: OpEntry, new: OpEntry) -> list[Change]:
         if a.get(key, "") != b.get(key, ""):
             what = "added" if key not in a else "removed" if key not in b else "changed"
             # at the `.Doc(` that says it (an OpList entry's field: `summary:`; else the
-            # REGISTER_OP or OpList entry), with the override field that
-            # wrote the text (`summary:`, an arg's `description:`), else the rename UpdateDocs
-            # rewrote it for (it quotes the old name); OLD's when only OLD has one
+            # REGISTER_OP or OpList entry), with the override field that wrote the text
+            # (`summary:`, an arg's `description:`), else the rename UpdateDocs rewrote it for
+            # (it quotes the old name); OLD's when only OLD has one
             written = new.override_location(f"doc {key}") or old.override_location(f"doc {key}")
             renamed = new.override_location(f"renamed doc {key}") or old.override_location(f"renamed doc {key}")
             out.append(Change(new.name, "docs", f"doc_{what}", False, f"{_doc_label(key)} {what}",

@@ -54,8 +54,9 @@ class ApiModel:
     # op name -> {"input x" / "output y" / "attr T" (graph names) or "endpoint": the override
     # line that last renamed it (an attr not renamed: that set its default); "arg_order": the
     # arg_order that placed the inputs; "doc summary", "doc description", "doc input x" (the
-    # docstring's names: renamed ones): the field that last wrote that doc text}, so a diff
-    # names the line behind each change
+    # docstring's names: renamed ones): the field that last wrote that doc text, "renamed doc
+    # summary", ...: the rename UpdateDocs rewrote a text no field wrote for}, so a diff names
+    # the line behind each change
     renamed_at: dict[str, dict[str, Location]] = field(default_factory=dict)
 
     def get(self, op_def: op_def_pb2.OpDef) -> api_def_pb2.ApiDef:
