@@ -10,10 +10,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
 import pytest
 from support.paths import REPO
+from support.projects import user_tools
 
 from opgen.cli import main
 from opgen.python_api import function as function_module
@@ -109,12 +109,7 @@ def test_worked_example_builds(tmp_path):
 
     project = tmp_path / "custom_op_project"
     shutil.copytree(EXAMPLE, project)
-    bin_dir = tmp_path / "bin"  # `opgen` and `python` as a user's venv would provide them
-    bin_dir.mkdir()
-    (bin_dir / "opgen").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m opgen "$@"\n', encoding="utf-8")
-    (bin_dir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
-    for tool in bin_dir.iterdir():
-        tool.chmod(0o755)
+    bin_dir = user_tools(tmp_path)
     env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", PYTHONPATH=str(REPO),
                XDG_CACHE_HOME=str(tmp_path / "cache"))
 

@@ -11,6 +11,7 @@ import sys
 
 import pytest
 from support.paths import REPO
+from support.projects import user_tools
 
 
 def _python_blocks(page: str) -> list[str]:
@@ -47,12 +48,7 @@ def test_readme_own_op_library_steps_run_as_written(tmp_path):
     assert first == "cd tests/data/custom_op_project"
     project = tmp_path / "custom_op_project"
     shutil.copytree(REPO / "tests" / "data" / "custom_op_project", project)
-    bin_dir = tmp_path / "bin"  # `opgen` and `python` as a user's venv would provide them
-    bin_dir.mkdir()
-    (bin_dir / "opgen").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m opgen "$@"\n', encoding="utf-8")
-    (bin_dir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
-    for tool in bin_dir.iterdir():
-        tool.chmod(0o755)
+    bin_dir = user_tools(tmp_path)
     result = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", script], cwd=project, capture_output=True, text=True, check=False,
         env=dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", PYTHONPATH=str(REPO), TF_CPP_MIN_LOG_LEVEL="3"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 from opgen.cli import main
@@ -35,3 +36,15 @@ def build_copy(project: Path, root: Path, *argv: str) -> Path:
     finally:
         os.chdir(cwd)
     return root
+
+
+def user_tools(tmp_path: Path) -> Path:
+    """`tmp_path/bin` holding `opgen` and `python` as a user's venv provides them (this
+    interpreter, this checkout's opgen): put it first on PATH to run a doc's shell commands."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "opgen").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m opgen "$@"\n', encoding="utf-8")
+    (bin_dir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
+    for tool in bin_dir.iterdir():
+        tool.chmod(0o755)
+    return bin_dir
