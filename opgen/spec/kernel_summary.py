@@ -219,6 +219,8 @@ def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2
     registrations = list(registrations)
     op_defs: Mapping[str, op_def_pb2.OpDef] = {op.name: op for op in op_list.op}
     findings: list[OpgenError] = []
+    # (op, device, attr) -> where kernels constrain an attr the op lacks (`TF_CALL_*` repeats one)
+    unknown: dict[tuple[str, str, str], list[Location]] = {}
     for reg in registrations:
         k = reg.kernel_def
         if not internal_ops_listed and k.op.startswith("_"):
@@ -236,9 +238,7 @@ def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2
         for c, loc in zip(k.constraint, reg.constraint_locations or [reg.location] * len(k.constraint)):
             attr = attrs.get(c.name)
             if attr is None:
-                findings.append(OpgenError(f"{where} constrains attr '{c.name}', which '{k.op}' does not have "
-                                           f"(its attrs: {', '.join(attrs) or 'none'}); TensorFlow never selects "
-                                           "this kernel", loc))
+                unknown.setdefault((k.op, k.device_type, c.name), []).append(loc)
                 continue
             types = list(c.allowed_values.list.type)
             if types and attr.type not in ("type", "list(type)"):
@@ -257,6 +257,15 @@ def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2
                 findings.append(OpgenError(f"{where} puts '{name}' in host memory, but '{k.op}' has no input or "
                                            f"output named '{name}' (TensorFlow fails when it creates the kernel)",
                                            loc))
+    for (op_name, device, name), locations in unknown.items():
+        attr_names = [a.name for a in op_defs[op_name].attr]
+        more = f" (and {len(locations) - 1} more registrations)" if len(locations) > 1 else ""
+        findings.append(OpgenError(
+            f"the {device} kernel of '{op_name}' constrains attr '{name}', which '{op_name}' does not have (its "
+            f"attrs: {', '.join(attr_names) or 'none'}){more}: TensorFlow then fails every {device} kernel lookup "
+            f"of '{op_name}', so each call of the op fails (kernel_def_util.cc KernelAttrsMatch: \"OpKernel "
+            f"'{op_name}' has constraint on attr '{name}' not in NodeDef\")", locations[0],
+            hint=did_you_mean(name, attr_names, "'") or "constrain one of the op's attrs"))
     findings += _overlapping_kernels(registrations, op_defs)
     if sources is not None:
         findings += _ops_without_kernels(registrations, op_list, sources, internal_ops_listed)

@@ -150,7 +150,11 @@ def test_cross_check_reports_kernels_tensorflow_would_reject(tmp_path, project):
         'REGISTER_KERNEL_BUILDER(Name("Fill").Device(DEVICE_CPU).HostMemory("w").Label("w"), FillOp);\n'
         'REGISTER_KERNEL_BUILDER(Name("Fil").Device(DEVICE_CPU), FillOp);\n'
         # a second unlabelled float kernel of Sum: TF finds both for a float node
-        'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<float>("T"), SumOp);\n')
+        'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<float>("T"), SumOp);\n'
+        # the same unknown attr again (a TF_CALL_* list repeats one): one finding, counting it
+        'REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU).TypeConstraint<double>("U"), SumOp);\n'
+        # a misspelt attr: the hint names the op's attr it may mean
+        'REGISTER_KERNEL_BUILDER(Name("Fill").Device(DEVICE_CPU).TypeConstraint<float>("TT"), FillOp);\n')
     findings = [f.format() for f in cross_check(_registrations([project]), gather([str(project)]).op_list)]
     more = project / "more.cc"
     sum_float = f"{project / 'kernels.cc'}:9:15"  # TF_CALL_float's kernel
@@ -159,7 +163,9 @@ def test_cross_check_reports_kernels_tensorflow_would_reject(tmp_path, project):
         "cannot use a kernel of an op it does not know)\n  hint: pass the sources (or an OpList file) that declare "
         "the op"),
         (f"{more}:2:78: error: the CPU kernel of 'Sum' constrains attr 'U', which 'Sum' does not have (its attrs: T, "
-        "Tidx, keep); TensorFlow never selects this kernel"),
+        "Tidx, keep) (and 1 more registrations): TensorFlow then fails every CPU kernel lookup of 'Sum', so each "
+        "call of the op fails (kernel_def_util.cc KernelAttrsMatch: \"OpKernel 'Sum' has constraint on attr 'U' "
+        "not in NodeDef\")\n  hint: constrain one of the op's attrs"),
         (f"{more}:3:77: error: the CPU kernel of 'Sum' registers bool for attr 'T', which 'Sum' does not allow "
         "(allowed: float32, float64, int32); no node can use it"),
         f"{more}:4:78: error: the CPU kernel of 'Sum' constrains attr 'keep' to types, but it is a 'bool' attr",
@@ -172,6 +178,10 @@ def test_cross_check_reports_kernels_tensorflow_would_reject(tmp_path, project):
          "TensorFlow fails every such call with 'Multiple OpKernel registrations match NodeDef at the same priority'"
          "\n  hint: register each type once (a TF_CALL_* list may already hold it), or give one a Priority() or "
          "Label()"),
+        (f"{more}:9:79: error: the CPU kernel of 'Fill' constrains attr 'TT', which 'Fill' does not have (its attrs: "
+         "T, n): TensorFlow then fails every CPU kernel lookup of 'Fill', so each call of the op fails "
+         "(kernel_def_util.cc KernelAttrsMatch: \"OpKernel 'Fill' has constraint on attr 'TT' not in NodeDef\")\n"
+         "  hint: did you mean 'T'?"),
     ]
     more.unlink()
     assert cross_check(_registrations([project], defines=["GOOGLE_CUDA=1"]), gather([str(project)]).op_list) == []
