@@ -33,6 +33,7 @@ _KNOWN_KEYS = {
     "undefines",  # list of NAME, like -U: predefined macros (or defines) to leave undefined
     "strict_defines",  # registrations an #if on an undefined project macro skips are an error, not a note
     "core_ops",  # list of globs: TF core op names to generate wrappers for anyway
+    "kernels_elsewhere",  # list of globs: ops whose kernels another library registers (no kernel finding)
     "include_dirs",  # list of directories, like -I
     "external_includes",  # list of globs of #include targets of other libraries: skipped unfound without a warning
     "allow",  # file of allowed op names (selective registration)
@@ -66,6 +67,7 @@ class Config:
     undefines: tuple[str, ...] = ()
     strict_defines: bool = False
     core_ops: tuple[str, ...] = ()
+    kernels_elsewhere: tuple[str, ...] = ()
     include_dirs: tuple[str, ...] = ()
     external_includes: tuple[str, ...] = ()
     allow: str | None = None
@@ -227,7 +229,7 @@ def _checked_value(key: str, value: object, where: Callable[..., Location]) -> o
             raise OpgenError(f"[tool.opgen] {key} holds a NUL character (\\u0000)",
                              where(key, *([i] if isinstance(value, list) else [])), hint="remove it")
     if key in ("sources", "exclude", "defines", "include_dirs", "external_includes", "undefines",
-               "core_ops"):
+               "core_ops", "kernels_elsewhere"):
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -354,7 +354,7 @@ def _gather(settings: Settings) -> GatherResult:
     # would never select such a kernel, or fail creating it
     for finding in cross_check(
         gathered.kernels or [], gathered.op_list, internal_ops_listed=settings.input.include_internal,
-        sources=gathered.sources,
+        sources=gathered.sources, kernels_elsewhere=config.kernels_elsewhere,
     ):
         report(finding.format_warning())
     for module, first_ops in same_named_sources(gathered.op_list, gathered.sources, config.modules).items():

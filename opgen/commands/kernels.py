@@ -38,7 +38,8 @@ def run(settings: Settings) -> int:
         data = kernels_markdown(kernels, gathered.op_list).encode("utf-8")
     else:
         data = dump_op_list(kernels, settings.format)
-    findings = cross_check(registrations, gathered.op_list, sources=gathered.sources)
+    findings = cross_check(registrations, gathered.op_list, sources=gathered.sources,
+                           kernels_elsewhere=settings.config.kernels_elsewhere)
     for finding in findings:
         report(finding.format_warning())
     if settings.output:

@@ -13,7 +13,8 @@ of what an op "runs on"; the Markdown table lists them on their own rows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import fnmatch
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from opgen.errors import Location, OpgenError, did_you_mean
 from opgen.model import KernelRegistration, OpSource
@@ -203,7 +204,8 @@ def _cell(names: tuple[str, ...] | None) -> str:
 
 
 def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2.OpList,
-                internal_ops_listed: bool = True, sources: Mapping[str, OpSource] | None = None) -> list[OpgenError]:
+                internal_ops_listed: bool = True, sources: Mapping[str, OpSource] | None = None,
+                kernels_elsewhere: Sequence[str] = ()) -> list[OpgenError]:
     """Kernels TensorFlow would reject at load or at run time: for an op the sources do not
     declare; constraining an attr the op lacks, a non-type attr with types, or a type the
     op does not allow; host memory on an arg the op does not have. Located at the
@@ -268,7 +270,7 @@ def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2
             hint=did_you_mean(name, attr_names, "'") or "constrain one of the op's attrs"))
     findings += _overlapping_kernels(registrations, op_defs)
     if sources is not None:
-        findings += _ops_without_kernels(registrations, op_list, sources, internal_ops_listed)
+        findings += _ops_without_kernels(registrations, op_list, sources, internal_ops_listed, kernels_elsewhere)
     # in source order, as a compiler reports (registrations come by op name)
     unique = {finding.format(): finding for finding in findings}.values()
     return sorted(unique, key=lambda finding: finding.location or Location(""))
@@ -341,20 +343,24 @@ def _constraint_values(k: kernel_def_pb2.KernelDef,
 
 
 def _ops_without_kernels(registrations: list[KernelRegistration], op_list: op_def_pb2.OpList,
-                         sources: Mapping[str, OpSource], internal_ops_listed: bool) -> list[OpgenError]:
-    """`cross_check`'s ops with no kernel in a file where other ops have some."""
+                         sources: Mapping[str, OpSource], internal_ops_listed: bool,
+                         kernels_elsewhere: Sequence[str]) -> list[OpgenError]:
+    """`cross_check`'s ops with no kernel in a file where other ops have some, but those
+    `kernels_elsewhere` ([tool.opgen], op-name globs: another library registers them) matches."""
     with_kernels = {reg.kernel_def.op for reg in registrations}
     files = {source.location.path for op in with_kernels if (source := sources.get(op)) is not None}
     findings = []
     for op in op_list.op:
         source = sources.get(op.name)
         if (op.name in with_kernels or source is None or source.from_op_list or source.location.path not in files
-                or (not internal_ops_listed and op.name.startswith("_"))):
+                or (not internal_ops_listed and op.name.startswith("_"))
+                or any(fnmatch.fnmatchcase(op.name, glob) for glob in kernels_elsewhere)):
             continue
         findings.append(OpgenError(
             f"op '{op.name}' has no kernel in the sources, though other ops of its file have; TensorFlow "
             f"fails running it ('No OpKernel was registered to support Op '{op.name}'')", source.location,
             hint=f'register one: REGISTER_KERNEL_BUILDER(Name("{op.name}").Device(DEVICE_CPU), <its OpKernel '
                  "class>); or pass the source that does (GPU kernels behind `#if GOOGLE_CUDA` need "
-                 "-D GOOGLE_CUDA=1)"))
+                 f'-D GOOGLE_CUDA=1); or, when another library registers it, [tool.opgen] kernels_elsewhere = '
+                 f'["{op.name}"]'))
     return findings

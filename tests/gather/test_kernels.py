@@ -250,6 +250,15 @@ def test_kernels_check_reports_an_op_of_a_file_with_kernels_that_has_none(projec
     code, _, err = _run(["build"], capsys)
     assert code == 0
     assert [line for line in err.splitlines() if ": warning: " in line] == [expected]  # the same path
+    assert ('or, when another library registers it, [tool.opgen] kernels_elsewhere = ["Forgotten"]'
+            in err)
+    # trial25 #5: an op whose kernel another library registers is said so once, in the project
+    Path("pyproject.toml").write_text(CONFIG + 'sources = [".", "listed.pbtxt"]\nout = "gen"\n'
+                                      'kernels_elsewhere = ["Forg*"]\n')
+    assert _run(["kernels", ".", "listed.pbtxt", "--check"], capsys)[0] == 0
+    code, _, err = _run(["build"], capsys)
+    assert code == 0 and ": warning: " not in err
+    Path("pyproject.toml").write_text(CONFIG + 'sources = [".", "listed.pbtxt"]\nout = "gen"\n')
     Path("kernels.cc").write_text(KERNELS + 'REGISTER_KERNEL_BUILDER(Name("Forgotten").Device(DEVICE_CPU), F);\n')
     assert _run(["kernels", ".", "listed.pbtxt", "--check"], capsys)[0] == 0
 
