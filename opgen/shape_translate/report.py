@@ -17,10 +17,18 @@ def _share(done: int, total: int) -> str:
 
 def _runtime_kind(name: str, source: OpSource) -> str:
     """The source's kind, or `TF port` where the runtime runs its port of TF's shape function
-    instead (`opgen_runtime.shapes.fns.lookup`: a built-in named by SetShapeFn comes first)."""
-    if name not in BY_OP or (source.shape_fn and source.shape_fn.rsplit("::", 1)[-1] in NAMED):
-        return source.shape_fn_kind
-    return "TF port"
+    instead (`opgen_runtime.shapes.fns.lookup`: a built-in named by SetShapeFn comes first); a
+    name says whether the runtime has it built in, or the op's shapes are unknown without TF."""
+    built_in = bool(source.shape_fn) and source.shape_fn.rsplit("::", 1)[-1] in NAMED  # type: ignore[union-attr]
+    if name in BY_OP and not built_in:
+        return "TF port"
+    if source.shape_fn_kind == "named":
+        return _BUILT_IN if built_in else _NOT_BUILT_IN
+    return source.shape_fn_kind
+
+
+_BUILT_IN = "named, built in"
+_NOT_BUILT_IN = "named, not built in (unknown shapes without TensorFlow)"
 
 
 def shape_report(sources: dict[str, OpSource], fmt: str = "text") -> str:
@@ -46,12 +54,14 @@ def shape_report(sources: dict[str, OpSource], fmt: str = "text") -> str:
     if fmt == "json":
         totals: dict[str, object] = {what.replace(" ", "_"): {"translated": done, "of": total}
                                      for what, (done, total) in shares.items()}
-        totals |= {"named": kinds["named"], "tf_ports": kinds["TF port"], "none": kinds["none"]}
+        totals |= {"named": kinds[_BUILT_IN] + kinds[_NOT_BUILT_IN], "named_not_built_in": kinds[_NOT_BUILT_IN],
+                   "tf_ports": kinds["TF port"], "none": kinds["none"]}
         return json.dumps({"ops": ops, "totals": totals}, indent=2, ensure_ascii=False) + "\n"
     lines = [f"{op['op']}\t{op['kind']}" + (f"\t{op['problem']}" if op["problem"] else "") for op in ops]
     lines += [f"{what}: {_share(*shares[what])}" for what in ("lambdas", "project functions")]
     lines.append(f"shape functions: {_share(*shares['shape functions'])}"
-                 f"; {kinds['named']} named (built-in or unread), {kinds['TF port']} TF ports,"
+                 f"; {kinds[_BUILT_IN] + kinds[_NOT_BUILT_IN]} named ({kinds[_NOT_BUILT_IN]} not built in),"
+                 f" {kinds['TF port']} TF ports,"
                  f" {kinds['none']} without")
     return "\n".join(lines) + "\n"
 

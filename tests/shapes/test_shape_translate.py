@@ -380,7 +380,7 @@ def test_project_functions_are_found_however_named_and_wherever_defined(tmp_path
     assert report.err.count(lost.replace(": shape", ": warning: shape", 1)) == 1, report.err
     assert report.out.splitlines()[:6] == [
         "AddressOf\tfunction, translated",
-        "FromNone\tnamed",
+        "FromNone\tnamed, not built in (unknown shapes without TensorFlow)",
         "FromOther\tfunction, translated",
         (f"FromTwo\tfunction, not translated\t{ops}:15:54: shape function 'Twice' is defined in 2 files "
         f"({tmp_path / 'other.cc'}, {tmp_path / 'twice.cc'}): which one the library links is not known"),
@@ -635,18 +635,19 @@ def test_report_shapes(tmp_path, capsys):
     assert out == (
         "A\tfunction, translated\n"
         f"B\tlambda, not translated\t{path}:6:13: c->input_tensor\n"
-        "C\tnamed\nD\tnone\n"
+        "C\tnamed, built in\nD\tnone\n"
         "lambdas: 0 of 1 translated (0.0%)\n"
         "project functions: 1 of 1 translated (100.0%)\n"
-        "shape functions: 1 of 2 translated (50.0%); 1 named (built-in or unread), 0 TF ports, 1 without\n"
+        "shape functions: 1 of 2 translated (50.0%); 1 named (0 not built in), 0 TF ports, 1 without\n"
     )
     assert main(["oplist", str(tmp_path / "ops.cc"), "--report-shapes", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out) == {
         "ops": [{"op": "A", "kind": "function, translated", "problem": None},
                 {"op": "B", "kind": "lambda, not translated", "problem": f"{path}:6:13: c->input_tensor"},
-                {"op": "C", "kind": "named", "problem": None}, {"op": "D", "kind": "none", "problem": None}],
+                {"op": "C", "kind": "named, built in", "problem": None}, {"op": "D", "kind": "none", "problem": None}],
         "totals": {"lambdas": {"translated": 0, "of": 1}, "project_functions": {"translated": 1, "of": 1},
-                   "shape_functions": {"translated": 1, "of": 2}, "named": 1, "tf_ports": 0, "none": 1},
+                   "shape_functions": {"translated": 1, "of": 2}, "named": 1, "named_not_built_in": 0,
+                   "tf_ports": 0, "none": 1},
     }
 
 
@@ -727,7 +728,7 @@ def test_report_and_warning_name_the_tf_ops_the_runtime_has_no_port_of(tmp_path,
     assert main(["oplist", "ops.pbtxt", "--report-shapes"]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "Add\tTF port", "Bitcast\tnone", "lambdas: none", "project functions: none",
-        "shape functions: none; 0 named (built-in or unread), 1 TF ports, 1 without"]
+        "shape functions: none; 0 named (0 not built in), 1 TF ports, 1 without"]
     assert main(["build", "ops.pbtxt", "--out", "gen"]) == 0
     assert capsys.readouterr().err.splitlines()[0] == (
         "ops.pbtxt:3:1: warning: 1 op of this OpList has no shape function without TensorFlow (an OpList file holds "
