@@ -1,4 +1,4 @@
-"""`opgen oplist --from-library` where TensorFlow is not installed."""
+"""`opgen oplist --from-library` and `--from-tensorflow` where TensorFlow is not installed."""
 
 from __future__ import annotations
 
@@ -31,3 +31,16 @@ def test_from_library_of_a_missing_file_is_a_located_error(tmp_path, monkeypatch
     assert f"{missing}: error: op library {missing} does not exist" in err
     assert "hint: pass the path of a compiled .so" in err
     assert "Traceback" not in err and "internal error" not in err
+
+
+def test_from_tensorflow_without_tensorflow_is_a_clear_error(tmp_path, monkeypatch, capsys):
+    from opgen.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "tensorflow", None)  # `import tensorflow` raises ImportError
+    assert main(["oplist", "--from-tensorflow", "-o", "tf.pbtxt"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("opgen: error: --from-tensorflow needs TensorFlow to read its registry, and it is not "
+                          "installed\n  hint: pip install tensorflow-cpu, or give OpList files or REGISTER_OP "
+                          "sources instead")
+    assert not (tmp_path / "tf.pbtxt").exists()
