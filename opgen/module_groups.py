@@ -62,14 +62,17 @@ def group_ops(
         validate_module_name(module, rules_location)
     groups: dict[str, list[op_def_pb2.OpDef]] = {}
     for op in op_list.op:
-        rule = module_rule(op.name, rules) if rules else None
-        if rule is not None:
-            module = rule
-        else:
-            src = sources.get(op.name)
-            module = module_for_source(src.location.path) if src else "gen_ops"
-        groups.setdefault(module, []).append(op)
+        groups.setdefault(module_of(op.name, sources, rules), []).append(op)
     return dict(sorted(groups.items()))
+
+
+def module_of(op_name: str, sources: dict[str, OpSource], rules: dict[str, str]) -> str:
+    """The module of op `op_name`: its first matching `[tool.opgen.modules]` glob's, else its source's stem's."""
+    rule = module_rule(op_name, rules) if rules else None
+    if rule is not None:
+        return rule
+    src = sources.get(op_name)
+    return module_for_source(src.location.path) if src else "gen_ops"
 
 
 def same_named_sources(
@@ -141,6 +144,7 @@ __all__ = [
     "module_files",
     "module_for_source",
     "module_library",
+    "module_of",
     "module_rule",
     "unmatched_patterns",
     "validate_module_name",

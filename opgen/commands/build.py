@@ -31,8 +31,8 @@ from opgen.module_groups import (
     BIG_MODULE_OPS,
     group_ops,
     module_files,
-    module_for_source,
     module_library,
+    module_of,
     module_rule,
     same_named_sources,
     unmatched_patterns,
@@ -369,11 +369,13 @@ def _gather(settings: Settings) -> GatherResult:
                 "a glob for several), or rename the file",
             ).format_warning()
         )
-    modules = group_ops(gathered.op_list, gathered.sources, config.modules, config.where("modules"))
-    if settings.max_ops_per_module is None:
-        for module, ops in modules.items():
-            if len(ops) > BIG_MODULE_OPS:
-                _warn_big_module(settings, gathered, module, ops)
+    # (grouped only when a check needs the modules: a no-op rebuild of TF's registry spends 5% on it)
+    big_possible = settings.max_ops_per_module is None and len(gathered.op_list.op) > BIG_MODULE_OPS
+    modules = (group_ops(gathered.op_list, gathered.sources, config.modules, config.where("modules"))
+               if big_possible or config.libraries else {})
+    for module, ops in modules.items() if big_possible else ():
+        if len(ops) > BIG_MODULE_OPS:
+            _warn_big_module(settings, gathered, module, ops)
     if config.libraries:
         for pattern in unmatched_patterns(modules, config.libraries if all_sources else {}):
             report(
@@ -414,8 +416,7 @@ def _op_pattern_hint(pattern: str, gathered: GatherResult, config: Config) -> st
     taken = [name for name in names if module_rule(name, {meant: ""}) is not None]
     if not taken:
         return hint
-    source = gathered.sources.get(taken[0])
-    now = module_rule(taken[0], config.modules) or (module_for_source(source.location.path) if source else "gen_ops")
+    now = module_of(taken[0], gathered.sources, config.modules)
     return (f"did you mean {meant!r}? it matches {', '.join(taken[:3])}{', ...' if len(taken) > 3 else ''}, "
             f"which go to {now} now; {hint}")
 
