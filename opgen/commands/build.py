@@ -26,6 +26,7 @@ from opgen.apidiff.snapshot_file import api_hint, snapshot_outputs, snapshot_pat
 from opgen.config import Config
 from opgen.errors import Location, OpgenError, printable_path, report, reports_silenced
 from opgen.fsutil import LiteralPath, flush_stdout, write_output, write_stdout
+from opgen.globs import glob_list
 from opgen.model import GatherResult
 from opgen.module_groups import (
     BIG_MODULE_OPS,
@@ -33,7 +34,6 @@ from opgen.module_groups import (
     module_files,
     module_library,
     module_of,
-    module_rule,
     same_named_sources,
     unmatched_patterns,
 )
@@ -413,7 +413,7 @@ def _op_pattern_hint(pattern: str, gathered: GatherResult, config: Config) -> st
     if not close:
         return hint
     meant = close[0] + pattern[len(head):]
-    taken = [name for name in names if module_rule(name, {meant: ""}) is not None]
+    taken = [name for name in names if glob_list((meant,)).first(name) is not None]
     if not taken:
         return hint
     now = module_of(taken[0], gathered.sources, config.modules)

@@ -13,10 +13,10 @@ of what an op "runs on"; the Markdown table lists them on their own rows.
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from opgen.errors import Location, OpgenError, did_you_mean
+from opgen.globs import glob_list
 from opgen.model import KernelRegistration, OpSource
 from opgen.output_escape import md_text
 from opgen.proto import kernel_def_pb2
@@ -349,12 +349,13 @@ def _ops_without_kernels(registrations: list[KernelRegistration], op_list: op_de
     `kernels_elsewhere` ([tool.opgen], op-name globs: another library registers them) matches."""
     with_kernels = {reg.kernel_def.op for reg in registrations}
     files = {source.location.path for op in with_kernels if (source := sources.get(op)) is not None}
+    elsewhere = glob_list(tuple(kernels_elsewhere))
     findings = []
     for op in op_list.op:
         source = sources.get(op.name)
         if (op.name in with_kernels or source is None or source.from_op_list or source.location.path not in files
                 or (not internal_ops_listed and op.name.startswith("_"))
-                or any(fnmatch.fnmatchcase(op.name, glob) for glob in kernels_elsewhere)):
+                or elsewhere.first(op.name) is not None):
             continue
         findings.append(OpgenError(
             f"op '{op.name}' has no kernel in the sources, though other ops of its file have; TensorFlow "
