@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import hashlib
@@ -11,6 +12,7 @@ import secrets
 import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 
@@ -82,14 +84,64 @@ def unsealed(blob: bytes, *context: bytes) -> bytes | None:
     return payload if len(tag) == _SEAL_BYTES and hmac.compare_digest(tag, seal(*context, payload)) else None
 
 
-def read_cache_file(path: Path) -> bytes:
+def read_cache_file(path: Path, mark_used: bool = False) -> bytes:
     """A cache file's bytes, opened without following a symlink (O_NOFOLLOW) and only when it
-    is a regular file: a link planted in the cache never makes opgen read another file."""
+    is a regular file: a link planted in the cache never makes opgen read another file.
+    `mark_used` (an entry of opgen's cache, never an output file) moves its modification time
+    to now once it is a day old, so `trim_cache` keeps what builds still read."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
     with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if mark_used and time.time() - st.st_mtime >= _DAY:
+            with contextlib.suppress(OSError):  # another user's file: its age is theirs to keep
+                os.utime(fd)
         return f.read()
+
+
+# Entries of opgen's cache that no build has read for this long are removed (`trim_cache`).
+CACHE_KEEP_DAYS = 30
+_DAY = 24 * 3600.0
+# The cache's folders of entries keyed by content (chunk packs and build stamps, parsed
+# OpLists, compiled templates), each a flat folder of files that any build may recreate.
+_TRIMMED_FOLDERS = ("format", "oplists", "jinja")
+
+
+def trim_cache() -> None:
+    """Remove the entries of opgen's cache that no build has read or written for
+    `CACHE_KEEP_DAYS` days (a chunk pack of an output directory since deleted, an OpList file
+    of a past revision), at most once a day (the `trimmed` file's time says when it last ran),
+    as Go's build cache trims itself: without it the cache only grows. Entries are files,
+    removed without following a symlink; a build that meanwhile reads one finds a miss and
+    renders again, never a wrong result. Errors only leave entries in place."""
+    root = cache_root()
+    marker = root / "trimmed"
+    now = time.time()
+    try:
+        if now - os.lstat(marker).st_mtime < _DAY:
+            return
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return
+    try:
+        atomic_write(marker, b"", durable=False)
+    except OSError:
+        return  # a cache that cannot be written is not trimmed either
+    cutoff = now - CACHE_KEEP_DAYS * _DAY
+    for name in _TRIMMED_FOLDERS:
+        folder = root / name
+        try:
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):  # a symlink planted for a folder is never followed
+                continue
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    with contextlib.suppress(OSError):  # gone meanwhile, or not ours to remove
+                        if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                            os.unlink(entry.path)
+        except OSError:
+            continue
 
 
 def file_mode(path: Path) -> int:

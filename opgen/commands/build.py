@@ -25,7 +25,7 @@ import click
 from opgen.apidiff.snapshot_file import api_hint, snapshot_outputs, snapshot_path
 from opgen.config import Config
 from opgen.errors import Location, OpgenError, printable_path, report, reports_silenced
-from opgen.fsutil import LiteralPath, flush_stdout, write_output, write_stdout
+from opgen.fsutil import LiteralPath, flush_stdout, trim_cache, write_output, write_stdout
 from opgen.globs import glob_list
 from opgen.model import GatherResult
 from opgen.module_groups import (
@@ -594,6 +594,7 @@ def _run(settings: Settings) -> int:
                 with contextlib.suppress(FileNotFoundError):
                     os.utime(opts.out / rel)
     phases.done(f"wrote {printable_path(opts.out)}")
+    trim_cache()  # a build that wrote its cache (`--check`, `--diff` and `--dry-run` returned above)
     _report_kept(opts.out, changes)
     elapsed = time.perf_counter() - started
     # the chunks opgen did not lay out itself, when there are any (a user's templates, long names)

@@ -356,7 +356,7 @@ class _SealedBytecodeCache(jinja2.FileSystemBytecodeCache):
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         path = Path(self._get_cache_filename(bucket))
         try:
-            data = unsealed(read_cache_file(path), path.name.encode())
+            data = unsealed(read_cache_file(path, mark_used=True), path.name.encode())
         except OSError:
             return
         if data is not None:

@@ -223,14 +223,14 @@ class ChunkFormatter:
         if not self.use_cache:
             return ChunkPack()
         try:
-            payload = unsealed(read_cache_file(self._pack_path(pack)), _INDEX_SEAL_CONTEXT)
+            payload = unsealed(read_cache_file(self._pack_path(pack), mark_used=True), _INDEX_SEAL_CONTEXT)
             if payload is None:  # written by someone else, or altered
                 return ChunkPack()
             form, generation, index = marshal.loads(payload)
             if (form != _PACK_FORMAT or not isinstance(generation, str) or not generation.isalnum()
                     or not isinstance(index, dict)):
                 return ChunkPack()
-            data = read_cache_file(self._text_path(pack, generation))
+            data = read_cache_file(self._text_path(pack, generation), mark_used=True)
             if max((entry[2] for entry in index.values()), default=0) <= len(data):
                 return ChunkPack(data, index, generation)
         except (OSError, EOFError, ValueError, TypeError, IndexError):
@@ -320,7 +320,7 @@ class ChunkFormatter:
         if not self.use_cache:
             return None
         try:
-            payload = unsealed(read_cache_file(self._stamp_path(pack)), _STAMP_SEAL_CONTEXT)
+            payload = unsealed(read_cache_file(self._stamp_path(pack), mark_used=True), _STAMP_SEAL_CONTEXT)
             if payload is None:
                 return None
             form, *fields = marshal.loads(payload)

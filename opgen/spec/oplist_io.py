@@ -206,7 +206,7 @@ def _read_cached(path: Path) -> tuple[op_def_pb2.OpList, list[int]] | None:
     absent, unreadable or not sealed by this user for this key (`fsutil.seal`: the OpList was
     validated when it was cached, and is not validated again)."""
     try:
-        blob = unsealed(read_cache_file(path), path.name.encode())
+        blob = unsealed(read_cache_file(path, mark_used=True), path.name.encode())
         if blob is None:
             return None
         (count,) = struct.unpack_from("<I", blob)

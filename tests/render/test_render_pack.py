@@ -292,3 +292,75 @@ def test_poisoned_oplist_and_template_caches_are_not_trusted(tmp_path, monkeypat
     assert "def listed(" in (root / "gen" / "gen_ops.py").read_text()
     assert not (root / "PWNED").exists()
     capsys.readouterr()
+
+
+def _age(path: Path, days: float) -> None:
+    import os
+    import time
+
+    then = time.time() - days * 24 * 3600
+    os.utime(path, (then, then), follow_symlinks=False)
+
+
+def test_a_build_trims_cache_entries_unread_for_30_days_once_a_day(tmp_path, monkeypatch, capsys):
+    """The cache only grew (1.2 GB of chunk packs of deleted output directories on a
+    developer's machine): a build removes the entries of `format/`, `oplists/` and `jinja/`
+    no build has read or written for `CACHE_KEEP_DAYS` days, at most once a day; an entry a
+    build reads is marked used (its time moved to now once a day old), so a project rebuilt
+    without changes keeps its pack; a symlink in the cache is never followed."""
+    from opgen.cli import main
+    from opgen.fsutil import CACHE_KEEP_DAYS
+
+    root = _cli_project(tmp_path, monkeypatch)
+    assert main(["build"]) == 0
+    cache = tmp_path / "cache" / "opgen"
+    own = sorted((cache / "format").iterdir())
+    assert own  # this project's pack, stamp and text
+    stale = cache / "format" / "0123abcd.marshal"
+    stale.write_bytes(b"a pack of an output directory deleted long ago")
+    stale_oplist = cache / "oplists" / "0123abcd"
+    stale_oplist.parent.mkdir(exist_ok=True)
+    stale_oplist.write_bytes(b"an OpList of a past revision")
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious\n")
+    _age(victim, CACHE_KEEP_DAYS + 5)
+    link = cache / "format" / "link.marshal"
+    link.symlink_to(victim)
+    _age(link, CACHE_KEEP_DAYS + 5)
+    for path in [stale, stale_oplist, *own]:
+        _age(path, CACHE_KEEP_DAYS + 1)
+    _age(cache / "trimmed", 2)  # the first build trimmed: the next runs two days later
+    (root / "gen" / "gen_math_ops.py").unlink()  # the build reads its pack, and renders nothing
+    assert main(["build"]) == 0
+    assert "trimmed" not in capsys.readouterr().err
+    assert not stale.exists() and not stale_oplist.exists()  # unread for 31 days: trimmed
+    assert all(path.exists() for path in own)  # read by the build: marked used, kept
+    assert link.is_symlink() and victim.read_bytes() == b"precious\n"  # neither followed nor removed
+
+    # once a day: a second build the same day trims nothing, even what is a year old
+    stale.write_bytes(b"another")
+    _age(stale, 365)
+    assert main(["build"]) == 0
+    assert stale.exists()
+    _age(cache / "trimmed", 1)  # a day later
+    assert main(["build"]) == 0
+    assert not stale.exists()
+    capsys.readouterr()
+
+
+def test_check_diff_and_dry_run_never_trim_the_cache(tmp_path, monkeypatch, capsys):
+    """`--dry-run` writes nothing at all, and `--check`/`--diff` only compare: none of them
+    removes a cache entry."""
+    from opgen.cli import main
+
+    _cli_project(tmp_path, monkeypatch)
+    assert main(["build"]) == 0
+    cache = tmp_path / "cache" / "opgen"
+    _age(cache / "trimmed", 2)
+    stale = cache / "format" / "0123abcd.marshal"
+    stale.write_bytes(b"old")
+    _age(stale, 365)
+    for flags in (["--check"], ["--diff"], ["--dry-run"]):
+        assert main(["build", *flags]) == 0
+    assert stale.exists()
+    capsys.readouterr()
