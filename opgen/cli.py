@@ -24,8 +24,17 @@ import click
 from click.core import ParameterSource
 
 from opgen import __version__
-from opgen.config import FORMATTERS, MAX_JOBS, PATH_KEYS, check_default_sources, check_library, check_paths, load_config
-from opgen.errors import Location, OpgenError
+from opgen.config import (
+    FORMATTERS,
+    MAX_JOBS,
+    PATH_KEYS,
+    Config,
+    check_default_sources,
+    check_library,
+    check_paths,
+    load_config,
+)
+from opgen.errors import Location, OpgenError, printable_path
 from opgen.errors import report as _report
 from opgen.fsutil import flush_stdout
 from opgen.settings import Settings, SpecInput, option_defaults
@@ -181,6 +190,15 @@ def _group_params(ctx: click.Context) -> list[dict[str, Any]]:
     return params
 
 
+def _settings_source(config: Config) -> str:
+    """Where `config` came from, as -v names it: which pyproject.toml, or none."""
+    pyproject = config.root / "pyproject.toml"
+    if not pyproject.is_file():
+        return "no pyproject.toml (none in the working directory or above it, up to its repository's root): defaults"
+    table = "[tool.opgen]" if config.written else "no [tool.opgen] keys: defaults"
+    return f"{printable_path(config.path(str(pyproject)))} ({table})"
+
+
 def _settings_callback(name: str, module: str) -> Callable[..., Invocation]:
     """The click callback of command `name`: its options, resolved against `[tool.opgen]`, as
     the `Settings` of `opgen.commands.<module>` (imported when the command runs: a command
@@ -194,6 +212,8 @@ def _settings_callback(name: str, module: str) -> Callable[..., Invocation]:
         if quiet and verbose:
             raise click.UsageError("--quiet and --verbose exclude each other", ctx)
         config = ctx.meta[_CONFIG]
+        if verbose:
+            _report(f"opgen: settings from {_settings_source(config)}")
         # The configured paths this command reads (it has the option) and no option replaces.
         check_paths(config, [key for key in PATH_KEYS
                              if key in options and ctx.get_parameter_source(key) is not ParameterSource.COMMANDLINE])

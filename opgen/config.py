@@ -145,11 +145,22 @@ def _located(
     return Location(shown)
 
 
+# What marks the root of a repository: the search for pyproject.toml stops there.
+_REPOSITORY_MARKERS = (".git", ".hg")
+
+
 def find_pyproject(start: Path) -> Path | None:
+    """The project's pyproject.toml: in `start` or the nearest directory above it, up to the
+    root of the repository holding `start` (a directory with `.git` or `.hg`, where black
+    stops looking too). A repository inside another project's tree (a clone, a submodule, a
+    vendored project) never takes that project's settings: a `--check` in it would check the
+    other project's output and pass."""
     for directory in [start, *start.parents]:
         candidate = directory / "pyproject.toml"
         if candidate.is_file():
             return candidate
+        if any((directory / marker).exists() for marker in _REPOSITORY_MARKERS):
+            return None
     return None
 
 
