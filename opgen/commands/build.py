@@ -526,7 +526,10 @@ def _run(settings: Settings) -> int:
     phases.done(f"gathered {_count(len(gathered.op_list.op), 'op')}")
     overrides_dir = Path(settings.overrides) if settings.overrides else None
     if overrides_dir is not None:
-        api_model = load_overrides(overrides_dir, gathered.op_list, merge=config.merge_overrides)
+        # Sources named on the command line may be a few of the project's: the project's
+        # entries of the others' ops are then no mistake (as its [tool.opgen.modules] patterns).
+        api_model = load_overrides(overrides_dir, gathered.op_list, merge=config.merge_overrides,
+                                   known_ops_only=not settings.input.reads_configured_sources(config))
     else:
         api_model = ApiModel({})  # every op's default ApiDef, built on demand by ApiModel.get
     phases.done(f"overrides: {printable_path(overrides_dir) if overrides_dir is not None else 'none'}")
