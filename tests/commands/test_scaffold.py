@@ -410,7 +410,7 @@ def test_wheel_build_refuses_a_library_that_lacks_its_modules_ops(tmp_path):
     for module, op in (("gen_extra._part1", "MyExtra"), ("gen_extra._part2", "MyExtraToo"), ("gen_more", "MyMore")):
         assert (f"/my_ops/_my_ops.so of module 'my_ops.{module}' registers no op {op}; rebuild the library or "
                 "the wrappers, or, if another library registers them, fix `library` (or the module's entry of "
-                "[tool.opgen.libraries]) in [tool.opgen] and regenerate") in output
+                "[tool.opgen.libraries]) in [tool.opgen], or `opgen build --library`, and regenerate") in output
     assert ("Its users would get an OpLibraryWarning at import and an OpLibraryError from each op of that library. "
             "To fix, map module gen_extra to my_ops/_extra.so, which registers MyExtra, MyExtraToo: "
             '[tool.opgen.libraries] "gen_extra" = "_extra.so", then run `opgen build`; add ops/more.cc to the '

@@ -294,8 +294,10 @@ def test_a_broken_library_fails_only_its_own_ops(libraries, tmp_path, damage):
         out, _ = _finish(process)
         path = root / "pkg" / "ops" / "_scale_ops.so"
         error = (f"op library {path} of module 'pkg.ops.gen_scale_ops' does not exist, so its ops (OpgenLlScale) "
-                 f"cannot run on TensorFlow; build the library, or fix `library` (or the module's entry of "
-                 "[tool.opgen.libraries]) in [tool.opgen] and regenerate"
+                 f"cannot run on TensorFlow; if this package was installed, its installation lacks the library: "
+                 "reinstall it (or tell its authors the package ships no _scale_ops.so); if you build it, build the "
+                 "library, or fix `library` (or the module's entry of [tool.opgen.libraries]) in [tool.opgen], or "
+                 "`opgen build --library`, and regenerate"
                  if damage == "missing" else
                  f"TensorFlow cannot load op library {path} of module 'pkg.ops.gen_scale_ops' (ops OpgenLlScale): ")
         assert out["shift"] == [[2.0], [3.0]], order

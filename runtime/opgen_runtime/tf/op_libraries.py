@@ -204,7 +204,8 @@ def _index_failures() -> None:
 
 
 # The setting a module's library comes from: `library`, or its entry of `libraries`.
-_FIX_LIBRARY = "fix `library` (or the module's entry of [tool.opgen.libraries]) in [tool.opgen] and regenerate"
+_FIX_LIBRARY = ("fix `library` (or the module's entry of [tool.opgen.libraries]) in [tool.opgen], or "
+                "`opgen build --library`, and regenerate")
 
 
 def _register(module_name: str, library: str, stacklevel: int) -> None:
@@ -228,7 +229,9 @@ def _register(module_name: str, library: str, stacklevel: int) -> None:
         if not os.path.isfile(path):
             raise OpLibraryError(
                 f"op library {path} of module '{module_name}' does not exist, so its ops ({listed}) cannot run "
-                f"on TensorFlow; build the library, or {_FIX_LIBRARY}"
+                f"on TensorFlow; if this package was installed, its installation lacks the library: reinstall it (or "
+                f"tell its authors the package ships no {os.path.basename(path)}); if you build it, build the "
+                f"library, or {_FIX_LIBRARY}"
             )
         try:
             # `tf.load_library` registers the ops and kernels (TF_LoadLibrary) and nothing else;
