@@ -747,6 +747,36 @@ _FLAG_CALLS = {"SetIsStateful": "is_stateful", "SetDoNotOptimize": "is_stateful"
                "SetIsDistributedCommunication": "is_distributed_communication"}
 
 
+def _saved_model_warnings(op_def: op_def_pb2.OpDef, reg: Registration) -> list[str]:
+    """An output list whose length comes from an attr with a default other than none: TF's
+    SavedModel drops every attr at its default from the graphs it saves
+    (`meta_graph.strip_graph_default_valued_attrs`, tensorflow/python/saved_model/save.py),
+    and loading counts such an output's tensors from the node's attrs alone
+    (`_get_num_args`, tensorflow/python/framework/function_def_to_graph.py), so a saved call
+    at the default loads as an output of no tensors and fails (trial26 #2; TF's own ops
+    `NIntsOutDefault` likewise)."""
+    attrs = {a.name: a for a in op_def.attr}
+    parts = dict(_part_locations(reg))
+    warnings = []
+    for arg in op_def.output_arg:
+        name = arg.number_attr or arg.type_list_attr
+        attr = attrs.get(name)
+        if attr is None or not attr.HasField("default_value"):
+            continue
+        default = attr.default_value
+        count = default.i if arg.number_attr else len(default.list.type)
+        if count == 0:  # saved or not, the count is 0: nothing is lost
+            continue
+        shown = str(count) if arg.number_attr else f"a list of {count} types"
+        warnings.append(
+            f"{parts.get(f'attr {name}', reg.loc)}: warning: output '{arg.name}' of op {op_def.name} has as many "
+            f"tensors as attr '{name}' says, and a SavedModel drops that attr when it is at its default ({shown}): "
+            "a saved model calling the op with the default fails to load (TensorFlow's function_def_to_graph counts "
+            f"the tensors from the saved attrs alone: KeyError '{op_def.name}:{arg.name}:<index>')"
+            f"\n  hint: declare '{name}' without a default, so every call passes it and saved graphs keep it")
+    return warnings
+
+
 def _part_locations(reg: Registration) -> tuple[tuple[str, Location], ...]:
     """("attr T", where `.Attr("T: ...")` stands), ... for each declared part (first wins);
     an arg or attr whose text is written elsewhere (a constant, a macro's #define) is located
@@ -849,6 +879,7 @@ def _gather(
     skipped: dict[Location, SkippedRegistrations] = {}  # a shared header's conditional once
     # translation warnings, and SetShapeFn names (name, where, op) that may be typos (`_shape_fn_warnings`)
     shape_fn_warnings: list[str | tuple[str, Location, str]] = []
+    saved_model_warnings: list[str] = []
     defined_in: dict[str, dict[str, Translation]] = {}  # unit -> the shape functions it defines
     # ops whose SetShapeFn names a project function their unit does not define
     elsewhere: list[tuple[op_def_pb2.OpDef, Registration, BuilderCall, str, bool, OpSource]] = []
@@ -909,6 +940,8 @@ def _gather(
                 warning = undeclared_tf_shape_fn_warning(shape_fn, scanned.declared_shape_fns, call.args[0].loc)
                 if warning is not None:
                     shape_fn_warnings.append(warning)
+            if not is_tf_core_op(op_def.name):
+                saved_model_warnings += _saved_model_warnings(op_def, reg)
             if core_ops is not None and is_tf_core_op(op_def.name) and not any(
                     fnmatch.fnmatchcase(op_def.name, glob) for glob in core_ops):
                 core_registrations.append(reg)
@@ -983,6 +1016,7 @@ def _gather(
     warnings += _as_warnings([explanations.explain(e) for e in unread])
     errors += skip_errors
     warnings += _shape_fn_warnings(shape_fn_warnings)
+    warnings += saved_model_warnings
     errors = [explanations.explain(e) for e in errors]
     if helper_origins:
         errors = [_with_helper_origin(e, helper_origins) for e in errors]

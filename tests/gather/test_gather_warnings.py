@@ -3,6 +3,10 @@ accept (a mistyped shape function name, ...)."""
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
 from opgen.spec.gather import gather
 from opgen_runtime.shapes.fn_names import PORTS
 
@@ -145,3 +149,60 @@ def test_a_misspelt_include_names_the_file_it_may_mean(tmp_path):
         assert 'hint: did you mean "lib/fw_common.h"?' in e.format()
     else:
         raise AssertionError("--strict-includes accepted a missing include")
+
+
+def test_an_output_counted_by_an_attr_with_a_default_warns_of_savedmodel_loading(tmp_path):
+    """TF's SavedModel drops attrs at their defaults, and its loader counts an output list's
+    tensors from the saved attrs alone: an output of `N * T` or `list(type)` length whose
+    attr has a default other than none fails to load when called at the default (trial26
+    #2; `test_savedmodel_loses_an_output_count_at_its_default` shows it with TF's own op).
+    A default of 0 (or no types) loses nothing; an attr without default is always saved."""
+    warnings = _warnings(tmp_path, 'REGISTER_OP("Fan").Input("x: float")\n'
+                                   '    .Output("ys: N * float")\n'
+                                   '    .Attr("N: int >= 1 = 2")\n'
+                                   '    .Output("zs: T")\n'
+                                   '    .Attr("T: list(type) = [DT_FLOAT]")\n'
+                                   '    .SetShapeFn(shape_inference::UnknownShape);\n'
+                                   'REGISTER_OP("Fine").Output("ys: N * float").Attr("N: int >= 0 = 0")\n'
+                                   '    .Output("zs: M * float").Attr("M: int")\n'
+                                   '    .SetShapeFn(shape_inference::UnknownShape);\n')
+    assert len(warnings) == 2, warnings
+    n, t = warnings
+    assert n.startswith(f"{tmp_path / 'ops.cc'}:4:6: warning: output 'ys' of op Fan has as many tensors as attr 'N' "
+                        "says, and a SavedModel drops that attr when it is at its default (2): ")
+    assert "hint: declare 'N' without a default" in n
+    assert t.startswith(f"{tmp_path / 'ops.cc'}:6:6: warning: output 'zs' of op Fan ") and "(a list of 1 types)" in t
+
+
+_SAVE_AND_LOAD = """
+import os, sys, tempfile
+import tensorflow as tf
+from tensorflow.python.framework import op_def_library
+
+class Saved(tf.Module):
+    @tf.function(input_signature=[])
+    def __call__(self):
+        _, _, _, outputs = op_def_library._apply_op_helper("NIntsOutDefault", N=int(sys.argv[1]))
+        return outputs[1]
+
+path = os.path.join(tempfile.mkdtemp(), "saved")
+tf.saved_model.save(Saved(), path)
+try:
+    tf.saved_model.load(path)
+    print("loaded")
+except KeyError as e:
+    print("KeyError", e)
+"""
+
+
+@pytest.mark.oracle
+def test_savedmodel_loses_an_output_count_at_its_default():
+    """What the warning above says, on TF 2.21's own op `NIntsOutDefault` (`a: N * int32`,
+    `N: int >= 2 = 3`): saved with N=3 (the default) the model does not load; with N=4 it does."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    results = {n: subprocess.run([sys.executable, "-c", _SAVE_AND_LOAD, str(n)], capture_output=True, text=True,
+                                 env=env, check=True).stdout.strip().splitlines()[-1] for n in (3, 4)}
+    assert results == {3: "KeyError 'NIntsOutDefault:a:1'", 4: "loaded"}
