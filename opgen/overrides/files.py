@@ -1,5 +1,6 @@
 """Reading override files: format detection, TF's `<<END` multi-line format, text-format
-parsing, and the line/column of every field (protobuf's Python parser keeps none).
+parsing, and the line/column of every field (`opgen.tf_text.proto_positions`: protobuf's
+Python parser keeps none).
 
 An override file is text-format protobuf holding either `opgen.OpGenOverrides` or TF's
 `ApiDefs`; both have a repeated top-level `op`. The format is decided by parsing: a file
@@ -21,38 +22,10 @@ from google.protobuf import descriptor_pool, text_encoding, text_format
 from opgen.errors import Location, OpgenError, did_you_mean, plain_proto_names
 from opgen.limits import MAX_TEXT_NESTING, decode_utf8, read_input_bytes, text_nesting_problem
 from opgen.proto import api_def_pb2, op_gen_overrides_pb2
+from opgen.tf_text.proto_positions import Node, Token, scan, tokens
 
 Format = Literal["opgen", "apidef"]
 FORMAT_TITLES = {"opgen": "OpGenOverrides", "apidef": "ApiDefs"}
-
-
-@dataclass
-class Node:
-    """A field occurrence in a text-format file: where it stands and its sub-fields."""
-
-    name: str
-    loc: Location
-    children: list[Node] = field(default_factory=list)
-    # children by name, built on first use (for the children it was built from): a file of
-    # 20,000 entries asks for each one by its index
-    _by_name: dict[str, list[Node]] = field(default_factory=dict, repr=False, compare=False)
-    _indexed: int = field(default=-1, repr=False, compare=False)
-
-    def all(self, name: str) -> list[Node]:
-        if self._indexed != len(self.children):
-            self._by_name = {}
-            for child in self.children:
-                self._by_name.setdefault(child.name, []).append(child)
-            self._indexed = len(self.children)
-        return self._by_name.get(name, [])
-
-    def nth(self, name: str, index: int) -> Node:
-        """The `index`-th occurrence of field `name` (a repeated field's element `index`)."""
-        found = self.all(name)
-        return found[index] if index < len(found) else (found[-1] if found else self)
-
-    def first(self, name: str) -> Node:
-        return self.nth(name, 0)
 
 
 @dataclass
@@ -139,7 +112,7 @@ def read_override_file(path: Path, display: str) -> OverrideFile:
         if reader.parse_error(0, len(text), _FILE_TYPES[fmt], text) is not None:  # what is left combines badly
             raise error
     text_format.Parse(text, message)
-    root = Node("", Location(display, 1, 1), _scan(text, display, line_map))
+    root = scan(text, display, line_map)
     return OverrideFile(display, fmt, message, root, errors, frozenset(partial))
 
 
@@ -218,8 +191,8 @@ class _Reader:
         """The text with each entry or field that does not parse blanked out, their errors
         and the indices of entries that lost a field. `error` (the whole file's) is raised
         when the file cannot be split into entries and fields."""
-        tokens = _tokens(self.text)
-        items = _fields(tokens, 0, len(tokens))
+        toks = tokens(self.text)
+        items = _fields(toks, 0, len(toks))
         if items is None:
             raise error
         errors: list[OpgenError] = []
@@ -227,15 +200,15 @@ class _Reader:
         blanks: list[tuple[int, int]] = []
         kept = 0
         for first, value_start, value_end, last in items:
-            start, end = tokens[first][1], tokens[last - 1][2]
+            start, end = toks[first][1], toks[last - 1][2]
             entry_error = self.parse_error(start, end, _FILE_TYPES[self.fmt])
             if entry_error is None:
                 kept += 1
                 continue
-            inner = _fields(tokens, value_start + 1, value_end - 1) if tokens[value_start][0] in "{<" else None
+            inner = _fields(toks, value_start + 1, value_end - 1) if toks[value_start][0] in "{<" else None
             field_errors, field_blanks = [], []
             for field_first, _, _, field_last in inner or []:
-                span = (tokens[field_first][1], tokens[field_last - 1][2])
+                span = (toks[field_first][1], toks[field_last - 1][2])
                 problem = self.parse_error(*span, _ENTRY_TYPES[self.fmt])
                 if problem is not None:
                     field_errors.append(problem)
@@ -291,17 +264,6 @@ def parse_hint(message: str, fmt: Format, before: str = "") -> str | None:
     return None
 
 
-def _tokens(text: str) -> list[tuple[str, int, int]]:
-    """(kind, start, end) of each token; kind is the punctuation itself, "str", "word" or "?"."""
-    out = []
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup or ""
-        if kind == "ws":
-            continue
-        out.append((m.group() if kind == "punct" else kind, m.start(), m.end()))
-    return out
-
-
 _CLOSING = {"{": "}", "<": ">", "[": "]"}
 
 
@@ -309,7 +271,7 @@ def _unclosed(text: str) -> int | None:
     """The offset of the innermost brace (`{`, `<`, `[`) `text` opens and never closes, when its
     braces are otherwise balanced; else None."""
     stack = []
-    for kind, start, _ in _tokens(text):
+    for kind, start, _ in tokens(text):
         if kind in _CLOSING:
             stack.append(start)
         elif kind in ("}", ">", "]") and (not stack or _CLOSING[text[stack.pop()]] != kind):
@@ -317,7 +279,7 @@ def _unclosed(text: str) -> int | None:
     return stack[-1] if stack else None
 
 
-def _fields(tokens: list[tuple[str, int, int]], pos: int, end: int) -> list[tuple[int, int, int, int]] | None:
+def _fields(tokens: list[Token], pos: int, end: int) -> list[tuple[int, int, int, int]] | None:
     """The fields in tokens[pos:end] as (first token, value's first token, value's end, end
     with its separator); None when they cannot be told apart (a stray brace, ...)."""
     out = []
@@ -359,65 +321,3 @@ def _fields(tokens: list[tuple[str, int, int]], pos: int, end: int) -> list[tupl
             pos += 1
         out.append((first, value, value_end, pos))
     return out
-
-
-# --- Locating fields: a scanner for (already validly parsed) text-format protobuf ---
-
-_TOKEN = re.compile(
-    r"""(?P<ws>\s+|\#[^\n]*)
-      | (?P<str>"(?:[^"\\\n]|\\.)*"?|'(?:[^'\\\n]|\\.)*'?)
-      | (?P<punct>[{}<>\[\]:,;])
-      | (?P<word>[^\s{}<>\[\]:,;"'\#]+)""",
-    re.VERBOSE,
-)  # a string may lack its closing quote (a parse error, when recovering: one token)
-
-
-def _scan(text: str, path: str, line_map: list[int]) -> list[Node]:
-    tokens: list[tuple[str, str, Location]] = []
-    line, line_start = 1, 0
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup or ""
-        if kind != "ws":
-            tokens.append((kind, m.group(), Location(path, line_map[line - 1], m.start() - line_start + 1)))
-        for nl in re.finditer("\n", m.group()):
-            line += 1
-            line_start = m.start() + nl.end()
-    nodes, _ = _scan_fields(tokens, 0, None)
-    return nodes
-
-
-def _scan_fields(tokens: list[tuple[str, str, Location]], pos: int, close: str | None) -> tuple[list[Node], int]:
-    nodes: list[Node] = []
-    while pos < len(tokens) and tokens[pos][1] != close:
-        _, name, loc = tokens[pos]
-        pos += 1
-        if tokens[pos][1] == ":":
-            pos += 1
-        if tokens[pos][1] == "[":
-            pos += 1
-            while tokens[pos][1] != "]":
-                elem_loc = tokens[pos][2]
-                children, pos = _scan_value(tokens, pos)
-                nodes.append(Node(name, elem_loc, children))
-                if tokens[pos][1] == ",":
-                    pos += 1
-            pos += 1
-        else:
-            children, pos = _scan_value(tokens, pos)
-            nodes.append(Node(name, loc, children))
-        if pos < len(tokens) and tokens[pos][1] in (",", ";"):
-            pos += 1
-    return nodes, pos + 1
-
-
-def _scan_value(tokens: list[tuple[str, str, Location]], pos: int) -> tuple[list[Node], int]:
-    kind, text, _ = tokens[pos]
-    if text in ("{", "<"):
-        return _scan_fields(tokens, pos + 1, "}" if text == "{" else ">")
-    pos += 1
-    if kind == "str":
-        while pos < len(tokens) and tokens[pos][0] == "str":
-            pos += 1
-    elif text == "-":
-        pos += 1
-    return [], pos

@@ -37,7 +37,7 @@ from google.protobuf import json_format, text_format
 
 from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean
 from opgen.overrides.apidef import ApiModel, default_api_def
-from opgen.overrides.files import Node, OverrideFile, read_override_file
+from opgen.overrides.files import OverrideFile, read_override_file
 from opgen.overrides.merge import (
     MergeState,
     Update,
@@ -59,6 +59,7 @@ from opgen.python_api.signature import (
     python_function_name,
     python_params,
 )
+from opgen.tf_text.proto_positions import Node
 from opgen_runtime.proto import (
     attr_value_pb2,
     datatypes,

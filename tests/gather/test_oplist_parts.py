@@ -63,3 +63,40 @@ op { name: "X" attr { name: "M" type: "int" } }
         "X": {"attr N": "1:25", "attr N name": "1:26", "attr N type": "1:37", "attr N has_minimum": "1:50",
               "attr N minimum": "1:68"},
         "Y": {"input y": "2:15", "input y name": "2:27", "input y type": "2:37"}}
+
+
+def test_a_list_default_is_located_at_its_first_element():
+    """A default written as a `[...]` list is located at its first element, as each element of
+    a list stands where it is written (`attr: [{...}]` at its `{`; an override file's
+    `alias: ["a", "b"]` at each string): the value that changes, on its own line when the
+    list spans several. An empty list has no element: its default is located at the field."""
+    text = """op {
+  name: "Pad"
+  attr { name: "pads" type: "list(int)" default_value { list { i: [1, 2] } } }
+  attr {
+    name: "dims"
+    type: "list(int)"
+    default_value {
+      list {
+        i: [
+          3,
+          4
+        ]
+      }
+    }
+  }
+  attr { name: "none" type: "list(int)" default_value { list { i: [] } } }
+}
+"""
+    located = _located(text)["Pad"]
+    assert located["attr pads default_value"] == "3:68"
+    assert located["attr dims default_value"] == "10:11"
+    assert located["attr none default_value"] == "16:41"
+
+
+def test_names_are_read_as_protobuf_reads_them():
+    """An op's and an arg's `name` are the strings protobuf reads: adjacent strings joined,
+    escapes resolved (`\\x4d` is `M`)."""
+    text = r"""op { name: "Mat" 'Mul' input_arg { name: "\x61" type: DT_FLOAT } }
+"""
+    assert _located(text) == {"MatMul": {"input a": "1:24", "input a name": "1:36", "input a type": "1:49"}}
