@@ -574,15 +574,16 @@ _NOTES_PER_MACRO = 3
 def _skipped_notes(groups: list[SkippedRegistrations], strict: bool) -> tuple[list[str], list[OpgenError]]:
     """One note per conditional that skipped registrations for undefined project macros
     (errors with `strict`); after `_NOTES_PER_MACRO` of the same macros, one line for the rest."""
-    by_names: dict[tuple[str, ...], list[SkippedRegistrations]] = {}
+    by_deciding: dict[tuple[tuple[str, ...], bool], list[SkippedRegistrations]] = {}
     for g in groups:
-        by_names.setdefault(g.names, []).append(g)
+        by_deciding.setdefault((g.names, g.together), []).append(g)
     notes: list[str] = []
     errors: list[OpgenError] = []
-    for names, same in by_names.items():
+    for (names, together), same in by_deciding.items():
         quoted = " and ".join(f"'{n}'" for n in names)
         are = "is" if len(names) == 1 else "are"
-        hint = f"{' or '.join(f'-D {n}=1' for n in names)}, or [tool.opgen] defines"
+        defines = (" " if together else " or ").join(f"-D {n}=1" for n in names)
+        hint = f"{defines}, or [tool.opgen] defines"
         located = [OpgenError(f"{quoted} {are} not defined, so this conditional skips "
                               f"{plural(g.count, 'registration')}", g.location, hint) for g in same]
         if strict:

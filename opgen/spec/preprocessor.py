@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from opgen.errors import Location, OpgenError, OpgenErrors
 from opgen.globs import glob_list
@@ -100,6 +101,7 @@ class SkippedRegistrations:
 
     location: Location  # the first such macro in the deciding condition
     names: tuple[str, ...]  # the undefined macros that decided, in order
+    together: bool = False  # only defining them all compiles the group (`#if A && B`), not each alone
     count: int = 0
 
 
@@ -182,6 +184,17 @@ class _Stream:
         return self.toks[self.i] if self.i < len(self.toks) else None
 
 
+class _Deciding(NamedTuple):
+    """The undefined project macros (see `_project_undefined`, their first tokens) whose
+    definition would change a condition: each alone, or only `together` (`#if A && B`)."""
+
+    tokens: tuple[Token, ...] = ()
+    together: bool = False
+
+
+_UNDECIDED = _Deciding()  # a condition no undefined project macro decided
+
+
 @dataclass
 class _Cond:
     tok: Token  # the directive's name (`if`), for "unterminated" errors
@@ -192,7 +205,7 @@ class _Cond:
     parent_active: bool
     # The undefined project macros (see `_project_undefined`) that decided: of the branch
     # taken, or else of the group being skipped (then `skipped` counts its registrations).
-    undefined: tuple[Token, ...] = ()
+    undefined: _Deciding = _UNDECIDED
     skipped: SkippedRegistrations | None = None
 
 
@@ -219,7 +232,7 @@ class Preprocessor:
         self.undefined_in_conditions: list[UndefinedInCondition] = []
         # groups of #if chains skipped for undefined project macros that hold registrations
         self.skipped_registrations: list[SkippedRegistrations] = []
-        self._undefined: tuple[Token, ...] = ()  # the undefined project macros the last condition read
+        self._undefined = _UNDECIDED  # the undefined project macros that decided the last condition read
         self._registering: dict[int, tuple[Macro, bool]] = {}  # id(macro) -> (macro, expands to a registration)
         self._search_dirs: dict[tuple[str, bool], list[str]] = {}  # (including file's directory, <...>) -> search path
         self._nesting = 0
@@ -366,11 +379,12 @@ class Preprocessor:
         chain decided), when undefined project macros decided it."""
         boundary = next(c for c in reversed(conds) if c.parent_active)
         if boundary.skipped is None:
-            if not boundary.undefined:
+            deciding = boundary.undefined
+            if not deciding.tokens:
                 return
-            first = boundary.undefined[0]
-            boundary.skipped = SkippedRegistrations(token_location(first),
-                                                    tuple(dict.fromkeys(t[TEXT] for t in boundary.undefined)))
+            boundary.skipped = SkippedRegistrations(token_location(deciding.tokens[0]),
+                                                    tuple(dict.fromkeys(t[TEXT] for t in deciding.tokens)),
+                                                    deciding.together)
             self.skipped_registrations.append(boundary.skipped)
         boundary.skipped.count += 1
 
@@ -418,7 +432,7 @@ class Preprocessor:
                 c.active = False
                 # A branch was taken: what decided it decides an #else right after it, not an
                 # #elif (its own condition was never read) nor anything after one.
-                c.undefined = ()
+                c.undefined = _UNDECIDED
             elif c.parent_active and not c.taken:
                 c.active = self._condition(name[2:] if name != "elif" else "if", name_tok, rest)
                 c.undefined = self._undefined  # of this branch, taken or skipped
@@ -453,12 +467,12 @@ class Preprocessor:
         return True
 
     def _condition(self, name: str, name_tok: Token, rest: list[Token]) -> bool:
-        """The value of a condition; `self._undefined`: the undefined project macros it read."""
-        self._undefined = ()
+        """The value of a condition; `self._undefined`: the undefined project macros that decided it."""
+        self._undefined = _UNDECIDED
         if name in ("ifdef", "ifndef", "def", "ndef"):
             if not rest or rest[0][KIND] != "id":
                 raise token_error(rest[0] if rest else name_tok, f"no macro name given in #{name_tok[TEXT]} directive")
-            self._undefined = _project_undefined([rest[0]], self.macros)
+            self._undefined = _Deciding(_project_undefined([rest[0]], self.macros))
             return (rest[0][TEXT] in self.macros) == (name in ("ifdef", "def"))
         if not rest:
             raise token_error(name_tok, f"#{name_tok[TEXT]} with no expression")
@@ -982,7 +996,7 @@ def _ancestors_up_to_root(here: str) -> list[str]:
 
 
 def _deciding(final: list[Token], undefined: dict[str, tuple[Token, list[int]]], value: bool,
-              where: Token) -> tuple[Token, ...]:
+              where: Token) -> _Deciding:
     """The undefined macros (their first tokens) whose definition as 1 would change the
     condition's `value`, each alone, or else all of them together; `defined(NOPE)` in
     `!defined(NOPE)` does not decide that the condition is false."""
@@ -998,8 +1012,10 @@ def _deciding(final: list[Token], undefined: dict[str, tuple[Token, list[int]]],
             return False
 
     alone = [name for name in undefined if flips([name])]
-    deciding = alone or (list(undefined) if len(undefined) > 1 and flips(undefined) else [])
-    return tuple(undefined[name][0] for name in deciding)
+    if alone:
+        return _Deciding(tuple(undefined[name][0] for name in alone))
+    together = len(undefined) > 1 and flips(undefined)
+    return _Deciding(tuple(t for t, _ in undefined.values()) if together else (), together)
 
 
 def _project_undefined(names: list[Token], macros: dict[str, Macro]) -> tuple[Token, ...]:

@@ -141,6 +141,22 @@ def test_only_macros_that_decide_are_named(tmp_path):
     assert [w.split(": note: ")[1].split(",")[0] for w in warnings] == notes[2:]
 
 
+def test_macros_that_decide_together_are_named_together(tmp_path):
+    """`#if HAVE_X && HAVE_Y` with neither defined: defining one alone compiles nothing, so the
+    hint names both -D, not one or the other."""
+    src = tmp_path / "ops.cc"
+    src.write_text('REGISTER_OP("Plain");\n#if HAVE_X && HAVE_Y\nREGISTER_OP("Both");\n#endif\n'
+                   '#if HAVE_X || HAVE_Y\nREGISTER_OP("Either");\n#endif\n')
+    warnings: list[str] = []
+    gather([str(src)], warn=warnings.append)
+    assert warnings == [
+        (f"{src}:2:5: note: 'HAVE_X' and 'HAVE_Y' are not defined, so this conditional skips 1 registration\n"
+        "  hint: -D HAVE_X=1 -D HAVE_Y=1, or [tool.opgen] defines"),
+        (f"{src}:5:5: note: 'HAVE_X' and 'HAVE_Y' are not defined, so this conditional skips 1 registration\n"
+        "  hint: -D HAVE_X=1 or -D HAVE_Y=1, or [tool.opgen] defines"),
+    ]
+
+
 # --------------------------------------------------------------------------- core_op_clash
 
 CLASH_WARNING = [
