@@ -55,7 +55,7 @@ from opgen.spec.fix_hints import misspelt_macro
 from opgen.spec.helpers import helper_table
 from opgen.spec.kernels import extract_kernels, undefined_kernel_macros
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
-from opgen.spec.preprocessor import MissingInclude, Preprocessor, SkippedRegistrations
+from opgen.spec.preprocessor import BUILD_CONFIG_MACROS, MissingInclude, Preprocessor, SkippedRegistrations
 from opgen.spec.register_types import tf_call_defines
 from opgen.spec.shape_fn_names import (
     builtin_shape_fn,
@@ -572,8 +572,11 @@ _NOTES_PER_MACRO = 3
 
 
 def _skipped_notes(groups: list[SkippedRegistrations], strict: bool) -> tuple[list[str], list[OpgenError]]:
-    """One note per conditional that skipped registrations for undefined project macros
-    (errors with `strict`); after `_NOTES_PER_MACRO` of the same macros, one line for the rest."""
+    """One note per conditional that skipped registrations for undefined project switches
+    (errors with `strict`); after `_NOTES_PER_MACRO` of the same macros, one line for the rest.
+    Conditionals that need TF's build configuration macros (`#if GOOGLE_CUDA`) are one note per
+    macro, at the first, never an error: a build without them is the one opgen reads for, and
+    TF's own sources hold many such groups (a note for each would bury the other messages)."""
     by_deciding: dict[tuple[tuple[str, ...], bool], list[SkippedRegistrations]] = {}
     for g in groups:
         by_deciding.setdefault((g.names, g.together), []).append(g)
@@ -584,6 +587,13 @@ def _skipped_notes(groups: list[SkippedRegistrations], strict: bool) -> tuple[li
         are = "is" if len(names) == 1 else "are"
         defines = (" " if together else " or ").join(f"-D {n}=1" for n in names)
         hint = f"{defines}, or [tool.opgen] defines"
+        if same[0].build_configuration:
+            these = "this conditional" + (f" and {len(same) - 1} more" if len(same) > 1 else "")
+            skip = "skips" if len(same) == 1 else "skip"
+            notes.append(OpgenError(f"{quoted} {are} not defined ({_configuration_macros(names)}), so {these} "
+                                    f"{skip} {plural(sum(g.count for g in same), 'registration')}",
+                                    same[0].location, hint).format_note())
+            continue
         located = [OpgenError(f"{quoted} {are} not defined, so this conditional skips "
                               f"{plural(g.count, 'registration')}", g.location, hint) for g in same]
         if strict:
@@ -595,6 +605,17 @@ def _skipped_notes(groups: list[SkippedRegistrations], strict: bool) -> tuple[li
             notes.append(f"note: {quoted} {are} not defined: {plural(len(rest), 'more conditional')} skip "
                          f"{plural(sum(g.count for g in rest), 'more registration')} (first at {rest[0].location})")
     return notes, errors
+
+
+def _configuration_macros(names: tuple[str, ...]) -> str:
+    """Why `names` are undefined: `a build configuration macro: opgen reads for a build without
+    it`, naming those that are when a project switch is among them."""
+    configuration = [f"'{n}'" for n in names if n in BUILD_CONFIG_MACROS]
+    several = len(configuration) > 1
+    what = "build configuration macros" if several else "a build configuration macro"
+    if len(configuration) < len(names):
+        what = f"{' and '.join(configuration)} {'are' if several else 'is'} {what}"
+    return f"{what}: opgen reads for a build without {'them' if several else 'it'}"
 
 
 # Located warnings per SetShapeFn name that may be a typo; its other ops are named on one line.

@@ -104,10 +104,19 @@ class SkippedRegistrations:
     together: bool = False  # only defining them all compiles the group (`#if A && B`), not each alone
     count: int = 0
 
+    @property
+    def build_configuration(self) -> bool:
+        """Whether the group needs one of TF's build configuration macros (`#if GOOGLE_CUDA`,
+        `#if GOOGLE_CUDA && MYPROJ_GPU`), so no project switch alone compiles it: the build
+        opgen reads for leaves it out, not a forgotten -D."""
+        configuration = [name in BUILD_CONFIG_MACROS for name in self.names]
+        return any(configuration) if self.together else all(configuration)
 
-# Names an undefined-in-#if check leaves alone: the build's configuration macros, set with
-# -D by the build (TF's .bazelrc and configure), not by a header or a project's build.
-_BUILD_CONFIG_MACROS = frozenset({"GOOGLE_CUDA", "TENSORFLOW_USE_ROCM", "TENSORFLOW_USE_SYCL", "INTEL_MKL",
+
+# The build's configuration macros, set with -D by the build (TF's .bazelrc and configure),
+# not by a header: an undefined-in-#if check leaves them alone, and registrations they skip
+# are noted apart from a project's own switches (opgen reads for a build without them).
+BUILD_CONFIG_MACROS = frozenset({"GOOGLE_CUDA", "TENSORFLOW_USE_ROCM", "TENSORFLOW_USE_SYCL", "INTEL_MKL",
                                   "IS_MOBILE_PLATFORM", "SUPPORT_SELECTIVE_REGISTRATION", "ANDROID_TEGRA"})
 # Platform and configuration macros of TF's platform.h and of builds in general: when one
 # is undefined, that is the platform opgen reads for, not a forgotten project -D.
@@ -185,14 +194,14 @@ class _Stream:
 
 
 class _Deciding(NamedTuple):
-    """The undefined project macros (see `_project_undefined`, their first tokens) whose
-    definition would change a condition: each alone, or only `together` (`#if A && B`)."""
+    """The undefined switches (see `_undefined_switches`, their first tokens) whose definition
+    would change a condition: each alone, or only `together` (`#if A && B`)."""
 
     tokens: tuple[Token, ...] = ()
     together: bool = False
 
 
-_UNDECIDED = _Deciding()  # a condition no undefined project macro decided
+_UNDECIDED = _Deciding()  # a condition no undefined switch decided
 
 
 @dataclass
@@ -203,7 +212,7 @@ class _Cond:
     taken: bool  # some branch of this #if chain was taken
     seen_else: bool
     parent_active: bool
-    # The undefined project macros (see `_project_undefined`) that decided: of the branch
+    # The undefined switches (see `_undefined_switches`) that decided: of the branch
     # taken, or else of the group being skipped (then `skipped` counts its registrations).
     undefined: _Deciding = _UNDECIDED
     skipped: SkippedRegistrations | None = None
@@ -230,9 +239,9 @@ class Preprocessor:
         self.missing_project_includes: list[MissingInclude] = []
         # identifiers #if read as 0 after a missing include (the caller warns; see gather)
         self.undefined_in_conditions: list[UndefinedInCondition] = []
-        # groups of #if chains skipped for undefined project macros that hold registrations
+        # groups of #if chains skipped for undefined switches that hold registrations
         self.skipped_registrations: list[SkippedRegistrations] = []
-        self._undefined = _UNDECIDED  # the undefined project macros that decided the last condition read
+        self._undefined = _UNDECIDED  # the undefined switches that decided the last condition read
         self._registering: dict[int, tuple[Macro, bool]] = {}  # id(macro) -> (macro, expands to a registration)
         self._search_dirs: dict[tuple[str, bool], list[str]] = {}  # (including file's directory, <...>) -> search path
         self._nesting = 0
@@ -376,7 +385,7 @@ class Preprocessor:
 
     def _count_skipped(self, conds: list[_Cond]) -> None:
         """Count a registration against the outermost skipped group (the one whose #if
-        chain decided), when undefined project macros decided it."""
+        chain decided), when undefined switches decided it."""
         boundary = next(c for c in reversed(conds) if c.parent_active)
         if boundary.skipped is None:
             deciding = boundary.undefined
@@ -467,12 +476,12 @@ class Preprocessor:
         return True
 
     def _condition(self, name: str, name_tok: Token, rest: list[Token]) -> bool:
-        """The value of a condition; `self._undefined`: the undefined project macros that decided it."""
+        """The value of a condition; `self._undefined`: the undefined switches that decided it."""
         self._undefined = _UNDECIDED
         if name in ("ifdef", "ifndef", "def", "ndef"):
             if not rest or rest[0][KIND] != "id":
                 raise token_error(rest[0] if rest else name_tok, f"no macro name given in #{name_tok[TEXT]} directive")
-            self._undefined = _Deciding(_project_undefined([rest[0]], self.macros))
+            self._undefined = _Deciding(_undefined_switches([rest[0]], self.macros))
             return (rest[0][TEXT] in self.macros) == (name in ("ifdef", "def"))
         if not rest:
             raise token_error(name_tok, f"#{name_tok[TEXT]} with no expression")
@@ -485,7 +494,7 @@ class Preprocessor:
     def _resolve_defined(self, toks: list[Token]) -> tuple[list[Token], dict[str, tuple[Token, list[int]]]]:
         """Replace `defined X` / `defined(X)` by 1 or 0, then macro-expand, then turn the
         remaining identifiers into 0 (`true` into 1) as #if does. Also: for each undefined
-        project macro (see `_project_undefined`), at its first token, where the result
+        switch (see `_undefined_switches`), at its first token, where the result
         has a 0 that defining it would make 1."""
         resolved: list[Token] = []
         tested: set[str] = set()  # operands of `defined`: `defined(X) && X > 1` reads X as 0 on purpose
@@ -518,17 +527,17 @@ class Preprocessor:
             i += 1
         expanded = self.expand_list(resolved)
         named = [(k, operands.get(id(t)) or t) for k, t in enumerate(expanded) if id(t) in operands or t[KIND] == "id"]
-        project = {t[TEXT] for t in _project_undefined([t for _, t in named], self.macros)}
+        switches = {t[TEXT] for t in _undefined_switches([t for _, t in named], self.macros)}
         undefined: dict[str, tuple[Token, list[int]]] = {}  # name -> (its first token, where it reads as 0)
         for k, t in named:
-            if t[TEXT] in project:
+            if t[TEXT] in switches:
                 undefined.setdefault(t[TEXT], (t, []))[1].append(k)
         if self.missing_includes:
             missing = tuple(self.missing_includes)
             self.undefined_in_conditions += [
                 UndefinedInCondition(t[TEXT], token_location(t), missing) for t in expanded
                 if t[KIND] == "id" and t[TEXT] not in ("true", "false") and t[TEXT] not in tested
-                and t[TEXT] not in _BUILD_CONFIG_MACROS and not _reserved(t[TEXT])]
+                and t[TEXT] not in BUILD_CONFIG_MACROS and not _reserved(t[TEXT])]
         final = [("num", "1" if t[TEXT] == "true" else "0", *t[2:]) if t[KIND] == "id" else t for t in expanded]
         return final, undefined
 
@@ -1018,13 +1027,12 @@ def _deciding(final: list[Token], undefined: dict[str, tuple[Token, list[int]]],
     return _Deciding(tuple(t for t, _ in undefined.values()) if together else (), together)
 
 
-def _project_undefined(names: list[Token], macros: dict[str, Macro]) -> tuple[Token, ...]:
+def _undefined_switches(names: list[Token], macros: dict[str, Macro]) -> tuple[Token, ...]:
     """The tokens of `names` naming a macro that is not defined and is neither the
-    compiler's (reserved) nor a platform or build configuration macro: a project's own
-    switch, which its build defines (`-D MYPROJ_WITH_TF`)."""
+    compiler's (reserved) nor a platform macro: a switch a build defines, the project's own
+    (`-D MYPROJ_WITH_TF`) or one of TF's build configuration (`-D GOOGLE_CUDA=1`)."""
     return tuple(t for t in names if t[TEXT] not in macros and t[TEXT] not in ("true", "false")
-                 and t[TEXT] not in _BUILD_CONFIG_MACROS and t[TEXT] not in _PLATFORM_MACROS
-                 and not _reserved(t[TEXT]))
+                 and t[TEXT] not in _PLATFORM_MACROS and not _reserved(t[TEXT]))
 
 
 def _reserved(name: str) -> bool:

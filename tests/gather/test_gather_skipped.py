@@ -124,16 +124,18 @@ def test_a_big_project_gets_one_line_per_macro_for_the_rest(tmp_path):
 
 
 def test_only_macros_that_decide_are_named(tmp_path):
-    """`!defined(X)` with X undefined does not skip anything; platform and configuration
-    macros (GOOGLE_CUDA, _WIN32) are the platform opgen reads for, not a forgotten -D; an
-    #elif after a taken branch is not blamed on what decided that branch."""
+    """`!defined(X)` with X undefined does not skip anything; the compiler's and platform
+    macros (_WIN32, PLATFORM_WINDOWS) are the platform opgen reads for, not a forgotten -D, and
+    a build configuration macro (GOOGLE_CUDA) is named as one; an #elif after a taken branch is
+    not blamed on what decided that branch."""
     src = tmp_path / "ops.cc"
     src.write_text("#if HAVE_A && !defined(NO_B)\nREGISTER_OP(\"A\");\n#elif HAVE_C\nREGISTER_OP(\"C\");\n#endif\n"
-                   "#if GOOGLE_CUDA || defined(_WIN32)\nREGISTER_OP(\"Gpu\");\n#endif\n"
+                   "#if GOOGLE_CUDA || defined(_WIN32) || defined(PLATFORM_WINDOWS)\nREGISTER_OP(\"Gpu\");\n#endif\n"
                    "#ifndef SKIP_D\nREGISTER_OP(\"OpD\");\n#else\nREGISTER_OP(\"OpE\");\n#endif\n")
     warnings: list[str] = []
     gather([str(src)], warn=warnings.append)
-    notes = ["'HAVE_A' is not defined", "'HAVE_C' is not defined", "'SKIP_D' is not defined"]
+    notes = ["'HAVE_A' is not defined", "'HAVE_C' is not defined",
+             f"'GOOGLE_CUDA' is not defined ({CONFIGURATION})", "'SKIP_D' is not defined"]
     assert [w.split(": note: ")[1].split(",")[0] for w in warnings] == notes
     warnings = []
     gather([str(src)], defines=["HAVE_A"], warn=warnings.append)
@@ -155,6 +157,87 @@ def test_macros_that_decide_together_are_named_together(tmp_path):
         (f"{src}:5:5: note: 'HAVE_X' and 'HAVE_Y' are not defined, so this conditional skips 1 registration\n"
         "  hint: -D HAVE_X=1 or -D HAVE_Y=1, or [tool.opgen] defines"),
     ]
+
+
+GPU_OPS = """#include "tensorflow/core/framework/op.h"
+namespace tensorflow {
+REGISTER_OP("CpuScale").Input("x: float").Output("y: float");
+#if GOOGLE_CUDA
+REGISTER_OP("GpuScale").Input("x: float").Output("y: float");
+REGISTER_OP("GpuShift").Input("x: float").Output("y: float");
+#endif
+#ifndef GOOGLE_CUDA
+#elif GPU_OPS_EXPERIMENTAL
+REGISTER_OP("GpuExperimental").Input("x: float").Output("y: float");
+#endif
+}
+"""
+CONFIGURATION = "a build configuration macro: opgen reads for a build without it"
+GPU_NOTE = [
+    (f"ops/gpu_ops.cc:4:5: note: 'GOOGLE_CUDA' is not defined ({CONFIGURATION}), so this conditional skips "
+     "2 registrations"),
+    "  hint: -D GOOGLE_CUDA=1, or [tool.opgen] defines",
+]
+
+
+def _gpu_project(root: Path) -> None:
+    (root / "ops").mkdir()
+    (root / "ops" / "gpu_ops.cc").write_text(GPU_OPS)
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\n')
+
+
+def test_registrations_behind_a_build_configuration_macro_are_a_note_naming_the_define(monkeypatch, capsys, tmp_path):
+    """A GPU-only op (`#if GOOGLE_CUDA`) is left out of the build opgen reads for, and
+    `opgen build` says so, with the -D that brings it back (the GPU branch's own project
+    switch is then noted)."""
+    _gpu_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "--check", "--diff"]) == 1  # prints the modules, writes nothing
+    captured = capsys.readouterr()
+    assert "def cpu_scale(" in captured.out and "def gpu_scale(" not in captured.out
+    assert captured.err.splitlines()[:2] == GPU_NOTE
+    code, err, names = _oplist(["-D", "GOOGLE_CUDA=1"], capsys, tmp_path / "ops.pbtxt")
+    assert code == 0 and names == ["CpuScale", "GpuScale", "GpuShift"]
+    assert err == [("ops/gpu_ops.cc:9:7: note: 'GPU_OPS_EXPERIMENTAL' is not defined, so this conditional skips "
+                    "1 registration"), "  hint: -D GPU_OPS_EXPERIMENTAL=1, or [tool.opgen] defines"]
+
+
+def test_a_build_configuration_macro_is_one_note_and_never_an_error(monkeypatch, capsys, tmp_path):
+    """TF's own sources hold many `#if GOOGLE_CUDA`/`#ifdef INTEL_MKL` groups: one note per
+    macro, at its first conditional, counting the rest, also with --strict-defines (which is
+    for a project's forgotten switches: a build without these is the one opgen reads for). A
+    group that needs one and a project switch is such a group too; one that a project switch
+    alone would compile is the project's."""
+    _gpu_project(tmp_path)
+    for i in range(3):
+        (tmp_path / "ops" / f"mkl_{i}.cc").write_text(
+            f'#ifdef INTEL_MKL\nREGISTER_OP("_Mkl{i}");\nREGISTER_OP("_Mkl{i}x");\n#endif\n')
+    (tmp_path / "ops" / "mixed.cc").write_text(
+        '#ifndef TENSORFLOW_USE_ROCM\n#else\nREGISTER_OP("Rocm");\n#endif\n'
+        '#if GOOGLE_CUDA && PROJECT_GPU\nREGISTER_OP("ProjectGpu");\n#endif\n'
+        '#if GOOGLE_CUDA || PROJECT_ANY\nREGISTER_OP("ProjectAny");\n#endif\n')
+    monkeypatch.chdir(tmp_path)
+    code, err, names = _oplist(["--strict-defines"], capsys, tmp_path / "ops.pbtxt")
+    assert code == 2
+    assert err == [
+        *GPU_NOTE,
+        (f"ops/mixed.cc:1:9: note: 'TENSORFLOW_USE_ROCM' is not defined ({CONFIGURATION}), so this conditional skips "
+        "1 registration"),
+        "  hint: -D TENSORFLOW_USE_ROCM=1, or [tool.opgen] defines",
+        ("ops/mixed.cc:5:5: note: 'GOOGLE_CUDA' and 'PROJECT_GPU' are not defined ('GOOGLE_CUDA' is a build "
+        "configuration macro: opgen reads for a build without it), so this conditional skips 1 registration"),
+        "  hint: -D GOOGLE_CUDA=1 -D PROJECT_GPU=1, or [tool.opgen] defines",
+        (f"ops/mkl_0.cc:1:8: note: 'INTEL_MKL' is not defined ({CONFIGURATION}), so this conditional and 2 more skip "
+        "6 registrations"),
+        "  hint: -D INTEL_MKL=1, or [tool.opgen] defines",
+        ("ops/mixed.cc:8:5: error: 'GOOGLE_CUDA' and 'PROJECT_ANY' are not defined, so this conditional skips "
+         "1 registration"),
+        "  hint: -D GOOGLE_CUDA=1 or -D PROJECT_ANY=1, or [tool.opgen] defines",
+        "1 error in 1 file, 4 warnings",
+    ]
+    (tmp_path / "ops" / "mixed.cc").unlink()
+    code, err, names = _oplist(["--strict-defines"], capsys, tmp_path / "ops.pbtxt")
+    assert code == 0 and names == ["CpuScale"] and len(err) == 4
 
 
 # --------------------------------------------------------------------------- core_op_clash
