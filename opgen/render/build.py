@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import concurrent.futures
 import functools
-import gc
 import hashlib
 import marshal
 import os
@@ -27,6 +26,7 @@ from typing import Literal
 from opgen import __version__
 from opgen.errors import Location, OpgenError, report
 from opgen.fsutil import read_cache_file
+from opgen.heap import cyclic_gc_paused
 from opgen.model import GatherResult, OpSource
 from opgen.module_groups import PACKAGE_INIT, group_ops, module_files, module_library
 from opgen.overrides.apidef import ApiModel
@@ -607,11 +607,7 @@ class BuildOptions:
 def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions,
                 progress: Progress | None = None,
                 write_cache: bool = True) -> RenderResult:
-    # Rendering allocates many small acyclic objects; cyclic GC passes over a big heap
-    # (e.g. with TensorFlow imported) cost more than the whole incremental build.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with cyclic_gc_paused():
         templates = emit.Templates.load(opts.templates)
         formatter = ChunkFormatter(opts.formatter, opts.jobs, write_cache=write_cache)
         renderer = Renderer(templates, formatter, api_model, opts.root, progress, opts.library, opts.libraries,
@@ -644,9 +640,6 @@ def render_tree(gathered: GatherResult, api_model: ApiModel, opts: BuildOptions,
                                                   tuple(result.warnings), tuple(result.layout.items()),
                                                   tuple(result.op_keys[op.name] for op in gathered.op_list.op)))
         return result
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
-import gc
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from opgen.errors import (
     report,
 )
 from opgen.fsutil import LiteralPath, glob_paths
+from opgen.heap import cyclic_gc_paused
 from opgen.limits import read_text_file
 from opgen.model import BuilderCall, GatherResult, KernelRegistration, OpSource, Registration
 from opgen.registry import OpRegistry, export_sorted
@@ -715,25 +715,18 @@ def gather(
     globs of files of directory and glob sources not to read (`expand_sources`); one that
     matches nothing is a warning, located by `exclude_origins` (pattern -> the entry as
     written and where) when it comes from pyproject.toml."""
-    # Gathering allocates hundreds of thousands of acyclic tuples and small objects; the
-    # cyclic GC would only traverse them again and again (a third of the time on a
-    # large file), so it is paused and the garbage is left to reference counting.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
     try:
-        result = _gather(sources, list(exclude), list(defines), include_dirs, allow_file, include_internal, helpers,
-                         strict_includes, strict_kernels, cache, require_ops, undefines=undefines,
-                         strict_defines=strict_defines, core_ops=None if core_ops is None else tuple(core_ops),
-                         external_includes=tuple(external_includes), jobs=jobs,
-                         helper_locations=helper_locations or {},
-                         exclude_origins=exclude_origins or {})
+        with cyclic_gc_paused():
+            result = _gather(sources, list(exclude), list(defines), include_dirs, allow_file, include_internal, helpers,
+                             strict_includes, strict_kernels, cache, require_ops, undefines=undefines,
+                             strict_defines=strict_defines, core_ops=None if core_ops is None else tuple(core_ops),
+                             external_includes=tuple(external_includes), jobs=jobs,
+                             helper_locations=helper_locations or {},
+                             exclude_origins=exclude_origins or {})
     except GatherErrors:
         raise
     except OpgenError as e:  # a bad -D option or allow file: nothing can be gathered
         raise GatherErrors(e.errors if isinstance(e, OpgenErrors) else [e], []) from None
-    finally:
-        if gc_was_enabled:
-            gc.enable()
     for warning in result.warnings:
         warn(warning)
     return result

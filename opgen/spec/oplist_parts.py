@@ -16,9 +16,8 @@ locates the fields of override files too) only finds where fields stand. It is m
 
 from __future__ import annotations
 
-import gc
-
 from opgen.errors import Location
+from opgen.heap import cyclic_gc_paused
 from opgen.tf_text.proto_positions import Node, scan
 
 __all__ = ["op_list_part_locations"]
@@ -61,17 +60,10 @@ def _op_parts(op: Node) -> tuple[tuple[str, Location], ...]:
 def op_list_part_locations(text: str, path: str) -> dict[str, tuple[tuple[str, Location], ...]]:
     """Op name -> the locations of its parts (the module docstring), for the text of an OpList
     that parsed (of two entries of one name, the first)."""
-    # A Node a field, alive until the parts are read: the cyclic GC would only traverse them
-    # again and again (most of the time on a 10 MB OpList), so it is paused, as gathering does.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with cyclic_gc_paused():  # a Node a field, alive until the parts are read
         out: dict[str, tuple[tuple[str, Location], ...]] = {}
         for op in scan(text, path).all("op"):
             name = _name(op)
             if name is not None:
                 out.setdefault(name, _op_parts(op))
         return out
-    finally:
-        if gc_was_enabled:
-            gc.enable()

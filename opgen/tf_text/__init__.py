@@ -1,4 +1,3 @@
 """TensorFlow's text forms: attr values and OpDef summaries (`attr_text`), the protobuf
-text format (`proto_text`) and where each field of it is written (`proto_positions`), and
-OpDef fingerprints (`fingerprint`).
+text format (`proto_text`) and where each field of it is written (`proto_positions`).
 """

@@ -57,8 +57,8 @@ LAYERS: list[dict[str, list[str]]] = [
         "output escaping": ["opgen.output_escape"],
         "toml positions": ["opgen.toml_positions"],
     },
-    {"base": ["opgen.__init__", "opgen.errors", "opgen.limits", "opgen.fsutil", "opgen.globs", "opgen.parallel",
-              "opgen.proto"]},
+    {"base": ["opgen.__init__", "opgen.errors", "opgen.limits", "opgen.fsutil", "opgen.globs", "opgen.heap",
+              "opgen.parallel", "opgen.proto"]},
     # the runtime, below all of the generator
     {"runtime facade": ["opgen_runtime.__init__"]},
     {"runtime": ["opgen_runtime"]},
