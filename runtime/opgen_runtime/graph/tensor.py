@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
@@ -17,10 +18,35 @@ if TYPE_CHECKING:
 UNKNOWN_SHAPE = TensorShape(None)
 
 
+def symbolic_value_error(tensor: Tensor, what: str) -> str:
+    """`what` (TF's words for the refused use), then why `tensor` has no value and how to get
+    values: an embedded tensor is TF's graph-mode tensor, and TF-eager code reaches for its value.
+
+    Read at the time of the error (the backend module by `sys.modules`, never imported here).
+    """
+    backend = sys.modules.get("opgen_runtime.tf.backend")
+    if getattr(backend, "_selected", None) == "embedded":
+        why = "opgen_runtime's backend is set to 'embedded' (set_backend or OPGEN_BACKEND)"
+        how = "select TensorFlow instead: opgen_runtime.set_backend('tensorflow'), or OPGEN_BACKEND=tensorflow"
+    elif "tensorflow" not in sys.modules:
+        why = "TensorFlow is not imported"
+        how = "`import tensorflow` before calling the wrappers, or set OPGEN_BACKEND=tensorflow"
+    else:
+        why = "it was built inside an opgen Graph's as_default() or before TensorFlow was imported"
+        how = "call the wrappers outside opgen's Graph().as_default() now that TensorFlow is imported"
+    return (
+        f"{what}: Tensor '{tensor.name}' is symbolic, a node of a graph that opgen's embedded runtime "
+        f"builds without computing values ({why}). For eager tensors with values, {how}."
+    )
+
+
 class Tensor:
     """One output of an Operation."""
 
     __slots__ = ("_dtype", "_op", "_shape", "_value_index")
+
+    # Has no value: its __index__, __int__, ... raise (values/tensor_shape.py Dimension asks).
+    _symbolic = True
 
     def __init__(self, op: Operation, value_index: int, dtype: _dtypes.DType) -> None:
         self._op = op
@@ -126,12 +152,47 @@ class Tensor:
         def __index__(self) -> int: ...
         def __array__(self, dtype: Any = None) -> Any: ...
     else:
+        # TF-eager members a graph tensor lacks: TF's graph tensors refuse them (the same
+        # exception types; `numpy` is an AttributeError, so `hasattr(t, "numpy")` stays False),
+        # with a message saying why this tensor is symbolic (symbolic_value_error).
+
+        @property
+        def numpy(self) -> NoReturn:
+            raise AttributeError(symbolic_value_error(self, "'Tensor' object has no attribute 'numpy'"))
+
+        def __array__(self, *args: Any, **kwargs: Any) -> NoReturn:
+            raise NotImplementedError(
+                symbolic_value_error(self, f"Cannot convert a symbolic Tensor ({self.name}) to a numpy array")
+            )
 
         def __iter__(self) -> NoReturn:
-            raise TypeError("Iterating over a symbolic Tensor is not allowed.")
+            raise TypeError(symbolic_value_error(self, "Iterating over a symbolic Tensor is not allowed"))
+
+        def __float__(self) -> NoReturn:
+            raise TypeError(symbolic_value_error(self, "float() of a symbolic Tensor"))
+
+        def __int__(self) -> NoReturn:
+            raise TypeError(symbolic_value_error(self, "int() of a symbolic Tensor"))
+
+        def __complex__(self) -> NoReturn:
+            raise TypeError(symbolic_value_error(self, "complex() of a symbolic Tensor"))
+
+        def __index__(self) -> NoReturn:
+            raise TypeError(symbolic_value_error(self, "a symbolic Tensor cannot be interpreted as an integer"))
+
+    def __format__(self, format_spec: str) -> str:
+        if not format_spec:
+            return self.__str__()
+        raise TypeError(symbolic_value_error(self, f"unsupported format string {format_spec!r} for a symbolic Tensor"))
 
     def __bool__(self) -> bool:
-        raise TypeError("Using a symbolic Tensor as a Python bool is not allowed.")
+        raise TypeError(symbolic_value_error(self, "Using a symbolic Tensor as a Python bool is not allowed"))
 
     def __len__(self) -> int:
-        raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}).")
+        raise TypeError(
+            symbolic_value_error(
+                self,
+                f"len is not well defined for a symbolic Tensor ({self.name}). Please call "
+                "`x.shape` rather than `len(x)` for shape information",
+            )
+        )

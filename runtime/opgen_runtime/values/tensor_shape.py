@@ -28,6 +28,10 @@ class Dimension:
             self._value = value.value
         else:
             try:
+                # An embedded Tensor's __index__ raises (graph/tensor.py), as TF's graph
+                # tensors have none: TF's message, not the tensor's.
+                if getattr(type(value), "_symbolic", False):
+                    raise AttributeError
                 self._value = int(value.__index__())
             except AttributeError:
                 raise TypeError(
