@@ -15,7 +15,7 @@ opgen's classes). TensorFlow's eager fast path returns None for an op without ou
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, TypeVar, Union
+from typing import TYPE_CHECKING, Any, ForwardRef, Protocol, TypeVar, Union
 
 from opgen_runtime.proto import attr_value_pb2, tensor_pb2, tensor_shape_pb2
 
@@ -76,6 +76,13 @@ class NamedFunction(Protocol):
     def add_to_graph(self, graph: Any) -> None: ...
 
 
+if TYPE_CHECKING:
+    _NestedTensorLikes = Sequence["TensorLike"]
+else:
+    # `typing.get_type_hints(wrapper)` evaluates the strings it meets, this recursive reference
+    # too, in the wrapper's module, which has no `TensorLike`: a ForwardRef naming this module
+    # is evaluated here instead.
+    _NestedTensorLikes = Sequence[ForwardRef("TensorLike", module=__name__)]
 # A value `convert_to_tensor` takes: a Tensor, an array-like, a Python scalar, a shape, or a
 # (nested) list or tuple of them.
 # Union, not `|`: the recursive reference is a string, which has no `|` at run time.
@@ -90,7 +97,7 @@ TensorLike = Union[  # noqa: UP007
     bytes,
     Dimension,
     TensorShape,
-    Sequence["TensorLike"],
+    _NestedTensorLikes,
 ]
 # A list input (`N * T`, a type list): a list or tuple of tensor-likes (a Sequence, so that a
 # `list[Tensor]` is one too).

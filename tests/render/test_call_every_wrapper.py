@@ -67,6 +67,29 @@ def test_crashes_in_the_wrapper_body_are_crashes(no_attrs, old, new, error):
     assert len(report.crashes) == 1 and f"{error}:" in report.crashes[0]
 
 
+def test_an_annotation_get_type_hints_cannot_evaluate_is_a_crash(no_attrs):
+    """Annotations are strings run-time checkers and doc generators evaluate in the module
+    (`typing.get_type_hints`): a name the module lacks fails there, not at import or call."""
+    planted = no_attrs.replace("name: str | None = None", "name: StrOrNone = None")
+    assert planted != no_attrs
+    [crash] = check_module(planted, name="gen_no_attrs").crashes
+    assert crash == "fc_zero_out: typing.get_type_hints: NameError: name 'StrOrNone' is not defined"
+
+
+@pytest.mark.parametrize(
+    "planted,error",
+    [
+        ("def str(x):\n    return x\n", "fc_zero_out: typing.get_type_hints: TypeError: unsupported operand"),
+        ("def int(x):\n    return x\n\n\ndef count(n: int) -> None:\n    pass\n",
+         "count: typing.get_type_hints: n is the function 'int'"),
+    ],
+)
+def test_a_function_named_like_an_annotated_builtin_is_a_crash(no_attrs, planted, error):
+    """A module-level function shadows the builtin an annotation names (`name: str | None`)."""
+    [crash] = check_module(no_attrs + "\n\n" + planted, name="gen_no_attrs").crashes
+    assert crash.startswith(error)
+
+
 def test_an_import_failure_is_a_crash(no_attrs):
     report = check_module(no_attrs.replace("from opgen_runtime import execute", "from opgen_runtime import executor"))
     assert report.calls == 0 and report.crashes[0].startswith("import: ImportError")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import typing
 
 import pytest
 from support.paths import TESTS
@@ -42,6 +43,25 @@ def test_outputs_and_lists(sig):
         assert len(sig.type_lists([1, 2.0], Tout=[rt.dtypes.float32, rt.dtypes.int32])) == 2
         z = sig.ordering(1.0, 2.0, required="r", dst=rt.dtypes.int32)
         assert z.dtype.name == "int64"  # out_type's default
+
+
+def test_annotations_evaluate_to_the_runtime_types(sig):
+    """`typing.get_type_hints` of a wrapper gives opgen_runtime's types, TF's dtype TypeVars as
+    `Annotated` metadata and the result's namedtuple class; `TensorLike`'s recursive member (a
+    nested sequence) evaluates to `TensorLike` again, though the wrapper's module has no such
+    name. (support/call_wrappers.py evaluates every module the tests build; this, to what.)"""
+    from opgen_runtime import typing_aliases
+
+    hints = typing.get_type_hints(sig.many_outputs, include_extras=True)
+    tensor_like, typevar = typing.get_args(hints["x"])
+    assert typevar is sig.TV_ManyOutputs_T
+    assert hints["n"] is int and hints["name"] == str | None
+    assert hints["return"] is sig._ManyOutputsOutput
+    assert typing.get_type_hints(sig.many_outputs)["x"] == tensor_like
+    members = typing.get_args(typing_aliases.TensorLike)[:-1]  # but the nested sequence
+    *evaluated, nested = typing.get_args(tensor_like)
+    assert tuple(evaluated) == members
+    assert typing.get_args(typing.get_args(nested)[0])[:-1] == members  # Sequence[TensorLike] once more
 
 
 def test_list_checks(sig):

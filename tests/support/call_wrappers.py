@@ -10,7 +10,9 @@ name an op (`_apply_op_helper("<Op>", ...)`, `fast_path_execute(_ctx, "<Op>", ..
 parameters). Values suit the OpDef's types: placeholders of an allowed dtype (lists of the
 least allowed length), attrs as `support.op_call_cases.attr_value` picks them. TF runs
 in graph mode (a node is built, with TF's shape function); eagerly only for kernels written
-for the tests, since a registry kernel may abort the process on such values.
+for the tests, since a registry kernel may abort the process on such values. Before the calls,
+`typing.get_type_hints` evaluates the annotations of everything the module defines
+(`annotation_errors`); one it cannot evaluate is a crash.
 
 Crash or op-level error: a wrapper "crashed" when the first call fails where no op-level check
 failed deliberately. An exception is deliberate (op-level: accepted, counted) when
@@ -61,6 +63,7 @@ import stat
 import sys
 import traceback
 import types
+import typing
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -293,6 +296,30 @@ def arguments(w: Wrapper, side: _Side) -> dict[str, Any]:
     return {p: values[by_param[p]] for p in required}
 
 
+# ---------------------------------------------------------------------------- annotations
+
+
+def annotation_errors(module: types.ModuleType) -> list[str]:
+    """What `typing.get_type_hints` (with and without `Annotated` metadata) fails on among the
+    functions and classes the module defines (wrappers, hidden ones, deprecated aliases, result
+    namedtuples), one line each: the annotations are strings evaluated only then, in the
+    module's globals, as run-time checkers and doc generators evaluate them (docs/typing.md). A
+    hint that is a function (a module-level name shadowing a builtin a type names) fails too."""
+    errors = []
+    for name, value in vars(module).items():
+        if not isinstance(value, (types.FunctionType, type)) or value.__module__ != module.__name__:
+            continue
+        try:
+            typing.get_type_hints(value, include_extras=True)
+            hints = typing.get_type_hints(value)
+        except Exception as e:  # noqa: BLE001 - reported as the module's failure
+            errors.append(f"{name}: typing.get_type_hints: {type(e).__name__}: {e}")
+            continue
+        errors.extend(f"{name}: typing.get_type_hints: {param} is the function {hint.__name__!r}"
+                      for param, hint in hints.items() if isinstance(hint, types.FunctionType))
+    return errors
+
+
 # ---------------------------------------------------------------------------- calls
 
 
@@ -443,6 +470,7 @@ def check_module(source: str | Path, *, name: str | None = None, tf: bool | None
                 with _no_cyclic_gc():
                     found, report.unwrapped = wrappers(module, tree)
                 del tree
+                report.crashes.extend(annotation_errors(module))
                 for w in found:
                     _call(w, "embedded", filename, lines, report)
                 if tf and found:
