@@ -69,6 +69,10 @@ MODULE_GLOBALS: frozenset[str] = frozenset(
 BODY_BUILTINS: frozenset[str] = frozenset(
     {"isinstance", "list", "tuple", "len", "float", "TypeError", "ValueError", "NotImplemented", "locals"}
 )
+# Builtins the wrappers' annotations name (attr types, `name: str | None`, `list[Tensor]`
+# results): a type checker, and `typing.get_type_hints` evaluating the annotations in the
+# module's globals, would read a function named like one in their place.
+ANNOTATION_BUILTINS: frozenset[str] = frozenset({"int", "float", "bool", "str", "list"})
 
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -154,13 +158,13 @@ def function_name(base: str, *, hidden: bool, hidden_by_api_def: bool) -> str | 
         return base
     if reserved:
         return None
-    return avoid_body_builtins(base)
+    return avoid_shadowing_builtins(base)
 
 
-def avoid_body_builtins(name: str) -> str:
-    """A trailing `_` for a module-level or parameter name that would shadow a builtin the
-    wrapper bodies use (`BODY_BUILTINS`)."""
-    return name + "_" if name in BODY_BUILTINS else name
+def avoid_shadowing_builtins(name: str) -> str:
+    """A trailing `_` for a module-level name that would shadow a builtin the wrapper bodies
+    (`BODY_BUILTINS`) or annotations (`ANNOTATION_BUILTINS`) use."""
+    return name + "_" if name in BODY_BUILTINS or name in ANNOTATION_BUILTINS else name
 
 
 def endpoint_base_name(endpoint: str) -> str:

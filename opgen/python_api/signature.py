@@ -8,7 +8,7 @@ from collections.abc import Set as AbstractSet
 from typing import Literal, NamedTuple
 
 from opgen.proto import api_def_pb2
-from opgen.python_api.names import avoid_body_builtins, avoid_reserved, endpoint_base_name, function_name
+from opgen.python_api.names import avoid_reserved, avoid_shadowing_builtins, endpoint_base_name, function_name
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 
 
@@ -163,7 +163,7 @@ def python_alias_name(visibility: int, endpoint: str, private: bool) -> str:
     (`is_private_endpoint`), else by TF's HIDDEN rule (`function_name`: a reserved name or one
     of TF's list)."""
     base = endpoint_base_name(endpoint)
-    name = avoid_body_builtins(avoid_reserved(base))
+    name = avoid_shadowing_builtins(avoid_reserved(base))
     if visibility == api_def_pb2.ApiDef.HIDDEN and not name.startswith("_") and (
         private or function_name(base, hidden=True, hidden_by_api_def=True) != base
     ):

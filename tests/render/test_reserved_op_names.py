@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.call_wrappers import check_module
 from support.paths import REPO
 
 from opgen.cli import main
@@ -71,6 +72,16 @@ def test_same_functions_as_tf(tmp_path, capsys, monkeypatch, tf):
     tf_src = _pywrap_python_op_gen.GetPythonWrappers(op_list.SerializeToString()).decode()
     tf_functions = {f for f in re.findall(r"^def (\w+)", tf_src, re.M) if not f.endswith("_eager_fallback")}
     assert functions == tf_functions
+
+
+def test_functions_named_like_annotated_builtins_get_a_trailing_underscore(tmp_path, capsys, monkeypatch):
+    """`Int`, `Str`, `Bool` would give functions the annotations of the whole module read in place
+    of the builtins (every wrapper's `name: str | None`), at run time (`typing.get_type_hints`)
+    as type checkers do."""
+    monkeypatch.chdir(tmp_path)
+    functions, _ = _build(tmp_path, capsys, ["Int", "Str", "Bool", "Fine"])
+    assert functions == {"int_", "str_", "bool_", "fine"}
+    assert check_module(tmp_path / "out" / "gen_r.py").crashes == []
 
 
 def test_each_warning_once_per_build(tmp_path):
