@@ -37,6 +37,7 @@ def _build_modules() -> Path:
     from oracle.tf_registry import tf_op_list
     from tensorflow.python.ops import gen_math_ops
 
+    from opgen.render import emit
     from opgen_runtime.proto import op_def_pb2
 
     ops = tf_op_list().op
@@ -45,7 +46,7 @@ def _build_modules() -> Path:
     render = b"".join(
         p.read_bytes()
         for p in sorted((REPO / "opgen" / "render").glob("*.py"))
-        + sorted((REPO / "templates").glob("*"))
+        + emit.template_files(REPO / "templates")  # (not the __pycache__ a test run leaves)
     )
     key = hashlib.sha256(
         math.SerializeToString() + array.SerializeToString() + render
