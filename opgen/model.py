@@ -8,12 +8,15 @@ point at the offending call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal
 
 from opgen.errors import Location
 from opgen.proto import kernel_def_pb2
 from opgen_runtime.proto import op_def_pb2
+
+if TYPE_CHECKING:  # (the lexer is no part of what a build that reads no C++ imports)
+    from opgen.spec.cpp_lexer import TextRun
 
 
 @dataclass(frozen=True)
@@ -23,8 +26,9 @@ class CallArg:
     kind "string": adjacent literals concatenated and unescaped (or a resolved helper call),
     `value` is the resulting text; "int": an integer literal, `value` is the int;
     "expr": anything else (a lambda, a function name, `true`), `value` is its source text.
-    `raw_start`: where the text of a raw string literal written in place (not from a macro)
-    starts; its lines are the source's lines from there, so a line of a `Doc` can be located.
+    `runs`: where the characters of a "string" are written, as far as that is known exactly
+    (`location_at`), so an error about a word of the text (a misspelt type, a `Doc` line) can
+    point at it.
     `helpers`: the helper-table keys a "string" was resolved through (`[tool.opgen.helpers]`
     or built-in), so an error in the text can say where it was written.
     """
@@ -32,8 +36,22 @@ class CallArg:
     kind: Literal["string", "int", "expr"]
     value: str | int
     loc: Location
-    raw_start: Location | None = None
+    runs: tuple[TextRun, ...] = ()
     helpers: tuple[str, ...] = ()
+
+    def location_at(self, offset: int | None) -> Location:
+        """Where character `offset` of the text is written when that is known exactly, else
+        where the argument stands (offset None: the text as a whole)."""
+        if offset is None:
+            return self.loc
+        for run in self.runs:
+            if run.start <= offset < run.end:
+                at = run.src.location(run.pos + offset - run.start)
+                if run.use is None:
+                    return at
+                used_at, what = run.use
+                return replace(used_at, expanded_from=(what, at))
+        return self.loc
 
 
 @dataclass(frozen=True)

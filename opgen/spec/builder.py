@@ -17,7 +17,7 @@ from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean
 from opgen.model import BuilderCall, CallArg, Registration
 from opgen.spec import arg_grammar, attr_grammar
 from opgen.spec.arg_grammar import attr_index, finalize_arg, finalize_control_output
-from opgen.spec.attr_grammar import finalize_attr
+from opgen.spec.attr_grammar import SpecError, finalize_attr
 from opgen.spec.doc import finalize_doc
 from opgen.spec.fix_hints import fix_hint
 from opgen.spec.full_type import (
@@ -174,10 +174,10 @@ class _Builder:
         """OpDefBuilder::Finalize: errors accumulate in TF's order; the type constructor's is final."""
         op_def = self.op_def
         for call in self.attrs:
-            message = finalize_attr(str(call.args[0].value), op_def)
-            if message:
+            spec_error = finalize_attr(str(call.args[0].value), op_def)
+            if spec_error:
                 self.failed_attrs.add(str(call.args[0].value).split(":", 1)[0].strip())
-            self._record(message, call)
+            self._record(spec_error, call)
         attrs = attr_index(op_def)
         for is_output, calls in ((False, self.inputs), (True, self.outputs)):
             for call in calls:
@@ -193,25 +193,30 @@ class _Builder:
             if message:  # TF returns the constructor's error alone
                 self.errors = [OpgenError(message, call.loc)]
 
-    def _record(self, message: str | None, call: BuilderCall) -> None:
-        if message:
-            self.error(message, call.args[0].loc)
+    def _record(self, problem: SpecError | None, call: BuilderCall) -> None:
+        """A spec's error, at the part of the spec it is about where that is known exactly."""
+        if problem:
+            self.error(problem.message, call.args[0].location_at(problem.at))
 
     def validate(self) -> None:
         problem = validate_op_def(self.op_def)
         if problem is None:
             return
         calls = {"attr": self.attrs, "input": self.inputs, "output": self.outputs}.get(problem.part)
-        loc = calls[problem.index].args[0].loc if calls and problem.index < len(calls) else self.reg.loc
+        loc = self.reg.loc
+        if calls and problem.index < len(calls):
+            arg = calls[problem.index].args[0]
+            field_offset = attr_grammar.field_offset if problem.part == "attr" else arg_grammar.field_offset
+            loc = arg.location_at(field_offset(str(arg.value), problem.field) if problem.field else None)
         self.error(without_op_def_dump(problem.message), loc)
 
 
 def _doc_line(doc: CallArg, line: int) -> Location:
-    """Where line `line` of the Doc text starts: known in a raw string, else the Doc's argument."""
-    start = doc.raw_start
-    if start is None:
-        return doc.loc
-    return start if line == 0 else Location(start.path, start.line + line, 1, start.revision)
+    """Where line `line` of the Doc text starts, when known exactly, else the Doc's argument."""
+    offset = 0
+    for _ in range(line):
+        offset = str(doc.value).index("\n", offset) + 1
+    return doc.location_at(offset)
 
 
 def _doc_entry_hint(name: str, op_def: op_def_pb2.OpDef) -> str:

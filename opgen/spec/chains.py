@@ -25,11 +25,14 @@ from opgen.spec.cpp_lexer import (
     SPACE,
     SRC,
     TEXT,
+    TextRun,
     Token,
     check_decoded,
     decode_escapes,
     decode_simple_escapes,
     has_undecoded,
+    literal_body,
+    literal_runs,
     needs_bytes,
     parse_int_literal,
     token_error,
@@ -240,8 +243,10 @@ class ChainReader:
         self.constants: dict[str, str] = {}  # string constants of this file, by name
         self.functions: dict[str, str] = {}  # `std::string F() { return "..."; }` of this file
         # Where each constant's (`kName`) and function's (`F()`) text is written, for the
-        # locations of what is read from it (errors' notes, a review's changed line).
+        # locations of what is read from it (errors' notes, a review's changed line), and where
+        # each of its characters is, as far as known (an error about a word of the text).
         self.written_at: dict[str, Location] = {}
+        self.written_runs: dict[str, list[TextRun]] = {}
 
     def note_constant(self, eq: int, errors: list[OpgenError]) -> None:
         """Record `[static] const[expr] <type> NAME[[]] = "lit" "lit";` whose `=` is at `eq`."""
@@ -262,6 +267,7 @@ class ChainReader:
                 try:
                     self.constants[toks[k][TEXT]] = self.string(toks[eq + 1 : j], toks[k][TEXT])
                     self.written_at[toks[k][TEXT]] = token_location(toks[eq + 1])
+                    self.written_runs[toks[k][TEXT]] = literal_runs(toks[eq + 1 : j])
                 except OpgenError as e:
                     errors.append(e)
                 return
@@ -279,6 +285,7 @@ class ChainReader:
         try:
             self.functions[toks[ret - 4][TEXT]] = self.string(toks[ret + 1 : j], toks[ret - 4][TEXT])
             self.written_at[toks[ret - 4][TEXT] + "()"] = token_location(toks[ret + 1])
+            self.written_runs[toks[ret - 4][TEXT] + "()"] = literal_runs(toks[ret + 1 : j])
         except OpgenError as e:
             errors.append(e)
 
@@ -380,13 +387,10 @@ class ChainReader:
         loc = token_location(first)
         if len(toks) == 1:
             kind, text = first[KIND], first[TEXT]
-            if kind == "str" and text[0] == '"' and "\\" not in text:
-                return CallArg("string", text[1:-1], loc)  # the common case, decoded by hand
-            if kind == "raw" and text.startswith('R"') and first[SRC].original_slice(first[POS], first[END]) == text:
-                start = first[SRC].location(first[POS] + text.index("(") + 1)
-                return CallArg("string", self.string(toks, method), loc, start)
+            if kind == "str" and text[0] == '"' and "\\" not in text:  # the common case, decoded by hand
+                return CallArg("string", text[1:-1], loc, tuple(literal_runs(toks)))
         if all(t[KIND] in _LITERAL_KINDS for t in toks):
-            return CallArg("string", self.string(toks, method), loc)
+            return CallArg("string", self.string(toks, method), loc, tuple(literal_runs(toks)))
         if len(toks) <= 2 and toks[-1][KIND] == "num" and (len(toks) == 1 or toks[0][TEXT] == "-"):
             value = parse_int_literal(toks[-1][TEXT])
             if value is not None:
@@ -394,33 +398,41 @@ class ChainReader:
         if method in _STRING_METHODS or (method == "Deprecated" and index == 1):
             used: list[str] = []
             read: list[tuple[str, Location]] = []
-            resolved = self.helper_string(method, toks, used, read)
+            runs: list[TextRun] = []
+            resolved = self.helper_string(method, toks, used, read, runs)
             if resolved is not None:
                 if read:  # the text is written at the (first) constant or function it reads
                     name, written = read[0]
-                    what = "function" if name.endswith("()") else "constant"
-                    loc = replace(loc, expanded_from=(f"{what} '{name}'", written))
-                return CallArg("string", resolved, loc, helpers=tuple(used))
+                    loc = replace(loc, expanded_from=(_written_in(name), written))
+                return CallArg("string", resolved, loc, tuple(runs), tuple(used))
         return CallArg("expr", _source_text(toks), loc)
 
     def helper_string(self, method: str, toks: list[Token], used: list[str] | None = None,
-                      read: list[tuple[str, Location]] | None = None) -> str | None:
+                      read: list[tuple[str, Location]] | None = None, runs: list[TextRun] | None = None,
+                      ) -> str | None:
         """`Helper()`, `ns::Helper()`, `kName` or `+`-joined mixes with literals -> the
         string, via the helper table (the keys it takes are appended to `used`; the file's
         constants and functions it reads, `kName` or `F()`, and where each is written, to
-        `read`); None when the argument is not of that shape."""
+        `read`; where the characters of its literals and of those constants are written, to
+        `runs`); None when the argument is not of that shape."""
         try:
-            return self._helper_string(method, toks, used, read)
+            return self._helper_string(method, toks, used, read, runs, 0)
         except RecursionError:  # `absl::StrCat(absl::StrCat(...))` hundreds deep: no macro limit applies
             raise token_error(toks[0], f"the argument of {method}() nests string-building calls too deeply for "
                                        "opgen to read") from None
 
     def _helper_string(self, method: str, toks: list[Token], used: list[str] | None,
-                       read: list[tuple[str, Location]] | None) -> str | None:
+                       read: list[tuple[str, Location]] | None, runs: list[TextRun] | None,
+                       start: int) -> str | None:
+        """helper_string of `toks`, whose text starts at offset `start` of the argument's."""
         pieces: list[str] = []
+        at = start  # where the next piece starts in the argument's text
         for part in split_top_level(toks, "+"):
             if part and all(t[KIND] in _LITERAL_KINDS for t in part):
                 pieces.append(self.string(part, method))
+                if runs is not None:  # (not past a NUL that cut the text)
+                    runs += [r for r in literal_runs(part, at) if r.end <= at + len(pieces[-1])]
+                at += len(pieces[-1])
                 continue
             inner = _string_building_call(part)
             if inner is not None:  # `absl::StrCat(a, b)`, `std::string(a)`: the strings of their arguments, joined
@@ -428,11 +440,12 @@ class ChainReader:
                     number = parse_int_literal(arg[0][TEXT]) if len(arg) == 1 and arg[0][KIND] == "num" else None
                     if number is not None:
                         pieces.append(str(number))  # StrCat formats an integer in decimal
-                        continue
-                    value = self._helper_string(method, arg, used, read) if arg else None
-                    if value is None:
-                        return None
-                    pieces.append(value)
+                    else:
+                        value = self._helper_string(method, arg, used, read, runs, at) if arg else None
+                        if value is None:
+                            return None
+                        pieces.append(value)
+                    at += len(pieces[-1])
                 continue
             name_tok = _helper_name(part)
             if name_tok is None:
@@ -446,9 +459,13 @@ class ChainReader:
             is_call = part[-1][TEXT] == ")"
             qualified = "".join(t[TEXT] for t in (part[:-2] if is_call else part)).lstrip(":")
             value = (self.functions if is_call else self.constants).get(name_tok[TEXT])
+            read_key = name_tok[TEXT] + ("()" if is_call else "")
             if value is not None and read is not None:
-                key = name_tok[TEXT] + ("()" if is_call else "")
-                read.append((key, self.written_at[key]))
+                read.append((read_key, self.written_at[read_key]))
+            if value is not None and runs is not None:  # (a constant's own macro-expanded text: not followed)
+                use = (token_location(name_tok), _written_in(read_key))
+                runs += [TextRun(at + r.start, at + r.end, r.src, r.pos, use)
+                         for r in self.written_runs[read_key] if r.use is None and r.end <= len(value)]
             if value is None:  # `[tool.opgen.helpers]` keys: `ns::Name` for this name alone, or `Name`
                 key = qualified if qualified in self.helpers else name_tok[TEXT]
                 value = self.helpers.get(key)
@@ -467,6 +484,7 @@ class ChainReader:
                                          + f"; define its string under [tool.opgen.helpers] in pyproject.toml "
                                          f"({spelled})")
             pieces.append(value)
+            at += len(value)
         return "".join(pieces)
 
     def string(self, toks: list[Token], method: str) -> str:
@@ -486,17 +504,12 @@ class ChainReader:
         check_decoded(toks)
         bodies: list[tuple[str, bool, Token]] = []  # (body, has escapes to resolve, token)
         for t in toks:
-            text = t[TEXT]
-            quote = text.index('"')
-            prefix = text[:quote]
+            prefix = t[TEXT][: t[TEXT].index('"')]
             if prefix not in ("", "u8", "R", "u8R"):
                 raise token_error(t, f"{prefix}-prefixed string literal is not a narrow std::string; "
                                   f"use a plain \"...\" literal in {method}()")
-            if t[KIND] == "raw":  # the lexer kept its line splices
-                paren = text.index("(", quote)
-                bodies.append((text[paren + 1 : len(text) - (paren - quote) - 1], False, t))
-            else:
-                bodies.append((text[quote + 1 : -1], True, t))
+            body, _, escaped = literal_body(t)  # (a raw string's: with the line splices the lexer kept)
+            bodies.append((body, escaped, t))
         if not any(escaped and needs_bytes(body) for body, escaped, _ in bodies):
             return "".join(decode_simple_escapes(body, t) if escaped else body for body, escaped, t in bodies)
         data = bytearray()
@@ -506,6 +519,12 @@ class ChainReader:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             raise token_error(toks[0], f"string literal in {method}() is not valid UTF-8 after escapes") from None
+
+
+def _written_in(name: str) -> str:
+    """What wrote text read from the file constant or function `name` (`kName`, `F()`), as
+    errors' notes name it."""
+    return f"{'function' if name.endswith('()') else 'constant'} '{name}'"
 
 
 def _without_enclosing_parens(toks: list[Token]) -> list[Token]:

@@ -32,7 +32,7 @@ import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Final
+from typing import Final, NamedTuple
 
 from opgen.errors import Location, OpgenError
 
@@ -151,7 +151,12 @@ def token_location(tok: Token) -> Location:
     if origin is None:
         return loc
     macro, src, pos = origin
-    return replace(loc, expanded_from=(f"expansion of macro '{macro}'", src.location(pos)))
+    return replace(loc, expanded_from=(macro_expansion(macro), src.location(pos)))
+
+
+def macro_expansion(macro: str) -> str:
+    """What wrote a token a macro expanded to, as errors' notes name it."""
+    return f"expansion of macro '{macro}'"
 
 
 def token_error(tok: Token, message: str) -> OpgenError:
@@ -278,6 +283,65 @@ _SIMPLE_ESCAPES = {
 _BYTE_ESCAPE = re.compile(r"\\[0-7xuU]")
 _SIMPLE_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _SIMPLE_ESCAPE_TEXT = {k: v.decode() for k, v in _SIMPLE_ESCAPES.items()}
+
+
+def literal_body(tok: Token) -> tuple[str, int, bool]:
+    """A string literal token's body (between its quotes, or its raw string's parentheses),
+    where the body starts in the token's text, and whether it has escapes to resolve (not
+    in a raw string)."""
+    text = tok[TEXT]
+    quote = text.index('"')
+    if tok[KIND] == "raw":
+        paren = text.index("(", quote)
+        return text[paren + 1 : len(text) - (paren - quote) - 1], paren + 1, False
+    return text[quote + 1 : -1], quote + 1, True
+
+
+class TextRun(NamedTuple):
+    """Characters `start:end` of a string argument's text, written in `src` from offset `pos`
+    on, one source character each (an escape sequence is a run of one character, written
+    where its backslash is). `use`, for text written elsewhere (a macro's body, a file
+    constant): where it is used and what wrote it (`expansion of macro 'M'`); an error stands
+    there, and its note says where the character is written."""
+
+    start: int
+    end: int
+    src: SourceFile
+    pos: int
+    use: tuple[Location, str] | None = None
+
+
+def literal_runs(toks: Iterable[Token], start: int = 0) -> list[TextRun]:
+    """Where the characters of adjacent literals' text (from offset `start` of the argument's
+    text on) are written, as far as that is known exactly: up to a numeric escape (the bytes of
+    several may make one character) or a literal whose text is not written as it reads (a `##`
+    paste, `#` stringizing, a raw string holding a line splice)."""
+    runs: list[TextRun] = []
+    for t in toks:
+        src, pos, origin = t[SRC], t[POS], t[ORIGIN]
+        use = None
+        if origin is not None:
+            macro, src, pos = origin
+            use = (t[SRC].location(t[POS]), macro_expansion(macro))
+        if not src.text.startswith(t[TEXT], pos):
+            break
+        body, offset, escaped = literal_body(t)
+        pos += offset
+        numeric = _BYTE_ESCAPE.search(body) if escaped and "\\" in body else None
+        if numeric is not None:
+            body = body[: numeric.start()]
+        last = 0
+        for m in _SIMPLE_ESCAPE.finditer(body) if escaped else ():
+            runs.append(TextRun(start, start + m.start() - last, src, pos + last, use))
+            start += m.start() - last
+            runs.append(TextRun(start, start + 1, src, pos + m.start(), use))
+            start += 1
+            last = m.end()
+        runs.append(TextRun(start, start + len(body) - last, src, pos + last, use))
+        start += len(body) - last
+        if numeric is not None:
+            break
+    return runs
 
 
 def needs_bytes(body: str) -> bool:

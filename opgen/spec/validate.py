@@ -36,6 +36,9 @@ class OpDefProblem:
     message: str
     part: Literal["op", "attr", "input", "output"]
     index: int = 0
+    # the field of that attr or arg it is about, when one: "name", "default_value" (an attr's),
+    # "number_attr", "type_attr" or "type_list_attr" (an arg's)
+    field: str = ""
 
 
 _OP_DEF_DUMP = "; in OpDef: "
@@ -162,8 +165,9 @@ def _text(data: bytes) -> str:
 def validate_op_def(op_def: op_def_pb2.OpDef) -> OpDefProblem | None:
     """C++ `ValidateOpDef`: the first problem (TF's message and where), or None."""
 
-    def fail(message: str, part: Literal["op", "attr", "input", "output"], index: int = 0) -> OpDefProblem:
-        return OpDefProblem(f"{message}{_OP_DEF_DUMP}{short_debug_string(op_def)}", part, index)
+    def fail(message: str, part: Literal["op", "attr", "input", "output"], index: int = 0,
+             field: str = "") -> OpDefProblem:
+        return OpDefProblem(f"{message}{_OP_DEF_DUMP}{short_debug_string(op_def)}", part, index, field)
 
     name = op_def.name
     if not name.startswith("_") and not _VALID_OP_NAME.match(name):
@@ -175,11 +179,11 @@ def validate_op_def(op_def: op_def_pb2.OpDef) -> OpDefProblem | None:
     for i, attr in enumerate(op_def.attr):
         attr_name, attr_type = attr.name, attr.type
         if attr_name in names:
-            return fail(f"Duplicate name: {attr_name}", "attr", i)
+            return fail(f"Duplicate name: {attr_name}", "attr", i, "name")
         names.add(attr_name)
         attrs[attr_name] = attr
         if data_type_from_string(attr_name) is not None:
-            return fail(f"Attr can't have name {attr_name} that matches a data type", "attr", i)
+            return fail(f"Attr can't have name {attr_name} that matches a data type", "attr", i, "name")
         if attr_type not in _VALID_ATTR_TYPES:
             return fail(_attr_type_problem(attr), "attr", i)
         is_list = attr_type.startswith("list(")
@@ -201,13 +205,14 @@ def validate_op_def(op_def: op_def_pb2.OpDef) -> OpDefProblem | None:
         if attr.HasField("default_value"):
             problem = validate_attr_value(attr.default_value, attr)
             if problem:
-                return OpDefProblem(f"{problem}\n\t in Op '{name}'", "attr", i)
+                return OpDefProblem(f"{problem}\n\t in Op '{name}'", "attr", i, "default_value")
 
     for part, args in (("input", op_def.input_arg), ("output", op_def.output_arg)):
         for i, arg in enumerate(args):
-            problem_text = _validate_arg(arg, attrs, part == "output", names)
-            if problem_text:
-                return fail(problem_text, part, i)  # type: ignore[arg-type]
+            arg_problem = _validate_arg(arg, attrs, part == "output", names)
+            if arg_problem:
+                message, arg_field = arg_problem
+                return fail(message, part, i, arg_field)  # type: ignore[arg-type]
     return None
 
 
@@ -229,41 +234,43 @@ def _attr_type_problem(attr: op_def_pb2.OpDef.AttrDef) -> str:
 
 
 def _validate_arg(arg: op_def_pb2.OpDef.ArgDef, attrs: dict[str, op_def_pb2.OpDef.AttrDef], output: bool,
-                  names: set[str]) -> str | None:
+                  names: set[str]) -> tuple[str, str] | None:
+    """TF's message for the first problem of `arg`, and the field of the arg it is about ("" for none)."""
     suffix = f" for {'output' if output else 'input'} '{arg.name}'"
     if arg.name in names:
-        return f"Duplicate name: {arg.name}"
+        return f"Duplicate name: {arg.name}", "name"
     names.add(arg.name)
     if not (arg.type or arg.type_attr or arg.type_list_attr):
-        return f"Missing type{suffix}"
+        return f"Missing type{suffix}", ""
     if arg.number_attr:
         attr = attrs.get(arg.number_attr)
         if attr is None:
-            return f"No attr with name '{arg.number_attr}'{suffix}"
+            return f"No attr with name '{arg.number_attr}'{suffix}", "number_attr"
         if attr.type != "int":
-            return f"Attr '{attr.name}' used as length{suffix} has type {attr.type} != int"
+            return f"Attr '{attr.name}' used as length{suffix} has type {attr.type} != int", "number_attr"
         if not attr.has_minimum:
-            return f"Attr '{attr.name}' used as length{suffix} must have minimum"
+            return f"Attr '{attr.name}' used as length{suffix} must have minimum", "number_attr"
         if attr.minimum < 0:
-            return f"Attr '{attr.name}' used as length{suffix} must have minimum >= 0"
+            return f"Attr '{attr.name}' used as length{suffix} must have minimum >= 0", "number_attr"
         if arg.type_list_attr:
-            return f"Can't have both number_attr and type_list_attr{suffix}"
+            return f"Can't have both number_attr and type_list_attr{suffix}", ""
         if (1 if arg.type else 0) + (1 if arg.type_attr else 0) != 1:
-            return f"Exactly one of type, type_attr must be set{suffix}"
+            return f"Exactly one of type, type_attr must be set{suffix}", ""
     elif (1 if arg.type else 0) + (1 if arg.type_attr else 0) + (1 if arg.type_list_attr else 0) != 1:
-        return f"Exactly one of type, type_attr, type_list_attr must be set{suffix}"
+        return f"Exactly one of type, type_attr, type_list_attr must be set{suffix}", ""
     if arg.type_attr:
         attr = attrs.get(arg.type_attr)
         if attr is None:
-            return f"No attr with name '{arg.type_attr}'{suffix}"
+            return f"No attr with name '{arg.type_attr}'{suffix}", "type_attr"
         if attr.type != "type":
-            return f"Attr '{attr.name}' used as type_attr{suffix} has type {attr.type} != type"
+            return f"Attr '{attr.name}' used as type_attr{suffix} has type {attr.type} != type", "type_attr"
     elif arg.type_list_attr:
         attr = attrs.get(arg.type_list_attr)
         if attr is None:
-            return f"No attr with name '{arg.type_list_attr}'{suffix}"
+            return f"No attr with name '{arg.type_list_attr}'{suffix}", "type_list_attr"
         if attr.type != "list(type)":
-            return f"Attr '{attr.name}' used as type_list_attr{suffix} has type {attr.type} != list(type)"
+            return (f"Attr '{attr.name}' used as type_list_attr{suffix} has type {attr.type} != list(type)",
+                    "type_list_attr")
     elif is_ref(arg.type):
-        return f"Illegal use of ref type '{cpp_name(arg.type)}'. Use 'Ref(type)' instead{suffix}"
+        return f"Illegal use of ref type '{cpp_name(arg.type)}'. Use 'Ref(type)' instead{suffix}", "type"
     return None

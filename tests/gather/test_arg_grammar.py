@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from opgen.spec.arg_grammar import finalize_arg, finalize_control_output
-from opgen.spec.attr_grammar import finalize_attr
+from opgen.spec.arg_grammar import field_offset, finalize_arg, finalize_control_output
+from opgen.spec.attr_grammar import SpecError, finalize_attr
 from opgen_runtime.proto import op_def_pb2
 
 
@@ -46,23 +46,30 @@ def test_ref_and_resource():
     assert op.input_arg[0].type == 101
 
 
-@pytest.mark.parametrize("spec,message", [
-    ("A: float", "Trouble parsing 'name:'"),
-    ("out_Z: float", "Trouble parsing 'name:'"),
-    ("x: ref(float)", "Reference to unknown attr 'ref'"),
-    ("x: Ref(float", "Did not find closing ')' for 'Ref(', instead found: ''"),
-    ("x: float extra", "Extra 'extra' unparsed at the end"),
-    ("x: 3", "Trouble parsing either a type or an attr name at '3'"),
-    ("x: S", "Reference to attr 'S' with type string that isn't type or list(type)"),
-    ("x: float_ref_ref", "Reference to unknown attr 'float_ref_ref'"),
+# `at`: where in the spec the part the error is about starts (the word the message quotes)
+@pytest.mark.parametrize("spec,message,at", [
+    ("A: float", "Trouble parsing 'name:'", None),
+    ("out_Z: float", "Trouble parsing 'name:'", None),
+    ("x: ref(float)", "Reference to unknown attr 'ref'", 3),
+    ("x: Ref(float", "Did not find closing ')' for 'Ref(', instead found: ''", 12),
+    ("x: float extra", "Extra 'extra' unparsed at the end", 9),
+    ("x: 3", "Trouble parsing either a type or an attr name at '3'", 3),
+    ("x: S", "Reference to attr 'S' with type string that isn't type or list(type)", 3),
+    ("x: float_ref_ref", "Reference to unknown attr 'float_ref_ref'", 3),
 ])
-def test_errors(spec, message):
+def test_errors(spec, message, at):
     op = op_with("S: string")
-    assert finalize_arg(spec, True, op) == f'{message} from Output("{spec}") for Op Op'
+    assert finalize_arg(spec, True, op) == SpecError(f'{message} from Output("{spec}") for Op Op', at)
+
+
+def test_fields_are_located_for_validation_errors():
+    assert [field_offset("x: N * T", f) for f in ("name", "number_attr", "type_attr", "type_list_attr")] == [0, 3, 7, 7]
+    assert field_offset("x: Ref(float_ref)", "type") == 7
 
 
 def test_control_outputs():
     op = op_def_pb2.OpDef(name="Op")
     assert finalize_control_output("ctl-and-garbage", op) is None
-    assert finalize_control_output("1st", op) == "Trouble parsing 'name:' from ControlOutput(\"1st\") for Op Op"
+    assert finalize_control_output("1st", op) == SpecError(
+        "Trouble parsing 'name:' from ControlOutput(\"1st\") for Op Op")
     assert list(op.control_output) == ["ctl", ""]

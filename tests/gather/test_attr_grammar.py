@@ -11,6 +11,8 @@ from opgen.spec.attr_grammar import (
     NUMBER_TYPES,
     QUANTIZED_TYPES,
     REAL_NUMBER_TYPES,
+    SpecError,
+    field_offset,
     finalize_attr,
 )
 from opgen.tf_text.attr_text import parse_attr_value, summarize_attr_value, summarize_op_def
@@ -60,28 +62,35 @@ def test_minimum_and_default_forms():
     assert err is None and a.default_value.HasField("list") and not a.default_value.list.i
 
 
-@pytest.mark.parametrize("spec,message", [
-    ("x: int32", "Extra '32' unparsed at the end"),
-    ("x: integer", "Extra 'eger' unparsed at the end"),
-    ("x: {Float}", "Trouble parsing type string at 'Float}'"),
-    ("x: {int32 float}", "Expected , or } after types in list, not: 'float}'"),
-    ("x int", "Trouble parsing '<name>:'"),
-    (" x: int", "Trouble parsing '<name>:'"),
-    ("T: realnumerictype", "Trouble parsing type string at 'realnumerictype'"),
-    ("T: realnumberictype", "Expected to see a compound type, saw: realnumberictype"),
-    ("T: {float8_e4m3fn}", "Unrecognized type string 'float8'"),
-    ("x: any", "Trouble parsing type string at ''"),
-    ("x: anything", "Trouble parsing type string at 'thing'"),
-    ("x: float >= 2", "Extra '>= 2' unparsed at the end"),
-    ("x: int >= +1", "Could not parse integer lower limit after '>=', found ' +1' instead"),
-    ("x: int = 5 >= 1", "Could not parse default value '5 >= 1'"),
-    ("T: type = int32", "Could not parse default value 'int32'"),
-    ("x: list(int", "Expected ) to close 'list(', not: ''"),
-    ("x: {'a\\q'}", 'Trouble unescaping "a\\q", got error: Unknown escape sequence: \\q'),
+# `at`: where in the spec the part the error is about starts (the first word the message quotes)
+@pytest.mark.parametrize("spec,message,at", [
+    ("x: int32", "Extra '32' unparsed at the end", 6),
+    ("x: integer", "Extra 'eger' unparsed at the end", 6),
+    ("x: {Float}", "Trouble parsing type string at 'Float}'", 4),
+    ("x: {int32 float}", "Expected , or } after types in list, not: 'float}'", 10),
+    ("x int", "Trouble parsing '<name>:'", None),
+    (" x: int", "Trouble parsing '<name>:'", None),
+    ("T: realnumerictype", "Trouble parsing type string at 'realnumerictype'", 3),
+    ("T: realnumberictype", "Expected to see a compound type, saw: realnumberictype", 3),
+    ("T: {float8_e4m3fn}", "Unrecognized type string 'float8'", 4),
+    ("x: any", "Trouble parsing type string at ''", 6),
+    ("x: anything", "Trouble parsing type string at 'thing'", 6),
+    ("x: float >= 2", "Extra '>= 2' unparsed at the end", 9),
+    ("x: int >= +1", "Could not parse integer lower limit after '>=', found ' +1' instead", 10),
+    ("x: int = 5 >= 1", "Could not parse default value '5 >= 1'", 9),
+    ("T: type = int32", "Could not parse default value 'int32'", 10),
+    ("x: list(int", "Expected ) to close 'list(', not: ''", 11),
+    ("x: {'a\\q'}", 'Trouble unescaping "a\\q", got error: Unknown escape sequence: \\q', 4),
 ])
-def test_errors(spec, message):
+def test_errors(spec, message, at):
     _, err = attr(spec)
-    assert err == f'{message} from Attr("{spec}") for Op Op'
+    assert err == SpecError(f'{message} from Attr("{spec}") for Op Op', at)
+
+
+def test_default_value_and_name_are_located():
+    assert field_offset("mode: {'a', 'b'} = 'c'", "default_value") == 19
+    assert field_offset("n: int >= 2", "default_value") is None
+    assert field_offset("n: int", "name") == 0
 
 
 @pytest.mark.parametrize(

@@ -135,7 +135,7 @@ def test_all_errors_of_all_files_are_collected(tmp_path):
     assert lines[1] == '  hint: did you mean the type \'float\'? (or declare the type attr: .Attr("floaty: type"))'
     lines = [line for line in lines if not line.startswith("  hint: ")]
     assert [line.split(": error: ")[0].replace(str(tmp_path) + os.sep, "") for line in lines] == [
-        "a.cc:1:24", "a.cc:2:23", "b.cc:1:2", "c.cc:1:44"]
+        "a.cc:1:28", "a.cc:2:23", "b.cc:1:2", "c.cc:1:45"]  # (at `floaty`, at the second `y`)
     assert summary == "4 errors in 3 files"
 
 

@@ -217,7 +217,8 @@ def test_misspelt_method_and_macros_say_what_was_meant(tmp_path):
 
 
 def test_error_in_a_helpers_text_says_where_the_entry_is_written(tmp_path, monkeypatch, capsys):
-    """The error stays at the C++ call; its hint adds the [tool.opgen.helpers] entries' lines."""
+    """The error stays at the C++ call; its hint adds the [tool.opgen.helpers] entries' lines. (An
+    error in a literal written in the call stands at its word, with no such hint.)"""
     from opgen.cli import main
 
     (tmp_path / "pyproject.toml").write_text(
@@ -236,7 +237,7 @@ def test_error_in_a_helpers_text_says_where_the_entry_is_written(tmp_path, monke
         f"{ops}:3:23: error: Unrecognized type string 'flaot' from Attr(\"T: {{flaot}}\") for Op B\n"
         f"  hint: {did_you_mean}; the text comes from [tool.opgen.helpers] TName at {pyproject}:6:1, "
         f"[tool.opgen.helpers] Types at {pyproject}:7:1\n"
-        f"{ops}:4:23: error: Unrecognized type string 'flaot' from Attr(\"T: {{flaot}}\") for Op C\n"
+        f"{ops}:4:28: error: Unrecognized type string 'flaot' from Attr(\"T: {{flaot}}\") for Op C\n"
         f"  hint: {did_you_mean}\n"
         "3 errors in 1 file\n"
     )
