@@ -14,7 +14,8 @@ Rules (B = breaking):
   inputs_renamed, inputs_changed_compatibly, outputs_changed_compatibly, flag_changed,
   control_outputs_changed, op_deprecated, op_undeprecated, attrs_reordered; and, accepted by TF
   but breaking graphs saved before: inputs_reordered B (inputs of one type permuted),
-  stateful_removed B (SetIsStateful dropped).
+  stateful_removed B (SetIsStateful dropped). attr_renamed B replaces attr_removed and
+  attr_added when the only attr gone and the only attr new differ in name alone.
 * python (breaking only for exported functions; hidden ones are private):
   function_removed B, function_renamed B, function_moved B (other module of a project; a side
   read from one file takes the other side's modules), function_hidden B,
@@ -259,7 +260,36 @@ def _graph_changes(old: OpEntry, new: OpEntry) -> list[Change]:
         dropped = part and new.part_location(part) is None and old.part_location(part)
         changes.append(Change(new.name, "graph", rule, breaking, message,
                               dropped or _graph_location(new, part, fields)))
-    return changes
+    return _attr_rename(changes, old, new)
+
+
+_ATTR_ADDED = ("attr_added", "attr_added_without_default")
+
+
+def _attr_rename(changes: list[Change], old: OpEntry, new: OpEntry) -> list[Change]:
+    """`changes` with an attr removed and an attr added as one `attr_renamed` change, when
+    that is what they look like: the only attr gone and the only attr new, alike but for the
+    name (type, default, allowed values, minimum). Still breaking: a GraphDef or SavedModel
+    written before names the old attr, which the op no longer has. Anything less clear (two
+    gone, or the new attr differs) stays two changes."""
+    old_attrs, new_attrs = attr_map(old.op_def), attr_map(new.op_def)
+    gone = [name for name in old_attrs if name not in new_attrs]
+    came = [name for name in new_attrs if name not in old_attrs]
+    if len(gone) != 1 or len(came) != 1:
+        return changes
+    was, now = op_def_pb2.OpDef.AttrDef(), op_def_pb2.OpDef.AttrDef()
+    was.CopyFrom(old_attrs[gone[0]])
+    now.CopyFrom(new_attrs[came[0]])
+    for attr in (was, now):
+        attr.ClearField("name")
+        attr.ClearField("description")  # (a doc change is reported as one)
+    removed = next((c for c in changes if c.rule == "attr_removed"), None)
+    if was != now or removed is None:
+        return changes
+    renamed = replace(removed, rule="attr_renamed", location=_graph_location(new, f"attr {came[0]}"), message=(
+        f"Attr '{gone[0]}' renamed to '{came[0]}' (same type and default); TF sees '{gone[0]}' removed: graphs "
+        f"and SavedModels saved before set '{gone[0]}' and fail to load"))
+    return [renamed if c is removed else c for c in changes if c.rule not in _ATTR_ADDED]
 
 
 def _beyond_tf(rule: str, message: str, old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> tuple[str, bool, str]:
