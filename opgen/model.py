@@ -46,7 +46,7 @@ class CallArg:
             return self.loc
         for run in self.runs:
             if run.start <= offset < run.end:
-                at = run.src.location(run.pos + offset - run.start)
+                at = run.src.location(run.position(offset))
                 if run.use is None:
                     return at
                 used_at, what = run.use

@@ -21,6 +21,7 @@ from opgen.spec.cpp_lexer import (
     END,
     HIDE,
     KIND,
+    ORIGIN,
     POS,
     SPACE,
     SRC,
@@ -388,6 +389,9 @@ class ChainReader:
         if len(toks) == 1:
             kind, text = first[KIND], first[TEXT]
             if kind == "str" and text[0] == '"' and "\\" not in text:  # the common case, decoded by hand
+                src, pos = first[SRC], first[POS]
+                if first[ORIGIN] is None and src.text.startswith(text, pos):  # written as it reads: one run
+                    return CallArg("string", text[1:-1], loc, (TextRun(0, len(text) - 2, src, pos + 1),))
                 return CallArg("string", text[1:-1], loc, tuple(literal_runs(toks)))
         if all(t[KIND] in _LITERAL_KINDS for t in toks):
             return CallArg("string", self.string(toks, method), loc, tuple(literal_runs(toks)))
@@ -464,7 +468,7 @@ class ChainReader:
                 read.append((read_key, self.written_at[read_key]))
             if value is not None and runs is not None:  # (a constant's own macro-expanded text: not followed)
                 use = (token_location(name_tok), _written_in(read_key))
-                runs += [TextRun(at + r.start, at + r.end, r.src, r.pos, use)
+                runs += [r._replace(start=at + r.start, end=at + r.end, use=use)
                          for r in self.written_runs[read_key] if r.use is None and r.end <= len(value)]
             if value is None:  # `[tool.opgen.helpers]` keys: `ns::Name` for this name alone, or `Name`
                 key = qualified if qualified in self.helpers else name_tok[TEXT]

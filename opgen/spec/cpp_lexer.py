@@ -298,9 +298,10 @@ def literal_body(tok: Token) -> tuple[str, int, bool]:
 
 
 class TextRun(NamedTuple):
-    """Characters `start:end` of a string argument's text, written in `src` from offset `pos`
-    on, one source character each (an escape sequence is a run of one character, written
-    where its backslash is). `use`, for text written elsewhere (a macro's body, a file
+    """Characters `start:end` of a string argument's text: one literal's body (up to a numeric
+    escape), written in `src` from offset `pos` on, one source character each unless `escaped`,
+    when its simple escapes (`\\n`, two source characters) are one character each, written where
+    the backslash is (`position`). `use`, for text written elsewhere (a macro's body, a file
     constant): where it is used and what wrote it (`expansion of macro 'M'`); an error stands
     there, and its note says where the character is written."""
 
@@ -309,13 +310,32 @@ class TextRun(NamedTuple):
     src: SourceFile
     pos: int
     use: tuple[Location, str] | None = None
+    escaped: bool = False
+
+    def position(self, offset: int) -> int:
+        """Where character `offset` (`start <= offset < end`) is written in `src`: the escapes
+        are walked only here, when an error needs the place, not for every literal read."""
+        n = offset - self.start
+        if not self.escaped:
+            return self.pos + n
+        at = self.pos
+        # (each character takes at most two source characters: the body ends before that bound)
+        for m in _SIMPLE_ESCAPE.finditer(self.src.text, self.pos, self.pos + 2 * (self.end - self.start)):
+            if n < m.start() - at:
+                break
+            n -= m.start() - at
+            if n == 0:
+                return m.start()
+            n -= 1
+            at = m.end()
+        return at + n
 
 
 def literal_runs(toks: Iterable[Token], start: int = 0) -> list[TextRun]:
     """Where the characters of adjacent literals' text (from offset `start` of the argument's
     text on) are written, as far as that is known exactly: up to a numeric escape (the bytes of
     several may make one character) or a literal whose text is not written as it reads (a `##`
-    paste, `#` stringizing, a raw string holding a line splice)."""
+    paste, `#` stringizing, a raw string holding a line splice). One run per literal."""
     runs: list[TextRun] = []
     for t in toks:
         src, pos, origin = t[SRC], t[POS], t[ORIGIN]
@@ -326,19 +346,13 @@ def literal_runs(toks: Iterable[Token], start: int = 0) -> list[TextRun]:
         if not src.text.startswith(t[TEXT], pos):
             break
         body, offset, escaped = literal_body(t)
-        pos += offset
-        numeric = _BYTE_ESCAPE.search(body) if escaped and "\\" in body else None
+        escaped = escaped and "\\" in body
+        numeric = _BYTE_ESCAPE.search(body) if escaped else None
         if numeric is not None:
             body = body[: numeric.start()]
-        last = 0
-        for m in _SIMPLE_ESCAPE.finditer(body) if escaped else ():
-            runs.append(TextRun(start, start + m.start() - last, src, pos + last, use))
-            start += m.start() - last
-            runs.append(TextRun(start, start + 1, src, pos + m.start(), use))
-            start += 1
-            last = m.end()
-        runs.append(TextRun(start, start + len(body) - last, src, pos + last, use))
-        start += len(body) - last
+        length = len(body) - (len(_SIMPLE_ESCAPE.findall(body)) if escaped else 0)
+        runs.append(TextRun(start, start + length, src, pos + offset, use, escaped))
+        start += length
         if numeric is not None:
             break
     return runs
