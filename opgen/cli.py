@@ -425,6 +425,13 @@ _define(
             "with --check also exit 1 when anything is stale.",
         ),
         _option("--dry-run", is_flag=True, section="Review (write nothing)", help="Say what would change."),
+        _option(
+            "--warnings-as-errors/--no-warnings-as-errors",
+            section="General",
+            help="Fail on any warning the build reports (notes do not count): exit 2 and write nothing, also with "
+            "--check, --diff and --dry-run, which then compare nothing. [tool.opgen] warnings_as_errors; "
+            "default: false.",
+        ),
     ],
     "Render gen_*_ops.py modules.",
 )

@@ -47,6 +47,7 @@ _KNOWN_KEYS = {
     "strict_includes",  # a #include "..." that cannot be found is an error, not a warning
     "include_internal",  # keep ops whose name starts with `_` (like --include-internal)
     "docstring_kernels",  # docstrings say which devices and types the op's kernels run on
+    "warnings_as_errors",  # opgen build fails on any warning it reports (CI)
 }
 
 
@@ -84,6 +85,7 @@ class Config:
     strict_includes: bool = False
     include_internal: bool = False
     docstring_kernels: bool = False
+    warnings_as_errors: bool = False
     # Where each [tool.opgen] key (and array element) stands in pyproject.toml, by its path
     # below [tool.opgen] (`("sources", 1)`, `("modules", "Nope*")`); empty without a file.
     positions: Mapping[tuple[str | int, ...], tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
@@ -291,7 +293,8 @@ def _checked_value(key: str, value: object, where: Callable[..., Location]) -> o
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise OpgenError("[tool.opgen] max_ops_per_module must be a positive integer", where(key),
                              hint="write max_ops_per_module = 2000, or leave it out to never split a module")
-    elif key in ("merge_overrides", "strict_includes", "strict_defines", "docstring_kernels", "include_internal"):
+    elif key in ("merge_overrides", "strict_includes", "strict_defines", "docstring_kernels", "include_internal",
+                 "warnings_as_errors"):
         if not isinstance(value, bool):
             raise OpgenError(f"[tool.opgen] {key} must be true or false", where(key))
     elif not isinstance(value, str):

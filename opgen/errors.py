@@ -56,14 +56,43 @@ def plain_proto_names(message: str) -> str:
 
 def report(text: str) -> None:
     """One message (an error, a warning, a summary line) on stderr, terminal-safe; a closed
-    stderr is ignored (the exit status still tells). Nothing inside `reports_silenced`."""
+    stderr is ignored (the exit status still tells). Nothing inside `reports_silenced`; a
+    warning counts towards `counting_warnings`."""
     if _silenced:
         return
+    if _counted is not None and _WARNING_HEAD.match(text):
+        _counted.warnings += 1
     with contextlib.suppress(OSError, ValueError):
         print(terminal_safe(text), file=sys.stderr)
 
 
 _silenced = False
+
+# A warning's first line as `format_warning` (and every warning opgen prints, docs/cli.md)
+# writes it: `path:line:col: warning: ...` (a location holds no ": "), or `warning: ...` when
+# it concerns no one file; not a note (`...: note: ...`), nor an error quoting "warning: ".
+_WARNING_HEAD = re.compile(r"(?:(?:(?!: )[^\n])*: )?warning: ")
+
+
+@dataclass
+class ReportedWarnings:
+    """How many warnings `report` printed inside `counting_warnings`."""
+
+    warnings: int = 0
+
+
+_counted: ReportedWarnings | None = None
+
+
+@contextlib.contextmanager
+def counting_warnings() -> Iterator[ReportedWarnings]:
+    """Counts the warnings reported meanwhile (`opgen build --warnings-as-errors` fails on any)."""
+    global _counted
+    before, _counted = _counted, ReportedWarnings()
+    try:
+        yield _counted
+    finally:
+        _counted = before
 
 
 @contextlib.contextmanager

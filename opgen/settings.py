@@ -47,6 +47,7 @@ def option_defaults(config: Config) -> dict[str, Any]:
         "max_ops_per_module": config.max_ops_per_module,
         "library": config.library,
         "out": str(config.path(config.out)),
+        "warnings_as_errors": config.warnings_as_errors,
     }
     return {key: value for key, value in values.items() if value is not None}
 

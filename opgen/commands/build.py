@@ -24,7 +24,15 @@ import click
 
 from opgen.apidiff.snapshot_file import api_hint, snapshot_outputs, snapshot_path
 from opgen.config import Config
-from opgen.errors import Location, OpgenError, printable_path, report, reports_silenced
+from opgen.errors import (
+    Location,
+    OpgenError,
+    ReportedWarnings,
+    counting_warnings,
+    printable_path,
+    report,
+    reports_silenced,
+)
 from opgen.fsutil import LiteralPath, flush_stdout, trim_cache, write_output, write_stdout
 from opgen.globs import glob_list
 from opgen.model import GatherResult
@@ -85,6 +93,7 @@ class Settings(_Settings):
     check: bool = False
     diff: bool = False
     dry_run: bool = False
+    warnings_as_errors: bool = False
 
 
 def build_options(settings: Settings) -> BuildOptions:
@@ -489,13 +498,35 @@ def _compared(out: Path, outputs: dict[str, bytes], result: RenderResult, phases
 def run(settings: Settings) -> int:
     """The `opgen build` command (exit 0 ok, 1 stale with --check, 2 user error); `--list-outputs`
     reports no warnings (make runs it on every invocation; the build itself reports them)."""
-    if settings.list_outputs:
-        with reports_silenced():
-            return _run(settings)
-    return _run(settings)
+    with counting_warnings() as reported:
+        if settings.list_outputs:
+            with reports_silenced():
+                return _run(settings, reported)
+        return _run(settings, reported)
 
 
-def _run(settings: Settings) -> int:
+def _fail_on_warnings(settings: Settings, reported: ReportedWarnings, reviewing: bool) -> None:
+    """`--warnings-as-errors`: the warnings the build reported so far, every one its input gives
+    (sources, overrides, pyproject.toml, templates, formatter), stop it before it compares or
+    writes anything, as an error in a source would (a CI job's `opgen build --check` fails on
+    them too). What the write itself says later (a file of the tree edited by hand, kept) is
+    about the output, said once, and never fails it."""
+    if not settings.warnings_as_errors or not reported.warnings:
+        return
+    config = settings.config
+    if config.warnings_as_errors and "warnings_as_errors" in config.written:
+        given = f"[tool.opgen] warnings_as_errors = true at {printable_path(config.where('warnings_as_errors'))}"
+        off = "pass --no-warnings-as-errors"
+    else:
+        given, off = "--warnings-as-errors", "run without --warnings-as-errors"
+    raise OpgenError(
+        f"{_count(reported.warnings, 'warning')} treated as errors ({given}): "
+        f"{'nothing compared' if reviewing else 'nothing written'}",
+        hint=f"fix what the warnings above say, or {off} to build anyway",
+    )
+
+
+def _run(settings: Settings, reported: ReportedWarnings) -> int:
     if settings.depfile_relative_to and not settings.depfile:
         raise click.UsageError("--depfile-relative-to needs --depfile")
     if settings.depfile_format != "make" and not settings.depfile:
@@ -576,6 +607,7 @@ def _run(settings: Settings) -> int:
                 config.where("api"),
                 hint=f"give the API snapshot its own name, e.g. api = {config.out.rstrip('/') + '/API.md'!r}",
             )
+    _fail_on_warnings(settings, reported, reviewing)
     outputs = {**result.files, **api_snapshot}
     if reviewing:
         changes = _compared(opts.out, outputs, result, phases)

@@ -60,7 +60,8 @@ _CONFIG_KEYS = {
     "api": {**_SPEC_INPUT_KEYS, "--overrides": "overrides"},
     "overrides check": {**_SPEC_INPUT_KEYS, "--overrides": "overrides"},
     "build": {**_SPEC_INPUT_KEYS, "--overrides": "overrides", "--templates": "templates", "--out": "out",
-              "--jobs": "jobs", "--formatter": "formatter", "--library": "library"},
+              "--jobs": "jobs", "--formatter": "formatter", "--library": "library",
+              "--warnings-as-errors": "warnings_as_errors"},
 }
 _OPTIONS = [(path, option.opts[-1]) for path, command in _commands().items()
             for option in command.params if isinstance(option, click.Option)]
