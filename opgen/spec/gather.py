@@ -21,7 +21,7 @@ import fnmatch
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from opgen.errors import (
     Location,
@@ -159,13 +159,13 @@ def _add_directory(directory: str, add: Callable[[str, bool], None], walked: set
                 add(_clean(os.path.join(root, f)), False)
 
 
-def _unmatched_exclude_warning(pattern: str, origin: tuple[str, Location] | None) -> str:
+def _unmatched_exclude_warning(pattern: str, origin: tuple[str, Location] | None) -> OpgenError:
     """An `exclude` pattern that matches nothing (a typo would otherwise read what it meant to leave out)."""
     if origin is None:
-        return OpgenError(f"--exclude {pattern!r} matches no file").format_warning()
+        return OpgenError(f"--exclude {pattern!r} matches no file")
     entry, where = origin
     return OpgenError(f"[tool.opgen] exclude entry {entry!r} matches no file", where,
-                      hint="its paths are relative to pyproject.toml's directory").format_warning()
+                      hint="its paths are relative to pyproject.toml's directory")
 
 
 def _clean(path: str) -> str:
@@ -194,7 +194,7 @@ def read_allow_file(path: str) -> dict[str, int]:
 
 
 def _unmatched_allow_warnings(path: str, allowed: dict[str, int], registered: set[str],
-                              not_held: str = "which no source registers") -> list[str]:
+                              not_held: str = "which no source registers") -> list[OpgenError]:
     """A warning at each name of the allow file no source registers that is close to a name
     one does: a misspelt name silently drops its op. Names close to none are quiet: an allow
     list is often shared by several libraries (TF's selective registration lists a binary's ops)."""
@@ -203,7 +203,7 @@ def _unmatched_allow_warnings(path: str, allowed: dict[str, int], registered: se
         meant = None if name in registered else did_you_mean(name, registered)
         if meant is not None:
             warnings.append(OpgenError(f"--allow names op {name!r}, {not_held}", Location(path, line, 1),
-                                       hint=f"{meant} (without it, that op is left out)").format_warning())
+                                       hint=f"{meant} (without it, that op is left out)"))
     return warnings
 
 
@@ -216,23 +216,25 @@ def select_ops(op_list: op_def_pb2.OpList, allow_file: str | None, include_inter
     if allow_file:
         allowed = read_allow_file(allow_file)
         for warning in _unmatched_allow_warnings(allow_file, allowed, {op.name for op in kept}, not_held):
-            report(warning)
+            report(warning.format_warning())
         kept = [op for op in kept if op.name in allowed]
     return export_sorted(kept, include_internal)
 
 
 class GatherErrors(OpgenErrors):
-    """Every error of a gather run, after its warnings, with a summary line at the end."""
+    """Every error of a gather run with its warnings, in the order given (`_in_source_order`),
+    and a summary line at the end."""
 
-    def __init__(self, errors: list[OpgenError], warnings: list[str]):
-        super().__init__(errors)
-        self.warnings = warnings
+    def __init__(self, found: Sequence[OpgenError | str]):
+        super().__init__([item for item in found if isinstance(item, OpgenError)])
+        self.found = list(found)
+        self.warnings = [item for item in found if isinstance(item, str)]
 
     def format(self) -> str:
         summary = error_summary(self.errors)
         if self.warnings:
             summary += f", {plural(len(self.warnings), 'warning')}"
-        return "\n".join([*self.warnings, super().format(), summary])
+        return "\n".join([*(item if isinstance(item, str) else item.format() for item in self.found), summary])
 
     def report(self) -> str:
         return self.format()  # its summary counts the warnings too
@@ -424,42 +426,45 @@ def _op_source(reg: Registration, shape_fn: str | None, call: BuilderCall | None
     return OpSource(reg.loc, shape_fn, _part_locations(reg), lines, kind, problem)
 
 
-def _translation_warnings(op_def: op_def_pb2.OpDef, translation: Translation) -> list[str]:
+def _translation_warnings(op_def: op_def_pb2.OpDef, translation: Translation) -> list[_Warning]:
     """The warnings of an op's translated (or untranslatable) shape function."""
     if translation.problem is not None:
-        return [f"{translation.location}: warning: {translation.problem} (op {op_def.name}: unknown output "
-                "shapes without TensorFlow)" + (f"\n  hint: {translation.hint}" if translation.hint else "")]
+        return [(translation.location,
+                 f"{translation.location}: warning: {translation.problem} (op {op_def.name}: unknown output "
+                 "shapes without TensorFlow)" + (f"\n  hint: {translation.hint}" if translation.hint else ""))]
     return _declaration_warnings(op_def, translation)
 
 
-def _declaration_warnings(op_def: op_def_pb2.OpDef, translation: Translation) -> list[str]:
+def _declaration_warnings(op_def: op_def_pb2.OpDef, translation: Translation) -> list[_Warning]:
     """What a shape function uses that the op does not declare: a constant index past the
     op's inputs or outputs, when their count is fixed (no list arguments; TF's
     InferenceContext, tensorflow/core/framework/shape_inference.h, reads `inputs_[idx]`
     unchecked, and `outputs_.at(idx)` throws, which aborts the process); an attr by a name
     the op lacks (GetNodeAttr's NotFound, tensorflow/core/framework/node_def_util.cc)."""
-    warnings = []
-    for use, index, where in sorted(translation.indices, key=lambda u: (u[2].line, u[2].col)):
+    warnings: list[_Warning] = []
+    for use, index, where in translation.indices:
         kind = use.split()[1]
         args = op_def.input_arg if kind == "input" else op_def.output_arg
         if index < len(args) or any(a.number_attr or a.type_list_attr for a in args):
             continue
         names = ", ".join(a.name for a in args) or "none"
         effect = "reads out of bounds" if kind == "input" else "aborts the process"
-        warnings.append(f"{where}: warning: the shape function of op {op_def.name} {use} {index}, but the op has "
-                        f"{len(args)} {kind}(s) ({names}): TensorFlow {effect} when it runs it, and opgen's "
-                        "runtime raises ValueError"
-                        f"\n  hint: the op's {kind}s are numbered from 0 in declaration order; fix the index, "
-                        f"or declare the {kind} with .{kind.capitalize()}(\"name: type\")")
+        text = (f"{where}: warning: the shape function of op {op_def.name} {use} {index}, but the op has "
+                f"{len(args)} {kind}(s) ({names}): TensorFlow {effect} when it runs it, and opgen's "
+                "runtime raises ValueError"
+                f"\n  hint: the op's {kind}s are numbered from 0 in declaration order; fix the index, "
+                f"or declare the {kind} with .{kind.capitalize()}(\"name: type\")")
+        warnings.append((where, text))
     declared = [a.name for a in op_def.attr]
     for name, where in translation.attrs:
         if name not in declared:
             close = did_you_mean(name, declared, "'")
             shown = printable_line(name)  # a newline in it must not start a line of output
-            warnings.append(f"{where}: warning: the shape function of op {op_def.name} reads attr '{shown}', which "
-                            "the op does not declare: TensorFlow's shape inference fails there (NotFoundError: No "
-                            f"attr named '{shown}'), and opgen's runtime raises ValueError"
-                            f"\n  hint: {close or 'declare it with .Attr(), or fix the name'}")
+            text = (f"{where}: warning: the shape function of op {op_def.name} reads attr '{shown}', which "
+                    "the op does not declare: TensorFlow's shape inference fails there (NotFoundError: No "
+                    f"attr named '{shown}'), and opgen's runtime raises ValueError"
+                    f"\n  hint: {close or 'declare it with .Attr(), or fix the name'}")
+            warnings.append((where, text))
     return warnings
 
 
@@ -558,9 +563,9 @@ def _include_meant(target: str, searched: Sequence[str]) -> str | None:
     return None
 
 
-def _as_warnings(errors: list[OpgenError]) -> list[str]:
+def _as_warnings(errors: Iterable[OpgenError]) -> list[_Warning]:
     """Errors printed as warnings, each once (a header several files include reports once)."""
-    return list(dict.fromkeys(e.format_warning() for e in errors))
+    return list(dict.fromkeys((e.location, e.format_warning()) for e in errors))
 
 
 def _condition_message(name: str) -> str:
@@ -571,7 +576,7 @@ def _condition_message(name: str) -> str:
 _NOTES_PER_MACRO = 3
 
 
-def _skipped_notes(groups: list[SkippedRegistrations], strict: bool) -> tuple[list[str], list[OpgenError]]:
+def _skipped_notes(groups: list[SkippedRegistrations], strict: bool) -> tuple[list[_Warning], list[OpgenError]]:
     """One note per conditional that skipped registrations for undefined project switches
     (errors with `strict`); after `_NOTES_PER_MACRO` of the same macros, one line for the rest.
     Conditionals that need TF's build configuration macros (`#if GOOGLE_CUDA`) are one note per
@@ -580,7 +585,7 @@ def _skipped_notes(groups: list[SkippedRegistrations], strict: bool) -> tuple[li
     by_deciding: dict[tuple[tuple[str, ...], bool], list[SkippedRegistrations]] = {}
     for g in groups:
         by_deciding.setdefault((g.names, g.together), []).append(g)
-    notes: list[str] = []
+    notes: list[_Warning] = []
     errors: list[OpgenError] = []
     for (names, together), same in by_deciding.items():
         quoted = " and ".join(f"'{n}'" for n in names)
@@ -590,20 +595,21 @@ def _skipped_notes(groups: list[SkippedRegistrations], strict: bool) -> tuple[li
         if same[0].build_configuration:
             these = "this conditional" + (f" and {len(same) - 1} more" if len(same) > 1 else "")
             skip = "skips" if len(same) == 1 else "skip"
-            notes.append(OpgenError(f"{quoted} {are} not defined ({_configuration_macros(names)}), so {these} "
-                                    f"{skip} {plural(sum(g.count for g in same), 'registration')}",
-                                    same[0].location, hint).format_note())
+            note = OpgenError(f"{quoted} {are} not defined ({_configuration_macros(names)}), so {these} "
+                              f"{skip} {plural(sum(g.count for g in same), 'registration')}", same[0].location, hint)
+            notes.append((note.location, note.format_note()))
             continue
         located = [OpgenError(f"{quoted} {are} not defined, so this conditional skips "
                               f"{plural(g.count, 'registration')}", g.location, hint) for g in same]
         if strict:
             errors += located
             continue
-        notes += [e.format_note() for e in located[:_NOTES_PER_MACRO]]
+        notes += [(e.location, e.format_note()) for e in located[:_NOTES_PER_MACRO]]
         rest = same[_NOTES_PER_MACRO:]
-        if rest:
-            notes.append(f"note: {quoted} {are} not defined: {plural(len(rest), 'more conditional')} skip "
-                         f"{plural(sum(g.count for g in rest), 'more registration')} (first at {rest[0].location})")
+        if rest:  # (after the last located one)
+            text = (f"note: {quoted} {are} not defined: {plural(len(rest), 'more conditional')} skip "
+                    f"{plural(sum(g.count for g in rest), 'more registration')} (first at {rest[0].location})")
+            notes.append((same[_NOTES_PER_MACRO - 1].location, text))
     return notes, errors
 
 
@@ -622,30 +628,39 @@ def _configuration_macros(names: tuple[str, ...]) -> str:
 _SHAPE_FN_WARNINGS = 3
 
 
-def _shape_fn_warnings(found: list[str | tuple[str, Location, str]]) -> list[str]:
-    """The shape-function warnings in registration order, each once (a header's op is read once per
-    unit including it): `unknown_shape_fn_warning` for a (name, where, op) use, located for the
-    first `_SHAPE_FN_WARNINGS` uses of a name; one line after them names the rest (a misspelt
-    name shared by thousands of ops would otherwise print thousands of warnings)."""
+class _ShapeFnUse(NamedTuple):
+    """A SetShapeFn name that may be a typo (`unknown_shape_fn_warning`), where it stands, and its op."""
+
+    name: str
+    where: Location
+    op: str
+
+
+def _shape_fn_warnings(found: list[_Warning | _ShapeFnUse]) -> list[_Warning]:
+    """The shape-function warnings, each once (a header's op is read once per unit including
+    it): `unknown_shape_fn_warning` for a use, located for the first `_SHAPE_FN_WARNINGS` uses
+    of a name in registration order; one line after them names the rest (a misspelt name
+    shared by thousands of ops would otherwise print thousands of warnings)."""
     uses: dict[str, list[tuple[Location, str]]] = {}
     for item in dict.fromkeys(found):
-        if isinstance(item, tuple):
-            uses.setdefault(item[0], []).append(item[1:])
-    warnings: list[str] = []
+        if isinstance(item, _ShapeFnUse):
+            uses.setdefault(item.name, []).append((item.where, item.op))
+    warnings: list[_Warning] = []
     for item in dict.fromkeys(found):
-        if not isinstance(item, tuple):
+        if not isinstance(item, _ShapeFnUse):
             warnings.append(item)
             continue
         name, where, op = item
         sites = uses[name]
         if (where, op) not in sites[:_SHAPE_FN_WARNINGS] or not (warning := unknown_shape_fn_warning(name, where, op)):
             continue
-        warnings.append(warning)
+        warnings.append((where, warning))
         rest = sites[_SHAPE_FN_WARNINGS:]
         if rest and (where, op) == sites[_SHAPE_FN_WARNINGS - 1]:
             ops = ", ".join(o for _, o in rest[:10]) + (", ..." if len(rest) > 10 else "")
-            warnings.append(f"warning: {plural(len(rest), 'more op')} name shape function '{name}' too: {ops} "
-                            f"(first at {rest[0][0]})")
+            text = (f"warning: {plural(len(rest), 'more op')} name shape function '{name}' too: {ops} "
+                    f"(first at {rest[0][0]})")
+            warnings.append((where, text))
     return warnings
 
 
@@ -653,22 +668,51 @@ def _shape_fn_warnings(found: list[str | tuple[str, Location, str]]) -> list[str
 _CORE_OP_WARNINGS = 3
 
 
-def _core_op_warnings(regs: list[Registration]) -> list[str]:
+def _core_op_warnings(regs: list[Registration]) -> list[_Warning]:
     """A located warning per registration of a TF core op name (the first few; the rest on one line)."""
-    warnings = [OpgenError(f"'{r.op_name}' is a TensorFlow core op: TensorFlow keeps its own definition and ignores "
-                           "this registration when it loads the library; left out", r.loc,
-                           hint="give the op a name of its own, or list it in [tool.opgen] core_ops to generate a "
-                           "wrapper for TensorFlow's op").format_warning() for r in regs[:_CORE_OP_WARNINGS]]
+    warnings = _as_warnings(
+        OpgenError(f"'{r.op_name}' is a TensorFlow core op: TensorFlow keeps its own definition and ignores this "
+                   "registration when it loads the library; left out", r.loc,
+                   hint="give the op a name of its own, or list it in [tool.opgen] core_ops to generate a wrapper for "
+                   "TensorFlow's op") for r in regs[:_CORE_OP_WARNINGS])
     rest = regs[_CORE_OP_WARNINGS:]
-    if rest:
+    if rest:  # (after the last located one)
         names = ", ".join(r.op_name for r in rest[:10]) + (", ..." if len(rest) > 10 else "")
-        warnings.append(f"warning: {plural(len(rest), 'more TensorFlow core op')} left out: {names} "
-                        f"(first at {rest[0].loc})")
+        text = f"warning: {plural(len(rest), 'more TensorFlow core op')} left out: {names} (first at {rest[0].loc})"
+        warnings.append((regs[_CORE_OP_WARNINGS - 1].loc, text))
     return warnings
 
 
-def _line_col(loc: Location | None) -> tuple[int, int]:
-    return (loc.line, loc.col) if loc else (0, 0)
+# A warning (or note) as printed, with where it stands in the sources (`_in_source_order`);
+# None for a conclusion about them all.
+_Warning = tuple[Location | None, str]
+_Item = TypeVar("_Item")
+
+
+def _in_source_order(found: list[tuple[Location | None, _Item]], read: Mapping[str, int]) -> list[_Item]:
+    """What a gather run found (its errors and warnings, each with where it stands), in
+    source order: first those in files no source is (pyproject.toml, the allow file, a source
+    or --exclude pattern as named), file by file as they come up; then file by file in the
+    order the sources' files were first `read` (the C++ files by path, each header after the
+    file that first includes it, then the OpList files), so each file's findings stand
+    together; each file by line and column; last the conclusions about them all (nothing
+    registered). The sort is stable, so what stands at one place keeps the order it was
+    found in: one op's errors, all at its REGISTER_OP, in TensorFlow's order, a cause before
+    the errors it brings ("fix that one first")."""
+    unread: dict[str, int] = {}
+    for at, _ in found:
+        if at is not None and at.path not in read:
+            unread.setdefault(at.path, len(unread))
+
+    def key(item: tuple[Location | None, _Item]) -> tuple[int, int, int, int]:
+        at = item[0]
+        if at is None:
+            return (2, 0, 0, 0)
+        if at.path in read:
+            return (1, read[at.path], at.line, at.col)
+        return (0, unread[at.path], at.line, at.col)
+
+    return [value for _, value in sorted(found, key=key)]
 
 
 def gather(
@@ -726,7 +770,7 @@ def gather(
     except GatherErrors:
         raise
     except OpgenError as e:  # a bad -D option or allow file: nothing can be gathered
-        raise GatherErrors(e.errors if isinstance(e, OpgenErrors) else [e], []) from None
+        raise GatherErrors(e.errors if isinstance(e, OpgenErrors) else [e]) from None
     for warning in result.warnings:
         warn(warning)
     return result
@@ -762,7 +806,7 @@ _FLAG_CALLS = {"SetIsStateful": "is_stateful", "SetDoNotOptimize": "is_stateful"
                "SetIsDistributedCommunication": "is_distributed_communication"}
 
 
-def _saved_model_warnings(op_def: op_def_pb2.OpDef, reg: Registration) -> list[str]:
+def _saved_model_warnings(op_def: op_def_pb2.OpDef, reg: Registration) -> list[_Warning]:
     """An output list whose length comes from an attr with a default other than none: TF's
     SavedModel drops every attr at its default from the graphs it saves
     (`meta_graph.strip_graph_default_valued_attrs`, tensorflow/python/saved_model/save.py),
@@ -772,7 +816,7 @@ def _saved_model_warnings(op_def: op_def_pb2.OpDef, reg: Registration) -> list[s
     `NIntsOutDefault` likewise)."""
     attrs = {a.name: a for a in op_def.attr}
     parts = dict(_part_locations(reg))
-    warnings = []
+    warnings: list[_Warning] = []
     for arg in op_def.output_arg:
         name = arg.number_attr or arg.type_list_attr
         attr = attrs.get(name)
@@ -783,12 +827,13 @@ def _saved_model_warnings(op_def: op_def_pb2.OpDef, reg: Registration) -> list[s
         if count == 0:  # saved or not, the count is 0: nothing is lost
             continue
         shown = str(count) if arg.number_attr else f"a list of {count} types"
-        warnings.append(
-            f"{parts.get(f'attr {name}', reg.loc)}: warning: output '{arg.name}' of op {op_def.name} has as many "
-            f"tensors as attr '{name}' says, and a SavedModel drops that attr when it is at its default ({shown}): "
-            "a saved model calling the op with the default fails to load (TensorFlow's function_def_to_graph counts "
-            f"the tensors from the saved attrs alone: KeyError '{op_def.name}:{arg.name}:<index>')"
-            f"\n  hint: declare '{name}' without a default, so every call passes it and saved graphs keep it")
+        at = parts.get(f"attr {name}", reg.loc)
+        text = (f"{at}: warning: output '{arg.name}' of op {op_def.name} has as many tensors as attr '{name}' says, "
+                f"and a SavedModel drops that attr when it is at its default ({shown}): a saved model calling the op "
+                "with the default fails to load (TensorFlow's function_def_to_graph counts the tensors from the saved "
+                f"attrs alone: KeyError '{op_def.name}:{arg.name}:<index>')"
+                f"\n  hint: declare '{name}' without a default, so every call passes it and saved graphs keep it")
+        warnings.append((at, text))
     return warnings
 
 
@@ -861,7 +906,10 @@ def _gather(
 ) -> GatherResult:
     sources = list(sources)
     files = expand_sources(sources, exclude)
-    errors: list[OpgenError] = list(files.errors)
+    # each error where it stands in the sources (`_in_source_order`): its own location, or its
+    # op's REGISTER_OP for a builder error
+    errors: list[tuple[Location | None, OpgenError]] = [(e.location, e) for e in files.errors]
+    read: dict[str, int] = {}  # every file of the sources (headers too) in the order first read
     pp = Preprocessor([*tf_call_defines(defines), *defines], include_dirs, undefines, external_includes)
     allowed = read_allow_file(allow_file) if allow_file else None
     table = helper_table(helpers)
@@ -878,7 +926,7 @@ def _gather(
             first = sources_by_op.get(op_def.name)
             if first is not None and not isinstance(e, OpgenErrors):  # a duplicate: TF's text, made a sentence
                 e = _duplicate_error(e, first.location, units_by_op.get(op_def.name), unit)
-            errors.extend(e.errors if isinstance(e, OpgenErrors) else [e])
+            errors.extend((error.location, error) for error in (e.errors if isinstance(e, OpgenErrors) else [e]))
             return
         sources_by_op.setdefault(op_def.name, source)
         if unit is not None:
@@ -893,8 +941,8 @@ def _gather(
     conditions: dict[tuple[str, Location], None] = {}  # (name, where) #if read as 0 after a missing include
     skipped: dict[Location, SkippedRegistrations] = {}  # a shared header's conditional once
     # translation warnings, and SetShapeFn names (name, where, op) that may be typos (`_shape_fn_warnings`)
-    shape_fn_warnings: list[str | tuple[str, Location, str]] = []
-    saved_model_warnings: list[str] = []
+    shape_fn_warnings: list[_Warning | _ShapeFnUse] = []
+    saved_model_warnings: list[_Warning] = []
     defined_in: dict[str, dict[str, Translation]] = {}  # unit -> the shape functions it defines
     # ops whose SetShapeFn names a project function their unit does not define
     elsewhere: list[tuple[op_def_pb2.OpDef, Registration, BuilderCall, str, bool, OpSource]] = []
@@ -904,7 +952,10 @@ def _gather(
     helper_origins: dict[Location, list[tuple[str, Location]]] = {}
     written_keys = {name.lstrip(":"): (name, at) for name, at in helper_locations.items()}  # as helper_table keys
     for path in files.cpp:
+        read.setdefault(path, len(read))
         scanned = scan_cpp_file(path, pp, table)
+        for header in pp.files_read:
+            read.setdefault(header, len(read))
         regs, file_errors = scanned.ops, scanned.errors
         all_missing = (*pp.missing_includes, *pp.missing_project_includes)
         for e in (*file_errors, *scanned.kernel_errors, *scanned.unread):
@@ -934,16 +985,12 @@ def _gather(
                 helper_origins[arg.loc] = [written_keys[key] for key in dict.fromkeys(arg.helpers)
                                            if key in written_keys]
         built = []
-        # A file's errors in source order: each broken chain's error where it stands,
-        # each op's builder errors (in TF's order) where its REGISTER_OP stands.
-        located: list[tuple[tuple[int, int], list[OpgenError]]] = [(_line_col(e.location), [e]) for e in file_errors]
+        errors += [(e.location, e) for e in file_errors]
         for reg in regs:
             try:
                 built.append((build_op_def(reg), reg))
-            except OpgenError as e:
-                located.append((_line_col(reg.loc), e.errors if isinstance(e, OpgenErrors) else [e]))
-        for _, errs in sorted(located, key=lambda item: item[0]):
-            errors.extend(errs)
+            except OpgenError as e:  # (in TF's order: a cause before the errors that follow from it)
+                errors += [(reg.loc, error) for error in (e.errors if isinstance(e, OpgenErrors) else [e])]
         if scanned.shape_fn_definitions:
             defined_in.setdefault(path, scanned.shape_fn_definitions)
         # every header read, none declaring TF's named shape functions: naming one fails in g++
@@ -954,7 +1001,7 @@ def _gather(
             if undeclared_tf_fns and call is not None and shape_fn is not None and translation is None:
                 warning = undeclared_tf_shape_fn_warning(shape_fn, scanned.declared_shape_fns, call.args[0].loc)
                 if warning is not None:
-                    shape_fn_warnings.append(warning)
+                    shape_fn_warnings.append((call.args[0].loc, warning))
             if not is_tf_core_op(op_def.name):
                 saved_model_warnings += _saved_model_warnings(op_def, reg)
             if core_ops is not None and is_tf_core_op(op_def.name) and not any(
@@ -974,7 +1021,7 @@ def _gather(
                 shape_fn_warnings += _translation_warnings(op_def, translation)
             register(op_def, _op_source(reg, shape_fn, call, translation), path)
             if shape_fn and call and unqualified(shape_fn) not in scanned.declared_shape_fns:
-                shape_fn_warnings.append((shape_fn, call.args[0].loc, op_def.name))
+                shape_fn_warnings.append(_ShapeFnUse(shape_fn, call.args[0].loc, op_def.name))
 
     for op_def, reg, call, shape_fn, declared, source in elsewhere:
         if sources_by_op.get(op_def.name) is not source:
@@ -993,34 +1040,37 @@ def _gather(
                    f"shape function '{shape_fn}' is the project's, and defined in none of the sources opgen reads")
             fix = "leave the others out of the sources" if definitions else "add the file defining it to the sources"
             if not core:
-                shape_fn_warnings.append(f"{where}: warning: {why} (op {op_def.name}: unknown output shapes without "
-                                         f"TensorFlow)\n  hint: {fix}, or give the runtime a Python port: "
-                                         "opgen_runtime.register_shape_fn (docs/shape-functions.md)")
+                text = (f"{where}: warning: {why} (op {op_def.name}: unknown output shapes without TensorFlow)\n"
+                        f"  hint: {fix}, or give the runtime a Python port: opgen_runtime.register_shape_fn "
+                        "(docs/shape-functions.md)")
+                shape_fn_warnings.append((where, text))
             resolved = _op_source(reg, None, call, None, f"{where}: {why}")
         else:  # a library's own function opgen does not read (only the compiled library runs it)
             if not declared:
-                shape_fn_warnings.append((shape_fn, where, op_def.name))
+                shape_fn_warnings.append(_ShapeFnUse(shape_fn, where, op_def.name))
             resolved = _op_source(reg, shape_fn, call, None)
         sources_by_op[op_def.name] = registry.sources[op_def.name] = resolved
 
     for path in files.oplists:
+        read.setdefault(path, len(read))
         try:
             op_list, lines = load_op_list_with_lines(path, cache=cache, jobs=jobs)
         except OpgenError as e:
-            errors += e.errors if isinstance(e, OpgenErrors) else [e]  # (each counts in the summary)
+            errors += [(error.location, error) for error in (e.errors if isinstance(e, OpgenErrors) else [e])]
             continue
         for op_def, line in zip(op_list.op, lines):
             registered.add(op_def.name)
             if allowed is None or op_def.name in allowed:
                 register(op_def, OpSource(Location(path, line, 1 if line else 0), from_op_list=True))
 
-    warnings = [_unmatched_exclude_warning(pattern, exclude_origins.get(pattern))
-                for pattern in files.unmatched_excludes]
-    missing_at = len(warnings)  # the missing-include warnings go here, once the errors say which they explain
+    warnings: list[_Warning] = []
+    for pattern in files.unmatched_excludes:
+        unmatched = _unmatched_exclude_warning(pattern, exclude_origins.get(pattern))
+        warnings.append((unmatched.location or Location(pattern), unmatched.format_warning()))
     condition_errors = [blamed for name, where in conditions
                         if (blamed := explanations.blamed(_condition_message(name), where, name)) is not None]
     if strict_includes:
-        errors += condition_errors
+        errors += [(e.location, e) for e in condition_errors]
     else:
         warnings += _as_warnings(condition_errors)
     explained = {(e.message, e.location) for e in condition_errors}
@@ -1029,25 +1079,25 @@ def _gather(
                                         strict_defines)
     warnings += notes
     warnings += _as_warnings([explanations.explain(e) for e in unread])
-    errors += skip_errors
+    errors += [(e.location, e) for e in skip_errors]
     warnings += _shape_fn_warnings(shape_fn_warnings)
     warnings += saved_model_warnings
-    errors = [explanations.explain(e) for e in errors]
+    errors = [(at, explanations.explain(e)) for at, e in errors]
     if helper_origins:
-        errors = [_with_helper_origin(e, helper_origins) for e in errors]
+        errors = [(at, _with_helper_origin(e, helper_origins)) for at, e in errors]
     kernel_errors = [explanations.explain(e) for e in kernel_errors]
     if strict_kernels:
-        errors += kernel_errors
+        errors += [(e.location, e) for e in kernel_errors]
     else:
-        warnings += [w + "\n  (kernel registration skipped)" for w in _as_warnings(kernel_errors)]
+        warnings += [(at, w + "\n  (kernel registration skipped)") for at, w in _as_warnings(kernel_errors)]
     # (a header blamed for an error needs its directory: it is not another library's to skip)
-    warnings[missing_at:missing_at] = [] if strict_includes else [
-        f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
-        + ("" if target in explanations.blamed_targets
-           else f"\n  hint: {_missing_include_hint(target, sites[0].searched)}")
+    warnings += [] if strict_includes else [
+        (sites[0].location, f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
+         + ("" if target in explanations.blamed_targets
+            else f"\n  hint: {_missing_include_hint(target, sites[0].searched)}"))
         for target, sites in missing.items()]
     if allow_file and allowed is not None and not errors:
-        warnings += _unmatched_allow_warnings(allow_file, allowed, registered)
+        warnings += _as_warnings(_unmatched_allow_warnings(allow_file, allowed, registered))
     left_out = {reg.op_name for reg in core_registrations}
     warnings += _core_op_warnings(core_registrations)
     op_list = registry.export(include_internal)
@@ -1055,20 +1105,21 @@ def _gather(
             and (require_ops or not kernels):
         internal = len(registry) - len(op_list.op)  # `_` ops, left out without include_internal
         nothing = _nothing_registered(sources, files, allowed is not None, len(left_out), internal)
-        if require_ops:
-            errors.append(nothing)
+        if require_ops:  # (a conclusion, after the findings it concludes from)
+            errors.append((None, nothing))
         else:
-            warnings.append(nothing.format_warning())
-    warnings = [one_message(w) for w in warnings]
+            warnings.append((None, nothing.format_warning()))
+    warnings = [(at, one_message(w)) for at, w in warnings]
     if errors:
-        unique: dict[str, OpgenError] = {}  # an error in a header several files include: once
-        for error in errors:
-            unique.setdefault(error.format(), error)
-        raise GatherErrors(list(unique.values()), warnings)
+        unique: dict[str, tuple[Location | None, OpgenError]] = {}  # an error in a header several files include: once
+        for at, error in errors:
+            unique.setdefault(error.format(), (at, error))
+        raise GatherErrors(_in_source_order([*unique.values(), *warnings], read))
     if left_out:
         kept = [op for op in op_list.op if op.name not in left_out]
         del op_list.op[:]
         op_list.op.extend(kept)
     kernels.sort(key=lambda k: k.kernel_def.op)  # stable: source order within an op
     return GatherResult(op_list, {op.name: sources_by_op[op.name] for op in op_list.op if op.name in sources_by_op},
-                        sorted(inputs), warnings, kernels if files.cpp else None, files.directories)
+                        sorted(inputs), _in_source_order(warnings, read), kernels if files.cpp else None,
+                        files.directories)

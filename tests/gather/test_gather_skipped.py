@@ -227,12 +227,12 @@ def test_a_build_configuration_macro_is_one_note_and_never_an_error(monkeypatch,
         ("ops/mixed.cc:5:5: note: 'GOOGLE_CUDA' and 'PROJECT_GPU' are not defined ('GOOGLE_CUDA' is a build "
         "configuration macro: opgen reads for a build without it), so this conditional skips 1 registration"),
         "  hint: -D GOOGLE_CUDA=1 -D PROJECT_GPU=1, or [tool.opgen] defines",
-        (f"ops/mkl_0.cc:1:8: note: 'INTEL_MKL' is not defined ({CONFIGURATION}), so this conditional and 2 more skip "
-        "6 registrations"),
-        "  hint: -D INTEL_MKL=1, or [tool.opgen] defines",
         ("ops/mixed.cc:8:5: error: 'GOOGLE_CUDA' and 'PROJECT_ANY' are not defined, so this conditional skips "
          "1 registration"),
         "  hint: -D GOOGLE_CUDA=1 or -D PROJECT_ANY=1, or [tool.opgen] defines",
+        (f"ops/mkl_0.cc:1:8: note: 'INTEL_MKL' is not defined ({CONFIGURATION}), so this conditional and 2 more skip "
+        "6 registrations"),
+        "  hint: -D INTEL_MKL=1, or [tool.opgen] defines",
         "1 error in 1 file, 4 warnings",
     ]
     (tmp_path / "ops" / "mixed.cc").unlink()
@@ -337,13 +337,13 @@ def test_a_shared_headers_if_warning_is_printed_once_blaming_only_what_applies(m
         f'ops/a_ops.cc:2:10: warning: cannot find include file "deps/a_dep.h" {searched}; skipped',
         skip_hint.format("deps/*"),
         f'ops/shared.h:3:10: warning: cannot find include file "gen/build_flags.h" {searched}; skipped',
+        "ops/shared.h:4:5: warning: 'SHARED_FAST_PATH' is not defined and reads as 0 in #if",
+        ('  hint: likely cause: "gen/build_flags.h" (ops/shared.h:3:10) was not found and may define '
+        "'SHARED_FAST_PATH'; add its directory with -I DIR or [tool.opgen] include_dirs"),
         f'ops/b_ops.cc:2:10: warning: cannot find include file "deps/b_dep.h" {searched}; skipped',
         skip_hint.format("deps/*"),
         f'ops/c_ops.cc:2:10: warning: cannot find include file "deps/c_dep.h" {searched}; skipped',
         skip_hint.format("deps/*"),
-        "ops/shared.h:4:5: warning: 'SHARED_FAST_PATH' is not defined and reads as 0 in #if",
-        ('  hint: likely cause: "gen/build_flags.h" (ops/shared.h:3:10) was not found and may define '
-        "'SHARED_FAST_PATH'; add its directory with -I DIR or [tool.opgen] include_dirs"),
     ]
     # with the include directory the build gives: no warning, the library's ops and docs
     sources = sorted((SHARED / "ops").glob("*.cc"))
