@@ -451,7 +451,18 @@ class Renderer:
                         out[i + j * n] = (emit.FunctionSummary.from_plain(item[0]), *item[1:])
         else:
             out = self._render_each(ops, sources, len(ops))
-        errors = [item for item in out if isinstance(item, OpgenError)]
+        # One error per place and message: a template's mistake fails every op it renders the
+        # same way (trial28: 43 copies of one line), so it is said once, naming the ops.
+        same: dict[tuple[Location | None, str], tuple[OpgenError, list[str]]] = {}
+        for op, item in zip(ops, out):
+            if isinstance(item, OpgenError):
+                same.setdefault((item.location, item.message), (item, []))[1].append(op.name)
+        errors = []
+        for error, names in same.values():
+            if len(names) > 1:
+                shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+                error.message += f" (rendering each of {len(names)} ops: {shown})"
+            errors.append(error)
         return [None if isinstance(item, OpgenError) else item for item in out], errors
 
     def _render_each(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource],

@@ -115,3 +115,15 @@ def test_undefined_value_given_to_a_filter_is_the_undefined_error(build, line):
     err = build(f"\n{line}\n")
     assert err.startswith("tpl/function.py.j2:2: error: template error: 'opgen.python_api.function.FunctionApi "
                           "object' has no attribute 'nmae'\n  hint: did you mean 'name'? a FunctionApi has "), err
+
+
+def test_a_templates_mistake_is_one_error_naming_the_ops_it_fails(build, tmp_path):
+    """trial28 #1: a typo in function.py.j2 failed each of 43 ops the same way, printed 43
+    times; it is one error at the template's line, naming how many ops it fails."""
+    (tmp_path / "cc" / "b.cc").write_text('#include "tensorflow/core/framework/op.h"\n' + "".join(
+        f'REGISTER_OP("More{i}").Output("y: float");\n' for i in range(5)))
+    err = build("\n{{ f.op_nmae }}\n")
+    assert err.count("error: template error") == 1, err
+    assert ("tpl/function.py.j2:2: error: template error: 'opgen.python_api.function.FunctionApi object' has no "
+            "attribute 'op_nmae' (rendering each of 6 ops: Fine, More0, More1 and 3 more)") in err
+    assert err.endswith("1 error in 1 file\n")
