@@ -454,9 +454,9 @@ class Renderer:
         # One error per place and message: a template's mistake fails every op it renders the
         # same way (trial28: 43 copies of one line), so it is said once, naming the ops.
         same: dict[tuple[Location | None, str], tuple[OpgenError, list[str]]] = {}
-        for op, item in zip(ops, out):
-            if isinstance(item, OpgenError):
-                same.setdefault((item.location, item.message), (item, []))[1].append(op.name)
+        for op, rendered in zip(ops, out):
+            if isinstance(rendered, OpgenError):
+                same.setdefault((rendered.location, rendered.message), (rendered, []))[1].append(op.name)
         errors = []
         for error, names in same.values():
             if len(names) > 1:
