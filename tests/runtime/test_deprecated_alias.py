@@ -33,3 +33,21 @@ def test_a_deprecated_alias_warns_at_its_caller_and_is_its_function():
     proc = subprocess.run([sys.executable, "-c", _SCRIPT], cwd=REPO, capture_output=True, text=True, timeout=120,
                           check=False)
     assert proc.returncode == 0 and proc.stdout == "ok\n", proc.stdout + proc.stderr
+
+
+def test_a_deprecated_alias_of_a_split_module_names_the_package_not_its_private_part():
+    """trial28 #4: with max_ops_per_module, the warning named `gen_x._part2.alias`; users import
+    `gen_x`, whose __init__ holds every part's functions."""
+    from opgen_runtime.ops.execute import deprecated_alias
+
+    def scale(x: float) -> float:
+        return x
+
+    scale.__module__ = "fwlib.ops.gen_math_ops._part2"
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert deprecated_alias(scale, "fw_scale")(2.0) == 2.0
+    assert [str(w.message) for w in caught] == [
+        "fwlib.ops.gen_math_ops.fw_scale is deprecated: use fwlib.ops.gen_math_ops.scale instead"]

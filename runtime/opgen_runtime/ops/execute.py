@@ -16,6 +16,7 @@ are not in `__all__`.
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -88,11 +89,17 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
+# A part of a split module (`gen_x._part1`, opgen's max_ops_per_module) is private: its
+# package, which imports every part's functions, is what users import and call.
+_PART = re.compile(r"\._part\d+\Z")
+
+
 def deprecated_alias(function: Callable[_P, _R], alias: str) -> Callable[_P, _R]:
     """What a deprecated endpoint (ApiDef `endpoint { deprecated: true }`) binds: `function`,
     warning at each call (a `DeprecationWarning` at the caller's line: Python's filters show
     it once per line) that `alias` is deprecated, as TF's `deprecated_endpoints` logs."""
-    message = f"{function.__module__}.{alias} is deprecated: use {function.__module__}.{function.__name__} instead"
+    module = _PART.sub("", function.__module__)
+    message = f"{module}.{alias} is deprecated: use {module}.{function.__name__} instead"
 
     @functools.wraps(function)
     def warned(*args: _P.args, **kwargs: _P.kwargs) -> _R:
