@@ -805,8 +805,10 @@ class FunctionSummary(NamedTuple):
 
 
 def module_exports(functions: list[FunctionSummary]) -> list[str]:
-    """`__all__`: visible functions and their aliases, in ruff's RUF022 order."""
-    names = [n for f in functions if f.name and f.visible for n in (f.name, *f.aliases)]
+    """`__all__`: visible functions and their aliases, in ruff's RUF022 order; never a name
+    starting with `_` (an internal op kept by include_internal, `_FwOp` -> `__fw_op`), which
+    Python's convention, and `import *` without `__all__`, keep private (trial28 #7)."""
+    names = [n for f in functions if f.name and f.visible for n in (f.name, *f.aliases) if not n.startswith("_")]
     return sorted(names, key=literals.isort_key)
 
 

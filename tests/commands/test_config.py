@@ -145,6 +145,11 @@ def test_include_internal_key_keeps_underscore_ops_for_build_and_diff(run, tmp_p
     assert "def op_internal(" in (tmp_path / "gen" / "gen_a.py").read_text()
     assert run(toml, "build", "--check", "-q") == (0, "")
     assert run(toml, "diff", "gen/API.md", "-q")[0] == 0  # the project's side keeps the op too
+    # without the rename, TF's name for it, `__op_internal`: private by its `_`, so not in __all__ (trial28 #7)
+    (tmp_path / "overrides" / "o.pbtxt").unlink()
+    assert run(toml, "build", "-q") == (0, "")
+    module = (tmp_path / "gen" / "gen_a.py").read_text()
+    assert "def __op_internal(" in module and '__all__ = ["op_a"]' in module
 
 
 def test_exclude_entries_are_relative_to_the_project_and_one_matching_nothing_warns(run, tmp_path):
