@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import gc
 import hashlib
 import inspect
 import os
@@ -69,6 +68,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from opgen.heap import cyclic_gc_paused
 from opgen_runtime.proto import op_def_pb2, tensor_pb2
 
 SOURCE_MAP = "opgen_sourcemap.json"
@@ -420,20 +420,6 @@ def _call(w: Wrapper, backend: str, filename: str, lines: list[str], report: Cal
         runtime.set_backend(None if previous == "auto" else previous)
 
 
-@contextlib.contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """No cyclic collection meanwhile: a module's AST is hundreds of thousands of acyclic
-    objects (refcounting frees them), which each collection would walk again; half the time
-    of parsing a registry's module went to that."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def check_module(source: str | Path, *, name: str | None = None, tf: bool | None = None,
                  tf_eager: bool = False, tf_crashes: frozenset[str] = frozenset()) -> CallReport:
     """Imports the generated module (its text, or the path of its file) and calls every
@@ -458,7 +444,7 @@ def check_module(source: str | Path, *, name: str | None = None, tf: bool | None
     try:
         with isolated_registry():
             try:
-                with _no_cyclic_gc():
+                with cyclic_gc_paused():  # a module's AST: many acyclic objects
                     tree = ast.parse(text, filename)
                     module = _load(tree, filename, module_name)
             except Exception as e:  # noqa: BLE001 - a module that fails to import is the first crash
@@ -467,7 +453,7 @@ def check_module(source: str | Path, *, name: str | None = None, tf: bool | None
                 )
                 return report
             try:
-                with _no_cyclic_gc():
+                with cyclic_gc_paused():  # a module's AST: many acyclic objects
                     found, report.unwrapped = wrappers(module, tree)
                 del tree
                 report.crashes.extend(annotation_errors(module))
