@@ -13,6 +13,7 @@ import difflib
 import errno
 import importlib
 import os
+import shlex
 import sys
 import time
 import traceback
@@ -101,6 +102,25 @@ def _checked_library(ctx: click.Context, param: click.Parameter, value: str | No
     return value
 
 
+def _checked_output_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """`-o FILE`, `--depfile FILE`: a file of a directory that exists, checked before the command
+    reads or writes anything. As `gcc -MF`, opgen creates no directory for it: a misspelt
+    `buidl/opgen.d` would leave a stray tree."""
+    if value:
+        folder = os.path.dirname(value)
+        if folder and not os.path.isdir(folder):
+            option = param.opts[0]
+            shown = printable_path(folder)
+            if os.path.lexists(folder):
+                message, fix = "which is not a directory", "fix the path"
+            else:
+                message = "which does not exist"
+                fix = f"create the directory first (mkdir -p {printable_path(shlex.quote(folder))}), or fix the path"
+            raise OpgenError(f"{option} names a file in {shown}, {message}", Location(value),
+                             hint=f"{fix}: opgen creates no directory for {option}")
+    return value
+
+
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
 _SOURCES = ("SOURCES are C++ files, directories, globs or OpList files (.pbtxt, .pb, .json); "
             "default: [tool.opgen] sources (op_specs).")
@@ -171,7 +191,8 @@ def _overrides_option(section: str) -> _Decorator:
 
 
 def _output_option(what: str) -> _Decorator:
-    return _option("-o", "--output", metavar="FILE", section="Output", help=f"Write {what} here; default: stdout.")
+    return _option("-o", "--output", metavar="FILE", section="Output", callback=_checked_output_file,
+                   help=f"Write {what} here (its directory must exist); default: stdout.")
 
 
 def _format_option(choices: list[str], default: str, what: str = "") -> _Decorator:
@@ -318,7 +339,8 @@ _define(
             "--output",
             metavar="FILE.cc",
             section="Output",
-            help="Write the C++ here; default: stdout.",
+            callback=_checked_output_file,
+            help="Write the C++ here (its directory must exist); default: stdout.",
         ),
         _option(
             "--skip-inexpressible",
@@ -393,7 +415,8 @@ _define(
             "--depfile",
             metavar="FILE",
             section="Output",
-            help="Also write a depfile: every output, and every file the build read.",
+            callback=_checked_output_file,
+            help="Also write a depfile (its directory must exist): every output, and every file the build read.",
         ),
         _option(
             "--depfile-format",
@@ -405,6 +428,7 @@ _define(
         ),
         _option(
             "--depfile-relative-to",
+            type=click.Path(exists=True, file_okay=False),
             metavar="DIR",
             section="Output",
             help="Write the depfile's paths relative to DIR (absolute when not below it), e.g. CMake's "

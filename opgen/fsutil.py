@@ -15,6 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from opgen.errors import Location, OpgenError, printable_path
+
 
 class LiteralPath(str):
     """A source path whose `*`, `?` and `[` are characters of its name, never a glob: a
@@ -158,13 +160,15 @@ def file_mode(path: Path) -> int:
     return 0o666 & ~umask
 
 
-def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
+def atomic_write(path: Path, data: bytes, durable: bool = True, make_parents: bool = True) -> None:
     """Write `data` to `path` via a temporary file in the same directory and os.replace, with
     the mode `file_mode` says; `durable=False` skips the fsync (for caches and the build's
-    output tree: a file lost or torn by a crash is rebuilt)."""
+    output tree: a file lost or torn by a crash is rebuilt); `make_parents=False` creates no
+    missing directory (a file the user named: `write_output`)."""
     if os.path.isdir(path):  # named after `path`, not the temporary file os.replace would fail on
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if make_parents:
+        path.parent.mkdir(parents=True, exist_ok=True)
     mode = file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -214,9 +218,12 @@ def _on_stdout(e: OSError) -> OSError:
 
 
 def write_output(path: Path, data: bytes) -> None:
-    """A file the user named (`-o`, `--depfile`): `atomic_write`, except that a device or a
-    pipe (`-o /dev/null`, `-o /dev/stdout`) is written into, never replaced by a regular file
-    (which would break /dev/null for the whole machine)."""
+    """A file the user named (`-o`, `--depfile`): `atomic_write` into its directory, which it
+    never creates (the command line checked it exists, as `gcc -MF` wants it to), except that
+    a device or a pipe (`-o /dev/null`, `-o /dev/stdout`) is written into, never replaced by a
+    regular file (which would break /dev/null for the whole machine). A failure is an error
+    located at `path` saying which step failed: never the hidden temporary file's name
+    (`.x.pbtxt.d4jx7vff.tmp`), nor its "No such file or directory" as if `path` were missing."""
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -226,14 +233,22 @@ def write_output(path: Path, data: bytes) -> None:
             with open(path, "wb") as f:
                 f.write(data)
             return
-        atomic_write(path, data)
+        atomic_write(path, data, make_parents=False)
+    except IsADirectoryError:
+        raise  # (`opgen.cli.os_error` says how to name a file instead)
     except OSError as e:
-        # a failed write (`-o /dev/full`) names no file, and a failed atomic write its hidden
-        # temporary file (`.x.pbtxt.d4jx7vff.tmp`): the error names the file the user named
-        name = Path(e.filename).name if e.filename is not None else None
-        if name is None or (name.startswith(f".{path.name}.") and name.endswith(".tmp")):
-            raise OSError(e.errno, e.strerror, str(path)) from None
-        raise
+        reason = e.strerror or str(e)
+        name = Path(e.filename).name if e.filename is not None else ""
+        folder = printable_path(str(path.parent))
+        if e.filename2 is not None:  # os.replace of the temporary file over `path`
+            message, hint = f"cannot replace this file: {reason}", None
+        elif name.startswith(f".{path.name}.") and name.endswith(".tmp"):
+            message = f"cannot write this file: creating a temporary file in its directory {folder} failed: {reason}"
+            hint = (f"opgen replaces the file by renaming a new file of {folder} over it: name a file in a directory "
+                    "where files can be created")
+        else:
+            message, hint = f"cannot write this file: {reason}", None
+        raise OpgenError(message, Location(str(path)), hint=hint) from None
 
 
 def glob_paths(pattern: str) -> list[str]:

@@ -53,6 +53,7 @@ def test_api_snapshot_golden(project, capsys, fmt):
 
 
 def test_api_writes_file_atomically(project, capsys):
+    (project / "snap").mkdir()
     assert run_cli(["api", "-o", "snap/API.md"], capsys)[0] == 0
     assert (project / "snap" / "API.md").read_text() == run_cli(["api"], capsys)[1]
 

@@ -150,7 +150,7 @@ def _generated_cases() -> list[Case]:
         op_list.op[0].name = "_" + payload if payload else "_"
         cases.append(Case(f"specs-comment-{i}", {"in.pb": dump_op_list(op_list, "pb")},
                           argv=["specs", "in.pb", "-o", "out/ops.cc", "--skip-inexpressible"],
-                          may_write=("out",), post=_only_comments))
+                          setup=_make("dir", "out"), may_write=("out",), post=_only_comments))
     return cases
 
 
@@ -426,7 +426,8 @@ def _hand_made_cases() -> list[Case]:
     cases += [
         Case("cli-out-is-file", good, argv=["build", "--out", "afile"], setup=_make("x", "afile"), exits=(2,)),
         Case("cli-o-dir", good, argv=["oplist", "-o", "adir"], setup=_make("dir", "adir"), exits=(2,)),
-        Case("cli-o-missing-dir", good, argv=["oplist", "-o", "no/such/dir/x.pbtxt"], exits=(0, 2), may_write=("no",)),
+        Case("cli-o-missing-dir", good, argv=["oplist", "-o", "no/such/dir/x.pbtxt"], exits=(2,)),
+        Case("cli-depfile-missing-dir", good, argv=["build", "--depfile", "no/such/dir/x.d"], exits=(2,)),
         Case("cli-depfile-dir", good, argv=["build", "--depfile", "adir"], setup=_make("dir", "adir"), exits=(2,)),
         Case(
             "cli-depfile-newline",

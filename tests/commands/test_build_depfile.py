@@ -117,6 +117,7 @@ def test_depfile_relative_to_a_directory(tmp_path):
     """CMake reads a DEPFILE's paths relative to CMAKE_CURRENT_BINARY_DIR: below that directory
     they are relative to it, elsewhere absolute."""
     root = _project(tmp_path / "p")
+    (root / "build").mkdir()
     assert _opgen(root, "--depfile", "build/opgen.d", "--depfile-relative-to", "build").returncode == 0
     paths = (root / "build" / "opgen.d").read_text().replace(":", "").split()
     assert f"{root}/generated/API.md" in paths and f"{root}/specs/common_macros.h" in paths

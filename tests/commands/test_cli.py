@@ -551,22 +551,81 @@ def test_a_failed_write_names_the_file(project, argv):
     """A device that refuses the write (a full disk): the error names the file the user gave."""
     result = run(*argv)
     assert result.exit_code == 2
-    assert result.stderr.startswith("/dev/full: error: cannot access file: No space left on device"), result.stderr
+    assert result.stderr.startswith("/dev/full: error: cannot write this file: No space left on device"), result.stderr
 
 
 def test_a_directory_refusing_the_temporary_file_names_the_file_given(project, monkeypatch):
     """trial22 #9: a read-only directory refuses `-o ro/x.pbtxt`'s temporary file (mocked: tests may
-    run as root): the error names ro/x.pbtxt, not `.x.pbtxt.XXXX.tmp`."""
+    run as root): the error names ro/x.pbtxt, not `.x.pbtxt.XXXX.tmp`, and says which step failed."""
     import tempfile
 
     def refused(prefix: str = "", suffix: str = "", dir: str = "") -> tuple[int, str]:  # mkstemp's keywords
         raise PermissionError(13, "Permission denied", os.path.join(dir, f"{prefix}d4jx7vff{suffix}"))
 
+    (project / "ro").mkdir()
     monkeypatch.setattr(tempfile, "mkstemp", refused)
     result = run("oplist", "-o", "ro/x.pbtxt")
     assert result.exit_code == 2
-    assert result.stderr.startswith("ro/x.pbtxt: error: "), result.stderr
+    assert result.stderr.startswith("ro/x.pbtxt: error: cannot write this file: creating a temporary file in its "
+                                    "directory ro failed: Permission denied\n  hint: "), result.stderr
     assert ".tmp" not in result.stderr
+
+
+def test_a_file_that_cannot_be_replaced_says_so(project, monkeypatch):
+    """The rename of the temporary file over the file given fails (mocked: a file of a read-only
+    mount, a directory with the sticky bit): "cannot replace", never "no such file"."""
+    def refused(src: str, dst: str) -> None:
+        raise PermissionError(1, "Operation not permitted", src, None, dst)
+
+    monkeypatch.setattr(os, "replace", refused)
+    result = run("oplist", "-o", "x.pbtxt")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("x.pbtxt: error: cannot replace this file: Operation not permitted"), \
+        result.stderr
+    assert not list(project.glob(".x.pbtxt.*"))  # the temporary file removed
+
+
+@pytest.mark.skipif(not os.path.isfile("/proc/version"), reason="needs /proc (Linux)")
+@pytest.mark.parametrize("argv", [["oplist", "-o", "/proc/version"], ["build", "--depfile", "/proc/version"]])
+def test_a_file_of_a_directory_refusing_new_files_says_so(project, argv):
+    """trial28 #5: /proc/version exists, but /proc takes no temporary file to rename over it:
+    the error says that, not "cannot access file: No such file or directory"."""
+    result = run(*argv)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("/proc/version: error: cannot write this file: creating a temporary file in its "
+                                    "directory /proc failed: "), result.stderr
+    assert not (project / "gen").exists()  # (the depfile is written before the tree)
+
+
+@pytest.mark.parametrize("argv", [["oplist", "-o", "FILE"], ["kernels", "-o", "FILE"], ["api", "--output", "FILE"],
+                                  ["specs", "ops.pbtxt", "-o", "FILE"], ["build", "--depfile", "FILE"]])
+def test_output_in_a_missing_directory_is_a_located_error_writing_nothing(project, argv):
+    """trial28 #5: `-o buidl/x` / `--depfile buidl/opgen.d` in a directory that does not exist
+    (or is a file): an error at the path given, before the command reads or writes anything
+    (no directory made, no output tree), exit 2; as gcc -MF, opgen makes no directory."""
+    assert run("oplist", "-o", "ops.pbtxt").exit_code == 0
+    before = sorted(p.relative_to(project) for p in project.rglob("*"))
+    option = "-o" if argv[-2] == "--output" else argv[-2]
+    result = run(*[a.replace("FILE", "buidl dir/sub/x") for a in argv])
+    assert result.exit_code == 2
+    assert result.output == (f"buidl dir/sub/x: error: {option} names a file in buidl dir/sub, which does not exist\n"
+                             "  hint: create the directory first (mkdir -p 'buidl dir/sub'), or fix the path: opgen "
+                             f"creates no directory for {option}\n"), result.output
+    result = run(*[a.replace("FILE", "pyproject.toml/x") for a in argv])
+    assert result.exit_code == 2
+    assert result.output.startswith(f"pyproject.toml/x: error: {option} names a file in pyproject.toml, which is not "
+                                    "a directory\n  hint: fix the path:"), result.output
+    assert sorted(p.relative_to(project) for p in project.rglob("*")) == before
+
+
+@pytest.mark.parametrize("where", ["no/such/dir", "pyproject.toml"])
+def test_depfile_relative_to_must_be_a_directory(project, where):
+    """trial28 #5: `--depfile-relative-to` naming no directory is a usage error (it wrote absolute
+    paths, silently)."""
+    result = run("build", "--depfile", "opgen.d", "--depfile-relative-to", where)
+    assert result.exit_code == 2
+    assert "opgen: error: Invalid value for '--depfile-relative-to': Directory " in result.output, result.output
+    assert not (project / "opgen.d").exists() and not (project / "gen").exists()
 
 
 @pytest.mark.parametrize("argv", [["oplist", "-o", "DIR"], ["kernels", "-o", "DIR"], ["api", "-o", "DIR"],
