@@ -221,7 +221,9 @@ def load_config(start: Path | None = None) -> Config:
         if key in _KNOWN_KEYS:
             try:
                 kwargs[key] = _checked_value(key, value, where)
-            except OpgenError as e:  # every key's mistake in one run
+            except OpgenErrors as e:  # every key's mistakes in one run
+                errors += e.errors
+            except OpgenError as e:
                 errors.append(e)
     _raise_in_file_order(errors)
     return Config(root=pyproject.parent, positions=positions, written=frozenset(table), **kwargs)  # type: ignore[arg-type]
@@ -235,56 +237,44 @@ def _raise_in_file_order(errors: list[OpgenError]) -> None:
 
 
 def _checked_value(key: str, value: object, where: Callable[..., Location]) -> object:
-    """The value of [tool.opgen] `key` as `Config` holds it, or an error located by `where`."""
+    """The value of [tool.opgen] `key` as `Config` holds it, or its errors located by `where`:
+    every bad entry of a list or table, not just the first (OpgenErrors when several)."""
+    problems: list[OpgenError] = []
     strings = value if isinstance(value, list) else [value]
     for i, text in enumerate(strings):
         if isinstance(text, str) and "\0" in text:  # no path, name or define holds one
-            raise OpgenError(f"[tool.opgen] {key} holds a NUL character (\\u0000)",
-                             where(key, *([i] if isinstance(value, list) else [])), hint="remove it")
+            problems.append(OpgenError(f"[tool.opgen] {key} holds a NUL character (\\u0000)",
+                                       where(key, *([i] if isinstance(value, list) else [])), hint="remove it"))
+    _raise_in_file_order(problems)
     if key in ("sources", "exclude", "defines", "include_dirs", "external_includes", "undefines",
                "core_ops", "kernels_elsewhere"):
         if isinstance(value, str):
             value = [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            bad = (next((i for i, v in enumerate(value) if not isinstance(v, str)), None)
-                   if isinstance(value, list) else None)
-            raise OpgenError(f"[tool.opgen] {key} must be a list of strings",
-                             where(key, *([] if bad is None else [bad])))
-        if key == "defines":
-            for i, define in enumerate(value):
-                _check_define(define, where(key, i))
-        if key == "undefines":
-            for i, name in enumerate(value):
-                if not name.isidentifier():
-                    raise OpgenError(f"[tool.opgen] undefines entry {name!r}: macro names must be identifiers",
+        if not isinstance(value, list):
+            raise OpgenError(f"[tool.opgen] {key} must be a list of strings", where(key))
+        problems += [OpgenError(f"[tool.opgen] {key} must be a list of strings: entry {i + 1} is "
+                                f"{_TOML_KINDS.get(type(v), 'not a string')}", where(key, i))
+                     for i, v in enumerate(value) if not isinstance(v, str)]
+        for i, entry in enumerate(value):
+            if not isinstance(entry, str):
+                continue
+            try:
+                if key == "defines":
+                    _check_define(entry, where(key, i))
+                elif key == "undefines" and not entry.isidentifier():
+                    raise OpgenError(f"[tool.opgen] undefines entry {entry!r}: macro names must be identifiers",
                                      where(key, i), hint='write "NAME"')
+            except OpgenError as e:
+                problems.append(e)
         value = tuple(value)
     elif key in _TABLE_KEYS:
         if not isinstance(value, dict):
             raise OpgenError(f"[tool.opgen.{key}] must map names to strings", where(key))
         for name, v in value.items():
-            if key != "helpers" and name in _KNOWN_KEYS:
-                # No op (CamelCase) nor generated module is named like a [tool.opgen] key: it was
-                # written below the table's header, where it lands in the table.
-                raise OpgenError(f"[tool.opgen.{key}] key {name!r} is a [tool.opgen] key, not a pattern",
-                                 where(key, name), hint=_below_table_hint(key))
-            if not isinstance(v, str) or "\0" in name:
-                # A key of [tool.opgen] written after a [tool.opgen.<key>] header lands in that table.
-                scope = f"'{name}' is a [tool.opgen] key: {_below_table_hint(key)}" if name in _KNOWN_KEYS else None
-                what = "a string" if isinstance(v, str) else _TOML_KINDS.get(type(v), "not a string")
-                raise OpgenError(f"[tool.opgen.{key}] must map names to strings: {name!r} is {what}"
-                                 + (" but its name holds a NUL" if isinstance(v, str) else ""),
-                                 where(key, name), hint=scope)
-            if key == "helpers" and not _CPP_NAME.fullmatch(name):
-                raise OpgenError(f"[tool.opgen.helpers] key {name!r} is not a C++ name", where(key, name),
-                                 hint='name the helper as the sources call it: GetAttrs = "..." or '
-                                      '"ns::GetAttrs" = "..." (for that namespace only)')
-            if key == "modules":
-                from opgen.module_groups import validate_module_name
-
-                validate_module_name(v, where(key, name))
-            elif key == "libraries":
-                check_library(v, where(key, name), f"[tool.opgen.libraries] {name!r}")
+            try:
+                _check_table_entry(key, name, v, where)
+            except OpgenError as e:
+                problems.append(e)
     elif key == "jobs":
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_JOBS:
             raise OpgenError(f"[tool.opgen] jobs must be an integer from 0 to {MAX_JOBS}", where(key),
@@ -308,7 +298,34 @@ def _checked_value(key: str, value: object, where: Callable[..., Location]) -> o
     elif key == "formatter" and value not in FORMATTERS:
         raise OpgenError(f"[tool.opgen] formatter {value!r} is not one of {', '.join(FORMATTERS)}", where(key),
                          hint='write formatter = "black" (the default) or formatter = "ruff"')
+    _raise_in_file_order(problems)
     return value
+
+
+def _check_table_entry(key: str, name: str, value: object, where: Callable[..., Location]) -> None:
+    """An entry `name = value` of [tool.opgen.<key>] (`_TABLE_KEYS`), or its error."""
+    if key != "helpers" and name in _KNOWN_KEYS:
+        # No op (CamelCase) nor generated module is named like a [tool.opgen] key: it was
+        # written below the table's header, where it lands in the table.
+        raise OpgenError(f"[tool.opgen.{key}] key {name!r} is a [tool.opgen] key, not a pattern",
+                         where(key, name), hint=_below_table_hint(key))
+    if not isinstance(value, str) or "\0" in name:
+        # A key of [tool.opgen] written after a [tool.opgen.<key>] header lands in that table.
+        scope = f"'{name}' is a [tool.opgen] key: {_below_table_hint(key)}" if name in _KNOWN_KEYS else None
+        what = "a string" if isinstance(value, str) else _TOML_KINDS.get(type(value), "not a string")
+        raise OpgenError(f"[tool.opgen.{key}] must map names to strings: {name!r} is {what}"
+                         + (" but its name holds a NUL" if isinstance(value, str) else ""),
+                         where(key, name), hint=scope)
+    if key == "helpers" and not _CPP_NAME.fullmatch(name):
+        raise OpgenError(f"[tool.opgen.helpers] key {name!r} is not a C++ name", where(key, name),
+                         hint='name the helper as the sources call it: GetAttrs = "..." or '
+                              '"ns::GetAttrs" = "..." (for that namespace only)')
+    if key == "modules":
+        from opgen.module_groups import validate_module_name
+
+        validate_module_name(value, where(key, name))
+    elif key == "libraries":
+        check_library(value, where(key, name), f"[tool.opgen.libraries] {name!r}")
 
 
 # The [tool.opgen] keys that are tables of their own ([tool.opgen.modules], ...).

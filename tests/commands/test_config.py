@@ -364,6 +364,24 @@ def test_every_mistake_of_the_table_is_reported_in_one_run(run):
     assert err.endswith("5 errors in 1 file\n")
 
 
+def test_every_bad_entry_of_a_list_or_table_is_reported_in_one_run(run):
+    """trial28 #6: `[tool.opgen.modules]` reported only its first bad entry (sources and overrides
+    report every error in one run): every bad entry of every key, in line order, each at its entry."""
+    code, err = run('[tool.opgen]\nsources = ["cc"]\ndefines = ["=1", "OK", "2X"]\nundefines = ["A-B", "C.D"]\n'
+                    'core_ops = ["A", 5, true]\n[tool.opgen.modules]\n"FwN*" = "gen-nn"\n"FwApply*" = "numpy"\n'
+                    '"Ok*" = "gen_ok"\n[tool.opgen.libraries]\n"a" = ""\nout = "x"\n[tool.opgen.helpers]\n'
+                    '"1x" = "a"\nGetX = 2\n', "build")
+    assert code == 2
+    assert [line.split(": error: ")[0] for line in err.splitlines() if ": error: " in line] == [
+        "pyproject.toml:3:12", "pyproject.toml:3:24", "pyproject.toml:4:14", "pyproject.toml:4:21",
+        "pyproject.toml:5:1", "pyproject.toml:5:1", "pyproject.toml:7:1", "pyproject.toml:8:1",
+        "pyproject.toml:11:1", "pyproject.toml:12:1", "pyproject.toml:14:1", "pyproject.toml:15:1"], err
+    assert "invalid module name 'gen-nn'" in err and "invalid module name 'numpy'" in err
+    assert "core_ops must be a list of strings: entry 2 is an integer" in err
+    assert "core_ops must be a list of strings: entry 3 is a boolean" in err
+    assert err.endswith("12 errors in 1 file\n")
+
+
 @pytest.mark.parametrize("value", ["true", "-1", "100000", "1.5"])
 def test_jobs_is_a_bounded_integer_not_a_boolean(run, value):
     """trial15 #13: `jobs = true` passed as 1 (a bool is an int to isinstance), and 100,000 forked
