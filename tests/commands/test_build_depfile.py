@@ -79,7 +79,7 @@ def test_list_outputs_reports_errors_but_no_warnings(tmp_path):
     assert (listed.returncode, listed.stderr) == (0, "") and "generated/API.md" in listed.stdout
     (root / "specs" / "bad.cc").write_text('REGISTER_OP("Bad").Input("x: flaot");\n', encoding="utf-8")
     listed = _opgen(root, "--list-outputs")
-    assert listed.returncode == 2 and listed.stderr.startswith("specs/bad.cc:1:26: error: "), listed.stderr
+    assert listed.returncode == 2 and listed.stderr.startswith("specs/bad.cc:1:30: error: "), listed.stderr
 
 
 def test_gitignore_hides_opgens_internals_but_never_replaces_a_users(tmp_path):

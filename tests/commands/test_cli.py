@@ -258,7 +258,8 @@ def test_verbose_prints_phases_and_time(project, argv):
     result = run(*argv)
     assert result.exit_code == 0
     lines = result.stderr.splitlines()
-    assert lines[0].startswith("opgen build: gathered 1 op (")
+    assert lines[0] == f"opgen: settings from {project / 'pyproject.toml'} ([tool.opgen])"
+    assert lines[1].startswith("opgen build: gathered 1 op (")
     for phase in ("overrides: none (", "rendered 1 module, ", "API snapshot and comparison: ", "wrote "):
         assert any(line.startswith(f"opgen build: {phase}") for line in lines), phase
     assert lines[-1].startswith("opgen build: exit 0 after ")

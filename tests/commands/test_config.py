@@ -91,10 +91,10 @@ def test_paths_are_shown_relative_to_the_working_directory_when_below_it(run, tm
     code, err = run('[tool.opgen]\nsources = ["cc", "c"]\n', "build")
     assert code == 2 and err.startswith("pyproject.toml:2:18: error: [tool.opgen] sources entry 'c' does not exist\n")
     code, err = run('[tool.opgen]\nsources = ["cc"]\n', "build")
-    assert code == 2 and err.startswith("cc/a.cc:1:27: error: ")
+    assert code == 2 and err.startswith("cc/a.cc:1:31: error: ")
     monkeypatch.chdir(tmp_path / "cc")
     assert main(["build"]) == 2
-    assert capsys.readouterr().err.startswith("a.cc:1:27: error: ")
+    assert capsys.readouterr().err.startswith("a.cc:1:31: error: ")
     (tmp_path / "sub").mkdir()
     monkeypatch.chdir(tmp_path / "sub")
     (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["cc", "c"]\n')

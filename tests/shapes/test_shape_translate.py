@@ -282,16 +282,16 @@ def test_build_warns_of_a_constant_index_past_the_ops_arguments(tmp_path, capsys
     assert main(["oplist", str(tmp_path / "ops.cc")]) == 0
     path = tmp_path / "ops.cc"
     hint = "  hint: the op's {0}s are numbered from 0 in declaration order; fix the index, or declare the {0} with "
-    assert capsys.readouterr().err == (
+    assert capsys.readouterr().err == (  # in source order
+        f"{path}:3:17: warning: the shape function of op One sets output 1, but the op has 1 output(s) (y): "
+        "TensorFlow aborts the process when it runs it, and opgen's runtime raises ValueError\n"
+        + hint.format("output") + '.Output("name: type")\n'
         f"{path}:9:21: warning: the shape function of op Two sets output 2, but the op has 2 output(s) (y, z): "
         "TensorFlow aborts the process when it runs it, and opgen's runtime raises ValueError\n"
         + hint.format("output") + '.Output("name: type")\n'
         f"{path}:9:27: warning: the shape function of op Two reads input 1, but the op has 1 input(s) (x): "
         "TensorFlow reads out of bounds when it runs it, and opgen's runtime raises ValueError\n"
         + hint.format("input") + '.Input("name: type")\n'
-        f"{path}:3:17: warning: the shape function of op One sets output 1, but the op has 1 output(s) (y): "
-        "TensorFlow aborts the process when it runs it, and opgen's runtime raises ValueError\n"
-        + hint.format("output") + '.Output("name: type")\n'
     )
 
 
