@@ -361,10 +361,14 @@ def work_tree_top(where: Path) -> Path:
 
 
 def merge_base(a: str, b: str, config: Config) -> str:
-    """The commit of the merge base of revisions `a` and `b` (`git merge-base`)."""
+    """The commit of the merge base of revisions `a` and `b` (`git merge-base`), abbreviated
+    as git shows commits (`git rev-parse --short`: unique in the repository): it names the
+    base's files in locations (`1919979:ops/math_ops.cc:29:6`), which a reader can pass to
+    `git show` as they are; the 40 digits only made them long."""
     top = work_tree_top(config.root)
     commits = [_commit_of(rev, top) for rev in (a, b)]  # an unknown one is said as such, not as "no merge base"
-    return _git(["merge-base", *commits], top, f"no merge base of {a!r} and {b!r}").decode().strip()
+    base = _git(["merge-base", *commits], top, f"no merge base of {a!r} and {b!r}").decode().strip()
+    return _git(["rev-parse", "--short", base], top, f"cannot abbreviate commit {base}").decode().strip()
 
 
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)

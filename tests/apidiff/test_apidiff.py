@@ -239,6 +239,11 @@ def test_diff_git_range_compares_two_revisions(project, capsys):
     git(repo, "commit", "-q", "-m", "docs")
     code, out, _ = run_cli(["diff", "--git", "main...side", "--format", "json"], capsys)
     assert (code, json.loads(out)["changes"]) == (0, [])
+    # the merge base's files are named by its abbreviated hash, as git shows commits (trial28 #3)
+    base = git(repo, "rev-parse", "--short", "v1").strip()
+    code, out, _ = run_cli(["diff", "--git", "side...main", "--format", "json"], capsys)
+    locations = {c["location"] for c in json.loads(out)["changes"] if c["rule"] == "attr_removed"}
+    assert (code, locations) == (1, {f"{base}:specs/ops.cc:6:6"})
     code, _, _ = run_cli(["diff", "--git", "main..side"], capsys)
     assert code == 0  # side against main: the attr comes back, which breaks nothing
     code, _, err = run_cli(["diff", "--git", "v1..nope"], capsys)
