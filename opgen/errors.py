@@ -6,8 +6,8 @@ import contextlib
 import difflib
 import re
 import sys
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 
 _ECHOED_NEWLINE = re.compile(r"\r?\n(?![ \t])")
 _TAB_CONTINUATION = re.compile(r"\n\t ?")
@@ -121,6 +121,15 @@ class Location:
     col: int = 0
     revision: str = ""
     expanded_from: tuple[str, Location] | None = field(default=None, compare=False, repr=False)
+
+    def moved(self, move: Callable[[Location], Location]) -> Location:
+        """`move(self)`, with the place `expanded_from` names moved alike (a relocation to
+        another root or a revision's files must not drop the note, nor leave it elsewhere)."""
+        moved = move(self)
+        if self.expanded_from is None:
+            return moved
+        what, at = self.expanded_from
+        return replace(moved, expanded_from=(what, move(at)))
 
     def __str__(self) -> str:
         path = f"{self.revision}:{self.path}" if self.revision else self.path

@@ -113,9 +113,7 @@ def _annotation_paths(result: DiffResult, project: Path) -> DiffResult:
             return loc
         return Location(rel.as_posix(), line, col)
 
-    def move(loc: Location | None) -> Location | None:
-        if loc is None:
-            return loc
+    def move(loc: Location) -> Location:
         path = Path.cwd() / loc.path
         if loc.revision:  # a revision's path: the work tree's file only when it is the same
             path = project / loc.path if (project / loc.path).is_file() else workspace / loc.path
@@ -133,8 +131,11 @@ def _annotation_paths(result: DiffResult, project: Path) -> DiffResult:
                 return loc
         return relative(path, loc, loc.line, loc.col)
 
-    changes = [dataclasses.replace(c, location=move(c.location), override_location=move(c.override_location),
-                                   work_tree_op=move(c.work_tree_op)) for c in result.changes]
+    def moved(loc: Location | None) -> Location | None:
+        return loc and loc.moved(move)
+
+    changes = [dataclasses.replace(c, location=moved(c.location), override_location=moved(c.override_location),
+                                   work_tree_op=moved(c.work_tree_op)) for c in result.changes]
     return DiffResult(changes, result.ops, work_tree_lines)
 
 

@@ -80,15 +80,28 @@ def format_markdown(result: DiffResult) -> str:
         for c in changes:
             verdict = "**breaking**" if c.breaking else "docs" if c.category == "docs" else "compatible"
             # table cells are escaped text, never code spans (see opgen.output_escape)
-            where = md_text(str(c.location)) + (f" (override {md_text(str(c.override_location))})"
-                                                if c.override_location else "") if c.location else ""
+            note = _location_note(c)
+            where = md_text(str(c.location)) + (f" ({md_text(note)})" if note else "") + (
+                f" (override {md_text(str(c.override_location))})" if c.override_location else "") if c.location else ""
             lines.append(f"| {md_text(c.op)} | {verdict} | `{c.rule}` | {md_text(c.message)} | {where} |")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def _location_note(c: Change) -> str:
+    """The other place of a change whose text is written elsewhere than it is used (a macro's
+    argument and the #define using it, a #define or constant and where it is used: `Location.
+    expanded_from`), as `used in expansion of macro 'M' at common.h:30:13`; else ''."""
+    if c.location is None or c.location.expanded_from is None:
+        return ""
+    what, at = c.location.expanded_from
+    return f"{what} at {at}"
+
+
 def _where(c: Change) -> str:
-    return f"{c.location}; override {c.override_location}" if c.override_location else str(c.location)
+    note = _location_note(c)
+    where = f"{c.location} ({note})" if note else str(c.location)
+    return f"{where}; override {c.override_location}" if c.override_location else where
 
 
 def format_json(result: DiffResult) -> str:
@@ -106,6 +119,7 @@ def format_json(result: DiffResult) -> str:
                 "breaking": c.breaking,
                 "message": c.message,
                 **({"location": str(c.location)} if c.location else {}),
+                **({"location_note": note} if (note := _location_note(c)) else {}),
                 **({"override_location": str(c.override_location)} if c.override_location else {}),
                 **({"tf_message": c.tf_message} if c.tf_message else {}),
             }
@@ -151,7 +165,8 @@ def format_github(result: DiffResult) -> str:
             if at.col:
                 props.append(f"col={at.col}")
         props.append(f"title={gh_property(f'opgen {c.category} {c.rule} ({c.op})')}")
-        lines.append(f"::{level} {','.join(props)}::{gh_data(c.message + also)}")
+        note = _location_note(c)
+        lines.append(f"::{level} {','.join(props)}::{gh_data(c.message + also + (f' ({note})' if note else ''))}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -106,7 +106,7 @@ class Snapshot:
         """This snapshot with every location of its ops passed through `move`."""
 
         def pairs(items: tuple[tuple[str, Location], ...]) -> tuple[tuple[str, Location], ...]:
-            return tuple((key, move(loc)) for key, loc in items)
+            return tuple((key, loc.moved(move)) for key, loc in items)
 
         ops = {name: replace(entry, location=entry.location and move(entry.location),
                              api_locations=tuple(map(move, entry.api_locations)), api_parts=pairs(entry.api_parts),

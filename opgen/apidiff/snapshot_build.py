@@ -60,9 +60,7 @@ class _Relocator:
         self.root = root.resolve()
         self.shown_root = shown_root.resolve() if shown_root is not None else None
 
-    def __call__(self, loc: Location | None) -> Location | None:
-        if loc is None:
-            return None
+    def __call__(self, loc: Location) -> Location:
         path = Path(loc.path)
         absolute = (path if path.is_absolute() else Path.cwd() / path).resolve()
         try:
@@ -108,7 +106,7 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
                     at.setdefault(kernel_type_key(device, c.name, python_name(t)), reg.location)
     for op_def in gathered.op_list.op:
         source = gathered.sources.get(op_def.name)
-        location = relocate(source.location if source else None)
+        location = relocate(source.location) if source else None
         api = model.get(op_def)
         result = located_function_api(op_def, api, source)
         function = None
@@ -122,16 +120,14 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
             function=function,
             docs=_docs(api),
             location=location,
-            api_locations=tuple(loc for loc in map(relocate, model.provenance.get(op_def.name, [])) if loc),
-            api_parts=tuple((key, shown) for key, at in _shaped_at(api, model, config).items()
-                            if (shown := relocate(at)) is not None),
+            api_locations=tuple(map(relocate, model.provenance.get(op_def.name, []))),
+            api_parts=tuple((key, relocate(at)) for key, at in _shaped_at(api, model, config).items()),
             skip_reason=skip_reason,
             kernels=None if gathered.kernels is None else device_types(kernels_by_op.get(op_def.name, []), op_def),
             kernel_placement={} if gathered.kernels is None else device_placement(
                 kernels_by_op.get(op_def.name, []), op_def),
-            kernel_locations=tuple((device, shown) for device, at in kernel_locations.get(op_def.name, {}).items()
-                                   if (shown := relocate(at)) is not None),
-            parts=tuple((key, loc) for key, loc in ((k, relocate(v)) for k, v in (source.parts if source else ()))
-                        if loc is not None),
+            kernel_locations=tuple((device, relocate(at))
+                                   for device, at in kernel_locations.get(op_def.name, {}).items()),
+            parts=tuple((key, at.moved(relocate)) for key, at in (source.parts if source else ())),
         )
     return snapshot

@@ -20,7 +20,7 @@ import difflib
 import fnmatch
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from opgen.errors import (
@@ -837,17 +837,32 @@ def _saved_model_warnings(op_def: op_def_pb2.OpDef, reg: Registration) -> list[_
     return warnings
 
 
+def _written_at(call: BuilderCall) -> Location:
+    """Where the text of an `.Attr/Input/Output(...)` call's string is written: the line that
+    changes when it does. Text written elsewhere has two places, kept both (the other as the
+    location's `expanded_from`, a note): a macro argument's characters stand at the macro call
+    (`FW_BINARY_OP(Hypot, "float")`, noted with the #define using them), which is what differs
+    between the ops one #define registers; text of a #define alone, or of a constant, stands
+    where it is written (noted with where it is used)."""
+    arg = call.args[0]
+    if arg.loc.expanded_from is None:
+        return call.loc
+    what, written = arg.loc.expanded_from
+    supplied = next((run for run in arg.runs if run.use is None), None)  # written where the call is
+    if supplied is not None:
+        return replace(arg.location_at(supplied.start), expanded_from=(f"used in {what}", written))
+    return replace(written, expanded_from=(f"used through {what}", arg.loc))
+
+
 def _part_locations(reg: Registration) -> tuple[tuple[str, Location], ...]:
     """("attr T", where `.Attr("T: ...")` stands), ... for each declared part (first wins);
-    an arg or attr whose text is written elsewhere (a constant, a macro's #define) is located
-    where its text is: the line that changes when it does."""
+    an arg or attr whose text is written elsewhere (a constant, a macro) is located where its
+    text is (`_written_at`)."""
     parts: dict[str, Location] = {}
     for call in reg.calls:
         if call.method in ("Attr", "Input", "Output") and call.args and call.args[0].kind == "string":
-            arg = call.args[0]
-            name = str(arg.value).split(":", 1)[0].strip()
-            written = arg.loc.expanded_from[1] if arg.loc.expanded_from else call.loc
-            parts.setdefault(f"{call.method.lower()} {name}", written)
+            name = str(call.args[0].value).split(":", 1)[0].strip()
+            parts.setdefault(f"{call.method.lower()} {name}", _written_at(call))
         elif call.method in _FLAG_CALLS:
             parts.setdefault(f"flag {_FLAG_CALLS[call.method]}", call.loc)
         elif call.method == "Deprecated":

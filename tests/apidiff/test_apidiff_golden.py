@@ -180,13 +180,16 @@ def _git(cwd: Path, *args: str) -> None:
 
 
 def _without_paths(changes: list[dict]) -> list[dict]:
-    """Changes with each location's file path dropped (line and column kept)."""
+    """Changes with each location's file path dropped (line and column kept), the note's too."""
     out = []
     for c in changes:
         c = dict(c)
         for key in ("location", "override_location"):
             if c.get(key):
                 c[key] = ":".join(c[key].rsplit(":", 2)[1:])
+        if c.get("location_note"):
+            what, at = c["location_note"].rsplit(" at ", 1)
+            c["location_note"] = f"{what} at " + ":".join(at.rsplit(":", 2)[1:])
         out.append(c)
     return out
 
