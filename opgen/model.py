@@ -80,6 +80,11 @@ class OpSource:
     # text OpList file has none when gathered; `opgen diff` adds them, with each part's fields
     # ("attr T default_value": `opgen.spec.oplist_parts`).
     parts: tuple[tuple[str, Location], ...] = ()
+    # A part located at the macro argument that supplied some of its text (`FW_BINARY_OP(Hypot,
+    # "float")` for `.Attr("T: {" Types "}")`): ("attr T", the text the argument supplied, the
+    # part's place in the #define), so that `opgen diff` moves it there when the argument's
+    # text is the same on both sides: then what changed is the #define's.
+    argument_parts: tuple[tuple[str, str, Location], ...] = ()
     # The shape function translated to Python (its body's lines), when it could be
     # (opgen/shape_translate); and how the shape function was given: "named" (a name the
     # runtime may know), "lambda|function, translated|not translated", or "none".

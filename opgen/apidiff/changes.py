@@ -574,6 +574,22 @@ def _located_in_sources(entry: OpEntry, sources_entry: OpEntry) -> OpEntry:
                    kernel_locations=sources_entry.kernel_locations, parts=sources_entry.parts)
 
 
+def _in_changed_text(before: OpEntry, after: OpEntry) -> tuple[OpEntry, OpEntry]:
+    """Both sides with each part a macro argument supplied text to (located at that argument)
+    located in the #define instead when the argument's text is the same on both sides: what
+    changed, if the part did, is then the #define's text (`.Attr("T: {" Types ", half}")`), the
+    line the review shows. A side read from a snapshot file has none (its text is unknown):
+    the parts stay at the argument."""
+    supplied = {key: text for key, text, _ in before.argument_parts}
+    same = {key for key, text, _ in after.argument_parts if supplied.get(key) == text}
+
+    def in_body(entry: OpEntry) -> OpEntry:
+        body = {key: at for key, _, at in entry.argument_parts if key in same}
+        return replace(entry, parts=tuple((key, body.get(key, at)) for key, at in entry.parts))
+
+    return (in_body(before), in_body(after)) if same else (before, after)
+
+
 def diff_snapshots(old: Snapshot, new: Snapshot) -> DiffResult:
     """The changes NEW - OLD. A side read from one file (an OpList or C++ file, e.g. a
     `--from-library` dump) names its modules after that file, which says nothing about where
@@ -606,6 +622,8 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> DiffResult:
             # what only OLD had (a removed attr) is then at the op's REGISTER_OP in NEW's sources,
             # a line a review can point at, not at a heading of the snapshot file
             before = _located_in_sources(before, after)
+        if before is not None:
+            before, after = _in_changed_text(before, after)
         if before is None:
             ops.append(OpStatus(name, "added"))
             changes.append(Change(name, "graph", "op_added", False, f"Op {name} added", _graph_location(after)))

@@ -71,6 +71,8 @@ class OpEntry:
     kernel_locations: tuple[tuple[str, Location], ...] = ()
     # ("attr T", its .Attr line), ...; an OpList op's fields too ("attr T default_value") (`OpSource.parts`)
     parts: tuple[tuple[str, Location], ...] = ()
+    # (part, text a macro argument supplied, the part's #define place) (`OpSource.argument_parts`)
+    argument_parts: tuple[tuple[str, str, Location], ...] = ()
 
     def part_location(self, part: str) -> Location | None:
         return next((loc for key, loc in self.parts if key == part), None)
@@ -110,7 +112,9 @@ class Snapshot:
 
         ops = {name: replace(entry, location=entry.location and move(entry.location),
                              api_locations=tuple(map(move, entry.api_locations)), api_parts=pairs(entry.api_parts),
-                             kernel_locations=pairs(entry.kernel_locations), parts=pairs(entry.parts))
+                             kernel_locations=pairs(entry.kernel_locations), parts=pairs(entry.parts),
+                             argument_parts=tuple((key, text, at.moved(move))
+                                                  for key, text, at in entry.argument_parts))
                for name, entry in self.ops.items()}
         return replace(self, ops=ops)
 

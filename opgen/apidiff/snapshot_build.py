@@ -129,5 +129,7 @@ def build_snapshot(gathered: GatherResult, model: ApiModel, config: Config, show
             kernel_locations=tuple((device, relocate(at))
                                    for device, at in kernel_locations.get(op_def.name, {}).items()),
             parts=tuple((key, at.moved(relocate)) for key, at in (source.parts if source else ())),
+            argument_parts=tuple((key, text, at.moved(relocate))
+                                 for key, text, at in (source.argument_parts if source else ())),
         )
     return snapshot

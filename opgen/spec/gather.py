@@ -423,7 +423,7 @@ def _op_source(reg: Registration, shape_fn: str | None, call: BuilderCall | None
         problem = f"{translation.location}: {translation.problem.split(': ', 1)[1]}"
     kind = "function, not translated" if translation is None and problem else _shape_fn_kind(call, translation)
     lines = translation.lines if translation is not None else None
-    return OpSource(reg.loc, shape_fn, _part_locations(reg), lines, kind, problem)
+    return OpSource(reg.loc, shape_fn, _part_locations(reg), _argument_parts(reg), lines, kind, problem)
 
 
 def _translation_warnings(op_def: op_def_pb2.OpDef, translation: Translation) -> list[_Warning]:
@@ -837,39 +837,54 @@ def _saved_model_warnings(op_def: op_def_pb2.OpDef, reg: Registration) -> list[_
     return warnings
 
 
-def _written_at(call: BuilderCall) -> Location:
+def _written_at(call: BuilderCall) -> tuple[Location, tuple[str, Location] | None]:
     """Where the text of an `.Attr/Input/Output(...)` call's string is written: the line that
     changes when it does. Text written elsewhere has two places, kept both (the other as the
     location's `expanded_from`, a note): a macro argument's characters stand at the macro call
     (`FW_BINARY_OP(Hypot, "float")`, noted with the #define using them), which is what differs
     between the ops one #define registers; text of a #define alone, or of a constant, stands
-    where it is written (noted with where it is used)."""
+    where it is written (noted with where it is used). With the place, for text an argument
+    supplied: that text, and the part's place in the #define (`OpSource.argument_parts`)."""
     arg = call.args[0]
     if arg.loc.expanded_from is None:
-        return call.loc
+        return call.loc, None
     what, written = arg.loc.expanded_from
-    supplied = next((run for run in arg.runs if run.use is None), None)  # written where the call is
-    if supplied is not None:
-        return replace(arg.location_at(supplied.start), expanded_from=(f"used in {what}", written))
-    return replace(written, expanded_from=(f"used through {what}", arg.loc))
+    in_body = replace(written, expanded_from=(f"used through {what}", arg.loc))
+    supplied = [run for run in arg.runs if run.use is None]  # written where the macro is called
+    if not supplied:
+        return in_body, None
+    text = "".join(str(arg.value)[run.start : run.end] for run in supplied)
+    return replace(arg.location_at(supplied[0].start), expanded_from=(f"used in {what}", written)), (text, in_body)
 
 
 def _part_locations(reg: Registration) -> tuple[tuple[str, Location], ...]:
     """("attr T", where `.Attr("T: ...")` stands), ... for each declared part (first wins);
     an arg or attr whose text is written elsewhere (a constant, a macro) is located where its
     text is (`_written_at`)."""
-    parts: dict[str, Location] = {}
+    return tuple((key, at) for key, (at, _) in _declared_parts(reg).items())
+
+
+def _argument_parts(reg: Registration) -> tuple[tuple[str, str, Location], ...]:
+    """`OpSource.argument_parts`: the parts a macro call's argument supplied text to."""
+    return tuple((key, *argument) for key, (_, argument) in _declared_parts(reg).items() if argument is not None)
+
+
+def _declared_parts(reg: Registration) -> dict[str, tuple[Location, tuple[str, Location] | None]]:
+    """Each declared part (first wins): its place and, for one a macro argument supplied text
+    to, that text and its #define place (`_written_at`)."""
+    parts: dict[str, tuple[Location, tuple[str, Location] | None]] = {}
     for call in reg.calls:
         if call.method in ("Attr", "Input", "Output") and call.args and call.args[0].kind == "string":
-            name = str(call.args[0].value).split(":", 1)[0].strip()
-            parts.setdefault(f"{call.method.lower()} {name}", _written_at(call))
+            key = f"{call.method.lower()} {str(call.args[0].value).split(':', 1)[0].strip()}"
+            if key not in parts:
+                parts[key] = _written_at(call)
         elif call.method in _FLAG_CALLS:
-            parts.setdefault(f"flag {_FLAG_CALLS[call.method]}", call.loc)
+            parts.setdefault(f"flag {_FLAG_CALLS[call.method]}", (call.loc, None))
         elif call.method == "Deprecated":
-            parts.setdefault("deprecation", call.loc)
+            parts.setdefault("deprecation", (call.loc, None))
         elif call.method == "Doc":
-            parts.setdefault("doc", call.loc)
-    return tuple(parts.items())
+            parts.setdefault("doc", (call.loc, None))
+    return parts
 
 
 def _with_helper_origin(e: OpgenError, origins: Mapping[Location, list[tuple[str, Location]]]) -> OpgenError:

@@ -130,6 +130,9 @@ def test_snapshot_inputs_classify_like_spec_trees(scenario, tmp_path, monkeypatc
             if want.get("override_location", "").startswith("old/"):  # an override OLD had: no snapshot records
                 assert got.pop("override_location", "new/").startswith("new/"), got  # it (NEW's entry, if any)
                 want = {k: v for k, v in want.items() if k != "override_location"}
+            if got.get("location_note", "").endswith(f" at {want['location']}"):  # a snapshot records no text to
+                # tell whether a macro's argument or its #define changed (`changes._in_changed_text`): the argument
+                want = {**want, "location": got["location"], "location_note": got["location_note"]}
             if not want["location"].startswith("old/"):
                 assert got == want, snapshot_file
                 continue
