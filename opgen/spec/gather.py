@@ -879,12 +879,21 @@ def _declared_parts(reg: Registration) -> dict[str, tuple[Location, tuple[str, L
             if key not in parts:
                 parts[key] = _written_at(call)
         elif call.method in _FLAG_CALLS:
-            parts.setdefault(f"flag {_FLAG_CALLS[call.method]}", (call.loc, None))
+            parts.setdefault(f"flag {_FLAG_CALLS[call.method]}", (_at_call(call), None))
         elif call.method == "Deprecated":
-            parts.setdefault("deprecation", (call.loc, None))
+            parts.setdefault("deprecation", (_at_call(call), None))
         elif call.method == "Doc":
-            parts.setdefault("doc", (call.loc, None))
+            parts.setdefault("doc", (_at_call(call), None))
     return parts
+
+
+def _at_call(call: BuilderCall) -> Location:
+    """Where a flag, deprecation or doc call stands; one a macro's #define writes stands at the
+    macro's call, its note (the place in the #define) worded as `_written_at`'s."""
+    if call.loc.expanded_from is None:
+        return call.loc
+    what, written = call.loc.expanded_from
+    return replace(call.loc, expanded_from=(f"used in {what}", written))
 
 
 def _with_helper_origin(e: OpgenError, origins: Mapping[Location, list[tuple[str, Location]]]) -> OpgenError:
