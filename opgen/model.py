@@ -8,15 +8,30 @@ point at the offending call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
 
 from opgen.errors import Location
 from opgen.proto import kernel_def_pb2
 from opgen_runtime.proto import op_def_pb2
 
-if TYPE_CHECKING:  # (the lexer is no part of what a build that reads no C++ imports)
-    from opgen.spec.cpp_lexer import TextRun
+
+class WrittenRun(Protocol):
+    """Where characters `start:end` of a string argument's text are written (the front end's
+    `opgen.spec.cpp_lexer.TextRun`): `use`, for text written elsewhere (a macro's body, a
+    file constant), is where it is used and what wrote it."""
+
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def use(self) -> tuple[Location, str] | None: ...
+
+    def location_of(self, offset: int) -> Location:
+        """Where character `offset` (`start <= offset < end`) stands for an error: where it is
+        used, noting where it is written, for text written elsewhere."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -36,7 +51,7 @@ class CallArg:
     kind: Literal["string", "int", "expr"]
     value: str | int
     loc: Location
-    runs: tuple[TextRun, ...] = ()
+    runs: tuple[WrittenRun, ...] = ()
     helpers: tuple[str, ...] = ()
 
     def location_at(self, offset: int | None) -> Location:
@@ -46,11 +61,7 @@ class CallArg:
             return self.loc
         for run in self.runs:
             if run.start <= offset < run.end:
-                at = run.src.location(run.position(offset))
-                if run.use is None:
-                    return at
-                used_at, what = run.use
-                return replace(used_at, expanded_from=(what, at))
+                return run.location_of(offset)
         return self.loc
 
 

@@ -330,6 +330,14 @@ class TextRun(NamedTuple):
             at = m.end()
         return at + n
 
+    def location_of(self, offset: int) -> Location:
+        """`opgen.model.WrittenRun.location_of`."""
+        at = self.src.location(self.position(offset))
+        if self.use is None:
+            return at
+        used_at, what = self.use
+        return replace(used_at, expanded_from=(what, at))
+
 
 def literal_runs(toks: Iterable[Token], start: int = 0) -> list[TextRun]:
     """Where the characters of adjacent literals' text (from offset `start` of the argument's
