@@ -925,6 +925,8 @@ def render_package_init(module: str, parts: list[tuple[str, list[FunctionSummary
         "",
         f"# Split into {len(parts)} parts of at most {max_ops} ops ([tool.opgen] max_ops_per_module);",
         "# this module is the API: the parts are private.",
+        "# pyright: reportPrivateUsage=false",
+        "# (it imports them, and the `_`-named functions of internal ops, as the modules' headers say)",
     ]
     for part, functions in parts:
         names = sorted({n for f in functions if f.name for n in (f.name, *f.aliases)}, key=literals.isort_key)
