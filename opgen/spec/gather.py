@@ -814,12 +814,12 @@ def _saved_model_warnings(op_def: op_def_pb2.OpDef, reg: Registration) -> list[_
     (`_get_num_args`, tensorflow/python/framework/function_def_to_graph.py), so a saved call
     at the default loads as an output of no tensors and fails (trial26 #2; TF's own ops
     `NIntsOutDefault` likewise)."""
-    attrs = {a.name: a for a in op_def.attr}
-    parts = dict(_part_locations(reg))
+    # (every op of a project passes here: nothing is built for one without such an output, and
+    # its parts' places, which registering it computes too, only for a warning)
     warnings: list[_Warning] = []
     for arg in op_def.output_arg:
         name = arg.number_attr or arg.type_list_attr
-        attr = attrs.get(name)
+        attr = next((a for a in op_def.attr if a.name == name), None) if name else None
         if attr is None or not attr.HasField("default_value"):
             continue
         default = attr.default_value
@@ -827,7 +827,7 @@ def _saved_model_warnings(op_def: op_def_pb2.OpDef, reg: Registration) -> list[_
         if count == 0:  # saved or not, the count is 0: nothing is lost
             continue
         shown = str(count) if arg.number_attr else f"a list of {count} types"
-        at = parts.get(f"attr {name}", reg.loc)
+        at = dict(_part_locations(reg)).get(f"attr {name}", reg.loc)
         text = (f"{at}: warning: output '{arg.name}' of op {op_def.name} has as many tensors as attr '{name}' says, "
                 f"and a SavedModel drops that attr when it is at its default ({shown}): a saved model calling the op "
                 "with the default fails to load (TensorFlow's function_def_to_graph counts the tensors from the saved "
