@@ -4,12 +4,14 @@ read through `api_types`, which builds this module only when something evaluates
 Each alias is what the runtime accepts for one kind of argument, on either backend, written
 so that a type checker can hold a call to it without TensorFlow installed: TensorFlow's own
 objects (`tf.Tensor`, `tf.DType`, `tf.TensorShape`, TF's protos) are matched by Protocols of
-the members the runtime reads from them (`tf_objects`), never by importing TensorFlow.
+the members the runtime reads from them (`tf_objects`), never by importing TensorFlow (TF's
+stubs leave some out: `TFDType`).
 
 Results: the embedded runtime returns its `Tensor` and `Operation`; on the TensorFlow
-backend the objects are TensorFlow's, which have the same members (a checker sees
-opgen's classes). TensorFlow's eager fast path returns None for an op without outputs
-(`TFE_Py_FastPathExecute`), hence `Operation | None` there.
+backend the objects are TensorFlow's, which have the same members: a checker sees opgen's
+classes, or TensorFlow's where told the code runs on TensorFlow (`OPGEN_TENSORFLOW_TYPES`).
+TensorFlow's eager fast path returns None for an op without outputs (`TFE_Py_FastPathExecute`),
+hence `Operation | None` there.
 """
 
 from __future__ import annotations
@@ -19,11 +21,25 @@ from typing import TYPE_CHECKING, Any, ForwardRef, Protocol, TypeVar, Union
 
 from opgen_runtime.proto import attr_value_pb2, tensor_pb2, tensor_shape_pb2
 
-from .graph.operation import Operation
-from .graph.tensor import Tensor
 from .shapes.context import InferenceContext
 from .values.dtypes import DType
 from .values.tensor_shape import Dimension, TensorShape
+
+# Results are opgen's `Tensor` and `Operation` unless a checker is told that the code runs on
+# TensorFlow: pyright's `defineConstant = {OPGEN_TENSORFLOW_TYPES = true}`, mypy's `always_true =
+# OPGEN_TENSORFLOW_TYPES` (docs/typing.md). Then they are TF's classes, which TF's own annotations
+# ask for (typeshed's stubs, bundled with pyright, name `tf.Tensor` and no protocol). Told
+# nothing, both checkers read both branches: mypy takes a name's first binding and pyright its
+# last, hence opgen's classes imported before and after TF's.
+OPGEN_TENSORFLOW_TYPES = False
+if not OPGEN_TENSORFLOW_TYPES:
+    from .graph.operation import Operation
+    from .graph.tensor import Tensor
+else:
+    from tensorflow import Operation, Tensor  # type: ignore[assignment, import-untyped, no-redef, unused-ignore]
+if not OPGEN_TENSORFLOW_TYPES:
+    from .graph.operation import Operation  # type: ignore[no-redef, unused-ignore]
+    from .graph.tensor import Tensor  # type: ignore[no-redef, unused-ignore]
 
 __all__ = [
     "DType",
@@ -46,11 +62,15 @@ class SupportsArray(Protocol):
     def __array__(self) -> Any: ...
 
 
-class SupportsDatatypeEnum(Protocol):
-    """`tf.DType` (what `dtypes.as_dtype` reads of it)."""
+class TFDType(Protocol):
+    """`tf.DType`, by members both TF's class and typeshed's TensorFlow stubs declare (the stubs
+    leave out `as_datatype_enum`, which `dtypes.as_dtype` reads of it)."""
 
     @property
-    def as_datatype_enum(self) -> int: ...
+    def name(self) -> str: ...
+
+    @property
+    def as_numpy_dtype(self) -> Any: ...
 
 
 class SupportsAsList(Protocol):
@@ -107,7 +127,7 @@ _T = TypeVar("_T")
 # signature's lines as short as black and ruff lay them out alike).
 ListOrTuple = list[_T] | tuple[_T, ...]
 # `dtypes.as_dtype`: a DType (opgen's or TF's), a name, an enum value, a Python or numpy type.
-DTypeLike = DType | SupportsDatatypeEnum | str | int | type[Any]
+DTypeLike = DType | TFDType | str | int | type[Any]
 # `tensor_shape.as_shape`: a TensorShape (opgen's or TF's), dims (None: unknown), a
 # TensorShapeProto, or None for an unknown rank.
 ShapeLike = (

@@ -26,6 +26,8 @@ enable_error_code = deprecated
 [mypy-opgen_runtime.*]
 follow_imports = silent
 follow_imports_for_stubs = True
+[mypy-tensorflow.*]
+ignore_missing_imports = True
 """
 
 
@@ -36,10 +38,13 @@ def pyright_missing() -> str | None:
     return None
 
 
-def run_mypy(files: list[Path], search_path: list[Path], work: Path) -> list[tuple[str, int, str]]:
-    """mypy --strict (and warn_unreachable) over `files`, modules also found in `search_path` and the runtime."""
+def run_mypy(files: list[Path], search_path: list[Path], work: Path,
+             always_true: tuple[str, ...] = ()) -> list[tuple[str, int, str]]:
+    """mypy --strict (and warn_unreachable) over `files`, modules also found in `search_path` and the runtime;
+    names in `always_true` read as true constants (mypy's `always_true`)."""
     config = work / "mypy.ini"
-    config.write_text(_MYPY_CONFIG)
+    config.write_text(_MYPY_CONFIG.replace("[mypy]\n", f"[mypy]\nalways_true = {', '.join(always_true)}\n")
+                      if always_true else _MYPY_CONFIG)
     env = dict(os.environ, MYPYPATH=os.pathsep.join(map(str, [*search_path, RUNTIME])))
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", str(config), "--cache-dir", str(work / "mypy-cache"),
@@ -59,10 +64,11 @@ def run_mypy(files: list[Path], search_path: list[Path], work: Path) -> list[tup
     return found
 
 
-def run_pyright(files: list[Path], search_path: list[Path], work: Path) -> list[tuple[str, int, str]]:
+def run_pyright(files: list[Path], search_path: list[Path], work: Path,
+                define_constant: dict[str, bool] | None = None) -> list[tuple[str, int, str]]:
     """pyright (its default rules, and deprecated uses as errors) over `files`, modules also found in
-    `search_path` and the runtime."""
-    config = {  # pyright reads paths relative to its config
+    `search_path` and the runtime; `define_constant` as pyright's setting of that name."""
+    config: dict[str, object] = {  # pyright reads paths relative to its config
         "include": [os.path.relpath(f, work) for f in files],
         "extraPaths": [os.path.relpath(p, work) for p in [*search_path, RUNTIME]],
         "pythonVersion": f"{sys.version_info.major}.{sys.version_info.minor}",
@@ -71,6 +77,7 @@ def run_pyright(files: list[Path], search_path: list[Path], work: Path) -> list[
         # modules (trial29 #2), as mypy's warn_unreachable above: their header turns them off
         "reportPrivateUsage": "error",
         "reportUnnecessaryComparison": "error",
+        "defineConstant": define_constant or {},
     }
     (work / "pyrightconfig.json").write_text(json.dumps(config))
     proc = subprocess.run(

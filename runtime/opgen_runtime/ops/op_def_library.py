@@ -28,6 +28,7 @@ from .fast_path import plan_for, planned_inputs
 from .op_info import OpInfo, info_for, infos, output_structure
 
 if TYPE_CHECKING:
+    from opgen_runtime import api_types as _api_types
     from opgen_runtime.proto import op_def_pb2
 
 _DT_INVALID = 0
@@ -99,7 +100,7 @@ def _raise_not_same_graph(element: Any, original: Any, graph: Graph) -> None:
 
 def _apply_op_helper(
     op_type_name: str, name: str | None = None, **keywords: Any
-) -> tuple[Any, Any, Operation | None, list[Tensor]]:
+) -> tuple[Any, Any, _api_types.Operation | None, list[_api_types.Tensor]]:
     """Adds an `op_type_name` node; returns (output_structure, is_stateful, op, outputs).
 
     On TensorFlow the op and outputs are TF's (op None when TF ran it eagerly,
