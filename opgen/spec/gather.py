@@ -55,7 +55,13 @@ from opgen.spec.fix_hints import misspelt_macro
 from opgen.spec.helpers import helper_table
 from opgen.spec.kernels import extract_kernels, undefined_kernel_macros
 from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
-from opgen.spec.preprocessor import BUILD_CONFIG_MACROS, MissingInclude, Preprocessor, SkippedRegistrations
+from opgen.spec.preprocessor import (
+    BUILD_CONFIG_MACROS,
+    PLATFORM_MACROS,
+    MissingInclude,
+    Preprocessor,
+    SkippedRegistrations,
+)
 from opgen.spec.register_types import tf_call_defines
 from opgen.spec.shape_fn_names import (
     builtin_shape_fn,
@@ -615,13 +621,20 @@ def _skipped_notes(groups: list[SkippedRegistrations], strict: bool) -> tuple[li
 
 def _configuration_macros(names: tuple[str, ...]) -> str:
     """Why `names` are undefined: `a build configuration macro: opgen reads for a build without
-    it`, naming those that are when a project switch is among them."""
-    configuration = [f"'{n}'" for n in names if n in BUILD_CONFIG_MACROS]
-    several = len(configuration) > 1
-    what = "build configuration macros" if several else "a build configuration macro"
-    if len(configuration) < len(names):
-        what = f"{' and '.join(configuration)} {'are' if several else 'is'} {what}"
-    return f"{what}: opgen reads for a build without {'them' if several else 'it'}"
+    it` (`a platform macro: opgen reads for a CPU build on Linux`), naming those that are when
+    a project switch or the other kind is among them."""
+    kinds = [(kind, [f"'{n}'" for n in names if n in macros]) for kind, macros in
+             (("build configuration macro", BUILD_CONFIG_MACROS), ("platform macro", PLATFORM_MACROS))]
+    kinds = [(kind, quoted) for kind, quoted in kinds if quoted]
+    platform = any(kind == "platform macro" for kind, _ in kinds)
+    several = sum(len(quoted) for _, quoted in kinds) > 1
+    reads = "a CPU build on Linux" if platform else f"a build without {'them' if several else 'it'}"
+    if len(kinds) == 1 and len(kinds[0][1]) == len(names):
+        kind = kinds[0][0]
+        return f"{kind}s: opgen reads for {reads}" if several else f"a {kind}: opgen reads for {reads}"
+    described = [f"{' and '.join(quoted)} {'are' if len(quoted) > 1 else 'is'} "
+                 f"{kind + 's' if len(quoted) > 1 else 'a ' + kind}" for kind, quoted in kinds]
+    return f"{'; '.join(described)}: opgen reads for {reads}"
 
 
 # Located warnings per SetShapeFn name that may be a typo; its other ops are named on one line.

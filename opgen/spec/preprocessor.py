@@ -106,10 +106,11 @@ class SkippedRegistrations:
 
     @property
     def build_configuration(self) -> bool:
-        """Whether the group needs one of TF's build configuration macros (`#if GOOGLE_CUDA`,
-        `#if GOOGLE_CUDA && MYPROJ_GPU`), so no project switch alone compiles it: the build
-        opgen reads for leaves it out, not a forgotten -D."""
-        configuration = [name in BUILD_CONFIG_MACROS for name in self.names]
+        """Whether the group needs one of TF's build configuration macros or a platform macro
+        (`#if GOOGLE_CUDA`, `#if GOOGLE_CUDA && MYPROJ_GPU`, `#ifdef EIGEN_USE_GPU`), so no
+        project switch alone compiles it: the build opgen reads for leaves it out, not a
+        forgotten -D."""
+        configuration = [name in BUILD_CONFIG_MACROS or name in PLATFORM_MACROS for name in self.names]
         return any(configuration) if self.together else all(configuration)
 
 
@@ -119,8 +120,9 @@ class SkippedRegistrations:
 BUILD_CONFIG_MACROS = frozenset({"GOOGLE_CUDA", "TENSORFLOW_USE_ROCM", "TENSORFLOW_USE_SYCL", "INTEL_MKL",
                                   "IS_MOBILE_PLATFORM", "SUPPORT_SELECTIVE_REGISTRATION", "ANDROID_TEGRA"})
 # Platform and configuration macros of TF's platform.h and of builds in general: when one
-# is undefined, that is the platform opgen reads for, not a forgotten project -D.
-_PLATFORM_MACROS = frozenset({"PLATFORM_WINDOWS", "PLATFORM_POSIX", "PLATFORM_POSIX_ANDROID", "PLATFORM_GOOGLE",
+# is undefined, that is the platform opgen reads for (a CPU build on Linux), not a forgotten
+# project -D; registrations they skip are noted as a build configuration macro's.
+PLATFORM_MACROS = frozenset({"PLATFORM_WINDOWS", "PLATFORM_POSIX", "PLATFORM_POSIX_ANDROID", "PLATFORM_GOOGLE",
                               "PLATFORM_GOOGLE_ANDROID", "PLATFORM_CHROMIUMOS", "PLATFORM_PORTABLE_GOOGLE",
                               "NDEBUG", "EIGEN_USE_GPU", "EIGEN_USE_THREADS", "CUDA_VERSION", "CUDNN_VERSION",
                               "TF_ENABLE_ONEDNN_OPTS", "ENABLE_ONEDNN_OPENMP", "ENABLE_MKL", "WIN32", "linux", "unix"})
@@ -1028,11 +1030,11 @@ def _deciding(final: list[Token], undefined: dict[str, tuple[Token, list[int]]],
 
 
 def _undefined_switches(names: list[Token], macros: dict[str, Macro]) -> tuple[Token, ...]:
-    """The tokens of `names` naming a macro that is not defined and is neither the
-    compiler's (reserved) nor a platform macro: a switch a build defines, the project's own
-    (`-D MYPROJ_WITH_TF`) or one of TF's build configuration (`-D GOOGLE_CUDA=1`)."""
+    """The tokens of `names` naming a macro that is not defined and is not the compiler's
+    (reserved): a switch a build defines, the project's own (`-D MYPROJ_WITH_TF`), one of TF's
+    build configuration (`-D GOOGLE_CUDA=1`) or a platform macro (`-D EIGEN_USE_GPU=1`)."""
     return tuple(t for t in names if t[TEXT] not in macros and t[TEXT] not in ("true", "false")
-                 and t[TEXT] not in _PLATFORM_MACROS and not _reserved(t[TEXT]))
+                 and not _reserved(t[TEXT]))
 
 
 def _reserved(name: str) -> bool:

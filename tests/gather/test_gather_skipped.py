@@ -124,10 +124,10 @@ def test_a_big_project_gets_one_line_per_macro_for_the_rest(tmp_path):
 
 
 def test_only_macros_that_decide_are_named(tmp_path):
-    """`!defined(X)` with X undefined does not skip anything; the compiler's and platform
-    macros (_WIN32, PLATFORM_WINDOWS) are the platform opgen reads for, not a forgotten -D, and
-    a build configuration macro (GOOGLE_CUDA) is named as one; an #elif after a taken branch is
-    not blamed on what decided that branch."""
+    """`!defined(X)` with X undefined does not skip anything; the compiler's macros (_WIN32) are
+    not named, a platform macro (PLATFORM_WINDOWS) and a build configuration macro (GOOGLE_CUDA)
+    are named as what they are, the build opgen reads for, not a forgotten -D; an #elif after a
+    taken branch is not blamed on what decided that branch."""
     src = tmp_path / "ops.cc"
     src.write_text("#if HAVE_A && !defined(NO_B)\nREGISTER_OP(\"A\");\n#elif HAVE_C\nREGISTER_OP(\"C\");\n#endif\n"
                    "#if GOOGLE_CUDA || defined(_WIN32) || defined(PLATFORM_WINDOWS)\nREGISTER_OP(\"Gpu\");\n#endif\n"
@@ -135,7 +135,9 @@ def test_only_macros_that_decide_are_named(tmp_path):
     warnings: list[str] = []
     gather([str(src)], warn=warnings.append)
     notes = ["'HAVE_A' is not defined", "'HAVE_C' is not defined",
-             f"'GOOGLE_CUDA' is not defined ({CONFIGURATION})", "'SKIP_D' is not defined"]
+             ("'GOOGLE_CUDA' and 'PLATFORM_WINDOWS' are not defined ('GOOGLE_CUDA' is a build configuration macro; "
+              "'PLATFORM_WINDOWS' is a platform macro: opgen reads for a CPU build on Linux)"),
+             "'SKIP_D' is not defined"]
     assert [w.split(": note: ")[1].split(",")[0] for w in warnings] == notes
     warnings = []
     gather([str(src)], defines=["HAVE_A"], warn=warnings.append)
@@ -238,6 +240,36 @@ def test_a_build_configuration_macro_is_one_note_and_never_an_error(monkeypatch,
     (tmp_path / "ops" / "mixed.cc").unlink()
     code, err, names = _oplist(["--strict-defines"], capsys, tmp_path / "ops.pbtxt")
     assert code == 0 and names == ["CpuScale"] and len(err) == 4
+
+
+def test_a_platform_macro_skipping_registrations_is_one_note_and_never_an_error(monkeypatch, capsys, tmp_path):
+    """`#ifdef EIGEN_USE_GPU` around a registration (a platform macro: opgen reads for a CPU
+    build on Linux) was a silent skip: now a note per macro like a build configuration
+    macro's, naming which kind each macro is when kinds mix, never an error."""
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "gpu.cc").write_text(
+        '#ifdef EIGEN_USE_GPU\nREGISTER_OP("EigenGpu");\n#endif\n'
+        '#if EIGEN_USE_GPU\nREGISTER_OP("EigenGpu2");\n#endif\n'
+        '#if GOOGLE_CUDA && CUDA_VERSION\nREGISTER_OP("Cuda");\n#endif\n'
+        '#if PROJECT_GPU && CUDA_VERSION\nREGISTER_OP("ProjectCuda");\n#endif\n'
+        'REGISTER_OP("Cpu");\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\n')
+    monkeypatch.chdir(tmp_path)
+    code, err, names = _oplist(["--strict-defines"], capsys, tmp_path / "ops.pbtxt")
+    platform = "a platform macro: opgen reads for a CPU build on Linux"
+    assert code == 0 and names == ["Cpu"]
+    assert err == [
+        (f"ops/gpu.cc:1:8: note: 'EIGEN_USE_GPU' is not defined ({platform}), so this conditional and 1 more skip "
+         "2 registrations"),
+        "  hint: -D EIGEN_USE_GPU=1, or [tool.opgen] defines",
+        ("ops/gpu.cc:7:5: note: 'GOOGLE_CUDA' and 'CUDA_VERSION' are not defined ('GOOGLE_CUDA' is a build "
+         "configuration macro; 'CUDA_VERSION' is a platform macro: opgen reads for a CPU build on Linux), so this "
+         "conditional skips 1 registration"),
+        "  hint: -D GOOGLE_CUDA=1 -D CUDA_VERSION=1, or [tool.opgen] defines",
+        ("ops/gpu.cc:10:5: note: 'PROJECT_GPU' and 'CUDA_VERSION' are not defined ('CUDA_VERSION' is a platform "
+         "macro: opgen reads for a CPU build on Linux), so this conditional skips 1 registration"),
+        "  hint: -D PROJECT_GPU=1 -D CUDA_VERSION=1, or [tool.opgen] defines",
+    ]
 
 
 # --------------------------------------------------------------------------- core_op_clash
