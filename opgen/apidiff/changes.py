@@ -289,7 +289,25 @@ def _attr_rename(changes: list[Change], old: OpEntry, new: OpEntry) -> list[Chan
     renamed = replace(removed, rule="attr_renamed", location=_graph_location(new, f"attr {came[0]}"), message=(
         f"Attr '{gone[0]}' renamed to '{came[0]}' (same type and default); TF sees '{gone[0]}' removed: graphs "
         f"and SavedModels saved before set '{gone[0]}' and fail to load"))
-    return [renamed if c is removed else c for c in changes if c.rule not in _ATTR_ADDED]
+    # An arg sized or typed by the attr changes signature with the rename alone (`n * T` read
+    # with `n` new and no default: TF's empty signature): the rename says it all.
+    implied = {"input_signature_changed", "output_signature_changed"} - {
+        issue.rule for issue in graph_issues(_with_attr_renamed(old.op_def, gone[0], came[0]), new.op_def)}
+    return [renamed if c is removed else c for c in changes if c.rule not in _ATTR_ADDED and c.rule not in implied]
+
+
+def _with_attr_renamed(op_def: op_def_pb2.OpDef, was: str, now: str) -> op_def_pb2.OpDef:
+    """A copy of `op_def` with attr `was` named `now`, in its AttrDef and the args that name it."""
+    renamed = op_def_pb2.OpDef()
+    renamed.CopyFrom(op_def)
+    for attr in renamed.attr:
+        if attr.name == was:
+            attr.name = now
+    for arg in (*renamed.input_arg, *renamed.output_arg):
+        for ref in ("type_attr", "number_attr", "type_list_attr"):
+            if getattr(arg, ref) == was:
+                setattr(arg, ref, now)
+    return renamed
 
 
 def _beyond_tf(rule: str, message: str, old: op_def_pb2.OpDef, new: op_def_pb2.OpDef) -> tuple[str, bool, str]:
