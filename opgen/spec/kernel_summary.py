@@ -271,6 +271,7 @@ def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2
     findings += _overlapping_kernels(registrations, op_defs)
     if sources is not None:
         findings += _ops_without_kernels(registrations, op_list, sources, internal_ops_listed, kernels_elsewhere)
+        findings += _types_without_kernels(registrations, op_defs, sources, kernels_elsewhere)
     # in source order, as a compiler reports (registrations come by op name)
     unique = {finding.format(): finding for finding in findings}.values()
     return sorted(unique, key=lambda finding: finding.location or Location(""))
@@ -364,4 +365,49 @@ def _ops_without_kernels(registrations: list[KernelRegistration], op_list: op_de
                  "class>); or pass the source that does (GPU kernels behind `#if GOOGLE_CUDA` need "
                  f'-D GOOGLE_CUDA=1); or, when another library registers it, [tool.opgen] kernels_elsewhere = '
                  f'["{op.name}"]'))
+    return findings
+
+
+def _types_without_kernels(registrations: list[KernelRegistration], op_defs: Mapping[str, op_def_pb2.OpDef],
+                           sources: Mapping[str, OpSource], kernels_elsewhere: Sequence[str]) -> list[OpgenError]:
+    """`cross_check`'s ops declared in C++ with kernels that all constrain a `type` attr the op
+    restricts (`T: {float, int32}`) and together leave out some of its types: a call with one
+    of those fails (TF's `No OpKernel was registered to support Op ... with these attrs`, or
+    `Could not find device for node` eagerly). Located at the attr; none for an op
+    `kernels_elsewhere` matches (another library, or a GPU build, registers the rest)."""
+    kernels: dict[str, list[kernel_def_pb2.KernelDef]] = {}
+    for reg in registrations:
+        kernels.setdefault(reg.kernel_def.op, []).append(reg.kernel_def)
+    elsewhere = glob_list(tuple(kernels_elsewhere))
+    findings = []
+    for op_name, ks in kernels.items():
+        op_def = op_defs.get(op_name)
+        source = sources.get(op_name)
+        if op_def is None or source is None or source.from_op_list or elsewhere.first(op_name) is not None:
+            continue
+        ks = [k for k in ks if selectable(k, op_def)]
+        for attr in op_def.attr:
+            allowed = list(attr.allowed_values.list.type)
+            if attr.type != "type" or not allowed or not ks:
+                continue
+            accepted: set[int] = set()
+            for k in ks:
+                own = [t for c in k.constraint if c.name == attr.name for t in c.allowed_values.list.type]
+                if not own:  # this kernel takes every type the op allows
+                    break
+                accepted.update(own)
+            else:
+                missing = [t for t in allowed if t not in accepted]
+                if not missing:
+                    continue
+                served = runs_on(device_types(ks, op_def))
+                it = "it" if len(missing) == 1 else "them"
+                findings.append(OpgenError(
+                    f"op '{op_name}' allows {', '.join(_names(missing))} for attr '{attr.name}', but none of its "
+                    f"kernels accepts {it} (kernels: {served}): TensorFlow fails such a call ('No OpKernel was "
+                    f"registered to support Op '{op_name}' ... with these attrs')",
+                    dict(source.parts).get(f"attr {attr.name}", source.location),
+                    hint=f"register kernels for {it}, or leave {it} out of the attr's allowed types; GPU kernels "
+                         "behind `#if GOOGLE_CUDA` count with -D GOOGLE_CUDA=1; when another library registers "
+                         f'{it}, [tool.opgen] kernels_elsewhere = ["{op_name}"]'))
     return findings

@@ -19,7 +19,7 @@ from opgen_runtime.proto import types_pb2
 OPS = """
 #include "tensorflow/core/framework/op.h"
 REGISTER_OP("Sum").Input("x: T").Input("axis: Tidx").Output("y: T")
-    .Attr("T: {float, double, int32}").Attr("Tidx: {int32, int64} = DT_INT32").Attr("keep: bool = false");
+    .Attr("T: {float, double, int32}").Attr("Tidx: {int32} = DT_INT32").Attr("keep: bool = false");
 REGISTER_OP("Fill").Input("v: T").Output("y: T").Attr("T: type").Attr("n: int");
 """
 
@@ -261,6 +261,36 @@ def test_kernels_check_reports_an_op_of_a_file_with_kernels_that_has_none(projec
     Path("pyproject.toml").write_text(CONFIG + 'sources = [".", "listed.pbtxt"]\nout = "gen"\n')
     Path("kernels.cc").write_text(KERNELS + 'REGISTER_KERNEL_BUILDER(Name("Forgotten").Device(DEVICE_CPU), F);\n')
     assert _run(["kernels", ".", "listed.pbtxt", "--check"], capsys)[0] == 0
+
+
+def test_kernels_check_reports_types_an_op_allows_that_no_kernel_accepts(project, capsys, monkeypatch):
+    """trial30 #2: `T: {float, int32}` with a float kernel only: an int32 call fails at run time
+    (TF's `No OpKernel was registered ... with these attrs`), so the cross-check says so at the
+    attr, naming the types left out and the kernels there are. A kernel that leaves the attr
+    unconstrained takes every type; labelled kernels serve no plain node; `kernels_elsewhere`
+    (a GPU build or another library registers the rest) silences it."""
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(project / "cache"))
+    for name in ("ops.cc", "kernels.cc"):
+        Path(name).unlink()
+    Path("ops.cc").write_text(
+        'REGISTER_OP("Ident").Input("x: T").Output("y: T").Attr("T: {float, int32, int64}");\n'
+        'REGISTER_OP("Any").Input("x: T").Output("y: T").Attr("T: {float, int32}");\n'
+        'REGISTER_KERNEL_BUILDER(Name("Ident").Device(DEVICE_CPU).TypeConstraint<float>("T"), I);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Ident").Device(DEVICE_GPU).TypeConstraint<int32>("T").Label("x"), I);\n'
+        'REGISTER_KERNEL_BUILDER(Name("Any").Device(DEVICE_CPU), A);\n')
+    code, _, err = _run(["kernels", ".", "--check"], capsys)
+    assert code == 1
+    assert [line for line in err.splitlines() if line.startswith(("ops.cc", "  hint"))] == [
+        ("ops.cc:1:51: warning: op 'Ident' allows int32, int64 for attr 'T', but none of its kernels accepts them "
+         "(kernels: CPU (float32)): TensorFlow fails such a call ('No OpKernel was registered to support Op 'Ident' "
+         "... with these attrs')"),
+        ("  hint: register kernels for them, or leave them out of the attr's allowed types; GPU kernels behind "
+         "`#if GOOGLE_CUDA` count with -D GOOGLE_CUDA=1; when another library registers them, [tool.opgen] "
+         'kernels_elsewhere = ["Ident"]'),
+    ]
+    Path("pyproject.toml").write_text(CONFIG + 'sources = ["."]\nout = "gen"\nkernels_elsewhere = ["Ident"]\n')
+    assert _run(["kernels", ".", "--check"], capsys)[0] == 0
 
 
 def test_kernels_markdown_says_when_no_kernel_can_run_an_op():
