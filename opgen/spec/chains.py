@@ -39,6 +39,7 @@ from opgen.spec.cpp_lexer import (
     token_error,
     token_location,
 )
+from opgen.spec.cpp_namespaces import AmbiguousName, Namespaces
 
 REGISTER_MACROS = {"REGISTER_OP": False, "REGISTER_SYSTEM_OP": True}
 # Builder methods whose arguments are std::strings (Deprecated: its second argument).
@@ -241,13 +242,23 @@ class ChainReader:
         self.tokens = tokens
         self.helpers = helpers
         self.warnings = [] if warnings is None else warnings  # literals cut at a NUL (`string`)
-        self.constants: dict[str, str] = {}  # string constants of this file, by name
-        self.functions: dict[str, str] = {}  # `std::string F() { return "..."; }` of this file
+        # String constants and `std::string F() { return "..."; }` of this file, by name
+        # qualified with their namespace (`mine::kAttrs`: `lookup` finds what a use means).
+        self.constants: dict[str, str] = {}
+        self.functions: dict[str, str] = {}
         # Where each constant's (`kName`) and function's (`F()`) text is written, for the
         # locations of what is read from it (errors' notes, a review's changed line), and where
         # each of its characters is, as far as known (an error about a word of the text).
         self.written_at: dict[str, Location] = {}
         self.written_runs: dict[str, list[TextRun]] = {}
+        self._namespaces: Namespaces | None = None  # built when first asked (most files define no constant)
+        self.reading_at = 0  # the token index of the registration being read: where its names are looked up
+
+    @property
+    def namespaces(self) -> Namespaces:
+        if self._namespaces is None:
+            self._namespaces = Namespaces(self.tokens)
+        return self._namespaces
 
     def note_constant(self, eq: int, errors: list[OpgenError]) -> None:
         """Record `[static] const[expr] <type> NAME[[]] = "lit" "lit";` whose `=` is at `eq`."""
@@ -265,10 +276,11 @@ class ChainReader:
         back = k - 1
         while back >= 0 and back >= k - 8 and toks[back][TEXT] not in (";", "{", "}"):
             if toks[back][TEXT] in _CONST_KEYWORDS:
+                name = "::".join((*self.namespaces.at(k), toks[k][TEXT]))
                 try:
-                    self.constants[toks[k][TEXT]] = self.string(toks[eq + 1 : j], toks[k][TEXT])
-                    self.written_at[toks[k][TEXT]] = token_location(toks[eq + 1])
-                    self.written_runs[toks[k][TEXT]] = literal_runs(toks[eq + 1 : j])
+                    self.constants[name] = self.string(toks[eq + 1 : j], toks[k][TEXT])
+                    self.written_at[name] = token_location(toks[eq + 1])
+                    self.written_runs[name] = literal_runs(toks[eq + 1 : j])
                 except OpgenError as e:
                     errors.append(e)
                 return
@@ -283,15 +295,17 @@ class ChainReader:
         if (j == ret + 1 or j + 1 >= len(toks) or toks[j][TEXT] != ";" or toks[j + 1][TEXT] != "}" or ret < 4
                 or [t[TEXT] for t in toks[ret - 3 : ret]] != ["(", ")", "{"] or toks[ret - 4][KIND] != "id"):
             return
+        name = "::".join((*self.namespaces.at(ret - 4), toks[ret - 4][TEXT]))
         try:
-            self.functions[toks[ret - 4][TEXT]] = self.string(toks[ret + 1 : j], toks[ret - 4][TEXT])
-            self.written_at[toks[ret - 4][TEXT] + "()"] = token_location(toks[ret + 1])
-            self.written_runs[toks[ret - 4][TEXT] + "()"] = literal_runs(toks[ret + 1 : j])
+            self.functions[name] = self.string(toks[ret + 1 : j], toks[ret - 4][TEXT])
+            self.written_at[name + "()"] = token_location(toks[ret + 1])
+            self.written_runs[name + "()"] = literal_runs(toks[ret + 1 : j])
         except OpgenError as e:
             errors.append(e)
 
     def read(self, start: int) -> tuple[Registration, int]:
         toks = self.tokens
+        self.reading_at = start
         reg_tok = toks[start]
         macro = reg_tok[TEXT]
         args, i = self.paren_args(start + 1, macro)
@@ -461,15 +475,23 @@ class ChainReader:
                                              "defined in the file or a header it includes)")
                 return None
             is_call = part[-1][TEXT] == ")"
-            qualified = "".join(t[TEXT] for t in (part[:-2] if is_call else part)).lstrip(":")
-            value = (self.functions if is_call else self.constants).get(name_tok[TEXT])
-            read_key = name_tok[TEXT] + ("()" if is_call else "")
+            written = "".join(t[TEXT] for t in (part[:-2] if is_call else part))
+            qualified = written.lstrip(":")
+            table = self.functions if is_call else self.constants
+            try:
+                found = self.namespaces.lookup(written, self.reading_at, table) if table else None
+            except AmbiguousName as e:
+                raise OpgenError(f"'{written}' in {method}() is ambiguous: it may mean {' or '.join(e.candidates)}",
+                                 token_location(part[0]), hint="qualify it with its namespace") from None
+            value = None if found is None else table[found]
+            suffix = "()" if is_call else ""
+            shown = qualified + suffix  # named as the use writes it
             if value is not None and read is not None:
-                read.append((read_key, self.written_at[read_key]))
+                read.append((shown, self.written_at[f"{found}{suffix}"]))
             if value is not None and runs is not None:  # (a constant's own macro-expanded text: not followed)
-                use = (token_location(name_tok), _written_in(read_key))
+                use = (token_location(name_tok), _written_in(shown))
                 runs += [r._replace(start=at + r.start, end=at + r.end, use=use)
-                         for r in self.written_runs[read_key] if r.use is None and r.end <= len(value)]
+                         for r in self.written_runs[f"{found}{suffix}"] if r.use is None and r.end <= len(value)]
             if value is None:  # `[tool.opgen.helpers]` keys: `ns::Name` for this name alone, or `Name`
                 key = qualified if qualified in self.helpers else name_tok[TEXT]
                 value = self.helpers.get(key)
@@ -481,7 +503,7 @@ class ChainReader:
                 spelled = f'{name_tok[TEXT]} = "..."'
                 if qualified != name_tok[TEXT]:
                     spelled = f'"{qualified}" = "..." or {spelled}'
-                known = [*(self.functions if is_call else self.constants), *self.helpers]
+                known = [*(name.rsplit("::", 1)[-1] for name in table), *self.helpers]
                 meant = did_you_mean(name_tok[TEXT], known)
                 raise UndefinedNameError(part[0], name_tok[TEXT], f"cannot resolve '{''.join(t[TEXT] for t in part)}' "
                                          f"in {method}(): not {what}" + (f" ({meant})" if meant else "")

@@ -51,6 +51,7 @@ from opgen.spec.chains import (
     undefined_registration_macros,
 )
 from opgen.spec.cpp_lexer import KIND, TEXT, Token, token_location
+from opgen.spec.cpp_namespaces import Namespaces
 from opgen.spec.fix_hints import misspelt_macro
 from opgen.spec.helpers import helper_table
 from opgen.spec.kernels import extract_kernels, undefined_kernel_macros
@@ -349,38 +350,34 @@ def shape_fn_definitions(tokens: Sequence[Token]) -> dict[str, Translation]:
     name qualified with the namespaces it stands in (`mine::Name`; `defined_as` finds it):
     a `SetShapeFn(Name)` of this unit or, when only this unit defines it, of another."""
     definitions: dict[str, Translation] = {}
-    scopes: list[str | None] = []  # per open brace: its namespace's name ("" anonymous), None for others
-    namespace: list[str] = []
+    namespaces: Namespaces | None = None  # built at the first definition (most units define none)
     for i in range(1, len(tokens) - 2):
         t = tokens[i]
-        text = t[TEXT]
-        if t[KIND] == "op":
-            if text == "{":
-                head = i - 1
-                while (tokens[head][KIND] == "id" and tokens[head][TEXT] != "namespace") or tokens[head][TEXT] == "::":
-                    head -= 1  # `namespace a::b {`, `namespace a {`, `namespace {`
-                name = "".join(tk[TEXT] for tk in tokens[head + 1 : i]) if tokens[head][TEXT] == "namespace" else None
-                scopes.append(name)
-                if name:
-                    namespace.append(name)
-            elif text == "}" and scopes and scopes.pop():
-                namespace.pop()
-            continue
         if t[KIND] != "id":
             continue
         following = tokens[i + 1][TEXT]
-        qualified = "::".join([*namespace, text])
-        if qualified in definitions:
-            continue
+        translate: Callable[[Sequence[Token], int], Translation | None]
         if following == "(" and tokens[i - 1][TEXT] == "Status" and _takes_context(tokens, i + 1):
-            definition = translate_function(tokens, i)
-            if definition is not None:
-                definitions[qualified] = definition
+            translate = translate_function
         elif following == "=" and tokens[i + 2][TEXT] == "[":
             close = matching_close(tokens, i + 2)
-            if close is not None and close + 1 < len(tokens) and _takes_context(tokens, close + 1):
-                definitions[qualified] = translate_lambda(tokens, i + 2)
+            if close is None or close + 1 >= len(tokens) or not _takes_context(tokens, close + 1):
+                continue
+            translate = _lambda_at
+        else:
+            continue
+        namespaces = namespaces or Namespaces(tokens)
+        qualified = "::".join((*namespaces.at(i), t[TEXT]))
+        if qualified not in definitions:
+            definition = translate(tokens, i)
+            if definition is not None:
+                definitions[qualified] = definition
     return definitions
+
+
+def _lambda_at(tokens: Sequence[Token], i: int) -> Translation:
+    """`translate_lambda` of `auto Name = [](InferenceContext* c) {...}` whose name is at `i`."""
+    return translate_lambda(tokens, i + 2)
 
 
 def defined_as(name: str, definitions: Mapping[str, Translation]) -> list[Translation]:

@@ -76,6 +76,7 @@ def extract_kernels(tokens: list[Token], helpers: Mapping[str, str]) -> tuple[li
             reader.note_function(start, errors)
         elif start >= resume and start + 1 < len(tokens) and tokens[start + 1][TEXT] == "(":
             try:
+                reader.reading_at = start
                 args, resume = reader.paren_args(start + 1, text)
                 regs.append(_KernelChain(reader, tokens[start], args, shim_names).build())
             except OpgenError as e:
@@ -179,7 +180,7 @@ class _KernelChain:
         """The arguments of the `(` at self.toks[i], and the index after `)`."""
         sub = ChainReader(self.toks, self.reader.helpers)
         sub.constants, sub.functions = self.reader.constants, self.reader.functions
-        return sub.paren_args(i, method)
+        return sub.paren_args(i, method)  # (brackets only: no name is looked up)
 
     def _string_arg(self, args: list[list[Token]], index: int, method: str, count: int) -> str:
         if len(args) != count:

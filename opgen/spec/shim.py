@@ -86,6 +86,7 @@ def extract_shim_registrations(tokens: list[Token], helpers: Mapping[str, str]
     regs: list[Registration] = []
     warnings: list[OpgenError] = []
     for i in sites:
+        reader.reading_at = i
         try:
             regs.append(shims.read(i))
         except _Unreadable as e:

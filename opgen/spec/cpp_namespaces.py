@@ -1,0 +1,121 @@
+"""The C++ namespaces of a translation unit's tokens, and name lookup in them: what
+`a::kT` or `kT` means where it is written, among the names the unit defines in its namespaces
+(string constants, functions returning a literal; `chains.ChainReader`), and the namespace
+each shape function is defined in (`gather.shape_fn_definitions`)."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Collection, Sequence
+
+from opgen.spec.cpp_lexer import KIND, TEXT, Token
+
+
+class Namespaces:
+    """The namespace each token stands in (`("tensorflow", "mine")`): named namespaces only, an
+    anonymous one being its enclosing namespace to lookup, and a class or function body its
+    enclosing namespace too (its members are found by their last name, `lookup`). One pass
+    over the tokens, then a bisection per question."""
+
+    def __init__(self, tokens: Sequence[Token]):
+        self._starts = [0]  # the token index each path below starts at
+        self._paths: list[tuple[str, ...]] = [()]
+        # `using namespace N;` and `using N::name;`: (its index, the namespace it stands in,
+        # `N::` for a directive or `N::name` for a declaration, as written)
+        self._usings: list[tuple[int, tuple[str, ...], str]] = []
+        scopes: list[bool] = []  # per open brace: it opened a named namespace
+        namespace: list[str] = []
+        for i, t in enumerate(tokens):
+            if t[TEXT] == "using" and t[KIND] == "id":
+                used = _used(tokens, i)
+                if used:
+                    self._usings.append((i, tuple(namespace), used))
+                continue
+            if t[KIND] != "op":
+                continue
+            if t[TEXT] == "{":
+                name = _namespace_opened(tokens, i)
+                scopes.append(bool(name))
+                if name:
+                    namespace.append(name)
+                    self._starts.append(i + 1)
+                    self._paths.append(tuple(namespace))
+            elif t[TEXT] == "}" and scopes and scopes.pop():
+                namespace.pop()
+                self._starts.append(i + 1)
+                self._paths.append(tuple(namespace))
+
+    def at(self, i: int) -> tuple[str, ...]:
+        """The namespace token `i` stands in."""
+        return self._paths[bisect_right(self._starts, i) - 1]
+
+    def lookup(self, written: str, i: int, defined: Collection[str]) -> str | None:
+        """`lookup` of `written` at token `i`, with the using-directives above it in its scopes."""
+        namespace = self.at(i)
+        using = [(scope, used) for at, scope, used in self._usings if at < i and namespace[: len(scope)] == scope]
+        return lookup(written, namespace, defined, using)
+
+
+def _used(tokens: Sequence[Token], using: int) -> str | None:
+    """`a::b::` of `using namespace a::b;`, `a::name` of `using a::name;`, at `using`; else
+    None (`using T = ...;`, `using Base::Base;` in a class reads the same and finds nothing)."""
+    directive = using + 1 < len(tokens) and tokens[using + 1][TEXT] == "namespace"
+    start = end = using + 1 + directive
+    while end < len(tokens) and (tokens[end][KIND] == "id" or tokens[end][TEXT] == "::"):
+        end += 1
+    if end >= len(tokens) or tokens[end][TEXT] != ";" or end == start:
+        return None
+    name = "".join(t[TEXT] for t in tokens[start:end]).lstrip(":")
+    if directive:
+        return name + "::"
+    return name if "::" in name else None
+
+
+def _namespace_opened(tokens: Sequence[Token], brace: int) -> str | None:
+    """`a::b` of `namespace a::b {`, `a` of `[inline] namespace a {`, "" of `namespace {`;
+    None for a brace that opens anything else."""
+    head = brace - 1
+    while head >= 0 and (tokens[head][TEXT] == "::"
+                         or (tokens[head][KIND] == "id" and tokens[head][TEXT] != "namespace")):
+        head -= 1
+    if head < 0 or tokens[head][TEXT] != "namespace":
+        return None
+    return "".join(tk[TEXT] for tk in tokens[head + 1 : brace])
+
+
+class AmbiguousName(Exception):
+    """A name that could mean several definitions (`kT` of `a::kT` and `b::kT`, seen from
+    neither `a` nor `b`)."""
+
+    def __init__(self, candidates: list[str]):
+        super().__init__(", ".join(candidates))
+        self.candidates = candidates
+
+
+def lookup(written: str, namespace: tuple[str, ...], defined: Collection[str],
+           using: Sequence[tuple[tuple[str, ...], str]] = ()) -> str | None:
+    """The qualified name in `defined` that `written` (`kT`, `a::kT`, `::a::kT`) means in
+    `namespace`, as C++ looks it up: in that namespace, then each enclosing one, each with what
+    its `using` (scope, `N::` of a directive or `N::name` of a declaration) brings in (`::`
+    first: the global one only). Failing that (a class member `Op::kDoc`: classes are not
+    scopes here), the one definition its qualification fits by its last names; AmbiguousName
+    when several fit, None when none does."""
+    if written.startswith("::"):
+        return written[2:] if written[2:] in defined else None
+    for depth in range(len(namespace), -1, -1):
+        scope = namespace[:depth]
+        brought = [used + written if used.endswith("::") else used for used_scope, used in using
+                   if used_scope == scope and (used.endswith("::") or used.rsplit("::", 1)[-1] == written)]
+        found = [c for c in ("::".join((*scope, written)),
+                             *(candidate for used in brought for candidate in ("::".join((*scope, used)), used)))
+                 if c in defined]
+        if len(set(found)) > 1:
+            raise AmbiguousName(sorted(set(found)))
+        if found:
+            return found[0]
+    last = written.rsplit("::", 1)[-1]
+    same = [d for d in defined if d == last or d.endswith("::" + last)]
+    fitting = [d for d in same if d == written or d.endswith("::" + written)] or same
+    if len(fitting) > 1:
+        raise AmbiguousName(sorted(fitting))
+    return fitting[0] if fitting else None
