@@ -398,6 +398,8 @@ class ChainReader:
 
     def _arg(self, method: str, index: int, toks: list[Token]) -> CallArg:
         check_decoded(toks)  # what reaches the OpList, literals and expressions alike
+        if toks[0][TEXT] == "(" and toks[-1][TEXT] == ")":  # `(("x: float"))` has its operand's value
+            toks = _without_enclosing_parens(toks) or toks
         first = toks[0]
         loc = token_location(first)
         if len(toks) == 1:

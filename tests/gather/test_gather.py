@@ -340,6 +340,17 @@ def test_parenthesised_op_names_read_in_linear_time(tmp_path):
         gather([str(tmp_path / "ops.cc")])
 
 
+def test_parenthesised_builder_arguments_read_as_their_operand(tmp_path):
+    """trial31 #8: `.Input(("x: float"))` is valid C++ with the literal's value (it was an
+    error: 'takes a string, got an expression'); so are a parenthesised constant and number."""
+    (tmp_path / "ops.cc").write_text('constexpr char kAttr[] = "n: int = 2";\n'
+                                     'REGISTER_OP("Paren").Input(("x: float")).Output(((("y: float"))))'
+                                     '.Attr((kAttr)).Attr(("m: int >= 1"));\n')
+    [op] = gather([str(tmp_path / "ops.cc")]).op_list.op
+    assert [(a.name, a.type) for a in op.input_arg] == [("x", 1)] and op.output_arg[0].name == "y"
+    assert [(a.name, a.default_value.i, a.minimum) for a in op.attr] == [("n", 2, 0), ("m", 0, 1)]
+
+
 def test_recursive_globs_match_like_glob_but_never_follow_a_link_cycle(tmp_path, monkeypatch):
     """`**` matches what `glob.glob(recursive=True)` matches (hidden names only when asked
     for), but does not descend into symbolic links to directories, as a directory source does
