@@ -177,6 +177,20 @@ def file_scope_calls(tokens: list[Token]) -> list[tuple[int, bool]]:
     return calls
 
 
+def registrations_in_bodies(tokens: list[Token], calls: list[tuple[int, bool]]) -> list[OpgenError]:
+    """A warning at each `REGISTER_OP(` not at file scope (`calls`: `file_scope_calls(tokens)`):
+    in a function, lambda or class body TF's macro declares a static local, which registers the
+    op only when that code runs (trial31 #9: a library loaded lacks the op of a function never
+    called); opgen still reads the op as registered."""
+    at_file_scope = {i for i, _ in calls}
+    return [OpgenError(f"{t[TEXT]} inside a function, lambda or class body registers its op only when that code "
+                       "runs (the macro declares a static local), not when the library loads; opgen reads it as "
+                       "registered", token_location(t),
+                       hint=f"move the {t[TEXT]} chain to file scope (inside namespaces is fine)")
+            for i, t in enumerate(tokens)
+            if t[TEXT] in REGISTER_MACROS and t[KIND] == "id" and i not in at_file_scope and _is_call(tokens, i)]
+
+
 def undefined_file_scope_macros(tokens: list[Token], calls: list[tuple[int, bool]],
                                 defined: Collection[str]) -> list[UndefinedNameError]:
     """Statements at file scope (`calls`: `file_scope_calls(tokens)`) that call an undefined

@@ -47,6 +47,7 @@ from opgen.spec.chains import (
     extract_registrations,
     file_scope_calls,
     matching_close,
+    registrations_in_bodies,
     undefined_file_scope_macros,
     undefined_registration_macros,
 )
@@ -312,6 +313,8 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
     reported = {e.name for e in [*undefined_macros, *kernel_errors] if isinstance(e, UndefinedNameError)}
     calls = file_scope_calls(tokens)
     unread += [e for e in unread_registration_macros(tokens, calls) if e.name not in reported]
+    if regs and not errors:  # (after a bracket error, scopes are guesses)
+        unread += registrations_in_bodies(tokens, calls)
     # Any other call of an undefined macro at file scope: what it registers is missing. With
     # every header read, only a misspelt macro of the unit is one (an error, as in g++);
     # with a header missing, any may be (a warning, which names the missing headers).

@@ -407,3 +407,22 @@ def test_an_allow_file_name_close_to_a_registered_op_warns_at_its_line(tmp_path,
     err = capsys.readouterr().err
     assert err == (f"{tmp_path / 'allow.txt'}:3:1: warning: --allow names op 'FwScal', which no source registers\n"
                    "  hint: did you mean FwScale? (without it, that op is left out)\n")
+
+
+def test_a_registration_in_a_function_body_is_read_with_a_warning(tmp_path):
+    """trial31 #9: REGISTER_OP in a function, lambda or class method body declares a static
+    local, which registers only when that code runs (a library whose function is never called
+    lacks the op); opgen reads it and says so at each; file scope inside namespaces is fine."""
+    (tmp_path / "ops.cc").write_text(
+        'namespace tensorflow {\n'
+        'void NeverCalled() {\n  REGISTER_OP("InFunction").Output("y: float");\n}\n'
+        'struct S { static void f() { REGISTER_OP("InMethod").Output("y: float"); } };\n'
+        'auto lam = []() { REGISTER_OP("InLambda").Output("y: float"); return 0; };\n'
+        'REGISTER_OP("TopLevel").Output("y: float");\n'
+        '}\n')
+    result = gather([str(tmp_path / "ops.cc")])
+    assert [op.name for op in result.op_list.op] == ["InFunction", "InLambda", "InMethod", "TopLevel"]
+    source = tmp_path / "ops.cc"
+    assert [w.split(": warning: ")[0] for w in result.warnings] == [f"{source}:3:3", f"{source}:5:30",
+                                                                   f"{source}:6:19"]
+    assert all("registers its op only when that code runs" in w for w in result.warnings)
