@@ -97,6 +97,8 @@ def _as_size_t(e: Expr) -> Expr:
     or a literal that is not negative, is unchanged."""
     if e.code.isdigit() or (e.prec == 20 and e.code.startswith("len(")):
         return e
+    if e.call is not None and e.call[0] == "c.as_int64(":  # wrapping into int64's range first changes nothing
+        e = e.call[1][0]  # type: ignore[assignment]  # (an Expr: _as_int64 makes it)
     return _call("c.as_size_t(", [e], "int")
 
 
@@ -105,6 +107,26 @@ def _as_int32(e: Expr) -> Expr:
     if e.type != "int" or e.narrow:
         return e
     return dataclasses.replace(_call("c.as_int32(", [e], "int"), narrow=True)
+
+
+def _int_keywords(p: _Parser) -> str:
+    """`unsigned long long`, `long int`, `signed char`, ... at the cursor (consumed), as the one
+    name of `_INT_TYPES` or `_NARROW_UNSIGNED_TYPES` of its type (LP64 sizes)."""
+    words = []
+    while p.text() in _INT_KEYWORDS:
+        words.append(p.next()[TEXT])
+    size = [w for w in words if w not in ("unsigned", "signed", "int")]
+    # (`short` and `char` stay names no local type has: their narrowing is not modelled)
+    base = {(): "int", ("long",): "long", ("long", "long"): "long"}.get(tuple(size), " ".join(size))
+    if "unsigned" not in words:
+        return base
+    return {"int": "unsigned", "long": "unsigned long"}.get(base, "unsigned " + base)
+
+
+def _as_int64(e: Expr) -> Expr:
+    """A 64-bit unsigned `e` whose value may have left int64's range, wrapped back into it
+    (the value with the same low 64 bits: C++'s unsigned arithmetic is modulo 2**64)."""
+    return dataclasses.replace(_call("c.as_int64(", [e], "int"), unsigned=True)
 
 
 def _list_display(items: Sequence[Expr], type_: str) -> Expr:
@@ -131,9 +153,20 @@ def _bracketed_call(prefix: str, args: tuple[Expr | str, ...]) -> Bracketed:
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _FLOAT_LITERAL = re.compile(r"-?[0-9.e+-]+\Z")
-_INT_TYPES = {"int", "int32", "int64", "int32_t", "int64_t", "long", "size_t", "unsigned", "int16", "int8",
-              "uint32", "uint64"}
-_UNSIGNED_TYPES = frozenset(("size_t", "unsigned", "uint32", "uint64", "uint32_t", "uint64_t"))
+# The 64-bit unsigned types (LP64: `unsigned long` is 64 bits). A value of one is held as the
+# int64 with its bits (`size()` - 1 of an empty vector is -1), which is what converting it back
+# to a signed type gives; a comparison converts both sides to size_t (`c.as_size_t`), and
+# arithmetic whose result may leave int64's range wraps back into it (`c.as_int64`): C++'s
+# unsigned arithmetic is modulo 2**64.
+_UNSIGNED_TYPES = frozenset(("size_t", "uint64", "uint64_t", "unsigned long", "unsigned long long"))
+# The narrower unsigned types: `unsigned` arithmetic wraps modulo 2**32 and converts an int
+# operand to unsigned, `uint8`/`uint16` promote to int; none of that is modelled, so a type
+# of these is refused (as a local, a parameter, a cast).
+_NARROW_UNSIGNED_TYPES = frozenset(("unsigned", "unsigned int", "uint32", "uint32_t", "uint16", "uint16_t",
+                                    "uint8", "uint8_t", "unsigned short", "unsigned char"))
+_INT_TYPES = {"int", "int32", "int64", "int32_t", "int64_t", "long", "int16", "int8", *_UNSIGNED_TYPES}
+# C++'s integer types of several keywords, spelled as one name of the ones above
+_INT_KEYWORDS = ("unsigned", "signed", "long", "short", "int", "char")
 _SCALAR_TYPES = {**dict.fromkeys(_INT_TYPES, "int"), "bool": "bool", "ShapeHandle": "shape",
                  "DimensionHandle": "dim", "string": "str", "tstring": "str", "auto": "auto",
                  "PartialTensorShape": "attrshape", "float": "float", "DataType": "dtype",
@@ -238,6 +271,8 @@ class _Parser:
         self.statement_tok: Token | None = None  # where the statement being translated starts
         self.int32_type = False  # the type `try_type` read last is a 32-bit int (or a vector of them)
         self.int32_vars: set[str] = set()  # locals of such a type, for GetAttr's range check
+        self.unsigned_type = False  # ... is a 64-bit unsigned int (or a vector of them)
+        self.unsigned_vars: set[str] = set()  # locals of such a type
         self.breaks: list[str] = []  # what a `break` here leaves: "loop" or "switch" (innermost last)
 
     # tokens
@@ -316,7 +351,8 @@ class _Parser:
                 return scope[name]
         return None
 
-    def declare(self, tok: Token, type_: str) -> str:
+    def declare(self, tok: Token, type_: str, unsigned: bool = False) -> str:
+        """A local `tok` of `type_` (`unsigned`: of a 64-bit unsigned type, or a vector of them)."""
         name = tok[TEXT]
         if not _IDENT.match(name):
             raise self.fail(name, tok)
@@ -324,6 +360,8 @@ class _Parser:
             raise self.fail(f"redeclared name {name}", tok)
         py = "v_" + name
         self.scopes[-1][name] = (py, type_)
+        if unsigned:
+            self.unsigned_vars.add(py)
         return py
 
     def emit(self, line: str) -> None:
@@ -407,11 +445,17 @@ class _Parser:
         if t is None or (t[KIND] != "id" and t[TEXT] != "::"):
             self.i = start
             return None
-        if t[TEXT] == "unsigned" and self.text(1) == "int":
-            self.next()
-        name, _ = self.qualified()
+        if t[TEXT] in _INT_KEYWORDS[:4]:  # `unsigned int`, `long long`, ...
+            name = _int_keywords(self)
+        else:
+            name, _ = self.qualified()
+        after = self.peek()
+        if name in _NARROW_UNSIGNED_TYPES and (not named or (after is not None and after[KIND] == "id")):
+            raise self.fail(f"{name}, an unsigned type narrower than 64 bits", t,
+                            "its arithmetic wraps modulo 2**32 or promotes to int; name size_t or int64_t")
         if named or name in _INT_TYPES:  # (a vector's item type decides for the vector)
             self.int32_type = name in _INT32_TYPES
+            self.unsigned_type = name in _UNSIGNED_TYPES
         type_: str | None = _SCALAR_TYPES.get(name)
         if name == "Tensor" and self.text() == "*":  # `const Tensor* t = c->input_tensor(i);`
             self.next()
@@ -566,13 +610,14 @@ class _Parser:
 
     def declaration(self, type_: str) -> None:
         int32 = self.int32_type and type_ in ("int", "list_int")
+        unsigned = self.unsigned_type and type_ in ("int", "list_int")
         while True:
             tok = self.next()
             if tok[KIND] != "id":
                 raise self.fail(tok=tok)
             if self.text() == "(" and type_.startswith("list_"):
                 self.next()
-                py = self.declare(tok, type_)
+                py = self.declare(tok, type_, unsigned)
                 self.assign(py, self.sized_vector(type_[5:], tok))
                 if int32:
                     self.int32_vars.add(py)
@@ -586,6 +631,7 @@ class _Parser:
                     if actual.startswith("list_"):
                         raise self.fail("auto of a vector", tok)
                     var_type = actual
+                    unsigned = value.unsigned and actual == "int"  # `auto n = v.size();`
                 elif type_ == "auto*":
                     if actual != "tensor":  # the only pointer a translated expression gives
                         raise self.fail(f"auto* of {with_article(actual)}", tok)
@@ -595,7 +641,7 @@ class _Parser:
                     var_type = type_
                     if int32:
                         value = _as_int32(value)
-                py = self.declare(tok, var_type)
+                py = self.declare(tok, var_type, unsigned)
                 self.assign(py, value)
                 if int32:
                     self.int32_vars.add(py)
@@ -605,7 +651,7 @@ class _Parser:
                     self.next()
                 if type_ in ("auto", "auto*"):
                     raise self.fail(f"{type_} without initializer", tok)
-                py = self.declare(tok, type_)
+                py = self.declare(tok, type_, unsigned)
                 if int32:
                     self.int32_vars.add(py)
                 default = {"str": '""'}.get(type_, "[]" if type_.startswith("list_") else None)
@@ -746,6 +792,8 @@ class _Parser:
                 found = self.lookup(v[TEXT])
                 if found is None:
                     raise self.fail(f"&{v[TEXT]}", v)
+                if found[0] in self.unsigned_vars:  # TF's methods write an int64_t (or int32), not these
+                    raise self.fail(f"&{v[TEXT]} of an unsigned type", v)
                 outs.append((found[0], found[1], amp))
             elif outs:
                 raise self.fail(tok=self.peek())
@@ -843,6 +891,7 @@ class _Parser:
         self.expect("(")
         self.scopes.append({})
         type_ = self.try_type()
+        unsigned = self.unsigned_type
         if type_ is not None and self.text(1) == ":":
             tok = self.next()
             self.next()
@@ -850,7 +899,7 @@ class _Parser:
             self.expect(")")
             if not seq.type.startswith("list_") or type_ not in ("auto", seq.type[5:]):
                 raise self.fail("a range-for over this", tok)
-            py = self.declare(tok, seq.type[5:])
+            py = self.declare(tok, seq.type[5:], (unsigned and type_ == "int") or (type_ == "auto" and seq.unsigned))
             self.emit(f"for {py} in list({seq.code}):")
             self.loop_body()
             self.scopes.pop()
@@ -1011,10 +1060,11 @@ class _Parser:
             py, type_ = self.var(v)
             if type_ != "int":
                 raise self.fail(f"{t[TEXT]} of {with_article(type_)}", t)
-            self.emit(f"{py} {t[TEXT][0]}= 1")
+            self.step(py, t[TEXT][0])
             return
         py, type_ = self.var(t, read=self.text() != "=")
         int32 = py in self.int32_vars  # (an int32 or a vector of them)
+        unsigned = py in self.unsigned_vars  # (a 64-bit unsigned int or a vector of them)
         if self.text() == "[" and type_.startswith("list_"):  # `v[i] = e`, `v[i] += e`
             self.next()
             index = self.convert(self.expression(), "int", t)
@@ -1024,7 +1074,7 @@ class _Parser:
                 raise self.fail(tok=self.peek())
         op = self.next()
         if op[TEXT] in ("++", "--") and type_ == "int":
-            self.emit(f"{py} {op[TEXT][0]}= 1")
+            self.step(py, op[TEXT][0])
         elif op[TEXT] == "=" and py.endswith("]"):  # an element: its list is read, so it is kept
             value = self.convert(self.expression(), type_, op)
             self.lines.extend(self.layout(self.depth, f"{py} = ", _as_int32(value) if int32 else value, op))
@@ -1033,10 +1083,10 @@ class _Parser:
             self.assign(py, _as_int32(value) if int32 else value)
         elif op[TEXT] in ("+=", "-=", "*=") and type_ == "int":
             value = self.convert(self.expression(), "int", op)
-            if int32 and not value.narrow:  # computed in 64 bits, then narrowed
+            if (int32 and not value.narrow) or unsigned:  # computed in 64 bits, then narrowed or wrapped
                 pyop = op[TEXT][0]
                 total = Expr(f"{py} {pyop} {_paren(value, _MUL + 1 if pyop == '*' else _ADD + 1)}", "int")
-                self.emit_call(f"{py} = ", _as_int32(total))
+                self.emit_call(f"{py} = ", _as_int32(total) if int32 else _as_int64(total))
             else:
                 self.emit(f"{py} {op[TEXT]} {value.code}")
         elif op[TEXT] == "." and type_.startswith("list_") and self.text() in ("push_back", "emplace_back"):
@@ -1050,6 +1100,14 @@ class _Parser:
             self.emit_call("", _call(f"{py}.append(", [_as_int32(value) if int32 else value], "void"))
         else:
             raise self.fail(tok=op)
+
+    def step(self, py: str, pyop: str) -> None:
+        """`++x` (`pyop` +) or `--x` (-) of an int local `py`; of a 64-bit unsigned one, wrapped
+        into int64's range as C++ wraps it modulo 2**64."""
+        if py in self.unsigned_vars:
+            self.emit_call(f"{py} = ", _as_int64(Expr(f"{py} {pyop} 1", "int", _ADD)))
+        else:
+            self.emit(f"{py} {pyop}= 1")
 
     def var(self, t: Token, read: bool = True) -> tuple[str, str]:
         found = self.lookup(t[TEXT]) if t[KIND] == "id" else None
@@ -1076,7 +1134,9 @@ class _Parser:
             else:
                 raise self.fail("a conditional of two types", q)
         parts = (_paren(a, _TERNARY + 1), f"if {_paren(cond, _TERNARY + 1)}", f"else {_paren(b, _TERNARY)}")
-        return Expr(" ".join(parts), a.type, _TERNARY, ternary=parts, narrow=a.narrow and b.narrow)
+        # (C++'s common type: a size_t when either is one, with the same bits)
+        return Expr(" ".join(parts), a.type, _TERNARY, ternary=parts, narrow=a.narrow and b.narrow,
+                    unsigned=a.unsigned or b.unsigned)
 
     def binary(self, min_prec: int) -> Expr:
         left = self.unary()
@@ -1103,12 +1163,18 @@ class _Parser:
         narrow = a.narrow and b.narrow  # int32 arithmetic (whose overflow C++ leaves undefined)
         if text in ("/", "%"):  # C++ integer division truncates toward zero
             if unsigned:
-                raise self.fail("dividing a size_t (a size())", op)
+                raise self.fail("dividing a size_t (a size() or an unsigned local)", op,
+                                "cast it to a signed type first: static_cast<int64_t>(...)")
             name = "c.truncdiv(" if text == "/" else "c.truncmod("
             # 32-bit operands: INT32_MIN / -1 traps too (a literal divisor other than -1 cannot)
             bits = ["32"] if narrow and not (b.code.isdigit() and b.code != "1") else []
             return dataclasses.replace(_call(name, [a, b, *bits], "int"), narrow=narrow)
-        return Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "int", prec, unsigned=unsigned, narrow=narrow)
+        result = Expr(f"{_paren(a, prec)} {pyop} {_paren(b, prec + 1)}", "int", prec, unsigned=unsigned, narrow=narrow)
+        if unsigned and not (a.narrow and b.narrow):  # 64-bit operands: the result may leave int64's range
+            return _as_int64(result)
+        if unsigned and text == "*":  # of two 32-bit values, in int64's range but maybe not in 32 bits
+            return dataclasses.replace(result, narrow=False)
+        return result
 
     def logical(self, a: Expr, pyop: str, b: Expr, op: Token) -> Expr:
         """`a and b` / `a or b` (`pyop`), remembering the chain's operands for black's split."""
@@ -1162,7 +1228,9 @@ class _Parser:
                 return e
             if e.code.isdigit():
                 return Expr(f"-{e.code}", "int", _UNARY, narrow=e.narrow)
-            return Expr(f"-{_paren(e, _UNARY)}", "int", _UNARY, narrow=e.narrow)
+            negated = Expr(f"-{_paren(e, _UNARY)}", "int", _UNARY, narrow=e.narrow, unsigned=e.unsigned)
+            # (a size_t negated is one too: -INT64_MIN's bits leave int64's range)
+            return _as_int64(negated) if e.unsigned and not e.narrow else negated
         return self.postfix(self.primary())
 
     def postfix(self, e: Expr) -> Expr:
@@ -1171,7 +1239,7 @@ class _Parser:
                 self.next()
                 index = self.convert(self.expression(), "int", self.peek())
                 self.expect("]")
-                e = Expr(f"{e.code}[{index.code}]", e.type[5:], narrow=e.narrow)
+                e = Expr(f"{e.code}[{index.code}]", e.type[5:], narrow=e.narrow, unsigned=e.unsigned)
             elif self.text() == "." and e.type.startswith("list_") and self.text(1) == "size" and self.text(2) == "(":
                 self.i += 3
                 self.expect(")")
@@ -1186,7 +1254,7 @@ class _Parser:
                 end = "0" if self.text(1) == "front" else "-1"
                 self.i += 3
                 self.expect(")")
-                e = Expr(f"{e.code}[{end}]", e.type[5:], narrow=e.narrow)
+                e = Expr(f"{e.code}[{end}]", e.type[5:], narrow=e.narrow, unsigned=e.unsigned)
             elif self.text() == "->" and e.type == "tensor":
                 e = self.tensor_access(e)
             else:
@@ -1250,11 +1318,10 @@ class _Parser:
             return Expr(py_str("".join(parts)), "str")
         if text == "static_cast" and self.text(1) == "<":
             self.i += 2
-            unsigned = self.text() in _UNSIGNED_TYPES
             type_ = self.try_type(named=False)
             if type_ != "int":
                 raise self.fail("static_cast", t)
-            int32 = self.int32_type
+            int32, unsigned = self.int32_type, self.unsigned_type
             self.expect(">")
             self.expect("(")
             e = self.convert(self.expression(), "int", t)
@@ -1303,11 +1370,15 @@ class _Parser:
             if found is not None:
                 self.next()
                 self.reads.add(found[0])
-                return Expr(found[0], found[1], narrow=found[0] in self.int32_vars)
+                return Expr(found[0], found[1], narrow=found[0] in self.int32_vars,
+                            unsigned=found[0] in self.unsigned_vars)
             start = self.i
             name, first = self.qualified()
             if name in ("max", "min", "abs") and "std" in (tok[TEXT] for tok in self.toks[start:self.i]):
                 return self.std_math(name, first)
+            if name in _NARROW_UNSIGNED_TYPES and self.text() in ("(", "{"):
+                raise self.fail(f"{name}, an unsigned type narrower than 64 bits", first,
+                                "its arithmetic wraps modulo 2**32 or promotes to int; name size_t or int64_t")
             if name in _INT_TYPES and self.text() in ("(", "{"):  # `int64_t{-1}`: a functional cast
                 closer = ")" if self.next()[TEXT] == "(" else "}"
                 e = self.convert(self.expression(), "int", first)
@@ -1345,8 +1416,7 @@ class _Parser:
         typed = int32 = False
         if self.text() == "<":
             self.next()
-            unsigned = self.text() in _UNSIGNED_TYPES
-            if self.try_type(named=False) != "int" or unsigned:
+            if self.try_type(named=False) != "int" or self.unsigned_type:
                 raise self.fail(f"{what} of a type other than a signed integer", first)
             int32 = self.int32_type
             self.expect(">")
@@ -1560,6 +1630,7 @@ class _Param(NamedTuple):
     tok: Token  # its name
     type: str
     int32: bool  # a 32-bit int (or a vector of them): an argument is narrowed to it
+    unsigned: bool = False  # a 64-bit unsigned int (or a vector of them)
 
 
 def _params(tokens: Sequence[Token], i: int) -> tuple[str, list[_Param], int]:
@@ -1589,7 +1660,8 @@ def _params(tokens: Sequence[Token], i: int) -> tuple[str, list[_Param], int]:
         if type_ is None or type_.removeprefix("list_") not in _PARAM_TYPES or param[KIND] != "id" \
                 or not _IDENT.match(param[TEXT]) or p.text() not in (",", ")"):
             raise Untranslatable("a parameter of this type", tokens[j + 1])
-        params.append(_Param(param, type_, p.int32_type and type_ in ("int", "list_int")))
+        ints = type_ in ("int", "list_int")
+        params.append(_Param(param, type_, p.int32_type and ints, p.unsigned_type and ints))
         j = p.i
     return name[TEXT], params, j + 1
 
@@ -1618,7 +1690,7 @@ def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers,
             raise Untranslatable("continue", t)
     p = _Parser(tokens, i + 1, j + 1, ctx, helpers, depth)
     for param in params:
-        py = p.declare(param.tok, param.type)
+        py = p.declare(param.tok, param.type, param.unsigned)
         if param.int32:
             p.int32_vars.add(py)
     p.block_body()

@@ -52,13 +52,16 @@ ATTRS = {
     "StSwitchType": [{}, {"out_type": 2}, {"out_type": INT32}, {"out_type": 9}],
     "StStdMath": [{}, {"sizes": []}, {"sizes": [4]}, {"sizes": [7, 3, 5]}],
     "StNarrow": [{}, {"m": 2**32 + 5}, {"m": 2**31}, {"m": -5}, {"m": 2**40 + 2**33 + 1}],
+    # size_t arithmetic wrapping below 0 and past 2**64 (2**32 * 2**32, 2**62 * 4 * 3, -1 cast)
+    "StSizeTLocal": [{}, {"sizes": []}, {"sizes": [4]}, {"sizes": [2**32, 2**32]}, {"sizes": [-1]},
+                     {"sizes": [2**62, 4, 3]}, {"sizes": [0, 5, 1]}, {"sizes": [10, 10, 2]}, {"sizes": [-1, -1]}],
 }
 SCALAR_TENSORS = [("ph", [], INT32), ("ph", U, INT32), ("ph", [2], INT32), ("const", 3), ("const", 0),
                   ("const", -2), ("const", [1, 2])]
 # input_tensor probes without negative sizes (TF's MakeDim only DCHECKs them)
 SIZE_TENSORS = [("ph", U, INT32), ("ph", [3], INT32), ("ph", [], INT32), ("const", [2, 3]), ("const", []),
                 ("const", [0, 5, 1]), ("const", 4)]
-UNTRANSLATED = {"StHandleData"}
+UNTRANSLATED = {"StHandleData", "StUnsignedInt"}
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +118,9 @@ def test_build_warns_once_naming_the_untranslated_construct(sides):
     warnings = [line for line in stderr.splitlines() if "warning:" in line]
     assert warnings == [
         ("shape_ops.cc:898:14: warning: shape function not translated: c->input_handle_shapes_and_types "
-        "(op StHandleData: unknown output shapes without TensorFlow)")
+        "(op StHandleData: unknown output shapes without TensorFlow)"),
+        ("shape_ops.cc:1032:7: warning: shape function not translated: unsigned, an unsigned type narrower "
+         "than 64 bits (op StUnsignedInt: unknown output shapes without TensorFlow)"),
     ]
 
 

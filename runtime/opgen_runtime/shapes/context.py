@@ -626,6 +626,13 @@ class InferenceContext:
         return value % 2**64
 
     @staticmethod
+    def as_int64(value: int) -> int:
+        """A C++ 64-bit unsigned value (a size_t local, held as the int64 with its bits) after
+        arithmetic that may have left int64's range: the value with the same low 64 bits, as
+        C++'s unsigned arithmetic wraps modulo 2**64."""
+        return (value + 2**63) % 2**64 - 2**63
+
+    @staticmethod
     def as_int32(value: int) -> int:
         """A C++ integer stored into an int32 (`int n = c->Value(d);`, `static_cast<int32>`):
         its low 32 bits, signed, as the conversion gives them since C++20 (and g++ before)."""

@@ -987,4 +987,52 @@ REGISTER_OP("StNarrow")
       return OkStatus();
     });
 
+
+// 64-bit unsigned locals (trial31 #1): arithmetic wraps modulo 2**64, a comparison with one is
+// unsigned, and the value converted back to int64 (Vector's argument) has the same bits.
+REGISTER_OP("StSizeTLocal")
+    .Input("x: float")
+    .Output("y: float")
+    .Output("z: float")
+    .Attr("sizes: list(int) = [2, 3]")
+    .SetShapeFn([](InferenceContext* c) {
+      std::vector<int64_t> sizes;
+      TF_RETURN_IF_ERROR(c->GetAttr("sizes", &sizes));
+      size_t n = 0;
+      n = n - 1;
+      int64_t out = n > 5 ? 1 : 2;
+      size_t product = 1;
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        product *= static_cast<size_t>(sizes[i]);
+      }
+      if (product == 0) out += 10;
+      if (product > 100) out += 20;
+      unsigned long long less = product - 1;
+      if (less < 1000) out += 40;
+      std::size_t k = sizes.size();
+      k -= 2;
+      if (k < 3) out += 80;
+      auto s = sizes.size();
+      if (-s > 0) out += 160;
+      uint64_t m = s;
+      --m;
+      if (!m) out += 320;
+      c->set_output(0, c->Vector(out));
+      size_t width = k == static_cast<size_t>(-1) ? k : product < 50 ? product : 7;
+      c->set_output(1, c->Vector(width));
+      return OkStatus();
+    });
+
+// A 32-bit unsigned local: its arithmetic (modulo 2**32, an int operand converted to
+// unsigned) is not modelled, so it is refused (trial31 #1).
+REGISTER_OP("StUnsignedInt")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      unsigned u = 0;
+      u -= 1;
+      c->set_output(0, c->Vector(u > 5 ? 1 : 2));
+      return OkStatus();
+    });
+
 }  // namespace tensorflow
