@@ -180,6 +180,12 @@ _MAX_CALL_DEPTH = 32  # project functions calling each other, each translated as
 # allows the recursive-descent translator (hundreds of levels): left untranslated.
 _TOO_DEEP = "code nested too deeply (expressions, blocks or function calls)"
 _TOO_LONG_HINT = "compute its parts into locals first (bool big = ...; if (big && ...))"
+# A statement that would fit at the function's top level, too long only for the 4 columns of
+# indentation each enclosing block adds (Python's own limit is 100 levels)
+_TOO_NESTED = ("a statement nested {} blocks deep: its Python translation's indentation (4 columns a block) "
+               f"makes it longer than {LINE_LENGTH} columns")
+_TOO_NESTED_HINT = ("nest fewer blocks: return early instead (if (...) return ...;), or move inner blocks "
+                    "into a function")
 # The value of a default-constructed vector item, for `std::vector<T> v(n)`
 _ITEM_DEFAULTS = {"int": "0", "bool": "False", "float": "0.0", "str": '""'}
 # The 32-bit integers TF's GetNodeAttr reads an int attr into, checking its range
@@ -268,6 +274,7 @@ class _Parser:
         self.lines: list[str | _Assign] = []
         self.reads: set[str] = set()
         self.depth = depth
+        self.base_depth = depth  # the function body's
         self.statement_tok: Token | None = None  # where the statement being translated starts
         self.int32_type = False  # the type `try_type` read last is a 32-bit int (or a vector of them)
         self.int32_vars: set[str] = set()  # locals of such a type, for GetAttr's range check
@@ -368,7 +375,7 @@ class _Parser:
         indent = "    " * self.depth
         text = indent + line
         if len(text) > LINE_LENGTH:
-            raise self.fail(_TOO_LONG, self.statement_tok, _TOO_LONG_HINT)
+            raise self.too_long(self.statement_tok, self.depth, lambda: len(self.indent() + line) <= LINE_LENGTH)
         self.lines.append(text)
 
     def emit_condition(self, keyword: str, cond: Expr) -> None:
@@ -380,7 +387,8 @@ class _Parser:
             return
         parts = _logic_split(cond)
         if parts is None:
-            raise self.fail(_TOO_LONG, self.statement_tok, _TOO_LONG_HINT)
+            raise self.too_long(self.statement_tok, self.depth,
+                                lambda: len(self.indent()) + len(keyword) + len(cond.code) + 1 <= LINE_LENGTH)
         self.lines.extend(self.parenthesized(indent, keyword, parts, "):", self.statement_tok))
 
     def parenthesized(self, indent: str, head: str, parts: Sequence[str], tail: str, tok: Token | None) -> list[str]:
@@ -390,7 +398,8 @@ class _Parser:
         code = " ".join(parts)
         body = [code] if len(inner) + len(code) <= LINE_LENGTH else list(parts)
         if any(len(inner) + len(part) > LINE_LENGTH for part in body):
-            raise self.fail(_TOO_LONG, tok, _TOO_LONG_HINT)
+            raise self.too_long(tok, len(indent) // 4,
+                                lambda: bool(self.parenthesized(self.indent(), head, parts, tail, tok)))
         return [f"{indent}{head}(", *(inner + part for part in body), f"{indent}{tail}"]
 
     def emit_call(self, head: str, e: Expr) -> None:
@@ -408,13 +417,29 @@ class _Parser:
                 return self.parenthesized(indent, head, parts, ")", tok)
         if len(indent) + len(head) + len(e.code) <= LINE_LENGTH or e.call is None:
             if len(indent) + len(head) + len(e.code) > LINE_LENGTH:
-                raise self.fail(_TOO_LONG, tok, _TOO_LONG_HINT)
+                raise self.too_long(tok, depth, lambda: bool(self.layout(self.base_depth, head, e, tok)))
             return [indent + head + e.code]
         tree = _bracketed_call(*e.call)
         text = indent + layout(type(tree)(head + tree.prefix, tree.items, tree.suffix), indent)
         if any(len(line) > LINE_LENGTH for line in text.split("\n")):
-            raise self.fail(_TOO_LONG, tok, _TOO_LONG_HINT)
+            raise self.too_long(tok, depth, lambda: bool(self.layout(self.base_depth, head, e, tok)))
         return text.split("\n")
+
+    def indent(self) -> str:
+        """The indentation of the function body's top level."""
+        return "    " * self.base_depth
+
+    def too_long(self, tok: Token | None, depth: int, fits_at_top: Callable[[], bool]) -> Untranslatable:
+        """The refusal of a statement at `depth` whose translation is too long: for its nesting
+        when it would fit (`fits_at_top`: a check, or a layout that raises) at the body's top level."""
+        if depth > self.base_depth:
+            try:
+                fits = fits_at_top()
+            except Untranslatable:
+                fits = False
+            if fits:
+                return self.fail(_TOO_NESTED.format(depth - self.base_depth), tok, _TOO_NESTED_HINT)
+        return self.fail(_TOO_LONG, tok, _TOO_LONG_HINT)
 
     def finished_lines(self) -> list[str]:
         out: list[str] = []

@@ -845,3 +845,21 @@ def test_a_refusal_at_a_bare_token_quotes_its_line():
     t = _translate("std::vector<int64_t> dims;\n  dims.reserve(2);  // room\n  return OkStatus();")
     assert t.problem == "shape function not translated: `.` in `dims.reserve(2);`"
 
+
+def test_a_statement_too_long_only_for_its_nesting_says_so():
+    """trial31 #2: deeply nested `if`s make a short statement too long through indentation
+    alone (Python's indentation: 4 columns a block); the reason names the nesting, not the
+    statement, and a statement too long at any depth keeps the usual reason."""
+    ifs = "".join(f"if (c->Rank(c->input(0)) != {100 + k}) {{\n" for k in range(30))
+    t = _translate(ifs + "c->set_output(0, c->input(0));\n" + "}\n" * 30 + "return OkStatus();")
+    assert t.problem == ("shape function not translated: a statement nested 13 blocks deep: its Python "
+                         "translation's indentation (4 columns a block) makes it longer than 88 columns")
+    assert t.hint == ("nest fewer blocks: return early instead (if (...) return ...;), or move inner blocks "
+                      "into a function")
+    assert t.location.line == 15  # the 14th if, 13 blocks in: the first line too long
+    ok = _translate(ifs[: ifs.index("if", 1) * 12] + "c->set_output(0, c->input(0));\n" + "}\n" * 12
+                    + "return OkStatus();")
+    assert ok.lines is not None  # 12 levels still fit
+    long_sum = "int64_t r = " + " + ".join(["c->Rank(c->input(0))"] * 6) + ";"
+    t = _translate("if (c->Rank(c->input(0)) == 2) {\n" + long_sum + "\n}\nreturn OkStatus();")
+    assert t.problem == "shape function not translated: a statement whose Python translation is longer than 88 columns"
