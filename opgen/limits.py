@@ -31,12 +31,9 @@ MAX_INCLUDES = 10_000
 # about 1.2 s), so any source within the limit gathers in under 2 s, and a file of `;` or of
 # identifiers stops with a located error well within that instead of a minute and gigabytes.
 MAX_TRANSLATION_UNIT_TOKENS = 1 << 17
-# `#if` expressions: nesting of parentheses, unary operators and `?:`; values are C's intmax_t /
-# uintmax_t (64 bits): anything outside [-2**63, 2**64) is an overflow error, as are shift
-# counts outside [0, 64).
+# `#if` expressions: nesting of parentheses, unary operators and `?:` (values are C's intmax_t /
+# uintmax_t, 64 bits, as in g++: see opgen/spec/pp_expr.py).
 MAX_IF_NESTING = 256
-IF_MIN = -(1 << 63)
-IF_MAX = (1 << 64) - 1
 # Nesting of messages in a text-format OpList or override file (TF's ops nest 4 deep), and in
 # a JSON OpList or API snapshot (where a message nests in at most two JSON levels).
 MAX_TEXT_NESTING = 32
@@ -128,8 +125,6 @@ def text_nesting_problem(text: str) -> int | None:
 
 
 __all__ = [
-    "IF_MAX",
-    "IF_MIN",
     "MAX_FILE_BYTES",
     "MAX_IF_NESTING",
     "MAX_INCLUDES",

@@ -410,6 +410,38 @@ def decode_escapes(body: str, tok: Token) -> bytes:
     return bytes(out)
 
 
+def char_literal_units(tok: Token) -> list[int]:
+    """The code units of a character literal token (`'ab'`, `L'\\x263a'`, `u'é'`): bytes
+    for a narrow or u8 literal, UTF-16 units for u'', code points for U'' and L''."""
+    text = tok[TEXT]
+    quote = text.index("'")
+    prefix, body = text[:quote], text[quote + 1 : -1]
+    if prefix in ("", "u8"):
+        return list(decode_escapes(body, tok))
+    points: list[int] = []
+    last = 0
+    for m in _ESCAPE.finditer(body):
+        points += map(ord, body[last : m.start()])
+        last = m.end()
+        octal, hexa, u4, u8, simple = m.groups()
+        if octal is not None or hexa is not None:
+            value = int(octal, 8) if octal is not None else int(hexa, 16)
+            if value >= 1 << (16 if prefix == "u" else 32):
+                raise token_error(tok, f"escape sequence {m.group()} out of range")
+            points.append(value)
+        elif u4 is not None or u8 is not None:
+            points.append(int(u4 or u8, 16))
+        elif simple in _SIMPLE_ESCAPES:
+            points.append(_SIMPLE_ESCAPES[simple][0])
+        else:
+            raise token_error(tok, f"unknown escape sequence '\\{simple}'")
+    points += map(ord, body[last:])
+    if prefix != "u":
+        return points
+    units = "".join(map(chr, points)).encode("utf-16-le", "surrogatepass")
+    return [int.from_bytes(units[k : k + 2], "little") for k in range(0, len(units), 2)]
+
+
 _INT_LITERAL = re.compile(
     r"(0[xX][0-9a-fA-F']+|0[bB][01']+|0[0-7']*|[1-9][0-9']*)(?:[uU](?:ll|LL|[lLzZ])?|(?:ll|LL|[lLzZ])[uU]?)?\Z"
 )

@@ -79,6 +79,21 @@ def test_if_expressions(tmp_path, expr, value):
     assert texts(p, ["X=5", "Y"]) == (["yes"] if value else ["no"])
 
 
+@needs_gxx
+def test_unsigned_if_arithmetic_keeps_what_gxx_keeps(tmp_path):
+    """`#if` operands with `u`, or too big for intmax_t, make the operation unsigned (trial31
+    #1: only the first three groups were kept); tests/gather/test_pp_expr_gxx.py checks
+    thousands of expressions."""
+    conditions = ["0x10 == 16", "010 == 8", "(1 ? 2 : 3) == 2", "(-1 < 0u) == 0", "-1 > 0u", "(0u - 1) > 0",
+                  "-1 / 2u > 0", "0xFFFFFFFFFFFFFFFF > 0", "(1 ? -1 : 0u) > 0", "-1u == 0xFFFFFFFFFFFFFFFF",
+                  "(0 && 1 / 0) == 0", "(1u << 63 >> 63) == 1", "(-1 >> 63) == -1", "1 << -1 == 0", "(1, 2) == 2",
+                  "'\\xff' < 0", "u'a' - 98 > 0", "'ab' == 24930"]
+    p = write(tmp_path, "".join(f"#if {c}\nyes{k}\n#endif\n" for k, c in enumerate(conditions)))
+    gxx = subprocess.run(["g++", "-E", "-P", "-x", "c++", "-std=c++17", str(p)], capture_output=True, text=True,
+                         check=True)
+    assert texts(p) == gxx.stdout.split() == [f"yes{k}" for k in range(len(conditions))]
+
+
 def test_include_search_order_and_guards(tmp_path):
     write(tmp_path, "#define WHERE local\n", "src/m.h")
     write(tmp_path, "#define WHERE idir\n#define ONLY_IDIR 1\n", "inc/m.h")
