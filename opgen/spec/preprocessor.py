@@ -494,41 +494,57 @@ class Preprocessor:
         return value
 
     def _resolve_defined(self, toks: list[Token]) -> tuple[list[Token], dict[str, tuple[Token, list[int]]]]:
-        """Replace `defined X` / `defined(X)` by 1 or 0, then macro-expand, then turn the
+        """Macro-expand an #if line, replacing `defined X` / `defined(X)` (and
+        `__has_include(...)`) by 1 or 0 where it stands after expansion, its operand
+        unexpanded, as g++ does (`#define HAS_X defined(X)` then `#if HAS_X`); then turn the
         remaining identifiers into 0 (`true` into 1) as #if does. Also: for each undefined
         switch (see `_undefined_switches`), at its first token, where the result
         has a 0 that defining it would make 1."""
-        resolved: list[Token] = []
         tested: set[str] = set()  # operands of `defined`: `defined(X) && X > 1` reads X as 0 on purpose
-        operands: dict[int, Token] = {}  # id(the 0 of `defined X`) -> X
-        i = 0
-        while i < len(toks):
-            t = toks[i]
-            if t[TEXT] == "__has_include" and t[KIND] == "id":
-                value, i = self._has_include(toks, i)
-                resolved.append(("num", value, *t[2:]))
-                continue
-            if t[TEXT] == "defined" and t[KIND] == "id":
-                j = i + 1
-                paren = j < len(toks) and toks[j][TEXT] == "("
-                if paren:
-                    j += 1
-                if j >= len(toks) or toks[j][KIND] != "id":
-                    raise token_error(t, "operator \"defined\" requires an identifier")
-                value = "1" if toks[j][TEXT] in self.macros else "0"
-                tested.add(toks[j][TEXT])
-                if paren:
-                    j += 1
-                    if j >= len(toks) or toks[j][TEXT] != ")":
+        operands: dict[int, Token] = {}  # index of the 0 of `defined X` in `expanded` -> X
+        expanded: list[Token] = []
+        stream = _Stream(toks)
+        macros = self.macros
+        self._nesting += 1
+        try:
+            while (t := stream.next()) is not None:
+                if t[KIND] != "id":
+                    expanded.append(t)
+                    continue
+                text = t[TEXT]
+                if text == "defined":
+                    operand = stream.next()
+                    paren = operand is not None and operand[TEXT] == "("
+                    if paren:
+                        operand = stream.next()
+                    if operand is None or operand[KIND] != "id":
+                        raise token_error(t, "operator \"defined\" requires an identifier")
+                    if paren and ((close := stream.next()) is None or close[TEXT] != ")"):
                         raise token_error(t, "missing ')' after \"defined\"")
-                resolved.append(("num", value, *t[2:]))
-                operands[id(resolved[-1])] = toks[i + 2 if paren else i + 1]
-                i = j + 1
-                continue
-            resolved.append(t)
-            i += 1
-        expanded = self.expand_list(resolved)
-        named = [(k, operands.get(id(t)) or t) for k, t in enumerate(expanded) if id(t) in operands or t[KIND] == "id"]
+                    tested.add(operand[TEXT])
+                    operands[len(expanded)] = operand
+                    expanded.append(("num", "1" if operand[TEXT] in macros else "0", *t[2:]))
+                    continue
+                if text == "__has_include":
+                    call = [t]
+                    while (nxt := stream.next()) is not None:
+                        call.append(nxt)
+                        if nxt[TEXT] == ")":
+                            break
+                    expanded.append(("num", self._has_include(call, 0)[0], *t[2:]))
+                    continue
+                macro = macros.get(text)
+                hide = t[HIDE]
+                if macro is not None and (hide is None or macro.name not in hide):
+                    if self._nesting > MAX_MACRO_NESTING:
+                        raise token_error(t, f"macro calls nested more than {MAX_MACRO_NESTING} deep "
+                                          "in arguments (opgen's limit)")
+                    if self._expand(t, macro, stream):
+                        continue
+                expanded.append(t)
+        finally:
+            self._nesting -= 1
+        named = [(k, operands.get(k) or t) for k, t in enumerate(expanded) if k in operands or t[KIND] == "id"]
         switches = {t[TEXT] for t in _undefined_switches([t for _, t in named], self.macros)}
         undefined: dict[str, tuple[Token, list[int]]] = {}  # name -> (its first token, where it reads as 0)
         for k, t in named:

@@ -161,6 +161,24 @@ def test_macros_that_decide_together_are_named_together(tmp_path):
     ]
 
 
+def test_a_macro_decides_through_defined_from_a_macro_and_unsigned_arithmetic(tmp_path):
+    """`#define HAS_GPU defined(MYPROJ_GPU)` then `#if HAS_GPU` names MYPROJ_GPU at the use
+    (trial31 #2), and `#if MYPROJ_LEVEL - 1u < 5u`, skipped because 0 - 1u wraps around,
+    names MYPROJ_LEVEL (trial31 #1: read as signed, its registration was kept)."""
+    src = tmp_path / "ops.cc"
+    src.write_text('#define HAS_GPU defined(MYPROJ_GPU)\n#if HAS_GPU\nREGISTER_OP("Gpu");\n#endif\n'
+                   '#if MYPROJ_LEVEL - 1u < 5u\nREGISTER_OP("Level");\n#endif\n'
+                   '#if 0 && MYPROJ_NEVER / 0\n#else\nREGISTER_OP("Plain");\n#endif\n')
+    warnings: list[str] = []
+    result = gather([str(src)], warn=warnings.append)
+    assert [op.name for op in result.op_list.op] == ["Plain"]
+    assert [w.split("\n")[0] for w in warnings] == [
+        f"{src}:2:5: note: 'MYPROJ_GPU' is not defined, so this conditional skips 1 registration",
+        f"{src}:5:5: note: 'MYPROJ_LEVEL' is not defined, so this conditional skips 1 registration"]
+    result = gather([str(src)], defines=["MYPROJ_GPU", "MYPROJ_LEVEL"], warn=warnings.append)
+    assert [op.name for op in result.op_list.op] == ["Gpu", "Level", "Plain"]
+
+
 GPU_OPS = """#include "tensorflow/core/framework/op.h"
 namespace tensorflow {
 REGISTER_OP("CpuScale").Input("x: float").Output("y: float");

@@ -94,6 +94,30 @@ def test_unsigned_if_arithmetic_keeps_what_gxx_keeps(tmp_path):
     assert texts(p) == gxx.stdout.split() == [f"yes{k}" for k in range(len(conditions))]
 
 
+@needs_gxx
+def test_defined_from_a_macro_expansion_is_evaluated_as_gxx_does(tmp_path):
+    """`#define HAS_YES defined(YES)` then `#if HAS_YES` (trial31 #2): `defined` is read where
+    it stands after expansion, its operand unexpanded; a macro's argument is expanded first,
+    so `F(ZERO)` for `F(x) defined(x)` is `defined(0)`, an error in both."""
+    good = ("#define YES\n#define ZERO 0\n#define HAS_YES defined(YES)\n#define HAS_ZERO defined ZERO\n"
+            "#define D defined\n#define F(x) defined(x)\n#define HASN defined(NOPE) || 0\n"
+            "#if HAS_YES\na1\n#endif\n#if HAS_ZERO\na2\n#endif\n#if D YES\na3\n#endif\n#if D(ZERO)\na4\n#endif\n"
+            "#if F(NOPE)\na5\n#else\nb5\n#endif\n#if HASN\na6\n#else\nb6\n#endif\n")
+    p = write(tmp_path, good)
+    gxx = subprocess.run(["g++", "-E", "-P", "-x", "c++", str(p)], capture_output=True, text=True, check=True)
+    assert texts(p) == gxx.stdout.split() == ["a1", "a2", "a3", "a4", "b5", "b6"]
+    bad = write(tmp_path, good + "#if F(ZERO)\n#endif\n#define E(x) x\n#if E(defined(ZERO))\n#endif\n"
+                "#define DD defined\n#if DD\n#endif\n", "bad.cc")
+    gxx = subprocess.run(["g++", "-E", "-P", "-x", "c++", str(bad)], capture_output=True, text=True, check=False)
+    assert sorted({int(line) for line in re.findall(r"^[^:]+:(\d+):\d+: error", gxx.stderr, re.M)}) == [30, 33, 36]
+    with pytest.raises(OpgenError) as e:
+        Preprocessor().run(str(bad))
+    errors = e.value.errors  # type: ignore[attr-defined]
+    assert [(err.location.line, err.message) for err in errors] == [(n, 'operator "defined" requires an identifier')
+                                                                   for n in (30, 33, 36)]
+    assert errors[0].location.expanded_from[0] == "expansion of macro 'F'"
+
+
 def test_include_search_order_and_guards(tmp_path):
     write(tmp_path, "#define WHERE local\n", "src/m.h")
     write(tmp_path, "#define WHERE idir\n#define ONLY_IDIR 1\n", "inc/m.h")
