@@ -226,13 +226,16 @@ class _IfExpr:
 def _char_value(t: Token) -> Value:
     """A character literal's value in #if, as g++ -std=c++17 on x86-64 Linux: `'c'` a
     signed char, `'ab'` an int (`(a << 8) | b`, at most 4 chars kept), `u8'c'` a char,
-    `L'c'` a signed 32-bit wchar_t, `u'c'`/`U'c'` unsigned char16_t/char32_t (the last unit)."""
+    `L'c'` a signed 32-bit wchar_t (`L'ab'` the last), `u'c'`/`U'c'` unsigned char16_t/char32_t
+    (one code unit: `u'\\U0001F600'` is an error, as in g++)."""
     text = t[TEXT]
     prefix = text[: text.index("'")]
     units = char_literal_units(t)
     if not units:
         raise token_error(t, "empty character constant")
-    if prefix in ("", "u8") and (len(units) == 1 or prefix == "u8"):
+    if len(units) > 1 and prefix in ("u8", "u", "U"):  # g++'s error; `'abcde'`, `L'ab'` only warn
+        raise token_error(t, "character constant too long for its type")
+    if len(units) == 1 and prefix in ("", "u8"):
         c = units[-1]
         return (c - 256 if c > 127 else c), False
     if prefix == "":
