@@ -809,6 +809,9 @@ class Preprocessor:
             result = self._substitute(macro, args, va_absent, site, hide)
         if self._expansion_budget < 0:  # reported at the expansion that went past it: the others are dropped
             return True
+        if len(hide) > MAX_MACRO_NESTING:  # each rescan copies the hide set: a chain costs its depth squared
+            raise token_error(name_tok, f"macro expansions nested more than {MAX_MACRO_NESTING} deep (opgen's limit) "
+                              f"while expanding \"{macro.name}\": each macro's expansion expands the next")
         self._expansion_budget -= len(result)
         if self._expansion_budget < 0:
             raise token_error(name_tok, f"macro expansion of this file exceeds {MAX_MACRO_EXPANSION_TOKENS} tokens "
