@@ -75,27 +75,40 @@ def module_of(op_name: str, sources: dict[str, OpSource], rules: dict[str, str])
     return module_for_source(src.location.path) if src else "gen_ops"
 
 
+# The suffixes of a source or header name (`a.cc`, `a.cu.cc`, `a.h`): files whose names differ
+# only in these, in one directory, are one name's variants (TF's `foo_op.cc` beside
+# `foo_op.cu.cc`, ops registered in a header `ops.h` beside `ops.cc`), not a surprise to share a module.
+_SOURCE_NAME_SUFFIXES = frozenset({"cc", "cpp", "cxx", "c++", "cu", "h", "hh", "hpp", "hxx", "h++", "inc", "inl",
+                                   "ipp"})
+
+
+def _source_unit(path: str) -> tuple[str, str]:
+    """The directory and the name without its source suffixes: `ops/a.cu.cc` -> ('ops', 'a'),
+    `ops/x.y.cc` -> ('ops', 'x.y')."""
+    where = Path(path)
+    parts = where.name.split(".")
+    while len(parts) > 1 and parts[-1].lower() in _SOURCE_NAME_SUFFIXES:
+        parts.pop()
+    return str(where.parent), ".".join(parts)
+
+
 def same_named_sources(
     op_list: op_def_pb2.OpList, sources: dict[str, OpSource], rules: dict[str, str]
 ) -> dict[str, list[tuple[str, OpSource]]]:
-    """Module name -> the first op (name, source) of each of its files, for a module named after files
-    of one name in different directories (`a/ops.cc`, `b/ops.cc`), or of names that become one
-    module name (`a-b.cc`, `a_b.cc`): one module, whose ops may come from different libraries
-    although it loads one."""
-    by_module: dict[str, dict[str, tuple[str, OpSource]]] = {}
+    """Module name -> the first op (name, source) of the first file of each name, for a module
+    named after files of different names that give one module name: one name in different
+    directories (`a/ops.cc`, `b/ops.cc`), names that become one module name (`a-b.cc`, `a_b.cc`)
+    or share the part before the first dot (`x.cc`, `x.y.cc`). One module, whose ops may come
+    from different libraries although it loads one. A name's variants in one directory (`a.cc`,
+    `a.cu.cc`, `a.h`) are one name."""
+    by_module: dict[str, dict[tuple[str, str], tuple[str, OpSource]]] = {}
     for op in op_list.op:
         src = sources.get(op.name)
         if src is None or src.from_op_list or (rules and module_rule(op.name, rules) is not None):
             continue
-        by_module.setdefault(module_for_source(src.location.path), {}).setdefault(src.location.path, (op.name, src))
-    shared = {}
-    for module, files in by_module.items():
-        names = [Path(path).name for path in files]
-        stems = {name.split(".", 1)[0] for name in names}  # (`ops.h` beside `ops.cc`: one name)
-        repeated = [entry for name, entry in zip(names, files.values()) if names.count(name) > 1 or len(stems) > 1]
-        if repeated:
-            shared[module] = repeated
-    return shared
+        by_module.setdefault(module_for_source(src.location.path), {}).setdefault(
+            _source_unit(src.location.path), (op.name, src))
+    return {module: list(units.values()) for module, units in by_module.items() if len(units) > 1}
 
 
 T = TypeVar("T")

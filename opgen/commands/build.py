@@ -375,7 +375,8 @@ def _gather(settings: Settings) -> GatherResult:
                 "one module name: one module, which loads one op library",
                 second.location,
                 hint=f'give this file\'s ops a module of their own ([tool.opgen.modules] "{op_name}" = "{module}_2", '
-                "a glob for several), or rename the file",
+                f'a glob for several), or rename the file; a rule keeping them in {module} ("{op_name}" = "{module}") '
+                "says that is meant and silences this",
             ).format_warning()
         )
     # (grouped only when a check needs the modules: a no-op rebuild of TF's registry spends 5% on it)

@@ -314,7 +314,10 @@ def test_files_of_one_name_in_two_directories_share_a_module_with_a_warning(run,
         f"{more}:2:1: warning: module gen_a gathers the ops of cc/a.cc and {more}, files whose names give "
         "one module name: one module, which loads one op library\n"
         '  hint: give this file\'s ops a module of their own ([tool.opgen.modules] "OpB" = "gen_a_2", a glob for '
-        "several), or rename the file\n")
+        'several), or rename the file; a rule keeping them in gen_a ("OpB" = "gen_a") says that is meant and '
+        "silences this\n")
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"OpB" = "gen_a"\n', "build", "--quiet")
+    assert code == 0 and err == ""
     code, err = run('[tool.opgen]\nsources = ["cc"]\n[tool.opgen.modules]\n"OpB" = "gen_more"\n', "build", "--quiet")
     assert code == 0 and err == ""
     # names that become one module name (trial22 #7)
@@ -324,6 +327,15 @@ def test_files_of_one_name_in_two_directories_share_a_module_with_a_warning(run,
     code, err = run('[tool.opgen]\nsources = ["cc"]\n', "build", "--quiet")
     assert code == 0 and err.startswith("cc/a_b.cc:2:1: warning: module gen_a_b gathers the ops of cc/a-b.cc and "
                                         "cc/a_b.cc, files whose names give one module name"), err
+    # names that share the part before the first dot, but not as a name's variants (trial31 #1)
+    (tmp_path / "cc" / "a-b.cc").unlink()
+    (tmp_path / "cc" / "a_b.cc").unlink()
+    (tmp_path / "cc" / "a.v2.cc").write_text(OP.replace('"OpA"', '"OpF"'))
+    code, err = run('[tool.opgen]\nsources = ["cc"]\n', "build", "--quiet")
+    assert code == 0 and err.startswith("cc/a.v2.cc:2:1: warning: module gen_a gathers the ops of cc/a.cc and "
+                                        "cc/a.v2.cc, files whose names give one module name"), err
+    assert err.count("warning:") == 1, err  # (cc/a.cu.cc, a variant of cc/a.cc, is not named)
+    assert (tmp_path / "generated" / "gen_a.py").is_file() and not (tmp_path / "generated" / "gen_a_v2.py").exists()
 
 
 @pytest.mark.parametrize(("entry", "message"), [
