@@ -814,22 +814,33 @@ def module_exports(functions: list[FunctionSummary]) -> list[str]:
 
 def collisions(module: str, functions: list[FunctionSummary], locations: dict[str, Location]) -> list[OpgenError]:
     """Two top-level names of one module may not collide (TF's generator emits both; an error
-    here): one error per name an op takes again, located at that op's REGISTER_OP (or OpList
-    entry) when it is known."""
-    owners: dict[str, str] = dict.fromkeys(MODULE_GLOBALS, "the module itself")
-    errors = []
-    for f in functions:
+    here): one error per pair of an op and the op (or module global) whose name it takes again,
+    located at the later op's REGISTER_OP (or OpList entry) and naming where the earlier one
+    is, as a duplicate op's error does. The names derived from a colliding name
+    (`_dispatcher_for_<name>`) collide too: they add no error of their own."""
+    owners: dict[str, str] = dict.fromkeys(MODULE_GLOBALS, "")  # name -> op, "" for the module itself
+    errors: list[OpgenError] = []
+    reported: set[frozenset[str]] = set()  # the pairs (op, op or "") told
+    # in source order (a module lists its functions by name): the ops of no known place last
+    nowhere = Location("\U0010ffff")
+    for f in sorted(functions, key=lambda f: locations.get(f.op_name, nowhere)):
         if not f.name:
             continue
         for n in (f.name, *f.aliases, *f.top_level):
-            if n in owners and owners[n] != f"op {f.op_name}":
-                errors.append(OpgenError(
-                    f"module {module}: name {n!r} of op {f.op_name} is already used by {owners[n]}",
-                    locations.get(f.op_name, Location(f"{module}.py")),
-                    hint="rename one of the ops with an override (rename_to), or put them in different modules",
-                ))
+            first = owners.setdefault(n, f.op_name)
+            if first == f.op_name or frozenset((first, f.op_name)) in reported:
                 continue
-            owners[n] = f"op {f.op_name}"
+            reported.add(frozenset((first, f.op_name)))
+            second = f.op_name
+            if first and second not in locations and first in locations:
+                first, second = second, first  # (located where it can be)
+            at = locations.get(first) if first else None
+            by = "the module itself" if not first else f"op {first}" + (f", at {at}" if at else "")
+            errors.append(OpgenError(
+                f"module {module}: name {n!r} of op {second} is already used by {by}",
+                locations.get(second, Location(f"{module}.py")),
+                hint="rename one of the ops with an override (rename_to), or put them in different modules",
+            ))
     return errors
 
 

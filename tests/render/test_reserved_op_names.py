@@ -171,3 +171,31 @@ def test_tfs_wrapper_of_an_arg_named_name_does_not_compile(tf):
     op.attr.add(name="name", type="string").default_value.s = b"tag"
     with pytest.raises(SyntaxError):
         compile(_pywrap_python_op_gen.GetPythonWrappers(op_list.SerializeToString()).decode(), "tf", "exec")
+
+
+def test_ops_whose_names_collide_get_one_error_per_pair_at_the_later_op(tmp_path, capsys, monkeypatch):
+    """`FooBar` and `FOOBar` both make `foo_bar` (and TF's `_dispatcher_for_foo_bar`): one error,
+    located at the later op and naming where the earlier one is, as a duplicate op's error does;
+    the names derived from the colliding one add none (trial31 #2). A third op of that name is
+    another pair. `Foo_Bar` makes `foo__bar`: no collision."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    Path("snake.cc").write_text('REGISTER_OP("FooBar").Output("y: float");\n'
+                                'REGISTER_OP("Foo_Bar").Output("y: float");\n'
+                                'REGISTER_OP("FOOBar").Output("y: float");\n')
+    assert main(["build", "snake.cc", "--out", "gen"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("snake.cc:3:1: error: module gen_snake: name 'foo_bar' of op FOOBar is already used by op FooBar, "
+                   "at snake.cc:1:1\n"
+                   "  hint: rename one of the ops with an override (rename_to), or put them in different modules\n"
+                   "1 error in 1 file\n"), err
+    assert not Path("gen").exists()
+    with Path("snake.cc").open("a") as f:
+        f.write('REGISTER_OP("FooBAR").Output("y: float");\n')  # (`foo_bar` too)
+    assert main(["build", "snake.cc", "--out", "gen"]) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if ": error: " in line]
+    assert errors == [
+        f"snake.cc:{line}:1: error: module gen_snake: name 'foo_bar' of op {op} is already used by op FooBar, "
+        "at snake.cc:1:1" for line, op in ((3, "FOOBar"), (4, "FooBAR"))
+    ], errors
+    assert not Path("gen").exists()
