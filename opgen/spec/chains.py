@@ -536,10 +536,21 @@ class ChainReader:
         if "\0" not in text:
             return text
         kept, _, dropped = text.partition("\0")
+        raw = next(((t, t[TEXT].index("\0")) for t in toks if "\0" in t[TEXT]), None)  # a NUL byte in the file
+        if raw is None:
+            what, at = "a NUL character", token_location(toks[0])
+            hint = "remove the \\0 from the literal (write \\\\0 for a backslash and a 0)"
+        else:
+            tok, offset = raw
+            as_written = tok[HIDE] is None and tok[SRC].text.startswith(tok[TEXT], tok[POS])  # not from a macro
+            what = "a NUL byte (0x00, not the escape \\0)"
+            at = tok[SRC].location(tok[POS] + offset) if as_written else token_location(tok)
+            hint = ("delete the NUL byte from the file (editors may show it as ^@ or \\0, or not at all; "
+                    "`tr -d '\\000'` deletes every NUL byte of a file)")
         self.warnings.append(OpgenError(
-            f"the string literal in {method}() holds a NUL character: TensorFlow reads it as a C string, "
+            f"the string literal in {method}() holds {what}: TensorFlow reads it as a C string, "
             f"so its text ends there ({kept[-20:]!r}) and {len(dropped) + 1} characters after it are dropped",
-            token_location(toks[0]), hint="remove the \\0 from the literal (write \\\\0 for a backslash and a 0)"))
+            at, hint=hint))
         return kept
 
     def _literal_text(self, toks: list[Token], method: str) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
@@ -292,6 +293,13 @@ class Preprocessor:
             data = read_input_bytes(path, "source file")  # regular files only, size-limited
         except OpgenError as e:
             raise OpgenError(e.message, _at(at, path) if at is not None else e.location, e.hint) from None
+        wide = _wide_encoding(data)
+        if wide:
+            encoding, iconv_name, why = wide
+            raise OpgenError(f"{'source file' if at is None else 'included file ' + path} is not UTF-8: it looks like "
+                             f"{encoding} ({why})", _at(at, path) if at is not None else Location(path, 1, 1),
+                             hint=f"save it as UTF-8 (an editor's encoding setting, or `iconv -f {iconv_name} -t UTF-8 "
+                                  f"{shlex.quote(path)} > NEW`): opgen, like g++, reads sources as UTF-8")
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:  # g++ takes any bytes in comments and literals: see cpp_lexer.check_decoded
@@ -1081,6 +1089,28 @@ def _bad_literal_message(tok: Token) -> str:
     quote = "'" if "'" in tok[TEXT][:3] else '"'
     what = "character" if quote == "'" else "string"
     return f"unterminated {what} literal: missing terminating {quote} character"
+
+
+_WIDE_BOMS = ((b"\xff\xfe\0\0", "UTF-32", "its byte order mark FF FE 00 00"),
+              (b"\0\0\xfe\xff", "UTF-32", "its byte order mark 00 00 FE FF"),
+              (b"\xff\xfe", "UTF-16", "its byte order mark FF FE"),
+              (b"\xfe\xff", "UTF-16", "its byte order mark FE FF"))
+
+
+def _wide_encoding(data: bytes) -> tuple[str, str, str] | None:
+    """The encoding a source that is UTF-16 or UTF-32 looks like, iconv's name for it and why
+    (("UTF-16", "UTF-16", "its byte order mark FF FE")), else None: a byte order mark, or a NUL
+    byte at every other byte of its start (ASCII text saved as UTF-16 without a mark: valid
+    UTF-8, that no C++ compiler reads as C++)."""
+    for bom, encoding, why in _WIDE_BOMS:
+        if data.startswith(bom):
+            return encoding, encoding, why
+    head = data[:256]
+    if len(head) >= 4:
+        for start, order in ((0, "BE"), (1, "LE")):
+            if not any(head[start::2]) and all(head[1 - start::2]):
+                return "UTF-16", f"UTF-16{order}", "a NUL byte every other byte"
+    return None
 
 
 def _at(tok: Token | None, path: str) -> Location:

@@ -394,6 +394,22 @@ def test_a_nul_in_a_literal_ends_its_text_as_in_cpp(tmp_path, capsys):
     assert f"{source}:6:10: warning: the string literal in Doc() holds a NUL character" in err
     assert f"{source}:2:13: warning: the string literal in REGISTER_OP() holds a NUL character" in err
     assert "and 11 characters after it are dropped" in err  # `\0hidden too`
+    assert "hint: remove the \\0 from the literal (write \\\\0 for a backslash and a 0)" in err
+
+
+def test_a_nul_byte_in_a_literal_is_told_apart_from_the_escape(tmp_path, capsys):
+    """A literal holding a real NUL byte (not the escape `\\0`) ends its text there the same way,
+    but the warning says it is a byte, located at it, with a hint that fits (trial31 #3)."""
+    source = tmp_path / "nul.cc"
+    source.write_bytes(b'REGISTER_OP("Nul\0Op").Output("y: float");\n')
+    gathered = gather([str(source)])
+    assert names(gathered.op_list) == ["Nul"]
+    err = capsys.readouterr().err
+    assert err == (f"{source}:1:17: warning: the string literal in REGISTER_OP() holds a NUL byte (0x00, not the "
+                   "escape \\0): TensorFlow reads it as a C string, so its text ends there ('Nul') and 3 characters "
+                   "after it are dropped\n"
+                   "  hint: delete the NUL byte from the file (editors may show it as ^@ or \\0, or not at all; "
+                   "`tr -d '\\000'` deletes every NUL byte of a file)\n"), err
 
 
 def test_an_allow_file_name_close_to_a_registered_op_warns_at_its_line(tmp_path, capsys):
