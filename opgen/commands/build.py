@@ -29,6 +29,7 @@ from opgen.errors import (
     OpgenError,
     ReportedWarnings,
     counting_warnings,
+    plural,
     printable_path,
     report,
     reports_silenced,
@@ -70,7 +71,7 @@ from opgen.render.formatter import unavailable
 from opgen.settings import Settings as _Settings
 from opgen.settings import SpecInput
 from opgen.shape_translate.report import op_list_shape_warnings
-from opgen.spec.kernel_summary import cross_check
+from opgen.spec.kernel_summary import cross_check, types_without_kernels
 
 if TYPE_CHECKING:
     from opgen_runtime.proto import op_def_pb2
@@ -366,6 +367,14 @@ def _gather(settings: Settings) -> GatherResult:
         sources=gathered.sources, kernels_elsewhere=config.kernels_elsewhere,
     ):
         report(finding.format_warning())
+    uncovered = types_without_kernels(gathered.kernels or [], gathered.op_list, gathered.sources,
+                                      config.kernels_elsewhere)
+    if uncovered:  # one note: kernels for some of the types an op allows are common (CPU float only)
+        names = list(dict.fromkeys(op for op, _ in uncovered))
+        report(f"note: {plural(len(names), 'op')} allow{'s' if len(names) == 1 else ''} types that none of "
+               f"{'its' if len(names) == 1 else 'their'} kernels accept ({', '.join(names[:5])}"
+               f"{', ...' if len(names) > 5 else ''}): a call with such a type fails; `opgen kernels` lists each, "
+               "at its attr")
     for module, first_ops in same_named_sources(gathered.op_list, gathered.sources, config.modules).items():
         files = [str(src.location.path) for _, src in first_ops]
         op_name, second = first_ops[1]

@@ -39,7 +39,7 @@ def run(settings: Settings) -> int:
     else:
         data = dump_op_list(kernels, settings.format)
     findings = cross_check(registrations, gathered.op_list, sources=gathered.sources,
-                           kernels_elsewhere=settings.config.kernels_elsewhere)
+                           kernels_elsewhere=settings.config.kernels_elsewhere, type_coverage=True)
     for finding in findings:
         report(finding.format_warning())
     if settings.output:

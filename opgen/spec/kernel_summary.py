@@ -14,6 +14,7 @@ of what an op "runs on"; the Markdown table lists them on their own rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from opgen.errors import Location, OpgenError, did_you_mean
 from opgen.globs import glob_list
@@ -205,7 +206,7 @@ def _cell(names: tuple[str, ...] | None) -> str:
 
 def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2.OpList,
                 internal_ops_listed: bool = True, sources: Mapping[str, OpSource] | None = None,
-                kernels_elsewhere: Sequence[str] = ()) -> list[OpgenError]:
+                kernels_elsewhere: Sequence[str] = (), type_coverage: bool = False) -> list[OpgenError]:
     """Kernels TensorFlow would reject at load or at run time: for an op the sources do not
     declare; constraining an attr the op lacks, a non-type attr with types, or a type the
     op does not allow; host memory on an arg the op does not have. Located at the
@@ -217,7 +218,9 @@ def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2
     declared in its file has one (a kernel forgotten: TF's `No OpKernel was registered`
     at the first run), located at its REGISTER_OP. A file none of whose ops has a kernel
     (ops whose kernels live elsewhere: TensorFlow's own ops, an op-only library) and an
-    OpList file are not reported."""
+    OpList file are not reported. With `type_coverage`, also the types ops allow that none of
+    their kernels accepts (`types_without_kernels`; `opgen kernels` lists them, `opgen build`
+    counts them in one note: libraries whose kernels cover some of the types are common)."""
     registrations = list(registrations)
     op_defs: Mapping[str, op_def_pb2.OpDef] = {op.name: op for op in op_list.op}
     findings: list[OpgenError] = []
@@ -271,7 +274,9 @@ def cross_check(registrations: Iterable[KernelRegistration], op_list: op_def_pb2
     findings += _overlapping_kernels(registrations, op_defs)
     if sources is not None:
         findings += _ops_without_kernels(registrations, op_list, sources, internal_ops_listed, kernels_elsewhere)
-        findings += _types_without_kernels(registrations, op_defs, sources, kernels_elsewhere)
+        if type_coverage:
+            findings += [finding for _, finding in types_without_kernels(registrations, op_list, sources,
+                                                                         kernels_elsewhere)]
     # in source order, as a compiler reports (registrations come by op name)
     unique = {finding.format(): finding for finding in findings}.values()
     return sorted(unique, key=lambda finding: finding.location or Location(""))
@@ -368,18 +373,32 @@ def _ops_without_kernels(registrations: list[KernelRegistration], op_list: op_de
     return findings
 
 
-def _types_without_kernels(registrations: list[KernelRegistration], op_defs: Mapping[str, op_def_pb2.OpDef],
-                           sources: Mapping[str, OpSource], kernels_elsewhere: Sequence[str]) -> list[OpgenError]:
+def _use_site(part: Location) -> Location:
+    """An op part's place (`OpSource.parts`, located for review where its text is written,
+    `gather._written_at`) as errors locate it: where the builder call uses the text, noted with
+    the constant or macro that wrote it."""
+    if part.expanded_from is None:
+        return part
+    what, other = part.expanded_from
+    if what.startswith("used through "):  # `part` is the constant's text, `other` the call using it
+        return replace(other, expanded_from=(what.removeprefix("used through "), part))
+    return replace(part, expanded_from=(what.removeprefix("used in "), other))
+
+
+def types_without_kernels(registrations: Iterable[KernelRegistration], op_list: op_def_pb2.OpList,
+                          sources: Mapping[str, OpSource], kernels_elsewhere: Sequence[str] = (),
+                          ) -> list[tuple[str, OpgenError]]:
     """`cross_check`'s ops declared in C++ with kernels that all constrain a `type` attr the op
     restricts (`T: {float, int32}`) and together leave out some of its types: a call with one
     of those fails (TF's `No OpKernel was registered to support Op ... with these attrs`, or
     `Could not find device for node` eagerly). Located at the attr; none for an op
     `kernels_elsewhere` matches (another library, or a GPU build, registers the rest)."""
+    op_defs = {op.name: op for op in op_list.op}
     kernels: dict[str, list[kernel_def_pb2.KernelDef]] = {}
     for reg in registrations:
         kernels.setdefault(reg.kernel_def.op, []).append(reg.kernel_def)
     elsewhere = glob_list(tuple(kernels_elsewhere))
-    findings = []
+    findings: list[tuple[str, OpgenError]] = []
     for op_name, ks in kernels.items():
         op_def = op_defs.get(op_name)
         source = sources.get(op_name)
@@ -402,12 +421,12 @@ def _types_without_kernels(registrations: list[KernelRegistration], op_defs: Map
                     continue
                 served = runs_on(device_types(ks, op_def))
                 it = "it" if len(missing) == 1 else "them"
-                findings.append(OpgenError(
+                findings.append((op_name, OpgenError(
                     f"op '{op_name}' allows {', '.join(_names(missing))} for attr '{attr.name}', but none of its "
                     f"kernels accepts {it} (kernels: {served}): TensorFlow fails such a call ('No OpKernel was "
                     f"registered to support Op '{op_name}' ... with these attrs')",
-                    dict(source.parts).get(f"attr {attr.name}", source.location),
+                    _use_site(dict(source.parts).get(f"attr {attr.name}", source.location)),
                     hint=f"register kernels for {it}, or leave {it} out of the attr's allowed types; GPU kernels "
                          "behind `#if GOOGLE_CUDA` count with -D GOOGLE_CUDA=1; when another library registers "
-                         f'{it}, [tool.opgen] kernels_elsewhere = ["{op_name}"]'))
+                         f'{it}, [tool.opgen] kernels_elsewhere = ["{op_name}"]')))
     return findings

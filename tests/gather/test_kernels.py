@@ -289,8 +289,16 @@ def test_kernels_check_reports_types_an_op_allows_that_no_kernel_accepts(project
          "`#if GOOGLE_CUDA` count with -D GOOGLE_CUDA=1; when another library registers them, [tool.opgen] "
          'kernels_elsewhere = ["Ident"]'),
     ]
+    # `opgen build` counts them in one note (trial32 #4: a library of CPU-float kernels got a
+    # warning per op), which --warnings-as-errors lets pass
+    Path("pyproject.toml").write_text(CONFIG + 'sources = ["."]\nout = "gen"\n')
+    code, _, err = _run(["build", "--warnings-as-errors"], capsys)
+    assert code == 0 and ": warning: " not in err
+    assert ("note: 1 op allows types that none of its kernels accept (Ident): a call with such a type fails; "
+            "`opgen kernels` lists each, at its attr") in err
     Path("pyproject.toml").write_text(CONFIG + 'sources = ["."]\nout = "gen"\nkernels_elsewhere = ["Ident"]\n')
     assert _run(["kernels", ".", "--check"], capsys)[0] == 0
+    assert "note: " not in _run(["build"], capsys)[2]
 
 
 def test_kernels_markdown_says_when_no_kernel_can_run_an_op():
