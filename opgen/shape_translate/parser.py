@@ -334,7 +334,8 @@ class _Parser:
 
     # names
     def qualified(self) -> tuple[str, Token]:
-        """`::a::b::c` -> "c" when every qualifier is a TF/std namespace (else the full name)."""
+        """`::a::b::c` -> the name without the TF/std namespaces it starts with (`c` when all
+        qualifiers are; `InferenceContext::kUnknownDim` of `::tensorflow::shape_inference::...`)."""
         first = self.peek()
         parts = []
         if self.text() == "::":
@@ -348,8 +349,8 @@ class _Parser:
                 break
             self.next()
         assert first is not None
-        if all(p in _NAMESPACES for p in parts[:-1]):
-            return parts[-1], first
+        while len(parts) > 1 and parts[0] in _NAMESPACES:  # `shape_inference::InferenceContext::kUnknownDim`
+            parts.pop(0)
         return "::".join(parts), first
 
     def lookup(self, name: str) -> tuple[str, str] | None:

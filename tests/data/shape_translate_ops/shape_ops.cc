@@ -1035,4 +1035,22 @@ REGISTER_OP("StUnsignedInt")
       return OkStatus();
     });
 
+// TF Addons' spelling of the constants, qualified with the namespaces (trial32 #2: only
+// `kUnknownDim` and `InferenceContext::kUnknownDim` translated).
+REGISTER_OP("StQualifiedConstants")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &x));
+      const int64_t n = c->Value(c->Dim(x, 0));
+      if (n == shape_inference::InferenceContext::kUnknownDim ||
+          c->Rank(x) == ::tensorflow::shape_inference::InferenceContext::kUnknownRank) {
+        c->set_output(0, c->Vector(::tensorflow::shape_inference::InferenceContext::kUnknownDim));
+        return OkStatus();
+      }
+      c->set_output(0, c->Vector(n + 1));
+      return OkStatus();
+    });
+
 }  // namespace tensorflow
