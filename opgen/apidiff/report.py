@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from opgen.apidiff.changes import CATEGORIES, Change, DiffResult
-from opgen.errors import printable_line
+from opgen.errors import plural, printable_line
 from opgen.output_escape import gh_data, gh_property, md_text
 
 _TITLES = {"graph": "graph compatibility", "python": "Python API", "kernel": "kernels (devices and types)",
@@ -144,10 +144,12 @@ def format_github(result: DiffResult) -> str:
     version of the file where the revision's line is now or was deleted
     (`DiffResult.work_tree_lines`: a removed op at the line after its deleted registration),
     and is shown without a file only when the work tree lacks the file; either way it names
-    the place in its message."""
-    lines = []
+    the place in its message. Changes at one place are one annotation, listing them."""
+    # One annotation per place: a change in a shared constant or macro stands at one line for
+    # every op using it, and GitHub shows only the first few annotations of a step (trial32 #3:
+    # 24 identical `::error` lines for one constant of 12 ops).
+    places: dict[tuple[str, ...], list[tuple[Change, str]]] = {}
     for c in result.changes:
-        level = "error" if c.breaking else "notice"
         at, other = c.location, c.override_location
         if other and c.by_override and (not other.revision or other in result.work_tree_lines):
             at, other = other, at
@@ -164,9 +166,22 @@ def format_github(result: DiffResult) -> str:
                 props.append(f"line={at.line}")
             if at.col:
                 props.append(f"col={at.col}")
-        props.append(f"title={gh_property(f'opgen {c.category} {c.rule} ({c.op})')}")
         note = _location_note(c)
-        lines.append(f"::{level} {','.join(props)}::{gh_data(c.message + also + (f' ({note})' if note else ''))}")
+        places.setdefault(tuple(props), []).append((c, c.message + also + (f" ({note})" if note else "")))
+    lines = []
+    for place, changes in places.items():
+        level = "error" if any(c.breaking for c, _ in changes) else "notice"
+        ops = list(dict.fromkeys(c.op for c, _ in changes))
+        if len(ops) == 1:  # (an op removed: its graph and Python changes at its registration)
+            title = f"opgen {', '.join(dict.fromkeys(f'{c.category} {c.rule}' for c, _ in changes))} ({ops[0]})"
+            text = "\n".join(text for _, text in changes)
+        else:
+            breaking = sum(c.breaking for c, _ in changes)
+            title = (f"opgen: {len(changes)} changes ({breaking} breaking) of {plural(len(ops), 'op')} "
+                     f"({', '.join(ops[:3])}{', ...' if len(ops) > 3 else ''})")
+            text = "\n".join(f"{'BREAKING ' if c.breaking else ''}{c.category} {c.rule} ({c.op}): {text}"
+                              for c, text in changes)
+        lines.append(f"::{level} {','.join([*place, f'title={gh_property(title)}'])}::{gh_data(text)}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

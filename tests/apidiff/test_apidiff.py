@@ -509,8 +509,9 @@ def test_removed_ops_are_located_in_the_old_revision(tmp_path, monkeypatch, caps
     code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "json"], capsys)
     assert {c["location"] for c in json.loads(out)["changes"]} == {"HEAD:ops/seq_ops.cc:6:1"}
     code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)
-    assert out.splitlines()[0] == ("::error file=ops/seq_ops.cc,line=5,title=opgen graph op_removed (Gone)::Op Gone "
-                                   "removed (at HEAD:ops/seq_ops.cc:6:1)")
+    assert out.splitlines()[0] == ("::error file=ops/seq_ops.cc,line=5,title=opgen graph op_removed%2C python "
+                                   "function_removed (Gone)::Op Gone removed (at HEAD:ops/seq_ops.cc:6:1)%0A"
+                                   "gen_seq_ops.gone removed with its op (at HEAD:ops/seq_ops.cc:6:1)")
 
 
 def test_github_annotation_of_a_removed_op_stands_where_its_registration_was_deleted(tmp_path, monkeypatch,
@@ -533,9 +534,12 @@ def test_github_annotation_of_a_removed_op_stands_where_its_registration_was_del
     assert code == 1
     lines = out.splitlines()
     # HEAD's lines 1-3 were replaced by two comment lines: at the first of them
-    assert ("::error file=ops/seq_ops.cc,line=1,title=opgen graph op_removed (Gone)::Op Gone removed "
-            "(at HEAD:ops/seq_ops.cc:1:1)") in lines, out
-    assert ("::error title=opgen graph op_removed (More)::Op More removed (at HEAD:ops/more_ops.cc:1:1)") in lines, out
+    assert ("::error file=ops/seq_ops.cc,line=1,title=opgen graph op_removed%2C python function_removed (Gone)::Op "
+            "Gone removed (at HEAD:ops/seq_ops.cc:1:1)%0Agen_seq_ops.gone removed with its op (at "
+            "HEAD:ops/seq_ops.cc:1:1)") in lines, out
+    assert ("::error title=opgen graph op_removed%2C python function_removed (More)::Op More removed (at "
+            "HEAD:ops/more_ops.cc:1:1)%0Agen_more_ops.more removed with its op (at "
+            "HEAD:ops/more_ops.cc:1:1)") in lines, out
 
 
 def test_github_annotation_of_a_dropped_arg_order_stands_where_it_was_deleted(tmp_path, monkeypatch, capsys):
@@ -557,9 +561,9 @@ def test_github_annotation_of_a_dropped_arg_order_stands_where_it_was_deleted(tm
     assert code == 1
     at = "::error file=ops/overrides/api_def_Join.pbtxt,line=7,title=opgen python param_moved (Join)::gen_ops.join: "
     was = "(at HEAD:ops/overrides/api_def_Join.pbtxt:7:3)"
-    assert out.splitlines() == [
-        f"{at}parameter 'dim' moved from position 1 to 2 {was} (op declared at ops/ops.cc:7:6)",
-        f"{at}parameter 'values' moved from position 2 to 1 {was} (op declared at ops/ops.cc:6:6)"], out
+    assert out.splitlines() == [  # one annotation for the line (each place once: GitHub shows only a few)
+        (f"{at}parameter 'dim' moved from position 1 to 2 {was} (op declared at ops/ops.cc:7:6)%0Agen_ops.join: "
+         f"parameter 'values' moved from position 2 to 1 {was} (op declared at ops/ops.cc:6:6)")], out
 
 
 def test_ops_of_an_oplist_source_are_located_at_the_field_that_changed(tmp_path, monkeypatch, capsys):
@@ -577,8 +581,9 @@ def test_ops_of_an_oplist_source_are_located_at_the_field_that_changed(tmp_path,
     code, out, _ = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)
     assert code == 1
     assert out.splitlines()[0] == (
-        "::error file=tf_ops.pbtxt,line=21,col=7,title=opgen graph default_changed (MatMul)::Attr 'transpose_a' has "
-        "changed it's default value; from false to true"), out
+        "::error file=tf_ops.pbtxt,line=21,col=7,title=opgen graph default_changed%2C python param_default_changed "
+        "(MatMul)::Attr 'transpose_a' has changed it's default value; from false to true%0Agen_tf_ops.mat_mul: "
+        "parameter 'transpose_a' default False -> True"), out
     text = (scenario / "old.pbtxt").read_text()
     transpose_a = text[text.index("  attr {"):text.index('  attr {\n    name: "T"')]
     (tmp_path / "tf_ops.pbtxt").write_text(text.replace(transpose_a, ""))
