@@ -123,7 +123,7 @@ def _checked_output_file(ctx: click.Context, param: click.Parameter, value: str 
 
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
 _SOURCES = ("SOURCES are C++ files, directories, globs or OpList files (.pbtxt, .pb, .json); "
-            "default: [tool.opgen] sources (op_specs).")
+            "default: [tool.opgen] sources (op_specs when the project sets none).")
 
 
 class _Option(click.Option):

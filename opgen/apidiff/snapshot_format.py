@@ -323,7 +323,9 @@ def to_markdown(snapshot: Snapshot, title: str = "API snapshot") -> str:
             fn = entry.function
             assert fn is not None
             out += [f"### {md_text(fn.name)}", "", *md_code_block(f"{fn.signature} -> {fn.returns()}", "python"), ""]
-            facts = [f"op {md_code(entry.name)}", "visible" if fn.visible else "hidden"]
+            # (an internal op kept by include_internal is visible to TF's ApiDef but, named `_...`, not in `__all__`)
+            shown = "hidden" if not fn.visible else "internal" if fn.name.startswith("_") else "visible"
+            facts = [f"op {md_code(entry.name)}", shown]
             if fn.aliases:
                 facts.append("aliases " + ", ".join(md_code(a) + (" (deprecated)" if a in fn.deprecated_aliases else "")
                                                     for a in fn.aliases))

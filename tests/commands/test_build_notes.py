@@ -19,3 +19,16 @@ def test_an_op_deprecated_below_tf_graph_def_version_is_noted(tmp_path, monkeypa
         "note: 1 op is deprecated at a GraphDef version TensorFlow 2.21 already produces (2474): every call of its "
         "wrapper raises NotImplementedError (eagerly tf.errors.UnimplementedError); graphs saved before still load "
         "(OldOp)")
+
+
+def test_the_api_snapshot_calls_an_internal_op_internal(tmp_path, monkeypatch, capsys):
+    """trial32 #6: an `_` op kept by include_internal is not in `__all__`: API.md says
+    `internal`, not `visible` (the JSON keeps its ApiDef visibility)."""
+    (tmp_path / "ops.cc").write_text('REGISTER_OP("_MyInternal").Output("y: float");\n'
+                                     'REGISTER_OP("MyPublic").Output("y: float");\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops.cc"]\nout = "gen"\n'
+                                             'include_internal = true\napi = "gen/API.md"\n')
+    monkeypatch.chdir(tmp_path)
+    assert run_cli(["build"], capsys)[0] == 0
+    api = (tmp_path / "gen" / "API.md").read_text()
+    assert "- op `_MyInternal`; internal\n" in api and "- op `MyPublic`; visible\n" in api
