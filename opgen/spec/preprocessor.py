@@ -541,14 +541,8 @@ class Preprocessor:
                             break
                     expanded.append(("num", self._has_include(call, 0)[0], *t[2:]))
                     continue
-                macro = macros.get(text)
-                hide = t[HIDE]
-                if macro is not None and (hide is None or macro.name not in hide):
-                    if self._nesting > MAX_MACRO_NESTING:
-                        raise token_error(t, f"macro calls nested more than {MAX_MACRO_NESTING} deep "
-                                          "in arguments (opgen's limit)")
-                    if self._expand(t, macro, stream):
-                        continue
+                if self._expanded(t, stream):
+                    continue
                 expanded.append(t)
         finally:
             self._nesting -= 1
@@ -779,23 +773,26 @@ class Preprocessor:
         """Fully macro-expand a token list on its own (macro arguments, #if lines)."""
         stream = _Stream(toks)
         out: list[Token] = []
-        macros = self.macros
         self._nesting += 1
         try:
             while (tok := stream.next()) is not None:
-                if tok[KIND] == "id":
-                    macro = macros.get(tok[TEXT])
-                    hide = tok[HIDE]
-                    if macro is not None and (hide is None or macro.name not in hide):
-                        if self._nesting > MAX_MACRO_NESTING:
-                            raise token_error(tok, f"macro calls nested more than {MAX_MACRO_NESTING} deep "
-                                              "in arguments (opgen's limit)")
-                        if self._expand(tok, macro, stream):
-                            continue
-                out.append(tok)
+                if tok[KIND] != "id" or not self._expanded(tok, stream):
+                    out.append(tok)
         finally:
             self._nesting -= 1
         return out
+
+    def _expanded(self, tok: Token, stream: _Stream) -> bool:
+        """Expand `tok` onto `stream` when it invokes a macro not hidden from it (inside
+        `expand_list`): True when it did."""
+        macro = self.macros.get(tok[TEXT])
+        hide = tok[HIDE]
+        if macro is None or (hide is not None and macro.name in hide):
+            return False
+        if self._nesting > MAX_MACRO_NESTING:
+            raise token_error(tok, f"macro calls nested more than {MAX_MACRO_NESTING} deep in arguments "
+                              "(opgen's limit)")
+        return self._expand(tok, macro, stream)
 
     def _expand(self, name_tok: Token, macro: Macro, stream: _Stream) -> bool:
         """Push the expansion of `macro` (invoked by `name_tok`) back onto `stream`;
