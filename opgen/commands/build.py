@@ -72,6 +72,7 @@ from opgen.settings import Settings as _Settings
 from opgen.settings import SpecInput
 from opgen.shape_translate.report import op_list_shape_warnings
 from opgen.spec.kernel_summary import cross_check, types_without_kernels
+from opgen.spec.tf_core_ops import is_tf_core_op
 from opgen_runtime.graph.graph import GRAPH_DEF_VERSION
 
 if TYPE_CHECKING:
@@ -377,9 +378,10 @@ def _gather(settings: Settings) -> GatherResult:
                f"{', ...' if len(names) > 5 else ''}): a call with such a type fails; `opgen kernels` lists each, "
                "at its attr")
     # (what a TF 2.21 graph, or the embedded runtime's, is produced at: tensorflow/core/public/version.h)
-    retired = [op.name for op in gathered.op_list.op
-               if op.HasField("deprecation") and op.deprecation.version <= GRAPH_DEF_VERSION]
-    if retired:  # one note: intended for an op kept only for graphs saved before (TF's registry has many)
+    # (TF's own ops deprecated long ago, declared again by a library mirroring TF's, are TF's doing)
+    retired = [op.name for op in gathered.op_list.op if op.HasField("deprecation")
+               and op.deprecation.version <= GRAPH_DEF_VERSION and not is_tf_core_op(op.name)]
+    if retired:  # one note: meant for an op kept only for graphs saved before, or a mistaken version
         report(f"note: {plural(len(retired), 'op')} {'is' if len(retired) == 1 else 'are'} deprecated at a GraphDef "
                f"version TensorFlow 2.21 already produces ({GRAPH_DEF_VERSION}): every call of "
                f"{'its wrapper raises' if len(retired) == 1 else 'their wrappers raise'} NotImplementedError "

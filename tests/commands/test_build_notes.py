@@ -8,10 +8,13 @@ from support.apidiff_cases import run_cli
 
 def test_an_op_deprecated_below_tf_graph_def_version_is_noted(tmp_path, monkeypatch, capsys):
     """trial32 #5: `.Deprecated(7, ...)` makes every call of the wrapper raise (TF 2.21 produces
-    GraphDef version 2474): the build says so, naming the op; a version above it does not."""
+    GraphDef version 2474): the build says so, naming the op; a version above it does not, nor
+    does a TF op of the same name (PlaceholderV2, deprecated at 23, in a library mirroring TF's)."""
     (tmp_path / "ops.cc").write_text('REGISTER_OP("OldOp").Output("y: float").Deprecated(7, "use NewOp");\n'
                                      'REGISTER_OP("LaterOp").Output("y: float").Deprecated(9999, "later");\n'
-                                     'REGISTER_OP("NewOp").Output("y: float");\n')
+                                     'REGISTER_OP("NewOp").Output("y: float");\n'
+                                     'REGISTER_OP("PlaceholderV2").Output("y: float").Deprecated(23, "Placeholder");\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\ncore_ops = ["PlaceholderV2"]\n')
     monkeypatch.chdir(tmp_path)
     code, _, err = run_cli(["build", "ops.cc", "-o", "gen", "--warnings-as-errors"], capsys)
     assert code == 0
