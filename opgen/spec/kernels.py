@@ -178,9 +178,7 @@ class _KernelChain:
 
     def _args(self, i: int, method: str) -> tuple[list[list[Token]], int]:
         """The arguments of the `(` at self.toks[i], and the index after `)`."""
-        sub = ChainReader(self.toks, self.reader.helpers)
-        sub.constants, sub.functions = self.reader.constants, self.reader.functions
-        return sub.paren_args(i, method)  # (brackets only: no name is looked up)
+        return ChainReader(self.toks, self.reader.helpers).paren_args(i, method)  # (brackets only: no name lookup)
 
     def _string_arg(self, args: list[list[Token]], index: int, method: str, count: int) -> str:
         if len(args) != count:
