@@ -14,10 +14,12 @@ import errno
 import importlib
 import os
 import shlex
+import signal
 import sys
+import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -603,6 +605,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:  # started with file descriptor 1 closed
         sys.stdout = _ClosedStdout()
     started = time.perf_counter()
+    with _termination_as_interrupt():
+        return _main(argv, debug, started)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (a CI job cancelled, `kill`, ninja or make passing a TERM on), raised
+    like Ctrl-C's KeyboardInterrupt so the output tree is left as Ctrl-C leaves it (the old
+    tree, or the new one once committed: tree_writer), not as a SIGKILL would."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _termination_as_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise `Terminated` while a command runs (main thread only: a caller
+    running `main` in a thread keeps its own handling), the previous handlers restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_terminated(signum: int, _frame: object) -> None:
+        raise Terminated(signum)
+
+    previous = {signum: signal.signal(signum, raise_terminated) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _main(argv: list[str], debug: bool, started: float) -> int:
     try:
         invocation = _parse([a for a in argv if a != "--debug"])
         if isinstance(invocation, int):
@@ -618,8 +654,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OpgenError as e:
         _report(e.report())
         return e.exit_code
-    except (KeyboardInterrupt, click.Abort):
-        _report("opgen: interrupted")
+    except (KeyboardInterrupt, click.Abort) as e:
+        # (after the commit point the build completes first: tree_writer marks the interrupt)
+        done = " after the build completed" if getattr(e, "output_complete", False) else ""
+        if isinstance(e, Terminated):
+            _report(f"opgen: terminated ({signal.Signals(e.signum).name}){done}")
+            return 128 + e.signum
+        _report(f"opgen: interrupted{done}")
         return 130
     except OSError as e:  # stdout closed (EPIPE), disk full on -o, -o naming a directory, ...
         if isinstance(e, BrokenPipeError) or e.errno == errno.EPIPE:

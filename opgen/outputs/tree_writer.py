@@ -521,8 +521,9 @@ def commit(out: Path, changes: Changes) -> None:
     except OSError as e:
         raise write_error(e, out, f"the build is recorded in {out / JOURNAL}: the next `opgen build` completes it, "
                                   f"or delete {out / JOURNAL} and {staging} to drop it") from None
-    except KeyboardInterrupt:  # after the commit point: the build completes, then the interrupt
+    except KeyboardInterrupt as e:  # after the commit point: the build completes, then the interrupt
         recover(out)
+        e.output_complete = True  # type: ignore[attr-defined]  # (read by the CLI's message)
         raise
 
 

@@ -14,8 +14,10 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -119,9 +121,10 @@ def test_read_only_tmpfs_keeps_the_old_tree(tmp_path, tmpfs, monkeypatch, capsys
     assert _tree(out) == old and _debris(out) == []
 
 
-def _fail_nth(monkeypatch, name: str, n: int, code: int | None, where: str) -> None:
+def _fail_nth(monkeypatch, name: str, n: int, code: int | None, where: str, signum: int | None = None) -> None:
     """Make the n-th call of `os.<name>` whose first path argument contains `where` fail with
-    `code`, or raise KeyboardInterrupt (Ctrl-C) when `code` is None."""
+    `code`, or raise KeyboardInterrupt (Ctrl-C) when `code` is None, or there send this process
+    signal `signum` (whose handler raises)."""
     real = getattr(os, name)
     calls = {"n": 0}
 
@@ -129,6 +132,8 @@ def _fail_nth(monkeypatch, name: str, n: int, code: int | None, where: str) -> N
         if where in str(path):
             calls["n"] += 1
             if calls["n"] == n:
+                if signum is not None:
+                    os.kill(os.getpid(), signum)  # (the handler runs when the call returns)
                 if code is None:
                     raise KeyboardInterrupt
                 raise OSError(code, os.strerror(code), str(path))
@@ -138,7 +143,7 @@ def _fail_nth(monkeypatch, name: str, n: int, code: int | None, where: str) -> N
 
 
 def _rebuild_failing(tmp_path: Path, monkeypatch, capsys, name: str, code: int | None,
-                     target: str) -> tuple[Path, dict[str, bytes], int, str]:
+                     target: str, signum: int | None = None) -> tuple[Path, dict[str, bytes], int, str]:
     """A project built once, grown, then built again with the 2nd `os.<name>` call on `target`
     failing (`_fail_nth`): (root, the first build's tree, the second's status and stderr)."""
     root = _project(tmp_path)
@@ -146,7 +151,7 @@ def _rebuild_failing(tmp_path: Path, monkeypatch, capsys, name: str, code: int |
     old = _tree(root / "gen")
     _grow(root)
     with monkeypatch.context() as m:
-        _fail_nth(m, name, 2, code, target)
+        _fail_nth(m, name, 2, code, target, signum)
         status, err = _build(root, monkeypatch, capsys)
     return root, old, status, err
 
@@ -160,13 +165,38 @@ def test_ctrl_c_leaves_the_old_tree_or_the_new_one_and_no_debris(tmp_path, monke
     journal (the commit point), the build is completed before the interrupt ends it."""
     root, old, status, err = _rebuild_failing(tmp_path, monkeypatch, capsys, name, None, target)
     out = root / "gen"
-    assert status == 130 and err.endswith("opgen: interrupted\n") and "Traceback" not in err, err
+    done = " after the build completed" if complete else ""
+    assert status == 130 and err.endswith(f"opgen: interrupted{done}\n") and "Traceback" not in err, err
     assert _debris(out) == [] and not tree_writer.interrupted(out)
     if complete:
         assert "def mat_mul(" in (out / "gen_math_ops.py").read_text()
         assert _build(root, monkeypatch, capsys, "--check")[0] == 0
     else:
         assert _tree(out) == old
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("name, target, complete", [("open", tree_writer.STAGING, False),
+                                                    ("replace", tree_writer.STAGING, True)],
+                         ids=["while_staging", "after_the_commit_point"])
+def test_sigterm_leaves_the_tree_as_ctrl_c_does(tmp_path, monkeypatch, capsys, name, target, complete, signum):
+    """trial33 #2: SIGTERM and SIGHUP (a cancelled CI job, `kill`, ninja passing a TERM on) left
+    the staging, journal and lock as a SIGKILL does; now they end a build as Ctrl-C does, with
+    the signal's exit status (128 + its number)."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers are installed from the main thread only")
+    before = signal.getsignal(signum)
+    root, old, status, err = _rebuild_failing(tmp_path, monkeypatch, capsys, name, None, target, signum)
+    out = root / "gen"
+    done = " after the build completed" if complete else ""
+    assert status == 128 + signum, err
+    assert err.endswith(f"opgen: terminated ({signal.Signals(signum).name}){done}\n") and "Traceback" not in err, err
+    assert _debris(out) == [] and not tree_writer.interrupted(out)
+    if complete:
+        assert _build(root, monkeypatch, capsys, "--check")[0] == 0
+    else:
+        assert _tree(out) == old
+    assert signal.getsignal(signum) == before  # (restored when the command returns)
 
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EIO])
