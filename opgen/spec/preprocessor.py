@@ -233,6 +233,7 @@ class Preprocessor:
         self._cmdline = [(name, value) for name, value in [*predefined_macros(removed),
                                                            *(parse_define_option(d) for d in defines)]
                          if name.split("(", 1)[0] not in removed]
+        self._undefined_by_option = frozenset(removed)  # `-U X`: X left out on purpose, its skips not noted
         self.files_read: list[str] = []  # every file the last run() read, headers included
         # `#include "..."` files the last run() could not find; they are skipped, and the
         # caller decides whether that is an error (see gather's strict_includes).
@@ -399,7 +400,9 @@ class Preprocessor:
         boundary = next(c for c in reversed(conds) if c.parent_active)
         if boundary.skipped is None:
             deciding = boundary.undefined
-            if not deciding.tokens:
+            off = [t[TEXT] in self._undefined_by_option for t in deciding.tokens]
+            # (`#if A && B` with `-U A`: defining B alone compiles nothing either)
+            if not deciding.tokens or (any(off) if deciding.together else all(off)):
                 return
             boundary.skipped = SkippedRegistrations(token_location(deciding.tokens[0]),
                                                     tuple(dict.fromkeys(t[TEXT] for t in deciding.tokens)),

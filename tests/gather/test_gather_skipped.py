@@ -484,3 +484,17 @@ def test_a_file_scope_call_of_an_undefined_project_macro_is_never_silent(tmp_pat
         "'FW_REGISTER_UNARY'; add its directory with -I DIR or [tool.opgen] include_dirs"),
         ("ops.cc: warning: no op registered in 1 source file\n  hint: opgen reads REGISTER_OP(...) chains (also "
         "through macros it can expand); check the sources, -D defines and include directories")]
+
+
+def test_a_macro_undefined_with_dash_u_skips_without_a_note(tmp_path):
+    """trial33 #5: `-U MYPROJ_EXPERIMENTAL` says the macro is off on purpose: its conditionals
+    skip their registrations without a note (nor an error under strict_defines), so do those
+    needing it with another (`&&`); another macro's are still noted."""
+    src = tmp_path / "ops.cc"
+    src.write_text('#ifdef MYPROJ_EXPERIMENTAL\nREGISTER_OP("Exp");\n#endif\n'
+                   '#if MYPROJ_EXPERIMENTAL && MYPROJ_OTHER\nREGISTER_OP("Both");\n#endif\n'
+                   '#ifdef MYPROJ_OTHER\nREGISTER_OP("Other");\n#endif\nREGISTER_OP("Plain");\n')
+    warnings: list[str] = []
+    result = gather([str(src)], undefines=["MYPROJ_EXPERIMENTAL"], warn=warnings.append)
+    assert [op.name for op in result.op_list.op] == ["Plain"]
+    assert [w.split(": note: ")[1].split(",")[0] for w in warnings] == ["'MYPROJ_OTHER' is not defined"]
