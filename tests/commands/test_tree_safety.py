@@ -115,6 +115,10 @@ def test_read_only_tmpfs_keeps_the_old_tree(tmp_path, tmpfs, monkeypatch, capsys
     assert _build(root, monkeypatch, capsys)[0] == 0
     old = _tree(out)
     subprocess.run(["mount", "-o", "remount,ro", str(tmpfs)], check=True)
+    # up to date: a build (and --check) of a read-only tree passes, with no lock (trial33 #6)
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0 and "error" not in err, err
+    assert _build(root, monkeypatch, capsys, "--check")[0] == 0
     _grow(root)
     status, err = _build(root, monkeypatch, capsys)
     assert status == 2 and "Read-only file system" in err and "Traceback" not in err, err
