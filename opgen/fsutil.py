@@ -102,8 +102,11 @@ def read_cache_file(path: Path, mark_used: bool = False) -> bytes:
         return f.read()
 
 
-# Entries of opgen's cache that no build has read for this long are removed (`trim_cache`).
+# Entries of opgen's cache that no build has read for this long are removed (`trim_cache`),
+# and beyond this size the least recently used ones (throwaway output directories of CI jobs
+# and tests leave a pack each: 2 GB in one day on a shared machine; TF's registry is 6 MB).
 CACHE_KEEP_DAYS = 30
+CACHE_MAX_BYTES = 1 << 30
 _DAY = 24 * 3600.0
 # The cache's folders of entries keyed by content (chunk packs and build stamps, parsed
 # OpLists, compiled templates), each a flat folder of files that any build may recreate.
@@ -113,8 +116,9 @@ _TRIMMED_FOLDERS = ("format", "oplists", "jinja")
 def trim_cache() -> None:
     """Remove the entries of opgen's cache that no build has read or written for
     `CACHE_KEEP_DAYS` days (a chunk pack of an output directory since deleted, an OpList file
-    of a past revision), at most once a day (the `trimmed` file's time says when it last ran),
-    as Go's build cache trims itself: without it the cache only grows. Entries are files,
+    of a past revision), then the least recently used beyond `CACHE_MAX_BYTES`, at most once a
+    day (the `trimmed` file's time says when it last ran), as Go's build cache trims itself:
+    without it the cache only grows. Entries are files,
     removed without following a symlink; a build that meanwhile reads one finds a miss and
     renders again, never a wrong result. Errors only leave entries in place."""
     root = cache_root()
@@ -132,6 +136,7 @@ def trim_cache() -> None:
     except OSError:
         return  # a cache that cannot be written is not trimmed either
     cutoff = now - CACHE_KEEP_DAYS * _DAY
+    kept: list[tuple[float, int, str]] = []  # (last used, size, path) of the entries left
     for name in _TRIMMED_FOLDERS:
         folder = root / name
         try:
@@ -140,10 +145,22 @@ def trim_cache() -> None:
             with os.scandir(folder) as entries:
                 for entry in entries:
                     with contextlib.suppress(OSError):  # gone meanwhile, or not ours to remove
-                        if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                        if not entry.is_file(follow_symlinks=False):
+                            continue
+                        st = entry.stat(follow_symlinks=False)
+                        if st.st_mtime < cutoff:
                             os.unlink(entry.path)
+                        else:
+                            kept.append((st.st_mtime, st.st_size, entry.path))
         except OSError:
             continue
+    total = sum(size for _, size, _ in kept)
+    for _, size, path in sorted(kept):  # least recently used first
+        if total <= CACHE_MAX_BYTES:
+            break
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+            total -= size
 
 
 def file_mode(path: Path) -> int:

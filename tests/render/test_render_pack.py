@@ -364,3 +364,29 @@ def test_check_diff_and_dry_run_never_trim_the_cache(tmp_path, monkeypatch, caps
         assert main(["build", *flags]) == 0
     assert stale.exists()
     capsys.readouterr()
+
+
+def test_the_trim_keeps_the_cache_within_its_size_least_recently_used_out_first(tmp_path, monkeypatch, capsys):
+    """trial33 #4: throwaway output directories (CI scratch, test folders) leave a pack each,
+    all used within 30 days: beyond `CACHE_MAX_BYTES` the trim removes the least recently used
+    entries until the cache fits, and keeps the newest (this build's)."""
+    from opgen import fsutil
+    from opgen.cli import main
+
+    root = _cli_project(tmp_path, monkeypatch)
+    assert main(["build"]) == 0
+    cache = tmp_path / "cache" / "opgen"
+    own = [p for name in ("format", "oplists", "jinja") if (cache / name).is_dir() for p in (cache / name).iterdir()]
+    old = []
+    for i in range(6):  # 6 packs of 1 KiB, used 10 down to 5 days ago
+        pack = cache / "format" / f"scratch{i}.marshal"
+        pack.write_bytes(b"x" * 1024)
+        _age(pack, 10 - i)
+        old.append(pack)
+    monkeypatch.setattr(fsutil, "CACHE_MAX_BYTES", sum(p.stat().st_size for p in own) + 2 * 1024)
+    _age(cache / "trimmed", 2)
+    (root / "gen" / "gen_math_ops.py").unlink()  # the build reads (so marks) its pack
+    assert main(["build"]) == 0
+    assert [p.exists() for p in old] == [False, False, False, False, True, True]
+    assert all(path.exists() for path in own)
+    capsys.readouterr()
