@@ -620,7 +620,8 @@ def _run(settings: Settings, reported: ReportedWarnings) -> int:
         missing.message += ": this build needed none, but one that must format a chunk stops there"
         missing.location = config.where("formatter") if "formatter" in config.written else None
         report(missing.format_warning())
-    phases.done(f"rendered {_count(result.modules, 'module')}, {result.formatted} chunks formatted")
+    phases.done(f"rendered {_count(result.modules, 'module')}: {result.rendered} of {_count(result.ops, 'op')} "
+                f"rendered (the others from the cache), {_count(result.formatted, 'chunk')} formatted")
     api_snapshot = snapshot_outputs(config, gathered, api_model, opts.out)
     for rel in api_snapshot:
         if rel.casefold() in {f.casefold() for f in result.files}:

@@ -91,6 +91,7 @@ class RenderResult:
     modules: int = 0  # a split module counts once
     ops: int = 0
     formatted: int = 0  # chunks that went through the formatter (cache misses)
+    rendered: int = 0  # ops rendered, not taken from the chunk cache
     warnings: list[str] = field(default_factory=list)  # for the build to report (`render_tree` does)
     # each module file's chunks in order: (op name, `_summary_digest`, start and end byte
     # offsets in the file), and each op's chunk key: a rebuild can replace a chunk
@@ -320,6 +321,7 @@ class Renderer:
         if used.keys() != cache.index.keys():
             self.formatter.save_pack(pack, used, base=cache)
         return RenderResult(files, modules=len(groups), ops=total, formatted=formatted + len(header_misses),
+                            rendered=len(misses),
                             warnings=warnings, layout=layout, op_keys=key_of)
 
     def _chunks(self, ops: list[op_def_pb2.OpDef], sources: dict[str, OpSource]
@@ -391,7 +393,7 @@ class Renderer:
             files[rel] = b"".join(pieces)
             layout[rel] = tuple(placed_chunks)
         return RenderResult(files, modules=stamp.modules, ops=len(op_list.op), formatted=formatted,
-                            warnings=list(stamp.warnings), layout=layout,
+                            rendered=len(changed), warnings=list(stamp.warnings), layout=layout,
                             op_keys=dict(zip(names, keys)),
                             digests={rel: digest for rel, digest in stamp.digests if rel not in replaced},
                             stale=frozenset(rel for rel in replaced if files[rel] != old_files[rel]))
