@@ -63,7 +63,8 @@ class UndefinedNameError(OpgenError):
 
 
 def extract_registrations(
-    tokens: list[Token], helpers: Mapping[str, str], warnings: list[OpgenError] | None = None
+    tokens: list[Token], helpers: Mapping[str, str], warnings: list[OpgenError] | None = None,
+    namespaces: Namespaces | None = None,
 ) -> tuple[list[Registration], list[OpgenError]]:
     """Every REGISTER_OP chain of a translation unit, in source order, and the errors of
     the chains that could not be read. String constants and functions returning a
@@ -72,7 +73,7 @@ def extract_registrations(
     gets the text the chains' literals lose after a NUL (`ChainReader.string`)."""
     regs: list[Registration] = []
     errors: list[OpgenError] = []
-    reader = ChainReader(tokens, helpers, [] if warnings is None else warnings)
+    reader = ChainReader(tokens, helpers, [] if warnings is None else warnings, namespaces)
     n = len(tokens)
     resume = 0
     for start in [i for i, t in enumerate(tokens) if t[TEXT] in _SCAN_TEXTS]:
@@ -252,7 +253,8 @@ class ChainReader:
     and helper or constant names resolved to their strings (REGISTER_OP chains here,
     REGISTER_KERNEL_BUILDER chains in kernels.py)."""
 
-    def __init__(self, tokens: list[Token], helpers: Mapping[str, str], warnings: list[OpgenError] | None = None):
+    def __init__(self, tokens: list[Token], helpers: Mapping[str, str], warnings: list[OpgenError] | None = None,
+                 namespaces: Namespaces | None = None):
         self.tokens = tokens
         self.helpers = helpers
         self.warnings = [] if warnings is None else warnings  # literals cut at a NUL (`string`)
@@ -265,14 +267,8 @@ class ChainReader:
         # each of its characters is, as far as known (an error about a word of the text).
         self.written_at: dict[str, Location] = {}
         self.written_runs: dict[str, list[TextRun]] = {}
-        self._namespaces: Namespaces | None = None  # built when first asked (most files define no constant)
+        self.namespaces = namespaces or Namespaces(tokens)  # (the translation unit's, when given)
         self.reading_at = 0  # the token index of the registration being read: where its names are looked up
-
-    @property
-    def namespaces(self) -> Namespaces:
-        if self._namespaces is None:
-            self._namespaces = Namespaces(self.tokens)
-        return self._namespaces
 
     def note_constant(self, eq: int, errors: list[OpgenError]) -> None:
         """Record `[static] const[expr] <type> NAME[[]] = "lit" "lit";` whose `=` is at `eq`."""

@@ -15,14 +15,22 @@ class Namespaces:
     """The namespace each token stands in (`("tensorflow", "mine")`): named namespaces only, an
     anonymous one being its enclosing namespace to lookup, and a class or function body its
     enclosing namespace too (its members are found by their last name, `lookup`). One pass
-    over the tokens, then a bisection per question."""
+    over the tokens, at the first question (most units define no constant, nor shape
+    function: they never ask), then a bisection per question. One per translation unit,
+    shared by the readers of its chains, kernels and shape functions."""
 
     def __init__(self, tokens: Sequence[Token]):
-        self._starts = [0]  # the token index each path below starts at
-        self._paths: list[tuple[str, ...]] = [()]
+        self._tokens = tokens
+        self._starts: list[int] = []  # the token index each path below starts at (empty: not walked yet)
+        self._paths: list[tuple[str, ...]] = []
         # `using namespace N;` and `using N::name;`: (its index, the namespace it stands in,
         # `N::` for a directive or `N::name` for a declaration, as written)
         self._usings: list[tuple[int, tuple[str, ...], str]] = []
+
+    def _walk(self) -> None:
+        tokens = self._tokens
+        self._starts.append(0)
+        self._paths.append(())
         scopes: list[bool] = []  # per open brace: it opened a named namespace
         namespace: list[str] = []
         for i, t in enumerate(tokens):
@@ -47,11 +55,13 @@ class Namespaces:
 
     def at(self, i: int) -> tuple[str, ...]:
         """The namespace token `i` stands in."""
+        if not self._starts:
+            self._walk()
         return self._paths[bisect_right(self._starts, i) - 1]
 
     def lookup(self, written: str, i: int, defined: Collection[str]) -> str | None:
         """`lookup` of `written` at token `i`, with the using-directives above it in its scopes."""
-        namespace = self.at(i)
+        namespace = self.at(i)  # (walks the tokens, `_usings` too, at the first question)
         using = [(scope, used) for at, scope, used in self._usings if at < i and namespace[: len(scope)] == scope]
         return lookup(written, namespace, defined, using)
 

@@ -283,10 +283,11 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
         tokens = pp.run(path)
     except OpgenError as e:
         return ScannedFile([], e.errors if isinstance(e, OpgenErrors) else [e], [], [], [])
-    kernels, kernel_errors = extract_kernels(tokens, helpers)
+    namespaces = Namespaces(tokens)  # (walked at the first question, once for all the readers)
+    kernels, kernel_errors = extract_kernels(tokens, helpers, namespaces)
     cut: list[OpgenError] = []
-    regs, errors = extract_registrations(tokens, helpers, cut)
-    shim_regs, unread = extract_shim_registrations(tokens, helpers)
+    regs, errors = extract_registrations(tokens, helpers, cut, namespaces)
+    shim_regs, unread = extract_shim_registrations(tokens, helpers, namespaces)
     unread += cut
     regs += shim_regs
     if not errors:  # chain errors say more about a bracket in a chain than this would
@@ -331,7 +332,7 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
             warning.hint = _undefined_macro_hint(warning.name)
     shape_fns = {unqualified(shape_fn_name(str(c.args[0].value))) for r in regs for c in r.calls
                  if c.method == "SetShapeFn" and c.args and c.args[0].kind == "expr"}
-    definitions = shape_fn_definitions(tokens)
+    definitions = shape_fn_definitions(tokens, namespaces)
     return ScannedFile(regs, errors, kernels, kernel_errors, unread,
                        declared_functions(tokens, shape_fns) if shape_fns else frozenset(),
                        translate_shape_fns(tokens, regs, definitions) if regs else {}, definitions)
@@ -347,13 +348,13 @@ def _shape_fn_kind(call: BuilderCall | None, translation: Translation | None) ->
     return f"{what}, translated" if translation.lines is not None else f"{what}, not translated"
 
 
-def shape_fn_definitions(tokens: Sequence[Token]) -> dict[str, Translation]:
+def shape_fn_definitions(tokens: Sequence[Token], namespaces: Namespaces | None = None) -> dict[str, Translation]:
     """Each function the tokens define that takes an `InferenceContext*` (`Status Name(
     InferenceContext* c) {`, `auto Name = [](InferenceContext* c) {`), translated, by its
     name qualified with the namespaces it stands in (`mine::Name`; `defined_as` finds it):
     a `SetShapeFn(Name)` of this unit or, when only this unit defines it, of another."""
     definitions: dict[str, Translation] = {}
-    namespaces: Namespaces | None = None  # built at the first definition (most units define none)
+    namespaces = namespaces or Namespaces(tokens)  # (walked at the first definition: most units define none)
     for i in range(1, len(tokens) - 2):
         t = tokens[i]
         if t[KIND] != "id":
@@ -369,7 +370,6 @@ def shape_fn_definitions(tokens: Sequence[Token]) -> dict[str, Translation]:
             translate = _lambda_at
         else:
             continue
-        namespaces = namespaces or Namespaces(tokens)
         qualified = "::".join((*namespaces.at(i), t[TEXT]))
         if qualified not in definitions:
             definition = translate(tokens, i)

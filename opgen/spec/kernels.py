@@ -32,6 +32,7 @@ from opgen.spec.cpp_lexer import (
     token_error,
     token_location,
 )
+from opgen.spec.cpp_namespaces import Namespaces
 from opgen.spec.register_types import (
     DEVICE_NAMES,
     datatype_of_cpp_type,
@@ -59,11 +60,12 @@ def kernel_list(registrations: Iterable[KernelRegistration]) -> kernel_def_pb2.K
     return out
 
 
-def extract_kernels(tokens: list[Token], helpers: Mapping[str, str]) -> tuple[list[KernelRegistration],
+def extract_kernels(tokens: list[Token], helpers: Mapping[str, str], namespaces: Namespaces | None = None,
+                    ) -> tuple[list[KernelRegistration],
                                                                                 list[OpgenError]]:
     """Every REGISTER_KERNEL_BUILDER of a preprocessed translation unit, in source order,
     and the errors of those that could not be evaluated."""
-    reader = ChainReader(tokens, helpers)
+    reader = ChainReader(tokens, helpers, namespaces=namespaces)
     shim_names = ShimOpNames(tokens, reader)
     regs: list[KernelRegistration] = []
     errors: list[OpgenError] = []

@@ -30,6 +30,7 @@ from opgen.errors import OpgenError
 from opgen.model import BuilderCall, CallArg, Registration
 from opgen.spec.chains import REGISTER_MACROS, ChainReader, UndefinedNameError, matching_close, split_top_level
 from opgen.spec.cpp_lexer import KIND, TEXT, Token, token_location
+from opgen.spec.cpp_namespaces import Namespaces
 
 SHIM_MACRO = "REGISTER_TF_OP_SHIM"
 # The members CreateOpDefBuilderWrapper reads, in its call order.
@@ -66,7 +67,7 @@ class _Unreadable(Exception):
         return self.reason if (at.path, at.line) == (here.path, here.line) else f"{self.reason} ({at})"
 
 
-def extract_shim_registrations(tokens: list[Token], helpers: Mapping[str, str]
+def extract_shim_registrations(tokens: list[Token], helpers: Mapping[str, str], namespaces: Namespaces | None = None,
                                ) -> tuple[list[Registration], list[OpgenError]]:
     """The op of each `REGISTER_TF_OP_SHIM(Kernel)` of a translation unit, in source order,
     and a warning for each one that cannot be read (an UndefinedNameError when a name it
@@ -75,7 +76,7 @@ def extract_shim_registrations(tokens: list[Token], helpers: Mapping[str, str]
              if t[TEXT] == SHIM_MACRO and t[KIND] == "id" and i + 1 < len(tokens) and tokens[i + 1][TEXT] == "("]
     if not sites:
         return [], []
-    reader = ChainReader(tokens, helpers)
+    reader = ChainReader(tokens, helpers, namespaces=namespaces)
     ignored: list[OpgenError] = []  # a bad constant is reported where REGISTER_OP chains are read
     for i, t in enumerate(tokens):
         if t[TEXT] == "=":
