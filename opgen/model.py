@@ -8,7 +8,7 @@ point at the offending call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 from opgen.errors import Location
@@ -78,6 +78,24 @@ class Registration:
     loc: Location  # where REGISTER_OP stands
     calls: tuple[BuilderCall, ...]
     system: bool = False  # REGISTER_SYSTEM_OP: bypasses selective registration
+
+
+# How an op part's place (`OpSource.parts`) notes the other place of text written elsewhere:
+# a constant's or #define's text `USED_THROUGH` the call using it, a macro argument's text
+# `USED_IN` the #define (`gather._written_at`); `part_use_site` turns it back.
+USED_THROUGH = "used through "
+USED_IN = "used in "
+
+
+def part_use_site(part: Location) -> Location:
+    """An op part's place as errors locate it: where the builder call uses the text, noted
+    with the constant or macro that wrote it."""
+    if part.expanded_from is None:
+        return part
+    what, other = part.expanded_from
+    if what.startswith(USED_THROUGH):  # `part` is the constant's text, `other` the call using it
+        return replace(other, expanded_from=(what.removeprefix(USED_THROUGH), part))
+    return replace(part, expanded_from=(what.removeprefix(USED_IN), other))
 
 
 @dataclass(frozen=True)

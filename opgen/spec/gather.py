@@ -37,7 +37,7 @@ from opgen.errors import (
 from opgen.fsutil import LiteralPath, glob_paths
 from opgen.heap import cyclic_gc_paused
 from opgen.limits import read_text_file
-from opgen.model import BuilderCall, GatherResult, KernelRegistration, OpSource, Registration
+from opgen.model import USED_IN, USED_THROUGH, BuilderCall, GatherResult, KernelRegistration, OpSource, Registration
 from opgen.registry import OpRegistry, export_sorted
 from opgen.shape_translate import Translation, translate_function, translate_lambda
 from opgen.spec.builder import build_op_def
@@ -862,12 +862,12 @@ def _written_at(call: BuilderCall) -> tuple[Location, tuple[str, Location] | Non
     if arg.loc.expanded_from is None:
         return call.loc, None
     what, written = arg.loc.expanded_from
-    in_body = replace(written, expanded_from=(f"used through {what}", arg.loc))
+    in_body = replace(written, expanded_from=(USED_THROUGH + what, arg.loc))
     supplied = [run for run in arg.runs if run.use is None]  # written where the macro is called
     if not supplied:
         return in_body, None
     text = "".join(str(arg.value)[run.start : run.end] for run in supplied)
-    return replace(arg.location_at(supplied[0].start), expanded_from=(f"used in {what}", written)), (text, in_body)
+    return replace(arg.location_at(supplied[0].start), expanded_from=(USED_IN + what, written)), (text, in_body)
 
 
 def _part_locations(reg: Registration) -> tuple[tuple[str, Location], ...]:
@@ -906,7 +906,7 @@ def _at_call(call: BuilderCall) -> Location:
     if call.loc.expanded_from is None:
         return call.loc
     what, written = call.loc.expanded_from
-    return replace(call.loc, expanded_from=(f"used in {what}", written))
+    return replace(call.loc, expanded_from=(USED_IN + what, written))
 
 
 def _with_helper_origin(e: OpgenError, origins: Mapping[Location, list[tuple[str, Location]]]) -> OpgenError:

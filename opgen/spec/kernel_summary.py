@@ -14,11 +14,10 @@ of what an op "runs on"; the Markdown table lists them on their own rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 
 from opgen.errors import Location, OpgenError, did_you_mean
 from opgen.globs import glob_list
-from opgen.model import KernelRegistration, OpSource
+from opgen.model import KernelRegistration, OpSource, part_use_site
 from opgen.output_escape import md_text
 from opgen.proto import kernel_def_pb2
 from opgen_runtime.proto import datatypes, op_def_pb2
@@ -373,18 +372,6 @@ def _ops_without_kernels(registrations: list[KernelRegistration], op_list: op_de
     return findings
 
 
-def _use_site(part: Location) -> Location:
-    """An op part's place (`OpSource.parts`, located for review where its text is written,
-    `gather._written_at`) as errors locate it: where the builder call uses the text, noted with
-    the constant or macro that wrote it."""
-    if part.expanded_from is None:
-        return part
-    what, other = part.expanded_from
-    if what.startswith("used through "):  # `part` is the constant's text, `other` the call using it
-        return replace(other, expanded_from=(what.removeprefix("used through "), part))
-    return replace(part, expanded_from=(what.removeprefix("used in "), other))
-
-
 def types_without_kernels(registrations: Iterable[KernelRegistration], op_list: op_def_pb2.OpList,
                           sources: Mapping[str, OpSource], kernels_elsewhere: Sequence[str] = (),
                           ) -> list[tuple[str, OpgenError]]:
@@ -425,7 +412,7 @@ def types_without_kernels(registrations: Iterable[KernelRegistration], op_list: 
                     f"op '{op_name}' allows {', '.join(_names(missing))} for attr '{attr.name}', but none of its "
                     f"kernels accepts {it} (kernels: {served}): TensorFlow fails such a call ('No OpKernel was "
                     f"registered to support Op '{op_name}' ... with these attrs')",
-                    _use_site(dict(source.parts).get(f"attr {attr.name}", source.location)),
+                    part_use_site(dict(source.parts).get(f"attr {attr.name}", source.location)),
                     hint=f"register kernels for {it}, or leave {it} out of the attr's allowed types; GPU kernels "
                          "behind `#if GOOGLE_CUDA` count with -D GOOGLE_CUDA=1; when another library registers "
                          f'{it}, [tool.opgen] kernels_elsewhere = ["{op_name}"]')))
