@@ -6,7 +6,7 @@ import contextlib
 import difflib
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 _ECHOED_NEWLINE = re.compile(r"\r?\n(?![ \t])")
@@ -205,6 +205,11 @@ def did_you_mean(name: str, choices: Iterable[str], quote: str = "", cutoff: flo
 
 def plural(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def first_names(names: Sequence[str], most: int) -> str:
+    """`a, b, c, ...`: the first `most` of `names`, and `...` when there are more."""
+    return ", ".join(names[:most]) + (", ..." if len(names) > most else "")
 
 
 def with_article(word: str) -> str:

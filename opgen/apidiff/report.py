@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from opgen.apidiff.changes import CATEGORIES, Change, DiffResult
-from opgen.errors import plural, printable_line
+from opgen.errors import first_names, plural, printable_line
 from opgen.output_escape import gh_data, gh_property, md_text
 
 _TITLES = {"graph": "graph compatibility", "python": "Python API", "kernel": "kernels (devices and types)",
@@ -178,7 +178,7 @@ def format_github(result: DiffResult) -> str:
         else:
             breaking = sum(c.breaking for c, _ in changes)
             title = (f"opgen: {len(changes)} changes ({breaking} breaking) of {plural(len(ops), 'op')} "
-                     f"({', '.join(ops[:3])}{', ...' if len(ops) > 3 else ''})")
+                     f"({first_names(ops, 3)})")
             text = "\n".join(f"{'BREAKING ' if c.breaking else ''}{c.category} {c.rule} ({c.op}): {text}"
                               for c, text in changes)
         lines.append(f"::{level} {','.join([*place, f'title={gh_property(title)}'])}::{gh_data(text)}")

@@ -29,6 +29,7 @@ from opgen.errors import (
     OpgenError,
     ReportedWarnings,
     counting_warnings,
+    first_names,
     plural,
     printable_path,
     report,
@@ -374,9 +375,8 @@ def _gather(settings: Settings) -> GatherResult:
     if uncovered:  # one note: kernels for some of the types an op allows are common (CPU float only)
         names = list(dict.fromkeys(op for op, _ in uncovered))
         report(f"note: {plural(len(names), 'op')} allow{'s' if len(names) == 1 else ''} types that none of "
-               f"{'its' if len(names) == 1 else 'their'} kernels accept ({', '.join(names[:5])}"
-               f"{', ...' if len(names) > 5 else ''}): a call with such a type fails; `opgen kernels` lists each, "
-               "at its attr")
+               f"{'its' if len(names) == 1 else 'their'} kernels accept ({first_names(names, 5)}): a call with such "
+               "a type fails; `opgen kernels` lists each, at its attr")
     # (what a TF 2.21 graph, or the embedded runtime's, is produced at: tensorflow/core/public/version.h)
     # (TF's own ops deprecated long ago, declared again by a library mirroring TF's, are TF's doing)
     retired = [op.name for op in gathered.op_list.op if op.HasField("deprecation")
@@ -385,8 +385,7 @@ def _gather(settings: Settings) -> GatherResult:
         report(f"note: {plural(len(retired), 'op')} {'is' if len(retired) == 1 else 'are'} deprecated at a GraphDef "
                f"version TensorFlow 2.21 already produces ({GRAPH_DEF_VERSION}): every call of "
                f"{'its wrapper raises' if len(retired) == 1 else 'their wrappers raise'} NotImplementedError "
-               f"(eagerly tf.errors.UnimplementedError); graphs saved before still load ({', '.join(retired[:5])}"
-               f"{', ...' if len(retired) > 5 else ''})")
+               f"(eagerly tf.errors.UnimplementedError); graphs saved before still load ({first_names(retired, 5)})")
     for module, first_ops in same_named_sources(gathered.op_list, gathered.sources, config.modules).items():
         files = [str(src.location.path) for _, src in first_ops]
         op_name, second = first_ops[1]
@@ -448,7 +447,7 @@ def _op_pattern_hint(pattern: str, gathered: GatherResult, config: Config) -> st
     if not taken:
         return hint
     now = module_of(taken[0], gathered.sources, config.modules)
-    return (f"did you mean {meant!r}? it matches {', '.join(taken[:3])}{', ...' if len(taken) > 3 else ''}, "
+    return (f"did you mean {meant!r}? it matches {first_names(taken, 3)}, "
             f"which go to {now} now; {hint}")
 
 

@@ -29,6 +29,7 @@ from opgen.errors import (
     OpgenErrors,
     did_you_mean,
     error_summary,
+    first_names,
     one_message,
     plural,
     printable_line,
@@ -670,7 +671,7 @@ def _shape_fn_warnings(found: list[_Warning | _ShapeFnUse]) -> list[_Warning]:
         warnings.append((where, warning))
         rest = sites[_SHAPE_FN_WARNINGS:]
         if rest and (where, op) == sites[_SHAPE_FN_WARNINGS - 1]:
-            ops = ", ".join(o for _, o in rest[:10]) + (", ..." if len(rest) > 10 else "")
+            ops = first_names([o for _, o in rest], 10)
             text = (f"warning: {plural(len(rest), 'more op')} name shape function '{name}' too: {ops} "
                     f"(first at {rest[0][0]})")
             warnings.append((where, text))
@@ -690,7 +691,7 @@ def _core_op_warnings(regs: list[Registration]) -> list[_Warning]:
                    "TensorFlow's op") for r in regs[:_CORE_OP_WARNINGS])
     rest = regs[_CORE_OP_WARNINGS:]
     if rest:  # (after the last located one)
-        names = ", ".join(r.op_name for r in rest[:10]) + (", ..." if len(rest) > 10 else "")
+        names = first_names([r.op_name for r in rest], 10)
         text = f"warning: {plural(len(rest), 'more TensorFlow core op')} left out: {names} (first at {rest[0].loc})"
         warnings.append((regs[_CORE_OP_WARNINGS - 1].loc, text))
     return warnings
