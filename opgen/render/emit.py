@@ -661,12 +661,43 @@ def _scanned_header_names(code: str) -> frozenset[str] | None:
     """The `HEADER_NAMES` that `code` reads, found without parsing when every occurrence of
     those names is plainly a global read: outside strings and comments, and followed by `.`,
     `(` or `[` or placed where a name is read (`_read_in_place`). None when another occurrence
-    may bind the name in some scope, or code the scan cannot follow may hide one."""
+    may bind the name in some scope, or code the scan cannot follow may hide one.
+
+    Line by line, each line's answer remembered (`_line_header_names`): most lines of a chunk are
+    the template's own, repeated in every op's chunk; a line whose answer depends on its
+    neighbours sends the whole chunk to `_scanned_code_names`."""
     bare = _code_of(code, _DOUBLE_QUOTED)
     if bare is None or any(c in bare for c in "'#\\\r"):
         bare = _code_of(code, _STRING_OR_COMMENT)
+    if bare is None:
+        return None
+    read: set[str] = set()
+    for line in bare.split("\n"):
+        names = _line_header_names(line)
+        if names is None:
+            return _scanned_code_names(bare)
+        read.update(names)
+    return frozenset(read)
+
+
+# A header name opening a line: `_read_in_place` may look at the line before it.
+_OPENING_NAME = re.compile(r"[ \t\f]*(?:" + "|".join(sorted(HEADER_NAMES)) + r")(?![\w.(\[])")
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a registry's chunks hold some 26,000 distinct lines
+def _line_header_names(line: str) -> frozenset[str] | None:
+    """`_scanned_code_names` of one line of code without strings or comments, or None when the
+    line's reading may depend on the lines around it: it ends in `.` (an attribute named on the
+    next line) or opens with a header name `_read_in_place` judges by the line before."""
+    if line.rstrip(" \t\f").endswith(".") or _OPENING_NAME.match(line):
+        return None
+    return _scanned_code_names(line)
+
+
+def _scanned_code_names(bare: str) -> frozenset[str] | None:
+    """`_scanned_header_names` of code whose strings are blanked and comments dropped (`_code_of`)."""
     # Not ASCII: NFKC may turn a name into a header name (fullwidth `Any` reads as `Any`).
-    if bare is None or not bare.isascii() or any(pattern.search(bare) for pattern in _BINDS):
+    if not bare.isascii() or any(pattern.search(bare) for pattern in _BINDS):
         return None
     for m in _CASE.finditer(bare):
         if not bare[bare.rfind("\n", 0, m.start()) + 1 : m.start()].strip(" \t\f"):
