@@ -31,7 +31,7 @@ from opgen.fsutil import atomic_write, cache_root, read_cache_file, seal, unseal
 from opgen.python_api import literals
 from opgen.python_api.function import FunctionApi, SkippedOp
 from opgen.python_api.names import MODULE_GLOBALS
-from opgen.render.layout import LINE_LENGTH, Bracketed, layout
+from opgen.render.layout import LINE_LENGTH, Bracketed, layout, layout_atoms
 from opgen_runtime.version import __version__ as runtime_version
 from opgen_runtime.version import series
 
@@ -58,6 +58,8 @@ def py_bytes(data: bytes) -> str:
 
 def wrap_call(prefix: str, args: list[Bracketed | str], suffix: str, indent: str) -> str:
     """`prefix` + args + `suffix` laid out by `layout` (a call, def or list statement)."""
+    if all(type(arg) is str for arg in args):
+        return layout_atoms(prefix, args, suffix, indent, prefix.startswith("def "))  # type: ignore[arg-type]
     return layout(Bracketed(prefix, tuple(args), suffix, is_def=prefix.startswith("def ")), indent)
 
 

@@ -42,17 +42,45 @@ def layout(node: Bracketed | str, indent: str, trailer: str = "") -> str:
     `indent` is the line's indentation (the first line's is supplied by the caller). Lines
     black would lay out otherwise are too long, and `residual_lines` sends them to the formatter.
     """
+    if isinstance(node, str):
+        return node + trailer
+    items = node.items
+    if all(type(item) is str for item in items):
+        return layout_atoms(node.prefix, items, node.suffix + trailer, indent, node.is_def, node.separator,  # type: ignore[arg-type]
+                            node.collection)
     flat = str(node) + trailer
-    if isinstance(node, str) or len(indent) + len(flat) <= LINE_LENGTH:
+    if len(indent) + len(flat) <= LINE_LENGTH:
         return flat
     inner = indent + "    " if node.prefix else indent  # a comprehension's clauses stay at `indent`
-    if len(node.items) == 1:
-        body = layout(node.items[0], inner, "," if node.is_def else "")
+    if len(items) == 1:
+        body = layout(items[0], inner, "," if node.is_def else "")
     else:
-        body = node.separator.join(map(str, node.items))
-        if not node.items or len(inner) + len(body) > LINE_LENGTH or node.collection:
+        body = node.separator.join(map(str, items))
+        if len(inner) + len(body) > LINE_LENGTH or node.collection:
             comma = "," if node.separator == ", " else ""
-            body = f"\n{inner}".join(layout(item, inner, comma) for item in node.items)
+            body = f"\n{inner}".join(layout(item, inner, comma) for item in items)
     if not node.prefix:  # a comprehension's clauses, split by the enclosing brackets
         return body
     return f"{node.prefix}\n{inner}{body}\n{indent}{node.suffix}{trailer}"
+
+
+def layout_atoms(prefix: str, items: tuple[str, ...] | list[str], suffix: str, indent: str, is_def: bool = False,
+                 separator: str = ", ", collection: bool = False) -> str:
+    """`layout` of a `Bracketed` whose items are all atoms (most of a chunk's calls), without
+    building it; `suffix` includes the trailer."""
+    body = separator.join(items)
+    flat = prefix + body + suffix
+    if len(indent) + len(flat) <= LINE_LENGTH:
+        return flat
+    inner = indent + "    " if prefix else indent
+    if len(items) == 1:
+        if is_def:
+            body += ","
+    elif not items:
+        body = ""
+    elif len(inner) + len(body) > LINE_LENGTH or collection:
+        comma = "," if separator == ", " else ""
+        body = f"{comma}\n{inner}".join(items) + comma
+    if not prefix:
+        return body
+    return f"{prefix}\n{inner}{body}\n{indent}{suffix}"
