@@ -855,8 +855,11 @@ def collisions(module: str, functions: list[FunctionSummary], locations: dict[st
     errors: list[OpgenError] = []
     reported: set[frozenset[str]] = set()  # the pairs (op, op or "") told
     # in source order (a module lists its functions by name): the ops of no known place last
-    nowhere = Location("\U0010ffff")
-    for f in sorted(functions, key=lambda f: locations.get(f.op_name, nowhere)):
+    def place(f: FunctionSummary) -> tuple[bool, Location | None]:
+        at = locations.get(f.op_name)
+        return at is None, at
+
+    for f in sorted(functions, key=place):
         if not f.name:
             continue
         for n in (f.name, *f.aliases, *f.top_level):
