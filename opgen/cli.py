@@ -25,6 +25,7 @@ from typing import Any
 
 import click
 from click.core import ParameterSource
+from click.shell_completion import CompletionItem
 
 from opgen import __version__
 from opgen.config import (
@@ -121,6 +122,48 @@ def _checked_output_file(ctx: click.Context, param: click.Parameter, value: str 
             raise OpgenError(f"{option} names a file in {shown}, {message}", Location(value),
                              hint=f"{fix}: opgen creates no directory for {option}")
     return value
+
+
+class _Directory(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.4 on; opgen supports 8.2
+    """A directory to run in (`-C`), checked by `_enter_directory` once every `-C` is known:
+    a later relative one is relative to the one before it."""
+
+    name = "directory"
+
+    def convert(self, value: str, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        return value
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+        return [CompletionItem(incomplete, type="dir")]  # the shell completes directory names
+
+
+def _enter_directory(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> None:
+    """`-C DIR`: make DIR the working directory before the command's options are read, as
+    `git -C` and `make -C` do, so everything after it (pyproject.toml's discovery, relative
+    paths given or configured, the paths messages print) is as if opgen had started there.
+    `-C a -C b` is `a/b` and an absolute DIR starts afresh (os.path.join); `-C ""` changes
+    nothing, as in git. `main` returns to the first working directory when the command ends."""
+    if not value or ctx.resilient_parsing:  # shell completion runs nothing
+        return
+    directory = os.path.join(*value)
+    if not directory:
+        return
+    if not os.path.lexists(directory):
+        message = "-C names a directory that does not exist"
+        hint = "fix the path: a relative -C DIR is relative to the working directory (or to the -C before it)"
+    elif not os.path.isdir(directory):
+        message = "-C names a file, not a directory"
+        parent = os.path.dirname(directory)
+        hint = (f"give the directory to run in, such as the file's: opgen -C {printable_path(shlex.quote(parent))} "
+                "COMMAND" if parent else "give the directory to run in: opgen -C DIR COMMAND")
+    else:
+        try:
+            os.chdir(directory)
+            return
+        except OSError as e:
+            message = f"-C cannot enter this directory: {e.strerror or e}"
+            hint = f"check its permissions (ls -ld {printable_path(shlex.quote(directory))})"
+    raise OpgenError(message, Location(directory), hint=hint)
 
 
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -287,6 +330,11 @@ class _OpgenGroup(click.Group):
     "or reported (--check), 2 user error (located: path:line:col: error: ...). Shell completion: "
     'eval "$(_OPGEN_COMPLETE=bash_source opgen)" (zsh_source, fish_source likewise).'))
 @click.version_option(__version__, "--version", prog_name="opgen", message="%(prog)s %(version)s")
+@click.option("-C", "--directory", multiple=True, type=_Directory(), metavar="DIR", expose_value=False,
+              callback=_enter_directory,
+              help="Run as if opgen had been started in DIR (as git -C and make -C): pyproject.toml is looked for "
+                   "there, and relative paths, given or printed, are relative to DIR. Repeatable: a relative DIR "
+                   "is relative to the one before it (-C a -C b is a/b).")
 @click.option("--debug", is_flag=True, help="Print the traceback of an internal error (accepted anywhere on the line).")
 @_VERBOSITY[0]
 @_VERBOSITY[1]
@@ -586,7 +634,13 @@ def _usage_error(e: click.UsageError) -> str:
         # this command's options are then beside the point)
         owners = [name for name, command in sorted(cli.commands.items()) if command is not ctx.command
                   and any(e.option_name in p.opts or e.option_name in p.secondary_opts for p in command.params)]
-        if owners:
+        # `opgen build -C DIR`: an option of opgen itself, as in git (--version and --help, eager, stand alone)
+        own = next((p for p in cli.params if e.option_name in p.opts and not p.is_eager), None)
+        if isinstance(own, click.Option) and own.metavar:
+            message = click.NoSuchOption(e.option_name, ctx=ctx).format_message()
+            hint = (f"\n  hint: {e.option_name} is an option of 'opgen' itself: give it before the command "
+                    f"('opgen {e.option_name} {own.metavar} {ctx.command_path.removeprefix('opgen ')} ...')")
+        elif owners:
             message = click.NoSuchOption(e.option_name, ctx=ctx).format_message()
             hint = f"\n  hint: {e.option_name} is an option of " + " and ".join(f"'opgen {o}'" for o in owners)
         elif e.possibilities:
@@ -605,8 +659,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:  # started with file descriptor 1 closed
         sys.stdout = _ClosedStdout()
     started = time.perf_counter()
-    with _termination_as_interrupt():
+    with _termination_as_interrupt(), _working_directory_kept():
         return _main(argv, debug, started)
+
+
+@contextlib.contextmanager
+def _working_directory_kept() -> Iterator[None]:
+    """The working directory as it was before `-C` changed it, once the command ends: a caller
+    running `main` in-process (tests, click's CliRunner) goes on where it was."""
+    try:
+        before = os.getcwd()
+    except OSError:  # removed while opgen runs in it: nowhere to return to
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):  # (removed by the command meanwhile)
+            os.chdir(before)
 
 
 class Terminated(KeyboardInterrupt):
