@@ -30,7 +30,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Final, NamedTuple
 
@@ -275,14 +275,13 @@ def relex(text: str, like: Token) -> list[Token]:
 
 _ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]+)|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|(.))", re.DOTALL)
 _SIMPLE_ESCAPES = {
-    "n": b"\n", "t": b"\t", "r": b"\r", "a": b"\a", "b": b"\b", "f": b"\f", "v": b"\v",
-    "\\": b"\\", "'": b"'", '"': b'"', "?": b"?",
+    "n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
+    "\\": "\\", "'": "'", '"': '"', "?": "?",
 }
 
 
 _BYTE_ESCAPE = re.compile(r"\\[0-7xuU]")
 _SIMPLE_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
-_SIMPLE_ESCAPE_TEXT = {k: v.decode() for k, v in _SIMPLE_ESCAPES.items()}
 
 
 def literal_body(tok: Token) -> tuple[str, int, bool]:
@@ -377,9 +376,50 @@ def decode_simple_escapes(body: str, tok: Token) -> str:
     if "\\" not in body:
         return body
     try:
-        return _SIMPLE_ESCAPE.sub(lambda m: _SIMPLE_ESCAPE_TEXT[m.group(1)], body)
+        return _SIMPLE_ESCAPE.sub(lambda m: _SIMPLE_ESCAPES[m.group(1)], body)
     except KeyError:
         return decode_escapes(body, tok).decode("utf-8")  # raises the located error
+
+
+def _decoded(body: str, tok: Token, unit_bits: int) -> Iterator[str | int]:
+    """A literal body's pieces in order, escapes resolved: text as str (characters as written,
+    a simple escape's, a universal character name's) and code units given by value as int (an
+    octal or hex escape; in a 32-bit literal, a `\\U` beyond Unicode, which is its own unit).
+    `unit_bits` is the literal's code unit: 8 (narrow, u8), 16 (u), 32 (U, and L: wchar_t on
+    Linux). Raises g++'s located errors (libcpp/charset.cc: `convert_escape`, `_cpp_valid_ucn`,
+    `convert_ucn`) for an unknown escape, a numeric escape wider than a unit (g++ warns), and a
+    universal character name that names a surrogate or a value beyond 0x7FFFFFFF, or one
+    beyond Unicode in a literal of 8- or 16-bit units."""
+    last = 0
+    for m in _ESCAPE.finditer(body):
+        if last < m.start():
+            yield body[last : m.start()]
+        last = m.end()
+        octal, hexa, u4, u8, simple = m.groups()
+        if octal is not None or hexa is not None:
+            value = int(octal, 8) if octal is not None else int(hexa, 16)
+            if value >> unit_bits:
+                raise token_error(tok, f"escape sequence {m.group()} out of range")
+            yield value
+        elif u4 is not None or u8 is not None:
+            code = int(u4 or u8, 16)
+            if 0xD800 <= code <= 0xDFFF or code > 0x7FFFFFFF:
+                raise token_error(tok, f"{m.group()} is not a valid universal character")
+            if code <= 0x10FFFF:
+                yield chr(code)
+            elif unit_bits == 32:
+                yield code  # g++ -std=c++17 keeps it (C++20 mode warns)
+            else:
+                # g++ rejects it in u'' (no UTF-16 for it) and writes extended UTF-8 bytes in a
+                # narrow literal, which no reader of opgen's text takes: an error for both
+                raise token_error(tok, f"{m.group()} is not a valid universal character: "
+                                  "Unicode ends at \\U0010FFFF")
+        elif simple in _SIMPLE_ESCAPES:
+            yield _SIMPLE_ESCAPES[simple]
+        else:
+            raise token_error(tok, f"unknown escape sequence '\\{simple}'")
+    if last < len(body):
+        yield body[last:]
 
 
 def decode_escapes(body: str, tok: Token) -> bytes:
@@ -387,26 +427,11 @@ def decode_escapes(body: str, tok: Token) -> bytes:
     if "\\" not in body:
         return body.encode("utf-8", "surrogateescape")  # bytes that are not UTF-8 as in the file
     out = bytearray()
-    last = 0
-    for m in _ESCAPE.finditer(body):
-        out += body[last : m.start()].encode("utf-8", "surrogateescape")
-        last = m.end()
-        octal, hexa, u4, u8, simple = m.groups()
-        if octal is not None or hexa is not None:
-            value = int(octal, 8) if octal is not None else int(hexa, 16)
-            if value > 0xFF:
-                raise token_error(tok, f"escape sequence {m.group()} out of range")
-            out.append(value)
-        elif u4 is not None or u8 is not None:
-            code = int(u4 or u8, 16)
-            if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-                raise token_error(tok, f"\\{m.group()[1:]} is not a valid universal character")
-            out += chr(code).encode("utf-8")
-        elif simple in _SIMPLE_ESCAPES:
-            out += _SIMPLE_ESCAPES[simple]
+    for part in _decoded(body, tok, 8):
+        if isinstance(part, int):
+            out.append(part)
         else:
-            raise token_error(tok, f"unknown escape sequence '\\{simple}'")
-    out += body[last:].encode("utf-8", "surrogateescape")
+            out += part.encode("utf-8", "surrogateescape")
     return bytes(out)
 
 
@@ -418,28 +443,19 @@ def char_literal_units(tok: Token) -> list[int]:
     prefix, body = text[:quote], text[quote + 1 : -1]
     if prefix in ("", "u8"):
         return list(decode_escapes(body, tok))
-    points: list[int] = []
-    last = 0
-    for m in _ESCAPE.finditer(body):
-        points += map(ord, body[last : m.start()])
-        last = m.end()
-        octal, hexa, u4, u8, simple = m.groups()
-        if octal is not None or hexa is not None:
-            value = int(octal, 8) if octal is not None else int(hexa, 16)
-            if value >= 1 << (16 if prefix == "u" else 32):
-                raise token_error(tok, f"escape sequence {m.group()} out of range")
-            points.append(value)
-        elif u4 is not None or u8 is not None:
-            points.append(int(u4 or u8, 16))
-        elif simple in _SIMPLE_ESCAPES:
-            points.append(_SIMPLE_ESCAPES[simple][0])
+    # g++ converts a wide literal's source characters from UTF-8: bytes that are not UTF-8 are
+    # its error there (a narrow literal keeps them as they are)
+    check_decoded([tok])
+    units: list[int] = []
+    for part in _decoded(body, tok, 16 if prefix == "u" else 32):
+        if isinstance(part, int):
+            units.append(part)
+        elif prefix == "u":
+            utf16 = part.encode("utf-16-le")
+            units += (int.from_bytes(utf16[k : k + 2], "little") for k in range(0, len(utf16), 2))
         else:
-            raise token_error(tok, f"unknown escape sequence '\\{simple}'")
-    points += map(ord, body[last:])
-    if prefix != "u":
-        return points
-    units = "".join(map(chr, points)).encode("utf-16-le", "surrogatepass")
-    return [int.from_bytes(units[k : k + 2], "little") for k in range(0, len(units), 2)]
+            units += map(ord, part)
+    return units
 
 
 _INT_LITERAL = re.compile(

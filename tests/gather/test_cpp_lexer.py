@@ -12,6 +12,7 @@ from opgen.errors import OpgenError
 from opgen.spec.chains import extract_registrations
 from opgen.spec.cpp_lexer import (
     SourceFile,
+    char_literal_units,
     decode_escapes,
     parse_int_literal,
     token_location,
@@ -66,6 +67,48 @@ def test_escapes():
         decode_escapes(r"\q", tok)
     with pytest.raises(OpgenError, match="out of range"):
         decode_escapes(r"\x100", tok)
+
+
+def test_character_literal_units():
+    def units(text):
+        return char_literal_units(tokenize(SourceFile("t.cc", text))[0])
+
+    assert units(r"'a\n'") == [97, 10]
+    assert units("'é'") == units(r"u8'\u00e9'") == [0xC3, 0xA9]
+    assert units(r"u'\U0001F600'") == [0xD83D, 0xDE00]  # UTF-16; too long for one u'' (pp_expr's error)
+    assert units(r"u'\xd800'") == [0xD800]  # a numeric escape is a code unit as it is, even a surrogate's
+    assert units(r"U'\U0001F600\x41é'") == units(r"L'\U0001F600\101\u00e9'") == [0x1F600, 0x41, 0xE9]
+    assert units(r"L'\U00110000'") == [0x110000]  # beyond Unicode: g++ -std=c++17 keeps it in 32 bits
+
+
+@pytest.mark.parametrize("text,message", [
+    # g++ -fsyntax-only: "1:9: error: \ud800 is not a valid universal character", in every literal
+    (r"int a = L'\ud800';", r"t.cc:1:9: error: \ud800 is not a valid universal character"),
+    (r"int a = u'\U0000d800';", r"t.cc:1:9: error: \U0000d800 is not a valid universal character"),
+    (r"int a = U'\uDFFF';", r"t.cc:1:9: error: \uDFFF is not a valid universal character"),
+    (r"int a = L'\U80000000';", r"t.cc:1:9: error: \U80000000 is not a valid universal character"),
+    (r"int a = u8'\ud800';", r"t.cc:1:9: error: \ud800 is not a valid universal character"),
+    (r"int a = '\ud800';", r"t.cc:1:9: error: \ud800 is not a valid universal character"),
+    # g++: "converting UCN to execution character set" (no UTF-16 for it)
+    (r"int a = u'\U00110000';", r"t.cc:1:9: error: \U00110000 is not a valid universal character: Unicode ends"),
+    (r"int a = u'\x10000';", r"t.cc:1:9: error: escape sequence \x10000 out of range"),
+    # g++: "converting to execution character set: Invalid or incomplete multibyte or wide character"
+    ("int a = L'\udcff';", "t.cc:1:11: error: source file is not UTF-8 text"),
+])
+def test_character_literal_errors(text, message):
+    tok = tokenize(SourceFile("t.cc", text))[3]
+    with pytest.raises(OpgenError) as e:
+        char_literal_units(tok)
+    assert e.value.format().startswith(message)
+
+
+def test_u8_string_surrogate_is_located_error(tmp_path):
+    path = tmp_path / "ops.cc"
+    path.write_text('REGISTER_OP("A")\n    .Doc(u8"x \\ud800");\n', encoding="utf-8")
+    regs, errors = extract_registrations(Preprocessor().run(str(path)), {})
+    assert regs == []
+    # where g++ gives it (as in `auto s = u8"x \ud800";`): "\ud800 is not a valid universal character"
+    assert [e.format() for e in errors] == [f"{path}:2:10: error: \\ud800 is not a valid universal character"]
 
 
 @pytest.mark.parametrize("text,value", [("12", 12), ("012", 10), ("0", 0), ("0x1F", 31), ("0b101", 5),

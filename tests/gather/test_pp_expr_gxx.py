@@ -113,3 +113,29 @@ def test_if_arithmetic_matches_gxx():
             mismatches.append(f"#if {condition}: g++ reads {verdicts.get(n)}, opgen {verdict} (value {ours[k]})")
     assert not mismatches, f"{len(mismatches)} of {len(conditions)} differ:\n" + "\n".join(mismatches[:30])
     assert len(conditions) > 6000 and len(rejected) > 100  # both kinds are really exercised
+
+
+# Character literals whose universal character names or source bytes g++ may refuse: a
+# surrogate or a value beyond 0x7FFFFFFF in any literal, a value beyond Unicode in u'' (kept
+# in U'' and L''), bytes that are not UTF-8 in a wide literal ("\udcff" is the byte 0xFF, as
+# the preprocessor decodes a file that is not UTF-8)
+CHAR_LITERALS = ["L'\\ud800'", "u'\\U0000d800'", "U'\\udfff'", "'\\ud800'", "u8'\\uDBFF'", "L'\\U0000DC00'",
+                 "U'\\U00110000'", "L'\\U00110000'", "u'\\U00110000'", "L'\\U7FFFFFFF'", "L'\\U80000000'",
+                 "U'\\UFFFFFFFF'", "u'\\xd800'", "L'\\xdfff'", "u'\\ud7ff'", "u'\\ue000'", "U'\\U0010FFFF'",
+                 "u'\\U0001F600'", "L'é'", "u'é'", "U'é'", "'\\u00e9'", "u8'\\u00e9'", "'\\udcff'",
+                 "'\udcff'", "u8'\udcff'", "L'\udcff'", "u'\udcff'", "U'\udcff'"]
+
+
+def test_character_literals_match_gxx():
+    ours = [_opgen(c) for c in CHAR_LITERALS]
+    conditions = [c if v is None else f"{c} == {_literal(v[0])}" for c, v in zip(CHAR_LITERALS, ours, strict=True)]
+    source = "".join(f"#if {c}\nT{n}\n#else\nF{n}\n#endif\n" for n, c in enumerate(conditions))
+    gxx = subprocess.run(["g++", "-E", "-P", "-x", "c++", "-std=c++17", "-"],
+                         input=source.encode("utf-8", "surrogateescape"), capture_output=True, check=False)
+    stderr = gxx.stderr.decode("utf-8", "replace")
+    rejected = {(int(m.group(1)) - 1) // 5 for m in re.finditer(r"^<stdin>:(\d+):\d+: error: ", stderr, re.MULTILINE)}
+    verdicts = {int(w[1:]): w[0] == "T" for w in gxx.stdout.decode().split()}
+    got = {c: "rejected" if n in rejected else "accepted" if verdicts.get(n) else f"differs ({v})"
+           for n, (c, v) in enumerate(zip(CHAR_LITERALS, ours, strict=True))}
+    assert got == {c: "accepted" if v is not None else "rejected" for c, v in zip(CHAR_LITERALS, ours, strict=True)}
+    assert list(got.values()).count("rejected") > 10
