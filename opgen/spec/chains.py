@@ -143,43 +143,13 @@ def undefined_registration_macros(tokens: list[Token]) -> list[UndefinedNameErro
     return errors
 
 
-_NAMESPACE_OPENERS = ("namespace", "extern")
 # Macros of TensorFlow and its dependencies, whose headers opgen does not read: a file-scope
 # call of one is not a project macro gone missing (`REGISTER_...` ones have checks of their own).
 _LIBRARY_MACRO_PREFIXES = ("TF_", "TSL_", "EIGEN_", "ABSL_", "XLA_", "REGISTER_", "SHOULD_REGISTER_", "GTEST_", "TEST")
 
 
-def file_scope_calls(tokens: list[Token]) -> list[tuple[int, bool]]:
-    """The indexes of the names called at file scope (in no function, class or initializer
-    body; a namespace or `extern "C"` block is still file scope), not as members (`x.f(`,
-    `ns::f(` is a member), each with whether it starts its statement or declaration. (A list:
-    the checks of one translation unit share one walk over its tokens.)"""
-    calls: list[tuple[int, bool]] = []
-    scopes: list[bool] = []  # per open brace: a namespace's or `extern "C"`'s (still file scope)
-    inner = 0  # open braces that are not a namespace's: not at file scope
-    statement_start = 0  # index of the first token of the current statement or declaration
-    for i, t in enumerate(tokens):
-        text = t[TEXT]
-        if t[KIND] == "op":
-            if text == "{":
-                namespace = statement_start < i and tokens[statement_start][TEXT] in _NAMESPACE_OPENERS
-                scopes.append(namespace)
-                inner += not namespace
-                statement_start = i + 1
-            elif text == "}":
-                if scopes:
-                    inner -= not scopes.pop()
-                statement_start = i + 1
-            elif text == ";":
-                statement_start = i + 1
-            continue
-        if not inner and _is_call(tokens, i) and (i == 0 or tokens[i - 1][TEXT] not in (".", "->", "::")):
-            calls.append((i, i == statement_start))
-    return calls
-
-
 def registrations_in_bodies(tokens: list[Token], calls: list[tuple[int, bool]]) -> list[OpgenError]:
-    """A warning at each `REGISTER_OP(` not at file scope (`calls`: `file_scope_calls(tokens)`):
+    """A warning at each `REGISTER_OP(` not at file scope (`calls`: `Namespaces.file_scope_calls`):
     in a function, lambda or class body TF's macro declares a static local, which registers the
     op only when that code runs (trial31 #9: a library loaded lacks the op of a function never
     called); opgen still reads the op as registered."""
@@ -194,7 +164,7 @@ def registrations_in_bodies(tokens: list[Token], calls: list[tuple[int, bool]]) 
 
 def undefined_file_scope_macros(tokens: list[Token], calls: list[tuple[int, bool]],
                                 defined: Collection[str]) -> list[UndefinedNameError]:
-    """Statements at file scope (`calls`: `file_scope_calls(tokens)`) that call an undefined
+    """Statements at file scope (`calls`: `Namespaces.file_scope_calls`) that call an undefined
     upper-case name (`FW_REGISTER_UNARY(Gelu);` whose header was not found), each name once,
     at its first call: what the macro registers is
     missing. Those a letter or two off a function-like macro of `defined` (`FW_REGISTER_UNRAY`

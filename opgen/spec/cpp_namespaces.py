@@ -1,7 +1,8 @@
 """The C++ namespaces of a translation unit's tokens, and name lookup in them: what
 `a::kT` or `kT` means where it is written, among the names the unit defines in its namespaces
 (string constants, functions returning a literal; `chains.ChainReader`), and the namespace
-each shape function is defined in (`gather.shape_fn_definitions`)."""
+each shape function is defined in (`gather.shape_fn_definitions`); with them, the calls at
+file scope (the file-scope checks of `chains` and `shim`)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ from opgen.spec.cpp_lexer import KIND, TEXT, Token
 class Namespaces:
     """The namespace each token stands in (`("tensorflow", "mine")`): named namespaces only, an
     anonymous one being its enclosing namespace to lookup, and a class or function body its
-    enclosing namespace too (its members are found by their last name, `lookup`). One pass
-    over the tokens, at the first question (most units define no constant, nor shape
-    function: they never ask), then a bisection per question. One per translation unit,
-    shared by the readers of its chains, kernels and shape functions."""
+    enclosing namespace too (its members are found by their last name, `lookup`); and the
+    calls at file scope (`file_scope_calls`). One pass over the tokens, at the first question,
+    then a bisection per question. One per translation unit, shared by the readers of its
+    chains, kernels and shape functions and by the file-scope checks."""
 
     def __init__(self, tokens: Sequence[Token]):
         self._tokens = tokens
@@ -26,32 +27,62 @@ class Namespaces:
         # `using namespace N;` and `using N::name;`: (its index, the namespace it stands in,
         # `N::` for a directive or `N::name` for a declaration, as written)
         self._usings: list[tuple[int, tuple[str, ...], str]] = []
+        self._calls: list[tuple[int, bool]] = []
 
     def _walk(self) -> None:
+        # One walk for the namespaces and the file-scope calls, so that both see the same
+        # braces open the same scopes (`_scope_opened`): the file-scope checks ask in every
+        # unit, so the namespaces cost little more than their own walk did when asked.
         tokens = self._tokens
-        self._starts.append(0)
-        self._paths.append(())
-        scopes: list[bool] = []  # per open brace: it opened a named namespace
+        n = len(tokens)
+        starts, paths, usings, calls = self._starts, self._paths, self._usings, self._calls
+        starts.append(0)
+        paths.append(())
+        # per open brace: True a named namespace, False another namespace scope (anonymous,
+        # `extern "C"`), None any other
+        scopes: list[bool | None] = []
         namespace: list[str] = []
+        inner = 0  # open braces that are not at namespace scope: a call there is not at file scope
+        statement_start = 0  # index of the first token of the current statement or declaration
         for i, t in enumerate(tokens):
-            if t[TEXT] == "using" and t[KIND] == "id":
-                used = _used(tokens, i)
-                if used:
-                    self._usings.append((i, tuple(namespace), used))
+            kind = t[KIND]
+            if kind == "id":
+                if t[TEXT] == "using":
+                    used = _used(tokens, i)
+                    if used:
+                        usings.append((i, tuple(namespace), used))
+                elif (not inner and i + 1 < n and tokens[i + 1][TEXT] == "("
+                      and (i == 0 or tokens[i - 1][TEXT] not in _MEMBER_ACCESS)):
+                    calls.append((i, i == statement_start))
                 continue
-            if t[KIND] != "op":
+            if kind != "op":
                 continue
-            if t[TEXT] == "{":
-                name = _namespace_opened(tokens, i)
-                scopes.append(bool(name))
-                if name:
+            text = t[TEXT]
+            if text == "{":
+                name = _scope_opened(tokens, i)
+                if name is None:
+                    inner += 1
+                    scopes.append(None)
+                elif name:
                     namespace.append(name)
-                    self._starts.append(i + 1)
-                    self._paths.append(tuple(namespace))
-            elif t[TEXT] == "}" and scopes and scopes.pop():
-                namespace.pop()
-                self._starts.append(i + 1)
-                self._paths.append(tuple(namespace))
+                    scopes.append(True)
+                    starts.append(i + 1)
+                    paths.append(tuple(namespace))
+                else:
+                    scopes.append(False)
+                statement_start = i + 1
+            elif text == "}":
+                if scopes:
+                    scope = scopes.pop()
+                    if scope is None:
+                        inner -= 1
+                    elif scope:
+                        namespace.pop()
+                        starts.append(i + 1)
+                        paths.append(tuple(namespace))
+                statement_start = i + 1
+            elif text == ";":
+                statement_start = i + 1
 
     def at(self, i: int) -> tuple[str, ...]:
         """The namespace token `i` stands in."""
@@ -64,6 +95,17 @@ class Namespaces:
         namespace = self.at(i)  # (walks the tokens, `_usings` too, at the first question)
         using = [(scope, used) for at, scope, used in self._usings if at < i and namespace[: len(scope)] == scope]
         return lookup(written, namespace, defined, using)
+
+    def file_scope_calls(self) -> list[tuple[int, bool]]:
+        """The indexes of the names called at file scope (in no function, class or initializer
+        body; a namespace or `extern "C"` block is still file scope), not as members (`x.f(`,
+        `ns::f(` is a member), each with whether it starts its statement or declaration."""
+        if not self._starts:
+            self._walk()
+        return self._calls
+
+
+_MEMBER_ACCESS = frozenset({".", "->", "::"})
 
 
 def _used(tokens: Sequence[Token], using: int) -> str | None:
@@ -81,13 +123,18 @@ def _used(tokens: Sequence[Token], using: int) -> str | None:
     return name if "::" in name else None
 
 
-def _namespace_opened(tokens: Sequence[Token], brace: int) -> str | None:
-    """`a::b` of `namespace a::b {`, `a` of `[inline] namespace a {`, "" of `namespace {`;
-    None for a brace that opens anything else."""
+def _scope_opened(tokens: Sequence[Token], brace: int) -> str | None:
+    """The namespace scope a `{` opens: `a::b` of `namespace a::b {`, `a` of `[inline]
+    namespace a {`, "" of `namespace {` and of `extern "C" {` (still the enclosing namespace);
+    None for a brace that opens anything else (a function, class or initializer body). Read
+    back from the brace, so that what comes before the declaration (an undefined macro's call
+    with no `;`, `inline`) does not matter."""
     head = brace - 1
     while head >= 0 and (tokens[head][TEXT] == "::"
                          or (tokens[head][KIND] == "id" and tokens[head][TEXT] != "namespace")):
         head -= 1
+    if head == brace - 1 and head > 0 and tokens[head][KIND] == "str" and tokens[head - 1][TEXT] == "extern":
+        return ""  # a linkage specification's block
     if head < 0 or tokens[head][TEXT] != "namespace":
         return None
     return "".join(tk[TEXT] for tk in tokens[head + 1 : brace])

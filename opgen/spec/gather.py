@@ -46,7 +46,6 @@ from opgen.spec.chains import (
     UndefinedNameError,
     check_brackets,
     extract_registrations,
-    file_scope_calls,
     matching_close,
     registrations_in_bodies,
     undefined_file_scope_macros,
@@ -284,7 +283,7 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
         tokens = pp.run(path)
     except OpgenError as e:
         return ScannedFile([], e.errors if isinstance(e, OpgenErrors) else [e], [], [], [])
-    namespaces = Namespaces(tokens)  # (walked at the first question, once for all the readers)
+    namespaces = Namespaces(tokens)  # (walked once, for all the readers and the file-scope checks)
     kernels, kernel_errors = extract_kernels(tokens, helpers, namespaces)
     cut: list[OpgenError] = []
     regs, errors = extract_registrations(tokens, helpers, cut, namespaces)
@@ -313,7 +312,7 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
                 kernel_errors.append(macro)
     # Any other registration-like macro is a warning (one reported above stays an error).
     reported = {e.name for e in [*undefined_macros, *kernel_errors] if isinstance(e, UndefinedNameError)}
-    calls = file_scope_calls(tokens)
+    calls = namespaces.file_scope_calls()
     unread += [e for e in unread_registration_macros(tokens, calls) if e.name not in reported]
     if regs and not errors:  # (after a bracket error, scopes are guesses)
         unread += registrations_in_bodies(tokens, calls)

@@ -128,7 +128,7 @@ class ShimOpNames:
 
 
 def unread_registration_macros(tokens: list[Token], calls: list[tuple[int, bool]]) -> list[UndefinedNameError]:
-    """Calls at file scope (`calls`: `chains.file_scope_calls(tokens)`) of an undefined macro
+    """Calls at file scope (`calls`: `Namespaces.file_scope_calls`) of an undefined macro
     named like an op registration (`REGISTER_MY_OP(...)`, `REGISTER_RESOURCE_HANDLE_OP(T)`),
     each macro once: opgen cannot see what it registers. Macros opgen reads and TF's that
     register no op are left alone."""

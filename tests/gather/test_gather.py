@@ -442,3 +442,18 @@ def test_a_registration_in_a_function_body_is_read_with_a_warning(tmp_path):
     assert [w.split(": warning: ")[0] for w in result.warnings] == [f"{source}:3:3", f"{source}:5:30",
                                                                    f"{source}:6:19"]
     assert all("registers its op only when that code runs" in w for w in result.warnings)
+
+
+def test_file_scope_is_told_by_the_brace_not_the_statement_start(tmp_path):
+    """An inline namespace and a namespace after a call of an undefined macro with no `;` (the
+    statement then starts at the macro) are file scope, as an `extern "C"` block is; an `extern "C"` function
+    body is not. (File scope read at the start of the statement had them the other way round.)"""
+    source = tmp_path / "ops.cc"
+    source.write_text(
+        'namespace tensorflow {\ninline namespace v1 {\nREGISTER_OP("InInline").Output("y: float");\n}\n}\n'
+        'SETUP(1)\nnamespace tensorflow {\nREGISTER_OP("AfterMacro").Output("y: float");\n}\n'
+        'extern "C" {\nREGISTER_OP("InExternC").Output("y: float");\n}\n'
+        'extern "C" void Init() {\n  REGISTER_OP("InExternFunction").Output("y: float");\n}\n')
+    result = gather([str(source)])
+    assert [op.name for op in result.op_list.op] == ["AfterMacro", "InExternC", "InExternFunction", "InInline"]
+    assert [w.split(": warning: ")[0] for w in result.warnings] == [f"{source}:14:3"]
