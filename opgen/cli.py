@@ -38,7 +38,7 @@ from opgen.config import (
     check_paths,
     load_config,
 )
-from opgen.errors import Location, OpgenError, printable_path
+from opgen.errors import InterruptedAfterCommit, Location, OpgenError, printable_path
 from opgen.errors import report as _report
 from opgen.fsutil import flush_stdout
 from opgen.settings import Settings, SpecInput, option_defaults
@@ -725,11 +725,12 @@ def _main(argv: list[str], debug: bool, started: float) -> int:
         _report(e.report())
         return e.exit_code
     except (KeyboardInterrupt, click.Abort) as e:
-        # (after the commit point the build completes first: tree_writer marks the interrupt)
-        done = " after the build completed" if getattr(e, "output_complete", False) else ""
-        if isinstance(e, Terminated):
-            _report(f"opgen: terminated ({signal.Signals(e.signum).name}){done}")
-            return 128 + e.signum
+        # (after the commit point the build completes first, then ends with the interrupt)
+        interrupt, done = ((e.interrupt, " after the build completed") if isinstance(e, InterruptedAfterCommit)
+                           else (e, ""))
+        if isinstance(interrupt, Terminated):
+            _report(f"opgen: terminated ({signal.Signals(interrupt.signum).name}){done}")
+            return 128 + interrupt.signum
         _report(f"opgen: interrupted{done}")
         return 130
     except OSError as e:  # stdout closed (EPIPE), disk full on -o, -o naming a directory, ...

@@ -1,4 +1,5 @@
-"""Errors that carry a source location and print as `path:line:col: error: message`."""
+"""Errors that carry a source location and print as `path:line:col: error: message`; and the
+interrupt a build raises once it has completed its output tree (`InterruptedAfterCommit`)."""
 
 from __future__ import annotations
 
@@ -232,3 +233,14 @@ class OpgenErrors(OpgenError):
 
     def format(self) -> str:
         return "\n".join(e.format() for e in self.errors)
+
+
+class InterruptedAfterCommit(KeyboardInterrupt):
+    """An interrupt (Ctrl-C's KeyboardInterrupt, or the CLI's `Terminated` for SIGTERM and
+    SIGHUP) that came after a build's commit point (`tree_writer.commit`): the build completed
+    its output tree first, then this ends it, so the CLI says the build completed. Here, not in
+    tree_writer, so the CLI knows it without importing the build's modules."""
+
+    def __init__(self, interrupt: KeyboardInterrupt):
+        super().__init__(*interrupt.args)
+        self.interrupt = interrupt

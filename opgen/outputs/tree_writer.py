@@ -53,7 +53,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath, PurePosixPath
 
-from opgen.errors import Location, OpgenError, OpgenErrors, printable_path, report
+from opgen.errors import InterruptedAfterCommit, Location, OpgenError, OpgenErrors, printable_path, report
 from opgen.fsutil import atomic_write, file_mode
 from opgen.python_api.names import module_name_problem
 from opgen.render.build import SOURCE_MAP
@@ -523,8 +523,7 @@ def commit(out: Path, changes: Changes) -> None:
                                   f"or delete {out / JOURNAL} and {staging} to drop it") from None
     except KeyboardInterrupt as e:  # after the commit point: the build completes, then the interrupt
         recover(out)
-        e.output_complete = True  # type: ignore[attr-defined]  # (read by the CLI's message)
-        raise
+        raise InterruptedAfterCommit(e) from e
 
 
 def write_error(e: OSError, out: Path, state: str) -> OpgenError:
