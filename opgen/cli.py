@@ -486,6 +486,14 @@ _define(
         ),
         _option("--list-outputs", is_flag=True, section="Output", help="Print every file the build writes, and exit."),
         _option(
+            "--list-inputs",
+            is_flag=True,
+            section="Output",
+            help="Print every file the build reads, as --depfile lists them (sources and the headers they include, "
+            "the directories searched, overrides, templates, pyproject.toml, the formatter's METADATA), and exit; "
+            "with --list-outputs, after the outputs (what a source distribution must hold).",
+        ),
+        _option(
             "--check",
             is_flag=True,
             section="Review (write nothing)",

@@ -21,8 +21,8 @@ compiled again (`--force` compiles it); those to compile are compiled at once, a
 are remembered in the build folder for the same TensorFlow installation.
 
 Before compiling, `build_ext` refuses a wheel that would build and install, then break on its
-users' machines (`check_wrappers`, `build_ext.check_packaged`): wrappers stale against the
-sources (`opgen build --check`; a library compiled from edited sources would import with an
+users' machines (`check_wrappers`, `build_ext.check_packaged`): wrappers missing or stale against
+the sources (`opgen build --check`; a library compiled from edited sources would import with an
 `OpLibraryWarning`, and its ops would raise `OpLibraryError: ... does not match the module`),
 a generated module setuptools would not pack (a split module's subpackage missing from the
 packages), or an op library a module loads that the setup neither builds nor ships. After
@@ -31,6 +31,10 @@ compiling, it refuses one whose libraries fail on TensorFlow as its users would 
 the ops of a module mapped to it (`[tool.opgen.libraries]`). A check that passed is not run
 again (it imports TensorFlow: seconds) while nothing it depends on changed: the modules, the
 libraries and the package's Python as built, TensorFlow, opgen's runtime (`--force` runs it).
+
+An sdist holds what a wheel built from it needs: `build_ext.get_source_files` (which setuptools'
+sdist asks every build command) adds the files `opgen build` reads and writes in the project,
+so `opgen build --check` passes in the unpacked sdist as in the project.
 
 setuptools is imported here, not by the rest of opgen: only a package build needs it.
 """
@@ -153,39 +157,70 @@ def _write_json(path: Path, value: Any) -> None:
     os.replace(temporary, path)
 
 
-def _opgen_build(project: str, option: str) -> subprocess.CompletedProcess[str]:
-    """`opgen build OPTION --quiet` in the project, by the building Python: opgen's own command
+def _opgen_build(project: str, *options: str) -> subprocess.CompletedProcess[str]:
+    """`opgen build OPTIONS --quiet` in the project, by the building Python: opgen's own command
     line, in a child process, as its author runs it."""
-    return subprocess.run([sys.executable, "-m", "opgen", "build", option, "--quiet"], cwd=project,
+    return subprocess.run([sys.executable, "-m", "opgen", "build", *options, "--quiet"], cwd=project,
                           capture_output=True, text=True, check=False)
 
 
-def _failed(project: str, option: str, run: subprocess.CompletedProcess[str]) -> SetupError:
+def _failed(project: str, options: str, run: subprocess.CompletedProcess[str]) -> SetupError:
     return SetupError(
-        f"`opgen build {option}` failed in {project} (exit {run.returncode}):\n{(run.stdout + run.stderr).strip()}\n"
-        "Fix what it reports, run `opgen build`, then build the wheel again.")
+        f"`opgen build {options}` failed in {project} (exit {run.returncode}):\n{(run.stdout + run.stderr).strip()}\n"
+        "Fix what it reports, run `opgen build`, then build again.")
 
 
 def check_wrappers(project: str) -> None:
-    """Raise `SetupError` unless the generated wrappers of the opgen project in `project` are
-    up to date with its sources: `opgen build --check` itself (its output names the stale files)."""
+    """Raise `SetupError` unless the generated modules of the opgen project in `project` are up
+    to date with its sources: `opgen build --check` itself, whose output names each stale file.
+    The build's other outputs (source map, API snapshot, `.gitignore`), which the wheel does not
+    hold, only get a warning when missing or stale: an sdist made without them (by an older
+    opgen's build_ext) builds a wheel that works."""
+    from distutils import log
+
     run = _opgen_build(project, "--check")
     if run.returncode == 0:
         return
-    if run.returncode == 1 and run.stdout.strip():  # one `would rewrite PATH` line per stale file
-        lines = run.stdout.strip().splitlines()
-        stale = "\n".join(f"  {line}" for line in lines)
-        if all(line.startswith("would create ") for line in lines):  # no output of a build yet
-            raise SetupError(
-                f"the wrappers of {project} are not generated yet: `opgen build --check` reports\n{stale}\n"
-                "A wheel without them would not import. Run `opgen build` in the project (and commit the "
-                "wrappers), then build the wheel again.")
+    lines = run.stdout.strip().splitlines()  # `would create|rewrite|delete PATH`, one per stale file
+    if run.returncode != 1 or not lines:
+        raise _failed(project, "--check", run)
+    stale = "\n".join(f"  {line}" for line in lines)
+    modules = [line for line in lines if line.endswith(".py")]  # a module, or a part of a split one
+    if not modules:
+        log.warn(
+            f"warning: the generated wrappers in {project} are up to date, but `opgen build --check` reports other "
+            f"files of the build missing or stale:\n{stale}\nThe wheel holds none of them, so it is built. In the "
+            "project, run `opgen build` (and commit them); an sdist made with an older opgen, whose build_ext did not "
+            "list them for it, lacks them.")
+        return
+    if all(line.startswith("would create ") for line in modules):  # no `opgen build` wrote them yet
         raise SetupError(
-            f"the generated wrappers in {project} are stale: `opgen build --check` reports\n{stale}\n"
-            "A wheel of them would install and import, but with an OpLibraryWarning (the op library does not "
-            "match the module), and each op of that library would raise OpLibraryError when run. Run `opgen "
-            "build` in the project (and commit the wrappers), then build the wheel again.")
-    raise _failed(project, "--check", run)
+            f"generated modules of {project} are missing: `opgen build --check` reports\n{stale}\n"
+            "The wheel would lack them, and importing them would fail. Run `opgen build` in the project (and "
+            "commit the wrappers), then build the wheel again.")
+    raise SetupError(
+        f"the generated wrappers in {project} are stale: `opgen build --check` reports\n{stale}\n"
+        "A wheel of them would install and import, but with an OpLibraryWarning (the op library does not "
+        "match the module), and each op of that library would raise OpLibraryError when run. Run `opgen "
+        "build` in the project (and commit the wrappers), then build the wheel again.")
+
+
+def _project_files(project: str) -> list[str]:
+    """The files of the opgen project in `project` that `opgen build` writes or reads there
+    (`--list-outputs --list-inputs`), relative to it: its outputs, its sources and the headers
+    they include, pyproject.toml, its override files. Left out: outputs not written yet,
+    directories, and files outside the project (opgen's own templates, the formatter's
+    METADATA), which an sdist cannot hold."""
+    run = _opgen_build(project, "--list-outputs", "--list-inputs")
+    if run.returncode != 0:
+        raise _failed(project, "--list-outputs --list-inputs", run)
+    root = Path(project).resolve()
+    files = []
+    for line in run.stdout.splitlines():
+        path = Path(project, line).resolve()  # printed relative to the project when below it
+        if path.is_file() and path.is_relative_to(root):
+            files.append(str(path.relative_to(root)))
+    return files
 
 
 def _setuptools_packages(project: str) -> str | None:
@@ -270,6 +305,17 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
         super().run()
         if loading and not os.environ.get(SKIP_LIBRARY_CHECK):
             self.check_loaded(project, loading, built)
+
+    def get_source_files(self) -> list[str]:
+        """setuptools' (each extension's sources), and in a project with an `OpLibrary` the
+        files `opgen build` writes and reads there (`_project_files`). setuptools puts every
+        build command's source files into the sdist: a wheel built from the sdist (`pip install`
+        of it, `python -m build`) runs `check_wrappers` there, which compares the outputs with
+        what the sources and headers give, and g++ needs the headers too."""
+        files: list[str] = super().get_source_files()  # typed: setuptools' is Any here
+        if any(isinstance(ext, OpLibrary) for ext in self.extensions):
+            files += [file for file in _project_files(os.getcwd()) if file not in files]
+        return files
 
     def check_packaged(self, project: str) -> tuple[list[_LoadingModule], dict[Path, OpLibrary]]:
         """Raise `SetupError` unless the wheel would hold every generated module of the project

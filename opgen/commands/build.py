@@ -2,7 +2,7 @@
 
 The layers it drives do not know each other: `opgen.render` renders modules and the source
 map, `opgen.apidiff` renders the API snapshot, `opgen.outputs.tree_writer` compares and writes
-the output tree atomically. This module decides what is read (for depfiles), what is
+the output tree atomically. This module decides what is read (for depfiles, `--list-inputs`), what is
 written (for `--list-outputs`), and what `--check`, `--diff` and `--dry-run` print.
 """
 
@@ -94,6 +94,7 @@ class Settings(_Settings):
     depfile_format: str = "make"
     depfile_relative_to: str | None = None
     list_outputs: bool = False
+    list_inputs: bool = False
     check: bool = False
     diff: bool = False
     dry_run: bool = False
@@ -518,9 +519,10 @@ def _compared(out: Path, outputs: dict[str, bytes], result: RenderResult, phases
 
 def run(settings: Settings) -> int:
     """The `opgen build` command (exit 0 ok, 1 stale with --check, 2 user error); `--list-outputs`
-    reports no warnings (make runs it on every invocation; the build itself reports them)."""
+    and `--list-inputs` report no warnings (make runs them on every invocation; the build itself
+    reports them)."""
     with counting_warnings() as reported:
-        if settings.list_outputs:
+        if settings.list_outputs or settings.list_inputs:
             with reports_silenced():
                 return _run(settings, reported)
         return _run(settings, reported)
@@ -565,7 +567,8 @@ def _run(settings: Settings, reported: ReportedWarnings) -> int:
         )
     _check_out(settings, opts)
     reviewing = settings.check or settings.diff or settings.dry_run
-    if not (settings.list_outputs or reviewing) and opts.out.is_dir():
+    listing = settings.list_outputs or settings.list_inputs
+    if not (listing or reviewing) and opts.out.is_dir():
         with build_lock(opts.out):
             message = recover(opts.out)
         if message:
@@ -593,10 +596,14 @@ def _run(settings: Settings, reported: ReportedWarnings) -> int:
     # from the targets yet.
     first_depfile = depfile is not None and not os.path.lexists(settings.depfile or "")
 
-    if settings.list_outputs:
-        groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
-        for name in output_paths(groups, config, opts):
-            print(_printed(opts.out / name))
+    if listing:
+        if settings.list_outputs:
+            groups = group_ops(gathered.op_list, gathered.sources, opts.modules, opts.config_location)
+            for name in output_paths(groups, config, opts):
+                print(_printed(opts.out / name))
+        if settings.list_inputs:
+            for shown in sorted({_shown(p) for p in _depfile_inputs(gathered, opts, overrides_dir)}):
+                print(printable_path(shown))
         return 0
 
     render_model = api_model

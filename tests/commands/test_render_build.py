@@ -131,6 +131,26 @@ def test_list_outputs_and_depfile(tmp_path, monkeypatch, capsys):
     assert "math_ops.cc" in deps and "function.py.j2" in deps
 
 
+def test_list_inputs_prints_the_depfiles_inputs(tmp_path, monkeypatch, capsys):
+    """`--list-inputs`: the inputs a depfile lists (sorted, relative to the working directory
+    when below it), nothing written; with `--list-outputs`, after the outputs (what an sdist
+    must hold: opgen.setup_helpers)."""
+    root = _project(tmp_path)
+    assert _run(root, monkeypatch, "--list-outputs") == 0
+    outputs = capsys.readouterr().out.splitlines()
+    assert _run(root, monkeypatch, "--list-inputs") == 0
+    said = capsys.readouterr()
+    inputs = said.out.splitlines()
+    assert said.err == "" and not (root / "gen").exists()
+    assert {"specs/array_ops.cc", "specs/common_macros.h", "specs/math_ops.cc", "pyproject.toml"} <= set(inputs)
+    assert inputs == sorted(inputs) and any(line.endswith("/function.py.j2") for line in inputs)
+    assert _run(root, monkeypatch, "--depfile", "build.d", "--depfile-format", "ninja") == 0
+    rule = (root / "build.d").read_text().split(": ", 1)[1]
+    assert sorted(rule.split()) == sorted(inputs)
+    assert _run(root, monkeypatch, "--list-outputs", "--list-inputs") == 0
+    assert capsys.readouterr().out.splitlines() == outputs + inputs
+
+
 def test_module_rules_and_validation(tmp_path, monkeypatch, capsys):
     root = _project(tmp_path, '[tool.opgen.modules]\n"Mat*" = "gen_linalg_ops"\n"A*" = "gen_a_ops"\n')
     assert _run(root, monkeypatch) == 0

@@ -8,6 +8,7 @@ import importlib.metadata
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -235,6 +236,50 @@ def test_wheel_build_refuses_wrappers_stale_against_the_sources(tmp_path):
     assert "running build_ext" in output and "g++" not in output
 
 
+def test_wheel_builds_from_the_sdist(tmp_path):
+    """trial34 #1: the sdist held the wrappers but not the source map, API snapshot and
+    `.gitignore` that `opgen build --check` compares, and the wheel built from it (what `pip
+    install` of the sdist and `python -m build` build) was refused as "not generated yet".
+    build_ext gives setuptools' sdist every file `opgen build` reads and writes in the project
+    (a header the op includes too, which g++ needs): `--check` passes in the unpacked sdist and
+    `pip wheel` of the sdist builds, a wheel without those files (the scaffold's
+    exclude-package-data). A wheel from an sdist that lacks them (an older opgen's) is built
+    with a warning that names them: its modules are up to date."""
+    project, env = _scaffold(tmp_path, fake_cxx=True)
+    (project / "ops" / "my_ops_util.h").write_text("#pragma once\n")
+    _replace(project / "ops" / "my_ops.cc", '#include "tensorflow/core/framework/op.h"\n',
+             '#include "tensorflow/core/framework/op.h"\n#include "ops/my_ops_util.h"\n')
+    fresh_venv.run(sys.executable, "-m", "opgen", "build", "--quiet", cwd=project, env=env)
+    # setuptools' PEP 517 hook, which `python -m build --sdist --no-isolation` calls
+    fresh_venv.run(sys.executable, "-c", "from setuptools import build_meta; build_meta.build_sdist('dist')",
+                   cwd=project, env=env)
+    (sdist,) = project.glob("dist/*.tar.gz")  # my-ops-0.1.0, or my_ops-0.1.0 as newer setuptools name it
+    unpacked = tmp_path / "unpacked"
+    with tarfile.open(sdist) as tar:
+        tar.extractall(unpacked, filter="data")
+    (tree,) = unpacked.iterdir()
+    assert {"my_ops/gen_my_ops.py", "my_ops/API.md", "my_ops/opgen_sourcemap.json", "my_ops/.gitignore",
+            "ops/my_ops.cc", "ops/my_ops_util.h", "pyproject.toml", "setup.py"} <= set(_files(tree))
+    fresh_venv.run(sys.executable, "-m", "opgen", "build", "--check", "--quiet", cwd=tree, env=env)
+
+    # the archive, as `pip install` of it builds it (unpacked in a temporary folder)
+    command = ["-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-cache-dir", "-w", "wheels"]
+    _build_output(tmp_path, env, *command, str(sdist))
+    (wheel,) = (tmp_path / "wheels").glob("*.whl")
+    assert {name for name in zipfile.ZipFile(wheel).namelist() if name.startswith("my_ops/")} == {
+        "my_ops/__init__.py", "my_ops/gen_my_ops.py", "my_ops/py.typed", "my_ops/_my_ops.so"}
+
+    for name in ("API.md", "opgen_sourcemap.json", ".gitignore"):  # an older opgen's sdist
+        (tree / "my_ops" / name).unlink()
+    output = " ".join(_build_output(tree, env, *command[:3], "-v", *command[3:], ".").split())
+    assert (f"warning: the generated wrappers in {tree} are up to date, but `opgen build --check` reports other "
+            "files of the build missing or stale: would create my_ops/.gitignore would create my_ops/API.md would "
+            "create my_ops/opgen_sourcemap.json The wheel holds none of them, so it is built. In the project, run "
+            "`opgen build` (and commit them); an sdist made with an older opgen, whose build_ext did not list them "
+            "for it, lacks them.") in output
+    assert list((tree / "wheels").glob("*.whl"))
+
+
 def test_wheel_build_before_the_first_opgen_build_says_to_run_it(tmp_path):
     """`pip wheel --no-build-isolation` right after `opgen init`: no wrappers yet, which the
     refusal says (not that a wheel would import with stale ones)."""
@@ -242,9 +287,10 @@ def test_wheel_build_before_the_first_opgen_build_says_to_run_it(tmp_path):
     env = fresh_venv.clean_env(PYTHONPATH=str(REPO))
     fresh_venv.run(sys.executable, "-m", "opgen", "init", "--quiet", project, env=env)
     output = _refused_wheel(project, env)
-    assert f"error: the wrappers of {project} are not generated yet: `opgen build --check` reports " in output
+    assert f"error: generated modules of {project} are missing: `opgen build --check` reports " in output
     assert "would create my_ops/gen_my_ops.py" in output and "OpLibraryWarning" not in output
-    assert "A wheel without them would not import. Run `opgen build` in the project" in output
+    assert ("The wheel would lack them, and importing them would fail. Run `opgen build` in the project (and commit "
+            "the wrappers), then build the wheel again.") in output
 
 
 def test_wheel_build_without_opgen_says_to_install_it(tmp_path):
