@@ -15,10 +15,11 @@ import re
 
 from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean
 from opgen.model import BuilderCall, CallArg, Registration
+from opgen.python_api.signature import inferred_attrs
 from opgen.spec import arg_grammar, attr_grammar
 from opgen.spec.arg_grammar import attr_index, finalize_arg, finalize_control_output
 from opgen.spec.attr_grammar import SpecError, finalize_attr
-from opgen.spec.doc import finalize_doc
+from opgen.spec.doc import DocProblem, finalize_doc
 from opgen.spec.fix_hints import fix_hint
 from opgen.spec.full_type import (
     TypeConstructor,
@@ -186,7 +187,7 @@ class _Builder:
             self._record(finalize_control_output(str(call.args[0].value), op_def), call)
         problem = finalize_doc(str(self.doc.value) if self.doc else "", op_def)
         if problem and self.doc:
-            self.error(problem.message, _doc_line(self.doc, problem.line), _doc_entry_hint(problem.name, op_def))
+            self.error(problem.message, _doc_line(self.doc, problem.line), _doc_entry_hint(problem, op_def))
         if self.type_ctor is not None:
             ctor, call = self.type_ctor
             message = ctor.apply(op_def)
@@ -219,12 +220,35 @@ def _doc_line(doc: CallArg, line: int) -> Location:
     return doc.location_at(offset)
 
 
-def _doc_entry_hint(name: str, op_def: op_def_pb2.OpDef) -> str:
+def _doc_entry_hint(problem: DocProblem, op_def: op_def_pb2.OpDef) -> str:
     names = [a.name for a in (*op_def.input_arg, *op_def.output_arg, *op_def.attr) if a.name]  # (a failed arg has none)
-    close = did_you_mean(name, names, "'")
-    return ((f"{close} " if close else "") + f"a line starting '{name}:' documents the input, output or attr of "
-            f"that name ({op_def.name} has {', '.join(names) or 'none'}): rename or remove it, or indent the line "
-            "if it is description text")
+    meant = _doc_entry_meant(problem, op_def)
+    return ((f"{meant} " if meant else "") + f"a line starting '{problem.name}:' documents the input, output or "
+            f"attr of that name ({op_def.name} has {', '.join(names) or 'none'}): rename or remove it, or indent "
+            "the line if it is description text")
+
+
+def _doc_entry_meant(problem: DocProblem, op_def: op_def_pb2.OpDef) -> str | None:
+    """"did you mean ...?" for a Doc line that names no part of the op: among the parts no other
+    Doc line documents (renaming the line to one another line documents would document that
+    part twice, the second text replacing the first: trial34 #2, where the line of an attr
+    renamed `window` -> `size` got the op's output `windows`), the closest in spelling, each
+    named with its kind; else, when exactly one of those is an argument or output of the
+    Python wrapper (attrs inferred from the inputs are none), that one: the part a rename left
+    the line behind. None when neither gives a name."""
+    kinds = {a.name: kind for kind, args in (("input", op_def.input_arg), ("output", op_def.output_arg),
+                                             ("attr", op_def.attr)) for a in args if a.name}
+    free = [name for name in kinds if name not in problem.documented]
+    close = difflib.get_close_matches(problem.name, free, n=3, cutoff=0.6)
+    if close:
+        return "did you mean " + ", ".join(f"the {kinds[name]} '{name}'" for name in close) + "?"
+    inferred = inferred_attrs(op_def)
+    shown = [name for name in free if not (kinds[name] == "attr" and name in inferred)]
+    if len(shown) != 1:
+        return None
+    (only,) = shown
+    aside = " (attrs inferred from the inputs aside)" if set(free) & inferred else ""
+    return f"did you mean the {kinds[only]} '{only}', the one part of {op_def.name} no Doc line documents{aside}?"
 
 
 def build_op_def(reg: Registration) -> tuple[op_def_pb2.OpDef, str | None]:

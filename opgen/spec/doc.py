@@ -29,11 +29,13 @@ def _leading_spaces(line: str) -> int:
 @dataclass(frozen=True)
 class DocProblem:
     """An entry naming no input, output or attr: TF's `message`, the entry's `name` and its
-    `line` (0-based) in the Doc text."""
+    `line` (0-based) in the Doc text, and the names the Doc's other entries give (before and
+    after it: TF stops at this one), which a hint should not offer as what it meant."""
 
     message: str
     name: str
     line: int
+    documented: frozenset[str] = frozenset()
 
 
 def finalize_doc(text: str, op_def: op_def_pb2.OpDef) -> DocProblem | None:
@@ -58,6 +60,7 @@ def finalize_doc(text: str, op_def: op_def_pb2.OpDef) -> DocProblem | None:
     if description:
         op_def.description = description
 
+    documented: set[str] = set()
     while i < n:
         m = NAME_LINE.match(lines[i])
         assert m is not None
@@ -79,8 +82,11 @@ def finalize_doc(text: str, op_def: op_def_pb2.OpDef) -> DocProblem | None:
             target = next((a for a in args if a.name == name), None)
             if target is not None:
                 target.description = complete
+                documented.add(name)
                 break
         else:
+            # the entries after it: name lines, since its own continuation lines end at the next one
+            later = {m.group(1) for line in lines[i:] if (m := NAME_LINE.match(line))}
             return DocProblem(f"No matching input/output/attr for name '{name}' from Doc() for Op {op_def.name}",
-                              name, name_line)
+                              name, name_line, frozenset((documented | later) - {name}))
     return None

@@ -60,6 +60,33 @@ def test_d1_errors_come_first_then_finalize_order():
     assert got[0].startswith("<spec>:4:")  # the second Doc call
 
 
+def _doc_hint(doc: str) -> str:
+    """The hint of the error of a Doc line naming no part of RollingWindow (input x, output
+    windows, attrs size, stride and T, which the input's type infers)."""
+    (got,) = errors([("Input", ("x: T",)), ("Output", ("windows: T",)), ("Attr", ("size: int >= 1",)),
+                     ("Attr", ("stride: int >= 1 = 1",)), ("Attr", ("T: {float, double}",)), ("Doc", (doc,))],
+                    "RollingWindow")
+    meant, _, rest = got.split("\n  hint: ")[1].rpartition("a line starting ")
+    assert rest == ("'window:' documents the input, output or attr of that name (RollingWindow "
+                    "has x, windows, size, stride, T): rename or remove it, or indent the line if it is "
+                    "description text")
+    return meant.strip()
+
+
+def test_doc_hint_never_offers_a_part_another_line_documents():
+    """trial34 #2: attr `window` renamed `size`, its Doc line left behind. The closest name,
+    the output `windows`, is documented by another line (following the hint would document
+    it twice): the hint offers the one part of the wrapper no Doc line documents, `size`,
+    whatever its spelling (`T`, inferred from the input, is no argument of the wrapper)."""
+    assert _doc_hint("S\n\nx: in.\nwindows: out.\nwindow: length.\nstride: step.") == (
+        "did you mean the attr 'size', the one part of RollingWindow no Doc line documents (attrs inferred from the "
+        "inputs aside)?")
+    # two parts undocumented (size, stride), neither close: no guess
+    assert _doc_hint("S\n\nx: in.\nwindows: out.\nwindow: length.") == ""
+    # the closest undocumented part, named with its kind (here the misspelling is of an output's name)
+    assert _doc_hint("S\n\nwindow: out.") == "did you mean the output 'windows'?"
+
+
 def test_empty_first_doc_does_not_count():
     op, _ = build([("Doc", ("",)), ("Doc", ("Second.",))])
     assert op.summary == "Second."

@@ -33,6 +33,15 @@ def test_name_line_pitfalls():
     assert not is_name_line("  x: indented")
 
 
+def test_problem_names_the_other_entries():
+    """The names the Doc's other entries give, before and after the unmatched one (TF stops
+    there), for the hint: not the unmatched name, nor description or continuation lines."""
+    _, err = doc_op("x: summary\n\nT: in the description? no: the first entry\nx: in.\n  y: continued\n"
+                    "window: stale.\ny: out.\nwindow: again\n")
+    assert err is not None and (err.name, err.line) == ("window", 5)
+    assert err.documented == frozenset({"T", "x", "y"})
+
+
 def test_summary_can_look_like_an_entry_and_empty_first_line():
     op, err = doc_op("x: first line\nx: \nEND")
     assert err is None and op.summary == "x: first line"
