@@ -1,7 +1,8 @@
 """Translating C++ shape functions (`SetShapeFn` lambdas and project functions) into Python.
 
-`translate(tokens, start)` reads the lambda whose `[` is `tokens[start]` (or, for a named
-function, its definition's parameter list) and returns a `Translation`: the body of a
+`translate_lambda(tokens, start)` reads the lambda whose `[` is `tokens[start]` (and
+`definition_at`, a named function's definition; a function template's is translated per
+instantiation, `ShapeFnTemplate.instantiate`) and returns a `Translation`: the body of a
 Python function over the runtime's `InferenceContext` (`opgen_runtime/shapes/context.py`),
 or the location and name of the first construct it cannot express exactly. Nothing the
 input says is pasted into the output: identifiers are checked and renamed, literals are
@@ -9,9 +10,13 @@ decoded and re-printed, calls map through a fixed table (`parser.py`).
 """
 
 from opgen.shape_translate.parser import (
+    ShapeFnTemplate,
+    TemplateArguments,
     Translation,
-    translate_function,
+    definition_at,
+    template_arguments,
     translate_lambda,
 )
 
-__all__ = ["Translation", "translate_function", "translate_lambda"]
+__all__ = ["ShapeFnTemplate", "TemplateArguments", "Translation", "definition_at", "template_arguments",
+           "translate_lambda"]

@@ -16,13 +16,14 @@ import ast
 import dataclasses
 import re
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from opgen.errors import Location, OpgenError, did_you_mean, with_article
+from opgen.errors import Location, OpgenError, did_you_mean, plural, with_article
 from opgen.python_api.literals import py_str
 from opgen.render.layout import LINE_LENGTH, Bracketed, layout
+from opgen.shape_translate.constants import UnitConstants, unit_constants
 from opgen.spec.cpp_lexer import (
     BOL,
     END,
@@ -34,6 +35,7 @@ from opgen.spec.cpp_lexer import (
     decode_escapes,
     parse_int_literal,
 )
+from opgen.spec.cpp_namespaces import AmbiguousName
 from opgen_runtime.proto.datatypes import BY_ENUM
 
 
@@ -262,8 +264,12 @@ def _logic_split(e: Expr) -> tuple[str, ...] | None:
 
 class _Parser:
     def __init__(self, tokens: Sequence[Token], pos: int, end: int, ctx_name: str, helpers: _Helpers,
-                 depth: int = 1):
+                 depth: int = 1, bound: Mapping[str, Expr] | None = None):
         self.toks = tokens
+        self.bound = bound or {}  # a function template's parameters, by name: their values (literals)
+        # The unit's constants read (`unit_constant`), by qualified name: (the local holding it,
+        # its value); None: their values inline (reading a constant expression: `_initializer`).
+        self.constants: dict[str, tuple[str, Expr]] | None = None
         self.i = pos
         self.end = end
         self.ctx = ctx_name
@@ -319,8 +325,16 @@ class _Parser:
 
     def note_index(self, use: str, index: Expr, tok: Token | None) -> None:
         """Records a constant input or output index (`Translation.indices`)."""
-        if index.code.isdigit() and tok is not None:
-            self.shared.indices.append((use, int(index.code), tok[SRC].location(tok[POS])))
+        code = self.literal_code(index)
+        if code.isdigit() and tok is not None:
+            self.shared.indices.append((use, int(code), tok[SRC].location(tok[POS])))
+
+    def literal_code(self, e: Expr) -> str:
+        """The literal a template parameter's or a constant's local holds, for `e` that is one
+        (`k_kInputIndex`: `0`); else `e`'s code."""
+        if e.code.startswith("v_") and e.code[2:] in self.bound:
+            return self.bound[e.code[2:]].code
+        return next((value.code for py, value in (self.constants or {}).values() if py == e.code), e.code)
 
     def method_failure(self, m: Token) -> Untranslatable:
         """A call of the context's method `m` that opgen does not translate; a name that is
@@ -364,7 +378,7 @@ class _Parser:
         name = tok[TEXT]
         if not _IDENT.match(name):
             raise self.fail(name, tok)
-        if self.lookup(name) is not None or name == self.ctx:
+        if self.lookup(name) is not None or name == self.ctx or name in self.bound:
             raise self.fail(f"redeclared name {name}", tok)
         py = "v_" + name
         self.scopes[-1][name] = (py, type_)
@@ -833,7 +847,7 @@ class _Parser:
         if method == "GetAttr":
             if len(args) != 1 or args[0].type != "str" or len(outs) != 1:
                 raise self.fail(f"{self.ctx}->GetAttr", m)
-            attr = _literal_str(args[0].code)
+            attr = _literal_str(self.literal_code(args[0]))
             if attr is not None and first_arg is not None:
                 self.shared.attrs.append((attr, first_arg[SRC].location(first_arg[POS])))
             py, type_, _ = outs[0]
@@ -857,6 +871,8 @@ class _Parser:
         """`F(c, args...)` returning a Status: a built-in of the runtime (TF's common
         functions), or a function of the project defined in the sources, translated as a
         nested function (`def f_F(c, ...)`) on first use."""
+        if self.text() == "<":
+            raise self.fail(f"a call of the function template {name}", first)
         if self.text() != "(" or self.text(1) != self.ctx:
             raise self.fail(name, first)
         self.i += 2
@@ -1398,6 +1414,10 @@ class _Parser:
                 self.reads.add(found[0])
                 return Expr(found[0], found[1], narrow=found[0] in self.int32_vars,
                             unsigned=found[0] in self.unsigned_vars)
+            if kind == "id" and text in self.bound and self.text(1) != "::":  # (its local: `_body`)
+                self.next()
+                self.reads.add("v_" + text)
+                return dataclasses.replace(self.bound[text], code="v_" + text, prec=20)
             start = self.i
             name, first = self.qualified()
             if name in ("max", "min", "abs") and "std" in (tok[TEXT] for tok in self.toks[start:self.i]):
@@ -1430,8 +1450,33 @@ class _Parser:
                 if e.type != "dtype":
                     raise self.fail(f"DataTypeString of {with_article(e.type)}", first)
                 return _call("c.dtype_string(", [e], "str")
-            raise self.fail(name, first)
+            constant = self.unit_constant(start, first) if self.text() not in ("(", "<", "{") else None
+            if constant is None:
+                raise self.fail(name, first)
+            return constant
         raise self.fail(tok=t)
+
+    def unit_constant(self, start: int, first: Token) -> Expr | None:
+        """The value of the unit's constant (an enumerator, a const variable: `constants.py`) that
+        the name at tokens[start:cursor] means where it is written; None when it names none."""
+        written = "".join(t[TEXT] for t in self.toks[start : self.i])
+        table = unit_constants(self.toks)
+        try:
+            qualified = table.find(written, start)
+        except AmbiguousName as e:
+            raise self.fail(f"{written}, which may name {' or '.join(e.candidates)}", first) from None
+        if qualified is None:
+            return None
+        value = _constant(table, qualified, written, first)
+        if self.constants is None:
+            return value
+        local = self.constants.get(qualified)
+        if local is None:
+            py = "k_" + qualified.rsplit("::", 1)[-1]
+            if any(taken == py for taken, _ in self.constants.values()):  # (another namespace's of that name)
+                return value
+            self.constants[qualified] = local = (py, value)
+        return dataclasses.replace(value, code=local[0], prec=20)
 
     def std_math(self, name: str, first: Token) -> Expr:
         """`std::max(a, b)`, `std::max<T>(a, b)`, `std::max({a, b, c})` (and `min`) of ints or of
@@ -1692,18 +1737,18 @@ def _params(tokens: Sequence[Token], i: int) -> tuple[str, list[_Param], int]:
     return name[TEXT], params, j + 1
 
 
-def _translation(tokens: Sequence[Token], brace: int, ctx: str) -> Translation:
+def _translation(tokens: Sequence[Token], brace: int, ctx: str, bound: Mapping[str, Expr] | None = None) -> Translation:
     """The shape function whose body's `{` is tokens[brace], with the project functions it
-    calls nested at its top."""
+    calls nested at its top; `bound`: a function template's parameters' values."""
     helpers = _Helpers(tokens)
-    lines = _body(tokens, brace, ctx, helpers)
+    lines = _body(tokens, brace, ctx, helpers, bound=bound)
     return Translation((*helpers.lines, *lines), indices=tuple(helpers.indices), attrs=tuple(helpers.attrs))
 
 
 def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers,
-          params: Sequence[_Param] = (), depth: int = 1) -> tuple[str, ...]:
+          params: Sequence[_Param] = (), depth: int = 1, bound: Mapping[str, Expr] | None = None) -> tuple[str, ...]:
     """The function body whose `{` is tokens[i], translated; `helpers`: the project
-    functions translated so far."""
+    functions translated so far; `bound`: a function template's parameters' values."""
     depth_ = 0
     for j in range(i, len(tokens)):
         depth_ += {"{": 1, "}": -1}.get(tokens[j][TEXT], 0) if tokens[j][KIND] == "op" else 0
@@ -1714,7 +1759,8 @@ def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers,
     for t in tokens[i:j]:  # a for loop's `continue` would skip its step in the while loop it becomes
         if t[TEXT] == "continue" and t[KIND] == "id":
             raise Untranslatable("continue", t)
-    p = _Parser(tokens, i + 1, j + 1, ctx, helpers, depth)
+    p = _Parser(tokens, i + 1, j + 1, ctx, helpers, depth, bound)
+    p.constants = {}
     for param in params:
         py = p.declare(param.tok, param.type, param.unsigned)
         if param.int32:
@@ -1724,6 +1770,10 @@ def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers,
     indent = "    " * depth
     if lines and lines[-1] == indent + "return":  # falling off the end does the same
         lines.pop()
+    # The template parameters and constants it reads, as locals (`v_N = 2`, `k_kRank = 3`): a
+    # comparison of two literals is one mypy --strict and linters reject (`if 2 == 3:`).
+    lines[:0] = [*(f"{indent}v_{name} = {value.code}" for name, value in p.bound.items() if f"v_{name}" in p.reads),
+                 *(f"{indent}{py} = {value.code}" for py, value in p.constants.values())]
     return tuple(lines or [indent + "pass"])
 
 
@@ -1833,6 +1883,8 @@ def _definition(tokens: Sequence[Token], name: str) -> tuple[str, list[_Param], 
     opgen cannot take are refused where they stand (a declaration's unnamed ones are skipped)."""
     refused = None
     for i in _status_functions(tokens).get(name, ()):
+        if _template_head(tokens, i) is not None:  # (called without template arguments: not this one)
+            continue
         try:
             ctx, params, j = _params(tokens, i + 1)
         except Untranslatable as e:
@@ -1878,9 +1930,11 @@ def translate_lambda(tokens: Sequence[Token], start: int) -> Translation:
         return _located(Untranslatable(_TOO_DEEP, tokens[start]))
 
 
-def translate_function(tokens: Sequence[Token], name_index: int) -> Translation | None:
+def translate_function(tokens: Sequence[Token], name_index: int,
+                       bound: Mapping[str, Expr] | None = None) -> Translation | None:
     """The definition `Status Name(InferenceContext* c) { ... }` whose name is
-    tokens[name_index]; None for a declaration (no body)."""
+    tokens[name_index] (or the `>` ending an explicit specialization's `Name<...>`); None for
+    a declaration (no body). `bound`: a function template's parameters' values, by name."""
     try:
         ctx, params, i = _params(tokens, name_index + 1)
         if params:
@@ -1889,10 +1943,407 @@ def translate_function(tokens: Sequence[Token], name_index: int) -> Translation 
             return None
         if tokens[i][TEXT] != "{":
             raise Untranslatable(tokens[i][TEXT], tokens[i])
-        return _translation(tokens, i, ctx)
+        return _translation(tokens, i, ctx, bound)
     except Untranslatable as e:
         return _located(e)
     except IndexError:
         return _located(Untranslatable("an incomplete function", tokens[name_index]))
     except RecursionError:
         return _located(Untranslatable(_TOO_DEEP, tokens[name_index]))
+
+
+# Words a function template's return type may have between its `template <...>` and its name
+_RETURN_TYPE_WORDS = frozenset(("Status", "tensorflow", "absl", "tsl", "static", "inline", "constexpr", "::"))
+
+
+def _fold(code: str) -> int | None:
+    """The value of a translated integer expression of literals, `+`, `-` and `*` only (where
+    Python computes what C++ does: no division, no narrowing call), within int64's range."""
+    def value(node: ast.expr) -> int:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = value(node.operand)
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+            a, b = value(node.left), value(node.right)
+            return a + b if isinstance(node.op, ast.Add) else a - b if isinstance(node.op, ast.Sub) else a * b
+        raise ValueError(code)
+
+    try:
+        result = value(ast.parse(code, mode="eval").body)
+    except (SyntaxError, ValueError):
+        return None
+    return result if -(1 << 63) <= result < 1 << 63 else None
+
+
+def _literal(e: Expr) -> Expr | None:
+    """`e` as a literal of its type (an int expression of literals folded), or None when its
+    value is not known before the shape function runs."""
+    if e.type == "int":
+        v = _fold(e.code)
+        return None if v is None else Expr(str(v), "int", 20 if v >= 0 else _UNARY, narrow=-(1 << 31) <= v < 1 << 31)
+    if (e.type == "bool" and e.code in ("True", "False")) or (e.type == "dtype" and e.code.isdigit()) \
+            or (e.type == "str" and _literal_str(e.code) is not None):
+        return e
+    return None
+
+
+def _typed(e: Expr, type_: str, int32: bool = False, unsigned: bool = False) -> Expr | None:
+    """The literal `e` converted to a constant of `type_` as C++ converts a constant expression
+    (a template argument, a constant's initializer) without narrowing; None when it is not
+    (out of a 32-bit or unsigned type's range, or another type)."""
+    if type_ == "int" and e.type == "bool":
+        e = Expr("1" if e.code == "True" else "0", "int", narrow=True)
+    if type_ == "bool" and e.type == "int" and e.code in ("0", "1"):
+        return Expr("True" if e.code == "1" else "False", "bool")
+    if e.type != type_:
+        return None
+    if type_ == "int":
+        v = int(e.code)
+        if (int32 and not -(1 << 31) <= v < 1 << 31) or (unsigned and v < 0):
+            return None
+        return dataclasses.replace(e, unsigned=unsigned)
+    return e
+
+
+def _constant(table: UnitConstants, qualified: str, written: str, tok: Token) -> Expr:
+    """The value of the unit's constant `qualified`, written `written` at `tok`: a literal, computed
+    once; a located refusal (at `tok`) saying why when opgen does not compute it."""
+    known = table.values.get(qualified)
+    if isinstance(known, Expr):
+        return known
+    if isinstance(known, str):
+        raise Untranslatable(f"the constant {written}: {known}", tok)
+    if qualified in table.reading:
+        raise Untranslatable(f"the constant {written}: defined by itself", tok)
+    table.reading.add(qualified)
+    try:
+        value = _declared_value(table, qualified)
+    except Untranslatable as e:
+        table.values[qualified] = e.construct
+        raise Untranslatable(f"the constant {written}: {e.construct}", tok) from None
+    finally:
+        table.reading.discard(qualified)
+    table.values[qualified] = value
+    return value
+
+
+def _declared_value(table: UnitConstants, qualified: str) -> Expr:
+    """The value of a `const`/`constexpr` variable of an integer type, `bool`, `DataType` or a
+    string type, from its initializer; of an enumerator, from its own or as its predecessor's
+    plus 1 (counted back to the last initializer, without recursion), 0 for the first."""
+    toks = table.tokens
+    declared = table.declared[qualified]
+    if declared.type is not None:
+        a, b = declared.type
+        if not {"const", "constexpr"} & {t[TEXT] for t in toks[a:b]}:
+            raise Untranslatable("a variable, not const", None)
+        p = _Parser(toks, a, b, "", _Helpers(toks))
+        type_ = p.try_type(named=False)
+        if type_ not in ("int", "bool", "dtype", "str") or p.i != b:
+            raise Untranslatable("a constant of a type opgen does not read", None)
+        assert declared.value is not None  # (a variable's `=` has one)
+        value = _typed(_initializer(toks, *declared.value), type_, p.int32_type, p.unsigned_type)
+        if value is None:
+            raise Untranslatable(f"a value out of its type's range: {_text(toks, *declared.value)}", None)
+        return value
+    steps = 0
+    while declared.value is None and declared.previous is not None:
+        steps += 1
+        known = table.values.get(declared.previous)
+        if isinstance(known, Expr):
+            return _typed_int(int(known.code) + steps)
+        declared = table.declared[declared.previous]
+    if declared.value is None:
+        return _typed_int(steps)
+    value = _typed(_initializer(toks, *declared.value), "int")
+    if value is None:
+        raise Untranslatable(f"an enumerator whose value is no integer: {_text(toks, *declared.value)}", None)
+    return _typed_int(int(value.code) + steps)
+
+
+def _typed_int(v: int) -> Expr:
+    e = _literal(Expr(str(v), "int"))
+    if e is None:
+        raise Untranslatable(f"an enumerator of the value {v}, out of int64's range", None)
+    return e
+
+
+def _text(tokens: Sequence[Token], start: int, end: int) -> str:
+    """The source text of tokens[start:end], its spaces collapsed (`k2 + 1`, `ns::k2`); their
+    texts joined by spaces where they do not stand in one file (from a macro's expansion)."""
+    first, last = tokens[start], tokens[end - 1]
+    if first[SRC] is last[SRC] and first[POS] <= last[POS] and all(t[SRC] is first[SRC] for t in tokens[start:end]):
+        return " ".join(first[SRC].text[first[POS] : last[END]].split())
+    return " ".join(t[TEXT] for t in tokens[start:end])
+
+
+def _initializer(tokens: Sequence[Token], start: int, end: int) -> Expr:
+    """The literal value of the expression tokens[start:end] (a constant's initializer, a
+    template argument), read as the translator reads expressions (names of the unit's
+    constants, `DT_FLOAT`, ...); a refusal naming it when its value is not known before run time."""
+    p = _Parser(tokens, start, end, "", _Helpers(tokens))
+    try:
+        e = p.expression()
+        if p.i != end:
+            raise p.fail()
+    except Untranslatable as refused:
+        if refused.construct.startswith("the constant "):  # (why that constant has no value)
+            raise
+        text = _text(tokens, start, end)
+        if all(t[KIND] == "id" or t[TEXT] == "::" for t in tokens[start:end]):
+            if " " in refused.construct:  # (why the name has no value: `k, which may name a::k or b::k`)
+                raise
+            raise Untranslatable(f"{text}, which names no constant opgen reads (an enumerator, a const variable "
+                                 "of the translation unit)", tokens[start]) from None
+        raise Untranslatable(f"`{text}`, which opgen does not compute", refused.tok) from None
+    value = _literal(e)
+    if value is None:
+        raise Untranslatable(f"`{_text(tokens, start, end)}`, which opgen does not compute", tokens[start])
+    return value
+
+
+def _items(tokens: Sequence[Token], start: int, end: int) -> list[tuple[int, int]]:
+    """The comma-separated items of tokens[start:end], outside brackets (a template's
+    parameters or arguments): their (start, end)."""
+    items = []
+    depth = 0
+    first = start
+    for k in range(start, end):
+        text = tokens[k][TEXT]
+        depth += {"(": 1, "[": 1, "{": 1, "<": 1, ")": -1, "]": -1, "}": -1, ">": -1, ">>": -2}.get(text, 0)
+        if text == "," and depth == 0:
+            items.append((first, k))
+            first = k + 1
+    if first < end:
+        items.append((first, end))
+    return items
+
+
+class _TemplateArgument(NamedTuple):
+    value: Expr  # a literal
+    tok: Token  # where it is written
+    text: str
+
+
+@dataclass(frozen=True)
+class TemplateArguments:
+    """The template arguments a `SetShapeFn(F<k2, true>)` instantiates a function template with,
+    each resolved where it is written (`template_arguments`)."""
+
+    at: Token  # the `<`
+    values: tuple[_TemplateArgument, ...]
+
+
+def template_arguments(tokens: Sequence[Token], less: int, greater: int) -> TemplateArguments | Translation:
+    """The arguments between tokens[less] (`<`) and tokens[greater] (`>`) of a template-id: each
+    a literal, or a constant of the unit (an enumerator, a const variable), or an expression of
+    them that the translator folds; else a located refusal."""
+    try:
+        values = []
+        for a, b in _items(tokens, less + 1, greater):
+            try:
+                value = _initializer(tokens, a, b)
+            except Untranslatable as e:
+                if e.construct.startswith("the constant "):
+                    raise
+                raise Untranslatable(f"the template argument {e.construct}", e.tok or tokens[a]) from None
+            values.append(_TemplateArgument(value, tokens[a], _text(tokens, a, b)))
+        return TemplateArguments(tokens[less], tuple(values))
+    except Untranslatable as e:
+        return _located(e)
+    except RecursionError:
+        return _located(Untranslatable(_TOO_DEEP, tokens[less]))
+
+
+class _TemplateParam(NamedTuple):
+    """A function template's non-type parameter."""
+
+    name: str | None  # None: unnamed
+    written: str  # its declaration (`SpatialDims d`), for messages
+    type: str  # int (an enum's too), bool or dtype
+    int32: bool  # of a 32-bit integer type: an argument must fit it
+    unsigned: bool  # of a 64-bit unsigned type
+    default: tuple[int, int] | None  # its default argument's tokens
+
+
+def _template_head(tokens: Sequence[Token], name_index: int) -> int | None:
+    """The index of the `<` of the `template <...>` heading the function whose name is
+    tokens[name_index] (returning `[::tensorflow::]Status`); None for a function that is no template."""
+    j = name_index - 1
+    while j >= 0 and tokens[j][TEXT] in _RETURN_TYPE_WORDS:
+        j -= 1
+    if j < 0 or tokens[j][TEXT] not in (">", ">>"):
+        return None
+    depth = 0
+    while j >= 0:
+        depth += {">": 1, ">>": 2, "<": -1}.get(tokens[j][TEXT], 0)
+        if depth <= 0:
+            break
+        j -= 1
+    return j if j >= 1 and depth == 0 and tokens[j - 1][TEXT] == "template" else None
+
+
+def _template_params(tokens: Sequence[Token], less: int) -> tuple[_TemplateParam, ...]:
+    """The parameters of `template <...>` whose `<` is tokens[less]: non-type ones of an integer
+    type, an enum of the unit, `bool` or `DataType`; another kind is refused where it stands."""
+    depth = 0
+    greater = less
+    for greater in range(less, len(tokens)):
+        depth += {"<": 1, ">": -1, ">>": -2}.get(tokens[greater][TEXT], 0)
+        if depth <= 0:
+            break
+    params = []
+    for a, b in _items(tokens, less + 1, greater):
+        first = tokens[a]
+        if first[TEXT] in ("typename", "class"):
+            raise Untranslatable("a function template with a type parameter", first)
+        if first[TEXT] == "template":
+            raise Untranslatable("a function template with a template template parameter", first)
+        eq = next((k for k in range(a, b) if tokens[k][TEXT] == "="), b)
+        if any(t[TEXT] == "..." for t in tokens[a:eq]):
+            raise Untranslatable("a function template with a parameter pack", first)
+        p = _Parser(tokens, a, eq, "", _Helpers(tokens))
+        type_ = p.try_type(named=False)
+        int32, unsigned = p.int32_type and type_ == "int", p.unsigned_type and type_ == "int"
+        if type_ is None and (first[KIND] == "id" or first[TEXT] == "::"):  # an enum's name?
+            p.qualified()
+            written = _text(tokens, a, p.i)
+            try:
+                type_ = "int" if unit_constants(tokens).find_enum(written, a) else None
+            except AmbiguousName:
+                type_ = None
+        written = _text(tokens, a, eq)
+        if type_ not in ("int", "bool", "dtype"):
+            raise Untranslatable(f"a template parameter of a type opgen does not bind: `{written}`", first)
+        name = None
+        if p.i < eq:
+            t = p.next()
+            if t[KIND] != "id" or p.i != eq or not _IDENT.match(t[TEXT]):
+                raise Untranslatable(f"a template parameter of a type opgen does not bind: `{written}`", first)
+            name = t[TEXT]
+        params.append(_TemplateParam(name, written, type_, int32, unsigned, (eq + 1, b) if eq < b else None))
+    return tuple(params)
+
+
+def _after_parameters(tokens: Sequence[Token], paren: int) -> int:
+    """The index after the `)` closing the `(` at tokens[paren] (the end when none does)."""
+    depth = 0
+    for k in range(paren, len(tokens)):
+        depth += {"(": 1, ")": -1}.get(tokens[k][TEXT], 0)
+        if depth == 0:
+            return k + 1
+    return len(tokens)
+
+
+class ShapeFnTemplate:
+    """A function template defined in a unit, `template <SpatialDims d> Status F(InferenceContext*
+    c) { ... }`: `instantiate` translates it with its non-type parameters bound to the values of a
+    `SetShapeFn(F<k2>)`'s template arguments (literals in the Python), once per distinct
+    instantiation; an explicit specialization `template <> Status F<k3>(...) { ... }` of the unit
+    is translated instead for its arguments."""
+
+    def __init__(self, tokens: Sequence[Token], name_index: int, less: int):
+        self.tokens = tokens
+        self.name_index = name_index
+        self.less = less
+        self._instances: dict[tuple[str, ...], Translation] = {}
+
+    def instantiate(self, args: TemplateArguments | Translation) -> Translation:
+        """The instantiation for `args`; a refusal of them (`template_arguments`) once the
+        template itself is one opgen instantiates (a type parameter says more than its argument)."""
+        try:
+            params = self._params()
+            if isinstance(args, Translation):
+                return args
+            values = self._bind(params, args)
+            key = tuple(v.code for v in values)
+            if key not in self._instances:
+                self._instances[key] = self._translate(params, values)
+            return self._instances[key]
+        except Untranslatable as e:
+            return _located(e)
+        except RecursionError:
+            return _located(Untranslatable(_TOO_DEEP, self.tokens[self.name_index]))
+
+    def _params(self) -> tuple[_TemplateParam, ...]:
+        """The template's parameters, with the default arguments its other declarations give
+        (C++ merges them; a definition after a declaration with a default may not repeat it)."""
+        tokens = self.tokens
+        params = _template_params(tokens, self.less)
+        for i in _status_functions(tokens).get(tokens[self.name_index][TEXT], ()):
+            less = _template_head(tokens, i)
+            if less is None or less == self.less:
+                continue
+            try:
+                declared = _template_params(tokens, less)
+            except Untranslatable:
+                continue
+            if len(declared) == len(params):
+                params = tuple(p if p.default else p._replace(default=d.default) for p, d in zip(params, declared))
+        return params
+
+    def _bind(self, params: Sequence[_TemplateParam], args: TemplateArguments) -> tuple[Expr, ...]:
+        """Each parameter's value: its argument's, or its default's (resolved where the template is
+        defined), converted to its type as C++ converts a template argument (no narrowing)."""
+        tokens = self.tokens
+        given = len(args.values)
+        if given > len(params) or any(p.default is None for p in params[given:]):
+            raise Untranslatable(f"{tokens[self.name_index][TEXT]}<...> with {plural(given, 'template argument')} "
+                                 f"for {plural(len(params), 'parameter')}", args.at)
+        values = []
+        for k, param in enumerate(params):
+            if k < given:
+                arg = args.values[k]
+            else:
+                start, end = param.default  # type: ignore[misc]  # (checked above)
+                try:
+                    arg = _TemplateArgument(_initializer(tokens, start, end), tokens[start], _text(tokens, start, end))
+                except Untranslatable as e:
+                    raise Untranslatable(f"the default template argument {e.construct}", e.tok) from None
+            value = _typed(arg.value, param.type, param.int32, param.unsigned)
+            if value is None:
+                raise Untranslatable(f"the template argument {arg.text} for `{param.written}`: of another type, "
+                                     "or out of its range", arg.tok)
+            values.append(value)
+        return tuple(values)
+
+    def _translate(self, params: Sequence[_TemplateParam], values: tuple[Expr, ...]) -> Translation:
+        """The instantiation with these values: the unit's explicit specialization for them
+        (`template <> Status F<k3>(InferenceContext* c) {`), or the template's body with its
+        parameters bound."""
+        tokens = self.tokens
+        name = tokens[self.name_index][TEXT]
+        for i in range(1, len(tokens) - 1):
+            if tokens[i][TEXT] != name or tokens[i + 1][TEXT] != "<" or tokens[i - 1][TEXT] != "Status":
+                continue
+            paren = next((k for k in range(i + 2, len(tokens)) if tokens[k][TEXT] in ("(", ";", "{")), len(tokens) - 1)
+            body = _after_parameters(tokens, paren)
+            if tokens[paren][TEXT] != "(" or tokens[paren - 1][TEXT] != ">" or body >= len(tokens) \
+                    or tokens[body][TEXT] != "{":
+                continue  # (an explicit instantiation, or a declaration: no body)
+            args = template_arguments(tokens, i + 1, paren - 1)
+            try:
+                if isinstance(args, Translation):
+                    raise Untranslatable(args.problem or "", None)
+                specialized = self._bind(params, args)
+            except Untranslatable:
+                raise Untranslatable(f"an explicit specialization of {name} whose template arguments opgen does "
+                                     "not compute", tokens[i]) from None
+            if tuple(v.code for v in specialized) == tuple(v.code for v in values):
+                return translate_function(tokens, paren - 1)  # type: ignore[return-value]  # (a definition)
+        bound = {p.name: v for p, v in zip(params, values) if p.name is not None}
+        return translate_function(tokens, self.name_index, bound)  # type: ignore[return-value]  # (a definition)
+
+
+def definition_at(tokens: Sequence[Token], name_index: int) -> Translation | ShapeFnTemplate | None:
+    """The function `Status Name(InferenceContext* c) { ... }` whose name is tokens[name_index]:
+    its translation, or for a function template its `ShapeFnTemplate`; None for a declaration."""
+    less = _template_head(tokens, name_index)
+    if less is None:
+        return translate_function(tokens, name_index)
+    after = _after_parameters(tokens, name_index + 1)
+    if after >= len(tokens) or tokens[after][TEXT] != "{":
+        return None
+    return ShapeFnTemplate(tokens, name_index, less)

@@ -32,7 +32,8 @@ from opgen.spec.validate import validate_op_def, without_op_def_dump
 from opgen_runtime.proto import op_def_pb2
 
 # A shape function given by name: `shape_inference::UnchangedShape`, `::ns::Fn`.
-_RE_FUNCTION_NAME = re.compile(r"&?\s*(?:::)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*\Z")
+# a function's name, or a function template's with its arguments (`F<k2>`: gathering instantiates it)
+_RE_FUNCTION_NAME = re.compile(r"&?\s*(?:::)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*(?:\s*<[^;{}\[\]]*>)?\Z")
 _FLAGS = {
     "SetIsCommutative": "is_commutative",
     "SetIsAggregate": "is_aggregate",

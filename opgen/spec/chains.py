@@ -324,13 +324,14 @@ class ChainReader:
                                   "expanded again, so it cannot supply builder calls")
             if i + 2 >= len(toks) or toks[i + 2][TEXT] != "(":
                 raise token_error(method_tok, f"expected '(' after builder method '{method}'")
-            arg_toks, i = self.paren_args(i + 2, method)
+            # SetShapeFn takes one function: a comma in it is a template-id's (`F<k2, true>`)
+            arg_toks, i = self.paren_args(i + 2, method, whole=method == "SetShapeFn")
             call_args = tuple([self._arg(method, k, a) for k, a in enumerate(arg_toks)])
             calls.append(BuilderCall(method, call_args, token_location(method_tok)))
 
-    def paren_args(self, i: int, what: str) -> tuple[list[list[Token]], int]:
-        """Split the balanced `( ... )` at `i` into top-level comma-separated arguments;
-        returns them and the index after `)`."""
+    def paren_args(self, i: int, what: str, whole: bool = False) -> tuple[list[list[Token]], int]:
+        """Split the balanced `( ... )` at `i` into top-level comma-separated arguments (one
+        argument of all with `whole`); returns them and the index after `)`."""
         toks = self.tokens
         if i + 2 < len(toks) and toks[i + 2][TEXT] == ")" and toks[i + 1][KIND] != "op":
             return [[toks[i + 1]]], i + 3  # `(x)`: one token, the common case
@@ -356,7 +357,7 @@ class ChainReader:
                         loc = token_location(top)
                         raise token_error(t, f"expected '{_CLOSER[top[TEXT]]}' to close '{top[TEXT]}' "
                                           f"from line {loc.line}:{loc.col}, found '{text}'")
-                elif text == "," and not stack:
+                elif text == "," and not stack and not whole:
                     args.append([])
                     continue
                 elif text == ";" and not stack:

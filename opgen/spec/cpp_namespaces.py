@@ -31,7 +31,7 @@ class Namespaces:
 
     def _walk(self) -> None:
         # One walk for the namespaces and the file-scope calls, so that both see the same
-        # braces open the same scopes (`_scope_opened`): the file-scope checks ask in every
+        # braces open the same scopes (`scope_opened`): the file-scope checks ask in every
         # unit, so the namespaces cost little more than their own walk did when asked.
         tokens = self._tokens
         n = len(tokens)
@@ -59,7 +59,7 @@ class Namespaces:
                 continue
             text = t[TEXT]
             if text == "{":
-                name = _scope_opened(tokens, i)
+                name = scope_opened(tokens, i)
                 if name is None:
                     inner += 1
                     scopes.append(None)
@@ -90,11 +90,11 @@ class Namespaces:
             self._walk()
         return self._paths[bisect_right(self._starts, i) - 1]
 
-    def lookup(self, written: str, i: int, defined: Collection[str]) -> str | None:
+    def lookup(self, written: str, i: int, defined: Collection[str], by_last_names: bool = True) -> str | None:
         """`lookup` of `written` at token `i`, with the using-directives above it in its scopes."""
         namespace = self.at(i)  # (walks the tokens, `_usings` too, at the first question)
         using = [(scope, used) for at, scope, used in self._usings if at < i and namespace[: len(scope)] == scope]
-        return lookup(written, namespace, defined, using)
+        return lookup(written, namespace, defined, using, by_last_names)
 
     def file_scope_calls(self) -> list[tuple[int, bool]]:
         """The indexes of the names called at file scope (in no function, class or initializer
@@ -123,7 +123,7 @@ def _used(tokens: Sequence[Token], using: int) -> str | None:
     return name if "::" in name else None
 
 
-def _scope_opened(tokens: Sequence[Token], brace: int) -> str | None:
+def scope_opened(tokens: Sequence[Token], brace: int) -> str | None:
     """The namespace scope a `{` opens: `a::b` of `namespace a::b {`, `a` of `[inline]
     namespace a {`, "" of `namespace {` and of `extern "C" {` (still the enclosing namespace);
     None for a brace that opens anything else (a function, class or initializer body). Read
@@ -150,13 +150,13 @@ class AmbiguousName(Exception):
 
 
 def lookup(written: str, namespace: tuple[str, ...], defined: Collection[str],
-           using: Sequence[tuple[tuple[str, ...], str]] = ()) -> str | None:
+           using: Sequence[tuple[tuple[str, ...], str]] = (), by_last_names: bool = True) -> str | None:
     """The qualified name in `defined` that `written` (`kT`, `a::kT`, `::a::kT`) means in
     `namespace`, as C++ looks it up: in that namespace, then each enclosing one, each with what
     its `using` (scope, `N::` of a directive or `N::name` of a declaration) brings in (`::`
     first: the global one only). Failing that (a class member `Op::kDoc`: classes are not
-    scopes here), the one definition its qualification fits by its last names; AmbiguousName
-    when several fit, None when none does."""
+    scopes here), the one definition its qualification fits by its last names (unless not
+    `by_last_names`); AmbiguousName when several fit, None when none does."""
     if written.startswith("::"):
         return written[2:] if written[2:] in defined else None
     for depth in range(len(namespace), -1, -1):
@@ -170,6 +170,8 @@ def lookup(written: str, namespace: tuple[str, ...], defined: Collection[str],
             raise AmbiguousName(sorted(set(found)))
         if found:
             return found[0]
+    if not by_last_names:
+        return None
     last = written.rsplit("::", 1)[-1]
     same = [d for d in defined if d == last or d.endswith("::" + last)]
     fitting = [d for d in same if d == written or d.endswith("::" + written)] or same

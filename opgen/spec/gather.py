@@ -40,7 +40,14 @@ from opgen.heap import cyclic_gc_paused
 from opgen.limits import read_text_file
 from opgen.model import USED_IN, USED_THROUGH, BuilderCall, GatherResult, KernelRegistration, OpSource, Registration
 from opgen.registry import OpRegistry, export_sorted
-from opgen.shape_translate import Translation, translate_function, translate_lambda
+from opgen.shape_translate import (
+    ShapeFnTemplate,
+    TemplateArguments,
+    Translation,
+    definition_at,
+    template_arguments,
+    translate_lambda,
+)
 from opgen.spec.builder import build_op_def
 from opgen.spec.chains import (
     UndefinedNameError,
@@ -264,7 +271,10 @@ class ScannedFile:
     # Each SetShapeFn argument's Python translation (or why there is none), by where it stands.
     translations: dict[Location, Translation] = field(default_factory=dict)
     # The shape functions it defines (`shape_fn_definitions`), for another unit's SetShapeFn.
-    shape_fn_definitions: dict[str, Translation] = field(default_factory=dict)
+    shape_fn_definitions: dict[str, Translation | ShapeFnTemplate] = field(default_factory=dict)
+    # The template arguments of each SetShapeFn naming a function template (`F<k2>`), resolved
+    # here (or why they are not), for the template wherever it is defined.
+    template_args: dict[Location, TemplateArguments | Translation] = field(default_factory=dict)
 
 
 def _undefined_macro_hint(name: str) -> str:
@@ -333,9 +343,11 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
     shape_fns = {unqualified(shape_fn_name(str(c.args[0].value))) for r in regs for c in r.calls
                  if c.method == "SetShapeFn" and c.args and c.args[0].kind == "expr"}
     definitions = shape_fn_definitions(tokens, namespaces)
+    template_args = shape_fn_template_args(tokens, regs)
     return ScannedFile(regs, errors, kernels, kernel_errors, unread,
                        declared_functions(tokens, shape_fns) if shape_fns else frozenset(),
-                       translate_shape_fns(tokens, regs, definitions) if regs else {}, definitions)
+                       translate_shape_fns(tokens, regs, definitions, template_args) if regs else {}, definitions,
+                       template_args)
 
 
 def _shape_fn_kind(call: BuilderCall | None, translation: Translation | None) -> str:
@@ -348,21 +360,23 @@ def _shape_fn_kind(call: BuilderCall | None, translation: Translation | None) ->
     return f"{what}, translated" if translation.lines is not None else f"{what}, not translated"
 
 
-def shape_fn_definitions(tokens: Sequence[Token], namespaces: Namespaces | None = None) -> dict[str, Translation]:
+def shape_fn_definitions(tokens: Sequence[Token],
+                         namespaces: Namespaces | None = None) -> dict[str, Translation | ShapeFnTemplate]:
     """Each function the tokens define that takes an `InferenceContext*` (`Status Name(
-    InferenceContext* c) {`, `auto Name = [](InferenceContext* c) {`), translated, by its
+    InferenceContext* c) {`, `auto Name = [](InferenceContext* c) {`), translated (a function
+    template: translated per instantiation, `ShapeFnTemplate`), by its
     name qualified with the namespaces it stands in (`mine::Name`; `defined_as` finds it):
     a `SetShapeFn(Name)` of this unit or, when only this unit defines it, of another."""
-    definitions: dict[str, Translation] = {}
+    definitions: dict[str, Translation | ShapeFnTemplate] = {}
     namespaces = namespaces or Namespaces(tokens)  # (walked at the first definition: most units define none)
     for i in range(1, len(tokens) - 2):
         t = tokens[i]
         if t[KIND] != "id":
             continue
         following = tokens[i + 1][TEXT]
-        translate: Callable[[Sequence[Token], int], Translation | None]
+        translate: Callable[[Sequence[Token], int], Translation | ShapeFnTemplate | None]
         if following == "(" and tokens[i - 1][TEXT] == "Status" and _takes_context(tokens, i + 1):
-            translate = translate_function
+            translate = definition_at
         elif following == "=" and tokens[i + 2][TEXT] == "[":
             close = matching_close(tokens, i + 2)
             if close is None or close + 1 >= len(tokens) or not _takes_context(tokens, close + 1):
@@ -383,13 +397,45 @@ def _lambda_at(tokens: Sequence[Token], i: int) -> Translation:
     return translate_lambda(tokens, i + 2)
 
 
-def defined_as(name: str, definitions: Mapping[str, Translation]) -> list[Translation]:
+def defined_as(name: str,
+               definitions: Mapping[str, Translation | ShapeFnTemplate]) -> list[Translation | ShapeFnTemplate]:
     """The definitions (`shape_fn_definitions`) the `SetShapeFn` name `name` may mean: of its
-    last name, in the namespaces it names (`a::F` is `a::F` or `x::a::F`; `F` any `F`)."""
-    written = name.lstrip(":")
+    last name, in the namespaces it names (`a::F` is `a::F` or `x::a::F`; `F` any `F`); function
+    templates for a template-id (`F<k2>`), other functions for another name (C++ takes no other)."""
+    written = name.split("<", 1)[0].lstrip(":")
     last = unqualified(written)
+    template = "<" in name
     return [d for qualified, d in definitions.items() if unqualified(qualified) == last
-            and (written == last or qualified == written or qualified.endswith("::" + written))]
+            and (written == last or qualified == written or qualified.endswith("::" + written))
+            and isinstance(d, ShapeFnTemplate) == template]
+
+
+def _instance(definition: Translation | ShapeFnTemplate,
+              args: TemplateArguments | Translation | None) -> Translation:
+    """The translation a SetShapeFn gets from the definition it names: a function template's
+    instantiation with the SetShapeFn's template arguments (`args`; a Translation when they
+    are refused), another function's own."""
+    if isinstance(definition, Translation):
+        return definition
+    assert args is not None  # (`defined_as` gives a template for a template-id only)
+    return definition.instantiate(args)
+
+
+def shape_fn_template_args(tokens: Sequence[Token],
+                           regs: list[Registration]) -> dict[Location, TemplateArguments | Translation]:
+    """The template arguments of each `SetShapeFn(F<...>)` of the registrations, by where the
+    SetShapeFn's argument stands, resolved where they are written (`template_arguments`)."""
+    wanted = {c.args[0].loc for r in regs for c in r.calls if c.method == "SetShapeFn" and c.args
+              and c.args[0].kind == "expr" and "<" in str(c.args[0].value) and "[" not in str(c.args[0].value)}
+    found: dict[Location, TemplateArguments | Translation] = {}
+    for i in range(len(tokens) - 2) if wanted else ():
+        if tokens[i][TEXT] != "SetShapeFn" or tokens[i + 1][TEXT] != "(" or token_location(tokens[i + 2]) not in wanted:
+            continue
+        close = matching_close(tokens, i + 1)
+        less = next((k for k in range(i + 2, close or i + 2) if tokens[k][TEXT] == "<"), None)
+        if close is not None and less is not None and tokens[close - 1][TEXT] == ">":
+            found[token_location(tokens[i + 2])] = template_arguments(tokens, less, close - 1)
+    return found
 
 
 def _takes_context(tokens: Sequence[Token], paren: int) -> bool:
@@ -401,9 +447,12 @@ def _takes_context(tokens: Sequence[Token], paren: int) -> bool:
 
 
 def translate_shape_fns(tokens: Sequence[Token], regs: list[Registration],
-                        definitions: Mapping[str, Translation]) -> dict[Location, Translation]:
+                        definitions: Mapping[str, Translation | ShapeFnTemplate],
+                        template_args: Mapping[Location, TemplateArguments | Translation],
+                        ) -> dict[Location, Translation]:
     """The Python translation of each SetShapeFn argument that is a lambda, or names a
-    function (or a lambda variable) the unit defines (`definitions`), whatever its name: the
+    function (or a lambda variable) the unit defines (`definitions`), whatever its name, or a
+    function template's instantiation (`F<k2>`, its arguments in `template_args`): the
     runtime's built-in of a name (`builtin_shape_fn`) is for names the unit does not define."""
     wanted = {c.args[0].loc: str(c.args[0].value) for r in regs for c in r.calls
               if c.method == "SetShapeFn" and c.args and c.args[0].kind == "expr"}
@@ -417,7 +466,7 @@ def translate_shape_fns(tokens: Sequence[Token], regs: list[Registration],
     for loc, text in wanted.items():
         meant = [] if loc in lambdas else defined_as(shape_fn_name(text), definitions)
         if len(meant) == 1:  # (several: which one C++ calls is the elsewhere check's to say)
-            found[loc] = meant[0]
+            found[loc] = _instance(meant[0], template_args.get(loc))
     return found
 
 
@@ -995,9 +1044,10 @@ def _gather(
     # translation warnings, and SetShapeFn names (name, where, op) that may be typos (`_shape_fn_warnings`)
     shape_fn_warnings: list[_Warning | _ShapeFnUse] = []
     saved_model_warnings: list[_Warning] = []
-    defined_in: dict[str, dict[str, Translation]] = {}  # unit -> the shape functions it defines
+    defined_in: dict[str, dict[str, Translation | ShapeFnTemplate]] = {}  # unit -> the shape functions it defines
     # ops whose SetShapeFn names a project function their unit does not define
-    elsewhere: list[tuple[op_def_pb2.OpDef, Registration, BuilderCall, str, bool, OpSource]] = []
+    elsewhere: list[tuple[op_def_pb2.OpDef, Registration, BuilderCall, str, bool, OpSource,
+                          TemplateArguments | Translation | None]] = []
     unread: list[OpgenError] = []  # registrations opgen cannot read (skipped)
     core_registrations: list[Registration] = []
     # where a builder call's text came from [tool.opgen.helpers]: its location -> (key as written, where written)
@@ -1066,7 +1116,8 @@ def _gather(
                 source = _op_source(reg, None, call, None, f"{call.args[0].loc}: not read yet")
                 register(op_def, source, path)
                 declared = unqualified(shape_fn) in scanned.declared_shape_fns
-                elsewhere.append((op_def, reg, call, shape_fn, declared, source))
+                elsewhere.append((op_def, reg, call, shape_fn, declared, source,
+                                  scanned.template_args.get(call.args[0].loc)))
                 continue
             # (TF's own ops have the runtime's hand ports: no warning for them)
             if translation is not None and not is_tf_core_op(op_def.name):
@@ -1075,14 +1126,14 @@ def _gather(
             if shape_fn and call and unqualified(shape_fn) not in scanned.declared_shape_fns:
                 shape_fn_warnings.append(_ShapeFnUse(shape_fn, call.args[0].loc, op_def.name))
 
-    for op_def, reg, call, shape_fn, declared, source in elsewhere:
+    for op_def, reg, call, shape_fn, declared, source, template_args in elsewhere:
         if sources_by_op.get(op_def.name) is not source:
             continue  # a duplicate registration (an error)
         where = call.args[0].loc
         definitions = {path: meant for path, defs in defined_in.items() if (meant := defined_as(shape_fn, defs))}
         core = is_tf_core_op(op_def.name)  # (the runtime's port of TF's op: no warning of its shape function)
         if len(definitions) == 1 and len(meant := next(iter(definitions.values()))) == 1:
-            translation = meant[0]
+            translation = _instance(meant[0], template_args)
             shape_fn_warnings += [] if core else _translation_warnings(op_def, translation)
             resolved = _op_source(reg, None, call, translation)
         elif definitions or unqualified(shape_fn) in known_shape_fns():

@@ -45,21 +45,23 @@ _REGISTER = "opgen_runtime.register_shape_fn"
 
 def shape_fn_name(text: str) -> str:
     """The function a `SetShapeFn` argument names, as written without spaces and without the
-    `&` of `SetShapeFn(&Fn)` (the same function pointer)."""
+    `&` of `SetShapeFn(&Fn)` (the same function pointer); a template-id keeps its arguments
+    (`ns::Fn<k2>`)."""
     return "".join(text.split()).lstrip("&")
 
 
 def unqualified(name: str) -> str:
-    """`Fn` of `ns::Fn`."""
-    return name.rsplit("::", 1)[-1]
+    """`Fn` of `ns::Fn` (and of the template-id `ns::Fn<a::k2>`)."""
+    return name.split("<", 1)[0].rsplit("::", 1)[-1]
 
 
 def builtin_shape_fn(name: str) -> bool:
     """Whether the `SetShapeFn` name `name`, which the translation unit does not define, means
     the runtime's port of TF's function: a known name, unqualified or in TF's
     `shape_inference` namespace (`mine::UnchangedShape` is the project's function; so is a
-    unit's own `UnchangedShape`, which gathering translates instead)."""
-    return unqualified(name) in PORTS and _may_be_tfs(name)
+    unit's own `UnchangedShape`, which gathering translates instead; a template-id is a
+    function template's, and none of TF's is one)."""
+    return "<" not in name and unqualified(name) in PORTS and _may_be_tfs(name)
 
 
 def _may_be_tfs(name: str) -> bool:
@@ -92,7 +94,7 @@ def undeclared_tf_shape_fn_warning(name: str, declared: Iterable[str], location:
     `shape_inference` namespace) in a translation unit that declares neither it (`declared`) nor
     includes `common_shape_fns.h` (the caller knows every header it read): g++ rejects the op."""
     last = unqualified(name)
-    if last not in TF_COMMON_SHAPE_FNS or last in declared or not _may_be_tfs(name):
+    if last not in TF_COMMON_SHAPE_FNS or last in declared or not _may_be_tfs(name) or "<" in name:
         return None
     return OpgenError(
         f"shape function '{name}' is declared in tensorflow/core/framework/common_shape_fns.h, which this file "
@@ -107,10 +109,11 @@ def unknown_shape_fn_warning(name: str, location: Location, op: str = "MyOp") ->
     """A warning for a `SetShapeFn` name the runtime does not know when it is one of TF's
     common shape functions, names TF's `shape_inference` namespace, or is close to a known
     name; None for a known name or a library's own function (which only the compiled library
-    runs). `op`: the op's name, for the hint's `register_shape_fn` call."""
+    runs; a template-id is a function template's, never one of those). `op`: the op's name, for the
+    hint's `register_shape_fn` call."""
     known = PORTS.keys()
     last = name.rsplit("::", 1)[-1]
-    if last in known:
+    if last in known or "<" in name:
         return None
     register = f'{_REGISTER}("{op}", fn)'
     in_tf_namespace = name.lstrip(":").startswith(_TF_NAMESPACES)

@@ -530,6 +530,157 @@ def test_project_function_refusals(source, construct, line):
     assert t.location.line == line
 
 
+def test_function_templates_are_translated_per_instantiation(tmp_path, capsys, monkeypatch):
+    """trial35 #2: `SetShapeFn(F<k2>)` names a function template of the unit (declared before
+    the op, defined after it, as custom-op's apply_deformation_ops.cc does): each distinct
+    instantiation is translated with the template's non-type parameters bound to its arguments
+    (enumerators, literals, constants, defaults of an earlier declaration) as locals; an
+    explicit specialization is translated for its arguments; a template of another source is
+    instantiated with the arguments resolved where the SetShapeFn stands.
+    (tests/shapes/test_shape_translate_oracle.py compares such ops with TF's.)"""
+    from opgen_runtime import Graph, constant
+
+    (tmp_path / "shapes.h").write_text(textwrap.dedent("""\
+        namespace mine {
+        enum Dims { kTwo = 2, kThree };
+        template <int N> Status Elsewhere(shape_inference::InferenceContext* c);
+        }  // namespace mine
+        """))
+    (tmp_path / "other.cc").write_text(textwrap.dedent("""\
+        #include "shapes.h"
+        namespace mine {
+        template <int N> Status Elsewhere(shape_inference::InferenceContext* c) {
+          c->set_output(0, c->Vector(N * 10));
+          return OkStatus();
+        }
+        template Status Elsewhere<kThree>(shape_inference::InferenceContext* c);
+        }  // namespace mine
+        """))
+    (tmp_path / "ops.cc").write_text(textwrap.dedent("""\
+        #include "tensorflow/core/framework/op.h"
+        #include "shapes.h"
+        namespace mine {
+        constexpr int kExtra = 1;
+        template <Dims d, bool kSquare = false> Status Rank(shape_inference::InferenceContext* c);
+        template <> Status Rank<kThree, true>(shape_inference::InferenceContext* c);
+        REGISTER_OP("Two").Input("x: float").Output("y: float").SetShapeFn(Rank<kTwo>);
+        REGISTER_OP("TwoToo").Input("x: float").Output("y: float").SetShapeFn(&mine::Rank<Dims::kTwo, false>);
+        REGISTER_OP("Three").Input("x: float").Output("y: float").SetShapeFn(Rank<kThree>);
+        REGISTER_OP("MySquare").Input("x: float").Output("y: float").SetShapeFn(Rank<kTwo, true>);
+        REGISTER_OP("Special").Input("x: float").Output("y: float").SetShapeFn(Rank<kThree, true>);
+        REGISTER_OP("Other").Output("y: float").SetShapeFn(Elsewhere<kThree>);
+        template <Dims d, bool kSquare> Status Rank(shape_inference::InferenceContext* c) {
+          shape_inference::ShapeHandle s;
+          TF_RETURN_IF_ERROR(c->WithRank(c->input(0), d + kExtra - 1, &s));
+          c->set_output(0, kSquare ? c->Matrix(d, d) : s);
+          return OkStatus();
+        }
+        template <> Status Rank<kThree, true>(shape_inference::InferenceContext* c) {
+          c->set_output(0, c->Scalar());
+          return OkStatus();
+        }
+        }  // namespace mine
+        """))
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "ops.cc", "other.cc", "--out", "gen"]) == 0
+    assert capsys.readouterr().err.count("warning") == 0
+    assert main(["oplist", "--report-shapes", "ops.cc", "other.cc"]) == 0
+    assert capsys.readouterr().out.splitlines()[:6] == [
+        f"{op}\tfunction, translated" for op in ("MySquare", "Other", "Special", "Three", "Two", "TwoToo")]
+    module = _load(tmp_path / "gen" / "gen_ops.py", "function_templates_under_test")
+    text = (tmp_path / "gen" / "gen_ops.py").read_text()
+    assert text.count("def _shape_fn_") == 5  # Two and TwoToo: one instantiation
+    assert "    v_d = 2\n    v_kSquare = False\n    k_kExtra = 1\n" in text
+    assert "    v_N = 3\n    c.set_output(0, c.vector(c.make_dim(v_N * 10)))\n" in text
+    with Graph().as_default():
+        assert module.two(constant([[1.0, 2.0]])).shape.as_list() == [1, 2]
+        assert module.two_too(constant([[1.0, 2.0]])).shape.as_list() == [1, 2]
+        with pytest.raises(ValueError, match="Shape must be rank 3 but is rank 2"):
+            module.three(constant([[1.0, 2.0]]))
+        assert module.my_square(constant([[1.0, 2.0]])).shape.as_list() == [2, 2]
+        assert module.special(constant([[1.0, 2.0]])).shape.as_list() == []
+        assert module.other().shape.as_list() == [30]
+
+
+@pytest.mark.parametrize(("source", "construct", "where"), [
+    ("template <typename T> Status F(InferenceContext* c) { return OkStatus(); }\nREG(F<int>);",
+     "a function template with a type parameter", (1, 11)),
+    ("template <int N, class T> Status F(InferenceContext* c) { return OkStatus(); }\nREG(F<1, int>);",
+     "a function template with a type parameter", (1, 18)),
+    ("template <template <int> class T> Status F(InferenceContext* c) { return OkStatus(); }\nREG(F<G>);",
+     "a function template with a template template parameter", (1, 11)),
+    ("template <int... Ns> Status F(InferenceContext* c) { return OkStatus(); }\nREG(F<1, 2>);",
+     "a function template with a parameter pack", (1, 11)),
+    ("template <float X> Status F(InferenceContext* c) { return OkStatus(); }\nREG(F<1>);",
+     "a template parameter of a type opgen does not bind: `float X`", (1, 11)),
+    ("template <int N> Status F(InferenceContext* c) { return OkStatus(); }\nREG(F<kNowhere>);",
+     ("the template argument kNowhere, which names no constant opgen reads (an enumerator, a const variable of the "
+     "translation unit)"), (2, 7)),
+    ("template <int N> Status F(InferenceContext* c) { return OkStatus(); }\nREG(F<sizeof(int)>);",
+     "the template argument `sizeof(int)`, which opgen does not compute", (2, 7)),
+    ("template <int N> Status F(InferenceContext* c) { return OkStatus(); }\nREG(F<3000000000>);",
+     "the template argument 3000000000 for `int N`: of another type, or out of its range", (2, 7)),
+    ("template <int N> Status F(InferenceContext* c) { return OkStatus(); }\nREG(F<1, 2>);",
+     "F<...> with 2 template arguments for 1 parameter", (2, 6)),
+    ("int kMutable = 2;\ntemplate <int N> Status F(InferenceContext* c) { return OkStatus(); }\nREG(F<kMutable>);",
+     "the constant kMutable: a variable, not const", (3, 7)),
+    ("const int kBig = 1 << 3;\ntemplate <int N> Status F(InferenceContext* c) { return OkStatus(); }\nREG(F<kBig>);",
+     "the constant kBig: `1 << 3`, which opgen does not compute", (3, 7)),
+    (("namespace a { enum { k = 1 }; }\nnamespace b { enum { k = 2 }; }\nusing namespace a;\nusing namespace b;\n"
+     "template <int N> Status F(InferenceContext* c) { return OkStatus(); }\nREG(F<k>);"),
+     "the template argument k, which may name a::k or b::k", (6, 7)),
+    (("template <int N> Status F(InferenceContext* c) { c->set_output(0, c->Vector(N)); return G<N>(c); }\n"
+     "REG(F<1>);"), "a call of the function template G", (1, 89)),
+    (("template <int N> Status F(InferenceContext* c) { int N2 = N; unsigned u = 0; return OkStatus(); }\n"
+     "REG(F<1>);"), "unsigned, an unsigned type narrower than 64 bits", (1, 62)),
+])
+def test_function_template_refusals_are_located_with_their_reason(tmp_path, capsys, source, construct, where):
+    """A function template opgen does not instantiate, or an argument it does not resolve, is
+    the usual located warning naming why: never the silent `named, not built in` of a function
+    no source defines (trial35 #2)."""
+    (tmp_path / "ops.cc").write_text(
+        "#include \"tensorflow/core/framework/op.h\"\nusing shape_inference::InferenceContext;\n"
+        "#define REG(...) REGISTER_OP(\"Op\").Output(\"y: float\").SetShapeFn(__VA_ARGS__)\n" + source + "\n")
+    assert main(["oplist", "--report-shapes", str(tmp_path / "ops.cc")]) == 0
+    out, err = capsys.readouterr()
+    line, col = where
+    assert err.splitlines()[0] == (f"{tmp_path / 'ops.cc'}:{line + 3}:{col}: warning: shape function not translated: "
+                                   f"{construct} (op Op: unknown output shapes without TensorFlow)")
+    assert out.splitlines()[0] == f"Op\tfunction, not translated\t{tmp_path / 'ops.cc'}:{line + 3}:{col}: {construct}"
+
+
+def test_unit_constants_in_a_shape_function():
+    """Enumerators and const variables of the unit read in a shape function have their values
+    (as locals `k_<name>`; a constant index is checked against the op's arguments as a literal
+    is); a name is looked up from where it is written, as C++ does: another namespace's
+    constant of that name is not the one meant (refused by name)."""
+    t = _translate_source("""\
+        namespace ops {
+        enum Inputs { kData, kIndices = kData + 2, kLast };
+        enum class Mode { kA = -3 };
+        constexpr int64_t kScale = -(4 * 2);
+        static const bool kOn = true;
+        const std::string kWhat = "x";
+        auto fn = [](InferenceContext* c) {
+          if (kOn && static_cast<int>(Mode::kA) < kScale) return errors::InvalidArgument(kWhat);
+          c->set_output(kLast, c->Vector(ops::kIndices * kScale));
+          return OkStatus();
+        };
+        }  // namespace ops
+        """)
+    assert t.lines is not None, t.problem
+    assert t.lines[:5] == ("    k_kOn = True", "    k_kA = -3", "    k_kScale = -8", '    k_kWhat = "x"',
+                           "    k_kLast = 3")
+    assert [(use, index) for use, index, _ in t.indices] == [("sets output", 3)]
+    hidden = _translate_source("""\
+        namespace a { enum { kHidden = 1 }; }
+        namespace b {
+        auto fn = [](InferenceContext* c) { c->set_output(0, c->Vector(kHidden)); return OkStatus(); };
+        }
+        """)
+    assert hidden.problem == "shape function not translated: kHidden"
+
+
 def test_long_conditional_is_split_as_black_does():
     t = _translate("ShapeHandle out = c->RankKnown(c->input(0)) ? c->UnknownShapeOfRank(c->Rank(c->input(0)))"
                    " : c->UnknownShape(); c->set_output(0, out); return OkStatus();")

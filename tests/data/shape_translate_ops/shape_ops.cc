@@ -1053,4 +1053,65 @@ REGISTER_OP("StQualifiedConstants")
       return OkStatus();
     });
 
+// Function templates named by SetShapeFn with their template arguments (trial35 #2: custom-op's
+// ApplyDeformationShapeFunction<k2SpatialDims>), declared before the ops and defined after them:
+// each instantiation is translated with its non-type parameters (an enum, an int, a bool, an
+// enum class, with defaults) bound to its arguments; an explicit specialization is its own
+// function; the unit's enumerators and constants read in the body have their values.
+enum StSpatialDims { kSt2SpatialDims = 2, kSt3SpatialDims, kStAfterSpatialDims };
+enum class StMode { kPass = 1, kFail = 4 };
+enum StOperationInputIndices { kStInputIndex = 0 };
+constexpr int kStChannels = kStAfterSpatialDims + 1;
+
+template <StSpatialDims>
+Status StDeformationShape(InferenceContext* c);
+
+template <int kMinRank, bool kKeep = true, StMode kMode = StMode::kPass>
+Status StRankAtLeast(InferenceContext* c);
+template <>
+Status StRankAtLeast<0>(InferenceContext* c);
+
+REGISTER_OP("StTemplate2D").Input("x: float").Output("y: float").SetShapeFn(StDeformationShape<kSt2SpatialDims>);
+REGISTER_OP("StTemplate3D")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn(StDeformationShape<StSpatialDims::kSt3SpatialDims>);
+REGISTER_OP("StTemplateDefaults").Input("x: float").Output("y: float").SetShapeFn(StRankAtLeast<2>);
+REGISTER_OP("StTemplateArgs")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn(StRankAtLeast<kSt2SpatialDims - 1, false, StMode::kFail>);
+REGISTER_OP("StTemplateSpecialized").Input("x: float").Output("y: float").SetShapeFn(&StRankAtLeast<0>);
+
+template <StSpatialDims spatial_dims>
+Status StDeformationShape(InferenceContext* c) {
+  // One more dimension for the channels.
+  static const int kTensorRank = spatial_dims + 1;
+  ShapeHandle input;
+  TF_RETURN_IF_ERROR(c->WithRank(c->input(kStInputIndex), kTensorRank, &input));
+  ShapeHandle output = input;
+  if (spatial_dims == kSt3SpatialDims) {
+    TF_RETURN_IF_ERROR(c->ReplaceDim(output, spatial_dims, c->MakeDim(kStChannels), &output));
+  }
+  c->set_output(0, output);
+  return OkStatus();
+}
+
+template <int kMinRank, bool kKeep, StMode kMode>
+Status StRankAtLeast(InferenceContext* c) {
+  ShapeHandle x;
+  TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), kMinRank, &x));
+  if (kMode == StMode::kFail && c->Rank(x) > kMinRank) {
+    return errors::InvalidArgument("rank ", c->Rank(x), " is past ", kMinRank);
+  }
+  c->set_output(0, kKeep ? x : c->Vector(kMinRank));
+  return OkStatus();
+}
+
+template <>
+Status StRankAtLeast<0>(InferenceContext* c) {
+  c->set_output(0, c->Scalar());
+  return OkStatus();
+}
+
 }  // namespace tensorflow
