@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from opgen.errors import OpgenError
+from opgen.errors import OpgenError, plural
 from opgen.model import OpSource
 from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.shapes.fns import BY_OP, NAMED
@@ -33,9 +33,9 @@ _NOT_BUILT_IN = "named, not built in (unknown shapes without TensorFlow)"
 
 def shape_report(sources: dict[str, OpSource], fmt: str = "text") -> str:
     """One line per op (`Op<TAB>kind[<TAB>where: construct]`, sorted by name), then totals:
-    lambdas and project functions translated, names left to the runtime's built-ins, TF ops
-    the runtime's ports serve (an OpList's among them). As JSON (`fmt` "json"): the same ops
-    and counts as an object."""
+    lambdas and project functions translated, and the share of all ops that get a shape
+    function without TensorFlow (translated, built in, TF ports) with what the others lack,
+    so 100% means every op. As JSON (`fmt` "json"): the same ops and counts as an object."""
     ops = []
     kinds: Counter[str] = Counter()
     for name in sorted(sources):
@@ -49,20 +49,23 @@ def shape_report(sources: dict[str, OpSource], fmt: str = "text") -> str:
         "project functions": (kinds["function, translated"],
                               kinds["function, translated"] + kinds["function, not translated"]),
     }
-    shares["shape functions"] = (shares["lambdas"][0] + shares["project functions"][0],
-                                 shares["lambdas"][1] + shares["project functions"][1])
+    with_fn = {"translated": shares["lambdas"][0] + shares["project functions"][0], "built_in": kinds[_BUILT_IN],
+               "tf_ports": kinds["TF port"]}
+    without = {"not_translated": kinds["lambda, not translated"] + kinds["function, not translated"],
+               "not_built_in": kinds[_NOT_BUILT_IN], "none": kinds["none"]}
+    with_count, total = sum(with_fn.values()), len(ops)
     if fmt == "json":
-        totals: dict[str, object] = {what.replace(" ", "_"): {"translated": done, "of": total}
-                                     for what, (done, total) in shares.items()}
-        totals |= {"named": kinds[_BUILT_IN] + kinds[_NOT_BUILT_IN], "named_not_built_in": kinds[_NOT_BUILT_IN],
-                   "tf_ports": kinds["TF port"], "none": kinds["none"]}
+        totals: dict[str, object] = {what.replace(" ", "_"): {"translated": done, "of": of}
+                                     for what, (done, of) in shares.items()}
+        totals["ops"] = {"of": total, "with_shape_fn": with_count, **with_fn, **without}
         return json.dumps({"ops": ops, "totals": totals}, indent=2, ensure_ascii=False) + "\n"
     lines = [f"{op['op']}\t{op['kind']}" + (f"\t{op['problem']}" if op["problem"] else "") for op in ops]
     lines += [f"{what}: {_share(*shares[what])}" for what in ("lambdas", "project functions")]
-    lines.append(f"shape functions: {_share(*shares['shape functions'])}"
-                 f"; {kinds[_BUILT_IN] + kinds[_NOT_BUILT_IN]} named ({kinds[_NOT_BUILT_IN]} not built in),"
-                 f" {kinds['TF port']} TF ports,"
-                 f" {kinds['none']} without")
+    share = f" ({100 * with_count / total:.1f}%)" if total else ""
+    lines.append(f"shape functions without TensorFlow: {with_count} of {plural(total, 'op')}{share}: "
+                 f"{with_fn['translated']} translated, {with_fn['built_in']} built in, {with_fn['tf_ports']} TF ports")
+    lines.append(f"without one: {plural(total - with_count, 'op')}: {without['not_translated']} not translated, "
+                 f"{without['not_built_in']} named but not built in, {without['none']} none")
     return "\n".join(lines) + "\n"
 
 
