@@ -114,12 +114,24 @@ def to_json(snapshot: Snapshot) -> str:
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
+def _compact_json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
 def _comment_safe_json(snapshot: Snapshot) -> str:
     """The JSON snapshot as printable ASCII in which `<`, `>`, `&` never occur and `-` only as
     a number's sign (followed by a digit): every one inside a string is a `\\uXXXX` escape.
     So no input string can end the HTML comment (`-->`, `--!>`), open another (`<!--`), or
-    spell the block's first or last line; JSON readers decode it unchanged."""
-    text = json.dumps(_snapshot_data(snapshot), indent=1, ensure_ascii=True, allow_nan=False)
+    spell the block's first or last line; JSON readers decode it unchanged.
+
+    Compact, one op entry a line (the format first, `]}` last): a change to an op changes
+    that op's line alone, next to its readable lines in a diff of API.md. The reader takes
+    any JSON layout, so the pretty-printed blocks older opgen wrote still read."""
+    data = _snapshot_data(snapshot)
+    entries = [_compact_json(op) for op in data["ops"]]
+    lines = ['{"format":' + _compact_json(data["format"]) + ',"ops":[',
+             *[entry + "," for entry in entries[:-1]], *entries[-1:], "]}"]
+    text = "\n".join(lines)
     text = _JSON_STRING.sub(lambda m: m.group().replace("-", "\\u002d"), text)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 

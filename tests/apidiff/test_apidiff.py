@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -15,7 +16,7 @@ from support.paths import TESTS
 from opgen.apidiff.changes import diff_snapshots
 from opgen.apidiff.inputs import load_side, project_snapshot
 from opgen.apidiff.report import format_text
-from opgen.apidiff.snapshot_format import from_json, to_json, to_markdown
+from opgen.apidiff.snapshot_format import from_json, from_markdown, to_json, to_markdown
 from opgen.config import Config, load_config
 from opgen.errors import Location
 
@@ -50,6 +51,39 @@ def test_api_snapshot_golden(project, capsys, fmt):
     code, out, err = run_cli(["api", "--format", fmt], capsys)
     assert (code, err) == (0, "")
     _golden(f"project.{fmt}", out)
+
+
+def test_diff_reads_an_api_md_whose_block_has_the_old_layout(project, capsys):
+    """trial32 #7: API.md's block is now one op a line; an API.md committed before, whose block
+    is pretty-printed JSON (one key a line; written by opgen at afdc7ba for this project), still
+    reads as the same snapshot, its ops located at their headings."""
+    old_text = (TESTS / "data" / "old_snapshots" / "pretty_json_block.md").read_text(encoding="utf-8")
+    assert '\n  {\n   "op": "Divide",\n' in old_text  # the old layout indeed
+    (project / "old.md").write_text(old_text, encoding="utf-8")
+    code, out, err = run_cli(["api"], capsys)
+    assert (code, err) == (0, "")
+    assert '\n{"op":"Divide",' in out
+    old = from_markdown(old_text, "old.md")
+    assert to_json(old) == to_json(from_markdown(out, "API.md"))
+    lines = old_text.splitlines()
+    assert old.ops["Scale"].location == Location("old.md", lines.index("### scale") + 1, 1)
+    code, out, err = run_cli(["diff", "old.md", "--format", "json"], capsys)
+    assert (code, err) == (0, "")
+    assert json.loads(out)["changes"] == []
+
+
+def test_an_op_change_changes_one_line_of_the_block(project, capsys):
+    """trial32 #7: the block has one op entry a line, so a PR diff of API.md shows an op's
+    change as its readable lines and exactly one JSON line."""
+    before = run_cli(["api"], capsys)[1].splitlines()
+    spec = project / "specs" / "ops.cc"
+    spec.write_text(spec.read_text().replace('"factor: float = 1.0"', '"factor: float = 2.0"'))
+    after = run_cli(["api"], capsys)[1].splitlines()
+    block = before.index(next(line for line in before if line.startswith("<!--")))
+    assert len(before) == len(after)
+    changed = [i for i, (old, new) in enumerate(zip(before, after, strict=True)) if old != new]
+    assert [i for i in changed if i > block] == [block + 3]  # the format line, Divide, then Scale
+    assert after[block + 3].startswith('{"op":"Scale",')
 
 
 def test_api_writes_file_atomically(project, capsys):
@@ -666,11 +700,12 @@ def test_malformed_snapshot_field_is_located_at_its_line(project, capsys, fmt):
     assert run_cli(["api", "--format", fmt, "-o", f"api.{fmt}"], capsys)[0] == 0
     path = project / f"api.{fmt}"
     lines = path.read_text().splitlines()
-    line = next(i for i, text in enumerate(lines, 1) if '"type": "float"' in text)
-    lines[line - 1] = lines[line - 1].replace('"type": "float"', '"type": 7')
+    # `"type": "float"` in the JSON file, `"type":"float"` in the block (one op a line)
+    line, found = next((i, m) for i, text in enumerate(lines, 1) if (m := re.search(r'"type": ?"float"', text)))
+    lines[line - 1] = lines[line - 1][:found.start()] + '"type": 7' + lines[line - 1][found.end():]
     path.write_text("\n".join(lines) + "\n")
     code, _, err = run_cli(["diff", f"api.{fmt}", f"api.{fmt}"], capsys)
-    column = lines[line - 1].index('"type"') + 1
+    column = found.start() + 1
     assert code == 2 and err.startswith(f"api.{fmt}:{line}:{column}: error: malformed API snapshot: ops["), err
     assert "].type: expected a string, got an integer\n" in err
 
@@ -682,12 +717,13 @@ def test_snapshot_signature_contradicting_its_params_is_located_at_it(project, c
     assert run_cli(["api", "--format", fmt, "-o", f"api.{fmt}"], capsys)[0] == 0
     path = project / f"api.{fmt}"
     lines = path.read_text().splitlines()
-    line = next(i for i, text in enumerate(lines, 1) if '"signature": ' in text)
-    signature = json.loads(lines[line - 1].split(": ", 1)[1].rstrip(",").replace("\\u002d", "-"))
+    line, found = next((i, m) for i, text in enumerate(lines, 1)
+                       if (m := re.search(r'"signature": ?("(?:[^"\\]|\\.)*")', text)))
+    signature = json.loads(found[1])
     edited = signature.replace("name=None", "extra=1, name=None")
-    lines[line - 1] = lines[line - 1].replace("name=None", "extra=1, name=None")
+    lines[line - 1] = lines[line - 1].replace("name=None", "extra=1, name=None", 1)
     path.write_text("\n".join(lines) + "\n")
     code, _, err = run_cli(["diff", f"api.{fmt}", f"api.{fmt}"], capsys)
-    column = lines[line - 1].index('"signature"') + 1
+    column = found.start() + 1
     assert code == 2 and err.startswith(f"api.{fmt}:{line}:{column}: error: malformed API snapshot: ops["), err
     assert f"].function.signature: {edited!r} is not the signature its name and params give, {signature!r}" in err
