@@ -5,7 +5,8 @@ existing users, a message, and the location to annotate (the line declaring the 
 REGISTER_OP; for Python and docs changes also the override line that shaped the API).
 
 Rules (B = breaking):
-* graph, TF's OpDefCompatible / OpDefAttrDefaultsUnchanged (graph_compat, messages are TF's):
+* graph, TF's OpDefCompatible / OpDefAttrDefaultsUnchanged (graph_compat; messages are TF's, attr
+  values spelled as in the Python signature; `tf_message` is TF's text exactly):
   op_removed B, attr_removed B, attr_type_changed B, allowed_values_narrowed B,
   minimum_raised B, attr_added_without_default B, input_signature_changed B,
   input_became_ref B, output_signature_changed B, output_lost_ref B, default_removed B,
@@ -43,8 +44,8 @@ from opgen.apidiff.graph_compat import compatible_message, graph_issues
 from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot, kernel_type_key
 from opgen.apidiff.snapshot_format import describe_attr
 from opgen.errors import Location
+from opgen.python_api.literals import attr_value_for_review
 from opgen.spec.kernel_summary import device_key, runs_on
-from opgen.tf_text.attr_text import summarize_attr_value
 from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.proto.op_def_compat import accepted_changes, attr_map, describe_arg, without_restatements
 
@@ -196,14 +197,14 @@ def _compatible_graph_changes(old: op_def_pb2.OpDef,
             message = f"Attr '{subject}' no longer restricts its values"
         elif rule == "allowed_values_widened":
             was, now = old_attrs[subject].allowed_values, new_attrs[subject].allowed_values
-            values = f"from {summarize_attr_value(was)} to {summarize_attr_value(now)}"
+            values = f"from {attr_value_for_review(was)} to {attr_value_for_review(now)}"
             message = f"Attr '{subject}' allows more values; {values}"
         elif rule == "minimum_lowered":
             attr = new_attrs[subject]
             new_min = str(attr.minimum) if attr.has_minimum else "no minimum"
             message = f"Attr '{subject}' has a lower minimum; from {old_attrs[subject].minimum} to {new_min}"
         elif rule == "default_added":
-            message = f"Attr '{subject}' has a default now: {summarize_attr_value(new_attrs[subject].default_value)}"
+            message = f"Attr '{subject}' has a default now: {attr_value_for_review(new_attrs[subject].default_value)}"
         elif rule in ("inputs_renamed", "inputs_changed_compatibly"):
             what = "renamed" if rule == "inputs_renamed" else "changed compatibly"
             message = (f"Inputs {what}: {listed(describe_arg(a) for a in old.input_arg)} -> "
@@ -246,7 +247,7 @@ def _graph_changes(old: OpEntry, new: OpEntry) -> list[Change]:
         else:
             fields: tuple[str, ...] = (_RULE_FIELDS[issue.rule],) if issue.rule in _RULE_FIELDS else ()
             where = _graph_location(new, _issue_part(new, issue.subject), fields)
-        changes.append(Change(new.name, "graph", issue.rule, True, issue.reason, where,
+        changes.append(Change(new.name, "graph", issue.rule, True, issue.message, where,
                               compatible_message(issue, old.op_def, new.op_def)))
     # Every accepted change is listed beside the breaking ones (TF's check stops at the first
     # incompatibility; a review needs them all), except the arg lists' compatible wording when

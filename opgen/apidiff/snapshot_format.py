@@ -22,9 +22,9 @@ from opgen.errors import Location, OpgenError, plain_proto_names
 from opgen.json_input import JsonProblem, field_location, load_json
 from opgen.output_escape import md_code, md_code_block, md_text
 from opgen.python_api.function import signature_text
+from opgen.python_api.literals import attr_value_for_review
 from opgen.spec.kernel_summary import placement_text, runs_on
 from opgen.spec.oplist_io import op_def_problem
-from opgen.tf_text.attr_text import summarize_attr_value
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 from opgen_runtime.proto.op_def_compat import FLAGS, describe_arg
 
@@ -267,14 +267,15 @@ def _json_entry_lines(text: str) -> dict[str, int]:
 # ---- Markdown -----------------------------------------------------------------------------
 
 def describe_attr(attr: op_def_pb2.OpDef.AttrDef) -> str:
-    """`T: type, allowed=[DT_HALF, DT_FLOAT]`, `N: int, min=2`, `padding: string, default="SAME"`."""
+    """`T: type, allowed=[DT_HALF, DT_FLOAT]`, `N: int, min=2`, `scale: float, default=1.0`
+    (values as `attr_value_for_review` spells them)."""
     text = f"{attr.name}: {attr.type}"
     if attr.HasField("default_value"):
-        text += f", default={summarize_attr_value(attr.default_value)}"
+        text += f", default={attr_value_for_review(attr.default_value)}"
     if attr.has_minimum:
         text += f", min={attr.minimum}"
     if attr.HasField("allowed_values"):
-        text += f", allowed={summarize_attr_value(attr.allowed_values)}"
+        text += f", allowed={attr_value_for_review(attr.allowed_values)}"
     return text
 
 

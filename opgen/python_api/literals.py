@@ -14,6 +14,7 @@ import re
 import struct
 from typing import TYPE_CHECKING, Any
 
+from opgen.tf_text.attr_text import summarize_attr_value
 from opgen.tf_text.proto_text import c_escape
 from opgen_runtime.proto import attr_value_pb2, tensor_pb2
 from opgen_runtime.proto.datatypes import BY_ENUM, base, is_ref
@@ -294,6 +295,25 @@ def _attr_default(data: bytes, param: str) -> str:
     if kind is None:
         return "None"
     return _scalar(value, kind, "_dtypes.")
+
+
+# Kinds whose signature default is a literal of the value ("" is an empty list's).
+_LITERAL_KINDS = frozenset({"s", "i", "f", "b", "shape", ""})
+
+
+def attr_value_for_review(value: attr_value_pb2.AttrValue) -> str:
+    """An attr value as opgen's own review texts spell it (the API snapshot's attr lines,
+    `opgen diff`'s messages): as the function's signature spells its default (`attr_default`:
+    `1.0`, `0.333333`, `False`, `[None, 3]`), so one value reads alike in a signature and in
+    its op's facts; a dtype, tensor or func, which a signature spells as an expression
+    (`_dtypes.int32`, `_execute.make_tensor(...)`) or by the func's name alone, as TF's
+    `SummarizeAttrValue` does (`DT_INT32`, the spelling `allowed=` lists dtypes in). Text that
+    must equal TF's (docstrings, TF's compatibility messages) does not come here."""
+    kind = value.WhichOneof("value")
+    field = _list_items(value)[0] if kind == "list" else kind
+    if field in _LITERAL_KINDS:
+        return attr_default(value, "")  # (the parameter name only goes into a tensor's call)
+    return summarize_attr_value(value)
 
 
 _ASCII_RAW = re.compile(r"[ -~\n]*\Z")

@@ -19,6 +19,8 @@ from opgen.apidiff.report import format_text
 from opgen.apidiff.snapshot_format import from_json, from_markdown, to_json, to_markdown
 from opgen.config import Config, load_config
 from opgen.errors import Location
+from opgen.python_api.literals import attr_value_for_review
+from opgen.tf_text.attr_text import parse_attr_value
 
 SNAPSHOT_GOLDEN = TESTS / "golden" / "apidiff_snapshot"
 UPDATE = os.environ.get("OPGEN_UPDATE_GOLDEN") == "1"
@@ -70,6 +72,44 @@ def test_diff_reads_an_api_md_whose_block_has_the_old_layout(project, capsys):
     code, out, err = run_cli(["diff", "old.md", "--format", "json"], capsys)
     assert (code, err) == (0, "")
     assert json.loads(out)["changes"] == []
+
+
+def test_attr_values_read_as_the_signature_spells_them(project, capsys):
+    """trial32 #8, trial30 #3: a float default reads as in the Python signature (`0.333333`, not
+    TF's `0.333333313`) in the attr line and in `opgen diff`'s messages; `tf_message` stays TF's
+    text, and two floats the signature's 6 digits spell alike are told apart in TF's spelling."""
+    spec = project / "specs" / "ops.cc"
+    spec.write_text(spec.read_text().replace('"factor: float = 1.0"', '"factor: float = 0.333333313"'))
+    out = run_cli(["api"], capsys)[1]
+    assert "scale(x, factor=0.333333, name=None) -> y" in out and "  - `factor: float, default=0.333333`" in out
+    assert run_cli(["api", "--format", "json", "-o", "old.json"], capsys)[0] == 0
+    spec.write_text(spec.read_text().replace("0.333333313", "0.5"))
+    code, out, _ = run_cli(["diff", "old.json", "--format", "json"], capsys)
+    assert code == 1
+    assert [(c["rule"], c["message"], c.get("tf_message")) for c in json.loads(out)["changes"]] == [
+        ("default_changed", "Attr 'factor' has changed it's default value; from 0.333333 to 0.5",
+         "Attr 'factor' has changed it's default value; from 0.333333313 to 0.5"),
+        ("param_default_changed", "gen_ops.scale: parameter 'factor' default 0.333333 -> 0.5", None)]
+    # the next float32: the same Python default, another graph default
+    spec.write_text(spec.read_text().replace('"factor: float = 0.5"', '"factor: float = 0.333333343"'))
+    code, out, _ = run_cli(["diff", "old.json", "--format", "json"], capsys)
+    tf_text = "Attr 'factor' has changed it's default value; from 0.333333313 to 0.333333343"
+    assert [(c["rule"], c["message"], c["tf_message"]) for c in json.loads(out)["changes"]] == [
+        ("default_changed", tf_text, tf_text)]
+
+
+@pytest.mark.parametrize(("attr_type", "text", "spelled"), [
+    ("float", "1.0", "1.0"), ("float", "-0.0", "-0.0"), ("list(float)", "[0.5, 2]", "[0.5, 2.0]"),
+    ("bool", "false", "False"), ("string", '"SAME"', '"SAME"'), ("int", "-3", "-3"),
+    ("shape", "{ unknown_rank: true }", "None"), ("shape", "{ dim { size: -1 } dim { size: 3 } }", "[None, 3]"),
+    ("list(int)", "[]", "[]"),
+    # what a signature spells as an expression keeps TF's text
+    ("type", "DT_INT32", "DT_INT32"), ("list(type)", "[DT_FLOAT]", "[DT_FLOAT]"),
+    ("tensor", "{ dtype: DT_FLOAT tensor_shape {} float_val: 1 }", "Tensor<type: float shape: [] values: 1>"),
+])
+def test_attr_value_for_review(attr_type, text, spelled):
+    value = parse_attr_value(attr_type, text)
+    assert value is not None and attr_value_for_review(value) == spelled
 
 
 def test_an_op_change_changes_one_line_of_the_block(project, capsys):
@@ -436,7 +476,7 @@ def test_build_writes_and_checks_the_api_snapshot(project, capsys):
     code, out, _ = run_cli(["build", "--check"], capsys)
     assert code == 1 and out == "would rewrite generated/API.md\nwould rewrite generated/gen_ops.py\n"
     code, out, _ = run_cli(["build", "--check", "--diff"], capsys)
-    assert code == 1 and "-  - `factor: float, default=1`\n+  - `factor: float, default=2`" in out
+    assert code == 1 and "-  - `factor: float, default=1.0`\n+  - `factor: float, default=2.0`" in out
     # the committed snapshot is an input of `opgen diff`: against the work tree
     code, out, _ = run_cli(["diff", "generated/API.md", "--format", "json"], capsys)
     changes = json.loads(out)["changes"]
@@ -616,7 +656,7 @@ def test_ops_of_an_oplist_source_are_located_at_the_field_that_changed(tmp_path,
     assert code == 1
     assert out.splitlines()[0] == (
         "::error file=tf_ops.pbtxt,line=21,col=7,title=opgen graph default_changed%2C python param_default_changed "
-        "(MatMul)::Attr 'transpose_a' has changed it's default value; from false to true%0Agen_tf_ops.mat_mul: "
+        "(MatMul)::Attr 'transpose_a' has changed it's default value; from False to True%0Agen_tf_ops.mat_mul: "
         "parameter 'transpose_a' default False -> True"), out
     text = (scenario / "old.pbtxt").read_text()
     transpose_a = text[text.index("  attr {"):text.index('  attr {\n    name: "T"')]
