@@ -124,8 +124,9 @@ def _used(tokens: Sequence[Token], using: int) -> str | None:
 
 
 def scope_opened(tokens: Sequence[Token], brace: int) -> str | None:
-    """The namespace scope a `{` opens: `a::b` of `namespace a::b {`, `a` of `[inline]
-    namespace a {`, "" of `namespace {` and of `extern "C" {` (still the enclosing namespace);
+    """The namespace scope a `{` opens: `a::b` of `namespace a::b {` and of `namespace a::inline
+    b {`, `a` of `[inline] namespace a {`, "" of `namespace {` and of `extern "C" {` (still the
+    enclosing namespace);
     None for a brace that opens anything else (a function, class or initializer body). Read
     back from the brace, so that what comes before the declaration (an undefined macro's call
     with no `;`, `inline`) does not matter."""
@@ -137,7 +138,8 @@ def scope_opened(tokens: Sequence[Token], brace: int) -> str | None:
         return ""  # a linkage specification's block
     if head < 0 or tokens[head][TEXT] != "namespace":
         return None
-    return "".join(tk[TEXT] for tk in tokens[head + 1 : brace])
+    # (`namespace a::inline b {`, C++20: `inline` marks `b` alone)
+    return "".join(tk[TEXT] for tk in tokens[head + 1 : brace] if tk[TEXT] != "inline")
 
 
 class AmbiguousName(Exception):

@@ -34,13 +34,15 @@ constexpr char kShadow[] = "T: {bool}";
 namespace e { REGISTER_OP("NsShadowInner").Input("x: T").Output("y: T").Attr(kShadow); }
 REGISTER_OP("NsShadowOuter").Input("x: T").Output("y: T").Attr(kShadow);
 }  // namespace tensorflow
+namespace f::inline g { constexpr char kT[] = "T: {uint8}"; }
+REGISTER_OP("NsNestedInline").Input("x: T").Output("y: T").Attr(f::g::kT);
 using namespace b;
 REGISTER_OP("NsUsing").Input("x: T").Output("y: T").Attr(kT);
 """
 
 EXPECTED = {"NsInC": ["DT_INT64"], "NsInner": ["DT_HALF"], "NsOuter": ["DT_FLOAT"], "NsGlobal": ["DT_INT32"],
             "NsFromA": ["DT_FLOAT"], "NsFromB": ["DT_INT32"], "NsUsing": ["DT_INT32"], "NsUsingDecl": ["DT_FLOAT"],
-            "NsShadowInner": ["DT_DOUBLE"], "NsShadowOuter": ["DT_BOOL"]}
+            "NsShadowInner": ["DT_DOUBLE"], "NsShadowOuter": ["DT_BOOL"], "NsNestedInline": ["DT_UINT8"]}
 
 
 def _types(op_list) -> dict[str, list[str]]:
