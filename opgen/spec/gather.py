@@ -645,8 +645,10 @@ def _skipped_notes(groups: list[SkippedRegistrations], strict: bool) -> tuple[li
     for (names, together), same in by_deciding.items():
         quoted = " and ".join(f"'{n}'" for n in names)
         are = "is" if len(names) == 1 else "are"
-        defines = (" " if together else " or ").join(f"-D {n}=1" for n in names)
-        hint = f"{defines}, or [tool.opgen] defines"
+        values = same[0].values
+        defines = (" " if together else " or ").join(f"-D {n}={v}" for n, v in zip(names, values))
+        # (a value other than 1 is one that compiles the group: the build's own may differ)
+        hint = f"{defines}{' (or what the build passes)' if set(values) != {'1'} else ''}, or [tool.opgen] defines"
         if same[0].build_configuration:
             these = "this conditional" + (f" and {len(same) - 1} more" if len(same) > 1 else "")
             skip = "skips" if len(same) == 1 else "skip"

@@ -15,10 +15,12 @@ in the macro's body they are written (the token's origin).
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
 import re
 import shlex
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -44,6 +46,7 @@ from opgen.spec.cpp_lexer import (
     TEXT,
     SourceFile,
     Token,
+    parse_int_literal,
     relex,
     token_error,
     token_location,
@@ -104,6 +107,7 @@ class SkippedRegistrations:
     names: tuple[str, ...]  # the undefined macros that decided, in order
     together: bool = False  # only defining them all compiles the group (`#if A && B`), not each alone
     count: int = 0
+    values: tuple[str, ...] = ()  # for each name, a value that compiles the group ("1", "2000")
 
     @property
     def build_configuration(self) -> bool:
@@ -198,10 +202,12 @@ class _Stream:
 
 class _Deciding(NamedTuple):
     """The undefined switches (see `_undefined_switches`, their first tokens) whose definition
-    would change a condition: each alone, or only `together` (`#if A && B`)."""
+    would change a condition: each alone, or only `together` (`#if A && B`); with the value
+    (`values[k]` for `tokens[k]`) that does ("1", "2000" for `#if V >= 2000`)."""
 
     tokens: tuple[Token, ...] = ()
     together: bool = False
+    values: tuple[str, ...] = ()
 
 
 _UNDECIDED = _Deciding()  # a condition no undefined switch decided
@@ -405,8 +411,8 @@ class Preprocessor:
             if not deciding.tokens or (any(off) if deciding.together else all(off)):
                 return
             boundary.skipped = SkippedRegistrations(token_location(deciding.tokens[0]),
-                                                    tuple(dict.fromkeys(t[TEXT] for t in deciding.tokens)),
-                                                    deciding.together)
+                                                    tuple(t[TEXT] for t in deciding.tokens),  # (each once: _deciding)
+                                                    deciding.together, values=deciding.values)
             self.skipped_registrations.append(boundary.skipped)
         boundary.skipped.count += 1
 
@@ -494,23 +500,25 @@ class Preprocessor:
         if name in ("ifdef", "ifndef", "def", "ndef"):
             if not rest or rest[0][KIND] != "id":
                 raise token_error(rest[0] if rest else name_tok, f"no macro name given in #{name_tok[TEXT]} directive")
-            self._undefined = _Deciding(_undefined_switches([rest[0]], self.macros))
+            switches = _undefined_switches([rest[0]], self.macros)
+            self._undefined = _Deciding(switches, False, ("1",) * len(switches))
             return (rest[0][TEXT] in self.macros) == (name in ("ifdef", "def"))
         if not rest:
             raise token_error(name_tok, f"#{name_tok[TEXT]} with no expression")
-        final, undefined = self._resolve_defined(rest)
+        final, undefined, defined_slots = self._resolve_defined(rest)
         value = evaluate_if_expression(final, name_tok) != 0
         if undefined:
-            self._undefined = _deciding(final, undefined, value, name_tok)
+            self._undefined = _deciding(final, undefined, value, name_tok, defined_slots)
         return value
 
-    def _resolve_defined(self, toks: list[Token]) -> tuple[list[Token], dict[str, tuple[Token, list[int]]]]:
+    def _resolve_defined(self, toks: list[Token]) -> tuple[list[Token], dict[str, tuple[Token, list[int]]],
+                                                            dict[int, Token]]:
         """Macro-expand an #if line, replacing `defined X` / `defined(X)` (and
         `__has_include(...)`) by 1 or 0 where it stands after expansion, its operand
         unexpanded, as g++ does (`#define HAS_X defined(X)` then `#if HAS_X`); then turn the
         remaining identifiers into 0 (`true` into 1) as #if does. Also: for each undefined
         switch (see `_undefined_switches`), at its first token, where the result
-        has a 0 that defining it would make 1."""
+        has a 0 that defining it would make 1; and where `defined X` stood (index -> X)."""
         tested: set[str] = set()  # operands of `defined`: `defined(X) && X > 1` reads X as 0 on purpose
         operands: dict[int, Token] = {}  # index of the 0 of `defined X` in `expanded` -> X
         expanded: list[Token] = []
@@ -562,7 +570,7 @@ class Preprocessor:
                 if t[KIND] == "id" and t[TEXT] not in ("true", "false") and t[TEXT] not in tested
                 and t[TEXT] not in BUILD_CONFIG_MACROS and not _reserved(t[TEXT])]
         final = [("num", "1" if t[TEXT] == "true" else "0", *t[2:]) if t[KIND] == "id" else t for t in expanded]
-        return final, undefined
+        return final, undefined, operands
 
     def _has_include(self, toks: list[Token], i: int) -> tuple[str, int]:
         """`__has_include("x.h")` / `__has_include(<x>)` at `i` -> ("1" or "0", index after).
@@ -1034,26 +1042,58 @@ def _ancestors_up_to_root(here: str) -> list[str]:
 
 
 def _deciding(final: list[Token], undefined: dict[str, tuple[Token, list[int]]], value: bool,
-              where: Token) -> _Deciding:
-    """The undefined macros (their first tokens) whose definition as 1 would change the
-    condition's `value`, each alone, or else all of them together; `defined(NOPE)` in
-    `!defined(NOPE)` does not decide that the condition is false."""
+              where: Token, defined_slots: Container[int]) -> _Deciding:
+    """The undefined macros (their first tokens) whose definition would change the
+    condition's `value`, each alone, or else all of them together, with the values that do
+    (`_trial_values`); `defined(NOPE)` in `!defined(NOPE)` does not decide that the condition
+    is false. `defined_slots`: where `defined X` stood (1 once X is defined)."""
 
-    def flips(names: Iterable[str]) -> bool:
+    def flips(assigned: Mapping[str, str]) -> bool:
         changed = list(final)
-        for name in names:
+        for name, as_value in assigned.items():
             for k in undefined[name][1]:
-                changed[k] = ("num", "1", *final[k][2:])
+                changed[k] = ("num", "1" if k in defined_slots else as_value, *final[k][2:])
         try:
             return (evaluate_if_expression(changed, where) != 0) != value
         except OpgenError:  # `1 / X` when X was 0 before: nothing to learn
             return False
 
-    alone = [name for name in undefined if flips([name])]
+    trials = {name: _trial_values(final, slots) for name, (_, slots) in undefined.items()}
+    alone = [(name, v) for name in undefined if (v := next((v for v in trials[name] if flips({name: v})), None))]
     if alone:
-        return _Deciding(tuple(undefined[name][0] for name in alone))
-    together = len(undefined) > 1 and flips(undefined)
-    return _Deciding(tuple(t for t, _ in undefined.values()) if together else (), together)
+        return _Deciding(tuple(undefined[name][0] for name, _ in alone), False, tuple(v for _, v in alone))
+    if len(undefined) > 1:
+        # each its own first values (`#if MAJOR == 2 && MINOR >= 4`), a bounded number of tries
+        firsts = [trials[name][:3] for name in undefined]
+        tries = itertools.product(*firsts) if math.prod(map(len, firsts)) <= _MAX_JOINT_TRIALS else iter(())
+        together = next((values for values in tries if flips(dict(zip(undefined, values)))), None)
+        if together is not None:
+            return _Deciding(tuple(t for t, _ in undefined.values()), True, together)
+    return _UNDECIDED
+
+
+# Bounds on the values tried per undefined macro, and on the tries of several together: a
+# condition reads few numbers, and each try evaluates it again.
+_MAX_TRIAL_VALUES = 9
+_MAX_JOINT_TRIALS = 27
+_COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
+
+
+def _trial_values(final: list[Token], slots: list[int]) -> list[str]:
+    """The values a macro undefined in a condition (reading as 0 at `slots`) is tried with:
+    1 (`#if MYPROJ_WITH_TF`), then each integer it is compared with and the one after it
+    (`#if V >= 2000`, `#if V > 2000`, `#if V == 2`), then those of the rest of the condition
+    (`#if V + 1 > 2000`), a few at most."""
+    compared = []
+    for k in slots:
+        for op, number in ((k + 1, k + 2), (k - 1, k - 2)):
+            if 0 <= number < len(final) and final[op][TEXT] in _COMPARISONS and final[number][KIND] == "num":
+                compared.append(final[number])
+    values = {"1": None}
+    for t in (*compared, *final):
+        if t[KIND] == "num" and (n := parse_int_literal(t[TEXT])) is not None:
+            values.update({str(n): None, str(n + 1): None})
+    return list(values)[:_MAX_TRIAL_VALUES]
 
 
 def _undefined_switches(names: list[Token], macros: dict[str, Macro]) -> tuple[Token, ...]:

@@ -498,3 +498,30 @@ def test_a_macro_undefined_with_dash_u_skips_without_a_note(tmp_path):
     result = gather([str(src)], undefines=["MYPROJ_EXPERIMENTAL"], warn=warnings.append)
     assert [op.name for op in result.op_list.op] == ["Plain"]
     assert [w.split(": note: ")[1].split(",")[0] for w in warnings] == ["'MYPROJ_OTHER' is not defined"]
+
+
+def test_a_macro_compared_with_a_number_decides_with_a_value_that_compiles_the_group(tmp_path):
+    """trial35 #1: `#if TF_VERSION_INTEGER >= 2000` around a registration skipped it silently,
+    because defining the macro as 1 changes nothing: the values tried are also those the
+    condition compares with, and the hint names one that compiles the group."""
+    src = tmp_path / "ops.cc"
+    src.write_text('#if TF_VERSION_INTEGER >= 2000\nREGISTER_OP("MyNew");\n#endif\n'
+                   '#if MYPROJ_LEVEL > 3\nREGISTER_OP("MyLevel");\n#endif\n'
+                   '#if MYPROJ_MAJOR == 2 && MYPROJ_MINOR >= 4\nREGISTER_OP("MyPair");\n#endif\n'
+                   '#if MYPROJ_MODE == 3 || 1\n#else\nREGISTER_OP("MyNever");\n#endif\n'
+                   'REGISTER_OP("MyPlain");\n')
+    warnings: list[str] = []
+    result = gather([str(src)], warn=warnings.append)
+    assert [op.name for op in result.op_list.op] == ["MyPlain"]
+    values = " (or what the build passes), or [tool.opgen] defines"
+    assert warnings == [
+        (f"{src}:1:5: note: 'TF_VERSION_INTEGER' is not defined, so this conditional skips 1 registration\n"
+         f"  hint: -D TF_VERSION_INTEGER=2000{values}"),
+        (f"{src}:4:5: note: 'MYPROJ_LEVEL' is not defined, so this conditional skips 1 registration\n"
+         f"  hint: -D MYPROJ_LEVEL=4{values}"),
+        (f"{src}:7:5: note: 'MYPROJ_MAJOR' and 'MYPROJ_MINOR' are not defined, so this conditional skips "
+         f"1 registration\n  hint: -D MYPROJ_MAJOR=2 -D MYPROJ_MINOR=4{values}")]
+    warnings.clear()
+    result = gather([str(src)], defines=["TF_VERSION_INTEGER=2210", "MYPROJ_LEVEL=4", "MYPROJ_MAJOR=2",
+                                         "MYPROJ_MINOR=4"], warn=warnings.append)
+    assert [op.name for op in result.op_list.op] == ["MyLevel", "MyNew", "MyPair", "MyPlain"] and warnings == []
