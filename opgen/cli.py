@@ -224,8 +224,8 @@ _SPEC_INPUT: list[_Decorator] = [
             help='A #include "..." that cannot be found is an error. [tool.opgen] strict_includes; '
                  "default: false (a warning)."),
     _option("--strict-defines", is_flag=True, section="Input",
-            help="Registrations an #if on an undefined project macro skips are an error. [tool.opgen] "
-                 "strict_defines; default: false (a note)."),
+            help="Registrations an #if on an undefined project macro skips, or whose name or spec comes from "
+                 "a #define such an #if chose, are an error. [tool.opgen] strict_defines; default: false (a note)."),
 ]
 
 

@@ -31,7 +31,7 @@ _KNOWN_KEYS = {
     "helpers",  # table: C++ helper function name -> the string it returns
     "defines",  # list of NAME or NAME=VALUE, like -D
     "undefines",  # list of NAME, like -U: predefined macros (or defines) to leave undefined
-    "strict_defines",  # registrations an #if on an undefined project macro skips are an error, not a note
+    "strict_defines",  # registrations an #if on an undefined project macro skips (or chose a #define of) are an error
     "core_ops",  # list of globs: TF core op names to generate wrappers for anyway
     "kernels_elsewhere",  # list of globs: ops whose kernels another library registers (no kernel finding)
     "include_dirs",  # list of directories, like -I

@@ -67,6 +67,7 @@ from opgen.spec.oplist_io import OPLIST_SUFFIXES, load_op_list_with_lines
 from opgen.spec.preprocessor import (
     BUILD_CONFIG_MACROS,
     PLATFORM_MACROS,
+    ChosenDefine,
     MissingInclude,
     Preprocessor,
     SkippedRegistrations,
@@ -275,6 +276,8 @@ class ScannedFile:
     # The template arguments of each SetShapeFn naming a function template (`F<k2>`), resolved
     # here (or why they are not), for the template wherever it is defined.
     template_args: dict[Location, TemplateArguments | Translation] = field(default_factory=dict)
+    # Its registrations that expand a macro undefined switches chose (`Preprocessor.chosen_defines`).
+    chosen_defines: list[ChosenDefine] = field(default_factory=list)
 
 
 def _undefined_macro_hint(name: str) -> str:
@@ -347,7 +350,7 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
     return ScannedFile(regs, errors, kernels, kernel_errors, unread,
                        declared_functions(tokens, shape_fns) if shape_fns else frozenset(),
                        translate_shape_fns(tokens, regs, definitions, template_args) if regs else {}, definitions,
-                       template_args)
+                       template_args, pp.chosen_defines(tokens, regs))
 
 
 def _shape_fn_kind(call: BuilderCall | None, translation: Translation | None) -> str:
@@ -670,6 +673,37 @@ def _skipped_notes(groups: list[SkippedRegistrations], strict: bool) -> tuple[li
     return notes, errors
 
 
+def _chosen_define_notes(found: list[ChosenDefine], strict: bool) -> tuple[list[_Warning], list[OpgenError]]:
+    """One note per undefined macro (or macros deciding only together) that chose the #define
+    of a macro registrations expand, at the first such registration, counting the others: an
+    error with `strict`, but for TF's build configuration and platform macros (a choice of the
+    build opgen reads for, as in `_skipped_notes`). A registration several units read counts once."""
+    by_deciding: dict[tuple[tuple[str, ...], bool], dict[Location, ChosenDefine]] = {}
+    for c in found:
+        by_deciding.setdefault((c.names, c.together), {}).setdefault(c.registration, c)
+    notes: list[_Warning] = []
+    errors: list[OpgenError] = []
+    for registrations in by_deciding.values():
+        first, *others = registrations.values()
+        names = first.names
+        quoted = " and ".join(f"'{n}'" for n in names)
+        are = "is" if len(names) == 1 else "are"
+        why = f" ({_configuration_macros(names)})" if first.build_configuration else ""
+        op = f"op '{first.op_name}'" if first.op_name else "the op"
+        use = f"names {op}" if first.in_name else f"the registration of {op} expands"
+        more = f" (and {plural(len(others), 'more registration')})" if others else ""
+        them = "it" if len(names) == 1 else "them"
+        hint = (f"pass what the build defines: {' '.join(f'-D {n}=VALUE' for n in names)}, or [tool.opgen] defines; "
+                f"{' '.join(f'-U {n}' for n in names)} ([tool.opgen] undefines) if the build leaves {them} undefined")
+        note = OpgenError(f"{quoted} {are} not defined{why}, so `{first.directive}` ({first.condition}) chose the "
+                          f"#define of '{first.macro}' that {use} here{more}", first.registration, hint)
+        if strict and not first.build_configuration:
+            errors.append(note)
+        else:
+            notes.append((note.location, note.format_note()))
+    return notes, errors
+
+
 def _configuration_macros(names: tuple[str, ...]) -> str:
     """Why `names` are undefined: `a build configuration macro: opgen reads for a build without
     it` (`a platform macro: opgen reads for a CPU build on Linux`), naming those that are when
@@ -812,10 +846,11 @@ def gather(
     one's are part of its GatherErrors. Sources that register no op (and no kernel) are a
     warning, or an error with `require_ops` (`opgen build`: it would delete every module).
     The compiler's predefined macros (`predefined.py`) are defined but the `undefines`.
-    Registrations an `#if` on an undefined project macro skips are a note, or an error
-    with `strict_defines`. With `core_ops` (fnmatch globs of TF core op names to keep), a
-    C++ registration of a TensorFlow core op name (`tf_core_ops.py`) not matched is a
-    warning and left out, as TF ignores it when it loads the library. An `#include "..."`
+    Registrations an `#if` on an undefined project macro skips, or whose text expands a
+    `#define` such an `#if` chose, are a note, or an error with `strict_defines`. With
+    `core_ops` (fnmatch globs of TF core op names to keep), a C++ registration of a
+    TensorFlow core op name (`tf_core_ops.py`) not matched is a warning and left out, as TF
+    ignores it when it loads the library. An `#include "..."`
     that cannot be found warns, unless its target matches one of the `external_includes`
     globs (a header of another library): then it is named only as the likely cause of an
     undefined name, as a `<dir/file.h>` one is. `helper_locations`:
@@ -1043,6 +1078,7 @@ def _gather(
     explanations = _Explanations()
     conditions: dict[tuple[str, Location], None] = {}  # (name, where) #if read as 0 after a missing include
     skipped: dict[Location, SkippedRegistrations] = {}  # a shared header's conditional once
+    chosen: list[ChosenDefine] = []  # registrations expanding a macro undefined switches chose
     # translation warnings, and SetShapeFn names (name, where, op) that may be typos (`_shape_fn_warnings`)
     shape_fn_warnings: list[_Warning | _ShapeFnUse] = []
     saved_model_warnings: list[_Warning] = []
@@ -1069,6 +1105,7 @@ def _gather(
         kernels += [k for k in scanned.kernels if allowed is None or k.system or k.kernel_def.op in allowed]
         kernel_errors += scanned.kernel_errors
         unread += scanned.unread
+        chosen += scanned.chosen_defines
         inputs.update(pp.files_read)
         for u in pp.undefined_in_conditions:
             explanations.note(_condition_message(u.name), u.location, u.missing)
@@ -1183,8 +1220,12 @@ def _gather(
                                          if (_condition_message(g.names[0]), g.location) not in explained],
                                         strict_defines)
     warnings += notes
-    warnings += _as_warnings([explanations.explain(e) for e in unread])
     errors += [(e.location, e) for e in skip_errors]
+    notes, choice_errors = _chosen_define_notes([c for c in chosen if (_condition_message(c.names[0]), c.condition)
+                                                 not in explained], strict_defines)
+    warnings += notes
+    errors += [(e.location, e) for e in choice_errors]
+    warnings += _as_warnings([explanations.explain(e) for e in unread])
     warnings += _shape_fn_warnings(shape_fn_warnings)
     warnings += saved_model_warnings
     errors = [(at, explanations.explain(e)) for at, e in errors]

@@ -33,6 +33,7 @@ from opgen.limits import (
     MAX_TRANSLATION_UNIT_TOKENS,
     read_input_bytes,
 )
+from opgen.model import Registration
 from opgen.spec.chains import REGISTER_MACROS
 from opgen.spec.cpp_lexer import (
     BOL,
@@ -115,8 +116,35 @@ class SkippedRegistrations:
         (`#if GOOGLE_CUDA`, `#if GOOGLE_CUDA && MYPROJ_GPU`, `#ifdef EIGEN_USE_GPU`), so no
         project switch alone compiles it: the build opgen reads for leaves it out, not a
         forgotten -D."""
-        configuration = [name in BUILD_CONFIG_MACROS or name in PLATFORM_MACROS for name in self.names]
-        return any(configuration) if self.together else all(configuration)
+        return _build_configuration(self.names, self.together)
+
+
+@dataclass(frozen=True)
+class ChosenDefine:
+    """A registration whose text expands a macro whose `#define` stands in a group of an `#if`
+    chain that macros not defined chose (`#if V >= 2000 ... #else #define PREFIX(N) ... #endif`,
+    V undefined): the op's name or spec is the build's only if the build leaves them undefined too."""
+
+    names: tuple[str, ...]  # the undefined macros that decided, in order
+    together: bool  # only defining them all changes the choice (`#if A && B`)
+    condition: Location  # the first of them, where its `#if` reads it
+    directive: str  # that `#if` line (`#if V >= 2000`)
+    macro: str  # the macro the registration expands
+    registration: Location  # its REGISTER_OP
+    op_name: str | None  # the op it registers, when it could be read
+    in_name: bool  # the macro writes the op's name (else other text of the chain)
+
+    @property
+    def build_configuration(self) -> bool:
+        """As `SkippedRegistrations.build_configuration`: a choice the build opgen reads for makes."""
+        return _build_configuration(self.names, self.together)
+
+
+def _build_configuration(names: tuple[str, ...], together: bool) -> bool:
+    """Whether undefined `names` (alone, or only `together`) that decided a conditional need one of
+    TF's build configuration macros or a platform macro (`GOOGLE_CUDA`, `EIGEN_USE_GPU`)."""
+    configuration = [name in BUILD_CONFIG_MACROS or name in PLATFORM_MACROS for name in names]
+    return any(configuration) if together else all(configuration)
 
 
 # The build's configuration macros, set with -D by the build (TF's .bazelrc and configure),
@@ -140,6 +168,8 @@ class Macro:
     variadic: bool
     body: tuple[Token, ...]
     va_opt: bool = False  # the body uses C++20 `__VA_OPT__(...)`
+    # What chose the group of an #if chain the #define stands in (`Preprocessor._chosen_by`).
+    chosen_by: tuple[_Deciding, ...] = ()
 
 
 def parse_define_option(option: str) -> tuple[str, str]:
@@ -259,6 +289,9 @@ class Preprocessor:
         self._includes = 0  # #include expansions of this translation unit (MAX_INCLUDES)
         self._tokens_left = MAX_TRANSLATION_UNIT_TOKENS  # tokens its files may still hold
         self._include_chain: list[Token] = []  # the `#include`s of the files being read, outermost first
+        self._including_conds: list[list[_Cond]] = []  # the open conditionals of the files including the one read
+        # the macros chosen by undefined switches (`Macro.chosen_by`) the unit expanded, by name
+        self._chosen_used: dict[str, Macro] = {}
 
     def run(self, path: str) -> list[Token]:
         """The active tokens of the translation unit `path`. A bad directive or macro
@@ -269,6 +302,8 @@ class Preprocessor:
         self._includes = 0
         self._tokens_left = MAX_TRANSLATION_UNIT_TOKENS
         self._include_chain = []
+        self._including_conds = []
+        self._chosen_used = {}
         self.macros: dict[str, Macro] = {}
         self._once: set[str] = set()
         self.files_read = []
@@ -416,6 +451,80 @@ class Preprocessor:
             self.skipped_registrations.append(boundary.skipped)
         boundary.skipped.count += 1
 
+    def _chosen_by(self, conds: list[_Cond], hash_tok: Token, name: str) -> tuple[_Deciding, ...]:
+        """What chose the groups the `#define` of `name` at `hash_tok` stands in: the undefined
+        switches that decided each open conditional of its file and of the files including it,
+        but `name` and those defined since (an include guard's, a default's: `#ifndef X` then
+        `#define X`) and those `-U` leaves undefined on purpose; nothing for the text standing in
+        for TF's headers."""
+        if hash_tok[SRC].path.startswith("<"):
+            return ()
+        chosen = []
+        for group in (*self._including_conds, conds):
+            for c in group:
+                deciding = c.undefined
+                if not deciding.tokens:
+                    continue
+                kept = [k for k, t in enumerate(deciding.tokens) if t[TEXT] != name
+                        and t[TEXT] not in self.macros and t[TEXT] not in self._undefined_by_option]
+                if len(kept) == len(deciding.tokens):
+                    chosen.append(deciding)
+                elif kept and not deciding.together:  # (together, the others decide nothing any more)
+                    chosen.append(_Deciding(tuple(deciding.tokens[k] for k in kept), False,
+                                            tuple(deciding.values[k] for k in kept)))
+        return tuple(chosen)
+
+    def chosen_defines(self, tokens: list[Token], regs: Sequence[Registration]) -> list[ChosenDefine]:
+        """The registrations among the last run()'s `tokens` (each from its `REGISTER_OP(` to the
+        `;` ending its statement) whose text a macro chosen by undefined switches wrote
+        (`Macro.chosen_by`: a token it expanded to has it in its hide set): one per registration
+        and deciding switches, naming the macro that writes the op's name when one does. The
+        code of a shape function (`.SetShapeFn(...)`) is not the op's text: its `return
+        TFOkStatus;` compiles either way. `regs`: the registrations read from `tokens`, for
+        their op names."""
+        used = self._chosen_used
+        if not used:  # (nearly always: no scan)
+            return []
+        op_names = {r.loc: r.op_name for r in regs}
+        found: dict[tuple[int, tuple[str, ...]], ChosenDefine] = {}
+        start = -1  # the statement's REGISTER_OP, -1 outside one
+        depth = 0
+        named = False  # the op name's `(...)` is closed
+        shape_fn = False  # in `.SetShapeFn(...)`
+        for i, t in enumerate(tokens):
+            text = t[TEXT]
+            if start < 0:
+                if text not in REGISTER_MACROS or i + 1 == len(tokens) or tokens[i + 1][TEXT] != "(":
+                    continue
+                start, depth, named, shape_fn = i, 0, False, False
+            elif t[KIND] == "op":
+                if text in _OPENING:
+                    depth += 1
+                elif text in _CLOSING:
+                    depth -= 1
+                    named = named or depth == 0
+                    shape_fn = shape_fn and depth > 0
+                elif text == ";" and depth <= 0:
+                    start = -1
+                    continue
+            elif text == "SetShapeFn" and depth == 0:
+                shape_fn = True
+            hide = t[HIDE]
+            if hide is None or shape_fn or hide.isdisjoint(used):
+                continue
+            in_name = depth > 0 and not named
+            for name in sorted(hide.intersection(used)):
+                for deciding in used[name].chosen_by:
+                    key = (start, tuple(switch[TEXT] for switch in deciding.tokens))
+                    known = found.get(key)
+                    if known is not None and (known.in_name or not in_name):
+                        continue
+                    where = token_location(tokens[start])
+                    found[key] = ChosenDefine(key[1], deciding.together, token_location(deciding.tokens[0]),
+                                              _directive_line(deciding.tokens[0]), name, where,
+                                              op_names.get(where), in_name)
+        return list(found.values())
+
     # ---------------------------------------------------------------- directives
 
     def _directive(self, hash_tok: Token, stream: _Stream, conds: list[_Cond], active: bool,
@@ -475,7 +584,7 @@ class Preprocessor:
         if not active:
             return False
         if name == "define":
-            self._define(name_tok, rest)
+            self._define(name_tok, rest, self._chosen_by(conds, hash_tok, rest[0][TEXT] if rest else ""))
         elif name == "undef":
             if not rest or rest[0][KIND] != "id":
                 raise token_error(rest[0] if rest else name_tok, "macro names must be identifiers")
@@ -483,7 +592,7 @@ class Preprocessor:
         elif name == "include":
             if out is None:
                 raise token_error(name_tok, "#include inside the arguments of a macro invocation")
-            self._include(name_tok, rest, out, depth)
+            self._include(name_tok, rest, out, depth, conds)
         elif name == "pragma":
             if rest and rest[0][TEXT] == "once":
                 self._once.add(os.path.realpath(hash_tok[SRC].path))
@@ -593,7 +702,7 @@ class Preprocessor:
         found = found or any(os.path.isfile(os.path.join(d, target)) for d in self.search_path(t[SRC].path, system))
         return ("1" if found else "0"), close + 1
 
-    def _define(self, name_tok: Token, rest: list[Token]) -> None:
+    def _define(self, name_tok: Token, rest: list[Token], chosen_by: tuple[_Deciding, ...] = ()) -> None:
         if not rest or rest[0][KIND] != "id":
             raise token_error(rest[0] if rest else name_tok, "macro names must be identifiers")
         name_t = rest[0]
@@ -662,11 +771,12 @@ class Preprocessor:
                     raise token_error(t, "unterminated __VA_OPT__: expected '(' and a matching ')'")
                 inside_until = end
                 va_opt = True
-        self.macros[name] = Macro(name, params, variadic, tuple(body), va_opt)
+        self.macros[name] = Macro(name, params, variadic, tuple(body), va_opt, chosen_by)
         if params is not None and name_tok[SRC].path != "<command-line>":
             self.file_function_macros.add(name)
 
-    def _include(self, name_tok: Token, rest: list[Token], out: list[Token], depth: int) -> None:
+    def _include(self, name_tok: Token, rest: list[Token], out: list[Token], depth: int,
+                 conds: list[_Cond]) -> None:
         if not rest:
             raise token_error(name_tok, "#include expects \"FILENAME\" or <FILENAME>")
         if rest[0][KIND] == "id":  # a computed include: `#include MACRO`
@@ -717,10 +827,12 @@ class Preprocessor:
                 raise self._too_many_includes(name_tok)
             return
         self._include_chain.append(name_tok)
+        self._including_conds.append(conds)
         try:
             self._file(candidate, self._read(candidate, first), out, depth + 1)
         finally:
             self._include_chain.pop()
+            self._including_conds.pop()
 
     def _tf_header(self, target: str, out: list[Token], depth: int) -> None:
         """A TensorFlow header, not read: the configuration macros it would define (once per
@@ -829,6 +941,8 @@ class Preprocessor:
             raise token_error(name_tok, f"macro expansions nested more than {MAX_MACRO_NESTING} deep (opgen's limit) "
                               f"while expanding \"{macro.name}\": each macro's expansion expands the next")
         self._expansion_budget -= len(result)
+        if macro.chosen_by:
+            self._chosen_used[macro.name] = macro
         if self._expansion_budget < 0:
             raise token_error(name_tok, f"macro expansion of this file exceeds {MAX_MACRO_EXPANSION_TOKENS} tokens "
                               f"(opgen's limit) while expanding \"{macro.name}\"")
@@ -1102,6 +1216,19 @@ def _undefined_switches(names: list[Token], macros: dict[str, Macro]) -> tuple[T
     build configuration (`-D GOOGLE_CUDA=1`) or a platform macro (`-D EIGEN_USE_GPU=1`)."""
     return tuple(t for t in names if t[TEXT] not in macros and t[TEXT] not in ("true", "false")
                  and not _reserved(t[TEXT]))
+
+
+_OPENING = frozenset("([{")
+_CLOSING = frozenset(")]}")
+
+
+def _directive_line(tok: Token) -> str:
+    """The text of the directive line `tok` stands in (`#if V >= 2000`), without comments
+    after it, its spaces collapsed."""
+    text = tok[SRC].text
+    end = text.find("\n", tok[POS])
+    line = text[text.rfind("\n", 0, tok[POS]) + 1 : end if end >= 0 else len(text)]
+    return " ".join(re.split(r"//|/\*", line, maxsplit=1)[0].split())
 
 
 def _reserved(name: str) -> bool:

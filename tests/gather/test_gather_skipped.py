@@ -525,3 +525,122 @@ def test_a_macro_compared_with_a_number_decides_with_a_value_that_compiles_the_g
     result = gather([str(src)], defines=["TF_VERSION_INTEGER=2210", "MYPROJ_LEVEL=4", "MYPROJ_MAJOR=2",
                                          "MYPROJ_MINOR=4"], warn=warnings.append)
     assert [op.name for op in result.op_list.op] == ["MyLevel", "MyNew", "MyPair", "MyPlain"] and warnings == []
+
+
+# --------------------------------------------------------------------------- a #define an #if chose
+
+TFRA_UTILS = """#pragma once
+#define CONCAT_TRIPLE_STRING(X, Y, Z) (#X #Y #Z)
+#if TF_VERSION_INTEGER >= 2000
+#define PREFIX_OP_NAME(N) CONCAT_TRIPLE_STRING(TFRA, >, N)
+#else
+#define PREFIX_OP_NAME(N) CONCAT_TRIPLE_STRING(Tfr, a, N)
+#endif
+#if TF_VERSION_INTEGER >= 2100
+#define TFOkStatus OkStatus()
+#else
+#define TFOkStatus Status::OK()
+#endif
+"""
+TFRA_OPS = """#include "tensorflow/core/framework/op.h"
+#include "utils/utils.h"
+namespace tensorflow {
+REGISTER_OP(PREFIX_OP_NAME(TableFind)).Input("x: float").Output("y: float")
+    .SetShapeFn([](shape_inference::InferenceContext* c) { c->set_output(0, c->input(0)); return TFOkStatus; });
+REGISTER_OP(PREFIX_OP_NAME(TableSize)).Output("size: int64");
+}
+"""
+TFRA_NOTE = [
+    ("ops/table_ops.cc:4:1: note: 'TF_VERSION_INTEGER' is not defined, so `#if TF_VERSION_INTEGER >= 2000` "
+     "(utils/utils.h:3:5) chose the #define of 'PREFIX_OP_NAME' that names op 'TfraTableFind' here (and 1 more "
+     "registration)"),
+    ("  hint: pass what the build defines: -D TF_VERSION_INTEGER=VALUE, or [tool.opgen] defines; -U "
+     "TF_VERSION_INTEGER ([tool.opgen] undefines) if the build leaves it undefined"),
+]
+
+
+def _tfra_project(root: Path) -> None:
+    (root / "utils").mkdir()
+    (root / "utils" / "utils.h").write_text(TFRA_UTILS)
+    (root / "ops").mkdir()
+    (root / "ops" / "table_ops.cc").write_text(TFRA_OPS)
+    (root / "pyproject.toml").write_text('[tool.opgen]\nsources = ["ops"]\n')
+
+
+def test_an_op_name_from_a_define_an_if_on_an_undefined_macro_chose_is_one_note(monkeypatch, capsys, tmp_path):
+    """trial35 #1 (tensorflow/recommenders-addons' utils.h): without the -D its build passes,
+    `#if TF_VERSION_INTEGER >= 2000` takes the #else (as g++ does), whose PREFIX_OP_NAME names
+    every op `Tfra...`, not `TFRA>...`: one note per macro, at the first registration, counting
+    the others; an error with --strict-defines; nothing with the -D, or with -U (left
+    undefined on purpose). TFOkStatus, chosen the same way, is only a shape function's code."""
+    _tfra_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, err, names = _oplist([], capsys, tmp_path / "ops.pbtxt")
+    assert code == 0 and names == ["TfraTableFind", "TfraTableSize"]
+    assert err == TFRA_NOTE
+    out = tmp_path / "strict.pbtxt"
+    assert main(["oplist", "--strict-defines", "-o", str(out)]) == 2 and not out.exists()
+    assert capsys.readouterr().err.splitlines() == [TFRA_NOTE[0].replace(": note: ", ": error: "), TFRA_NOTE[1],
+                                                    "1 error in 1 file"]
+    code, err, names = _oplist(["--strict-defines", "-D", "TF_VERSION_INTEGER=2210"], capsys, out)
+    assert code == 0 and err == [] and names == ["TFRA>TableFind", "TFRA>TableSize"]
+    code, err, names = _oplist(["--strict-defines", "-U", "TF_VERSION_INTEGER"], capsys, out)
+    assert code == 0 and err == [] and names == ["TfraTableFind", "TfraTableSize"]
+
+
+def test_a_chosen_define_no_registration_text_expands_says_nothing(tmp_path):
+    """Only a registration's text counts: a chosen macro used elsewhere, or only in a shape
+    function's code, is no note; nor is an include guard or a default (`#ifndef X` then
+    `#define X`), nor a #define outside any conditional."""
+    (tmp_path / "names.h").write_text(
+        '#ifndef NAMES_H_\n#define NAMES_H_\n#ifndef MYPROJ_PREFIX\n#define MYPROJ_PREFIX "My"\n#endif\n'
+        '#define MYPROJ_TYPE "float"\n#endif\n')
+    (tmp_path / "ops.cc").write_text(
+        TFRA_UTILS + '#include "names.h"\nint F() { return sizeof(PREFIX_OP_NAME(Unused)); }\n'
+        'REGISTER_OP(MYPROJ_PREFIX "Plain").Input("x: " MYPROJ_TYPE)\n'
+        '    .SetShapeFn([](InferenceContext* c) { return TFOkStatus; });\n')
+    warnings: list[str] = []
+    result = gather([str(tmp_path)], strict_defines=True, warn=warnings.append)
+    assert [op.name for op in result.op_list.op] == ["MyPlain"] and warnings == []
+
+
+def test_a_spec_or_a_header_an_if_chose_is_noted_and_a_build_configuration_macro_never_errs(tmp_path):
+    """An attr's text from a chosen #define is noted too, and so is a #define in a header an #if
+    of the including file chose; a build configuration macro's choice (`#if GOOGLE_CUDA`) is a
+    note, also with strict_defines, as its skipped registrations are."""
+    (tmp_path / "v1.h").write_text('#define MYPROJ_NAME(N) "V1" #N\n')
+    (tmp_path / "v2.h").write_text('#define MYPROJ_NAME(N) "V2" #N\n')
+    src = tmp_path / "ops.cc"
+    src.write_text('#if MYPROJ_KIND == 2\n#define KIND_ATTR "kind: int = 2"\n#else\n#define KIND_ATTR "kind: int = 1"\n'
+                   '#endif\n#ifdef MYPROJ_V2\n#include "v2.h"\n#else\n#include "v1.h"\n#endif\n'
+                   '#if GOOGLE_CUDA\n#define DEVICE "Gpu"\n#else\n#define DEVICE "Cpu"\n#endif\n'
+                   'REGISTER_OP("MyKind").Attr(KIND_ATTR);\nREGISTER_OP(MYPROJ_NAME(Named));\n'
+                   'REGISTER_OP(DEVICE "Op");\n')
+    warnings: list[str] = []
+    with pytest.raises(GatherErrors) as raised:
+        gather([str(src)], strict_defines=True, warn=warnings.append)
+    assert [e.format().split("\n")[0] for e in raised.value.errors] == [
+        (f"{src}:16:1: error: 'MYPROJ_KIND' is not defined, so `#if MYPROJ_KIND == 2` ({src}:1:5) chose the #define "
+         "of 'KIND_ATTR' that the registration of op 'MyKind' expands here"),
+        (f"{src}:17:1: error: 'MYPROJ_V2' is not defined, so `#ifdef MYPROJ_V2` ({src}:6:8) chose the #define of "
+         "'MYPROJ_NAME' that names op 'V1Named' here")]
+    notes = [w for w in raised.value.warnings if ": note: " in w]
+    assert [w.split("\n")[0] for w in notes] == [
+        (f"{src}:18:1: note: 'GOOGLE_CUDA' is not defined (a build configuration macro: opgen reads for a build "
+         f"without it), so `#if GOOGLE_CUDA` ({src}:11:5) chose the #define of 'DEVICE' that names op 'CpuOp' here")]
+    result = gather([str(src)], strict_defines=True, defines=["MYPROJ_KIND=2", "MYPROJ_V2", "GOOGLE_CUDA=0"],
+                    warn=warnings.append)
+    assert [op.name for op in result.op_list.op] == ["CpuOp", "MyKind", "V2Named"] and warnings == []
+
+
+def test_a_choice_after_a_missing_include_is_its_warning_not_a_note(tmp_path):
+    """After a missing include, the #if's undefined name is already a warning naming the include
+    (which may define it): the choice's note would say less, and is not printed."""
+    src = tmp_path / "ops.cc"
+    src.write_text('#include "gen/version.h"\n' + TFRA_UTILS + 'REGISTER_OP(PREFIX_OP_NAME(TableFind));\n')
+    warnings: list[str] = []
+    gather([str(src)], strict_defines=True, warn=warnings.append)
+    undefined = "warning: 'TF_VERSION_INTEGER' is not defined and reads as 0 in #if"
+    assert [w.split("\n")[0].split(": ", 1)[1] for w in warnings] == [
+        f'warning: cannot find include file "gen/version.h" (searched: {tmp_path}); skipped',
+        undefined, undefined]  # (TFRA_UTILS's two #if lines)
