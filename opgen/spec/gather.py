@@ -16,6 +16,7 @@ makes each missing header an error instead.
 
 from __future__ import annotations
 
+import collections
 import difflib
 import fnmatch
 import os
@@ -71,6 +72,7 @@ from opgen.spec.preprocessor import (
     MissingInclude,
     Preprocessor,
     SkippedRegistrations,
+    project_root,
 )
 from opgen.spec.register_types import tf_call_defines
 from opgen.spec.shape_fn_names import (
@@ -530,11 +532,47 @@ class _Explanations:
     """What each UndefinedNameError of a run is explained by: the missing includes before
     it in every translation unit that reaches it (a header's error, reached from files
     with different missing includes, blames only the ones they all miss), and the `#if`
-    names read as 0 after a missing include likewise (warned once, where they stand)."""
+    names read as 0 after a missing include likewise (warned once, where they stand); and
+    which directory each missing include needs (`add_include_dirs`)."""
 
     def __init__(self) -> None:
         self._missing: dict[tuple[str, Location | None], list[MissingInclude]] = {}
         self.blamed_targets: set[str] = set()  # the missing includes some error or warning blames
+        self._holding: dict[tuple[str, str], str | None] = {}  # (target, root) -> `_directory_holding`
+
+    def add_include_dirs(self, missing: Sequence[MissingInclude]) -> str:
+        """How to make missing includes found: `add ... or [tool.opgen] include_dirs`, naming the
+        -I that finds one when a directory below the project root holds it (`-I src`), else, for
+        one spelled with a path, the directory holding its first folder (`tensorflow_text/` for
+        "tensorflow_text/core/kernels/x.h"), not the header's own directory."""
+        found = [self.directory_holding(m) for m in missing]
+        if len(missing) == 1:
+            target, holding = missing[0].target, found[0]
+            if holding is not None:
+                fix = f"add -I {holding} (it holds {target})"
+            elif "/" in target:
+                fix = (f"add the directory holding {target.split('/', 1)[0]}/ with -I DIR (DIR such that "
+                       f"DIR/{target} exists)")
+            else:
+                fix = "add its directory with -I DIR"
+            return f"{fix} or [tool.opgen] include_dirs"
+        known = dict.fromkeys(f"-I {holding}" for holding in found if holding is not None)
+        others = dict.fromkeys(f"the directory holding {m.target.split('/', 1)[0]}/" if "/" in m.target
+                               else f'the directory of "{m.target}"' for m, holding in zip(missing, found)
+                               if holding is None)
+        if others and not known and all("/" not in m.target for m in missing):
+            return "add their directories with -I DIR or [tool.opgen] include_dirs"
+        parts = [*known, *([f"{' and '.join(others)} with -I DIR"] if others else [])]
+        return f"add {' and '.join(parts)} or [tool.opgen] include_dirs"
+
+    def directory_holding(self, m: MissingInclude) -> str | None:
+        """`_directory_holding` of the missing include below its including file's project root,
+        looked up once per run."""
+        root = project_root(os.path.dirname(m.location.path))
+        key = (m.target, root)
+        if key not in self._holding:
+            self._holding[key] = _directory_holding(m.target, root)
+        return self._holding[key]
 
     def note(self, message: str, location: Location | None, missing: Sequence[MissingInclude]) -> None:
         key = (message, location)
@@ -547,7 +585,7 @@ class _Explanations:
         if not missing:
             return None
         self.blamed_targets.update(m.target for m in missing)
-        return _blame_missing_includes(message, location, name, missing)
+        return _blame_missing_includes(message, location, name, missing, self.add_include_dirs(missing))
 
     def explain(self, e: OpgenError) -> OpgenError:
         if not isinstance(e, UndefinedNameError):
@@ -575,16 +613,15 @@ _NOT_A_TYPE = frozenset({"return", "case", "else", "do", "new", "delete", "throw
 
 
 def _blame_missing_includes(message: str, location: Location | None, name: str,
-                            missing: Sequence[MissingInclude]) -> OpgenError:
-    """The error `message` about the undefined `name`, with the missing includes as its likely cause."""
+                            missing: Sequence[MissingInclude], fix: str) -> OpgenError:
+    """The error `message` about the undefined `name`, with the missing includes as its likely
+    cause and `fix` (`_Explanations.add_include_dirs`)."""
     names = [f"\"{m.target}\" ({m.location})" for m in missing]
     if len(names) == 1:
-        cause = f"{names[0]} was not found and may define '{name}'; add its directory"
+        cause = f"{names[0]} was not found and may define '{name}'"
     else:
-        cause = (f"{', '.join(names[:-1])} and {names[-1]} were not found and one may define '{name}'; "
-                 "add their directories")
-    return OpgenError(message, location,
-                      hint=f"likely cause: {cause} with -I DIR or [tool.opgen] include_dirs")
+        cause = f"{', '.join(names[:-1])} and {names[-1]} were not found and one may define '{name}'"
+    return OpgenError(message, location, hint=f"likely cause: {cause}; {fix}")
 
 
 def _missing_include_message(target: str, sites: list[MissingInclude]) -> str:
@@ -594,16 +631,45 @@ def _missing_include_message(target: str, sites: list[MissingInclude]) -> str:
     return text + (f"; also included at {', '.join(others)}" if others else "")
 
 
-def _missing_include_hint(target: str, searched: Sequence[str]) -> str:
+def _missing_include_hint(m: MissingInclude, explanations: _Explanations) -> str:
     """How to find a missing header: the file a misspelt name may mean (`_include_meant`), else
-    its directory to add, or how to skip another library's silently (its top directory or name
-    as a glob)."""
-    meant = _include_meant(target, searched)
+    the directory to add (`_Explanations.add_include_dirs`), and unless a directory of the
+    project holds it, how to skip another library's silently (its top directory or name as a
+    glob)."""
+    fix = explanations.add_include_dirs([m])
+    meant = _include_meant(m.target, m.searched)
     if meant is not None:
-        return f'did you mean "{meant}"? (else add its directory with -I DIR or [tool.opgen] include_dirs)'
-    glob_text = f"{target.split('/', 1)[0]}/*" if "/" in target else target
-    return (f"add its directory (-I DIR, [tool.opgen] include_dirs), or skip another library's header silently: "
-            f'[tool.opgen] external_includes = ["{glob_text}"]')
+        return f'did you mean "{meant}"? (else {fix})'
+    if explanations.directory_holding(m) is not None:
+        return fix
+    glob_text = f"{m.target.split('/', 1)[0]}/*" if "/" in m.target else m.target
+    return f'{fix}; or skip another library\'s header silently: [tool.opgen] external_includes = ["{glob_text}"]'
+
+
+# Directories `_directory_holding` looks through at most (each missing include once per run): a
+# project's tree is rarely bigger; in a bigger one (a checkout of dependencies), the rest is not searched.
+_MAX_DIRECTORIES_SEARCHED = 2000
+
+
+def _directory_holding(target: str, root: str) -> str | None:
+    """A directory below `root` (breadth first, hidden ones and symlinks skipped, at most
+    `_MAX_DIRECTORIES_SEARCHED`) that holds the include `target` as a file: the -I that finds
+    it, relative to the working directory when below it."""
+    first = target.split("/", 1)[0]
+    queue = collections.deque([root])
+    for _ in range(_MAX_DIRECTORIES_SEARCHED):
+        if not queue:
+            return None
+        here = queue.popleft()
+        try:
+            entries = sorted(os.scandir(here), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        queue.extend(e.path for e in entries if not e.name.startswith(".") and e.is_dir(follow_symlinks=False))
+        if here != root and any(e.name == first for e in entries) and os.path.isfile(os.path.join(here, target)):
+            relative = os.path.relpath(here, os.path.realpath(os.getcwd()))
+            return here if relative.startswith("..") else relative
+    return None
 
 
 def _include_meant(target: str, searched: Sequence[str]) -> str | None:
@@ -1115,8 +1181,8 @@ def _gather(
         for m in pp.missing_includes:
             if strict_includes and m.target not in missing:  # each header once, where first included
                 close = _include_meant(m.target, m.searched)
-                file_errors.append(OpgenError(f"{_missing_include_message(m.target, [m])}; add its directory "
-                                              "with -I DIR or [tool.opgen] include_dirs", m.location,
+                file_errors.append(OpgenError(f"{_missing_include_message(m.target, [m])}; "
+                                              f"{explanations.add_include_dirs([m])}", m.location,
                                               hint=f'did you mean "{close}"?' if close else None))
             missing.setdefault(m.target, []).append(m)
         registered.update(r.op_name for r in regs)
@@ -1240,7 +1306,7 @@ def _gather(
     warnings += [] if strict_includes else [
         (sites[0].location, f"{sites[0].location}: warning: {_missing_include_message(target, sites)}; skipped"
          + ("" if target in explanations.blamed_targets
-            else f"\n  hint: {_missing_include_hint(target, sites[0].searched)}"))
+            else f"\n  hint: {_missing_include_hint(sites[0], explanations)}"))
         for target, sites in missing.items()]
     if allow_file and allowed is not None and not errors:
         warnings += _as_warnings(_unmatched_allow_warnings(allow_file, allowed, registered))

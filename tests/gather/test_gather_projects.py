@@ -51,18 +51,18 @@ def test_missing_includes_are_warned_once_per_header(monkeypatch, capsys, tmp_pa
     searched = "(searched: vision_ops/cc/ops, vision_ops/cc, vision_ops, .)"
     common = [
         f'{at}image_ops.cc:8:10: warning: cannot find include file "common_lib/status_macros.h" {searched}; skipped',
-        _skip_hint("common_lib/*"),
+        _skip_hint("common_lib/status_macros.h"),
         (f'{at}image_ops.cc:9:10: warning: cannot find include file "vision_ops/cc/proto/config.pb.h" {searched}; '
          "skipped"),
-        _skip_hint("vision_ops/*"),
+        _skip_hint("vision_ops/cc/proto/config.pb.h"),
     ]
     assert capsys.readouterr().err.splitlines() == [
         (f'{at}image_ops.cc:6:10: warning: cannot find include file "re2/re2.h" {searched}; '
          f"also included at {at}op_macros.h:8:10, {at}text_ops.c++:2:10; skipped"),
-        _skip_hint("re2/*"),
+        _skip_hint("re2/re2.h"),
         (f'{at}image_ops.cc:7:10: warning: cannot find include file "grpcpp/grpcpp.h" {searched}; '
          f"also included at {at}text_ops.c++:3:10; skipped"),
-        _skip_hint("grpcpp/*"),
+        _skip_hint("grpcpp/grpcpp.h"),
         *common,
     ]
     assert "Vision>FindBoxes" in (tmp_path / "ops.pbtxt").read_text()
@@ -72,9 +72,15 @@ def test_missing_includes_are_warned_once_per_header(monkeypatch, capsys, tmp_pa
     assert "\n".join(warnings).splitlines() == common
 
 
-def _skip_hint(glob: str) -> str:
-    return ("  hint: add its directory (-I DIR, [tool.opgen] include_dirs), or skip another library's header "
-            f'silently: [tool.opgen] external_includes = ["{glob}"]')
+def _add_dir(target: str) -> str:
+    """The fix of a missing include spelled with a path no directory of the project holds."""
+    return (f"add the directory holding {target.split('/')[0]}/ with -I DIR (DIR such that DIR/{target} exists) "
+            "or [tool.opgen] include_dirs")
+
+
+def _skip_hint(target: str) -> str:
+    return (f"  hint: {_add_dir(target)}; or skip another library's header silently: [tool.opgen] "
+            f'external_includes = ["{target.split("/")[0]}/*"]')
 
 
 def test_strict_includes_makes_each_missing_header_one_error(monkeypatch, capsys, tmp_path):
@@ -82,13 +88,11 @@ def test_strict_includes_makes_each_missing_header_one_error(monkeypatch, capsys
     out = tmp_path / "ops.pbtxt"
     assert main(["oplist", ".", "--strict-includes", "-o", str(out)]) == 2
     at = "vision_ops/cc/ops/image_ops.cc"
-    rest = ("(searched: vision_ops/cc/ops, vision_ops/cc, vision_ops, .); "
-            "add its directory with -I DIR or [tool.opgen] include_dirs")
+    searched = "(searched: vision_ops/cc/ops, vision_ops/cc, vision_ops, .)"
+    targets = ["re2/re2.h", "grpcpp/grpcpp.h", "common_lib/status_macros.h", "vision_ops/cc/proto/config.pb.h"]
     assert capsys.readouterr().err.splitlines() == [
-        f'{at}:6:10: error: cannot find include file "re2/re2.h" {rest}',
-        f'{at}:7:10: error: cannot find include file "grpcpp/grpcpp.h" {rest}',
-        f'{at}:8:10: error: cannot find include file "common_lib/status_macros.h" {rest}',
-        f'{at}:9:10: error: cannot find include file "vision_ops/cc/proto/config.pb.h" {rest}',
+        *(f'{at}:{line}:10: error: cannot find include file "{target}" {searched}; {_add_dir(target)}'
+          for line, target in enumerate(targets, 6)),
         "4 errors in 1 file",
     ]
     assert not out.exists()
@@ -140,7 +144,7 @@ def test_if_name_a_missing_include_may_define_is_warned(monkeypatch, capsys, tmp
     monkeypatch.chdir(tmp_path)
     assert main(["oplist", "ops", "-o", "ops.pbtxt"]) == 0
     hint = ('  hint: likely cause: "feature_config.h" (ops/feature_ops.cc:1:10) was not found and may define '
-            "'{}'; add its directory with -I DIR or [tool.opgen] include_dirs")
+            "'{}'; add -I deps (it holds feature_config.h) or [tool.opgen] include_dirs")
     assert capsys.readouterr().err.splitlines() == [
         'ops/feature_ops.cc:1:10: warning: cannot find include file "feature_config.h" (searched: ops, .); skipped',
         "ops/feature_ops.cc:2:5: warning: 'HAVE_FANCY_OP' is not defined and reads as 0 in #if",

@@ -381,19 +381,19 @@ def test_a_shared_headers_if_warning_is_printed_once_blaming_only_what_applies(m
     code, err, names = _oplist(["."], capsys, tmp_path / "ops.pbtxt")
     assert code == 0 and names == ["SharedA", "SharedB", "SharedC"]
     searched = "(searched: ops, .)"
-    skip_hint = ("  hint: add its directory (-I DIR, [tool.opgen] include_dirs), or skip another library's header "
-                 'silently: [tool.opgen] external_includes = ["{}"]')
+    # (the build's include directory is in the project: the hint names it)
+    add_deps = "  hint: add -I _deps (it holds deps/{}_dep.h) or [tool.opgen] include_dirs"
     assert err == [
         f'ops/a_ops.cc:2:10: warning: cannot find include file "deps/a_dep.h" {searched}; skipped',
-        skip_hint.format("deps/*"),
+        add_deps.format("a"),
         f'ops/shared.h:3:10: warning: cannot find include file "gen/build_flags.h" {searched}; skipped',
         "ops/shared.h:4:5: warning: 'SHARED_FAST_PATH' is not defined and reads as 0 in #if",
         ('  hint: likely cause: "gen/build_flags.h" (ops/shared.h:3:10) was not found and may define '
-        "'SHARED_FAST_PATH'; add its directory with -I DIR or [tool.opgen] include_dirs"),
+        "'SHARED_FAST_PATH'; add -I _deps (it holds gen/build_flags.h) or [tool.opgen] include_dirs"),
         f'ops/b_ops.cc:2:10: warning: cannot find include file "deps/b_dep.h" {searched}; skipped',
-        skip_hint.format("deps/*"),
+        add_deps.format("b"),
         f'ops/c_ops.cc:2:10: warning: cannot find include file "deps/c_dep.h" {searched}; skipped',
-        skip_hint.format("deps/*"),
+        add_deps.format("c"),
     ]
     # with the include directory the build gives: no warning, the library's ops and docs
     sources = sorted((SHARED / "ops").glob("*.cc"))
@@ -481,7 +481,8 @@ def test_a_file_scope_call_of_an_undefined_project_macro_is_never_silent(tmp_pat
     assert warnings[1:] == [
         ("ops.cc:5:15: warning: 'FW_REGISTER_UNARY(...)' calls 'FW_REGISTER_UNARY', which is not defined: whatever it "
         'registers is missing\n  hint: likely cause: "fw/register.h" (ops.cc:1:10) was not found and may define '
-        "'FW_REGISTER_UNARY'; add its directory with -I DIR or [tool.opgen] include_dirs"),
+        "'FW_REGISTER_UNARY'; add the directory holding fw/ with -I DIR (DIR such that DIR/fw/register.h exists) or "
+        "[tool.opgen] include_dirs"),
         ("ops.cc: warning: no op registered in 1 source file\n  hint: opgen reads REGISTER_OP(...) chains (also "
         "through macros it can expand); check the sources, -D defines and include directories")]
 

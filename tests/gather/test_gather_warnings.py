@@ -127,6 +127,41 @@ def test_a_misspelt_shape_fn_of_many_ops_warns_three_times_and_names_the_rest(tm
     assert len(warnings) == 5 and warnings[4].startswith(f"{src}:5002:") and "ScalarShap'" in warnings[4]
 
 
+def test_a_missing_include_spelled_with_a_path_names_the_directory_to_add(tmp_path, monkeypatch):
+    """trial35 #4: `#include "tensorflow_text/core/kernels/x.h"` needs the directory holding
+    `tensorflow_text/`, not the header's own: the hint says so, and names the exact -I when a
+    directory of the project holds the file (not a hidden one); so do --strict-includes' error
+    and the hint of an error the missing header may explain."""
+    from opgen.spec.gather import GatherErrors
+
+    (tmp_path / "pyproject.toml").write_text("[tool.opgen]\n")
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "x_op.cc").write_text('#include "tensorflow_text/core/kernels/x.h"\nREGISTER_OP(X_NAME);\n')
+    header = tmp_path / ".cache" / "tensorflow_text" / "core" / "kernels" / "x.h"
+    header.parent.mkdir(parents=True)
+    header.write_text('#define X_NAME "TextX"\n')
+    monkeypatch.chdir(tmp_path)
+    warnings: list[str] = []
+    with pytest.raises(GatherErrors) as raised:
+        gather(["ops"], warn=warnings.append)
+    holding = ("add the directory holding tensorflow_text/ with -I DIR (DIR such that "
+               "DIR/tensorflow_text/core/kernels/x.h exists) or [tool.opgen] include_dirs")
+    assert (f'  hint: likely cause: "tensorflow_text/core/kernels/x.h" (ops/x_op.cc:1:10) was not found and may '
+            f"define 'X_NAME'; {holding}") in raised.value.format().splitlines()
+    (tmp_path / "third_party" / "text").mkdir(parents=True)
+    (tmp_path / ".cache" / "tensorflow_text").rename(tmp_path / "third_party" / "text" / "tensorflow_text")
+    with pytest.raises(GatherErrors) as raised:
+        gather(["ops"], strict_includes=True)
+    found = "add -I third_party/text (it holds tensorflow_text/core/kernels/x.h) or [tool.opgen] include_dirs"
+    assert raised.value.format().splitlines()[0] == (
+        'ops/x_op.cc:1:10: error: cannot find include file "tensorflow_text/core/kernels/x.h" (searched: ops, .); '
+        f"{found}")
+    (tmp_path / "ops" / "x_op.cc").write_text('#include "tensorflow_text/core/kernels/x.h"\nREGISTER_OP("TextY");\n')
+    gather(["ops"], warn=warnings.append)
+    assert warnings[-1].splitlines()[1] == f"  hint: {found}"  # (the project's header: no word of skipping it)
+    assert [op.name for op in gather(["ops"], include_dirs=["third_party/text"]).op_list.op] == ["TextY"]
+
+
 def test_a_misspelt_include_names_the_file_it_may_mean(tmp_path):
     """trial21 #8: `#include "lib/fw_comon.h"` where lib/fw_common.h exists below a searched
     directory: the warning (and --strict-includes' error) names it; a name close to nothing
@@ -140,9 +175,10 @@ def test_a_misspelt_include_names_the_file_it_may_mean(tmp_path):
     warnings: list[str] = []
     gather([str(src)], include_dirs=[str(tmp_path)], warn=warnings.append)
     assert [w.splitlines()[1] for w in warnings] == [
-        '  hint: did you mean "lib/fw_common.h"? (else add its directory with -I DIR or [tool.opgen] include_dirs)',
-        ('  hint: add its directory (-I DIR, [tool.opgen] include_dirs), or skip another library\'s header silently: '
-         '[tool.opgen] external_includes = ["other/*"]')]
+        ('  hint: did you mean "lib/fw_common.h"? (else add the directory holding lib/ with -I DIR (DIR such that '
+         'DIR/lib/fw_comon.h exists) or [tool.opgen] include_dirs)'),
+        ('  hint: add the directory holding other/ with -I DIR (DIR such that DIR/other/far.h exists) or [tool.opgen] '
+         'include_dirs; or skip another library\'s header silently: [tool.opgen] external_includes = ["other/*"]')]
     try:
         gather([str(src)], include_dirs=[str(tmp_path)], strict_includes=True)
     except OpgenError as e:
