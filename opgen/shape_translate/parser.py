@@ -178,6 +178,10 @@ _VECTOR_ITEMS = ("int", "bool", "str", "dim", "shape", "float", "dtype", "attrsh
 # splits only calls and conditional expressions)
 _TOO_LONG = f"a statement whose Python translation is longer than {LINE_LENGTH} columns"
 _MAX_CALL_DEPTH = 32  # project functions calling each other, each translated as a nested function
+# C++ initializes a static local once, on the first call (C++17 [stmt.dcl]/4), and keeps it across
+# calls; a Python local is set on every call. The two agree only for a constant initialized by a
+# constant expression (the same value every time), which is what is translated.
+_STATIC_ONCE = "C++ initializes it once, on the first call"
 # Expressions, blocks or calls of project functions nested deeper than Python's recursion
 # allows the recursive-descent translator (hundreds of levels): left untranslated.
 _TOO_DEEP = "code nested too deeply (expressions, blocks or function calls)"
@@ -286,6 +290,9 @@ class _Parser:
         self.int32_vars: set[str] = set()  # locals of such a type, for GetAttr's range check
         self.unsigned_type = False  # ... is a 64-bit unsigned int (or a vector of them)
         self.unsigned_vars: set[str] = set()  # locals of such a type
+        # The static constants' locals (`static const int k = 2;`), by local name: their values, for
+        # a later static constant's initializer (`static const int k2 = k + 1;`)
+        self.static_values: dict[str, Expr] = {}
         self.breaks: list[str] = []  # what a `break` here leaves: "loop" or "switch" (innermost last)
 
     # tokens
@@ -382,6 +389,7 @@ class _Parser:
             raise self.fail(f"redeclared name {name}", tok)
         py = "v_" + name
         self.scopes[-1][name] = (py, type_)
+        self.static_values.pop(py, None)  # (a static constant of that name in a closed block)
         if unsigned:
             self.unsigned_vars.add(py)
         return py
@@ -480,7 +488,7 @@ class _Parser:
         start = self.i
         const = False
         while self.text() in ("const", "constexpr", "static"):
-            const = const or self.next()[TEXT] != "static"
+            const = self.next()[TEXT] != "static" or const  # (each word consumed: `const static`)
         t = self.peek()
         if t is None or (t[KIND] != "id" and t[TEXT] != "::"):
             self.i = start
@@ -588,11 +596,64 @@ class _Parser:
         elif text in _DEBUG_CHECKS and self.text(1) == "(":
             self.debug_check()
         else:
+            static = self.static_local()
             type_ = self.try_type()
             if type_ is not None:
-                self.declaration(type_)
+                self.declaration(type_, static)
             else:
                 self.expression_statement()
+
+    def static_local(self) -> Token | None:
+        """The `static` among the declaration specifiers at the cursor (not consumed), else None;
+        one that is not `const`/`constexpr` is refused (`_STATIC_ONCE`)."""
+        words: list[str] = []
+        while self.text(len(words)) in ("const", "constexpr", "static"):
+            words.append(self.text(len(words)))
+        if "static" not in words:
+            return None
+        static = self.peek(words.index("static"))
+        if not {"const", "constexpr"} & set(words):
+            raise self.fail(f"a static local that is not a constant: {_STATIC_ONCE}", static)
+        return static
+
+    def initializer_end(self) -> int:
+        """Where the initializer at the cursor ends: its `,` or `;`, or its `(`/`{`'s closer."""
+        depth = 0
+        j = self.i
+        while j < self.end:
+            text = self.toks[j][TEXT]
+            if text in ("(", "[", "{"):
+                depth += 1
+            elif text in (")", "]", "}"):
+                if depth == 0:
+                    break
+                depth -= 1
+            elif text in (",", ";") and depth == 0:
+                break
+            j += 1
+        return j
+
+    def static_constant(self, start: int, end: int) -> Expr:
+        """The value of a static local's initializer tokens[start:end], refused unless it is a
+        constant expression opgen computes as a template argument's (`_initializer`: literals,
+        the unit's constants, the template's parameters, earlier static constants), never reading
+        another local, the context or an attr."""
+        known = dict(self.bound)
+        reads_local = False
+        for t in self.toks[start:end]:
+            found = self.lookup(t[TEXT]) if t[KIND] == "id" else None
+            if found is not None and found[0] in self.static_values:
+                known[t[TEXT]] = self.static_values[found[0]]
+            elif found is not None:
+                reads_local = True
+        try:
+            if not reads_local:
+                return _initializer(self.toks, start, end, known)
+        except Untranslatable as refused:
+            if refused.construct.startswith("the constant "):  # (why that constant has no value)
+                raise
+        raise self.fail(f"a static local initialized by `{_text(self.toks, start, end)}`, not a constant: "
+                        f"{_STATIC_ONCE}", self.toks[start])
 
     def skip_statement(self) -> None:
         """Past the `;` ending the statement at the cursor (outside brackets)."""
@@ -648,14 +709,20 @@ class _Parser:
         t = self.peek(k + 1)
         return self.text(k) == "Status" and t is not None and t[KIND] == "id"
 
-    def declaration(self, type_: str) -> None:
+    def declaration(self, type_: str, static: Token | None = None) -> None:
+        """The locals declared at the cursor (after their type); `static`: the `static` of a
+        constant, whose initializers must be constant expressions (`static_constant`)."""
         int32 = self.int32_type and type_ in ("int", "list_int")
         unsigned = self.unsigned_type and type_ in ("int", "list_int")
         while True:
             tok = self.next()
             if tok[KIND] != "id":
                 raise self.fail(tok=tok)
+            if static is not None and self.text() not in ("=", "(", "{"):
+                raise self.fail(f"a static local without an initializer: {_STATIC_ONCE}", tok)
             if self.text() == "(" and type_.startswith("list_"):
+                if static is not None:
+                    raise self.fail(f"a static vector: {_STATIC_ONCE}", tok)
                 self.next()
                 py = self.declare(tok, type_, unsigned)
                 self.assign(py, self.sized_vector(type_[5:], tok))
@@ -663,6 +730,7 @@ class _Parser:
                     self.int32_vars.add(py)
             elif self.text() in ("=", "(", "{") and not (self.text() == "{" and self.text(1) == "}"):
                 opener = self.next()[TEXT]
+                constant = self.static_constant(self.i, self.initializer_end()) if static is not None else None
                 value = self.expression()
                 if opener != "=":
                     self.expect(")" if opener == "(" else "}")
@@ -685,6 +753,10 @@ class _Parser:
                 self.assign(py, value)
                 if int32:
                     self.int32_vars.add(py)
+                if constant is not None:  # (its value as C++ converts it; out of range: unknown)
+                    typed = _typed(constant, var_type, int32, unsigned)
+                    if typed is not None:
+                        self.static_values[py] = typed
             else:
                 if self.text() == "{":
                     self.next()
@@ -1416,6 +1488,8 @@ class _Parser:
                             unsigned=found[0] in self.unsigned_vars)
             if kind == "id" and text in self.bound and self.text(1) != "::":  # (its local: `_body`)
                 self.next()
+                if self.constants is None:  # a constant expression (`_initializer`): the value itself
+                    return self.bound[text]
                 self.reads.add("v_" + text)
                 return dataclasses.replace(self.bound[text], code="v_" + text, prec=20)
             start = self.i
@@ -2079,11 +2153,12 @@ def _text(tokens: Sequence[Token], start: int, end: int) -> str:
     return " ".join(t[TEXT] for t in tokens[start:end])
 
 
-def _initializer(tokens: Sequence[Token], start: int, end: int) -> Expr:
+def _initializer(tokens: Sequence[Token], start: int, end: int, bound: Mapping[str, Expr] | None = None) -> Expr:
     """The literal value of the expression tokens[start:end] (a constant's initializer, a
-    template argument), read as the translator reads expressions (names of the unit's
-    constants, `DT_FLOAT`, ...); a refusal naming it when its value is not known before run time."""
-    p = _Parser(tokens, start, end, "", _Helpers(tokens))
+    template argument, a static constant's in a function template's instantiation: `bound`),
+    read as the translator reads expressions (names of the unit's constants, `DT_FLOAT`, ...);
+    a refusal naming it when its value is not known before run time."""
+    p = _Parser(tokens, start, end, "", _Helpers(tokens), bound=bound)
     try:
         e = p.expression()
         if p.i != end:

@@ -138,6 +138,10 @@ def _black_stable(lines: tuple[str, ...]) -> bool:
       " c->set_output(0, c->Vector(shape_inference::DimensionOrConstant(3))); return OkStatus();"),
      ("assert c.num_inputs > 0\nassert c.rank_value(c.input(0)) < 4\nif c.rank_value(c.input(0)) == 0:\n"
       '    raise c.invalid_argument("scalar")\nc.set_output(0, c.vector(c.make_dim(3)))')),
+    # a static constant of a literal (or an earlier one): the same value on every call, a local is exact
+    (("static const int kRank = 2; const static int64_t k2{kRank * 3}; c->set_output(0, c->Vector(k2));"
+      " return OkStatus();"),
+     "v_kRank = 2\nv_k2 = v_kRank * 3\nc.set_output(0, c.vector(c.make_dim(v_k2)))"),
 ])
 def test_idioms(cpp, python):
     assert _python(cpp) == textwrap.indent(python, "    ")
@@ -153,6 +157,9 @@ def test_trailing_return_type_and_other_context_name():
     cpp = "ctx->set_output(0, ctx->input(0)); return absl::OkStatus();"
     header = "[](::tensorflow::shape_inference::InferenceContext* ctx) -> absl::Status"
     assert _python(cpp, header=header) == "    c.set_output(0, c.input(0))"
+
+
+_STATIC_ONCE = "C++ initializes it once, on the first call"
 
 
 @pytest.mark.parametrize(("cpp", "construct", "column"), [
@@ -201,6 +208,17 @@ def test_trailing_return_type_and_other_context_name():
     ('LOG(FATAL) << "no"; return OkStatus();', "LOG(FATAL), which aborts", 1),
     # unqualified without a using-declaration of TF's: some other function of that name
     ('return InvalidArgument("no");', "InvalidArgument", 8),
+    # a static local is initialized once, on the first call: translated only for a constant expression
+    ("static int n = 0; ++n; c->set_output(0, c->Vector(n)); return OkStatus();",
+     f"a static local that is not a constant: {_STATIC_ONCE}", 1),
+    ("static const int r = c->Rank(c->input(0)); return OkStatus();",
+     f"a static local initialized by `c->Rank(c->input(0))`, not a constant: {_STATIC_ONCE}", 22),
+    ("int m = 2; constexpr static int r(m); return OkStatus();",
+     f"a static local initialized by `m`, not a constant: {_STATIC_ONCE}", 35),
+    # the `k` read is the local of the second block, not the first block's static constant
+    ("{ static const int k = 1; } { int k = c->Rank(c->input(0)); static const int j = k; } return OkStatus();",
+     f"a static local initialized by `k`, not a constant: {_STATIC_ONCE}", 82),
+    ("static const int r; return OkStatus();", f"a static local without an initializer: {_STATIC_ONCE}", 18),
 ])
 def test_refusals_are_located_and_name_the_construct(cpp, construct, column):
     t = _translate(cpp)
@@ -679,6 +697,42 @@ def test_unit_constants_in_a_shape_function():
         }
         """)
     assert hidden.problem == "shape function not translated: kHidden"
+
+
+def test_static_constants_of_template_parameters_and_unit_constants(tmp_path, capsys, monkeypatch):
+    """A static constant initialized by a constant expression of the template's parameters and
+    the unit's constants (custom-op's `static const int kTensorRank = spatial_dims + 1;`) has
+    the same value on every call: translated as a local. One of a runtime value is refused."""
+    from opgen_runtime import Graph
+
+    (tmp_path / "ops.cc").write_text(textwrap.dedent("""\
+        #include "tensorflow/core/framework/op.h"
+        using shape_inference::InferenceContext;
+        constexpr int kExtra = 1;
+        template <int N> Status F(InferenceContext* c) {
+          static constexpr int kRank = N + kExtra;
+          static const int kTwice = kRank * 2;
+          c->set_output(0, c->Vector(kTwice));
+          return OkStatus();
+        }
+        template <int N> Status G(InferenceContext* c) {
+          static const int kRank = c->Rank(c->input(0)) + N;
+          return OkStatus();
+        }
+        REGISTER_OP("Six").Output("y: float").SetShapeFn(F<2>);
+        REGISTER_OP("Ranked").Input("x: float").SetShapeFn(G<1>);
+        """))
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "ops.cc", "--out", "gen"]) == 0
+    assert capsys.readouterr().err.splitlines()[0] == (
+        "ops.cc:11:28: warning: shape function not translated: a static local initialized by "
+        f"`c->Rank(c->input(0)) + N`, not a constant: {_STATIC_ONCE} (op Ranked: unknown output shapes without "
+        "TensorFlow)")
+    text = (tmp_path / "gen" / "gen_ops.py").read_text()
+    assert "    v_N = 2\n    k_kExtra = 1\n    v_kRank = v_N + k_kExtra\n    v_kTwice = v_kRank * 2\n" in text
+    module = _load(tmp_path / "gen" / "gen_ops.py", "static_constants_under_test")
+    with Graph().as_default():
+        assert module.six().shape.as_list() == [6]
 
 
 def test_long_conditional_is_split_as_black_does():
