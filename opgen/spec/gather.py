@@ -743,9 +743,14 @@ def _chosen_define_notes(found: list[ChosenDefine], strict: bool) -> tuple[list[
     """One note per undefined macro (or macros deciding only together) that chose the #define
     of a macro registrations expand, at the first such registration, counting the others: an
     error with `strict`, but for TF's build configuration and platform macros (a choice of the
-    build opgen reads for, as in `_skipped_notes`). A registration several units read counts once."""
+    build opgen reads for, as in `_skipped_notes`), whose choice is noted only where it names
+    the op. A registration several units read counts once."""
     by_deciding: dict[tuple[tuple[str, ...], bool], dict[Location, ChosenDefine]] = {}
     for c in found:
+        if c.build_configuration and not c.in_name:
+            # the spec of the build opgen reads for (TF's own `#if defined(IS_MOBILE_PLATFORM)`
+            # around a type list): only a different op name is worth a note on every build
+            continue
         by_deciding.setdefault((c.names, c.together), {}).setdefault(c.registration, c)
     notes: list[_Warning] = []
     errors: list[OpgenError] = []

@@ -645,3 +645,15 @@ def test_a_choice_after_a_missing_include_is_its_warning_not_a_note(tmp_path):
     assert [w.split("\n")[0].split(": ", 1)[1] for w in warnings] == [
         f'warning: cannot find include file "gen/version.h" (searched: {tmp_path}); skipped',
         undefined, undefined]  # (TFRA_UTILS's two #if lines)
+
+
+def test_a_build_configuration_choice_of_a_spec_says_nothing(tmp_path):
+    """TF's `#if defined(IS_MOBILE_PLATFORM)` around a type list (the example library's
+    math_ops.cc) picks the spec of the build opgen reads for: no note on every build."""
+    src = tmp_path / "ops.cc"
+    src.write_text('#if defined(IS_MOBILE_PLATFORM)\n#define ADD_TYPES "T: {float}"\n#else\n'
+                   '#define ADD_TYPES "T: {float, int32}"\n#endif\n'
+                   'REGISTER_OP("MyAdd").Input("x: T").Output("y: T").Attr(ADD_TYPES);\n')
+    warnings: list[str] = []
+    result = gather([str(src)], strict_defines=True, warn=warnings.append)
+    assert [op.name for op in result.op_list.op] == ["MyAdd"] and warnings == []
