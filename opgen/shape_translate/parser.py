@@ -2058,9 +2058,14 @@ def _literal(e: Expr) -> Expr | None:
         v = _fold(e.code)
         return None if v is None else Expr(str(v), "int", 20 if v >= 0 else _UNARY, narrow=-(1 << 31) <= v < 1 << 31)
     if (e.type == "bool" and e.code in ("True", "False")) or (e.type == "dtype" and e.code.isdigit()) \
-            or (e.type == "str" and _literal_str(e.code) is not None):
+            or (e.type == "str" and _literal_str(e.code) is not None) \
+            or (e.type == "float" and _FLOAT_LITERAL.match(e.code)):
         return e
     return None
+
+
+# A float literal as the translator writes one (`0.5f` -> `0.5`, `1e-3`)
+_FLOAT_LITERAL = re.compile(r"-?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?\Z")
 
 
 def _typed(e: Expr, type_: str, int32: bool = False, unsigned: bool = False) -> Expr | None:

@@ -142,6 +142,8 @@ def _black_stable(lines: tuple[str, ...]) -> bool:
     (("static const int kRank = 2; const static int64_t k2{kRank * 3}; c->set_output(0, c->Vector(k2));"
       " return OkStatus();"),
      "v_kRank = 2\nv_k2 = v_kRank * 3\nc.set_output(0, c.vector(c.make_dim(v_k2)))"),
+    # ... a float literal too (translated before static locals were checked)
+    ("static const float kEps = 0.5f; float e = kEps; return OkStatus();", "v_kEps = 0.5\nv_kEps"),
 ])
 def test_idioms(cpp, python):
     assert _python(cpp) == textwrap.indent(python, "    ")
