@@ -91,6 +91,7 @@ SUBPROCESS_BUILD_SITES = {
                                        "in-place build, which the test records with record_build_dir",
     "tests/shapes/test_shape_translate_oracle.py": "the fixture calls record_build_dir",
     "tests/render/test_reserved_op_names.py": "builds into the test's tmp_path (scanned at teardown)",
+    "tests/commands/test_directory_option.py": "builds into the test's tmp_path (scanned at teardown)",
 }
 
 # A placeholder op of any dtype (and a ref one) for the embedded side's inputs: registered
