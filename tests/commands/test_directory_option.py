@@ -158,25 +158,31 @@ def test_console_script_in_a_subprocess(outside):
 
 def test_a_monorepo_checks_and_fixes_a_project_from_its_root(tmp_path, monkeypatch):
     """docs/migrating.md's and docs/build-integration.md's recipes: from the repository's
-    root, `opgen -C pkg build --diff | git -C pkg apply` fixes the project's tree (the diff's
-    paths are relative to the project, git -C applies them there), `--check` then passes, and
+    root, `opgen -C pkg build --diff | git apply --directory=pkg` fixes the project's tree, new
+    and stale modules, in the scaffold's layout (out `pkg` inside `pkg`: git run inside `pkg`
+    misreads `pkg/...` paths, trial36 #1), `--check` then passes, and
     `--depfile ../opgen.d --depfile-relative-to ..` writes a depfile the root's build tool
     reads."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = tmp_path / "mono"
     (root / "pkg" / "specs").mkdir(parents=True)
     (root / "pkg" / "specs" / "ops.cc").write_text(_SMALL)
-    (root / "pkg" / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs"]\nout = "gen"\noverrides = ""\n')
+    (root / "pkg" / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs"]\nout = "pkg"\noverrides = ""\n')
     git(root, "init", "-q")
     monkeypatch.chdir(root)
-    assert run("-C", "pkg", "build", "--check").exit_code == 1
-    diff = run("-C", "pkg", "build", "--diff", "-q")
-    assert diff.exit_code == 0 and "+++ b/gen/gen_ops.py\n" in diff.stdout
-    subprocess.run(["git", "-C", "pkg", "apply"], input=diff.stdout, text=True, check=True)
-    assert run("-C", "pkg", "build", "--check").exit_code == 0
+    for step in ("new", "stale"):
+        assert run("-C", "pkg", "build", "--check").exit_code == 1
+        diff = run("-C", "pkg", "build", "--diff", "-q")
+        assert diff.exit_code == 0 and "+++ b/pkg/gen_ops.py\n" in diff.stdout, step
+        subprocess.run(["git", "apply", "--directory=pkg"], input=diff.stdout, text=True, check=True)
+        assert run("-C", "pkg", "build", "--check").exit_code == 0, step
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", step)
+        (root / "pkg" / "specs" / "ops.cc").write_text(_SMALL.replace('.Attr("keep: bool = true")', ""))
+    (root / "pkg" / "specs" / "ops.cc").write_text(_SMALL)
     result = run("-C", "pkg", "build", "-q", "--depfile", "../opgen.d", "--depfile-relative-to", "..")
     assert result.exit_code == 0, result.output
-    assert (root / "opgen.d").read_text().startswith("pkg/gen/gen_ops.py pkg/gen/opgen_sourcemap.json ")
+    assert (root / "opgen.d").read_text().startswith("pkg/pkg/gen_ops.py pkg/pkg/opgen_sourcemap.json ")
     # GitHub reads an annotation's path from the repository's root, wherever opgen ran
     assert run("-C", "pkg", "api", "--format", "json", "-o", "old.json").exit_code == 0
     (root / "pkg" / "specs" / "ops.cc").write_text(_SMALL.replace('.Attr("keep: bool = true")', ""))
