@@ -55,7 +55,7 @@ from setuptools import Extension
 from setuptools.command.build_ext import build_ext as _setuptools_build_ext
 from setuptools.errors import CompileError, SetupError
 
-from opgen.config import load_config
+from opgen.config import Config, load_config
 from opgen.library_build import (
     DEPFILE_TARGET,
     Library,
@@ -584,13 +584,17 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
         it includes) in the build's temporary folder, then linked where setuptools wants it."""
         target = self.get_ext_fullpath(ext.name)
         folder = os.path.join(self.build_temp, "opgen", *ext.path.parts)
-        includes = [f"-I{d}" for d in self._include_dirs(ext)]
+        config = load_config(Path(os.getcwd()))
+        # the code `opgen build` read: its include directories and its macros (`[tool.opgen]
+        # defines` and `undefines`, after TF's flags and before the library's own arguments)
+        includes = [f"-I{d}" for d in self._include_dirs(ext, config)]
+        macros = [*(f"-D{d}" for d in config.defines), *(f"-U{u}" for u in config.undefines)]
         steps, objects = [], []
         for index, source in enumerate(ext.sources):
             stem = os.path.join(folder, f"{index}-{Path(source).stem}")
             # TF's compile flags carry the C++ standard (--std=c++17) and the ABI macro its wheel was built with.
             steps.append(Step((compiler, "-c", "-fPIC", "-O2", *_WARNINGS, source, *includes, "-o", stem + ".o",
-                               "-MMD", "-MF", stem + ".d", "-MT", DEPFILE_TARGET, *compile_flags,
+                               "-MMD", "-MF", stem + ".d", "-MT", DEPFILE_TARGET, *compile_flags, *macros,
                                *ext.extra_compile_args), stem + ".d"))
             objects.append(stem + ".o")
         # extra_compile_args go to the link too, as when one command compiled and linked (-fopenmp, -flto)
@@ -615,10 +619,8 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
             _write_json(cache, {"tensorflow": install, "flags": [compile_flags, link_flags]})
         return compile_flags, link_flags
 
-    def _include_dirs(self, ext: OpLibrary) -> list[str]:
+    def _include_dirs(self, ext: OpLibrary, config: Config) -> list[str]:
         """Where g++ looks for `#include`s, as gathering does (docs/gathering.md): the library's
         own `include_dirs`, `[tool.opgen] include_dirs`, then the project root, so a header
         included from the root (`#include "ops/shapes.h"`) that `opgen build` read compiles too."""
-        project = Path(os.getcwd())
-        config = load_config(project)
-        return [*ext.include_dirs, *(str(config.path(d)) for d in config.include_dirs), str(project)]
+        return [*ext.include_dirs, *(str(config.path(d)) for d in config.include_dirs), os.getcwd()]

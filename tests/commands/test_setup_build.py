@@ -431,3 +431,18 @@ def test_library_check_runs_again_only_when_what_it_checks_changed(tmp_path, mon
     assert len(checks) == 5
     report["error"] = None
     assert skipped not in setup_py() and len(checks) == 6  # the same files: a failed check left no record
+
+
+def test_tool_opgen_defines_reach_the_compiler(project, toolchain):
+    """`[tool.opgen] defines` and `undefines` decide what `opgen build` reads, so the library
+    compiles with them too (trial36 #2: the wrappers named an op the .so did not register):
+    changing them compiles again."""
+    libraries = [OpLibrary("pkg/_a.so", ["ops/a.cc"])]
+    project.write("pyproject.toml", '[tool.opgen]\ndefines = ["MODE=1"]\n')
+    project.build(libraries=libraries)
+    project.write("pyproject.toml", '[tool.opgen]\ndefines = ["MODE=2"]\n')
+    printed, compiled = project.build(libraries=libraries)
+    assert compiled == ["a"] and "building 'pkg/_a.so' op library (its command line changed)" in printed
+    project.write("pyproject.toml", '[tool.opgen]\ndefines = ["MODE=2"]\nundefines = ["MODE"]\n')
+    assert project.build(libraries=libraries)[1] == ["a"]
+    assert project.build(libraries=libraries)[1] == []
