@@ -36,7 +36,10 @@ def _op(edit: str = "") -> op_def_pb2.OpDef:
 
 
 def _compare(library_edit: str) -> tuple[list[str], list[str]]:
-    return op_libraries._compare({"Scale": _op()}, {"Scale": _op(library_edit)})
+    """(errors, notes) of the library's op edited so, against MODULE_OP."""
+    errors, notes = op_libraries._compare({"Scale": _op()}, {"Scale": _op(library_edit)})
+    assert set(errors) | set(notes) <= {"Scale"}
+    return errors.get("Scale", []), notes.get("Scale", [])
 
 
 @pytest.mark.parametrize(("edit", "error"), [

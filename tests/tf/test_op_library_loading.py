@@ -28,7 +28,8 @@ pytestmark = pytest.mark.oracle
 DATA = REPO / "tests" / "data" / "op_library_loading"
 
 # What each stale build of scale_ops.cc changes against the wrappers (built from the plain source).
-VARIANTS = ("STALE_CHANGED_DEFAULT", "STALE_ADDED_ATTR", "STALE_RENAMED_INPUT", "COMPATIBLE_ADDED_ATTR")
+VARIANTS = ("STALE_CHANGED_DEFAULT", "STALE_ADDED_ATTR", "STALE_RENAMED_INPUT", "STALE_LACKS_NEGATE",
+            "COMPATIBLE_ADDED_ATTR")
 
 
 @pytest.fixture(scope="module")
@@ -194,12 +195,22 @@ COMPATIBLE_ATTR = "op OpgenLlScale: attr 'offset' (float = 0.0): in the library,
 
 def test_stale_libraries_are_errors_and_compatible_ones_warnings(libraries, tmp_path):
     """Each stale build of scale_ops.cc in its own process (run side by side): the error
-    warned on import (TF first) or at `import tensorflow` and raised by the op's calls, and
-    raised by `load_op_libraries()`; a compatible change warns and works."""
+    warned on import (TF first) or at `import tensorflow` and raised by the stale op's calls,
+    and raised by `load_op_libraries()`; the module's other op, unchanged, runs (trial32 #9:
+    one stale op failed every op of its module); a compatible change warns and works."""
     runs = {}
     for variant, script in {
         "STALE_CHANGED_DEFAULT": "import tensorflow\nimport pkg.ops\nprint('imported', file=sys.stderr)\n"
-                                 "pkg.ops.opgen_ll_shift([1.0])\npkg.ops.opgen_ll_scale([1.0])\n",
+                                 "pkg.ops.opgen_ll_shift([1.0])\n"
+                                 "print(pkg.ops.opgen_ll_negate([1.0]).numpy().tolist(), file=sys.stderr)\n"
+                                 "pkg.ops.opgen_ll_scale([1.0])\n",
+        "STALE_LACKS_NEGATE": "import pkg.ops\nimport tensorflow as tf\nfrom opgen_runtime import OpLibraryError\n"
+                              "from opgen_runtime import load_op_libraries\nprint('imported', file=sys.stderr)\n"
+                              "out['scale'] = tf.function(pkg.ops.opgen_ll_scale)([1.0]).numpy().tolist()\n"
+                              "for call in (pkg.ops.opgen_ll_negate, tf.function(pkg.ops.opgen_ll_negate)):\n"
+                              "    try:\n        call([1.0])\n"
+                              "    except OpLibraryError as e:\n        out.setdefault('negate', []).append(str(e))\n"
+                              "try:\n    load_op_libraries()\nexcept OpLibraryError as e:\n    out['load'] = str(e)\n",
         "STALE_ADDED_ATTR": "import pkg.ops\nimport tensorflow\nprint('imported', file=sys.stderr)\n"
                             "pkg.ops.opgen_ll_scale([1.0])\n",
         "STALE_RENAMED_INPUT": "import pkg.ops\nfrom opgen_runtime import load_op_libraries\nload_op_libraries()\n",
@@ -214,7 +225,9 @@ def test_stale_libraries_are_errors_and_compatible_ones_warnings(libraries, tmp_
                                  "    out['graph_offset'] = op.get_attr('offset')\n",
     }.items():
         runs[variant] = _start(_package(tmp_path / variant, libraries, scale=variant), script)
-    results = {variant: _finish(process, ok=variant.startswith("COMPATIBLE")) for variant, process in runs.items()}
+    # (the scripts that catch the errors they expect end normally)
+    results = {variant: _finish(process, ok=variant in ("COMPATIBLE_ADDED_ATTR", "STALE_LACKS_NEGATE"))
+               for variant, process in runs.items()}
 
     error = "opgen_runtime.tf.op_libraries.OpLibraryError: op library "
     _, stderr = results["STALE_CHANGED_DEFAULT"]
@@ -223,6 +236,9 @@ def test_stale_libraries_are_errors_and_compatible_ones_warnings(libraries, tmp_
     assert raised.splitlines()[-1].startswith(error) and raised.splitlines()[-1].endswith(STALE_DEFAULT)
     assert "_scale_ops.so of module 'pkg.ops.gen_scale_ops' does not match the module: " in raised
     assert "opgen_ll_scale" in raised  # raised by the scale op's call, after the shift op ran
+    assert raised.startswith("[-1.0]\n")  # and the negate op, of the same library, unchanged
+    assert (f"{STALE_DEFAULT} (op OpgenLlScale raises it when it runs on TensorFlow; the module's other ops, and "
+            "those of other libraries, are not affected)\n") in warned
 
     _, stderr = results["STALE_ADDED_ATTR"]
     warned, raised = stderr.split("imported\n")
@@ -234,6 +250,16 @@ def test_stale_libraries_are_errors_and_compatible_ones_warnings(libraries, tmp_
     assert stderr.splitlines()[-1].startswith(error) and STALE_INPUT in stderr.splitlines()[-1]
     assert f"{STALE_INPUT}; also, compatibly: {COMPATIBLE_ATTR}; rebuild" in stderr.splitlines()[-1]
     assert "load_op_libraries()" in stderr
+
+    out, stderr = results["STALE_LACKS_NEGATE"]
+    library = tmp_path / "STALE_LACKS_NEGATE" / "pkg" / "ops" / "_scale_ops.so"
+    lacks = (f"op library {library} of module 'pkg.ops.gen_scale_ops' registers no op OpgenLlNegate; rebuild the "
+             "library or the wrappers, or, if another library registers them, fix `library` (or the module's entry of "
+             "[tool.opgen.libraries]) in [tool.opgen], or `opgen build --library`, and regenerate")
+    assert out["scale"] == [2.0]
+    assert len(out["negate"]) == 2 and out["negate"][0] == lacks and lacks in out["negate"][1]  # (tf.function adds)
+    assert out["load"] == lacks
+    assert f"OpLibraryWarning: {lacks} (op OpgenLlNegate raises it when it runs" in stderr.split("imported\n")[0]
 
     out, stderr = results["COMPATIBLE_ADDED_ATTR"]
     assert out == {"call": [2.0], "function": [2.0], "graph_offset": 0.0}
@@ -293,13 +319,14 @@ def test_a_broken_library_fails_only_its_own_ops(libraries, tmp_path, damage):
     for order, (root, process) in runs.items():
         out, _ = _finish(process)
         path = root / "pkg" / "ops" / "_scale_ops.so"
-        error = (f"op library {path} of module 'pkg.ops.gen_scale_ops' does not exist, so its ops (OpgenLlScale) "
-                 f"cannot run on TensorFlow; if this package was installed, its installation lacks the library: "
-                 "reinstall it (or tell its authors the package ships no _scale_ops.so); if you build it, build the "
-                 "library, or fix `library` (or the module's entry of [tool.opgen.libraries]) in [tool.opgen], or "
-                 "`opgen build --library`, and regenerate"
+        error = (f"op library {path} of module 'pkg.ops.gen_scale_ops' does not exist, so its ops (OpgenLlNegate, "
+                 "OpgenLlScale) cannot run on TensorFlow; if this package was installed, its installation lacks the "
+                 "library: reinstall it (or tell its authors the package ships no _scale_ops.so); if you build it, "
+                 "build the library, or fix `library` (or the module's entry of [tool.opgen.libraries]) in "
+                 "[tool.opgen], or `opgen build --library`, and regenerate"
                  if damage == "missing" else
-                 f"TensorFlow cannot load op library {path} of module 'pkg.ops.gen_scale_ops' (ops OpgenLlScale): ")
+                 f"TensorFlow cannot load op library {path} of module 'pkg.ops.gen_scale_ops' (ops OpgenLlNegate, "
+                 "OpgenLlScale): ")
         assert out["shift"] == [[2.0], [3.0]], order
         # the same error for each call (in tf.function after AutoGraph's "in user code: ..." lines)
         assert len(out["scale"]) == 3 and all(error in e for e in out["scale"]), (order, out["scale"])

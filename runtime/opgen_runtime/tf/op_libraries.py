@@ -30,8 +30,10 @@ documentation aside, by TF's graph-compatibility rules with the module as the ol
 (`opgen_runtime.proto.op_def_compat`; TF's `OpDefCompatible` and `OpDefAttrDefaultsUnchanged` in
 `op_def_util.cc`). A change those rules reject is an `OpLibraryError`; so is an input
 renamed (TF accepts it, since graphs bind inputs by position, but the wrappers pass inputs
-by name to `_apply_op_helper`), and so is an op the library lacks. Every other difference
-is an `OpLibraryWarning`. docs/custom-ops.md lists them.
+by name to `_apply_op_helper`), and so is an op the library lacks. Such an error is the
+stale op's alone: the library stays registered, and the module's other ops, whose OpDefs
+match, run (one op edited without rebuilding the `.so` must not stop the rest of a
+package). Every other difference is an `OpLibraryWarning`. docs/custom-ops.md lists them.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ import threading
 import warnings
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.proto.datatypes import python_name
@@ -69,8 +71,9 @@ _lock = threading.RLock()  # re-entrant: registering may import TF, whose hook r
 _hook_installed = False
 _loaded_paths: set[str] = set()  # real paths of the libraries this process loaded
 _caller = threading.local()  # imports_tensorflow: this thread's `load_op_libraries` imports TF
-# module name -> (its `library`, the error registering it raised), until a registration succeeds
-failed_libraries: dict[str, tuple[str, str]] = {}
+# module name -> (its `library`, the error registering it raised, the ops that raise it: None for
+# all, else each stale op's own part of it), until a registration succeeds
+failed_libraries: dict[str, tuple[str, str, dict[str, str] | None]] = {}
 registered_ops: set[str] = set()  # the ops of every module whose library registered
 # op name -> the error its calls raise: the ops of failed libraries that no registered module has
 # (two packages may ship the same ops; one package's copy failing leaves the other's working)
@@ -116,8 +119,15 @@ def register_pending(modules: tuple[str, ...] = (), *, stacklevel: int) -> None:
                 continue
             error = _try_register(module_name, stacklevel + 2)
             if error is not None:
-                warnings.warn(f"{error} (its ops raise this error when they run on TensorFlow; the ops of "
-                              f"other libraries are not affected)", OpLibraryWarning, stacklevel=stacklevel + 1)
+                stale = failed_libraries[module_name][2]
+                if stale is None or len(stale) == len(_registry.op_defs_of(module_name)):
+                    who = "its ops raise this error when they run on TensorFlow; the ops of other libraries are"
+                else:  # (each its own part of the error)
+                    names = ", ".join(sorted(stale))
+                    who = (f"op {names} raises it when it runs" if len(stale) == 1 else
+                           f"ops {names} raise it when they run") + (" on TensorFlow; the module's other ops, and "
+                                                                     "those of other libraries, are")
+                warnings.warn(f"{error} ({who} not affected)", OpLibraryWarning, stacklevel=stacklevel + 1)
 
 
 def load_op_libraries(*modules: ModuleType | str) -> None:
@@ -167,14 +177,18 @@ def _try_register(module_name: str, stacklevel: int) -> OpLibraryError | None:
     pending = _registry.pending_libraries.get(module_name)
     library = pending if pending is not None else failed_libraries[module_name][0]
     try:
-        _register(module_name, library, stacklevel + 1)
+        stale = _register(module_name, library, stacklevel + 1)
     except OpLibraryError as e:
-        failed_libraries[module_name] = (library, str(e))
+        failed_libraries[module_name] = (library, str(e), None)
         error: OpLibraryError | None = e
     else:
-        failed_libraries.pop(module_name, None)
-        registered_ops.update(_registry.op_defs_of(module_name))
-        error = None
+        registered_ops.update(name for name in _registry.op_defs_of(module_name) if name not in stale)
+        error = OpLibraryError(_stale_message(stale)) if stale else None
+        if error is not None:
+            failed_libraries[module_name] = (library, str(error), {name: _stale_message({name: parts})
+                                                                   for name, parts in stale.items()})
+        else:
+            failed_libraries.pop(module_name, None)
     _index_failures()
     # Last: other threads check `pending_libraries` without the lock, then run the op (or raise its error).
     _registry.pending_libraries.pop(module_name, None)
@@ -189,9 +203,9 @@ fast_path_guards: list[Callable[[Callable[[str], None] | None], None]] = []
 def _index_failures() -> None:
     """`failed_ops` from `failed_libraries`, and the eager fast path guarded while there are any."""
     failed = {
-        name: message
-        for module_name, (_, message) in failed_libraries.items()
-        for name in _registry.op_defs_of(module_name)
+        name: message if stale is None else stale[name]
+        for module_name, (_, message, stale) in failed_libraries.items()
+        for name in (_registry.op_defs_of(module_name) if stale is None else stale)
         if name not in registered_ops
     }
     if failed != failed_ops:
@@ -208,8 +222,10 @@ _FIX_LIBRARY = ("fix `library` (or the module's entry of [tool.opgen.libraries])
                 "`opgen build --library`, and regenerate")
 
 
-def _register(module_name: str, library: str, stacklevel: int) -> None:
-    """Loads the module's library unless TF has its ops, then checks them; raises OpLibraryError."""
+def _register(module_name: str, library: str, stacklevel: int) -> dict[str, StaleOp]:
+    """Loads the module's library unless TF has its ops, then checks them: raises an
+    OpLibraryError when none of its ops can run; else returns the stale ops (`StaleOp`), which
+    must not run, and warns of the compatible differences."""
     from .bridge import tensorflow
 
     tf = tensorflow()
@@ -250,21 +266,46 @@ def _register(module_name: str, library: str, stacklevel: int) -> None:
     source = (f"op library {path} of module '{module_name}'" if loaded_here else
               f"the ops of module '{module_name}' that TensorFlow already has (from another module or "
               f"tf.load_op_library; {path} is not loaded again)")
-    missing = sorted(set(module_ops) - set(registered))
-    if missing:
-        raise OpLibraryError(
-            f"{source} {'registers' if loaded_here else 'include'} no op {', '.join(missing)}; rebuild the library "
-            f"or the wrappers, or, if another library registers them, {_FIX_LIBRARY}"
-        )
-    errors, notes = _compare(module_ops, registered)
-    if errors:  # with the compatible differences too: the rebuild that fixes the errors removes them
-        also = f"; also, compatibly: {'; '.join(notes)}" if notes else ""
-        raise OpLibraryError(f"{source} {'does' if loaded_here else 'do'} not match the module: {'; '.join(errors)}"
-                             f"{also}; rebuild the library or the wrappers")
-    if notes:
+    stale = {name: StaleOp(source, loaded_here, missing=True) for name in sorted(set(module_ops) - set(registered))}
+    errors, notes = _compare({name: module_ops[name] for name in registered}, registered)
+    for name, op_errors in errors.items():
+        # with the op's compatible differences too: the rebuild that fixes the errors removes them
+        stale[name] = StaleOp(source, loaded_here, errors=tuple(op_errors), notes=tuple(notes.pop(name, ())))
+    notes_text = [note for op_notes in notes.values() for note in op_notes]
+    if notes_text:
         warnings.warn(f"{source} {'differs' if loaded_here else 'differ'} compatibly from the module: "
-                      f"{'; '.join(notes)}; rebuild the library or the wrappers to make them equal", OpLibraryWarning,
-                      stacklevel=stacklevel)
+                      f"{'; '.join(notes_text)}; rebuild the library or the wrappers to make them equal",
+                      OpLibraryWarning, stacklevel=stacklevel)
+    return stale
+
+
+class StaleOp(NamedTuple):
+    """How one op of a module differs from the op TensorFlow registered from its library so
+    that its wrapper must not run it: the library lacks it (`missing`), or `errors` (with its
+    compatible differences, `notes`); `source` names the library as the messages say it."""
+
+    source: str
+    loaded_here: bool
+    missing: bool = False
+    errors: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def _stale_message(stale: dict[str, StaleOp]) -> str:
+    """The error of the stale ops `stale` (all of one module's library, in op-name order)."""
+    first = next(iter(stale.values()))
+    source, here = first.source, first.loaded_here
+    missing = [name for name, op in stale.items() if op.missing]
+    errors = [error for op in stale.values() for error in op.errors]
+    notes = [note for op in stale.values() for note in op.notes]
+    said = []
+    if missing:
+        said.append(f"{'registers' if here else 'include'} no op {', '.join(missing)}")
+    if errors:
+        also = f"; also, compatibly: {'; '.join(notes)}" if notes else ""
+        said.append(f"{'does' if here else 'do'} not match the module: {'; '.join(errors)}{also}")
+    fix = f", or, if another library registers them, {_FIX_LIBRARY}" if missing else ""
+    return f"{source} {('; and it ' if here else '; and they ').join(said)}; rebuild the library or the wrappers{fix}"
 
 
 def _registered_op_defs(tf: Any, module_ops: dict[str, op_def_pb2.OpDef]) -> dict[str, op_def_pb2.OpDef]:
@@ -302,16 +343,17 @@ def resolve_library(module_name: str, library: str) -> str:
 
 def _compare(
     module_ops: dict[str, op_def_pb2.OpDef], registered: dict[str, op_def_pb2.OpDef]
-) -> tuple[list[str], list[str]]:
-    """(errors, notes): how each op TensorFlow has differs from the module's, `op X: detail`."""
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(errors, notes) by op name, in op-name order: how each op TensorFlow has differs from
+    the module's, `op X: detail`."""
     from opgen_runtime.proto.op_def_compat import (
         accepted_changes,
         breaking_changes,
         without_restatements,
     )
 
-    errors: list[str] = []
-    notes: list[str] = []
+    errors: dict[str, list[str]] = {}
+    notes: dict[str, list[str]] = {}
     for name in sorted(module_ops):
         ours, theirs = _registry.without_docs(module_ops[name]), _registry.without_docs(registered[name])
         if ours.SerializeToString(deterministic=True) == theirs.SerializeToString(deterministic=True):
@@ -322,13 +364,17 @@ def _compare(
         broken = tuple(kind for kind in ("input", "output") if any(rule.startswith(kind) for rule, _ in breaking))
         accepted = [(rule, subject) for rule, subject in accepted_changes(ours, theirs)
                     if not rule.startswith(broken)]
-        errors += [f"op {name}: {_detail(rule, subject, ours, theirs)}" for rule, subject in breaking]
-        errors += [f"op {name}: {_detail(rule, subject, ours, theirs)}" for rule, subject in accepted
-                   if rule == "inputs_renamed"]
-        notes += [f"op {name}: {_detail(rule, subject, ours, theirs)}" for rule, subject in accepted
-                  if rule != "inputs_renamed"]
+        op_errors = [f"op {name}: {_detail(rule, subject, ours, theirs)}" for rule, subject in breaking]
+        op_errors += [f"op {name}: {_detail(rule, subject, ours, theirs)}" for rule, subject in accepted
+                      if rule == "inputs_renamed"]
+        op_notes = [f"op {name}: {_detail(rule, subject, ours, theirs)}" for rule, subject in accepted
+                    if rule != "inputs_renamed"]
         if not breaking and not accepted:  # a field no rule looks at, e.g. an arg's full type
-            notes.append(f"op {name}: differs in fields opgen does not compare (library: {_one_line(theirs)})")
+            op_notes.append(f"op {name}: differs in fields opgen does not compare (library: {_one_line(theirs)})")
+        if op_errors:
+            errors[name] = op_errors
+        if op_notes:
+            notes[name] = op_notes
     return errors, notes
 
 
