@@ -262,7 +262,7 @@ def _settings_source(config: Config) -> str:
     if not pyproject.is_file():
         return "no pyproject.toml (none in the working directory or above it, up to its repository's root): defaults"
     table = "[tool.opgen]" if config.written else "no [tool.opgen] keys: defaults"
-    return f"{printable_path(config.path(str(pyproject)))} ({table})"
+    return f"{printable_path(config.path(pyproject.name))} ({table})"  # (as other messages name paths)
 
 
 def _settings_callback(name: str, module: str) -> Callable[..., Invocation]:

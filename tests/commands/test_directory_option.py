@@ -80,7 +80,7 @@ def test_pyproject_is_found_in_dir_and_paths_are_relative_to_it(outside):
     assert run("build").exit_code == 2  # no pyproject.toml, no op_specs
     result = run("-C", "../proj", "build", "-v")
     assert result.exit_code == 0, result.output
-    assert f"opgen: settings from {outside.parent / 'proj' / 'pyproject.toml'} ([tool.opgen])\n" in result.stderr
+    assert "opgen: settings from pyproject.toml ([tool.opgen])\n" in result.stderr  # (relative to DIR)
     assert " -> gen: 3 written" in result.stderr
     assert (outside.parent / "proj" / "gen" / "gen_ops.py").is_file()
     (outside.parent / "proj" / "specs" / "ops.cc").write_text('REGISTER_OP("Small").Input("x: nosuchtype");\n')
