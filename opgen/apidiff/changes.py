@@ -19,7 +19,8 @@ Rules (B = breaking):
   attr_added when the only attr gone and the only attr new differ in name alone.
 * python (breaking only for exported functions; hidden ones are private):
   function_removed B, function_renamed B, function_moved B (other module of a project; a side
-  read from one file takes the other side's modules), function_hidden B,
+  read from one file takes the other side's modules), function_hidden B, function_retired B (its
+  op deprecated at a GraphDef version TF 2.21 produces: every call raises), function_restored,
   alias_removed B, param_removed B, param_renamed B, param_moved B, required_param_added B,
   param_default_changed B, param_default_removed B, output_arity_changed B,
   output_fields_changed B (namedtuple fields); function_added, function_exposed,
@@ -44,8 +45,10 @@ from opgen.apidiff.graph_compat import compatible_message, graph_issues
 from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot, kernel_type_key
 from opgen.apidiff.snapshot_format import describe_attr
 from opgen.errors import Location
+from opgen.python_api.function import is_retired
 from opgen.python_api.literals import attr_value_for_review
 from opgen.spec.kernel_summary import device_key, runs_on
+from opgen_runtime.graph.graph import GRAPH_DEF_VERSION
 from opgen_runtime.proto import op_def_pb2
 from opgen_runtime.proto.op_def_compat import accepted_changes, attr_map, describe_arg, without_restatements
 
@@ -371,6 +374,16 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
             f"{_qualified(a)} -> {_qualified(b)}" + (" (old name kept as alias)" if kept else ""),
             "module" if rule == "function_moved" else "endpoint",  # a move: the modules glob that placed it
         )
+    if is_retired(new.op_def) != is_retired(old.op_def):
+        # (the graph side says `op_deprecated`, which TF accepts: graphs saved before still load)
+        if is_retired(new.op_def):
+            add("function_retired", public,
+                f"{_qualified(b)} raises on every call now: its op is deprecated from GraphDef version "
+                f"{new.op_def.deprecation.version}, which TensorFlow 2.21 already produces ({GRAPH_DEF_VERSION}) "
+                "(NotImplementedError; eagerly tf.errors.UnimplementedError)", "deprecation")
+        else:
+            add("function_restored", False, f"{_qualified(b)} runs again: its op is no longer deprecated at a GraphDef "
+                f"version TensorFlow 2.21 produces", "deprecation")
     for alias in a.aliases:
         if alias not in b.aliases and alias != b.name:
             add("alias_removed", public, f"alias {a.module}.{alias} of {_qualified(a)} removed", alias_part(alias))

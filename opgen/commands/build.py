@@ -66,6 +66,7 @@ from opgen.outputs.tree_writer import (
 from opgen.outputs.written_files import check_written_file, gathered_inputs
 from opgen.overrides.apidef import ApiModel
 from opgen.overrides.load import load_overrides
+from opgen.python_api.function import is_retired
 from opgen.render import emit
 from opgen.render.build import SOURCE_MAP, BuildOptions, RenderResult, render_tree
 from opgen.render.formatter import unavailable
@@ -378,10 +379,8 @@ def _gather(settings: Settings) -> GatherResult:
         report(f"note: {plural(len(names), 'op')} allow{'s' if len(names) == 1 else ''} types that none of "
                f"{'its' if len(names) == 1 else 'their'} kernels accept ({first_names(names, 5)}): a call with such "
                "a type fails; `opgen kernels` lists each, at its attr")
-    # (what a TF 2.21 graph, or the embedded runtime's, is produced at: tensorflow/core/public/version.h)
     # (TF's own ops deprecated long ago, declared again by a library mirroring TF's, are TF's doing)
-    retired = [op.name for op in gathered.op_list.op if op.HasField("deprecation")
-               and op.deprecation.version <= GRAPH_DEF_VERSION and not is_tf_core_op(op.name)]
+    retired = [op.name for op in gathered.op_list.op if is_retired(op) and not is_tf_core_op(op.name)]
     if retired:  # one note: meant for an op kept only for graphs saved before, or a mistaken version
         report(f"note: {plural(len(retired), 'op')} {'is' if len(retired) == 1 else 'are'} deprecated at a GraphDef "
                f"version TensorFlow 2.21 already produces ({GRAPH_DEF_VERSION}): every call of "

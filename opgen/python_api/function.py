@@ -26,6 +26,7 @@ from opgen.python_api import docstrings
 from opgen.python_api.literals import annotation_class, attr_default, py_str
 from opgen.python_api.names import PY_RESERVED, avoid_reserved, identifier_problem, lower_case_op_name
 from opgen.python_api.signature import ApiView, python_aliases, python_function_name, python_params
+from opgen_runtime.graph.graph import GRAPH_DEF_VERSION
 from opgen_runtime.proto import attr_value_pb2, op_def_pb2
 from opgen_runtime.proto.datatypes import BY_ENUM
 
@@ -221,6 +222,14 @@ class PartError(OpgenError):
     def __init__(self, message: str, hint: str, part: str):
         super().__init__(message, hint=hint)
         self.part = part
+
+
+def is_retired(op_def: op_def_pb2.OpDef) -> bool:
+    """True when every call of the op's wrapper raises with TensorFlow 2.21: the op is
+    deprecated (`.Deprecated(version, ...)`) at a GraphDef version TF 2.21 already produces
+    (TF_GRAPH_DEF_VERSION; eagerly TF's `CheckOpDeprecation` in `op_def_util.cc`, in a graph
+    `_apply_op_helper` in `op_def_library.py`). Graphs saved before that version still load."""
+    return op_def.HasField("deprecation") and op_def.deprecation.version <= GRAPH_DEF_VERSION
 
 
 def located_function_api(op_def: op_def_pb2.OpDef, api_def: api_def_pb2.ApiDef | None,

@@ -8,7 +8,7 @@ REGISTER_OP("Scale")
     .Attr("T: {float, int32}")
     .Attr("factor: float = 1.0")
     .Attr("mode: {'fast', 'exact'} = 'fast'")
-    .Deprecated(9, "Use ScaleV2")
+    .Deprecated(3000, "Use ScaleV2")
     .Doc(R"doc(
 Scales `x` by `factor`.
 
