@@ -368,10 +368,12 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     elif (a.module, a.name) != (b.module, b.name):
         kept = b.module == a.module and a.name in b.aliases
         rule = "function_moved" if a.name == b.name else "function_renamed"
+        # (a deprecated alias warns at each call: trial37 #5)
+        how = "a deprecated alias: calls warn" if a.name in b.deprecated_aliases else "alias"
         add(
             rule,
             public and not kept,
-            f"{_qualified(a)} -> {_qualified(b)}" + (" (old name kept as alias)" if kept else ""),
+            f"{_qualified(a)} -> {_qualified(b)}" + (f" (old name kept as {how})" if kept else ""),
             "module" if rule == "function_moved" else "endpoint",  # a move: the modules glob that placed it
         )
     if is_retired(new.op_def) != is_retired(old.op_def):
@@ -389,7 +391,9 @@ def _python_changes(old: OpEntry, new: OpEntry) -> list[Change]:
             add("alias_removed", public, f"alias {a.module}.{alias} of {_qualified(a)} removed", alias_part(alias))
     for alias in b.aliases:
         if alias not in a.aliases:
-            add("alias_added", False, f"alias {b.module}.{alias} added for {_qualified(b)}", alias_part(alias))
+            # (a deprecated one warns at each call: trial37 #5)
+            add("alias_added", False, f"alias {b.module}.{alias} added for {_qualified(b)}"
+                + (" (deprecated: calls warn)" if alias in b.deprecated_aliases else ""), alias_part(alias))
         elif (alias in b.deprecated_aliases) != (alias in a.deprecated_aliases):
             # compatible: a call still works (a deprecated alias warns); callers should move off it
             deprecated = alias in b.deprecated_aliases
