@@ -47,6 +47,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
@@ -66,6 +67,7 @@ from opgen.library_build import (
     tree_digests,
 )
 from opgen.module_groups import module_library
+from opgen.outputs.package_imports import missing_imports
 from opgen.render.build import SOURCE_MAP
 
 # -Wno-deprecated-declarations: TF's headers give thousands, which would bury the library's own errors;
@@ -331,7 +333,16 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
                  for ext in self.extensions if isinstance(ext, OpLibrary)}
         shipped = {Path(src_dir, name).resolve() for _, src_dir, _, names in build_py.data_files for name in names}
         errors, unpacked, loading = [], [], []
-        for module, files in _generated_modules(project, out).items():
+        generated = _generated_modules(project, out)
+        broken = missing_imports(out, {file.relative_to(out).as_posix(): file.read_bytes()
+                                       for files in generated.values() for file in files if file.is_file()})
+        for error in broken:  # (named from the project, as `opgen build` names them there)
+            assert error.location is not None
+            error.location = replace(error.location, path=os.path.relpath(error.location.path, project))
+        if broken:
+            errors.append("the package's own modules import names its generated modules do not define, so importing "
+                          "it would fail on every user's machine:\n" + "\n".join(e.format() for e in broken))
+        for module, files in generated.items():
             unpacked += [(module, folder) for folder in sorted({file.parent for file in files if file not in packed})]
             library = module_library(module, config.libraries, config.library)
             if library and (path := self._library_path(library, out)):

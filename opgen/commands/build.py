@@ -49,6 +49,7 @@ from opgen.module_groups import (
 )
 from opgen.outputs.depfile import depfile_bytes
 from opgen.outputs.diff_writer import root_relative, unified_diff
+from opgen.outputs.package_imports import missing_imports
 from opgen.outputs.tree_writer import (
     GITIGNORE_NAMES,
     JOURNAL,
@@ -625,6 +626,8 @@ def _run(settings: Settings, reported: ReportedWarnings) -> int:
         missing.message += ": this build needed none, but one that must format a chunk stops there"
         missing.location = config.where("formatter") if "formatter" in config.written else None
         report(missing.format_warning())
+    for broken in missing_imports(opts.out, result.files):  # the package's own imports of what the build removed
+        report(broken.format_warning())
     phases.done(f"rendered {_count(result.modules, 'module')}: {result.rendered} of {_count(result.ops, 'op')} "
                 f"rendered (the others from the cache), {_count(result.formatted, 'chunk')} formatted")
     api_snapshot = snapshot_outputs(config, gathered, api_model, opts.out)

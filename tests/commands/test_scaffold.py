@@ -398,6 +398,22 @@ def test_wheel_build_refuses_an_op_library_the_setup_does_not_build(tmp_path):
     assert {"my_ops/gen_my_ops.py", "my_ops/_prebuilt.so", "my_ops/_my_ops.so"} <= _wheel_names(project, env)
 
 
+def test_wheel_build_refuses_a_package_importing_a_hidden_op(tmp_path):
+    """trial37 #4: the scaffold's `__init__.py` re-exports the op's function; hidden by an
+    override, the wheel build refuses, naming the line, before compiling anything (the library
+    check loads the generated modules alone, so `import my_ops` was never tried)."""
+    project, env = _scaffold(tmp_path, fake_cxx=True)
+    (project / "overrides").mkdir(exist_ok=True)
+    (project / "overrides" / "hide.pbtxt").write_text('op { name: "MyOpsScale" hide: true }\n')
+    fresh_venv.run(sys.executable, "-m", "opgen", "build", "--quiet", cwd=project, env=env)
+    output = _refused_wheel(project, env)
+    assert ("error: the package's own modules import names its generated modules do not define, so importing it "
+            "would fail on every user's machine:") in output
+    assert (" my_ops/__init__.py:14:25: error: __init__.py imports my_ops_scale from generated module gen_my_ops, "
+            "which does not define it") in output
+    assert "fake-cxx" not in output
+
+
 @pytest.mark.oracle
 def test_in_place_build_compiles_a_library_tensorflow_runs(tmp_path):
     """`python setup.py build_ext --inplace` of a scaffolded project, with g++ and TensorFlow's
