@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import glob
+import json
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -183,11 +184,14 @@ def load_config(start: Path | None = None) -> Config:
         # tomllib puts the position in the message: "... (at line 3, column 9)".
         m = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", str(e), re.S)
         message, line, col = (m.group(1), int(m.group(2)), int(m.group(3))) if m else (str(e), 0, 0)
-        if message.endswith(" (at end of document)"):  # where the file ends
-            message, line = message.removesuffix(" (at end of document)"), text.count("\n") + 1
-            col = len(text) - text.rfind("\n")
-        at = Location(str(_below_cwd(pyproject)), line, col)
-        raise OpgenError(f"cannot parse pyproject.toml: {message}", at) from None
+        hint = None
+        if message.endswith(" (at end of document)"):  # at the last character (trial37 #9: not past it)
+            message = message.removesuffix(" (at end of document)") + " where the file ends"
+            body = text.rstrip("\n") or text
+            line, col = body.count("\n") + 1, len(body) - body.rfind("\n") - 1
+            hint = "an array, inline table or string there is not closed, or a value is missing: finish it"
+        at = Location(str(_below_cwd(pyproject)), line, max(col, 1))
+        raise OpgenError(f"cannot parse pyproject.toml: {message}", at, hint=hint) from None
     except RecursionError:
         raise OpgenError("cannot parse pyproject.toml: arrays or tables nested too deeply",
                          Location(str(_below_cwd(pyproject)))) from None
@@ -291,8 +295,15 @@ def _checked_value(key: str, value: object, where: Callable[..., Location]) -> o
         # `[tool.opgen.library]`: a table named like one of opgen's tables ([tool.opgen.libraries])
         meant = difflib.get_close_matches(key, _TABLE_KEYS, n=1) if isinstance(value, dict) else []
         table = f", not a table ([tool.opgen.{key}])" if meant else ""
-        raise OpgenError(f"[tool.opgen] {key} must be a string{table}", where(key),
-                         hint=f"did you mean [tool.opgen.{meant[0]}]?" if meant else None)
+        if meant:
+            hint = f"did you mean [tool.opgen.{meant[0]}]?"
+        elif isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
+            hint = f"write {key} = {json.dumps(value[0])}: one string, not a list"  # (trial37 #9)
+        else:
+            hint = f'write {key} = "..." (a quoted string)'
+        if key == "library" and not meant:
+            hint += "; modules that load different libraries: [tool.opgen.libraries] maps module globs to them"
+        raise OpgenError(f"[tool.opgen] {key} must be a string{table}", where(key), hint=hint)
     elif key == "library":
         check_library(value, where(key), "[tool.opgen] library")
     elif key == "formatter" and value not in FORMATTERS:

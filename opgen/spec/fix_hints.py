@@ -57,7 +57,12 @@ def nearest_data_type(name: str) -> str | None:
         return _TYPE_ALIASES[name.lower()]
     if any(n.startswith(name + "_") for n in _DATA_TYPE_NAMES):
         return None
-    close = difflib.get_close_matches(name.lower(), _DATA_TYPE_NAMES, n=1, cutoff=0.6)
+    lowered = name.lower()
+    # two neighbouring characters swapped is the likeliest slip (`int46`), though a shorter
+    # name may be closer by difflib's measure (`int4`)
+    swapped = {lowered[:i] + lowered[i + 1] + lowered[i] + lowered[i + 2:] for i in range(len(lowered) - 1)}
+    close = [n for n in _DATA_TYPE_NAMES if n in swapped] or difflib.get_close_matches(lowered, _DATA_TYPE_NAMES,
+                                                                                      n=1, cutoff=0.6)
     return close[0] if close else None
 
 

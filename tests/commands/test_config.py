@@ -61,7 +61,13 @@ def test_unknown_key_and_parse_error_are_located(run, tmp_path):
     code, err = run('[tool.opgen]\nout = "x\n', "oplist")
     assert code == 2 and "pyproject.toml:2:9: error: cannot parse pyproject.toml: Illegal character" in err
     code, err = run('[tool.opgen]\nsources = ["ops"]\nexclude = [', "oplist")  # tomllib: "at end of document"
-    assert code == 2 and err.startswith("pyproject.toml:3:12: error: cannot parse pyproject.toml: Invalid value")
+    # (at the last character, the `[`, not past it: trial37 #9)
+    assert code == 2 and err.startswith("pyproject.toml:3:11: error: cannot parse pyproject.toml: Invalid value where "
+                                        "the file ends\n  hint: an array, inline table or string there is not closed")
+    code, err = run('[tool.opgen]\nsources = ["ops"]\nlibrary = ["x.so"]\n', "oplist")
+    assert code == 2 and err.startswith('pyproject.toml:3:1: error: [tool.opgen] library must be a string\n'
+                                        '  hint: write library = "x.so": one string, not a list; modules that load '
+                                        'different libraries: [tool.opgen.libraries] maps module globs to them\n')
 
 
 def test_bad_define_is_located_in_pyproject(run):

@@ -157,6 +157,10 @@ def test_hinted_fixes_are_accepted_and_follow_on_errors_are_tfs(tf):
 CHAIN_FIXES = [
     ([("Output", ("y: flaot",))], "did you mean the type 'float'? (or declare the type attr: .Attr(\"flaot: type\"))",
      [("Output", ("y: float",))]),
+    # two characters swapped: int64, though difflib finds the shorter int4 closer (trial37 #9)
+    ([("Attr", ("T: {float, int46}",))],
+     "did you mean 'int64'? (types are TF's names: float, double, int32, int64, string, bool, ...)",
+     [("Attr", ("T: {float, int64}",))]),
     ([("Output", ("y: T",))], 'use a type name (float, int32, ...) or declare the type attr: .Attr("T: type")',
      [("Output", ("y: T",)), ("Attr", ("T: type",))]),
     ([("Attr", ("T: type = DT_FLAOT",))],
