@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, TextIO
 
@@ -21,7 +22,7 @@ from opgen.apidiff.inputs import (
     work_tree_file,
     work_tree_top,
 )
-from opgen.apidiff.report import FORMATTERS, format_text
+from opgen.apidiff.report import FORMATTERS, format_github_errors, format_text
 from opgen.apidiff.snapshot import Snapshot
 from opgen.config import Config
 from opgen.errors import Location, OpgenError
@@ -91,17 +92,33 @@ def _use_color(stream: TextIO) -> bool:
 def _annotation_paths(result: DiffResult, project: Path) -> DiffResult:
     """Paths relative to the top of the git work tree (GitHub resolves annotation paths from
     the repository's root, wherever opgen ran), or to $GITHUB_WORKSPACE outside a work tree;
-    unchanged (relative to the cwd) when neither is known. A revision's file (`REV:path`,
-    relative to the `project`, else to the top) that the work tree holds unchanged
-    (`--git base...HEAD` in a checkout of HEAD) is the work tree's, whose lines GitHub annotates;
-    a line of one the work tree holds changed is mapped to the line of the work tree's file
-    where it now is, or where it was deleted (`DiffResult.work_tree_lines`)."""
+    unchanged (relative to the cwd) when neither is known (`_annotation_place`)."""
+    placing = _annotation_place(project)
+    if placing is None:
+        return result
+    move, work_tree_lines = placing
+
+    def moved(loc: Location | None) -> Location | None:
+        return loc and loc.moved(move)
+
+    changes = [dataclasses.replace(c, location=moved(c.location), override_location=moved(c.override_location),
+                                   work_tree_op=moved(c.work_tree_op)) for c in result.changes]
+    return DiffResult(changes, result.ops, work_tree_lines)
+
+
+def _annotation_place(project: Path) -> tuple[Callable[[Location], Location], dict[Location, Location]] | None:
+    """How a location moves to where a GitHub annotation names it, and the lines of revisions'
+    files it mapped to the work tree's (filled as it moves them); None when no place is known.
+    A revision's file (`REV:path`, relative to the `project`, else to the top) that the work tree
+    holds unchanged (`--git base...HEAD` in a checkout of HEAD) is the work tree's, whose lines
+    GitHub annotates; a line of one the work tree holds changed is mapped to the line of the work
+    tree's file where it now is, or where it was deleted (`DiffResult.work_tree_lines`)."""
     in_work_tree = True
     try:
         workspace = work_tree_top(Path.cwd())
     except OpgenError:
         if not os.environ.get("GITHUB_WORKSPACE"):
-            return result
+            return None
         workspace, in_work_tree = Path(os.environ["GITHUB_WORKSPACE"]), False
     files: dict[tuple[str, Path], WorkTreeFile | None] = {}
     work_tree_lines: dict[Location, Location] = {}
@@ -131,12 +148,7 @@ def _annotation_paths(result: DiffResult, project: Path) -> DiffResult:
                 return loc
         return relative(path, loc, loc.line, loc.col)
 
-    def moved(loc: Location | None) -> Location | None:
-        return loc and loc.moved(move)
-
-    changes = [dataclasses.replace(c, location=moved(c.location), override_location=moved(c.override_location),
-                                   work_tree_op=moved(c.work_tree_op)) for c in result.changes]
-    return DiffResult(changes, result.ops, work_tree_lines)
+    return move, work_tree_lines
 
 
 def run_diff(args: DiffOptions, config: Config) -> int:
@@ -145,7 +157,12 @@ def run_diff(args: DiffOptions, config: Config) -> int:
     Locations are relative to the cwd; `--format github` makes them relative to the
     repository's top (`_annotation_paths`).
     """
-    old, new = _sides(args, config)
+    try:
+        old, new = _sides(args, config)
+    except OpgenError as e:  # shown on the pull request too, where a failed check's log is not read
+        if args.format == "github":
+            write_stdout(format_github_errors(e, _annotation_place(config.root)))
+        raise
     result = diff_snapshots(old, new)
     if args.format == "github":
         result = _annotation_paths(result, config.root)

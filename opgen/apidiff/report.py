@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from opgen.apidiff.changes import CATEGORIES, Change, DiffResult
-from opgen.errors import first_names, plural, printable_line
+from opgen.errors import Location, OpgenError, OpgenErrors, first_names, plural, printable_line
 from opgen.output_escape import gh_data, gh_property, md_text
 
 _TITLES = {"graph": "graph compatibility", "python": "Python API", "kernel": "kernels (devices and types)",
@@ -183,6 +184,31 @@ def format_github(result: DiffResult) -> str:
                               for c, text in changes)
         lines.append(f"::{level} {','.join([*place, f'title={gh_property(title)}'])}::{gh_data(text)}")
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def format_github_errors(error: OpgenError,
+                         placing: tuple[Callable[[Location], Location], dict[Location, Location]] | None) -> str:
+    """`::error` workflow commands for the errors that stopped `opgen diff` (a bad override at a
+    revision, a spec that does not build), each at its file and line as `format_github` places a
+    change's (`placing`: `compare._annotation_place`); one in a revision's file whose lines the work
+    tree holds changed stands at the file's mapped line, or at none (its message names the place)."""
+    lines = []
+    for e in error.errors if isinstance(error, OpgenErrors) else [error]:
+        props = []
+        at = e.location
+        if at is not None and placing is not None:
+            move, work_tree_lines = placing
+            at = move(at)
+            at = work_tree_lines.get(at, at)
+        if at is not None and not at.revision:
+            props.append(f"file={gh_property(at.path)}")
+            if at.line:
+                props.append(f"line={at.line}")
+            if at.col:
+                props.append(f"col={at.col}")
+        props.append(f"title={gh_property('opgen diff: error')}")
+        lines.append(f"::error {','.join(props)}::{gh_data(e.format())}")
+    return "\n".join(lines) + "\n"
 
 
 FORMATTERS = {"text": format_text, "md": format_markdown, "json": format_json, "github": format_github}

@@ -767,3 +767,26 @@ def test_snapshot_signature_contradicting_its_params_is_located_at_it(project, c
     column = found.start() + 1
     assert code == 2 and err.startswith(f"api.{fmt}:{line}:{column}: error: malformed API snapshot: ops["), err
     assert f"].function.signature: {edited!r} is not the signature its name and params give, {signature!r}" in err
+
+
+def test_github_format_annotates_the_errors_that_stop_the_diff(tmp_path, monkeypatch, capsys):
+    """trial37 #9: an error of a side (here a bad override committed at HEAD) was only text on
+    stderr; with --format github it is an `::error` annotation at its line too (the work tree's
+    file when it holds the revision's unchanged), and the exit status stays 2."""
+    repo = tmp_path / "repo"
+    project = repo / "lib"
+    (project / "specs").mkdir(parents=True)
+    (project / "overrides").mkdir()
+    (project / "pyproject.toml").write_text('[tool.opgen]\nsources = ["specs"]\n')
+    (project / "specs" / "ops.cc").write_text(SPEC_V1)
+    (project / "overrides" / "ops.pbtxt").write_text('op {\n  name: "Scal"\n  rename_to: "Rescale"\n}\n')
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "v1")
+    monkeypatch.chdir(project)
+    code, out, err = run_cli(["diff", "--git", "HEAD", "--format", "github"], capsys)
+    assert code == 2 and err.startswith("HEAD:overrides/ops.pbtxt:2:3: error: ")
+    assert out.startswith("::error file=lib/overrides/ops.pbtxt,line=2,col=3,title=opgen diff%3A error::HEAD:overrides/"
+                          "ops.pbtxt:2:3: error: unknown op 'Scal'%0A  hint: did you mean Scale?\n"), out
+    assert out.count("::error") == 1 and out.endswith("\n")
+    assert run_cli(["diff", "--git", "HEAD"], capsys)[1] == ""  # (other formats: stderr alone, as before)
