@@ -506,11 +506,12 @@ def _kernel_changes(old: OpEntry, new: OpEntry) -> list[Change]:
     out: list[Change] = []
     old_at, new_at = dict(old.kernel_locations), dict(new.kernel_locations)
 
-    def add(rule: str, breaking: bool, message: str, old_key: str = "") -> None:
+    def add(rule: str, breaking: bool, message: str, old_key: str = "", new_key: str = "") -> None:
         # at the device's (first) kernel on the new side, else where it stood on the old side; a
-        # type no kernel accepts any more where its kernel stood on the old side (`old_key`)
-        where = (old_at.get(old_key) if old_key else None) or new_at.get(device) or (
-            old_at.get(device) if rule == "device_removed" else None)
+        # type no kernel accepts any more where its kernel stood on the old side (`old_key`), a
+        # type accepted now at the first kernel accepting it (`new_key`; trial37 #6)
+        where = (old_at.get(old_key) if old_key else None) or (new_at.get(new_key) if new_key else None) or (
+            new_at.get(device) or (old_at.get(device) if rule == "device_removed" else None))
         out.append(Change(new.name, "kernel", rule, breaking, message, where or _graph_location(new)))
 
     for device in sorted(set(old.kernels) | set(new.kernels), key=device_key):
@@ -533,7 +534,8 @@ def _kernel_changes(old: OpEntry, new: OpEntry) -> list[Change]:
                 add("types_narrowed", True, f"{device} kernels no longer accept {', '.join(lost)} for attr '{attr}'",
                     kernel_type_key(device, attr, lost[0]))
             if gained:
-                add("types_widened", False, f"{device} kernels accept {', '.join(gained)} for attr '{attr}' now")
+                add("types_widened", False, f"{device} kernels accept {', '.join(gained)} for attr '{attr}' now",
+                    new_key=kernel_type_key(device, attr, gained[0]))
         (host_before, priority_before), (host_after, priority_after) = (
             side.kernel_placement.get(device, ((), (0,))) for side in (old, new))
         for arg in host_after:
