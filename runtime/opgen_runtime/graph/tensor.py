@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 from ..values import dtypes as _dtypes
-from ..values.tensor_shape import TensorShape
+from ..values.tensor_shape import TensorShape, as_shape
 
 if TYPE_CHECKING:
     from .graph import Graph
@@ -74,11 +74,28 @@ class Tensor:
         return self._shape
 
     def set_shape(self, shape: Any) -> None:
-        self._shape = self._shape.merge_with(shape)
+        """TF's graph-mode `set_shape`: the shapes merged as TF's C++ ShapeRefiner merges them
+        (`InferenceContext::Merge`), whose message the ValueError carries (trial38 #5: Python's
+        `TensorShape.merge_with` text is TF's eager one)."""
+        from ..shapes.context import InferenceContext, ShapeError, ShapeHandle
+
+        other = as_shape(shape)
+        if not self._shape.is_compatible_with(other):
+            try:
+                InferenceContext.merge(ShapeHandle(self._shape.dims), ShapeHandle(other.dims))
+            except ShapeError as e:
+                raise ValueError(str(e)) from None
+        self._shape = self._shape.merge_with(other)
 
     @property
     def graph(self) -> Graph:
         return self._op._graph
+
+    def consumers(self) -> list[Operation]:
+        """TF's `Tensor.consumers`: the ops that take this tensor as an input, in the order they
+        were created, an op once per input it takes it as (found by a scan of the graph: a rare
+        call, not worth a per-tensor list on the path that builds ops)."""
+        return [op for op in self._op._graph.get_operations() for t in op._inputs if t is self]
 
     @property
     def name(self) -> str:

@@ -437,7 +437,8 @@ class InferenceContext:
             return a
         raise ShapeError(f"Dimensions must be equal, but are {a} and {b}")
 
-    def merge(self, a: ShapeHandle, b: ShapeHandle) -> ShapeHandle:
+    @staticmethod
+    def merge(a: ShapeHandle, b: ShapeHandle) -> ShapeHandle:
         if a.dims is None or a.dims == b.dims:
             return b if a.dims is None else a
         if b.dims is None:
