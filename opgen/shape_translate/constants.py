@@ -4,17 +4,18 @@
 too, which the translator refuses), by their names qualified with the namespaces (and classes,
 enums of `enum class`) they stand in. What a name
 written in a shape function or a template argument means is looked up as C++ looks it up from
-where it is written (`cpp_namespaces.lookup`). Only where each is declared is found here; the
-translator (`parser.py`) reads their types and values with its own expression rules.
+where it is written (`cpp_namespaces.lookup`). Only where each is declared is found here, from
+where the unit's `Namespaces` says each token stands (`Namespaces.scope`: its one walk over the
+unit's braces); the translator (`parser.py`) reads their types and values with its own
+expression rules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import NamedTuple
 
-from opgen.spec.cpp_lexer import KIND, TEXT, Token
-from opgen.spec.cpp_namespaces import Namespaces, scope_opened
+from opgen.spec.cpp_lexer import KIND, TEXT
+from opgen.spec.cpp_namespaces import Namespaces
 
 
 class Declared(NamedTuple):
@@ -29,17 +30,19 @@ class Declared(NamedTuple):
 
 
 class UnitConstants:
-    """The constants (`declared`) and enum types (`enums`) of one token list, by qualified name,
-    found in one pass; the values the translator computed from them are kept in `values`."""
+    """The constants (`declared`) and enum types (`enums`) of one translation unit, by qualified
+    name, found in one pass at the first question, where the unit's `Namespaces` (shared with
+    gathering's readers: one walk over its braces) says each token stands; the values the
+    translator computed from them are kept in `values`."""
 
-    def __init__(self, tokens: Sequence[Token]):
-        self.tokens = tokens
-        self.namespaces = Namespaces(tokens)
+    def __init__(self, namespaces: Namespaces):
+        self.tokens = namespaces.tokens
+        self.namespaces = namespaces
         self.declared: dict[str, Declared] = {}
         self.enums: set[str] = set()
         self.values: dict[str, object] = {}  # the translator's, by qualified name (`parser._constant`)
         self.reading: set[str] = set()  # the ones whose values are being computed (a cycle is refused)
-        self._scan()
+        self._scanned = False
 
     def find(self, written: str, at: int) -> str | None:
         """The qualified name of the constant `written` (`kRank`, `a::kRank`, `SpatialDims::k2`)
@@ -47,42 +50,40 @@ class UnitConstants:
         qualifier is looked up in the namespaces enclosing `at` (and what their using-directives
         bring in) only: one of another namespace would be a different entity C++ sees there,
         such as a variable opgen does not read. AmbiguousName when several fit."""
+        self._scan()
         qualified = "::" in written.lstrip(":")
         return self.namespaces.lookup(written, at, self.declared, by_last_names=qualified)
 
     def find_enum(self, written: str, at: int) -> str | None:
         """The qualified name of the enum type `written` means at `at`, as `find` looks it up."""
+        self._scan()
         return self.namespaces.lookup(written, at, self.enums, by_last_names="::" in written.lstrip(":"))
 
     def _scan(self) -> None:
+        if self._scanned:
+            return
+        self._scanned = True
         toks = self.tokens
-        # per open brace: ("namespace" | "class" | "code", its name: a namespace's or a class's, or "")
-        scopes: list[tuple[str, str]] = []
         statement = 0  # where the statement at the cursor starts
         i = 0
         while i < len(toks):
             t = toks[i]
             text = t[TEXT]
-            if text == "enum" and t[KIND] == "id" and all(kind != "code" for kind, _ in scopes):
-                i = self._enum(i, self._path(scopes))
-                if toks[i - 1][TEXT] == "}":  # (its body read: `enum E e;` declares a variable)
-                    statement = i
-                continue
+            if text == "enum" and t[KIND] == "id":
+                scope = self.namespaces.scope(i)
+                if scope.kind != "code":
+                    i = self._enum(i, (*scope.namespace, *scope.classes))
+                    if toks[i - 1][TEXT] == "}":  # (its body read: `enum E e;` declares a variable)
+                        statement = i
+                    continue
             if t[KIND] == "op":
-                if text == "{":
-                    scopes.append(_brace(toks, statement, i))
+                if text in ("{", "}", ";"):
                     statement = i + 1
-                elif text in ("}", ";"):
-                    if text == "}" and scopes:
-                        scopes.pop()
-                    statement = i + 1
-                elif text == "=" and all(kind == "namespace" for kind, _ in scopes):
-                    self._constant(statement, i, self._path(scopes))
+                elif text == "=":
+                    scope = self.namespaces.scope(i)
+                    if scope.kind == "namespace":
+                        self._constant(statement, i, scope.namespace)
             i += 1
-
-    @staticmethod
-    def _path(scopes: list[tuple[str, str]]) -> tuple[str, ...]:
-        return tuple(part for kind, name in scopes if name for part in name.split("::"))
 
     def _constant(self, start: int, eq: int, path: tuple[str, ...]) -> None:
         """Records `[static|inline] [const[expr]] TYPE NAME = VALUE;` whose `=` is at `eq` (a
@@ -159,27 +160,13 @@ class UnitConstants:
         return close + 1
 
 
-def _brace(toks: Sequence[Token], start: int, brace: int) -> tuple[str, str]:
-    """What the `{` at `brace` opens, from its statement's tokens since `start`: a namespace
-    (or an `extern "C"` block: the same scope) with its name, a class with its name, or code."""
-    name = scope_opened(toks, brace)
-    if name is not None:
-        return "namespace", name
-    head = toks[start:brace]
-    texts = [t[TEXT] for t in head]
-    keys = [k for k, text in enumerate(texts) if text in ("class", "struct", "union")]
-    if keys and "(" not in texts and "=" not in texts:
-        after = head[keys[-1] + 1] if keys[-1] + 1 < len(head) else None
-        return "class", after[TEXT] if after is not None and after[KIND] == "id" else ""
-    return "code", ""
+_units: list[UnitConstants] = []  # the last unit's
 
 
-_units: list[UnitConstants] = []  # the last token list's
-
-
-def unit_constants(tokens: Sequence[Token]) -> UnitConstants:
-    """The constants of the token list, scanned at its first question and kept for the next
-    (gathering translates a unit's shape functions one after another)."""
-    if not _units or _units[0].tokens is not tokens:
-        _units[:] = [UnitConstants(tokens)]
+def unit_constants(namespaces: Namespaces) -> UnitConstants:
+    """The constants of the unit whose `Namespaces` is given, kept for the next question
+    (gathering translates a unit's shape functions one after another, each with its own entry
+    into the translator, and their values are computed once)."""
+    if not _units or _units[0].namespaces is not namespaces:
+        _units[:] = [UnitConstants(namespaces)]
     return _units[0]

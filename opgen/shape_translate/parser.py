@@ -35,7 +35,7 @@ from opgen.spec.cpp_lexer import (
     decode_escapes,
     parse_int_literal,
 )
-from opgen.spec.cpp_namespaces import AmbiguousName
+from opgen.spec.cpp_namespaces import AmbiguousName, Namespaces
 from opgen_runtime.proto.datatypes import BY_ENUM
 
 
@@ -648,7 +648,7 @@ class _Parser:
                 reads_local = True
         try:
             if not reads_local:
-                return _initializer(self.toks, start, end, known)
+                return _initializer(self.toks, start, end, self.shared.constants, known)
         except Untranslatable as refused:
             if refused.construct.startswith("the constant "):  # (why that constant has no value)
                 raise
@@ -1534,7 +1534,7 @@ class _Parser:
         """The value of the unit's constant (an enumerator, a const variable: `constants.py`) that
         the name at tokens[start:cursor] means where it is written; None when it names none."""
         written = "".join(t[TEXT] for t in self.toks[start : self.i])
-        table = unit_constants(self.toks)
+        table = self.shared.constants
         try:
             qualified = table.find(written, start)
         except AmbiguousName as e:
@@ -1778,7 +1778,7 @@ class _Param(NamedTuple):
     unsigned: bool = False  # a 64-bit unsigned int (or a vector of them)
 
 
-def _params(tokens: Sequence[Token], i: int) -> tuple[str, list[_Param], int]:
+def _params(tokens: Sequence[Token], i: int, constants: UnitConstants) -> tuple[str, list[_Param], int]:
     """`(InferenceContext* c[, more])` at i -> ("c", the others, index after `)`); the others
     are values or const references of the local types."""
     if tokens[i][TEXT] != "(":
@@ -1796,7 +1796,7 @@ def _params(tokens: Sequence[Token], i: int) -> tuple[str, list[_Param], int]:
     j += 2
     params: list[_Param] = []
     while tokens[j][TEXT] == ",":
-        p = _Parser(tokens, j + 1, len(tokens), name[TEXT], _Helpers(tokens))
+        p = _Parser(tokens, j + 1, len(tokens), name[TEXT], _Helpers(tokens, constants))
         const = p.text() == "const"
         type_ = p.try_type(named=False)
         if p.text() == "&" and const:
@@ -1811,10 +1811,11 @@ def _params(tokens: Sequence[Token], i: int) -> tuple[str, list[_Param], int]:
     return name[TEXT], params, j + 1
 
 
-def _translation(tokens: Sequence[Token], brace: int, ctx: str, bound: Mapping[str, Expr] | None = None) -> Translation:
+def _translation(tokens: Sequence[Token], brace: int, ctx: str, constants: UnitConstants,
+                 bound: Mapping[str, Expr] | None = None) -> Translation:
     """The shape function whose body's `{` is tokens[brace], with the project functions it
-    calls nested at its top; `bound`: a function template's parameters' values."""
-    helpers = _Helpers(tokens)
+    calls nested at its top; `constants`: the unit's; `bound`: a function template's parameters' values."""
+    helpers = _Helpers(tokens, constants)
     lines = _body(tokens, brace, ctx, helpers, bound=bound)
     return Translation((*helpers.lines, *lines), indices=tuple(helpers.indices), attrs=tuple(helpers.attrs))
 
@@ -1867,10 +1868,12 @@ def _token_in_its_line(tok: Token) -> str:
 
 class _Helpers:
     """The project functions a shape function calls (`SplitShape(c, 1)`), each translated
-    once, on first use, as a nested function at the top of the translation: `def f_Name(c, ...)`."""
+    once, on first use, as a nested function at the top of the translation: `def f_Name(c, ...)`;
+    with the unit's constants they read (`constants`)."""
 
-    def __init__(self, tokens: Sequence[Token]):
+    def __init__(self, tokens: Sequence[Token], constants: UnitConstants):
         self.tokens = tokens
+        self.constants = constants
         self.found: dict[str, tuple[str, tuple[_Param, ...]]] = {}
         self.active: set[str] = set()
         self.lines: list[str] = []
@@ -1888,7 +1891,7 @@ class _Helpers:
             raise caller.fail(f"a recursive call of {name}", tok)
         if len(self.active) >= _MAX_CALL_DEPTH:  # each level is a nested def in the translation and a deeper recursion
             raise caller.fail(f"project functions calling each other more than {_MAX_CALL_DEPTH} deep", tok)
-        definition = _definition(self.tokens, name) if _IDENT.match(name) else None
+        definition = _definition(self.tokens, name, self.constants) if _IDENT.match(name) else None
         if definition is None:
             raise caller.fail(name, tok)
         ctx, params, body = definition
@@ -1951,7 +1954,8 @@ def _uses_errors(tokens: Sequence[Token]) -> bool:
     return found
 
 
-def _definition(tokens: Sequence[Token], name: str) -> tuple[str, list[_Param], int] | None:
+def _definition(tokens: Sequence[Token], name: str,
+                constants: UnitConstants) -> tuple[str, list[_Param], int] | None:
     """The definition `Status name(InferenceContext* c, ...) { ... }` in the tokens:
     (context name, other parameters, index of its `{`); None when there is none. Parameters
     opgen cannot take are refused where they stand (a declaration's unnamed ones are skipped)."""
@@ -1960,7 +1964,7 @@ def _definition(tokens: Sequence[Token], name: str) -> tuple[str, list[_Param], 
         if _template_head(tokens, i) is not None:  # (called without template arguments: not this one)
             continue
         try:
-            ctx, params, j = _params(tokens, i + 1)
+            ctx, params, j = _params(tokens, i + 1, constants)
         except Untranslatable as e:
             refused = refused or e
             continue
@@ -1976,8 +1980,10 @@ def _located(e: Untranslatable) -> Translation:
     return Translation(None, f"shape function not translated: {e.construct}", loc, e.hint)
 
 
-def translate_lambda(tokens: Sequence[Token], start: int) -> Translation:
-    """The lambda `[...](InferenceContext* c) [-> Status] { ... }` at tokens[start]."""
+def translate_lambda(tokens: Sequence[Token], start: int, namespaces: Namespaces | None = None) -> Translation:
+    """The lambda `[...](InferenceContext* c) [-> Status] { ... }` at tokens[start];
+    `namespaces`: the unit's (`Namespaces`, walked for its constants when none is given)."""
+    constants = unit_constants(namespaces or Namespaces(tokens))
     try:
         i = start
         if tokens[i][TEXT] != "[":
@@ -1986,7 +1992,7 @@ def translate_lambda(tokens: Sequence[Token], start: int) -> Translation:
             i += 1
         if i != start + 1:
             raise Untranslatable("a lambda with captures", tokens[start])
-        ctx, params, i = _params(tokens, i + 1)
+        ctx, params, i = _params(tokens, i + 1, constants)
         if params:
             raise Untranslatable("a shape function with parameters after InferenceContext*", tokens[start])
         if tokens[i][TEXT] == "->":
@@ -1995,7 +2001,7 @@ def translate_lambda(tokens: Sequence[Token], start: int) -> Translation:
                 i += 1
         if tokens[i][TEXT] != "{":
             raise Untranslatable(tokens[i][TEXT], tokens[i])
-        return _translation(tokens, i, ctx)
+        return _translation(tokens, i, ctx, constants)
     except Untranslatable as e:
         return _located(e)
     except IndexError:
@@ -2004,20 +2010,21 @@ def translate_lambda(tokens: Sequence[Token], start: int) -> Translation:
         return _located(Untranslatable(_TOO_DEEP, tokens[start]))
 
 
-def translate_function(tokens: Sequence[Token], name_index: int,
+def translate_function(tokens: Sequence[Token], name_index: int, constants: UnitConstants,
                        bound: Mapping[str, Expr] | None = None) -> Translation | None:
     """The definition `Status Name(InferenceContext* c) { ... }` whose name is
     tokens[name_index] (or the `>` ending an explicit specialization's `Name<...>`); None for
-    a declaration (no body). `bound`: a function template's parameters' values, by name."""
+    a declaration (no body). `constants`: the unit's; `bound`: a function template's
+    parameters' values, by name."""
     try:
-        ctx, params, i = _params(tokens, name_index + 1)
+        ctx, params, i = _params(tokens, name_index + 1, constants)
         if params:
             raise Untranslatable("a shape function with parameters after InferenceContext*", tokens[name_index])
         if tokens[i][TEXT] == ";":
             return None
         if tokens[i][TEXT] != "{":
             raise Untranslatable(tokens[i][TEXT], tokens[i])
-        return _translation(tokens, i, ctx, bound)
+        return _translation(tokens, i, ctx, constants, bound)
     except Untranslatable as e:
         return _located(e)
     except IndexError:
@@ -2118,12 +2125,12 @@ def _declared_value(table: UnitConstants, qualified: str) -> Expr:
         a, b = declared.type
         if not {"const", "constexpr"} & {t[TEXT] for t in toks[a:b]}:
             raise Untranslatable("a variable, not const", None)
-        p = _Parser(toks, a, b, "", _Helpers(toks))
+        p = _Parser(toks, a, b, "", _Helpers(toks, table))
         type_ = p.try_type(named=False)
         if type_ not in ("int", "bool", "dtype", "str") or p.i != b:
             raise Untranslatable("a constant of a type opgen does not read", None)
         assert declared.value is not None  # (a variable's `=` has one)
-        value = _typed(_initializer(toks, *declared.value), type_, p.int32_type, p.unsigned_type)
+        value = _typed(_initializer(toks, *declared.value, table), type_, p.int32_type, p.unsigned_type)
         if value is None:
             raise Untranslatable(f"a value out of its type's range: {_text(toks, *declared.value)}", None)
         return value
@@ -2136,7 +2143,7 @@ def _declared_value(table: UnitConstants, qualified: str) -> Expr:
         declared = table.declared[declared.previous]
     if declared.value is None:
         return _typed_int(steps)
-    value = _typed(_initializer(toks, *declared.value), "int")
+    value = _typed(_initializer(toks, *declared.value, table), "int")
     if value is None:
         raise Untranslatable(f"an enumerator whose value is no integer: {_text(toks, *declared.value)}", None)
     return _typed_int(int(value.code) + steps)
@@ -2158,12 +2165,13 @@ def _text(tokens: Sequence[Token], start: int, end: int) -> str:
     return " ".join(t[TEXT] for t in tokens[start:end])
 
 
-def _initializer(tokens: Sequence[Token], start: int, end: int, bound: Mapping[str, Expr] | None = None) -> Expr:
+def _initializer(tokens: Sequence[Token], start: int, end: int, constants: UnitConstants,
+                 bound: Mapping[str, Expr] | None = None) -> Expr:
     """The literal value of the expression tokens[start:end] (a constant's initializer, a
     template argument, a static constant's in a function template's instantiation: `bound`),
     read as the translator reads expressions (names of the unit's constants, `DT_FLOAT`, ...);
     a refusal naming it when its value is not known before run time."""
-    p = _Parser(tokens, start, end, "", _Helpers(tokens), bound=bound)
+    p = _Parser(tokens, start, end, "", _Helpers(tokens, constants), bound=bound)
     try:
         e = p.expression()
         if p.i != end:
@@ -2216,15 +2224,18 @@ class TemplateArguments:
     values: tuple[_TemplateArgument, ...]
 
 
-def template_arguments(tokens: Sequence[Token], less: int, greater: int) -> TemplateArguments | Translation:
+def template_arguments(tokens: Sequence[Token], less: int, greater: int,
+                       namespaces: Namespaces | None = None) -> TemplateArguments | Translation:
     """The arguments between tokens[less] (`<`) and tokens[greater] (`>`) of a template-id: each
-    a literal, or a constant of the unit (an enumerator, a const variable), or an expression of
-    them that the translator folds; else a located refusal."""
+    a literal, or a constant of the unit (an enumerator, a const variable; `namespaces`: the
+    unit's, as `translate_lambda` takes it), or an expression of them that the translator
+    folds; else a located refusal."""
+    constants = unit_constants(namespaces or Namespaces(tokens))
     try:
         values = []
         for a, b in _items(tokens, less + 1, greater):
             try:
-                value = _initializer(tokens, a, b)
+                value = _initializer(tokens, a, b, constants)
             except Untranslatable as e:
                 if e.construct.startswith("the constant "):
                     raise
@@ -2265,7 +2276,7 @@ def _template_head(tokens: Sequence[Token], name_index: int) -> int | None:
     return j if j >= 1 and depth == 0 and tokens[j - 1][TEXT] == "template" else None
 
 
-def _template_params(tokens: Sequence[Token], less: int) -> tuple[_TemplateParam, ...]:
+def _template_params(tokens: Sequence[Token], less: int, constants: UnitConstants) -> tuple[_TemplateParam, ...]:
     """The parameters of `template <...>` whose `<` is tokens[less]: non-type ones of an integer
     type, an enum of the unit, `bool` or `DataType`; another kind is refused where it stands."""
     depth = 0
@@ -2284,14 +2295,14 @@ def _template_params(tokens: Sequence[Token], less: int) -> tuple[_TemplateParam
         eq = next((k for k in range(a, b) if tokens[k][TEXT] == "="), b)
         if any(t[TEXT] == "..." for t in tokens[a:eq]):
             raise Untranslatable("a function template with a parameter pack", first)
-        p = _Parser(tokens, a, eq, "", _Helpers(tokens))
+        p = _Parser(tokens, a, eq, "", _Helpers(tokens, constants))
         type_ = p.try_type(named=False)
         int32, unsigned = p.int32_type and type_ == "int", p.unsigned_type and type_ == "int"
         if type_ is None and (first[KIND] == "id" or first[TEXT] == "::"):  # an enum's name?
             p.qualified()
             written = _text(tokens, a, p.i)
             try:
-                type_ = "int" if unit_constants(tokens).find_enum(written, a) else None
+                type_ = "int" if constants.find_enum(written, a) else None
             except AmbiguousName:
                 type_ = None
         written = _text(tokens, a, eq)
@@ -2324,11 +2335,18 @@ class ShapeFnTemplate:
     instantiation; an explicit specialization `template <> Status F<k3>(...) { ... }` of the unit
     is translated instead for its arguments."""
 
-    def __init__(self, tokens: Sequence[Token], name_index: int, less: int):
+    def __init__(self, tokens: Sequence[Token], name_index: int, less: int, namespaces: Namespaces):
         self.tokens = tokens
         self.name_index = name_index
         self.less = less
+        self.namespaces = namespaces  # the unit's (instantiated by another unit's SetShapeFn after it too)
         self._instances: dict[tuple[str, ...], Translation] = {}
+
+    @property
+    def _constants(self) -> UnitConstants:
+        # (asked again at each use: the one kept for the unit, whose values its other
+        # translations computed, while it is the unit being translated)
+        return unit_constants(self.namespaces)
 
     def instantiate(self, args: TemplateArguments | Translation) -> Translation:
         """The instantiation for `args`; a refusal of them (`template_arguments`) once the
@@ -2351,13 +2369,13 @@ class ShapeFnTemplate:
         """The template's parameters, with the default arguments its other declarations give
         (C++ merges them; a definition after a declaration with a default may not repeat it)."""
         tokens = self.tokens
-        params = _template_params(tokens, self.less)
+        params = _template_params(tokens, self.less, self._constants)
         for i in _status_functions(tokens).get(tokens[self.name_index][TEXT], ()):
             less = _template_head(tokens, i)
             if less is None or less == self.less:
                 continue
             try:
-                declared = _template_params(tokens, less)
+                declared = _template_params(tokens, less, self._constants)
             except Untranslatable:
                 continue
             if len(declared) == len(params):
@@ -2379,7 +2397,8 @@ class ShapeFnTemplate:
             else:
                 start, end = param.default  # type: ignore[misc]  # (checked above)
                 try:
-                    arg = _TemplateArgument(_initializer(tokens, start, end), tokens[start], _text(tokens, start, end))
+                    arg = _TemplateArgument(_initializer(tokens, start, end, self._constants), tokens[start],
+                                            _text(tokens, start, end))
                 except Untranslatable as e:
                     raise Untranslatable(f"the default template argument {e.construct}", e.tok) from None
             value = _typed(arg.value, param.type, param.int32, param.unsigned)
@@ -2403,7 +2422,7 @@ class ShapeFnTemplate:
             if tokens[paren][TEXT] != "(" or tokens[paren - 1][TEXT] != ">" or body >= len(tokens) \
                     or tokens[body][TEXT] != "{":
                 continue  # (an explicit instantiation, or a declaration: no body)
-            args = template_arguments(tokens, i + 1, paren - 1)
+            args = template_arguments(tokens, i + 1, paren - 1, self.namespaces)
             try:
                 if isinstance(args, Translation):
                     raise Untranslatable(args.problem or "", None)
@@ -2412,18 +2431,21 @@ class ShapeFnTemplate:
                 raise Untranslatable(f"an explicit specialization of {name} whose template arguments opgen does "
                                      "not compute", tokens[i]) from None
             if tuple(v.code for v in specialized) == tuple(v.code for v in values):
-                return translate_function(tokens, paren - 1)  # type: ignore[return-value]  # (a definition)
+                return translate_function(tokens, paren - 1, self._constants)  # type: ignore[return-value]  # (a definition)
         bound = {p.name: v for p, v in zip(params, values) if p.name is not None}
-        return translate_function(tokens, self.name_index, bound)  # type: ignore[return-value]  # (a definition)
+        return translate_function(tokens, self.name_index, self._constants, bound)  # type: ignore[return-value]
 
 
-def definition_at(tokens: Sequence[Token], name_index: int) -> Translation | ShapeFnTemplate | None:
+def definition_at(tokens: Sequence[Token], name_index: int,
+                  namespaces: Namespaces | None = None) -> Translation | ShapeFnTemplate | None:
     """The function `Status Name(InferenceContext* c) { ... }` whose name is tokens[name_index]:
-    its translation, or for a function template its `ShapeFnTemplate`; None for a declaration."""
+    its translation, or for a function template its `ShapeFnTemplate`; None for a declaration.
+    `namespaces`: the unit's, as `translate_lambda` takes it."""
+    namespaces = namespaces or Namespaces(tokens)
     less = _template_head(tokens, name_index)
     if less is None:
-        return translate_function(tokens, name_index)
+        return translate_function(tokens, name_index, unit_constants(namespaces))
     after = _after_parameters(tokens, name_index + 1)
     if after >= len(tokens) or tokens[after][TEXT] != "{":
         return None
-    return ShapeFnTemplate(tokens, name_index, less)
+    return ShapeFnTemplate(tokens, name_index, less, namespaces)

@@ -2,47 +2,63 @@
 `a::kT` or `kT` means where it is written, among the names the unit defines in its namespaces
 (string constants, functions returning a literal; `chains.ChainReader`), and the namespace
 each shape function is defined in (`gather.shape_fn_definitions`); with them, the calls at
-file scope (the file-scope checks of `chains` and `shim`)."""
+file scope (the file-scope checks of `chains` and `shim`) and the class and function bodies
+tokens stand in (the constants a shape function may read, `shape_translate.constants`)."""
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Collection, Sequence
+from typing import NamedTuple
 
 from opgen.spec.cpp_lexer import KIND, TEXT, Token
+
+
+class Scope(NamedTuple):
+    """Where a token stands (`Namespaces.scope`): its namespace (`Namespaces.at`), the named
+    classes it is in within that namespace, outermost first, and what it stands in:
+    "namespace" at namespace scope, "class" in a class body, "code" in a function or
+    initializer body (whatever it is nested in there)."""
+
+    namespace: tuple[str, ...]
+    classes: tuple[str, ...]
+    kind: str
 
 
 class Namespaces:
     """The namespace each token stands in (`("tensorflow", "mine")`): named namespaces only, an
     anonymous one being its enclosing namespace to lookup, and a class or function body its
-    enclosing namespace too (its members are found by their last name, `lookup`); and the
-    calls at file scope (`file_scope_calls`). One pass over the tokens, at the first question,
-    then a bisection per question. One per translation unit, shared by the readers of its
-    chains, kernels and shape functions and by the file-scope checks."""
+    enclosing namespace too (its members are found by their last name, `lookup`); the classes
+    and function bodies it stands in (`scope`); and the calls at file scope
+    (`file_scope_calls`). One pass over the tokens, at the first question, then a bisection
+    per question. One per translation unit, shared by the readers of its chains, kernels and
+    shape functions (and the constants they read) and by the file-scope checks."""
 
     def __init__(self, tokens: Sequence[Token]):
-        self._tokens = tokens
-        self._starts: list[int] = []  # the token index each path below starts at (empty: not walked yet)
-        self._paths: list[tuple[str, ...]] = []
+        self.tokens = tokens
+        self._starts: list[int] = []  # the token index each scope below starts at (empty: not walked yet)
+        self._scopes: list[Scope] = []
         # `using namespace N;` and `using N::name;`: (its index, the namespace it stands in,
         # `N::` for a directive or `N::name` for a declaration, as written)
         self._usings: list[tuple[int, tuple[str, ...], str]] = []
         self._calls: list[tuple[int, bool]] = []
 
     def _walk(self) -> None:
-        # One walk for the namespaces and the file-scope calls, so that both see the same
-        # braces open the same scopes (`scope_opened`): the file-scope checks ask in every
-        # unit, so the namespaces cost little more than their own walk did when asked.
-        tokens = self._tokens
+        # One walk for the namespaces, the class and function bodies and the file-scope calls,
+        # so that all see the same braces open the same scopes (`scope_opened`), and a unit's
+        # braces are walked once: the file-scope checks ask in every unit. A brace in code
+        # opens code: only one outside code has its statement read (`_class_opened`).
+        tokens = self.tokens
         n = len(tokens)
-        starts, paths, usings, calls = self._starts, self._paths, self._usings, self._calls
+        starts, scopes, usings, calls = self._starts, self._scopes, self._usings, self._calls
         starts.append(0)
-        paths.append(())
-        # per open brace: True a named namespace, False another namespace scope (anonymous,
-        # `extern "C"`), None any other
-        scopes: list[bool | None] = []
+        scopes.append(Scope((), (), "namespace"))
+        # per open brace: "namespace" a named namespace, "" another namespace scope (anonymous,
+        # `extern "C"`), "class" a class body, "code" any other
+        opened: list[str] = []
         namespace: list[str] = []
-        inner = 0  # open braces that are not at namespace scope: a call there is not at file scope
+        classes: list[str] = []  # the class bodies open outside code, by name ("" unnamed)
+        code = 0  # open braces of or in code: a call there is not at file scope, nor in a class
         statement_start = 0  # index of the first token of the current statement or declaration
         for i, t in enumerate(tokens):
             kind = t[KIND]
@@ -51,7 +67,7 @@ class Namespaces:
                     used = _used(tokens, i)
                     if used:
                         usings.append((i, tuple(namespace), used))
-                elif (not inner and i + 1 < n and tokens[i + 1][TEXT] == "("
+                elif (not classes and not code and i + 1 < n and tokens[i + 1][TEXT] == "("
                       and (i == 0 or tokens[i - 1][TEXT] not in _MEMBER_ACCESS)):
                     calls.append((i, i == statement_start))
                 continue
@@ -60,35 +76,56 @@ class Namespaces:
             text = t[TEXT]
             if text == "{":
                 name = scope_opened(tokens, i)
-                if name is None:
-                    inner += 1
-                    scopes.append(None)
-                elif name:
+                if name:
                     namespace.append(name)
-                    scopes.append(True)
-                    starts.append(i + 1)
-                    paths.append(tuple(namespace))
+                    opened.append("namespace")
+                elif name is not None:
+                    opened.append("")
+                elif code:  # (a block in code: still code, and where the tokens stand is unchanged)
+                    code += 1
+                    opened.append("code")
+                    statement_start = i + 1
+                    continue
+                elif (class_name := _class_opened(tokens, statement_start, i)) is not None:
+                    classes.append(class_name)
+                    opened.append("class")
                 else:
-                    scopes.append(False)
+                    code += 1
+                    opened.append("code")
                 statement_start = i + 1
             elif text == "}":
-                if scopes:
-                    scope = scopes.pop()
-                    if scope is None:
-                        inner -= 1
-                    elif scope:
-                        namespace.pop()
-                        starts.append(i + 1)
-                        paths.append(tuple(namespace))
                 statement_start = i + 1
+                scope = opened.pop() if opened else ""
+                if scope == "namespace":
+                    namespace.pop()
+                elif scope == "class":
+                    classes.pop()
+                elif scope == "code":
+                    code -= 1
+                    if code:
+                        continue
+                else:
+                    continue
             elif text == ";":
                 statement_start = i + 1
+                continue
+            else:
+                continue
+            now = Scope(tuple(namespace), tuple(c for c in classes if c),
+                        "code" if code else "class" if classes else "namespace")
+            if now != scopes[-1]:
+                starts.append(i + 1)
+                scopes.append(now)
+
+    def scope(self, i: int) -> Scope:
+        """Where token `i` stands."""
+        if not self._starts:
+            self._walk()
+        return self._scopes[bisect_right(self._starts, i) - 1]
 
     def at(self, i: int) -> tuple[str, ...]:
         """The namespace token `i` stands in."""
-        if not self._starts:
-            self._walk()
-        return self._paths[bisect_right(self._starts, i) - 1]
+        return self.scope(i).namespace
 
     def lookup(self, written: str, i: int, defined: Collection[str], by_last_names: bool = True) -> str | None:
         """`lookup` of `written` at token `i`, with the using-directives above it in its scopes."""
@@ -121,6 +158,25 @@ def _used(tokens: Sequence[Token], using: int) -> str | None:
     if directive:
         return name + "::"
     return name if "::" in name else None
+
+
+def _class_opened(tokens: Sequence[Token], start: int, brace: int) -> str | None:
+    """The name of the class whose body the `{` at `brace` opens ("" an unnamed one), from its
+    statement's tokens since `start`; None for another brace (a function or initializer body;
+    a namespace's is `scope_opened`'s)."""
+    key = None  # the last `class`, `struct` or `union`
+    for k in range(start, brace):  # (a loop that stops at a function's `(`: this is asked of every body)
+        text = tokens[k][TEXT]
+        if text in _CLASS_KEYS:
+            key = k
+        elif text == "(" or text == "=":
+            return None
+    if key is None:
+        return None
+    return tokens[key + 1][TEXT] if key + 1 < brace and tokens[key + 1][KIND] == "id" else ""
+
+
+_CLASS_KEYS = frozenset(("class", "struct", "union"))
 
 
 def scope_opened(tokens: Sequence[Token], brace: int) -> str | None:

@@ -348,10 +348,11 @@ def scan_cpp_file(path: str, pp: Preprocessor, helpers: Mapping[str, str]) -> Sc
     shape_fns = {unqualified(shape_fn_name(str(c.args[0].value))) for r in regs for c in r.calls
                  if c.method == "SetShapeFn" and c.args and c.args[0].kind == "expr"}
     definitions = shape_fn_definitions(tokens, namespaces)
-    template_args = shape_fn_template_args(tokens, regs)
+    template_args = shape_fn_template_args(tokens, regs, namespaces)
     return ScannedFile(regs, errors, kernels, kernel_errors, unread,
                        declared_functions(tokens, shape_fns) if shape_fns else frozenset(),
-                       translate_shape_fns(tokens, regs, definitions, template_args) if regs else {}, definitions,
+                       translate_shape_fns(tokens, regs, definitions, template_args, namespaces) if regs else {},
+                       definitions,
                        template_args, pp.chosen_defines(tokens, regs))
 
 
@@ -379,7 +380,7 @@ def shape_fn_definitions(tokens: Sequence[Token],
         if t[KIND] != "id":
             continue
         following = tokens[i + 1][TEXT]
-        translate: Callable[[Sequence[Token], int], Translation | ShapeFnTemplate | None]
+        translate: Callable[[Sequence[Token], int, Namespaces], Translation | ShapeFnTemplate | None]
         if following == "(" and tokens[i - 1][TEXT] == "Status" and _takes_context(tokens, i + 1):
             translate = definition_at
         elif following == "=" and tokens[i + 2][TEXT] == "[":
@@ -391,15 +392,15 @@ def shape_fn_definitions(tokens: Sequence[Token],
             continue
         qualified = "::".join((*namespaces.at(i), t[TEXT]))
         if qualified not in definitions:
-            definition = translate(tokens, i)
+            definition = translate(tokens, i, namespaces)
             if definition is not None:
                 definitions[qualified] = definition
     return definitions
 
 
-def _lambda_at(tokens: Sequence[Token], i: int) -> Translation:
+def _lambda_at(tokens: Sequence[Token], i: int, namespaces: Namespaces) -> Translation:
     """`translate_lambda` of `auto Name = [](InferenceContext* c) {...}` whose name is at `i`."""
-    return translate_lambda(tokens, i + 2)
+    return translate_lambda(tokens, i + 2, namespaces)
 
 
 def defined_as(name: str,
@@ -426,10 +427,11 @@ def _instance(definition: Translation | ShapeFnTemplate,
     return definition.instantiate(args)
 
 
-def shape_fn_template_args(tokens: Sequence[Token],
-                           regs: list[Registration]) -> dict[Location, TemplateArguments | Translation]:
+def shape_fn_template_args(tokens: Sequence[Token], regs: list[Registration],
+                           namespaces: Namespaces) -> dict[Location, TemplateArguments | Translation]:
     """The template arguments of each `SetShapeFn(F<...>)` of the registrations, by where the
-    SetShapeFn's argument stands, resolved where they are written (`template_arguments`)."""
+    SetShapeFn's argument stands, resolved where they are written (`template_arguments`;
+    `namespaces`: the unit's)."""
     wanted = {c.args[0].loc for r in regs for c in r.calls if c.method == "SetShapeFn" and c.args
               and c.args[0].kind == "expr" and "<" in str(c.args[0].value) and "[" not in str(c.args[0].value)}
     found: dict[Location, TemplateArguments | Translation] = {}
@@ -439,7 +441,7 @@ def shape_fn_template_args(tokens: Sequence[Token],
         close = matching_close(tokens, i + 1)
         less = next((k for k in range(i + 2, close or i + 2) if tokens[k][TEXT] == "<"), None)
         if close is not None and less is not None and tokens[close - 1][TEXT] == ">":
-            found[token_location(tokens[i + 2])] = template_arguments(tokens, less, close - 1)
+            found[token_location(tokens[i + 2])] = template_arguments(tokens, less, close - 1, namespaces)
     return found
 
 
@@ -454,7 +456,7 @@ def _takes_context(tokens: Sequence[Token], paren: int) -> bool:
 def translate_shape_fns(tokens: Sequence[Token], regs: list[Registration],
                         definitions: Mapping[str, Translation | ShapeFnTemplate],
                         template_args: Mapping[Location, TemplateArguments | Translation],
-                        ) -> dict[Location, Translation]:
+                        namespaces: Namespaces) -> dict[Location, Translation]:
     """The Python translation of each SetShapeFn argument that is a lambda, or names a
     function (or a lambda variable) the unit defines (`definitions`), whatever its name, or a
     function template's instantiation (`F<k2>`, its arguments in `template_args`): the
@@ -467,7 +469,7 @@ def translate_shape_fns(tokens: Sequence[Token], regs: list[Registration],
         if tokens[i][TEXT] == "SetShapeFn" and tokens[i + 1][TEXT] == "(" and tokens[i + 2][TEXT] == "[":
             loc = token_location(tokens[i + 2])
             if loc in lambdas:
-                found[loc] = translate_lambda(tokens, i + 2)
+                found[loc] = translate_lambda(tokens, i + 2, namespaces)
     for loc, text in wanted.items():
         meant = [] if loc in lambdas else defined_as(shape_fn_name(text), definitions)
         if len(meant) == 1:  # (several: which one C++ calls is the elsewhere check's to say)

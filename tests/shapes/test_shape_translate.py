@@ -701,6 +701,44 @@ def test_unit_constants_in_a_shape_function():
     assert hidden.problem == "shape function not translated: kHidden"
 
 
+def test_a_units_braces_are_walked_once(tmp_path, monkeypatch):
+    """The constants a shape function reads (an enumerator of a class, of an `enum class`, a
+    const variable) and an enum-typed template parameter are found where the unit's one
+    `Namespaces` says they stand: gathering walks a unit's braces once, for its chains, its
+    file-scope checks and its shape functions alike."""
+    from opgen.spec import cpp_namespaces
+    from opgen.spec.gather import gather
+
+    walked: list[int] = []
+    walk = cpp_namespaces.Namespaces._walk
+
+    def counted(self):
+        walked.append(len(self.tokens))
+        walk(self)
+
+    monkeypatch.setattr(cpp_namespaces.Namespaces, "_walk", counted)
+    (tmp_path / "ops.cc").write_text(textwrap.dedent("""\
+        #include "tensorflow/core/framework/op.h"
+        using shape_inference::InferenceContext;
+        namespace ops {
+        struct Dims { enum Kind { k2 = 2, k3 }; };
+        enum class Rank { kScalar, kVector };
+        constexpr int kBase = 10;
+        template <Dims::Kind d = Dims::k3> Status F(InferenceContext* c) {
+          c->set_output(0, c->Vector(d + kBase + static_cast<int>(Rank::kVector)));
+          return OkStatus();
+        }
+        }  // namespace ops
+        REGISTER_OP("Thirteen").Output("y: float").SetShapeFn(ops::F<ops::Dims::k2>);
+        REGISTER_OP("Fourteen").Output("y: float").SetShapeFn(ops::F<>);
+        """))
+    sources = gather([str(tmp_path / "ops.cc")]).sources
+    assert len(walked) == 1
+    lines = {name: "\n".join(source.shape_fn_python or ()) for name, source in sources.items()}
+    assert "v_d = 2" in lines["Thirteen"] and "v_d = 3" in lines["Fourteen"], lines
+    assert "k_kBase = 10" in lines["Thirteen"] and "k_kVector = 1" in lines["Thirteen"], lines
+
+
 def test_static_constants_of_template_parameters_and_unit_constants(tmp_path, capsys, monkeypatch):
     """A static constant initialized by a constant expression of the template's parameters and
     the unit's constants (custom-op's `static const int kTensorRank = spatial_dims + 1;`) has
