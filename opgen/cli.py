@@ -38,7 +38,7 @@ from opgen.config import (
     check_paths,
     load_config,
 )
-from opgen.errors import InterruptedAfterCommit, Location, OpgenError, printable_path
+from opgen.errors import InterruptedAfterCommit, Location, OpgenError, given_directory, opgen_command, printable_path
 from opgen.errors import report as _report
 from opgen.fsutil import flush_stdout
 from opgen.settings import Settings, SpecInput, option_defaults
@@ -159,6 +159,7 @@ def _enter_directory(ctx: click.Context, param: click.Parameter, value: tuple[st
     else:
         try:
             os.chdir(directory)
+            given_directory(directory)  # (the hints naming a command to run carry it: `opgen_command`)
             return
         except OSError as e:
             message = f"-C cannot enter this directory: {e.strerror or e}"
@@ -286,7 +287,7 @@ def _settings_callback(name: str, module: str) -> Callable[..., Invocation]:
         # the default `op_specs` must exist when sources are read (`oplist --from-library`/`--from-tensorflow`: none)
         if ("sources" in options and not options.get("from_library") and not options.get("from_tensorflow")
                 and ctx.get_parameter_source("sources") is not ParameterSource.COMMANDLINE):
-            check_default_sources(config, f"pass the sources (opgen {name} ops/*.cc)")
+            check_default_sources(config, f"pass the sources ({opgen_command(name)} ops/*.cc)")
         command = importlib.import_module(f"opgen.commands.{module}")
         if "input" in command.Settings.field_names():
             options = {key: value for key, value in options.items() if key not in SpecInput.OPTIONS} | {
@@ -674,17 +675,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 @contextlib.contextmanager
 def _working_directory_kept() -> Iterator[None]:
     """The working directory as it was before `-C` changed it, once the command ends: a caller
-    running `main` in-process (tests, click's CliRunner) goes on where it was."""
+    running `main` in-process (tests, click's CliRunner) goes on where it was, and its next
+    command's hints name no `-C` it was not given (`given_directory`)."""
     try:
-        before = os.getcwd()
+        before: str | None = os.getcwd()
     except OSError:  # removed while opgen runs in it: nowhere to return to
-        yield
-        return
+        before = None
     try:
         yield
     finally:
-        with contextlib.suppress(OSError):  # (removed by the command meanwhile)
-            os.chdir(before)
+        given_directory("")
+        if before is not None:
+            with contextlib.suppress(OSError):  # (removed by the command meanwhile)
+                os.chdir(before)
 
 
 class Terminated(KeyboardInterrupt):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import tomllib
 
-from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean, printable_path
+from opgen.errors import Location, OpgenError, OpgenErrors, did_you_mean, opgen_command, printable_path
 from opgen.fsutil import LiteralPath, glob_paths
 from opgen.limits import read_text_file
 from opgen.toml_positions import key_positions
@@ -394,7 +394,8 @@ def check_default_sources(config: Config, pass_them: str) -> None:
     raise OpgenError(
         f"no op sources: {missing} (the default) does not exist",
         Location(str(config.path(config.sources[0]))),  # in a git revision's copy: shown as REV:op_specs
-        hint=f"{pass_them}, set [tool.opgen] sources in pyproject.toml, or run `opgen init` to start a project")
+        hint=f"{pass_them}, set [tool.opgen] sources in pyproject.toml, or run `{opgen_command('init')}` to start "
+        "a project")
 
 
 def _check_define(define: str, where: Location) -> None:

@@ -1,11 +1,13 @@
-"""Errors that carry a source location and print as `path:line:col: error: message`; and the
-interrupt a build raises once it has completed its output tree (`InterruptedAfterCommit`)."""
+"""Errors that carry a source location and print as `path:line:col: error: message`; the
+interrupt a build raises once it has completed its output tree (`InterruptedAfterCommit`); and
+the commands messages tell the user to run (`opgen_command`)."""
 
 from __future__ import annotations
 
 import contextlib
 import difflib
 import re
+import shlex
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -47,6 +49,26 @@ def one_message(text: str) -> str:
 def printable_path(path: object) -> str:
     """A path as opgen shows it in errors, warnings and summary lines (`printable_line`)."""
     return printable_line(str(path))
+
+
+def opgen_command(args: str) -> str:
+    """`opgen ARGS` as a message names a command for the user to run: `opgen -C DIR ARGS` when
+    this command was given `-C DIR` (`--directory DIR`; `given_directory`), DIR as the user
+    spelled it (several `-C` joined as opgen joins them), so that the command, typed where
+    this one was, runs where this one ran."""
+    if not _given_directory:
+        return f"opgen {args}"
+    return f"opgen -C {printable_path(shlex.quote(_given_directory))} {args}"
+
+
+def given_directory(directory: str) -> None:
+    """The `-C` DIR this command runs in, as given (`cli._enter_directory`); "" none (once the
+    command ends: `cli.main` runs the next without it)."""
+    global _given_directory
+    _given_directory = directory
+
+
+_given_directory = ""
 
 
 def plain_proto_names(message: str) -> str:

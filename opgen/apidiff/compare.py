@@ -25,7 +25,7 @@ from opgen.apidiff.inputs import (
 from opgen.apidiff.report import FORMATTERS, format_github_errors, format_text
 from opgen.apidiff.snapshot import Snapshot
 from opgen.config import Config
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, opgen_command
 from opgen.fsutil import write_stdout
 
 
@@ -50,7 +50,7 @@ def _sides(args: DiffOptions, config: Config) -> tuple[Snapshot, Snapshot]:
     if args.git:
         if args.old and args.new:
             raise OpgenError("with --git REV give at most one path (the NEW side)",
-                             hint="opgen diff --git REV [NEW]")
+                             hint=opgen_command("diff --git REV [NEW]"))
         new_spec = args.old or args.new
         if not new_spec:
             return git_revision_snapshot(args.git, config), project_snapshot(config)
@@ -60,7 +60,7 @@ def _sides(args: DiffOptions, config: Config) -> tuple[Snapshot, Snapshot]:
         return git_revision_snapshot(args.git, config), load_side(new_spec, config, project_overrides=True)
     if not args.old:
         raise OpgenError("nothing to compare: give OLD [NEW] or --git REV",
-                         hint="opgen diff old_specs/ new_specs/  |  opgen diff --git HEAD~1")
+                         hint=f"{opgen_command('diff old_specs/ new_specs/')}  |  {opgen_command('diff --git HEAD~1')}")
     old = load_side(args.old, config, project_overrides=stands_for_project(args.new))
     new = load_side(args.new, config, stands_for_project(args.old)) if args.new else project_snapshot(config)
     return old, new

@@ -20,7 +20,7 @@ from opgen.apidiff.snapshot import Snapshot
 from opgen.apidiff.snapshot_build import build_snapshot
 from opgen.apidiff.snapshot_format import FORMAT_TAG, from_json, from_markdown
 from opgen.config import Config, check_default_sources, load_config
-from opgen.errors import Location, OpgenError, OpgenErrors, printable_path, report
+from opgen.errors import Location, OpgenError, OpgenErrors, opgen_command, printable_path, report
 from opgen.limits import MAX_FILE_BYTES, MAX_REVISION_BYTES, read_input_bytes, read_text_file
 from opgen.module_groups import module_rule
 from opgen.settings import SpecInput, option_defaults
@@ -67,7 +67,7 @@ def project_snapshot(config: Config, warn: Callable[[str], None] = report) -> Sn
     """
     from opgen.overrides.load import load_overrides
 
-    check_default_sources(config, "name both sides (opgen diff OLD NEW)")
+    check_default_sources(config, f"name both sides ({opgen_command('diff OLD NEW')})")
     gathered = gather_config(config, warn=warn)
     model = load_overrides(option_defaults(config).get("overrides"), gathered.op_list, merge=config.merge_overrides)
     return build_snapshot(gathered, model, config, shown_root=config.root)
@@ -492,7 +492,7 @@ def git_revision_snapshot(rev: str, config: Config) -> Snapshot:
             last = error.errors[-1] if isinstance(error, OpgenErrors) else error  # a list shows its errors' hints
             if not found and not (config.root / "pyproject.toml").is_file():
                 defaults = (f"no pyproject.toml in {printable_path(config.root)} or above, nor at {rev}: opgen "
-                            f"read the default settings; run it in the project, or name the project: opgen diff "
-                            f"--git {rev} path/to/project")
+                            "read the default settings; run it in the project, or name the project: "
+                            f"{opgen_command(f'diff --git {rev} path/to/project')}")
                 last.hint = f"{defaults}; or {last.hint}" if last.hint else defaults
             raise error from None

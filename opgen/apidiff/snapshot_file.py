@@ -8,7 +8,7 @@ from opgen.apidiff.snapshot import Snapshot
 from opgen.apidiff.snapshot_build import build_snapshot
 from opgen.apidiff.snapshot_format import to_json, to_markdown
 from opgen.config import Config
-from opgen.errors import OpgenError
+from opgen.errors import OpgenError, opgen_command
 from opgen.model import GatherResult
 from opgen.overrides.apidef import ApiModel
 
@@ -39,7 +39,7 @@ def snapshot_path(config: Config) -> Path | None:
             f"[tool.opgen] api = {config.api!r} is not inside out = {config.out!r}", config.where("api"),
             hint="opgen build writes the API snapshot into out, with the modules (--out moves it with them): give "
             f"api a path inside out, e.g. api = {config.out.rstrip('/') + '/' + name!r}; for a copy elsewhere, "
-            f"run `opgen api{fmt} -o {config.api}`",
+            f"run `{opgen_command(f'api{fmt} -o {config.api}')}`",
         ) from None
 
 

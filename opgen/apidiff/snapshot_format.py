@@ -18,7 +18,7 @@ from google.protobuf import json_format, text_format
 
 from opgen.apidiff.snapshot import Function, OpEntry, Param, Snapshot
 from opgen.apidiff.snapshot_schema import FORMAT_TAG, snapshot_problem
-from opgen.errors import Location, OpgenError, plain_proto_names
+from opgen.errors import Location, OpgenError, opgen_command, plain_proto_names
 from opgen.json_input import JsonProblem, field_location, load_json
 from opgen.output_escape import md_code, md_code_block, md_text
 from opgen.python_api.function import signature_text
@@ -214,7 +214,7 @@ def _read_json(text: str, path: str, first_line: int) -> Snapshot:
     where = Location(path, first_line)
     if not isinstance(data, dict) or data.get("format") != FORMAT_TAG:
         raise OpgenError(f"not an opgen API snapshot (expected \"format\": \"{FORMAT_TAG}\")", where,
-                         hint="write one with `opgen api --format json -o FILE`")
+                         hint=f"write one with `{opgen_command('api --format json -o FILE')}`")
     snapshot = Snapshot()
     try:
         problem = snapshot_problem(data)
@@ -238,8 +238,8 @@ def _read_json(text: str, path: str, first_line: int) -> Snapshot:
             snapshot.ops[entry.name] = entry
     except JsonProblem as e:
         raise OpgenError(f"malformed API snapshot: {e}", field_location(text, e.field, path, first_line),
-                         hint="regenerate it with `opgen build` (or `opgen api`): opgen never writes a snapshot "
-                              "like this") from None
+                         hint=f"regenerate it with `{opgen_command('build')}` (or `{opgen_command('api')}`): opgen "
+                              "never writes a snapshot like this") from None
     return snapshot
 
 
@@ -372,7 +372,7 @@ def from_markdown(text: str, path: str) -> Snapshot:
     if lines[-1] == "":
         lines.pop()
     opens = [i for i, line in enumerate(lines) if line.startswith("<!--")]
-    regenerate = "regenerate it with `opgen build` (or `opgen api -o FILE.md`)"
+    regenerate = f"regenerate it with `{opgen_command('build')}` (or `{opgen_command('api -o FILE.md')}`)"
     if not opens:
         raise OpgenError(f"not an opgen API snapshot: no `{_MD_BLOCK_OPEN}` block (the one `opgen build` and "
                          "`opgen api` write at the end)", Location(path), hint=regenerate)

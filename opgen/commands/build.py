@@ -30,6 +30,7 @@ from opgen.errors import (
     ReportedWarnings,
     counting_warnings,
     first_names,
+    opgen_command,
     plural,
     printable_path,
     report,
@@ -290,7 +291,8 @@ def _warn_no_kernels(settings: Settings, opts: BuildOptions, gathered: GatherRes
             f"{looked} ({_count(read, 'C++ source')} read)",
             config.where("docstring_kernels"),
             hint="add the files or directories that register the kernels to [tool.opgen] sources (a file of "
-            "kernels alone is fine; `opgen kernels` lists what they register), or set docstring_kernels = false",
+            f"kernels alone is fine; `{opgen_command('kernels')}` lists what they register), or set "
+            "docstring_kernels = false",
         ).format_warning()
     )
 
@@ -318,7 +320,8 @@ def _report_stale(settings: Settings, opts: BuildOptions, changes: Changes) -> i
         _summary(settings, f"opgen build: {shown} is up to date ({total} files)")
         return 0
     _summary(
-        settings, f"opgen build: {_count(len(stale), 'file')} of {total} in {shown} would change; run `opgen build`"
+        settings,
+        f"opgen build: {_count(len(stale), 'file')} of {total} in {shown} would change; run `{opgen_command('build')}`",
     )
     return 1 if settings.check else 0
 
@@ -379,7 +382,7 @@ def _gather(settings: Settings) -> GatherResult:
         names = list(dict.fromkeys(op for op, _ in uncovered))
         report(f"note: {plural(len(names), 'op')} allow{'s' if len(names) == 1 else ''} types that none of "
                f"{'its' if len(names) == 1 else 'their'} kernels accept ({first_names(names, 5)}): a call with such "
-               "a type fails; `opgen kernels` lists each, at its attr")
+               f"a type fails; `{opgen_command('kernels')}` lists each, at its attr")
     # (TF's own ops deprecated long ago, declared again by a library mirroring TF's, are TF's doing)
     retired = [op.name for op in gathered.op_list.op if is_retired(op) and not is_tf_core_op(op.name)]
     if retired:  # one note: meant for an op kept only for graphs saved before, or a mistaken version
@@ -500,8 +503,8 @@ def _check_deletes(settings: Settings, out: Path, changes: Changes) -> None:
         f"this build reads the sources named on the command line instead of [tool.opgen] sources, and would "
         f"delete what the others generate: {deleted}",
         config.where("sources"),
-        hint="run `opgen build` without sources to build all of the project's; to build these sources alone, give "
-             "them an output directory of their own (--out DIR)",
+        hint=f"run `{opgen_command('build')}` without sources to build all of the project's; to build these sources "
+             "alone, give them an output directory of their own (--out DIR)",
     )
 
 

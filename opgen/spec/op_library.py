@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from opgen.errors import Location, OpgenError
+from opgen.errors import Location, OpgenError, opgen_command
 from opgen_runtime.proto import op_def_pb2
 
 
@@ -81,7 +81,7 @@ def op_list_from_libraries(paths: Sequence[str]) -> op_def_pb2.OpList:
                 f"op library {path} registers no op of its own: TensorFlow lists the ops a library registered "
                 "as TF_LoadLibrary loaded it (c_api.cc TF_GetOpList), so its own libraries, which registered theirs "
                 "at `import tensorflow`, give none, and so does a library without REGISTER_OP", Location(path),
-                hint="for ops of TensorFlow's own registry: opgen oplist --from-tensorflow --allow FILE")
+                hint=f"for ops of TensorFlow's own registry: {opgen_command('oplist --from-tensorflow --allow FILE')}")
         check_op_list(op_list, path)
         for op in op_list.op:
             if op.name in ops:

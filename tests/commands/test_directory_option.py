@@ -43,7 +43,8 @@ def run(*args: str) -> Result:
 
 
 # Every command, as in the project's directory: `opgen -C ../proj ARGV` prints what `opgen
-# ARGV` prints there, byte for byte (paths relative to the project), with the same exit status.
+# ARGV` prints there, byte for byte (paths relative to the project), with the same exit status,
+# but for the hints naming a command to run, which carry the -C (`test_hints_name_the_command_with_its_directory`).
 _EVERY_COMMAND = [
     ["build"], ["build", "--check"], ["build", "--diff"], ["build", "--dry-run"], ["build", "--list-outputs"],
     ["build", "specs/ops.cc", "--out", "elsewhere", "--depfile", "build.d"],
@@ -68,10 +69,58 @@ def test_every_command_runs_as_if_started_in_dir(outside, monkeypatch, argv):
     git(project, "checkout", "-q", ".")
     monkeypatch.chdir(project)
     here = run(*argv)
-    assert (there.exit_code, there.stdout, _timeless(there.stderr)) == (here.exit_code, here.stdout,
-                                                                         _timeless(here.stderr))
+    carried = there.stderr.replace("opgen -C ../proj ", "opgen ")
+    assert (there.exit_code, there.stdout, _timeless(carried)) == (here.exit_code, here.stdout, _timeless(here.stderr))
     assert written == sorted(p.relative_to(project).as_posix() for p in project.rglob("*") if ".git" not in p.parts)
     assert here.exit_code != 1 or argv == ["build", "--check"], here.output
+
+
+@pytest.mark.parametrize("directory", [["-C", "../proj"], ["--directory", "../proj"], ["-C", "..", "-C", "proj"],
+                                       ["-C", "", "-C", "../proj"]], ids=" ".join)
+@pytest.mark.parametrize("check", ["--check", "--diff"])
+def test_a_stale_projects_summary_names_the_command_with_its_directory(outside, monkeypatch, directory, check):
+    """A trial's `opgen -C pkg_a build --diff` said `run `opgen build``, which, typed where the
+    user was, builds another project or none: the command to copy carries the -C (several
+    joined, as opgen joins them; `-C ""` adds nothing)."""
+    result = run(*directory, "build", check)
+    assert result.exit_code == (1 if check == "--check" else 0), result.output
+    assert result.stderr.endswith("opgen build: 3 files of 3 in gen would change; run `opgen -C ../proj build`\n")
+    monkeypatch.chdir(outside.parent / "proj")  # the next command in the process, given no -C, names none
+    result = run("build", check)
+    assert result.stderr.endswith("opgen build: 3 files of 3 in gen would change; run `opgen build`\n")
+
+
+def test_the_directory_is_quoted_for_the_shell(outside):
+    (outside.parent / "my proj").symlink_to(outside.parent / "proj")
+    result = run("-C", "../my proj", "build", "--check")
+    assert result.exit_code == 1
+    assert result.stderr.endswith("would change; run `opgen -C '../my proj' build`\n"), result.stderr
+
+
+@pytest.mark.parametrize(("argv", "hint"), [
+    (["-C", "../bare", "build"], ("pass the sources (opgen -C ../bare build ops/*.cc), set [tool.opgen] sources in "
+                                  "pyproject.toml, or run `opgen -C ../bare init` to start a project\n")),
+    (["-C", "../proj", "diff"], "opgen -C ../proj diff old_specs/ new_specs/  |  opgen -C ../proj diff --git HEAD~1\n"),
+    (["-C", "../proj", "diff", "--git", "HEAD", "a", "b"], "opgen -C ../proj diff --git REV [NEW]\n"),
+], ids=lambda v: " ".join(v) if isinstance(v, list) else "")
+def test_hints_name_the_command_with_its_directory(outside, argv, hint):
+    """The other hints that name a command to run carry the -C too, to be copied as they are."""
+    (outside.parent / "bare").mkdir()
+    (outside.parent / "bare" / "pyproject.toml").write_text("[tool.opgen]\n")  # (no sources, no op_specs)
+    result = run(*argv)
+    assert result.exit_code == 2, result.output
+    assert f"\n  hint: {hint}" in result.stderr, result.stderr
+
+
+def test_building_some_sources_names_the_projects_build_with_its_directory(outside):
+    project = outside.parent / "proj"
+    assert run("-C", "../proj", "build", "-q").exit_code == 0
+    (project / "specs" / "more.cc").write_text(_SMALL.replace("Small", "More"))
+    assert run("-C", "../proj", "build", "-q").exit_code == 0
+    result = run("-C", "../proj", "build", "specs/ops.cc")
+    assert result.exit_code == 2, result.output
+    assert ("\n  hint: run `opgen -C ../proj build` without sources to build all of the project's; "
+            in result.stderr), result.stderr
 
 
 def test_pyproject_is_found_in_dir_and_paths_are_relative_to_it(outside):
