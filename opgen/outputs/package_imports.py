@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from opgen.errors import Location, OpgenError, did_you_mean
+from opgen.errors import Location, OpgenError, did_you_mean, opgen_command
 
 # A user's module bigger than this is not read (a package's `__init__.py` is a few lines).
 _MAX_USER_MODULE = 1 << 20
@@ -107,7 +107,7 @@ def _missing(user_file: Path, alias: ast.alias, module: str, package: str, defin
     else:
         close = did_you_mean(name, [n for n in defined if not n.startswith("_")], "'")
         hint = (f"{close + ' ' if close else ''}drop {name} from this import, or import what replaced it "
-                "(`opgen diff --git HEAD` lists renamed and removed functions)")
+                f"(`{opgen_command('diff --git HEAD')}` lists renamed and removed functions)")
     return OpgenError(
         f"{user_file.name} imports {name} from generated module {module}, which does not define it: "
         f"`import {package}` fails with ImportError",
