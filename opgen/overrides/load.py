@@ -12,6 +12,9 @@ Layout of an override directory (`[tool.opgen] overrides`, `--overrides DIR`):
   `merge_overrides = true`, then entries merge in load order.
 OpGenOverride entries are translated to ApiDef updates and merged like ApiDefs
 (`op_gen_lib.cc` ApiDefMap::LoadApiDef), then TF's UpdateDocs rewrites backquoted renamed names.
+Merging keeps, for each part of an op's API, the fields its value comes from
+(`opgen.overrides.merge.MergeState.holders`): a field a later one replaced in every part it
+set has no effect, and the provenance (`ApiModel.provenance`) lists only fields that have one.
 
 Everything TF ignores or warns about is an error here, reported as `file:line:col`:
 unknown ops/args/attrs, parse errors, an entry changing nothing, `skip` (or visibility SKIP)
@@ -20,13 +23,16 @@ identifiers or collide with a keyword, another parameter, another output field o
 function of the library (the whole OpList is one namespace), bad attr defaults
 (`opgen.spec.validate.validate_attr_value`), a rename or default of an inferred attr (no
 parameter, so no effect), ApiDef fields TF never merges (`deprecation_message`,
-`deprecation_version`), arg_order not a permutation. All errors of all files are
-reported together, in file order, then a summary line (`3 errors in 2 files`, as for
-gathering); a faulty entry does not hide the other entries' errors.
+`deprecation_version`), arg_order not a permutation, a field a later layer or
+merged entry replaces in whole (located at it, naming the replacing line), any field of an
+op a layer skips. All errors of all files are reported together, in file order, then a
+summary line (`3 errors in 2 files`, as for gathering); a faulty entry does not hide the
+other entries' errors.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -40,6 +46,7 @@ from opgen.overrides.apidef import ApiModel, default_api_def
 from opgen.overrides.files import OverrideFile, read_override_file
 from opgen.overrides.merge import (
     MergeState,
+    Setter,
     Update,
     bad_identifier,
     check_update,
@@ -126,8 +133,14 @@ def load_overrides(directory: str | Path | None, op_list: op_def_pb2.OpList, mer
                     entry_errors = _merge_entry(model, update, op_defs[op], states[op])
                 errors.extend(entry_errors)
     errors.extend(_check_names(model, op_defs, states, faulty))
+    errors.extend(_fields_without_effect(model, states))
     if errors:
         raise OverrideErrors(errors)
+    for op, state in states.items():  # the lines that changed something (all, unless a field changed nothing)
+        live = {loc for setter in state.live() for loc in setter.field_locs}
+        shaped = [loc for loc in model.provenance.pop(op, []) if loc in live]
+        if shaped:
+            model.provenance[op] = shaped
     renamed_docs = {op: _renamed_docs(model.api_defs[op], state) for op, state in states.items()
                     if state.rename_locs or state.endpoint_loc is not None}
     for api in model.api_defs.values():
@@ -208,8 +221,7 @@ def _check_on_copy(model: ApiModel, update: Update, op_def: op_def_pb2.OpDef, st
     parameter and output clashes of its renames; the model is left as it was."""
     scratch = ApiDef()
     scratch.CopyFrom(model.api_defs[op_def.name])
-    scratch_state = MergeState(state.endpoint_loc, dict(state.endpoint_locs), dict(state.rename_locs),
-                               dict(state.default_locs), state.order_loc, state.visibility_loc, dict(state.doc_locs))
+    scratch_state = copy.deepcopy(state)
     errors = merge_update(scratch, update, op_def, scratch_state)
     if params and not errors:
         errors = _check_params(op_def.name, op_def, scratch, scratch_state)
@@ -218,9 +230,40 @@ def _check_on_copy(model: ApiModel, update: Update, op_def: op_def_pb2.OpDef, st
 
 def _merge_entry(model: ApiModel, update: Update, op_def: op_def_pb2.OpDef, state: MergeState) -> list[OpgenError]:
     api = model.api_defs[op_def.name]
+    merged_before = len(state.merged)
     errors = merge_update(api, update, op_def, state)
-    locs = sorted({loc for (name, _), loc in update.locs.items() if name != "graph_op_name"})
+    locs = sorted({loc for setter in state.merged[merged_before:] for loc in setter.field_locs})
     model.provenance.setdefault(op_def.name, []).extend(locs)
+    return errors
+
+
+# Why a later field replaced an earlier one, by the part it took (`MergeState.holders`).
+_REPLACED_HOW = {
+    "endpoint": "an `endpoint` list (an OpGenOverride `rename_to` or `alias` alike) replaces all the op's names "
+                "before it, aliases included",
+    "description": "a `description` replaces the whole text before it, prefixes and suffixes included",
+}
+
+
+def _fields_without_effect(model: ApiModel, states: dict[str, MergeState]) -> list[OpgenError]:
+    """The merged fields nothing of the API comes from: each part they set was set again by a
+    later override (layers merge in order: the last to set a part wins), or the op is skipped."""
+    errors: list[OpgenError] = []
+    for op, state in states.items():
+        live = state.live()
+        for setter in state.merged:
+            if setter not in live:
+                by, part = state.replaced_by[setter]
+                errors.append(OpgenError(
+                    f"{op}: {setter.what} has no effect: {by.what} at {by.loc} replaces it", setter.loc,
+                    hint="remove it, or make the change in the later override: " + _REPLACED_HOW.get(
+                        part[0], "of the overrides setting a part, the last merged wins (layers merge in order: "
+                        "a directory's files, then its subdirectories)")))
+        if model.api_defs[op].visibility == ApiDef.SKIP:
+            skip = state.holders[("visibility",)][0]
+            errors.extend(OpgenError(f"{op}: the op is skipped at {skip.loc} (it generates no function), so "
+                                     f"{setter.what} has no effect", setter.loc, hint="remove it, or the skip")
+                          for setter in live - {skip})
     return errors
 
 
@@ -307,6 +350,15 @@ def _apidef_update(entry: ApiDef, node: Node) -> Update:
             update.default_locs[occurrence] = child.first("default_value").loc
         if child.name in _PART_KINDS and child.all("description"):  # the line a doc change names
             update.doc_locs[(child.name, occurrence)] = child.first("description").loc
+        if child.name == "endpoint":  # (messages name an endpoint or visibility by its value)
+            update.setters[("endpoint", occurrence, "")] = Setter(
+                child.loc, (child.loc,), f"`endpoint {{ name: {json.dumps(child.first('name').value)} }}`")
+        if child.name == "visibility":
+            update.setters[("visibility", 0, "")] = Setter(child.loc, (child.loc,), f"`visibility: {child.value}`")
+        for sub in ("rename_to", "default_value", "description") if child.name in _PART_KINDS else ():
+            if child.all(sub):  # (an arg's fields merge one by one: each is located at itself)
+                update.setters[(child.name, occurrence, sub)] = Setter(
+                    child.first(sub).loc, (child.loc,), f"the `{sub}` of {child.name} {child.first('name').value!r}")
     return update
 
 
@@ -327,9 +379,11 @@ def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_def
             return update
         api.visibility = ApiDef.SKIP
         update.locs[("visibility", 0)] = node.first("skip").loc
+        update.setters[("visibility", 0, "")] = _field_setter(node.first("skip"), "`skip: true`")
     if entry.hide:
         api.visibility = ApiDef.HIDDEN
         update.locs[("visibility", 0)] = node.first("hide").loc
+        update.setters[("visibility", 0, "")] = _field_setter(node.first("hide"), "`hide: true`")
     if entry.rename_to or entry.alias or entry.hide:
         current = api_defs.get(entry.name)
         main = entry.rename_to or (current.endpoint[0].name if current is not None else entry.name)
@@ -337,17 +391,29 @@ def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_def
         update.locs[("endpoint", 0)] = node.first(
             "rename_to" if entry.rename_to else "alias" if entry.alias else "hide"
         ).loc
+        kept = set()  # (the fields that set a kept endpoint stay in effect)
+        if entry.rename_to:
+            update.setters[("endpoint", 0, "")] = _field_setter(node.first("rename_to"),
+                                                                f"`rename_to: {json.dumps(entry.rename_to)}`")
+        else:  # the function keeps its name (`hide` prefixes it)
+            kept.add(0)
+            if entry.hide:
+                update.setters[("endpoint", 0, "")] = update.setters[("visibility", 0, "")]
         for i, alias in enumerate(entry.alias):
             api.endpoint.add(name=alias)
             update.locs[("endpoint", i + 1)] = node.nth("alias", i).loc
+            update.setters[("endpoint", i + 1, "")] = _field_setter(node.nth("alias", i),
+                                                                    f"`alias: {json.dumps(alias)}`")
         if entry.hide:
             if not entry.alias and current is not None:  # keep the aliases set earlier
                 for endpoint in current.endpoint[1:]:
+                    kept.add(len(api.endpoint))
                     api.endpoint.add().CopyFrom(endpoint)
             # OpGenOverride's `hide` makes the function private: `_`-prefixed (ApiDef HIDDEN
             # alone keeps TF's rule, `python_op_gen.cc`, which prefixes only some names).
             if not main.startswith("_"):  # `python_api.signature.is_private_endpoint`
                 api.endpoint[0].name = "_" + main
+        update.kept_endpoints = frozenset(kept)
     attrs: dict[str, ApiDef.Attr] = {}
     positions: dict[str, int] = {}  # each attr's index in `attrs` (insertion order)
     for i, default in enumerate(entry.attr_default):
@@ -361,18 +427,27 @@ def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_def
             continue
         attr.default_value.CopyFrom(default.value)
         update.default_locs[positions[default.name]] = node.nth("attr_default", i).first("value").loc
+        update.setters[("attr", positions[default.name], "default_value")] = _field_setter(
+            node.nth("attr_default", i), f"`attr_default` of {default.name!r}")
     for field_name, kind, repeated, by_name in (("attr_rename", "attr", api.attr, attrs),
                                                 ("input_rename", "in_arg", api.in_arg, {}),
                                                 ("output_rename", "out_arg", api.out_arg, {})):
         for i, rename in enumerate(getattr(entry, field_name)):
             loc = node.nth(field_name, i).loc
             target = _entry_for(by_name, repeated, getattr(rename, "from"), update, kind, loc)
+            update.setters[(kind, list(by_name).index(target.name), "rename_to")] = _field_setter(
+                node.nth(field_name, i), f"`{field_name}` of {target.name!r}")
             if target.rename_to:
                 errors.append(OpgenError(f"{entry.name}: {field_name} renames {target.name!r} twice", loc))
             if not rename.to:
                 errors.append(OpgenError(f"{entry.name}: {field_name} of {target.name!r} has an empty `to`", loc))
             target.rename_to = rename.to
     return update
+
+
+def _field_setter(node: Node, what: str) -> Setter:
+    """An OpGenOverride field, which sets its part of the API on its own."""
+    return Setter(node.loc, (node.loc,), what)
 
 
 def _entry_for(

@@ -25,6 +25,17 @@ ApiDef = api_def_pb2.ApiDef
 _ENDPOINT = re.compile(r"_?[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*\Z")
 
 
+@dataclass(frozen=True)
+class Setter:
+    """An override field that sets a part of an op's API (a name, a default, a doc text)."""
+
+    loc: Location  # where it is written (an ApiDef arg's `rename_to:` inside its `in_arg { ... }`)
+    # the entry's top-level fields holding it (what `ApiModel.provenance` lists): one, or each
+    # element of a repeated `arg_order`
+    field_locs: tuple[Location, ...]
+    what: str  # how messages name it: `input_rename` of 'x'
+
+
 @dataclass
 class Update:
     """One override entry as an ApiDef update, with the file location of each of its parts."""
@@ -37,11 +48,26 @@ class Update:
     default_locs: dict[int, Location] = field(default_factory=dict)
     # (ApiDef field, index) of an arg or attr -> where its `description` is written
     doc_locs: dict[tuple[str, int], Location] = field(default_factory=dict)
+    # (ApiDef field, index, sub-field or "") -> the field that sets that part, where its
+    # location or name is not the ApiDef field's own (an arg's `rename_to`, an OpGenOverride field)
+    setters: dict[tuple[str, int, str], Setter] = field(default_factory=dict)
+    # endpoint indices that keep the op's current endpoint there (OpGenOverride `alias` keeps the
+    # function's name, `hide` prefixes it and keeps the aliases): the fields that set it stay in effect
+    kept_endpoints: frozenset[int] = frozenset()
     problems: list[OpgenError] = field(default_factory=list)  # mistakes found reading the entry
     partial: bool = False  # a field of the entry did not parse (reported with the file)
 
     def loc(self, field_name: str, index: int = 0) -> Location:
         return self.locs.get((field_name, index), self.entry_loc)
+
+    def setter(self, field_name: str, index: int = 0, sub: str = "") -> Setter:
+        """The field that sets that part (by default the ApiDef field itself, all its elements if repeated)."""
+        found = self.setters.get((field_name, index, sub))
+        if found is not None:
+            return found
+        loc = self.loc(field_name, index)
+        return Setter(loc, tuple(at for (name, _), at in self.locs.items() if name == field_name) or (loc,),
+                      f"`{field_name}`")
 
 
 @dataclass
@@ -57,6 +83,39 @@ class MergeState:
     # ("summary", "") / ("description", "") / (ApiDef field, arg or attr name) -> the field
     # that last wrote that doc text (`description`, else `description_prefix` or `_suffix`)
     doc_locs: dict[tuple[str, str], Location] = field(default_factory=dict)
+    # each part of the API a field set ("visibility", ("endpoint", "0"), ("in_arg", "x", "rename_to"),
+    # ...) -> the fields its value comes from now: one, or several (`description_prefix` over
+    # a `description`, `hide` prefixing the name a `rename_to` chose)
+    holders: dict[tuple[str, ...], list[Setter]] = field(default_factory=dict)
+    merged: list[Setter] = field(default_factory=list)  # every field merged, in merge order
+    # a field -> the last field that took a part it set, and that part
+    replaced_by: dict[Setter, tuple[Setter, tuple[str, ...]]] = field(default_factory=dict)
+
+    def set_part(self, part: tuple[str, ...], setter: Setter, keep: bool = False) -> None:
+        """`setter` sets `part`: over the fields that set it (`keep`: a prefix or suffix), or instead of them."""
+        if not keep:
+            for old in self.holders.get(part, []):
+                self.replaced_by[old] = (setter, part)
+        self.holders[part] = [*self.holders.get(part, []), setter] if keep else [setter]
+        if setter not in self.merged:
+            self.merged.append(setter)
+
+    def set_endpoints(self, update: Update) -> None:
+        """`update`'s endpoint list replaces the op's (TF replaces the whole list): the fields
+        that set an endpoint it does not keep no longer set anything."""
+        count = len(update.api.endpoint)
+        # the endpoints a field of the update sets (all but those kept as they are)
+        own = [i for i in range(count) if i not in update.kept_endpoints or ("endpoint", i, "") in update.setters]
+        for part in [part for part in self.holders if part[0] == "endpoint" and int(part[1]) >= count]:
+            for setter in self.holders.pop(part):  # (a longer list before)
+                self.replaced_by[setter] = (update.setter("endpoint", own[0]), part)
+        for index in own:
+            self.set_part(("endpoint", str(index)), update.setter("endpoint", index),
+                          keep=index in update.kept_endpoints)
+
+    def live(self) -> set[Setter]:
+        """The fields some part of the API still comes from."""
+        return {setter for held in self.holders.values() for setter in held}
 
 
 def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
@@ -168,11 +227,13 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
     if new.visibility != ApiDef.DEFAULT_VISIBILITY:
         api.visibility = new.visibility
         state.visibility_loc = update.loc("visibility")
+        state.set_part(("visibility",), update.setter("visibility"))
     if new.endpoint:
         del api.endpoint[:]
         api.endpoint.extend(new.endpoint)
         state.endpoint_loc = update.loc("endpoint")
         state.endpoint_locs = {endpoint.name: update.loc("endpoint", i) for i, endpoint in enumerate(new.endpoint)}
+        state.set_endpoints(update)
     for kind, current, updates in (("in_arg", api.in_arg, new.in_arg), ("out_arg", api.out_arg, new.out_arg)):
         by_name = {a.name: a for a in current}
         for index, arg in enumerate(updates):
@@ -184,9 +245,11 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
             if arg.rename_to:
                 target.rename_to = arg.rename_to
                 state.rename_locs[(kind, arg.name)] = update.loc(kind, index)
+                state.set_part((kind, arg.name, "rename_to"), update.setter(kind, index, "rename_to"))
             if arg.description:
                 target.description = arg.description
                 state.doc_locs[(kind, arg.name)] = update.doc_locs.get((kind, index), update.loc(kind, index))
+                state.set_part((kind, arg.name, "description"), update.setter(kind, index, "description"))
     if new.arg_order:
         if sorted(new.arg_order) != sorted(api.arg_order):
             errors.append(OpgenError(
@@ -197,6 +260,7 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
             del api.arg_order[:]
             api.arg_order.extend(new.arg_order)
             state.order_loc = update.loc("arg_order")
+            state.set_part(("arg_order",), update.setter("arg_order"))
     attrs = {a.name: a for a in api.attr}
     for index, attr in enumerate(new.attr):
         target = attrs.get(attr.name)
@@ -206,21 +270,28 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
         if attr.rename_to:
             target.rename_to = attr.rename_to
             state.rename_locs[("attr", attr.name)] = update.loc("attr", index)
+            state.set_part(("attr", attr.name, "rename_to"), update.setter("attr", index, "rename_to"))
         if attr.HasField("default_value"):
             target.default_value.CopyFrom(attr.default_value)
             state.default_locs[attr.name] = update.default_locs.get(index, update.loc("attr", index))
+            state.set_part(("attr", attr.name, "default_value"), update.setter("attr", index, "default_value"))
         if attr.description:
             target.description = attr.description
             state.doc_locs[("attr", attr.name)] = update.doc_locs.get(("attr", index), update.loc("attr", index))
+            state.set_part(("attr", attr.name, "description"), update.setter("attr", index, "description"))
     if new.summary:
         api.summary = new.summary
         state.doc_locs[("summary", "")] = update.loc("summary")
-    if new.description:
+        state.set_part(("summary",), update.setter("summary"))
+    if new.description:  # (TF's order: the text, then the prefix and suffix around it)
         api.description = new.description
+        state.set_part(("description",), update.setter("description"))
     if new.description_prefix:
         api.description = new.description_prefix + "\n" + api.description
+        state.set_part(("description",), update.setter("description_prefix"), keep=True)
     if new.description_suffix:
         api.description = api.description + "\n" + new.description_suffix
+        state.set_part(("description",), update.setter("description_suffix"), keep=True)
     wrote = next((f for f in ("description", "description_prefix", "description_suffix") if getattr(new, f)), None)
     if wrote is not None:
         state.doc_locs[("description", "")] = update.loc(wrote)

@@ -44,7 +44,8 @@ REQUIRED_CASES = {
     "error_not_an_override_file", "error_rename_collides_module_global", "error_two_entries_same_file",
     "error_two_renames_collide", "error_visible_rename_to_keyword", "error_several_files", "error_all_at_once",
     "error_rename_collides_later_param", "error_parse_recovers", "error_parse_unbalanced", "error_parse_unclosed",
-    "error_parse_unclosed_mid_file", "error_parse_apidef_unclosed",
+    "error_parse_unclosed_mid_file", "error_parse_apidef_unclosed", "error_replaced_by_later_layer",
+    "error_skipped_by_later_layer",
 }
 
 
