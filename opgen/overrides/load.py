@@ -23,11 +23,11 @@ identifiers or collide with a keyword, another parameter, another output field o
 function of the library (the whole OpList is one namespace), bad attr defaults
 (`opgen.spec.validate.validate_attr_value`), a rename or default of an inferred attr (no
 parameter, so no effect), ApiDef fields TF never merges (`deprecation_message`,
-`deprecation_version`), arg_order not a permutation, a field a later layer or
-merged entry replaces in whole (located at it, naming the replacing line), any field of an
-op a layer skips. All errors of all files are reported together, in file order, then a
-summary line (`3 errors in 2 files`, as for gathering); a faulty entry does not hide the
-other entries' errors.
+`deprecation_version`), arg_order not a permutation, an endpoint repeating a name of its list
+(in its namespace), a field a later layer or merged entry replaces in whole (located at it,
+naming the replacing line), any field of an op a layer skips. All errors of all files are
+reported together, in file order, then a summary line (`3 errors in 2 files`, as for
+gathering); a faulty entry does not hide the other entries' errors.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from opgen.errors import Location, OpgenError
 from opgen.proto import api_def_pb2
-from opgen.python_api.names import identifier_problem, is_reserved
+from opgen.python_api.names import endpoint_base_name, identifier_problem, is_reserved
 from opgen.python_api.signature import inferred_attrs, is_private_endpoint
 from opgen.spec.validate import validate_attr_value
 from opgen_runtime.proto import op_def_pb2
@@ -139,10 +139,18 @@ def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
         if getattr(api, unmerged):
             err(f"{unmerged} is never merged into the API (TF ignores it too)", update.loc(unmerged),
                 hint="deprecate a name with `endpoint { name: ... deprecated: true }`")
+    seen_endpoints: dict[tuple[str, str], int] = {}  # (namespace, Python base name) -> first endpoint index
+    # (OpGenOverride `hide`: the `_` its first endpoint gets is given to the aliases too)
+    private = bool(api.endpoint) and is_private_endpoint(api.visibility, api.endpoint[0].name, api.graph_op_name)
     for index, endpoint in enumerate(api.endpoint):
         if not _ENDPOINT.match(endpoint.name):
             err(f"API name {endpoint.name!r} is not a (dotted) Python identifier", update.loc("endpoint", index),
                 hint='write a Python name, maybe in a namespace: endpoint { name: "math.my_op" } gives my_op')
+            continue
+        name = endpoint.name[1:] if index == 0 and private else endpoint.name
+        first = seen_endpoints.setdefault((name.rpartition(".")[0], endpoint_base_name(name)), index)
+        if first != index:
+            errors.append(_duplicate_endpoint(update, first, index))
     if api.endpoint and api.endpoint[0].deprecated:
         err(f"endpoint {api.endpoint[0].name!r} names the function, so `deprecated: true` would have no effect "
             "on it (a deprecated endpoint binds an alias that warns when called)", update.loc("endpoint", 0),
@@ -182,6 +190,35 @@ def check_update(update: Update, op_def: op_def_pb2.OpDef) -> list[OpgenError]:
 
 
 _KIND_WORDS = {"in_arg": "input", "out_arg": "output", "attr": "attr"}
+
+
+def _duplicate_endpoint(update: Update, first: int, index: int) -> OpgenError:
+    """Endpoint `index` of `update` names what endpoint `first` does: one name in the same namespace.
+
+    TF does not check this either (its ApiDef merge copies the list, `op_gen_lib.cc`
+    MergeApiDefs; its generator lists every endpoint in `tf_export`, `python_op_gen_internal.cc`
+    GenPythonOp::AddExport, so the name is exported once, or is both the canonical and a deprecated
+    name); endpoints in different namespaces (`math.acos`, `acos`) are TF's two names of one
+    function, and one name here (`opgen.python_api.signature.python_aliases`)."""
+    api = update.api
+    endpoint, other = api.endpoint[index], api.endpoint[first]
+    first_loc, loc = update.loc("endpoint", first), update.loc("endpoint", index)
+    head = "is listed twice" if other.name == endpoint.name else f"gives the same Python name as {other.name!r}"
+    if first == 0 and first_loc == loc:  # an OpGenOverride `alias` beside no `rename_to`: the op's name stays
+        head, where, effect = "names the function already", "", "this alias would bind nothing"
+        hint = "remove it, or write the alias's own name"
+    elif first == 0:
+        where = f": the one at {first_loc} names the function"
+        effect = "this one's `deprecated: true` would have no effect (the function itself cannot be deprecated)" \
+            if endpoint.deprecated else "this one would bind no alias"
+        hint = ('remove it; to deprecate an old name, list that name instead: endpoint { name: "old_name" '
+                'deprecated: true }' if endpoint.deprecated else "remove it, or write the alias's own name")
+    else:
+        where, effect = f": the one at {first_loc} binds that alias already", "this one would bind nothing"
+        hint = "keep one of the two" + (" (the first one's `deprecated` is kept)" if endpoint.deprecated !=
+                                         other.deprecated else "")
+    message = f"API name {endpoint.name!r} {head}{where}, so {effect}"
+    return OpgenError(f"{api.graph_op_name}: {message}", loc, hint)
 
 
 def _arg_order_hint(order: Sequence[str], api: ApiDef) -> str:

@@ -45,7 +45,7 @@ REQUIRED_CASES = {
     "error_two_renames_collide", "error_visible_rename_to_keyword", "error_several_files", "error_all_at_once",
     "error_rename_collides_later_param", "error_parse_recovers", "error_parse_unbalanced", "error_parse_unclosed",
     "error_parse_unclosed_mid_file", "error_parse_apidef_unclosed", "error_replaced_by_later_layer",
-    "error_skipped_by_later_layer",
+    "error_skipped_by_later_layer", "error_apidef_duplicate_endpoint", "error_alias_repeats_name",
 }
 
 

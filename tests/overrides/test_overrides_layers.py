@@ -1,10 +1,11 @@
-"""Fields a later override replaces (trial37 #3).
+"""Fields a later override replaces (trial37 #3) and endpoints repeating a name (trial37 #7).
 
 Layers merge part by part (`opgen.overrides.merge.MergeState.holders`): a field whose every
 part a later layer, or a later entry merged with `merge_overrides`, sets again has no effect and
 is an error at its own line naming the replacing one; a field whose value is kept (an
 OpGenOverride `alias` keeps the function's name, `hide` prefixes it) stays in effect. The
-golden cases `error_replaced_by_later_layer` and `error_skipped_by_later_layer` hold the messages.
+golden cases `error_replaced_by_later_layer`, `error_skipped_by_later_layer`,
+`error_apidef_duplicate_endpoint` and `error_alias_repeats_name` hold the messages.
 """
 
 from __future__ import annotations
@@ -118,3 +119,22 @@ def test_a_field_that_changes_nothing_is_not_named_as_a_change(tmp_path):
                                  '  in_arg { name: "y" rename_to: "other" }\n}\n'})
     model = load_overrides(tmp_path, OPS)
     assert [str(loc).removeprefix(f"{tmp_path}/") for loc in model.provenance["Add"]] == ["a.pbtxt:5:3"]
+
+
+@pytest.mark.parametrize(("endpoints", "expected"), [
+    ('endpoint { name: "math.add" } endpoint { name: "add" deprecated: true }', ""),  # TF's: two namespaces
+    ('endpoint { name: "plus" } endpoint { name: "plus" deprecated: true }',
+     ("a.pbtxt:1:53: error: Add: API name 'plus' is listed twice: the one at a.pbtxt:1:27 names the function, so "
+     "this one's `deprecated: true` would have no effect (the function itself cannot be deprecated)")),
+    ('endpoint { name: "Plus" } endpoint { name: "plus" }',
+     ("a.pbtxt:1:53: error: Add: API name 'plus' gives the same Python name as 'Plus': the one at a.pbtxt:1:27 "
+     "names the function, so this one would bind no alias")),
+    ('endpoint { name: "add" } endpoint { name: "math.sum" } endpoint { name: "math.sum" deprecated: true }',
+     ("a.pbtxt:1:82: error: Add: API name 'math.sum' is listed twice: the one at a.pbtxt:1:52 binds that alias "
+     "already, so this one would bind nothing")),
+])
+def test_an_endpoint_repeating_a_name_of_its_namespace(tmp_path, monkeypatch, endpoints, expected):
+    """trial37 #7: the same name twice (a copy-paste slip) is reported at the second; TF's
+    `math.add` beside `add` are two names in TF and one here, as documented."""
+    _write(tmp_path, {"a.pbtxt": f'op {{ graph_op_name: "Add" {endpoints} }}'})
+    assert _errors(tmp_path, monkeypatch) == ([expected] if expected else [])
