@@ -306,7 +306,8 @@ def _would(rel: str, changes: Changes, out: Path) -> str:
 
 def _report_stale(settings: Settings, opts: BuildOptions, changes: Changes) -> int:
     """`--check` (black's manners: one line per stale file, then a summary; exit 1 when
-    stale) and `--diff` (a unified diff, paths relative to the project root)."""
+    stale, or when the build would keep a stale file changed by hand: see `_report_kept`) and
+    `--diff` (a unified diff, paths relative to the project root)."""
     stale = sorted([*changes.write, *changes.delete])
     total = len(changes.write) + len(changes.delete) + changes.unchanged
     if settings.diff:
@@ -315,14 +316,17 @@ def _report_stale(settings: Settings, opts: BuildOptions, changes: Changes) -> i
     else:
         for rel in stale:
             print(f"{_would(rel, changes, opts.out)} {printable_path(root_relative(opts.out / rel, opts.root))}")
+    _report_kept(opts.out, changes, reviewing=True)
     shown = printable_path(root_relative(opts.out, opts.root))
-    if not stale:
+    if not stale and not changes.kept:
         _summary(settings, f"opgen build: {shown} is up to date ({total} files)")
         return 0
-    _summary(
-        settings,
-        f"opgen build: {_count(len(stale), 'file')} of {total} in {shown} would change; run `{opgen_command('build')}`",
-    )
+    if stale:
+        _summary(settings, f"opgen build: {_count(len(stale), 'file')} of {total} in {shown} would change; "
+                           f"run `{opgen_command('build')}`")
+    else:
+        _summary(settings, f"opgen build: {shown} is up to date but for {_count(len(changes.kept), 'stale file')} "
+                           f"changed by hand, which `{opgen_command('build')}` would keep (above)")
     return 1 if settings.check else 0
 
 
@@ -330,13 +334,21 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _report_kept(out: Path, changes: Changes) -> None:
+def _report_kept(out: Path, changes: Changes, reviewing: bool = False) -> None:
+    """What the build does with the stale files changed by hand (`Changes.kept`: kept, and the
+    user's from then on) and with an edited .gitignore; `reviewing` (--check, --diff, --dry-run):
+    what it would do with the files (the .gitignore is left to the build, which says it once)."""
+    # said by every review, and by the build that finds the edit, then never again: the
+    # manifest (and the source map) no longer list the file
     for rel in changes.kept:
-        report(
-            f"opgen: keeping {_printed(out / rel)}: opgen wrote it but it was changed since; "
-            "delete it by hand if it is no longer needed"
-        )
-    # said by the build that finds the edit, then never again: the manifest no longer lists it
+        if reviewing:
+            report(f"opgen: would keep {_printed(out / rel)}: opgen generated it, but its header is gone (changed by "
+                   "hand); delete it if it is no longer needed, or run `opgen build` to keep it as yours")
+        else:
+            report(f"opgen: keeping {_printed(out / rel)}: opgen generated it, but its header is gone (changed by "
+                   "hand), so it is yours from now on; delete it if it is no longer needed")
+    if reviewing:
+        return
     for rel in changes.disowned:
         report(
             OpgenError(
@@ -536,7 +548,8 @@ def _fail_on_warnings(settings: Settings, reported: ReportedWarnings, reviewing:
     (sources, overrides, pyproject.toml, templates, formatter), stop it before it compares or
     writes anything, as an error in a source would (a CI job's `opgen build --check` fails on
     them too). What the write itself says later (a file of the tree edited by hand, kept) is
-    about the output, said once, and never fails it."""
+    about the output, said once, and never fails it as a warning would (`--check` fails on a kept
+    file as on a stale one)."""
     if not settings.warnings_as_errors or not reported.warnings:
         return
     config = settings.config
@@ -650,7 +663,7 @@ def _run(settings: Settings, reported: ReportedWarnings) -> int:
             return _report_stale(settings, opts, changes)
         for rel in [*changes.write, *changes.delete]:
             print(f"{_would(rel, changes, opts.out)} {_printed(opts.out / rel)}")
-        _report_kept(opts.out, changes)
+        _report_kept(opts.out, changes, reviewing=True)
         return 0
     with build_lock(opts.out):  # compared under the lock: no other build commits in between
         changes = _compared(opts.out, outputs, result, phases)

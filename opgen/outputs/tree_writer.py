@@ -1,16 +1,17 @@
 """All-or-nothing, contained writing of `opgen build`'s output tree: ownership, staging,
 journal, lock, recovery. Every path this module touches is checked to lie inside `--out`.
 
-* Ownership: `<out>/.opgen-manifest.json` records each file opgen wrote with its sha256.
-  Only such files, still unmodified, are ever deleted as stale; a listed file changed by
-  hand is kept and reported, but for `<out>/.gitignore`, which becomes the user's
-  (`gitignore_output`): it leaves the manifest and is reported once. A tree without a
-  manifest (a fresh clone of a committed output: the manifest is git-ignored) owns the
-  modules its source map lists that still carry opgen's header; a listed module without
-  it is kept and reported when stale.
-  Either way, a module directly in `--out` that nothing lists (added by `git apply` of a
-  `--diff`, or by a pull) is opgen's when its name is a module name and it opens with the
-  exact header docstring opgen gives that module; such a module is deleted when stale.
+* Ownership: what the tree itself says comes first, as the manifest is git-ignored (a fresh
+  clone has none, and a `git checkout` changes committed files behind its back): the modules
+  its source map lists that carry opgen's header, and a module directly in `--out` that
+  nothing lists (added by `git apply` of a `--diff`, or by a pull) whose name is a module
+  name and that opens with the exact header docstring opgen gives that module, are opgen's
+  and deleted when stale, whatever the manifest says, so a fresh clone of the same commit
+  decides alike. `<out>/.opgen-manifest.json` records each file opgen wrote with its sha256:
+  such a file still holding those bytes is opgen's too. A stale file opgen wrote that is
+  neither (its header gone: rewritten by hand) is kept, reported once and the user's from
+  then on: it leaves the manifest, as `<out>/.gitignore` edited by hand does
+  (`gitignore_output`).
 * An existing file is only overwritten when opgen owns its path: the manifest or the
   source map lists it, or it carries the mark of an opgen output (a module's header, the
   source map's or API snapshot's generator line). Anything else where an output goes (a
@@ -75,7 +76,7 @@ class Changes:
     write: dict[str, bytes]  # new or changed
     delete: list[str]  # generated files that should no longer exist
     unchanged: int
-    kept: tuple[str, ...] = ()  # stale files opgen wrote but someone changed since: not deleted
+    kept: tuple[str, ...] = ()  # stale files opgen wrote that lost its header since: the user's, not deleted
     manifest: dict[str, str] | None = None  # the manifest after this build (None: leave it)
     digests: dict[str, str] = field(default_factory=dict)  # sha256 of each file planned (written or not)
     disowned: tuple[str, ...] = ()  # opgen's .gitignore, edited by hand: the user's from this build on
@@ -209,17 +210,17 @@ def gitignore_output(out: Path) -> dict[str, bytes]:
     return {}
 
 
-def _listed_modules(out: Path, source_map: str) -> list[str]:
+def _listed_modules(out: Path, source_map: str) -> frozenset[str]:
     """The module files the tree's source map lists: plain names inside `out`, and the files of
     a split module's package (`gen_x/_part1.py`, `gen_x/__init__.py`: `module_groups.module_files`)."""
     try:
         data = _read_json(out / source_map)
     except (OSError, ValueError):
-        return []
+        return frozenset()
     modules = data.get("modules") if isinstance(data, dict) else None
-    return [rel for rel in (modules if isinstance(modules, dict) else ())
-            if isinstance(rel, str) and rel.endswith(".py") and not rel.startswith(".")
-            and ("/" not in rel or _is_package_file(rel))]
+    return frozenset(rel for rel in (modules if isinstance(modules, dict) else ())
+                     if isinstance(rel, str) and rel.endswith(".py") and not rel.startswith(".")
+                     and ("/" not in rel or _is_package_file(rel)))
 
 
 def _is_package_file(rel: str) -> bool:
@@ -239,6 +240,24 @@ def _head(path: Path, size: int = _HEAD_BYTES) -> str:
 _MODULE_HEAD_BYTES = 64 << 10  # a module's header lists its sources: room for thousands of them
 
 
+def _opens_with_its_header(out: Path, rel: str) -> bool:
+    """`rel` (a regular file) is a module file (`gen_x.py`, or `gen_x/_part1.py`, `gen_x/__init__.py`
+    of a split module) that opens with exactly the header docstring opgen gives that module (`gen_x`)."""
+    module = rel.partition("/")[0] if "/" in rel else rel[:-3]
+    return (rel.endswith(".py") and module_name_problem(module) is None and ("/" not in rel or _is_package_file(rel))
+            and opens_with_module_header(_head(out / rel, _MODULE_HEAD_BYTES), module))
+
+
+def _opgens_by_the_tree(out: Path, rel: str, head: str, listed: Collection[str]) -> bool:
+    """Whether the tree alone (no manifest, as in a fresh clone) makes `rel` opgen's, `head`
+    being its first bytes: the source map lists it and it carries opgen's header, or it is a
+    module directly in `out` opening with exactly the header opgen gives it (`_orphan_modules`).
+    A `git checkout` or pull changes such a file without anyone editing it."""
+    if rel in listed:
+        return (_GENERATED_MARK in head and "Do not edit." in head) or _opens_with_its_header(out, rel)
+    return "/" not in rel and _opens_with_its_header(out, rel)
+
+
 def _orphan_modules(out: Path, known: set[str]) -> list[str]:
     """Modules directly in `out` that neither the manifest, the source map nor this build
     names (`known`), but that are opgen's by their name and first lines: a module name
@@ -248,27 +267,28 @@ def _orphan_modules(out: Path, known: set[str]) -> list[str]:
         entries = list(os.scandir(out))
     except OSError:
         return []
-    return sorted(e.name for e in entries if e.name not in known and e.name.endswith(".py")
-                  and module_name_problem(e.name[:-3]) is None and e.is_file(follow_symlinks=False)
-                  and opens_with_module_header(_head(out / e.name, _MODULE_HEAD_BYTES), e.name[:-3]))
+    return sorted(e.name for e in entries if e.name not in known and e.is_file(follow_symlinks=False)
+                  and _opens_with_its_header(out, e.name))
 
 
-def _legacy_owned(out: Path, listed: list[str], source_map: str, proven: dict[str, str]) -> dict[str, str]:
-    """A tree without a manifest: the `listed` modules that carry opgen's header. `proven`: the
-    digest of each file whose bytes this build has just compared equal to its own (read and
-    hashed once: only its header is read again)."""
+def _legacy_owned(out: Path, listed: Collection[str], source_map: str, proven: dict[str, str]) -> dict[str, str]:
+    """A tree without a manifest: the `listed` modules that carry opgen's header
+    (`_opgens_by_the_tree`). `proven`: the digest of each file whose bytes this build has just
+    compared equal to its own (read and hashed once: only its header is read again)."""
     owned: dict[str, str] = {}
     for rel in listed:
         path = out / rel
         if rel in proven:
             data, head = None, _head(path)
+        elif not _is_regular(path):  # (a symlink or FIFO is never opgen's, nor read)
+            continue
         else:
             try:
-                data = path.read_bytes() if _is_regular(path) else b""
+                data = path.read_bytes()
             except OSError:
                 continue
             head = data[:_HEAD_BYTES].decode("utf-8", "replace")
-        if _GENERATED_MARK in head and "Do not edit." in head:
+        if _opgens_by_the_tree(out, rel, head, listed):
             owned[rel] = proven[rel] if data is None else _digest(data)
     if owned and _is_regular(out / source_map):
         owned[source_map] = proven.get(source_map) or _digest((out / source_map).read_bytes())
@@ -348,15 +368,21 @@ def plan(out: Path, files: dict[str, bytes], source_map: str, known: Mapping[str
             continue
         if not _is_regular(path):
             continue
-        if _digest(path.read_bytes()) == digest:
+        data = path.read_bytes()
+        # Changed since opgen wrote it, a file the tree itself says is opgen's is deleted as a
+        # fresh clone deletes it (the manifest is git-ignored: a `git checkout` changes a
+        # committed module behind its back, trial37 #1); an edit below its "Do not edit." header
+        # goes with it, as one in a module the build rewrites does.
+        if _digest(data) == digest or _opgens_by_the_tree(out, rel, data[:_HEAD_BYTES].decode("utf-8", "replace"),
+                                                          listed()):
             delete.append(rel)
-        else:  # kept, and reported by every build; an edited .gitignore is reported once, then the user's
+        else:  # the user's from this build on (reported once, then left alone), as an edited .gitignore
             (disowned if rel == GITIGNORE else kept).append(rel)
     delete += _orphan_modules(out, {*files, *owned, *kept})
-    # A kept file stays in the manifest with the digest opgen wrote: the next build keeps and
-    # reports it again, never taking it for an unlisted module of opgen's (`_orphan_modules`).
-    new_manifest = {**digests, **{rel: owned[rel] for rel in kept if rel in owned}}
-    manifest = None if recorded == new_manifest else new_manifest
+    # A kept file leaves the manifest, as it leaves the source map this build writes: no later
+    # build reports it or takes it for opgen's (lacking opgen's header, it is no module
+    # `_orphan_modules` takes; trial13 #2).
+    manifest = None if recorded == digests else digests
     return Changes(write, delete, len(proven), tuple(sorted(kept)), manifest, digests,
                    disowned=tuple(disowned))
 

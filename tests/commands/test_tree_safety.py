@@ -296,21 +296,62 @@ def test_a_build_compares_the_tree_once_and_under_the_lock_when_it_writes(tmp_pa
         assert _build(root, monkeypatch, capsys)[0] == 0 and held == [True]
 
 
-def test_stale_file_changed_by_hand_is_kept_and_reported(tmp_path, monkeypatch, capsys):
+def test_a_stale_module_edited_below_its_header_is_deleted_as_in_a_fresh_clone(tmp_path, monkeypatch, capsys):
+    """A note added below a module's "Do not edit." header does not make the module the user's: a
+    fresh clone (no manifest) deletes it when stale, so a build with the manifest does too, as a
+    build rewriting a module it still generates replaces such an edit."""
     root = _project(tmp_path)
     out = root / "gen"
     (root / "specs" / "extra.cc").write_text('REGISTER_OP("Extra").Output("y: float");\n')
     assert _build(root, monkeypatch, capsys)[0] == 0
     (out / "gen_extra.py").write_text((out / "gen_extra.py").read_text() + "# my note\n")
     (root / "specs" / "extra.cc").unlink()
+    assert main(["build", "--check"]) == 1
+    said = capsys.readouterr()
+    assert "would delete gen/gen_extra.py" in said.out.splitlines() and "keep" not in said.err, said
     status, err = _build(root, monkeypatch, capsys)
-    assert status == 0 and "keeping gen/gen_extra.py" in err, err
-    assert (out / "gen_extra.py").exists()
-    # trial13 #2: the next builds keep it too (it was deleted as an unlisted module of opgen's)
-    for _ in range(2):
-        status, err = _build(root, monkeypatch, capsys)
-        assert status == 0 and "keeping gen/gen_extra.py" in err, err
-        assert (out / "gen_extra.py").read_text().endswith("# my note\n")
+    assert status == 0 and "1 deleted" in err and "keep" not in err, err
+    assert not (out / "gen_extra.py").exists() and _build(root, monkeypatch, capsys, "--check")[0] == 0
+
+
+def test_a_stale_module_whose_header_is_gone_is_kept_said_once_and_the_users(tmp_path, monkeypatch, capsys):
+    """A stale module opgen wrote whose header was replaced by hand is kept: `--check` says so
+    and fails (trial37 #1: it said "up to date"), the build says so once and drops it from the
+    manifest, and every later build and check leaves it alone and silent (trial13 #2: a later
+    build deleted it)."""
+    root = _project(tmp_path)
+    out = root / "gen"
+    (root / "specs" / "extra.cc").write_text('REGISTER_OP("Extra").Output("y: float");\n')
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    mine = b'"""My own extra module."""\n' + (out / "gen_extra.py").read_bytes().partition(b'"""\n')[2]
+    (out / "gen_extra.py").write_bytes(mine)
+    (root / "specs" / "extra.cc").unlink()
+    for argv in (["--check"], ["--dry-run"], ["--diff"]):
+        assert main(["build", *argv]) == (1 if argv == ["--check"] else 0)
+        err = capsys.readouterr().err
+        assert "opgen: would keep gen/gen_extra.py: opgen generated it, but its header is gone" in err, err
+    status, err = _build(root, monkeypatch, capsys)
+    said = "opgen: keeping gen/gen_extra.py: opgen generated it, but its header is gone (changed by hand), so it is "
+    assert status == 0 and said + "yours from now on" in err, err
+    assert "gen_extra.py" not in _manifest_files(out)
+    for argv in ([], ["--check"], []):
+        status, err = _build(root, monkeypatch, capsys, *argv)
+        assert status == 0 and "keep" not in err and (out / "gen_extra.py").read_bytes() == mine, err
+    # a manifest that lists it still (a build of another checkout, before a `git checkout` brought
+    # this file back): --check fails on the kept file alone, and a build settles it
+    manifest = json.loads((out / tree_writer.MANIFEST).read_text())
+    manifest["files"]["gen_extra.py"] = hashlib.sha256(b"what opgen wrote").hexdigest()
+    (out / tree_writer.MANIFEST).write_text(json.dumps(manifest))
+    assert main(["build", "--check"]) == 1
+    said = capsys.readouterr()
+    assert said.out == "" and said.err.splitlines()[-1] == (
+        "opgen build: gen is up to date but for 1 stale file changed by hand, which `opgen build` would keep (above)")
+    assert "opgen: keeping gen/gen_extra.py" in _build(root, monkeypatch, capsys)[1]
+    assert _build(root, monkeypatch, capsys, "--check") == (0, "opgen build: gen is up to date (3 files)\n")
+    (root / "specs" / "extra.cc").write_text('REGISTER_OP("Extra").Output("y: float");\n')  # yours: not replaced
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 2 and "output gen_extra.py exists and opgen did not write it" in err, err
+    assert (out / "gen_extra.py").read_bytes() == mine
 
 
 def test_a_gitignore_edited_by_hand_becomes_the_users_and_is_never_rewritten(tmp_path, monkeypatch, capsys):
@@ -528,15 +569,40 @@ def test_fresh_clone_owns_only_what_the_source_map_lists_with_opgen_header(tmp_p
 
 def test_fresh_clone_keeps_a_listed_module_without_opgen_header(tmp_path, monkeypatch, capsys):
     """A module the source map lists but whose header is gone (rewritten by hand) is not
-    opgen's to delete: kept when stale, and reported."""
+    opgen's to delete: kept when stale, and reported (by `--check` too, which fails) until a
+    build leaves it out of the source map."""
     root = _clone(tmp_path, monkeypatch, capsys)
     hand = b"# my own bee module\n"
     (root / "gen" / "gen_b.py").write_bytes(hand)
     (root / "specs" / "b.cc").unlink()
+    status, err = _build(root, monkeypatch, capsys, "--check")
+    assert status == 1 and "opgen: would keep gen/gen_b.py" in err, err
     status, err = _build(root, monkeypatch, capsys)
     assert status == 0, err
     assert (root / "gen" / "gen_b.py").read_bytes() == hand
     assert "opgen: keeping gen/gen_b.py" in err
+    for argv in ([], ["--check"]):  # said once: the source map no longer lists it
+        status, err = _build(root, monkeypatch, capsys, *argv)
+        assert status == 0 and "keep" not in err and (root / "gen" / "gen_b.py").read_bytes() == hand, err
+
+
+def test_fresh_clone_owns_a_listed_module_whose_header_lists_many_sources(tmp_path, monkeypatch, capsys):
+    """A module of many sources, whose header's `Do not edit.` lies past the first 400 bytes,
+    is opgen's in a fresh clone by its exact header: deleted when stale, not kept."""
+    root = _project(tmp_path)
+    with open(root / "pyproject.toml", "a") as f:
+        f.write('[tool.opgen.modules]\n"Many*" = "gen_many"\n')
+    names = [f"specs/a_rather_long_source_file_name_{i:02}.cc" for i in range(20)]
+    for i, name in enumerate(names):
+        (root / name).write_text(f'REGISTER_OP("Many{i}").Output("y: float");\n')
+    assert _build(root, monkeypatch, capsys)[0] == 0
+    assert "Do not edit." not in (root / "gen" / "gen_many.py").read_bytes()[:400].decode()
+    (root / "gen" / tree_writer.MANIFEST).unlink()
+    for name in names:
+        (root / name).unlink()
+    status, err = _build(root, monkeypatch, capsys)
+    assert status == 0 and "1 deleted" in err and "keep" not in err, err
+    assert not (root / "gen" / "gen_many.py").exists()
 
 
 @pytest.mark.parametrize("manifest", [False, True], ids=["fresh_clone", "with_manifest"])
@@ -573,6 +639,71 @@ def test_fresh_clone_with_custom_templates_rewrites_the_listed_modules(tmp_path,
     status, err = _build(root, monkeypatch, capsys, "--templates", str(templates))
     assert status == 0, err
     assert "More" in (root / "gen" / "gen_ops.py").read_text()
+
+
+# ---- a branch switch: the git-ignored manifest records a build of another commit ------------
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args], cwd=cwd, check=True,
+                   capture_output=True)
+
+
+def _checked(root: Path, monkeypatch, capsys) -> tuple[int, list[str]]:
+    monkeypatch.chdir(root)
+    status = main(["build", "--check"])
+    return status, capsys.readouterr().out.splitlines()
+
+
+def _committed_tree(out: Path) -> dict[str, bytes]:
+    """The output tree as git holds it: every file below `out` but opgen's git-ignored own."""
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file() and not p.name.startswith(".opgen-")}
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["module", "split_module"])
+def test_after_a_branch_switch_a_stale_module_goes_as_in_a_fresh_clone(tmp_path, monkeypatch, capsys, split):
+    """trial37 #1: a build on tag v1, then `git checkout` back to the branch: the manifest (git-ignored)
+    holds v1's hashes of the committed modules git changed since. A source renamed then leaves
+    its old module stale, and opgen's header and the committed source map make it opgen's:
+    `--check` says `would delete` it and fails, the build deletes it, `--check` then passes,
+    exactly as in a fresh clone of the same commit. (The module was kept as changed by hand:
+    the local `--check` passed, a fresh clone's failed, and a wheel built locally shipped it.)"""
+    root = _project(tmp_path)
+    out = root / "gen"
+    if split:  # a package of parts: gen_quirk/__init__.py, _part1.py, _part2.py
+        with open(root / "pyproject.toml", "a") as f:
+            f.write("max_ops_per_module = 1\n")
+    quirk = root / "specs" / "quirk.cc"
+    v1 = 'REGISTER_OP("QuirkA").Output("y: float");\nREGISTER_OP("QuirkB").Output("y: float");\n'
+    quirk.write_text(v1)
+    _git(root, "init", "-q")
+    for version, text in (("v1", v1), ("v2", v1.replace('.Output("y', '.Input("x: float").Output("y'))):
+        quirk.write_text(text)
+        assert _build(root, monkeypatch, capsys)[0] == 0
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", version)
+        _git(root, "tag", version)
+    _git(root, "checkout", "-q", "v1")
+    assert _build(root, monkeypatch, capsys)[0] == 0  # writes the manifest alone
+    _git(root, "checkout", "-q", "-")
+    old = sorted(rel for rel in _committed_tree(out) if rel.startswith("gen_quirk"))
+    assert old == (["gen_quirk/__init__.py", "gen_quirk/_part1.py", "gen_quirk/_part2.py"] if split
+                   else ["gen_quirk.py"])
+    changed = [rel for rel in old if hashlib.sha256((out / rel).read_bytes()).hexdigest() != _manifest_files(out)[rel]]
+    assert changed and all("/" in rel for rel in old if rel not in changed)  # (a split's __init__ is alike)
+    _git(root, "mv", "specs/quirk.cc", "specs/core.cc")
+    _git(root, "commit", "-qm", "rename")
+    _git(tmp_path, "clone", "-q", str(root), "fresh")
+    fresh = tmp_path / "fresh"
+    status, lines = _checked(root, monkeypatch, capsys)
+    assert status == 1 and {f"would delete gen/{rel}" for rel in old} <= set(lines), lines
+    assert _checked(fresh, monkeypatch, capsys) == (status, lines)
+    for tree in (root, fresh):
+        status, err = _build(tree, monkeypatch, capsys)
+        assert status == 0 and f"{len(old)} deleted" in err and "keep" not in err, err
+        assert _checked(tree, monkeypatch, capsys) == (0, [])
+    assert _committed_tree(out) == _committed_tree(fresh / "gen")
+    assert not any(rel.startswith("gen_quirk") for rel in _committed_tree(out))
 
 
 # ---- a module no build of this tree wrote (git apply of --diff, a pull) ------------------
