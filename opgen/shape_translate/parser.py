@@ -111,24 +111,35 @@ def _as_int32(e: Expr) -> Expr:
     return dataclasses.replace(_call("c.as_int32(", [e], "int"), narrow=True)
 
 
-def _int_keywords(p: _Parser) -> str:
+def _int_keywords(p: _Parser) -> tuple[str, str]:
     """`unsigned long long`, `long int`, `signed char`, ... at the cursor (consumed), as the one
-    name of `_INT_TYPES` or `_NARROW_UNSIGNED_TYPES` of its type (LP64 sizes)."""
+    name of `_INT_TYPES` or `_NARROW_UNSIGNED_TYPES` of its type (LP64 sizes), and the C++ type
+    itself (`long long`: a type other than `long`, of the same size)."""
     words = []
     while p.text() in _INT_KEYWORDS:
         words.append(p.next()[TEXT])
     size = [w for w in words if w not in ("unsigned", "signed", "int")]
+    exact = ("unsigned " if "unsigned" in words else "") + (" ".join(size) or "int")
     # (`short` and `char` stay names no local type has: their narrowing is not modelled)
     base = {(): "int", ("long",): "long", ("long", "long"): "long"}.get(tuple(size), " ".join(size))
     if "unsigned" not in words:
-        return base
-    return {"int": "unsigned", "long": "unsigned long"}.get(base, "unsigned " + base)
+        return base, exact
+    return {"int": "unsigned", "long": "unsigned long"}.get(base, "unsigned " + base), exact
 
 
 def _as_int64(e: Expr) -> Expr:
     """A 64-bit unsigned `e` whose value may have left int64's range, wrapped back into it
     (the value with the same low 64 bits: C++'s unsigned arithmetic is modulo 2**64)."""
     return dataclasses.replace(_call("c.as_int64(", [e], "int"), unsigned=True)
+
+
+def _owned(e: Expr) -> Expr:
+    """`e` as C++ copies it into a vector variable or a by-value parameter: a list of its own
+    (`list(v_a)`) unless it is one already (a call's result, a display); a name's list itself
+    would change with writes to the copy, and the copy with writes to the original."""
+    if not e.type.startswith("list_") or e.call is not None:
+        return e
+    return _call("list(", [e], e.type)
 
 
 def _list_display(items: Sequence[Expr], type_: str) -> Expr:
@@ -174,6 +185,11 @@ _SCALAR_TYPES = {**dict.fromkeys(_INT_TYPES, "int"), "bool": "bool", "ShapeHandl
                  "PartialTensorShape": "attrshape", "float": "float", "DataType": "dtype",
                  "DataTypeVector": "list_dtype"}
 _VECTOR_ITEMS = ("int", "bool", "str", "dim", "shape", "float", "dtype", "attrshape")
+# Names of one C++ type (TF's typedefs, tensorflow/core/platform/types.h: `int32` is `std::int32_t`,
+# which is `int`), by the spelling `_Parser.exact_type` gives their type. `long` and `int64_t` are
+# not listed: one type on Linux, two on macOS (where `int64_t` is `long long`).
+_SAME_TYPES = {"int32": "int", "int32_t": "int", "int64": "int64_t", "uint64": "uint64_t", "int16": "int16_t",
+               "int8": "int8_t"}
 # A statement whose translation black would split (opgen writes black's layout itself, and
 # splits only calls and conditional expressions)
 _TOO_LONG = f"a statement whose Python translation is longer than {LINE_LENGTH} columns"
@@ -290,6 +306,15 @@ class _Parser:
         self.int32_vars: set[str] = set()  # locals of such a type, for GetAttr's range check
         self.unsigned_type = False  # ... is a 64-bit unsigned int (or a vector of them)
         self.unsigned_vars: set[str] = set()  # locals of such a type
+        # The C++ type `try_type` read last, spelled one way for each type (`int32` and `int` are
+        # `int`; `long` and `long long` stay apart), None for `auto`; and whether it ended in the
+        # `&` of a const reference
+        self.exact_type: str | None = None
+        self.reference = False
+        self.exact_types: dict[str, str | None] = {}  # each local's C++ type, so spelled (None: unknown)
+        # The locals each statement writes, in order (a name and where), for a range-for over a
+        # vector its body changes
+        self.writes: list[tuple[str, Token]] = []
         # The static constants' locals (`static const int k = 2;`), by local name: their values, for
         # a later static constant's initializer (`static const int k2 = k + 1;`)
         self.static_values: dict[str, Expr] = {}
@@ -380,19 +405,30 @@ class _Parser:
                 return scope[name]
         return None
 
-    def declare(self, tok: Token, type_: str, unsigned: bool = False) -> str:
-        """A local `tok` of `type_` (`unsigned`: of a 64-bit unsigned type, or a vector of them)."""
+    def declare(self, tok: Token, type_: str, unsigned: bool = False, exact: str | None = None) -> str:
+        """A local `tok` of `type_` (`unsigned`: of a 64-bit unsigned type, or a vector of them;
+        `exact`: its C++ type, as `exact_type` spells it, when known)."""
+        name = self.new_name(tok)
+        py = "v_" + name
+        self.scopes[-1][name] = (py, type_)
+        self.static_values.pop(py, None)  # (a static constant of that name in a closed block)
+        self.exact_types[py] = exact
+        if unsigned:
+            self.unsigned_vars.add(py)
+        return py
+
+    def new_name(self, tok: Token) -> str:
+        """The name `tok` declares, refused when it is no identifier or redeclares one in sight."""
         name = tok[TEXT]
         if not _IDENT.match(name):
             raise self.fail(name, tok)
         if self.lookup(name) is not None or name == self.ctx or name in self.bound:
             raise self.fail(f"redeclared name {name}", tok)
-        py = "v_" + name
-        self.scopes[-1][name] = (py, type_)
-        self.static_values.pop(py, None)  # (a static constant of that name in a closed block)
-        if unsigned:
-            self.unsigned_vars.add(py)
-        return py
+        return name
+
+    def written(self, py: str, tok: Token) -> None:
+        """The local `py` is written at `tok` (assigned, an element of it, `push_back`, an out-argument)."""
+        self.writes.append((py, tok))
 
     def emit(self, line: str) -> None:
         indent = "    " * self.depth
@@ -471,9 +507,9 @@ class _Parser:
                 value = line.value
                 if line.target in self.reads:
                     head = f"{line.target} = "
-                else:  # the value for its calls' checks only: no narrowing of what nothing reads
+                else:  # the value for its calls' checks only: no narrowing or copy of what nothing reads
                     head = ""
-                    if value.call is not None and value.call[0] == "c.as_int32(":
+                    if value.call is not None and value.call[0] in ("c.as_int32(", "list("):
                         inner = value.call[1][0]
                         value = inner if isinstance(inner, Expr) else Expr(inner, "int")
                 out.extend(self.layout(line.depth, head, value, line.tok))
@@ -494,9 +530,10 @@ class _Parser:
             self.i = start
             return None
         if t[TEXT] in _INT_KEYWORDS[:4]:  # `unsigned int`, `long long`, ...
-            name = _int_keywords(self)
+            name, exact = _int_keywords(self)
         else:
             name, _ = self.qualified()
+            exact = _SAME_TYPES.get(name, name)
         after = self.peek()
         if name in _NARROW_UNSIGNED_TYPES and (not named or (after is not None and after[KIND] == "id")):
             raise self.fail(f"{name}, an unsigned type narrower than 64 bits", t,
@@ -519,13 +556,18 @@ class _Parser:
                 return None
             self.next()
             type_ = "list_" + inner
+            exact = f"vector<{self.exact_type}>"
+        reference = False
         if named and const and self.text() == "&" and type_ is not None:
-            self.next()  # a const reference reads like a copy: nothing writes through it
+            self.next()  # a const reference: `declaration` binds it (`reference`)
+            reference = True
         if type_ is None or (named and (self.peek() is None or self.peek()[KIND] != "id")):  # type: ignore[index]
             self.i = start
             return None
         while self.text() in ("const",):
             self.next()
+        self.exact_type = None if type_ in ("auto", "auto*") else exact
+        self.reference = reference
         return type_
 
     # statements
@@ -689,8 +731,13 @@ class _Parser:
                                              self.statement_tok))
 
     def sized_vector(self, item: str, tok: Token) -> Expr:
-        """`(n)` or `(n, value)` of `std::vector<T> v(n, value)` (after its `(`): n copies."""
-        count = self.convert(self.expression(), "int", tok)
+        """`(n)` or `(n, value)` of `std::vector<T> v(n, value)` (after its `(`): n copies; `(a)`
+        of a vector: a copy of it."""
+        first = self.expression()
+        if first.type == "list_" + item and self.text() == ")":
+            self.next()
+            return _owned(first)
+        count = self.convert(first, "int", tok)
         if self.text() == ",":
             self.next()
             value = self.convert(self.expression(), item, tok).code
@@ -714,24 +761,29 @@ class _Parser:
         constant, whose initializers must be constant expressions (`static_constant`)."""
         int32 = self.int32_type and type_ in ("int", "list_int")
         unsigned = self.unsigned_type and type_ in ("int", "list_int")
+        exact = self.exact_type
+        reference = self.reference  # (the first declarator's: `const int& a = x, b = y;` copies into b)
         while True:
             tok = self.next()
             if tok[KIND] != "id":
                 raise self.fail(tok=tok)
             if static is not None and self.text() not in ("=", "(", "{"):
                 raise self.fail(f"a static local without an initializer: {_STATIC_ONCE}", tok)
-            if self.text() == "(" and type_.startswith("list_"):
+            if self.text() == "(" and type_.startswith("list_") and not reference:
                 if static is not None:
                     raise self.fail(f"a static vector: {_STATIC_ONCE}", tok)
                 self.next()
-                py = self.declare(tok, type_, unsigned)
+                py = self.declare(tok, type_, unsigned, exact)
                 self.assign(py, self.sized_vector(type_[5:], tok))
                 if int32:
                     self.int32_vars.add(py)
+            elif reference and static is None and self.text() in ("=", "(", "{") and self.bind_reference(tok, exact):
+                pass  # another name of a local
             elif self.text() in ("=", "(", "{") and not (self.text() == "{" and self.text(1) == "}"):
                 opener = self.next()[TEXT]
                 constant = self.static_constant(self.i, self.initializer_end()) if static is not None else None
-                value = self.expression()
+                start = self.i
+                value = _owned(self.expression())  # (a vector's copy is a list of its own)
                 if opener != "=":
                     self.expect(")" if opener == "(" else "}")
                 actual = value.type
@@ -740,6 +792,7 @@ class _Parser:
                         raise self.fail("auto of a vector", tok)
                     var_type = actual
                     unsigned = value.unsigned and actual == "int"  # `auto n = v.size();`
+                    exact = self.exact_type_of(value, start, self.i - (opener != "="))
                 elif type_ == "auto*":
                     if actual != "tensor":  # the only pointer a translated expression gives
                         raise self.fail(f"auto* of {with_article(actual)}", tok)
@@ -749,7 +802,7 @@ class _Parser:
                     var_type = type_
                     if int32:
                         value = _as_int32(value)
-                py = self.declare(tok, var_type, unsigned)
+                py = self.declare(tok, var_type, unsigned, exact)
                 self.assign(py, value)
                 if int32:
                     self.int32_vars.add(py)
@@ -763,17 +816,65 @@ class _Parser:
                     self.next()
                 if type_ in ("auto", "auto*"):
                     raise self.fail(f"{type_} without initializer", tok)
-                py = self.declare(tok, type_, unsigned)
+                py = self.declare(tok, type_, unsigned, exact)
                 if int32:
                     self.int32_vars.add(py)
                 default = {"str": '""'}.get(type_, "[]" if type_.startswith("list_") else None)
                 if default is not None:
                     self.emit(f"{py} = {default}")
+            reference = False
             if self.text() == ",":
                 self.next()
                 continue
             self.expect(";")
             return
+
+    def bind_reference(self, tok: Token, exact: str | None) -> bool:
+        """The const reference `tok` of C++ type `exact` (None: `auto`), its initializer at the
+        cursor (`= x`, `(x)`, `{x}`): when it names a local (or a parameter), `tok` becomes another
+        name of it, reading what later writes to the local store (True; the initializer
+        consumed). A temporary (a call's result, arithmetic, a constant's value) is kept by the
+        reference as by a copy: False (the cursor unchanged). Refused when the local is of
+        another C++ type (or of one opgen does not know), to which C++ binds a converted copy
+        instead, and for an initializer that may name an element or one of several variables
+        (`v[i]`, `v.back()`, `?:`, `std::max`)."""
+        toks = self.toks
+        start = self.i + 1
+        end = self.initializer_end() if self.text() == "=" else self.closer(self.i)
+        after = end + (self.text() != "=")  # (past the `)` or `}`)
+        while end - start > 2 and toks[start][TEXT] == "(" and self.closer(start) == end - 1:
+            start, end = start + 1, end - 1
+        if end - start == 1 and toks[start][KIND] == "id":
+            found = self.lookup(toks[start][TEXT])
+            if found is None:  # a template parameter or a constant of the unit: never written
+                return False
+            if exact is not None and self.exact_types.get(found[0]) != exact:
+                raise self.fail(f"a const reference to {toks[start][TEXT]}, a local whose C++ type opgen does not "
+                                "know to be the reference's: C++ binds it to the local itself, or to a "
+                                "converted copy", tok, f"declare it `const auto& {tok[TEXT]}`, or a copy")
+            self.scopes[-1][self.new_name(tok)] = found
+            self.i = after
+            return True
+        depth = 0
+        for k in range(start, end):
+            text = toks[k][TEXT]
+            member = toks[k + 1][TEXT] if k + 1 < end else ""
+            if depth == 0 and (text in ("[", "?") or (text == "." and member in ("front", "back"))
+                               or (text in ("max", "min") and k > start and toks[k - 1][TEXT] == "::")):
+                raise self.fail(f"a const reference to `{_text(toks, start, end)}`, which may be an element or "
+                                "a local: the reference reads what later writes store there", tok,
+                                f"copy the value instead: drop the `&` of {tok[TEXT]}")
+            depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(text, 0)
+        return False
+
+    def closer(self, opener: int) -> int:
+        """The index of the bracket closing the one at tokens[opener]."""
+        depth = 0
+        for k in range(opener, self.end):
+            depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(self.toks[k][TEXT], 0)
+            if depth == 0:
+                return k
+        return self.end
 
     def convert(self, e: Expr, type_: str, tok: Token | None) -> Expr:
         """`e` as a value of C++ type `type_` (the implicit conversions shape functions use)."""
@@ -906,6 +1007,7 @@ class _Parser:
                     raise self.fail(f"&{v[TEXT]}", v)
                 if found[0] in self.unsigned_vars:  # TF's methods write an int64_t (or int32), not these
                     raise self.fail(f"&{v[TEXT]} of an unsigned type", v)
+                self.written(found[0], v)
                 outs.append((found[0], found[1], amp))
             elif outs:
                 raise self.fail(tok=self.peek())
@@ -949,14 +1051,19 @@ class _Parser:
             raise self.fail(name, first)
         self.i += 2
         args: list[Expr] = []
+        arg_types: list[str | None] = []  # their C++ types, for an overloaded function's
         out: tuple[str, str] | None = None  # a last `&out` argument: (its Python name, type)
         while self.text() == "," and out is None:
             self.next()
             if self.text() == "&":
                 self.next()
-                out = self.var(self.next(), read=False)
+                v = self.next()
+                out = self.var(v, read=False)
+                self.written(out[0], v)
             else:
+                start = self.i
                 args.append(self.expression())
+                arg_types.append(self.exact_type_of(args[-1], start))
         self.expect(")")
         from opgen.spec.shape_fn_names import known_shape_fns
 
@@ -976,12 +1083,56 @@ class _Parser:
             else:
                 self.assign(out[0], call)
             return
-        py, params = self.shared.helper(self, name, first)
+        py, params = self.shared.helper(self, name, first, arg_types)
         if out is not None or len(args) != len(params):
             raise self.fail(f"{name} with {len(args)} arguments after the context", first)
         values = [self.convert(a, param.type, first) for a, param in zip(args, params)]
         values = [_as_int32(v) if param.int32 else v for v, param in zip(values, params)]
+        # (a vector passed by value is the function's own copy: its writes stay in it)
+        values = [v if param.reference else _owned(v) for v, param in zip(values, params)]
         self.emit_call("", _call(f"{py}(", ["c", *values], "void"))
+
+    def exact_type_of(self, e: Expr, start: int, end: int | None = None) -> str | None:
+        """The C++ type (as `exact_type` spells it) of the expression `e`, read from tokens[start]
+        to `end` (the cursor), when opgen knows it exactly: a bool, a handle, a `DataType`, a
+        local's, a decimal literal's, a cast's, `Rank`'s, `Value`'s, `size()`'s; else None."""
+        toks = self.toks
+        end = self.i if end is None else end
+        while end - start > 2 and toks[start][TEXT] == "(" and self.closer(start) == end - 1:
+            start, end = start + 1, end - 1
+        first = toks[start]
+        if first[TEXT] == "DimensionOrConstant":  # (a dimension's type, not a DimensionHandle)
+            return None
+        fixed = {"bool": "bool", "shape": "ShapeHandle", "dim": "DimensionHandle", "dtype": "DataType",
+                 "attrshape": "PartialTensorShape", "double": "double"}
+        if e.type in fixed:
+            return fixed[e.type]
+        texts = [t[TEXT] for t in toks[start:end]]
+        if len(texts) == 1 and first[KIND] == "id":
+            found = self.lookup(first[TEXT])
+            return None if found is None else self.exact_types.get(found[0])
+        if len(texts) == 1 and first[KIND] == "num" and e.type == "int" and first[TEXT].isdigit() \
+                and (first[TEXT] == "0" or first[TEXT][0] != "0"):
+            return "int" if int(first[TEXT]) < 1 << 31 else "long"  # a decimal literal's type (LP64)
+        if len(texts) == 1 and first[KIND] == "num" and e.type == "float":
+            return "float"  # (`1.5f`)
+        if texts[:2] == ["static_cast", "<"] or texts[-1] in (")", "}"):  # `static_cast<T>(x)`, `T(x)`, `T{x}`
+            cast = _Parser(toks, start + 2 if texts[0] == "static_cast" else start, end, self.ctx, self.shared)
+            try:
+                type_ = cast.try_type(named=False)
+            except Untranslatable:
+                type_ = None
+            if texts[0] == "static_cast" and cast.text() == ">":
+                cast.next()
+            if type_ is not None and cast.text() in ("(", "{") and cast.closer(cast.i) == end - 1:
+                return cast.exact_type
+        calls = {"Rank": "int", "Value": "int64_t", "num_inputs": "int", "num_outputs": "int"}
+        if texts[:2] == [self.ctx, "->"] and len(texts) > 3 and texts[2] in calls and texts[3] == "(" \
+                and self.closer(start + 3) == end - 1:
+            return calls[texts[2]]
+        if len(texts) == 5 and texts[1:] == [".", "size", "(", ")"]:
+            return "size_t"
+        return None
 
     def if_statement(self, keyword: str) -> None:
         self.expect("if")
@@ -1005,7 +1156,7 @@ class _Parser:
         self.expect("(")
         self.scopes.append({})
         type_ = self.try_type()
-        unsigned = self.unsigned_type
+        unsigned, exact = self.unsigned_type, self.exact_type
         if type_ is not None and self.text(1) == ":":
             tok = self.next()
             self.next()
@@ -1013,9 +1164,21 @@ class _Parser:
             self.expect(")")
             if not seq.type.startswith("list_") or type_ not in ("auto", seq.type[5:]):
                 raise self.fail("a range-for over this", tok)
-            py = self.declare(tok, seq.type[5:], (unsigned and type_ == "int") or (type_ == "auto" and seq.unsigned))
+            if exact is None:  # `auto`: the vector's item type
+                item = self.exact_types.get(seq.code, None) or ""
+                exact = item[len("vector<") : -1] if item.startswith("vector<") else None
+            py = self.declare(tok, seq.type[5:], (unsigned and type_ == "int") or (type_ == "auto" and seq.unsigned),
+                              exact)
             self.emit(f"for {py} in list({seq.code}):")
+            first_write = len(self.writes)
             self.loop_body()
+            # C++ reads each item from the vector as the loop reaches it; the list iterated is the
+            # vector's value when the loop starts
+            changed = [(name, where) for name, where in self.writes[first_write:]
+                       if re.search(rf"\b{name}\b", seq.code)]
+            if changed:
+                raise self.fail(f"a change to {changed[0][1][TEXT]} inside a range-for over it", changed[0][1],
+                                "loop over its indices instead: for (size_t i = 0; i < v.size(); ++i)")
             self.scopes.pop()
             return
         if type_ is not None:
@@ -1172,11 +1335,13 @@ class _Parser:
         if t[TEXT] in ("++", "--"):
             v = self.next()
             py, type_ = self.var(v)
+            self.written(py, v)
             if type_ != "int":
                 raise self.fail(f"{t[TEXT]} of {with_article(type_)}", t)
             self.step(py, t[TEXT][0])
             return
         py, type_ = self.var(t, read=self.text() != "=")
+        self.written(py, t)
         int32 = py in self.int32_vars  # (an int32 or a vector of them)
         unsigned = py in self.unsigned_vars  # (a 64-bit unsigned int or a vector of them)
         if self.text() == "[" and type_.startswith("list_"):  # `v[i] = e`, `v[i] += e`
@@ -1193,7 +1358,7 @@ class _Parser:
             value = self.convert(self.expression(), type_, op)
             self.lines.extend(self.layout(self.depth, f"{py} = ", _as_int32(value) if int32 else value, op))
         elif op[TEXT] == "=":
-            value = self.convert(self.expression(), type_, op)
+            value = _owned(self.convert(self.expression(), type_, op))  # (a vector's copy is a list of its own)
             self.assign(py, _as_int32(value) if int32 else value)
         elif op[TEXT] in ("+=", "-=", "*=") and type_ == "int":
             value = self.convert(self.expression(), "int", op)
@@ -1776,6 +1941,8 @@ class _Param(NamedTuple):
     type: str
     int32: bool  # a 32-bit int (or a vector of them): an argument is narrowed to it
     unsigned: bool = False  # a 64-bit unsigned int (or a vector of them)
+    exact: str | None = None  # its C++ type, as `_Parser.exact_type` spells it
+    reference: bool = False  # a const reference (else a value: a vector argument is copied)
 
 
 def _params(tokens: Sequence[Token], i: int, constants: UnitConstants) -> tuple[str, list[_Param], int]:
@@ -1799,14 +1966,17 @@ def _params(tokens: Sequence[Token], i: int, constants: UnitConstants) -> tuple[
         p = _Parser(tokens, j + 1, len(tokens), name[TEXT], _Helpers(tokens, constants))
         const = p.text() == "const"
         type_ = p.try_type(named=False)
-        if p.text() == "&" and const:
+        reference = p.text() == "&" and const
+        if reference:
             p.next()
         param = p.next()
+        if type_ is not None and param[KIND] == "id" and p.text() == "=":
+            raise Untranslatable("a parameter with a default argument", p.peek())
         if type_ is None or type_.removeprefix("list_") not in _PARAM_TYPES or param[KIND] != "id" \
                 or not _IDENT.match(param[TEXT]) or p.text() not in (",", ")"):
             raise Untranslatable("a parameter of this type", tokens[j + 1])
         ints = type_ in ("int", "list_int")
-        params.append(_Param(param, type_, p.int32_type and ints, p.unsigned_type and ints))
+        params.append(_Param(param, type_, p.int32_type and ints, p.unsigned_type and ints, p.exact_type, reference))
         j = p.i
     return name[TEXT], params, j + 1
 
@@ -1837,7 +2007,7 @@ def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers,
     p = _Parser(tokens, i + 1, j + 1, ctx, helpers, depth, bound)
     p.constants = {}
     for param in params:
-        py = p.declare(param.tok, param.type, param.unsigned)
+        py = p.declare(param.tok, param.type, param.unsigned, param.exact)
         if param.int32:
             p.int32_vars.add(py)
     p.block_body()
@@ -1874,38 +2044,179 @@ class _Helpers:
     def __init__(self, tokens: Sequence[Token], constants: UnitConstants):
         self.tokens = tokens
         self.constants = constants
-        self.found: dict[str, tuple[str, tuple[_Param, ...]]] = {}
-        self.active: set[str] = set()
+        # By name and signature (`_Function.signature`): (Python name, parameters after the context)
+        self.found: dict[tuple[str, tuple[str, ...]], tuple[str, tuple[_Param, ...]]] = {}
+        self.active: set[tuple[str, tuple[str, ...]]] = set()
         self.lines: list[str] = []
         self.indices: list[tuple[str, int, Location]] = []  # Translation.indices
         self.attrs: list[tuple[str, Location]] = []  # Translation.attrs
 
-    def helper(self, caller: _Parser, name: str, tok: Token) -> tuple[str, tuple[_Param, ...]]:
-        """(Python name, parameters after the context) of the function `name`; a
-        qualified name (`util::RequireMatrix`) is found by its last name, as an unqualified
-        one is: the unit's `Status RequireMatrix(` whatever namespace holds it."""
+    def helper(self, caller: _Parser, name: str, tok: Token,
+               arg_types: Sequence[str | None]) -> tuple[str, tuple[_Param, ...]]:
+        """(Python name, parameters after the context) of the function `name` called with
+        arguments of the C++ types `arg_types` (after the context; None: not known exactly);
+        a qualified name (`util::RequireMatrix`) is found by its last name, as an unqualified
+        one is: the unit's `Status RequireMatrix(` whatever namespace holds it. Of an
+        overloaded name, the overload C++ calls (`_overload`), else a located refusal."""
         name = name.rsplit("::", 1)[-1].strip()
-        if name in self.found:
-            return self.found[name]
-        if name in self.active:
+        functions = _functions(self.tokens, name, self.constants) if _IDENT.match(name) else []
+        if not functions:
+            raise caller.fail(name, tok)
+        if len(functions) == 1 and functions[0].template:  # (its template arguments deduced: not modelled)
+            raise caller.fail(f"a call of the function template {name}", tok)
+        namespaces = sorted({f.namespace for f in functions})
+        if len(namespaces) > 1:  # (which of them C++'s name lookup finds from the call is not modelled)
+            listed = ", ".join("::".join(n) or "the global namespace" for n in namespaces)
+            raise caller.fail(f"{name}, a function of {len(namespaces)} namespaces ({listed}): opgen does not tell "
+                              "which one the call names", tok, "give the functions different names")
+        function = functions[0] if len(functions) == 1 else _overload(functions, arg_types)
+        if function is None:
+            listed = ", ".join(_written(self.tokens, f.at[-1], tok) for f in functions)
+            raise caller.fail(f"a call of {name}, which is overloaded ({listed}): opgen picks an overload only when "
+                              "one has exactly the arguments' C++ types", tok,
+                              "give the overloads different names, or pass arguments of the types of one "
+                              "(static_cast<int64_t>(...), a local of that type)")
+        key = (name, function.signature)
+        if key in self.found:
+            return self.found[key]
+        if key in self.active:
             raise caller.fail(f"a recursive call of {name}", tok)
         if len(self.active) >= _MAX_CALL_DEPTH:  # each level is a nested def in the translation and a deeper recursion
             raise caller.fail(f"project functions calling each other more than {_MAX_CALL_DEPTH} deep", tok)
-        definition = _definition(self.tokens, name, self.constants) if _IDENT.match(name) else None
-        if definition is None:
+        bodies = [i for i in function.at if _text_at(self.tokens, _after_parameters(self.tokens, i + 1)) == "{"]
+        if not bodies:
             raise caller.fail(name, tok)
-        ctx, params, body = definition
-        self.active.add(name)
+        if len(bodies) > 1:  # (one a class's member, say)
+            raise caller.fail(f"{name}, defined {len(bodies)} times: opgen does not tell which one the call names", tok)
+        ctx, params, body = _params(self.tokens, bodies[0] + 1, self.constants)
+        self.active.add(key)
         lines = _body(self.tokens, body, ctx, self, params, depth=2)
-        self.active.discard(name)
-        py = "f_" + name
+        self.active.discard(key)
+        py = "f_" + name if len(functions) == 1 else f"f_{name}_{functions.index(function) + 1}"
+        while any(py == taken for taken, _ in self.found.values()):  # (`f_F_2` of the overload F and of F_2)
+            py += "_"
         # typed for `mypy --strict` over generated modules: the context, and Any for values
         # (ints, shape and dimension handles, attr values: the runtime's own types)
         args = ["c: _api_types.InferenceContext", *(f"v_{param.tok[TEXT]}: Any" for param in params)]
         head = Bracketed(f"def {py}(", tuple(args), ") -> None:", is_def=True)
         self.lines += [*("    " + layout(head, "    ")).split("\n"), *lines, ""]
-        self.found[name] = (py, tuple(params))
-        return self.found[name]
+        self.found[key] = (py, tuple(params))
+        return self.found[key]
+
+
+def _text_at(tokens: Sequence[Token], i: int) -> str:
+    """The text of tokens[i], "" past the end."""
+    return tokens[i][TEXT] if i < len(tokens) else ""
+
+
+class _Function(NamedTuple):
+    """A function of the unit returning a Status: its declarations and its definition, which
+    share its parameters' types."""
+
+    namespace: tuple[str, ...]  # the namespace declaring it (`Namespaces.at`)
+    template: bool  # a function template (never translated from a call: `helper`)
+    signature: tuple[str, ...]  # its parameters' types (`_param_type`), the context's first
+    fewest: int  # the fewest arguments a call passes (the parameters before a default argument)
+    most: int | None  # the most (None: after a `...`, any number)
+    at: tuple[int, ...]  # the indices of its names in the tokens, in order
+
+
+def _functions(tokens: Sequence[Token], name: str, constants: UnitConstants) -> list[_Function]:
+    """The functions `Status name(...)` of the tokens, one per namespace and distinct signature
+    (C++'s overloads, a function template of that name, another namespace's functions), in the
+    order of their first declarations."""
+    found: dict[tuple[tuple[str, ...], bool, tuple[str, ...]], _Function] = {}
+    namespaces = constants.namespaces
+    for i in _status_functions(tokens).get(name, ()):
+        close = _after_parameters(tokens, i + 1) - 1
+        types: list[str] = []
+        fewest: int | None = None
+        most: int | None = 0
+        for a, b in _items(tokens, i + 2, close):
+            eq = next((k for k in range(a, b) if tokens[k][TEXT] == "="), b)
+            if eq < b and fewest is None:
+                fewest = len(types)
+            if tokens[a][TEXT] == "..." and b == a + 1:
+                most = None
+                continue
+            types.append(_param_type(tokens, a, eq, constants))
+        if types == ["void"]:
+            types = []
+        if most is not None:
+            most = len(types)
+        key = (namespaces.at(i), _template_head(tokens, i) is not None, tuple(types))
+        known = found.get(key)
+        if known is None:
+            found[key] = _Function(*key, len(types) if fewest is None else fewest, most, (i,))
+        else:  # (a default argument given by either declaration holds for the function)
+            found[key] = known._replace(fewest=min(known.fewest, len(types) if fewest is None else fewest),
+                                        at=(*known.at, i))
+    return list(found.values())
+
+
+def _param_type(tokens: Sequence[Token], start: int, end: int, constants: UnitConstants) -> str:
+    """The type of the parameter tokens[start:end] (its default argument left out), its name
+    and any top-level `const` dropped: `int64_t` for `const int64 n`, `const vector<int64_t>&`;
+    a type opgen does not read, as written (its namespaces dropped: `InferenceContext *`)."""
+    words = [t[TEXT] for t in tokens[start:end]]
+    p = _Parser(tokens, start, end, "", _Helpers(tokens, constants))
+    try:
+        known = p.try_type(named=False) is not None and p.exact_type is not None
+    except Untranslatable:  # (a narrow unsigned type)
+        known = False
+    if known:
+        suffix = p.next()[TEXT] if p.text() in ("&", "&&", "*") else ""
+        if p.i == end or (p.i == end - 1 and tokens[p.i][KIND] == "id"):
+            return ("const " if suffix and "const" in words else "") + f"{p.exact_type}{suffix}"
+    if len(words) > 1 and tokens[end - 1][KIND] == "id" and words[-1] not in (*_INT_KEYWORDS, "const") \
+            and words[-2] != "::":
+        words.pop()  # its name
+    if not {"&", "&&", "*"} & set(words):
+        words = [w for w in words if w != "const"]
+    kept: list[str] = []
+    for k, w in enumerate(words):
+        if (w == "::" and (not kept or words[k - 1] in _NAMESPACES)) \
+                or (w in _NAMESPACES and words[k + 1 : k + 2] == ["::"]):
+            continue
+        kept.append(_SAME_TYPES.get(w, w))
+    return " ".join(kept)
+
+
+_CONTEXT_PARAM = "InferenceContext *"
+
+
+def _overload(functions: Sequence[_Function], arg_types: Sequence[str | None]) -> _Function | None:
+    """The function of `functions` (a name's overloads) that C++ calls with the context and
+    arguments of the C++ types `arg_types` (None: not known exactly), when opgen can tell:
+    the only one taking that many arguments, or the only one whose parameters are exactly
+    the arguments' types (then each other differs from it in the type of an argument, which
+    needs a conversion there that this one does not: C++ [over.match.best]); else None."""
+    count = len(arg_types) + 1
+    viable = [f for f in functions if f.fewest <= count and (f.most is None or count <= f.most)]
+    if len(viable) == 1:
+        return None if viable[0].template else viable[0]
+    if any(t is None for t in arg_types):
+        return None
+    wanted = (_CONTEXT_PARAM, *arg_types)
+    exact = [f for f in viable if not f.template and len(f.signature) >= count
+             and all(_bound_type(param) == arg for param, arg in zip(f.signature, wanted))]
+    return exact[0] if len(exact) == 1 else None
+
+
+def _bound_type(param: str) -> str:
+    """The type of the arguments a parameter of type `param` takes without a conversion: a
+    const reference's (`const T&`: T), a value's."""
+    if param.startswith("const ") and param.endswith("&") and not param.endswith("&&"):
+        return param[len("const ") : -1]
+    return param
+
+
+def _written(tokens: Sequence[Token], i: int, near: Token) -> str:
+    """The declaration whose name is tokens[i] as written (`F(InferenceContext* c, bool b)`), and
+    where: its line (in `near`'s file), else its file and line."""
+    text = _text(tokens, i, _after_parameters(tokens, i + 1))
+    loc = tokens[i][SRC].location(tokens[i][POS])
+    return f"{text} at line {loc.line}" if tokens[i][SRC] is near[SRC] else f"{text} at {loc.path}:{loc.line}"
 
 
 _indexed: list[tuple[Sequence[Token], dict[str, list[int]]]] = []  # the last token list's index
@@ -1952,27 +2263,6 @@ def _uses_errors(tokens: Sequence[Token]) -> bool:
             break
     _using_scanned[:] = [(tokens, found)]
     return found
-
-
-def _definition(tokens: Sequence[Token], name: str,
-                constants: UnitConstants) -> tuple[str, list[_Param], int] | None:
-    """The definition `Status name(InferenceContext* c, ...) { ... }` in the tokens:
-    (context name, other parameters, index of its `{`); None when there is none. Parameters
-    opgen cannot take are refused where they stand (a declaration's unnamed ones are skipped)."""
-    refused = None
-    for i in _status_functions(tokens).get(name, ()):
-        if _template_head(tokens, i) is not None:  # (called without template arguments: not this one)
-            continue
-        try:
-            ctx, params, j = _params(tokens, i + 1, constants)
-        except Untranslatable as e:
-            refused = refused or e
-            continue
-        if tokens[j][TEXT] == "{":
-            return ctx, params, j
-    if refused is not None:
-        raise refused
-    return None
 
 
 def _located(e: Untranslatable) -> Translation:

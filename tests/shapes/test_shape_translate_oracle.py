@@ -55,13 +55,15 @@ ATTRS = {
     # size_t arithmetic wrapping below 0 and past 2**64 (2**32 * 2**32, 2**62 * 4 * 3, -1 cast)
     "StSizeTLocal": [{}, {"sizes": []}, {"sizes": [4]}, {"sizes": [2**32, 2**32]}, {"sizes": [-1]},
                      {"sizes": [2**62, 4, 3]}, {"sizes": [0, 5, 1]}, {"sizes": [10, 10, 2]}, {"sizes": [-1, -1]}],
+    "StVectorCopies": [{}, {"m": []}, {"m": [4]}, {"m": [2, 6]}],
+    "StOverloads": [{}, {"flag": False}],
 }
 SCALAR_TENSORS = [("ph", [], INT32), ("ph", U, INT32), ("ph", [2], INT32), ("const", 3), ("const", 0),
                   ("const", -2), ("const", [1, 2])]
 # input_tensor probes without negative sizes (TF's MakeDim only DCHECKs them)
 SIZE_TENSORS = [("ph", U, INT32), ("ph", [3], INT32), ("ph", [], INT32), ("const", [2, 3]), ("const", []),
                 ("const", [0, 5, 1]), ("const", 4)]
-UNTRANSLATED = {"StHandleData", "StUnsignedInt"}
+UNTRANSLATED = {"StHandleData", "StUnsignedInt", "StOverloadUnresolved"}
 
 
 @pytest.fixture(scope="module")
@@ -121,6 +123,11 @@ def test_build_warns_once_naming_the_untranslated_construct(sides):
         "(op StHandleData: unknown output shapes without TensorFlow)"),
         ("shape_ops.cc:1032:7: warning: shape function not translated: unsigned, an unsigned type narrower "
          "than 64 bits (op StUnsignedInt: unknown output shapes without TensorFlow)"),
+        ("shape_ops.cc:1260:26: warning: shape function not translated: a call of StExpectRank, which is overloaded "
+         "(StExpectRank(InferenceContext* c, int64_t rank) at line 1179, StExpectRank(InferenceContext* c, bool "
+         "scalar_ok) at line 1184, StExpectRank(InferenceContext* c, const std::string& what, int64_t rank) at line "
+         "1189): opgen picks an overload only when one has exactly the arguments' C++ types (op "
+         "StOverloadUnresolved: unknown output shapes without TensorFlow)"),
     ]
 
 

@@ -1114,4 +1114,152 @@ Status StRankAtLeast<0>(InferenceContext* c) {
   return OkStatus();
 }
 
+// Copies of a vector (trial38 #1: translated as Python aliasing, so writes to a copy changed the
+// original): copy-initialization, a const copy, assignment, a range-for's variable written, and
+// the original written after all of them.
+REGISTER_OP("StVectorCopies")
+    .Input("x: float")
+    .Output("a: float")
+    .Output("b: float")
+    .Output("c: float")
+    .Attr("m: list(int) = [3]")
+    .SetShapeFn([](InferenceContext* c) {
+      std::vector<int64_t> m;
+      TF_RETURN_IF_ERROR(c->GetAttr("m", &m));
+      std::vector<int64_t> copy = m;
+      const std::vector<int64_t> kept = m;
+      std::vector<int64_t> assigned;
+      assigned = m;
+      for (auto v : m) {
+        v = v + 1000;
+      }
+      if (!copy.empty()) copy[0] = 1;
+      assigned.push_back(5);
+      m.push_back(c->Rank(c->input(0)));
+      c->set_output(0, c->Vector(m[0]));
+      c->set_output(1, c->Vector(kept.size()));
+      c->set_output(2, c->Matrix(assigned.size(), copy.empty() ? -1 : copy[0]));
+      return OkStatus();
+    });
+
+// A vector of shapes copied, the copy changed (trial38 #1: the original changed with it).
+REGISTER_OP("StShapeVectorCopy")
+    .Input("xs: N * float")
+    .Output("ys: N * float")
+    .Output("first: float")
+    .Attr("N: int >= 1")
+    .SetShapeFn([](InferenceContext* c) {
+      std::vector<ShapeHandle> shapes;
+      TF_RETURN_IF_ERROR(c->input("xs", &shapes));
+      std::vector<ShapeHandle> outs = shapes;
+      outs[0] = c->Scalar();
+      for (size_t i = 1; i < outs.size(); ++i) outs[i] = shapes[0];
+      TF_RETURN_IF_ERROR(c->set_output("ys", outs));
+      c->set_output(c->num_outputs() - 1, shapes[0]);
+      return OkStatus();
+    });
+
+namespace {
+// A vector parameter by value is the function's own copy (trial38 #1: its writes changed the
+// caller's vector); one by const reference reads the caller's.
+Status StBumpFirst(InferenceContext* c, std::vector<DimensionHandle> dims, int64_t by) {
+  dims[0] = c->MakeDim(by);
+  dims.push_back(c->UnknownDim());
+  c->set_output(1, c->MakeShape(dims));
+  return OkStatus();
+}
+
+Status StSetFromDims(InferenceContext* c, const std::vector<DimensionHandle>& dims, int output) {
+  c->set_output(output, c->MakeShape(dims));
+  return OkStatus();
+}
+
+// Overloads (trial38 #3: a call took the first one whatever its arguments): C++ calls the one
+// taking that many arguments, or the one whose parameters are exactly the arguments' types.
+Status StExpectRank(InferenceContext* c, int64_t rank) {
+  ShapeHandle unused;
+  return c->WithRank(c->input(0), rank, &unused);
+}
+
+Status StExpectRank(InferenceContext* c, bool scalar_ok) {
+  ShapeHandle unused;
+  return c->WithRankAtMost(c->input(0), scalar_ok ? 0 : 1, &unused);
+}
+
+Status StExpectRank(InferenceContext* c, const std::string& what, int64_t rank) {
+  if (c->Rank(c->input(0)) > rank) return errors::InvalidArgument(what, " has a rank above ", rank);
+  return OkStatus();
+}
+}  // namespace
+
+REGISTER_OP("StVectorByValue")
+    .Input("x: float")
+    .Output("y: float")
+    .Output("z: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x;
+      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &x));
+      std::vector<DimensionHandle> dims;
+      dims.push_back(c->Dim(x, 0));
+      dims.push_back(c->Dim(x, 1));
+      TF_RETURN_IF_ERROR(StBumpFirst(c, dims, 99));
+      return StSetFromDims(c, dims, 0);
+    });
+
+// A const reference to a local reads what later writes store in the local (trial38 #2: it was
+// translated as a copy); one bound to a temporary keeps the value it was bound to.
+REGISTER_OP("StConstReferences")
+    .Input("x: float")
+    .Output("y: float")
+    .Output("z: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x = c->input(0);
+      const ShapeHandle& s = x;
+      int64_t n = 1;
+      const int64_t& r = n;
+      const auto& same = r;
+      std::vector<int64_t> v(2, 3);
+      const std::vector<int64_t>& w = v;
+      const int64_t& sum = n + 1;
+      if (c->RankKnown(x)) {
+        n = c->Rank(x);
+        x = c->Scalar();
+        v.push_back(n);
+      }
+      n += 2;
+      c->set_output(0, s);
+      c->set_output(1, c->MakeShape({r, same, sum, static_cast<int64_t>(w.size())}));
+      return OkStatus();
+    });
+
+REGISTER_OP("StOverloads")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("flag: bool = true")
+    .SetShapeFn([](InferenceContext* c) {
+      bool flag;
+      TF_RETURN_IF_ERROR(c->GetAttr("flag", &flag));
+      TF_RETURN_IF_ERROR(StExpectRank(c, "x", 3));
+      if (flag) {
+        TF_RETURN_IF_ERROR(StExpectRank(c, false));
+      } else {
+        const int64_t two = 2;
+        TF_RETURN_IF_ERROR(StExpectRank(c, two));
+      }
+      c->set_output(0, c->input(0));
+      return OkStatus();
+    });
+
+// An overload chosen by an argument whose C++ type opgen does not compute (`n + 1` is an
+// int64_t): refused, not guessed.
+REGISTER_OP("StOverloadUnresolved")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      int64_t n = 1;
+      TF_RETURN_IF_ERROR(StExpectRank(c, n + 1));
+      c->set_output(0, c->input(0));
+      return OkStatus();
+    });
+
 }  // namespace tensorflow
