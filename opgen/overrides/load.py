@@ -25,7 +25,8 @@ function of the library (the whole OpList is one namespace), bad attr defaults
 parameter, so no effect), ApiDef fields TF never merges (`deprecation_message`,
 `deprecation_version`), arg_order not a permutation, an endpoint repeating a name of its list
 (in its namespace), a field a later layer or merged entry replaces in whole (located at it,
-naming the replacing line), any field of an op a layer skips. All errors of all files are
+naming the replacing line), any field of an op a layer skips, a field setting a name it has
+already or a text to "" (changes nothing). All errors of all files are
 reported together, in file order, then a summary line (`3 errors in 2 files`, as for
 gathering); a faulty entry does not hide the other entries' errors.
 """
@@ -355,6 +356,11 @@ def _apidef_update(entry: ApiDef, node: Node) -> Update:
                 child.loc, (child.loc,), f"`endpoint {{ name: {json.dumps(child.first('name').value)} }}`")
         if child.name == "visibility":
             update.setters[("visibility", 0, "")] = Setter(child.loc, (child.loc,), f"`visibility: {child.value}`")
+        if child.name in _EMPTY_SKIPPED and child.value == "":
+            update.problems.append(_empty_field(entry.graph_op_name, child))
+        for empty in (c for c in child.children if child.name in _PART_KINDS and c.name in ("rename_to", "description")
+                      and c.value == ""):
+            update.problems.append(_empty_field(entry.graph_op_name, empty))
         for sub in ("rename_to", "default_value", "description") if child.name in _PART_KINDS else ():
             if child.all(sub):  # (an arg's fields merge one by one: each is located at itself)
                 update.setters[(child.name, occurrence, sub)] = Setter(
@@ -362,12 +368,26 @@ def _apidef_update(entry: ApiDef, node: Node) -> Update:
     return update
 
 
+# The ApiDef text fields TF's merge passes over when empty (`op_gen_lib.cc` MergeApiDefs sets
+# each only `if (!...empty())`), an arg's or attr's `rename_to` and `description` too.
+_EMPTY_SKIPPED = ("summary", "description", "description_prefix", "description_suffix", "deprecation_message")
+
+
+def _empty_field(op: str, node: Node) -> OpgenError:
+    """An override field written as "": the merge passes over it, so it has no effect."""
+    return OpgenError(f'{op}: `{node.name}: ""` changes nothing: an empty value is never merged (TF skips it too)',
+                      node.loc, hint="remove it")
+
+
 def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_defs: dict[str, ApiDef]) -> Update:
     """An OpGenOverride as an ApiDef update, keeping the location of each part (and the
     entry's own mistakes as the update's problems)."""
-    update = Update(ApiDef(graph_op_name=entry.name), node.loc, {("graph_op_name", 0): node.first("name").loc})
+    update = Update(ApiDef(graph_op_name=entry.name), node.loc, {("graph_op_name", 0): node.first("name").loc},
+                    python_names_only=True)
     api = update.api
     errors = update.problems
+    if node.all("rename_to") and not entry.rename_to:
+        errors.append(_empty_field(entry.name, node.first("rename_to")))
     if entry.skip:
         others = [f.name for f, _ in entry.ListFields() if f.name not in ("name", "skip")]
         if others:

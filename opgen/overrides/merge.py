@@ -54,6 +54,9 @@ class Update:
     # endpoint indices that keep the op's current endpoint there (OpGenOverride `alias` keeps the
     # function's name, `hide` prefixes it and keeps the aliases): the fields that set it stay in effect
     kept_endpoints: frozenset[int] = frozenset()
+    # an OpGenOverride's endpoints only name Python functions (`rename_to: "add"` over op Add's
+    # `Add` changes nothing); an ApiDef's are TF's tf_export names too (`endpoint { name: "add" }`)
+    python_names_only: bool = False
     problems: list[OpgenError] = field(default_factory=list)  # mistakes found reading the entry
     partial: bool = False  # a field of the entry did not parse (reported with the file)
 
@@ -261,11 +264,24 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
     new = update.api
     errors: list[OpgenError] = []
     op = api.graph_op_name
+    # a field setting a part to the value it has already -> that value, and where it comes from
+    unchanged: dict[Setter, str] = {}
+
+    def already(part: tuple[str, ...], setter: Setter, value: str) -> None:
+        holders = state.holders.get(part)
+        since = f"set so at {holders[-1].loc}" if holders else "as the op declares it"
+        unchanged[setter] = f"{value} already ({since})"
+
     if new.visibility != ApiDef.DEFAULT_VISIBILITY:
         api.visibility = new.visibility
         state.visibility_loc = update.loc("visibility")
         state.set_part(("visibility",), update.setter("visibility"))
-    if new.endpoint:
+    if new.endpoint and not update.kept_endpoints and _endpoint_names(new, update) == _endpoint_names(api, update):
+        names = ", ".join(name + (" (deprecated)" if deprecated else "") for name, deprecated in
+                          _endpoint_names(new, update))
+        already(("endpoint", "0"), update.setter("endpoint", 0),
+                f"the op's {'Python names are' if update.python_names_only else 'endpoints are'} {names}")
+    elif new.endpoint:
         del api.endpoint[:]
         api.endpoint.extend(new.endpoint)
         state.endpoint_loc = update.loc("endpoint")
@@ -279,7 +295,10 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
                 errors.append(_unknown(op_def, _KIND_WORDS[kind], arg.name, current, updates,
                                        update.loc(kind, index)))
                 continue
-            if arg.rename_to:
+            if arg.rename_to and arg.rename_to == target.rename_to:
+                already((kind, arg.name, "rename_to"), update.setter(kind, index, "rename_to"),
+                        f"{_KIND_WORDS[kind]} {arg.name!r} is named {arg.rename_to!r}")
+            elif arg.rename_to:
                 target.rename_to = arg.rename_to
                 state.rename_locs[(kind, arg.name)] = update.loc(kind, index)
                 state.set_part((kind, arg.name, "rename_to"), update.setter(kind, index, "rename_to"))
@@ -304,11 +323,14 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
         if target is None:
             errors.append(_unknown(op_def, "attr", attr.name, api.attr, new.attr, update.loc("attr", index)))
             continue
-        if attr.rename_to:
+        if attr.rename_to and attr.rename_to == target.rename_to:
+            already(("attr", attr.name, "rename_to"), update.setter("attr", index, "rename_to"),
+                    f"attr {attr.name!r} is named {attr.rename_to!r}")
+        elif attr.rename_to:
             target.rename_to = attr.rename_to
             state.rename_locs[("attr", attr.name)] = update.loc("attr", index)
             state.set_part(("attr", attr.name, "rename_to"), update.setter("attr", index, "rename_to"))
-        if attr.HasField("default_value"):
+        if attr.HasField("default_value"):  # (TF's own files restate the op's default: api_def_Squeeze.pbtxt)
             target.default_value.CopyFrom(attr.default_value)
             state.default_locs[attr.name] = update.default_locs.get(index, update.loc("attr", index))
             state.set_part(("attr", attr.name, "default_value"), update.setter("attr", index, "default_value"))
@@ -332,7 +354,17 @@ def merge_update(api: ApiDef, update: Update, op_def: op_def_pb2.OpDef, state: M
     wrote = next((f for f in ("description", "description_prefix", "description_suffix") if getattr(new, f)), None)
     if wrote is not None:
         state.doc_locs[("description", "")] = update.loc(wrote)
+    # (a field that also set another part, as `hide` sets the visibility and the name, has an effect)
+    errors.extend(OpgenError(f"{op}: {setter.what} changes nothing: {value}", setter.loc, hint="remove it")
+                  for setter, value in unchanged.items() if setter not in state.merged)
     return errors
+
+
+def _endpoint_names(api: ApiDef, update: Update) -> list[tuple[str, bool]]:
+    """What `api`'s endpoint list means for `update`'s format: the Python names (an
+    OpGenOverride), or the endpoints as written (an ApiDef: TF's tf_export names)."""
+    return [(endpoint_base_name(e.name) if update.python_names_only else e.name, e.deprecated)
+            for e in api.endpoint]
 
 
 # An ApiDef's arg or attr entry (`name`, `rename_to`).

@@ -114,11 +114,11 @@ def test_a_later_entry_of_one_layer_replaces_alike(tmp_path, monkeypatch):
 
 def test_a_field_that_changes_nothing_is_not_named_as_a_change(tmp_path):
     """`opgen oplist --api`'s "changed by" (`ApiModel.provenance`) lists the fields that changed
-    something: an `in_arg` naming its input only, an empty `description`, are left out."""
-    _write(tmp_path, {"a.pbtxt": 'op {\n  graph_op_name: "Add"\n  in_arg { name: "x" }\n  description: ""\n'
+    something: an `in_arg` naming its input only (TF's files write such blocks) is left out."""
+    _write(tmp_path, {"a.pbtxt": 'op {\n  graph_op_name: "Add"\n  in_arg { name: "x" }\n'
                                  '  in_arg { name: "y" rename_to: "other" }\n}\n'})
     model = load_overrides(tmp_path, OPS)
-    assert [str(loc).removeprefix(f"{tmp_path}/") for loc in model.provenance["Add"]] == ["a.pbtxt:5:3"]
+    assert [str(loc).removeprefix(f"{tmp_path}/") for loc in model.provenance["Add"]] == ["a.pbtxt:4:3"]
 
 
 @pytest.mark.parametrize(("endpoints", "expected"), [
@@ -138,3 +138,30 @@ def test_an_endpoint_repeating_a_name_of_its_namespace(tmp_path, monkeypatch, en
     `math.add` beside `add` are two names in TF and one here, as documented."""
     _write(tmp_path, {"a.pbtxt": f'op {{ graph_op_name: "Add" {endpoints} }}'})
     assert _errors(tmp_path, monkeypatch) == ([expected] if expected else [])
+
+
+def test_a_field_setting_the_value_already_there_is_an_error_at_it(tmp_path, monkeypatch):
+    """A rename to the name a part has already (the op's own, or one an earlier layer set) changes
+    nothing: an error at that field, the earlier field keeping its effect; golden cases
+    error_field_changes_nothing and error_apidef_field_changes_nothing hold the other forms."""
+    _write(tmp_path, {"a.pbtxt": 'op { name: "Add" rename_to: "Plus" input_rename { from: "y" to: "b" } }\n',
+                      "sub/b.pbtxt": 'op { name: "Add" rename_to: "plus" input_rename { from: "y" to: "b" } }\n'})
+    assert _errors(tmp_path, monkeypatch) == [
+        ("sub/b.pbtxt:1:18: error: Add: `rename_to: \"plus\"` changes nothing: the op's Python names are plus "
+         "already (set so at a.pbtxt:1:18)"),
+        ("sub/b.pbtxt:1:36: error: Add: `input_rename` of 'y' changes nothing: input 'y' is named 'b' already "
+         "(set so at a.pbtxt:1:36)")]
+
+
+def test_tf_forms_that_restate_nothing_new_stay_accepted(tmp_path):
+    """Forms TF's own api_def files use as structure are not no-op errors: an `in_arg` block
+    with its name only or with a description, an attr default equal to the op's (TF's
+    base_api/api_def_Squeeze.pbtxt), a namespaced endpoint naming the op's function."""
+    _write(tmp_path, {"a.pbtxt": 'op { graph_op_name: "Resize" in_arg { name: "images" } '
+                                 'in_arg { name: "size" description: "Height, width." } '
+                                 'attr { name: "dims" default_value { list { } } } }\n',
+                      "sub/b.pbtxt": 'op { graph_op_name: "Add" endpoint { name: "math.add" } }\n'})
+    model = load_overrides(tmp_path, OPS)
+    assert [str(loc).removeprefix(f"{tmp_path}/") for loc in model.provenance["Resize"]] == ["a.pbtxt:1:56",
+                                                                                              "a.pbtxt:1:110"]
+    assert model.api_defs["Add"].endpoint[0].name == "math.add"
