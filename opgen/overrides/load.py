@@ -26,7 +26,8 @@ parameter, so no effect), ApiDef fields TF never merges (`deprecation_message`,
 `deprecation_version`), arg_order not a permutation, an endpoint repeating a name of its list
 (in its namespace), a field a later layer or merged entry replaces in whole (located at it,
 naming the replacing line), any field of an op a layer skips, a field setting a name it has
-already or a text to "" (changes nothing). All errors of all files are
+already, a text to "", visibility to DEFAULT_VISIBILITY, `hide`/`skip` to false (changes
+nothing). All errors of all files are
 reported together, in file order, then a summary line (`3 errors in 2 files`, as for
 gathering); a faulty entry does not hide the other entries' errors.
 """
@@ -356,6 +357,10 @@ def _apidef_update(entry: ApiDef, node: Node) -> Update:
                 child.loc, (child.loc,), f"`endpoint {{ name: {json.dumps(child.first('name').value)} }}`")
         if child.name == "visibility":
             update.setters[("visibility", 0, "")] = Setter(child.loc, (child.loc,), f"`visibility: {child.value}`")
+        if child.name == "visibility" and child.value == "DEFAULT_VISIBILITY":  # (TF merges any other value)
+            update.problems.append(OpgenError(
+                f"{entry.graph_op_name}: `visibility: DEFAULT_VISIBILITY` changes nothing: it is never merged "
+                "(TF skips it too)", child.loc, hint="remove it"))
         if child.name in _EMPTY_SKIPPED and child.value == "":
             update.problems.append(_empty_field(entry.graph_op_name, child))
         for empty in (c for c in child.children if child.name in _PART_KINDS and c.name in ("rename_to", "description")
@@ -388,6 +393,10 @@ def _opgen_update(entry: op_gen_overrides_pb2.OpGenOverride, node: Node, api_def
     errors = update.problems
     if node.all("rename_to") and not entry.rename_to:
         errors.append(_empty_field(entry.name, node.first("rename_to")))
+    for flag in ("skip", "hide"):
+        if node.all(flag) and not getattr(entry, flag):
+            errors.append(OpgenError(f"{entry.name}: `{flag}: false` changes nothing: it is the default",
+                                     node.first(flag).loc, hint="remove it"))
     if entry.skip:
         others = [f.name for f, _ in entry.ListFields() if f.name not in ("name", "skip")]
         if others:
