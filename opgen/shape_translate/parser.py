@@ -319,6 +319,10 @@ class _Parser:
         # a later static constant's initializer (`static const int k2 = k + 1;`)
         self.static_values: dict[str, Expr] = {}
         self.breaks: list[str] = []  # what a `break` here leaves: "loop" or "switch" (innermost last)
+        # What a `continue` here runs before its `continue` (innermost loop last): the step of a
+        # `for (init; cond; step)`, a while loop in Python, as tokens [start, end); None: nothing
+        # (a range-for, Python's own for)
+        self.loop_steps: list[tuple[int, int] | None] = []
 
     # tokens
     def peek(self, k: int = 0) -> Token | None:
@@ -623,6 +627,8 @@ class _Parser:
             self.next()
             self.expect(";")
             self.emit("break")
+        elif text == "continue":
+            self.continue_statement(t)
         elif text == "TF_RETURN_IF_ERROR":
             self.next()
             self.expect("(")
@@ -1150,8 +1156,8 @@ class _Parser:
                 self.nested()
 
     def for_statement(self) -> None:
-        """`for (init; cond; step) body` as a while loop (exact whatever the body does;
-        `continue` would skip the step, so it is refused); `for (x : vector)` over a copy."""
+        """`for (init; cond; step) body` as a while loop (exact whatever the body does: its
+        `continue` runs the step first); `for (x : vector)` over a copy."""
         self.expect("for")
         self.expect("(")
         self.scopes.append({})
@@ -1171,7 +1177,7 @@ class _Parser:
                               exact)
             self.emit(f"for {py} in list({seq.code}):")
             first_write = len(self.writes)
-            self.loop_body()
+            self.loop_body(None)
             # C++ reads each item from the vector as the loop reaches it; the list iterated is the
             # vector's value when the loop starts
             changed = [(name, where) for name, where in self.writes[first_write:]
@@ -1199,25 +1205,45 @@ class _Parser:
         step_end = self.i
         self.next()
         self.emit_condition("while ", cond)
-        self.loop_body()
-        body_end = self.i
-        self.i = step_start
+        self.loop_body((step_start, step_end))
         self.depth += 1
-        saved_end = self.end
-        self.end = step_end
-        if step_start != step_end:  # `for (; cond;)`: no step
-            self.simple_update()
-        if self.i != step_end:
-            raise self.fail()
-        self.end = saved_end
+        self.for_step(step_start, step_end)
         self.depth -= 1
-        self.i = body_end
         self.scopes.pop()
 
-    def loop_body(self) -> None:
+    def for_step(self, start: int, end: int) -> None:
+        """The step of a `for (init; cond; step)`, tokens [start, end), translated at the current
+        depth (after the body, and before each `continue` of it); the cursor stays put."""
+        if start == end:  # `for (; cond;)`: no step
+            return
+        saved = self.i, self.end, self.statement_tok
+        self.i, self.end = start, end
+        self.statement_tok = self.peek()
+        self.simple_update()
+        if self.i != end:
+            raise self.fail()
+        self.i, self.end, self.statement_tok = saved
+
+    def loop_body(self, step: tuple[int, int] | None) -> None:
+        """A loop's body; `step`: what its `continue` runs first (`loop_steps`)."""
         self.breaks.append("loop")
+        self.loop_steps.append(step)
         self.nested()
+        self.loop_steps.pop()
         self.breaks.pop()
+
+    def continue_statement(self, t: Token) -> None:
+        """`continue;`: of a range-for, Python's; of a `for (init; cond; step)`, its step and then
+        Python's `continue`, which tests the condition again, as C++ does after the step. A switch
+        between it and its loop is an if/elif chain in Python, which `continue` leaves alike."""
+        if not self.loop_steps:
+            raise self.fail("continue outside a loop", t)
+        self.next()
+        self.expect(";")
+        step = self.loop_steps[-1]
+        if step is not None:
+            self.for_step(*step)
+        self.emit("continue")
 
     def switch_statement(self) -> None:
         """`switch (x) { case a: case b: ...; break; default: ... }` as an if/elif/else chain.
@@ -1297,7 +1323,7 @@ class _Parser:
                 self.expect("}")
                 self.scopes.pop()
             else:
-                ended = self.text() == "return"
+                ended = self.text() in ("return", "continue")  # (a `continue` leaves the switch too)
                 self.statement()
                 continue
             if ended and self.text() not in ("case", "default", "}"):
@@ -2001,9 +2027,6 @@ def _body(tokens: Sequence[Token], i: int, ctx: str, helpers: _Helpers,
             break
     else:
         raise Untranslatable("an unclosed body", tokens[i])
-    for t in tokens[i:j]:  # a for loop's `continue` would skip its step in the while loop it becomes
-        if t[TEXT] == "continue" and t[KIND] == "id":
-            raise Untranslatable("continue", t)
     p = _Parser(tokens, i + 1, j + 1, ctx, helpers, depth, bound)
     p.constants = {}
     for param in params:

@@ -172,7 +172,7 @@ _STATIC_ONCE = "C++ initializes it once, on the first call"
     ("auto* s = c->input(0); return OkStatus();", "auto* of a shape", 7),
     ("auto* t; return OkStatus();", "auto* without initializer", 7),
     ("c->WithRank(c->input(0), 2, &s); return OkStatus();", "an ignored status of c->WithRank", 4),
-    ("for (int i = 0; i < 2; ++i) { continue; } return OkStatus();", "continue", 31),
+    ("if (true) continue; return OkStatus();", "continue outside a loop", 11),
     ("float f = 0.1; return OkStatus();", "a double that float may round", 7),
     ("float f = 1; if (f < c->Rank(c->input(0))) return OkStatus(); return OkStatus();",
      "comparing a float with an int", 20),
@@ -1319,3 +1319,27 @@ def test_report_shapes_lists_the_copy_reference_and_overload_refusals(tmp_path, 
         f"Over\tlambda, not translated\t{where}:14:10: {over}",
         f"Ref\tlambda, not translated\t{where}:18:18: {ref}"]
     assert f"{where}:18:18: warning: shape function not translated: {ref} (op Ref: " in err
+
+
+@pytest.mark.parametrize(("cpp", "python"), [
+    # a for loop's `continue` runs its step first (the while loop would skip it), then tests again
+    (("int n = 0; for (int i = 0; i < 5; i += 2) { if (i == 2) continue; ++n; }"
+      " c->set_output(0, c->Vector(n)); return OkStatus();"),
+     ("v_n = 0\nv_i = 0\nwhile v_i < 5:\n    if v_i == 2:\n        v_i += 2\n        continue\n    v_n += 1\n"
+     "    v_i += 2\nc.set_output(0, c.vector(c.make_dim(v_n)))")),
+    # the innermost loop's step; none for a loop without one, nor for a range-for (Python's own for)
+    (("int n = 0; std::vector<int64_t> v(3); for (int64_t x : v) { for (int j = 0; j < 2;) { ++j; if (j == x)"
+      " { continue; } n++; } if (x) continue; } c->set_output(0, c->Vector(n)); return OkStatus();"),
+     ("v_n = 0\nv_v = [0] * 3\nfor v_x in list(v_v):\n    v_j = 0\n    while v_j < 2:\n        v_j += 1\n"
+     "        if v_j == v_x:\n            continue\n        v_n += 1\n    if v_x != 0:\n        continue\n"
+     "c.set_output(0, c.vector(c.make_dim(v_n)))")),
+    # from a switch (an if/elif chain) inside the loop: it ends its case as `break` would
+    (("int n = 0; for (int i = 0; i < 3; i++) { switch (i) { case 1: continue; default: n += 2; } n++; }"
+      " c->set_output(0, c->Vector(n)); return OkStatus();"),
+     ("v_n = 0\nv_i = 0\nwhile v_i < 3:\n    if v_i == 1:\n        v_i += 1\n        continue\n    else:\n"
+     "        v_n += 2\n    v_n += 1\n    v_i += 1\nc.set_output(0, c.vector(c.make_dim(v_n)))")),
+])
+def test_continue_runs_a_for_loop_s_step_first(cpp, python):
+    """trial38 #7: `continue` was refused; a `for (init; cond; step)` is a Python while loop, so
+    its `continue` is the step and then `continue`."""
+    assert _python(cpp) == textwrap.indent(python, "    ")

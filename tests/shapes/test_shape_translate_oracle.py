@@ -57,6 +57,7 @@ ATTRS = {
                      {"sizes": [2**62, 4, 3]}, {"sizes": [0, 5, 1]}, {"sizes": [10, 10, 2]}, {"sizes": [-1, -1]}],
     "StVectorCopies": [{}, {"m": []}, {"m": [4]}, {"m": [2, 6]}],
     "StOverloads": [{}, {"flag": False}],
+    "StContinue": [{}, {"m": []}, {"m": [2, 2]}, {"m": [5, -3, 2, 7]}],
 }
 SCALAR_TENSORS = [("ph", [], INT32), ("ph", U, INT32), ("ph", [2], INT32), ("const", 3), ("const", 0),
                   ("const", -2), ("const", [1, 2])]

@@ -1262,4 +1262,56 @@ REGISTER_OP("StOverloadUnresolved")
       return OkStatus();
     });
 
+// `continue` (trial38 #7): in a for loop translated as a while loop it runs the step first (the
+// dims of x that are not 1, every other one from index `from`); in a range-for and from a switch.
+REGISTER_OP("StContinue")
+    .Input("x: float")
+    .Output("kept: float")
+    .Output("every_other: float")
+    .Output("sum: float")
+    .Attr("m: list(int) = [3, -1, 2]")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x = c->input(0);
+      std::vector<DimensionHandle> kept;
+      for (int i = 0; i < c->Rank(x); ++i) {
+        if (c->Value(c->Dim(x, i)) == 1) continue;
+        kept.push_back(c->Dim(x, i));
+      }
+      c->set_output(0, c->MakeShape(kept));
+      std::vector<DimensionHandle> every_other;
+      for (int i = 0; i < c->Rank(x); i += 2) {
+        for (int j = 0; j < 2; j++) {
+          if (j == 0) continue;
+          if (i + j >= c->Rank(x)) {
+            continue;
+          }
+          every_other.push_back(c->Dim(x, i + j));
+        }
+        if (c->ValueKnown(c->Dim(x, i))) continue;
+        every_other.push_back(c->Dim(x, i));
+      }
+      c->set_output(1, c->MakeShape(every_other));
+      std::vector<int64_t> m;
+      TF_RETURN_IF_ERROR(c->GetAttr("m", &m));
+      int64_t sum = 0;
+      for (int64_t v : m) {
+        if (v < 0) continue;
+        sum += v;
+      }
+      for (size_t k = 0; k < m.size(); ++k) {
+        switch (m[k]) {
+          case 2:
+            continue;
+          case 5:
+            sum += 100;
+            break;
+          default:
+            sum += 1;
+        }
+        sum += 10;
+      }
+      c->set_output(2, c->Vector(sum));
+      return OkStatus();
+    });
+
 }  // namespace tensorflow
