@@ -754,6 +754,22 @@ class _Parser:
         self.expect(")")
         return Expr(f"[{value}] * {_paren(count, _MUL + 1)}", "list_" + item, _MUL)
 
+    def braced_vector(self, type_: str, int32: bool, tok: Token) -> Expr:
+        """The items of `std::vector<T> v{a, b}` (or `= {a, b}`, `v = {a, b}`) after its `{`, up to its
+        `}` (consumed): a list of them, as the initializer_list constructor makes it (`{3}` is one
+        item, not 3 of them), each converted to T (an int32's narrowed); `{a}` of a vector of the
+        same type is its copy (no initializer_list of T takes a vector)."""
+        items: list[Expr] = []
+        while self.text() != "}":
+            items.append(self.expression())
+            if self.text() != "}":
+                self.expect(",")
+        self.next()
+        if len(items) == 1 and items[0].type == type_:
+            return _owned(items[0])
+        converted = [self.convert(e, type_[5:], tok) for e in items]
+        return _list_display([_as_int32(e) if int32 else e for e in converted], type_)
+
     def declares_status(self) -> bool:
         """`[::][ns::]Status name` at the cursor (a status kept in a variable)."""
         k = 0
@@ -785,6 +801,19 @@ class _Parser:
                     self.int32_vars.add(py)
             elif reference and static is None and self.text() in ("=", "(", "{") and self.bind_reference(tok, exact):
                 pass  # another name of a local
+            elif type_.startswith("list_") and (self.text() == "{" or (self.text() == "=" and self.text(1) == "{")):
+                if static is not None:
+                    raise self.fail(f"a static vector: {_STATIC_ONCE}", tok)
+                if self.next()[TEXT] == "=":
+                    self.next()
+                value = self.braced_vector(type_, int32, tok)
+                py = self.declare(tok, type_, unsigned, exact)
+                if value.code == "[]":  # (as `std::vector<T> v;`: a line even when nothing reads it)
+                    self.emit(f"{py} = []")
+                else:
+                    self.assign(py, value)
+                if int32:
+                    self.int32_vars.add(py)
             elif self.text() in ("=", "(", "{") and not (self.text() == "{" and self.text(1) == "}"):
                 opener = self.next()[TEXT]
                 constant = self.static_constant(self.i, self.initializer_end()) if static is not None else None
@@ -1380,6 +1409,9 @@ class _Parser:
         op = self.next()
         if op[TEXT] in ("++", "--") and type_ == "int":
             self.step(py, op[TEXT][0])
+        elif op[TEXT] == "=" and type_.startswith("list_") and self.text() == "{":
+            self.next()
+            self.assign(py, self.braced_vector(type_, int32, op))
         elif op[TEXT] == "=" and py.endswith("]"):  # an element: its list is read, so it is kept
             value = self.convert(self.expression(), type_, op)
             self.lines.extend(self.layout(self.depth, f"{py} = ", _as_int32(value) if int32 else value, op))

@@ -1343,3 +1343,36 @@ def test_continue_runs_a_for_loop_s_step_first(cpp, python):
     """trial38 #7: `continue` was refused; a `for (init; cond; step)` is a Python while loop, so
     its `continue` is the step and then `continue`."""
     assert _python(cpp) == textwrap.indent(python, "    ")
+
+
+@pytest.mark.parametrize(("cpp", "python"), [
+    # `{a, b}` and `= {a, b}`: the items, converted (an int32's narrowed); `{n}` is one item
+    (("std::vector<DimensionHandle> d{c->Dim(c->input(0), 0)}; std::vector<int32> a = {1, c->Rank(c->input(0)) * n};"
+      " std::vector<int64_t> b{3}; std::vector<bool> f{true, b[0]};"
+      " c->set_output(0, c->Matrix(d[0], f[1] ? a[1] : b[0])); return OkStatus();"),
+     ("v_d = [c.dim(c.input(0), 0)]\nv_a = [1, c.as_int32(c.rank_value(c.input(0)) * v_n)]\nv_b = [3]\n"
+      "v_f = [True, v_b[0] != 0]\nc.set_output(0, c.matrix(v_d[0], c.make_dim(v_a[1] if v_f[1] else v_b[0])))")),
+    # `{v}` of a vector is its copy; `{}`, `= {}` empty; `v = {...}` its new items (a trailing comma too)
+    (("std::vector<int64_t> a{n}; std::vector<int64_t> b{a}, e = {}, f{}; b[0] = 2; a = {b[0], 4,};"
+      " c->set_output(0, c->Matrix(a[1], b[0])); c->set_output(1, c->Matrix(e.size(), f.size()));"
+      " return OkStatus();"),
+     ("v_a = [v_n]\nv_b = list(v_a)\nv_e = []\nv_f = []\nv_b[0] = 2\nv_a = [v_b[0], 4]\n"
+      "c.set_output(0, c.matrix(c.make_dim(v_a[1]), c.make_dim(v_b[0])))\n"
+      "c.set_output(1, c.matrix(c.make_dim(len(v_e)), c.make_dim(len(v_f))))")),
+    # a const reference to a braced list is bound to a temporary: a copy
+    ("const std::vector<int64_t>& r = {1, n}; c->set_output(0, c->Vector(r[1])); return OkStatus();",
+     "v_r = [1, v_n]\nc.set_output(0, c.vector(c.make_dim(v_r[1])))"),
+])
+def test_brace_initialized_vectors(cpp, python):
+    """trial38 #7: `std::vector<T> v{a, b}` was refused at its `,`."""
+    assert _python("int64_t n = 2; " + cpp) == textwrap.indent("v_n = 2\n" + python, "    ")
+
+
+@pytest.mark.parametrize(("cpp", "construct", "column"), [
+    ("std::vector<DimensionHandle> d{1}; return OkStatus();", "an int used as a dim", 30),
+    ("static const std::vector<int> v{1}; return OkStatus();", f"a static vector: {_STATIC_ONCE}", 31),
+    ("std::vector<int> v = {1 2}; return OkStatus();", "`2` in `std::vector<int> v = {1 2}; return OkStatus();`", 25),
+])
+def test_brace_initialized_vector_refusals(cpp, construct, column):
+    t = _translate(cpp)
+    assert (t.problem, t.location.col) == (f"shape function not translated: {construct}", column)

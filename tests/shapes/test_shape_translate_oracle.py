@@ -58,6 +58,7 @@ ATTRS = {
     "StVectorCopies": [{}, {"m": []}, {"m": [4]}, {"m": [2, 6]}],
     "StOverloads": [{}, {"flag": False}],
     "StContinue": [{}, {"m": []}, {"m": [2, 2]}, {"m": [5, -3, 2, 7]}],
+    "StBracedVectors": [{}, {"n": 0}, {"n": 3}, {"n": 5}],
 }
 SCALAR_TENSORS = [("ph", [], INT32), ("ph", U, INT32), ("ph", [2], INT32), ("const", 3), ("const", 0),
                   ("const", -2), ("const", [1, 2])]

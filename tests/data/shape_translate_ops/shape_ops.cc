@@ -1314,4 +1314,36 @@ REGISTER_OP("StContinue")
       return OkStatus();
     });
 
+// Brace-initialized vectors (trial38 #7): `{a, b}` and `= {a, b}` are lists of those items (`{n}`
+// is one item, not n of them), `{v}` of a vector is a copy of it, `v = {...}` replaces v's items.
+REGISTER_OP("StBracedVectors")
+    .Input("x: float")
+    .Output("dims: float")
+    .Output("sizes: float")
+    .Output("shapes: float")
+    .Attr("n: int = 2")
+    .SetShapeFn([](InferenceContext* c) {
+      int64_t n;
+      TF_RETURN_IF_ERROR(c->GetAttr("n", &n));
+      ShapeHandle x;
+      TF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &x));
+      std::vector<DimensionHandle> dims{c->Dim(x, 0), c->MakeDim(n)};
+      std::vector<int64_t> one{n};
+      std::vector<int64_t> pair = {n, c->Rank(x)};
+      std::vector<int64_t> copy{pair};
+      std::vector<int64_t> none = {};
+      std::vector<bool> flags{n > 2, false};
+      copy[0] = 7;
+      if (flags[0]) {
+        pair = {1, 2, 3};
+        none.push_back(n);
+      }
+      std::vector<ShapeHandle> shapes = {x, c->Vector(n)};
+      c->set_output(0, c->MakeShape(dims));
+      c->set_output(1, c->MakeShape({c->MakeDim(one.size()), c->MakeDim(pair[0]), c->MakeDim(pair.size()),
+                                     c->MakeDim(copy[0] + copy[1]), c->MakeDim(none.size())}));
+      c->set_output(2, shapes[n > 3 ? 0 : 1]);
+      return OkStatus();
+    });
+
 }  // namespace tensorflow
