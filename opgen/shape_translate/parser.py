@@ -636,7 +636,7 @@ class _Parser:
             self.expect(")")
             self.expect(";")
         elif self.declares_status():
-            raise self.fail("a Status kept in a variable", t, hint="return its error at once: TF_RETURN_IF_ERROR(...)")
+            self.status_variable()
         elif text in _LOGGING and self.text(1) == "(" and self.text(2) in ("FATAL", "QFATAL", "DFATAL"):
             raise self.fail(f"{text}({self.text(2)}), which aborts", t)
         elif text == "using" or (text in _LOGGING and self.text(1) == "("):
@@ -769,6 +769,46 @@ class _Parser:
             return _owned(items[0])
         converted = [self.convert(e, type_[5:], tok) for e in items]
         return _list_display([_as_int32(e) if int32 else e for e in converted], type_)
+
+    def status_variable(self) -> None:
+        """`Status s = call;` whose next statement returns its error (`TF_RETURN_IF_ERROR(s);`,
+        `if (!s.ok()) return s;`, braced too) or it (`return s;`), s read nowhere else in its
+        block: that is `TF_RETURN_IF_ERROR(call);` (or `return call;`), translated so. Any other
+        use of the status (an error handled, `s.message()`) is refused."""
+        while self.text() != "Status":  # (its namespaces: `declares_status`)
+            self.next()
+        self.next()
+        name = self.next()
+        self.new_name(name)
+        refusal = self.fail("a Status kept in a variable, not returned by the next statement", name,
+                            "return its error at once: TF_RETURN_IF_ERROR(...), or `if (!s.ok()) return s;` "
+                            "right after it")
+        if self.text() != "=":
+            raise refusal
+        end = self.initializer_end()
+        s = name[TEXT]
+        test = ["if", "(", "!", s, ".", "ok", "(", ")", ")"]
+        checks = (["TF_RETURN_IF_ERROR", "(", s, ")", ";"], [*test, "return", s, ";"],
+                  [*test, "{", "return", s, ";", "}"], ["return", s, ";"])
+        after = next((end + 1 + len(check) for check in checks
+                      if [t[TEXT] for t in self.toks[end + 1:end + 1 + len(check)]] == check), None)
+        if end >= self.end or self.toks[end][TEXT] != ";" or after is None:
+            raise refusal
+        depth = 0
+        for k in range(after, self.end):  # the rest of its block
+            text = self.toks[k][TEXT]
+            depth += {"{": 1, "}": -1}.get(text, 0)
+            if depth < 0:
+                break
+            if text == s and self.toks[k - 1][TEXT] not in (".", "->", "::"):
+                raise self.fail("a Status kept in a variable and read again after the statement returning its "
+                                "error", self.toks[k], "return its error at once: TF_RETURN_IF_ERROR(...)")
+        self.next()
+        self.status_call()
+        self.expect(";")
+        if self.text() == "return":
+            self.emit("return")
+        self.i = after
 
     def declares_status(self) -> bool:
         """`[::][ns::]Status name` at the cursor (a status kept in a variable)."""

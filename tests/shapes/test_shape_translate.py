@@ -189,8 +189,8 @@ _STATIC_ONCE = "C++ initializes it once, on the first call"
     ("return ReduceShape(c);", "ReduceShape", 8),
     ("int \u00e9 = 1; return OkStatus();", "\u00e9", 5),
     ("int x = (1 < 2) < 3; return OkStatus();", "comparing a bool with an int", 17),
-    ("absl::Status s = c->Merge(c->input(0), c->input(1), &m); return s;",
-     "a Status kept in a variable", 1),
+    ("absl::Status s = c->Merge(c->input(0), c->input(1), &m); if (!s.ok()) return OkStatus(); return s;",
+     "a Status kept in a variable, not returned by the next statement", 14),
     ("switch (1) { case 1: c->set_output(0, c->Scalar()); case 2: break; } return OkStatus();",
      "a switch case that runs on into the next one", 53),
     ("switch (1) { case 1: if (true) break; c->set_output(0, c->Scalar()); break; } return OkStatus();",
@@ -1376,3 +1376,38 @@ def test_brace_initialized_vectors(cpp, python):
 def test_brace_initialized_vector_refusals(cpp, construct, column):
     t = _translate(cpp)
     assert (t.problem, t.location.col) == (f"shape function not translated: {construct}", column)
+
+
+@pytest.mark.parametrize(("cpp", "python"), [
+    # checked by the next statement: TF_RETURN_IF_ERROR of its call (braced, in a nested block too)
+    (("ShapeHandle x; Status s = c->WithRank(c->input(0), 2, &x); if (!s.ok()) return s;"
+      " if (true) { ::tensorflow::Status t = c->Merge(x, c->input(1), &x); if (!t.ok()) { return t; } }"
+      " absl::Status u = c->WithRankAtMost(x, 3, &x); TF_RETURN_IF_ERROR(u); c->set_output(0, x);"
+      " return OkStatus();"),
+     ("v_x = c.with_rank(c.input(0), 2)\nif True:\n    v_x = c.merge(v_x, c.input(1))\n"
+     "v_x = c.with_rank_at_most(v_x, 3)\nc.set_output(0, v_x)")),
+    # returned by the next statement: `return` of its call
+    ("ShapeHandle m; absl::Status s = c->Merge(c->input(0), c->input(1), &m); return s;",
+     "c.merge(c.input(0), c.input(1))"),
+])
+def test_a_status_returned_by_the_next_statement(cpp, python):
+    """trial38 #7: `Status s = c->WithRank(...); if (!s.ok()) return s;` was refused."""
+    assert _python(cpp) == textwrap.indent(python, "    ")
+
+
+_NOT_RETURNED = "a Status kept in a variable, not returned by the next statement"
+
+
+@pytest.mark.parametrize(("cpp", "construct", "column"), [
+    # an error handled (TF's WithRank sets its out-param to nullptr on failure): not modelled
+    (("Status s = c->WithRank(c->input(0), 2, &x); if (!s.ok()) { c->set_output(0, c->UnknownShape()); }"
+     " return OkStatus();"), _NOT_RETURNED, 8),
+    ("Status s; return OkStatus();", _NOT_RETURNED, 8),
+    ("Status s = c->WithRank(c->input(0), 2, &x), t = s; return t;", _NOT_RETURNED, 8),
+    (("Status s = c->WithRank(c->input(0), 2, &x); TF_RETURN_IF_ERROR(s); if (true) { s = OkStatus(); }"
+     " return OkStatus();"), "a Status kept in a variable and read again after the statement returning its error",
+     80),
+])
+def test_a_status_variable_used_otherwise_is_refused(cpp, construct, column):
+    t = _translate("ShapeHandle x; " + cpp)
+    assert (t.problem, t.location.col) == (f"shape function not translated: {construct}", column + 15)

@@ -1346,4 +1346,38 @@ REGISTER_OP("StBracedVectors")
       return OkStatus();
     });
 
+// A status kept in a variable and returned by the next statement (trial38 #7): the same as
+// TF_RETURN_IF_ERROR of its call (or `return` of it).
+Status StStatusReturned(InferenceContext* c) {
+  ShapeHandle y;
+  Status s = c->WithRankAtLeast(c->input(1), 1, &y);
+  return s;
+}
+
+REGISTER_OP("StStatusVariable")
+    .Input("x: float")
+    .Input("y: float")
+    .Output("merged: float")
+    .Output("first: float")
+    .SetShapeFn([](InferenceContext* c) {
+      ShapeHandle x;
+      Status s = c->WithRankAtMost(c->input(0), 3, &x);
+      if (!s.ok()) return s;
+      ShapeHandle y;
+      absl::Status merged = c->Merge(x, c->input(1), &y);
+      TF_RETURN_IF_ERROR(merged);
+      c->set_output(0, y);
+      DimensionHandle d = c->UnknownDim();
+      if (c->RankKnown(y) && c->Rank(y) > 0) {
+        ::tensorflow::Status dim_ok = c->WithValue(c->Dim(y, 0), 2, &d);
+        if (!dim_ok.ok()) {
+          return dim_ok;
+        }
+      }
+      c->set_output(1, c->Vector(d));
+      Status returned = StStatusReturned(c);
+      TF_RETURN_IF_ERROR(returned);
+      return OkStatus();
+    });
+
 }  // namespace tensorflow
