@@ -886,7 +886,8 @@ class _Parser:
                     if typed is not None:
                         self.static_values[py] = typed
             else:
-                if self.text() == "{":
+                braces = self.text() == "{"  # `T x{}`: value-initialized, a number 0 (`T x;` leaves it unset)
+                if braces:
                     self.next()
                     self.next()
                 if type_ in ("auto", "auto*"):
@@ -894,7 +895,8 @@ class _Parser:
                 py = self.declare(tok, type_, unsigned, exact)
                 if int32:
                     self.int32_vars.add(py)
-                default = {"str": '""'}.get(type_, "[]" if type_.startswith("list_") else None)
+                default = (_ITEM_DEFAULTS if braces else {"str": '""'}).get(
+                    type_, "[]" if type_.startswith("list_") else None)
                 if default is not None:
                     self.emit(f"{py} = {default}")
             reference = False

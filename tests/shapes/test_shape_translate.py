@@ -1411,3 +1411,12 @@ _NOT_RETURNED = "a Status kept in a variable, not returned by the next statement
 def test_a_status_variable_used_otherwise_is_refused(cpp, construct, column):
     t = _translate("ShapeHandle x; " + cpp)
     assert (t.problem, t.location.col) == (f"shape function not translated: {construct}", column + 15)
+
+
+def test_a_value_initialized_number_is_zero():
+    """`int64_t n{};` is 0 (C++ value-initialization); it was left unset, as `int64_t n;` is."""
+    cpp = ("int64_t n{}; bool b{}; float f{}; if (b || f > 0) return OkStatus(); c->set_output(0, c->Vector(n));"
+           " return OkStatus();")
+    assert _python(cpp) == textwrap.indent(
+        "v_n = 0\nv_b = False\nv_f = 0.0\nif v_b or v_f > 0:\n    return\nc.set_output(0, c.vector(c.make_dim(v_n)))",
+        "    ")

@@ -1380,4 +1380,16 @@ REGISTER_OP("StStatusVariable")
       return OkStatus();
     });
 
+// A value-initialized number (`int64_t n{};`) is 0.
+REGISTER_OP("StValueInitialized")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn([](InferenceContext* c) {
+      int64_t n{};
+      bool b{};
+      n += c->Rank(c->input(0));
+      c->set_output(0, c->Vector(b ? 1 : n + 2));
+      return OkStatus();
+    });
+
 }  // namespace tensorflow
