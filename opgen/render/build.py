@@ -227,6 +227,8 @@ class Renderer:
             library = module_library(name, self.libraries, self.library)
             registration = emit.render_registration(self.templates, shape_fns, translated,
                                                     _library_from(path, library))
+            if not self.templates.shipped:  # (never formatted: a user's must be Python as it is; trial39 #2)
+                _check_registration(registration, name, self.templates)
             registrations[path] = registration.encode()
             registration_uses = emit.ChunkUses.of(registration)
             # The header depends on the file's path, sources, function summaries and what
@@ -508,6 +510,20 @@ def _render_share(renderer: Renderer, ops: list[op_def_pb2.OpDef]) -> list[Share
             continue
         out.append((summary.to_plain(), text, lines, statement))
     return out
+
+
+def _check_registration(text: str, module: str, templates: emit.Templates) -> None:
+    """Raise unless `text`, what a user's module_registration.py.j2 rendered for `module`, is
+    Python: it goes into the module as rendered (no formatter reads it), so a slip there would
+    break every module's import while the build passed."""
+    try:
+        ast.parse(text)
+    except SyntaxError as bad:
+        code = (bad.text or "").strip()
+        raise OpgenError(f"the code module_registration.py.j2 rendered for module {module} is not valid Python: "
+                         f"{bad.msg}, at its line {bad.lineno}: {code!r}",
+                         Location(templates.path("module_registration.py.j2")),
+                         hint="fix the template in --templates") from None
 
 
 def _source_files(located: Iterable[OpSource], root: Path) -> list[str]:

@@ -22,11 +22,15 @@ def build(tmp_path, monkeypatch, capsys):
     (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nsources = ["cc"]\n')
     monkeypatch.chdir(tmp_path)
 
-    def build(first_lines: str, template: str = "function.py.j2") -> str:
+    def build(first_lines: str, template: str = "function.py.j2", replace: tuple[str, str] = ("", "")) -> str:
+        """The stderr of a failing build whose `template` starts with `first_lines` (and has
+        `replace[0]`'s first occurrence replaced by `replace[1]`)."""
         shutil.rmtree(tmp_path / "tpl", ignore_errors=True)
         shutil.copytree(REPO / "templates", tmp_path / "tpl", ignore=shutil.ignore_patterns("__pycache__"))
         path = tmp_path / "tpl" / template
-        path.write_text(first_lines + (REPO / "templates" / template).read_text())
+        text = (REPO / "templates" / template).read_text()
+        assert replace[0] in text
+        path.write_text(first_lines + text.replace(*replace, 1))
         assert main(["build", "--quiet", "--templates", "tpl"]) == 2
         assert not (tmp_path / "generated").exists()
         return capsys.readouterr().err
@@ -50,6 +54,19 @@ def test_invalid_python_names_the_op_and_the_template(build):
     assert err.startswith("tpl/function.py.j2: error: black cannot format the generated code: cannot parse: ")
     assert ("\n    the code function.py.j2 rendered for op 'Fine' is not valid Python: invalid syntax, "
             "at its line 2: 'def (:'") in err
+
+
+@pytest.mark.parametrize(("replace", "message"), [
+    (("_registry.register_op_list(", "_registry.register_op_list(("), "'(' was never closed"),
+    (("_registry.register_op_list(", "  _registry.register_op_list("), "unexpected indent"),
+])
+def test_invalid_python_from_the_registration_template_is_an_error(build, replace, message):
+    """trial39 #2: the registration goes into the module as rendered (no formatter), so its
+    invalid Python was written with exit 0 and broke every module's import."""
+    err = build("", "module_registration.py.j2", replace)
+    assert err.startswith("tpl/module_registration.py.j2: error: the code module_registration.py.j2 rendered for "
+                          f"module gen_a is not valid Python: {message}, at its line "), err
+    assert "\n  hint: fix the template in --templates\n" in err
 
 
 def test_a_missing_include_is_located_at_the_including_line(build):
