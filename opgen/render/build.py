@@ -466,6 +466,8 @@ class Renderer:
             if len(names) > 1:
                 shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
                 error.message += f" (rendering each of {len(names)} ops: {shown})"
+            elif len(ops) > 1 and error.message.startswith("template "):  # (one of several: trial39 #11; an op's
+                error.message += f" (rendering op {names[0]})"  # own error names it already)
             errors.append(error)
         return [None if isinstance(item, OpgenError) else item for item in out], errors
 

@@ -144,3 +144,12 @@ def test_a_templates_mistake_is_one_error_naming_the_ops_it_fails(build, tmp_pat
     assert ("tpl/function.py.j2:2: error: template error: 'opgen.python_api.function.FunctionApi object' has no "
             "attribute 'op_nmae' (rendering each of 6 ops: Fine, More0, More1 and 3 more)") in err
     assert err.endswith("1 error in 1 file\n")
+
+
+def test_a_templates_mistake_one_op_triggers_names_that_op(build, tmp_path):
+    """trial39 #11: the ops were named only when several failed."""
+    (tmp_path / "cc" / "b.cc").write_text('#include "tensorflow/core/framework/op.h"\n'
+                                          'REGISTER_OP("Odd").Output("y: float").Attr("n: int = 3");\n')
+    err = build("\n{% if f.attrs %}{{ f.attrs[0].nmae }}{% endif %}\n")
+    assert ("tpl/function.py.j2:2: error: template error: 'opgen.python_api.function.Param object' has no attribute "
+            "'nmae' (rendering op Odd)\n") in err, err
