@@ -423,12 +423,9 @@ class Renderer:
             if e.location is None:
                 e.location = Location(self.templates.directory)
                 for (text, _), (what, template) in zip(chunks, names):
-                    try:
-                        ast.parse(text)
-                    except SyntaxError as bad:
-                        code = (bad.text or "").strip()
-                        e.message += (f"\n\tthe code {template} rendered for {what} is not valid Python: {bad.msg}, "
-                                      f"at its line {bad.lineno}: {code!r}")
+                    problem = _not_python(text, template, what)
+                    if problem is not None:
+                        e.message += f"\n\t{problem}"
                         e.location = Location(self.templates.path(template))
                         break
             raise
@@ -518,14 +515,22 @@ def _check_registration(text: str, module: str, templates: emit.Templates) -> No
     """Raise unless `text`, what a user's module_registration.py.j2 rendered for `module`, is
     Python: it goes into the module as rendered (no formatter reads it), so a slip there would
     break every module's import while the build passed."""
+    problem = _not_python(text, "module_registration.py.j2", f"module {module}")
+    if problem is not None:
+        raise OpgenError(problem, Location(templates.path("module_registration.py.j2")),
+                         hint="fix the template in --templates")
+
+
+def _not_python(text: str, template: str, what: str) -> str | None:
+    """Why `text`, the code `template` rendered for `what`, is not Python (its first syntax
+    error and line), or None when it parses."""
     try:
         ast.parse(text)
     except SyntaxError as bad:
         code = (bad.text or "").strip()
-        raise OpgenError(f"the code module_registration.py.j2 rendered for module {module} is not valid Python: "
-                         f"{bad.msg}, at its line {bad.lineno}: {code!r}",
-                         Location(templates.path("module_registration.py.j2")),
-                         hint="fix the template in --templates") from None
+        return (f"the code {template} rendered for {what} is not valid Python: {bad.msg}, at its line {bad.lineno}: "
+                f"{code!r}")
+    return None
 
 
 def _source_files(located: Iterable[OpSource], root: Path) -> list[str]:
