@@ -408,6 +408,10 @@ class Templates:
     def load(cls, directory: Path | None) -> Templates:
         shipped = directory is None or directory.resolve() == shipped_templates_dir().resolve()
         directory = directory or shipped_templates_dir()
+        if not directory.is_dir():  # (trial39 #7: was "nosuch/module_header.py.j2 not found")
+            what = "is not a directory" if directory.exists() else "does not exist"
+            raise OpgenError(f"templates directory {directory} {what}", Location(str(directory)),
+                             hint="--templates must name a directory holding " + ", ".join(TEMPLATE_NAMES))
         for name in TEMPLATE_NAMES:
             path = directory / name
             if not path.is_file():

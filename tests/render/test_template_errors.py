@@ -153,3 +153,11 @@ def test_a_templates_mistake_one_op_triggers_names_that_op(build, tmp_path):
     err = build("\n{% if f.attrs %}{{ f.attrs[0].nmae }}{% endif %}\n")
     assert ("tpl/function.py.j2:2: error: template error: 'opgen.python_api.function.Param object' has no attribute "
             "'nmae' (rendering op Odd)\n") in err, err
+
+
+@pytest.mark.parametrize(("given", "what"), [("nosuch", "does not exist"), ("cc/a.cc", "is not a directory")])
+def test_a_templates_directory_that_is_not_there_says_so(build, capsys, given, what):
+    """trial39 #7: it said `nosuch/module_header.py.j2 not found`."""
+    assert main(["build", "--quiet", "--templates", given]) == 2
+    assert capsys.readouterr().err.startswith(f"{given}: error: templates directory {given} {what}\n  hint: "
+                                              "--templates must name a directory holding module_header.py.j2, ")
