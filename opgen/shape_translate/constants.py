@@ -12,9 +12,10 @@ expression rules.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
-from opgen.spec.cpp_lexer import KIND, TEXT
+from opgen.spec.cpp_lexer import KIND, TEXT, Token
 from opgen.spec.cpp_namespaces import Namespaces
 
 
@@ -94,14 +95,8 @@ class UnitConstants:
         if len(head) < 2 or toks[eq - 1][KIND] != "id" \
                 or {"(", ")", "<", ">", "[", "]", "*", "&", "template", "typedef", "using"} & set(head):
             return
-        end = eq + 1
-        depth = 0
-        while end < len(toks) and not (toks[end][TEXT] in (";", ",") and depth == 0):
-            depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(toks[end][TEXT], 0)
-            if depth < 0:
-                return
-            end += 1
-        if end >= len(toks) or toks[end][TEXT] != ";":  # (`int a = 1, b = 2;`: not read)
+        end = initializer_end(toks, eq + 1, len(toks))
+        if end >= len(toks) or toks[end][TEXT] != ";":  # (`int a = 1, b = 2;`, or a stray closer: not read)
             return
         type_start = start
         while toks[type_start][TEXT] in ("static", "inline", "extern"):
@@ -161,6 +156,23 @@ class UnitConstants:
 
 
 _units: list[UnitConstants] = []  # the last unit's
+
+
+def initializer_end(toks: Sequence[Token], start: int, end: int) -> int:
+    """Where the initializer at toks[start] ends, before `end`: its `,` or `;` outside brackets,
+    or the closer of a bracket opened before it (`end` when neither comes)."""
+    depth = 0
+    for j in range(start, end):
+        text = toks[j][TEXT]
+        if text in ("(", "[", "{"):
+            depth += 1
+        elif text in (")", "]", "}"):
+            if depth == 0:
+                return j
+            depth -= 1
+        elif text in (",", ";") and depth == 0:
+            return j
+    return end
 
 
 def unit_constants(namespaces: Namespaces) -> UnitConstants:

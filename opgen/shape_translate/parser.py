@@ -23,7 +23,7 @@ from typing import NamedTuple
 from opgen.errors import Location, OpgenError, did_you_mean, plural, with_article
 from opgen.python_api.literals import py_str
 from opgen.render.layout import LINE_LENGTH, Bracketed, layout
-from opgen.shape_translate.constants import UnitConstants, unit_constants
+from opgen.shape_translate.constants import UnitConstants, initializer_end, unit_constants
 from opgen.spec.cpp_lexer import (
     BOL,
     END,
@@ -666,20 +666,7 @@ class _Parser:
 
     def initializer_end(self) -> int:
         """Where the initializer at the cursor ends: its `,` or `;`, or its `(`/`{`'s closer."""
-        depth = 0
-        j = self.i
-        while j < self.end:
-            text = self.toks[j][TEXT]
-            if text in ("(", "[", "{"):
-                depth += 1
-            elif text in (")", "]", "}"):
-                if depth == 0:
-                    break
-                depth -= 1
-            elif text in (",", ";") and depth == 0:
-                break
-            j += 1
-        return j
+        return initializer_end(self.toks, self.i, self.end)
 
     def static_constant(self, start: int, end: int) -> Expr:
         """The value of a static local's initializer tokens[start:end], refused unless it is a
