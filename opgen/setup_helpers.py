@@ -334,8 +334,8 @@ class build_ext(_setuptools_build_ext):  # type: ignore[misc]  # noqa: N801 - se
         shipped = {Path(src_dir, name).resolve() for _, src_dir, _, names in build_py.data_files for name in names}
         errors, unpacked, loading = [], [], []
         generated = _generated_modules(project, out)
-        broken = missing_imports(out, {file.relative_to(out).as_posix(): file.read_bytes()
-                                       for files in generated.values() for file in files if file.is_file()})
+        broken = missing_imports(out, {file.relative_to(out).as_posix() for files in generated.values()
+                                       for file in files if file.is_file()}, lambda rel: (out / rel).read_bytes())
         for error in broken:  # (named from the project, as `opgen build` names them there)
             assert error.location is not None
             error.location = replace(error.location, path=os.path.relpath(error.location.path, project))

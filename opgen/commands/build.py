@@ -642,7 +642,8 @@ def _run(settings: Settings, reported: ReportedWarnings) -> int:
         missing.message += ": this build needed none, but one that must format a chunk stops there"
         missing.location = config.where("formatter") if "formatter" in config.written else None
         report(missing.format_warning())
-    for broken in missing_imports(opts.out, result.files):  # the package's own imports of what the build removed
+    # the package's own imports of what the build removed
+    for broken in missing_imports(opts.out, result.files, result.files.__getitem__):
         report(broken.format_warning())
     phases.done(f"rendered {_count(result.modules, 'module')}: {result.rendered} of {_count(result.ops, 'op')} "
                 f"rendered (the others from the cache), {_count(result.formatted, 'chunk')} formatted")

@@ -13,6 +13,7 @@ other import, is not checked."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from opgen.errors import Location, OpgenError, did_you_mean, opgen_command
@@ -21,10 +22,11 @@ from opgen.errors import Location, OpgenError, did_you_mean, opgen_command
 _MAX_USER_MODULE = 1 << 20
 
 
-def missing_imports(out: Path, generated: dict[str, bytes]) -> list[OpgenError]:
+def missing_imports(out: Path, generated: Collection[str], read: Callable[[str], bytes]) -> list[OpgenError]:
     """For each name a module of the user's in a folder of `out` imports from a generated
-    module (`generated`: the build's files, by path relative to `out`) that the module does
-    not define, an error located at that name (the caller warns or fails with it)."""
+    module (`generated`: the build's files, by path relative to `out`; `read` gives one's
+    bytes, asked only for a module such an import names) that the module does not define, an
+    error located at that name (the caller warns or fails with it)."""
     modules: dict[str, dict[str, str]] = {}  # folder -> module name -> its file (relative to out)
     for rel in generated:
         path = Path(rel)
@@ -57,7 +59,7 @@ def missing_imports(out: Path, generated: dict[str, bytes]) -> list[OpgenError]:
                 if file is None:
                     continue
                 if file not in defined:
-                    defined[file] = _top_level_names(generated[file])
+                    defined[file] = _top_level_names(read(file))
                 for alias in node.names:
                     if alias.name != "*" and alias.name not in defined[file]:
                         errors.append(_missing(user_file, alias, module, package, defined[file]))

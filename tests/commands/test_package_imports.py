@@ -73,6 +73,6 @@ def test_split_modules_and_their_packages(tmp_path):
         "gen_big/_part_1.py": b"def a(): ...\n",
         "gen_small.py": b"d: int = 0\n",
     }
-    errors = missing_imports(out, generated)
+    errors = missing_imports(out, generated, generated.__getitem__)
     assert [(e.location.line, e.location.col, e.message.split(":")[0]) for e in errors] == [
         (1, 28, "__init__.py imports c from generated module gen_big, which does not define it")]
